@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+# pmtools: pmcollect (record) and pmanalyze (model). `make`, `make check`, `make demo`, `make bench`.
+
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin
+mandir ?= $(prefix)/share/man
+DESTDIR ?=
+
+CC ?= cc
+PKGS := libzstd libcjson hwloc numa zlib papi libtracefs libtraceevent
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wundef \
+	-Wvla -Wwrite-strings -Wcast-qual -Wpointer-arith
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iformats $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+
+# Build products go to build/ (or build-<sanitizer>/) and bin/.
+B := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
+comma := ,
+BIN := $(if $(SANITIZE),$(B)/bin,bin)
+
+FORMATS_SRC := $(wildcard formats/*.c)
+COLLECTOR_SRC := $(filter-out collector/main.c,$(wildcard collector/*.c))
+ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
+FORMATS_OBJ := $(FORMATS_SRC:%.c=$(B)/%.o)
+COLLECTOR_OBJ := $(COLLECTOR_SRC:%.c=$(B)/%.o)
+ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(B)/%.o)
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+WORKLOAD_SRC := $(wildcard tests/workloads/*.c)
+WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(B)/workloads/%)
+
+.PHONY: all deps check check-fast check-sanitize demo bench fuzz install clean tests
+all: $(BIN)/pmcollect $(BIN)/pmanalyze
+
+deps:
+	@sh .ci/deps.sh
+
+$(B)/%.o: %.c $(wildcard formats/*.h collector/*.h analyzer/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BIN)/pmcollect: $(B)/collector/main.o $(COLLECTOR_OBJ) $(FORMATS_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BIN)/pmanalyze: $(B)/analyzer/main.o $(ANALYZER_OBJ) $(FORMATS_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# Unit tests link every module of the tools except the two main files (cmocka harness).
+$(B)/tests/%: tests/unit/%.c $(FORMATS_OBJ) $(COLLECTOR_OBJ) $(ANALYZER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -o $@ $^ $(LDLIBS_ALL) -lcmocka
+
+# Workloads are plain programs: no project code, OpenMP where the name says so.
+$(B)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) $(SANFLAGS) $(if $(findstring omp,$*),-fopenmp) -o $@ $< -lpthread -lm
+
+tests: all $(UNIT_BIN) $(WORKLOAD_BIN)
+
+# The one test command (README, .ci/run): installs packages, builds, runs every test, then the
+# same suite under AddressSanitizer+UndefinedBehaviorSanitizer. Last line: "N passed, N failed".
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined tests
+	@sh tests/run-tests.sh $(B) build-address-undefined
+
+check-fast: deps tests
+	@sh tests/run-tests.sh $(B)
+
+demo: deps
+	@$(MAKE) --no-print-directory tests
+	@sh tests/demo.sh $(B)
+
+bench: deps
+	@$(MAKE) --no-print-directory tests
+	@sh tests/bench/run.sh $(B)
+
+install: all
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man5
+	install -m 755 bin/pmcollect bin/pmanalyze $(DESTDIR)$(bindir)/
+	install -m 644 docs/pmcollect.1 docs/pmanalyze.1 $(DESTDIR)$(mandir)/man1/
+	install -m 644 docs/pmtrace.5 $(DESTDIR)$(mandir)/man5/
+
+clean:
+	rm -rf build build-* bin

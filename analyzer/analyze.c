@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* analyze.c: one streaming pass over a trace: routes records to per-run estimators. */
+#include "analyze.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmt_cli.h"
+
+void pma_trace_warn(struct pma_trace *t, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (t->nwarnings == PMA_MAX_WARNINGS) {
+		t->warnings_dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	t->warnings[t->nwarnings] = strdup(buf);
+	if (t->warnings[t->nwarnings])
+		t->nwarnings++;
+}
+
+static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
+{
+	struct pma_run *r;
+
+	for (uint32_t i = 0; i < t->nruns; i++)
+		if (t->runs[i].run_id == run_id)
+			return &t->runs[i];
+	if (t->nruns == PMA_MAX_RUNS)
+		return NULL;
+	r = &t->runs[t->nruns];
+	memset(r, 0, sizeof(*r));
+	r->run_id = run_id;
+	r->est = pma_est_new();
+	if (!r->est)
+		return NULL;
+	t->nruns++;
+	return r;
+}
+
+/* CPU count of a cpulist string ("0-3,8" -> 5); 0 when it does not parse. */
+static uint32_t cpulist_count(const char *s)
+{
+	struct pmt_intlist l;
+	char why[128];
+	uint32_t n;
+
+	if (!s || pmt_intlist_parse(s, 0, 1u << 20, &l, why, sizeof(why)) < 0)
+		return 0;
+	n = (uint32_t)l.n;
+	pmt_intlist_free(&l);
+	return n;
+}
+
+static void run_cpus(struct pma_trace *t, struct pma_run *r)
+{
+	const cJSON *c = r->begin ? cJSON_GetObjectItemCaseSensitive(r->begin, "cpus") : NULL;
+
+	if (!cJSON_IsString(c))
+		c = cJSON_GetObjectItemCaseSensitive(t->meta, "cpus");
+	if (cJSON_IsString(c)) {
+		snprintf(r->cpus, sizeof(r->cpus), "%s", c->valuestring);
+		r->cpus_n = cpulist_count(c->valuestring);
+	}
+}
+
+static int finish_run(struct pma_run *r, uint64_t t_end_ns)
+{
+	int rc;
+
+	if (r->finished)
+		return 0;
+	r->finished = 1;
+	rc = pma_est_finish(r->est, t_end_ns);
+	pma_est_get_stats(r->est, &r->st);
+	return rc;
+}
+
+int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
+		   size_t whysize)
+{
+	struct pmt_reader *rd = NULL;
+	struct pmt_record rec;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->path = strdup(path);
+	errno = 0;
+	rc = pmt_reader_open(&rd, path, -1, flags);
+	if (rc < 0) {
+		if (rc == PMT_E_IO)
+			snprintf(why, whysize, "cannot open '%s': %s", path,
+				 strerror(rd ? pmt_reader_errno(rd) : errno));
+		else
+			snprintf(why, whysize, "'%s': %s", path, pmt_strerror(rc));
+		goto out;
+	}
+	pmt_reader_version(rd, &t->major, &t->minor);
+	t->meta = cJSON_Parse(pmt_reader_meta(rd));
+	if (!cJSON_IsObject(t->meta)) {
+		snprintf(why, whysize, "'%s': metadata is not a JSON object", path);
+		rc = PMT_E_CORRUPT;
+		goto out;
+	}
+	while ((rc = pmt_reader_next(rd, &rec)) > 0) {
+		struct pma_run *r = NULL;
+
+		t->records++;
+		switch (rec.type) {
+		case PMT_REC_RUN_BEGIN:
+			if (!(r = get_run(t, rec.u.json.run_id)))
+				goto too_many;
+			if (!r->begin)
+				r->begin = cJSON_Parse(rec.u.json.text);
+			r->t_begin_ns = rec.u.json.t_ns;
+			pma_est_begin(r->est, rec.u.json.t_ns);
+			run_cpus(t, r);
+			break;
+		case PMT_REC_SAMPLE:
+			if (!(r = get_run(t, rec.u.sample.run_id)))
+				goto too_many;
+			if (!r->cpus[0])
+				run_cpus(t, r);
+			t->samples++;
+			t->thread_samples += rec.u.sample.n;
+			if (!r->finished && pma_est_sample(r->est, &rec.u.sample) < 0)
+				goto nomem;
+			break;
+		case PMT_REC_TASK:
+			t->task_events++;
+			if (rec.u.task.kind == PMT_TASK_APPEAR)
+				t->threads_seen++;
+			if (!(r = get_run(t, rec.u.task.run_id)))
+				goto too_many;
+			if (!r->finished && pma_est_task(r->est, &rec.u.task) < 0)
+				goto nomem;
+			break;
+		case PMT_REC_RUN_END:
+			if (!(r = get_run(t, rec.u.json.run_id)))
+				goto too_many;
+			if (!r->end)
+				r->end = cJSON_Parse(rec.u.json.text);
+			r->t_end_ns = rec.u.json.t_ns;
+			if (finish_run(r, rec.u.json.t_ns) < 0)
+				goto nomem;
+			break;
+		case PMT_REC_SUMMARY:
+			if (!t->summary)
+				t->summary = cJSON_Parse(rec.u.json.text);
+			break;
+		case PMT_REC_WARNING: {
+			cJSON *w = cJSON_Parse(rec.u.json.text);
+			const cJSON *what = cJSON_GetObjectItemCaseSensitive(w, "what");
+			if (cJSON_IsString(what))
+				pma_trace_warn(t, "recorded: %s", what->valuestring);
+			cJSON_Delete(w);
+			break;
+		}
+		case PMT_REC_COUNTERS:
+			t->counter_records++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		snprintf(why, whysize, "'%s': %s after %llu records", path, pmt_strerror(rc),
+			 (unsigned long long)t->records);
+		goto out;
+	}
+	pmt_reader_stats(rd, &t->rst);
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		struct pma_run *r = &t->runs[i];
+		if (!r->finished && finish_run(r, 0) < 0)
+			goto nomem;
+		if (!r->end) {
+			double got = r->st.last_t_ns > r->t_begin_ns && r->t_begin_ns ?
+				(double)(r->st.last_t_ns - r->t_begin_ns) / 1e9 :
+				(double)(r->st.last_t_ns - r->st.first_t_ns) / 1e9;
+			pma_trace_warn(t, "truncated: analyzed %.2f s of run %u (no end-of-run record)",
+				       got, r->run_id);
+		}
+	}
+	if (t->rst.truncated)
+		pma_trace_warn(t, "truncated: the file ends inside a chunk; analyzed the %llu complete chunks",
+			       (unsigned long long)t->rst.chunks);
+	if (t->rst.chunks_bad)
+		pma_trace_warn(t, "salvaged: skipped %llu damaged chunks (%llu bytes)",
+			       (unsigned long long)t->rst.chunks_bad,
+			       (unsigned long long)t->rst.bytes_skipped);
+	if (t->rst.seq_gaps)
+		pma_trace_warn(t, "chunks missing, repeated or out of order: %llu",
+			       (unsigned long long)t->rst.seq_gaps);
+	if (!t->summary && !t->rst.truncated)
+		pma_trace_warn(t, "incomplete: the collector did not finish the trace (no summary record)");
+	rc = 0;
+	goto out;
+too_many:
+	snprintf(why, whysize, "'%s': more than %u runs in one trace", path, PMA_MAX_RUNS);
+	rc = PMT_E_LIMIT;
+	goto out;
+nomem:
+	snprintf(why, whysize, "'%s': out of memory", path);
+	rc = PMT_E_NOMEM;
+out:
+	pmt_reader_close(rd);
+	return rc;
+}
+
+void pma_trace_free(struct pma_trace *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	cJSON_Delete(t->meta);
+	cJSON_Delete(t->summary);
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		cJSON_Delete(t->runs[i].begin);
+		cJSON_Delete(t->runs[i].end);
+		pma_est_free(t->runs[i].est);
+	}
+	for (uint32_t i = 0; i < t->nwarnings; i++)
+		free(t->warnings[i]);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct pma_run *pma_trace_baseline(const struct pma_trace *t)
+{
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const cJSON *role = t->runs[i].begin ?
+			cJSON_GetObjectItemCaseSensitive(t->runs[i].begin, "role") : NULL;
+		if (cJSON_IsString(role) && strcmp(role->valuestring, "baseline") == 0)
+			return &t->runs[i];
+	}
+	return t->nruns ? &t->runs[0] : NULL;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* analyze.h: reads a trace (one streaming pass) and runs the estimators over each run in it. */
+#ifndef PMA_ANALYZE_H
+#define PMA_ANALYZE_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "estimate.h"
+#include "pmt.h"
+
+#define PMA_MAX_RUNS 64u
+#define PMA_MAX_WARNINGS 32u
+
+struct pma_run {
+	uint32_t run_id;
+	cJSON *begin;          /* RUN_BEGIN JSON (NULL when the record was lost) */
+	cJSON *end;            /* RUN_END JSON (NULL when the trace stops before it) */
+	uint64_t t_begin_ns, t_end_ns;
+	struct pma_est *est;
+	struct pma_est_stats st;
+	uint32_t cpus_n;       /* CPUs the run was allowed (from RUN_BEGIN or META "cpus"), 0 unknown */
+	char cpus[128];        /* as a cpulist */
+	int finished;
+};
+
+struct pma_trace {
+	char *path;
+	cJSON *meta;
+	cJSON *summary;        /* NULL when the collector did not finish */
+	struct pmt_reader_stats rst;
+	unsigned major, minor;
+	struct pma_run runs[PMA_MAX_RUNS];
+	uint32_t nruns;
+	uint64_t records, samples, thread_samples, task_events, counter_records;
+	uint64_t threads_seen; /* TASK APPEAR records plus threads first seen in samples */
+	char *warnings[PMA_MAX_WARNINGS]; /* recorded WARNING records and reader findings */
+	uint32_t nwarnings, warnings_dropped;
+};
+
+/* Reads the whole trace at path and fills t (caller frees with pma_trace_free, also on error).
+ * flags are PMT_READ_* for the reader. Returns 0, or a negative PMT_E_* code with a one-line
+ * reason in why. A trace that is cut short is not an error: t->rst.truncated is set and the
+ * complete chunks are analyzed. */
+int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
+		   size_t whysize);
+void pma_trace_free(struct pma_trace *t);
+
+/* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the first. NULL if none. */
+const struct pma_run *pma_trace_baseline(const struct pma_trace *t);
+
+/* Adds a warning (copied; sanitized when printed). */
+void pma_trace_warn(struct pma_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

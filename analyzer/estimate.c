@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* estimate.c: the paper's and the runnable-time estimators of A(m,inf,t), streamed over samples. */
+#include "estimate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Intervals the runnable estimator keeps open so that run-queue wait credited late (when the
+ * thread finally gets a CPU) can be moved back to where it was spent. 512 intervals is 5 s at the
+ * default 10 ms: 256 threads on one CPU with 3 ms slices wait about 0.8 s. Memory is fixed. */
+#define RING 512u
+/* A thread missing from this many consecutive samples is forgotten; kept a little so that a TASK
+ * EXIT record that arrives after the sample can still find its last values. */
+#define GRACE_SAMPLES 2u
+#define NEW_THREAD_ROOM (-1.0) /* last_a of a thread first seen in the current interval */
+
+struct thr {
+	uint32_t tid;
+	uint32_t zero_run;   /* consecutive recent intervals with no runnable time */
+	uint64_t last_run_ns, last_wait_ns;
+	double last_a_ns;    /* runnable time attributed in the most recent interval; <0: new thread */
+	uint64_t gen;        /* last sample that listed the thread */
+	uint32_t last_nvcsw;
+	int have_nvcsw;
+};
+
+struct ivl {
+	double dT_ns, tau_ns, sum_a_ns;
+};
+
+struct pma_est {
+	struct pma_profile prof[PMA_EST_COUNT];
+	struct thr *thr;
+	size_t nthr, cap;
+	int32_t *hash;       /* open addressing over thr indexes, -1 empty */
+	size_t hcap;
+	struct ivl ring[RING];
+	uint64_t k_next, k_final; /* intervals created / finalized */
+	uint64_t t_prev_ns;
+	int have_t_prev;
+	uint64_t gen;
+	double pend_tau_ns, pend_max_ns, pend_a_ns; /* exit tails waiting for the next interval */
+	int pend;
+	struct pma_est_stats st;
+	int oom;
+};
+
+const char *pma_estimator_name(enum pma_estimator_kind k)
+{
+	switch (k) {
+	case PMA_EST_PAPER:
+		return "paper";
+	case PMA_EST_RUNNABLE:
+		return "runnable";
+	default:
+		return "?";
+	}
+}
+
+int pma_estimator_parse(const char *name)
+{
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		if (strcmp(name, pma_estimator_name(k)) == 0)
+			return k;
+	return -1;
+}
+
+struct pma_est *pma_est_new(void)
+{
+	struct pma_est *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		pma_profile_init(&e->prof[k]);
+	return e;
+}
+
+void pma_est_free(struct pma_est *e)
+{
+	if (!e)
+		return;
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		pma_profile_free(&e->prof[k]);
+	free(e->thr);
+	free(e->hash);
+	free(e);
+}
+
+static size_t hash_slot(const struct pma_est *e, uint32_t tid)
+{
+	return (size_t)(tid * 2654435761u) & (e->hcap - 1);
+}
+
+static int rehash(struct pma_est *e, size_t hcap)
+{
+	int32_t *h = malloc(hcap * sizeof(*h));
+
+	if (!h)
+		return -1;
+	free(e->hash);
+	e->hash = h;
+	e->hcap = hcap;
+	for (size_t i = 0; i < hcap; i++)
+		h[i] = -1;
+	for (size_t i = 0; i < e->nthr; i++) {
+		size_t s = hash_slot(e, e->thr[i].tid);
+		while (h[s] >= 0)
+			s = (s + 1) & (hcap - 1);
+		h[s] = (int32_t)i;
+	}
+	return 0;
+}
+
+static struct thr *find(struct pma_est *e, uint32_t tid)
+{
+	if (!e->hcap)
+		return NULL;
+	for (size_t s = hash_slot(e, tid);; s = (s + 1) & (e->hcap - 1)) {
+		int32_t i = e->hash[s];
+		if (i < 0)
+			return NULL;
+		if (e->thr[i].tid == tid)
+			return &e->thr[i];
+	}
+}
+
+static struct thr *add(struct pma_est *e, uint32_t tid)
+{
+	struct thr *t;
+
+	if (e->nthr == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 64;
+		struct thr *n = realloc(e->thr, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		e->thr = n;
+		e->cap = ncap;
+	}
+	if (2 * (e->nthr + 1) > e->hcap && rehash(e, e->hcap ? e->hcap * 2 : 128) < 0)
+		return NULL;
+	t = &e->thr[e->nthr];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->last_a_ns = NEW_THREAD_ROOM;
+	{
+		size_t s = hash_slot(e, tid);
+		while (e->hash[s] >= 0)
+			s = (s + 1) & (e->hcap - 1);
+		e->hash[s] = (int32_t)e->nthr;
+	}
+	e->nthr++;
+	e->st.threads_seen++;
+	return t;
+}
+
+/* Drops threads not listed for GRACE_SAMPLES samples (exited); rebuilds the index if any went. */
+static int sweep(struct pma_est *e)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < e->nthr; i++)
+		if (e->gen - e->thr[i].gen <= GRACE_SAMPLES)
+			e->thr[o++] = e->thr[i];
+	if (o == e->nthr)
+		return 0;
+	e->nthr = o;
+	return rehash(e, e->hcap);
+}
+
+void pma_est_begin(struct pma_est *e, uint64_t t_ns)
+{
+	e->t_prev_ns = t_ns;
+	e->have_t_prev = 1;
+	if (!e->st.first_t_ns)
+		e->st.first_t_ns = t_ns;
+}
+
+/* Runnable estimator: closes interval k (eq. 4 piece with A = time-averaged runnable threads). */
+static int finalize_one(struct pma_est *e)
+{
+	const struct ivl *v = &e->ring[e->k_final % RING];
+	double active = v->sum_a_ns > v->tau_ns ? v->sum_a_ns : v->tau_ns;
+	int rc = 0;
+
+	e->k_final++;
+	if (active <= 0)
+		return pma_profile_add(&e->prof[PMA_EST_RUNNABLE], 0, v->dT_ns);
+	if (v->tau_ns > 0)
+		rc = pma_profile_add(&e->prof[PMA_EST_RUNNABLE], active / v->dT_ns,
+				     v->dT_ns * v->tau_ns / active);
+	return rc;
+}
+
+/* Moves excess_ns of thread t's run-queue wait, credited in interval k, back into the intervals
+ * where t was waiting: the kernel adds the wait to schedstat only when the thread gets a CPU
+ * (sched_info_arrive), so a long wait ends right before the run that revealed it. */
+static void spill_back(struct pma_est *e, const struct thr *t, uint64_t k, double excess_ns)
+{
+	if (k == 0 || k - 1 < e->k_final || t->last_a_ns < 0) {
+		e->st.unplaced_wait_ns += excess_ns;
+		return;
+	}
+	if (t->zero_run == 0) {
+		struct ivl *v = &e->ring[(k - 1) % RING];
+		double room = v->dT_ns - t->last_a_ns;
+		double put = room > 0 ? (excess_ns < room ? excess_ns : room) : 0;
+		v->sum_a_ns += put;
+		excess_ns -= put;
+	} else {
+		for (uint64_t j = 1; j <= t->zero_run && excess_ns > 0 && k - j >= e->k_final; j++) {
+			struct ivl *v = &e->ring[(k - j) % RING];
+			double put = excess_ns < v->dT_ns ? excess_ns : v->dT_ns;
+			v->sum_a_ns += put;
+			excess_ns -= put;
+			if (k - j == 0)
+				break;
+		}
+	}
+	e->st.unplaced_wait_ns += excess_ns;
+}
+
+int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
+{
+	double dT, tau, tau_max, sum_a;
+	uint64_t k;
+	struct ivl *v;
+
+	if (e->oom)
+		return -1;
+	e->st.samples++;
+	e->st.thread_samples += s->n;
+	if (s->n > e->st.m_peak)
+		e->st.m_peak = s->n;
+	if (!e->st.first_t_ns)
+		e->st.first_t_ns = s->t_ns;
+	if (!e->have_t_prev) {
+		/* no RUN_BEGIN: the first sample only sets the starting values */
+		pma_est_begin(e, s->t_ns);
+		dT = 0;
+	} else if (s->t_ns <= e->t_prev_ns) {
+		e->st.bad_intervals++;
+		return 0;
+	} else {
+		dT = (double)(s->t_ns - e->t_prev_ns);
+	}
+	e->gen++;
+	if (dT > 0) {
+		if (e->k_next - e->k_final == RING && finalize_one(e) < 0)
+			goto oom;
+		k = e->k_next++;
+		v = &e->ring[k % RING];
+		v->dT_ns = dT;
+		v->tau_ns = v->sum_a_ns = 0;
+		e->st.intervals++;
+	} else {
+		k = 0;
+		v = NULL;
+	}
+	tau = e->pend_tau_ns;
+	tau_max = e->pend_max_ns;
+	sum_a = e->pend_a_ns;
+	e->pend_tau_ns = e->pend_max_ns = e->pend_a_ns = 0;
+	e->pend = 0;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct pmt_thread_sample *ts = &s->threads[i];
+		struct thr *t = (i < e->nthr && e->thr[i].tid == ts->tid) ? &e->thr[i] : find(e, ts->tid);
+		double r, w, a, cap, cur;
+
+		if (!t && !(t = add(e, ts->tid)))
+			goto oom;
+		t->gen = e->gen;
+		if (ts->flags & PMT_TS_STATUS_FRESH) {
+			e->st.status_reads++;
+			if (t->have_nvcsw && ts->nvcsw >= t->last_nvcsw)
+				e->st.nvcsw_total += ts->nvcsw - t->last_nvcsw;
+			t->last_nvcsw = ts->nvcsw;
+			t->have_nvcsw = 1;
+		}
+		if (!(ts->flags & PMT_TS_SCHEDSTAT_OK))
+			continue;
+		/* a counter that went backwards is a reused tid: count from zero */
+		r = (double)(ts->run_ns >= t->last_run_ns ? ts->run_ns - t->last_run_ns : ts->run_ns);
+		w = (double)(ts->wait_ns >= t->last_wait_ns ? ts->wait_ns - t->last_wait_ns : ts->wait_ns);
+		t->last_run_ns = ts->run_ns;
+		t->last_wait_ns = ts->wait_ns;
+		if (!v)
+			continue;
+		tau += r;
+		if (r > tau_max)
+			tau_max = r;
+		/* the thread's runnable time in this interval; run_ns of a running thread is updated
+		 * at ticks, so a delta may exceed dT a little: keep it rather than lose CPU time */
+		a = r + w;
+		cap = dT > r ? dT : r;
+		cur = a < cap ? a : cap;
+		if (a > cur)
+			spill_back(e, t, k, a - cur);
+		sum_a += cur;
+		if (cur > 0) {
+			t->zero_run = 0;
+			t->last_a_ns = cur;
+		} else if (t->last_a_ns >= 0 || t->zero_run) {
+			if (t->zero_run < RING)
+				t->zero_run++;
+			t->last_a_ns = 0;
+		} else {
+			t->last_a_ns = 0; /* new thread that has not run yet: zero from here on */
+			t->zero_run = 1;
+		}
+	}
+	if (v) {
+		v->tau_ns = tau;
+		v->sum_a_ns += sum_a;
+		/* eq. 4 as published: A(m,inf,t) = sum tau_j / max tau_j, dT_cp = max tau_j */
+		if (tau_max > 0) {
+			if (pma_profile_add(&e->prof[PMA_EST_PAPER], tau / tau_max, tau_max) < 0)
+				goto oom;
+		} else if (pma_profile_add(&e->prof[PMA_EST_PAPER], 0, dT) < 0) {
+			goto oom;
+		}
+		e->t_prev_ns = s->t_ns;
+	}
+	e->st.last_t_ns = s->t_ns;
+	if (sweep(e) < 0)
+		goto oom;
+	return 0;
+oom:
+	e->oom = 1;
+	return -1;
+}
+
+int pma_est_task(struct pma_est *e, const struct pmt_task_event *ev)
+{
+	struct thr *t;
+	double r, w;
+
+	if (ev->kind != PMT_TASK_EXIT || !(ev->flags & PMT_TASKF_FINAL))
+		return 0;
+	t = find(e, ev->tid);
+	if (!t)
+		return 0;
+	r = ev->final_run_ns > t->last_run_ns ? (double)(ev->final_run_ns - t->last_run_ns) : 0;
+	w = ev->final_wait_ns > t->last_wait_ns ? (double)(ev->final_wait_ns - t->last_wait_ns) : 0;
+	t->last_run_ns = ev->final_run_ns > t->last_run_ns ? ev->final_run_ns : t->last_run_ns;
+	t->last_wait_ns = ev->final_wait_ns > t->last_wait_ns ? ev->final_wait_ns : t->last_wait_ns;
+	e->pend_tau_ns += r;
+	if (r > e->pend_max_ns)
+		e->pend_max_ns = r;
+	e->pend_a_ns += r + w;
+	e->pend = 1;
+	e->st.exit_tail_ns += r;
+	return 0;
+}
+
+int pma_est_finish(struct pma_est *e, uint64_t t_end_ns)
+{
+	if (e->oom)
+		return -1;
+	if (e->pend && e->have_t_prev && t_end_ns > e->t_prev_ns) {
+		struct pmt_sample empty = { .t_ns = t_end_ns };
+		if (pma_est_sample(e, &empty) < 0)
+			return -1;
+		e->st.samples--; /* the closing interval is not a sample */
+	}
+	while (e->k_final < e->k_next)
+		if (finalize_one(e) < 0)
+			return -1;
+	if (e->st.intervals && e->st.last_t_ns > e->st.first_t_ns)
+		e->st.mean_interval_ns =
+			(double)(e->st.last_t_ns - e->st.first_t_ns) / (double)e->st.intervals;
+	return 0;
+}
+
+const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_estimator_kind k)
+{
+	return &e->prof[k];
+}
+
+void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st)
+{
+	*st = e->st;
+}

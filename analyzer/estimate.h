@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* estimate.h: turns one run's run-queue samples into parallelism profiles, with two estimators
+ * side by side. Pure computation over decoded records: no I/O. */
+#ifndef PMA_ESTIMATE_H
+#define PMA_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "pmt.h"
+
+enum pma_estimator_kind {
+	/* Tudor & Teo, eq. 4 as published: per sampling interval, tau_j = CPU time thread j received,
+	 * A(m,inf,t) = sum tau_j / max tau_j and dT_cp = max tau_j. Exact when every runnable thread
+	 * gets service in every interval; biased low when scheduler slices exceed the interval. */
+	PMA_EST_PAPER = 0,
+	/* Ours: per interval, the time each thread was runnable (schedstat run + run-queue wait, the
+	 * wait moved back to the intervals where it was spent, since the kernel credits it only when
+	 * the thread gets a CPU). A(m,inf,t) = sum runnable_j / dT (the paper's x + q, time-averaged)
+	 * and dT_cp = dT * sum tau_j / sum runnable_j: under processor sharing each runnable thread
+	 * progresses sum tau / sum runnable of the time, and on infinite cores it would progress all
+	 * of it. Robust to slices longer than the interval; see docs/estimators.md. */
+	PMA_EST_RUNNABLE = 1,
+	PMA_EST_COUNT = 2,
+};
+
+/* Name used in output and on the command line: "paper", "runnable". */
+const char *pma_estimator_name(enum pma_estimator_kind k);
+/* Returns the kind for a name, or -1. */
+int pma_estimator_parse(const char *name);
+
+struct pma_est_stats {
+	uint64_t samples;          /* SAMPLE records consumed */
+	uint64_t intervals;        /* intervals with a positive length */
+	uint64_t bad_intervals;    /* samples whose time did not advance (skipped) */
+	uint64_t thread_samples;   /* thread entries consumed */
+	uint32_t m_peak;           /* most threads alive in one sample */
+	uint64_t threads_seen;     /* distinct threads */
+	uint64_t first_t_ns, last_t_ns;
+	double unplaced_wait_ns;   /* run-queue wait that could not be moved back (runnable est.) */
+	double exit_tail_ns;       /* CPU time after a thread's last sample, from TASK EXIT finals */
+	double mean_interval_ns;
+	/* share of intervals in which no thread of a multi-threaded program blocked voluntarily
+	 * while more threads were runnable than CPUs, and voluntary switches seen (spin detection) */
+	uint64_t nvcsw_total;
+	uint64_t status_reads;     /* thread entries with fresh nvcsw/nivcsw */
+};
+
+struct pma_est;
+
+/* Creates an estimator.
+ * Returns NULL when memory runs out. */
+struct pma_est *pma_est_new(void);
+void pma_est_free(struct pma_est *e);
+
+/* Start of the run: t_ns of RUN_BEGIN (the first interval starts there). */
+void pma_est_begin(struct pma_est *e, uint64_t t_ns);
+/* One SAMPLE of the run, in file order. Returns 0 or -1 (out of memory). */
+int pma_est_sample(struct pma_est *e, const struct pmt_sample *s);
+/* A TASK record of the run; EXIT with PMT_TASKF_FINAL adds the thread's CPU time after its last
+ * sample to the next interval. Returns 0 or -1. */
+int pma_est_task(struct pma_est *e, const struct pmt_task_event *ev);
+/* End of the run (t_ns of RUN_END, or 0 when unknown): closes the last interval and finalizes
+ * every pending one. Returns 0 or -1. */
+int pma_est_finish(struct pma_est *e, uint64_t t_end_ns);
+
+/* The profile built by estimator k (valid after pma_est_finish, owned by e). */
+const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_estimator_kind k);
+void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st);
+
+#endif

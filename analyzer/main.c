@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c: pmanalyze, the offline analyzer: average parallelism, critical path and speedup. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "model.h"
+#include "pmt.h"
+#include "pmt_cli.h"
+#include "report.h"
+
+#define PMANALYZE_VERSION "0.1.0"
+
+static const char usage_line[] =
+	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator paper|runnable]\n"
+	"                 [--run <id>] [-o <file>] [-q] <trace>...\n"
+	"   or: pmanalyze --info <trace>\n"
+	"   or: pmanalyze --dump <trace>\n";
+
+static void usage_full(void)
+{
+	fputs(usage_line, stdout);
+	fputs("\n"
+	      "Predicts the speedup of the program recorded in <trace> by pmcollect on any number of\n"
+	      "cores (Tudor & Teo's model: S(m,n) = A(m,n) / (1 + omega(n))).\n"
+	      "\n"
+	      "  -c, --cores <list>        core counts to predict for: 1-40, 1,2,4,8, 1-64:4\n"
+	      "                            [default: 1 up to max(m, CPUs of the recording machine)]\n"
+	      "  -f, --format <fmt>        table, json or csv [default: table]\n"
+	      "  -e, --estimator <name>    estimator of A(m,inf): runnable or paper [default: runnable]\n"
+	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
+	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
+	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
+	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
+	      "  -d, --dump                print every record as one JSON object per line\n"
+	      "  -q, --quiet               do not print warnings on standard error\n"
+	      "  -h, --help                print this help and exit\n"
+	      "  -V, --version             print the version and exit\n"
+	      "\n"
+	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error.\n",
+	      stdout);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pmt_cli_error("%s", msg);
+	fputs(usage_line, stderr);
+	return PMT_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cores", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "estimator", required_argument, NULL, 'e' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "salvage", no_argument, NULL, 's' },
+		{ "info", no_argument, NULL, 'i' },
+		{ "dump", no_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pma_report_opts ro = { .format = PMA_FMT_TABLE, .estimator = PMA_EST_RUNNABLE,
+				      .run_id = -1 };
+	const char *outpath = NULL;
+	struct pmt_intlist cores = { 0 };
+	int mode = 0, quiet = 0, c, rc = PMT_EXIT_FAILURE;
+	unsigned flags = 0;
+	struct pma_trace *traces = NULL;
+	int ntraces;
+	FILE *out = stdout;
+	char why[512];
+
+	pmt_cli_set_prog("pmanalyze");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+c:f:e:r:o:sidqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			pmt_intlist_free(&cores);
+			if (pmt_intlist_parse(optarg, 1, 1000000, &cores, why, sizeof(why)) < 0)
+				return usage_error("invalid --cores '%s': %s", optarg, why);
+			break;
+		case 'f':
+			if (strcmp(optarg, "table") == 0)
+				ro.format = PMA_FMT_TABLE;
+			else if (strcmp(optarg, "json") == 0)
+				ro.format = PMA_FMT_JSON;
+			else if (strcmp(optarg, "csv") == 0)
+				ro.format = PMA_FMT_CSV;
+			else
+				return usage_error("invalid --format '%s': use table, json or csv", optarg);
+			break;
+		case 'e': {
+			int k = pma_estimator_parse(optarg);
+			if (k < 0)
+				return usage_error("invalid --estimator '%s': use runnable or paper", optarg);
+			ro.estimator = k;
+			break;
+		}
+		case 'r': {
+			char *end;
+			long v;
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 || v > 0xffffffffL)
+				return usage_error("invalid --run '%s': not a run id", optarg);
+			ro.run_id = v;
+			break;
+		}
+		case 'o':
+			outpath = optarg;
+			break;
+		case 's':
+			flags |= PMT_READ_SALVAGE;
+			break;
+		case 'i':
+			mode = 'i';
+			break;
+		case 'd':
+			mode = 'd';
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage_full();
+			return PMT_EXIT_OK;
+		case 'V':
+			printf("pmanalyze %s (pmtrace format %d.%d)\n", PMANALYZE_VERSION,
+			       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
+			return PMT_EXIT_OK;
+		default:
+			if (optopt && strchr("cferoi", optopt))
+				return usage_error("option '%s' needs a value", argv[optind - 1]);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no trace given");
+	if (mode && argc - optind != 1)
+		return usage_error("--info and --dump take one trace");
+
+	if (outpath) {
+		out = fopen(outpath, "w");
+		if (!out) {
+			pmt_cli_error("cannot open '%s': %s", outpath, strerror(errno));
+			return PMT_EXIT_FAILURE;
+		}
+	}
+	if (mode == 'd') {
+		rc = pma_dump(out, argv[optind], flags, why, sizeof(why)) < 0 ? PMT_EXIT_FAILURE : 0;
+		if (rc)
+			pmt_cli_error("%s", why);
+		goto out;
+	}
+	ntraces = argc - optind;
+	traces = calloc((size_t)ntraces, sizeof(*traces));
+	if (!traces) {
+		pmt_cli_error("out of memory");
+		goto out;
+	}
+	for (int i = 0; i < ntraces; i++) {
+		if (pma_trace_load(&traces[i], argv[optind + i], flags, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			goto out;
+		}
+	}
+	if (!quiet)
+		for (int i = 0; i < ntraces; i++)
+			for (uint32_t w = 0; w < traces[i].nwarnings; w++)
+				pmt_cli_warning("%s", traces[i].warnings[w]);
+	if (mode == 'i') {
+		pma_info(out, &traces[0]);
+		rc = 0;
+		goto out;
+	}
+	ro.cores = cores.v;
+	ro.ncores = cores.n;
+	if (pma_report(out, traces, ntraces, &ro, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (traces)
+		for (int i = 0; i < argc - optind; i++)
+			pma_trace_free(&traces[i]);
+	free(traces);
+	pmt_intlist_free(&cores);
+	if (out != stdout && out && fclose(out) != 0 && rc == 0) {
+		pmt_cli_error("cannot write '%s': %s", outpath, strerror(errno));
+		rc = PMT_EXIT_FAILURE;
+	}
+	if (out == stdout && fflush(stdout) != 0 && rc == 0) {
+		pmt_cli_error("cannot write to standard output: %s", strerror(errno));
+		rc = PMT_EXIT_FAILURE;
+	}
+	return rc;
+}

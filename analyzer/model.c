@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* model.c: Tudor & Teo's speedup model (eq. 1-6) over a streamed parallelism profile. */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pma_profile_init(struct pma_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void pma_profile_free(struct pma_profile *p)
+{
+	if (!p)
+		return;
+	free(p->bin_dT_ns);
+	free(p->bin_AdT_ns);
+	memset(p, 0, sizeof(*p));
+}
+
+static int grow(struct pma_profile *p, size_t need)
+{
+	size_t nb = need > 2 * p->nbins ? need : 2 * p->nbins;
+	double *a, *b;
+
+	if (nb < 16)
+		nb = 16;
+	a = realloc(p->bin_dT_ns, nb * sizeof(double));
+	if (!a)
+		return -1;
+	p->bin_dT_ns = a;
+	b = realloc(p->bin_AdT_ns, nb * sizeof(double));
+	if (!b)
+		return -1;
+	p->bin_AdT_ns = b;
+	memset(a + p->nbins, 0, (nb - p->nbins) * sizeof(double));
+	memset(b + p->nbins, 0, (nb - p->nbins) * sizeof(double));
+	p->nbins = nb;
+	return 0;
+}
+
+int pma_profile_add(struct pma_profile *p, double A_t, double dT_cp_ns)
+{
+	size_t k;
+
+	if (!(dT_cp_ns > 0) || !(A_t >= 0))
+		return 0;
+	if (A_t > PMA_MAX_PARALLELISM)
+		return -1;
+	if (A_t == 0) {
+		p->idle_ns += dT_cp_ns;
+		return 0;
+	}
+	k = (size_t)ceil(A_t);
+	if (k >= p->nbins && grow(p, k + 1) < 0)
+		return -1;
+	p->pieces++;
+	p->T_cp_ns += dT_cp_ns;
+	p->work_ns += A_t * dT_cp_ns;
+	p->bin_dT_ns[k] += dT_cp_ns;
+	p->bin_AdT_ns[k] += A_t * dT_cp_ns;
+	return 0;
+}
+
+void pma_profile_parallelism(const struct pma_profile *p, double m, struct pma_parallelism *out)
+{
+	out->T_cp_ns = p->T_cp_ns;
+	out->work_ns = p->work_ns;
+	out->A_inf = p->T_cp_ns > 0 ? p->work_ns / p->T_cp_ns : 0; /* eq. 4 */
+	out->D = m - out->A_inf;                                      /* eq. 2 / eq. 5 */
+}
+
+double pma_speedup(double A_mn, double omega)
+{
+	return A_mn / (1 + omega); /* eq. 1 */
+}
+
+double pma_speedup_loss(double A_mn, double omega)
+{
+	return A_mn * omega / (1 + omega); /* eq. 3 */
+}
+
+double pma_profile_level_ns(const struct pma_profile *p, size_t k)
+{
+	return k < p->nbins ? p->bin_dT_ns[k] : 0;
+}
+
+int pma_profile_predict(const struct pma_profile *p, const uint32_t *cores, size_t ncores,
+			const double *omega, struct pma_prediction *out)
+{
+	for (size_t i = 0; i < ncores; i++) {
+		double w = omega ? omega[i] : 0;
+		double n = cores[i], T_n = 0;
+		struct pma_prediction *o = &out[i];
+
+		if (!(w > -1) || cores[i] == 0)
+			return -1;
+		/* sum of dT(n): pieces with A <= n keep dT_cp, wider ones stretch to A dT_cp / n.
+		 * Bin k holds A in (k-1, k], so bins k <= n are entirely A <= n. */
+		for (size_t k = 1; k < p->nbins; k++)
+			T_n += (double)k <= n ? p->bin_dT_ns[k] : p->bin_AdT_ns[k] / n;
+		o->cores = cores[i];
+		o->omega = w;
+		/* eq. 6: sum A(m,n,t) dT(n) = sum A dT_cp = U whatever n is */
+		o->A = T_n > 0 ? p->work_ns / T_n : 0;
+		o->S = pma_speedup(o->A, w);
+		o->R = pma_speedup_loss(o->A, w);
+		/* T(n) = (U + M(n)) / A(m,n) with M(n) = omega U (eq. 7); idle time does not shrink */
+		o->T_ns = (o->A > 0 ? p->work_ns * (1 + w) / o->A : 0) + p->idle_ns;
+	}
+	return 0;
+}

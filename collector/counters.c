@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/* counters.c: hardware counters of the traced process tree through PAPI's perf_event component:
+ * one event set, inheritance on, attached to the root process, multiplexing off. */
+#include "counters.h"
+
+#include <papi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmt.h"
+
+struct pmc_counters {
+	int eventset;                     /* PAPI event set handle, PAPI_NULL when none */
+	uint32_t n;                       /* events in the set, in the order added */
+	char *names[PMT_MAX_COUNTERS];    /* concrete name of each event as PAPI accepted it */
+	long long raw[PMT_MAX_COUNTERS];  /* PAPI_read/PAPI_stop buffer */
+	int attached;                     /* PAPI_attach succeeded */
+	int running;                      /* PAPI_start succeeded, not stopped yet */
+};
+
+/* A concrete event to try for a logical counter; vendor 0 means any CPU. */
+struct pmc_candidate {
+	int vendor;        /* PAPI_VENDOR_INTEL, PAPI_VENDOR_AMD or 0 */
+	const char *name;  /* PAPI preset, libpfm4 native name (with unit masks), or perf:: generic */
+};
+
+/* A logical counter of the default set: the candidates are tried in order and the first one
+ * PAPI can add is used; its concrete name is what the trace records. */
+struct pmc_logical {
+	const char *what;
+	const struct pmc_candidate *cand;
+	size_t ncand;
+};
+
+/* Cycles: PAPI_TOT_CYC exists on every CPU PAPI knows (papi_events.csv line 2: "Every CPU
+ * automatically has PAPI_TOT_CYC and PAPI_TOT_INS"); the perf:: generic event is the kernel's own
+ * mapping, for CPUs too new for the installed libpfm4 tables. */
+static const struct pmc_candidate cycles_cand[] = {
+	{0, "PAPI_TOT_CYC"},
+	{0, "perf::PERF_COUNT_HW_CPU_CYCLES"},
+};
+
+static const struct pmc_candidate instr_cand[] = {
+	{0, "PAPI_TOT_INS"},
+	{0, "perf::PERF_COUNT_HW_INSTRUCTIONS"},
+};
+
+/* Stall cycles. PAPI 7.0's papi_events.csv maps PAPI_RES_STL to RESOURCE_STALLS:ANY on Intel
+ * SNB..SKX but defines it for no AMD Zen (sections amd64_fam17h_zen1/zen2, amd64_fam19h_zen3).
+ * Intel Skylake and later: CYCLE_ACTIVITY:STALLS_TOTAL (cycles with no uop executed, libpfm4
+ * intel_skl/icl/spr tables). AMD Zen2/Zen3/Zen4: DISPATCH_RESOURCE_STALL_CYCLES_1 (PMCx0AE,
+ * "cycles where a dispatch group is valid but does not get dispatched due to a token stall"),
+ * with the unit masks that exist under these names in all three libpfm4 tables
+ * (lib/events/amd64_events_fam17h_zen2.h, amd64_events_fam19h_zen3.h, amd64_events_fam19h_zen4.h):
+ * back-end resources full (register files, load/store queues, taken-branch buffer). It is a
+ * back-end stall count; ls_not_halted_cyc/CYCLES_NOT_IN_HALT is not a stall event. The perf::
+ * generic stalled-cycles-backend is last: the kernel maps it on only a few CPUs (Zen1 among them). */
+static const struct pmc_candidate stall_cand[] = {
+	{0, "PAPI_RES_STL"},
+	{PAPI_VENDOR_INTEL, "CYCLE_ACTIVITY:STALLS_TOTAL"},
+	{PAPI_VENDOR_INTEL, "RESOURCE_STALLS:ANY"},
+	{PAPI_VENDOR_AMD, "DISPATCH_RESOURCE_STALL_CYCLES_1:INT_PHY_REG_FILE_RSRC_STALL:LOAD_QUEUE_RSRC_STALL"
+			  ":STORE_QUEUE_RSRC_STALL:TAKEN_BRANCH_BUFFER_RSRC_STALL:FP_REG_FILE_RSRC_STALL"},
+	{0, "perf::PERF_COUNT_HW_STALLED_CYCLES_BACKEND"},
+};
+
+/* Last-level cache misses. Intel: PAPI_L3_TCM is LLC_MISSES in papi_events.csv (hsw..icx); the
+ * architectural LLC_MISSES and LONGEST_LAT_CACHE:MISS are the same event (0x2e/0x41) under the
+ * names libpfm4 uses for the generic and the model tables. AMD Zen: the L3 belongs to the CCX and
+ * its miss counters are in the L3 PMU (amd64_fam19h_zen3_l3), which counts per CCX, not per
+ * process, so it cannot be attached to a pid. The per-core substitute is "demand data-cache fills
+ * served from outside the core's CCX": from another CCX's cache or from DRAM/IO, local or remote
+ * node (PMCx043). libpfm4 names it DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM on Zen3 (unit masks
+ * EXT_CACHE_LCL, MEM_IO_LCL, EXT_CACHE_RMT, MEM_IO_RMT) and Zen4 (NEAR_CACHE_NEAR_FAR,
+ * DRAM_IO_NEAR, FAR_CACHE_NEAR_FAR, DRAM_IO_FAR), and DATA_CACHE_REFILLS_FROM_SYSTEM on Zen2
+ * (LS_MABRESP_LCL_DRAM, LS_MABRESP_RMT_CACHE, LS_MABRESP_RMT_DRAM; LS_MABRESP_LCL_CACHE is left
+ * out because it includes hits in the core's own L3). Unknown unit masks make the Zen4 string
+ * fail on Zen3 and so on, so trying them in order selects the one for this CPU. */
+static const struct pmc_candidate llc_cand[] = {
+	{0, "PAPI_L3_TCM"},
+	{PAPI_VENDOR_INTEL, "LLC_MISSES"},
+	{PAPI_VENDOR_INTEL, "LONGEST_LAT_CACHE:MISS"},
+	{PAPI_VENDOR_AMD, "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:NEAR_CACHE_NEAR_FAR:DRAM_IO_NEAR"
+			  ":FAR_CACHE_NEAR_FAR:DRAM_IO_FAR"},
+	{PAPI_VENDOR_AMD, "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:EXT_CACHE_LCL:MEM_IO_LCL:EXT_CACHE_RMT:MEM_IO_RMT"},
+	{PAPI_VENDOR_AMD, "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_CACHE"
+			  ":LS_MABRESP_RMT_DRAM"},
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct pmc_logical default_set[] = {
+	{"cycles", cycles_cand, NELEM(cycles_cand)},
+	{"instructions", instr_cand, NELEM(instr_cand)},
+	{"stall cycles", stall_cand, NELEM(stall_cand)},
+	{"last-level cache misses", llc_cand, NELEM(llc_cand)},
+};
+
+/* Sets why to a formatted one-line reason (truncated to whysize). */
+static void set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t whysize, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || whysize == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whysize, fmt, ap);
+	va_end(ap);
+}
+
+/* Initializes PAPI once per process. PAPI_shutdown is never called: it would tear down state a
+ * later pmc_counters_open in the same process needs, and PAPI keeps only a small reachable
+ * allocation. Not thread-safe: call from the collector's main thread. Returns 0 or -1. */
+static int papi_ready(char *why, size_t whysize)
+{
+	int r;
+
+	if (PAPI_is_initialized() != PAPI_NOT_INITED)
+		return 0;
+	r = PAPI_library_init(PAPI_VER_CURRENT);
+	if (r == PAPI_VER_CURRENT)
+		return 0;
+	if (r > 0)
+		set_why(why, whysize, "PAPI library version %d.%d does not match the headers (%d.%d)",
+			PAPI_VERSION_MAJOR(r), PAPI_VERSION_MINOR(r), PAPI_VERSION_MAJOR(PAPI_VER_CURRENT),
+			PAPI_VERSION_MINOR(PAPI_VER_CURRENT));
+	else
+		set_why(why, whysize, "PAPI_library_init failed: %s", PAPI_strerror(r));
+	return -1;
+}
+
+/* Finds the perf_event component and checks it can count a process tree (enabled, has
+ * counters, supports attach and inherit). Returns its index, or -1 with a reason. */
+static int perf_event_component(char *why, size_t whysize)
+{
+	const PAPI_component_info_t *info;
+	int cidx = PAPI_get_component_index("perf_event");
+
+	if (cidx < 0) {
+		set_why(why, whysize, "PAPI has no perf_event component: %s", PAPI_strerror(cidx));
+		return -1;
+	}
+	info = PAPI_get_component_info(cidx);
+	if (info == NULL) {
+		set_why(why, whysize, "PAPI perf_event component: no component information");
+		return -1;
+	}
+	if (info->disabled) {
+		set_why(why, whysize, "PAPI perf_event component disabled: %s",
+			info->disabled_reason[0] != '\0' ? info->disabled_reason : PAPI_strerror(info->disabled));
+		return -1;
+	}
+	if (info->num_cntrs <= 0) {
+		set_why(why, whysize, "PAPI perf_event component has no hardware counters");
+		return -1;
+	}
+	if (!info->attach || !info->inherit) {
+		set_why(why, whysize, "PAPI perf_event component cannot %s",
+			!info->attach ? "attach to another process" : "inherit counters to children");
+		return -1;
+	}
+	return cidx;
+}
+
+/* Adds one event by name and records the name. Returns PAPI_OK or a PAPI error code. */
+static int add_event(struct pmc_counters *c, const char *name)
+{
+	char *copy;
+	int r;
+
+	if (c->n >= PMT_MAX_COUNTERS)
+		return PAPI_ECNFLCT;
+	copy = strdup(name);
+	if (copy == NULL)
+		return PAPI_ENOMEM;
+	r = PAPI_add_named_event(c->eventset, name);
+	if (r != PAPI_OK) {
+		free(copy);
+		return r;
+	}
+	c->names[c->n++] = copy;
+	return PAPI_OK;
+}
+
+/* Explains a failed add of an explicitly requested event. */
+static void explain_add(char *why, size_t whysize, const char *name, int r)
+{
+	switch (r) {
+	case PAPI_ENOEVNT:
+	case PAPI_ENOTPRESET:
+		set_why(why, whysize, "event '%s' not found on this CPU (see papi_avail, papi_native_avail)", name);
+		break;
+	case PAPI_ECNFLCT:
+		set_why(why, whysize, "event '%s' does not fit on the counters with the others (multiplexing is off)", name);
+		break;
+	case PAPI_EPERM:
+		set_why(why, whysize, "event '%s' not permitted: %s (see /proc/sys/kernel/perf_event_paranoid)",
+			name, PAPI_strerror(r));
+		break;
+	default:
+		set_why(why, whysize, "cannot count event '%s': %s", name, PAPI_strerror(r));
+		break;
+	}
+}
+
+/* Adds the comma-separated events; every one must be added. Returns 0 or -1 with a reason. */
+static int add_explicit(struct pmc_counters *c, const char *events, char *why, size_t whysize)
+{
+	char *list = strdup(events), *save = NULL, *tok;
+	int ret = -1;
+
+	if (list == NULL) {
+		set_why(why, whysize, "out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		int r;
+
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		end = tok + strlen(tok);
+		while (end > tok && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (*tok == '\0')
+			continue;
+		if (c->n >= PMT_MAX_COUNTERS) {
+			set_why(why, whysize, "too many events (at most %u)", PMT_MAX_COUNTERS);
+			goto out;
+		}
+		r = add_event(c, tok);
+		if (r != PAPI_OK) {
+			explain_add(why, whysize, tok, r);
+			goto out;
+		}
+	}
+	if (c->n == 0) {
+		set_why(why, whysize, "no event names in '%s'", events);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(list);
+	return ret;
+}
+
+/* Adds the default set: for each logical counter the first candidate PAPI accepts. The ones
+ * with no usable candidate are dropped and named in why; fails only if none is left. */
+static int add_defaults(struct pmc_counters *c, char *why, size_t whysize)
+{
+	const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+	int vendor = hw != NULL ? hw->vendor : PAPI_VENDOR_UNKNOWN;
+	char dropped[256] = "";
+	size_t i, j, used = 0;
+
+	for (i = 0; i < NELEM(default_set); i++) {
+		const struct pmc_logical *l = &default_set[i];
+		int added = 0;
+
+		for (j = 0; j < l->ncand && !added; j++) {
+			if (l->cand[j].vendor != 0 && l->cand[j].vendor != vendor)
+				continue;
+			added = add_event(c, l->cand[j].name) == PAPI_OK;
+		}
+		if (!added && used < sizeof(dropped)) {
+			int w = snprintf(dropped + used, sizeof(dropped) - used, "%s%s", used ? ", " : "", l->what);
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (c->n == 0) {
+		set_why(why, whysize, "none of the default events can be counted (%s)", dropped);
+		return -1;
+	}
+	if (dropped[0] != '\0')
+		set_why(why, whysize, "default events not available on this CPU: %s", dropped);
+	return 0;
+}
+
+/* Stops, detaches and frees the event set. */
+static void release(struct pmc_counters *c)
+{
+	uint32_t i;
+
+	if (c->eventset != PAPI_NULL) {
+		if (c->running)
+			PAPI_stop(c->eventset, c->raw);
+		if (c->attached)
+			PAPI_detach(c->eventset);
+		PAPI_cleanup_eventset(c->eventset);
+		PAPI_destroy_eventset(&c->eventset);
+		c->eventset = PAPI_NULL;
+	}
+	for (i = 0; i < c->n; i++)
+		free(c->names[i]);
+	c->n = 0;
+	c->running = c->attached = 0;
+}
+
+int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, size_t whysize)
+{
+	struct pmc_counters *c = NULL;
+	PAPI_option_t opt;
+	int cidx, r, ret = -1;
+
+	if (why != NULL && whysize > 0)
+		why[0] = '\0';
+	if (out == NULL) {
+		set_why(why, whysize, "invalid arguments");
+		return -1;
+	}
+	*out = NULL;
+	if (papi_ready(why, whysize) != 0)
+		return -1;
+	cidx = perf_event_component(why, whysize);
+	if (cidx < 0)
+		return -1;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		set_why(why, whysize, "out of memory");
+		return -1;
+	}
+	c->eventset = PAPI_NULL;
+	r = PAPI_create_eventset(&c->eventset);
+	if (r != PAPI_OK) {
+		c->eventset = PAPI_NULL;
+		set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+		goto out;
+	}
+	/* Options need a component: bind the set to perf_event before any event is added. */
+	r = PAPI_assign_eventset_component(c->eventset, cidx);
+	if (r != PAPI_OK) {
+		set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
+		goto out;
+	}
+	/* Inherit before attach and before events: the perf_event component checks the option with
+	 * a trial perf_event_open and then opens every event with attr.inherit set, so threads and
+	 * processes the traced program creates after the attach are counted into the same totals.
+	 * (With inherit PAPI leaves PERF_FORMAT_GROUP off and reads each event's descriptor, whose
+	 * value the kernel sums over the live and exited inheriting tasks.) */
+	memset(&opt, 0, sizeof(opt));
+	opt.inherit.eventset = c->eventset;
+	opt.inherit.inherit = PAPI_INHERIT_ALL;
+	r = PAPI_set_opt(PAPI_INHERIT, &opt);
+	if (r != PAPI_OK) {
+		set_why(why, whysize, "PAPI_set_opt(PAPI_INHERIT) failed: %s", PAPI_strerror(r));
+		goto out;
+	}
+	/* Multiplexing stays off (never PAPI_set_multiplex): every event has its own counter for
+	 * the whole run, so the values are counts, not estimates. Events that do not fit fail to add. */
+	if (events != NULL)
+		r = add_explicit(c, events, why, whysize);
+	else
+		r = add_defaults(c, why, whysize);
+	if (r != 0)
+		goto out;
+	*out = c;
+	c = NULL;
+	ret = 0;
+out:
+	if (c != NULL) {
+		release(c);
+		free(c);
+	}
+	return ret;
+}
+
+/* Reads /proc/sys/kernel/perf_event_paranoid for an error hint; returns 99 when unknown. */
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = 99;
+
+	if (f != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 99;
+		fclose(f);
+	}
+	return level;
+}
+
+int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t whysize)
+{
+	int r;
+
+	if (c == NULL || pid <= 0) {
+		set_why(why, whysize, "invalid arguments");
+		return -1;
+	}
+	if (c->attached) {
+		set_why(why, whysize, "counters already attached");
+		return -1;
+	}
+	/* PAPI_attach reopens the events of the set for pid (perf_event_open(pid, cpu=-1)) with the
+	 * inherit flag set in pmc_counters_open. */
+	r = PAPI_attach(c->eventset, (unsigned long)pid);
+	if (r != PAPI_OK) {
+		if (r == PAPI_EPERM)
+			set_why(why, whysize, "PAPI_attach to pid %d failed: %s (perf_event_paranoid is %d; "
+				"need <= 1, CAP_PERFMON or root)", (int)pid, PAPI_strerror(r), paranoid_level());
+		else
+			set_why(why, whysize, "PAPI_attach to pid %d failed: %s", (int)pid, PAPI_strerror(r));
+		return -1;
+	}
+	c->attached = 1;
+	r = PAPI_start(c->eventset);
+	if (r != PAPI_OK) {
+		set_why(why, whysize, "PAPI_start failed: %s", PAPI_strerror(r));
+		return -1;
+	}
+	c->running = 1;
+	return 0;
+}
+
+uint32_t pmc_counters_count(const struct pmc_counters *c)
+{
+	return c != NULL ? c->n : 0;
+}
+
+const char *pmc_counters_name(const struct pmc_counters *c, uint32_t i)
+{
+	return c != NULL && i < c->n ? c->names[i] : NULL;
+}
+
+int pmc_counters_read(struct pmc_counters *c, int64_t *values)
+{
+	uint32_t i;
+
+	if (c == NULL || values == NULL)
+		return -1;
+	if (!c->running || PAPI_read(c->eventset, c->raw) != PAPI_OK) {
+		for (i = 0; i < c->n; i++)
+			values[i] = INT64_MIN;
+		return -1;
+	}
+	/* long long and int64_t are both 64-bit two's complement on Linux; a count never reaches
+	 * INT64_MIN, so a read value cannot be mistaken for "not read". */
+	for (i = 0; i < c->n; i++)
+		values[i] = (int64_t)c->raw[i];
+	return 0;
+}
+
+void pmc_counters_close(struct pmc_counters *c)
+{
+	if (c == NULL)
+		return;
+	release(c);
+	free(c);
+}

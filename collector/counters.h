@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* counters.h: hardware counters of the traced process tree through PAPI (attach + inherit). */
+#ifndef PMC_COUNTERS_H
+#define PMC_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pmc_counters;
+
+/* Initializes PAPI and resolves the events to count. events is a comma-separated list of PAPI
+ * preset or native event names, or NULL for the defaults: cycles (PAPI_TOT_CYC), instructions
+ * (PAPI_TOT_INS), stall cycles (PAPI_RES_STL, else a native fallback: Intel
+ * CYCLE_ACTIVITY:STALLS_TOTAL, AMD ... ) and last-level cache misses (PAPI_L3_TCM, else native
+ * fallbacks: Intel LLC_MISSES / LONGEST_LAT_CACHE:MISS, AMD ...). Defaults that do not exist are
+ * dropped (and listed in the reason); explicitly requested events that do not exist fail.
+ * Returns 0 and *out on success. Returns -1 with a one-line reason in why when counters cannot be
+ * used at all, e.g. "PAPI perf_event component disabled: libpfm4 no default PMU found". Multiplexing
+ * stays off. Source: PAPI 7.0 API (PAPI_library_init, PAPI_create_eventset, PAPI_assign_eventset_component,
+ * PAPI_attach, PAPI_set_opt(PAPI_INHERIT), PAPI_add_named_event, PAPI_start, PAPI_read). */
+int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, size_t whysize);
+
+/* Attaches the event set to process pid with inheritance, so threads and children it creates
+ * after this call are counted too; call it while the child waits before exec. Starts counting.
+ * Returns 0, or -1 with a reason. */
+int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t whysize);
+
+/* Number of events and the i-th event's name (the name recorded in RUN_BEGIN counters.events). */
+uint32_t pmc_counters_count(const struct pmc_counters *c);
+const char *pmc_counters_name(const struct pmc_counters *c, uint32_t i);
+
+/* Reads the cumulative values into values[0..count-1]; a value that could not be read is
+ * INT64_MIN (PMT_COUNTER_INVALID). Returns 0 or -1. */
+int pmc_counters_read(struct pmc_counters *c, int64_t *values);
+
+/* Stops counting, detaches; NULL is accepted. */
+void pmc_counters_close(struct pmc_counters *c);
+
+#endif

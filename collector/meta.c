@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: MIT */
+/* meta.c: builds the META JSON record (FORMAT.md §6): how the program was run and, through hwloc,
+ * the machine it ran on, so a trace can be modelled on another machine. */
+#include "meta.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <hwloc.h>
+#include <hwloc/export.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmt.h"
+
+#define PMC_TOOL_VERSION "0.1.0"
+
+extern char **environ;
+
+/* Sets why to a formatted one-line reason (truncated to whysize). */
+static void set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t whysize, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || whysize == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whysize, fmt, ap);
+	va_end(ap);
+}
+
+/* Returns a new {"error": msg} object (NULL when out of memory). */
+static cJSON *error_object(const char *msg)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o != NULL && cJSON_AddStringToObject(o, "error", msg) == NULL) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return o;
+}
+
+/* Adds item to o under key; on failure deletes item. Returns 0 or -1 (item NULL counts as failure,
+ * so a failed constructor can be passed straight in). */
+static int add_item(cJSON *o, const char *key, cJSON *item)
+{
+	if (item == NULL)
+		return -1;
+	if (!cJSON_AddItemToObject(o, key, item)) {
+		cJSON_Delete(item);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the first line of a small sysfs/procfs file into buf without its newline.
+ * Returns 0, or -1 with errno set (ENOENT when the file does not exist). */
+static int read_line(const char *path, char *buf, size_t bufsize)
+{
+	FILE *f = fopen(path, "re");
+	int ret = -1;
+	size_t len;
+
+	if (f == NULL)
+		return -1;
+	if (fgets(buf, (int)bufsize, f) == NULL) {
+		errno = ferror(f) ? EIO : ENODATA;
+		goto out;
+	}
+	len = strlen(buf);
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	ret = 0;
+out:
+	fclose(f);
+	return ret;
+}
+
+/* Start time: CLOCK_REALTIME now as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (UTC, microseconds).
+ * Returns 0 or -1. */
+static int format_utc_now(char *buf, size_t bufsize)
+{
+	struct timespec ts;
+	struct tm tm;
+	char base[32];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || gmtime_r(&ts.tv_sec, &tm) == NULL)
+		return -1;
+	if (strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return -1;
+	snprintf(buf, bufsize, "%s.%06ldZ", base, ts.tv_nsec / 1000L);
+	return 0;
+}
+
+/* True when the variable name (the part of "NAME=value" before '=') starts with OMP_, GOMP_ or
+ * KMP_: the OpenMP runtimes' settings (libgomp, LLVM libomp / Intel) that change how a program
+ * runs; nothing else of the environment is recorded (no PATH, no secrets). */
+static int is_openmp_var(const char *entry)
+{
+	return strncmp(entry, "OMP_", 4) == 0 || strncmp(entry, "GOMP_", 5) == 0 ||
+	       strncmp(entry, "KMP_", 4) == 0;
+}
+
+/* Returns the "env" object: the OMP_*, GOMP_*, KMP_* variables of this process's environment
+ * (the traced program inherits it). NULL when out of memory. */
+static cJSON *build_env(void)
+{
+	cJSON *env = cJSON_CreateObject();
+	char **e;
+
+	if (env == NULL)
+		return NULL;
+	for (e = environ; e != NULL && *e != NULL; e++) {
+		const char *eq = strchr(*e, '=');
+		char name[256];
+		size_t namelen;
+
+		if (eq == NULL || !is_openmp_var(*e))
+			continue;
+		namelen = (size_t)(eq - *e);
+		if (namelen >= sizeof(name))
+			continue;
+		memcpy(name, *e, namelen);
+		name[namelen] = '\0';
+		/* The first definition wins, as getenv() would return it. */
+		if (cJSON_GetObjectItemCaseSensitive(env, name) != NULL)
+			continue;
+		if (cJSON_AddStringToObject(env, name, eq + 1) == NULL) {
+			cJSON_Delete(env);
+			return NULL;
+		}
+	}
+	return env;
+}
+
+/* Adds an array of the hwloc objects' OS indexes (e.g. the NUMA node numbers) to o. */
+static int add_os_indexes(cJSON *o, const char *key, hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, key);
+	int i, n = hwloc_get_nbobjs_by_type(topo, type);
+
+	if (a == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, (unsigned)i);
+		cJSON *v = cJSON_CreateNumber(obj != NULL ? (double)obj->os_index : -1.0);
+
+		if (v == NULL || !cJSON_AddItemToArray(a, v))
+			return -1;
+	}
+	return 0;
+}
+
+/* Adds "numa_distances" (rows and columns in NUMA node logical order, hwloc relative latencies,
+ * i.e. the ACPI SLIT values: 10 = local) and "numa_distances_source" ("hwloc" or "none").
+ * Source: hwloc_distances_get_by_type(HWLOC_OBJ_NUMANODE), kind MEANS_LATENCY. When hwloc has
+ * no matrix covering every node (single-node machines often have none), writes 10 on the
+ * diagonal and 20 elsewhere and says "none" so the analyzer knows it is not measured data. */
+static int add_numa_distances(cJSON *topo_json, hwloc_topology_t topo, int nodes)
+{
+	struct hwloc_distances_s *dist = NULL;
+	unsigned nr = 1;
+	int use_hwloc = 0, i, j, ret = -1;
+	cJSON *m;
+
+	if (nodes > 0 && hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &dist,
+						     HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr >= 1) {
+		use_hwloc = 1;
+		for (i = 0; i < nodes && use_hwloc; i++) {
+			hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+
+			if (obj == NULL || hwloc_distances_obj_index(dist, obj) < 0)
+				use_hwloc = 0;
+		}
+	} else {
+		nr = 0;
+	}
+	m = cJSON_AddArrayToObject(topo_json, "numa_distances");
+	if (m == NULL)
+		goto out;
+	for (i = 0; i < nodes; i++) {
+		cJSON *row = cJSON_CreateArray();
+
+		if (row == NULL || !cJSON_AddItemToArray(m, row)) {
+			cJSON_Delete(row);
+			goto out;
+		}
+		for (j = 0; j < nodes; j++) {
+			double d = i == j ? 10.0 : 20.0;
+			cJSON *v;
+
+			if (use_hwloc) {
+				hwloc_obj_t a = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+				hwloc_obj_t b = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)j);
+				int ia = hwloc_distances_obj_index(dist, a);
+				int ib = hwloc_distances_obj_index(dist, b);
+
+				d = (double)dist->values[(unsigned)ia * dist->nbobjs + (unsigned)ib];
+			}
+			v = cJSON_CreateNumber(d);
+			if (v == NULL || !cJSON_AddItemToArray(row, v)) {
+				cJSON_Delete(v);
+				goto out;
+			}
+		}
+	}
+	if (cJSON_AddStringToObject(topo_json, "numa_distances_source", use_hwloc ? "hwloc" : "none") == NULL)
+		goto out;
+	ret = 0;
+out:
+	if (nr >= 1 && dist != NULL)
+		hwloc_distances_release(topo, dist);
+	return ret;
+}
+
+/* Adds "caches": one entry per data or unified cache object of hwloc (HWLOC_OBJ_L1CACHE ..
+ * HWLOC_OBJ_L5CACHE; instruction caches are filtered out by hwloc's defaults) with its level,
+ * size_bytes, line_size_bytes, type and the CPUs sharing it as a cpulist. */
+static int add_caches(cJSON *topo_json, hwloc_topology_t topo)
+{
+	static const hwloc_obj_type_t types[] = {
+		HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE,
+	};
+	cJSON *caches = cJSON_AddArrayToObject(topo_json, "caches");
+	size_t t;
+
+	if (caches == NULL)
+		return -1;
+	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		int i, n = hwloc_get_nbobjs_by_type(topo, types[t]);
+
+		for (i = 0; i < n; i++) {
+			hwloc_obj_t obj = hwloc_get_obj_by_type(topo, types[t], (unsigned)i);
+			cJSON *c;
+			char *cpus = NULL;
+			const char *kind;
+			int ok;
+
+			if (obj == NULL || obj->attr == NULL)
+				continue;
+			c = cJSON_CreateObject();
+			if (c == NULL || !cJSON_AddItemToArray(caches, c)) {
+				cJSON_Delete(c);
+				return -1;
+			}
+			switch (obj->attr->cache.type) {
+			case HWLOC_OBJ_CACHE_DATA: kind = "data"; break;
+			case HWLOC_OBJ_CACHE_INSTRUCTION: kind = "instruction"; break;
+			default: kind = "unified"; break;
+			}
+			if (obj->cpuset == NULL || hwloc_bitmap_list_asprintf(&cpus, obj->cpuset) < 0)
+				cpus = NULL;
+			ok = cJSON_AddNumberToObject(c, "level", (double)obj->attr->cache.depth) != NULL &&
+			     cJSON_AddNumberToObject(c, "size_bytes", (double)obj->attr->cache.size) != NULL &&
+			     cJSON_AddNumberToObject(c, "line_size_bytes", (double)obj->attr->cache.linesize) != NULL &&
+			     cJSON_AddStringToObject(c, "type", kind) != NULL &&
+			     (cpus != NULL ? cJSON_AddStringToObject(c, "cpus", cpus) != NULL
+					   : cJSON_AddNullToObject(c, "cpus") != NULL);
+			free(cpus);
+			if (!ok)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Returns the "topology" object built with hwloc, or {"error": "..."} when hwloc cannot load the
+ * topology. Sources: hwloc_get_nbobjs_by_type (PACKAGE, CORE, PU, NUMANODE), the distances API,
+ * cache objects, the CPUModel/CPUVendor info of the first package, hwloc_topology_export_xmlbuffer.
+ * NULL only when out of memory. */
+static cJSON *build_topology(void)
+{
+	hwloc_topology_t topo = NULL;
+	cJSON *t = NULL, *ret = NULL;
+	char *xml = NULL;
+	int xmllen = 0, nodes, initialized = 0;
+	unsigned api = hwloc_get_api_version();
+	char msg[160], ver[32];
+	hwloc_obj_t pkg;
+	const char *info;
+
+	if (hwloc_topology_init(&topo) != 0) {
+		snprintf(msg, sizeof(msg), "hwloc_topology_init failed: %s", strerror(errno));
+		return error_object(msg);
+	}
+	initialized = 1;
+	if (hwloc_topology_load(topo) != 0) {
+		snprintf(msg, sizeof(msg), "hwloc_topology_load failed: %s", strerror(errno));
+		ret = error_object(msg);
+		goto out;
+	}
+	t = cJSON_CreateObject();
+	if (t == NULL)
+		goto out;
+	nodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+	if (cJSON_AddNumberToObject(t, "packages", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE)) == NULL ||
+	    cJSON_AddNumberToObject(t, "cores", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE)) == NULL ||
+	    cJSON_AddNumberToObject(t, "pus", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU)) == NULL ||
+	    cJSON_AddNumberToObject(t, "numa_nodes", nodes) == NULL ||
+	    add_os_indexes(t, "numa_node_ids", topo, HWLOC_OBJ_NUMANODE) != 0 ||
+	    add_numa_distances(t, topo, nodes) != 0 || add_caches(t, topo) != 0)
+		goto out;
+	pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+	info = pkg != NULL ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+	if ((info != NULL ? cJSON_AddStringToObject(t, "cpu_model", info) : cJSON_AddNullToObject(t, "cpu_model")) == NULL)
+		goto out;
+	info = pkg != NULL ? hwloc_obj_get_info_by_name(pkg, "CPUVendor") : NULL;
+	if ((info != NULL ? cJSON_AddStringToObject(t, "cpu_vendor", info) : cJSON_AddNullToObject(t, "cpu_vendor")) == NULL)
+		goto out;
+	snprintf(ver, sizeof(ver), "%u.%u.%u", api >> 16, (api >> 8) & 0xffu, api & 0xffu);
+	if (cJSON_AddStringToObject(t, "hwloc_api_version", ver) == NULL)
+		goto out;
+	/* The XML lets the analyzer rebuild the exact topology elsewhere with
+	 * hwloc_topology_set_xmlbuffer(); a failed export is recorded, not fatal. */
+	if (hwloc_topology_export_xmlbuffer(topo, &xml, &xmllen, 0) == 0 && xml != NULL) {
+		if (cJSON_AddStringToObject(t, "hwloc_xml", xml) == NULL)
+			goto out;
+	} else {
+		xml = NULL;
+		snprintf(msg, sizeof(msg), "hwloc_topology_export_xmlbuffer failed: %s", strerror(errno));
+		if (add_item(t, "hwloc_xml", error_object(msg)) != 0)
+			goto out;
+	}
+	ret = t;
+	t = NULL;
+out:
+	if (xml != NULL)
+		hwloc_free_xmlbuffer(topo, xml);
+	if (initialized)
+		hwloc_topology_destroy(topo);
+	cJSON_Delete(t);
+	return ret;
+}
+
+/* Adds "cpufreq" ({"governor", "cur_khz": [...], "cpu_ids": [...]}) for the online CPUs listed in
+ * online (a cpulist), read from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and
+ * scaling_cur_freq (kHz). When no CPU has a cpufreq directory (VMs, containers without sysfs),
+ * "cpufreq" is null and "cpufreq_reason" says why. "governor" is "mixed" when CPUs differ, then
+ * "governors" lists them. A CPU without the files gets null entries. */
+static int add_cpufreq(cJSON *meta, const char *online)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	cJSON *cf = NULL, *govs = NULL, *khz, *ids;
+	char first_gov[128] = "", buf[128], path[96];
+	const char *reason = NULL;
+	int cpu, found = 0, mixed = 0, ret = -1;
+
+	if (set == NULL)
+		return -1;
+	if (online == NULL || hwloc_bitmap_list_sscanf(set, online) != 0) {
+		reason = "online CPU list unknown";
+		goto none;
+	}
+	cf = cJSON_CreateObject();
+	govs = cJSON_CreateArray();
+	if (cf == NULL || govs == NULL)
+		goto out;
+	khz = cJSON_AddArrayToObject(cf, "cur_khz");
+	ids = cJSON_AddArrayToObject(cf, "cpu_ids");
+	if (khz == NULL || ids == NULL)
+		goto out;
+	hwloc_bitmap_foreach_begin(cpu, set) {
+		cJSON *g, *k, *id;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+		if (read_line(path, buf, sizeof(buf)) == 0) {
+			found = 1;
+			if (first_gov[0] == '\0')
+				snprintf(first_gov, sizeof(first_gov), "%s", buf);
+			else if (strcmp(first_gov, buf) != 0)
+				mixed = 1;
+			g = cJSON_CreateString(buf);
+		} else {
+			g = cJSON_CreateNull();
+		}
+		if (g == NULL || !cJSON_AddItemToArray(govs, g)) {
+			cJSON_Delete(g);
+			goto out;
+		}
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
+		k = NULL;
+		if (read_line(path, buf, sizeof(buf)) == 0) {
+			char *end;
+			unsigned long long v = strtoull(buf, &end, 10);
+
+			found = 1;
+			if (end != buf && *end == '\0')
+				k = cJSON_CreateNumber((double)v);
+		}
+		if (k == NULL)
+			k = cJSON_CreateNull();
+		if (k == NULL || !cJSON_AddItemToArray(khz, k)) {
+			cJSON_Delete(k);
+			goto out;
+		}
+		id = cJSON_CreateNumber(cpu);
+		if (id == NULL || !cJSON_AddItemToArray(ids, id)) {
+			cJSON_Delete(id);
+			goto out;
+		}
+	} hwloc_bitmap_foreach_end();
+	if (!found) {
+		reason = "no /sys/devices/system/cpu/cpu*/cpufreq: no cpufreq driver "
+			 "(virtual machine, or frequency not exposed)";
+		goto none;
+	}
+	if (cJSON_AddStringToObject(cf, "governor", mixed ? "mixed" : first_gov[0] ? first_gov : "unknown") == NULL)
+		goto out;
+	if (mixed) {
+		ret = add_item(cf, "governors", govs);
+		govs = NULL;
+		if (ret != 0)
+			goto out;
+	}
+	ret = add_item(meta, "cpufreq", cf);
+	cf = NULL;
+	goto out;
+none:
+	if (cJSON_AddNullToObject(meta, "cpufreq") != NULL &&
+	    cJSON_AddStringToObject(meta, "cpufreq_reason", reason) != NULL)
+		ret = 0;
+out:
+	cJSON_Delete(govs);
+	cJSON_Delete(cf);
+	hwloc_bitmap_free(set);
+	return ret;
+}
+
+/* Adds "kernel" from uname(2): sysname, release, machine and the build string as "version". */
+static int add_kernel(cJSON *meta)
+{
+	struct utsname u;
+	cJSON *k;
+	char msg[96];
+
+	if (uname(&u) != 0) {
+		snprintf(msg, sizeof(msg), "uname failed: %s", strerror(errno));
+		return add_item(meta, "kernel", error_object(msg));
+	}
+	k = cJSON_AddObjectToObject(meta, "kernel");
+	if (k == NULL || cJSON_AddStringToObject(k, "sysname", u.sysname) == NULL ||
+	    cJSON_AddStringToObject(k, "release", u.release) == NULL ||
+	    cJSON_AddStringToObject(k, "machine", u.machine) == NULL ||
+	    cJSON_AddStringToObject(k, "version", u.version) == NULL)
+		return -1;
+	return 0;
+}
+
+cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize)
+{
+	cJSON *meta = NULL, *ret = NULL, *cmd, *mp, *topo, *env;
+	char buf[4096], version[32], online[256];
+	int i, have_online;
+	const char *what = "out of memory";
+
+	if (in == NULL || in->argc < 0 || (in->argc > 0 && in->argv == NULL)) {
+		set_why(why, whysize, "invalid meta input");
+		return NULL;
+	}
+	meta = cJSON_CreateObject();
+	if (meta == NULL)
+		goto out;
+	snprintf(version, sizeof(version), "%d.%d", PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
+	if (cJSON_AddStringToObject(meta, "format", "pmtrace") == NULL ||
+	    cJSON_AddStringToObject(meta, "format_version", version) == NULL ||
+	    cJSON_AddStringToObject(meta, "tool", "pmcollect") == NULL ||
+	    cJSON_AddStringToObject(meta, "tool_version", PMC_TOOL_VERSION) == NULL)
+		goto out;
+
+	cmd = cJSON_AddArrayToObject(meta, "command");
+	if (cmd == NULL)
+		goto out;
+	for (i = 0; i < in->argc; i++) {
+		cJSON *s = cJSON_CreateString(in->argv[i] != NULL ? in->argv[i] : "");
+
+		if (s == NULL || !cJSON_AddItemToArray(cmd, s)) {
+			cJSON_Delete(s);
+			goto out;
+		}
+	}
+
+	if (getcwd(buf, sizeof(buf)) != NULL) {
+		if (cJSON_AddStringToObject(meta, "cwd", buf) == NULL)
+			goto out;
+	} else {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "getcwd failed: %s", strerror(errno));
+		if (add_item(meta, "cwd", error_object(msg)) != 0)
+			goto out;
+	}
+
+	env = build_env();
+	if (add_item(meta, "env", env) != 0)
+		goto out;
+
+	/* start_utc and start_mono_ns describe nearly the same instant: the caller took
+	 * start_mono_ns just before calling us; the gap is the few µs of this function so far. */
+	if (format_utc_now(buf, sizeof(buf)) == 0) {
+		if (cJSON_AddStringToObject(meta, "start_utc", buf) == NULL)
+			goto out;
+	} else if (cJSON_AddNullToObject(meta, "start_utc") == NULL) {
+		goto out;
+	}
+	/* A double holds integers exactly up to 2^53 ns (104 days of uptime); beyond that the
+	 * error is a few ns, far below the µs resolution of start_utc. */
+	if (cJSON_AddNumberToObject(meta, "start_mono_ns", (double)in->start_mono_ns) == NULL)
+		goto out;
+
+	if (gethostname(buf, sizeof(buf)) == 0) {
+		buf[sizeof(buf) - 1] = '\0';
+		if (cJSON_AddStringToObject(meta, "hostname", buf) == NULL)
+			goto out;
+	} else if (cJSON_AddNullToObject(meta, "hostname") == NULL) {
+		goto out;
+	}
+	if (add_kernel(meta) != 0)
+		goto out;
+	if (cJSON_AddNumberToObject(meta, "user_hz", (double)sysconf(_SC_CLK_TCK)) == NULL ||
+	    cJSON_AddNumberToObject(meta, "page_size_bytes", (double)sysconf(_SC_PAGESIZE)) == NULL ||
+	    cJSON_AddStringToObject(meta, "clock", "CLOCK_MONOTONIC") == NULL ||
+	    cJSON_AddNumberToObject(meta, "interval_ms", in->interval_ms) == NULL)
+		goto out;
+
+	/* The kernel's own list of online CPUs (hwloc's cpusets exclude CPUs outside our cgroup,
+	 * which is a different question). */
+	have_online = read_line("/sys/devices/system/cpu/online", online, sizeof(online)) == 0;
+	if (!have_online)
+		snprintf(online, sizeof(online), "0-%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
+	if (cJSON_AddStringToObject(meta, "cpus", in->cpus != NULL ? in->cpus : online) == NULL ||
+	    cJSON_AddStringToObject(meta, "online_cpus", online) == NULL ||
+	    cJSON_AddNumberToObject(meta, "collector_cpu", in->collector_cpu) == NULL)
+		goto out;
+
+	mp = cJSON_AddObjectToObject(meta, "mempolicy");
+	if (mp == NULL || cJSON_AddStringToObject(mp, "mode", in->mem_mode != NULL ? in->mem_mode : "default") == NULL ||
+	    (in->mem_nodes != NULL ? cJSON_AddStringToObject(mp, "nodes", in->mem_nodes)
+				   : cJSON_AddNullToObject(mp, "nodes")) == NULL)
+		goto out;
+
+	topo = build_topology();
+	if (add_item(meta, "topology", topo) != 0)
+		goto out;
+	if (add_cpufreq(meta, online) != 0)
+		goto out;
+	if (cJSON_AddObjectToObject(meta, "sources") == NULL)
+		goto out;
+	ret = meta;
+	meta = NULL;
+	what = NULL;
+out:
+	if (what != NULL)
+		set_why(why, whysize, "cannot build trace metadata: %s", what);
+	cJSON_Delete(meta);
+	return ret;
+}
+
+void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *reason)
+{
+	cJSON *sources, *s;
+
+	if (meta == NULL || name == NULL)
+		return;
+	sources = cJSON_GetObjectItemCaseSensitive(meta, "sources");
+	if (!cJSON_IsObject(sources)) {
+		sources = cJSON_CreateObject();
+		if (sources == NULL)
+			return;
+		cJSON_DeleteItemFromObjectCaseSensitive(meta, "sources");
+		if (!cJSON_AddItemToObject(meta, "sources", sources)) {
+			cJSON_Delete(sources);
+			return;
+		}
+	}
+	s = cJSON_CreateObject();
+	if (s == NULL)
+		return;
+	if (cJSON_AddBoolToObject(s, "recorded", recorded ? 1 : 0) == NULL ||
+	    (reason != NULL && cJSON_AddStringToObject(s, "reason", reason) == NULL)) {
+		cJSON_Delete(s);
+		return;
+	}
+	/* One entry per source: a second call for the same name replaces the first. */
+	if (cJSON_GetObjectItemCaseSensitive(sources, name) != NULL) {
+		if (!cJSON_ReplaceItemInObjectCaseSensitive(sources, name, s))
+			cJSON_Delete(s);
+		return;
+	}
+	if (!cJSON_AddItemToObject(sources, name, s))
+		cJSON_Delete(s);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* pmt_cli.h: helpers shared by the two front ends (pmcollect, pmanalyze): the one error reporter
+ * in git's grammar, sanitizing of untrusted strings, and CPU/core list parsing. Unlike pmt.h,
+ * pmt_cli_report() prints (to stderr): only the tools' main files and option parsers call it. */
+#ifndef PMT_CLI_H
+#define PMT_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes of both tools (docs/pmcollect.1, docs/pmanalyze.1). */
+#define PMT_EXIT_OK 0
+#define PMT_EXIT_FAILURE 1 /* runtime failure: bad data, I/O error */
+#define PMT_EXIT_USAGE 2   /* bad command line */
+
+/* Sets the program name used as the prefix of every message ("pmcollect"). */
+void pmt_cli_set_prog(const char *prog);
+const char *pmt_cli_prog(void);
+
+/* Prints "<prog>: <level>: <message>\n" to stderr, where level is "error" or "warning".
+ * The formatted message is passed through pmt_cli_sanitize() so control characters that came from
+ * a trace or a process name cannot reach the terminal. One line, no capital, no full stop. */
+void pmt_cli_report(const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define pmt_cli_error(...) pmt_cli_report("error", __VA_ARGS__)
+#define pmt_cli_warning(...) pmt_cli_report("warning", __VA_ARGS__)
+
+/* Copies at most srclen bytes of src into dst (size dstsize > 0, always NUL-terminated), replacing
+ * bytes < 0x20, 0x7f, and invalid UTF-8 with '?'. Returns dst. */
+char *pmt_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen);
+
+/* A set of non-negative integers (CPUs or core counts) as a sorted, deduplicated array. */
+struct pmt_intlist {
+	uint32_t *v;
+	size_t n;
+};
+
+/* Parses a list in the kernel's cpulist syntax extended with strides: "0", "0-3,8", "1-64:4"
+ * (1, 5, 9, ..., 61), "1,2,4,8". Values must be in [min_value, max_value]; a range must not run
+ * backwards. On success fills *out (caller frees out->v with free()) and returns 0; on error returns
+ * -1 and writes a one-line reason (e.g. "range '5-2' runs backwards") into why (size whysize).
+ * At most 1,000,000 values. Source: the cpulist format of cpuset(7) "List format". */
+int pmt_intlist_parse(const char *s, uint32_t min_value, uint32_t max_value,
+		      struct pmt_intlist *out, char *why, size_t whysize);
+
+/* Formats a sorted list back into cpulist syntax ("0-3,8") in buf; returns buf. */
+char *pmt_intlist_format(const struct pmt_intlist *l, char *buf, size_t bufsize);
+
+void pmt_intlist_free(struct pmt_intlist *l);
+
+#endif

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+# Tiny TAP helpers for the command-line tests (after git's t/test-lib.sh): each check prints
+# "ok N - name" or "not ok N - name" with the reason. Environment from tests/run-tests.sh:
+# PMT_BIN (pmcollect, pmanalyze), PMT_WORKLOADS (built workloads), PMT_TMP (scratch), PMT_TOP.
+set -u
+: "${PMT_BIN:?run through tests/run-tests.sh}"
+PMCOLLECT="$PMT_BIN/pmcollect"; PMANALYZE="$PMT_BIN/pmanalyze"; W="$PMT_WORKLOADS"
+T="$PMT_TMP/$(basename "$0" .sh)"; rm -rf "$T"; mkdir -p "$T"
+tap_n=0; tap_failed=0
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+# check NAME CMD...: passes when CMD exits 0
+check() { name=$1; shift; if "$@" >"$T/check.out" 2>&1; then ok "$name"; else not_ok "$name" "command: $*" "$(head -c 600 "$T/check.out")"; fi; }
+# run_capture CMD...: runs CMD, stdout in $T/out, stderr in $T/err, status in $rc
+run_capture() { "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+# expect_status NAME WANT: compares $rc
+expect_status() { if [ "$rc" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $rc, want $2" "stderr: $(head -c 400 "$T/err")"; fi; }
+# expect_err_line NAME REGEX: stderr is exactly one line matching the extended REGEX
+expect_err_line() {
+	lines=$(wc -l <"$T/err")
+	if [ "$lines" -eq 1 ] && grep -Eq "$2" "$T/err"; then ok "$1"; else not_ok "$1" "want one stderr line matching /$2/, got $lines lines:" "$(head -c 400 "$T/err")"; fi
+}
+# near NAME GOT WANT RELTOL: |GOT-WANT| <= RELTOL*|WANT|
+near() { if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN{d=g-w; if(d<0)d=-d; a=w<0?-w:w; exit !(d<=t*a)}'; then ok "$1 ($2 vs $3)"; else not_ok "$1" "got $2, want $3 within $4"; fi; }
+done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

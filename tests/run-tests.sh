@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs every test (cmocka unit tests in TAP mode, then tests/cli/t*.sh) against each build directory
+# given (e.g. build and build-address-undefined) and ends with the line "N passed, N failed".
+# A test program that crashes, exits non-zero or prints no TAP result counts as one failure.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+passed=0; failed=0
+export CMOCKA_MESSAGE_OUTPUT=TAP
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+run_one() { # $1 label, $2.. command; counts TAP lines of its output
+	label=$1; shift
+	log="$logdir/$(echo "$label" | tr '/ ' '__').log"
+	"$@" >"$log" 2>&1
+	rc=$?
+	ok=$(grep -c '^ok ' "$log")
+	nok=$(grep -c '^not ok ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then nok=1; fi
+	if [ "$ok" -eq 0 ] && [ "$nok" -eq 0 ]; then nok=1; fi
+	passed=$((passed + ok)); failed=$((failed + nok))
+	if [ "$nok" -eq 0 ]; then
+		printf 'PASS %-44s %3d ok\n' "$label" "$ok"
+	else
+		printf 'FAIL %-44s %3d ok, %d failed (exit %d), log: %s\n' "$label" "$ok" "$nok" "$rc" "$log"
+		grep '^not ok ' "$log" | head -20 | sed 's/^/     /'
+		tail -5 "$log" | sed 's/^/     | /'
+	fi
+}
+for b in "$@"; do
+	b=$(cd "$top" && cd "$b" && pwd) || { failed=$((failed + 1)); continue; }
+	logdir="$b/test-logs"; mkdir -p "$logdir"
+	case "$b" in *-address*) bindir="$b/bin";; *) bindir="$top/bin";; esac
+	export PMT_BIN="$bindir" PMT_WORKLOADS="$b/workloads" PMT_TOP="$top" PMT_TMP="$b/test-tmp"
+	rm -rf "$PMT_TMP"; mkdir -p "$PMT_TMP"
+	tag=$(basename "$b")
+	for t in "$b"/tests/test_*; do
+		[ -x "$t" ] || continue
+		run_one "$tag/$(basename "$t")" "$t"
+	done
+	for t in "$top"/tests/cli/t*.sh; do
+		[ -f "$t" ] || continue
+		run_one "$tag/$(basename "$t")" sh "$t"
+	done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

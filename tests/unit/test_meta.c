@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* test_meta.c: unit tests of collector/meta.c, the META JSON (FORMAT.md §6), against this machine. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <hwloc.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "meta.h"
+
+static char arg0[] = "./app", arg1[] = "x";
+static char *const test_argv[] = {arg0, arg1, NULL};
+
+/* Builds META for argv {"./app", "x"}, interval 10 ms, CPUs "0", the way pmcollect calls it. */
+static cJSON *build(const char *cpus, const char *mode, const char *nodes, int collector_cpu)
+{
+	struct pmc_meta_input in = {
+		.argc = 2,
+		.argv = test_argv,
+		.interval_ms = 10.0,
+		.cpus = cpus,
+		.collector_cpu = collector_cpu,
+		.mem_mode = mode,
+		.mem_nodes = nodes,
+		.start_mono_ns = 123456789012ull,
+	};
+	char why[256] = "";
+	cJSON *m = pmc_meta_build(&in, why, sizeof(why));
+
+	if (m == NULL)
+		print_message("# pmc_meta_build: %s\n", why);
+	assert_non_null(m);
+	return m;
+}
+
+static cJSON *build_default(void)
+{
+	return build("0", "default", NULL, 1);
+}
+
+static cJSON *get(const cJSON *o, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		print_message("# missing key '%s'\n", key);
+	assert_non_null(v);
+	return v;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	cJSON *v = get(o, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	cJSON *v = get(o, key);
+
+	assert_true(cJSON_IsString(v));
+	assert_non_null(v->valuestring);
+	return v->valuestring;
+}
+
+static void test_command_equals_argv(void **state)
+{
+	cJSON *m = build_default(), *cmd;
+	int i;
+
+	(void)state;
+	cmd = get(m, "command");
+	assert_true(cJSON_IsArray(cmd));
+	assert_int_equal(cJSON_GetArraySize(cmd), 2);
+	for (i = 0; i < 2; i++) {
+		cJSON *s = cJSON_GetArrayItem(cmd, i);
+
+		assert_true(cJSON_IsString(s));
+		assert_string_equal(s->valuestring, test_argv[i]);
+	}
+	cJSON_Delete(m);
+}
+
+static void test_versions_interval_and_cpus(void **state)
+{
+	cJSON *m = build_default();
+
+	(void)state;
+	assert_string_equal(str(m, "format"), "pmtrace");
+	assert_string_equal(str(m, "format_version"), "1.0");
+	assert_string_equal(str(m, "tool"), "pmcollect");
+	assert_string_equal(str(m, "tool_version"), "0.1.0");
+	assert_true(num(m, "interval_ms") == 10.0);
+	assert_string_equal(str(m, "cpus"), "0");
+	assert_true(num(m, "collector_cpu") == 1.0);
+	assert_true(num(m, "start_mono_ns") == 123456789012.0);
+	assert_string_equal(str(m, "clock"), "CLOCK_MONOTONIC");
+	assert_true(num(m, "user_hz") == (double)sysconf(_SC_CLK_TCK));
+	assert_true(num(m, "page_size_bytes") == (double)sysconf(_SC_PAGESIZE));
+	cJSON_Delete(m);
+}
+
+/* Every key FORMAT.md §6 lists, with its JSON type, after a print/parse round trip (what the
+ * analyzer will see). */
+static void test_all_format_keys_after_round_trip(void **state)
+{
+	cJSON *m = build_default(), *p, *k, *t, *mp;
+	char *text;
+
+	(void)state;
+	text = cJSON_PrintUnformatted(m);
+	assert_non_null(text);
+	p = cJSON_Parse(text);
+	free(text);
+	assert_non_null(p);
+	assert_true(cJSON_IsArray(get(p, "command")));
+	str(p, "cwd");
+	assert_true(cJSON_IsObject(get(p, "env")));
+	str(p, "start_utc");
+	num(p, "start_mono_ns");
+	str(p, "hostname");
+	k = get(p, "kernel");
+	assert_string_equal(str(k, "sysname"), "Linux");
+	str(k, "release");
+	str(k, "machine");
+	num(p, "user_hz");
+	num(p, "page_size_bytes");
+	num(p, "interval_ms");
+	str(p, "cpus");
+	str(p, "online_cpus");
+	num(p, "collector_cpu");
+	mp = get(p, "mempolicy");
+	assert_string_equal(str(mp, "mode"), "default");
+	assert_true(cJSON_IsNull(get(mp, "nodes")));
+	t = get(p, "topology");
+	num(t, "packages");
+	num(t, "cores");
+	num(t, "pus");
+	num(t, "numa_nodes");
+	assert_true(cJSON_IsArray(get(t, "numa_distances")));
+	assert_true(cJSON_IsArray(get(t, "caches")));
+	assert_true(strlen(str(t, "hwloc_xml")) > 0);
+	assert_true(cJSON_IsObject(get(p, "cpufreq")) || cJSON_IsNull(get(p, "cpufreq")));
+	assert_true(cJSON_IsObject(get(p, "sources")));
+	assert_int_equal(cJSON_GetArraySize(get(p, "sources")), 0);
+	cJSON_Delete(p);
+	cJSON_Delete(m);
+}
+
+static void test_topology_counts_match_machine(void **state)
+{
+	cJSON *m = build_default(), *t;
+	double pus, cores, packages;
+
+	(void)state;
+	t = get(m, "topology");
+	pus = num(t, "pus");
+	cores = num(t, "cores");
+	packages = num(t, "packages");
+	assert_true(pus == (double)sysconf(_SC_NPROCESSORS_ONLN));
+	assert_true(pus >= cores);
+	assert_true(cores >= packages);
+	assert_true(packages >= 1);
+	assert_true(num(t, "numa_nodes") >= 1);
+	cJSON_Delete(m);
+}
+
+/* numa_distances is numa_nodes x numa_nodes and local (diagonal) is the smallest of each row. */
+static void test_numa_distance_matrix_shape(void **state)
+{
+	cJSON *m = build_default(), *t, *d;
+	int n, i, j;
+	const char *source;
+
+	(void)state;
+	t = get(m, "topology");
+	n = (int)num(t, "numa_nodes");
+	d = get(t, "numa_distances");
+	assert_int_equal(cJSON_GetArraySize(d), n);
+	for (i = 0; i < n; i++) {
+		cJSON *row = cJSON_GetArrayItem(d, i);
+		double diag;
+
+		assert_true(cJSON_IsArray(row));
+		assert_int_equal(cJSON_GetArraySize(row), n);
+		diag = cJSON_GetArrayItem(row, i)->valuedouble;
+		assert_true(diag > 0);
+		for (j = 0; j < n; j++)
+			assert_true(cJSON_GetArrayItem(row, j)->valuedouble >= diag);
+	}
+	source = str(t, "numa_distances_source");
+	assert_true(strcmp(source, "hwloc") == 0 || strcmp(source, "none") == 0);
+	assert_int_equal(cJSON_GetArraySize(get(t, "numa_node_ids")), n);
+	cJSON_Delete(m);
+}
+
+/* The exported XML rebuilds a topology with the same number of PUs (what pmanalyze will do). */
+static void test_hwloc_xml_parses_back(void **state)
+{
+	cJSON *m = build_default(), *t;
+	hwloc_topology_t topo;
+	const char *xml;
+
+	(void)state;
+	t = get(m, "topology");
+	xml = str(t, "hwloc_xml");
+	assert_true(strlen(xml) > 0);
+	assert_int_equal(hwloc_topology_init(&topo), 0);
+	assert_int_equal(hwloc_topology_set_xmlbuffer(topo, xml, (int)strlen(xml) + 1), 0);
+	assert_int_equal(hwloc_topology_load(topo), 0);
+	assert_int_equal(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU), (int)num(t, "pus"));
+	assert_int_equal(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), (int)num(t, "cores"));
+	hwloc_topology_destroy(topo);
+	cJSON_Delete(m);
+}
+
+static void test_caches_have_sizes_and_cpus(void **state)
+{
+	cJSON *m = build_default(), *caches, *c;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+	(void)state;
+	caches = get(get(m, "topology"), "caches");
+	assert_true(cJSON_GetArraySize(caches) > 0);
+	cJSON_ArrayForEach(c, caches) {
+		assert_true(num(c, "level") >= 1);
+		assert_true(num(c, "size_bytes") > 0);
+		assert_int_equal(hwloc_bitmap_list_sscanf(set, str(c, "cpus")), 0);
+		assert_true(hwloc_bitmap_weight(set) >= 1);
+	}
+	hwloc_bitmap_free(set);
+	cJSON_Delete(m);
+}
+
+/* Only OMP_*, GOMP_*, KMP_* are recorded; PATH and look-alikes are not. */
+static void test_env_has_openmp_vars_only(void **state)
+{
+	cJSON *m, *env, *e;
+
+	(void)state;
+	assert_int_equal(setenv("OMP_NUM_THREADS", "3", 1), 0);
+	assert_int_equal(setenv("GOMP_SPINCOUNT", "1000", 1), 0);
+	assert_int_equal(setenv("KMP_AFFINITY", "compact", 1), 0);
+	assert_int_equal(setenv("MY_OMP_NUM_THREADS", "9", 1), 0);
+	assert_non_null(getenv("PATH"));
+	m = build_default();
+	env = get(m, "env");
+	assert_string_equal(str(env, "OMP_NUM_THREADS"), "3");
+	assert_string_equal(str(env, "GOMP_SPINCOUNT"), "1000");
+	assert_string_equal(str(env, "KMP_AFFINITY"), "compact");
+	assert_null(cJSON_GetObjectItemCaseSensitive(env, "PATH"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(env, "MY_OMP_NUM_THREADS"));
+	cJSON_ArrayForEach(e, env) {
+		assert_true(strncmp(e->string, "OMP_", 4) == 0 || strncmp(e->string, "GOMP_", 5) == 0 ||
+			    strncmp(e->string, "KMP_", 4) == 0);
+	}
+	unsetenv("OMP_NUM_THREADS");
+	unsetenv("GOMP_SPINCOUNT");
+	unsetenv("KMP_AFFINITY");
+	unsetenv("MY_OMP_NUM_THREADS");
+	cJSON_Delete(m);
+}
+
+/* start_utc is ISO 8601 UTC with microseconds and is "now". */
+static void test_start_utc_is_iso_and_now(void **state)
+{
+	cJSON *m;
+	regex_t re;
+	struct tm tm;
+	time_t before = time(NULL), t;
+	const char *s;
+
+	(void)state;
+	m = build_default();
+	s = str(m, "start_utc");
+	assert_int_equal(regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$",
+				 REG_EXTENDED | REG_NOSUB), 0);
+	assert_int_equal(regexec(&re, s, 0, NULL, 0), 0);
+	regfree(&re);
+	memset(&tm, 0, sizeof(tm));
+	assert_non_null(strptime(s, "%Y-%m-%dT%H:%M:%S", &tm));
+	t = timegm(&tm);
+	assert_true(t >= before - 1 && t <= time(NULL) + 1);
+	cJSON_Delete(m);
+}
+
+static void test_mempolicy_and_default_cpus(void **state)
+{
+	cJSON *m = build(NULL, "bind", "0", -1), *mp;
+
+	(void)state;
+	mp = get(m, "mempolicy");
+	assert_string_equal(str(mp, "mode"), "bind");
+	assert_string_equal(str(mp, "nodes"), "0");
+	/* NULL cpus means all online CPUs. */
+	assert_string_equal(str(m, "cpus"), str(m, "online_cpus"));
+	assert_true(num(m, "collector_cpu") == -1.0);
+	cJSON_Delete(m);
+}
+
+/* cpufreq is an object with one frequency per online CPU, or null with a reason when the
+ * machine has no cpufreq driver (this VM). */
+static void test_cpufreq_or_reason(void **state)
+{
+	cJSON *m = build_default(), *cf;
+
+	(void)state;
+	cf = get(m, "cpufreq");
+	if (access("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", R_OK) == 0) {
+		assert_true(cJSON_IsObject(cf));
+		str(cf, "governor");
+		assert_int_equal(cJSON_GetArraySize(get(cf, "cur_khz")), (int)sysconf(_SC_NPROCESSORS_ONLN));
+		assert_int_equal(cJSON_GetArraySize(get(cf, "cpu_ids")), (int)sysconf(_SC_NPROCESSORS_ONLN));
+	} else {
+		print_message("# no cpufreq on this machine: expecting null with a reason\n");
+		assert_true(cJSON_IsNull(cf));
+		assert_true(strlen(str(m, "cpufreq_reason")) > 0);
+	}
+	cJSON_Delete(m);
+}
+
+static void test_meta_source_adds_and_replaces(void **state)
+{
+	cJSON *m = build_default(), *src, *papi, *ss;
+
+	(void)state;
+	pmc_meta_source(m, "papi", 0, "PAPI perf_event component disabled: x");
+	pmc_meta_source(m, "schedstat", 1, NULL);
+	src = get(m, "sources");
+	assert_int_equal(cJSON_GetArraySize(src), 2);
+	papi = get(src, "papi");
+	assert_true(cJSON_IsFalse(get(papi, "recorded")));
+	assert_string_equal(str(papi, "reason"), "PAPI perf_event component disabled: x");
+	ss = get(src, "schedstat");
+	assert_true(cJSON_IsTrue(get(ss, "recorded")));
+	assert_null(cJSON_GetObjectItemCaseSensitive(ss, "reason"));
+	/* One entry per source: a second call replaces the first. */
+	pmc_meta_source(m, "papi", 1, NULL);
+	assert_int_equal(cJSON_GetArraySize(src), 2);
+	assert_true(cJSON_IsTrue(get(get(src, "papi"), "recorded")));
+	pmc_meta_source(NULL, "x", 1, NULL);
+	pmc_meta_source(m, NULL, 1, NULL);
+	assert_int_equal(cJSON_GetArraySize(src), 2);
+	cJSON_Delete(m);
+}
+
+static void test_invalid_input_gives_reason(void **state)
+{
+	char why[128] = "";
+
+	(void)state;
+	assert_null(pmc_meta_build(NULL, why, sizeof(why)));
+	assert_true(strlen(why) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_equals_argv),
+		cmocka_unit_test(test_versions_interval_and_cpus),
+		cmocka_unit_test(test_all_format_keys_after_round_trip),
+		cmocka_unit_test(test_topology_counts_match_machine),
+		cmocka_unit_test(test_numa_distance_matrix_shape),
+		cmocka_unit_test(test_hwloc_xml_parses_back),
+		cmocka_unit_test(test_caches_have_sizes_and_cpus),
+		cmocka_unit_test(test_env_has_openmp_vars_only),
+		cmocka_unit_test(test_start_utc_is_iso_and_now),
+		cmocka_unit_test(test_mempolicy_and_default_cpus),
+		cmocka_unit_test(test_cpufreq_or_reason),
+		cmocka_unit_test(test_meta_source_adds_and_replaces),
+		cmocka_unit_test(test_invalid_input_gives_reason),
+	};
+
+	return cmocka_run_group_tests_name("meta", tests, NULL, NULL);
+}

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+// Test workload: M threads run barrier-separated phases of known CPU work and print the exact truth (work, T_cp, A_inf).
+
+/*
+ * Usage: phases [-v] [-t <threads>] [-w <ms>] [-r <repeats>] [-s <serial-ms>] <pattern>
+ *
+ * Every thread walks the same schedule of steps; in each step thread j burns
+ * step_burn_ms(step, j) milliseconds of its OWN CPU time and then waits at a
+ * barrier. Because the truth is computed by summing over that very schedule
+ * (work = sum of all burns, T_cp = sum over steps of the largest burn), it is
+ * exact by construction, whatever the number of CPUs (Tudor & Teo, eq. 4:
+ * A(m,inf) = sum of tau_j / sum of max tau_j).
+ *
+ * The main thread is worker 0, so the process has exactly M threads.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define PROG "phases"
+#define MAX_THREADS 1024
+
+/* Between two clock reads: long enough that the syscall costs ~1-2%, short enough that the
+ * overshoot at the end of a burn is a few microseconds. */
+#define BURN_CHECK_NS 20000
+
+enum pattern { PAT_BALANCED, PAT_IMBALANCED, PAT_SERIAL, PAT_MIXED };
+
+/* The kinds of step a schedule is made of; see step_burn_ms(). */
+enum step_kind { STEP_ALL, STEP_TRIANGLE, STEP_SERIAL, STEP_HALF };
+
+struct config {
+	int threads;
+	double work_ms;
+	double serial_ms;
+	int repeats;
+	enum pattern pattern;
+	int verbose;
+};
+
+struct worker {
+	pthread_t tid;
+	int id;
+	double assigned_ms;  /* sum of this thread's burns, from the schedule */
+	double loop_cpu_ms;  /* CPU time spent in the phase loop: burns plus barrier calls (-v) */
+	double total_cpu_ms; /* the thread's whole CPU time; for main it includes exec and startup */
+};
+
+static struct config cfg;
+static pthread_barrier_t phase_barrier;
+
+/* Own CPU time of the calling thread in ns; not wall time, so preemption does not count. */
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Spin on register-resident arithmetic for n iterations; the asm keeps the compiler from
+ * folding the loop away while touching no memory (so no cache or bandwidth contention). */
+static uint64_t spin(uint64_t x, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/*
+ * burn_ms() - consume exactly @ms milliseconds of the calling thread's CPU time.
+ *
+ * The chunk size is recalibrated from each chunk's own CPU cost, so a check happens about
+ * every BURN_CHECK_NS of work whatever the CPU speed, and the last chunk is shrunk to the
+ * time left so the overshoot is about one clock_gettime() call.
+ */
+static void burn_ms(double ms)
+{
+	static __thread uint64_t iters_per_check = 256; /* warms up on the first chunks */
+	int64_t budget_ns = llround(ms * 1e6);
+	int64_t start_ns, now_ns, left_ns;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	if (budget_ns <= 0)
+		return;
+	start_ns = now_ns = thread_cpu_ns();
+	while ((left_ns = start_ns + budget_ns - now_ns) > 0) {
+		uint64_t n = iters_per_check;
+		int full = left_ns >= BURN_CHECK_NS;
+		int64_t t_ns, used_ns;
+
+		if (!full)
+			n = n * (uint64_t)left_ns / BURN_CHECK_NS + 1;
+		x = spin(x, n);
+		t_ns = thread_cpu_ns();
+		used_ns = t_ns - now_ns;
+		if (full && used_ns > 0) {
+			uint64_t next = n * BURN_CHECK_NS / (uint64_t)used_ns;
+
+			iters_per_check = next < 16 ? 16 : next > (1u << 26) ? (1u << 26) : next;
+		}
+		now_ns = t_ns;
+	}
+	__asm__ volatile("" : : "r"(x));
+}
+
+/* Indexed by enum pattern; also the accepted spellings of <pattern>. */
+static const char *const pattern_names[] = { "balanced", "imbalanced", "serial", "mixed" };
+
+/* Steps in one repetition of the pattern; the schedule is repeats * steps_per_repeat() steps. */
+static int steps_per_repeat(enum pattern p)
+{
+	switch (p) {
+	case PAT_BALANCED:
+	case PAT_IMBALANCED:
+		return 1;
+	case PAT_SERIAL:
+		return 2;
+	case PAT_MIXED:
+		return 4;
+	}
+	return 0;
+}
+
+static enum step_kind step_kind_of(enum pattern p, int step)
+{
+	/* Each row lists one repetition; mixed is serial, balanced, imbalanced, half. */
+	static const enum step_kind serial_steps[] = { STEP_SERIAL, STEP_ALL };
+	static const enum step_kind mixed_steps[] = { STEP_SERIAL, STEP_ALL, STEP_TRIANGLE, STEP_HALF };
+	int k = step % steps_per_repeat(p);
+
+	switch (p) {
+	case PAT_BALANCED:
+		return STEP_ALL;
+	case PAT_IMBALANCED:
+		return STEP_TRIANGLE;
+	case PAT_SERIAL:
+		return serial_steps[k];
+	case PAT_MIXED:
+		return mixed_steps[k];
+	}
+	return STEP_ALL;
+}
+
+/* CPU milliseconds thread j burns in the given step: the single source of both the run and the truth. */
+static double step_burn_ms(int step, int j)
+{
+	switch (step_kind_of(cfg.pattern, step)) {
+	case STEP_ALL:
+		return cfg.work_ms;
+	case STEP_TRIANGLE:
+		return (j + 1) * cfg.work_ms;
+	case STEP_SERIAL:
+		return j == 0 ? cfg.serial_ms : 0.0;
+	case STEP_HALF:
+		/* ceil(M/2) so that one thread still works when M is 1 */
+		return j < (cfg.threads + 1) / 2 ? cfg.work_ms : 0.0;
+	}
+	return 0.0;
+}
+
+static int total_steps(void)
+{
+	return cfg.repeats * steps_per_repeat(cfg.pattern);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	int steps = total_steps();
+	int64_t start_ns = thread_cpu_ns();
+
+	for (int s = 0; s < steps; s++) {
+		double ms = step_burn_ms(s, w->id);
+
+		burn_ms(ms);
+		w->assigned_ms += ms;
+		/* futex sleep, not a spin: a waiting thread must not be runnable */
+		pthread_barrier_wait(&phase_barrier);
+	}
+	w->total_cpu_ms = (double)thread_cpu_ns() / 1e6;
+	w->loop_cpu_ms = w->total_cpu_ms - (double)start_ns / 1e6;
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [-v] [-t <threads>] [-w <ms>] [-r <repeats>] [-s <serial-ms>] <pattern>\n"
+		"  <pattern>             balanced | imbalanced | serial | mixed\n"
+		"  -t, --threads=N       worker threads, main included [default: 4]\n"
+		"  -w, --work=MS         CPU milliseconds per thread per phase [default: 30]\n"
+		"  -r, --repeats=N       repetitions of the pattern [default: 3]\n"
+		"  -s, --serial=MS       CPU milliseconds of the serial phase [default: the -w value]\n"
+		"  -v, --verbose         per-thread CPU times on stderr\n");
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, PROG ": error: %s '%s'\n", what, arg);
+	usage(stderr);
+	return 2;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_ms(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "threads", required_argument, NULL, 't' }, { "work", required_argument, NULL, 'w' },
+		{ "repeats", required_argument, NULL, 'r' }, { "serial", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },	     { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct worker *workers;
+	double work_total_ms = 0.0, T_cp_ms = 0.0;
+	int serial_given = 0, c, steps, rc = 0;
+
+	cfg.threads = 4;
+	cfg.work_ms = 30.0;
+	cfg.repeats = 3;
+	while ((c = getopt_long(argc, argv, "+t:w:r:s:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (parse_int(optarg, 1, MAX_THREADS, &cfg.threads))
+				return usage_error("invalid thread count", optarg);
+			break;
+		case 'w':
+			if (parse_ms(optarg, &cfg.work_ms))
+				return usage_error("invalid work in ms", optarg);
+			break;
+		case 'r':
+			if (parse_int(optarg, 1, 1000000, &cfg.repeats))
+				return usage_error("invalid repeat count", optarg);
+			break;
+		case 's':
+			if (parse_ms(optarg, &cfg.serial_ms))
+				return usage_error("invalid serial work in ms", optarg);
+			serial_given = 1;
+			break;
+		case 'v':
+			cfg.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": error: expected exactly one pattern\n");
+		usage(stderr);
+		return 2;
+	}
+	for (c = 0; c < 4 && strcmp(argv[optind], pattern_names[c]); c++)
+		;
+	if (c == 4)
+		return usage_error("unknown pattern", argv[optind]);
+	cfg.pattern = (enum pattern)c;
+	if (!serial_given)
+		cfg.serial_ms = cfg.work_ms;
+
+	/* The truth, summed over the same schedule the threads run. */
+	steps = total_steps();
+	for (int s = 0; s < steps; s++) {
+		double longest_ms = 0.0;
+
+		for (int j = 0; j < cfg.threads; j++) {
+			double ms = step_burn_ms(s, j);
+
+			work_total_ms += ms;
+			longest_ms = ms > longest_ms ? ms : longest_ms;
+		}
+		T_cp_ms += longest_ms;
+	}
+
+	workers = calloc((size_t)cfg.threads, sizeof(*workers));
+	if (!workers) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		return 1;
+	}
+	pthread_barrier_init(&phase_barrier, NULL, (unsigned)cfg.threads);
+	for (int j = 0; j < cfg.threads; j++)
+		workers[j].id = j;
+	for (int j = 1; j < cfg.threads; j++) {
+		int err = pthread_create(&workers[j].tid, NULL, worker_main, &workers[j]);
+
+		if (err) {
+			/* Threads already started would wait forever at the barrier: nothing to join. */
+			fprintf(stderr, PROG ": error: cannot create thread %d: %s\n", j, strerror(err));
+			exit(1);
+		}
+	}
+	worker_main(&workers[0]);
+	for (int j = 1; j < cfg.threads; j++)
+		pthread_join(workers[j].tid, NULL);
+
+	if (cfg.verbose) {
+		struct rusage ru;
+
+		for (int j = 0; j < cfg.threads; j++)
+			fprintf(stderr, "thread %d: assigned_ms=%.3f loop_cpu_ms=%.3f total_cpu_ms=%.3f\n", j,
+				workers[j].assigned_ms, workers[j].loop_cpu_ms, workers[j].total_cpu_ms);
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "process: cpu_ms=%.3f work_ms=%.3f\n",
+			(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
+			work_total_ms);
+	}
+	printf("{\"workload\":\"%s\",\"m\":%d,\"work_ms\":%.3f,\"T_cp_ms\":%.3f,\"A_inf\":",
+	       pattern_names[cfg.pattern], cfg.threads, work_total_ms, T_cp_ms);
+	if (T_cp_ms > 0)
+		printf("%.6f", work_total_ms / T_cp_ms);
+	else
+		printf("null"); /* 0/0: no work at all */
+	printf(",\"program\":\"" PROG "\",\"repeats\":%d,\"threads_peak\":%d}\n", cfg.repeats, cfg.threads);
+	pthread_barrier_destroy(&phase_barrier);
+	free(workers);
+	if (fflush(stdout) == EOF)
+		rc = 1;
+	return rc;
+}

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+// Test workload: a chain of K stage threads passing items through blocking queues, with the exact truth of its critical path.
+
+/*
+ * Usage: pipeline [-v] [-s] [-t <stages>] [-w <ms>] [-n <items>]
+ *
+ * Stage 0 (the main thread) makes ITEMS items; stage i > 0 takes each item from
+ * the queue of stage i-1, burns MS of its own CPU time and hands it to stage
+ * i+1. Queues are unbounded counters guarded by a mutex and a condition
+ * variable, so a stage with nothing to do sleeps on a futex and is not runnable.
+ *
+ * Truth on infinite cores (Tudor & Teo, eq. 4, with tau = MS per item and stage):
+ *   streaming: item i leaves stage s at (i + s + 1) * MS, so
+ *              T_cp = (ITEMS + K - 1) * MS          (fill, then one item per MS)
+ *   strict -s: the next item enters only when the previous one left stage K-1,
+ *              so every burn is on one dependency chain and T_cp = K * ITEMS * MS
+ *   work = K * ITEMS * MS in both.  -t 2 is the producer/consumer pair.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define PROG "pipeline"
+#define MAX_STAGES 1024
+
+/* Between two clock reads: long enough that the syscall costs ~1-2%, short enough that the
+ * overshoot at the end of a burn is a few microseconds. */
+#define BURN_CHECK_NS 20000
+
+/* An unbounded queue of anonymous items: only how many are waiting matters. */
+struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t nonempty;
+	long count;
+};
+
+struct stage {
+	pthread_t tid;
+	int id;
+	double loop_cpu_ms;  /* CPU time spent in the item loop: burns plus queue calls (-v) */
+	double total_cpu_ms; /* the thread's whole CPU time; for main it includes exec and startup */
+};
+
+static int n_stages = 4;
+static long n_items = 10;
+static double work_ms = 20.0;
+static int strict;
+static struct queue *inbox; /* inbox[i] feeds stage i; inbox[0] is used only in strict mode */
+
+/* Own CPU time of the calling thread in ns; not wall time, so preemption does not count. */
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Spin on register-resident arithmetic for n iterations; the asm keeps the compiler from
+ * folding the loop away while touching no memory (so no cache or bandwidth contention). */
+static uint64_t spin(uint64_t x, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/*
+ * burn_ms() - consume exactly @ms milliseconds of the calling thread's CPU time.
+ *
+ * The chunk size is recalibrated from each chunk's own CPU cost, so a check happens about
+ * every BURN_CHECK_NS of work whatever the CPU speed, and the last chunk is shrunk to the
+ * time left so the overshoot is about one clock_gettime() call.
+ */
+static void burn_ms(double ms)
+{
+	static __thread uint64_t iters_per_check = 256; /* warms up on the first chunks */
+	int64_t budget_ns = llround(ms * 1e6);
+	int64_t start_ns, now_ns, left_ns;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	if (budget_ns <= 0)
+		return;
+	start_ns = now_ns = thread_cpu_ns();
+	while ((left_ns = start_ns + budget_ns - now_ns) > 0) {
+		uint64_t n = iters_per_check;
+		int full = left_ns >= BURN_CHECK_NS;
+		int64_t t_ns, used_ns;
+
+		if (!full)
+			n = n * (uint64_t)left_ns / BURN_CHECK_NS + 1;
+		x = spin(x, n);
+		t_ns = thread_cpu_ns();
+		used_ns = t_ns - now_ns;
+		if (full && used_ns > 0) {
+			uint64_t next = n * BURN_CHECK_NS / (uint64_t)used_ns;
+
+			iters_per_check = next < 16 ? 16 : next > (1u << 26) ? (1u << 26) : next;
+		}
+		now_ns = t_ns;
+	}
+	__asm__ volatile("" : : "r"(x));
+}
+
+static void queue_init(struct queue *q)
+{
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->nonempty, NULL);
+	q->count = 0;
+}
+
+static void queue_destroy(struct queue *q)
+{
+	pthread_cond_destroy(&q->nonempty);
+	pthread_mutex_destroy(&q->lock);
+}
+
+static void queue_put(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->count++;
+	pthread_cond_signal(&q->nonempty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Blocks (futex sleep) until an item is there, then takes it. */
+static void queue_take(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->count == 0)
+		pthread_cond_wait(&q->nonempty, &q->lock);
+	q->count--;
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void *stage_main(void *arg)
+{
+	struct stage *st = arg;
+	int last = st->id == n_stages - 1;
+	int64_t start_ns = thread_cpu_ns();
+
+	for (long item = 0; item < n_items; item++) {
+		/* Stage 0 makes items; in strict mode it first waits for the previous one to come back. */
+		if (st->id > 0 || (strict && item > 0))
+			queue_take(&inbox[st->id]);
+		burn_ms(work_ms);
+		if (!last)
+			queue_put(&inbox[st->id + 1]);
+		else if (strict)
+			queue_put(&inbox[0]);
+	}
+	st->total_cpu_ms = (double)thread_cpu_ns() / 1e6;
+	st->loop_cpu_ms = st->total_cpu_ms - (double)start_ns / 1e6;
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [-v] [-s] [-t <stages>] [-w <ms>] [-n <items>]\n"
+		   "  -t, --stages=K        stage threads, main is stage 0 [default: 4]\n"
+		   "  -w, --work=MS         CPU milliseconds per item per stage [default: 20]\n"
+		   "  -n, --items=N         items sent through the chain [default: 10]\n"
+		   "  -s, --strict          one item in the chain at a time (a pure dependency chain)\n"
+		   "  -v, --verbose         per-thread CPU times on stderr\n");
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, PROG ": error: %s '%s'\n", what, arg);
+	usage(stderr);
+	return 2;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_ms(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "stages", required_argument, NULL, 't' }, { "work", required_argument, NULL, 'w' },
+		{ "items", required_argument, NULL, 'n' },  { "strict", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },	    { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct stage *stages;
+	double work_total_ms, T_cp_ms;
+	int verbose = 0, c;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "+t:w:n:svh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (parse_long(optarg, 1, MAX_STAGES, &v))
+				return usage_error("invalid stage count", optarg);
+			n_stages = (int)v;
+			break;
+		case 'w':
+			if (parse_ms(optarg, &work_ms))
+				return usage_error("invalid work in ms", optarg);
+			break;
+		case 'n':
+			if (parse_long(optarg, 1, 100000000, &n_items))
+				return usage_error("invalid item count", optarg);
+			break;
+		case 's':
+			strict = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+
+	work_total_ms = (double)n_stages * (double)n_items * work_ms;
+	T_cp_ms = strict ? work_total_ms : (double)(n_items + n_stages - 1) * work_ms;
+
+	stages = calloc((size_t)n_stages, sizeof(*stages));
+	inbox = calloc((size_t)n_stages, sizeof(*inbox));
+	if (!stages || !inbox) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		return 1;
+	}
+	for (int i = 0; i < n_stages; i++) {
+		stages[i].id = i;
+		queue_init(&inbox[i]);
+	}
+	for (int i = 1; i < n_stages; i++) {
+		int err = pthread_create(&stages[i].tid, NULL, stage_main, &stages[i]);
+
+		if (err) {
+			/* Stages already started wait forever for items: nothing to join. */
+			fprintf(stderr, PROG ": error: cannot create thread %d: %s\n", i, strerror(err));
+			exit(1);
+		}
+	}
+	stage_main(&stages[0]);
+	for (int i = 1; i < n_stages; i++)
+		pthread_join(stages[i].tid, NULL);
+
+	if (verbose) {
+		struct rusage ru;
+
+		for (int i = 0; i < n_stages; i++)
+			fprintf(stderr, "stage %d: assigned_ms=%.3f loop_cpu_ms=%.3f total_cpu_ms=%.3f\n", i,
+				(double)n_items * work_ms, stages[i].loop_cpu_ms, stages[i].total_cpu_ms);
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "process: cpu_ms=%.3f work_ms=%.3f\n",
+			(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
+			work_total_ms);
+	}
+	printf("{\"workload\":\"%s\",\"m\":%d,\"work_ms\":%.3f,\"T_cp_ms\":%.3f,\"A_inf\":",
+	       strict ? "pipeline_strict" : "pipeline", n_stages, work_total_ms, T_cp_ms);
+	if (T_cp_ms > 0)
+		printf("%.6f", work_total_ms / T_cp_ms);
+	else
+		printf("null"); /* 0/0: no work at all */
+	printf(",\"program\":\"" PROG "\",\"items\":%ld,\"threads_peak\":%d}\n", n_items, n_stages);
+	for (int i = 0; i < n_stages; i++)
+		queue_destroy(&inbox[i]);
+	free(inbox);
+	free(stages);
+	return fflush(stdout) == EOF ? 1 : 0;
+}

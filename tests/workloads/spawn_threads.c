@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+// Test workload: creates and joins many short-lived threads, a few at a time, to stress the collector's thread tracking.
+
+/*
+ * Usage: spawn_threads [-v] [-n <threads>] [-w <ms>] [-a <alive>]
+ *
+ * Threads are made in batches of at most ALIVE (default 8): every thread of a
+ * batch waits at a barrier until the whole batch exists, burns MS of its own
+ * CPU time (default 0: it exits at once), and is joined by main, which sleeps
+ * in pthread_join. The barrier makes the peak exact by construction.
+ *
+ * Truth (Tudor & Teo, eq. 4), with B = ceil(N / ALIVE) batches run one after another:
+ *   work = N*MS, T_cp = B*MS, A_inf = N/B (null when MS is 0: no work at all),
+ *   m = min(N, ALIVE) + 1 (the batch plus the main thread).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define PROG "spawn_threads"
+#define MAX_ALIVE 1024
+
+/* Between two clock reads: long enough that the syscall costs ~1-2%, short enough that the
+ * overshoot at the end of a burn is a few microseconds. */
+#define BURN_CHECK_NS 20000
+
+static double work_ms;
+static pthread_barrier_t batch_barrier;
+
+/* Own CPU time of the calling thread in ns; not wall time, so preemption does not count. */
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Spin on register-resident arithmetic for n iterations; the asm keeps the compiler from
+ * folding the loop away while touching no memory (so no cache or bandwidth contention). */
+static uint64_t spin(uint64_t x, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/*
+ * burn_ms() - consume exactly @ms milliseconds of the calling thread's CPU time.
+ *
+ * The chunk size is recalibrated from each chunk's own CPU cost, so a check happens about
+ * every BURN_CHECK_NS of work whatever the CPU speed, and the last chunk is shrunk to the
+ * time left so the overshoot is about one clock_gettime() call.
+ */
+static void burn_ms(double ms)
+{
+	static __thread uint64_t iters_per_check = 256; /* warms up on the first chunks */
+	int64_t budget_ns = llround(ms * 1e6);
+	int64_t start_ns, now_ns, left_ns;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	if (budget_ns <= 0)
+		return;
+	start_ns = now_ns = thread_cpu_ns();
+	while ((left_ns = start_ns + budget_ns - now_ns) > 0) {
+		uint64_t n = iters_per_check;
+		int full = left_ns >= BURN_CHECK_NS;
+		int64_t t_ns, used_ns;
+
+		if (!full)
+			n = n * (uint64_t)left_ns / BURN_CHECK_NS + 1;
+		x = spin(x, n);
+		t_ns = thread_cpu_ns();
+		used_ns = t_ns - now_ns;
+		if (full && used_ns > 0) {
+			uint64_t next = n * BURN_CHECK_NS / (uint64_t)used_ns;
+
+			iters_per_check = next < 16 ? 16 : next > (1u << 26) ? (1u << 26) : next;
+		}
+		now_ns = t_ns;
+	}
+	__asm__ volatile("" : : "r"(x));
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&batch_barrier);
+	burn_ms(work_ms);
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [-v] [-n <threads>] [-w <ms>] [-a <alive>]\n"
+		   "  -n, --threads=N       threads created and joined in all [default: 1000]\n"
+		   "  -w, --work=MS         CPU milliseconds each thread burns [default: 0]\n"
+		   "  -a, --alive=K         most worker threads alive at once [default: 8]\n"
+		   "  -v, --verbose         process CPU time on stderr\n");
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, PROG ": error: %s '%s'\n", what, arg);
+	usage(stderr);
+	return 2;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "threads", required_argument, NULL, 'n' }, { "work", required_argument, NULL, 'w' },
+		{ "alive", required_argument, NULL, 'a' },   { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 }
+	};
+	pthread_t tids[MAX_ALIVE];
+	long n_threads = 1000, alive = 8, batches, created = 0;
+	double work_total_ms, T_cp_ms;
+	int verbose = 0, c;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+n:w:a:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_long(optarg, 1, 100000000, &n_threads))
+				return usage_error("invalid thread count", optarg);
+			break;
+		case 'w':
+			errno = 0;
+			work_ms = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(work_ms) || work_ms < 0 || work_ms > 1e7)
+				return usage_error("invalid work in ms", optarg);
+			break;
+		case 'a':
+			if (parse_long(optarg, 1, MAX_ALIVE, &alive))
+				return usage_error("invalid alive count", optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	batches = (n_threads + alive - 1) / alive;
+	work_total_ms = (double)n_threads * work_ms;
+	T_cp_ms = (double)batches * work_ms;
+
+	while (created < n_threads) {
+		long batch = n_threads - created < alive ? n_threads - created : alive;
+
+		/* Re-initialized per batch because the last batch may be smaller. */
+		pthread_barrier_init(&batch_barrier, NULL, (unsigned)batch);
+		for (long i = 0; i < batch; i++) {
+			int err = pthread_create(&tids[i], NULL, thread_main, NULL);
+
+			if (err) {
+				/* The batch waits at its barrier forever: nothing to join. */
+				fprintf(stderr, PROG ": error: cannot create thread %ld: %s\n", created + i,
+					strerror(err));
+				exit(1);
+			}
+		}
+		for (long i = 0; i < batch; i++)
+			pthread_join(tids[i], NULL);
+		pthread_barrier_destroy(&batch_barrier);
+		created += batch;
+	}
+
+	if (verbose) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "process: cpu_ms=%.3f work_ms=%.3f threads=%ld batches=%ld\n",
+			(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
+			work_total_ms, created, batches);
+	}
+	printf("{\"workload\":\"spawn_threads\",\"m\":%ld,\"work_ms\":%.3f,\"T_cp_ms\":%.3f,\"A_inf\":",
+	       (n_threads < alive ? n_threads : alive) + 1, work_total_ms, T_cp_ms);
+	if (T_cp_ms > 0)
+		printf("%.6f", work_total_ms / T_cp_ms);
+	else
+		printf("null"); /* 0/0: no work at all */
+	printf(",\"program\":\"" PROG "\",\"threads_created\":%ld,\"batches\":%ld,\"threads_peak\":%ld}\n",
+	       n_threads, batches, (n_threads < alive ? n_threads : alive) + 1);
+	return fflush(stdout) == EOF ? 1 : 0;
+}
