@@ -7,26 +7,26 @@
 #include <string.h>
 
 /* Intervals the runnable estimator keeps open so that run-queue wait credited late (when the
- * thread finally gets a CPU) can be moved back to where it was spent. 512 intervals is 5 s at the
- * default 10 ms: 256 threads on one CPU with 3 ms slices wait about 0.8 s. Memory is fixed. */
-#define RING 512u
-/* A thread missing from this many consecutive samples is forgotten; kept a little so that a TASK
- * EXIT record that arrives after the sample can still find its last values. */
+ * thread finally gets a CPU) can be moved back to where it was spent: 128 intervals is 1.28 s at
+ * the default 10 ms (256 threads on one CPU with 3 ms slices wait about 0.8 s). Each live thread
+ * keeps two floats per interval, so memory is fixed per thread, independent of the run's length. */
+#define RING 128u
+/* A thread missing from this many consecutive samples is forgotten (once its intervals are
+ * finalized); kept a little so a TASK EXIT record that comes after the sample finds its values. */
 #define GRACE_SAMPLES 2u
-#define NEW_THREAD_ROOM (-1.0) /* last_a of a thread first seen in the current interval */
 
 struct thr {
 	uint32_t tid;
-	uint32_t zero_run;   /* consecutive recent intervals with no runnable time */
+	int prev_active;     /* runnable in the last finalized interval */
+	uint64_t first_k;    /* first interval with data */
+	uint64_t last_k;     /* last interval with data */
 	uint64_t last_run_ns, last_wait_ns;
-	double last_a_ns;    /* runnable time attributed in the most recent interval; <0: new thread */
 	uint64_t gen;        /* last sample that listed the thread */
+	double wtau_ns;      /* CPU time in the open window */
+	double pend_tail_ns, pend_tail_a_ns; /* CPU and runnable time after the last sample (exit) */
+	float *tau_r, *a_r;  /* per interval of the ring: CPU time and runnable time, ns */
 	uint32_t last_nvcsw;
 	int have_nvcsw;
-};
-
-struct ivl {
-	double dT_ns, tau_ns, sum_a_ns;
 };
 
 struct pma_est {
@@ -35,12 +35,13 @@ struct pma_est {
 	size_t nthr, cap;
 	int32_t *hash;       /* open addressing over thr indexes, -1 empty */
 	size_t hcap;
-	struct ivl ring[RING];
+	double ring_dT_ns[RING];
 	uint64_t k_next, k_final; /* intervals created / finalized */
+	double win_tau_ns;   /* runnable estimator: CPU time in the open window */
 	uint64_t t_prev_ns;
 	int have_t_prev;
 	uint64_t gen;
-	double pend_tau_ns, pend_max_ns, pend_a_ns; /* exit tails waiting for the next interval */
+	double pend_tau_ns, pend_max_ns; /* exit tails waiting for the next interval */
 	int pend;
 	struct pma_est_stats st;
 	int oom;
@@ -83,6 +84,10 @@ void pma_est_free(struct pma_est *e)
 		return;
 	for (int k = 0; k < PMA_EST_COUNT; k++)
 		pma_profile_free(&e->prof[k]);
+	for (size_t i = 0; i < e->nthr; i++) {
+		free(e->thr[i].tau_r);
+		free(e->thr[i].a_r);
+	}
 	free(e->thr);
 	free(e->hash);
 	free(e);
@@ -143,7 +148,14 @@ static struct thr *add(struct pma_est *e, uint32_t tid)
 	t = &e->thr[e->nthr];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
-	t->last_a_ns = NEW_THREAD_ROOM;
+	t->tau_r = calloc(RING, sizeof(float));
+	t->a_r = calloc(RING, sizeof(float));
+	if (!t->tau_r || !t->a_r) {
+		free(t->tau_r);
+		free(t->a_r);
+		return NULL;
+	}
+	t->first_k = t->last_k = e->k_next ? e->k_next - 1 : 0;
 	{
 		size_t s = hash_slot(e, tid);
 		while (e->hash[s] >= 0)
@@ -155,14 +167,21 @@ static struct thr *add(struct pma_est *e, uint32_t tid)
 	return t;
 }
 
-/* Drops threads not listed for GRACE_SAMPLES samples (exited); rebuilds the index if any went. */
+/* Forgets threads that exited (not listed for GRACE_SAMPLES samples) once every interval they
+ * have data in is finalized and they hold no CPU time of the open window. */
 static int sweep(struct pma_est *e)
 {
 	size_t o = 0;
 
-	for (size_t i = 0; i < e->nthr; i++)
-		if (e->gen - e->thr[i].gen <= GRACE_SAMPLES)
-			e->thr[o++] = e->thr[i];
+	for (size_t i = 0; i < e->nthr; i++) {
+		struct thr *t = &e->thr[i];
+		if (e->gen - t->gen > GRACE_SAMPLES && t->last_k < e->k_final && t->wtau_ns == 0) {
+			free(t->tau_r);
+			free(t->a_r);
+			continue;
+		}
+		e->thr[o++] = *t;
+	}
 	if (o == e->nthr)
 		return 0;
 	e->nthr = o;
@@ -177,55 +196,92 @@ void pma_est_begin(struct pma_est *e, uint64_t t_ns)
 		e->st.first_t_ns = t_ns;
 }
 
-/* Runnable estimator: closes interval k (eq. 4 piece with A = time-averaged runnable threads). */
+/* Closes the runnable estimator's window: eq. 4's piece over the whole window, A = sum tau_j /
+ * max tau_j and dT_cp = max tau_j, as the paper does per interval. */
+static int close_window(struct pma_est *e)
+{
+	double max = 0;
+
+	if (e->win_tau_ns <= 0)
+		return 0;
+	for (size_t i = 0; i < e->nthr; i++) {
+		if (e->thr[i].wtau_ns > max)
+			max = e->thr[i].wtau_ns;
+		e->thr[i].wtau_ns = 0;
+	}
+	if (e->pend_max_ns > max) /* not reached: tails are folded in before finalizing */
+		max = e->pend_max_ns;
+	{
+		double tau = e->win_tau_ns;
+		e->win_tau_ns = 0;
+		return max > 0 ? pma_profile_add(&e->prof[PMA_EST_RUNNABLE], tau / max, max) : 0;
+	}
+}
+
+/* Runnable estimator, once interval k_final can no longer receive moved-back wait: a window of
+ * intervals ends when a thread becomes runnable after not being runnable (a wake-up or a new
+ * thread: new work was released) or when nothing is runnable. Inside a window threads only drop
+ * out (finish their share and block), which is what a barrier phase looks like; applying eq. 4 to
+ * the whole window removes the bias of short intervals against long scheduler slices. */
 static int finalize_one(struct pma_est *e)
 {
-	const struct ivl *v = &e->ring[e->k_final % RING];
-	double active = v->sum_a_ns > v->tau_ns ? v->sum_a_ns : v->tau_ns;
-	int rc = 0;
+	uint64_t k = e->k_final;
+	size_t slot = k % RING;
+	double dT = e->ring_dT_ns[slot], tau = 0;
+	int woke = 0, active = 0;
 
+	for (size_t i = 0; i < e->nthr; i++) {
+		const struct thr *t = &e->thr[i];
+		int is_active;
+		if (k < t->first_k || k > t->last_k)
+			continue;
+		is_active = t->a_r[slot] > 0 || t->tau_r[slot] > 0;
+		active |= is_active;
+		woke |= is_active && !t->prev_active;
+	}
+	if (woke || !active)
+		if (close_window(e) < 0)
+			return -1;
+	for (size_t i = 0; i < e->nthr; i++) {
+		struct thr *t = &e->thr[i];
+		if (k < t->first_k || k > t->last_k) {
+			t->prev_active = 0;
+			continue;
+		}
+		t->wtau_ns += t->tau_r[slot];
+		tau += t->tau_r[slot];
+		t->prev_active = t->a_r[slot] > 0 || t->tau_r[slot] > 0;
+	}
+	e->win_tau_ns += tau;
 	e->k_final++;
-	if (active <= 0)
-		return pma_profile_add(&e->prof[PMA_EST_RUNNABLE], 0, v->dT_ns);
-	if (v->tau_ns > 0)
-		rc = pma_profile_add(&e->prof[PMA_EST_RUNNABLE], active / v->dT_ns,
-				     v->dT_ns * v->tau_ns / active);
-	return rc;
+	if (!active)
+		return pma_profile_add(&e->prof[PMA_EST_RUNNABLE], 0, dT);
+	return 0;
 }
 
 /* Moves excess_ns of thread t's run-queue wait, credited in interval k, back into the intervals
  * where t was waiting: the kernel adds the wait to schedstat only when the thread gets a CPU
- * (sched_info_arrive), so a long wait ends right before the run that revealed it. */
-static void spill_back(struct pma_est *e, const struct thr *t, uint64_t k, double excess_ns)
+ * (sched_info_arrive), so a long wait ends right before the run that revealed it and began after
+ * the thread's previous run. */
+static void spill_back(struct pma_est *e, struct thr *t, uint64_t k, double excess_ns)
 {
-	if (k == 0 || k - 1 < e->k_final || t->last_a_ns < 0) {
-		e->st.unplaced_wait_ns += excess_ns;
-		return;
-	}
-	if (t->zero_run == 0) {
-		struct ivl *v = &e->ring[(k - 1) % RING];
-		double room = v->dT_ns - t->last_a_ns;
+	for (uint64_t i = k; i-- > e->k_final && i >= t->first_k && excess_ns > 0;) {
+		size_t slot = i % RING;
+		double room = e->ring_dT_ns[slot] - t->a_r[slot];
 		double put = room > 0 ? (excess_ns < room ? excess_ns : room) : 0;
-		v->sum_a_ns += put;
+		t->a_r[slot] += (float)put;
 		excess_ns -= put;
-	} else {
-		for (uint64_t j = 1; j <= t->zero_run && excess_ns > 0 && k - j >= e->k_final; j++) {
-			struct ivl *v = &e->ring[(k - j) % RING];
-			double put = excess_ns < v->dT_ns ? excess_ns : v->dT_ns;
-			v->sum_a_ns += put;
-			excess_ns -= put;
-			if (k - j == 0)
-				break;
-		}
+		if (t->tau_r[slot] > 0)
+			break;
 	}
 	e->st.unplaced_wait_ns += excess_ns;
 }
 
 int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 {
-	double dT, tau, tau_max, sum_a;
-	uint64_t k;
-	struct ivl *v;
+	double dT, tau, tau_max;
+	uint64_t k = 0;
+	size_t slot = 0;
 
 	if (e->oom)
 		return -1;
@@ -250,18 +306,22 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		if (e->k_next - e->k_final == RING && finalize_one(e) < 0)
 			goto oom;
 		k = e->k_next++;
-		v = &e->ring[k % RING];
-		v->dT_ns = dT;
-		v->tau_ns = v->sum_a_ns = 0;
+		slot = k % RING;
+		e->ring_dT_ns[slot] = dT;
 		e->st.intervals++;
-	} else {
-		k = 0;
-		v = NULL;
+		/* every known thread gets a zero slot for this interval; listed ones fill it below */
+		for (size_t i = 0; i < e->nthr; i++) {
+			struct thr *t = &e->thr[i];
+			t->tau_r[slot] = (float)t->pend_tail_ns; /* an exited thread's last CPU time */
+			t->a_r[slot] = (float)t->pend_tail_a_ns;
+			if (t->pend_tail_ns > 0 || t->pend_tail_a_ns > 0)
+				t->last_k = k;
+			t->pend_tail_ns = t->pend_tail_a_ns = 0;
+		}
 	}
 	tau = e->pend_tau_ns;
 	tau_max = e->pend_max_ns;
-	sum_a = e->pend_a_ns;
-	e->pend_tau_ns = e->pend_max_ns = e->pend_a_ns = 0;
+	e->pend_tau_ns = e->pend_max_ns = 0;
 	e->pend = 0;
 
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -286,34 +346,23 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		w = (double)(ts->wait_ns >= t->last_wait_ns ? ts->wait_ns - t->last_wait_ns : ts->wait_ns);
 		t->last_run_ns = ts->run_ns;
 		t->last_wait_ns = ts->wait_ns;
-		if (!v)
+		if (dT <= 0)
 			continue;
 		tau += r;
 		if (r > tau_max)
 			tau_max = r;
-		/* the thread's runnable time in this interval; run_ns of a running thread is updated
-		 * at ticks, so a delta may exceed dT a little: keep it rather than lose CPU time */
+		/* The thread's runnable time in this interval. run_ns of a running thread is updated
+		 * at ticks, so a delta may exceed dT a little: keep it rather than lose CPU time. */
 		a = r + w;
 		cap = dT > r ? dT : r;
 		cur = a < cap ? a : cap;
+		t->tau_r[slot] = (float)r;
+		t->a_r[slot] = (float)cur;
+		t->last_k = k;
 		if (a > cur)
 			spill_back(e, t, k, a - cur);
-		sum_a += cur;
-		if (cur > 0) {
-			t->zero_run = 0;
-			t->last_a_ns = cur;
-		} else if (t->last_a_ns >= 0 || t->zero_run) {
-			if (t->zero_run < RING)
-				t->zero_run++;
-			t->last_a_ns = 0;
-		} else {
-			t->last_a_ns = 0; /* new thread that has not run yet: zero from here on */
-			t->zero_run = 1;
-		}
 	}
-	if (v) {
-		v->tau_ns = tau;
-		v->sum_a_ns += sum_a;
+	if (dT > 0) {
 		/* eq. 4 as published: A(m,inf,t) = sum tau_j / max tau_j, dT_cp = max tau_j */
 		if (tau_max > 0) {
 			if (pma_profile_add(&e->prof[PMA_EST_PAPER], tau / tau_max, tau_max) < 0)
@@ -349,7 +398,8 @@ int pma_est_task(struct pma_est *e, const struct pmt_task_event *ev)
 	e->pend_tau_ns += r;
 	if (r > e->pend_max_ns)
 		e->pend_max_ns = r;
-	e->pend_a_ns += r + w;
+	t->pend_tail_ns += r;
+	t->pend_tail_a_ns += r + w;
 	e->pend = 1;
 	e->st.exit_tail_ns += r;
 	return 0;

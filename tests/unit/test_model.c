@@ -268,7 +268,9 @@ static void test_est_coarse_slices(void **state)
 	pma_est_free(e);
 }
 
-/* Imbalanced work 1..4 x 50 ms on one CPU with 2 ms slices: truth T_cp = 200 ms, U = 500 ms. */
+/* Imbalanced work 1..4 x 50 ms on one CPU: truth T_cp = 200 ms, U = 500 ms. With 0.1 ms slices
+ * both estimators find it; with 2 ms slices only the runnable one does (the paper's sees whole
+ * slices per interval: 5 slices over 4 threads look like A = 2). */
 static void test_est_imbalanced(void **state)
 {
 	struct sim s = { .nthreads = 4 };
@@ -277,9 +279,18 @@ static void test_est_imbalanced(void **state)
 	(void)state;
 	for (int j = 0; j < 4; j++)
 		s.work_ns[j] = (j + 1) * 50 * MS;
-	simulate_rr(e, &s, 2 * MS, 10 * MS);
+	simulate_rr(e, &s, 0.1 * MS, 10 * MS);
 	check_est(e, PMA_EST_RUNNABLE, 2.5, 200 * MS, 0.03);
 	check_est(e, PMA_EST_PAPER, 2.5, 200 * MS, 0.03);
+	pma_est_free(e);
+
+	memset(&s, 0, sizeof(s));
+	s.nthreads = 4;
+	for (int j = 0; j < 4; j++)
+		s.work_ns[j] = (j + 1) * 50 * MS;
+	e = pma_est_new();
+	simulate_rr(e, &s, 2 * MS, 10 * MS);
+	check_est(e, PMA_EST_RUNNABLE, 2.5, 200 * MS, 0.03);
 	pma_est_free(e);
 }
 
