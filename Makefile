@@ -24,8 +24,8 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iformat
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
 
 # Build products go to build/ (or build-<sanitizer>/) and bin/.
-B := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 comma := ,
+B := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 BIN := $(if $(SANITIZE),$(B)/bin,bin)
 
 FORMATS_SRC := $(wildcard formats/*.c)

@@ -191,6 +191,7 @@ static void explain_add(char *why, size_t whysize, const char *name, int r)
 	switch (r) {
 	case PAPI_ENOEVNT:
 	case PAPI_ENOTPRESET:
+	case PAPI_ENOSUPP: /* PAPI 7 returns this for a name no active component knows */
 		set_why(why, whysize, "event '%s' not found on this CPU (see papi_avail, papi_native_avail)", name);
 		break;
 	case PAPI_ECNFLCT:

@@ -12,8 +12,8 @@ struct pmc_counters;
 /* Initializes PAPI and resolves the events to count. events is a comma-separated list of PAPI
  * preset or native event names, or NULL for the defaults: cycles (PAPI_TOT_CYC), instructions
  * (PAPI_TOT_INS), stall cycles (PAPI_RES_STL, else a native fallback: Intel
- * CYCLE_ACTIVITY:STALLS_TOTAL, AMD ... ) and last-level cache misses (PAPI_L3_TCM, else native
- * fallbacks: Intel LLC_MISSES / LONGEST_LAT_CACHE:MISS, AMD ...). Defaults that do not exist are
+ * CYCLE_ACTIVITY:STALLS_TOTAL, AMD DISPATCH_RESOURCE_STALL_CYCLES_1) and last-level cache misses (PAPI_L3_TCM, else native
+ * fallbacks: Intel LLC_MISSES / LONGEST_LAT_CACHE:MISS, AMD Zen demand data-cache fills from outside the CCX; docs/counters.md). Defaults that do not exist are
  * dropped (and listed in the reason); explicitly requested events that do not exist fail.
  * Returns 0 and *out on success. Returns -1 with a one-line reason in why when counters cannot be
  * used at all, e.g. "PAPI perf_event component disabled: libpfm4 no default PMU found". Multiplexing

@@ -150,8 +150,10 @@ static int add_os_indexes(cJSON *o, const char *key, hwloc_topology_t topo, hwlo
 		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, (unsigned)i);
 		cJSON *v = cJSON_CreateNumber(obj != NULL ? (double)obj->os_index : -1.0);
 
-		if (v == NULL || !cJSON_AddItemToArray(a, v))
+		if (v == NULL || !cJSON_AddItemToArray(a, v)) {
+			cJSON_Delete(v);
 			return -1;
+		}
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <hwloc.h>
+#include <hwloc/export.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,59 @@ static void test_numa_distance_matrix_shape(void **state)
 	cJSON_Delete(m);
 }
 
+/* Writes an XML topology of 2 packages, each with its own NUMA node and 2 PUs, with a NUMA
+ * latency matrix {{10, 21}, {21, 10}}, to path. */
+static void write_two_node_xml(const char *path)
+{
+	hwloc_topology_t topo;
+	hwloc_obj_t nodes[2];
+	hwloc_uint64_t values[4] = {10, 21, 21, 10};
+	hwloc_distances_add_handle_t h;
+
+	assert_int_equal(hwloc_topology_init(&topo), 0);
+	assert_int_equal(hwloc_topology_set_synthetic(topo, "pack:2 [numa] core:2 pu:1"), 0);
+	assert_int_equal(hwloc_topology_load(topo), 0);
+	assert_int_equal(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE), 2);
+	nodes[0] = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0);
+	nodes[1] = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 1);
+	h = hwloc_distances_add_create(topo, "test", HWLOC_DISTANCES_KIND_FROM_USER | HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0);
+	assert_non_null(h);
+	assert_int_equal(hwloc_distances_add_values(topo, h, 2, nodes, values, 0), 0);
+	assert_int_equal(hwloc_distances_add_commit(topo, h, 0), 0);
+	assert_int_equal(hwloc_topology_export_xml(topo, path, 0), 0);
+	hwloc_topology_destroy(topo);
+}
+
+/* On a 2-node topology (given to hwloc through its HWLOC_XMLFILE override) the matrix comes
+ * from hwloc, in node order, and the counts follow the topology. */
+static void test_numa_distances_from_hwloc_on_two_nodes(void **state)
+{
+	char path[] = "/tmp/test_meta_XXXXXX";
+	int fd = mkstemp(path);
+	cJSON *m, *t, *d;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_two_node_xml(path);
+	assert_int_equal(setenv("HWLOC_XMLFILE", path, 1), 0);
+	m = build_default();
+	unsetenv("HWLOC_XMLFILE");
+	unlink(path);
+	t = get(m, "topology");
+	assert_true(num(t, "numa_nodes") == 2);
+	assert_true(num(t, "packages") == 2);
+	assert_true(num(t, "pus") == 4);
+	assert_string_equal(str(t, "numa_distances_source"), "hwloc");
+	d = get(t, "numa_distances");
+	assert_int_equal(cJSON_GetArraySize(d), 2);
+	assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(d, 0), 0)->valuedouble == 10);
+	assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(d, 0), 1)->valuedouble == 21);
+	assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(d, 1), 0)->valuedouble == 21);
+	assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(d, 1), 1)->valuedouble == 10);
+	cJSON_Delete(m);
+}
+
 /* The exported XML rebuilds a topology with the same number of PUs (what pmanalyze will do). */
 static void test_hwloc_xml_parses_back(void **state)
 {
@@ -371,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_all_format_keys_after_round_trip),
 		cmocka_unit_test(test_topology_counts_match_machine),
 		cmocka_unit_test(test_numa_distance_matrix_shape),
+		cmocka_unit_test(test_numa_distances_from_hwloc_on_two_nodes),
 		cmocka_unit_test(test_hwloc_xml_parses_back),
 		cmocka_unit_test(test_caches_have_sizes_and_cpus),
 		cmocka_unit_test(test_env_has_openmp_vars_only),
