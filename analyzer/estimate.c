@@ -259,22 +259,30 @@ static int finalize_one(struct pma_est *e)
 	return 0;
 }
 
-/* Moves excess_ns of thread t's run-queue wait, credited in interval k, back into the intervals
- * where t was waiting: the kernel adds the wait to schedstat only when the thread gets a CPU
- * (sched_info_arrive), so a long wait ends right before the run that revealed it and began after
- * the thread's previous run. */
-static void spill_back(struct pma_est *e, struct thr *t, uint64_t k, double excess_ns)
+/* Places wait_ns of thread t's run-queue wait, credited in interval k, in the intervals where it
+ * was spent: the kernel adds a wait to schedstat only when the thread gets a CPU
+ * (sched_info_arrive), so the wait ends where the run that revealed it starts and began after the
+ * thread's previous run. The run's position inside interval k is unknown; the wait is laid back
+ * from the start of k. Returns the part that found no room before k (it belongs to k itself). */
+static double place_wait(struct pma_est *e, struct thr *t, uint64_t k, double wait_ns)
 {
-	for (uint64_t i = k; i-- > e->k_final && i >= t->first_k && excess_ns > 0;) {
-		size_t slot = i % RING;
+	uint64_t i = k;
+
+	while (wait_ns > 0 && i > e->k_final && i > t->first_k) {
+		size_t slot = --i % RING;
 		double room = e->ring_dT_ns[slot] - t->a_r[slot];
-		double put = room > 0 ? (excess_ns < room ? excess_ns : room) : 0;
+		double put = room > 0 ? (wait_ns < room ? wait_ns : room) : 0;
 		t->a_r[slot] += (float)put;
-		excess_ns -= put;
-		if (t->tau_r[slot] > 0)
-			break;
+		wait_ns -= put;
+		if (t->tau_r[slot] > 0 || room <= 0)
+			return wait_ns;
 	}
-	e->st.unplaced_wait_ns += excess_ns;
+	/* ran out of kept intervals while the thread was still waiting */
+	if (wait_ns > 0 && i == e->k_final && i > t->first_k) {
+		e->st.unplaced_wait_ns += wait_ns;
+		return 0;
+	}
+	return wait_ns;
 }
 
 int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
@@ -351,16 +359,16 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		tau += r;
 		if (r > tau_max)
 			tau_max = r;
-		/* The thread's runnable time in this interval. run_ns of a running thread is updated
-		 * at ticks, so a delta may exceed dT a little: keep it rather than lose CPU time. */
-		a = r + w;
+		/* The thread's runnable time in this interval: its run plus the part of the wait
+		 * that does not fit before the interval. run_ns of a running thread is updated at
+		 * ticks, so a delta may exceed dT a little: keep it rather than lose CPU time. */
+		t->tau_r[slot] = (float)r;
+		t->a_r[slot] = 0;
+		a = r + place_wait(e, t, k, w);
 		cap = dT > r ? dT : r;
 		cur = a < cap ? a : cap;
-		t->tau_r[slot] = (float)r;
 		t->a_r[slot] = (float)cur;
 		t->last_k = k;
-		if (a > cur)
-			spill_back(e, t, k, a - cur);
 	}
 	if (dT > 0) {
 		/* eq. 4 as published: A(m,inf,t) = sum tau_j / max tau_j, dT_cp = max tau_j */
@@ -418,6 +426,8 @@ int pma_est_finish(struct pma_est *e, uint64_t t_end_ns)
 	while (e->k_final < e->k_next)
 		if (finalize_one(e) < 0)
 			return -1;
+	if (close_window(e) < 0)
+		return -1;
 	if (e->st.intervals && e->st.last_t_ns > e->st.first_t_ns)
 		e->st.mean_interval_ns =
 			(double)(e->st.last_t_ns - e->st.first_t_ns) / (double)e->st.intervals;

@@ -183,23 +183,22 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 			goto nomem;
 		pma_profile_predict(pma_est_profile(run->est, k), r->cores, r->ncores, NULL, r->pred[k]);
 	}
-	/* Uncertainty: half the spread between the estimators, plus one sampling interval's worth
-	 * of misplaced critical path (a phase change is located to within one interval). */
+	/* Uncertainty: one sampling interval's worth of misplaced critical path (a change of
+	 * parallelism is located to within one interval). The other estimator's value is reported
+	 * beside it rather than folded in: the paper's is biased low by design when slices are long. */
 	{
-		double A = r->par[r->est].A_inf, other = r->par[!r->est].A_inf;
+		double A = r->par[r->est].A_inf;
 		double gran = run->st.mean_interval_ns > 0 ?
-			A * run->st.mean_interval_ns / r->par[r->est].T_cp_ns : 0;
-		r->A_err = fabs(A - other) / 2 + gran;
-		for (size_t i = 0; i < r->ncores; i++) {
-			double S = r->pred[r->est][i].S, So = r->pred[!r->est][i].S;
-			r->S_err[i] = fabs(S - So) / 2 + (A > 0 ? S * gran / A : 0);
-		}
+			run->st.mean_interval_ns / r->par[r->est].T_cp_ns : 0;
+		r->A_err = A * gran;
+		for (size_t i = 0; i < r->ncores; i++)
+			r->S_err[i] = r->pred[r->est][i].S * gran;
 	}
 	check_spinning(r);
 	if (run->st.unplaced_wait_ns > 0.05 * r->par[r->est].work_ns && r->est == PMA_EST_RUNNABLE)
 		add_note(r, "%.1f%% of the run-queue wait could not be placed in time (waits longer than "
 			 "%.1f s): A(m,inf) may be underestimated", 100 * run->st.unplaced_wait_ns /
-			 r->par[r->est].work_ns, 512 * run->st.mean_interval_ns / 1e9);
+			 r->par[r->est].work_ns, 128 * run->st.mean_interval_ns / 1e9);
 	return 0;
 nomem:
 	snprintf(why, whysize, "out of memory");
