@@ -224,12 +224,21 @@ char *pmt_intlist_format(const struct pmt_intlist *l, char *buf, size_t bufsize)
 		else
 			k = snprintf(item, sizeof(item), "%s%u-%u", o ? "," : "", l->v[i], l->v[j]);
 		/* A cut item would still parse, as a different list ("0-31,100" -> "0-31,1"):
-		 * end with "..." after the last whole item instead. */
+		 * end with "..." after the last whole item that leaves room for it instead. */
 		if (o + (size_t)k >= bufsize) {
-			if (bufsize >= 4) {
-				if (o + 3 >= bufsize)
-					o = bufsize - 4;
-				memcpy(buf + o, "...", 4);
+			for (;;) {
+				const char *ell = o ? ",..." : "...";
+				const char *comma;
+				if (o + strlen(ell) < bufsize) {
+					memcpy(buf + o, ell, strlen(ell) + 1);
+					break;
+				}
+				if (o == 0) {
+					buf[0] = '\0';
+					break;
+				}
+				comma = memrchr(buf, ',', o);
+				o = comma ? (size_t)(comma - buf) : 0;
 			}
 			break;
 		}
