@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* run.h: one run of the traced program: start it on a CPU set, sample it until the root process is
+ * reaped, and write RUN_BEGIN / samples / RUN_END. --calibrate (later) calls it once per run_id. */
+#ifndef PMC_RUN_H
+#define PMC_RUN_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "counters.h"
+#include "pmt.h"
+
+struct bitmask; /* libnuma */
+
+struct pmc_run_config {
+	char *const *argv;          /* the command, NULL-terminated */
+	const cpu_set_t *cpus;      /* the program's CPUs; NULL = child_default_cpus */
+	const cpu_set_t *child_default_cpus; /* affinity pmcollect itself started with */
+	const char *cpus_text;      /* cpulist of cpus for RUN_BEGIN, NULL = all online */
+	int collector_cpu;          /* CPU pmcollect is pinned to, -1 = not pinned (RUN_BEGIN) */
+	int threads;                /* sets OMP_NUM_THREADS in the program's environment; 0 = leave */
+	const char *mem_mode;       /* "default", "bind" or "interleave" */
+	const char *mem_nodes;      /* node list text for RUN_BEGIN, NULL for default */
+	struct bitmask *mem_mask;   /* libnuma nodes for bind/interleave, NULL for default */
+	double interval_ms;         /* sampling interval, ms */
+	uint32_t stat_every;        /* see struct pmc_sampler_opts */
+	uint32_t status_every;
+	struct pmc_counters *counters; /* opened counters or NULL: attached to the program's root */
+	int procconn_fd;            /* proc connector socket or -1 */
+	int taskstats_fd;           /* taskstats socket or -1 */
+	uint16_t taskstats_family;
+	int signal_fd;              /* signalfd of SIGCHLD and the forwarded signals (blocked) */
+	const sigset_t *forward;    /* signals to pass on to the root process when another process
+				       sent them to pmcollect */
+	const sigset_t *child_sigmask; /* signal mask the program starts with */
+	int child_sigpipe_ignored;  /* SIGPIPE was ignored when pmcollect started */
+	const struct rlimit *child_nofile; /* RLIMIT_NOFILE the program starts with */
+	const char *role;           /* "baseline", "calibration" or "run" (RUN_BEGIN) */
+	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */
+	void (*warn)(const char *msg);
+};
+
+struct pmc_run_result {
+	int exit_status;        /* what pmcollect returns for this run: the program's code, 128+N
+				   when killed by signal N, 127 when it could not be started */
+	int started;            /* the program was exec'd */
+	int writer_err;         /* first writer error (PMT_E_*), 0 when the trace is complete */
+	int writer_errno;       /* errno behind a PMT_E_IO */
+	uint64_t samples, thread_samples, late_samples, lost_samples;
+	uint64_t sampling_cpu_ns; /* CPU time pmcollect spent between the first and last sample */
+	uint32_t warnings;      /* WARNING records written */
+	char error[512];        /* one line for the user when the program could not be started */
+};
+
+/* Runs argv once as run run_id and records it into w: forks, sets up the child (affinity, memory
+ * policy, environment, signal mask), attaches counters while the child waits, writes RUN_BEGIN,
+ * lets the child exec, samples every interval_ms on an absolute CLOCK_MONOTONIC timerfd schedule
+ * until the root process is reaped, forwards signals, reaps every child (pmcollect must be a child
+ * subreaper), and writes RUN_END. If the writer fails, sampling stops but the program runs to its
+ * end. Returns 0 (see res for the outcome), or -1 when the run could not be set up (fork, pipe,
+ * timerfd failed) with res->error set. */
+int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_config *cfg,
+		 struct pmc_run_result *res);
+
+/* CLOCK_MONOTONIC now, ns. */
+uint64_t pmc_now_ns(void);
+
+#endif

@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmcollect's command line: every usage error exits 2 with one "pmcollect: error:" line (plus one
+# usage line when the command line itself is malformed), creates no trace and never starts the
+# program; --help and --version; every long option of --help is in docs/pmcollect.1.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+marker="$T/marker"
+usage_re='^usage: pmcollect \[options\] \[--\] <command> \[<args>\.\.\.\]$'
+
+# not_started NAME: the marker command did not run and no trace was left behind
+not_started() {
+	if [ ! -e "$marker" ] && [ ! -e "$T/out.zst" ]; then ok "$1: program not started, no trace"
+	else not_ok "$1: program not started, no trace" "marker or $T/out.zst exists"; rm -f "$marker" "$T/out.zst"; fi
+}
+
+# expect_usage_error NAME REGEX: exit 2, stderr = error line matching REGEX + the usage line
+expect_usage_error() {
+	lines=$(wc -l <"$T/err")
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 2 ] && head -1 "$T/err" | grep -Eq "$2" &&
+	   tail -1 "$T/err" | grep -Eq "$usage_re"; then
+		ok "$1"
+	else
+		not_ok "$1" "exit $rc (want 2), $lines stderr lines (want 2: /$2/ and the usage line):" "$(head -c 400 "$T/err")"
+	fi
+}
+
+# value_error NAME REGEX ARGS...: exit 2 and exactly one error line, nothing else
+value_error() {
+	name=$1; re=$2; shift 2
+	run_capture "$PMCOLLECT" "$@"
+	expect_status "$name: exit 2" 2
+	expect_err_line "$name: one error line" "$re"
+	not_started "$name"
+}
+
+cd "$T" || exit 1
+
+# malformed command lines
+run_capture "$PMCOLLECT" --bogus -o "$T/out.zst" -- touch "$marker"
+expect_usage_error "unknown long option" "^pmcollect: error: unknown option '--bogus'$"
+not_started "unknown long option"
+
+run_capture "$PMCOLLECT" -x -o "$T/out.zst" touch "$marker"
+expect_usage_error "unknown short option" "^pmcollect: error: unknown option '-x'$"
+not_started "unknown short option"
+
+run_capture "$PMCOLLECT" -o "$T/out.zst"
+expect_usage_error "missing command" "^pmcollect: error: no command given$"
+not_started "missing command"
+
+run_capture "$PMCOLLECT" -o "$T/out.zst" --
+expect_usage_error "missing command after --" "^pmcollect: error: no command given$"
+
+run_capture "$PMCOLLECT" -q sh -c ': >"$0"; [ "$1" = -o ]' "$marker" -o
+# the first non-option ends pmcollect's options: -o belongs to the command, which runs
+if [ "$rc" -eq 0 ] && [ -e "$marker" ] && [ ! -s "$T/err" ]; then ok "options after the command are the command's"
+else not_ok "options after the command are the command's" "exit $rc" "$(head -c 300 "$T/err")"; fi
+rm -f "$marker" pmtrace.zst
+
+run_capture "$PMCOLLECT" --output
+expect_usage_error "option without its value" "^pmcollect: error: option '--output' needs a value$"
+
+# invalid values: one line, no usage
+value_error "output in a missing directory" \
+	"^pmcollect: error: cannot create '$T/no/such/dir/out.zst': No such file or directory$" \
+	-o "$T/no/such/dir/out.zst" -- touch "$marker"
+
+echo keep >"$T/existing.zst"
+run_capture "$PMCOLLECT" -o "$T/existing.zst" -- touch "$marker"
+expect_status "existing output without -f: exit 2" 2
+expect_err_line "existing output without -f: one error line" \
+	"^pmcollect: error: '$T/existing.zst' already exists \(use --force to overwrite it\)$"
+if [ "$(cat "$T/existing.zst")" = keep ] && [ ! -e "$marker" ]; then ok "existing output left alone, program not started"
+else not_ok "existing output left alone, program not started"; fi
+
+value_error "CPU list '0-'" "^pmcollect: error: invalid CPU list '0-': " --cpus 0- -o "$T/out.zst" -- touch "$marker"
+value_error "CPU list 'x'" "^pmcollect: error: invalid CPU list 'x': " -C x -o "$T/out.zst" -- touch "$marker"
+value_error "CPU that is not online" \
+	"^pmcollect: error: invalid CPU list '4095': CPU 4095 is not online \(online: [0-9,-]+\)$" \
+	--cpus 4095 -o "$T/out.zst" -- touch "$marker"
+value_error "empty CPU list" "^pmcollect: error: invalid CPU list '': " --cpus= -o "$T/out.zst" -- touch "$marker"
+value_error "interval 0" "^pmcollect: error: invalid interval '0': " -i 0 -o "$T/out.zst" -- touch "$marker"
+value_error "interval not a number" "^pmcollect: error: invalid interval '10ms': " --interval 10ms -o "$T/out.zst" -- touch "$marker"
+value_error "interval too long" "^pmcollect: error: invalid interval '10001': " --interval 10001 -o "$T/out.zst" -- touch "$marker"
+value_error "thread count 0" "^pmcollect: error: invalid thread count '0': " -t 0 -o "$T/out.zst" -- touch "$marker"
+value_error "bad NUMA node list" "^pmcollect: error: (invalid NUMA node list 'x'|cannot use --membind: NUMA is not available on this machine)$" \
+	--membind x -o "$T/out.zst" -- touch "$marker"
+value_error "membind with interleave" "^pmcollect: error: --membind and --interleave cannot be combined$" \
+	--membind 0 --interleave 0 -o "$T/out.zst" -- touch "$marker"
+
+# --help and --version
+run_capture "$PMCOLLECT" --help
+expect_status "--help exits 0" 0
+if [ ! -s "$T/err" ] && head -1 "$T/out" | grep -Eq "$usage_re"; then ok "--help prints the usage on stdout only"
+else not_ok "--help prints the usage on stdout only" "$(head -c 300 "$T/err")"; fi
+cp "$T/out" "$T/help.txt"
+run_capture "$PMCOLLECT" -h
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/help.txt"; then ok "-h is --help"; else not_ok "-h is --help"; fi
+run_capture "$PMCOLLECT" --version
+if [ "$rc" -eq 0 ] && grep -Eq '^pmcollect [0-9]+\.[0-9]+\.[0-9]+' "$T/out" && [ ! -s "$T/err" ]; then ok "--version"
+else not_ok "--version" "exit $rc" "$(cat "$T/out" "$T/err" | head -c 300)"; fi
+
+# every long option of --help is documented in the man page
+man="$PMT_TOP/docs/pmcollect.1"
+opts=$(grep -Eo -- '--[a-z][a-z-]*' "$T/help.txt" | sort -u)
+n=0; missing=""
+for o in $opts; do
+	n=$((n + 1))
+	# roff writes a minus as \- ; accept both spellings
+	esc=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+	grep -Fq -- "$o" "$man" || grep -q -- "$esc" "$man" || missing="$missing $o"
+done
+if [ "$n" -ge 10 ] && [ -z "$missing" ]; then ok "all $n long options of --help are in docs/pmcollect.1"
+else not_ok "all long options of --help are in docs/pmcollect.1" "found $n options; missing:$missing"; fi
+
+done_testing

@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmcollect running real workloads: threads and child processes followed, CPU time accounted
+# against the kernel's rusage, --cpus honoured, exit status and signals passed through, the trace
+# finished (SUMMARY) in every case, sampling rate following --interval. Traces are read back with
+# `pmanalyze --dump` (one JSON object per record, keys as in formats/FORMAT.md).
+. "$PMT_TOP/tests/cli/lib.sh"
+
+cd "$T" || exit 1
+umask 022
+root=0; [ "$(id -u)" -eq 0 ] && root=1
+
+# dump NAME: $T/NAME.zst -> $T/NAME.jsonl
+dump() { "$PMANALYZE" --dump "$T/$1.zst" >"$T/$1.jsonl" 2>"$T/$1.dumperr"; }
+# num KEY FILE: first number after "KEY": in FILE
+num() { grep -o "\"$1\":[0-9.e+-]*" "$2" | head -1 | cut -d: -f2; }
+has_summary() { grep -q '"type":"summary"' "$T/$1.jsonl"; }
+samples_of() { grep '"type":"sample"' "$T/$1.jsonl"; }
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+
+# --- threads of one process --------------------------------------------------------------------
+run_capture "$PMCOLLECT" -q -o "$T/p4.zst" -- "$W/phases" -t 4 -w 40 -r 2 balanced
+expect_status "phases -t 4: exit 0" 0
+dump p4
+m=$(tail -1 "$T/out" | grep -o '"m":[0-9]*' | cut -d: -f2)
+seen=$(samples_of p4 | grep -o '"tid":[0-9]*' | sort -u | wc -l)
+if [ -n "$m" ] && [ "$seen" -eq "$m" ]; then ok "threads seen in samples = workload's m ($seen)"
+else not_ok "threads seen in samples = workload's m" "seen $seen, m '$m'"; fi
+appear=$(grep '"type":"task"' "$T/p4.jsonl" | grep -c '"kind":"appear"')
+exits=$(grep '"type":"task"' "$T/p4.jsonl" | grep -c '"kind":"exit"')
+if [ "$appear" -eq 4 ] && [ "$exits" -eq 4 ]; then ok "4 APPEAR and 4 EXIT records"
+else not_ok "4 APPEAR and 4 EXIT records" "appear $appear, exit $exits"; fi
+if has_summary p4 && grep -q '"type":"run_begin"' "$T/p4.jsonl" && grep -q '"type":"run_end"' "$T/p4.jsonl"
+then ok "RUN_BEGIN, RUN_END and SUMMARY present"; else not_ok "RUN_BEGIN, RUN_END and SUMMARY present"; fi
+if grep '"type":"run_end"' "$T/p4.jsonl" | grep -q '"kind":"exited","code":0'; then ok "RUN_END says exited 0"
+else not_ok "RUN_END says exited 0" "$(grep run_end "$T/p4.jsonl" | head -c 300)"; fi
+mode=$(stat -c %a "$T/p4.zst")
+if [ "$mode" = 644 ]; then ok "trace created 0644"; else not_ok "trace created 0644" "mode $mode"; fi
+
+# -f replaces an existing trace
+run_capture "$PMCOLLECT" -q -f -o "$T/p4.zst" -- true
+if [ "$rc" -eq 0 ] && "$PMANALYZE" --dump "$T/p4.zst" | grep -q '"argv":\["true"\]'; then ok "-f replaces an existing trace"
+else not_ok "-f replaces an existing trace" "exit $rc" "$(head -c 300 "$T/err")"; fi
+
+# --- CPU time: sum of final run_ns == rusage utime+stime (baseline on one CPU) ------------------
+run_capture "$PMCOLLECT" -q --cpus 0 -o "$T/b8.zst" -- "$W/phases" -t 8 -w 100 -r 5 balanced
+expect_status "baseline phases -t 8 on --cpus 0: exit 0" 0
+dump b8
+fin=$(grep '"kind":"exit"' "$T/b8.jsonl" | grep -o '"final_run_ns":[0-9]*' | cut -d: -f2 | awk '{s += $1} END {printf "%.0f", s}')
+ut=$(grep '"type":"run_end"' "$T/b8.jsonl" | grep -o '"utime_ns":[0-9.e+]*' | cut -d: -f2)
+st=$(grep '"type":"run_end"' "$T/b8.jsonl" | grep -o '"stime_ns":[0-9.e+]*' | cut -d: -f2)
+ru=$(awk -v u="$ut" -v s="$st" 'BEGIN {printf "%.0f", u + s}')
+if [ "$root" -eq 1 ]; then
+	near "sum of final run_ns = rusage utime+stime within 2%" "$fin" "$ru" 0.02
+	final=$(grep '"kind":"exit"' "$T/b8.jsonl" | grep -o '"flags":[0-9]*' | cut -d: -f2 | awk '$1 % 2 == 1' | wc -l)
+	if [ "$final" -eq 8 ]; then ok "all 8 EXIT records carry taskstats FINAL values"
+	else not_ok "all 8 EXIT records carry taskstats FINAL values" "$final of 8"; fi
+else
+	near "sum of last sampled run_ns = rusage utime+stime within 5% (no taskstats)" "$fin" "$ru" 0.05
+	skip "EXIT records carry taskstats FINAL values" "taskstats needs root"
+fi
+# --cpus 0: every entry whose stat was read at that instant (flags bit 0) ran on CPU 0
+bad=$(samples_of b8 | grep -o '"cpu":[0-9]*,"state":"[^"]*","flags":[0-9]*' |
+	sed 's/"cpu":\([0-9]*\),"state":"[^"]*","flags":\([0-9]*\)/\1 \2/' |
+	awk '$2 % 2 == 1 { fresh++; if ($1 != 0) bad++ } END { print (fresh > 0 ? bad + 0 : -1) }')
+if [ "$bad" -eq 0 ]; then ok "--cpus 0 honoured: every fresh stat says CPU 0"
+else not_ok "--cpus 0 honoured: every fresh stat says CPU 0" "$bad entries elsewhere (-1: no fresh entry)"; fi
+if grep '"type":"run_begin"' "$T/b8.jsonl" | grep -q '"cpus":"0"' && grep -q '"collector_cpu":1' "$T/b8.jsonl"
+then ok "RUN_BEGIN records cpus 0 and the collector on CPU 1"
+else not_ok "RUN_BEGIN records cpus 0 and the collector on CPU 1" "$(grep run_begin "$T/b8.jsonl" | head -c 300)"; fi
+if grep '"type":"run_begin"' "$T/b8.jsonl" | grep -q '"role":"baseline"'; then ok "8 threads on 1 CPU is a baseline run"
+else not_ok "8 threads on 1 CPU is a baseline run"; fi
+
+# --- exit status ----------------------------------------------------------------------------------
+run_capture "$PMCOLLECT" -q -o "$T/e3.zst" -- "$W/exitwith" 3
+expect_status "exit status 3 passed through" 3
+dump e3
+if has_summary e3 && grep -q '"exit_status":3' "$T/e3.jsonl"; then ok "SUMMARY exit_status 3"; else not_ok "SUMMARY exit_status 3"; fi
+
+run_capture "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k 11
+expect_status "SIGSEGV gives 139" 139
+dump segv
+if grep '"type":"run_end"' "$T/segv.jsonl" | grep -q '"kind":"signaled","code":139,"signal":11'; then ok "RUN_END says signaled 11"
+else not_ok "RUN_END says signaled 11" "$(grep run_end "$T/segv.jsonl" | head -c 300)"; fi
+
+run_capture "$PMCOLLECT" -q -o "$T/missing.zst" -- "$T/no-such-program"
+expect_status "missing command gives 127" 127
+expect_err_line "missing command: one error line" "^pmcollect: error: cannot run '$T/no-such-program': No such file or directory$"
+dump missing
+if grep '"type":"run_end"' "$T/missing.jsonl" | grep -q '"kind":"not_started"' && has_summary missing
+then ok "trace of a program that could not start: RUN_END not_started, SUMMARY"
+else not_ok "trace of a program that could not start: RUN_END not_started, SUMMARY"; fi
+
+# the one warning line when counters are unavailable (and -q silences it)
+run_capture "$PMCOLLECT" -o "$T/warn.zst" -- true
+warn=$(grep -c '^pmcollect: warning: hardware counters unavailable: ' "$T/err")
+if [ "$rc" -eq 0 ] && { [ "$(wc -l <"$T/err")" -eq 0 ] || { [ "$warn" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ]; }; }
+then ok "at most one warning line (counters)"; else not_ok "at most one warning line (counters)" "$(head -c 300 "$T/err")"; fi
+
+# --- signals are forwarded and the trace is finished ---------------------------------------------
+# start_bg NAME: pmcollect on a long workload in the background, waits until it runs
+start_bg() {
+	"$@" >"$T/bg.out" 2>"$T/bg.err" &
+	bg=$!
+	i=0
+	while [ $i -lt 200 ] && ! ps -o pid= --ppid $bg >/dev/null 2>&1; do sleep 0.02; i=$((i + 1)); done
+	sleep 0.2
+}
+# a background job of a non-interactive shell ignores SIGINT; env makes it default again
+start_bg env --default-signal=INT "$PMCOLLECT" -q -o "$T/int.zst" -- "$W/phases" -t 2 -w 5000 -r 1 balanced
+kill -INT $bg
+wait $bg; rc=$?
+expect_status "SIGINT forwarded: program killed, exit 130" 130
+dump int
+if has_summary int && grep '"type":"run_end"' "$T/int.jsonl" | grep -q '"signal":2'; then ok "SIGINT: trace complete (RUN_END signal 2, SUMMARY)"
+else not_ok "SIGINT: trace complete (RUN_END signal 2, SUMMARY)" "$(tail -c 300 "$T/int.jsonl")"; fi
+
+start_bg "$PMCOLLECT" -q -o "$T/term.zst" -- "$W/phases" -t 2 -w 5000 -r 1 balanced
+kill -TERM $bg
+wait $bg; rc=$?
+expect_status "SIGTERM forwarded: program killed, exit 143" 143
+dump term
+if has_summary term && grep '"type":"run_end"' "$T/term.jsonl" | grep -q '"signal":15'; then ok "SIGTERM: trace complete (RUN_END signal 15, SUMMARY)"
+else not_ok "SIGTERM: trace complete (RUN_END signal 15, SUMMARY)" "$(tail -c 300 "$T/term.jsonl")"; fi
+
+# --- child processes ------------------------------------------------------------------------------
+run_capture "$PMCOLLECT" -q -o "$T/fork.zst" -- "$W/forker" -p 3 -t 2 -w 100
+expect_status "forker -p 3 -t 2: exit 0" 0
+dump fork
+tgids=$(samples_of fork | grep -o '"tgid":[0-9]*' | sort -u | wc -l)
+if [ "$tgids" -eq 4 ]; then ok "children followed: threads of 4 processes sampled"
+else not_ok "children followed: threads of 4 processes sampled" "$tgids processes"; fi
+tids=$(samples_of fork | grep -o '"tid":[0-9]*' | sort -u | wc -l)
+if [ "$tids" -eq 7 ]; then ok "7 threads sampled (parent + 3 children x 2)"; else not_ok "7 threads sampled" "$tids threads"; fi
+procs=$(grep '"kind":"appear"' "$T/fork.jsonl" | grep -o '"flags":[0-9]*' | cut -d: -f2 | awk 'int($1 / 2) % 2 == 1' | wc -l)
+if [ "$procs" -eq 4 ]; then ok "4 APPEAR records flagged PROCESS"; else not_ok "4 APPEAR records flagged PROCESS" "$procs"; fi
+
+# --- the sampling rate follows --interval -------------------------------------------------------
+# samples per second of wall time at 5 ms and at 10 ms, for the same workload
+rate() { # NAME: samples / wall seconds of its RUN_END
+	awk -v s="$(grep '"type":"summary"' "$T/$1.jsonl" | grep -o '"samples":[0-9]*' | cut -d: -f2)" \
+	    -v w="$(grep '"type":"run_end"' "$T/$1.jsonl" | grep -o '"wall_ns":[0-9.e+]*' | cut -d: -f2)" \
+	    'BEGIN { printf "%.3f", s / (w / 1e9) }'
+}
+run_capture "$PMCOLLECT" -q --cpus 0 -i 10 -o "$T/i10.zst" -- "$W/phases" -t 2 -w 300 -r 1 balanced
+dump i10
+run_capture "$PMCOLLECT" -q --cpus 0 --interval 5 -o "$T/i5.zst" -- "$W/phases" -t 2 -w 300 -r 1 balanced
+dump i5
+near "--interval 5 samples twice as often as --interval 10" "$(rate i5)" "$(awk -v r="$(rate i10)" 'BEGIN {printf "%.3f", 2 * r}')" 0.2
+# and for a program whose wall time does not depend on the machine's load
+run_capture "$PMCOLLECT" -q -i 10 -o "$T/s10.zst" -- sleep 0.6
+dump s10
+run_capture "$PMCOLLECT" -q -i 5 -o "$T/s5.zst" -- sleep 0.6
+dump s5
+n10=$(num samples "$T/s10.jsonl"); n5=$(num samples "$T/s5.jsonl")
+near "--interval 5 gives about 2x the samples of --interval 10 over sleep 0.6 ($n5 vs $n10)" "$n5" "$((2 * n10))" 0.15
+run_capture "$PMCOLLECT" -q -i 0.5 -o "$T/frac.zst" -- "$W/phases" -t 1 -w 50 -r 1 balanced
+dump frac
+if [ "$rc" -eq 0 ] && grep -q '"interval_ms":0.5' "$T/frac.jsonl" && [ "$(num samples "$T/frac.jsonl")" -gt 40 ]
+then ok "fractional interval 0.5 ms"; else not_ok "fractional interval 0.5 ms" "exit $rc, samples $(num samples "$T/frac.jsonl")"; fi
+
+# --- OMP_NUM_THREADS and a thread named with ')' --------------------------------------------------
+run_capture "$PMCOLLECT" -q -t 3 -o "$T/env.zst" -- sh -c 'echo "$OMP_NUM_THREADS"'
+if [ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = 3 ] && "$PMANALYZE" --dump "$T/env.zst" | grep -q '"threads":3'
+then ok "-t 3 sets OMP_NUM_THREADS=3"; else not_ok "-t 3 sets OMP_NUM_THREADS=3" "out '$(cat "$T/out")'"; fi
+
+done_testing
