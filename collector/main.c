@@ -167,8 +167,9 @@ static char *summary_json(const struct pmc_run_result *r, int runs, int exit_sta
 }
 
 /* Creates the trace file 0644 (never writable by others), refusing to replace an existing one
- * unless force. Returns the descriptor or -1 after reporting the error. */
-static int create_output(const char *path, int force)
+ * unless force. Returns the descriptor (*created = 1 when this call made the file, so only then
+ * may a failure remove it) or -1 after reporting the error. */
+static int create_output(const char *path, int force, int *created)
 {
 	struct stat st;
 	int fd;
@@ -182,10 +183,11 @@ static int create_output(const char *path, int force)
 		}
 	}
 	if (force && lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		/* /dev/null and the like: write to it as it is */
+		/* /dev/null and the like: write to it as it is, and never remove it */
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	} else {
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		*created = fd >= 0;
 	}
 	if (fd < 0) {
 		if (errno == EEXIST)
@@ -226,8 +228,9 @@ int main(int argc, char **argv)
 	char cpus_text[4096], online_text[4096], why[512], papi_why[512] = "";
 	double interval_ms = 10.0;
 	int force = 0, threads = 0, out_fd = -1, sig_fd = -1, pc_fd = -1, ts_fd = -1;
-	int collector_cpu = -1, have_start_cpus = 0, sigpipe_ignored = 0, ret = PMT_EXIT_FAILURE;
-	int started_writer = 0, c;
+	int collector_cpu = -1, have_start_cpus = 0, sigpipe_ignored = 0, sigxfsz_ignored = 0;
+	int ret = PMT_EXIT_FAILURE;
+	int started_writer = 0, created_output = 0, c;
 	uint16_t ts_family = 0;
 	char *meta_text = NULL, *json = NULL;
 	cJSON *meta = NULL;
@@ -351,7 +354,7 @@ int main(int argc, char **argv)
 	}
 	/* the output last, so no other error leaves an empty file behind; before the program
 	 * starts, so an unwritable path is a usage error */
-	out_fd = create_output(output, force);
+	out_fd = create_output(output, force, &created_output);
 	if (out_fd < 0) {
 		ret = PMT_EXIT_USAGE;
 		goto out;
@@ -376,8 +379,13 @@ int main(int argc, char **argv)
 		struct sigaction sa;
 		if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
 			sigpipe_ignored = 1;
+		if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			sigxfsz_ignored = 1;
 	}
+	/* a full pipe or a file-size limit must come back as a write error (EPIPE, EFBIG) that
+	 * the writer reports, not kill pmcollect in the middle of a chunk */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	/* an inherited SIGCHLD ignore would make the kernel reap the program before wait4() */
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &block, NULL);
@@ -476,8 +484,9 @@ int main(int argc, char **argv)
 	{
 		int err = pmt_writer_open(&w, out_fd, meta_text, NULL);
 		if (err < 0) {
+			/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
 			pmt_cli_error("cannot write '%s': %s", output,
-				      err == PMT_E_IO ? strerror(pmt_writer_errno(w)) : pmt_strerror(err));
+				      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
 			w = NULL;
 			goto out;
 		}
@@ -506,6 +515,7 @@ int main(int argc, char **argv)
 			.forward = &forward,
 			.child_sigmask = &orig_mask,
 			.child_sigpipe_ignored = sigpipe_ignored,
+			.child_sigxfsz_ignored = sigxfsz_ignored,
 			.child_nofile = &nofile_orig,
 			/* the model's baseline: fewer CPUs than threads (Tudor & Teo, III-A-1); without
 			 * -t the thread count is unknown, so a restricted CPU set is taken as one */
@@ -552,8 +562,9 @@ out:
 			pmt_cli_error("cannot write '%s': %s", output, strerror(errno));
 			ret = PMT_EXIT_FAILURE;
 		}
-		/* nothing was recorded (set-up failed before the trace began): remove the file */
-		if (!started_writer)
+		/* nothing was recorded (set-up failed before the trace began): remove the file we
+		 * made, and only that */
+		if (!started_writer && created_output)
 			unlink(output);
 	}
 	free(json);

@@ -96,6 +96,8 @@ static void child_main(const struct pmc_run_config *cfg, int go_fd, int report_f
 		(void)setrlimit(RLIMIT_NOFILE, cfg->child_nofile);
 	if (!cfg->child_sigpipe_ignored)
 		signal(SIGPIPE, SIG_DFL);
+	if (!cfg->child_sigxfsz_ignored)
+		signal(SIGXFSZ, SIG_DFL);
 	if (cfg->child_sigmask)
 		sigprocmask(SIG_SETMASK, cfg->child_sigmask, NULL);
 	/* wait until the parent has attached counters and written RUN_BEGIN; EOF means it died */
@@ -198,6 +200,13 @@ static void writer_failed(struct pmc_run_result *res, struct pmt_writer *w, int 
 		res->writer_err = err;
 		res->writer_errno = pmt_writer_errno(w);
 	}
+}
+
+static void disarm(int tfd)
+{
+	struct itimerspec off;
+	memset(&off, 0, sizeof(off));
+	(void)timerfd_settime(tfd, 0, &off, NULL);
 }
 
 /* Reaps every child that has ended; returns 1 when the root was among them. pmcollect is child
@@ -369,7 +378,24 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = cfg->signal_fd, .events = POLLIN },
 					 { .fd = tfd, .events = POLLIN } };
-		if (poll(pfd, sampling ? 2 : 1, -1) < 0) {
+		int timeout_ms = -1;
+		if (sampling) {
+			/* wake up for the once-a-second flush even when samples are further apart,
+			 * so a collector killed with SIGKILL loses at most a second of the trace */
+			uint64_t now = pmc_now_ns();
+			if (now >= next_flush_ns) {
+				err = pmt_writer_flush(w);
+				next_flush_ns = now + 1000000000u;
+				if (err < 0) {
+					writer_failed(res, w, err);
+					sampling = 0;
+					disarm(tfd);
+					continue;
+				}
+			}
+			timeout_ms = (int)((next_flush_ns - now) / 1000000u) + 1;
+		}
+		if (poll(pfd, sampling ? 2 : 1, timeout_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -411,20 +437,12 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 							    values };
 				err = pmt_writer_counters(w, &cr2);
 			}
-			if (err == 0 && now >= next_flush_ns) {
-				err = pmt_writer_flush(w);
-				next_flush_ns = now + 1000000000u;
-			}
 			if (err < 0) {
 				/* the trace cannot grow: stop sampling, but let the program finish
 				 * undisturbed; pmcollect will exit 1 */
 				writer_failed(res, w, err);
 				sampling = 0;
-				{
-					struct itimerspec off;
-					memset(&off, 0, sizeof(off));
-					timerfd_settime(tfd, 0, &off, NULL);
-				}
+				disarm(tfd);
 			}
 		}
 	}

@@ -36,6 +36,7 @@ struct pmc_run_config {
 				       sent them to pmcollect */
 	const sigset_t *child_sigmask; /* signal mask the program starts with */
 	int child_sigpipe_ignored;  /* SIGPIPE was ignored when pmcollect started */
+	int child_sigxfsz_ignored;  /* SIGXFSZ was ignored when pmcollect started */
 	const struct rlimit *child_nofile; /* RLIMIT_NOFILE the program starts with */
 	const char *role;           /* "baseline", "calibration" or "run" (RUN_BEGIN) */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */

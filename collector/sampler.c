@@ -445,18 +445,14 @@ static int thr_appear(struct pmc_sampler *s, struct proc *p, uint32_t tid)
 			}
 			break;
 		}
-		/* gone already (ENOENT/ESRCH): the listing below drops it */
-		thr_close(t);
-		t->dead = 1;
-		t->exit_written = 1; /* never appeared: no record at all */
-		t->listed_gen = p->list_gen;
+		/* gone already (ENOENT/ESRCH): forget it; its taskstats exit record, if any,
+		 * makes it appear and exit with exact values (on_task_exit) */
+		thr_remove(s, (size_t)(t - s->thr));
 		return 0;
 	}
 	t->listed_gen = p->list_gen;
 	if (!thr_refresh(s, t, 1, 1)) {
-		thr_close(t);
-		t->dead = 1;
-		t->exit_written = 1;
+		thr_remove(s, (size_t)(t - s->thr));
 		return 0;
 	}
 	if (t->v.flags & PMT_TS_STAT_FRESH) {
@@ -583,10 +579,10 @@ static void write_exits(struct pmc_sampler *s)
 				due = 0; /* zombie leader: not reaped yet; look again next sample */
 				if (p)
 					p->dirty = 1;
-			}
-			else
+			} else {
 				due = t->has_final || s->o.taskstats_fd < 0 || s->finishing ||
 				      s->seq > t->dead_at;
+			}
 			if (due) {
 				const struct proc *p = proc_find(s, t->tgid);
 				uint8_t flags = t->has_final ? PMT_TASKF_FINAL : 0;

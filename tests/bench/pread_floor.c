@@ -24,7 +24,7 @@ static uint64_t ns(clockid_t clk)
 
 int main(int argc, char **argv)
 {
-	char path[128], buf[256];
+	char path[512], buf[256];
 	int fds[4096], nfd = 0, tfd;
 	uint64_t interval_ns, end_ns, cpu0, samples = 0, thread_samples = 0;
 	struct itimerspec its = { 0 };

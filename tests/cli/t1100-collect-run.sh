@@ -9,6 +9,10 @@
 cd "$T" || exit 1
 umask 022
 root=0; [ "$(id -u)" -eq 0 ] && root=1
+# Under AddressSanitizer, LeakSanitizer checks each exiting process from a short-lived task it
+# clone()s without CLONE_THREAD: pmcollect rightly follows it as one more process. Keep it out of
+# the counts of the workloads' own threads and processes.
+case "$W" in *-address*) WL="env ASAN_OPTIONS=detect_leaks=0";; *) WL="";; esac
 
 # dump NAME: $T/NAME.zst -> $T/NAME.jsonl
 dump() { "$PMANALYZE" --dump "$T/$1.zst" >"$T/$1.jsonl" 2>"$T/$1.dumperr"; }
@@ -19,7 +23,7 @@ samples_of() { grep '"type":"sample"' "$T/$1.jsonl"; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 # --- threads of one process --------------------------------------------------------------------
-run_capture "$PMCOLLECT" -q -o "$T/p4.zst" -- "$W/phases" -t 4 -w 40 -r 2 balanced
+run_capture "$PMCOLLECT" -q -o "$T/p4.zst" -- $WL "$W/phases" -t 4 -w 40 -r 2 balanced
 expect_status "phases -t 4: exit 0" 0
 dump p4
 m=$(tail -1 "$T/out" | grep -o '"m":[0-9]*' | cut -d: -f2)
@@ -43,7 +47,7 @@ if [ "$rc" -eq 0 ] && "$PMANALYZE" --dump "$T/p4.zst" | grep -q '"argv":\["true"
 else not_ok "-f replaces an existing trace" "exit $rc" "$(head -c 300 "$T/err")"; fi
 
 # --- CPU time: sum of final run_ns == rusage utime+stime (baseline on one CPU) ------------------
-run_capture "$PMCOLLECT" -q --cpus 0 -o "$T/b8.zst" -- "$W/phases" -t 8 -w 100 -r 5 balanced
+run_capture "$PMCOLLECT" -q --cpus 0 -o "$T/b8.zst" -- $WL "$W/phases" -t 8 -w 100 -r 5 balanced
 expect_status "baseline phases -t 8 on --cpus 0: exit 0" 0
 dump b8
 fin=$(grep '"kind":"exit"' "$T/b8.jsonl" | grep -o '"final_run_ns":[0-9]*' | cut -d: -f2 | awk '{s += $1} END {printf "%.0f", s}')
@@ -124,7 +128,7 @@ if has_summary term && grep '"type":"run_end"' "$T/term.jsonl" | grep -q '"signa
 else not_ok "SIGTERM: trace complete (RUN_END signal 15, SUMMARY)" "$(tail -c 300 "$T/term.jsonl")"; fi
 
 # --- child processes ------------------------------------------------------------------------------
-run_capture "$PMCOLLECT" -q -o "$T/fork.zst" -- "$W/forker" -p 3 -t 2 -w 100
+run_capture "$PMCOLLECT" -q -o "$T/fork.zst" -- $WL "$W/forker" -p 3 -t 2 -w 100
 expect_status "forker -p 3 -t 2: exit 0" 0
 dump fork
 tgids=$(samples_of fork | grep -o '"tgid":[0-9]*' | sort -u | wc -l)
@@ -163,5 +167,53 @@ then ok "fractional interval 0.5 ms"; else not_ok "fractional interval 0.5 ms" "
 run_capture "$PMCOLLECT" -q -t 3 -o "$T/env.zst" -- sh -c 'echo "$OMP_NUM_THREADS"'
 if [ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = 3 ] && "$PMANALYZE" --dump "$T/env.zst" | grep -q '"threads":3'
 then ok "-t 3 sets OMP_NUM_THREADS=3"; else not_ok "-t 3 sets OMP_NUM_THREADS=3" "out '$(cat "$T/out")'"; fi
+
+# --- memory policy: set in the child before exec, inherited by the program and its children ----------
+run_capture "$PMCOLLECT" -q --membind 0 -o "$T/bind.zst" -- sh -c 'head -1 /proc/self/numa_maps'
+if [ "$rc" -eq 0 ] && grep -q ' bind:0 ' "$T/out"; then ok "--membind 0: the program's memory policy is bind:0"
+else not_ok "--membind 0: the program's memory policy is bind:0" "exit $rc" "$(head -c 200 "$T/out" "$T/err")"; fi
+run_capture "$PMCOLLECT" -q --interleave 0 -o "$T/ilv.zst" -- sh -c 'head -1 /proc/self/numa_maps'
+if [ "$rc" -eq 0 ] && grep -q ' interleave:0 ' "$T/out" && "$PMANALYZE" --dump "$T/ilv.zst" | grep -q '"mempolicy":{"mode":"interleave","nodes":"0"}'
+then ok "--interleave 0: policy interleave:0, recorded in RUN_BEGIN"
+else not_ok "--interleave 0: policy interleave:0, recorded in RUN_BEGIN" "exit $rc" "$(head -c 200 "$T/out" "$T/err")"; fi
+
+# --- short-lived threads: every one is accounted for (taskstats), none is reported twice ----------
+run_capture "$PMCOLLECT" -q -o "$T/churn.zst" -- $WL "$W/spawn_threads" -n 300 -a 8 -w 1
+dump churn
+appear=$(grep -c '"kind":"appear"' "$T/churn.jsonl"); exits=$(grep -c '"kind":"exit"' "$T/churn.jsonl")
+uniq_tids=$(grep '"kind":"appear"' "$T/churn.jsonl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
+if [ "$root" -eq 1 ]; then
+	if [ "$appear" -eq 301 ] && [ "$exits" -eq 301 ] && [ "$uniq_tids" -eq 301 ]; then ok "300 short-lived threads + main: 301 APPEAR, 301 EXIT, no duplicate"
+	else not_ok "300 short-lived threads + main: 301 APPEAR, 301 EXIT, no duplicate" "appear $appear (distinct $uniq_tids), exit $exits"; fi
+else
+	if [ "$appear" -eq "$uniq_tids" ] && [ "$exits" -eq "$appear" ]; then ok "short-lived threads: no duplicate APPEAR, one EXIT each"
+	else not_ok "short-lived threads: no duplicate APPEAR, one EXIT each" "appear $appear (distinct $uniq_tids), exit $exits"; fi
+fi
+
+# --- resources run out ----------------------------------------------------------------------------
+# fewer descriptors than 3 per thread: the excess threads are read with open/read/close
+run_capture sh -c 'ulimit -n 60 && exec "$0" "$@"' "$PMCOLLECT" -q -o "$T/fd.zst" -- $WL "$W/phases" -t 64 -w 10 -r 1 balanced
+expect_status "64 threads with 60 descriptors: exit 0" 0
+dump fd
+tids=$(samples_of fd | grep -o '"tid":[0-9]*' | sort -u | wc -l)
+if [ "$tids" -eq 64 ] && grep '"type":"warning"' "$T/fd.jsonl" | grep -q 'out of file descriptors' && grep -q '"warnings":1' "$T/fd.jsonl"
+then ok "out of descriptors: all 64 threads sampled, one WARNING recorded"
+else not_ok "out of descriptors: all 64 threads sampled, one WARNING recorded" "$tids threads" "$(grep -c warning "$T/fd.jsonl") warning lines"; fi
+
+# the trace cannot grow (file size limit): the program runs to its end, pmcollect exits 1 with
+# one error line, and what was written is still a readable trace
+run_capture sh -c 'ulimit -f 20 && exec "$0" "$@"' "$PMCOLLECT" -q -o "$T/fsz.zst" -- $WL "$W/phases" -t 64 -w 20 -r 1 balanced
+expect_status "writer failure: exit 1" 1
+expect_err_line "writer failure: one error line" "^pmcollect: error: cannot write '$T/fsz.zst': File too large$"
+if grep -q '"program":"phases"' "$T/out"; then ok "writer failure: the program ran to its end"
+else not_ok "writer failure: the program ran to its end" "stdout: $(head -c 200 "$T/out")"; fi
+if "$PMANALYZE" --dump "$T/fsz.zst" >"$T/fsz.jsonl" 2>/dev/null && grep -q '"format":"pmtrace"' "$T/fsz.jsonl"
+then ok "writer failure: the trace is readable"; else not_ok "writer failure: the trace is readable"; fi
+
+run_capture "$PMCOLLECT" -q -f -o /dev/full -- sh -c ': >"$0"' "$T/marker"
+expect_status "unwritable device: exit 1" 1
+expect_err_line "unwritable device: one error line" "^pmcollect: error: cannot write '/dev/full': No space left on device$"
+if [ -c /dev/full ] && [ ! -e "$T/marker" ]; then ok "unwritable device: kept, program not started"
+else not_ok "unwritable device: kept, program not started"; fi
 
 done_testing
