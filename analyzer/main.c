@@ -47,19 +47,8 @@ static void usage_full(void)
 	      stdout);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pmt_cli_error("%s", msg);
-	fputs(usage_line, stderr);
-	return PMT_EXIT_USAGE;
-}
+/* An error in the command line itself: one error line, the usage line, status 2. */
+#define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
 int main(int argc, char **argv)
 {

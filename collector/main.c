@@ -61,19 +61,7 @@ static void usage(FILE *f)
 }
 
 /* An error in the command line itself: one error line, the usage line, status 2. */
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pmt_cli_error("%s", msg);
-	fprintf(stderr, "%s\n", usage_line);
-	return PMT_EXIT_USAGE;
-}
+#define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
 static int quiet;
 

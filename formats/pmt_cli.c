@@ -91,6 +91,22 @@ void pmt_cli_report(const char *level, const char *fmt, ...)
 	fprintf(stderr, "%s: %s: %s\n", prog_name, level, clean);
 }
 
+int pmt_cli_usage_error(const char *usage, const char *fmt, ...)
+{
+	char msg[1024];
+	size_t len = strlen(usage);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pmt_cli_report("error", "%s", msg);
+	fputs(usage, stderr);
+	if (len == 0 || usage[len - 1] != '\n')
+		fputc('\n', stderr);
+	return PMT_EXIT_USAGE;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -22,6 +22,11 @@ const char *pmt_cli_prog(void);
  * a trace or a process name cannot reach the terminal. One line, no capital, no full stop. */
 void pmt_cli_report(const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A mistake in the command line itself: prints the error line as pmt_cli_report("error", ...)
+ * does, then the usage text (a final newline is added when missing), and returns PMT_EXIT_USAGE. */
+int pmt_cli_usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #define pmt_cli_error(...) pmt_cli_report("error", __VA_ARGS__)
 #define pmt_cli_warning(...) pmt_cli_report("warning", __VA_ARGS__)
 
