@@ -419,6 +419,20 @@ static void thr_remove(struct pmc_sampler *s, size_t i)
 	s->nthr--;
 }
 
+/* Descriptors handed back when they run out: the kept files of this many threads. */
+#define FD_RESERVE_THREADS 4
+static void fd_release_reserve(struct pmc_sampler *s)
+{
+	int freed = 0;
+
+	for (size_t i = s->nthr; i-- > 0 && freed < FD_RESERVE_THREADS;) {
+		if (s->thr[i].fd[F_SCHEDSTAT] >= 0) {
+			thr_close(&s->thr[i]);
+			freed++;
+		}
+	}
+}
+
 /* A tid listed in /proc/<tgid>/task for the first time: open its files (kept open so each later
  * sample costs one pread), read all three, and write its APPEAR record. */
 static int thr_appear(struct pmc_sampler *s, struct proc *p, uint32_t tid)
@@ -427,22 +441,22 @@ static int thr_appear(struct pmc_sampler *s, struct proc *p, uint32_t tid)
 
 	if (!t)
 		return PMT_E_NOMEM;
-	for (int i = 0; i < F_COUNT; i++) {
+	for (int i = 0; i < F_COUNT && !s->warned_fd; i++) {
 		char rel[48];
 		snprintf(rel, sizeof(rel), "%u/%s", tid, file_names[i]);
 		t->fd[i] = openat(p->task_fd, rel, O_RDONLY | O_CLOEXEC);
 		if (t->fd[i] >= 0)
 			continue;
 		if (errno == EMFILE || errno == ENFILE) {
-			/* out of descriptors even after raising RLIMIT_NOFILE: this thread is read
-			 * with open/read/close, about 3x the cost, which is still correct */
+			/* out of descriptors even after raising RLIMIT_NOFILE: from now on new
+			 * threads are read with open/read/close (about 3x the cost, still correct),
+			 * and a reserve is given back so that those opens, and the task directory of
+			 * a new process, still find a descriptor */
 			thr_close(t);
-			s->st.fd_fallback++;
-			if (!s->warned_fd) {
-				s->warned_fd = 1;
-				warn(s, "out of file descriptors: some threads are read with "
-					"open/read/close, which costs more collector CPU");
-			}
+			fd_release_reserve(s);
+			s->warned_fd = 1;
+			warn(s, "out of file descriptors: some threads are read with "
+				"open/read/close, which costs more collector CPU");
 			break;
 		}
 		/* gone already (ENOENT/ESRCH): forget it; its taskstats exit record, if any,
@@ -450,6 +464,8 @@ static int thr_appear(struct pmc_sampler *s, struct proc *p, uint32_t tid)
 		thr_remove(s, (size_t)(t - s->thr));
 		return 0;
 	}
+	if (t->fd[F_SCHEDSTAT] < 0)
+		s->st.fd_fallback++;
 	t->listed_gen = p->list_gen;
 	if (!thr_refresh(s, t, 1, 1)) {
 		thr_remove(s, (size_t)(t - s->thr));
