@@ -262,8 +262,12 @@ static int finalize_one(struct pma_est *e)
 /* Places wait_ns of thread t's run-queue wait, credited in interval k, in the intervals where it
  * was spent: the kernel adds a wait to schedstat only when the thread gets a CPU
  * (sched_info_arrive), so the wait ends where the run that revealed it starts and began after the
- * thread's previous run. The run's position inside interval k is unknown; the wait is laid back
- * from the start of k. Returns the part that found no room before k (it belongs to k itself). */
+ * thread's previous run. The caller first fills interval k itself (up to dT - run: a thread woken
+ * in k and run in k waited in k) and passes the rest, which is laid back from the start of k.
+ * Filling k first matters at barriers: woken threads that wait behind the one that woke them must
+ * not look woken an interval early, which would cut the previous phase's window short and lose
+ * its tail from T_cp (mixed pattern: T_cp -2.2 % with back-first placement, -0.4 % with this).
+ * Returns the part that found no room before k (it belongs to k itself). */
 static double place_wait(struct pma_est *e, struct thr *t, uint64_t k, double wait_ns)
 {
 	uint64_t i = k;
@@ -335,7 +339,7 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct pmt_thread_sample *ts = &s->threads[i];
 		struct thr *t = (i < e->nthr && e->thr[i].tid == ts->tid) ? &e->thr[i] : find(e, ts->tid);
-		double r, w, a, cap, cur;
+		double r, w, a, cap, cur, in_k;
 
 		if (!t && !(t = add(e, ts->tid)))
 			goto oom;
@@ -364,8 +368,9 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		 * ticks, so a delta may exceed dT a little: keep it rather than lose CPU time. */
 		t->tau_r[slot] = (float)r;
 		t->a_r[slot] = 0;
-		a = r + place_wait(e, t, k, w);
 		cap = dT > r ? dT : r;
+		in_k = w < cap - r ? w : cap - r;
+		a = r + in_k + place_wait(e, t, k, w - in_k);
 		cur = a < cap ? a : cap;
 		t->a_r[slot] = (float)cur;
 		t->last_k = k;
