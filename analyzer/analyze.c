@@ -190,8 +190,8 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		}
 	}
 	if (t->rst.truncated)
-		pma_trace_warn(t, "truncated: the file ends inside a chunk; analyzed the %llu complete chunks",
-			       (unsigned long long)t->rst.chunks);
+		pma_trace_warn(t, "truncated: the file ends inside a chunk; analyzed the %llu complete chunk%s",
+			       (unsigned long long)t->rst.chunks, t->rst.chunks == 1 ? "" : "s");
 	if (t->rst.chunks_bad)
 		pma_trace_warn(t, "salvaged: skipped %llu damaged chunks (%llu bytes)",
 			       (unsigned long long)t->rst.chunks_bad,

@@ -51,4 +51,43 @@ run_capture "$PMANALYZE" "$T/empty.zst"
 expect_status "empty file exits 1" 1
 expect_err_line "empty file: one line" "^pmanalyze: error: "
 
+# --- damaged and degenerate traces (a real sample trace, cut) -------------------------------------
+json_num() { python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$1" "$2"; }
+full="$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+size=$(wc -c <"$full")
+head -c $((size / 2)) "$full" >"$T/half.zst"
+run_capture "$PMANALYZE" --format json "$T/half.zst"
+expect_status "truncated trace: analyzed, exit 0" 0
+got_s=$(sed -n 's/^pmanalyze: warning: truncated: analyzed \([0-9.]*\) s of run 0 .*/\1/p' "$T/err")
+if [ -n "$got_s" ] && grep -q "^pmanalyze: warning: truncated: the file ends inside a chunk; analyzed the [0-9]* complete chunks$" "$T/err"
+then ok "truncated trace: warns 'truncated: analyzed $got_s s of run 0' and how many chunks"
+else not_ok "truncated trace: warns 'truncated: analyzed X s' and how many chunks" "$(cat "$T/err")"; fi
+cp "$T/out" "$T/half.json"
+# the warning is in the JSON too, and the analyzed wall time is what the warning says
+if grep -q '"truncated: analyzed' "$T/half.json"; then ok "truncated trace: the warning is in traces[].warnings"
+else not_ok "truncated trace: the warning is in traces[].warnings"; fi
+near "truncated trace: wall_s is the analyzed part" "$(json_num "$T/half.json" traces.0.wall_s)" "${got_s:-0}" 0.01
+run_capture "$PMANALYZE" --format json "$full"
+near "truncated trace: about half of the full run analyzed" "${got_s:-0}" "$(awk -v w="$(json_num "$T/out" traces.0.wall_s)" 'BEGIN{print w/2}')" 0.2
+
+# cut inside the second chunk: metadata but no sample
+head -c 2000 "$full" >"$T/nosamples.zst"
+run_capture "$PMANALYZE" "$T/nosamples.zst"
+expect_status "no samples: exit 1" 1
+if [ "$(grep -c '^pmanalyze: error: ' "$T/err")" -eq 1 ] && grep -q "^pmanalyze: error: '.*nosamples.zst': no samples to analyze$" "$T/err"
+then ok "no samples: one error line"; else not_ok "no samples: one error line" "$(cat "$T/err")"; fi
+head -c 100 "$full" >"$T/header.zst"
+run_capture "$PMANALYZE" "$T/header.zst"
+expect_status "cut inside the first chunk: exit 1" 1
+expect_err_line "cut inside the first chunk: one line" "^pmanalyze: error: .*ends inside its header or first chunk$"
+
+# a program that ran one thread: nothing to predict
+run_capture "$PMCOLLECT" -q -o "$T/one.zst" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done'
+run_capture "$PMANALYZE" "$T/one.zst"
+expect_status "one thread: exit 1" 1
+expect_err_line "one thread: one line" "^pmanalyze: error: '.*one.zst': the program ran one thread at a time: nothing to predict"
+
 done_testing
