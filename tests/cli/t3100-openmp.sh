@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# OpenMP under OMP_WAIT_POLICY=passive and =active (issue: analyzer, section 4): what spinning does
+# to the estimate, and that pmanalyze says so. omp_phases imbalanced has a known truth; under
+# =active libgomp's waiting threads spin at the barrier, look runnable, and inflate A(m,inf) when
+# they have CPUs to spin on (2 threads on 2 CPUs); when they outnumber the CPUs (the 1-CPU
+# baseline) libgomp spins only ~1000 iterations, so the estimate stays right, and the recorded
+# policy is still flagged.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+json() { python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$1" "$2"; }
+truth() { tail -n 1 "$T/$1.truth" | sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p"; }
+notes() { python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["notes"]))' "$1"; }
+
+# record NAME POLICY THREADS CPUS WORK_MS: a trace and its analysis in $T/NAME.{zst,truth,json}
+record() {
+	if OMP_WAIT_POLICY=$2 "$PMCOLLECT" -q --cpus "$4" -t "$3" -o "$T/$1.zst" -- \
+		"$W/omp_phases" -w "$5" -r 6 imbalanced >"$T/$1.truth" 2>"$T/$1.err" &&
+		"$PMANALYZE" -q --format json "$T/$1.zst" >"$T/$1.json" 2>>"$T/$1.err"
+	then ok "$1: recorded and analyzed"; else not_ok "$1: recorded and analyzed" "$(cat "$T/$1.err")"; fi
+}
+
+# --- 2 threads on 2 CPUs: A(m,inf) measured directly --------------------------------------------
+record direct-passive passive 2 0-1 100
+near "direct, passive: A(m,inf) is the truth" "$(json "$T/direct-passive.json" parallelism.A_inf)" "$(truth direct-passive A_inf)" 0.03
+if notes "$T/direct-passive.json" | grep -q spinning; then not_ok "direct, passive: no spinning note" "$(notes "$T/direct-passive.json")"
+else ok "direct, passive: no spinning note"; fi
+
+record direct-active active 2 0-1 100
+A=$(json "$T/direct-active.json" parallelism.A_inf)
+if awk -v a="$A" -v t="$(truth direct-active A_inf)" 'BEGIN{exit !(a > 1.2 * t)}'
+then ok "direct, active: spinning inflates A(m,inf) ($A vs truth $(truth direct-active A_inf))"
+else not_ok "direct, active: spinning inflates A(m,inf)" "A $A, truth $(truth direct-active A_inf)"; fi
+if notes "$T/direct-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set and threads were runnable .* re-record with OMP_WAIT_POLICY=passive$'
+then ok "direct, active: detected from the samples, remedy given"
+else not_ok "direct, active: detected from the samples, remedy given" "$(notes "$T/direct-active.json")"; fi
+if "$PMANALYZE" "$T/direct-active.zst" 2>/dev/null | grep -q '^note: spinning: '
+then ok "direct, active: the table shows the note"; else not_ok "direct, active: the table shows the note"; fi
+
+# --- 4 threads on 1 CPU: the oversubscribed baseline ---------------------------------------------
+record base-passive passive 4 0 50
+near "baseline, passive: A(m,inf) is the truth" "$(json "$T/base-passive.json" parallelism.A_inf)" "$(truth base-passive A_inf)" 0.03
+if notes "$T/base-passive.json" | grep -q spinning; then not_ok "baseline, passive: no spinning note" "$(notes "$T/base-passive.json")"
+else ok "baseline, passive: no spinning note"; fi
+
+record base-active active 4 0 50
+near "baseline, active: libgomp barely spins when oversubscribed, A(m,inf) is the truth" "$(json "$T/base-active.json" parallelism.A_inf)" "$(truth base-active A_inf)" 0.03
+if notes "$T/base-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set: .* re-record with OMP_WAIT_POLICY=passive to be sure$'
+then ok "baseline, active: the recorded policy is flagged"
+else not_ok "baseline, active: the recorded policy is flagged" "$(notes "$T/base-active.json")"; fi
+
+# --- no OpenMP setting, but the samples look like spinning: a hint, not a verdict -----------------
+# (2 threads that burn 2 s each with no barrier but the last: as a spinning waiter would look)
+"$PMCOLLECT" -q --cpus 0-1 -o "$T/spin.zst" -- "$W/phases" -t 2 -w 2000 -r 1 balanced >/dev/null 2>"$T/spin.err"
+if "$PMANALYZE" -q --format json "$T/spin.zst" >"$T/spin.json" 2>>"$T/spin.err" &&
+	notes "$T/spin.json" | grep -q '^spinning?: threads were runnable'
+then ok "two threads that never block: 'spinning?' hint"; else not_ok "two threads that never block: 'spinning?' hint" "$(cat "$T/spin.err")" "$(notes "$T/spin.json" 2>&1)"; fi
+done_testing
