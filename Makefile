@@ -84,7 +84,7 @@ demo: deps
 	@$(MAKE) --no-print-directory tests
 	@sh tests/demo.sh $(B)
 
-bench: deps
+bench: all deps
 	@$(MAKE) --no-print-directory tests
 	@sh tests/bench/run.sh $(B)
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages the build and the tests need: with apt-get when root, otherwise
-# prints the exact apt-get line and fails. Called by `make deps` (and so by `make demo`/`make check`).
+# prints the exact apt-get line and fails. Called by `make deps` (and so by `make demo`/`make check`);
+# extra packages as arguments (`make bench` adds linux-perf for its perf comparison).
 set -eu
 pkgs="build-essential pkg-config libzstd-dev zstd libcjson-dev libpapi-dev papi-tools libhwloc-dev hwloc
 libnuma-dev libtracefs-dev libtraceevent-dev zlib1g-dev libcmocka-dev clang libomp-dev
-xz-utils pigz stress-ng procps"
+xz-utils pigz stress-ng procps python3 util-linux $*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

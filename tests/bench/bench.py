@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""make bench: the collector's overhead and cost, trace size, analyzer speed, accuracy against
+ground truth and predictions against measured speedups, measured side by side in one run.
+
+Every comparison alternates its A and B runs (A, B, A, B, ...) and reports medians with the spread
+(min..max), because these machines are noisy. Prints a table per section and writes everything to
+a JSON file (default build/bench/bench.json) and a Markdown rendering (build/bench/bench.md, the
+body of docs/performance.md).
+
+usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json]
+BENCH_QUICK=1 in the environment is the same as --quick (a subset that runs in about 2 minutes).
+"""
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEVNULL = subprocess.DEVNULL
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def timed(cmd, env=None, cwd=None):
+    """Wall seconds, exit status and peak RSS (KiB) of one command, stdout and stderr discarded."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=DEVNULL, stderr=DEVNULL, env=env, cwd=cwd)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, p.returncode, ru.ru_maxrss
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def spread(xs):
+    return [min(xs), max(xs)] if xs else []
+
+
+def dump(path):
+    """The JSON lines of pmanalyze --dump, by record type."""
+    out = subprocess.run([PMANALYZE, "--dump", path], capture_output=True, text=True, check=True).stdout
+    recs = {}
+    for line in out.splitlines():
+        d = json.loads(line)
+        recs.setdefault(d.get("type", "meta" if "format" in d else "?"), []).append(d)
+    return recs
+
+
+def analyze(path, *args):
+    out = subprocess.run([PMANALYZE, "-q", "--format", "json", *args, path], capture_output=True,
+                         text=True)
+    if out.returncode != 0:
+        raise RuntimeError("pmanalyze %s: %s" % (path, out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+def truth_of(stdout_text):
+    return json.loads(stdout_text.strip().splitlines()[-1])
+
+
+def table(title, header, rows):
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(header)]
+    lines = ["", "== " + title, "  ".join(str(h).rjust(w) for h, w in zip(header, widths))]
+    for r in rows:
+        lines.append("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
+    print("\n".join(lines), flush=True)
+    md = ["", "### " + title, "", "| " + " | ".join(map(str, header)) + " |",
+          "|" + "---|" * len(header)]
+    md += ["| " + " | ".join(map(str, r)) + " |" for r in rows]
+    MD.extend(md)
+
+
+# --- 1. collector overhead --------------------------------------------------------------------
+def overhead(cfg):
+    res, rows = [], []
+    total_ms = cfg["overhead_work_ms"]
+    for cpus, label in (("0", "1 CPU"), ("0-1", "2 CPUs")):
+        for n in cfg["overhead_threads"]:
+            w = max(1, total_ms // n)
+            prog = [PHASES, "-t", str(n), "-w", str(w), "-r", "1", "balanced"]
+            for iv in (10, 1):
+                alone, under, under_e2e = [], [], []
+                for _ in range(cfg["reps"]):
+                    wall, rc, _ = timed(["taskset", "-c", cpus, *prog])
+                    alone.append(wall)
+                    tr = os.path.join(TMP, "ov.zst")
+                    wall, rc, _ = timed([PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", cpus, "-i",
+                                         str(iv), "--", *prog])
+                    if rc != 0:
+                        raise RuntimeError("pmcollect failed on %s" % prog)
+                    end = dump(tr)["run_end"][0]
+                    under.append(end["wall_ns"] / 1e9)
+                    under_e2e.append(wall)
+                r = med(under) / med(alone)
+                r2 = med(under_e2e) / med(alone)
+                res.append({"cpus": label, "threads": n, "interval_ms": iv, "alone_s": alone,
+                            "under_s": under, "under_end_to_end_s": under_e2e, "ratio": r,
+                            "ratio_end_to_end": r2})
+                rows.append([label, n, iv, "%.3f" % med(alone), "%.3f" % med(under),
+                             "%.3f" % r, "%.3f" % r2,
+                             "%.3f..%.3f" % (min(under) / max(alone), max(under) / min(alone))])
+    table("1. collector overhead: program wall time under pmcollect / alone (target <= 1.01 at 10 ms)",
+          ["CPUs", "threads", "interval ms", "alone s", "under s", "ratio", "incl. start-up",
+           "ratio range"], rows)
+    return res
+
+
+# --- 2+3. cost per thread-sample, trace size ---------------------------------------------------
+def cost(cfg):
+    floor = os.path.join(TMP, "pread_floor")
+    subprocess.run(["cc", "-O2", "-o", floor, os.path.join(TOP, "tests/bench/pread_floor.c")],
+                   check=True)
+    secs = cfg["cost_seconds"]
+    progs = {
+        "busy": [PHASES, "-t", "64", "-w", str(secs * 1000 // 64), "-r", "1", "balanced"],
+        "chain": [os.path.join(WL, "pipeline"), "-t", "64", "-w", "2", "-n",
+                  str(secs * 1000 // 64 // 2), "-s"],
+    }
+    res, rows = [], []
+    for _ in range(cfg["cost_reps"]):
+        for label, prog in progs.items():
+            tr = os.path.join(TMP, "cost-%s.zst" % label)
+            pc = subprocess.Popen([PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", "0", "-i", "10", "--",
+                                   *prog], stdout=DEVNULL)
+            child = None
+            for _ in range(500):  # the program is pmcollect's child; wait for its 64 threads
+                kids = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pc.pid)],
+                                      capture_output=True, text=True).stdout.split()
+                if kids and os.path.isdir("/proc/%s/task" % kids[0]) and \
+                        len(os.listdir("/proc/%s/task" % kids[0])) >= 64:
+                    child = kids[0]
+                    break
+                time.sleep(0.01)
+            if child is None:
+                raise RuntimeError("cost: the program did not start")
+            fl = subprocess.run([floor, child, "10", str(secs - 1), "1"], capture_output=True,
+                                text=True).stdout
+            pc.wait()
+            f = json.loads(fl)
+            s = dump(tr)["summary"][0]
+            size = os.path.getsize(tr)
+            d = {"program": label, "thread_samples": s["thread_samples"],
+                 "collector_us": s["collector_cpu_ns"] / s["thread_samples"] / 1e3,
+                 "sampling_us": s["sampling_cpu_ns"] / s["thread_samples"] / 1e3,
+                 "floor_us": f["cpu_ns"] / f["thread_samples"] / 1e3,
+                 "bytes_per_thread_sample": size / s["thread_samples"]}
+            d["ratio"] = d["collector_us"] / d["floor_us"]
+            res.append(d)
+    for label in progs:
+        ds = [d for d in res if d["program"] == label]
+        rows.append([label, "%d" % med([d["thread_samples"] for d in ds]),
+                     "%.2f" % med([d["collector_us"] for d in ds]),
+                     "%.2f" % med([d["sampling_us"] for d in ds]),
+                     "%.2f" % med([d["floor_us"] for d in ds]),
+                     "%.2f" % med([d["ratio"] for d in ds]),
+                     "%.2f..%.2f" % tuple(spread([d["ratio"] for d in ds])),
+                     "%.2f" % med([d["bytes_per_thread_sample"] for d in ds])])
+    table("2. collector CPU per thread-sample, 64 threads, 10 ms, next to the pread floor "
+          "(target <= 2x floor)",
+          ["program", "thread-samples", "collector us", "sampling us", "floor us", "ratio",
+           "ratio range", "bytes/thread-sample"], rows)
+    return res
+
+
+def perf_compare(cfg):
+    """3 and 4b: the same program under perf sched record and under pmcollect."""
+    if not shutil.which("perf"):
+        table("3. trace size vs perf sched record", ["note"], [["perf not installed"]])
+        return {"skipped": "perf not installed"}
+    prog = [PHASES, "-t", "16", "-w", "50", "-r", "2", "mixed"]
+    pd = os.path.join(TMP, "perf.data")
+    tr = os.path.join(TMP, "same.zst")
+    subprocess.run(["perf", "sched", "record", "-o", pd, "--", "taskset", "-c", "0", *prog],
+                   stdout=DEVNULL, stderr=DEVNULL, check=True)
+    subprocess.run([PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", "0", "--", *prog], stdout=DEVNULL,
+                   check=True)
+    th, an = [], []
+    for _ in range(cfg["reps"]):
+        th.append(timed(["perf", "sched", "timehist", "-i", pd])[0])
+        an.append(timed([PMANALYZE, tr])[0])
+    r = {"program": " ".join(os.path.basename(prog[0:1][0]).split() + prog[1:]),
+         "perf_data_bytes": os.path.getsize(pd), "pmtrace_bytes": os.path.getsize(tr),
+         "perf_timehist_s": th, "pmanalyze_s": an}
+    r["size_ratio"] = r["perf_data_bytes"] / r["pmtrace_bytes"]
+    r["time_ratio"] = med(th) / med(an)
+    table("3. the same run (phases -t 16 mixed on CPU 0) recorded by perf sched record and pmcollect",
+          ["perf.data bytes", "pmtrace bytes", "size ratio", "perf sched timehist s",
+           "pmanalyze s", "time ratio"],
+          [[r["perf_data_bytes"], r["pmtrace_bytes"], "%.0f" % r["size_ratio"], "%.3f" % med(th),
+            "%.3f" % med(an), "%.1f" % r["time_ratio"]]])
+    return r
+
+
+# --- 4. analyzer throughput and memory ---------------------------------------------------------
+def throughput(cfg):
+    gen = os.path.join(TMP, "gentrace")
+    frames = os.path.join(TMP, "frames")
+    subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(TOP, "formats"), "-o", gen,
+                    os.path.join(TOP, "tests/bench/gentrace.c"), os.path.join(TOP, "formats/pmt.c"),
+                    "-lzstd", "-lz"], check=True)
+    subprocess.run(["cc", "-O2", "-o", frames, os.path.join(TOP, "tests/bench/frames.c")], check=True)
+    res, rows = [], []
+    for minutes in cfg["trace_minutes"]:
+        tr = os.path.join(TMP, "gen%d.zst" % minutes)
+        fz = os.path.join(TMP, "gen%d.frames.zst" % minutes)
+        truth = json.loads(subprocess.run([gen, tr, "64", str(minutes * 60)], capture_output=True,
+                                          text=True, check=True).stdout)
+        subprocess.run([frames, tr, fz], check=True)
+        an, zs, rss = [], [], []
+        for _ in range(cfg["reps"]):
+            w, rc, m = timed([PMANALYZE, "-q", "--format", "json", tr])
+            an.append(w)
+            rss.append(m)
+            zs.append(timed(["zstd", "-d", "-q", "-c", fz])[0])
+        A = analyze(tr)["parallelism"]["A_inf"]
+        d = {"minutes": minutes, "threads": 64, "thread_samples": truth["thread_samples"],
+             "bytes": os.path.getsize(tr), "pmanalyze_s": an, "zstd_d_s": zs,
+             "peak_rss_kib": max(rss), "A_inf": A, "A_inf_truth": truth["A_inf"]}
+        d["thread_samples_per_s"] = d["thread_samples"] / med(an)
+        d["ratio_to_zstd"] = med(an) / med(zs)
+        res.append(d)
+        rows.append([minutes, d["thread_samples"], d["bytes"], "%.3f" % med(an), "%.3f" % med(zs),
+                     "%.1f M/s" % (d["thread_samples_per_s"] / 1e6), "%.2f" % d["ratio_to_zstd"],
+                     "%.1f" % (d["peak_rss_kib"] / 1024),
+                     "%+.2f%%" % (100 * (A / truth["A_inf"] - 1))])
+    table("4. analyzer on generated traces, 64 threads at 10 ms (targets >= 20 M/s, <= 3x zstd -d, "
+          "memory flat)",
+          ["minutes", "thread-samples", "bytes", "pmanalyze s", "zstd -d s", "throughput",
+           "ratio to zstd", "peak MiB", "A error"], rows)
+    return res
+
+
+# --- 5. accuracy vs sampling interval ----------------------------------------------------------
+def accuracy(cfg):
+    res, rows = [], []
+    for pat in cfg["acc_patterns"]:
+        for iv in cfg["acc_intervals"]:
+            tr = os.path.join(TMP, "acc.zst")
+            out = subprocess.run([PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", "0", "-i", str(iv), "--",
+                                  PHASES, "-t", "8", "-w", "50", "-r", "2", pat],
+                                 capture_output=True, text=True, check=True).stdout
+            t = truth_of(out)
+            p = analyze(tr)["parallelism"]
+            e = {k: 100 * (v["A_inf"] / t["A_inf"] - 1) for k, v in p["estimates"].items()}
+            res.append({"pattern": pat, "m": 8, "interval_ms": iv, "A_inf_truth": t["A_inf"],
+                        "A_inf": {k: v["A_inf"] for k, v in p["estimates"].items()},
+                        "error_pct": e})
+            rows.append([pat, iv, "%.3f" % t["A_inf"], "%+.1f%%" % e["runnable"],
+                         "%+.1f%%" % e["paper"]])
+    table("5. A(m,inf) error against ground truth vs sampling interval (phases, m = 8, 1 CPU)",
+          ["pattern", "interval ms", "truth", "runnable", "paper (eq. 4)"], rows)
+    return res
+
+
+# --- 6. predicted S(m,2) vs measured T(1 CPU)/T(2 CPUs) --------------------------------------
+def make_input(path, mbytes):
+    rnd = random.Random(42)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(2, 9)))
+             for _ in range(5000)]
+    with open(path, "w") as f:
+        written = 0
+        while written < mbytes << 20:
+            line = " ".join(rnd.choices(words, k=12)) + " %d\n" % rnd.randint(0, 1 << 30)
+            f.write(line)
+            written += len(line)
+
+
+def make_project(d):
+    """A real make -j build: this project's C sources, copied, one object each."""
+    os.makedirs(d, exist_ok=True)
+    srcs = []
+    for sub in ("formats", "collector", "analyzer"):
+        for f in sorted(os.listdir(os.path.join(TOP, sub))):
+            if f.endswith((".c", ".h")):
+                shutil.copy(os.path.join(TOP, sub, f), d)
+                if f.endswith(".c"):
+                    srcs.append(f)
+    cflags = subprocess.run(["pkg-config", "--cflags", "libcjson", "libtracefs", "libtraceevent"],
+                            capture_output=True, text=True).stdout.strip()
+    objs = " ".join(s[:-2] + ".o" for s in srcs)
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write("all: %s\n%%.o: %%.c\n\tcc -std=gnu11 -D_GNU_SOURCE -O2 -g %s -I. -c $< -o $@\n"
+                % (objs, cflags))
+
+
+def predictions(cfg):
+    inp = os.path.join(TMP, "in.txt")
+    make_input(inp, cfg["input_mb"])
+    proj = os.path.join(TMP, "proj")
+    make_project(proj)
+    clean_make = ["sh", "-c", "rm -f *.o && exec make -s -j4"]
+    work = {
+        "phases balanced m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "4", "balanced"], None, None),
+        "phases imbalanced m=8": ([PHASES, "-t", "8", "-w", "25", "-r", "2", "imbalanced"], None, None),
+        "phases serial m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "4", "serial"], None, None),
+        "phases mixed m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "2", "mixed"], None, None),
+        "pipeline 4 stages": ([os.path.join(WL, "pipeline"), "-t", "4", "-w", "2", "-n", "300"],
+                              None, None),
+        "omp_phases imbalanced m=4": ([os.path.join(WL, "omp_phases"), "-w", "50", "-r", "6",
+                                       "imbalanced"], {"OMP_NUM_THREADS": "4",
+                                                       "OMP_WAIT_POLICY": "passive"}, None),
+        "xz -T4 -2": (["xz", "-T4", "-2", "-c", inp], None, None),
+        "pigz -p 4": (["pigz", "-p", "4", "-c", inp], None, None),
+        "zstd -T4 -12": (["zstd", "-q", "-T4", "-12", "-c", inp], None, None),
+        "stress-ng --cpu 4": (["stress-ng", "--cpu", "4", "--cpu-ops", "400", "--cpu-method",
+                               "matrixprod", "-q"], None, None),
+        "make -j4 (this project)": (clean_make, None, proj),
+    }
+    res, rows = [], []
+    for name in cfg["pred_workloads"]:
+        cmd, extra_env, cwd = work[name]
+        env = dict(os.environ, **(extra_env or {}))
+        tr = os.path.join(TMP, "pred.zst")
+        t_cmd = [PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", "0"]
+        if extra_env and "OMP_NUM_THREADS" in extra_env:
+            t_cmd += ["-t", extra_env["OMP_NUM_THREADS"]]
+        rc = subprocess.run(t_cmd + ["--", *cmd], stdout=DEVNULL, stderr=DEVNULL, env=env,
+                            cwd=cwd).returncode
+        if rc != 0:
+            rows.append([name, "", "", "", "", "", "baseline failed: exit %d" % rc])
+            continue
+        a = analyze(tr, "--cores", "1,2")
+        pred = [p for p in a["predictions"] if p["cores"] == 2][0]
+        t1, t2 = [], []
+        for _ in range(cfg["pred_reps"]):
+            t1.append(timed(["taskset", "-c", "0", *cmd], env=env, cwd=cwd)[0])
+            t2.append(timed(["taskset", "-c", "0,1", *cmd], env=env, cwd=cwd)[0])
+        meas = med(t1) / med(t2)
+        err = 100 * (pred["S"] / meas - 1)
+        res.append({"workload": name, "command": cmd, "m": a["parallelism"]["m"],
+                    "A_inf": a["parallelism"]["A_inf"], "S_pred": pred["S"],
+                    "S_err": pred.get("S_err"), "T1_s": t1, "T2_s": t2, "S_meas": meas,
+                    "error_pct": err, "notes": a.get("notes", [])})
+        rows.append([name, a["parallelism"]["m"], "%.2f" % a["parallelism"]["A_inf"],
+                     "%.2f" % pred["S"], "%.2f" % med(t1), "%.2f" % med(t2), "%.2f" % meas,
+                     "%+.1f%%" % err])
+    if res:
+        mean_abs = statistics.mean(abs(r["error_pct"]) for r in res)
+        rows.append(["mean |error|", "", "", "", "", "", "", "%.1f%%" % mean_abs])
+    table("6. predicted S(m,2) from a 1-CPU baseline vs measured T(1 CPU)/T(2 CPUs)",
+          ["workload", "m", "A(m,inf)", "S(m,2) predicted", "T1 s", "T2 s", "S measured",
+           "error"], rows)
+    return res
+
+
+def main():
+    global PMCOLLECT, PMANALYZE, WL, PHASES, TMP, MD
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK") == "1")
+    ap.add_argument("--build", default=os.path.join(TOP, "build"))
+    ap.add_argument("--out", default=None)
+    o = ap.parse_args()
+    PMCOLLECT = os.path.join(TOP, "bin", "pmcollect")
+    PMANALYZE = os.path.join(TOP, "bin", "pmanalyze")
+    WL = os.path.join(o.build, "workloads")
+    PHASES = os.path.join(WL, "phases")
+    out = o.out or os.path.join(o.build, "bench", "bench.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    MD = []
+    if o.quick:
+        cfg = {"reps": 3, "overhead_threads": [4, 64], "overhead_work_ms": 400, "cost_seconds": 3,
+               "cost_reps": 1, "trace_minutes": [10], "acc_patterns": ["balanced", "mixed"],
+               "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
+               "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"]}
+    else:
+        cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
+               "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
+               "acc_patterns": ["balanced", "imbalanced", "serial", "mixed"],
+               "acc_intervals": [0.5, 1, 2, 5, 10, 20, 50], "input_mb": 32, "pred_reps": 3,
+               "pred_workloads": ["phases balanced m=8", "phases imbalanced m=8",
+                                  "phases serial m=8", "phases mixed m=8", "pipeline 4 stages",
+                                  "omp_phases imbalanced m=4", "xz -T4 -2", "pigz -p 4",
+                                  "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"]}
+    t0 = time.time()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    machine = {"hostname": platform.node(), "kernel": platform.release(),
+               "cpus": os.cpu_count(), "cpu_model": ""}
+    try:
+        with open("/proc/cpuinfo") as f:
+            machine["cpu_model"] = next(l.split(":", 1)[1].strip() for l in f
+                                        if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    print("make bench (%s mode) on %s: %d CPUs, %s, Linux %s, %s" % (
+        "quick" if o.quick else "full", machine["hostname"], machine["cpus"], machine["cpu_model"],
+        machine["kernel"], started), flush=True)
+    result = {"schema": "pmbench/1", "started": started, "quick": o.quick, "machine": machine,
+              "config": cfg}
+    with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
+        for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
+                        ("analyzer", throughput), ("accuracy", accuracy),
+                        ("predictions", predictions)):
+            s = time.time()
+            log("bench: %s ..." % key)
+            result[key] = fn(cfg)
+            log("bench: %s done in %.0f s" % (key, time.time() - s))
+    result["elapsed_s"] = time.time() - t0
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1)
+    with open(os.path.splitext(out)[0] + ".md", "w") as f:
+        f.write("Measured %s on %s (%d CPUs, %s, Linux %s), %s mode, %.0f s.\n" % (
+            started, machine["hostname"], machine["cpus"], machine["cpu_model"], machine["kernel"],
+            "quick" if o.quick else "full", result["elapsed_s"]))
+        f.write("\n".join(MD) + "\n")
+    print("\nbench: %.0f s; JSON in %s, Markdown in %s" % (
+        result["elapsed_s"], out, os.path.splitext(out)[0] + ".md"), flush=True)
+
+
+if __name__ == "__main__":
+    main()
