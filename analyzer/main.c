@@ -15,7 +15,6 @@
 #include "pmt_cli.h"
 #include "report.h"
 
-#define PMANALYZE_VERSION "0.1.0"
 
 static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator paper|runnable]\n"
@@ -132,7 +131,7 @@ int main(int argc, char **argv)
 			usage_full();
 			return PMT_EXIT_OK;
 		case 'V':
-			printf("pmanalyze %s (pmtrace format %d.%d)\n", PMANALYZE_VERSION,
+			printf("pmanalyze %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION,
 			       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
 			return PMT_EXIT_OK;
 		default:

@@ -25,7 +25,6 @@
 #include "pmt_cli.h"
 #include "run.h"
 
-#define PMC_VERSION "0.1.0"
 #define DEFAULT_OUTPUT "pmtrace.zst"
 #define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
@@ -280,7 +279,7 @@ int main(int argc, char **argv)
 			ret = PMT_EXIT_OK;
 			goto out;
 		case 'V':
-			printf("pmcollect %s (pmtrace format %d.%d)\n", PMC_VERSION, PMT_FORMAT_MAJOR,
+			printf("pmcollect %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION, PMT_FORMAT_MAJOR,
 			       PMT_FORMAT_MINOR);
 			ret = PMT_EXIT_OK;
 			goto out;

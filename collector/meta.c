@@ -2,6 +2,7 @@
 /* meta.c: builds the META JSON record (FORMAT.md §6): how the program was run and, through hwloc,
  * the machine it ran on, so a trace can be modelled on another machine. */
 #include "meta.h"
+#include "pmt_cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,7 +17,6 @@
 
 #include "pmt.h"
 
-#define PMC_TOOL_VERSION "0.1.0"
 
 extern char **environ;
 
@@ -471,7 +471,7 @@ cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize
 	if (cJSON_AddStringToObject(meta, "format", "pmtrace") == NULL ||
 	    cJSON_AddStringToObject(meta, "format_version", version) == NULL ||
 	    cJSON_AddStringToObject(meta, "tool", "pmcollect") == NULL ||
-	    cJSON_AddStringToObject(meta, "tool_version", PMC_TOOL_VERSION) == NULL)
+	    cJSON_AddStringToObject(meta, "tool_version", PMT_TOOLS_VERSION) == NULL)
 		goto out;
 
 	cmd = cJSON_AddArrayToObject(meta, "command");

@@ -9,6 +9,9 @@
 #include <stdint.h>
 
 /* Exit codes of both tools (docs/pmcollect.1, docs/pmanalyze.1). */
+/* Version of pmcollect and pmanalyze (one release of both; -V, and "tool_version" in META). */
+#define PMT_TOOLS_VERSION "0.1.0"
+
 #define PMT_EXIT_OK 0
 #define PMT_EXIT_FAILURE 1 /* runtime failure: bad data, I/O error */
 #define PMT_EXIT_USAGE 2   /* bad command line */

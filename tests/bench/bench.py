@@ -31,14 +31,18 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def timed(cmd, env=None, cwd=None):
-    """Wall seconds, exit status and peak RSS (KiB) of one command, stdout and stderr discarded."""
+def timed(cmd, env=None, cwd=None, rss=False):
+    """Wall seconds, exit status and, with rss, peak RSS in KiB of one command (stdout and stderr
+    discarded). The RSS comes from GNU time: a child forked by Python starts with Python's own
+    resident pages, so wait4's ru_maxrss would report those."""
+    rss_file = os.path.join(TMP, "rss") if rss else None
+    if rss:
+        cmd = ["/usr/bin/time", "-f", "%M", "-o", rss_file, *cmd]
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=DEVNULL, stderr=DEVNULL, env=env, cwd=cwd)
-    _, status, ru = os.wait4(p.pid, 0)
+    rc = subprocess.run(cmd, stdout=DEVNULL, stderr=DEVNULL, env=env, cwd=cwd).returncode
     wall = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, p.returncode, ru.ru_maxrss
+    kib = int(open(rss_file).read().split()[-1]) if rss else None
+    return wall, rc, kib
 
 
 def med(xs):
@@ -222,7 +226,7 @@ def throughput(cfg):
         subprocess.run([frames, tr, fz], check=True)
         an, zs, rss = [], [], []
         for _ in range(cfg["reps"]):
-            w, rc, m = timed([PMANALYZE, "-q", "--format", "json", tr])
+            w, rc, m = timed([PMANALYZE, "-q", "--format", "json", tr], rss=True)
             an.append(w)
             rss.append(m)
             zs.append(timed(["zstd", "-d", "-q", "-c", fz])[0])

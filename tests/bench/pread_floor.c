@@ -2,7 +2,7 @@
 /* pread_floor.c: the floor of pmcollect's per-thread cost: preads the schedstat of every thread of
  * one process, from descriptors opened once, every INTERVAL ms for SECONDS seconds, and nothing
  * else (no listing, no stat/status, no trace). Prints its own CPU time per thread-sample.
- * Built and run by tests/bench/collector-cost.sh next to a real pmcollect run.
+ * Built and run by tests/bench/bench.py (section 2) next to a real pmcollect run.
  * usage: pread_floor PID INTERVAL_MS SECONDS [CPU] */
 #define _GNU_SOURCE
 #include <dirent.h>
