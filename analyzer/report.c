@@ -91,8 +91,9 @@ static void result_free(struct result *r)
 /* Warns when the baseline may hide dependencies behind spinning: a spinning waiter is runnable, so
  * the run queue cannot see the dependency (Tudor & Teo, §II-B "Limitations"). Two signals, in
  * oversubscribed and direct runs alike: OMP_WAIT_POLICY=active in the recorded environment, and
- * what the samples show, every thread runnable nearly all the time (A > 0.97 m) with fewer than one
- * voluntary context switch per thread per second (status nvcsw). libgomp spins under
+ * what the samples show, the threads runnable nearly all the time (A > 0.97 k, k the highest level
+ * of active threads holding >= 5% of T_cp) with fewer than one voluntary context switch per thread
+ * per second (status nvcsw). libgomp spins under
  * OMP_WAIT_POLICY=active, but only ~1000 iterations when its threads outnumber its CPUs, so a 1-CPU
  * baseline is mostly immune and a run on enough CPUs is not (tests/cli/t3100-openmp.sh: 2 threads
  * on 2 CPUs, imbalanced, truth 1.50: passive 1.50, active 1.99). */
@@ -104,27 +105,37 @@ static void check_spinning(struct result *r)
 	double A = r->par[r->est].A_inf, secs = r->wall_s > 0 ? r->wall_s : 1;
 	double vol_per_thread_s = st->status_reads && r->m > 0 ?
 		(double)st->nvcsw_total / r->m / secs : -1;
-	int looks_spinning = A > 0.97 * r->m && vol_per_thread_s >= 0 && vol_per_thread_s < 1.0;
-	int active = policy && strcasecmp(policy, "active") == 0;
+	const struct pma_profile *prof = pma_est_profile(r->run->est, r->est);
+	const struct pma_parallelism *p = &r->par[r->est];
+	size_t busiest = 0; /* highest level of active threads holding >= 5% of T_cp */
+	int looks_spinning, active = policy && strcasecmp(policy, "active") == 0;
+
+	/* against the busiest level rather than m, so that a thread that only sleeps (a runtime's
+	 * helper, e.g. the sanitizers' background thread) does not hide the pattern */
+	for (size_t k = 1; k < prof->nbins; k++)
+		if (p->T_cp_ns > 0 && pma_profile_level_ns(prof, k) >= 0.05 * p->T_cp_ns)
+			busiest = k;
+	looks_spinning = busiest >= 2 && A > 0.97 * (double)busiest && vol_per_thread_s >= 0 &&
+			 vol_per_thread_s < 1.0;
 
 	if (r->m < 2)
 		return;
 	if (active && looks_spinning)
-		add_note(r, "spinning: OMP_WAIT_POLICY=active was set and threads were runnable %.0f%% "
-			 "of the time, blocking %.2f times/s: waiting threads spin and look runnable, so "
-			 "A(m,inf) is overestimated; re-record with OMP_WAIT_POLICY=passive",
-			 100 * A / r->m, vol_per_thread_s);
+		add_note(r, "spinning: OMP_WAIT_POLICY=active was set and %zu threads were runnable "
+			 "%.0f%% of the time, blocking %.2f times/s: waiting threads spin and look "
+			 "runnable, so A(m,inf) is overestimated; re-record with OMP_WAIT_POLICY=passive",
+			 busiest, 100 * A / (double)busiest, vol_per_thread_s);
 	else if (active)
 		add_note(r, "spinning: OMP_WAIT_POLICY=active was set: OpenMP threads may spin at "
 			 "barriers and look runnable, which overestimates A(m,inf) (GNU libgomp spins only "
 			 "briefly when threads outnumber CPUs); re-record with OMP_WAIT_POLICY=passive "
 			 "to be sure");
 	else if (looks_spinning)
-		add_note(r, "spinning?: threads were runnable %.0f%% of the time and blocked %.2f "
+		add_note(r, "spinning?: %zu threads were runnable %.0f%% of the time and blocked %.2f "
 			 "times/s: if they synchronize by spinning (OpenMP: OMP_WAIT_POLICY=active, "
 			 "GOMP_SPINCOUNT, KMP_BLOCKTIME; spin locks), A(m,inf) is overestimated; "
-			 "re-record with OMP_WAIT_POLICY=passive to check", 100 * A / r->m,
-			 vol_per_thread_s);
+			 "re-record with OMP_WAIT_POLICY=passive to check", busiest,
+			 100 * A / (double)busiest, vol_per_thread_s);
 }
 
 static int compute(struct result *r, const struct pma_trace *traces, const struct pma_report_opts *o,

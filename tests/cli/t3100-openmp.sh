@@ -34,7 +34,7 @@ A=$(json "$T/direct-active.json" parallelism.A_inf)
 if awk -v a="$A" -v t="$(truth direct-active A_inf)" 'BEGIN{exit !(a > 1.2 * t)}'
 then ok "direct, active: spinning inflates A(m,inf) ($A vs truth $(truth direct-active A_inf))"
 else not_ok "direct, active: spinning inflates A(m,inf)" "A $A, truth $(truth direct-active A_inf)"; fi
-if notes "$T/direct-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set and threads were runnable .* re-record with OMP_WAIT_POLICY=passive$'
+if notes "$T/direct-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set and 2 threads were runnable .* re-record with OMP_WAIT_POLICY=passive$'
 then ok "direct, active: detected from the samples, remedy given"
 else not_ok "direct, active: detected from the samples, remedy given" "$(notes "$T/direct-active.json")"; fi
 if "$PMANALYZE" "$T/direct-active.zst" 2>/dev/null | grep -q '^note: spinning: '
@@ -56,6 +56,6 @@ else not_ok "baseline, active: the recorded policy is flagged" "$(notes "$T/base
 # (2 threads that burn 2 s each with no barrier but the last: as a spinning waiter would look)
 "$PMCOLLECT" -q --cpus 0-1 -o "$T/spin.zst" -- "$W/phases" -t 2 -w 2000 -r 1 balanced >/dev/null 2>"$T/spin.err"
 if "$PMANALYZE" -q --format json "$T/spin.zst" >"$T/spin.json" 2>>"$T/spin.err" &&
-	notes "$T/spin.json" | grep -q '^spinning?: threads were runnable'
+	notes "$T/spin.json" | grep -q '^spinning?: 2 threads were runnable'
 then ok "two threads that never block: 'spinning?' hint"; else not_ok "two threads that never block: 'spinning?' hint" "$(cat "$T/spin.err")" "$(notes "$T/spin.json" 2>&1)"; fi
 done_testing
