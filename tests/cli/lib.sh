@@ -22,4 +22,10 @@ expect_err_line() {
 }
 # near NAME GOT WANT RELTOL: |GOT-WANT| <= RELTOL*|WANT|
 near() { if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN{d=g-w; if(d<0)d=-d; a=w<0?-w:w; exit !(d<=t*a)}'; then ok "$1 ($2 vs $3)"; else not_ok "$1" "got $2, want $3 within $4"; fi; }
+# json_get FILE PATH: the value at a dotted PATH in a JSON file (list elements by index:
+# traces.0.wall_s)
+json_get() { python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$1" "$2"; }
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

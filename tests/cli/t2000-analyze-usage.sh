@@ -52,10 +52,6 @@ expect_status "empty file exits 1" 1
 expect_err_line "empty file: one line" "^pmanalyze: error: "
 
 # --- damaged and degenerate traces (a real sample trace, cut) -------------------------------------
-json_num() { python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
-print(d)' "$1" "$2"; }
 full="$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
 size=$(wc -c <"$full")
 head -c $((size / 2)) "$full" >"$T/half.zst"
@@ -69,9 +65,9 @@ cp "$T/out" "$T/half.json"
 # the warning is in the JSON too, and the analyzed wall time is what the warning says
 if grep -q '"truncated: analyzed' "$T/half.json"; then ok "truncated trace: the warning is in traces[].warnings"
 else not_ok "truncated trace: the warning is in traces[].warnings"; fi
-near "truncated trace: wall_s is the analyzed part" "$(json_num "$T/half.json" traces.0.wall_s)" "${got_s:-0}" 0.01
+near "truncated trace: wall_s is the analyzed part" "$(json_get "$T/half.json" traces.0.wall_s)" "${got_s:-0}" 0.01
 run_capture "$PMANALYZE" --format json "$full"
-near "truncated trace: about half of the full run analyzed" "${got_s:-0}" "$(awk -v w="$(json_num "$T/out" traces.0.wall_s)" 'BEGIN{print w/2}')" 0.2
+near "truncated trace: about half of the full run analyzed" "${got_s:-0}" "$(awk -v w="$(json_get "$T/out" traces.0.wall_s)" 'BEGIN{print w/2}')" 0.2
 
 # cut inside the second chunk: metadata but no sample
 head -c 2000 "$full" >"$T/nosamples.zst"

@@ -6,12 +6,6 @@
 . "$PMT_TOP/tests/cli/lib.sh"
 
 truth() { tail -n 1 "$T/truth" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
-json_num() { # json_num FILE dotted.path
-	python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): d=d[k]
-print(d)' "$1" "$2"
-}
 
 # Under the sanitizer build the same check runs on one size only: it is there for memory errors.
 sizes="2 4 8 16"; pats="balanced imbalanced serial mixed"
@@ -30,10 +24,10 @@ for pat in $pats; do
 			not_ok "$pat m=$m analyzed" "$(cat "$T/err")"
 			continue
 		fi
-		near "$pat m=$m: A(m,inf)" "$(json_num "$T/gt.json" parallelism.A_inf)" "$(truth A_inf)" 0.03
-		T_cp_ms=$(awk -v s="$(json_num "$T/gt.json" parallelism.T_cp_s)" 'BEGIN{print s*1000}')
+		near "$pat m=$m: A(m,inf)" "$(json_get "$T/gt.json" parallelism.A_inf)" "$(truth A_inf)" 0.03
+		T_cp_ms=$(awk -v s="$(json_get "$T/gt.json" parallelism.T_cp_s)" 'BEGIN{print s*1000}')
 		near "$pat m=$m: T_cp" "$T_cp_ms" "$(truth T_cp_ms)" 0.03
-		near "$pat m=$m: m" "$(json_num "$T/gt.json" parallelism.m)" "$m" 0
+		near "$pat m=$m: m" "$(json_get "$T/gt.json" parallelism.m)" "$m" 0
 	done
 done
 done_testing

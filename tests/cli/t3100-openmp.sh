@@ -8,10 +8,6 @@
 # policy is still flagged.
 . "$PMT_TOP/tests/cli/lib.sh"
 
-json() { python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
-print(d)' "$1" "$2"; }
 truth() { tail -n 1 "$T/$1.truth" | sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p"; }
 notes() { python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["notes"]))' "$1"; }
 
@@ -25,12 +21,12 @@ record() {
 
 # --- 2 threads on 2 CPUs: A(m,inf) measured directly --------------------------------------------
 record direct-passive passive 2 0-1 100
-near "direct, passive: A(m,inf) is the truth" "$(json "$T/direct-passive.json" parallelism.A_inf)" "$(truth direct-passive A_inf)" 0.03
+near "direct, passive: A(m,inf) is the truth" "$(json_get "$T/direct-passive.json" parallelism.A_inf)" "$(truth direct-passive A_inf)" 0.03
 if notes "$T/direct-passive.json" | grep -q spinning; then not_ok "direct, passive: no spinning note" "$(notes "$T/direct-passive.json")"
 else ok "direct, passive: no spinning note"; fi
 
 record direct-active active 2 0-1 100
-A=$(json "$T/direct-active.json" parallelism.A_inf)
+A=$(json_get "$T/direct-active.json" parallelism.A_inf)
 if awk -v a="$A" -v t="$(truth direct-active A_inf)" 'BEGIN{exit !(a > 1.2 * t)}'
 then ok "direct, active: spinning inflates A(m,inf) ($A vs truth $(truth direct-active A_inf))"
 else not_ok "direct, active: spinning inflates A(m,inf)" "A $A, truth $(truth direct-active A_inf)"; fi
@@ -42,12 +38,12 @@ then ok "direct, active: the table shows the note"; else not_ok "direct, active:
 
 # --- 4 threads on 1 CPU: the oversubscribed baseline ---------------------------------------------
 record base-passive passive 4 0 50
-near "baseline, passive: A(m,inf) is the truth" "$(json "$T/base-passive.json" parallelism.A_inf)" "$(truth base-passive A_inf)" 0.03
+near "baseline, passive: A(m,inf) is the truth" "$(json_get "$T/base-passive.json" parallelism.A_inf)" "$(truth base-passive A_inf)" 0.03
 if notes "$T/base-passive.json" | grep -q spinning; then not_ok "baseline, passive: no spinning note" "$(notes "$T/base-passive.json")"
 else ok "baseline, passive: no spinning note"; fi
 
 record base-active active 4 0 50
-near "baseline, active: libgomp barely spins when oversubscribed, A(m,inf) is the truth" "$(json "$T/base-active.json" parallelism.A_inf)" "$(truth base-active A_inf)" 0.03
+near "baseline, active: libgomp barely spins when oversubscribed, A(m,inf) is the truth" "$(json_get "$T/base-active.json" parallelism.A_inf)" "$(truth base-active A_inf)" 0.03
 if notes "$T/base-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set: .* re-record with OMP_WAIT_POLICY=passive to be sure$'
 then ok "baseline, active: the recorded policy is flagged"
 else not_ok "baseline, active: the recorded policy is flagged" "$(notes "$T/base-active.json")"; fi
