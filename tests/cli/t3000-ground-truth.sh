@@ -12,9 +12,10 @@ sizes="2 4 8 16"; pats="balanced imbalanced serial mixed"
 case "$PMT_BIN" in *-address*) sizes=4; pats="imbalanced" ;; esac
 for pat in $pats; do
 	for m in $sizes; do
-		# phases of at least 100 ms per thread: a phase change is located to within a fraction
-		# of one 10 ms interval (~1-2 ms measured), which 50 ms phases turn into 2-4 % of T_cp
-		w=$((800 / m)); [ "$w" -lt 100 ] && w=100
+		# phases of at least 200 ms per thread: a phase change is located to within a fraction
+		# of one 10 ms interval (~1-2 ms measured, balanced m=16 biased +2-3 % at 100 ms phases,
+		# once +8 %), which short phases turn into several % of T_cp
+		w=$((800 / m)); [ "$w" -lt 200 ] && w=200
 		rm -f "$T/gt.zst"
 		if ! "$PMCOLLECT" -q --cpus 0 -o "$T/gt.zst" -- "$W/phases" -t "$m" -w "$w" -r 2 "$pat" >"$T/truth" 2>"$T/err"; then
 			not_ok "$pat m=$m recorded" "$(cat "$T/err")"
