@@ -40,8 +40,13 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 	memset(r, 0, sizeof(*r));
 	r->run_id = run_id;
 	r->est = pma_est_new();
-	if (!r->est)
+	r->exact = pma_exact_new();
+	pma_profile_init(&r->xprof);
+	if (!r->est || !r->exact) {
+		pma_est_free(r->est);
+		pma_exact_free(r->exact);
 		return NULL;
+	}
 	t->nruns++;
 	return r;
 }
@@ -82,6 +87,42 @@ static int finish_run(struct pma_run *r, uint64_t t_end_ns)
 	rc = pma_est_finish(r->est, t_end_ns);
 	pma_est_get_stats(r->est, &r->st);
 	return rc;
+}
+
+/* The exact mode runs once every record is in: scheduler events of one run come in per-CPU
+ * batches that are not in time order across CPUs. */
+static int finish_exact(struct pma_trace *t, struct pma_run *r)
+{
+	const cJSON *pid = r->begin ? cJSON_GetObjectItemCaseSensitive(r->begin, "pid") : NULL;
+	const cJSON *se = r->end ? cJSON_GetObjectItemCaseSensitive(r->end, "sched_events") : NULL;
+	const cJSON *lost = se ? cJSON_GetObjectItemCaseSensitive(se, "lost") : NULL;
+
+	if (!cJSON_IsNumber(pid) || pid->valuedouble <= 0 || pid->valuedouble > UINT32_MAX) {
+		pma_trace_warn(t, "run %u: scheduler events ignored: no process id in its RUN_BEGIN",
+			       r->run_id);
+		return 0;
+	}
+	pma_exact_set_root(r->exact, (uint32_t)pid->valuedouble);
+	if (cJSON_IsNumber(lost) && lost->valuedouble > 0)
+		pma_exact_set_lost(r->exact, (uint64_t)lost->valuedouble);
+	if (pma_exact_finish(r->exact, &r->xprof, &r->xst) < 0)
+		return -1;
+	r->has_exact = r->xst.T_cp_ns > 0;
+	if (r->xst.lost || r->xst.gaps)
+		pma_trace_warn(t, "run %u: %llu scheduler events lost (%u gaps in %llu recorded): the "
+			       "exact estimate is uncertain by about %.1f%%", r->run_id,
+			       (unsigned long long)r->xst.lost, r->xst.gaps,
+			       (unsigned long long)r->xst.events,
+			       100.0 * (double)(r->xst.lost ? r->xst.lost : r->xst.gaps) /
+				       (double)(r->xst.events + (r->xst.lost ? r->xst.lost : r->xst.gaps)));
+	return 0;
+}
+
+const struct pma_profile *pma_run_profile(const struct pma_run *r, int k)
+{
+	if (k == PMA_EST_SCHED)
+		return r->has_exact ? &r->xprof : NULL;
+	return pma_est_profile(r->est, (enum pma_estimator_kind)k);
 }
 
 int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
@@ -140,6 +181,9 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 				t->threads_seen++;
 			if (!(r = get_run(t, rec.u.task.run_id)))
 				goto too_many;
+			if (rec.u.task.kind != PMT_TASK_EXIT &&
+			    pma_exact_task(r->exact, rec.u.task.tid, rec.u.task.tgid, rec.u.task.comm) < 0)
+				goto nomem;
 			if (!r->finished && pma_est_task(r->est, &rec.u.task) < 0)
 				goto nomem;
 			break;
@@ -167,6 +211,13 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		case PMT_REC_COUNTERS:
 			t->counter_records++;
 			break;
+		case PMT_REC_SCHED:
+			if (!(r = get_run(t, rec.u.sched.run_id)))
+				goto too_many;
+			t->sched_events += rec.u.sched.n;
+			if (pma_exact_add(r->exact, &rec.u.sched) < 0)
+				goto nomem;
+			break;
 		default:
 			break;
 		}
@@ -180,6 +231,8 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 	for (uint32_t i = 0; i < t->nruns; i++) {
 		struct pma_run *r = &t->runs[i];
 		if (!r->finished && finish_run(r, 0) < 0)
+			goto nomem;
+		if (t->sched_events && finish_exact(t, r) < 0)
 			goto nomem;
 		if (!r->end) {
 			double got = r->st.last_t_ns > r->t_begin_ns && r->t_begin_ns ?
@@ -226,6 +279,8 @@ void pma_trace_free(struct pma_trace *t)
 		cJSON_Delete(t->runs[i].begin);
 		cJSON_Delete(t->runs[i].end);
 		pma_est_free(t->runs[i].est);
+		pma_exact_free(t->runs[i].exact);
+		pma_profile_free(&t->runs[i].xprof);
 	}
 	for (uint32_t i = 0; i < t->nwarnings; i++)
 		free(t->warnings[i]);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "estimate.h"
+#include "exact.h"
 #include "pmt.h"
 
 #define PMA_MAX_RUNS 64u
@@ -19,6 +20,10 @@ struct pma_run {
 	uint64_t t_begin_ns, t_end_ns;
 	struct pma_est *est;
 	struct pma_est_stats st;
+	struct pma_exact *exact; /* scheduler events of the run */
+	struct pma_profile xprof; /* exact mode's profile (valid when has_exact) */
+	struct pma_exact_stats xst;
+	int has_exact;         /* the run has scheduler events and pma_exact_finish succeeded */
 	uint32_t cpus_n;       /* CPUs the run was allowed (from RUN_BEGIN or META "cpus"), 0 unknown */
 	char cpus[128];        /* as a cpulist */
 	int finished;
@@ -32,7 +37,7 @@ struct pma_trace {
 	unsigned major, minor;
 	struct pma_run runs[PMA_MAX_RUNS];
 	uint32_t nruns;
-	uint64_t records, samples, thread_samples, task_events, counter_records;
+	uint64_t records, samples, thread_samples, task_events, counter_records, sched_events;
 	uint64_t threads_seen; /* TASK APPEAR records plus threads first seen in samples */
 	char *warnings[PMA_MAX_WARNINGS]; /* recorded WARNING records and reader findings */
 	uint32_t nwarnings, warnings_dropped;
@@ -48,6 +53,10 @@ void pma_trace_free(struct pma_trace *t);
 
 /* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the first. NULL if none. */
 const struct pma_run *pma_trace_baseline(const struct pma_trace *t);
+
+/* The parallelism profile of run r by estimator k (enum pma_estimator_kind): the sampled ones from
+ * r->est, sched-exact from the scheduler events; NULL when the run has no such data. */
+const struct pma_profile *pma_run_profile(const struct pma_run *r, int k);
 
 /* Adds a warning (copied; sanitized when printed). */
 void pma_trace_warn(struct pma_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

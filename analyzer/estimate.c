@@ -30,7 +30,7 @@ struct thr {
 };
 
 struct pma_est {
-	struct pma_profile prof[PMA_EST_COUNT];
+	struct pma_profile prof[PMA_EST_SAMPLED];
 	struct thr *thr;
 	size_t nthr, cap;
 	int32_t *hash;       /* open addressing over thr indexes, -1 empty */
@@ -54,6 +54,8 @@ const char *pma_estimator_name(enum pma_estimator_kind k)
 		return "paper";
 	case PMA_EST_RUNNABLE:
 		return "runnable";
+	case PMA_EST_SCHED:
+		return "sched-exact";
 	default:
 		return "?";
 	}
@@ -73,7 +75,7 @@ struct pma_est *pma_est_new(void)
 
 	if (!e)
 		return NULL;
-	for (int k = 0; k < PMA_EST_COUNT; k++)
+	for (int k = 0; k < PMA_EST_SAMPLED; k++)
 		pma_profile_init(&e->prof[k]);
 	return e;
 }
@@ -82,7 +84,7 @@ void pma_est_free(struct pma_est *e)
 {
 	if (!e)
 		return;
-	for (int k = 0; k < PMA_EST_COUNT; k++)
+	for (int k = 0; k < PMA_EST_SAMPLED; k++)
 		pma_profile_free(&e->prof[k]);
 	for (size_t i = 0; i < e->nthr; i++) {
 		free(e->thr[i].tau_r);
@@ -441,7 +443,7 @@ int pma_est_finish(struct pma_est *e, uint64_t t_end_ns)
 
 const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_estimator_kind k)
 {
-	return &e->prof[k];
+	return k >= 0 && k < PMA_EST_SAMPLED ? &e->prof[k] : NULL;
 }
 
 void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st)

@@ -22,10 +22,14 @@ enum pma_estimator_kind {
 	 * progresses sum tau / sum runnable of the time, and on infinite cores it would progress all
 	 * of it. Robust to slices longer than the interval; see docs/estimators.md. */
 	PMA_EST_RUNNABLE = 1,
-	PMA_EST_COUNT = 2,
+	/* Exact mode (analyzer/exact.h): the critical path of the happens-before graph of the
+	 * scheduler events, and replay on n cores; only when the trace holds SCHED records. */
+	PMA_EST_SCHED = 2,
+	PMA_EST_COUNT = 3,
+	PMA_EST_SAMPLED = 2,  /* the first PMA_EST_SAMPLED kinds are built from samples here */
 };
 
-/* Name used in output and on the command line: "paper", "runnable". */
+/* Name used in output and on the command line: "paper", "runnable", "sched-exact". */
 const char *pma_estimator_name(enum pma_estimator_kind k);
 /* Returns the kind for a name, or -1. */
 int pma_estimator_parse(const char *name);
@@ -65,7 +69,8 @@ int pma_est_task(struct pma_est *e, const struct pmt_task_event *ev);
  * every pending one. Returns 0 or -1. */
 int pma_est_finish(struct pma_est *e, uint64_t t_end_ns);
 
-/* The profile built by estimator k (valid after pma_est_finish, owned by e). */
+/* The profile built by sampled estimator k < PMA_EST_SAMPLED (valid after pma_est_finish, owned
+ * by e); NULL for other k. */
 const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_estimator_kind k);
 void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st);
 

@@ -13,11 +13,12 @@
 #include "model.h"
 #include "pmt.h"
 #include "pmt_cli.h"
+#include "perfetto.h"
 #include "report.h"
 
 
 static const char usage_line[] =
-	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator paper|runnable]\n"
+	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n";
@@ -32,9 +33,13 @@ static void usage_full(void)
 	      "  -c, --cores <list>        core counts to predict for: 1-40, 1,2,4,8, 1-64:4\n"
 	      "                            [default: 1 up to max(m, CPUs of the recording machine)]\n"
 	      "  -f, --format <fmt>        table, json or csv [default: table]\n"
-	      "  -e, --estimator <name>    estimator of A(m,inf): runnable or paper [default: runnable]\n"
+	      "  -e, --estimator <name>    estimator of A(m,inf): sched-exact, runnable or paper\n"
+	      "                            [default: sched-exact when the run has scheduler events\n"
+	      "                            and lost under 1%% of them, else runnable]\n"
 	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
+	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
+	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -46,11 +51,48 @@ static void usage_full(void)
 	      stdout);
 }
 
+/* --export-perfetto: the analyzed run's exact timelines to path. Returns 0 or -1 after
+ * reporting the error. */
+static int export_perfetto(const char *path, const struct pma_trace *t, long run_id)
+{
+	const struct pma_run *run = NULL;
+	char why[512];
+	FILE *f;
+	int rc;
+
+	if (run_id >= 0) {
+		for (uint32_t i = 0; i < t->nruns; i++)
+			if (t->runs[i].run_id == (uint32_t)run_id)
+				run = &t->runs[i];
+	} else {
+		run = pma_trace_baseline(t);
+	}
+	if (!run || !run->has_exact) {
+		pmt_cli_error("cannot export '%s': the run has no scheduler events (record them with "
+			      "pmcollect --sched, as root)", path);
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	rc = pma_export_perfetto(f, run, why, sizeof(why));
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0)
+		pmt_cli_error("cannot write '%s': %s", path, why);
+	return rc;
+}
+
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
 int main(int argc, char **argv)
 {
+	enum { OPT_PERFETTO = 256 };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
@@ -63,11 +105,12 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pma_report_opts ro = { .format = PMA_FMT_TABLE, .estimator = PMA_EST_RUNNABLE,
+	struct pma_report_opts ro = { .format = PMA_FMT_TABLE, .estimator = -1,
 				      .run_id = -1 };
-	const char *outpath = NULL;
+	const char *outpath = NULL, *perfetto_path = NULL;
 	struct pmt_intlist cores = { 0 };
 	int mode = 0, quiet = 0, c, rc = PMT_EXIT_FAILURE;
 	unsigned flags = 0;
@@ -98,7 +141,7 @@ int main(int argc, char **argv)
 		case 'e': {
 			int k = pma_estimator_parse(optarg);
 			if (k < 0)
-				return usage_error("invalid --estimator '%s': use runnable or paper", optarg);
+				return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
 			ro.estimator = k;
 			break;
 		}
@@ -114,6 +157,9 @@ int main(int argc, char **argv)
 		}
 		case 'o':
 			outpath = optarg;
+			break;
+		case OPT_PERFETTO:
+			perfetto_path = optarg;
 			break;
 		case 's':
 			flags |= PMT_READ_SALVAGE;
@@ -185,6 +231,8 @@ int main(int argc, char **argv)
 		pmt_cli_error("%s", why);
 		goto out;
 	}
+	if (perfetto_path && export_perfetto(perfetto_path, &traces[0], ro.run_id) < 0)
+		goto out;
 	rc = 0;
 out:
 	if (traces)

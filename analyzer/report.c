@@ -21,6 +21,7 @@ struct result {
 	const char *m_source;
 	int est;                                  /* the estimator the headline numbers use */
 	struct pma_parallelism par[PMA_EST_COUNT];
+	int have[PMA_EST_COUNT];                  /* the run has data for estimator k */
 	uint32_t *cores;
 	size_t ncores;
 	struct pma_prediction *pred[PMA_EST_COUNT];
@@ -105,7 +106,7 @@ static void check_spinning(struct result *r)
 	double A = r->par[r->est].A_inf, secs = r->wall_s > 0 ? r->wall_s : 1;
 	double vol_per_thread_s = st->status_reads && r->m > 0 ?
 		(double)st->nvcsw_total / r->m / secs : -1;
-	const struct pma_profile *prof = pma_est_profile(r->run->est, r->est);
+	const struct pma_profile *prof = pma_run_profile(r->run, r->est);
 	const struct pma_parallelism *p = &r->par[r->est];
 	size_t busiest = 0; /* highest level of active threads holding >= 5% of T_cp */
 	int looks_spinning, active = policy && strcasecmp(policy, "active") == 0;
@@ -138,6 +139,29 @@ static void check_spinning(struct result *r)
 			 100 * A / (double)busiest, vol_per_thread_s);
 }
 
+/* Exact mode's predictions: T(n) from replaying the recorded segments and wake edges on n cores
+ * (analyzer/exact.h), A(m,n) = U / T(n) (eq. 6 as the time-weighted mean of active threads, which
+ * for a replay without idle time is the work over the time), S = A(m,n) / (1 + omega) (eq. 1). */
+static int replay_predictions(struct result *r, char *why, size_t whysize)
+{
+	double U = r->run->xst.work_ns;
+
+	for (size_t i = 0; i < r->ncores; i++) {
+		struct pma_prediction *q = &r->pred[PMA_EST_SCHED][i];
+		double T;
+		if (pma_exact_replay(r->run->exact, r->cores[i], &T) < 0 || T <= 0) {
+			snprintf(why, whysize, "'%s': the replay of run %u on %u cores failed (a wake "
+				 "dependency never resolved)", r->t->path, r->run->run_id, r->cores[i]);
+			return -1;
+		}
+		q->A = U / T;
+		q->T_ns = T;
+		q->S = pma_speedup(q->A, q->omega);
+		q->R = pma_speedup_loss(q->A, q->omega);
+	}
+	return 0;
+}
+
 static int compute(struct result *r, const struct pma_trace *traces, const struct pma_report_opts *o,
 		   char *why, size_t whysize)
 {
@@ -148,7 +172,6 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 
 	memset(r, 0, sizeof(*r));
 	r->t = t;
-	r->est = o->estimator;
 	if (o->run_id >= 0) {
 		for (uint32_t i = 0; i < t->nruns; i++)
 			if (t->runs[i].run_id == (uint32_t)o->run_id)
@@ -165,6 +188,15 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 		return -1;
 	}
 	r->run = run;
+	/* the exact mode when the run has scheduler events and lost (nearly) none of them; the
+	 * runnable estimator otherwise */
+	r->est = o->estimator >= 0 ? o->estimator :
+		run->has_exact && run->xst.lost <= run->xst.events / 100 ? PMA_EST_SCHED : PMA_EST_RUNNABLE;
+	if (r->est == PMA_EST_SCHED && !run->has_exact) {
+		snprintf(why, whysize, "'%s': run %u has no scheduler events (record them with "
+			 "pmcollect --sched, as root)", t->path, run->run_id);
+		return -1;
+	}
 	r->m = run->st.m_peak;
 	r->m_source = "peak of simultaneously live threads in the samples";
 	if (r->m < 2) {
@@ -172,8 +204,12 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 			 "(A(m,inf) = 1)", t->path);
 		return -1;
 	}
-	for (int k = 0; k < PMA_EST_COUNT; k++)
-		pma_profile_parallelism(pma_est_profile(run->est, k), r->m, &r->par[k]);
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		const struct pma_profile *pk = pma_run_profile(run, k);
+		r->have[k] = pk != NULL;
+		if (pk)
+			pma_profile_parallelism(pk, r->m, &r->par[k]);
+	}
 	if (r->par[r->est].T_cp_ns <= 0) {
 		snprintf(why, whysize, "'%s': the program received no CPU time in the samples", t->path);
 		return -1;
@@ -186,7 +222,7 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 	r->wall_s = run->t_end_ns > run->t_begin_ns && run->t_begin_ns ?
 		(double)(run->t_end_ns - run->t_begin_ns) / 1e9 :
 		(double)(run->st.last_t_ns - run->st.first_t_ns) / 1e9;
-	r->T1_s = (r->par[r->est].work_ns + pma_est_profile(run->est, r->est)->idle_ns) / 1e9;
+	r->T1_s = (r->par[r->est].work_ns + pma_run_profile(run, r->est)->idle_ns) / 1e9;
 
 	/* default core counts: 1 .. max(m, CPUs of the recording machine) */
 	topo = cJSON_GetObjectItemCaseSensitive(t->meta, "topology");
@@ -201,18 +237,24 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 	for (size_t i = 0; i < r->ncores; i++)
 		r->cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		if (!r->have[k])
+			continue;
 		r->pred[k] = calloc(r->ncores, sizeof(struct pma_prediction));
 		if (!r->pred[k])
 			goto nomem;
-		pma_profile_predict(pma_est_profile(run->est, k), r->cores, r->ncores, NULL, r->pred[k]);
+		pma_profile_predict(pma_run_profile(run, k), r->cores, r->ncores, NULL, r->pred[k]);
+		if (k == PMA_EST_SCHED && replay_predictions(r, why, whysize) < 0)
+			return -1;
 	}
 	/* Uncertainty: one sampling interval's worth of misplaced critical path (a change of
 	 * parallelism is located to within one interval). The other estimator's value is reported
 	 * beside it rather than folded in: the paper's is biased low by design when slices are long. */
 	{
 		double A = r->par[r->est].A_inf;
-		double gran = run->st.mean_interval_ns > 0 ?
-			run->st.mean_interval_ns / r->par[r->est].T_cp_ns : 0;
+		/* exact mode: lost events are the only uncertainty, as a share of all events */
+		double gran = r->est == PMA_EST_SCHED ?
+			(double)run->xst.lost / (double)(run->xst.events + run->xst.lost) :
+			run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / r->par[r->est].T_cp_ns : 0;
 		r->A_err = A * gran;
 		for (size_t i = 0; i < r->ncores; i++)
 			r->S_err[i] = r->pred[r->est][i].S * gran;
@@ -273,7 +315,7 @@ static void machine_line(FILE *out, const cJSON *meta)
 static void print_table(FILE *out, const struct result *r)
 {
 	const struct pma_parallelism *p = &r->par[r->est];
-	const struct pma_profile *prof = pma_est_profile(r->run->est, r->est);
+	const struct pma_profile *prof = pma_run_profile(r->run, r->est);
 	char cmd[512];
 
 	command_string(r->t->meta, cmd, sizeof(cmd));
@@ -288,9 +330,17 @@ static void print_table(FILE *out, const struct result *r)
 		r->run->st.mean_interval_ns / 1e6);
 	print_sources(out, r->t->meta);
 	fputc('\n', out);
-	fprintf(out, "%-13s%.2f ± %.2f threads  (estimator %s; %s gives %.2f)\n", "A(m,inf)",
-		p->A_inf, r->A_err, pma_estimator_name(r->est), pma_estimator_name(!r->est),
-		r->par[!r->est].A_inf);
+	fprintf(out, "%-13s%.2f ± %.2f threads  (estimator %s", "A(m,inf)", p->A_inf, r->A_err,
+		pma_estimator_name(r->est));
+	for (int k = PMA_EST_COUNT - 1; k >= 0; k--)
+		if (k != r->est && r->have[k])
+			fprintf(out, "; %s gives %.2f", pma_estimator_name(k), r->par[k].A_inf);
+	fputs(")\n", out);
+	if (r->have[PMA_EST_SCHED])
+		fprintf(out, "%-13s%llu events, %llu lost, %llu wake edges, %llu wakes from outside, "
+			"%u threads\n", "sched events", (unsigned long long)r->run->xst.events,
+			(unsigned long long)r->run->xst.lost, (unsigned long long)r->run->xst.wake_edges,
+			(unsigned long long)r->run->xst.outside_wakes, r->run->xst.threads);
 	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
 	fprintf(out, "%-13s%.3f s  (total CPU time of the program)\n", "T(1)", r->T1_s);
 	fprintf(out, "%-13s%.2f threads  (m - A(m,inf), eq. 2)\n", "D(m)", p->D);
@@ -308,7 +358,9 @@ static void print_table(FILE *out, const struct result *r)
 			fputc('#', out);
 		fputc('\n', out);
 	}
-	fputs("\npredictions (omega: none, no calibration runs; S = A(m,n) / (1 + omega), eq. 1)\n", out);
+	fprintf(out, "\npredictions (%s; omega: none, no calibration runs; S = A(m,n) / (1 + omega), "
+		"eq. 1)\n", r->est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
+						 : "A(m,n) from the profile, eq. 6");
 	fprintf(out, "  %6s %8s %7s %8s %8s %10s %7s\n", "cores", "A(m,n)", "omega", "S", "±S", "T (s)",
 		"R");
 	for (size_t i = 0; i < r->ncores; i++) {
@@ -353,7 +405,7 @@ static void print_json(FILE *out, const struct result *r, const struct pma_trace
 {
 	cJSON *root = cJSON_CreateObject(), *par, *est, *preds, *hist, *tr, *notes;
 	const struct pma_parallelism *p = &r->par[r->est];
-	const struct pma_profile *prof = pma_est_profile(r->run->est, r->est);
+	const struct pma_profile *prof = pma_run_profile(r->run, r->est);
 	char *text;
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze/1");
@@ -376,10 +428,24 @@ static void print_json(FILE *out, const struct result *r, const struct pma_trace
 	cJSON_AddStringToObject(par, "estimator", pma_estimator_name(r->est));
 	est = cJSON_AddObjectToObject(par, "estimates");
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
-		cJSON *e = cJSON_AddObjectToObject(est, pma_estimator_name(k));
+		cJSON *e;
+		if (!r->have[k])
+			continue;
+		e = cJSON_AddObjectToObject(est, pma_estimator_name(k));
 		cJSON_AddNumberToObject(e, "A_inf", r->par[k].A_inf);
 		cJSON_AddNumberToObject(e, "T_cp_s", r->par[k].T_cp_ns / 1e9);
 		cJSON_AddNumberToObject(e, "D", r->par[k].D);
+		if (k == PMA_EST_SCHED) {
+			const struct pma_exact_stats *x = &r->run->xst;
+			cJSON_AddNumberToObject(e, "work_s", x->work_ns / 1e9);
+			cJSON_AddNumberToObject(e, "events", (double)x->events);
+			cJSON_AddNumberToObject(e, "lost_events", (double)x->lost);
+			cJSON_AddNumberToObject(e, "gaps", x->gaps);
+			cJSON_AddNumberToObject(e, "wake_edges", (double)x->wake_edges);
+			cJSON_AddNumberToObject(e, "outside_wakes", (double)x->outside_wakes);
+			cJSON_AddNumberToObject(e, "threads", x->threads);
+			cJSON_AddNumberToObject(e, "max_active", x->max_active);
+		}
 	}
 	hist = cJSON_AddArrayToObject(root, "concurrency");
 	for (size_t k = 1; k < prof->nbins; k++) {
@@ -405,6 +471,10 @@ static void print_json(FILE *out, const struct result *r, const struct pma_trace
 		cJSON_AddNumberToObject(o, "S_err", r->S_err[i]);
 		cJSON_AddNumberToObject(o, "T_s", q->T_ns / 1e9);
 		cJSON_AddNumberToObject(o, "R", q->R);
+		if (r->est != PMA_EST_SCHED && r->have[PMA_EST_SCHED])
+			cJSON_AddNumberToObject(o, "A_sched_exact", r->pred[PMA_EST_SCHED][i].A);
+		else if (r->est == PMA_EST_SCHED)
+			cJSON_AddNumberToObject(o, "A_sampled", r->pred[PMA_EST_RUNNABLE][i].A);
 		cJSON_AddItemToArray(preds, o);
 	}
 	tr = cJSON_AddArrayToObject(root, "traces");
@@ -532,6 +602,7 @@ static const char *rec_name(uint16_t type)
 	case PMT_REC_SAMPLE: return "sample";
 	case PMT_REC_TASK: return "task";
 	case PMT_REC_COUNTERS: return "counters";
+	case PMT_REC_SCHED: return "sched";
 	case PMT_REC_SUMMARY: return "summary";
 	case PMT_REC_WARNING: return "warning";
 	default: return "unknown";
@@ -618,6 +689,29 @@ static void dump_record(FILE *out, const struct pmt_record *rec)
 				fprintf(out, "%s%lld", i ? "," : "", (long long)c->values[i]);
 		}
 		fputs("]}\n", out);
+		break;
+	}
+	case PMT_REC_SCHED: {
+		/* one line per event: a record holds up to a million */
+		static const char *const sched_kinds[] = { "?", "switch", "waking", "wakeup", "wakeup_new",
+						     "fork", "exit", "migrate" };
+		const struct pmt_sched_batch *b = &rec->u.sched;
+		for (uint32_t i = 0; i < b->n; i++) {
+			const struct pmt_sched_event *e = &b->events[i];
+			fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"t_ns\":%llu,\"event\":\"%s\","
+				"\"cpu\":%u,\"ctx\":%u,\"common_pid\":%u,\"a\":%u,\"b\":%u,\"c\":%u",
+				b->run_id, (unsigned long long)e->t_ns,
+				sched_kinds[e->kind < 8 ? e->kind : 0], e->cpu, e->ctx, e->common_pid, e->a,
+				e->b, e->c);
+			if (i == 0 && b->missed)
+				fprintf(out, ",\"missed_before\":%lld",
+					b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
+			fputs("}\n", out);
+		}
+		if (b->n == 0)
+			fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"cpu\":%u,\"events\":0,"
+				"\"missed_before\":%lld}\n", b->run_id, b->cpu,
+				b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
 		break;
 	}
 	case PMT_REC_RUN_BEGIN:

@@ -50,6 +50,10 @@ static void usage(FILE *f)
 		"      --interleave=NODES  interleave the program's memory over these NUMA nodes\n"
 		"  -e, --events=LIST       hardware counters to record, comma-separated PAPI event names\n"
 		"                          [default: cycles, instructions, stall cycles, LLC misses]\n"
+		"      --sched             record scheduler events from a private tracefs instance\n"
+		"                          (exact mode of pmanalyze) [default: on when tracefs is usable]\n"
+		"      --no-sched          do not record scheduler events\n"
+		"      --sched-buffer-kb=KB  tracefs ring buffer per CPU, KiB [default: 4096]\n"
 		"  -q, --quiet             do not print warnings\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
@@ -187,7 +191,7 @@ static int create_output(const char *path, int force, int *created)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE };
+	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -197,6 +201,9 @@ int main(int argc, char **argv)
 		{ "membind", required_argument, NULL, OPT_MEMBIND },
 		{ "interleave", required_argument, NULL, OPT_INTERLEAVE },
 		{ "events", required_argument, NULL, 'e' },
+		{ "sched", no_argument, NULL, OPT_SCHED },
+		{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
+		{ "sched-buffer-kb", required_argument, NULL, OPT_SCHED_BUFFER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -207,6 +214,9 @@ int main(int argc, char **argv)
 	struct pmt_intlist cpus = { 0 }, online = { 0 };
 	struct bitmask *mem_mask = NULL;
 	struct pmc_counters *counters = NULL;
+	struct pmc_sched *sched = NULL;
+	int sched_mode = -1; /* -1 default (when usable), 0 --no-sched, 1 --sched */
+	unsigned sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT;
 	struct pmt_writer *w = NULL;
 	struct pmc_run_result res;
 	struct rlimit nofile_orig, nofile;
@@ -271,6 +281,24 @@ int main(int argc, char **argv)
 		case 'e':
 			events = optarg;
 			break;
+		case OPT_SCHED:
+		case OPT_NO_SCHED:
+			sched_mode = c == OPT_SCHED;
+			break;
+		case OPT_SCHED_BUFFER: {
+			char *end;
+			long v;
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 4 || v > 4194304) {
+				pmt_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
+					      optarg);
+				ret = PMT_EXIT_USAGE;
+				goto out;
+			}
+			sched_buffer_kb = (unsigned)v;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -461,7 +489,29 @@ int main(int argc, char **argv)
 		} else {
 			pmc_meta_source(meta, "taskstats", 1, NULL);
 		}
-		pmc_meta_source(meta, "sched_events", 0, "not implemented yet");
+		if (sched_mode == 0) {
+			pmc_meta_source(meta, "sched_events", 0, "turned off with --no-sched");
+		} else {
+			char sched_why[512];
+			if (pmc_sched_open(&sched, sched_buffer_kb, sched_why, sizeof(sched_why)) < 0) {
+				char msg[600];
+				snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
+				warn_user(msg);
+				pmc_meta_source(meta, "sched_events", 0, sched_why);
+			} else {
+				cJSON *src, *e, *names;
+				pmc_meta_source(meta, "sched_events", 1, NULL);
+				src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
+				e = src ? cJSON_GetObjectItemCaseSensitive(src, "sched_events") : NULL;
+				if (e) {
+					cJSON_AddStringToObject(e, "clock", "mono");
+					cJSON_AddNumberToObject(e, "buffer_kb_per_cpu", sched_buffer_kb);
+					names = cJSON_AddArrayToObject(e, "events");
+					for (const char *const *n = pmc_sched_event_names(); names && *n; n++)
+						cJSON_AddItemToArray(names, cJSON_CreateString(*n));
+				}
+			}
+		}
 	}
 	meta_text = cJSON_PrintUnformatted(meta);
 	if (!meta_text) {
@@ -509,6 +559,7 @@ int main(int argc, char **argv)
 			.role = cpus_arg && cpus.n < online.n && (threads == 0 || threads > (int)cpus.n)
 					? "baseline" : "run",
 			.warn = warn_user,
+			.sched = sched,
 		};
 		int rc = pmc_run_once(w, 0, &cfg, &res);
 		if (rc < 0) {
@@ -558,6 +609,7 @@ out:
 	free(meta_text);
 	cJSON_Delete(meta);
 	pmc_counters_close(counters);
+	pmc_sched_close(sched);
 	pmc_procconn_close(pc_fd);
 	pmc_taskstats_close(ts_fd);
 	if (sig_fd >= 0)

@@ -18,6 +18,9 @@
 
 #include "sampler.h"
 
+/* Scheduler events are drained at least this often (see PMC_SCHED_BUFFER_KB_DEFAULT). */
+#define SCHED_DRAIN_NS 10000000u
+
 /* libnuma reports failures by calling numa_error() (and prints from numa_warn()); these
  * replacements of its weak defaults keep it quiet and let the child report errno itself. */
 static int numa_failed_errno;
@@ -189,6 +192,15 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 	cJSON_AddNumberToObject(o, "samples", (double)res->samples);
 	cJSON_AddNumberToObject(o, "late_samples", (double)res->late_samples);
 	cJSON_AddNumberToObject(o, "lost_samples", (double)res->lost_samples);
+	if (res->sched_recorded) {
+		cJSON *se = cJSON_AddObjectToObject(o, "sched_events");
+		if (se) {
+			cJSON_AddNumberToObject(se, "events", (double)res->sched.events);
+			cJSON_AddNumberToObject(se, "lost", (double)res->sched.lost);
+			cJSON_AddNumberToObject(se, "lost_pages", (double)res->sched.lost_pages);
+			cJSON_AddNumberToObject(se, "drains", (double)res->sched.drains);
+		}
+	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -199,6 +211,42 @@ static void writer_failed(struct pmc_run_result *res, struct pmt_writer *w, int 
 	if (err < 0 && !res->writer_err) {
 		res->writer_err = err;
 		res->writer_errno = pmt_writer_errno(w);
+	}
+}
+
+/* Writes a WARNING record (the trace says what went wrong, not only the terminal). */
+static void write_warning(struct pmc_run_result *res, struct pmt_writer *w, uint32_t run_id,
+			  const char *msg)
+{
+	cJSON *o;
+	char *text;
+
+	if (res->writer_err || !(o = cJSON_CreateObject()))
+		return;
+	cJSON_AddStringToObject(o, "what", msg);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text) {
+		writer_failed(res, w, pmt_writer_json(w, PMT_REC_WARNING, run_id, pmc_now_ns(), text));
+		res->warnings++;
+	}
+	free(text);
+}
+
+/* Ends the scheduler-event recording of the run: last drain, lost-event count, and a warning in
+ * the trace when the kernel lost events. */
+static void stop_sched(struct pmc_sched *sched, struct pmc_run_result *res, struct pmt_writer *w,
+		       uint32_t run_id)
+{
+	if (!sched)
+		return;
+	writer_failed(res, w, pmc_sched_stop(sched, res->writer_err ? NULL : w, &res->sched));
+	if (res->sched.lost) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "scheduler events: the kernel lost %llu events (%llu pages "
+			 "with gaps); raise --sched-buffer-kb", (unsigned long long)res->sched.lost,
+			 (unsigned long long)res->sched.lost_pages);
+		write_warning(res, w, run_id, msg);
 	}
 }
 
@@ -249,10 +297,11 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	};
 	struct pmc_sampler *s = NULL;
 	struct pmc_counters *counters = cfg->counters;
+	struct pmc_sched *sched = cfg->sched;
 	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, tfd = -1;
 	struct child_report cr;
 	struct rusage root_ru;
-	uint64_t start_ns, end_ns, interval_ns, next_flush_ns, cpu0 = 0, expirations = 0;
+	uint64_t start_ns, end_ns, interval_ns, next_flush_ns, next_drain_ns, cpu0 = 0, expirations = 0;
 	int64_t *values = NULL;
 	int root_status = 0, sampling = 1, rc = -1, err;
 	char *json = NULL;
@@ -313,6 +362,19 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 			counters = NULL;
 		}
 	}
+	if (sched) {
+		if (pmc_sched_start(sched, pid, run_id) < 0) {
+			char msg[320];
+			snprintf(msg, sizeof(msg), "scheduler events not recorded: cannot start tracing "
+				 "pid %ld: %s", (long)pid, strerror(errno));
+			if (cfg->warn)
+				cfg->warn(msg);
+			write_warning(res, w, run_id, msg);
+			sched = NULL;
+		} else {
+			res->sched_recorded = 1;
+		}
+	}
 	json = run_begin_json(run_id, pid, cfg, counters);
 	writer_failed(res, w, json ? pmt_writer_json(w, PMT_REC_RUN_BEGIN, run_id, pmc_now_ns(), json)
 				   : PMT_E_NOMEM);
@@ -370,6 +432,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	}
 	cpu0 = cpu_now_ns();
 	next_flush_ns = start_ns + 1000000000u;
+	next_drain_ns = start_ns + SCHED_DRAIN_NS;
 	if (res->writer_err)
 		sampling = 0;
 	else if (pmc_sampler_sample(s, start_ns) < 0)
@@ -393,7 +456,20 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 					continue;
 				}
 			}
+			if (sched && now >= next_drain_ns) {
+				/* samples further apart than 10 ms: drain the ring buffers anyway */
+				next_drain_ns = now + SCHED_DRAIN_NS;
+				err = (int)pmc_sched_drain(sched, w);
+				if (err < 0) {
+					writer_failed(res, w, err);
+					sampling = 0;
+					disarm(tfd);
+					continue;
+				}
+			}
 			timeout_ms = (int)((next_flush_ns - now) / 1000000u) + 1;
+			if (sched && (int)((next_drain_ns - now) / 1000000u) + 1 < timeout_ms)
+				timeout_ms = (int)((next_drain_ns - now) / 1000000u) + 1;
 		}
 		if (poll(pfd, sampling ? 2 : 1, timeout_ms) < 0) {
 			if (errno == EINTR)
@@ -432,6 +508,11 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 			if (now > due && now - due > interval_ns / 2)
 				res->late_samples++;
 			err = pmc_sampler_sample(s, now);
+			if (err == 0 && sched) {
+				long ev = pmc_sched_drain(sched, w);
+				next_drain_ns = now + SCHED_DRAIN_NS;
+				err = ev < 0 ? (int)ev : 0;
+			}
 			if (err == 0 && counters && pmc_counters_read(counters, values) == 0) {
 				struct pmt_counters cr2 = { run_id, now, pmc_counters_count(counters),
 							    values };
@@ -450,6 +531,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	end_ns = pmc_now_ns();
 	if (!res->writer_err)
 		writer_failed(res, w, pmc_sampler_finish(s, end_ns));
+	stop_sched(sched, res, w, run_id);
 	goto end_record;
 
 wait_root:
@@ -461,6 +543,7 @@ wait_root:
 				;
 	}
 	end_ns = pmc_now_ns();
+	stop_sched(sched, res, w, run_id);
 
 end_record:
 	{
@@ -468,7 +551,7 @@ end_record:
 		pmc_sampler_stats(s, &st);
 		res->samples = st.samples;
 		res->thread_samples = st.thread_samples;
-		res->warnings = st.warnings;
+		res->warnings += st.warnings;
 	}
 	res->exit_status = WIFSIGNALED(root_status) ? 128 + WTERMSIG(root_status)
 						    : WEXITSTATUS(root_status);

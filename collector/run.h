@@ -11,6 +11,7 @@
 
 #include "counters.h"
 #include "pmt.h"
+#include "schedtrace.h"
 
 struct bitmask; /* libnuma */
 
@@ -39,6 +40,7 @@ struct pmc_run_config {
 	int child_sigxfsz_ignored;  /* SIGXFSZ was ignored when pmcollect started */
 	const struct rlimit *child_nofile; /* RLIMIT_NOFILE the program starts with */
 	const char *role;           /* "baseline", "calibration" or "run" (RUN_BEGIN) */
+	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */
 	void (*warn)(const char *msg);
 };
@@ -52,12 +54,15 @@ struct pmc_run_result {
 	uint64_t samples, thread_samples, late_samples, lost_samples;
 	uint64_t sampling_cpu_ns; /* CPU time pmcollect spent between the first and last sample */
 	uint32_t warnings;      /* WARNING records written */
+	int sched_recorded;     /* scheduler events were recorded for this run */
+	struct pmc_sched_stats sched; /* their counts */
 	char error[512];        /* one line for the user when the program could not be started */
 };
 
 /* Runs argv once as run run_id and records it into w: forks, sets up the child (affinity, memory
  * policy, environment, signal mask), attaches counters while the child waits, writes RUN_BEGIN,
- * lets the child exec, samples every interval_ms on an absolute CLOCK_MONOTONIC timerfd schedule
+ * starts the scheduler-event recording when cfg->sched is set (drained at every sample and at
+ * least every 10 ms), lets the child exec, samples every interval_ms on an absolute CLOCK_MONOTONIC timerfd schedule
  * until the root process is reaped, forwards signals, reaps every child (pmcollect must be a child
  * subreaper), and writes RUN_END. If the writer fails, sampling stops but the program runs to its
  * end. Returns 0 (see res for the outcome), or -1 when the run could not be set up (fork, pipe,

@@ -20,6 +20,8 @@
 #define THREAD_ENTRY_BYTES 44u
 #define TASK_FIXED_BYTES 48u
 #define COUNTERS_FIXED_BYTES 16u
+#define SCHED_FIXED_BYTES 16u
+#define SCHED_ENTRY_BYTES 28u
 
 /* The writer never builds a chunk larger than this (uncompressed), so that even zstd's worst-case
  * expansion (ZSTD_compressBound, about +0.4%) keeps csize within PMT_MAX_CHUNK_BYTES. */
@@ -422,6 +424,38 @@ int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c)
 	return writer_commit(w);
 }
 
+int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
+{
+	uint8_t *b;
+	int rc;
+
+	if (!w || !sb || (sb->n && !sb->events))
+		return PMT_E_INVAL;
+	if (sb->n > PMT_MAX_SCHED_EVENTS)
+		return PMT_E_LIMIT;
+	rc = writer_reserve(w, PMT_REC_SCHED, SCHED_FIXED_BYTES + SCHED_ENTRY_BYTES * sb->n, &b);
+	if (rc)
+		return rc;
+	put_le32(b, sb->run_id);
+	put_le16(b + 4, sb->cpu);
+	put_le16(b + 6, 0);
+	put_le32(b + 8, sb->missed);
+	put_le32(b + 12, sb->n);
+	b += SCHED_FIXED_BYTES;
+	for (uint32_t i = 0; i < sb->n; i++, b += SCHED_ENTRY_BYTES) {
+		const struct pmt_sched_event *e = &sb->events[i];
+		put_le64(b, e->t_ns);
+		b[8] = e->kind;
+		b[9] = e->ctx;
+		put_le16(b + 10, e->cpu);
+		put_le32(b + 12, e->common_pid);
+		put_le32(b + 16, e->a);
+		put_le32(b + 20, e->b);
+		put_le32(b + 24, e->c);
+	}
+	return writer_commit(w);
+}
+
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json)
 {
@@ -506,6 +540,8 @@ struct pmt_reader {
 	size_t jcap;
 	char comm[PMT_COMM_MAX + 1];
 	int64_t values[PMT_MAX_COUNTERS];
+	struct pmt_sched_event *ev;
+	size_t ev_cap;
 
 	struct pmt_reader_stats st;
 };
@@ -735,6 +771,29 @@ static int decode_json(struct pmt_reader *r, const uint8_t *b, uint32_t len, str
 	return 1;
 }
 
+/* Makes the reusable entry array *p (capacity *cap) hold n entries of size sz, n <= max (checked
+ * by the caller against the record length first, so a size field cannot make us allocate more
+ * than the record holds). Contents are not kept. Returns 0 or -1. */
+static int reserve_entries(void **p, size_t *cap, size_t n, size_t sz, size_t max)
+{
+	size_t ncap = *cap * 2;
+	void *np;
+
+	if (n <= *cap)
+		return 0;
+	if (ncap < n)
+		ncap = n;
+	if (ncap > max)
+		ncap = max;
+	np = malloc(ncap * sz);
+	if (!np)
+		return -1;
+	free(*p);
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
 static int decode_sample(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 			 struct pmt_sample *s)
 {
@@ -748,19 +807,8 @@ static int decode_sample(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 		return PMT_E_LIMIT;
 	if ((uint64_t)n * THREAD_ENTRY_BYTES > len - SAMPLE_FIXED_BYTES)
 		return PMT_E_CORRUPT;
-	if (n > r->ts_cap) {
-		size_t ncap = r->ts_cap * 2;
-		if (ncap < n)
-			ncap = n;
-		if (ncap > PMT_MAX_SAMPLE_THREADS)
-			ncap = PMT_MAX_SAMPLE_THREADS;
-		t = malloc(ncap * sizeof(*t));
-		if (!t)
-			return PMT_E_NOMEM;
-		free(r->ts);
-		r->ts = t;
-		r->ts_cap = ncap;
-	}
+	if (reserve_entries((void **)&r->ts, &r->ts_cap, n, sizeof(*r->ts), PMT_MAX_SAMPLE_THREADS) < 0)
+		return PMT_E_NOMEM;
 	s->run_id = get_le32(b);
 	s->t_ns = get_le64(b + 4);
 	s->duration_ns = get_le32(b + 12);
@@ -833,6 +881,41 @@ static int decode_counters(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 	return 1;
 }
 
+static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
+			struct pmt_sched_batch *sb)
+{
+	struct pmt_sched_event *e;
+	uint32_t n;
+
+	if (len < SCHED_FIXED_BYTES)
+		return PMT_E_CORRUPT;
+	n = get_le32(b + 12);
+	if (n > PMT_MAX_SCHED_EVENTS)
+		return PMT_E_LIMIT;
+	if ((uint64_t)n * SCHED_ENTRY_BYTES > len - SCHED_FIXED_BYTES)
+		return PMT_E_CORRUPT;
+	if (reserve_entries((void **)&r->ev, &r->ev_cap, n, sizeof(*r->ev), PMT_MAX_SCHED_EVENTS) < 0)
+		return PMT_E_NOMEM;
+	sb->run_id = get_le32(b);
+	sb->cpu = get_le16(b + 4);
+	sb->missed = get_le32(b + 8);
+	sb->n = n;
+	sb->events = r->ev;
+	e = r->ev;
+	b += SCHED_FIXED_BYTES;
+	for (uint32_t i = 0; i < n; i++, b += SCHED_ENTRY_BYTES) {
+		e[i].t_ns = get_le64(b);
+		e[i].kind = b[8];
+		e[i].ctx = b[9];
+		e[i].cpu = get_le16(b + 10);
+		e[i].common_pid = get_le32(b + 12);
+		e[i].a = get_le32(b + 16);
+		e[i].b = get_le32(b + 20);
+		e[i].c = get_le32(b + 24);
+	}
+	return 1;
+}
+
 /* Decodes the record at dbuf[dpos]. Returns 1 with *rec filled, 0 when an unknown optional
  * record was skipped, PMT_E_UNKNOWN, or PMT_E_CORRUPT/PMT_E_LIMIT/PMT_E_NOMEM for a record that
  * is malformed (after which the rest of the chunk cannot be trusted). */
@@ -868,6 +951,8 @@ static int decode_record(struct pmt_reader *r, struct pmt_record *rec)
 		return decode_task(r, b, len, &rec->u.task);
 	case PMT_REC_COUNTERS:
 		return decode_counters(r, b, len, &rec->u.counters);
+	case PMT_REC_SCHED:
+		return decode_sched(r, b, len, &rec->u.sched);
 	default:
 		if (!(type & PMT_REC_OPTIONAL_BIT))
 			return PMT_E_UNKNOWN;
@@ -1061,6 +1146,7 @@ void pmt_reader_close(struct pmt_reader *r)
 	free(r->in);
 	free(r->dbuf);
 	free(r->ts);
+	free(r->ev);
 	free(r->jbuf);
 	free(r->meta);
 	free(r);

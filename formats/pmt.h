@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define PMT_FORMAT_MAJOR 1
-#define PMT_FORMAT_MINOR 0
+#define PMT_FORMAT_MINOR 1
 
 /* Hard limits a reader enforces before allocating (FORMAT.md §7). */
 #define PMT_MAX_CHUNK_BYTES   (64u << 20) /* compressed or uncompressed size of one chunk */
@@ -16,6 +16,7 @@
 #define PMT_MAX_SAMPLE_THREADS 1000000u   /* thread entries in one sample record */
 #define PMT_MAX_COUNTERS      64u         /* values in one counter record */
 #define PMT_COMM_MAX          64u         /* bytes of a comm/exe name in a task record */
+#define PMT_MAX_SCHED_EVENTS  1000000u    /* events in one scheduler-event record */
 
 /* Error codes: every function returns 0 (or a count) on success, a negative PMT_E_* on failure. */
 enum pmt_error {
@@ -47,6 +48,7 @@ enum pmt_record_type {
 	PMT_REC_COUNTERS = 0x0006,  /* binary: hardware-counter snapshot of a run's process tree */
 	PMT_REC_SUMMARY = 0x0007,   /* JSON: end of trace (collector CPU time, samples, lost, status) */
 	PMT_REC_WARNING = 0x8001,   /* JSON, optional: a warning raised while recording */
+	PMT_REC_SCHED = 0x8002,     /* binary, optional (1.1): scheduler events of one CPU's buffer */
 };
 #define PMT_REC_OPTIONAL_BIT 0x8000u
 
@@ -117,6 +119,43 @@ struct pmt_counters {
 };
 #define PMT_COUNTER_INVALID INT64_MIN
 
+/* Scheduler events (FORMAT.md §5.6), decoded from the kernel's tracefs events of the same names
+ * (Documentation/trace/events.rst; include/trace/events/sched.h). t_ns is trace_clock "mono",
+ * i.e. CLOCK_MONOTONIC like every other time in the file. */
+enum pmt_sched_kind {
+	PMT_SCHED_SWITCH = 1,     /* sched_switch: a = prev_pid, b = next_pid, c = prev_state letter */
+	PMT_SCHED_WAKING = 2,     /* sched_waking: a = wakee pid, b = target_cpu; runs in the waker's
+				     context, so common_pid is the waker unless ctx says interrupt */
+	PMT_SCHED_WAKEUP = 3,     /* sched_wakeup: a = wakee pid, b = target_cpu */
+	PMT_SCHED_WAKEUP_NEW = 4, /* sched_wakeup_new: a = new task's pid, b = target_cpu */
+	PMT_SCHED_FORK = 5,       /* sched_process_fork: a = child_pid (common_pid is the parent) */
+	PMT_SCHED_EXIT = 6,       /* sched_process_exit: a = pid */
+	PMT_SCHED_MIGRATE = 7,    /* sched_migrate_task: a = pid, b = dest_cpu, c = orig_cpu */
+};
+#define PMT_SCHED_CTX_HARDIRQ 0x01u /* common_flags TRACE_FLAG_HARDIRQ: fired in a hard interrupt */
+#define PMT_SCHED_CTX_SOFTIRQ 0x02u /* common_flags TRACE_FLAG_SOFTIRQ */
+#define PMT_SCHED_CTX_NMI 0x04u     /* common_flags TRACE_FLAG_NMI */
+
+struct pmt_sched_event {
+	uint64_t t_ns;       /* trace_clock mono, ns */
+	uint8_t kind;        /* enum pmt_sched_kind */
+	uint8_t ctx;         /* PMT_SCHED_CTX_* */
+	uint16_t cpu;        /* CPU whose ring buffer held the event */
+	uint32_t common_pid; /* task that was current when the event fired */
+	uint32_t a, b, c;    /* per kind, see enum pmt_sched_kind */
+};
+
+/* A batch of events of one CPU's ring buffer, in time order. missed: events the kernel dropped on
+ * that CPU just before this batch (PMT_SCHED_MISSED_UNKNOWN: some, count unknown). */
+struct pmt_sched_batch {
+	uint32_t run_id;
+	uint16_t cpu;
+	uint32_t missed;
+	uint32_t n;          /* <= PMT_MAX_SCHED_EVENTS */
+	const struct pmt_sched_event *events;
+};
+#define PMT_SCHED_MISSED_UNKNOWN 0xFFFFFFFFu
+
 /* A JSON record (META, RUN_BEGIN, RUN_END, SUMMARY, WARNING): run_id and t_ns are binary fields in
  * front of the JSON text so a reader can route records without parsing JSON. */
 struct pmt_json {
@@ -135,6 +174,7 @@ struct pmt_record {
 		struct pmt_sample sample;   /* SAMPLE */
 		struct pmt_task_event task; /* TASK */
 		struct pmt_counters counters; /* COUNTERS */
+		struct pmt_sched_batch sched; /* SCHED */
 		struct {
 			uint32_t len;
 			const uint8_t *body;
@@ -164,6 +204,7 @@ int pmt_writer_open(struct pmt_writer **out, int fd, const char *meta_json,
 int pmt_writer_sample(struct pmt_writer *w, const struct pmt_sample *s);
 int pmt_writer_task(struct pmt_writer *w, const struct pmt_task_event *e);
 int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c);
+int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *b);
 /* type must be a JSON record type; json is NUL-terminated. */
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json);

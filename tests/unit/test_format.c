@@ -142,7 +142,7 @@ static const struct pmt_thread_sample thread1[1] = {
 static const int64_t counter_values[4] = { 1, -1, PMT_COUNTER_INVALID, INT64_MAX };
 static char comm64[PMT_COMM_MAX + 1];
 
-#define NFIX 12
+#define NFIX 13
 static struct pmt_record fixture[NFIX];
 
 static struct pmt_record json_rec(uint16_t type, uint32_t run_id, uint64_t t_ns, const char *text)
@@ -194,6 +194,25 @@ static struct pmt_record counters_rec(uint64_t t_ns, uint32_t n)
 	return r;
 }
 
+/* every field at a width-testing value: high bits set, maximum CPU, an unknown miss count */
+static const struct pmt_sched_event sched_events2[2] = {
+	{ .t_ns = UINT64_MAX - 1, .kind = PMT_SCHED_SWITCH, .ctx = 0, .cpu = 0xFFFE,
+	  .common_pid = 4000000000u, .a = 4000000000u, .b = 7, .c = 'S' },
+	{ .t_ns = 1, .kind = PMT_SCHED_WAKING, .ctx = PMT_SCHED_CTX_HARDIRQ | PMT_SCHED_CTX_NMI,
+	  .cpu = 1, .common_pid = 0, .a = 101, .b = 0xFFFFFFFFu, .c = 0 },
+};
+
+static struct pmt_record sched_rec(uint32_t missed, uint32_t n)
+{
+	struct pmt_record r = { .type = PMT_REC_SCHED };
+	r.u.sched.run_id = 1;
+	r.u.sched.cpu = 513;
+	r.u.sched.missed = missed;
+	r.u.sched.n = n;
+	r.u.sched.events = sched_events2;
+	return r;
+}
+
 static int setup_fixture(void **state)
 {
 	int i = 0;
@@ -214,6 +233,7 @@ static int setup_fixture(void **state)
 	fixture[i++] = task_rec(PMT_TASK_EXEC, 0, 100, "");
 	fixture[i++] = json_rec(PMT_REC_WARNING, 1, 5000, "{\"what\":\"late sample\"}");
 	fixture[i++] = sample_rec(6000, 1, thread1);
+	fixture[i++] = sched_rec(PMT_SCHED_MISSED_UNKNOWN, 2);
 	fixture[i++] = json_rec(PMT_REC_RUN_END, 1, 7000, "{\"run_id\":1,\"exit\":{\"kind\":\"exited\"}}");
 	fixture[i++] = json_rec(PMT_REC_SUMMARY, 0, 8000, "{\"samples\":3}");
 	return i == NFIX ? 0 : -1;
@@ -228,6 +248,8 @@ static int write_record(struct pmt_writer *w, const struct pmt_record *r)
 		return pmt_writer_task(w, &r->u.task);
 	case PMT_REC_COUNTERS:
 		return pmt_writer_counters(w, &r->u.counters);
+	case PMT_REC_SCHED:
+		return pmt_writer_sched(w, &r->u.sched);
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:
 	case PMT_REC_SUMMARY:
@@ -327,6 +349,15 @@ static char *record_dump(const struct pmt_record *r)
 			r->u.counters.t_ns, r->u.counters.n);
 		for (uint32_t i = 0; i < r->u.counters.n; i++)
 			fprintf(f, " %" PRId64, r->u.counters.values[i]);
+		break;
+	case PMT_REC_SCHED:
+		fprintf(f, " run=%" PRIu32 " cpu=%u missed=%" PRIu32 " n=%" PRIu32, r->u.sched.run_id,
+			r->u.sched.cpu, r->u.sched.missed, r->u.sched.n);
+		for (uint32_t i = 0; i < r->u.sched.n; i++) {
+			const struct pmt_sched_event *e = &r->u.sched.events[i];
+			fprintf(f, " [%" PRIu64 " %u %u %u %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32 "]",
+				e->t_ns, e->kind, e->ctx, e->cpu, e->common_pid, e->a, e->b, e->c);
+		}
 		break;
 	default:
 		fprintf(f, " raw len=%" PRIu32 " ", r->u.raw.len);
@@ -562,6 +593,24 @@ static void assert_record_equal(const struct pmt_record *want, const struct pmt_
 		for (uint32_t i = 0; i < want->u.counters.n; i++)
 			assert_true(got->u.counters.values[i] == want->u.counters.values[i]);
 		break;
+	case PMT_REC_SCHED:
+		assert_int_equal(got->u.sched.run_id, want->u.sched.run_id);
+		assert_int_equal(got->u.sched.cpu, want->u.sched.cpu);
+		assert_int_equal(got->u.sched.missed, want->u.sched.missed);
+		assert_int_equal(got->u.sched.n, want->u.sched.n);
+		for (uint32_t i = 0; i < want->u.sched.n; i++) {
+			const struct pmt_sched_event *a = &want->u.sched.events[i];
+			const struct pmt_sched_event *b = &got->u.sched.events[i];
+			assert_true(a->t_ns == b->t_ns);
+			assert_int_equal(a->kind, b->kind);
+			assert_int_equal(a->ctx, b->ctx);
+			assert_int_equal(a->cpu, b->cpu);
+			assert_int_equal(a->common_pid, b->common_pid);
+			assert_int_equal(a->a, b->a);
+			assert_int_equal(a->b, b->b);
+			assert_int_equal(a->c, b->c);
+		}
+		break;
 	default:
 		assert_int_equal(got->u.json.run_id, want->u.json.run_id);
 		assert_true(got->u.json.t_ns == want->u.json.t_ns);
@@ -589,7 +638,7 @@ static void test_roundtrip_all_types(void **state)
 	assert_string_equal(pmt_reader_meta(r), meta_json);
 	pmt_reader_version(r, &major, &minor);
 	assert_int_equal(major, 1);
-	assert_int_equal(minor, 0);
+	assert_int_equal(minor, PMT_FORMAT_MINOR);
 	for (size_t i = 0; i < NFIX; i++) {
 		assert_int_equal(pmt_reader_next(r, &rec), 1);
 		assert_record_equal(&fixture[i], &rec);
@@ -1090,7 +1139,7 @@ static void test_header_crc_checked(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	patch_header(&f, 1, 1, 0); /* minor changed, CRC not updated */
+	patch_header(&f, 1, PMT_FORMAT_MINOR + 1, 0); /* minor changed, CRC not updated */
 	read_bytes(f.p, f.n, 0, &o);
 	assert_int_equal(o.open_rc, PMT_E_CORRUPT);
 	buf_free(&f);
@@ -1490,9 +1539,9 @@ static void test_seq_missing_counted(void **state)
 static void test_little_endian_layout(void **state)
 {
 	static const uint8_t header[16] = { 0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
-					    0x01, 0x00, 0x00, 0x00,
-					    /* CRC-32 of bytes 0-11 = 0xd5cbc6f6, little-endian */
-					    0xf6, 0xc6, 0xcb, 0xd5 };
+					    0x01, 0x00, 0x01, 0x00,
+					    /* CRC-32 of bytes 0-11 = 0xccd0f7b7, little-endian */
+					    0xb7, 0xf7, 0xd0, 0xcc };
 	struct pmt_thread_sample t = { .tid = 0x04030201, .tgid = 0x08070605,
 				       .run_ns = 0x1817161514131211ull, .wait_ns = 1, .timeslices = 2,
 				       .nvcsw = 0xa1a2a3a4u, .nivcsw = 5, .cpu = PMT_CPU_UNKNOWN,

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/* exact.c: timelines, critical path and n-core replay from scheduler events (see exact.h). */
+#include "exact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+enum xstate { X_UNKNOWN, X_RUNNING, X_RUNNABLE, X_BLOCKED, X_WOKEN, X_DEAD };
+enum step_kind { ST_WORK, ST_SIGNAL, ST_WAIT, ST_SPAWN };
+
+/* One step of a thread's replay program: run ns of CPU, signal or wait for wake edge arg, or
+ * start thread arg. */
+struct step {
+	uint8_t kind;
+	uint32_t arg;
+	double ns;
+};
+
+struct xthr {
+	uint32_t tid, tgid;
+	char comm[PMT_COMM_MAX + 1];
+	enum xstate state;
+	uint64_t t_acc;       /* running: CPU time is accounted up to here */
+	uint64_t t_slice;     /* start of the current running or runnable slice */
+	uint16_t cpu;
+	int spawned;          /* forked by a program thread (starts at its SPAWN step) */
+	double F;             /* infinite-core time the thread has reached (Tudor & Teo's T_cp axis) */
+	double dep;           /* a pending wake: resume no earlier than this */
+	int64_t wait_edge;    /* the pending wake's edge, -1 none */
+	double cpu_ns;
+	double seg_start, seg_end; /* the open segment of the profile on the infinite-core axis */
+	struct step *steps;
+	size_t nsteps, cap;
+};
+
+struct ev {
+	struct pmt_sched_event e;
+	uint32_t ord;
+};
+
+struct segment {
+	double t, d; /* +1 at t for d > 0 marks, stored as two entries: start (+1) and end (-1) */
+};
+
+struct pma_exact {
+	uint32_t root;
+	struct ev *ev;
+	size_t nev, evcap;
+	uint64_t lost_reported;  /* RUN_END's count */
+	uint64_t lost_in_pages;  /* sum of the counts the records carry */
+	uint32_t gaps;
+	struct xthr *thr;
+	size_t nthr, thrcap;
+	uint32_t *map;         /* open addressing: tid -> index + 1, 0 empty */
+	size_t mapcap;
+	uint32_t nedges;
+	double *marks;         /* profile: (time, +1/-1) pairs flattened: time, delta */
+	size_t nmarks, markcap;
+	struct pma_slice *slices;
+	size_t nslices, slicecap;
+	struct pma_wake *wakes;
+	size_t nwakes, wakecap;
+	/* TASK hints: tid -> tgid, comm */
+	struct { uint32_t tid, tgid; char comm[PMT_COMM_MAX + 1]; } *hints;
+	size_t nhints, hintcap;
+};
+
+/* Grows *p (of *cap elements of size sz) to hold at least need. Returns 0 or -1. */
+static int grow(void **p, size_t *cap, size_t need, size_t sz)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * sz);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+struct pma_exact *pma_exact_new(void)
+{
+	return calloc(1, sizeof(struct pma_exact));
+}
+
+void pma_exact_free(struct pma_exact *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->nthr; i++)
+		free(x->thr[i].steps);
+	free(x->thr);
+	free(x->map);
+	free(x->ev);
+	free(x->marks);
+	free(x->slices);
+	free(x->wakes);
+	free(x->hints);
+	free(x);
+}
+
+void pma_exact_set_root(struct pma_exact *x, uint32_t pid)
+{
+	x->root = pid;
+}
+
+void pma_exact_set_lost(struct pma_exact *x, uint64_t lost)
+{
+	x->lost_reported = lost;
+}
+
+int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b)
+{
+	if (b->missed) {
+		x->gaps++;
+		if (b->missed != PMT_SCHED_MISSED_UNKNOWN)
+			x->lost_in_pages += b->missed;
+	}
+	if (GROW(x->ev, x->evcap, x->nev + b->n) < 0)
+		return -1;
+	for (uint32_t i = 0; i < b->n; i++) {
+		x->ev[x->nev].e = b->events[i];
+		x->ev[x->nev].ord = (uint32_t)x->nev;
+		x->nev++;
+	}
+	return 0;
+}
+
+int pma_exact_task(struct pma_exact *x, uint32_t tid, uint32_t tgid, const char *comm)
+{
+	for (size_t i = 0; i < x->nhints; i++)
+		if (x->hints[i].tid == tid) {
+			x->hints[i].tgid = tgid;
+			snprintf(x->hints[i].comm, sizeof(x->hints[i].comm), "%s", comm ? comm : "");
+			return 0;
+		}
+	if (GROW(x->hints, x->hintcap, x->nhints + 1) < 0)
+		return -1;
+	x->hints[x->nhints].tid = tid;
+	x->hints[x->nhints].tgid = tgid;
+	snprintf(x->hints[x->nhints].comm, sizeof(x->hints[x->nhints].comm), "%s", comm ? comm : "");
+	x->nhints++;
+	return 0;
+}
+
+/* ---- thread table ---- */
+
+static size_t slot_of(const struct pma_exact *x, uint32_t tid)
+{
+	size_t i = (tid * 2654435761u) & (x->mapcap - 1);
+	while (x->map[i] && x->thr[x->map[i] - 1].tid != tid)
+		i = (i + 1) & (x->mapcap - 1);
+	return i;
+}
+
+static struct xthr *thr_find(struct pma_exact *x, uint32_t tid)
+{
+	size_t i;
+	if (!x->mapcap)
+		return NULL;
+	i = slot_of(x, tid);
+	return x->map[i] ? &x->thr[x->map[i] - 1] : NULL;
+}
+
+static struct xthr *thr_add(struct pma_exact *x, uint32_t tid)
+{
+	struct xthr *t;
+
+	if ((x->nthr + 1) * 2 > x->mapcap) {
+		size_t ncap = x->mapcap ? x->mapcap * 2 : 64;
+		uint32_t *nm = calloc(ncap, sizeof(*nm));
+		if (!nm)
+			return NULL;
+		free(x->map);
+		x->map = nm;
+		x->mapcap = ncap;
+		for (size_t k = 0; k < x->nthr; k++)
+			x->map[slot_of(x, x->thr[k].tid)] = (uint32_t)k + 1;
+	}
+	if (GROW(x->thr, x->thrcap, x->nthr + 1) < 0)
+		return NULL;
+	t = &x->thr[x->nthr];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->wait_edge = -1;
+	x->map[slot_of(x, tid)] = (uint32_t)(x->nthr + 1);
+	x->nthr++;
+	return t;
+}
+
+static int step_add(struct xthr *t, uint8_t kind, uint32_t arg, double ns)
+{
+	if (kind == ST_WORK && t->nsteps && t->steps[t->nsteps - 1].kind == ST_WORK) {
+		t->steps[t->nsteps - 1].ns += ns;
+		return 0;
+	}
+	if (GROW(t->steps, t->cap, t->nsteps + 1) < 0)
+		return -1;
+	t->steps[t->nsteps].kind = kind;
+	t->steps[t->nsteps].arg = arg;
+	t->steps[t->nsteps].ns = ns;
+	t->nsteps++;
+	return 0;
+}
+
+/* Closes the thread's open profile segment [seg_start, seg_end) into two marks. */
+static int seg_flush(struct pma_exact *x, struct xthr *t)
+{
+	if (t->seg_end <= t->seg_start)
+		return 0;
+	if (GROW(x->marks, x->markcap, x->nmarks + 4) < 0)
+		return -1;
+	x->marks[x->nmarks++] = t->seg_start;
+	x->marks[x->nmarks++] = 1;
+	x->marks[x->nmarks++] = t->seg_end;
+	x->marks[x->nmarks++] = -1;
+	t->seg_start = t->seg_end = t->F;
+	return 0;
+}
+
+/* Accounts the CPU time of a running thread up to t_ns: a WORK step, F advances, the segment
+ * [F, F + d) joins the profile. */
+static int work_until(struct pma_exact *x, struct xthr *t, uint64_t t_ns)
+{
+	double d;
+
+	if (t->state != X_RUNNING || t_ns <= t->t_acc)
+		return 0;
+	d = (double)(t_ns - t->t_acc);
+	t->t_acc = t_ns;
+	if (step_add(t, ST_WORK, 0, d) < 0)
+		return -1;
+	if (t->seg_end != t->F) { /* not contiguous with the open segment */
+		if (seg_flush(x, t) < 0)
+			return -1;
+		t->seg_start = t->seg_end = t->F;
+	}
+	t->F += d;
+	t->seg_end = t->F;
+	t->cpu_ns += d;
+	return 0;
+}
+
+static int slice_add(struct pma_exact *x, const struct xthr *t, uint8_t kind, uint64_t t0,
+		     uint64_t t1)
+{
+	if (t1 <= t0)
+		return 0;
+	if (GROW(x->slices, x->slicecap, x->nslices + 1) < 0)
+		return -1;
+	x->slices[x->nslices].tid = t->tid;
+	x->slices[x->nslices].kind = kind;
+	x->slices[x->nslices].cpu = t->cpu;
+	x->slices[x->nslices].t0_ns = t0;
+	x->slices[x->nslices].t1_ns = t1;
+	x->nslices++;
+	return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *p = a, *q = b;
+	if (p->e.t_ns != q->e.t_ns)
+		return p->e.t_ns < q->e.t_ns ? -1 : 1;
+	return p->ord < q->ord ? -1 : p->ord > q->ord;
+}
+
+static int cmp_mark(const void *a, const void *b)
+{
+	const double *p = a, *q = b;
+	if (p[0] != q[0])
+		return p[0] < q[0] ? -1 : 1;
+	/* ends before starts at the same instant: a hand-over is not a moment of extra parallelism */
+	return p[1] < q[1] ? -1 : p[1] > q[1];
+}
+
+/* A wake of blocked thread X at t by task common_pid (ctx = interrupt flags). */
+static int on_wake(struct pma_exact *x, struct pma_exact_stats *st, struct xthr *X,
+		   const struct pmt_sched_event *e)
+{
+	struct xthr *W = e->ctx ? NULL : thr_find(x, e->common_pid);
+
+	if (X->state != X_BLOCKED)
+		return 0; /* running or runnable already: nothing to wait for */
+	X->state = X_WOKEN;
+	X->t_slice = e->t_ns;
+	X->dep = X->F;
+	X->wait_edge = -1;
+	if (!W || W == X || W->state == X_DEAD) {
+		st->outside_wakes++;
+		return 0;
+	}
+	/* the waker's own position: CPU time accounted up to this instant */
+	if (work_until(x, W, e->t_ns) < 0)
+		return -1;
+	if (step_add(W, ST_SIGNAL, x->nedges, 0) < 0)
+		return -1;
+	X->wait_edge = x->nedges++;
+	if (W->F > X->dep)
+		X->dep = W->F;
+	st->wake_edges++;
+	if (GROW(x->wakes, x->wakecap, x->nwakes + 1) < 0)
+		return -1;
+	x->wakes[x->nwakes].waker = W->tid;
+	x->wakes[x->nwakes].wakee = X->tid;
+	x->wakes[x->nwakes].t_ns = e->t_ns;
+	x->nwakes++;
+	return 0;
+}
+
+static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struct pmt_sched_event *e)
+{
+	struct xthr *X, *Y;
+
+	switch (e->kind) {
+	case PMT_SCHED_FORK: {
+		struct xthr *P = thr_find(x, e->common_pid), *C;
+		if (!P || thr_find(x, e->a))
+			return 0;
+		if (work_until(x, P, e->t_ns) < 0 || !(C = thr_add(x, e->a)))
+			return -1;
+		P = thr_find(x, e->common_pid); /* thr_add may have moved the table */
+		C->spawned = 1;
+		C->state = X_RUNNABLE;
+		C->t_slice = e->t_ns;
+		C->F = C->seg_start = C->seg_end = P->F;
+		C->tgid = P->tgid;
+		return step_add(P, ST_SPAWN, (uint32_t)(C - x->thr), 0);
+	}
+	case PMT_SCHED_WAKING:
+	case PMT_SCHED_WAKEUP:
+		X = thr_find(x, e->a);
+		return X ? on_wake(x, st, X, e) : 0;
+	case PMT_SCHED_SWITCH:
+		X = thr_find(x, e->a);
+		if (X && X->state == X_RUNNING) {
+			if (work_until(x, X, e->t_ns) < 0 ||
+			    slice_add(x, X, PMA_SLICE_RUNNING, X->t_slice, e->t_ns) < 0)
+				return -1;
+			X->t_slice = e->t_ns;
+			if (e->c == 'R') {
+				X->state = X_RUNNABLE;
+			} else if (e->c == 'X' || e->c == 'Z') {
+				X->state = X_DEAD;
+			} else {
+				X->state = X_BLOCKED;
+				if (seg_flush(x, X) < 0)
+					return -1;
+			}
+		}
+		Y = thr_find(x, e->b);
+		if (Y && Y->state != X_DEAD && Y->state != X_RUNNING) {
+			if (Y->state == X_RUNNABLE || Y->state == X_WOKEN)
+				if (slice_add(x, Y, PMA_SLICE_RUNNABLE, Y->t_slice, e->t_ns) < 0)
+					return -1;
+			if (Y->state == X_WOKEN && Y->wait_edge >= 0) {
+				if (step_add(Y, ST_WAIT, (uint32_t)Y->wait_edge, 0) < 0)
+					return -1;
+				if (Y->dep > Y->F) {
+					if (seg_flush(x, Y) < 0)
+						return -1;
+					Y->F = Y->seg_start = Y->seg_end = Y->dep;
+				}
+			}
+			/* a thread found running without its wakeup (lost events, or events of
+			 * another CPU stamped a little later) resumes without a dependency */
+			Y->wait_edge = -1;
+			Y->state = X_RUNNING;
+			Y->t_acc = Y->t_slice = e->t_ns;
+			Y->cpu = e->cpu;
+		}
+		return 0;
+	case PMT_SCHED_EXIT:
+	case PMT_SCHED_WAKEUP_NEW:
+	case PMT_SCHED_MIGRATE:
+	default:
+		return 0;
+	}
+}
+
+static void hint_apply(struct pma_exact *x, struct xthr *t)
+{
+	for (size_t i = 0; i < x->nhints; i++)
+		if (x->hints[i].tid == t->tid) {
+			t->tgid = x->hints[i].tgid;
+			memcpy(t->comm, x->hints[i].comm, sizeof(t->comm));
+			return;
+		}
+}
+
+int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_exact_stats *st)
+{
+	struct xthr *root;
+	uint64_t last = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->events = x->nev;
+	st->gaps = x->gaps;
+	st->lost = x->lost_reported > x->lost_in_pages ? x->lost_reported : x->lost_in_pages;
+	if (x->nev == 0)
+		return 0;
+	qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
+	st->first_t_ns = (double)x->ev[0].e.t_ns;
+	st->last_t_ns = (double)x->ev[x->nev - 1].e.t_ns;
+	if (!(root = thr_add(x, x->root)))
+		return -1;
+	root->tgid = x->root;
+	root->state = X_UNKNOWN;
+	for (size_t i = 0; i < x->nev; i++) {
+		if (on_event(x, st, &x->ev[i].e) < 0)
+			return -1;
+		last = x->ev[i].e.t_ns;
+	}
+	for (size_t i = 0; i < x->nthr; i++) {
+		struct xthr *t = &x->thr[i];
+		if (t->state == X_RUNNING &&
+		    (work_until(x, t, last) < 0 || slice_add(x, t, PMA_SLICE_RUNNING, t->t_slice, last) < 0))
+			return -1;
+		if (seg_flush(x, t) < 0)
+			return -1;
+		hint_apply(x, t);
+		if (t->cpu_ns > 0)
+			st->threads++;
+		st->work_ns += t->cpu_ns;
+	}
+	/* the profile: sweep the segment starts and ends along the infinite-core axis */
+	qsort(x->marks, x->nmarks / 2, 2 * sizeof(double), cmp_mark);
+	{
+		long active = 0;
+		double prev = 0;
+		for (size_t i = 0; i < x->nmarks; i += 2) {
+			double t = x->marks[i];
+			if (active > 0 && t > prev && pma_profile_add(prof, (double)active, t - prev) < 0)
+				return -1;
+			active += (long)x->marks[i + 1];
+			if (active > (long)st->max_active)
+				st->max_active = (uint32_t)active;
+			prev = t;
+		}
+	}
+	st->T_cp_ns = prof->T_cp_ns;
+	st->A_inf = st->T_cp_ns > 0 ? st->work_ns / st->T_cp_ns : 0;
+	return 0;
+}
+
+/* ---- replay ---- */
+
+struct rthr {
+	size_t pc;
+	int started, done;
+};
+
+struct heapent {
+	double v;
+	uint32_t i;
+};
+
+static void heap_push(struct heapent *h, size_t *n, struct heapent e)
+{
+	size_t i = (*n)++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h[p].v <= e.v)
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = e;
+}
+
+static struct heapent heap_pop(struct heapent *h, size_t *n)
+{
+	struct heapent top = h[0], last = h[--(*n)];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1].v < h[c].v)
+			c++;
+		if (last.v <= h[c].v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
+{
+	struct rthr *r = NULL;
+	struct heapent *heap = NULL;
+	uint8_t *signaled = NULL;
+	int64_t *waiter = NULL;
+	uint32_t *work = NULL; /* stack of threads to advance */
+	size_t nheap = 0, nwork = 0, done = 0, started = 0;
+	double V = 0, t = 0;
+	int rc = -1;
+
+	*T_ns = 0;
+	if (n == 0)
+		return -1;
+	if (x->nthr == 0)
+		return 0;
+	r = calloc(x->nthr, sizeof(*r));
+	heap = malloc(x->nthr * sizeof(*heap));
+	/* a thread is on the stack at most once: it is pushed only when it leaves the heap, when its
+	 * wait is signalled (it is then in neither) or when it is spawned (before it ever ran) */
+	work = malloc(x->nthr * sizeof(*work));
+	signaled = calloc(x->nedges ? x->nedges : 1, 1);
+	waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*waiter));
+	if (!r || !heap || !work || !signaled || !waiter)
+		goto out;
+	for (uint32_t e = 0; e < x->nedges; e++)
+		waiter[e] = -1;
+	for (size_t i = 0; i < x->nthr; i++)
+		if (!x->thr[i].spawned) {
+			r[i].started = 1;
+			work[nwork++] = (uint32_t)i;
+		}
+	for (;;) {
+		/* advance every thread on the stack through its zero-time steps */
+		while (nwork) {
+			uint32_t i = work[--nwork];
+			const struct xthr *th = &x->thr[i];
+			if (!r[i].started || r[i].done)
+				continue;
+			for (;;) {
+				const struct step *s;
+				if (r[i].pc >= th->nsteps) {
+					r[i].done = 1;
+					done++;
+					break;
+				}
+				s = &th->steps[r[i].pc];
+				if (s->kind == ST_WORK) {
+					struct heapent h = { V + s->ns, i };
+					heap_push(heap, &nheap, h);
+					break;
+				}
+				if (s->kind == ST_WAIT && !signaled[s->arg]) {
+					waiter[s->arg] = i;
+					break;
+				}
+				r[i].pc++;
+				if (s->kind == ST_SIGNAL) {
+					signaled[s->arg] = 1;
+					if (waiter[s->arg] >= 0) {
+						work[nwork++] = (uint32_t)waiter[s->arg];
+						waiter[s->arg] = -1;
+					}
+				} else if (s->kind == ST_SPAWN && !r[s->arg].started) {
+					r[s->arg].started = 1;
+					work[nwork++] = s->arg;
+				}
+			}
+		}
+		if (!nheap)
+			break;
+		{
+			/* processor sharing: the k ready threads each get min(1, n/k) of a core, so
+			 * the shared service clock V runs at that rate */
+			double rate = nheap <= n ? 1.0 : (double)n / (double)nheap;
+			struct heapent top = heap_pop(heap, &nheap);
+			t += (top.v - V) / rate;
+			V = top.v;
+			r[top.i].pc++;
+			work[nwork++] = top.i;
+			while (nheap && heap[0].v <= V) {
+				top = heap_pop(heap, &nheap);
+				r[top.i].pc++;
+				work[nwork++] = top.i;
+			}
+		}
+	}
+	for (size_t i = 0; i < x->nthr; i++)
+		started += r[i].started;
+	/* every started thread must have run to its end: otherwise a wait was never signalled */
+	rc = done == started ? 0 : -1;
+	*T_ns = t;
+out:
+	free(r);
+	free(heap);
+	free(work);
+	free(signaled);
+	free(waiter);
+	return rc;
+}
+
+const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n)
+{
+	*n = x->nslices;
+	return x->slices;
+}
+
+const struct pma_wake *pma_exact_wakes(const struct pma_exact *x, size_t *n)
+{
+	*n = x->nwakes;
+	return x->wakes;
+}
+
+uint32_t pma_exact_tgid(const struct pma_exact *x, uint32_t tid, const char **comm)
+{
+	size_t i = x->mapcap ? slot_of(x, tid) : 0;
+
+	if (x->mapcap && x->map[i]) {
+		const struct xthr *t = &x->thr[x->map[i] - 1];
+		if (comm)
+			*comm = t->comm;
+		return t->tgid;
+	}
+	if (comm)
+		*comm = "";
+	return 0;
+}
+
+size_t pma_exact_thread_count(const struct pma_exact *x)
+{
+	return x->nthr;
+}
+
+uint32_t pma_exact_thread(const struct pma_exact *x, size_t i, uint32_t *tgid, const char **comm)
+{
+	*tgid = x->thr[i].tgid;
+	*comm = x->thr[i].comm;
+	return x->thr[i].tid;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* exact.h: the exact mode: per-thread timelines, wake edges, the critical path and an n-core replay
+ * built from a run's scheduler events (sched_switch, sched_waking/sched_wakeup, sched_process_fork,
+ * sched_process_exit). Pure computation over decoded records: no I/O. */
+#ifndef PMA_EXACT_H
+#define PMA_EXACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "pmt.h"
+
+struct pma_exact;
+
+/* Creates an empty event store. Returns NULL when memory runs out. */
+struct pma_exact *pma_exact_new(void);
+void pma_exact_free(struct pma_exact *x);
+
+/* The program's root process (RUN_BEGIN "pid"): it and every task it forks, directly or not,
+ * are the program. Call before pma_exact_finish. */
+void pma_exact_set_root(struct pma_exact *x, uint32_t pid);
+
+/* Stores one SCHED record's events (copied; any order of records and CPUs). A batch with
+ * missed != 0 counts as a gap. Returns 0 or -1 when memory runs out. */
+int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b);
+
+/* What the collector said about lost events (RUN_END "sched_events.lost"). */
+void pma_exact_set_lost(struct pma_exact *x, uint64_t lost);
+
+/* A thread's process and name from a TASK record (for the timeline export). */
+int pma_exact_task(struct pma_exact *x, uint32_t tid, uint32_t tgid, const char *comm);
+
+/* Results of pma_exact_finish. */
+struct pma_exact_stats {
+	uint64_t events;          /* events stored */
+	uint64_t lost;            /* events known lost (gaps in pages plus the collector's count) */
+	uint32_t gaps;            /* records that started after a gap */
+	uint32_t threads;         /* tasks of the program seen running */
+	uint64_t wake_edges;      /* wakes from a program thread to a blocked program thread */
+	uint64_t outside_wakes;   /* wakes of a blocked program thread by anything else (timer,
+				     interrupt, I/O, another process): no dependency, no delay */
+	double work_ns;           /* U: total CPU time of the program's threads */
+	double T_cp_ns;           /* critical path on infinite cores */
+	double A_inf;             /* A(m,inf) = U / T_cp (Tudor & Teo, eq. 4 with exact tau) */
+	uint32_t max_active;      /* most threads running at once on infinite cores */
+	double first_t_ns, last_t_ns; /* span of the events */
+};
+
+/* Sorts the events by time and walks them once: per-thread running / runnable / blocked states,
+ * wake edges (waker thread at its position in its own CPU time -> wakee), and the longest path
+ * through the happens-before graph of CPU-time segments and wake edges: on infinite cores a thread
+ * runs whenever it is not blocked, and a blocked thread resumes when the program thread that woke
+ * it reached the point where it woke it (wakes from outside the program cost nothing, as the
+ * sampled estimators leave idle time out of T_cp). The running segments placed on that
+ * infinite-core time axis are the parallelism profile A(m,inf,t) (Tudor & Teo, eq. 4), added to
+ * prof (initialized by the caller). Returns 0, or -1 when memory runs out. */
+int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_exact_stats *st);
+
+/* Replays the recorded segments on n cores (valid after pma_exact_finish): the same per-thread
+ * CPU work, the same wake dependencies, scheduled by processor sharing (k ready threads on n cores
+ * each progress at min(1, n/k) of real time: CFS's ideal, and the assumption under Tudor & Teo's
+ * eq. 6), no memory contention. Writes T(n) in ns. n = 1 gives U; n >= the most threads ever ready
+ * gives T_cp. Returns 0, or -1 (n == 0, out of memory, or a dependency that never resolves). */
+int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns);
+
+/* One slice of a thread's timeline, real time of the recording. */
+enum pma_slice_kind { PMA_SLICE_RUNNING = 1, PMA_SLICE_RUNNABLE = 2 };
+struct pma_slice {
+	uint32_t tid;
+	uint8_t kind;       /* enum pma_slice_kind */
+	uint16_t cpu;       /* CPU of a running slice */
+	uint64_t t0_ns, t1_ns;
+};
+/* A wake edge: waker thread woke wakee at t_ns (real time). */
+struct pma_wake {
+	uint32_t waker, wakee;
+	uint64_t t_ns;
+};
+
+/* The timelines (valid after pma_exact_finish, owned by x): slices in time order of their end,
+ * wake edges in time order. */
+const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n);
+const struct pma_wake *pma_exact_wakes(const struct pma_exact *x, size_t *n);
+/* Process id and name of a thread (from TASK records; tgid 0 and "" when unknown). */
+uint32_t pma_exact_tgid(const struct pma_exact *x, uint32_t tid, const char **comm);
+/* The program's threads: count, and thread i < count (returns its tid; *tgid, *comm as above). */
+size_t pma_exact_thread_count(const struct pma_exact *x);
+uint32_t pma_exact_thread(const struct pma_exact *x, size_t i, uint32_t *tgid, const char **comm);
+
+#endif

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: MIT */
+/* schedtrace.c: scheduler events from a private tracefs instance (libtracefs), decoded at record
+ * time with libtraceevent into the trace's own compact SCHED records. */
+#include "schedtrace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <tracefs/tracefs.h>
+
+#define INSTANCE_PREFIX "pmcollect-"
+#define BATCH_MAX 16384u
+
+/* One event we decode: which fields fill a, b, c of struct pmt_sched_event. */
+struct evdesc {
+	const char *name;
+	uint8_t kind;
+	int optional;            /* sched_waking is missing on kernels before 4.3 */
+	const char *fa, *fb, *fc; /* field names for a, b, c (NULL: 0) */
+	int id;                  /* tracefs event id, -1 when not available */
+	struct tep_format_field *f[3];
+};
+
+static struct evdesc evdescs[] = {
+	{ "sched_switch", PMT_SCHED_SWITCH, 0, "prev_pid", "next_pid", "prev_state", -1, { 0 } },
+	{ "sched_waking", PMT_SCHED_WAKING, 1, "pid", "target_cpu", NULL, -1, { 0 } },
+	{ "sched_wakeup", PMT_SCHED_WAKEUP, 0, "pid", "target_cpu", NULL, -1, { 0 } },
+	{ "sched_wakeup_new", PMT_SCHED_WAKEUP_NEW, 0, "pid", "target_cpu", NULL, -1, { 0 } },
+	{ "sched_process_fork", PMT_SCHED_FORK, 0, "child_pid", NULL, NULL, -1, { 0 } },
+	{ "sched_process_exit", PMT_SCHED_EXIT, 0, "pid", NULL, NULL, -1, { 0 } },
+	{ "sched_migrate_task", PMT_SCHED_MIGRATE, 0, "pid", "dest_cpu", "orig_cpu", -1, { 0 } },
+};
+#define NEVENTS (sizeof(evdescs) / sizeof(evdescs[0]))
+
+static const char *const event_names[] = {
+	"sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup", "sched:sched_wakeup_new",
+	"sched:sched_process_fork", "sched:sched_process_exit", "sched:sched_migrate_task", NULL,
+};
+
+struct cpubuf {
+	int cpu;
+	int fd;
+	struct tracefs_cpu *tcpu;
+};
+
+struct pmc_sched {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct kbuffer *kbuf;
+	struct tep_format_field *common_pid, *common_flags;
+	struct cpubuf *cpus;
+	int ncpus;
+	void *page;
+	int page_bytes;
+	uint32_t run_id;
+	struct pmt_sched_event *batch;
+	uint32_t nbatch;
+	uint32_t batch_missed;
+	struct pmc_sched_stats st;
+};
+
+/* For the crash handler: async-signal-safe cleanup needs plain data. */
+static char crash_dir[512];
+static int crash_fds[1024];
+static volatile sig_atomic_t crash_nfds;
+
+static void crash_handler(int sig)
+{
+	for (int i = 0; i < crash_nfds; i++)
+		close(crash_fds[i]);
+	if (crash_dir[0])
+		rmdir(crash_dir);
+	/* SA_RESETHAND restored the default action: die of the same signal */
+	raise(sig);
+}
+
+static void install_crash_handlers(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, old;
+		/* leave a handler someone else installed alone (the sanitizers report crashes) */
+		if (sigaction(sigs[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = crash_handler;
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+/* tracefs_instances_walk callback: removes pmcollect-<pid> of a pid that no longer exists. */
+static int sweep_stale(const char *name, void *ctx)
+{
+	char *end;
+	long pid;
+
+	(void)ctx;
+	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0)
+		return 0;
+	errno = 0;
+	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
+	if (errno || *end || pid <= 0 || pid == (long)getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	{
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+		if (old) {
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	return 0;
+}
+
+static int online_cpus(int **out)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char line[4096];
+	int *v = NULL, n = 0, cap = 0;
+	char *p;
+
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (p = line; *p && *p != '\n';) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p)
+			break;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+		}
+		for (long c = lo; c <= hi && c < 65535; c++) {
+			if (n == cap) {
+				int *nv = realloc(v, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -1;
+				}
+				v = nv;
+			}
+			v[n++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	*out = v;
+	return n;
+}
+
+const char *const *pmc_sched_event_names(void)
+{
+	return event_names;
+}
+
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize)
+{
+	static const char *const systems[] = { "sched", NULL };
+	struct pmc_sched *s;
+	char name[64];
+	int *cpus = NULL, n;
+
+	*out = NULL;
+	if (!tracefs_tracing_dir()) {
+		snprintf(why, whysize, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return -1;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	tracefs_instances_walk(sweep_stale, NULL);
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%ld", (long)getpid());
+	errno = 0;
+	s->inst = tracefs_instance_create(name);
+	if (!s->inst) {
+		int e = errno ? errno : EACCES;
+		snprintf(why, whysize, "cannot create the tracefs instance '%s': %s%s", name, strerror(e),
+			 e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
+		goto fail;
+	}
+	{
+		char *dir = tracefs_instance_get_dir(s->inst);
+		if (dir) {
+			snprintf(crash_dir, sizeof(crash_dir), "%s", dir);
+			tracefs_put_tracing_file(dir);
+		}
+	}
+	s->tep = tracefs_local_events_system(NULL, systems);
+	if (!s->tep) {
+		snprintf(why, whysize, "cannot read the sched event formats from tracefs");
+		goto fail;
+	}
+	for (size_t i = 0; i < NEVENTS; i++) {
+		struct evdesc *d = &evdescs[i];
+		struct tep_event *ev = tep_find_event_by_name(s->tep, "sched", d->name);
+		const char *fn[3] = { d->fa, d->fb, d->fc };
+		d->id = -1;
+		if (!ev) {
+			if (d->optional)
+				continue;
+			snprintf(why, whysize, "the kernel has no sched:%s event", d->name);
+			goto fail;
+		}
+		for (int k = 0; k < 3; k++) {
+			d->f[k] = fn[k] ? tep_find_field(ev, fn[k]) : NULL;
+			if (fn[k] && !d->f[k]) {
+				snprintf(why, whysize, "sched:%s has no field '%s'", d->name, fn[k]);
+				goto fail;
+			}
+		}
+		if (!s->common_pid) {
+			s->common_pid = tep_find_common_field(ev, "common_pid");
+			s->common_flags = tep_find_common_field(ev, "common_flags");
+		}
+		d->id = ev->id;
+	}
+	if (!s->common_pid) {
+		snprintf(why, whysize, "the sched events have no common_pid field");
+		goto fail;
+	}
+	/* the ring buffer is in this machine's own byte order and long size */
+	s->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG
+								      : KBUFFER_ENDIAN_LITTLE);
+	if (!s->kbuf) {
+		snprintf(why, whysize, "cannot allocate a kbuffer");
+		goto fail;
+	}
+	if (tracefs_trace_off(s->inst) < 0 ||
+	    tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0) {
+		snprintf(why, whysize, "cannot set trace_clock 'mono' in the tracefs instance");
+		goto fail;
+	}
+	if (tracefs_instance_set_buffer_size(s->inst, buffer_kb, -1) < 0) {
+		snprintf(why, whysize, "cannot set a %u KiB tracefs buffer per CPU: %s", buffer_kb,
+			 strerror(errno));
+		goto fail;
+	}
+	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
+		snprintf(why, whysize, "cannot enable the tracefs option event-fork");
+		goto fail;
+	}
+	n = online_cpus(&cpus);
+	if (n <= 0) {
+		snprintf(why, whysize, "cannot read the online CPUs");
+		goto fail;
+	}
+	s->page_bytes = getpagesize();
+	s->page = malloc((size_t)s->page_bytes);
+	s->cpus = calloc((size_t)n, sizeof(*s->cpus));
+	s->batch = malloc(BATCH_MAX * sizeof(*s->batch));
+	if (!s->page || !s->cpus || !s->batch) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	for (int i = 0; i < n; i++) {
+		char file[64];
+		char *path;
+		struct cpubuf *c = &s->cpus[s->ncpus];
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpus[i]);
+		path = tracefs_instance_get_file(s->inst, file);
+		c->cpu = cpus[i];
+		c->fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+		tracefs_put_tracing_file(path);
+		if (c->fd < 0) {
+			snprintf(why, whysize, "cannot open %s of the tracefs instance: %s", file,
+				 strerror(errno));
+			goto fail;
+		}
+		c->tcpu = tracefs_cpu_alloc_fd(c->fd, s->page_bytes, true);
+		if (!c->tcpu) {
+			close(c->fd);
+			snprintf(why, whysize, "cannot read %s of the tracefs instance", file);
+			goto fail;
+		}
+		s->ncpus++;
+		if (crash_nfds < (int)(sizeof(crash_fds) / sizeof(crash_fds[0])))
+			crash_fds[crash_nfds++] = c->fd;
+	}
+	free(cpus);
+	install_crash_handlers();
+	*out = s;
+	return 0;
+fail:
+	free(cpus);
+	pmc_sched_close(s);
+	return -1;
+}
+
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id)
+{
+	char text[32];
+
+	s->run_id = run_id;
+	s->nbatch = 0;
+	s->batch_missed = 0;
+	memset(&s->st, 0, sizeof(s->st));
+	if (tracefs_instance_file_clear(s->inst, "trace") < 0)
+		return -1;
+	snprintf(text, sizeof(text), "%ld", (long)pid);
+	if (tracefs_instance_file_write(s->inst, "set_event_pid", text) < 0)
+		return -1;
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (evdescs[i].id >= 0 && tracefs_event_enable(s->inst, "sched", evdescs[i].name) < 0)
+			return -1;
+	return tracefs_trace_on(s->inst) < 0 ? -1 : 0;
+}
+
+static int flush_batch(struct pmc_sched *s, struct pmt_writer *w, int cpu)
+{
+	struct pmt_sched_batch b = { s->run_id, (uint16_t)cpu, s->batch_missed, s->nbatch, s->batch };
+	int rc;
+
+	if (s->nbatch == 0 && s->batch_missed == 0)
+		return 0;
+	rc = pmt_writer_sched(w, &b);
+	s->st.events += s->nbatch;
+	s->nbatch = 0;
+	s->batch_missed = 0;
+	return rc;
+}
+
+static uint32_t field_u32(struct pmc_sched *s, const struct tep_format_field *f, const uint8_t *data,
+			  int size)
+{
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 || f->offset + f->size > size)
+		return 0;
+	return (uint32_t)tep_read_number(s->tep, data + f->offset, f->size);
+}
+
+/* prev_state of sched_switch as the letter ps(1) and /proc/<pid>/stat use. The kernel reports
+ * TASK_REPORT bits (1 S, 2 D, 4 T, 8 t, 16 X, 32 Z, 64 P, 128 I) and, for a task preempted
+ * while runnable, the bit above them (TASK_REPORT_MAX, "R+"): see its print fmt. */
+static uint32_t state_letter(uint64_t st)
+{
+	static const char letters[] = "SDTtXZPI";
+	if ((st & 0xff) == 0)
+		return 'R';
+	for (int i = 0; i < 8; i++)
+		if (st & (1u << i))
+			return (uint32_t)letters[i];
+	return '?';
+}
+
+/* Decodes the page in s->page (read from CPU cpu) into the batch. */
+static int decode_page(struct pmc_sched *s, struct pmt_writer *w, int cpu)
+{
+	unsigned long long ts;
+	void *data;
+	int missed, rc;
+
+	if (kbuffer_load_subbuffer(s->kbuf, s->page) < 0)
+		return 0;
+	missed = kbuffer_missed_events(s->kbuf);
+	if (missed) {
+		/* a gap: the events before it go in their own record */
+		if ((rc = flush_batch(s, w, cpu)) < 0)
+			return rc;
+		s->st.lost_pages++;
+		s->batch_missed = missed > 0 ? (uint32_t)missed : PMT_SCHED_MISSED_UNKNOWN;
+		if (missed > 0)
+			s->st.lost += (uint64_t)missed;
+	}
+	for (data = kbuffer_read_event(s->kbuf, &ts); data; data = kbuffer_next_event(s->kbuf, &ts)) {
+		int size = kbuffer_event_size(s->kbuf);
+		const uint8_t *d = data;
+		struct pmt_sched_event *e;
+		const struct evdesc *desc = NULL;
+		int id;
+
+		if (size < 8)
+			continue;
+		id = (int)tep_read_number(s->tep, d, 2);
+		for (size_t i = 0; i < NEVENTS; i++)
+			if (evdescs[i].id == id) {
+				desc = &evdescs[i];
+				break;
+			}
+		if (!desc)
+			continue;
+		if (s->nbatch == BATCH_MAX && (rc = flush_batch(s, w, cpu)) < 0)
+			return rc;
+		e = &s->batch[s->nbatch++];
+		e->t_ns = ts;
+		e->kind = desc->kind;
+		e->cpu = (uint16_t)cpu;
+		e->common_pid = field_u32(s, s->common_pid, d, size);
+		{
+			/* common_flags: TRACE_FLAG_HARDIRQ 0x08, SOFTIRQ 0x10, NMI 0x40
+			 * (kernel/trace/trace.h) */
+			uint32_t fl = field_u32(s, s->common_flags, d, size);
+			e->ctx = (uint8_t)(((fl & 0x08) ? PMT_SCHED_CTX_HARDIRQ : 0) |
+					   ((fl & 0x10) ? PMT_SCHED_CTX_SOFTIRQ : 0) |
+					   ((fl & 0x40) ? PMT_SCHED_CTX_NMI : 0));
+		}
+		e->a = field_u32(s, desc->f[0], d, size);
+		e->b = field_u32(s, desc->f[1], d, size);
+		if (desc->kind == PMT_SCHED_SWITCH) {
+			const struct tep_format_field *f = desc->f[2];
+			uint64_t st = f && f->offset + f->size <= size && f->size <= 8 ?
+				tep_read_number(s->tep, d + f->offset, f->size) : 0;
+			e->c = state_letter(st);
+		} else {
+			e->c = field_u32(s, desc->f[2], d, size);
+		}
+	}
+	return 0;
+}
+
+long pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w)
+{
+	uint64_t before = s->st.events;
+	int rc;
+
+	s->st.drains++;
+	for (int i = 0; i < s->ncpus; i++) {
+		struct cpubuf *c = &s->cpus[i];
+		/* a bounded number of pages per call, so a flood cannot starve the sampler */
+		for (int pages = 0; pages < 4096; pages++) {
+			int n = tracefs_cpu_read(c->tcpu, s->page, true);
+			if (n <= 0)
+				break;
+			if ((rc = decode_page(s, w, c->cpu)) < 0)
+				return rc;
+		}
+		if ((rc = flush_batch(s, w, c->cpu)) < 0)
+			return rc;
+	}
+	return (long)(s->st.events - before);
+}
+
+/* Sums "overrun:", "commit overrun:" and "dropped events:" of per_cpu/cpuN/stats. */
+static uint64_t kernel_lost(struct pmc_sched *s)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		char file[64], *text, *line;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", s->cpus[i].cpu);
+		text = tracefs_instance_file_read(s->inst, file, NULL);
+		if (!text)
+			continue;
+		for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+			unsigned long long v;
+			if (sscanf(line, "overrun: %llu", &v) == 1 ||
+			    sscanf(line, "commit overrun: %llu", &v) == 1 ||
+			    sscanf(line, "dropped events: %llu", &v) == 1)
+				total += v;
+		}
+		free(text);
+	}
+	return total;
+}
+
+int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_stats *st)
+{
+	long rc;
+	uint64_t k;
+
+	tracefs_trace_off(s->inst);
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (evdescs[i].id >= 0)
+			tracefs_event_disable(s->inst, "sched", evdescs[i].name);
+	rc = w ? pmc_sched_drain(s, w) : 0;
+	/* the kernel's own count covers pages overwritten before they were read, which no page
+	 * header can report */
+	k = kernel_lost(s);
+	if (k > s->st.lost)
+		s->st.lost = k;
+	tracefs_instance_file_clear(s->inst, "set_event_pid");
+	*st = s->st;
+	return rc < 0 ? (int)rc : 0;
+}
+
+void pmc_sched_close(struct pmc_sched *s)
+{
+	if (!s)
+		return;
+	crash_nfds = 0;
+	for (int i = 0; i < s->ncpus; i++) {
+		tracefs_cpu_free_fd(s->cpus[i].tcpu);
+		close(s->cpus[i].fd);
+	}
+	if (s->inst) {
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+	}
+	crash_dir[0] = '\0';
+	if (s->kbuf)
+		kbuffer_free(s->kbuf);
+	tep_free(s->tep);
+	free(s->cpus);
+	free(s->page);
+	free(s->batch);
+	free(s);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* schedtrace.h: records the traced program's scheduler events (sched_switch, sched_waking,
+ * sched_wakeup, sched_wakeup_new, sched_process_fork, sched_process_exit, sched_migrate_task)
+ * from a private tracefs instance and writes them as SCHED records (formats/FORMAT.md §5.6). */
+#ifndef PMC_SCHEDTRACE_H
+#define PMC_SCHEDTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmt.h"
+
+struct pmc_sched;
+
+/* Default ring buffer per CPU, KiB: 100k context switches per second make about 300k events per
+ * second (switch, waking, wakeup) of ~60 bytes in the ring buffer; drained every 10 ms that is
+ * ~200 KB, so 4 MiB leaves 20x headroom for a collector that is late. */
+#define PMC_SCHED_BUFFER_KB_DEFAULT 4096u
+
+/* Creates the private tracefs instance "pmcollect-<pid>" (never the global buffer), removing
+ * instances left by a pmcollect that was killed (name pmcollect-<pid> of a pid that is gone);
+ * sets trace_clock "mono" (so event times are CLOCK_MONOTONIC like the /proc samples), a buffer
+ * of buffer_kb KiB per CPU, the event-fork option (children of a followed pid are followed),
+ * loads the sched event formats with libtraceevent and opens every online CPU's trace_pipe_raw.
+ * Nothing is enabled yet. Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT of
+ * pmcollect that remove the instance before the signal's default action.
+ * Returns 0 and *out, or -1 with a one-line reason in why (tracefs not mounted, no permission to
+ * create an instance, an event missing, ...). Source: Documentation/trace/ftrace.rst (instances,
+ * set_event_pid, options/event-fork, trace_clock), libtracefs(3). */
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize);
+
+/* Starts recording run run_id of the process pid (still waiting to exec): clears the buffer,
+ * writes pid to set_event_pid, enables the events and turns tracing on. Returns 0, or -1 with
+ * errno set. */
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id);
+
+/* Reads every event the kernel has buffered so far, decodes it and appends SCHED records (one per
+ * CPU with events, split at 16384 events) to w. Call it often (every sample): events that do not
+ * fit the ring buffer are lost. Returns the number of events written, or a negative PMT_E_* code
+ * from the writer. */
+long pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w);
+
+/* What one run recorded (for RUN_END and the warnings). */
+struct pmc_sched_stats {
+	uint64_t events;          /* events written */
+	uint64_t lost;            /* events the kernel reported lost: per-CPU "overrun" plus
+				     "dropped events" (per_cpu/cpuN/stats), and counts from pages */
+	uint64_t lost_pages;      /* pages whose header said events were missed before them */
+	uint64_t drains;          /* pmc_sched_drain calls */
+};
+
+/* Stops the run: turns tracing off, disables the events, drains what is left into w and reads
+ * the per-CPU lost-event counters. Fills *st. Returns 0 or a negative PMT_E_* from the writer. */
+int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_stats *st);
+
+/* Closes the buffers and removes the tracefs instance. NULL is accepted. */
+void pmc_sched_close(struct pmc_sched *s);
+
+/* Events enabled, as a NULL-terminated list of "system:event" names (for the metadata). */
+const char *const *pmc_sched_event_names(void);
+
+#endif
