@@ -1,8 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Ground truth: workloads whose A(m,inf) and T_cp are known by construction, recorded as
-# oversubscribed baselines (pmcollect --cpus 0, default 10 ms interval) for m = 2, 4, 8, 16 and
-# analyzed with the default estimator: both within 3% of the truth (issue: analyzer, section 4).
+# oversubscribed baselines (pmcollect --cpus 0, default 10 ms interval) for m = 2, 4, 8, 16:
+# - the sampled estimator (runnable) within 3% of the truth (issue: analyzer, section 4);
+# - when the scheduler events were recorded (root: tracefs), the exact mode within 1% of the truth
+#   with the program's own serial start-up and tear-down added (phases measures it with the main
+#   thread's CPU clock: T_cp_total_ms, A_inf_total), which the exact mode cannot leave out
+#   (issue: exact mode, section 3).
 . "$PMT_TOP/tests/cli/lib.sh"
 
 truth() { tail -n 1 "$T/truth" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
@@ -25,10 +29,19 @@ for pat in $pats; do
 			not_ok "$pat m=$m analyzed" "$(cat "$T/err")"
 			continue
 		fi
-		near "$pat m=$m: A(m,inf)" "$(json_get "$T/gt.json" parallelism.A_inf)" "$(truth A_inf)" 0.03
-		T_cp_ms=$(awk -v s="$(json_get "$T/gt.json" parallelism.T_cp_s)" 'BEGIN{print s*1000}')
-		near "$pat m=$m: T_cp" "$T_cp_ms" "$(truth T_cp_ms)" 0.03
+		near "$pat m=$m: runnable A(m,inf)" \
+			"$(json_get "$T/gt.json" parallelism.estimates.runnable.A_inf)" "$(truth A_inf)" 0.03
+		T_cp_ms=$(awk -v s="$(json_get "$T/gt.json" parallelism.estimates.runnable.T_cp_s)" 'BEGIN{print s*1000}')
+		near "$pat m=$m: runnable T_cp" "$T_cp_ms" "$(truth T_cp_ms)" 0.03
 		near "$pat m=$m: m" "$(json_get "$T/gt.json" parallelism.m)" "$m" 0
+		if [ "$(json_get "$T/gt.json" traces.0.sources.sched_events.recorded)" = True ]; then
+			check "$pat m=$m: exact mode is the default" \
+				test "$(json_get "$T/gt.json" parallelism.estimator)" = sched-exact
+			near "$pat m=$m: sched-exact A(m,inf)" \
+				"$(json_get "$T/gt.json" parallelism.estimates.sched-exact.A_inf)" "$(truth A_inf_total)" 0.01
+			T_cp_ms=$(awk -v s="$(json_get "$T/gt.json" parallelism.estimates.sched-exact.T_cp_s)" 'BEGIN{print s*1000}')
+			near "$pat m=$m: sched-exact T_cp" "$T_cp_ms" "$(truth T_cp_total_ms)" 0.01
+		fi
 	done
 done
 done_testing

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* test_exact.c: the exact mode (analyzer/exact.c) on hand-built scheduler event streams whose
+ * critical path, profile and n-core replay are worked out by hand in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "exact.h"
+#include "model.h"
+
+#define MS 1000000ull
+#define IDLE 0u
+
+struct stream {
+	struct pmt_sched_event ev[64];
+	uint32_t n;
+};
+
+static void ev(struct stream *s, double t_ms, uint8_t kind, uint32_t common, uint32_t a, uint32_t b,
+	       uint32_t c, uint8_t ctx)
+{
+	struct pmt_sched_event *e = &s->ev[s->n++];
+	memset(e, 0, sizeof(*e));
+	e->t_ns = (uint64_t)(t_ms * MS) + 1000 * MS; /* a monotonic clock does not start at 0 */
+	e->kind = kind;
+	e->common_pid = common;
+	e->a = a;
+	e->b = b;
+	e->c = c;
+	e->ctx = ctx;
+}
+
+static void sw(struct stream *s, double t_ms, uint32_t prev, char state, uint32_t next)
+{
+	ev(s, t_ms, PMT_SCHED_SWITCH, prev, prev, next, (uint32_t)state, 0);
+}
+
+static void wake(struct stream *s, double t_ms, uint32_t waker, uint32_t wakee)
+{
+	ev(s, t_ms, PMT_SCHED_WAKING, waker, wakee, 0, 0, 0);
+	ev(s, t_ms, PMT_SCHED_WAKEUP, waker, wakee, 0, 0, 0);
+}
+
+static void fork_ev(struct stream *s, double t_ms, uint32_t parent, uint32_t child)
+{
+	ev(s, t_ms, PMT_SCHED_FORK, parent, child, 0, 0, 0);
+	ev(s, t_ms, PMT_SCHED_WAKEUP_NEW, parent, child, 0, 0, 0);
+}
+
+struct fixture {
+	struct pma_exact *x;
+	struct pma_profile prof;
+	struct pma_exact_stats st;
+};
+
+/* Loads the stream as two records (the second half first: records of different CPUs come in any
+ * order) and finishes. */
+static void load(struct fixture *f, const struct stream *s, uint32_t root, uint32_t missed)
+{
+	uint32_t half = s->n / 2;
+	struct pmt_sched_batch b2 = { 0, 1, 0, s->n - half, s->ev + half };
+	struct pmt_sched_batch b1 = { 0, 0, missed, half, s->ev };
+
+	f->x = pma_exact_new();
+	assert_non_null(f->x);
+	pma_profile_init(&f->prof);
+	pma_exact_set_root(f->x, root);
+	assert_int_equal(pma_exact_add(f->x, &b2), 0);
+	assert_int_equal(pma_exact_add(f->x, &b1), 0);
+	assert_int_equal(pma_exact_finish(f->x, &f->prof, &f->st), 0);
+}
+
+static void unload(struct fixture *f)
+{
+	pma_exact_free(f->x);
+	pma_profile_free(&f->prof);
+}
+
+static double replay_ms(const struct fixture *f, uint32_t n)
+{
+	double T;
+	assert_int_equal(pma_exact_replay(f->x, n, &T), 0);
+	return T / MS;
+}
+
+/* Root R (pid 10) and child C (11) on one CPU:
+ *   0-5  R runs; at 1 it forks C             5-8   C runs, then blocks (futex)
+ *   8-12 R runs; at 10 it wakes C; exits     12-15 C runs, exits
+ * Work U = R 9 + C 6 = 15 ms. On infinite cores (time = own CPU time): R runs 0-9; C starts at R's
+ * position 1, runs 1-4, blocks; R woke it at R's position 7 (5 ms + 2 ms), so C runs 7-10.
+ * T_cp = 10, A(m,inf) = 1.5; profile: 1 thread on [0,1) [4,7) [9,10), 2 threads on [1,4) [7,9).
+ * Replay on 1 core (processor sharing): R alone to 1; R and C share until C's 3 ms are done at
+ * t = 7 (R at position 4); R alone reaches its wake at 7 by t = 10; then R's 2 ms and C's 3 ms
+ * share: R done at 14, C at 15. T(1) = 15 = U. Two cores: T(2) = T_cp = 10. */
+static void test_fork_block_wake(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 1, 10, 11);
+	sw(&s, 5, 10, 'R', 11);
+	sw(&s, 8, 11, 'S', 10);
+	wake(&s, 10, 10, 11);
+	sw(&s, 12, 10, 'X', 11);
+	ev(&s, 14.9, PMT_SCHED_EXIT, 11, 11, 0, 0, 0);
+	sw(&s, 15, 11, 'X', IDLE);
+	load(&f, &s, 10, 0);
+
+	assert_int_equal(f.st.threads, 2);
+	assert_int_equal(f.st.wake_edges, 1);
+	assert_int_equal(f.st.outside_wakes, 0);
+	assert_true(fabs(f.st.work_ns - 15.0 * MS) < 1);
+	assert_true(fabs(f.st.T_cp_ns - 10.0 * MS) < 1);
+	assert_true(fabs(f.st.A_inf - 1.5) < 1e-9);
+	assert_int_equal(f.st.max_active, 2);
+	assert_true(fabs(pma_profile_level_ns(&f.prof, 1) - 5.0 * MS) < 1); /* [0,1) [4,7) [9,10) */
+	assert_true(fabs(pma_profile_level_ns(&f.prof, 2) - 5.0 * MS) < 1); /* [1,4) [7,9) */
+	assert_true(fabs(replay_ms(&f, 1) - 15.0) < 1e-6);
+	assert_true(fabs(replay_ms(&f, 2) - 10.0) < 1e-6);
+	assert_true(fabs(replay_ms(&f, 64) - 10.0) < 1e-6);
+	{
+		size_t nw, nsl;
+		const struct pma_wake *w = pma_exact_wakes(f.x, &nw);
+		const struct pma_slice *sl = pma_exact_slices(f.x, &nsl);
+		size_t running = 0, runnable = 0;
+		assert_int_equal(nw, 1);
+		assert_int_equal(w[0].waker, 10);
+		assert_int_equal(w[0].wakee, 11);
+		for (size_t i = 0; i < nsl; i++) {
+			running += sl[i].kind == PMA_SLICE_RUNNING;
+			runnable += sl[i].kind == PMA_SLICE_RUNNABLE;
+		}
+		assert_int_equal(running, 4);  /* R 0-5, C 5-8, R 8-12, C 12-15 */
+		assert_int_equal(runnable, 3); /* C 1-5 (new), R 5-8 (preempted), C 10-12 (woken) */
+	}
+	unload(&f);
+}
+
+/* R forks A and B at 0, then blocks; A runs 4 ms and "wakes" B, which has not blocked yet (it was
+ * never run); B runs 4 ms, wakes R; R runs 4 ms. Only R waited (for B): a wake of a thread that is
+ * not blocked is no dependency. Infinite cores: A 0-4, B 0-4, R 4-8: T_cp = 8, U = 12. */
+static void test_chain_respects_order(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 1);
+	fork_ev(&s, 0, 1, 2);
+	fork_ev(&s, 0, 1, 3);
+	sw(&s, 0, 1, 'S', 2);
+	wake(&s, 4, 2, 3);
+	sw(&s, 4, 2, 'X', 3);
+	wake(&s, 8, 3, 1);
+	sw(&s, 8, 3, 'X', 1);
+	sw(&s, 12, 1, 'X', IDLE);
+	load(&f, &s, 1, 0);
+
+	assert_int_equal(f.st.wake_edges, 1);
+	assert_true(fabs(f.st.T_cp_ns - 8.0 * MS) < 1);
+	assert_true(fabs(replay_ms(&f, 1) - 12.0) < 1e-6);
+	assert_true(fabs(replay_ms(&f, 3) - 8.0) < 1e-6);
+	unload(&f);
+}
+
+/* The same chain where B really blocks first (it ran 1 ms at the start and went to sleep):
+ *   0-1 R forks A and B, blocks; 1-2 B runs 1 ms, blocks; 2-6 A runs, wakes B at 6, exits;
+ *   6-9 B runs 3 ms, wakes R at 9, exits; 9-13 R runs 4 ms, exits.
+ * On infinite cores: R 0-1; B 1-2 (1 ms of its own), blocked; A 1-5, wakes B at A's 4 -> 1+4 = 5;
+ * (forks at R's 0.5: A and B start at 0.5) B 0.5-1.5, blocked; A 0.5-4.5, wakes B at 4.5;
+ * B 4.5-7.5, wakes R at 7.5; R 7.5-11.5. T_cp = 11.5, U = 1 + 1 + 4 + 3 + 4 = 13.
+ * Replay on 3 cores: nothing ever shares a core, T(3) = T_cp = 11.5. On 2 cores: R, A and B share
+ * the 2 cores at 2/3 speed from 0.5 until R's last 0.5 ms is done at 1.25; B's last 0.5 ms at
+ * 1.75; A's remaining 3 ms at 4.75, which wakes B: 3 ms to 7.75; then R's 4 ms: T(2) = 11.75.
+ * On 1 core: 13. */
+static void test_chain_blocked(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 1);
+	fork_ev(&s, 0.5, 1, 2);
+	fork_ev(&s, 0.5, 1, 3);
+	sw(&s, 1, 1, 'S', 3);
+	sw(&s, 2, 3, 'S', 2);
+	wake(&s, 6, 2, 3);
+	sw(&s, 6, 2, 'X', 3);
+	wake(&s, 9, 3, 1);
+	sw(&s, 9, 3, 'X', 1);
+	sw(&s, 13, 1, 'X', IDLE);
+	load(&f, &s, 1, 0);
+
+	assert_int_equal(f.st.wake_edges, 2);
+	assert_true(fabs(f.st.work_ns - 13.0 * MS) < 1);
+	assert_true(fabs(f.st.T_cp_ns - 11.5 * MS) < 1);
+	assert_true(fabs(replay_ms(&f, 1) - 13.0) < 1e-6);
+	assert_true(fabs(replay_ms(&f, 2) - 11.75) < 1e-6);
+	assert_true(fabs(replay_ms(&f, 3) - 11.5) < 1e-6);
+	unload(&f);
+}
+
+/* A wake from an interrupt (a timer) is no dependency: the sleeper resumes where it was. R forks
+ * C at 0 and they alternate on one CPU: R 0-2, C 2-4 then sleeps, R 4-6 (a timer interrupt during
+ * R wakes C at 5), C 6-8. Infinite cores: R 0-4 (own time), C 0-4: T_cp = 4, U = 8, A = 2. */
+static void test_outside_wake(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 20);
+	fork_ev(&s, 0, 20, 21);
+	sw(&s, 2, 20, 'R', 21);
+	sw(&s, 4, 21, 'S', 20);
+	ev(&s, 5, PMT_SCHED_WAKING, 20, 21, 0, 0, PMT_SCHED_CTX_HARDIRQ);
+	sw(&s, 6, 20, 'X', 21);
+	sw(&s, 8, 21, 'X', IDLE);
+	load(&f, &s, 20, 0);
+
+	assert_int_equal(f.st.wake_edges, 0);
+	assert_int_equal(f.st.outside_wakes, 1);
+	assert_true(fabs(f.st.T_cp_ns - 4.0 * MS) < 1);
+	assert_true(fabs(f.st.A_inf - 2.0) < 1e-9);
+	unload(&f);
+}
+
+/* Tasks that are not the program (pid 99 shares the CPU) and events before the root ever ran are
+ * ignored; a record that says events were lost counts as a gap. */
+static void test_foreign_tasks_and_gaps(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 99);
+	sw(&s, 1, 99, 'R', 30);
+	sw(&s, 3, 30, 'R', 99);
+	sw(&s, 4, 99, 'S', 30);
+	sw(&s, 6, 30, 'X', IDLE);
+	load(&f, &s, 30, 5);
+
+	assert_int_equal(f.st.threads, 1);
+	assert_true(fabs(f.st.work_ns - 4.0 * MS) < 1);
+	assert_true(fabs(f.st.T_cp_ns - 4.0 * MS) < 1);
+	assert_int_equal(f.st.gaps, 1);
+	assert_int_equal(f.st.lost, 5);
+	unload(&f);
+}
+
+static void test_replay_rejects_zero_cores(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+	double T = -1;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 5);
+	sw(&s, 1, 5, 'X', IDLE);
+	load(&f, &s, 5, 0);
+	assert_int_equal(pma_exact_replay(f.x, 0, &T), -1);
+	unload(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fork_block_wake),
+		cmocka_unit_test(test_chain_respects_order),
+		cmocka_unit_test(test_chain_blocked),
+		cmocka_unit_test(test_outside_wake),
+		cmocka_unit_test(test_foreign_tasks_and_gaps),
+		cmocka_unit_test(test_replay_rejects_zero_cores),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
