@@ -102,8 +102,8 @@ def overhead(cfg):
                     wall, rc, _ = timed(["taskset", "-c", cpus, *prog])
                     alone.append(wall)
                     tr = os.path.join(TMP, "ov.zst")
-                    wall, rc, _ = timed([PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", cpus, "-i",
-                                         str(iv), "--", *prog])
+                    wall, rc, _ = timed([PMCOLLECT, "-q", "-f", "--no-sched", "-o", tr, "--cpus",
+                                         cpus, "-i", str(iv), "--", *prog])
                     if rc != 0:
                         raise RuntimeError("pmcollect failed on %s" % prog)
                     end = dump(tr)["run_end"][0]
@@ -138,7 +138,7 @@ def cost(cfg):
     for _ in range(cfg["cost_reps"]):
         for label, prog in progs.items():
             tr = os.path.join(TMP, "cost-%s.zst" % label)
-            pc = subprocess.Popen([PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", "0", "-i", "10", "--",
+            pc = subprocess.Popen([PMCOLLECT, "-q", "-f", "--no-sched", "-o", tr, "--cpus", "0", "-i", "10", "--",
                                    *prog], stdout=DEVNULL)
             child = None
             for _ in range(500):  # the program is pmcollect's child; wait for its 64 threads
@@ -259,15 +259,78 @@ def accuracy(cfg):
                                  capture_output=True, text=True, check=True).stdout
             t = truth_of(out)
             p = analyze(tr)["parallelism"]
-            e = {k: 100 * (v["A_inf"] / t["A_inf"] - 1) for k, v in p["estimates"].items()}
+            # the exact mode sees the whole process: its truth includes the measured serial
+            # start-up (phases' A_inf_total)
+            e = {k: 100 * (v["A_inf"] / t["A_inf_total" if k == "sched-exact" else "A_inf"] - 1)
+                 for k, v in p["estimates"].items()}
             res.append({"pattern": pat, "m": 8, "interval_ms": iv, "A_inf_truth": t["A_inf"],
+                        "A_inf_total_truth": t["A_inf_total"],
                         "A_inf": {k: v["A_inf"] for k, v in p["estimates"].items()},
                         "error_pct": e})
             rows.append([pat, iv, "%.3f" % t["A_inf"], "%+.1f%%" % e["runnable"],
-                         "%+.1f%%" % e["paper"]])
+                         "%+.1f%%" % e["paper"],
+                         "%+.2f%%" % e["sched-exact"] if "sched-exact" in e else "not recorded"])
     table("5. A(m,inf) error against ground truth vs sampling interval (phases, m = 8, 1 CPU)",
-          ["pattern", "interval ms", "truth", "runnable", "paper (eq. 4)"], rows)
+          ["pattern", "interval ms", "truth", "runnable", "paper (eq. 4)", "sched-exact"], rows)
     return res
+
+
+# --- 7. scheduler events: overhead at a high context-switch rate, loss, bytes per event --------
+def sched_cost(cfg):
+    """A futex ping-pong (pipeline -t 2 -s: one item in flight between two threads, 1 us of work
+    per hand-over) on CPU 0, alone, under pmcollect --no-sched and under pmcollect --sched (the
+    collector on CPU 1), alternated; then the same program under perf sched record for the bytes
+    per event. Pinned: unpinned, the two threads' placement (same CPU or an IPI per hand-over)
+    changes the program's speed 3x from run to run here, which would hide the tracing cost; the
+    kernel writes the events in the program's own context, so that cost lands on CPU 0."""
+    if not os.path.isdir("/sys/kernel/tracing/instances") or os.geteuid() != 0:
+        table("7. scheduler events", ["note"], [["needs root and tracefs"]])
+        return {"skipped": "needs root and tracefs"}
+    # 8 us of work per hand-over: ~100k context switches per second on CPU 0 here
+    prog = [os.path.join(WL, "pipeline"), "-t", "2", "-s", "-w", "0.008", "-n",
+            str(cfg["pingpong_items"])]
+    alone, nosched, sched, ev, lost, rate, size_s, size_n = [], [], [], [], [], [], [], []
+    for _ in range(cfg["reps"]):
+        alone.append(timed(["taskset", "-c", "0", *prog])[0])
+        tr_n, tr_s = os.path.join(TMP, "pp-n.zst"), os.path.join(TMP, "pp-s.zst")
+        timed([PMCOLLECT, "-q", "-f", "--no-sched", "--cpus", "0", "-o", tr_n, "--", *prog])
+        nosched.append(dump(tr_n)["run_end"][0]["wall_ns"] / 1e9)
+        size_n.append(os.path.getsize(tr_n))
+        timed([PMCOLLECT, "-q", "-f", "--sched", "--cpus", "0", "-o", tr_s, "--", *prog])
+        recs = dump(tr_s)
+        end = recs["run_end"][0]
+        sched.append(end["wall_ns"] / 1e9)
+        ev.append(end["sched_events"]["events"])
+        lost.append(end["sched_events"]["lost"])
+        switches = sum(1 for e in recs.get("sched", []) if e["event"] == "switch")
+        rate.append(switches / (end["wall_ns"] / 1e9))
+        size_s.append(os.path.getsize(tr_s))
+    bytes_per_event = [(s - n) / e for s, n, e in zip(size_s, size_n, ev) if e]
+    r = {"program": "pipeline -t 2 -s -w 0.008 -n %d (futex ping-pong)" % cfg["pingpong_items"],
+         "alone_s": alone, "no_sched_s": nosched, "sched_s": sched,
+         "ratio_sched": med(sched) / med(alone), "ratio_no_sched": med(nosched) / med(alone),
+         "events": ev, "lost": lost, "context_switches_per_s": rate,
+         "events_per_s": [e / s for e, s in zip(ev, sched)], "bytes_per_event": bytes_per_event}
+    # what each event costs the program: the kernel writes it in the program's context
+    r["us_per_event"] = (med(sched) - med(nosched)) / med(ev) * 1e6
+    perf_bpe = None
+    if shutil.which("perf"):
+        pd = os.path.join(TMP, "pp.data")
+        subprocess.run(["perf", "sched", "record", "-o", pd, "--", "taskset", "-c", "0", *prog], stdout=DEVNULL,
+                       stderr=DEVNULL, check=True)
+        n = subprocess.run(["perf", "script", "-i", pd], capture_output=True, text=True).stdout.count("\n")
+        perf_bpe = os.path.getsize(pd) / n if n else None
+        r["perf_sched_record"] = {"bytes": os.path.getsize(pd), "events": n,
+                                  "bytes_per_event": perf_bpe}
+    table("7. scheduler events (--sched) on a futex ping-pong on CPU 0 (target: ratio <= 1.05, no loss)",
+          ["switches/s", "alone s", "--no-sched s", "--sched s", "ratio --sched", "ratio --no-sched",
+           "us/event", "events/s", "lost", "bytes/event", "perf sched record bytes/event"],
+          [["%.0f" % med(rate), "%.3f" % med(alone), "%.3f" % med(nosched), "%.3f" % med(sched),
+            "%.3f" % r["ratio_sched"], "%.3f" % r["ratio_no_sched"], "%.2f" % r["us_per_event"],
+            "%.0f" % med(r["events_per_s"]),
+            "%d" % max(lost), "%.2f" % med(bytes_per_event),
+            "%.1f" % perf_bpe if perf_bpe else "perf not installed"]])
+    return r
 
 
 # --- 6. predicted S(m,2) vs measured T(1 CPU)/T(2 CPUs) --------------------------------------
@@ -379,7 +442,8 @@ def main():
         cfg = {"reps": 3, "overhead_threads": [4, 64], "overhead_work_ms": 400, "cost_seconds": 3,
                "cost_reps": 1, "trace_minutes": [10], "acc_patterns": ["balanced", "mixed"],
                "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
-               "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"]}
+               "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
+               "pingpong_items": 100000}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -388,7 +452,8 @@ def main():
                "pred_workloads": ["phases balanced m=8", "phases imbalanced m=8",
                                   "phases serial m=8", "phases mixed m=8", "pipeline 4 stages",
                                   "omp_phases imbalanced m=4", "xz -T4 -2", "pigz -p 4",
-                                  "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"]}
+                                  "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"],
+               "pingpong_items": 200000}
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = {"hostname": platform.node(), "kernel": platform.release(),
@@ -407,7 +472,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
                         ("analyzer", throughput), ("accuracy", accuracy),
-                        ("predictions", predictions)):
+                        ("predictions", predictions), ("sched", sched_cost)):
             s = time.time()
             log("bench: %s ..." % key)
             result[key] = fn(cfg)
