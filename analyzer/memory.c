@@ -195,7 +195,7 @@ int pma_mem_predict(const struct pma_mem_params *p, const uint32_t *per_socket, 
 			out->saturated_socket = s + 1;
 		sum_s += w;
 	}
-	if (active <= 1) {
+	if (active <= 1 && !(numa_nodes > 1 && pol == PMA_POL_INTERLEAVE)) {
 		out->omega = sum_s;
 		return 0;
 	}
