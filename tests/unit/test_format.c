@@ -589,7 +589,7 @@ static void test_roundtrip_all_types(void **state)
 	assert_string_equal(pmt_reader_meta(r), meta_json);
 	pmt_reader_version(r, &major, &minor);
 	assert_int_equal(major, 1);
-	assert_int_equal(minor, 0);
+	assert_int_equal(minor, 1);
 	for (size_t i = 0; i < NFIX; i++) {
 		assert_int_equal(pmt_reader_next(r, &rec), 1);
 		assert_record_equal(&fixture[i], &rec);
@@ -1090,7 +1090,7 @@ static void test_header_crc_checked(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	patch_header(&f, 1, 1, 0); /* minor changed, CRC not updated */
+	patch_header(&f, 1, 2, 0); /* minor changed, CRC not updated */
 	read_bytes(f.p, f.n, 0, &o);
 	assert_int_equal(o.open_rc, PMT_E_CORRUPT);
 	buf_free(&f);
@@ -1490,9 +1490,9 @@ static void test_seq_missing_counted(void **state)
 static void test_little_endian_layout(void **state)
 {
 	static const uint8_t header[16] = { 0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
-					    0x01, 0x00, 0x00, 0x00,
-					    /* CRC-32 of bytes 0-11 = 0xd5cbc6f6, little-endian */
-					    0xf6, 0xc6, 0xcb, 0xd5 };
+					    0x01, 0x00, 0x01, 0x00,
+					    /* CRC-32 of bytes 0-11 = 0xccd0f7b7, little-endian */
+					    0xb7, 0xf7, 0xd0, 0xcc };
 	struct pmt_thread_sample t = { .tid = 0x04030201, .tgid = 0x08070605,
 				       .run_ns = 0x1817161514131211ull, .wait_ns = 1, .timeslices = 2,
 				       .nvcsw = 0xa1a2a3a4u, .nivcsw = 5, .cpu = PMT_CPU_UNKNOWN,
