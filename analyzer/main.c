@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "contention.h"
+#include "memory.h"
 #include "model.h"
 #include "pmt.h"
 #include "pmt_cli.h"
@@ -19,7 +21,9 @@
 
 static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
-	"                 [--run <id>] [-o <file>] [-q] <trace>...\n"
+	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
+	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
+	"                 [--export-perfetto <file>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n";
 
@@ -37,6 +41,14 @@ static void usage_full(void)
 	      "                            [default: sched-exact when the run has scheduler events\n"
 	      "                            and lost under 1%% of them, else runnable]\n"
 	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
+	      "      --placement <p>       threads per socket for omega(n): compact (fill a socket\n"
+	      "                            first), scatter (round robin) or <k> (round robin in\n"
+	      "                            chunks of k) [default: compact]\n"
+	      "      --mem <policy>        local, interleave or local-then-remote\n"
+	      "                            [default: from the recorded memory policy]\n"
+	      "      --machine <file>      predict for this machine: hwloc XML (lstopo --of xml) or\n"
+	      "                            another trace [default: the recording machine]\n"
+	      "      --force               combine traces of different programs\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
@@ -47,7 +59,11 @@ static void usage_full(void)
 	      "  -h, --help                print this help and exit\n"
 	      "  -V, --version             print the version and exit\n"
 	      "\n"
-	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error.\n",
+	      "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
+	      "docs/memory-model.md.\n"
+	      "\n"
+	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error (also: traces of\n"
+	      "different programs without --force).\n",
 	      stdout);
 }
 
@@ -92,9 +108,13 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PERFETTO = 256 };
+	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
+		{ "placement", required_argument, NULL, OPT_PLACEMENT },
+		{ "mem", required_argument, NULL, OPT_MEM },
+		{ "machine", required_argument, NULL, OPT_MACHINE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "format", required_argument, NULL, 'f' },
 		{ "estimator", required_argument, NULL, 'e' },
 		{ "run", required_argument, NULL, 'r' },
@@ -109,7 +129,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pma_report_opts ro = { .format = PMA_FMT_TABLE, .estimator = -1,
-				      .run_id = -1 };
+				      .run_id = -1, .mem_policy = -1 };
+	int force = 0;
 	const char *outpath = NULL, *perfetto_path = NULL;
 	struct pmt_intlist cores = { 0 };
 	int mode = 0, quiet = 0, c, rc = PMT_EXIT_FAILURE;
@@ -161,6 +182,37 @@ int main(int argc, char **argv)
 		case OPT_PERFETTO:
 			perfetto_path = optarg;
 			break;
+		case OPT_PLACEMENT: {
+			char *end;
+			long k;
+			if (strcmp(optarg, "compact") == 0) {
+				ro.chunk = 0;
+				break;
+			}
+			if (strcmp(optarg, "scatter") == 0) {
+				ro.chunk = 1;
+				break;
+			}
+			errno = 0;
+			k = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || k < 1 || k > 1000000)
+				return usage_error("invalid --placement '%s': use compact, scatter or a "
+						   "chunk size from 1", optarg);
+			ro.chunk = (uint32_t)k;
+			break;
+		}
+		case OPT_MEM:
+			ro.mem_policy = pma_mem_policy_parse(optarg);
+			if (ro.mem_policy < 0)
+				return usage_error("invalid --mem '%s': use local, interleave or "
+						   "local-then-remote", optarg);
+			break;
+		case OPT_MACHINE:
+			ro.machine = optarg;
+			break;
+		case OPT_FORCE:
+			force = 1;
+			break;
 		case 's':
 			flags |= PMT_READ_SALVAGE;
 			break;
@@ -181,7 +233,8 @@ int main(int argc, char **argv)
 			       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
 			return PMT_EXIT_OK;
 		default:
-			if (optopt && strchr("cferoi", optopt))
+			if ((optopt && optopt < 256 && strchr("cferoi", optopt)) ||
+			    (optopt >= OPT_PLACEMENT && optopt <= OPT_MACHINE))
 				return usage_error("option '%s' needs a value", argv[optind - 1]);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -223,6 +276,11 @@ int main(int argc, char **argv)
 	if (mode == 'i') {
 		pma_info(out, &traces[0]);
 		rc = 0;
+		goto out;
+	}
+	if (!force && pma_traces_same_program(traces, ntraces, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		rc = PMT_EXIT_USAGE;
 		goto out;
 	}
 	ro.cores = cores.v;

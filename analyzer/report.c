@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contention.h"
 #include "estimate.h"
+#include "memory.h"
 #include "model.h"
 #include "pmt_cli.h"
 
@@ -30,8 +32,10 @@ struct result {
 	double T1_s, wall_s, interval_ms;
 	uint32_t baseline_cores;
 	const char *baseline_case;
-	char *notes[8];
+	char *notes[16];
 	size_t nnotes;
+	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
+	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
 };
 
 static const char *str_item(const cJSON *o, const char *key)
@@ -85,6 +89,7 @@ static void result_free(struct result *r)
 		free(r->pred[k]);
 	free(r->S_err);
 	free(r->cores);
+	pma_mem_eval_free(&r->mem);
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 }
@@ -155,14 +160,15 @@ static int replay_predictions(struct result *r, char *why, size_t whysize)
 			return -1;
 		}
 		q->A = U / T;
-		q->T_ns = T;
+		q->T_ns = T * (1 + q->omega); /* T(n) = T(1) / S = U (1 + omega) / A(m,n) */
 		q->S = pma_speedup(q->A, q->omega);
 		q->R = pma_speedup_loss(q->A, q->omega);
 	}
 	return 0;
 }
 
-static int compute(struct result *r, const struct pma_trace *traces, const struct pma_report_opts *o,
+static int compute(struct result *r, const struct pma_trace *traces, int ntraces,
+		   const struct pma_report_opts *o,
 		   char *why, size_t whysize)
 {
 	const struct pma_trace *t = &traces[0];
@@ -236,16 +242,39 @@ static int compute(struct result *r, const struct pma_trace *traces, const struc
 		goto nomem;
 	for (size_t i = 0; i < r->ncores; i++)
 		r->cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
+	if (pma_mem_eval(traces, ntraces, o->machine, o->chunk, o->mem_policy, (uint32_t)r->m,
+			 r->cores, r->ncores, &r->mem, why, whysize) < 0)
+		return -1;
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		double *S;
 		if (!r->have[k])
 			continue;
+		S = calloc(r->ncores, sizeof(double));
 		r->pred[k] = calloc(r->ncores, sizeof(struct pma_prediction));
-		if (!r->pred[k])
+		if (!r->pred[k] || !S) {
+			free(S);
 			goto nomem;
-		pma_profile_predict(pma_run_profile(run, k), r->cores, r->ncores, NULL, r->pred[k]);
-		if (k == PMA_EST_SCHED && replay_predictions(r, why, whysize) < 0)
+		}
+		/* unknown omega predicts with 0 (no contention: S is an upper bound) */
+		for (size_t i = 0; i < r->ncores; i++)
+			S[i] = isfinite(r->mem.omega[i]) ? r->mem.omega[i] : 0;
+		pma_profile_predict(pma_run_profile(run, k), r->cores, r->ncores, S, r->pred[k]);
+		if (k == PMA_EST_SCHED && replay_predictions(r, why, whysize) < 0) {
+			free(S);
 			return -1;
+		}
+		for (size_t i = 0; i < r->ncores; i++) {
+			r->pred[k][i].omega = r->mem.omega[i];
+			if (isinf(r->mem.omega[i]))
+				r->pred[k][i].S = r->pred[k][i].R = r->pred[k][i].T_ns = NAN;
+			S[i] = r->pred[k][i].S;
+		}
+		if (k == r->est)
+			pma_optimal_cores(r->cores, S, r->ncores, &r->opt);
+		free(S);
 	}
+	for (size_t i = 0; i < r->mem.nnotes; i++)
+		add_note(r, "%s", r->mem.notes[i]);
 	/* Uncertainty: one sampling interval's worth of misplaced critical path (a change of
 	 * parallelism is located to within one interval). The other estimator's value is reported
 	 * beside it rather than folded in: the paper's is biased low by design when slices are long. */
@@ -312,6 +341,46 @@ static void machine_line(FILE *out, const cJSON *meta)
 		num_item(topo, "pus", 0), num_item(topo, "numa_nodes", 0), k);
 }
 
+/* A number, or "?" when unknown (NAN) and "sat" when saturated (INFINITY). */
+static void fmt_num(char *buf, size_t size, int prec, double v, const char *suffix)
+{
+	if (isnan(v))
+		snprintf(buf, size, "?");
+	else if (isinf(v))
+		snprintf(buf, size, "sat");
+	else
+		snprintf(buf, size, "%.*f%s", prec, v, suffix);
+}
+
+/* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
+static void print_memory(FILE *out, const struct result *r)
+{
+	const struct pma_mem_eval *e = &r->mem;
+	const struct pma_mem_params *p = &e->cal.params;
+
+	fprintf(out, "\nmemory       C(n) from %s; model %s", e->cal.source, pma_mem_model_name(p->model));
+	if (p->model == PMA_MEM_NONE) {
+		fputs(" (omega unknown: see the notes)\n", out);
+		return;
+	}
+	fprintf(out, " fitted on %s (%u socket%s of %u cores, %u NUMA node%s)\n", e->rec.source,
+		e->rec.sockets, e->rec.sockets == 1 ? "" : "s", e->rec.c, e->rec.numa_nodes,
+		e->rec.numa_nodes == 1 ? "" : "s");
+	fprintf(out, "%-13s%s = %.4g, %s = %.4g per %s (eq. 8); saturation mu = nL at n = %.3g", "",
+		isfinite(p->r) ? "mu" : "mu/r", p->mu, isfinite(p->r) ? "L" : "L/r", p->L,
+		strcmp(e->cal.source, "cycles") == 0 ? "cycle" : "ns", p->n_sat);
+	if (isfinite(p->dC))
+		fprintf(out, "; Delta C = %.4g (eq. 9)", p->dC);
+	if (isfinite(p->r_delta))
+		fprintf(out, "; r delta = %.4g (eq. 10)", p->r_delta);
+	fprintf(out, "\n%-13s%6s %6s %12s %14s %14s %9s\n", "", "run", "cores", "C(n)", "omega meas.",
+		"omega model", "residual");
+	for (size_t i = 0; i < e->cal.npts; i++)
+		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14.3f %+9.3f\n", "", e->cal.run_id[i],
+			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], e->cal.omega_model[i],
+			e->cal.omega_model[i] - e->cal.omega_meas[i]);
+}
+
 static void print_table(FILE *out, const struct result *r)
 {
 	const struct pma_parallelism *p = &r->par[r->est];
@@ -358,15 +427,30 @@ static void print_table(FILE *out, const struct result *r)
 			fputc('#', out);
 		fputc('\n', out);
 	}
-	fprintf(out, "\npredictions (%s; omega: none, no calibration runs; S = A(m,n) / (1 + omega), "
-		"eq. 1)\n", r->est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
-						 : "A(m,n) from the profile, eq. 6");
-	fprintf(out, "  %6s %8s %7s %8s %8s %10s %7s\n", "cores", "A(m,n)", "omega", "S", "±S", "T (s)",
-		"R");
+	print_memory(out, r);
+	fprintf(out, "\npredictions (%s; omega from %s; S = A(m,n) / (1 + omega), eq. 1; placement %s, "
+		"memory %s)\n", r->est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
+						 : "A(m,n) from the profile, eq. 6",
+		r->mem.cal.source, r->mem.placement, pma_mem_policy_name(r->mem.pol));
+	fprintf(out, "  %6s %8s %7s %6s %8s %8s %10s %7s  %s\n", "cores", "A(m,n)", "omega", "xsock",
+		"S", "±S", "T (s)", "R", "per socket");
 	for (size_t i = 0; i < r->ncores; i++) {
 		const struct pma_prediction *q = &r->pred[r->est][i];
-		fprintf(out, "  %6u %8.2f %7.2f %8.2f %8.2f %10.3f %7.2f\n", q->cores, q->A, q->omega,
-			q->S, r->S_err[i], q->T_ns / 1e9, q->R);
+		char w[16], x[16];
+		fmt_num(w, sizeof(w), 2, q->omega, "");
+		fmt_num(x, sizeof(x), 0, q->omega > 0 ? 100 * r->mem.cross[i] / q->omega :
+			r->mem.cross[i] == 0 ? 0 : NAN, "%");
+		fprintf(out, "  %6u %8.2f %7s %6s %8.2f %8.2f %10.3f %7.2f  %s%s\n", q->cores, q->A, w, x,
+			q->S, r->S_err[i], q->T_ns / 1e9, q->R, r->mem.per_socket[i],
+			q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
+			q->cores == r->opt.n_95 ? "  <- 95% of the best S" : "");
+	}
+	if (r->opt.n_best) {
+		fprintf(out, "optimal      %u cores (S = %.2f); 95%% of it from %u cores; S increases over",
+			r->opt.n_best, r->opt.S_best, r->opt.n_95);
+		for (size_t j = 0; j < r->opt.nintervals; j++)
+			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
+		fprintf(out, "%s\n", r->opt.nintervals ? "" : " no interval");
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(out, "\nnote: %s\n", r->notes[i]);
@@ -399,6 +483,59 @@ static cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 		cJSON_AddItemToArray(w, cJSON_CreateString(t->warnings[i]));
 	cJSON_AddBoolToObject(o, "truncated", t->rst.truncated || (run && !run->end));
 	return o;
+}
+
+/* key: v, or null when v is not finite (unknown or saturated) */
+static void add_finite(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* "memory": source, model, params, points (docs/pmanalyze-json.md) */
+static cJSON *memory_json(const struct result *r, const struct pma_trace *traces)
+{
+	const struct pma_mem_eval *e = &r->mem;
+	const struct pma_mem_params *p = &e->cal.params;
+	cJSON *m = cJSON_CreateObject(), *par, *pts;
+
+	cJSON_AddStringToObject(m, "source", p->model == PMA_MEM_NONE ? "none" : e->cal.source);
+	cJSON_AddStringToObject(m, "model", pma_mem_model_name(p->model));
+	cJSON_AddStringToObject(m, "placement", e->placement);
+	cJSON_AddStringToObject(m, "policy", pma_mem_policy_name(e->pol));
+	cJSON_AddStringToObject(m, "policy_source", e->pol_source);
+	cJSON_AddStringToObject(m, "machine", e->target.source);
+	par = cJSON_AddObjectToObject(m, "params");
+	if (p->model != PMA_MEM_NONE) {
+		add_finite(par, "C1", p->C1);
+		add_finite(par, "mu", p->mu);
+		add_finite(par, "L", p->L);
+		add_finite(par, "r", p->r);
+		cJSON_AddBoolToObject(par, "per_miss", !isfinite(p->r));
+		add_finite(par, "n_saturation", p->n_sat);
+		add_finite(par, "delta_C", p->dC);
+		add_finite(par, "r_delta", p->r_delta);
+		cJSON_AddNumberToObject(par, "cores_per_socket", p->c);
+	}
+	pts = cJSON_AddArrayToObject(m, "points");
+	for (size_t i = 0; i < e->cal.npts; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "cores", e->cal.pts[i].cores);
+		cJSON_AddNumberToObject(o, "run_id", e->cal.run_id[i]);
+		cJSON_AddStringToObject(o, "trace", traces[e->cal.trace[i]].path);
+		cJSON_AddNumberToObject(o, "C", e->cal.pts[i].C);
+		if (p->model != PMA_MEM_NONE) {
+			add_finite(o, "omega_measured", e->cal.omega_meas[i]);
+			add_finite(o, "omega_model", e->cal.omega_model[i]);
+			add_finite(o, "residual", e->cal.omega_model[i] - e->cal.omega_meas[i]);
+		}
+		cJSON_AddItemToArray(pts, o);
+	}
+	if (p->model == PMA_MEM_NONE)
+		cJSON_AddStringToObject(m, "unknown_because", e->cal.why);
+	return m;
 }
 
 static void print_json(FILE *out, const struct result *r, const struct pma_trace *traces, int ntraces)
@@ -459,18 +596,38 @@ static void print_json(FILE *out, const struct result *r, const struct pma_trace
 		cJSON_AddNumberToObject(h, "share", p->T_cp_ns > 0 ? ns / p->T_cp_ns : 0);
 		cJSON_AddItemToArray(hist, h);
 	}
+	cJSON_AddItemToObject(root, "memory", memory_json(r, traces));
+	if (r->opt.n_best)
+		cJSON_AddNumberToObject(root, "optimal_cores", r->opt.n_best);
+	else
+		cJSON_AddNullToObject(root, "optimal_cores");
+	{
+		cJSON *op = cJSON_AddObjectToObject(root, "optimal"), *iv;
+		cJSON_AddNumberToObject(op, "S", r->opt.S_best);
+		cJSON_AddNumberToObject(op, "cores_95", r->opt.n_95);
+		iv = cJSON_AddArrayToObject(op, "increasing");
+		for (size_t j = 0; j < r->opt.nintervals; j++) {
+			cJSON *pair = cJSON_CreateArray();
+			cJSON_AddItemToArray(pair, cJSON_CreateNumber(r->opt.interval[j][0]));
+			cJSON_AddItemToArray(pair, cJSON_CreateNumber(r->opt.interval[j][1]));
+			cJSON_AddItemToArray(iv, pair);
+		}
+	}
 	preds = cJSON_AddArrayToObject(root, "predictions");
 	for (size_t i = 0; i < r->ncores; i++) {
 		const struct pma_prediction *q = &r->pred[r->est][i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "cores", q->cores);
 		cJSON_AddNumberToObject(o, "A", q->A);
-		cJSON_AddNumberToObject(o, "omega", q->omega);
-		cJSON_AddStringToObject(o, "omega_source", "none");
-		cJSON_AddNumberToObject(o, "S", q->S);
+		add_finite(o, "omega", q->omega);
+		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
+		add_finite(o, "cross_socket", r->mem.cross[i]);
+		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
+		cJSON_AddBoolToObject(o, "saturated", isinf(q->omega));
+		add_finite(o, "S", q->S);
 		cJSON_AddNumberToObject(o, "S_err", r->S_err[i]);
-		cJSON_AddNumberToObject(o, "T_s", q->T_ns / 1e9);
-		cJSON_AddNumberToObject(o, "R", q->R);
+		add_finite(o, "T_s", q->T_ns / 1e9);
+		add_finite(o, "R", q->R);
 		if (r->est != PMA_EST_SCHED && r->have[PMA_EST_SCHED])
 			cJSON_AddNumberToObject(o, "A_sched_exact", r->pred[PMA_EST_SCHED][i].A);
 		else if (r->est == PMA_EST_SCHED)
@@ -492,11 +649,12 @@ static void print_json(FILE *out, const struct result *r, const struct pma_trace
 
 static void print_csv(FILE *out, const struct result *r)
 {
-	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator\n", out);
+	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket\n", out);
 	for (size_t i = 0; i < r->ncores; i++) {
 		const struct pma_prediction *q = &r->pred[r->est][i];
-		fprintf(out, "%u,%.6g,%.6g,none,%.6g,%.6g,%.6g,%.6g,%s\n", q->cores, q->A, q->omega, q->S,
-			r->S_err[i], q->T_ns / 1e9, q->R, pma_estimator_name(r->est));
+		fprintf(out, "%u,%.6g,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%s,%.6g\n", q->cores, q->A, q->omega,
+			isfinite(q->omega) ? r->mem.cal.source : "none", q->S, r->S_err[i], q->T_ns / 1e9,
+			q->R, pma_estimator_name(r->est), r->mem.cross[i]);
 	}
 }
 
@@ -505,7 +663,7 @@ int pma_report(FILE *out, const struct pma_trace *traces, int ntraces,
 {
 	struct result r;
 
-	if (compute(&r, traces, o, why, whysize) < 0) {
+	if (compute(&r, traces, ntraces, o, why, whysize) < 0) {
 		result_free(&r);
 		return -1;
 	}

@@ -16,6 +16,9 @@ struct pma_report_opts {
 	long run_id;            /* run to analyze, -1 = the baseline run */
 	const uint32_t *cores;  /* n values, sorted; NULL = 1 .. max(m, CPUs of the recording machine) */
 	size_t ncores;
+	const char *machine;    /* --machine: hwloc XML or a trace to predict for; NULL = recording machine */
+	uint32_t chunk;         /* --placement: threads per socket turn, 0 = compact, 1 = scatter */
+	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
 };
 
 /* Computes the parallelism and predictions of the chosen run of traces[0] (JSON schema

@@ -98,6 +98,15 @@ static const struct pmc_logical default_set[] = {
 	{"last-level cache misses", llc_cand, NELEM(llc_cand)},
 };
 
+int pmc_counter_kind(const char *name)
+{
+	for (size_t k = 0; name && k < NELEM(default_set); k++)
+		for (size_t i = 0; i < default_set[k].ncand; i++)
+			if (strcmp(default_set[k].cand[i].name, name) == 0)
+				return (int)k;
+	return -1;
+}
+
 /* Sets why to a formatted one-line reason (truncated to whysize). */
 static void set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_why(char *why, size_t whysize, const char *fmt, ...)

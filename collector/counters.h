@@ -30,6 +30,13 @@ int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t why
 uint32_t pmc_counters_count(const struct pmc_counters *c);
 const char *pmc_counters_name(const struct pmc_counters *c, uint32_t i);
 
+/* What an event name counts, for the memory model (Tudor & Teo §III-A-3: C(n) from PAPI_TOT_CYC,
+ * r(n) from last-level misses, stall cycles): PMC_KIND_CYCLES, _INSTRUCTIONS, _STALLS or
+ * _LLC_MISSES when name is one of the default set's candidates (presets or their native
+ * fallbacks), else -1. */
+enum { PMC_KIND_CYCLES = 0, PMC_KIND_INSTRUCTIONS, PMC_KIND_STALLS, PMC_KIND_LLC_MISSES };
+int pmc_counter_kind(const char *name);
+
 /* Reads the cumulative values into values[0..count-1]; a value that could not be read is
  * INT64_MIN (PMT_COUNTER_INVALID). Returns 0 or -1. */
 int pmc_counters_read(struct pmc_counters *c, int64_t *values);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "counters.h"
 #include "meta.h"
 #include "netlink.h"
@@ -54,12 +55,18 @@ static void usage(FILE *f)
 		"                          (exact mode of pmanalyze) [default: on when tracefs is usable]\n"
 		"      --no-sched          do not record scheduler events\n"
 		"      --sched-buffer-kb=KB  tracefs ring buffer per CPU, KiB [default: 4096]\n"
+		"      --calibrate         run the program several times into one trace: the baseline\n"
+		"                          (1 CPU) and the core counts of the memory model (all cores\n"
+		"                          of a socket; with several sockets also one more core)\n"
+		"      --runs=LISTS        the runs' CPU lists instead, e.g. --runs 0 0-7 0-8\n"
 		"  -q, --quiet             do not print warnings\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
 		"Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
-		"  pmcollect --cpus 0 -t 8 -- ./app\n",
+		"  pmcollect --cpus 0 -t 8 -- ./app\n"
+		"Baseline and memory-contention calibration in one trace:\n"
+		"  pmcollect --calibrate -t 8 -- ./app\n",
 		usage_line);
 }
 
@@ -113,12 +120,73 @@ static int online_cpus(struct pmt_intlist *out)
 	}
 }
 
+/* A word of --runs: digits, '-' and ',' only (a command never looks like that). */
+static int is_cpulist_word(const char *s)
+{
+	return s && *s && *s != '-' && strspn(s, "0123456789-,") == strlen(s);
+}
+
 static int in_list(const struct pmt_intlist *l, uint32_t v)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
 			return 1;
 	return 0;
+}
+
+/* Parses the cpulist text into set and l, every CPU online; prints the error and returns -1. */
+static int cpu_list(const char *text, const struct pmt_intlist *online, const char *online_text,
+		    cpu_set_t *set, struct pmt_intlist *l)
+{
+	char why[256];
+
+	if (pmt_intlist_parse(text, 0, UINT32_MAX - 1, l, why, sizeof(why)) < 0) {
+		pmt_cli_error("invalid CPU list '%s': %s", text, why);
+		return -1;
+	}
+	CPU_ZERO(set);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!in_list(online, l->v[i]) || l->v[i] >= CPU_SETSIZE) {
+			pmt_cli_error("invalid CPU list '%s': CPU %u is not online (online: %s)", text,
+				      l->v[i], online_text);
+			return -1;
+		}
+		CPU_SET(l->v[i], set);
+	}
+	return 0;
+}
+
+/* Pins pmcollect to the highest CPU it may use that the program does not, so a 1-CPU baseline keeps
+ * its CPU to itself; without one, back to the start affinity. Returns the CPU or -1. */
+static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const struct pmt_intlist *online)
+{
+	for (int cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--) {
+		if (CPU_ISSET(cpu, start) && !CPU_ISSET(cpu, prog) && in_list(online, (uint32_t)cpu)) {
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			if (sched_setaffinity(0, sizeof(one), &one) == 0)
+				return cpu;
+			break;
+		}
+	}
+	(void)sched_setaffinity(0, sizeof(*start), start);
+	return -1;
+}
+
+/* The online CPUs pmcollect may run on (its affinity) as a cpulist. Returns 0 or -1. */
+static int allowed_cpus(const struct pmt_intlist *online, char *buf, size_t size)
+{
+	cpu_set_t aff;
+	size_t o = 0;
+
+	if (sched_getaffinity(0, sizeof(aff), &aff) < 0)
+		return -1;
+	buf[0] = '\0';
+	for (size_t i = 0; i < online->n && o < size; i++)
+		if (online->v[i] < CPU_SETSIZE && CPU_ISSET(online->v[i], &aff))
+			o += (size_t)snprintf(buf + o, size - o, "%s%u", o ? "," : "", online->v[i]);
+	return o && o < size ? 0 : -1;
 }
 
 /* Adds "every_samples" to an existing sources.<name> entry. */
@@ -191,7 +259,8 @@ static int create_output(const char *path, int force, int *created)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER };
+	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
+	       OPT_CALIBRATE, OPT_RUNS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -204,6 +273,8 @@ int main(int argc, char **argv)
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
 		{ "sched-buffer-kb", required_argument, NULL, OPT_SCHED_BUFFER },
+		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -218,7 +289,8 @@ int main(int argc, char **argv)
 	int sched_mode = -1; /* -1 default (when usable), 0 --no-sched, 1 --sched */
 	unsigned sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT;
 	struct pmt_writer *w = NULL;
-	struct pmc_run_result res;
+	struct pmc_run_result res, total;
+	uint64_t calib_start_ns;
 	struct rlimit nofile_orig, nofile;
 	sigset_t block, forward, orig_mask;
 	cpu_set_t prog_cpus, start_cpus;
@@ -231,9 +303,13 @@ int main(int argc, char **argv)
 	uint16_t ts_family = 0;
 	char *meta_text = NULL, *json = NULL;
 	cJSON *meta = NULL;
+	struct pmc_calib_run runs[PMC_CALIB_MAX_RUNS];
+	size_t nruns = 0;
+	int calibrate = 0;
 
 	pmt_cli_set_prog("pmcollect");
 	memset(&res, 0, sizeof(res));
+	memset(&total, 0, sizeof(total));
 	opterr = 0; /* messages in our grammar, not getopt's */
 	while ((c = getopt_long(argc, argv, "+:o:fi:C:t:e:qhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -299,6 +375,26 @@ int main(int argc, char **argv)
 			sched_buffer_kb = (unsigned)v;
 			break;
 		}
+		case OPT_CALIBRATE:
+			calibrate = 1;
+			break;
+		case OPT_RUNS: {
+			/* one argument "0 0-7 0-8", or the lists as separate words up to the command */
+			char buf[4096], *save = NULL, *tok;
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			calibrate = 1;
+			for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+				if (pmc_calib_add(tok, runs, &nruns, why, sizeof(why)) < 0)
+					goto bad_runs;
+			while (optind < argc && is_cpulist_word(argv[optind]))
+				if (pmc_calib_add(argv[optind++], runs, &nruns, why, sizeof(why)) < 0)
+					goto bad_runs;
+			break;
+bad_runs:
+			pmt_cli_error("invalid --runs: %s", why);
+			ret = PMT_EXIT_USAGE;
+			goto out;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -335,23 +431,37 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pmt_intlist_format(&online, online_text, sizeof(online_text));
+	if (calibrate && cpus_arg) {
+		ret = usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
+				  "runs' CPUs with --runs)");
+		goto out;
+	}
 	if (cpus_arg) {
-		if (pmt_intlist_parse(cpus_arg, 0, UINT32_MAX - 1, &cpus, why, sizeof(why)) < 0) {
-			pmt_cli_error("invalid CPU list '%s': %s", cpus_arg, why);
+		if (cpu_list(cpus_arg, &online, online_text, &prog_cpus, &cpus) < 0) {
 			ret = PMT_EXIT_USAGE;
 			goto out;
 		}
-		CPU_ZERO(&prog_cpus);
-		for (size_t i = 0; i < cpus.n; i++) {
-			if (!in_list(&online, cpus.v[i]) || cpus.v[i] >= CPU_SETSIZE) {
-				pmt_cli_error("invalid CPU list '%s': CPU %u is not online (online: %s)",
-					      cpus_arg, cpus.v[i], online_text);
-				ret = PMT_EXIT_USAGE;
-				goto out;
-			}
-			CPU_SET(cpus.v[i], &prog_cpus);
-		}
 		pmt_intlist_format(&cpus, cpus_text, sizeof(cpus_text));
+	}
+	if (calibrate && nruns == 0) {
+		char allowed[4096];
+		if (allowed_cpus(&online, allowed, sizeof(allowed)) < 0 ||
+		    pmc_calib_plan(allowed, runs, &nruns, why, sizeof(why)) < 0) {
+			pmt_cli_error("cannot plan the calibration runs: %s", why);
+			goto out;
+		}
+	} else if (calibrate) {
+		pmc_calib_roles(runs, nruns, threads, (uint32_t)online.n);
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		struct pmt_intlist l = { 0 };
+		cpu_set_t set;
+		int bad = cpu_list(runs[i].cpus, &online, online_text, &set, &l);
+		pmt_intlist_free(&l);
+		if (bad) {
+			ret = PMT_EXIT_USAGE;
+			goto out;
+		}
 	}
 	if (mem_nodes) {
 		if (numa_available() < 0) {
@@ -437,19 +547,8 @@ int main(int argc, char **argv)
 		 * CPU to itself */
 		if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0)
 			have_start_cpus = 1;
-		if (cpus_arg && have_start_cpus) {
-			for (int cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--) {
-				if (CPU_ISSET(cpu, &start_cpus) && !CPU_ISSET(cpu, &prog_cpus) &&
-				    in_list(&online, (uint32_t)cpu)) {
-					cpu_set_t one;
-					CPU_ZERO(&one);
-					CPU_SET(cpu, &one);
-					if (sched_setaffinity(0, sizeof(one), &one) == 0)
-						collector_cpu = cpu;
-					break;
-				}
-			}
-		}
+		if (cpus_arg && have_start_cpus)
+			collector_cpu = pin_collector(&start_cpus, &prog_cpus, &online);
 
 		{
 			struct pmc_meta_input mi = {
@@ -530,12 +629,36 @@ int main(int argc, char **argv)
 		started_writer = 1;
 	}
 
-	{
+	if (!calibrate) {
+		/* one run: the CPUs of --cpus, or every CPU */
+		nruns = 1;
+		if (cpus_arg)
+			pmt_intlist_format(&cpus, runs[0].cpus, sizeof(runs[0].cpus));
+		else
+			runs[0].cpus[0] = '\0';
+		runs[0].ncpus = cpus_arg ? (uint32_t)cpus.n : (uint32_t)online.n;
+		/* the model's baseline: fewer CPUs than threads (Tudor & Teo, III-A-1); without -t
+		 * the thread count is unknown, so a restricted CPU set is taken as one */
+		runs[0].role = cpus_arg && cpus.n < online.n && (threads == 0 || threads > (int)cpus.n)
+				? "baseline" : "run";
+	}
+	calib_start_ns = pmc_now_ns();
+	for (size_t i = 0; i < nruns && !res.writer_err; i++) {
+		if (calibrate) {
+			struct pmt_intlist l = { 0 };
+			(void)cpu_list(runs[i].cpus, &online, online_text, &prog_cpus, &l);
+			pmt_intlist_free(&l);
+			collector_cpu = have_start_cpus ? pin_collector(&start_cpus, &prog_cpus, &online) : -1;
+			if (!quiet)
+				fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
+					i + 1, nruns, runs[i].role, runs[i].cpus,
+					(double)(pmc_now_ns() - calib_start_ns) / 1e9);
+		}
 		struct pmc_run_config cfg = {
 			.argv = argv + optind,
-			.cpus = cpus_arg ? &prog_cpus : NULL,
+			.cpus = runs[i].cpus[0] ? &prog_cpus : NULL,
 			.child_default_cpus = have_start_cpus ? &start_cpus : NULL,
-			.cpus_text = cpus_arg ? cpus_text : NULL,
+			.cpus_text = runs[i].cpus[0] ? runs[i].cpus : NULL,
 			.collector_cpu = collector_cpu,
 			.threads = threads,
 			.mem_mode = mem_mode,
@@ -554,14 +677,11 @@ int main(int argc, char **argv)
 			.child_sigpipe_ignored = sigpipe_ignored,
 			.child_sigxfsz_ignored = sigxfsz_ignored,
 			.child_nofile = &nofile_orig,
-			/* the model's baseline: fewer CPUs than threads (Tudor & Teo, III-A-1); without
-			 * -t the thread count is unknown, so a restricted CPU set is taken as one */
-			.role = cpus_arg && cpus.n < online.n && (threads == 0 || threads > (int)cpus.n)
-					? "baseline" : "run",
+			.role = runs[i].role,
 			.warn = warn_user,
 			.sched = sched,
 		};
-		int rc = pmc_run_once(w, 0, &cfg, &res);
+		int rc = pmc_run_once(w, (uint32_t)i, &cfg, &res);
 		if (rc < 0) {
 			pmt_cli_error("%s", res.error);
 			ret = PMT_EXIT_FAILURE;
@@ -571,10 +691,25 @@ int main(int argc, char **argv)
 		} else {
 			ret = res.exit_status;
 		}
+		if (ret != 0 && i + 1 < nruns) {
+			/* a calibration of a failing program measures the failure: stop here */
+			pmt_cli_error("run %zu of %zu ended with status %d: calibration stopped", i + 1,
+				      nruns, ret);
+			nruns = i + 1;
+		}
+		if (calibrate && !quiet && i + 1 == nruns)
+			fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", nruns,
+				nruns == 1 ? "" : "s", (double)(pmc_now_ns() - calib_start_ns) / 1e9);
+		total.samples += res.samples;
+		total.thread_samples += res.thread_samples;
+		total.late_samples += res.late_samples;
+		total.lost_samples += res.lost_samples;
+		total.sampling_cpu_ns += res.sampling_cpu_ns;
+		total.warnings += res.warnings;
 	}
 	if (!res.writer_err) {
 		int err;
-		json = summary_json(&res, 1, ret);
+		json = summary_json(&total, (int)nruns, ret);
 		err = json ? pmt_writer_json(w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
 		if (err == 0)
 			err = pmt_writer_flush(w);

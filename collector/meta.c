@@ -339,12 +339,12 @@ out:
 	return ret;
 }
 
-/* Adds "cpufreq" ({"governor", "cur_khz": [...], "cpu_ids": [...]}) for the online CPUs listed in
+/* Adds "cpufreq" ({"governor", "cur_khz": [...], "cpu_ids": [...]}) for the CPUs listed in
  * online (a cpulist), read from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and
  * scaling_cur_freq (kHz). When no CPU has a cpufreq directory (VMs, containers without sysfs),
  * "cpufreq" is null and "cpufreq_reason" says why. "governor" is "mixed" when CPUs differ, then
  * "governors" lists them. A CPU without the files gets null entries. */
-static int add_cpufreq(cJSON *meta, const char *online)
+int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	cJSON *cf = NULL, *govs = NULL, *khz, *ids;
@@ -548,7 +548,7 @@ cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize
 	topo = build_topology();
 	if (add_item(meta, "topology", topo) != 0)
 		goto out;
-	if (add_cpufreq(meta, online) != 0)
+	if (pmc_meta_add_cpufreq(meta, online) != 0)
 		goto out;
 	if (cJSON_AddObjectToObject(meta, "sources") == NULL)
 		goto out;

@@ -28,6 +28,13 @@ struct pmc_meta_input {
  * why. A failing part (e.g. hwloc) does not fail the whole: it is recorded as {"error": "..."}. */
 cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize);
 
+/* Adds "cpufreq" to obj for the CPUs of the cpulist `cpus`: {"governor", "cur_khz": [...],
+ * "cpu_ids": [...]} from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and scaling_cur_freq
+ * (kHz), or null plus "cpufreq_reason" when there is no cpufreq driver. META has it for the online
+ * CPUs; RUN_END for the run's CPUs, so the analyzer can tell whether C(n) measured as CPU time
+ * assumed one frequency wrongly. Returns 0 or -1 (out of memory). */
+int pmc_meta_add_cpufreq(cJSON *obj, const char *cpus);
+
 /* Adds sources.<name> = {"recorded": recorded, "reason": reason (omitted when NULL)} to meta. */
 void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *reason);
 

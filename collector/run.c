@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "meta.h"
 #include "sampler.h"
 
 /* Scheduler events are drained at least this often (see PMC_SCHED_BUFFER_KB_DEFAULT). */
@@ -153,8 +154,45 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 	return text;
 }
 
+/* RUN_END "C": the run's C(n) for the memory model (Tudor & Teo, eq. 7): total cycles when a
+ * cycles counter ran (PAPI_TOT_CYC or its fallback), else the tree's schedstat CPU time as the
+ * proxy; r(n) and stall cycles when those counters ran. values are the last cumulative counts
+ * (NULL when none were read). */
+static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *values,
+		  uint64_t cpu_ns)
+{
+	static const char *const keys[][2] = { [PMC_KIND_LLC_MISSES] = { "llc_misses", "llc_event" },
+					      [PMC_KIND_STALLS] = { "stall_cycles", "stall_event" } };
+	cJSON *c = cJSON_AddObjectToObject(o, "C");
+	int cyc = -1, idx[4] = { -1, -1, -1, -1 };
+
+	if (!c)
+		return;
+	for (uint32_t i = 0; counters && values && i < pmc_counters_count(counters); i++) {
+		int k = pmc_counter_kind(pmc_counters_name(counters, i));
+		if (k >= 0 && idx[k] < 0 && values[i] != PMT_COUNTER_INVALID)
+			idx[k] = (int)i;
+	}
+	cyc = idx[PMC_KIND_CYCLES];
+	cJSON_AddStringToObject(c, "source", cyc >= 0 ? "cycles" : "cpu_time");
+	cJSON_AddStringToObject(c, "event", cyc >= 0 ? pmc_counters_name(counters, (uint32_t)cyc) : "schedstat");
+	cJSON_AddNumberToObject(c, "value", cyc >= 0 ? (double)values[cyc] : (double)cpu_ns);
+	cJSON_AddStringToObject(c, "unit", cyc >= 0 ? "cycles" : "ns");
+	cJSON_AddNumberToObject(c, "cpu_time_ns", (double)cpu_ns);
+	for (int k = PMC_KIND_STALLS; k <= PMC_KIND_LLC_MISSES; k++) {
+		if (idx[k] >= 0) {
+			cJSON_AddNumberToObject(c, keys[k][0], (double)values[idx[k]]);
+			cJSON_AddStringToObject(c, keys[k][1], pmc_counters_name(counters, (uint32_t)idx[k]));
+		} else {
+			cJSON_AddNullToObject(c, keys[k][0]);
+		}
+	}
+}
+
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
-			  const struct rusage *ru, const struct pmc_run_result *res)
+			  const struct rusage *ru, const struct pmc_run_result *res,
+			  const struct pmc_run_config *cfg, const struct pmc_counters *counters,
+			  const int64_t *values, uint64_t cpu_ns)
 {
 	cJSON *o = cJSON_CreateObject(), *e, *r;
 	char *text;
@@ -200,6 +238,12 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 			cJSON_AddNumberToObject(se, "lost_pages", (double)res->sched.lost_pages);
 			cJSON_AddNumberToObject(se, "drains", (double)res->sched.drains);
 		}
+	}
+	if (started) {
+		char all[64];
+		add_C(o, counters, values, cpu_ns);
+		snprintf(all, sizeof(all), "0-%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
+		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : all);
 	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -303,7 +347,8 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	struct rusage root_ru;
 	uint64_t start_ns, end_ns, interval_ns, next_flush_ns, next_drain_ns, cpu0 = 0, expirations = 0;
 	int64_t *values = NULL;
-	int root_status = 0, sampling = 1, rc = -1, err;
+	int root_status = 0, sampling = 1, rc = -1, err, have_values = 0;
+	uint64_t cpu_ns = 0;
 	char *json = NULL;
 	ssize_t n;
 	pid_t pid = -1;
@@ -404,7 +449,8 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 			 strerror(cr.err));
 		res->exit_status = 127;
 		end_ns = pmc_now_ns();
-		json = run_end_json(run_id, pid, 0, 0, end_ns - start_ns, &root_ru, res);
+		json = run_end_json(run_id, pid, 0, 0, end_ns - start_ns, &root_ru, res, cfg, NULL,
+				    NULL, 0);
 		if (!res->writer_err)
 			writer_failed(res, w, json ? pmt_writer_json(w, PMT_REC_RUN_END, run_id, end_ns, json)
 						   : PMT_E_NOMEM);
@@ -517,6 +563,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 				struct pmt_counters cr2 = { run_id, now, pmc_counters_count(counters),
 							    values };
 				err = pmt_writer_counters(w, &cr2);
+				have_values = 1;
 			}
 			if (err < 0) {
 				/* the trace cannot grow: stop sampling, but let the program finish
@@ -532,6 +579,9 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	if (!res->writer_err)
 		writer_failed(res, w, pmc_sampler_finish(s, end_ns));
 	stop_sched(sched, res, w, run_id);
+	/* the root is reaped: inherited counts of the whole tree are final */
+	if (counters && pmc_counters_read(counters, values) == 0)
+		have_values = 1;
 	goto end_record;
 
 wait_root:
@@ -552,10 +602,12 @@ end_record:
 		res->samples = st.samples;
 		res->thread_samples = st.thread_samples;
 		res->warnings += st.warnings;
+		cpu_ns = st.cpu_ns;
 	}
 	res->exit_status = WIFSIGNALED(root_status) ? 128 + WTERMSIG(root_status)
 						    : WEXITSTATUS(root_status);
-	json = run_end_json(run_id, pid, 1, root_status, end_ns - start_ns, &root_ru, res);
+	json = run_end_json(run_id, pid, 1, root_status, end_ns - start_ns, &root_ru, res, cfg,
+			    counters, have_values ? values : NULL, cpu_ns);
 	if (!res->writer_err)
 		writer_failed(res, w, json ? pmt_writer_json(w, PMT_REC_RUN_END, run_id, end_ns, json)
 					   : PMT_E_NOMEM);

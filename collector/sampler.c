@@ -74,6 +74,7 @@ struct pmc_sampler {
 	int finishing;
 	uint8_t warned_fd, warned_pc_drop, warned_ts_drop;
 	struct pmc_sampler_stats st;
+	uint64_t exited_run_ns;   /* final run_ns of the EXIT records written */
 	char dents[32768];
 	char statusbuf[16384];
 };
@@ -213,6 +214,8 @@ static void write_task(struct pmc_sampler *s, uint8_t kind, uint8_t flags, const
 		.comm_len = t->comm_len,
 		.comm = t->comm,
 	};
+	if (kind == PMT_TASK_EXIT)
+		s->exited_run_ns += run_ns;
 	if (!s->err)
 		set_err(s, pmt_writer_task(s->w, &e));
 }
@@ -963,6 +966,10 @@ int pmc_sampler_finish(struct pmc_sampler *s, uint64_t t_ns)
 void pmc_sampler_stats(const struct pmc_sampler *s, struct pmc_sampler_stats *st)
 {
 	*st = s->st;
+	st->cpu_ns = s->exited_run_ns;
+	for (size_t i = 0; i < s->nthr; i++)
+		if (!s->thr[i].exit_written)
+			st->cpu_ns += s->thr[i].v.run_ns;
 }
 
 void pmc_sampler_free(struct pmc_sampler *s)

@@ -33,6 +33,9 @@ struct pmc_sampler_stats {
 	uint64_t final_exits;      /* EXIT records with exact taskstats values */
 	uint64_t fd_fallback;      /* threads read with open/read/close for want of descriptors */
 	uint32_t warnings;         /* WARNING records written */
+	uint64_t cpu_ns;           /* schedstat time on CPU of every thread of the tree: the final
+				      value of exited threads plus the last one read of live ones
+				      (C(n) when there are no cycle counters, Tudor & Teo eq. 7) */
 };
 
 /* Creates a sampler that writes its TASK, SAMPLE and WARNING records to w (not owned).
