@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* schedtrace.h: records the traced program's scheduler events (sched_switch, sched_waking,
- * sched_wakeup, sched_wakeup_new, sched_process_fork, sched_process_exit, sched_migrate_task)
+/* schedtrace.h: records the traced program's scheduler events (sched_switch, sched_waking (or
+ * sched_wakeup where it is missing), sched_wakeup_new, sched_process_fork, sched_process_exit,
+ * sched_migrate_task)
  * from a private tracefs instance and writes them as SCHED records (formats/FORMAT.md §5.6). */
 #ifndef PMC_SCHEDTRACE_H
 #define PMC_SCHEDTRACE_H
@@ -57,7 +58,8 @@ int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_s
 /* Closes the buffers and removes the tracefs instance. NULL is accepted. */
 void pmc_sched_close(struct pmc_sched *s);
 
-/* Events enabled, as a NULL-terminated list of "system:event" names (for the metadata). */
+/* Events enabled (after pmc_sched_open), as a NULL-terminated list of "system:event" names (for
+ * the metadata); sched_wakeup is enabled only on kernels without sched_waking. */
 const char *const *pmc_sched_event_names(void);
 
 #endif
