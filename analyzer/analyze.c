@@ -215,8 +215,17 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 			if (!(r = get_run(t, rec.u.sched.run_id)))
 				goto too_many;
 			t->sched_events += rec.u.sched.n;
-			if (pma_exact_add(r->exact, &rec.u.sched) < 0)
+			if (r->exact_refused)
+				break;
+			rc = pma_exact_add(r->exact, &rec.u.sched);
+			if (rc == -2) {
+				/* the sampled estimators still have every sample */
+				r->exact_refused = 1;
+				pma_trace_warn(t, "run %u: more than %u scheduler events: exact mode off "
+					       "(sampled estimate used)", r->run_id, PMA_EXACT_MAX_EVENTS);
+			} else if (rc < 0) {
 				goto nomem;
+			}
 			break;
 		default:
 			break;
@@ -232,7 +241,7 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		struct pma_run *r = &t->runs[i];
 		if (!r->finished && finish_run(r, 0) < 0)
 			goto nomem;
-		if (t->sched_events && finish_exact(t, r) < 0)
+		if (t->sched_events && !r->exact_refused && finish_exact(t, r) < 0)
 			goto nomem;
 		if (!r->end) {
 			double got = r->st.last_t_ns > r->t_begin_ns && r->t_begin_ns ?

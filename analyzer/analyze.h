@@ -24,6 +24,7 @@ struct pma_run {
 	struct pma_profile xprof; /* exact mode's profile (valid when has_exact) */
 	struct pma_exact_stats xst;
 	int has_exact;         /* the run has scheduler events and pma_exact_finish succeeded */
+	int exact_refused;     /* more than PMA_EXACT_MAX_EVENTS: exact mode off for the run */
 	uint32_t cpus_n;       /* CPUs the run was allowed (from RUN_BEGIN or META "cpus"), 0 unknown */
 	char cpus[128];        /* as a cpulist */
 	int finished;

@@ -63,7 +63,7 @@ struct pma_exact {
 	struct pma_wake *wakes;
 	size_t nwakes, wakecap;
 	/* TASK hints: tid -> tgid, comm */
-	struct { uint32_t tid, tgid; char comm[PMT_COMM_MAX + 1]; } *hints;
+	struct hint { uint32_t tid, tgid, ord; char comm[PMT_COMM_MAX + 1]; } *hints;
 	size_t nhints, hintcap;
 };
 
@@ -120,6 +120,8 @@ void pma_exact_set_lost(struct pma_exact *x, uint64_t lost)
 
 int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b)
 {
+	if (x->nev + b->n > PMA_EXACT_MAX_EVENTS)
+		return -2;
 	if (b->missed) {
 		x->gaps++;
 		if (b->missed != PMT_SCHED_MISSED_UNKNOWN)
@@ -137,16 +139,12 @@ int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b)
 
 int pma_exact_task(struct pma_exact *x, uint32_t tid, uint32_t tgid, const char *comm)
 {
-	for (size_t i = 0; i < x->nhints; i++)
-		if (x->hints[i].tid == tid) {
-			x->hints[i].tgid = tgid;
-			snprintf(x->hints[i].comm, sizeof(x->hints[i].comm), "%s", comm ? comm : "");
-			return 0;
-		}
+	/* appended as they come (the last one of a tid wins); sorted once in pma_exact_finish */
 	if (GROW(x->hints, x->hintcap, x->nhints + 1) < 0)
 		return -1;
 	x->hints[x->nhints].tid = tid;
 	x->hints[x->nhints].tgid = tgid;
+	x->hints[x->nhints].ord = (uint32_t)x->nhints;
 	snprintf(x->hints[x->nhints].comm, sizeof(x->hints[x->nhints].comm), "%s", comm ? comm : "");
 	x->nhints++;
 	return 0;
@@ -387,14 +385,30 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 	}
 }
 
+static int cmp_hint(const void *a, const void *b)
+{
+	const struct hint *p = a, *q = b;
+	if (p->tid != q->tid)
+		return p->tid < q->tid ? -1 : 1;
+	return p->ord < q->ord ? -1 : p->ord > q->ord;
+}
+
+/* The thread's last TASK hint (hints sorted by tid, then order). */
 static void hint_apply(struct pma_exact *x, struct xthr *t)
 {
-	for (size_t i = 0; i < x->nhints; i++)
-		if (x->hints[i].tid == t->tid) {
-			t->tgid = x->hints[i].tgid;
-			memcpy(t->comm, x->hints[i].comm, sizeof(t->comm));
-			return;
-		}
+	size_t lo = 0, hi = x->nhints;
+
+	while (lo < hi) { /* first hint with a tid above t's */
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->hints[mid].tid <= t->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && x->hints[lo - 1].tid == t->tid) {
+		t->tgid = x->hints[lo - 1].tgid;
+		memcpy(t->comm, x->hints[lo - 1].comm, sizeof(t->comm));
+	}
 }
 
 int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_exact_stats *st)
@@ -409,6 +423,7 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 	if (x->nev == 0)
 		return 0;
 	qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
+	qsort(x->hints, x->nhints, sizeof(*x->hints), cmp_hint);
 	st->first_t_ns = (double)x->ev[0].e.t_ns;
 	st->last_t_ns = (double)x->ev[x->nev - 1].e.t_ns;
 	if (!(root = thr_add(x, x->root)))

@@ -21,8 +21,12 @@ void pma_exact_free(struct pma_exact *x);
  * are the program. Call before pma_exact_finish. */
 void pma_exact_set_root(struct pma_exact *x, uint32_t pid);
 
+/* Events kept per run at most (32 bytes each in memory: 3.2 GB). */
+#define PMA_EXACT_MAX_EVENTS 100000000u
+
 /* Stores one SCHED record's events (copied; any order of records and CPUs). A batch with
- * missed != 0 counts as a gap. Returns 0 or -1 when memory runs out. */
+ * missed != 0 counts as a gap. Returns 0, -1 when memory runs out, or -2 when the run would hold
+ * more than PMA_EXACT_MAX_EVENTS (nothing stored). */
 int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b);
 
 /* What the collector said about lost events (RUN_END "sched_events.lost"). */
