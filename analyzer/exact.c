@@ -311,6 +311,7 @@ static int on_wake(struct pma_exact *x, struct pma_exact_stats *st, struct xthr 
 	x->wakes[x->nwakes].waker = W->tid;
 	x->wakes[x->nwakes].wakee = X->tid;
 	x->wakes[x->nwakes].t_ns = e->t_ns;
+	x->wakes[x->nwakes].waker_cpu_ns = W->cpu_ns;
 	x->nwakes++;
 	return 0;
 }

@@ -76,10 +76,12 @@ struct pma_slice {
 	uint16_t cpu;       /* CPU of a running slice */
 	uint64_t t0_ns, t1_ns;
 };
-/* A wake edge: waker thread woke wakee at t_ns (real time). */
+/* A wake edge: waker thread woke wakee at t_ns (real time), when the waker had run
+ * waker_cpu_ns of its own CPU time (its position in its own work: where the edge leaves). */
 struct pma_wake {
 	uint32_t waker, wakee;
 	uint64_t t_ns;
+	double waker_cpu_ns;
 };
 
 /* The timelines (valid after pma_exact_finish, owned by x): slices in time order of their end,

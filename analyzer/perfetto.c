@@ -103,8 +103,8 @@ int pma_export_perfetto(FILE *out, const struct pma_run *run, char *why, size_t 
 		uint32_t pw = pma_exact_tgid(run->exact, wk[i].waker, NULL);
 		uint32_t pe = pma_exact_tgid(run->exact, wk[i].wakee, NULL);
 		fprintf(out, "{\"ph\":\"s\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":%zu,\"pid\":%u,"
-			"\"tid\":%u,\"ts\":%.3f},\n", i, pw ? pw : wk[i].waker, wk[i].waker,
-			us(wk[i].t_ns, t0));
+			"\"tid\":%u,\"ts\":%.3f,\"args\":{\"waker_cpu_ms\":%.3f}},\n", i,
+			pw ? pw : wk[i].waker, wk[i].waker, us(wk[i].t_ns, t0), wk[i].waker_cpu_ns / 1e6);
 		fprintf(out, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"wake\",\"cat\":\"wake\",\"id\":%zu,"
 			"\"pid\":%u,\"tid\":%u,\"ts\":%.3f},\n", i, pe ? pe : wk[i].wakee, wk[i].wakee,
 			us(wk[i].t_ns, t0));

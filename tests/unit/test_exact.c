@@ -133,6 +133,7 @@ static void test_fork_block_wake(void **state)
 		assert_int_equal(nw, 1);
 		assert_int_equal(w[0].waker, 10);
 		assert_int_equal(w[0].wakee, 11);
+		assert_true(fabs(w[0].waker_cpu_ns - 7.0 * MS) < 1); /* R's 5 + 2 ms */
 		for (size_t i = 0; i < nsl; i++) {
 			running += sl[i].kind == PMA_SLICE_RUNNING;
 			runnable += sl[i].kind == PMA_SLICE_RUNNABLE;
