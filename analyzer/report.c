@@ -733,6 +733,11 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			(unsigned long long)r->st.samples, (unsigned long long)r->st.thread_samples,
 			r->st.m_peak, (unsigned long long)r->st.threads_seen, kind ? kind : "unknown",
 			kind && strcmp(kind, "signaled") == 0 ? num_item(ex, "signal", 0) : num_item(ex, "code", 0));
+		if (r->has_exact)
+			fprintf(out, "         scheduler events: %llu (%llu lost, %u gaps), %u threads, "
+				"%llu wake edges\n", (unsigned long long)r->xst.events,
+				(unsigned long long)r->xst.lost, r->xst.gaps, r->xst.threads,
+				(unsigned long long)r->xst.wake_edges);
 	}
 	fprintf(out, "%-13s%llu (%llu thread-samples), %llu task events, %llu counter snapshots\n",
 		"samples", (unsigned long long)t->samples, (unsigned long long)t->thread_samples,
