@@ -341,6 +341,8 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 		return X ? on_wake(x, st, X, e) : 0;
 	case PMT_SCHED_SWITCH:
 		X = thr_find(x, e->a);
+		if (X && X->state == X_UNKNOWN)
+			X->state = X_RUNNING;
 		if (X && X->state == X_RUNNING) {
 			if (work_until(x, X, e->t_ns) < 0 ||
 			    slice_add(x, X, PMA_SLICE_RUNNING, X->t_slice, e->t_ns) < 0)
@@ -430,7 +432,10 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 	if (!(root = thr_add(x, x->root)))
 		return -1;
 	root->tgid = x->root;
+	/* the root exists before tracing starts; if its first event is a switch away from it, it
+	 * was running all along (no switch to it was seen), from the first event on */
 	root->state = X_UNKNOWN;
+	root->t_acc = root->t_slice = x->ev[0].e.t_ns;
 	for (size_t i = 0; i < x->nev; i++) {
 		if (on_event(x, st, &x->ev[i].e) < 0)
 			return -1;

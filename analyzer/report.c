@@ -108,11 +108,13 @@ static void check_spinning(struct result *r)
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(r->t->meta, "env");
 	const char *policy = str_item(env, "OMP_WAIT_POLICY");
 	const struct pma_est_stats *st = &r->run->st;
-	double A = r->par[r->est].A_inf, secs = r->wall_s > 0 ? r->wall_s : 1;
+	/* on the samples' runnable estimate whatever the headline estimator: the thresholds were
+	 * set on it, and the exact mode shows a spinner the same way (running, never blocking) */
+	double A = r->par[PMA_EST_RUNNABLE].A_inf, secs = r->wall_s > 0 ? r->wall_s : 1;
 	double vol_per_thread_s = st->status_reads && r->m > 0 ?
 		(double)st->nvcsw_total / r->m / secs : -1;
-	const struct pma_profile *prof = pma_run_profile(r->run, r->est);
-	const struct pma_parallelism *p = &r->par[r->est];
+	const struct pma_profile *prof = pma_run_profile(r->run, PMA_EST_RUNNABLE);
+	const struct pma_parallelism *p = &r->par[PMA_EST_RUNNABLE];
 	size_t busiest = 0; /* highest level of active threads holding >= 5% of T_cp */
 	int looks_spinning, active = policy && strcasecmp(policy, "active") == 0;
 

@@ -35,6 +35,8 @@ for pat in $pats; do
 		near "$pat m=$m: runnable T_cp" "$T_cp_ms" "$(truth T_cp_ms)" 0.03
 		near "$pat m=$m: m" "$(json_get "$T/gt.json" parallelism.m)" "$m" 0
 		if [ "$(json_get "$T/gt.json" traces.0.sources.sched_events.recorded)" = True ]; then
+			# kept for a look after a failure (a few hundred KB each)
+			cp "$T/gt.zst" "$T/gt-$pat-$m.zst"; cp "$T/truth" "$T/gt-$pat-$m.truth"
 			check "$pat m=$m: exact mode is the default" \
 				test "$(json_get "$T/gt.json" parallelism.estimator)" = sched-exact
 			near "$pat m=$m: sched-exact A(m,inf)" \

@@ -256,6 +256,26 @@ static void test_foreign_tasks_and_gaps(void **state)
 	unload(&f);
 }
 
+/* The root was already running when tracing started: its first event is a switch away from it
+ * (a preemption at 5), so it ran from the first event (a fork at 1) on: R 1-5 and 7-9, C 5-7.
+ * U = 4 + 2 + 2 = 8 ms, and without the rule the root's first 4 ms would be lost. */
+static void test_root_running_from_the_start(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	fork_ev(&s, 1, 40, 41);
+	sw(&s, 5, 40, 'R', 41);
+	sw(&s, 7, 41, 'X', 40);
+	sw(&s, 9, 40, 'X', IDLE);
+	load(&f, &s, 40, 0);
+
+	assert_true(fabs(f.st.work_ns - 8.0 * MS) < 1);
+	assert_true(fabs(f.st.T_cp_ns - 6.0 * MS) < 1); /* R: own time 0-6; C: from R's 0, 0-2 */
+	unload(&f);
+}
+
 static void test_replay_rejects_zero_cores(void **state)
 {
 	struct stream s = { .n = 0 };
@@ -278,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_chain_blocked),
 		cmocka_unit_test(test_outside_wake),
 		cmocka_unit_test(test_foreign_tasks_and_gaps),
+		cmocka_unit_test(test_root_running_from_the_start),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
