@@ -4,6 +4,7 @@
 #include "schedtrace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -192,12 +193,16 @@ const char *const *pmc_sched_event_names(void)
 int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize)
 {
 	static const char *const systems[] = { "sched", NULL };
+	const char *tdir;
 	struct pmc_sched *s;
 	char name[64];
 	int *cpus = NULL, n;
 
 	*out = NULL;
-	if (!tracefs_tracing_dir()) {
+	/* called once: libtracefs 1.6 re-finds (and leaks) the directory when its cached copy does
+	 * not pass its check, which is what happens without permission */
+	tdir = tracefs_tracing_dir();
+	if (!tdir) {
 		snprintf(why, whysize, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 		return -1;
 	}
@@ -206,8 +211,20 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	tracefs_instances_walk(sweep_stale, NULL);
 	snprintf(name, sizeof(name), INSTANCE_PREFIX "%ld", (long)getpid());
+	{
+		/* asked first: libtracefs 1.6 leaks a few strings when an instance cannot be made */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/instances", tdir);
+		if (access(dir, W_OK) < 0) {
+			int e = errno;
+			snprintf(why, whysize, "cannot create the tracefs instance '%s': %s%s", name,
+				 strerror(e), e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
+			free(s);
+			return -1;
+		}
+	}
+	tracefs_instances_walk(sweep_stale, NULL);
 	errno = 0;
 	s->inst = tracefs_instance_create(name);
 	if (!s->inst) {

@@ -31,10 +31,12 @@ run_capture "$PMANALYZE" -q --format json "$T/short.zst"
 expect_status "short phases analyzed" 0
 cp "$T/out" "$T/short.json"
 check "short phases: exact mode by default" test "$(json_get "$T/short.json" parallelism.estimator)" = sched-exact
+# 3%: each of the ~400 barriers costs ~20-40 us of futex and switch time on the critical path,
+# which the truth (CPU-clock burns) leaves out
 near "short phases: sched-exact A(m,inf)" "$(json_get "$T/short.json" parallelism.A_inf)" \
-	"$(truth "$T/short.truth" A_inf_total)" 0.02
+	"$(truth "$T/short.truth" A_inf_total)" 0.03
 near "short phases: sched-exact T_cp" "$(ms "$(json_get "$T/short.json" parallelism.T_cp_s)")" \
-	"$(truth "$T/short.truth" T_cp_total_ms)" 0.02
+	"$(truth "$T/short.truth" T_cp_total_ms)" 0.03
 # the sampled estimate must be far off here, or this test shows nothing
 A_run=$(json_get "$T/short.json" parallelism.estimates.runnable.A_inf)
 check "short phases: the 50 ms sampled estimate is > 10% off ($A_run)" awk -v a="$A_run" \
@@ -44,6 +46,10 @@ check "short phases: no tracefs instance left" test "$(leftover)" -eq 0
 # 2. A pipeline: stage i works on item j only after stage i-1 finished it. Streaming: T_cp =
 # (items + K - 1) w; strict (-s, one item in flight): every burn on one chain, T_cp = work, and the
 # replay on any number of cores must stay at the work (a replay that ignored the order would not).
+# Under a sanitizer build the program's exit-time leak scan (after main, so not in serial_ms) is
+# on its critical path too, ~20 ms here: the truth is then only known to 10%.
+tol=0.02
+case "$PMT_BIN" in *-address*) tol=0.10 ;; esac
 for mode in stream strict; do
 	flag=; [ "$mode" = strict ] && flag=-s
 	run_capture "$PMCOLLECT" -q -f --sched --cpus 0 -o "$T/p.zst" -- "$W/pipeline" -t 4 -w 5 -n 40 $flag
@@ -52,11 +58,12 @@ for mode in stream strict; do
 	run_capture "$PMANALYZE" -q --format json --cores 1,2,3,4,8 "$T/p.zst"
 	expect_status "pipeline $mode analyzed" 0
 	cp "$T/out" "$T/p.json"
-	work=$(truth "$T/p.truth" work_ms); tcp=$(truth "$T/p.truth" T_cp_ms)
-	near "pipeline $mode: T_cp" "$(ms "$(json_get "$T/p.json" parallelism.T_cp_s)")" "$tcp" 0.02
-	near "pipeline $mode: T(1) = work" "$(ms "$(json_get "$T/p.json" predictions.0.T_s)")" "$work" 0.02
-	near "pipeline $mode: T(4) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.3.T_s)")" "$tcp" 0.02
-	near "pipeline $mode: T(8) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.4.T_s)")" "$tcp" 0.02
+	# with the main thread's measured serial start-up (the sanitizers' own is ~20 ms)
+	work=$(truth "$T/p.truth" work_total_ms); tcp=$(truth "$T/p.truth" T_cp_total_ms)
+	near "pipeline $mode: T_cp" "$(ms "$(json_get "$T/p.json" parallelism.T_cp_s)")" "$tcp" $tol
+	near "pipeline $mode: T(1) = work" "$(ms "$(json_get "$T/p.json" predictions.0.T_s)")" "$work" $tol
+	near "pipeline $mode: T(4) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.3.T_s)")" "$tcp" $tol
+	near "pipeline $mode: T(8) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.4.T_s)")" "$tcp" $tol
 	# any greedy schedule: max(U/n, T_cp) <= T(n) <= U/n + T_cp (Brent)
 	for i in 1 2; do
 		n=$((i + 1))
@@ -96,8 +103,9 @@ run = [e for e in ev if e["ph"] == "X" and e["name"] == "running"]
 names = [e for e in ev if e["ph"] == "M" and e["name"] == "thread_name"]
 cnt = [e for e in ev if e["ph"] == "C" and e["name"] == "active threads"]
 flows = [e for e in ev if e["ph"] in ("s", "f")]
-assert len(names) == 4, names
-assert len({e["tid"] for e in run}) == 4
+# the 4 threads of the program (a sanitizer build adds a background thread)
+assert len(names) >= 4, names
+assert len({e["tid"] for e in run}) >= 4
 assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in run)
 # one CPU: never more than one program thread running at once
 assert max(e["args"]["running"] for e in cnt) == 1
