@@ -313,23 +313,30 @@ def sched_cost(cfg):
          "events_per_s": [e / s for e, s in zip(ev, sched)], "bytes_per_event": bytes_per_event}
     # what each event costs the program: the kernel writes it in the program's context
     r["us_per_event"] = (med(sched) - med(nosched)) / med(ev) * 1e6
-    perf_bpe = None
+    perf_bpe = perf_ratio = None
     if shutil.which("perf"):
         pd = os.path.join(TMP, "pp.data")
-        subprocess.run(["perf", "sched", "record", "-o", pd, "--", "taskset", "-c", "0", *prog], stdout=DEVNULL,
-                       stderr=DEVNULL, check=True)
+        walls = []
+        for _ in range(cfg["reps"]):
+            # end to end, perf's own start-up (~0.1 s) included: for scale, not to the percent
+            walls.append(timed(["perf", "sched", "record", "-o", pd, "--", "taskset", "-c", "0",
+                                *prog])[0])
         n = subprocess.run(["perf", "script", "-i", pd], capture_output=True, text=True).stdout.count("\n")
         perf_bpe = os.path.getsize(pd) / n if n else None
+        perf_ratio = med(walls) / med(alone)
         r["perf_sched_record"] = {"bytes": os.path.getsize(pd), "events": n,
-                                  "bytes_per_event": perf_bpe}
+                                  "bytes_per_event": perf_bpe, "wall_s": walls,
+                                  "ratio_end_to_end": perf_ratio}
     table("7. scheduler events (--sched) on a futex ping-pong on CPU 0 (target: ratio <= 1.05, no loss)",
           ["switches/s", "alone s", "--no-sched s", "--sched s", "ratio --sched", "ratio --no-sched",
-           "us/event", "events/s", "lost", "bytes/event", "perf sched record bytes/event"],
+           "us/event", "events/s", "lost", "bytes/event", "perf sched record bytes/event",
+           "perf sched record ratio"],
           [["%.0f" % med(rate), "%.3f" % med(alone), "%.3f" % med(nosched), "%.3f" % med(sched),
             "%.3f" % r["ratio_sched"], "%.3f" % r["ratio_no_sched"], "%.2f" % r["us_per_event"],
             "%.0f" % med(r["events_per_s"]),
             "%d" % max(lost), "%.2f" % med(bytes_per_event),
-            "%.1f" % perf_bpe if perf_bpe else "perf not installed"]])
+            "%.1f" % perf_bpe if perf_bpe else "perf not installed",
+            "%.3f" % perf_ratio if perf_ratio else "-"]])
     return r
 
 
