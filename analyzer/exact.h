@@ -44,6 +44,10 @@ struct pma_exact_stats {
 	uint64_t wake_edges;      /* wakes from a program thread to a blocked program thread */
 	uint64_t outside_wakes;   /* wakes of a blocked program thread by anything else (timer,
 				     interrupt, I/O, another process): no dependency, no delay */
+	uint64_t inferred_switch_ins; /* program threads seen running (as an event's common_pid or
+				     a switch's prev) without a recorded switch to them: switched
+				     in half way from their CPU's previous event */
+	double inferred_ns;       /* CPU time credited by those guesses: the most they can be off */
 	double work_ns;           /* U: total CPU time of the program's threads */
 	double T_cp_ns;           /* critical path on infinite cores */
 	double A_inf;             /* A(m,inf) = U / T_cp (Tudor & Teo, eq. 4 with exact tau) */

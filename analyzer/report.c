@@ -285,9 +285,11 @@ static int compute(struct result *r, const struct pma_trace *traces, int ntraces
 	 * beside it rather than folded in: the paper's is biased low by design when slices are long. */
 	{
 		double A = r->par[r->est].A_inf;
-		/* exact mode: lost events are the only uncertainty, as a share of all events */
+		/* exact mode: lost events as a share of all events, and CPU time credited to switches
+		 * the kernel did not record, as a share of the work */
 		double gran = r->est == PMA_EST_SCHED ?
-			(double)run->xst.lost / (double)(run->xst.events + run->xst.lost) :
+			(double)run->xst.lost / (double)(run->xst.events + run->xst.lost) +
+				run->xst.inferred_ns / run->xst.work_ns :
 			run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / r->par[r->est].T_cp_ns : 0;
 		r->A_err = A * gran;
 		for (size_t i = 0; i < r->ncores; i++)
@@ -412,9 +414,11 @@ static void print_table(FILE *out, const struct result *r)
 	fputs(")\n", out);
 	if (r->have[PMA_EST_SCHED])
 		fprintf(out, "%-13s%llu events, %llu lost, %llu wake edges, %llu wakes from outside, "
-			"%u threads\n", "sched events", (unsigned long long)r->run->xst.events,
-			(unsigned long long)r->run->xst.lost, (unsigned long long)r->run->xst.wake_edges,
-			(unsigned long long)r->run->xst.outside_wakes, r->run->xst.threads);
+			"%u threads, %llu switch-ins inferred (%.1f ms)\n", "sched events",
+			(unsigned long long)r->run->xst.events, (unsigned long long)r->run->xst.lost,
+			(unsigned long long)r->run->xst.wake_edges,
+			(unsigned long long)r->run->xst.outside_wakes, r->run->xst.threads,
+			(unsigned long long)r->run->xst.inferred_switch_ins, r->run->xst.inferred_ns / 1e6);
 	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
 	fprintf(out, "%-13s%.3f s  (total CPU time of the program)\n", "T(1)", r->T1_s);
 	fprintf(out, "%-13s%.2f threads  (m - A(m,inf), eq. 2)\n", "D(m)", p->D);
@@ -585,6 +589,8 @@ static void print_json(FILE *out, const struct result *r, const struct pma_trace
 			cJSON_AddNumberToObject(e, "gaps", x->gaps);
 			cJSON_AddNumberToObject(e, "wake_edges", (double)x->wake_edges);
 			cJSON_AddNumberToObject(e, "outside_wakes", (double)x->outside_wakes);
+			cJSON_AddNumberToObject(e, "inferred_switch_ins", (double)x->inferred_switch_ins);
+			cJSON_AddNumberToObject(e, "inferred_s", x->inferred_ns / 1e9);
 			cJSON_AddNumberToObject(e, "threads", x->threads);
 			cJSON_AddNumberToObject(e, "max_active", x->max_active);
 		}

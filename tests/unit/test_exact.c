@@ -276,6 +276,26 @@ static void test_root_running_from_the_start(void **state)
 	unload(&f);
 }
 
+/* The kernel did not record the switch from a foreign task (99) back to R: R is switched in half
+ * way between the CPU's previous event (2) and the first sign of it running (a switch from it at
+ * 6): R 0-2 and 4-6, U = 4 ms, 2 ms of it inferred. */
+static void test_missing_switch_in_inferred(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 50);
+	sw(&s, 2, 50, 'R', 99);
+	sw(&s, 6, 50, 'X', IDLE);
+	load(&f, &s, 50, 0);
+
+	assert_int_equal(f.st.inferred_switch_ins, 1);
+	assert_true(fabs(f.st.inferred_ns - 2.0 * MS) < 1);
+	assert_true(fabs(f.st.work_ns - 4.0 * MS) < 1);
+	unload(&f);
+}
+
 static void test_replay_rejects_zero_cores(void **state)
 {
 	struct stream s = { .n = 0 };
@@ -299,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_outside_wake),
 		cmocka_unit_test(test_foreign_tasks_and_gaps),
 		cmocka_unit_test(test_root_running_from_the_start),
+		cmocka_unit_test(test_missing_switch_in_inferred),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
