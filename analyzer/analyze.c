@@ -142,7 +142,9 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 			snprintf(why, whysize, "cannot open '%s': %s", path,
 				 strerror(rd ? pmt_reader_errno(rd) : errno));
 		else
-			snprintf(why, whysize, "'%s': %s", path, pmt_strerror(rc));
+			snprintf(why, whysize, "'%s': %s%s%s%s", path, pmt_strerror(rc),
+				 rc == PMT_E_LIMIT ? " (" : "", rc == PMT_E_LIMIT ? pmt_limit_detail() : "",
+				 rc == PMT_E_LIMIT ? ")" : "");
 		goto out;
 	}
 	pmt_reader_version(rd, &t->major, &t->minor);
@@ -214,8 +216,9 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		}
 	}
 	if (rc < 0) {
-		snprintf(why, whysize, "'%s': %s after %llu records%s", path, pmt_strerror(rc),
-			 (unsigned long long)t->records,
+		snprintf(why, whysize, "'%s': %s%s%s%s after %llu records%s", path, pmt_strerror(rc),
+			 rc == PMT_E_LIMIT ? " (" : "", rc == PMT_E_LIMIT ? pmt_limit_detail() : "",
+			 rc == PMT_E_LIMIT ? ")" : "", (unsigned long long)t->records,
 			 rc == PMT_E_CORRUPT && !(flags & PMT_READ_SALVAGE) ?
 			 " (--salvage skips damaged chunks)" : "");
 		goto out;

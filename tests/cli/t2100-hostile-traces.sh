@@ -83,6 +83,44 @@ row "pmanalyze binary" "$total damaged copies of sample xz-T2-cpus01 (8 cuts, 12
 	"exit 0 with a damage warning, or exit 1 with one error line; within 10 s" \
 	"$((total - bad)) of $total as expected; slowest ${maxs} ms" "$([ $bad -eq 0 ] && echo pass || echo FAIL)"
 
+# --- a count field over its limit (FORMAT.md §7) is refused by name, before any allocation ---------
+# the sample's first chunks again, the first SAMPLE record's n raised to 1,000,001 (recompressed,
+# CRCs recomputed), so only the limit check can reject it
+python3 - "$full" "$T/limit.zst" <<'EOF'
+import struct, subprocess, sys, zlib
+data = open(sys.argv[1], "rb").read()
+at = 16
+out = bytearray(data[:16])
+while at + 24 <= len(data):
+    csize = struct.unpack_from("<I", data, at + 8)[0]
+    body = bytearray(subprocess.run(["zstd", "-d", "-c", "-q"], input=data[at + 24:at + 24 + csize],
+                                    stdout=subprocess.PIPE, check=True).stdout)
+    r, hit = 0, False
+    while r + 8 <= len(body):
+        rtype, _, ln = struct.unpack_from("<HHI", body, r)
+        if rtype == 4 and not hit:
+            struct.pack_into("<I", body, r + 8 + 16, 1000001)
+            hit = True
+        r += 8 + ln
+    payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=bytes(body),
+                             stdout=subprocess.PIPE, check=True).stdout
+    hdr = bytearray(data[at:at + 24])
+    struct.pack_into("<III", hdr, 8, len(payload), len(body), zlib.crc32(payload))
+    struct.pack_into("<I", hdr, 20, zlib.crc32(bytes(hdr[:20])))
+    out += hdr + payload
+    at += 24 + csize
+    if hit:
+        break
+open(sys.argv[2], "wb").write(out)
+EOF
+run_capture "$PMANALYZE" "$T/limit.zst"
+if [ "$rc" -eq 1 ] && [ "$(grep -c '^pmanalyze: error: ' "$T/err")" -eq 1 ] &&
+   grep -q "^pmanalyze: error: '.*limit.zst': size field exceeds a format limit (SAMPLE n 1000001 > 1000000) after [0-9]* records$" "$T/err"
+then ok "SAMPLE n over the limit: exit 1, the field named"; r=pass
+else not_ok "SAMPLE n over the limit: exit 1, the field named" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi
+row "pmanalyze binary" "SAMPLE record with n = 1,000,001 (limit 1,000,000), CRCs valid" \
+	"exit 1, one error line naming the field, nothing allocated for it" "exit $rc: $(grep error "$T/err" | sed "s|$T/||")" $r
+
 # --- control characters from a trace never reach the terminal ---------------------------------------
 # a program whose command line and cwd carry ESC and a newline
 esc=$(printf '\033[31mred\nline')
