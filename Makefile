@@ -68,7 +68,38 @@ $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) $(SANFLAGS) $(if $(findstring omp,$*),-fopenmp) -o $@ $< -lpthread -lm
 
-tests: all $(UNIT_BIN) $(WORKLOAD_BIN)
+# Fuzz targets (tests/fuzz/fuzz_*.c) linked with the plain replay main instead of libFuzzer, so
+# the corpus in tests/fuzz/corpus/<name>/ is replayed by every build of `make check` (t2100).
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
+$(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FORMATS_OBJ) $(ANALYZER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $^ $(LDLIBS_ALL)
+
+tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
+
+# `make fuzz FUZZ_SECONDS=N`: builds each target with libFuzzer (clang) and runs it for N seconds,
+# seeded from tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/corpus-<name>/, crashes to
+# build-fuzz/crash-<name>-*. The last line of build-fuzz/<name>.log says how many runs were made.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(PKG_CFLAGS) -Iformats -Ianalyzer
+build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FORMATS_SRC) $(ANALYZER_SRC) $(wildcard formats/*.h analyzer/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FORMATS_SRC) $(ANALYZER_SRC) $(LDLIBS_ALL)
+
+fuzz: deps $(FUZZ_NAMES:%=build-fuzz/fuzz-%)
+	@for t in $(FUZZ_NAMES); do \
+		mkdir -p build-fuzz/corpus-$$t; \
+		echo "fuzz-$$t: $(FUZZ_SECONDS) s, log build-fuzz/$$t.log"; \
+		build-fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=build-fuzz/crash-$$t- \
+			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t >build-fuzz/$$t.log 2>&1; \
+		rc=$$?; grep -E '^Done|stat::number_of_executed_units|ERROR' build-fuzz/$$t.log; \
+		[ $$rc -eq 0 ] || { echo "fuzz-$$t: failed (exit $$rc), see build-fuzz/$$t.log"; exit 1; }; \
+	done
 
 # The one test command (README, .ci/run): installs packages, builds, runs every test, then the
 # same suite under AddressSanitizer+UndefinedBehaviorSanitizer. Last line: "N passed, N failed".

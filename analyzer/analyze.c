@@ -27,6 +27,48 @@ void pma_trace_warn(struct pma_trace *t, const char *fmt, ...)
 		t->nwarnings++;
 }
 
+/* Replaces control characters and invalid UTF-8 in one string of a parsed JSON record (in place:
+ * the result is never longer). */
+static void sanitize_string(char *s)
+{
+	size_t n = strlen(s);
+	char *clean = malloc(n + 1);
+
+	if (!clean) {
+		/* cannot sanitize: blank it rather than print it raw */
+		memset(s, '?', n);
+		return;
+	}
+	pmt_cli_sanitize(clean, n + 1, s, n);
+	memcpy(s, clean, strlen(clean) + 1);
+	free(clean);
+}
+
+/* Sanitizes every key and string value of a parsed tree (siblings and children). */
+static void sanitize_tree(cJSON *o)
+{
+	for (; o; o = o->next) {
+		if (o->string)
+			sanitize_string(o->string);
+		if (cJSON_IsString(o) && o->valuestring)
+			sanitize_string(o->valuestring);
+		sanitize_tree(o->child);
+	}
+}
+
+/* Parses a JSON record of the trace and sanitizes it, so nothing a trace carries (a command line,
+ * a path, a warning) can put control characters on a terminal or into a report. NULL when the text
+ * is not JSON. Size is bounded by the reader (PMT_MAX_JSON_BYTES, 16 MiB) and depth by cJSON
+ * (CJSON_NESTING_LIMIT, 1000). */
+static cJSON *parse_json(const char *text)
+{
+	cJSON *o = cJSON_Parse(text);
+
+	if (o)
+		sanitize_tree(o);
+	return o;
+}
+
 static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 {
 	struct pma_run *r;
@@ -141,11 +183,13 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 			snprintf(why, whysize, "cannot open '%s': %s", path,
 				 strerror(rd ? pmt_reader_errno(rd) : errno));
 		else
-			snprintf(why, whysize, "'%s': %s", path, pmt_strerror(rc));
+			snprintf(why, whysize, "'%s': %s%s%s%s", path, pmt_strerror(rc),
+				 rc == PMT_E_LIMIT ? " (" : "", rc == PMT_E_LIMIT ? pmt_limit_detail() : "",
+				 rc == PMT_E_LIMIT ? ")" : "");
 		goto out;
 	}
 	pmt_reader_version(rd, &t->major, &t->minor);
-	t->meta = cJSON_Parse(pmt_reader_meta(rd));
+	t->meta = parse_json(pmt_reader_meta(rd));
 	if (!cJSON_IsObject(t->meta)) {
 		snprintf(why, whysize, "'%s': metadata is not a JSON object", path);
 		rc = PMT_E_CORRUPT;
@@ -160,7 +204,7 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 			if (!(r = get_run(t, rec.u.json.run_id)))
 				goto too_many;
 			if (!r->begin)
-				r->begin = cJSON_Parse(rec.u.json.text);
+				r->begin = parse_json(rec.u.json.text);
 			r->t_begin_ns = rec.u.json.t_ns;
 			pma_est_begin(r->est, rec.u.json.t_ns);
 			run_cpus(t, r);
@@ -191,17 +235,17 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 			if (!(r = get_run(t, rec.u.json.run_id)))
 				goto too_many;
 			if (!r->end)
-				r->end = cJSON_Parse(rec.u.json.text);
+				r->end = parse_json(rec.u.json.text);
 			r->t_end_ns = rec.u.json.t_ns;
 			if (finish_run(r, rec.u.json.t_ns) < 0)
 				goto nomem;
 			break;
 		case PMT_REC_SUMMARY:
 			if (!t->summary)
-				t->summary = cJSON_Parse(rec.u.json.text);
+				t->summary = parse_json(rec.u.json.text);
 			break;
 		case PMT_REC_WARNING: {
-			cJSON *w = cJSON_Parse(rec.u.json.text);
+			cJSON *w = parse_json(rec.u.json.text);
 			const cJSON *what = cJSON_GetObjectItemCaseSensitive(w, "what");
 			if (cJSON_IsString(what))
 				pma_trace_warn(t, "recorded: %s", what->valuestring);
@@ -232,8 +276,11 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		}
 	}
 	if (rc < 0) {
-		snprintf(why, whysize, "'%s': %s after %llu records", path, pmt_strerror(rc),
-			 (unsigned long long)t->records);
+		snprintf(why, whysize, "'%s': %s%s%s%s after %llu records%s", path, pmt_strerror(rc),
+			 rc == PMT_E_LIMIT ? " (" : "", rc == PMT_E_LIMIT ? pmt_limit_detail() : "",
+			 rc == PMT_E_LIMIT ? ")" : "", (unsigned long long)t->records,
+			 rc == PMT_E_CORRUPT && !(flags & PMT_READ_SALVAGE) ?
+			 " (--salvage skips damaged chunks)" : "");
 		goto out;
 	}
 	pmt_reader_stats(rd, &t->rst);

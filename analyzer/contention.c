@@ -400,8 +400,16 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 		return -1;
 	}
 	out->ncores = ncores;
-	if (pma_machine_from_meta(traces[0].meta, traces[0].path, &out->rec, why, whysize) < 0)
-		return -1;
+	if (pma_machine_from_meta(traces[0].meta, traces[0].path, &out->rec, why, whysize) < 0) {
+		/* a trace without topology (written by another tool, or damaged) still gets its
+		 * parallelism: one socket of one core is assumed, and said */
+		memset(&out->rec, 0, sizeof(out->rec));
+		out->rec.sockets = out->rec.c = out->rec.cores = out->rec.pus = 1;
+		out->rec.numa_nodes = 1;
+		snprintf(out->rec.source, sizeof(out->rec.source),
+			 "assumed (1 socket, 1 core): %s", why);
+		why[0] = '\0';
+	}
 	if (machine_path) {
 		if (pma_machine_load(machine_path, &out->target, why, whysize) < 0)
 			return -1;

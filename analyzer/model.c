@@ -90,6 +90,14 @@ double pma_profile_level_ns(const struct pma_profile *p, size_t k)
 int pma_profile_predict(const struct pma_profile *p, const uint32_t *cores, size_t ncores,
 			const double *omega, struct pma_prediction *out)
 {
+	/* running sums over the bins for ascending n: dT of bins k <= n, A dT of bins k > n; one
+	 * pass over the bins for all n (a trace with 10^5 threads has 10^5 bins and as many default
+	 * core counts: per-n sums would be quadratic) */
+	double dT_le = 0, AdT_gt = 0;
+	size_t kb = 1;
+
+	for (size_t k = 1; k < p->nbins; k++)
+		AdT_gt += p->bin_AdT_ns[k];
 	for (size_t i = 0; i < ncores; i++) {
 		double w = omega ? omega[i] : 0;
 		double n = cores[i], T_n = 0;
@@ -97,10 +105,20 @@ int pma_profile_predict(const struct pma_profile *p, const uint32_t *cores, size
 
 		if (!(w > -1) || cores[i] == 0)
 			return -1;
+		if (i > 0 && cores[i] < cores[i - 1]) { /* not ascending: start the sums again */
+			dT_le = 0;
+			AdT_gt = 0;
+			for (size_t k = 1; k < p->nbins; k++)
+				AdT_gt += p->bin_AdT_ns[k];
+			kb = 1;
+		}
 		/* sum of dT(n): pieces with A <= n keep dT_cp, wider ones stretch to A dT_cp / n.
 		 * Bin k holds A in (k-1, k], so bins k <= n are entirely A <= n. */
-		for (size_t k = 1; k < p->nbins; k++)
-			T_n += (double)k <= n ? p->bin_dT_ns[k] : p->bin_AdT_ns[k] / n;
+		for (; kb < p->nbins && (double)kb <= n; kb++) {
+			dT_le += p->bin_dT_ns[kb];
+			AdT_gt -= p->bin_AdT_ns[kb];
+		}
+		T_n = dT_le + (kb < p->nbins && AdT_gt > 0 ? AdT_gt / n : 0);
 		o->cores = cores[i];
 		o->omega = w;
 		/* eq. 6: sum A(m,n,t) dT(n) = sum A dT_cp = U whatever n is */

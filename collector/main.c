@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <math.h>
 #include <numa.h>
 #include <sched.h>
@@ -59,6 +61,8 @@ static void usage(FILE *f)
 		"                          (1 CPU) and the core counts of the memory model (all cores\n"
 		"                          of a socket; with several sockets also one more core)\n"
 		"      --runs=LISTS        the runs' CPU lists instead, e.g. --runs 0 0-7 0-8\n"
+		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
+		"                          [default as root under sudo: SUDO_USER]\n"
 		"  -q, --quiet             do not print warnings\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
@@ -225,6 +229,73 @@ static char *summary_json(const struct pmc_run_result *r, int runs, int exit_sta
 	return text;
 }
 
+/* Looks up user name (or a numeric uid) for --user: uid, primary gid, supplementary groups,
+ * home (getpwnam(3), getgrouplist(3)). Switching to another user needs root (CAP_SETUID): a
+ * non-root pmcollect may only name itself. Returns 0, or -1 with a reason in why. */
+static int resolve_user(const char *name, struct pmc_user *u, char *why, size_t whysize)
+{
+	struct passwd *pw;
+	gid_t *groups = NULL;
+	int n = 32;
+	char *end;
+	unsigned long id;
+
+	errno = 0;
+	pw = getpwnam(name);
+	if (!pw) {
+		id = strtoul(name, &end, 10);
+		if (*name && !*end && id <= UINT32_MAX)
+			pw = getpwuid((uid_t)id);
+	}
+	if (!pw) {
+		snprintf(why, whysize, "%s", errno ? strerror(errno) : "no such user");
+		return -1;
+	}
+	if (geteuid() != 0 && pw->pw_uid != geteuid()) {
+		snprintf(why, whysize, "running the program as another user needs root");
+		return -1;
+	}
+	for (;;) {
+		gid_t *g = realloc(groups, (size_t)n * sizeof(*g));
+		int want = n;
+		if (!g) {
+			free(groups);
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		groups = g;
+		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &want) >= 0) {
+			n = want;
+			break;
+		}
+		if (want <= n || want > 65536) {
+			free(groups);
+			snprintf(why, whysize, "cannot list its groups");
+			return -1;
+		}
+		n = want;
+	}
+	u->name = strdup(pw->pw_name);
+	u->home = pw->pw_dir ? strdup(pw->pw_dir) : NULL;
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->groups = groups;
+	u->ngroups = n;
+	if (!u->name) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
+static void user_free(struct pmc_user *u)
+{
+	free(u->name);
+	free(u->home);
+	free(u->groups);
+	memset(u, 0, sizeof(*u));
+}
+
 /* Creates the trace file 0644 (never writable by others), refusing to replace an existing one
  * unless force. Returns the descriptor (*created = 1 when this call made the file, so only then
  * may a failure remove it) or -1 after reporting the error. */
@@ -275,13 +346,16 @@ int main(int argc, char **argv)
 		{ "sched-buffer-kb", required_argument, NULL, OPT_SCHED_BUFFER },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = DEFAULT_OUTPUT, *cpus_arg = NULL, *events = NULL, *mem_mode = "default";
-	const char *mem_nodes = NULL;
+	const char *mem_nodes = NULL, *user_arg = NULL;
+	struct pmc_user user = { 0 };
+	int have_user = 0;
 	struct pmt_intlist cpus = { 0 }, online = { 0 };
 	struct bitmask *mem_mask = NULL;
 	struct pmc_counters *counters = NULL;
@@ -311,7 +385,7 @@ int main(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	memset(&total, 0, sizeof(total));
 	opterr = 0; /* messages in our grammar, not getopt's */
-	while ((c = getopt_long(argc, argv, "+:o:fi:C:t:e:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:fi:C:t:e:u:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -395,6 +469,9 @@ bad_runs:
 			ret = PMT_EXIT_USAGE;
 			goto out;
 		}
+		case 'u':
+			user_arg = optarg;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -476,6 +553,20 @@ bad_runs:
 			ret = PMT_EXIT_USAGE;
 			goto out;
 		}
+	}
+	/* --user, or the user who ran `sudo pmcollect` */
+	if (!user_arg && geteuid() == 0) {
+		const char *su = getenv("SUDO_USER");
+		if (su && *su && strcmp(su, "root") != 0)
+			user_arg = su;
+	}
+	if (user_arg) {
+		if (resolve_user(user_arg, &user, why, sizeof(why)) < 0) {
+			pmt_cli_error("invalid user '%s': %s", user_arg, why);
+			ret = PMT_EXIT_USAGE;
+			goto out;
+		}
+		have_user = 1;
 	}
 	/* the output last, so no other error leaves an empty file behind; before the program
 	 * starts, so an unwritable path is a usage error */
@@ -677,6 +768,7 @@ bad_runs:
 			.child_sigpipe_ignored = sigpipe_ignored,
 			.child_sigxfsz_ignored = sigxfsz_ignored,
 			.child_nofile = &nofile_orig,
+			.user = have_user ? &user : NULL,
 			.role = runs[i].role,
 			.warn = warn_user,
 			.sched = sched,
@@ -753,5 +845,6 @@ out:
 		numa_bitmask_free(mem_mask);
 	pmt_intlist_free(&cpus);
 	pmt_intlist_free(&online);
+	user_free(&user);
 	return ret;
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -53,7 +55,7 @@ static uint64_t cpu_now_ns(void)
 }
 
 /* What the child reports through the close-on-exec pipe when it cannot exec the program. */
-enum child_stage { STAGE_AFFINITY = 1, STAGE_MEMPOLICY, STAGE_ENV, STAGE_EXEC };
+enum child_stage { STAGE_AFFINITY = 1, STAGE_MEMPOLICY, STAGE_ENV, STAGE_USER, STAGE_EXEC };
 struct child_report {
 	int32_t stage;
 	int32_t err;
@@ -69,7 +71,7 @@ static void child_fail(int fd, enum child_stage stage, int err)
 
 /* In the child, between fork and exec: only the program's own setup; every failure goes to the
  * parent through report_fd and the child exits 127. */
-static void child_main(const struct pmc_run_config *cfg, int go_fd, int report_fd)
+static void child_main(const struct pmc_run_config *cfg, pid_t collector, int go_fd, int report_fd)
 {
 	const cpu_set_t *cpus = cfg->cpus ? cfg->cpus : cfg->child_default_cpus;
 	ssize_t n;
@@ -104,6 +106,20 @@ static void child_main(const struct pmc_run_config *cfg, int go_fd, int report_f
 		signal(SIGXFSZ, SIG_DFL);
 	if (cfg->child_sigmask)
 		sigprocmask(SIG_SETMASK, cfg->child_sigmask, NULL);
+	if (cfg->user) {
+		const struct pmc_user *u = cfg->user;
+		/* groups first: after setuid() the child may no longer change them */
+		if (setgroups((size_t)u->ngroups, u->groups) < 0 || setgid(u->gid) < 0 ||
+		    setuid(u->uid) < 0)
+			child_fail(report_fd, STAGE_USER, errno);
+		if (setenv("USER", u->name, 1) < 0 || setenv("LOGNAME", u->name, 1) < 0 ||
+		    (u->home && setenv("HOME", u->home, 1) < 0))
+			child_fail(report_fd, STAGE_ENV, errno);
+	}
+	/* If pmcollect dies (SIGKILL, OOM killer), the program must not run on unobserved and
+	 * orphaned: the kernel sends it SIGKILL. Set after setuid(), which clears it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != collector)
+		_exit(127);
 	/* wait until the parent has attached counters and written RUN_BEGIN; EOF means it died */
 	do {
 		n = read(go_fd, &c, 1);
@@ -137,6 +153,12 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 		cJSON_AddNumberToObject(o, "threads", cfg->threads);
 	else
 		cJSON_AddNullToObject(o, "threads");
+	if (cfg->user) {
+		cJSON *u = cJSON_AddObjectToObject(o, "user");
+		cJSON_AddStringToObject(u, "name", cfg->user->name);
+		cJSON_AddNumberToObject(u, "uid", cfg->user->uid);
+		cJSON_AddNumberToObject(u, "gid", cfg->user->gid);
+	}
 	cJSON_AddNumberToObject(o, "collector_cpu", cfg->collector_cpu);
 	cJSON_AddNumberToObject(o, "interval_ms", cfg->interval_ms);
 	m = cJSON_AddObjectToObject(o, "mempolicy");
@@ -387,7 +409,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	if (pid == 0) {
 		close(go[1]);
 		close(report[0]);
-		child_main(cfg, go[0], report[1]);
+		child_main(cfg, getppid(), go[0], report[1]);
 	}
 	close(go[0]);
 	go[0] = -1;
@@ -441,11 +463,12 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	if (n == (ssize_t)sizeof(cr)) {
 		static const char *const what[] = { "", "cannot set the CPU affinity of",
 						    "cannot set the memory policy of",
-						    "cannot set the environment of", "cannot run" };
+						    "cannot set the environment of",
+						    "cannot switch to the user given for", "cannot run" };
 		while (waitpid(pid, &root_status, 0) < 0 && errno == EINTR)
 			;
 		snprintf(res->error, sizeof(res->error), "%s '%s': %s",
-			 cr.stage >= 1 && cr.stage <= 4 ? what[cr.stage] : "cannot run", cfg->argv[0],
+			 cr.stage >= 1 && cr.stage <= STAGE_EXEC ? what[cr.stage] : "cannot run", cfg->argv[0],
 			 strerror(cr.err));
 		res->exit_status = 127;
 		end_ns = pmc_now_ns();

@@ -8,12 +8,25 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "counters.h"
 #include "pmt.h"
 #include "schedtrace.h"
 
 struct bitmask; /* libnuma */
+
+/* The unprivileged user the program runs as (--user, or SUDO_USER when pmcollect runs as root):
+ * the child calls setgroups(2), setgid(2) and setuid(2) with these before exec, and sets HOME,
+ * USER and LOGNAME from name and home. pmcollect itself keeps its privileges. */
+struct pmc_user {
+	char *name;
+	char *home;          /* NULL when unknown */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;       /* supplementary groups (getgrouplist(3)), ngroups entries */
+	int ngroups;
+};
 
 struct pmc_run_config {
 	char *const *argv;          /* the command, NULL-terminated */
@@ -39,6 +52,7 @@ struct pmc_run_config {
 	int child_sigpipe_ignored;  /* SIGPIPE was ignored when pmcollect started */
 	int child_sigxfsz_ignored;  /* SIGXFSZ was ignored when pmcollect started */
 	const struct rlimit *child_nofile; /* RLIMIT_NOFILE the program starts with */
+	const struct pmc_user *user; /* run the program as this user; NULL = as pmcollect */
 	const char *role;           /* "baseline", "calibration" or "run" (RUN_BEGIN) */
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */

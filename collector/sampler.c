@@ -653,7 +653,9 @@ static void on_proc_event(void *ctx, const struct pmc_proc_event *ev)
 	case PMC_PROC_FORK:
 		/* a new process whose parent is followed; threads show up in the listing */
 		if (ev->pid == ev->tgid) {
-			if (in_tree(s, ev->parent_tgid))
+			/* a parent that exited since (the middle process of a double fork) is
+			 * kept, marked dead, for two samples: it forked while followed */
+			if (in_tree(s, ev->parent_tgid) || proc_find(s, ev->parent_tgid))
 				set_err(s, proc_add(s, ev->tgid, ev->parent_tgid));
 		} else if ((p = proc_find(s, ev->tgid)) != NULL) {
 			p->dirty = 1; /* a new thread */

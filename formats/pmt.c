@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -84,6 +85,23 @@ static int is_json_type(uint16_t type)
 {
 	return type == PMT_REC_META || type == PMT_REC_RUN_BEGIN || type == PMT_REC_RUN_END ||
 	       type == PMT_REC_SUMMARY || type == PMT_REC_WARNING;
+}
+
+/* The field behind this thread's last reader PMT_E_LIMIT (pmt_limit_detail()). Thread-local like
+ * errno, because pmt_reader_open() frees the reader when it fails. */
+static __thread char limit_detail[96];
+
+/* Records which field broke its limit (FORMAT.md §7) and returns PMT_E_LIMIT. */
+static int limit_error(const char *field, uint64_t value, uint64_t max)
+{
+	snprintf(limit_detail, sizeof(limit_detail), "%s %llu > %llu", field,
+		 (unsigned long long)value, (unsigned long long)max);
+	return PMT_E_LIMIT;
+}
+
+const char *pmt_limit_detail(void)
+{
+	return limit_detail;
 }
 
 const char *pmt_strerror(int err)
@@ -602,8 +620,10 @@ static int check_chunk_header(const uint8_t *h, uint32_t *seq, uint32_t *csize, 
 	*usize = get_le32(h + 12);
 	if (*csize == 0 || *usize == 0)
 		return PMT_E_CORRUPT;
-	if (*csize > PMT_MAX_CHUNK_BYTES || *usize > PMT_MAX_CHUNK_BYTES)
-		return PMT_E_LIMIT;
+	if (*csize > PMT_MAX_CHUNK_BYTES)
+		return limit_error("chunk csize", *csize, PMT_MAX_CHUNK_BYTES);
+	if (*usize > PMT_MAX_CHUNK_BYTES)
+		return limit_error("chunk usize", *usize, PMT_MAX_CHUNK_BYTES);
 	return 0;
 }
 
@@ -749,7 +769,7 @@ static int decode_json(struct pmt_reader *r, const uint8_t *b, uint32_t len, str
 		return PMT_E_CORRUPT;
 	tlen = len - JSON_FIXED_BYTES;
 	if (tlen > PMT_MAX_JSON_BYTES)
-		return PMT_E_LIMIT;
+		return limit_error("JSON record length", tlen, PMT_MAX_JSON_BYTES);
 	if ((size_t)tlen + 1 > r->jcap) {
 		size_t ncap = r->jcap ? r->jcap : 256;
 		char *nb;
@@ -804,7 +824,7 @@ static int decode_sample(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 		return PMT_E_CORRUPT;
 	n = get_le32(b + 16);
 	if (n > PMT_MAX_SAMPLE_THREADS)
-		return PMT_E_LIMIT;
+		return limit_error("SAMPLE n", n, PMT_MAX_SAMPLE_THREADS);
 	if ((uint64_t)n * THREAD_ENTRY_BYTES > len - SAMPLE_FIXED_BYTES)
 		return PMT_E_CORRUPT;
 	if (reserve_entries((void **)&r->ts, &r->ts_cap, n, sizeof(*r->ts), PMT_MAX_SAMPLE_THREADS) < 0)
@@ -840,7 +860,7 @@ static int decode_task(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 		return PMT_E_CORRUPT;
 	comm_len = get_le16(b + 14);
 	if (comm_len > PMT_COMM_MAX)
-		return PMT_E_LIMIT;
+		return limit_error("TASK comm_len", comm_len, PMT_COMM_MAX);
 	if (TASK_FIXED_BYTES + (uint32_t)comm_len > len)
 		return PMT_E_CORRUPT;
 	e->run_id = get_le32(b);
@@ -869,7 +889,7 @@ static int decode_counters(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 		return PMT_E_CORRUPT;
 	n = get_le32(b + 12);
 	if (n > PMT_MAX_COUNTERS)
-		return PMT_E_LIMIT;
+		return limit_error("COUNTERS n", n, PMT_MAX_COUNTERS);
 	if (COUNTERS_FIXED_BYTES + 8 * n > len)
 		return PMT_E_CORRUPT;
 	c->run_id = get_le32(b);

@@ -37,6 +37,11 @@ enum pmt_error {
 /* Returns a static English description of a PMT_E_* code ("unknown error" otherwise). */
 const char *pmt_strerror(int err);
 
+/* After a reader function returned PMT_E_LIMIT: the field, its value and the limit, as
+ * "SAMPLE n 2000000 > 1000000" (FORMAT.md §7 names). Thread-local, like errno, so it also
+ * explains a failed pmt_reader_open(); valid until the next limit error of the thread. */
+const char *pmt_limit_detail(void);
+
 /* Record types (u16). Bit 15 set = optional: a reader that does not know the type skips it.
  * Bit 15 clear = required: a reader that does not know it stops with PMT_E_UNKNOWN. */
 enum pmt_record_type {

@@ -32,7 +32,9 @@ for b in "$@"; do
 	logdir="$b/test-logs"; mkdir -p "$logdir"
 	case "$b" in *-address*) bindir="$b/bin";; *) bindir="$top/bin";; esac
 	export PMT_BIN="$bindir" PMT_WORKLOADS="$b/workloads" PMT_TOP="$top" PMT_TMP="$b/test-tmp"
-	rm -rf "$PMT_TMP"; mkdir -p "$PMT_TMP"
+	# fault and bad-input rows of this build, rendered as $b/faults.md (docs/faults.md)
+	export PMT_FAULTS_TSV="$b/faults.tsv"
+	rm -rf "$PMT_TMP" "$PMT_FAULTS_TSV"; mkdir -p "$PMT_TMP"; : >"$PMT_FAULTS_TSV"
 	tag=$(basename "$b")
 	for t in "$b"/tests/test_*; do
 		[ -x "$t" ] || continue
@@ -42,6 +44,8 @@ for b in "$@"; do
 		[ -f "$t" ] || continue
 		run_one "$tag/$(basename "$t")" sh "$t"
 	done
+	sh "$top/tests/faults-table.sh" "$PMT_FAULTS_TSV" "$tag" >"$b/faults.md"
+	echo "faults table: $b/faults.md ($(wc -l <"$PMT_FAULTS_TSV") rows)"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

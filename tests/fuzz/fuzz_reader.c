@@ -53,6 +53,13 @@ static uint64_t consume(const struct pmt_record *rec)
 		for (uint32_t i = 0; i < rec->u.counters.n; i++)
 			h = h * 31 + (uint64_t)rec->u.counters.values[i];
 		break;
+	case PMT_REC_SCHED:
+		h += rec->u.sched.run_id + rec->u.sched.cpu + rec->u.sched.missed;
+		for (uint32_t i = 0; i < rec->u.sched.n; i++) {
+			const struct pmt_sched_event *e = &rec->u.sched.events[i];
+			h = h * 31 + e->t_ns + e->kind + e->ctx + e->cpu + e->common_pid + e->a + e->b + e->c;
+		}
+		break;
 	default:
 		for (uint32_t i = 0; i < rec->u.raw.len; i++)
 			h = h * 31 + rec->u.raw.body[i];

@@ -1298,6 +1298,7 @@ static void test_count_fields_over_limit(void **state)
 	le16(b + 14, PMT_COMM_MAX + 1); /* TASK comm_len 65, and the body has room for it */
 	assert_int_equal(read_one_record(PMT_REC_TASK, b, 48 + 65, 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
+	assert_string_equal(pmt_limit_detail(), "TASK comm_len 65 > 64"); /* the field is named */
 	le16(b + 14, 10); /* comm runs past the body */
 	assert_int_equal(read_one_record(PMT_REC_TASK, b, 48 + 9, 0, &o), PMT_E_CORRUPT);
 	readout_free(&o);
@@ -1305,6 +1306,7 @@ static void test_count_fields_over_limit(void **state)
 	le32(b + 12, PMT_MAX_COUNTERS + 1); /* COUNTERS n 65 */
 	assert_int_equal(read_one_record(PMT_REC_COUNTERS, b, 16 + 65 * 8, 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
+	assert_string_equal(pmt_limit_detail(), "COUNTERS n 65 > 64");
 	le32(b + 12, 3);
 	assert_int_equal(read_one_record(PMT_REC_COUNTERS, b, 16 + 2 * 8, 0, &o), PMT_E_CORRUPT);
 	readout_free(&o);

@@ -1,0 +1,177 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmcollect under faults (issue 6): the program crashes, is killed, exits from a thread, makes
+# 10,000 threads or 100 processes, execs, double-forks a daemon; pmcollect gets SIGINT, SIGTERM,
+# SIGHUP or SIGKILL; the output file system fills up. Each case: the documented exit status
+# (docs/pmcollect.1), a trace that pmanalyze reads up to the fault, no process of the program left
+# behind (found by a tag in the environment), no tracefs instance left. One row per case goes to
+# $PMT_FAULTS_TSV for docs/faults.md.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+INSTANCES=/sys/kernel/tracing/instances
+row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }
+
+# tagged PIDs: processes whose environment holds PMT_FAULT_TAG=$1 (the program and its children)
+tagged() {
+	for e in /proc/[0-9]*/environ; do
+		tr '\0' '\n' 2>/dev/null <"$e" | grep -qx "PMT_FAULT_TAG=$1" && { p=${e#/proc/}; echo "${p%/environ}"; }
+	done
+	return 0
+}
+# left_behind TAG: waits up to 3 s for the tagged processes to go; prints how many remain
+left_behind() {
+	i=0
+	while [ $i -lt 30 ] && [ -n "$(tagged "$1")" ]; do sleep 0.1; i=$((i + 1)); done
+	tagged "$1" | wc -l
+}
+# tracefs instances are named pmcollect-<pid>: one whose pmcollect is gone was left behind. Only
+# those that appeared during the case count (other pmcollect runs may share the machine).
+instances_now() { ls "$INSTANCES" 2>/dev/null | grep '^pmcollect-' ; }
+instances_mark() { instances_now >"$T/instances.before"; }
+instances() {
+	instances_now | while read -r i; do
+		grep -qx "$i" "$T/instances.before" || [ -d "/proc/${i#pmcollect-}" ] || echo "$i"
+	done | wc -l
+}
+instances_mark
+# collect TAG ARGS...: pmcollect with the tag in the environment, in the background; sets $bg
+collect_bg() {
+	tag=$1; shift
+	env --default-signal=INT,TERM,HUP PMT_FAULT_TAG="$tag" "$PMCOLLECT" "$@" >"$T/bg.out" 2>"$T/bg.err" &
+	bg=$!
+}
+# wait_child PID: until PID has a child (the program runs) and a first second was flushed
+wait_program() {
+	i=0
+	while [ $i -lt 300 ] && [ -z "$(cat /proc/"$1"/task/*/children 2>/dev/null)" ]; do sleep 0.01; i=$((i + 1)); done
+}
+# trace_facts NAME: reads $T/NAME.zst; sets dump_rc, samples, summary, end (kind/signal of RUN_END)
+trace_facts() {
+	"$PMANALYZE" --dump "$T/$1.zst" >"$T/$1.jsonl" 2>"$T/$1.dumperr"; dump_rc=$?
+	samples=$(grep -c '"type":"sample"' "$T/$1.jsonl")
+	summary=$(grep -c '"type":"summary"' "$T/$1.jsonl")
+	end=$(grep '"type":"run_end"' "$T/$1.jsonl" | grep -o '"kind":"[a-z_]*"\|"signal":[0-9]*' | tr -d '"' | tr '\n' ' ')
+}
+# verdict NAME FAULT EXPECTED WANT_RC WANT_SUMMARY EXTRA_OK EXTRA_TEXT: the common checks of one
+# case (status, readable trace, SUMMARY or not, nothing left behind) plus one case-specific check
+verdict() {
+	name=$1 fault=$2 expected=$3 want_rc=$4 want_summary=$5 extra_ok=$6 extra_text=$7
+	trace_facts "$name"
+	left=$(left_behind "$name")
+	inst=$(instances)
+	happened="exit $rc; trace read (pmanalyze exit $dump_rc), $samples samples, RUN_END ${end:-none}, SUMMARY $([ "$summary" -gt 0 ] && echo yes || echo no); $left processes left; $inst tracefs instances; $extra_text"
+	instances_mark
+	if [ "$rc" -eq "$want_rc" ] && [ "$dump_rc" -eq 0 ] && [ "$samples" -gt 0 ] &&
+	   { [ "$want_summary" = no ] || [ "$summary" -eq 1 ]; } && [ "$left" -eq 0 ] && [ "$inst" -eq 0 ] && [ "$extra_ok" = yes ]
+	then ok "$fault: $happened"; row pmcollect "$fault" "$expected" "$happened" pass
+	else not_ok "$fault" "$happened" "$(head -c 300 "$T/$name.dumperr")"; row pmcollect "$fault" "$expected" "$happened" FAIL
+	fi
+}
+
+# --- the program misbehaves --------------------------------------------------------------------------
+run_capture env PMT_FAULT_TAG=segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
+trace_facts segv
+verdict segv "program segfaults (exitwith -k SEGV)" "exit 139 (128+11); RUN_END signaled 11; SUMMARY" 139 yes \
+	"$(echo "$end" | grep -q 'signal:11' && echo yes || echo no)" "RUN_END signal checked"
+
+collect_bg kill9 -q -o "$T/kill9.zst" -- sh -c 'echo $$ >"$0"; exec "$1" -t 2 -w 5000 -r 1 balanced' "$T/kill9.pid" "$W/phases"
+i=0; while [ $i -lt 500 ] && [ ! -s "$T/kill9.pid" ]; do sleep 0.01; i=$((i + 1)); done
+sleep 0.3
+kill -KILL "$(cat "$T/kill9.pid")"
+wait $bg; rc=$?
+trace_facts kill9
+verdict kill9 "program killed with SIGKILL by another process" "exit 137 (128+9); RUN_END signaled 9; SUMMARY" 137 yes \
+	"$(echo "$end" | grep -q 'signal:9' && echo yes || echo no)" "RUN_END signal checked"
+
+run_capture env PMT_FAULT_TAG=texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
+trace_facts texit
+tids=$(grep '"type":"sample"' "$T/texit.jsonl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
+verdict texit "program calls exit(3) from one of 4 busy threads (exitwith -T 4 -e)" "exit 3; all 5 threads sampled; SUMMARY" 3 yes \
+	"$([ "$tids" -ge 5 ] && echo yes || echo no)" "$tids threads sampled"
+
+run_capture env PMT_FAULT_TAG=threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
+trace_facts threads
+exits=$(grep '"type":"task"' "$T/threads.jsonl" | grep -c '"kind":"exit"')
+verdict threads "program creates and joins 10,000 short-lived threads (spawn_threads -n 10000)" "exit 0; every thread has an EXIT record (taskstats); SUMMARY" 0 yes \
+	"$([ "$exits" -ge 10001 ] && echo yes || echo no)" "$exits EXIT records"
+
+run_capture env PMT_FAULT_TAG=fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- "$W/forker" -p 100 -t 1 -w 20
+trace_facts fork100
+procs=$(grep '"type":"sample"' "$T/fork100.jsonl" | grep -o '"tgid":[0-9]*' | sort -u | wc -l)
+verdict fork100 "program forks 100 children (forker -p 100)" "exit 0; 101 processes sampled; SUMMARY" 0 yes \
+	"$([ "$procs" -eq 101 ] && echo yes || echo no)" "$procs processes sampled"
+
+run_capture env PMT_FAULT_TAG=exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
+trace_facts exec
+execs=$(grep '"type":"task"' "$T/exec.jsonl" | grep '"kind":"exec"' | grep -c '"comm":"phases"')
+verdict exec "program execs another program (sh -c 'exec phases')" "exit 0; an EXEC record names the new program; SUMMARY" 0 yes \
+	"$([ "$execs" -ge 1 ] && echo yes || echo no)" "$execs EXEC records naming phases"
+
+# double-forked daemon: followed while the program runs (pmcollect is child subreaper), left
+# running when the program ends (docs/pmcollect.1, WHAT IS FOLLOWED); the test ends it itself
+t0=$(date +%s%N)
+run_capture env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 3000
+ms=$((($(date +%s%N) - t0) / 1000000))
+dpid=$(sed -n 's/.*"daemon_pid":\([0-9]*\).*/\1/p' "$T/out")
+trace_facts daemon
+dsamples=$(grep '"type":"sample"' "$T/daemon.jsonl" | grep -c "\"tgid\":${dpid:-x},")
+alive=no; [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && alive=yes
+[ "$alive" = yes ] && kill "$dpid"
+verdict daemon "program double-forks a daemon (daemonize: fork, setsid, fork) that outlives it" \
+	"exit 0 when the program ends (not waiting for the daemon); daemon sampled while the program ran, then left running" 0 yes \
+	"$([ "$dsamples" -gt 0 ] && [ "$alive" = yes ] && [ "$ms" -lt 2500 ] && echo yes || echo no)" \
+	"daemon in $dsamples samples; pmcollect took $ms ms; daemon still running afterwards: $alive (the test ended it)"
+
+# --- pmcollect itself gets a signal ---------------------------------------------------------------
+for signum in INT:2 TERM:15 HUP:1; do
+	sig=${signum%:*} num=${signum#*:}
+	collect_bg "sig$sig" -q -o "$T/sig$sig.zst" -- "$W/phases" -t 2 -w 5000 -r 1 balanced
+	wait_program $bg; sleep 0.3
+	kill -"$sig" $bg
+	wait $bg; rc=$?
+	trace_facts "sig$sig"
+	verdict "sig$sig" "pmcollect gets SIG$sig from another process" "forwarded: exit $((128 + num)); RUN_END signaled $num; SUMMARY" $((128 + num)) yes \
+		"$(echo "$end" | grep -q "signal:$num\$\|signal:$num " && echo yes || echo no)" "RUN_END signal checked"
+done
+
+# SIGKILL: nothing can be finalized; the trace holds what was flushed and the kernel kills the
+# program (PR_SET_PDEATHSIG). Killed 3.5 s in, a writer that flushes every second has written
+# about 3 s of samples; one that flushed every 2 s would have 2 s.
+collect_bg sigKILL -q -o "$T/sigKILL.zst" -- "$W/phases" -t 2 -w 5000 -r 1 balanced
+wait_program $bg; sleep 3.5
+kill -KILL $bg
+wait $bg; rc=$?
+trace_facts sigKILL
+span=$(grep '"type":"sample"' "$T/sigKILL.jsonl" | grep -o '"t_ns":[0-9]*' | cut -d: -f2 | sort -n | sed -n '1p;$p' | tr '\n' ' ' |
+	awk '{ printf "%.2f", ($2 - $1) / 1e9 }')
+verdict sigKILL "pmcollect gets SIGKILL 3.5 s into the run" \
+	"exit 137; the trace reads up to the last flushed chunk (flushed at least once a second: >= 2.5 s of samples); the program is killed too" 137 no \
+	"$(awk -v s="$span" 'BEGIN { exit !(s >= 2.5) }' && echo yes || echo no)" "samples span $span s"
+
+# --- the output file system fills up ----------------------------------------------------------------
+# A tmpfs that the trace has to itself until its first sample chunk is on disk; then the test fills
+# the rest, so the next chunk fails (the sizes of chunks vary with load: a fixed size would not
+# say which write fails)
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=1m,mode=0755 pmtfull "$T/full" 2>"$T/mount.err"; then
+	collect_bg full -q -o "$T/full/full.zst" -- "$W/phases" -t 16 -w 300 -r 1 balanced
+	i=0 # META is about 2 KB; wait until a one-second chunk of samples follows it
+	while [ $i -lt 500 ] && [ "$(wc -c 2>/dev/null <"$T/full/full.zst" || echo 0)" -lt 5000 ]; do sleep 0.01; i=$((i + 1)); done
+	before=$(wc -c <"$T/full/full.zst")
+	dd if=/dev/zero of="$T/full/fill" bs=4096 2>/dev/null
+	wait $bg; rc=$?
+	size=$(wc -c <"$T/full/full.zst")
+	cp "$T/full/full.zst" "$T/full.zst"
+	umount "$T/full"
+	finished=no; grep -q '"program":"phases"' "$T/bg.out" && finished=yes
+	oneline=no; [ "$(wc -l <"$T/bg.err")" -eq 1 ] && grep -q "^pmcollect: error: cannot write '.*full.zst': No space left on device$" "$T/bg.err" && oneline=yes
+	verdict full "output file system fills up during the run (tmpfs, filled once the first chunk of samples is written)" \
+		"exit 1 with one error line; the program runs to its end; the trace keeps every complete chunk" 1 no \
+		"$([ "$finished" = yes ] && [ "$oneline" = yes ] && [ "$size" -ge "$before" ] && echo yes || echo no)" \
+		"program finished: $finished; one error line: $oneline; trace $before bytes when the disk filled, $size bytes at the end"
+else
+	ok "output file system full # SKIP cannot mount a tmpfs: $(head -1 "$T/mount.err")"
+	row pmcollect "output file system full" "-" "not run: cannot mount a tmpfs" skip
+fi
+
+done_testing

@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Hostile traces through the real pmanalyze binary: the fuzz corpora replayed by the plain replay
+# driver, then a sample of damaged copies of a real trace (cut, bit flips, chunks swapped,
+# repeated, dropped; control characters in the metadata): exit 0 with a damage warning, or exit 1
+# with one error line; never a signal, never more than 10 s. The every-length / 1000-flip loops
+# run in-process in tests/unit/test_corrupt.c. Rows for docs/faults.md go to $PMT_FAULTS_TSV.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+FUZZ_BIN="$(dirname "$W")/fuzz"
+row() { # TOOL INPUT EXPECTED HAPPENED RESULT
+	[ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"
+	return 0
+}
+
+# --- fuzz corpora, replayed without libFuzzer --------------------------------------------------------
+for t in reader trace; do
+	run_capture "$FUZZ_BIN/replay-$t" "$PMT_TOP/tests/fuzz/corpus/$t"
+	n=$(sed -n 's/^replayed \([0-9]*\) files, 0 unreadable$/\1/p' "$T/out")
+	if [ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ]; then
+		ok "fuzz corpus '$t' replays ($n files)"
+		row "fuzz replay ($t)" "tests/fuzz/corpus/$t: $n inputs" "no crash, no sanitizer report" "$n replayed, exit 0" pass
+	else
+		not_ok "fuzz corpus '$t' replays" "exit $rc" "$(tail -c 600 "$T/err")"
+		row "fuzz replay ($t)" "tests/fuzz/corpus/$t" "no crash, no sanitizer report" "exit $rc" FAIL
+	fi
+done
+
+# --- damaged copies of a real trace -----------------------------------------------------------------
+full="$PMT_TOP/sample-traces/xz-T2-cpus01.zst"
+mkdir -p "$T/bad"
+# 8 cuts, 12 bit flips, 4 swaps, 4 repeats, 4 drops, at fixed pseudo-random places
+python3 - "$full" "$T/bad" <<'EOF'
+import random, struct, sys
+data = open(sys.argv[1], "rb").read()
+out = sys.argv[2]
+rnd = random.Random(6)
+off, at = [], 16
+while at + 24 <= len(data):
+    off.append(at)
+    at += 24 + struct.unpack_from("<I", data, at + 8)[0]
+off.append(len(data))
+chunks = [data[off[i]:off[i + 1]] for i in range(len(off) - 1)]
+def put(name, b):
+    open("%s/%s.zst" % (out, name), "wb").write(b)
+for i in range(8):
+    n = rnd.randrange(len(data))
+    put("cut-%d" % n, data[:n])
+for i in range(12):
+    n = rnd.randrange(len(data)); b = bytearray(data); b[n] ^= 1 << rnd.randrange(8)
+    put("flip-%d" % n, bytes(b))
+for i in range(4):
+    a, b = rnd.sample(range(1, len(chunks)), 2); c = list(chunks); c[a], c[b] = c[b], c[a]
+    put("swap-%d-%d" % (a, b), data[:16] + b"".join(c))
+    a = rnd.randrange(len(chunks)); c = list(chunks); c.insert(rnd.randrange(len(c)) + 1, chunks[a])
+    put("repeat-%d" % a, data[:16] + b"".join(c))
+    a = rnd.randrange(1, len(chunks)); c = list(chunks); del c[a]
+    put("drop-%d" % a, data[:16] + b"".join(c))
+EOF
+total=0; bad=0; maxs=0
+for f in "$T"/bad/*.zst; do
+	name=$(basename "$f" .zst)
+	for mode in "" --salvage; do
+		total=$((total + 1))
+		t0=$(date +%s%N)
+		timeout -s KILL 10 "$PMANALYZE" $mode --format json "$f" >"$T/out" 2>"$T/err"
+		rc=$?
+		ms=$((($(date +%s%N) - t0) / 1000000)); [ "$ms" -gt "$maxs" ] && maxs=$ms
+		errs=$(grep -c '^pmanalyze: error: ' "$T/err")
+		lines=$(wc -l <"$T/err")
+		case "$rc" in
+		0) grep -Eq '^pmanalyze: warning: (truncated|salvaged|chunks missing|incomplete)' "$T/err" ||
+			{ bad=$((bad + 1)); not_ok "$name $mode: exit 0 without a damage warning" "$(cat "$T/err")"; continue; } ;;
+		1) # one error line; the warnings about what was read may come before it
+			[ "$errs" -eq 1 ] && [ "$(grep -Ec '^pmanalyze: (error|warning): ' "$T/err")" -eq "$lines" ] ||
+			{ bad=$((bad + 1)); not_ok "$name $mode: exit 1 but not one error line" "$(head -c 600 "$T/err")"; continue; } ;;
+		*) bad=$((bad + 1)); not_ok "$name $mode: exit $rc (signal or timeout)" "$(head -c 600 "$T/err")"; continue ;;
+		esac
+		ok "$name ${mode:-(default)}: exit $rc"
+	done
+done
+row "pmanalyze binary" "$total damaged copies of sample xz-T2-cpus01 (8 cuts, 12 bit flips, 4 swaps, 4 repeated and 4 dropped chunks; default and --salvage)" \
+	"exit 0 with a damage warning, or exit 1 with one error line; within 10 s" \
+	"$((total - bad)) of $total as expected; slowest ${maxs} ms" "$([ $bad -eq 0 ] && echo pass || echo FAIL)"
+
+# --- a count field over its limit (FORMAT.md §7) is refused by name, before any allocation ---------
+# the sample's first chunks again, the first SAMPLE record's n raised to 1,000,001 (recompressed,
+# CRCs recomputed), so only the limit check can reject it
+python3 - "$full" "$T/limit.zst" <<'EOF'
+import struct, subprocess, sys, zlib
+data = open(sys.argv[1], "rb").read()
+at = 16
+out = bytearray(data[:16])
+while at + 24 <= len(data):
+    csize = struct.unpack_from("<I", data, at + 8)[0]
+    body = bytearray(subprocess.run(["zstd", "-d", "-c", "-q"], input=data[at + 24:at + 24 + csize],
+                                    stdout=subprocess.PIPE, check=True).stdout)
+    r, hit = 0, False
+    while r + 8 <= len(body):
+        rtype, _, ln = struct.unpack_from("<HHI", body, r)
+        if rtype == 4 and not hit:
+            struct.pack_into("<I", body, r + 8 + 16, 1000001)
+            hit = True
+        r += 8 + ln
+    payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=bytes(body),
+                             stdout=subprocess.PIPE, check=True).stdout
+    hdr = bytearray(data[at:at + 24])
+    struct.pack_into("<III", hdr, 8, len(payload), len(body), zlib.crc32(payload))
+    struct.pack_into("<I", hdr, 20, zlib.crc32(bytes(hdr[:20])))
+    out += hdr + payload
+    at += 24 + csize
+    if hit:
+        break
+open(sys.argv[2], "wb").write(out)
+EOF
+run_capture "$PMANALYZE" "$T/limit.zst"
+if [ "$rc" -eq 1 ] && [ "$(grep -c '^pmanalyze: error: ' "$T/err")" -eq 1 ] &&
+   grep -q "^pmanalyze: error: '.*limit.zst': size field exceeds a format limit (SAMPLE n 1000001 > 1000000) after [0-9]* records$" "$T/err"
+then ok "SAMPLE n over the limit: exit 1, the field named"; r=pass
+else not_ok "SAMPLE n over the limit: exit 1, the field named" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi
+row "pmanalyze binary" "SAMPLE record with n = 1,000,001 (limit 1,000,000), CRCs valid" \
+	"exit 1, one error line naming the field, nothing allocated for it" "exit $rc: $(grep error "$T/err" | sed "s|$T/||")" $r
+
+# --- control characters from a trace never reach the terminal ---------------------------------------
+# a program whose command line and cwd carry ESC and a newline
+esc=$(printf '\033[31mred\nline')
+mkdir -p "$T/d$esc"
+(cd "$T/d$esc" && "$PMCOLLECT" -q -o "$T/esc.zst" -- sh -c '"$0" -t 2 -w 20 -r 1 balanced' "$W/phases" "x$esc" >/dev/null 2>&1)
+escaped=0
+for mode in --info --format=table --format=csv; do
+	run_capture "$PMANALYZE" $mode "$T/esc.zst"
+	if [ "$rc" -eq 0 ] && [ -s "$T/out" ] && ! grep -q "$(printf '\033')" "$T/out" "$T/err"; then
+		ok "control characters replaced ($mode)"
+	else
+		escaped=1; not_ok "control characters replaced ($mode)" "exit $rc" "$(od -c "$T/out" | head -5)"
+	fi
+	[ "$mode" = --info ] && cp "$T/out" "$T/info.out"
+done
+n=$(grep -c '?\[31mred?line' "$T/info.out")
+if [ "$n" -ge 2 ]; then ok "--info shows command line and cwd with '?' for ESC and newline"; else not_ok "--info shows command line and cwd with '?' for ESC and newline" "$(cat "$T/info.out")"; fi
+row "pmanalyze binary" "trace whose command line and cwd contain ESC [31m and a newline" \
+	"--info, table and CSV print them with '?' in place of control characters" \
+	"$n --info lines with '?[31mred?line'; no ESC byte in any output" \
+	"$([ "$escaped" -eq 0 ] && [ "$n" -ge 2 ] && echo pass || echo FAIL)"
+
+done_testing
