@@ -610,6 +610,9 @@ bad_runs:
 		pmt_cli_error("cannot create a signalfd: %s", strerror(errno));
 		goto out;
 	}
+	/* before becoming subreaper: the watchdog must not end up as pmcollect's child */
+	if (sched_mode != 0 && geteuid() == 0)
+		(void)pmc_sched_watchdog();
 	/* double-forked daemons are reparented to pmcollect instead of init, so they stay in the
 	 * followed tree and are reaped here */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)

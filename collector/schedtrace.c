@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -188,6 +189,50 @@ const char *const *pmc_sched_event_names(void)
 		}
 	event_names[n] = NULL;
 	return (const char *const *)event_names;
+}
+
+int pmc_sched_watchdog(void)
+{
+	static int keep_fd = -1; /* the write end, open until pmcollect ends (close-on-exec) */
+	const char *tdir = tracefs_tracing_dir();
+	char dir[PATH_MAX];
+	int fds[2];
+	pid_t pid;
+
+	if (!tdir || keep_fd >= 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/instances/" INSTANCE_PREFIX "%ld", tdir, (long)getpid());
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		/* the middle process exits at once, so the watchdog is nobody's child here */
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		close(fds[1]);
+		for (int fd = 0; fd < 1024; fd++)
+			if (fd != fds[0])
+				close(fd);
+		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+			;
+		/* pmcollect is gone: its descriptors of the instance are closed, so rmdir works */
+		rmdir(dir);
+		_exit(0);
+	}
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	keep_fd = fds[1];
+	return 0;
 }
 
 int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize)

@@ -55,6 +55,13 @@ struct pmc_sched_stats {
  * the per-CPU lost-event counters. Fills *st. Returns 0 or a negative PMT_E_* from the writer. */
 int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_stats *st);
 
+/* Starts a watchdog for the tracefs instance this pmcollect will create (pmcollect-<pid>): a
+ * grandchild, re-parented away from pmcollect (call it before PR_SET_CHILD_SUBREAPER, so it is
+ * never part of the followed tree), in its own session, that waits for pmcollect's end on a pipe
+ * and then removes the instance if it is still there: the one exit path no handler covers is
+ * SIGKILL. Call once, early, as root. Returns 0, or -1 with errno (pmcollect goes on without). */
+int pmc_sched_watchdog(void);
+
 /* Closes the buffers and removes the tracefs instance. NULL is accepted. */
 void pmc_sched_close(struct pmc_sched *s);
 
