@@ -455,7 +455,8 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 	if (x->nev == 0)
 		return 0;
 	qsort(x->ev, x->nev, sizeof(*x->ev), cmp_ev);
-	qsort(x->hints, x->nhints, sizeof(*x->hints), cmp_hint);
+	if (x->nhints) /* qsort's array may not be NULL, even for 0 elements */
+		qsort(x->hints, x->nhints, sizeof(*x->hints), cmp_hint);
 	st->first_t_ns = (double)x->ev[0].e.t_ns;
 	st->last_t_ns = (double)x->ev[x->nev - 1].e.t_ns;
 	if (!(root = thr_add(x, x->root)))
@@ -491,7 +492,8 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 		st->work_ns += t->cpu_ns;
 	}
 	/* the profile: sweep the segment starts and ends along the infinite-core axis */
-	qsort(x->marks, x->nmarks / 2, 2 * sizeof(double), cmp_mark);
+	if (x->nmarks)
+		qsort(x->marks, x->nmarks / 2, 2 * sizeof(double), cmp_mark);
 	{
 		long active = 0;
 		double prev = 0;

@@ -109,7 +109,8 @@ int pma_export_perfetto(FILE *out, const struct pma_run *run, char *why, size_t 
 			"\"pid\":%u,\"tid\":%u,\"ts\":%.3f},\n", i, pe ? pe : wk[i].wakee, wk[i].wakee,
 			us(wk[i].t_ns, t0));
 	}
-	qsort(ch, nchanges, sizeof(*ch), cmp_change);
+	if (nchanges)
+		qsort(ch, nchanges, sizeof(*ch), cmp_change);
 	for (size_t i = 0; i < nchanges; i++) {
 		running += ch[i].dr;
 		runnable += ch[i].dq;
