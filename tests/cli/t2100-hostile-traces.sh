@@ -14,7 +14,7 @@ row() { # TOOL INPUT EXPECTED HAPPENED RESULT
 }
 
 # --- fuzz corpora, replayed without libFuzzer --------------------------------------------------------
-for t in reader trace; do
+for t in reader trace sched; do
 	run_capture "$FUZZ_BIN/replay-$t" "$PMT_TOP/tests/fuzz/corpus/$t"
 	n=$(sed -n 's/^replayed \([0-9]*\) files, 0 unreadable$/\1/p' "$T/out")
 	if [ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ]; then
