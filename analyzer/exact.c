@@ -349,12 +349,11 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 	struct xthr *X, *Y, *cur = e->common_pid ? thr_find(x, e->common_pid) : NULL;
 
 	/* common_pid is the task running on the event's CPU. A program thread found running
-	 * without its switch-in ran from some time after the CPU's previous event: the kernel's
-	 * pid filter (set_event_pid) drops some switches from tasks outside the program to
-	 * program threads (seen after kernel threads woken in interrupts, under load: 88 in a
-	 * 70,000-event trace, each losing ~0.7 ms of the thread's CPU time by the taskstats
-	 * totals). It is switched in half way: the error is at most half the gap, which is
-	 * reported (inferred_ns) and counted in the uncertainty. */
+	 * without its switch-in ran from some time after the CPU's previous event: the kernel
+	 * sometimes records no sched_switch back to a program thread from a kernel thread woken in
+	 * an interrupt (88 in a 70,000-event trace under load; with and without set_event_pid),
+	 * though it reports nothing lost. It is switched in half way: the error is at most half
+	 * the gap, which is reported (inferred_ns) and counted in the uncertainty. */
 	if (cur && cur->state != X_RUNNING && cur->state != X_DEAD && cur->state != X_UNKNOWN) {
 		uint64_t t0 = e->cpu < x->ncpulast && x->cpulast[e->cpu] ? x->cpulast[e->cpu] : e->t_ns;
 		uint64_t t;

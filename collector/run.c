@@ -259,6 +259,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 			cJSON_AddNumberToObject(se, "lost", (double)res->sched.lost);
 			cJSON_AddNumberToObject(se, "lost_pages", (double)res->sched.lost_pages);
 			cJSON_AddNumberToObject(se, "drains", (double)res->sched.drains);
+			if (res->sched.filter)
+				cJSON_AddStringToObject(se, "filter", res->sched.filter);
 		}
 	}
 	if (started) {
@@ -430,7 +432,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 		}
 	}
 	if (sched) {
-		if (pmc_sched_start(sched, pid, run_id) < 0) {
+		if (pmc_sched_start(sched, pid, run_id, cfg->cpus) < 0) {
 			char msg[320];
 			snprintf(msg, sizeof(msg), "scheduler events not recorded: cannot start tracing "
 				 "pid %ld: %s", (long)pid, strerror(errno));

@@ -62,6 +62,7 @@ struct pmc_sched {
 	struct pmt_sched_event *batch;
 	uint32_t nbatch;
 	uint32_t batch_missed;
+	const char *filter;      /* "pid" (set_event_pid) or "cpus" (tracing_cpumask) */
 	struct pmc_sched_stats st;
 };
 
@@ -387,9 +388,31 @@ fail:
 	return -1;
 }
 
-int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id)
+/* cpus as tracing_cpumask wants it: hex, 32-bit groups separated by commas, most significant
+ * first ("1", "ffffffff,00000001"); all online CPUs when cpus is NULL. */
+static void cpumask_text(const struct pmc_sched *s, const cpu_set_t *cpus, char *buf, size_t size)
 {
-	char text[32];
+	int top = 0;
+	size_t o = 0;
+
+	for (int i = 0; i < s->ncpus; i++)
+		if (s->cpus[i].cpu > top)
+			top = s->cpus[i].cpu;
+	buf[0] = '\0';
+	for (int g = top / 32; g >= 0 && o + 10 < size; g--) {
+		uint32_t word = 0;
+		for (int b = 0; b < 32; b++) {
+			int cpu = g * 32 + b;
+			if (cpu < CPU_SETSIZE && (cpus ? CPU_ISSET(cpu, cpus) : cpu <= top))
+				word |= 1u << b;
+		}
+		o += (size_t)snprintf(buf + o, size - o, o ? ",%08x" : "%x", word);
+	}
+}
+
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus)
+{
+	char text[32], mask[4096];
 
 	s->run_id = run_id;
 	s->nbatch = 0;
@@ -397,9 +420,21 @@ int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id)
 	memset(&s->st, 0, sizeof(s->st));
 	if (tracefs_instance_file_clear(s->inst, "trace") < 0)
 		return -1;
-	snprintf(text, sizeof(text), "%ld", (long)pid);
-	if (tracefs_instance_file_write(s->inst, "set_event_pid", text) < 0)
+	cpumask_text(s, cpus, mask, sizeof(mask));
+	if (tracefs_instance_file_write(s->inst, "tracing_cpumask", mask) < 0)
 		return -1;
+	if (cpus) {
+		/* the program's own CPUs: everything on them, no pid filter (half the cost per
+		 * event, and the filter drops some switches to the program, see docs/model.md) */
+		s->filter = "cpus";
+		if (tracefs_instance_file_clear(s->inst, "set_event_pid") < 0)
+			return -1;
+	} else {
+		s->filter = "pid";
+		snprintf(text, sizeof(text), "%ld", (long)pid);
+		if (tracefs_instance_file_write(s->inst, "set_event_pid", text) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < NEVENTS; i++)
 		if (event_wanted(&evdescs[i]) && tracefs_event_enable(s->inst, "sched", evdescs[i].name) < 0)
 			return -1;
@@ -568,6 +603,7 @@ int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_s
 	if (k > s->st.lost)
 		s->st.lost = k;
 	tracefs_instance_file_clear(s->inst, "set_event_pid");
+	s->st.filter = s->filter;
 	*st = s->st;
 	return rc < 0 ? (int)rc : 0;
 }

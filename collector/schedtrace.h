@@ -6,6 +6,7 @@
 #ifndef PMC_SCHEDTRACE_H
 #define PMC_SCHEDTRACE_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,9 +33,11 @@ struct pmc_sched;
 int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize);
 
 /* Starts recording run run_id of the process pid (still waiting to exec): clears the buffer,
- * writes pid to set_event_pid, enables the events and turns tracing on. Returns 0, or -1 with
- * errno set. */
-int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id);
+ * limits the instance to the program's CPUs (tracing_cpumask) and records everything on them
+ * when cpus is given (the program is pinned there), else filters to the process tree
+ * (set_event_pid with event-fork) on every CPU; enables the events and turns tracing on.
+ * Returns 0, or -1 with errno set. */
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus);
 
 /* Reads every event the kernel has buffered so far, decodes it and appends SCHED records (one per
  * CPU with events, split at 16384 events) to w. Call it often (every sample): events that do not
@@ -49,6 +52,7 @@ struct pmc_sched_stats {
 				     "dropped events" (per_cpu/cpuN/stats), and counts from pages */
 	uint64_t lost_pages;      /* pages whose header said events were missed before them */
 	uint64_t drains;          /* pmc_sched_drain calls */
+	const char *filter;       /* "pid" or "cpus": how the events were limited to the program */
 };
 
 /* Stops the run: turns tracing off, disables the events, drains what is left into w and reads
