@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# pmtools: pmcollect (record) and pmanalyze (model). `make`, `make check`, `make demo`, `make bench`.
+# pmtools: pmcollect (record) and pmanalyze (model). `make`, `make check`, `make demo`, `make bench`, `make fuzz`.
 
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin

@@ -28,4 +28,7 @@ json_get() { python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
 print(d)' "$1" "$2"; }
+# fault_row TOOL INPUT EXPECTED HAPPENED RESULT: one row of docs/faults.md (tests/faults-table.sh)
+# appended to $PMT_FAULTS_TSV when tests/run-tests.sh set it; RESULT is pass, FAIL or skip
+fault_row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

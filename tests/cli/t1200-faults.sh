@@ -4,7 +4,7 @@
 # 10,000 threads or 100 processes, execs, double-forks a daemon; pmcollect gets SIGINT, SIGTERM,
 # SIGHUP or SIGKILL; the output file system fills up. Each case: the documented exit status
 # (docs/pmcollect.1), a trace that pmanalyze reads up to the fault, no process of the program left
-# behind (found by a tag in the environment), no tracefs instance left. One row per case goes to
+# behind (found by a tag in the environment), no tracefs instance left. One fault_row per case goes to
 # $PMT_FAULTS_TSV for docs/faults.md.
 . "$PMT_TOP/tests/cli/lib.sh"
 
@@ -12,7 +12,6 @@ INSTANCES=/sys/kernel/tracing/instances
 # Under AddressSanitizer, LeakSanitizer's short-lived clone()d task is one more process of the
 # tree (see t1100): keep it out of process counts.
 case "$W" in *-address*) WL="env ASAN_OPTIONS=detect_leaks=0";; *) WL="";; esac
-row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }
 
 # tagged PIDs: processes whose environment holds PMT_FAULT_TAG=$1 (the program and its children)
 tagged() {
@@ -66,8 +65,8 @@ verdict() {
 	instances_mark
 	if [ "$rc" -eq "$want_rc" ] && [ "$dump_rc" -eq 0 ] && [ "$samples" -gt 0 ] &&
 	   { [ "$want_summary" = no ] || [ "$summary" -eq 1 ]; } && [ "$left" -eq 0 ] && [ "$inst" -eq 0 ] && [ "$extra_ok" = yes ]
-	then ok "$fault: $happened"; row pmcollect "$fault" "$expected" "$happened" pass
-	else not_ok "$fault" "$happened" "$(head -c 300 "$T/$name.dumperr")"; row pmcollect "$fault" "$expected" "$happened" FAIL
+	then ok "$fault: $happened"; fault_row pmcollect "$fault" "$expected" "$happened" pass
+	else not_ok "$fault" "$happened" "$(head -c 300 "$T/$name.dumperr")"; fault_row pmcollect "$fault" "$expected" "$happened" FAIL
 	fi
 }
 
@@ -185,7 +184,7 @@ if mount -t tmpfs -o size=1m,mode=0755 pmtfull "$T/full" 2>"$T/mount.err"; then
 		"program finished: $finished; one error line: $oneline; trace $before bytes when the disk filled, $size bytes at the end"
 else
 	ok "output file system full # SKIP cannot mount a tmpfs: $(head -1 "$T/mount.err")"
-	row pmcollect "output file system full" "-" "not run: cannot mount a tmpfs" skip
+	fault_row pmcollect "output file system full" "-" "not run: cannot mount a tmpfs" skip
 fi
 
 done_testing

@@ -6,7 +6,6 @@
 # Rows for docs/faults.md go to $PMT_FAULTS_TSV.
 . "$PMT_TOP/tests/cli/lib.sh"
 
-row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
@@ -22,9 +21,9 @@ expect_user() {
 	got=$(sed -n 1p "$T/out"); groups=$(sed -n 2p "$T/out"); parent=$(sed -n 3p "$T/out"); user=$(sed -n 4p "$T/out")
 	happened="exit $rc; program uid/gid $got, groups $groups, USER=$user; pmcollect uid $parent"
 	if [ "$rc" -eq 0 ] && [ "$got" = "$3 $4" ] && [ "$groups" = "$5" ] && [ "$parent" = 0 ] && [ "$user" = "$6" ]; then
-		ok "$1: $happened"; row privileges "$2" "program runs as uid $3 gid $4 groups $5, pmcollect keeps uid 0" "$happened" pass
+		ok "$1: $happened"; fault_row privileges "$2" "program runs as uid $3 gid $4 groups $5, pmcollect keeps uid 0" "$happened" pass
 	else
-		not_ok "$1" "$happened" "$(head -c 300 "$T/err")"; row privileges "$2" "program runs as uid $3, pmcollect keeps uid 0" "$happened" FAIL
+		not_ok "$1" "$happened" "$(head -c 300 "$T/err")"; fault_row privileges "$2" "program runs as uid $3, pmcollect keeps uid 0" "$happened" FAIL
 	fi
 }
 
@@ -42,7 +41,7 @@ expect_user "--user root overrides SUDO_USER" "pmcollect run by sudo with --user
 run_capture "$PMCOLLECT" -q -o "$T/nosuch.zst" --user no-such-user-pmt -- true
 if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^pmcollect: error: invalid user 'no-such-user-pmt': no such user$" "$T/err" && [ ! -e "$T/nosuch.zst" ]
 then ok "unknown --user: exit 2, one line, no file"; r=pass; else not_ok "unknown --user: exit 2, one line, no file" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi
-row privileges "--user names no user" "exit 2, one error line, no trace file" "exit $rc: $(head -1 "$T/err")" $r
+fault_row privileges "--user names no user" "exit 2, one error line, no trace file" "exit $rc: $(head -1 "$T/err")" $r
 
 # --- the trace file: 0644 at most, whatever the umask ------------------------------------------------
 for um in 000 022 077; do
@@ -50,7 +49,7 @@ for um in 000 022 077; do
 	mode=$(stat -c %a "$T/umask$um.zst")
 	want=$([ $um = 077 ] && echo 600 || echo 644)
 	if [ "$mode" = "$want" ]; then ok "umask $um: trace mode $mode"; r=pass; else not_ok "umask $um: trace mode $mode, want $want"; r=FAIL; fi
-	row privileges "pmcollect as root under umask $um" "trace file mode $want (never writable by group or others)" "mode $mode" $r
+	fault_row privileges "pmcollect as root under umask $um" "trace file mode $want (never writable by group or others)" "mode $mode" $r
 done
 
 # --- without root ----------------------------------------------------------------------------------------
@@ -64,11 +63,11 @@ pc=$(grep -o '"taskstats":{[^}]*}' "$T/plain.jsonl" | head -1)
 if [ "$rc" -eq 0 ] && [ "$drc" -eq 0 ] && [ "$samples" -gt 0 ] && echo "$pc" | grep -q '"recorded":false,"reason":".*needs root'
 then ok "without root: recorded, taskstats marked unavailable with a reason"; r=pass
 else not_ok "without root: recorded, taskstats marked unavailable with a reason" "exit $rc, dump $drc, $samples samples, $pc"; r=FAIL; fi
-row privileges "pmcollect run as nobody (no root)" "records from /proc; META says which root-only source is missing and why" "exit $rc; $samples samples; META $pc" $r
+fault_row privileges "pmcollect run as nobody (no root)" "records from /proc; META says which root-only source is missing and why" "exit $rc; $samples samples; META $pc" $r
 
 run_capture asnobody "$PMCOLLECT" -q -o "$T/nobody/other.zst" --user root -- true
 if [ "$rc" -eq 2 ] && grep -q "^pmcollect: error: invalid user 'root': running the program as another user needs root$" "$T/err" && [ ! -e "$T/nobody/other.zst" ]
 then ok "--user without root: exit 2, one line"; r=pass; else not_ok "--user without root: exit 2, one line" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi
-row privileges "pmcollect as nobody with --user root" "exit 2 with one error line, no trace file" "exit $rc: $(head -1 "$T/err")" $r
+fault_row privileges "pmcollect as nobody with --user root" "exit 2 with one error line, no trace file" "exit $rc: $(head -1 "$T/err")" $r
 
 done_testing

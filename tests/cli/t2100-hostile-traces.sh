@@ -8,10 +8,6 @@
 . "$PMT_TOP/tests/cli/lib.sh"
 
 FUZZ_BIN="$(dirname "$W")/fuzz"
-row() { # TOOL INPUT EXPECTED HAPPENED RESULT
-	[ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"
-	return 0
-}
 
 # --- fuzz corpora, replayed without libFuzzer --------------------------------------------------------
 for t in reader trace sched; do
@@ -19,10 +15,10 @@ for t in reader trace sched; do
 	n=$(sed -n 's/^replayed \([0-9]*\) files, 0 unreadable$/\1/p' "$T/out")
 	if [ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ]; then
 		ok "fuzz corpus '$t' replays ($n files)"
-		row "fuzz replay ($t)" "tests/fuzz/corpus/$t: $n inputs" "no crash, no sanitizer report" "$n replayed, exit 0" pass
+		fault_row "fuzz replay ($t)" "tests/fuzz/corpus/$t: $n inputs" "no crash, no sanitizer report" "$n replayed, exit 0" pass
 	else
 		not_ok "fuzz corpus '$t' replays" "exit $rc" "$(tail -c 600 "$T/err")"
-		row "fuzz replay ($t)" "tests/fuzz/corpus/$t" "no crash, no sanitizer report" "exit $rc" FAIL
+		fault_row "fuzz replay ($t)" "tests/fuzz/corpus/$t" "no crash, no sanitizer report" "exit $rc" FAIL
 	fi
 done
 
@@ -79,7 +75,7 @@ for f in "$T"/bad/*.zst; do
 		ok "$name ${mode:-(default)}: exit $rc"
 	done
 done
-row "pmanalyze binary" "$total damaged copies of sample xz-T2-cpus01 (8 cuts, 12 bit flips, 4 swaps, 4 repeated and 4 dropped chunks; default and --salvage)" \
+fault_row "pmanalyze binary" "$total damaged copies of sample xz-T2-cpus01 (8 cuts, 12 bit flips, 4 swaps, 4 repeated and 4 dropped chunks; default and --salvage)" \
 	"exit 0 with a damage warning, or exit 1 with one error line; within 10 s" \
 	"$((total - bad)) of $total as expected; slowest ${maxs} ms" "$([ $bad -eq 0 ] && echo pass || echo FAIL)"
 
@@ -118,7 +114,7 @@ if [ "$rc" -eq 1 ] && [ "$(grep -c '^pmanalyze: error: ' "$T/err")" -eq 1 ] &&
    grep -q "^pmanalyze: error: '.*limit.zst': size field exceeds a format limit (SAMPLE n 1000001 > 1000000) after [0-9]* records$" "$T/err"
 then ok "SAMPLE n over the limit: exit 1, the field named"; r=pass
 else not_ok "SAMPLE n over the limit: exit 1, the field named" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi
-row "pmanalyze binary" "SAMPLE record with n = 1,000,001 (limit 1,000,000), CRCs valid" \
+fault_row "pmanalyze binary" "SAMPLE record with n = 1,000,001 (limit 1,000,000), CRCs valid" \
 	"exit 1, one error line naming the field, nothing allocated for it" "exit $rc: $(grep error "$T/err" | sed "s|$T/||")" $r
 
 # --- control characters from a trace never reach the terminal ---------------------------------------
@@ -138,7 +134,7 @@ for mode in --info --format=table --format=csv; do
 done
 n=$(grep -c '?\[31mred?line' "$T/info.out")
 if [ "$n" -ge 2 ]; then ok "--info shows command line and cwd with '?' for ESC and newline"; else not_ok "--info shows command line and cwd with '?' for ESC and newline" "$(cat "$T/info.out")"; fi
-row "pmanalyze binary" "trace whose command line and cwd contain ESC [31m and a newline" \
+fault_row "pmanalyze binary" "trace whose command line and cwd contain ESC [31m and a newline" \
 	"--info, table and CSV print them with '?' in place of control characters" \
 	"$n --info lines with '?[31mred?line'; no ESC byte in any output" \
 	"$([ "$escaped" -eq 0 ] && [ "$n" -ge 2 ] && echo pass || echo FAIL)"
