@@ -63,6 +63,7 @@ struct pma_exact {
 	struct pma_wake *wakes;
 	size_t nwakes, wakecap;
 	uint64_t *cpulast;     /* per CPU: time of its last event so far */
+	uint32_t *cpucur;      /* per CPU: the task running after that event (0 idle) */
 	size_t ncpulast;
 	/* TASK hints: tid -> tgid, comm */
 	struct hint { uint32_t tid, tgid, ord; char comm[PMT_COMM_MAX + 1]; } *hints;
@@ -108,6 +109,7 @@ void pma_exact_free(struct pma_exact *x)
 	free(x->wakes);
 	free(x->hints);
 	free(x->cpulast);
+	free(x->cpucur);
 	free(x);
 }
 
@@ -355,13 +357,18 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 	 * though it reports nothing lost. It is switched in half way: the error is at most half
 	 * the gap, which is reported (inferred_ns) and counted in the uncertainty. */
 	if (cur && cur->state != X_RUNNING && cur->state != X_DEAD && cur->state != X_UNKNOWN) {
-		uint64_t t0 = e->cpu < x->ncpulast && x->cpulast[e->cpu] ? x->cpulast[e->cpu] : e->t_ns;
-		uint64_t t;
+		int known = e->cpu < x->ncpulast && x->cpulast[e->cpu];
+		uint64_t t0 = known ? x->cpulast[e->cpu] : e->t_ns, t;
 		if (t0 < cur->t_slice)
 			t0 = cur->t_slice;
-		t = t0 + (e->t_ns - t0) / 2;
+		if (known && x->cpucur[e->cpu] == 0) {
+			/* the CPU was idle: it ran the thread as soon as it was runnable */
+			t = t0;
+		} else {
+			t = t0 + (e->t_ns - t0) / 2;
+			st->inferred_ns += (double)(e->t_ns - t);
+		}
 		st->inferred_switch_ins++;
-		st->inferred_ns += (double)(e->t_ns - t);
 		if (switch_in(x, cur, t, e->cpu) < 0)
 			return -1;
 	}
@@ -471,12 +478,14 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 			return -1;
 		last = e->t_ns;
 		if (e->cpu >= x->ncpulast) {
-			size_t old = x->ncpulast, n = (size_t)e->cpu + 1;
-			if (GROW(x->cpulast, x->ncpulast, n) < 0)
+			size_t old = x->ncpulast, n = (size_t)e->cpu + 1, cap = old;
+			if (GROW(x->cpulast, x->ncpulast, n) < 0 || GROW(x->cpucur, cap, n) < 0)
 				return -1;
 			memset(x->cpulast + old, 0, (x->ncpulast - old) * sizeof(*x->cpulast));
 		}
 		x->cpulast[e->cpu] = e->t_ns;
+		/* the task on the CPU after the event (0: the idle task) */
+		x->cpucur[e->cpu] = e->kind == PMT_SCHED_SWITCH ? e->b : e->common_pid;
 	}
 	for (size_t i = 0; i < x->nthr; i++) {
 		struct xthr *t = &x->thr[i];

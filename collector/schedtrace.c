@@ -238,7 +238,6 @@ int pmc_sched_watchdog(void)
 
 int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize)
 {
-	static const char *const systems[] = { "sched", NULL };
 	const char *tdir;
 	struct pmc_sched *s;
 	char name[64];
@@ -286,10 +285,27 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t
 			tracefs_put_tracing_file(dir);
 		}
 	}
-	s->tep = tracefs_local_events_system(NULL, systems);
+	/* only the formats of our events: tracefs_local_events_system() would also parse
+	 * /proc/kallsyms and the printk formats, 0.3 s here (2.6 s under AddressSanitizer) */
+	s->tep = tep_alloc();
 	if (!s->tep) {
-		snprintf(why, whysize, "cannot read the sched event formats from tracefs");
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
 		goto fail;
+	}
+	{
+		enum tep_endian host = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									  : TEP_LITTLE_ENDIAN;
+		tep_set_file_bigendian(s->tep, host);
+		tep_set_local_bigendian(s->tep, host);
+		tep_set_long_size(s->tep, (int)sizeof(long));
+		tep_set_page_size(s->tep, getpagesize());
+	}
+	for (size_t i = 0; i < NEVENTS; i++) {
+		int size = 0;
+		char *fmt = tracefs_event_file_read(NULL, "sched", evdescs[i].name, "format", &size);
+		if (fmt && size > 0)
+			(void)tep_parse_event(s->tep, fmt, (unsigned long)size, "sched");
+		free(fmt);
 	}
 	for (size_t i = 0; i < NEVENTS; i++) {
 		struct evdesc *d = &evdescs[i];

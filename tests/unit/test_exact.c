@@ -296,6 +296,27 @@ static void test_missing_switch_in_inferred(void **state)
 	unload(&f);
 }
 
+/* The same on an idle CPU: R sleeps at 1 (the CPU goes idle), an interrupt wakes it at 3 with the
+ * idle task current, the switch from idle to R is not recorded, R switches away at 7. An idle
+ * CPU runs a woken thread at once: R 0-1 and 3-7, U = 5 ms, nothing of it a guess. */
+static void test_missing_switch_in_from_idle(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 60);
+	sw(&s, 1, 60, 'S', IDLE);
+	ev(&s, 3, PMT_SCHED_WAKING, IDLE, 60, 0, 0, PMT_SCHED_CTX_SOFTIRQ);
+	sw(&s, 7, 60, 'X', IDLE);
+	load(&f, &s, 60, 0);
+
+	assert_int_equal(f.st.inferred_switch_ins, 1);
+	assert_true(f.st.inferred_ns == 0);
+	assert_true(fabs(f.st.work_ns - 5.0 * MS) < 1);
+	unload(&f);
+}
+
 static void test_replay_rejects_zero_cores(void **state)
 {
 	struct stream s = { .n = 0 };
@@ -320,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_tasks_and_gaps),
 		cmocka_unit_test(test_root_running_from_the_start),
 		cmocka_unit_test(test_missing_switch_in_inferred),
+		cmocka_unit_test(test_missing_switch_in_from_idle),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
