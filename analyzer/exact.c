@@ -350,12 +350,16 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 {
 	struct xthr *X, *Y, *cur = e->common_pid ? thr_find(x, e->common_pid) : NULL;
 
-	/* common_pid is the task running on the event's CPU. A program thread found running
-	 * without its switch-in ran from some time after the CPU's previous event: the kernel
-	 * sometimes records no sched_switch back to a program thread from a kernel thread woken in
-	 * an interrupt (88 in a 70,000-event trace under load; with and without set_event_pid),
-	 * though it reports nothing lost. It is switched in half way: the error is at most half
-	 * the gap, which is reported (inferred_ns) and counted in the uncertainty. */
+	/* common_pid is the task running on the event's CPU. The root, which exists before
+	 * tracing starts, was running from the first event if this is the first sign of it. A
+	 * program thread found running without its switch-in: the kernel sometimes records no
+	 * sched_switch back to a program thread, mostly from the idle task or from a kernel thread
+	 * woken in an interrupt (with and without set_event_pid), though it reports nothing lost.
+	 * It is switched in at the CPU's previous event if that left the CPU idle (an idle CPU
+	 * runs a woken thread at once), else half way from there: that guess is off by at most
+	 * half the gap, which is reported (inferred_ns) and counted in the uncertainty. */
+	if (cur && cur->state == X_UNKNOWN)
+		cur->state = X_RUNNING;
 	if (cur && cur->state != X_RUNNING && cur->state != X_DEAD && cur->state != X_UNKNOWN) {
 		int known = e->cpu < x->ncpulast && x->cpulast[e->cpu];
 		uint64_t t0 = known ? x->cpulast[e->cpu] : e->t_ns, t;
