@@ -353,3 +353,13 @@ const struct pma_run *pma_trace_baseline(const struct pma_trace *t)
 	}
 	return t->nruns ? &t->runs[0] : NULL;
 }
+
+const struct pma_run *pma_trace_run(const struct pma_trace *t, long run_id)
+{
+	if (run_id < 0)
+		return pma_trace_baseline(t);
+	for (uint32_t i = 0; i < t->nruns; i++)
+		if (t->runs[i].run_id == (uint64_t)run_id)
+			return &t->runs[i];
+	return NULL;
+}

@@ -55,6 +55,10 @@ void pma_trace_free(struct pma_trace *t);
 /* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the first. NULL if none. */
 const struct pma_run *pma_trace_baseline(const struct pma_trace *t);
 
+/* Run run_id of the trace, or pma_trace_baseline() when run_id < 0 (--run not given). NULL when
+ * there is no such run. */
+const struct pma_run *pma_trace_run(const struct pma_trace *t, long run_id);
+
 /* The parallelism profile of run r by estimator k (enum pma_estimator_kind): the sampled ones from
  * r->est, sched-exact from the scheduler events; NULL when the run has no such data. */
 const struct pma_profile *pma_run_profile(const struct pma_run *r, int k);

@@ -71,18 +71,11 @@ static void usage_full(void)
  * reporting the error. */
 static int export_perfetto(const char *path, const struct pma_trace *t, long run_id)
 {
-	const struct pma_run *run = NULL;
+	const struct pma_run *run = pma_trace_run(t, run_id);
 	char why[512];
 	FILE *f;
 	int rc;
 
-	if (run_id >= 0) {
-		for (uint32_t i = 0; i < t->nruns; i++)
-			if (t->runs[i].run_id == (uint32_t)run_id)
-				run = &t->runs[i];
-	} else {
-		run = pma_trace_baseline(t);
-	}
 	if (!run || !run->has_exact) {
 		pmt_cli_error("cannot export '%s': the run has no scheduler events (record them with "
 			      "pmcollect --sched, as root)", path);
@@ -167,11 +160,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'r': {
-			char *end;
 			long v;
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < 0 || v > 0xffffffffL)
+			if (pmt_cli_parse_long(optarg, 0, 0xffffffffL, &v) < 0)
 				return usage_error("invalid --run '%s': not a run id", optarg);
 			ro.run_id = v;
 			break;
@@ -183,7 +173,6 @@ int main(int argc, char **argv)
 			perfetto_path = optarg;
 			break;
 		case OPT_PLACEMENT: {
-			char *end;
 			long k;
 			if (strcmp(optarg, "compact") == 0) {
 				ro.chunk = 0;
@@ -193,9 +182,7 @@ int main(int argc, char **argv)
 				ro.chunk = 1;
 				break;
 			}
-			errno = 0;
-			k = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || k < 1 || k > 1000000)
+			if (pmt_cli_parse_long(optarg, 1, 1000000, &k) < 0)
 				return usage_error("invalid --placement '%s': use compact, scatter or a "
 						   "chunk size from 1", optarg);
 			ro.chunk = (uint32_t)k;

@@ -183,16 +183,10 @@ static int compute(struct result *r, const struct pma_trace *traces, int ntraces
 
 	memset(r, 0, sizeof(*r));
 	r->t = t;
-	if (o->run_id >= 0) {
-		for (uint32_t i = 0; i < t->nruns; i++)
-			if (t->runs[i].run_id == (uint32_t)o->run_id)
-				run = &t->runs[i];
-		if (!run) {
-			snprintf(why, whysize, "'%s': no run %ld in the trace", t->path, o->run_id);
-			return -1;
-		}
-	} else {
-		run = pma_trace_baseline(t);
+	run = pma_trace_run(t, o->run_id);
+	if (!run && o->run_id >= 0) {
+		snprintf(why, whysize, "'%s': no run %ld in the trace", t->path, o->run_id);
+		return -1;
 	}
 	if (!run || run->st.intervals == 0) {
 		snprintf(why, whysize, "'%s': no samples to analyze", t->path);

@@ -406,11 +406,8 @@ int main(int argc, char **argv)
 			cpus_arg = optarg;
 			break;
 		case 't': {
-			char *end;
 			long v;
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 1000000) {
+			if (pmt_cli_parse_long(optarg, 1, 1000000, &v) < 0) {
 				pmt_cli_error("invalid thread count '%s': want 1 to 1000000", optarg);
 				ret = PMT_EXIT_USAGE;
 				goto out;
@@ -436,11 +433,8 @@ int main(int argc, char **argv)
 			sched_mode = c == OPT_SCHED;
 			break;
 		case OPT_SCHED_BUFFER: {
-			char *end;
 			long v;
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 4 || v > 4194304) {
+			if (pmt_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
 				pmt_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
 					      optarg);
 				ret = PMT_EXIT_USAGE;
@@ -686,7 +680,8 @@ bad_runs:
 			pmc_meta_source(meta, "sched_events", 0, "turned off with --no-sched");
 		} else {
 			char sched_why[512];
-			if (pmc_sched_open(&sched, sched_buffer_kb, sched_why, sizeof(sched_why)) < 0) {
+			if (pmc_sched_open(&sched, sched_buffer_kb, &online, sched_why,
+					   sizeof(sched_why)) < 0) {
 				char msg[600];
 				snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
 				warn_user(msg);

@@ -123,46 +123,6 @@ static int sweep_stale(const char *name, void *ctx)
 	return 0;
 }
 
-static int online_cpus(int **out)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	char line[4096];
-	int *v = NULL, n = 0, cap = 0;
-	char *p;
-
-	if (!f)
-		return -1;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	for (p = line; *p && *p != '\n';) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (end == p)
-			break;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-		}
-		for (long c = lo; c <= hi && c < 65535; c++) {
-			if (n == cap) {
-				int *nv = realloc(v, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -1;
-				}
-				v = nv;
-			}
-			v[n++] = (int)c;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	*out = v;
-	return n;
-}
-
 /* sched_wakeup only where sched_waking is missing: it repeats sched_waking's news (the wakee
  * becomes runnable) a moment later, and every event costs the program ~0.3-0.5 us of kernel time
  * here (make bench, section 7), so leaving it out makes tracing a third cheaper. */
@@ -236,12 +196,18 @@ int pmc_sched_watchdog(void)
 	return 0;
 }
 
-int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize)
+static void instance_error(char *why, size_t whysize, const char *name, int e)
+{
+	snprintf(why, whysize, "cannot create the tracefs instance '%s': %s%s", name, strerror(e),
+		 e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
+}
+
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
+		   char *why, size_t whysize)
 {
 	const char *tdir;
 	struct pmc_sched *s;
 	char name[64];
-	int *cpus = NULL, n;
 
 	*out = NULL;
 	/* called once: libtracefs 1.6 re-finds (and leaks) the directory when its cached copy does
@@ -262,9 +228,7 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t
 		char dir[PATH_MAX];
 		snprintf(dir, sizeof(dir), "%s/instances", tdir);
 		if (access(dir, W_OK) < 0) {
-			int e = errno;
-			snprintf(why, whysize, "cannot create the tracefs instance '%s': %s%s", name,
-				 strerror(e), e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
+			instance_error(why, whysize, name, errno);
 			free(s);
 			return -1;
 		}
@@ -273,9 +237,7 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t
 	errno = 0;
 	s->inst = tracefs_instance_create(name);
 	if (!s->inst) {
-		int e = errno ? errno : EACCES;
-		snprintf(why, whysize, "cannot create the tracefs instance '%s': %s%s", name, strerror(e),
-			 e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
+		instance_error(why, whysize, name, errno ? errno : EACCES);
 		goto fail;
 	}
 	{
@@ -357,26 +319,25 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t
 		snprintf(why, whysize, "cannot enable the tracefs option event-fork");
 		goto fail;
 	}
-	n = online_cpus(&cpus);
-	if (n <= 0) {
-		snprintf(why, whysize, "cannot read the online CPUs");
+	if (!online->n) {
+		snprintf(why, whysize, "no online CPUs");
 		goto fail;
 	}
 	s->page_bytes = getpagesize();
 	s->page = malloc((size_t)s->page_bytes);
-	s->cpus = calloc((size_t)n, sizeof(*s->cpus));
+	s->cpus = calloc(online->n, sizeof(*s->cpus));
 	s->batch = malloc(BATCH_MAX * sizeof(*s->batch));
 	if (!s->page || !s->cpus || !s->batch) {
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
 		goto fail;
 	}
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < online->n; i++) {
 		char file[64];
 		char *path;
 		struct cpubuf *c = &s->cpus[s->ncpus];
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpus[i]);
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/trace_pipe_raw", online->v[i]);
 		path = tracefs_instance_get_file(s->inst, file);
-		c->cpu = cpus[i];
+		c->cpu = (int)online->v[i];
 		c->fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
 		tracefs_put_tracing_file(path);
 		if (c->fd < 0) {
@@ -394,12 +355,10 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t
 		if (crash_nfds < (int)(sizeof(crash_fds) / sizeof(crash_fds[0])))
 			crash_fds[crash_nfds++] = c->fd;
 	}
-	free(cpus);
 	install_crash_handlers();
 	*out = s;
 	return 0;
 fail:
-	free(cpus);
 	pmc_sched_close(s);
 	return -1;
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "pmt.h"
+#include "pmt_cli.h"
 
 struct pmc_sched;
 
@@ -24,13 +25,15 @@ struct pmc_sched;
  * instances left by a pmcollect that was killed (name pmcollect-<pid> of a pid that is gone);
  * sets trace_clock "mono" (so event times are CLOCK_MONOTONIC like the /proc samples), a buffer
  * of buffer_kb KiB per CPU, the event-fork option (children of a followed pid are followed),
- * loads the sched event formats with libtraceevent and opens every online CPU's trace_pipe_raw.
+ * loads the sched event formats with libtraceevent and opens the trace_pipe_raw of every CPU in
+ * online (the caller's reading of /sys/devices/system/cpu/online).
  * Nothing is enabled yet. Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT of
  * pmcollect that remove the instance before the signal's default action.
  * Returns 0 and *out, or -1 with a one-line reason in why (tracefs not mounted, no permission to
  * create an instance, an event missing, ...). Source: Documentation/trace/ftrace.rst (instances,
  * set_event_pid, options/event-fork, trace_clock), libtracefs(3). */
-int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, char *why, size_t whysize);
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
+		   char *why, size_t whysize);
 
 /* Starts recording run run_id of the process pid (still waiting to exec): clears the buffer,
  * limits the instance to the program's CPUs (tracing_cpumask) and records everything on them

@@ -273,3 +273,16 @@ void pmt_intlist_free(struct pmt_intlist *l)
 	l->v = NULL;
 	l->n = 0;
 }
+
+int pmt_cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}

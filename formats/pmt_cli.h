@@ -37,6 +37,10 @@ int pmt_cli_usage_error(const char *usage, const char *fmt, ...)
  * bytes < 0x20, 0x7f, and invalid UTF-8 with '?'. Returns dst. */
 char *pmt_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen);
 
+/* Parses s as a whole decimal integer in [lo, hi] into *out. Returns 0, or -1 (not a number,
+ * trailing characters, out of range) leaving *out alone; the caller words the error. */
+int pmt_cli_parse_long(const char *s, long lo, long hi, long *out);
+
 /* A set of non-negative integers (CPUs or core counts) as a sorted, deduplicated array. */
 struct pmt_intlist {
 	uint32_t *v;

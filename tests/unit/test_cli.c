@@ -296,6 +296,25 @@ static void test_report_line(void **state)
 	assert_string_equal(pmt_cli_prog(), "pmanalyze");
 }
 
+/* Whole decimal numbers in range only; *out untouched on refusal. */
+static void test_parse_long(void **state)
+{
+	long v = 7;
+
+	(void)state;
+	assert_int_equal(pmt_cli_parse_long("4096", 4, 4194304, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(pmt_cli_parse_long("4", 4, 10, &v), 0);
+	assert_int_equal(v, 4);
+	v = 7;
+	assert_int_equal(pmt_cli_parse_long("3", 4, 10, &v), -1);
+	assert_int_equal(pmt_cli_parse_long("11", 4, 10, &v), -1);
+	assert_int_equal(pmt_cli_parse_long("", 0, 10, &v), -1);
+	assert_int_equal(pmt_cli_parse_long("5k", 0, 10, &v), -1);
+	assert_int_equal(pmt_cli_parse_long("99999999999999999999", 0, 10, &v), -1);
+	assert_int_equal(v, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_sanitize_invalid_utf8),
 		cmocka_unit_test(test_sanitize_bounds),
 		cmocka_unit_test(test_report_line),
+		cmocka_unit_test(test_parse_long),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
