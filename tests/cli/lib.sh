@@ -20,8 +20,27 @@ expect_err_line() {
 	lines=$(wc -l <"$T/err")
 	if [ "$lines" -eq 1 ] && grep -Eq "$2" "$T/err"; then ok "$1"; else not_ok "$1" "want one stderr line matching /$2/, got $lines lines:" "$(head -c 400 "$T/err")"; fi
 }
+# The machine's load, for the log of a failed timing or accuracy check: a failure on a busy
+# machine must be recognisable as such (issue 11). loadavg's fourth field is running/total tasks.
+machine_load() { echo "machine load: $(cut -d' ' -f1-4 /proc/loadavg) (1/5/15-min load average, running/total tasks; $(nproc) CPUs)"; }
 # near NAME GOT WANT RELTOL: |GOT-WANT| <= RELTOL*|WANT|
-near() { if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN{d=g-w; if(d<0)d=-d; a=w<0?-w:w; exit !(d<=t*a)}'; then ok "$1 ($2 vs $3)"; else not_ok "$1" "got $2, want $3 within $4"; fi; }
+near() { if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN{d=g-w; if(d<0)d=-d; a=w<0?-w:w; exit !(d<=t*a)}'; then ok "$1 ($2 vs $3)"; else not_ok "$1" "got $2, want $3 within $4" "$(machine_load)"; fi; }
+# Accuracy against ground truth is checked in the normal build. Under the sanitizers the same
+# workloads run for memory errors and undefined behaviour, and the tools' own ASan runtime (slower
+# sampling, an exit-time leak scan) is not what is measured: there a check is a sanity bound of at
+# least PMT_SANITY_TOL (the workloads themselves are never sanitized, so their truth is exact).
+# PMT_ACCURACY=strict (make check-accuracy) asks for the figures that need a quiet machine.
+case "$PMT_BIN" in *-address*|*-undefined*) PMT_SANITIZED=1 ;; *) PMT_SANITIZED=0 ;; esac
+PMT_SANITY_TOL=0.15
+PMT_ACCURACY=${PMT_ACCURACY:-check}
+# accuracy NAME GOT WANT RELTOL: near, or a sanity bound under the sanitizers
+accuracy() {
+	if [ "$PMT_SANITIZED" = 1 ] && awk -v t="$4" -v s="$PMT_SANITY_TOL" 'BEGIN{exit !(t < s)}'; then
+		near "$1 [sanitizer build: sanity bound]" "$2" "$3" "$PMT_SANITY_TOL"
+	else
+		near "$1" "$2" "$3" "$4"
+	fi
+}
 # json_get FILE PATH: the value at a dotted PATH in a JSON file (list elements by index:
 # traces.0.wall_s)
 json_get() { python3 -c 'import json,sys

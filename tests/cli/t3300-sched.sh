@@ -22,8 +22,16 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then
 	echo "# not root or no tracefs: exact-mode recording cannot be tested here"
 fi
 
+# inferred NAME.json: seconds of switch-ins the exact mode inferred (the kernel did not record
+# them, placed half way): its figures cannot be off by more than that beyond the tolerance
+inferred() { json_get "$1" parallelism.estimates.sched-exact.inferred_s; }
+# tol BASE GUESS_S T_S [K]: BASE + K*GUESS_S/T_S (K = 1; 2 for a ratio like A = U/T_cp)
+tol() { awk -v b="$1" -v g="$2" -v c="$3" -v k="${4:-1}" 'BEGIN{print b + k * g / c}'; }
+
 # 1. Short phases: 2 ms phases under a 50 ms sampling interval. The sampled estimators see each
 # interval's average and cannot tell the serial phases from the parallel ones; the events can.
+# The truth is what the threads measured (A_inf_measured: each step's longest CPU time, barrier
+# calls included, which for ~400 barriers of 20-40 us each is several % of the nominal burns).
 run_capture "$PMCOLLECT" -q --sched -i 50 --cpus 0 -o "$T/short.zst" -- "$W/phases" -t 4 -w 2 -r 60 mixed
 expect_status "short phases recorded with --sched" 0
 cp "$T/out" "$T/short.truth"
@@ -31,25 +39,22 @@ run_capture "$PMANALYZE" -q --format json "$T/short.zst"
 expect_status "short phases analyzed" 0
 cp "$T/out" "$T/short.json"
 check "short phases: exact mode by default" test "$(json_get "$T/short.json" parallelism.estimator)" = sched-exact
-# 3%: each of the ~400 barriers costs ~20-40 us of futex and switch time on the critical path,
-# which the truth (CPU-clock burns) leaves out
-near "short phases: sched-exact A(m,inf)" "$(json_get "$T/short.json" parallelism.A_inf)" \
-	"$(truth "$T/short.truth" A_inf_total)" 0.03
-near "short phases: sched-exact T_cp" "$(ms "$(json_get "$T/short.json" parallelism.T_cp_s)")" \
-	"$(truth "$T/short.truth" T_cp_total_ms)" 0.03
+T_cp_s=$(json_get "$T/short.json" parallelism.T_cp_s); g=$(inferred "$T/short.json")
+accuracy "short phases: sched-exact A(m,inf)" "$(json_get "$T/short.json" parallelism.A_inf)" \
+	"$(truth "$T/short.truth" A_inf_measured)" "$(tol 0.03 "$g" "$T_cp_s" 2)"
+accuracy "short phases: sched-exact T_cp" "$(ms "$T_cp_s")" \
+	"$(truth "$T/short.truth" T_cp_measured_ms)" "$(tol 0.03 "$g" "$T_cp_s")"
 # the sampled estimate must be far off here, or this test shows nothing
 A_run=$(json_get "$T/short.json" parallelism.estimates.runnable.A_inf)
 check "short phases: the 50 ms sampled estimate is > 10% off ($A_run)" awk -v a="$A_run" \
-	-v t="$(truth "$T/short.truth" A_inf_total)" 'BEGIN{d=(a-t)/t; if(d<0)d=-d; exit !(d>0.10)}'
+	-v t="$(truth "$T/short.truth" A_inf_measured)" 'BEGIN{d=(a-t)/t; if(d<0)d=-d; exit !(d>0.10)}'
 check "short phases: no tracefs instance left" test "$(leftover)" -eq 0
 
 # 2. A pipeline: stage i works on item j only after stage i-1 finished it. Streaming: T_cp =
 # (items + K - 1) w; strict (-s, one item in flight): every burn on one chain, T_cp = work, and the
 # replay on any number of cores must stay at the work (a replay that ignored the order would not).
-# Under a sanitizer build the program's exit-time leak scan (after main, so not in serial_ms) is
-# on its critical path too, ~20 ms here: the truth is then only known to 10%.
-tol=0.02
-case "$PMT_BIN" in *-address*) tol=0.10 ;; esac
+# The truth is the dependency chain over the CPU time each stage measured per item (queue calls
+# included), with the main thread's serial start-up and tear-down.
 for mode in stream strict; do
 	flag=; [ "$mode" = strict ] && flag=-s
 	run_capture "$PMCOLLECT" -q -f --sched --cpus 0 -o "$T/p.zst" -- "$W/pipeline" -t 4 -w 5 -n 40 $flag
@@ -58,18 +63,21 @@ for mode in stream strict; do
 	run_capture "$PMANALYZE" -q --format json --cores 1,2,3,4,8 "$T/p.zst"
 	expect_status "pipeline $mode analyzed" 0
 	cp "$T/out" "$T/p.json"
-	# with the main thread's measured serial start-up (the sanitizers' own is ~20 ms)
-	work=$(truth "$T/p.truth" work_total_ms); tcp=$(truth "$T/p.truth" T_cp_total_ms)
-	near "pipeline $mode: T_cp" "$(ms "$(json_get "$T/p.json" parallelism.T_cp_s)")" "$tcp" $tol
-	near "pipeline $mode: T(1) = work" "$(ms "$(json_get "$T/p.json" predictions.0.T_s)")" "$work" $tol
-	near "pipeline $mode: T(4) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.3.T_s)")" "$tcp" $tol
-	near "pipeline $mode: T(8) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.4.T_s)")" "$tcp" $tol
-	# any greedy schedule: max(U/n, T_cp) <= T(n) <= U/n + T_cp (Brent)
+	work=$(truth "$T/p.truth" work_measured_ms); tcp=$(truth "$T/p.truth" T_cp_measured_ms)
+	T_cp_s=$(json_get "$T/p.json" parallelism.T_cp_s); g=$(inferred "$T/p.json")
+	t=$(tol 0.02 "$g" "$T_cp_s")
+	accuracy "pipeline $mode: T_cp" "$(ms "$T_cp_s")" "$tcp" "$t"
+	accuracy "pipeline $mode: T(1) = work" "$(ms "$(json_get "$T/p.json" predictions.0.T_s)")" "$work" "$t"
+	accuracy "pipeline $mode: T(4) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.3.T_s)")" "$tcp" "$t"
+	accuracy "pipeline $mode: T(8) = T_cp" "$(ms "$(json_get "$T/p.json" predictions.4.T_s)")" "$tcp" "$t"
+	# any greedy schedule: max(U/n, T_cp) <= T(n) <= U/n + T_cp (Brent), a law of the replay,
+	# checked against its own U = T(1) and T_cp
+	u=$(ms "$(json_get "$T/p.json" predictions.0.T_s)"); c=$(ms "$T_cp_s")
 	for i in 1 2; do
 		n=$((i + 1))
 		got=$(ms "$(json_get "$T/p.json" predictions.$i.T_s)")
-		check "pipeline $mode: T($n) = $got ms within Brent's bounds" awk -v g="$got" -v u="$work" \
-			-v c="$tcp" -v n="$n" 'BEGIN{lo=u/n; if(c>lo)lo=c; exit !(g>=lo*0.98 && g<=(u/n+c)*1.02)}'
+		check "pipeline $mode: T($n) = $got ms within Brent's bounds" awk -v g="$got" -v u="$u" \
+			-v c="$c" -v n="$n" 'BEGIN{lo=u/n; if(c>lo)lo=c; exit !(g>=lo*0.999 && g<=(u/n+c)*1.001)}'
 	done
 done
 
@@ -145,12 +153,15 @@ fi
 # 7. A collector killed with SIGKILL: its watchdog removes the instance; and an instance left by
 # a pmcollect that had no watchdog (made here by hand, for a pid that is gone) is removed by the
 # next pmcollect.
-"$PMCOLLECT" -q --sched -o "$T/k.zst" -- sleep 5 >/dev/null 2>&1 &
+"$PMCOLLECT" -q --sched -o "$T/k.zst" -- sleep 60 >/dev/null 2>&1 &
 pid=$!
-i=0; while [ $i -lt 100 ] && [ ! -d "/sys/kernel/tracing/instances/pmcollect-$pid" ]; do sleep 0.05; i=$((i + 1)); done
+# waits are hang guards, not time limits: generous, so a busy machine does not fail them
+i=0; while [ $i -lt 400 ] && [ ! -d "/sys/kernel/tracing/instances/pmcollect-$pid" ]; do sleep 0.05; i=$((i + 1)); done
 check "SIGKILLed collector: its instance existed" test -d "/sys/kernel/tracing/instances/pmcollect-$pid"
+child=$(pgrep -P "$pid" sleep)
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
-i=0; while [ $i -lt 40 ] && [ -d "/sys/kernel/tracing/instances/pmcollect-$pid" ]; do sleep 0.05; i=$((i + 1)); done
+[ -n "$child" ] && kill "$child" 2>/dev/null # the traced sleep outlives a SIGKILLed collector
+i=0; while [ $i -lt 400 ] && [ -d "/sys/kernel/tracing/instances/pmcollect-$pid" ]; do sleep 0.05; i=$((i + 1)); done
 check "SIGKILLed collector: the watchdog removed its instance" test ! -d "/sys/kernel/tracing/instances/pmcollect-$pid"
 dead=$(sh -c 'echo $$')
 while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done

@@ -2,8 +2,8 @@
 /* test_corrupt.c: a real sample trace, damaged every way the issue lists (every truncation length,
  * random byte flips, chunk swaps, duplications, drops, garbage between chunks), read in-process by
  * pmanalyze's own loader and report: each case either analyzes with a damage warning (or gives
- * the undamaged report byte for byte), or fails with a one-line reason; never a crash, never more
- * than 10 s. Rows for docs/faults.md go to $PMT_FAULTS_TSV when it is set. */
+ * the undamaged report byte for byte), or fails with a one-line reason; never a crash or a hang
+ * (each case's CPU time is reported; speed is make bench's). Rows for docs/faults.md go to $PMT_FAULTS_TSV when it is set. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +23,6 @@
 #include "pmt.h"
 #include "report.h"
 
-#define CASE_LIMIT_S 10.0   /* the issue's bound for one damaged trace */
 #define CASE_ALARM_S 60     /* a hung case kills the test instead of the CI job */
 #define FLIPS 1000
 #define SWAPS 200
@@ -46,12 +45,12 @@ struct outcome {
 	int damage_warned;  /* a truncated/salvaged/missing-chunks/incomplete warning */
 	char why[512];
 	char *report;       /* JSON report text (malloc'd) when both succeeded */
-	double seconds;
+	double seconds;     /* CPU time of the load and report (information; no test limit) */
 };
 
 /* Counts of what happened to the cases of one kind, for the assertions and the faults table. */
 struct tally {
-	unsigned long cases, errors, warned, identical, silent_changes, multi_line, slow;
+	unsigned long cases, errors, warned, identical, silent_changes, multi_line;
 	double max_s;
 };
 
@@ -63,10 +62,13 @@ static struct sample small = { "pipeline-4t-cpu0-sched", NULL, 0, base_small };
 static struct sample big = { "xz-T2-cpus01", NULL, 0, base_big };
 static uint64_t rng_state;
 
-static double now_s(void)
+/* The process's CPU time, not wall time: what a case costs does not depend on what else the
+ * machine runs. No test limits it (issue 11: speed belongs in make bench); the slowest case is
+ * reported, and alarm() only turns a hang into a failure. */
+static double cpu_s(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -106,7 +108,7 @@ static void analyze(const uint8_t *buf, size_t n, unsigned flags, struct outcome
 	assert_int_equal(ftruncate(mem_fd, 0), 0);
 	assert_int_equal(pwrite(mem_fd, buf, n, 0), (ssize_t)n);
 	alarm(CASE_ALARM_S);
-	t0 = now_s();
+	t0 = cpu_s();
 	o->load_rc = pma_trace_load(&t, mem_path, flags, o->why, sizeof(o->why));
 	if (o->load_rc == 0) {
 		size_t len = 0;
@@ -118,7 +120,7 @@ static void analyze(const uint8_t *buf, size_t n, unsigned flags, struct outcome
 		assert_int_equal(fclose(f), 0);
 	}
 	pma_trace_free(&t);
-	o->seconds = now_s() - t0;
+	o->seconds = cpu_s() - t0;
 	alarm(0);
 }
 
@@ -130,10 +132,6 @@ static void judge(struct tally *tl, const struct outcome *o, const struct outcom
 	tl->cases++;
 	if (o->seconds > tl->max_s)
 		tl->max_s = o->seconds;
-	if (o->seconds > CASE_LIMIT_S) {
-		tl->slow++;
-		print_error("# %s: took %.1f s\n", what, o->seconds);
-	}
 	if (o->load_rc < 0 || o->report_rc < 0) {
 		tl->errors++;
 		if (o->why[0] == '\0' || strchr(o->why, '\n')) {
@@ -153,7 +151,6 @@ static void judge(struct tally *tl, const struct outcome *o, const struct outcom
 
 static void tally_check(const struct tally *tl)
 {
-	assert_int_equal(tl->slow, 0);
 	assert_int_equal(tl->multi_line, 0);
 	assert_int_equal(tl->silent_changes, 0);
 	assert_int_equal(tl->errors + tl->warned + tl->identical, tl->cases);
@@ -181,9 +178,9 @@ static void faults_line(const char *what, const char *expected, int pass, const 
 
 static void faults_row(const char *what, const char *expected, const struct tally *tl)
 {
-	faults_line(what, expected, !(tl->slow || tl->multi_line || tl->silent_changes),
+	faults_line(what, expected, !(tl->multi_line || tl->silent_changes),
 		    "%lu cases: %lu exit 1 with a one-line error, %lu analyzed with a damage warning, "
-		    "%lu same report as undamaged; slowest %.3f s", tl->cases, tl->errors, tl->warned,
+		    "%lu same report as undamaged; slowest %.3f s of CPU", tl->cases, tl->errors, tl->warned,
 		    tl->identical, tl->max_s);
 }
 
@@ -484,51 +481,70 @@ static void test_garbage_between_chunks(void **state)
 	free(off);
 }
 
-/* A trace whose samples list 100,000 threads each (the limit is 1,000,000): pmanalyze's default
- * report predicts for 1 .. m cores over m concurrency levels, which must stay linear in m (it was
- * quadratic: 40,000 threads took 3 s, 1,000,000 more than two minutes). */
-static void test_many_threads_fast(void **state)
+/* Writes a trace of 3 samples, each listing n threads (all runnable), into mem_fd and analyzes
+ * it with the default report (o->seconds: its CPU time). */
+static void analyze_many_threads(uint32_t n, struct outcome *o)
 {
-	enum { N = 100000, SAMPLES = 3 };
-	struct pmt_thread_sample *ts = calloc(N, sizeof(*ts));
+	enum { SAMPLES = 3 };
+	struct pmt_thread_sample *ts = calloc(n, sizeof(*ts));
 	struct pmt_writer *w = NULL;
-	struct outcome o;
 	uint8_t *buf;
-	off_t n;
+	off_t len;
 
-	(void)state;
 	assert_non_null(ts);
 	assert_int_equal(ftruncate(mem_fd, 0), 0);
 	assert_int_equal(lseek(mem_fd, 0, SEEK_SET), 0);
 	assert_int_equal(pmt_writer_open(&w, mem_fd, "{\"cpus\":\"0\",\"interval_ms\":10}", NULL), 0);
 	assert_int_equal(pmt_writer_json(w, PMT_REC_RUN_BEGIN, 0, 1000000000u, "{\"cpus\":\"0\"}"), 0);
 	for (uint32_t k = 0; k < SAMPLES; k++) {
-		for (uint32_t i = 0; i < N; i++)
+		for (uint32_t i = 0; i < n; i++)
 			ts[i] = (struct pmt_thread_sample){ .tid = 1000 + i, .tgid = 1000,
 							    .run_ns = k * 10000u, .wait_ns = k * 100u,
 							    .state = 'R', .flags = PMT_TS_SCHEDSTAT_OK };
-		struct pmt_sample s = { 0, 1000000000u + k * 10000000ull, 1000, N, ts };
+		struct pmt_sample s = { 0, 1000000000u + k * 10000000ull, 1000, n, ts };
 		assert_int_equal(pmt_writer_sample(w, &s), 0);
 	}
 	assert_int_equal(pmt_writer_json(w, PMT_REC_RUN_END, 0, 1030000000u, "{}"), 0);
 	assert_int_equal(pmt_writer_close(w), 0);
-	n = lseek(mem_fd, 0, SEEK_END);
-	buf = malloc((size_t)n);
+	len = lseek(mem_fd, 0, SEEK_END);
+	buf = malloc((size_t)len);
 	assert_non_null(buf);
-	assert_int_equal(pread(mem_fd, buf, (size_t)n, 0), n);
-	analyze(buf, (size_t)n, 0, &o);
-	print_message("# 100,000 threads per sample: load %d, report %d, %.3f s %s\n", o.load_rc,
-		      o.report_rc, o.seconds, o.report_rc ? o.why : "");
-	faults_line("trace of 3 samples listing 100,000 threads each (default report: 1 .. m cores)",
-		    "analyzed in well under 10 s (limit here 2 s)",
-		    o.load_rc == 0 && o.report_rc == 0 && o.seconds < 2.0,
-		    "load %d, report %d, %.3f s", o.load_rc, o.report_rc, o.seconds);
-	assert_int_equal(o.load_rc, 0);
-	assert_int_equal(o.report_rc, 0);
-	assert_true(o.seconds < 2.0);
-	outcome_free(&o);
+	assert_int_equal(pread(mem_fd, buf, (size_t)len, 0), len);
+	analyze(buf, (size_t)len, 0, o);
 	free(buf);
 	free(ts);
+}
+
+/* A trace whose samples list 100,000 threads each (the limit is 1,000,000): pmanalyze's default
+ * report predicts for 1 .. m cores over m concurrency levels, which must stay linear in m (it was
+ * quadratic: 40,000 threads took 3 s, 1,000,000 more than two minutes). An algorithmic bound that
+ * does not depend on the machine's speed or load (issue 11): the CPU time for 4x the threads is
+ * under 10x, where linear work gives about 4x and quadratic 16x. */
+static void test_many_threads_linear(void **state)
+{
+	enum { N = 100000 };
+	struct outcome small_o, big_o;
+	double ratio;
+
+	(void)state;
+	analyze_many_threads(N / 4, &small_o);
+	analyze_many_threads(N, &big_o);
+	ratio = small_o.seconds > 0 ? big_o.seconds / small_o.seconds : 0;
+	print_message("# threads per sample 25,000 / 100,000: %.3f / %.3f s of CPU, ratio %.2f\n",
+		      small_o.seconds, big_o.seconds, ratio);
+	faults_line("trace of 3 samples listing 100,000 threads each (default report: 1 .. m cores)",
+		    "analyzed; CPU time linear in the threads (4x the threads: under 10x the time)",
+		    big_o.load_rc == 0 && big_o.report_rc == 0 && ratio < 10.0,
+		    "load %d, report %d, %.3f s of CPU, %.2fx the time of 25,000 threads", big_o.load_rc,
+		    big_o.report_rc, big_o.seconds, ratio);
+	assert_int_equal(small_o.load_rc, 0);
+	assert_int_equal(small_o.report_rc, 0);
+	assert_int_equal(big_o.load_rc, 0);
+	assert_int_equal(big_o.report_rc, 0);
+	assert_true(small_o.seconds > 0);
+	assert_true(ratio < 10.0);
+	outcome_free(&small_o);
+	outcome_free(&big_o);
 }
 
 int main(void)
@@ -542,7 +558,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_duplications),
 		cmocka_unit_test(test_chunk_drops),
 		cmocka_unit_test(test_garbage_between_chunks),
-		cmocka_unit_test(test_many_threads_fast),
+		cmocka_unit_test(test_many_threads_linear),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -29,77 +29,15 @@
 #include <unistd.h>
 
 #define PROG "forker"
+#include "workload.h"
 #define MAX_CHILDREN 256
 #define MAX_THREADS 256
-
-/* Between two clock reads: long enough that the syscall costs ~1-2%, short enough that the
- * overshoot at the end of a burn is a few microseconds. */
-#define BURN_CHECK_NS 20000
 
 static int n_children = 2;
 static int n_threads = 2;
 static double work_ms = 100.0;
 static int verbose;
 static pthread_barrier_t start_barrier; /* per child: its threads wait here for the gate */
-
-/* Own CPU time of the calling thread in ns; not wall time, so preemption does not count. */
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Spin on register-resident arithmetic for n iterations; the asm keeps the compiler from
- * folding the loop away while touching no memory (so no cache or bandwidth contention). */
-static uint64_t spin(uint64_t x, uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
-
-/*
- * burn_ms() - consume exactly @ms milliseconds of the calling thread's CPU time.
- *
- * The chunk size is recalibrated from each chunk's own CPU cost, so a check happens about
- * every BURN_CHECK_NS of work whatever the CPU speed, and the last chunk is shrunk to the
- * time left so the overshoot is about one clock_gettime() call.
- */
-static void burn_ms(double ms)
-{
-	static __thread uint64_t iters_per_check = 256; /* warms up on the first chunks */
-	int64_t budget_ns = llround(ms * 1e6);
-	int64_t start_ns, now_ns, left_ns;
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
-
-	if (budget_ns <= 0)
-		return;
-	start_ns = now_ns = thread_cpu_ns();
-	while ((left_ns = start_ns + budget_ns - now_ns) > 0) {
-		uint64_t n = iters_per_check;
-		int full = left_ns >= BURN_CHECK_NS;
-		int64_t t_ns, used_ns;
-
-		if (!full)
-			n = n * (uint64_t)left_ns / BURN_CHECK_NS + 1;
-		x = spin(x, n);
-		t_ns = thread_cpu_ns();
-		used_ns = t_ns - now_ns;
-		if (full && used_ns > 0) {
-			uint64_t next = n * BURN_CHECK_NS / (uint64_t)used_ns;
-
-			iters_per_check = next < 16 ? 16 : next > (1u << 26) ? (1u << 26) : next;
-		}
-		now_ns = t_ns;
-	}
-	__asm__ volatile("" : : "r"(x));
-}
 
 static void *child_thread_main(void *arg)
 {
@@ -159,39 +97,6 @@ static void usage(FILE *f)
 		   "  -t, --threads=T       threads per child, child main included [default: 2]\n"
 		   "  -w, --work=MS         CPU milliseconds each thread burns once [default: 100]\n"
 		   "  -v, --verbose         per-child CPU times on stderr\n");
-}
-
-static int usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, PROG ": error: %s '%s'\n", what, arg);
-	usage(stderr);
-	return 2;
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-static int parse_ms(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int main(int argc, char **argv)

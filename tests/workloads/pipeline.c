@@ -31,11 +31,8 @@
 #include <time.h>
 
 #define PROG "pipeline"
+#include "workload.h"
 #define MAX_STAGES 1024
-
-/* Between two clock reads: long enough that the syscall costs ~1-2%, short enough that the
- * overshoot at the end of a burn is a few microseconds. */
-#define BURN_CHECK_NS 20000
 
 /* An unbounded queue of anonymous items: only how many are waiting matters. */
 struct queue {
@@ -47,6 +44,7 @@ struct queue {
 struct stage {
 	pthread_t tid;
 	int id;
+	int64_t *item_ns;    /* measured CPU time per item: taking it, the burn, handing it on */
 	double loop_cpu_ms;  /* CPU time spent in the item loop: burns plus queue calls (-v) */
 	double total_cpu_ms; /* the thread's whole CPU time; for main it includes exec and startup */
 };
@@ -56,65 +54,7 @@ static long n_items = 10;
 static double work_ms = 20.0;
 static int strict;
 static struct queue *inbox; /* inbox[i] feeds stage i; inbox[0] is used only in strict mode */
-
-/* Own CPU time of the calling thread in ns; not wall time, so preemption does not count. */
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Spin on register-resident arithmetic for n iterations; the asm keeps the compiler from
- * folding the loop away while touching no memory (so no cache or bandwidth contention). */
-static uint64_t spin(uint64_t x, uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
-
-/*
- * burn_ms() - consume exactly @ms milliseconds of the calling thread's CPU time.
- *
- * The chunk size is recalibrated from each chunk's own CPU cost, so a check happens about
- * every BURN_CHECK_NS of work whatever the CPU speed, and the last chunk is shrunk to the
- * time left so the overshoot is about one clock_gettime() call.
- */
-static void burn_ms(double ms)
-{
-	static __thread uint64_t iters_per_check = 256; /* warms up on the first chunks */
-	int64_t budget_ns = llround(ms * 1e6);
-	int64_t start_ns, now_ns, left_ns;
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
-
-	if (budget_ns <= 0)
-		return;
-	start_ns = now_ns = thread_cpu_ns();
-	while ((left_ns = start_ns + budget_ns - now_ns) > 0) {
-		uint64_t n = iters_per_check;
-		int full = left_ns >= BURN_CHECK_NS;
-		int64_t t_ns, used_ns;
-
-		if (!full)
-			n = n * (uint64_t)left_ns / BURN_CHECK_NS + 1;
-		x = spin(x, n);
-		t_ns = thread_cpu_ns();
-		used_ns = t_ns - now_ns;
-		if (full && used_ns > 0) {
-			uint64_t next = n * BURN_CHECK_NS / (uint64_t)used_ns;
-
-			iters_per_check = next < 16 ? 16 : next > (1u << 26) ? (1u << 26) : next;
-		}
-		now_ns = t_ns;
-	}
-	__asm__ volatile("" : : "r"(x));
-}
+static struct stage *stages;
 
 static void queue_init(struct queue *q)
 {
@@ -151,9 +91,11 @@ static void *stage_main(void *arg)
 {
 	struct stage *st = arg;
 	int last = st->id == n_stages - 1;
-	int64_t start_ns = thread_cpu_ns();
+	int64_t start_ns = thread_cpu_ns(), prev_ns = start_ns;
 
 	for (long item = 0; item < n_items; item++) {
+		int64_t now_ns;
+
 		/* Stage 0 makes items; in strict mode it first waits for the previous one to come back. */
 		if (st->id > 0 || (strict && item > 0))
 			queue_take(&inbox[st->id]);
@@ -162,10 +104,46 @@ static void *stage_main(void *arg)
 			queue_put(&inbox[st->id + 1]);
 		else if (strict)
 			queue_put(&inbox[0]);
+		now_ns = thread_cpu_ns();
+		st->item_ns[item] = now_ns - prev_ns;
+		prev_ns = now_ns;
 	}
 	st->total_cpu_ms = (double)thread_cpu_ns() / 1e6;
 	st->loop_cpu_ms = st->total_cpu_ms - (double)start_ns / 1e6;
 	return NULL;
+}
+
+/*
+ * The truth from the CPU time each stage measured per item (the burn plus its queue calls and
+ * wake-up), not the nominal MS: on infinite cores item i leaves stage s at
+ *   finish(s, i) = max(finish(s-1, i), finish(s, i-1)) + item_ns[s][i],
+ * and in strict mode item i enters stage 0 only after item i-1 left stage K-1. T_cp is the last
+ * finish plus the serial start-up and tear-down; work is every item's CPU plus the same.
+ */
+static void measured_truth(double serial_ms, double *work_ms_out, double *T_cp_ms_out)
+{
+	double *finish = calloc((size_t)n_stages, sizeof(*finish)); /* finish(s, i-1), in ns */
+	double work_ns = 0.0, last_ns = 0.0;
+
+	if (!finish) {
+		*work_ms_out = *T_cp_ms_out = NAN;
+		return;
+	}
+	for (long i = 0; i < n_items; i++) {
+		double ready_ns = strict ? last_ns : 0.0; /* strict: after item i-1 left the chain */
+
+		for (int s = 0; s < n_stages; s++) {
+			double start_ns = finish[s] > ready_ns ? finish[s] : ready_ns;
+
+			finish[s] = start_ns + (double)stages[s].item_ns[i];
+			work_ns += (double)stages[s].item_ns[i];
+			ready_ns = finish[s];
+		}
+		last_ns = ready_ns;
+	}
+	*work_ms_out = work_ns / 1e6 + serial_ms;
+	*T_cp_ms_out = last_ns / 1e6 + serial_ms;
+	free(finish);
 }
 
 static void usage(FILE *f)
@@ -176,13 +154,6 @@ static void usage(FILE *f)
 		   "  -n, --items=N         items sent through the chain [default: 10]\n"
 		   "  -s, --strict          one item in the chain at a time (a pure dependency chain)\n"
 		   "  -v, --verbose         per-thread CPU times on stderr\n");
-}
-
-static int usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, PROG ": error: %s '%s'\n", what, arg);
-	usage(stderr);
-	return 2;
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -198,19 +169,6 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-static int parse_ms(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -219,8 +177,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },	    { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct stage *stages;
-	double work_total_ms, T_cp_ms, serial_ms;
+	double work_total_ms, T_cp_ms, serial_ms, work_measured_ms, T_cp_measured_ms;
 	int verbose = 0, c;
 	long v;
 
@@ -270,6 +227,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n_stages; i++) {
 		stages[i].id = i;
+		stages[i].item_ns = calloc((size_t)n_items, sizeof(*stages[i].item_ns));
+		if (!stages[i].item_ns) {
+			fprintf(stderr, PROG ": error: out of memory\n");
+			return 1;
+		}
 		queue_init(&inbox[i]);
 	}
 	for (int i = 1; i < n_stages; i++) {
@@ -288,6 +250,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < n_stages; i++)
 		pthread_join(stages[i].tid, NULL);
 	serial_ms += (double)thread_cpu_ns() / 1e6 - stages[0].total_cpu_ms;
+	measured_truth(serial_ms, &work_measured_ms, &T_cp_measured_ms);
 
 	if (verbose) {
 		struct rusage ru;
@@ -310,10 +273,14 @@ int main(int argc, char **argv)
 	/* the truth with that serial time added to work and critical path (see phases.c) */
 	printf(",\"serial_ms\":%.3f,\"work_total_ms\":%.3f,\"T_cp_total_ms\":%.3f", serial_ms,
 	       work_total_ms + serial_ms, T_cp_ms + serial_ms);
+	printf(",\"work_measured_ms\":%.3f,\"T_cp_measured_ms\":%.3f", work_measured_ms,
+	       T_cp_measured_ms);
 	printf(",\"program\":\"" PROG "\",\"items\":%ld,\"threads_peak\":%d}\n", n_items, n_stages);
 	for (int i = 0; i < n_stages; i++)
 		queue_destroy(&inbox[i]);
 	free(inbox);
+	for (int i = 0; i < n_stages; i++)
+		free(stages[i].item_ns);
 	free(stages);
 	return fflush(stdout) == EOF ? 1 : 0;
 }
