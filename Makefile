@@ -20,7 +20,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iformats $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iformats -Icommon $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
 
 # Build products go to build/ (or build-<sanitizer>/) and bin/.
@@ -29,9 +29,11 @@ B := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 BIN := $(if $(SANITIZE),$(B)/bin,bin)
 
 FORMATS_SRC := $(wildcard formats/*.c)
+COMMON_SRC := $(wildcard common/*.c)
 COLLECTOR_SRC := $(filter-out collector/main.c,$(wildcard collector/*.c))
 ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
 FORMATS_OBJ := $(FORMATS_SRC:%.c=$(B)/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
 COLLECTOR_OBJ := $(COLLECTOR_SRC:%.c=$(B)/%.o)
 ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(B)/%.o)
 
@@ -46,20 +48,20 @@ all: $(BIN)/pmcollect $(BIN)/pmanalyze
 deps:
 	@sh .ci/deps.sh
 
-$(B)/%.o: %.c $(wildcard formats/*.h collector/*.h analyzer/*.h)
+$(B)/%.o: %.c $(wildcard formats/*.h common/*.h collector/*.h analyzer/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BIN)/pmcollect: $(B)/collector/main.o $(COLLECTOR_OBJ) $(FORMATS_OBJ)
+$(BIN)/pmcollect: $(B)/collector/main.o $(COLLECTOR_OBJ) $(FORMATS_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BIN)/pmanalyze: $(B)/analyzer/main.o $(ANALYZER_OBJ) $(FORMATS_OBJ)
+$(BIN)/pmanalyze: $(B)/analyzer/main.o $(ANALYZER_OBJ) $(FORMATS_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Unit tests link every module of the tools except the two main files (cmocka harness).
-$(B)/tests/%: tests/unit/%.c $(FORMATS_OBJ) $(COLLECTOR_OBJ) $(ANALYZER_OBJ)
+$(B)/tests/%: tests/unit/%.c $(FORMATS_OBJ) $(COMMON_OBJ) $(COLLECTOR_OBJ) $(ANALYZER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -o $@ $^ $(LDLIBS_ALL) -lcmocka
 
@@ -73,7 +75,7 @@ $(B)/workloads/%: tests/workloads/%.c
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
-$(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FORMATS_OBJ) $(ANALYZER_OBJ)
+$(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FORMATS_OBJ) $(COMMON_OBJ) $(ANALYZER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $^ $(LDLIBS_ALL)
 
@@ -85,10 +87,10 @@ tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(PKG_CFLAGS) -Iformats -Ianalyzer
-build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FORMATS_SRC) $(ANALYZER_SRC) $(wildcard formats/*.h analyzer/*.h)
+	-fno-sanitize-recover=all $(PKG_CFLAGS) -Iformats -Icommon -Ianalyzer
+build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FORMATS_SRC) $(COMMON_SRC) $(ANALYZER_SRC) $(wildcard formats/*.h common/*.h analyzer/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FORMATS_SRC) $(ANALYZER_SRC) $(LDLIBS_ALL)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FORMATS_SRC) $(COMMON_SRC) $(ANALYZER_SRC) $(LDLIBS_ALL)
 
 fuzz: deps $(FUZZ_NAMES:%=build-fuzz/fuzz-%)
 	@for t in $(FUZZ_NAMES); do \
