@@ -911,7 +911,7 @@ static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 		return PMT_E_CORRUPT;
 	n = get_le32(b + 12);
 	if (n > PMT_MAX_SCHED_EVENTS)
-		return PMT_E_LIMIT;
+		return limit_error("SCHED n", n, PMT_MAX_SCHED_EVENTS);
 	if ((uint64_t)n * SCHED_ENTRY_BYTES > len - SCHED_FIXED_BYTES)
 		return PMT_E_CORRUPT;
 	if (reserve_entries((void **)&r->ev, &r->ev_cap, n, sizeof(*r->ev), PMT_MAX_SCHED_EVENTS) < 0)

@@ -1310,6 +1310,12 @@ static void test_count_fields_over_limit(void **state)
 	le32(b + 12, 3);
 	assert_int_equal(read_one_record(PMT_REC_COUNTERS, b, 16 + 2 * 8, 0, &o), PMT_E_CORRUPT);
 	readout_free(&o);
+	/* SCHED n names its own field, not the previous limit error's (the detail used to go stale) */
+	memset(b, 0, sizeof(b));
+	le32(b + 12, PMT_MAX_SCHED_EVENTS + 1);
+	assert_int_equal(read_one_record(PMT_REC_SCHED, b, 16, 0, &o), PMT_E_LIMIT);
+	readout_free(&o);
+	assert_string_equal(pmt_limit_detail(), "SCHED n 1000001 > 1000000");
 }
 
 static void test_body_shorter_than_fixed_part(void **state)
