@@ -7,7 +7,7 @@ mandir ?= $(prefix)/share/man
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libzstd libcjson hwloc numa zlib papi libtracefs libtraceevent
+AR ?= ar
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wundef \
 	-Wvla -Wwrite-strings -Wcast-qual -Wpointer-arith
 ifeq ($(CI),true)
@@ -17,11 +17,32 @@ SANITIZE ?=
 ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+# Libraries of each layer, as pkg-config-name:debian-package (.ci/deps.sh installs the packages).
+# Each layer compiles with its own headers only and each tool links its own list.
+FORMATS_PKGS := libzstd:libzstd-dev zlib:zlib1g-dev
+COLLECTOR_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev numa:libnuma-dev papi:libpapi-dev \
+	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev
+ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev
+TEST_PKGS := cmocka:libcmocka-dev
+pc = $(sort $(foreach p,$(1),$(firstword $(subst :, ,$(p)))))
+# := so pkg-config runs once per make, not once per compile; empty when a package is missing, and
+# then the pkgcheck target stops the build with the package names before anything compiles.
+FORMATS_CFLAGS := $(shell pkg-config --cflags $(call pc,$(FORMATS_PKGS)) 2>/dev/null)
+COLLECTOR_CFLAGS := $(shell pkg-config --cflags $(call pc,$(COLLECTOR_PKGS) $(FORMATS_PKGS)) 2>/dev/null)
+ANALYZER_CFLAGS := $(shell pkg-config --cflags $(call pc,$(ANALYZER_PKGS) $(FORMATS_PKGS)) 2>/dev/null)
+ALL_PKG_CFLAGS := $(shell pkg-config --cflags $(call pc,$(COLLECTOR_PKGS) $(ANALYZER_PKGS) $(FORMATS_PKGS)) 2>/dev/null)
+PMCOLLECT_LIBS := $(shell pkg-config --libs $(call pc,$(COLLECTOR_PKGS) $(FORMATS_PKGS)) 2>/dev/null) -lm
+PMANALYZE_LIBS := $(shell pkg-config --libs $(call pc,$(ANALYZER_PKGS) $(FORMATS_PKGS)) 2>/dev/null) -lm
+TEST_LIBS := $(shell pkg-config --libs $(call pc,$(COLLECTOR_PKGS) $(ANALYZER_PKGS) $(FORMATS_PKGS) $(TEST_PKGS)) 2>/dev/null) -lm -lpthread
+
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -Iformats $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) -Iformats -Icommon
+# -MMD -MP: each object records the headers it included (build/.../x.d), so a header change
+# rebuilds exactly its users.
+DEPFLAGS = -MMD -MP
+LAYER_CFLAGS = $(ALL_PKG_CFLAGS)
+ALL_CFLAGS = $(BASE_CFLAGS) $(LAYER_CFLAGS) $(CFLAGS)
 
 # Build products go to build/ (or build-<sanitizer>/) and bin/.
 comma := ,
@@ -29,56 +50,85 @@ B := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 BIN := $(if $(SANITIZE),$(B)/bin,bin)
 
 FORMATS_SRC := $(wildcard formats/*.c)
+COMMON_SRC := $(wildcard common/*.c)
 COLLECTOR_SRC := $(filter-out collector/main.c,$(wildcard collector/*.c))
 ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
-FORMATS_OBJ := $(FORMATS_SRC:%.c=$(B)/%.o)
-COLLECTOR_OBJ := $(COLLECTOR_SRC:%.c=$(B)/%.o)
-ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(B)/%.o)
+
+# One static archive per layer. Archives are linked highest layer first and the linker takes
+# each in one pass, so a lower layer calling up (formats into the analyzer, common into formats)
+# fails to link: common < formats < collector, analyzer.
+LIBPMT = $(B)/libpmt.a
+LIBPMCOMMON = $(B)/libpmcommon.a
+LIBPMCOLLECT = $(B)/libpmcollect.a
+LIBPMANALYZE = $(B)/libpmanalyze.a
+$(LIBPMT): $(FORMATS_SRC:%.c=$(B)/%.o)
+$(LIBPMCOMMON): $(COMMON_SRC:%.c=$(B)/%.o)
+$(LIBPMCOLLECT): $(COLLECTOR_SRC:%.c=$(B)/%.o)
+$(LIBPMANALYZE): $(ANALYZER_SRC:%.c=$(B)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 WORKLOAD_SRC := $(wildcard tests/workloads/*.c)
 WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(B)/workloads/%)
 
-.PHONY: all deps check check-fast check-sanitize demo bench fuzz install clean tests
+.PHONY: all deps pkgcheck pkgcheck-tests check check-fast check-sanitize demo bench fuzz fuzz-run \
+	install clean tests
 all: $(BIN)/pmcollect $(BIN)/pmanalyze
 
 deps:
 	@sh .ci/deps.sh
 
-$(B)/%.o: %.c $(wildcard formats/*.h collector/*.h analyzer/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# Stops with the missing Debian packages and `make deps` instead of a missing-header error.
+pkgcheck:
+	@sh .ci/pkgcheck.sh $(firstword $(CC)) $(sort $(FORMATS_PKGS) $(COLLECTOR_PKGS) $(ANALYZER_PKGS))
+pkgcheck-tests: pkgcheck
+	@sh .ci/pkgcheck.sh $(firstword $(CC)) $(TEST_PKGS)
 
-$(BIN)/pmcollect: $(B)/collector/main.o $(COLLECTOR_OBJ) $(FORMATS_OBJ)
+$(B)/formats/%.o: LAYER_CFLAGS = $(FORMATS_CFLAGS)
+$(B)/common/%.o: LAYER_CFLAGS =
+$(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS)
+$(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS)
+$(B)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(BIN)/pmanalyze: $(B)/analyzer/main.o $(ANALYZER_OBJ) $(FORMATS_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+%.a:
+	@rm -f $@
+	$(AR) rcs $@ $^
 
-# Unit tests link every module of the tools except the two main files (cmocka harness).
-$(B)/tests/%: tests/unit/%.c $(FORMATS_OBJ) $(COLLECTOR_OBJ) $(ANALYZER_OBJ)
+$(BIN)/pmcollect: $(B)/collector/main.o $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -o $@ $^ $(LDLIBS_ALL) -lcmocka
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PMCOLLECT_LIBS)
+
+$(BIN)/pmanalyze: $(B)/analyzer/main.o $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PMANALYZE_LIBS)
+
+# Unit tests (cmocka harness) link the layers' archives: each test pulls in only the objects it
+# uses. The test's own .d goes to $(B)/dep/.
+TEST_ARCHIVES = $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
+$(B)/tests/%: tests/unit/%.c $(TEST_ARCHIVES) | pkgcheck-tests
+	@mkdir -p $(dir $@) $(B)/dep
+	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $^ $(TEST_LIBS) -lcmocka
 
 # Workloads are plain programs: no project code, OpenMP where the name says so. They are built
 # without the sanitizers in every build: they produce the ground truth (their own CPU clocks), and
 # ASan's runtime would add its own work to what they measure (issue 11); the tools are what the
-# sanitizer pass checks.
-$(B)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) $(if $(findstring omp,$*),-fopenmp) -o $@ $< -lpthread -lm
+# sanitizer pass checks. Header dependencies (workload.h) come from -MMD.
+$(B)/workloads/%: tests/workloads/%.c | pkgcheck
+	@mkdir -p $(dir $@) $(B)/dep
+	$(CC) -std=gnu11 -O2 -g $(WARN) $(if $(findstring omp,$*),-fopenmp) -MMD -MP \
+		-MF $(B)/dep/workload-$*.d -MT $@ -o $@ $< -lpthread -lm
 
 # Fuzz targets (tests/fuzz/fuzz_*.c) linked with the plain replay main instead of libFuzzer, so
 # the corpus in tests/fuzz/corpus/<name>/ is replayed by every build of `make check` (t2100).
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
-$(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FORMATS_OBJ) $(ANALYZER_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $^ $(LDLIBS_ALL)
+FUZZ_ARCHIVES = $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
+$(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | pkgcheck
+	@mkdir -p $(dir $@) $(B)/dep
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $^ $(PMANALYZE_LIBS)
 
 tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
 
@@ -87,13 +137,27 @@ tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
 # build-fuzz/crash-<name>-*. The last line of build-fuzz/<name>.log says how many runs were made.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(PKG_CFLAGS) -Iformats -Ianalyzer
-build-fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FORMATS_SRC) $(ANALYZER_SRC) $(wildcard formats/*.h analyzer/*.h)
+# The layers are built again with clang for libFuzzer (coverage and sanitizers in every object),
+# into build-fuzz/ with the same archives.
+FZ := build-fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(ALL_PKG_CFLAGS) -Iformats -Icommon -Ianalyzer
+$(FZ)/obj/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FORMATS_SRC) $(ANALYZER_SRC) $(LDLIBS_ALL)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
+$(FZ)/libpmt.a: $(FORMATS_SRC:%.c=$(FZ)/obj/%.o)
+$(FZ)/libpmcommon.a: $(COMMON_SRC:%.c=$(FZ)/obj/%.o)
+$(FZ)/libpmanalyze.a: $(ANALYZER_SRC:%.c=$(FZ)/obj/%.o)
+$(FZ)/fuzz-%: tests/fuzz/fuzz_%.c $(FZ)/libpmanalyze.a $(FZ)/libpmt.a $(FZ)/libpmcommon.a
+	@mkdir -p $(dir $@) $(FZ)/dep
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $(FZ)/dep/fuzz-$*.d -MT $@ \
+		-o $@ $^ $(PMANALYZE_LIBS)
 
-fuzz: deps $(FUZZ_NAMES:%=build-fuzz/fuzz-%)
+# deps first, then a new make: its pkg-config results (:=) see the packages deps installed.
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(FUZZ_NAMES:%=build-fuzz/fuzz-%)
 	@for t in $(FUZZ_NAMES); do \
 		mkdir -p build-fuzz/corpus-$$t; \
 		echo "fuzz-$$t: $(FUZZ_SECONDS) s, log build-fuzz/$$t.log"; \
@@ -111,14 +175,15 @@ check: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined tests
 	@sh tests/run-tests.sh $(B) build-address-undefined
 
-check-fast: deps tests
+check-fast: deps
+	@$(MAKE) --no-print-directory tests
 	@sh tests/run-tests.sh $(B)
 
 demo: deps
 	@$(MAKE) --no-print-directory tests
 	@sh tests/demo.sh $(B)
 
-bench: all deps
+bench: deps
 	@$(MAKE) --no-print-directory tests
 	@sh tests/bench/run.sh $(B)
 
@@ -130,3 +195,6 @@ install: all
 
 clean:
 	rm -rf build build-* bin
+
+# Header dependencies recorded by -MMD (absent before the first build).
+-include $(wildcard $(B)/*/*.d $(FZ)/obj/*/*.d $(FZ)/dep/*.d)

@@ -12,6 +12,7 @@ usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json]
 BENCH_QUICK=1 in the environment is the same as --quick (a subset that runs in about 2 minutes).
 """
 import argparse
+import glob
 import json
 import os
 import platform
@@ -214,8 +215,9 @@ def throughput(cfg):
     gen = os.path.join(TMP, "gentrace")
     frames = os.path.join(TMP, "frames")
     subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(TOP, "formats"), "-o", gen,
-                    os.path.join(TOP, "tests/bench/gentrace.c"), os.path.join(TOP, "formats/pmt.c"),
-                    "-lzstd", "-lz"], check=True)
+                    os.path.join(TOP, "tests/bench/gentrace.c")]
+                   + sorted(glob.glob(os.path.join(TOP, "formats", "*.c"))) + ["-lzstd", "-lz"],
+                   check=True)
     subprocess.run(["cc", "-O2", "-o", frames, os.path.join(TOP, "tests/bench/frames.c")], check=True)
     res, rows = [], []
     for minutes in cfg["trace_minutes"]:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gentrace.c: writes a large synthetic pmtrace for the analyzer benchmarks (make bench): THREADS
  * threads of one process on one CPU (an oversubscribed baseline) sampled every 10 ms for SECONDS
- * seconds, through the same writer as pmcollect (formats/pmt.c, default zstd level and chunk size).
+ * seconds, through the same writer as pmcollect (formats/pmt_writer.c, default zstd level and chunk size).
  *
  * The schedule is a round-robin CPU with 3 ms slices, so the run-queue values look like a real
  * baseline: every 2 s a 200 ms serial phase (thread 0 alone, the others blocked), otherwise all

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_reader.c: libFuzzer target that reads arbitrary bytes as a pmtrace file (formats/pmt.c). */
+/* fuzz_reader.c: libFuzzer target that reads arbitrary bytes as a pmtrace file (formats/pmt_reader.c). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "pmt.h"
+#include "pmt_internal.h"
 
 /* The first input byte picks how the rest becomes a file. Random bytes almost never pass the
  * CRCs and zstd's checksum, so modes 1 and 2 make the inner layers reachable:
@@ -97,31 +97,20 @@ static void read_all(int fd, unsigned flags)
 	pmt_reader_close(r);
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void fix_crcs(uint8_t *p, size_t n)
 {
 	size_t at = 16;
 
 	if (n < 16)
 		return;
-	wr32(p + 12, (uint32_t)crc32(0, p, 12));
-	while (at + 24 <= n && memcmp(p + at, "PMCK", 4) == 0) {
-		uint32_t csize = rd32(p + at + 8);
+	put_le32(p + 12, (uint32_t)crc32(0, p, 12));
+	while (at + 24 <= n && memcmp(p + at, pmt_chunk_magic, 4) == 0) {
+		uint32_t csize = get_le32(p + at + 8);
 		if (csize > n - at - 24)
 			csize = (uint32_t)(n - at - 24);
-		wr32(p + at + 16, (uint32_t)crc32(0, p + at + 24, csize));
-		wr32(p + at + 20, (uint32_t)crc32(0, p + at, 20));
-		at += 24 + (size_t)rd32(p + at + 8);
+		put_le32(p + at + 16, (uint32_t)crc32(0, p + at + 24, csize));
+		put_le32(p + at + 20, (uint32_t)crc32(0, p + at, 20));
+		at += 24 + (size_t)get_le32(p + at + 8);
 	}
 }
 
@@ -135,7 +124,6 @@ static size_t body_len(const uint8_t *p, size_t left)
 /* Mode 2: frames the chunk bodies of d as a valid file in *out (malloc'd); returns its size. */
 static size_t frame_records(const uint8_t *d, size_t n, uint8_t **out)
 {
-	static const uint8_t magic[8] = { 0x89, 'P', 'M', 'T', '\r', '\n', 0x1a, '\n' };
 	static ZSTD_CCtx *cctx;
 	const uint8_t *p = d;
 	size_t left = n, cap = 16, o = 16;
@@ -157,21 +145,21 @@ static size_t frame_records(const uint8_t *d, size_t n, uint8_t **out)
 	f = malloc(cap);
 	if (!f)
 		__builtin_trap();
-	memcpy(f, magic, 8);
-	wr32(f + 8, PMT_FORMAT_MAJOR); /* major 1, minor 0 */
-	wr32(f + 12, (uint32_t)crc32(0, f, 12));
+	memcpy(f, pmt_file_magic, sizeof(pmt_file_magic));
+	put_le32(f + 8, PMT_FORMAT_MAJOR); /* major 1, minor 0 */
+	put_le32(f + 12, (uint32_t)crc32(0, f, 12));
 	for (p = d, left = n; left >= 2;) {
 		size_t len = body_len(p, left);
 		uint8_t *h = f + o;
 		size_t csize = ZSTD_compress2(cctx, h + 24, cap - o - 24, p + 2, len);
 		if (ZSTD_isError(csize))
 			__builtin_trap();
-		memcpy(h, "PMCK", 4);
-		wr32(h + 4, seq++);
-		wr32(h + 8, (uint32_t)csize);
-		wr32(h + 12, (uint32_t)len);
-		wr32(h + 16, (uint32_t)crc32(0, h + 24, (uInt)csize));
-		wr32(h + 20, (uint32_t)crc32(0, h, 20));
+		memcpy(h, pmt_chunk_magic, 4);
+		put_le32(h + 4, seq++);
+		put_le32(h + 8, (uint32_t)csize);
+		put_le32(h + 12, (uint32_t)len);
+		put_le32(h + 16, (uint32_t)crc32(0, h + 24, (uInt)csize));
+		put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 		o += 24 + csize;
 		p += 2 + len;
 		left -= 2 + len;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_cli.c: cmocka tests of the front ends' shared helpers (formats/pmt_cli.c). */
+/* test_cli.c: cmocka tests of the front ends' shared helpers (common/pmt_cli.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

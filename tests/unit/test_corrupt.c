@@ -21,6 +21,7 @@
 
 #include "analyze.h"
 #include "pmt.h"
+#include "testlib.h"
 #include "report.h"
 
 #define CASE_ALARM_S 60     /* a hung case kills the test instead of the CI job */
@@ -190,26 +191,6 @@ static void outcome_free(struct outcome *o)
 	o->report = NULL;
 }
 
-/* Chunk offsets of orig (FORMAT.md §4): off[i] is where chunk i starts, off[n] the file end. */
-static size_t chunk_offsets(const struct sample *sm, size_t **off)
-{
-	const uint8_t *orig = sm->data;
-	size_t n = 0, at = 16, *v = NULL, orig_n = sm->n;
-
-	while (at + 24 <= orig_n) {
-		uint32_t csize = (uint32_t)orig[at + 8] | (uint32_t)orig[at + 9] << 8 |
-				 (uint32_t)orig[at + 10] << 16 | (uint32_t)orig[at + 11] << 24;
-		v = realloc(v, (n + 2) * sizeof(*v));
-		assert_non_null(v);
-		v[n++] = at;
-		at += 24 + (size_t)csize;
-	}
-	assert_int_equal(at, orig_n);
-	v[n] = at;
-	*off = v;
-	return n;
-}
-
 /* Reads sample-traces/<name>.zst (under $PMT_TOP) and analyzes it undamaged. */
 static int load_sample(struct sample *sm)
 {
@@ -373,7 +354,7 @@ enum rearrange { SWAP, DUP, DROP };
 static void rearrange(enum rearrange kind, int count, unsigned flags, const char *label,
 		      const char *expected)
 {
-	size_t *off, nch = chunk_offsets(&big, &off), *order = malloc((nch + 1) * sizeof(*order));
+	size_t *off, nch = chunk_offsets_alloc(big.data, big.n, &off), *order = malloc((nch + 1) * sizeof(*order));
 	uint8_t *buf = malloc(big.n * 2);
 	struct tally tl = { 0 };
 	struct outcome o;
@@ -444,7 +425,7 @@ static void test_chunk_drops(void **state)
 static void test_garbage_between_chunks(void **state)
 {
 	const uint8_t *orig = big.data;
-	size_t orig_n = big.n, *off, nch = chunk_offsets(&big, &off);
+	size_t orig_n = big.n, *off, nch = chunk_offsets_alloc(big.data, big.n, &off);
 	uint8_t *buf = malloc(orig_n + 4096);
 	struct tally def = { 0 }, sal = { 0 };
 	struct outcome o;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_format.c: cmocka tests of the pmtrace writer and reader (formats/pmt.c, FORMAT.md). */
+/* test_format.c: cmocka tests of the pmtrace writer and reader (formats/pmt_writer.c, pmt_reader.c, FORMAT.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,6 +24,7 @@
 #include <zstd.h>
 
 #include "pmt.h"
+#include "testlib.h"
 
 /* ---- byte buffers and files ---- */
 
@@ -51,23 +52,6 @@ static void buf_free(struct buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
-}
-
-static void le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* An anonymous file holding n bytes, positioned at offset 0. */
@@ -289,22 +273,6 @@ static void make_small_trace(struct buf *out)
 	make_trace(out, fixture, NFIX, 1u << 20, flush_after);
 }
 
-/* Offsets of the chunks of a well-formed trace; off[k] = end of file. Returns k. */
-static size_t chunk_offsets(const struct buf *b, size_t *off, size_t max)
-{
-	size_t k = 0, at = 16;
-
-	while (at < b->n) {
-		assert_true(k < max);
-		assert_memory_equal(b->p + at, "PMCK", 4);
-		off[k++] = at;
-		at += 24 + rd32(b->p + at + 8);
-	}
-	assert_int_equal(at, b->n);
-	off[k] = at;
-	return k;
-}
-
 /* ---- reading back ---- */
 
 /* One line holding every field of a record, to compare records exactly. */
@@ -464,9 +432,9 @@ static void expect_chunk_range(const struct readout *o, const struct readout *fu
 static void add_record(struct buf *recs, uint16_t type, const void *body, uint32_t len)
 {
 	uint8_t h[8];
-	le16(h, type);
-	le16(h + 2, 0);
-	le32(h + 4, len);
+	put_le16(h, type);
+	put_le16(h + 2, 0);
+	put_le32(h + 4, len);
 	buf_add(recs, h, 8);
 	buf_add(recs, body, len);
 }
@@ -483,22 +451,26 @@ static void add_json_record(struct buf *recs, uint16_t type, const char *text)
 
 static void add_file_header(struct buf *f, uint16_t major, uint16_t minor)
 {
-	uint8_t h[16] = { 0x89, 'P', 'M', 'T', '\r', '\n', 0x1a, '\n' };
-	le16(h + 8, major);
-	le16(h + 10, minor);
-	le32(h + 12, (uint32_t)crc32(0, h, 12));
+	uint8_t h[FILE_HEADER_BYTES];
+
+	memcpy(h, pmt_file_magic, sizeof(pmt_file_magic));
+	put_le16(h + 8, major);
+	put_le16(h + 10, minor);
+	put_le32(h + 12, (uint32_t)crc32(0, h, 12));
 	buf_add(f, h, 16);
 }
 
 static void add_chunk_header(struct buf *f, uint32_t seq, uint32_t csize, uint32_t usize,
 			     uint32_t payload_crc)
 {
-	uint8_t h[24] = { 'P', 'M', 'C', 'K' };
-	le32(h + 4, seq);
-	le32(h + 8, csize);
-	le32(h + 12, usize);
-	le32(h + 16, payload_crc);
-	le32(h + 20, (uint32_t)crc32(0, h, 20));
+	uint8_t h[CHUNK_HEADER_BYTES];
+
+	memcpy(h, pmt_chunk_magic, sizeof(pmt_chunk_magic));
+	put_le32(h + 4, seq);
+	put_le32(h + 8, csize);
+	put_le32(h + 12, usize);
+	put_le32(h + 16, payload_crc);
+	put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 	buf_add(f, h, 24);
 }
 
@@ -847,7 +819,7 @@ static void test_truncation_every_length(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	k = chunk_offsets(&f, off, 15);
+	k = chunk_offsets(f.p, f.n, off, 15);
 	assert_int_equal(k, 6);
 	read_bytes(f.p, f.n, 0, &full);
 	assert_int_equal(full.n, NFIX);
@@ -906,7 +878,7 @@ static void test_flip_every_byte(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	k = chunk_offsets(&f, off, 15);
+	k = chunk_offsets(f.p, f.n, off, 15);
 	read_bytes(f.p, f.n, 0, &full);
 	for (size_t pos = 0; pos < f.n; pos++) {
 		int reg = region_of(pos, off, k);
@@ -941,7 +913,7 @@ static void test_flip_every_byte_salvage(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	k = chunk_offsets(&f, off, 15);
+	k = chunk_offsets(f.p, f.n, off, 15);
 	read_bytes(f.p, f.n, 0, &full);
 	for (size_t pos = 0; pos < f.n; pos++) {
 		int reg = region_of(pos, off, k);
@@ -981,7 +953,7 @@ static void test_salvage_garbage_between_chunks(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	k = chunk_offsets(&f, off, 15);
+	k = chunk_offsets(f.p, f.n, off, 15);
 	buf_add(&g, f.p, off[2]);
 	buf_add(&g, junk, sizeof(junk) - 1);
 	buf_add(&g, f.p + off[2], f.n - off[2]);
@@ -1091,10 +1063,10 @@ static void test_unknown_required_refused(void **state)
 
 static void patch_header(struct buf *f, uint16_t major, uint16_t minor, int fix_crc)
 {
-	le16(f->p + 8, major);
-	le16(f->p + 10, minor);
+	put_le16(f->p + 8, major);
+	put_le16(f->p + 10, minor);
 	if (fix_crc)
-		le32(f->p + 12, (uint32_t)crc32(0, f->p, 12));
+		put_le32(f->p + 12, (uint32_t)crc32(0, f->p, 12));
 }
 
 static void test_major_version_refused(void **state)
@@ -1275,16 +1247,16 @@ static void test_sample_n_exceeds_body(void **state)
 	struct readout o;
 
 	(void)state;
-	le32(b + 16, 3); /* three entries claimed, two present */
+	put_le32(b + 16, 3); /* three entries claimed, two present */
 	assert_int_equal(read_one_record(PMT_REC_SAMPLE, b, sizeof(b), 0, &o), PMT_E_CORRUPT);
 	readout_free(&o);
-	le32(b + 16, 2);
+	put_le32(b + 16, 2);
 	assert_int_equal(read_one_record(PMT_REC_SAMPLE, b, sizeof(b), 0, &o), 1);
 	readout_free(&o);
-	le32(b + 16, PMT_MAX_SAMPLE_THREADS + 1);
+	put_le32(b + 16, PMT_MAX_SAMPLE_THREADS + 1);
 	assert_int_equal(read_one_record(PMT_REC_SAMPLE, b, sizeof(b), 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
-	le32(b + 16, UINT32_MAX); /* 44 * n overflows 32 bits */
+	put_le32(b + 16, UINT32_MAX); /* 44 * n overflows 32 bits */
 	assert_int_equal(read_one_record(PMT_REC_SAMPLE, b, sizeof(b), 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
 }
@@ -1295,21 +1267,27 @@ static void test_count_fields_over_limit(void **state)
 	struct readout o;
 
 	(void)state;
-	le16(b + 14, PMT_COMM_MAX + 1); /* TASK comm_len 65, and the body has room for it */
+	put_le16(b + 14, PMT_COMM_MAX + 1); /* TASK comm_len 65, and the body has room for it */
 	assert_int_equal(read_one_record(PMT_REC_TASK, b, 48 + 65, 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
 	assert_string_equal(pmt_limit_detail(), "TASK comm_len 65 > 64"); /* the field is named */
-	le16(b + 14, 10); /* comm runs past the body */
+	put_le16(b + 14, 10); /* comm runs past the body */
 	assert_int_equal(read_one_record(PMT_REC_TASK, b, 48 + 9, 0, &o), PMT_E_CORRUPT);
 	readout_free(&o);
 	memset(b, 0, sizeof(b));
-	le32(b + 12, PMT_MAX_COUNTERS + 1); /* COUNTERS n 65 */
+	put_le32(b + 12, PMT_MAX_COUNTERS + 1); /* COUNTERS n 65 */
 	assert_int_equal(read_one_record(PMT_REC_COUNTERS, b, 16 + 65 * 8, 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
 	assert_string_equal(pmt_limit_detail(), "COUNTERS n 65 > 64");
-	le32(b + 12, 3);
+	put_le32(b + 12, 3);
 	assert_int_equal(read_one_record(PMT_REC_COUNTERS, b, 16 + 2 * 8, 0, &o), PMT_E_CORRUPT);
 	readout_free(&o);
+	/* SCHED n names its own field, not the previous limit error's (the detail used to go stale) */
+	memset(b, 0, sizeof(b));
+	put_le32(b + 12, PMT_MAX_SCHED_EVENTS + 1);
+	assert_int_equal(read_one_record(PMT_REC_SCHED, b, 16, 0, &o), PMT_E_LIMIT);
+	readout_free(&o);
+	assert_string_equal(pmt_limit_detail(), "SCHED n 1000001 > 1000000");
 }
 
 static void test_body_shorter_than_fixed_part(void **state)
@@ -1345,7 +1323,7 @@ static void test_reserved_tail_ignored(void **state)
 
 	(void)state;
 	memset(b, 0xee, sizeof(b));
-	le32(b + 16, 1);
+	put_le32(b + 16, 1);
 	assert_int_equal(read_one_record(PMT_REC_SAMPLE, b, sizeof(b), 0, &o), 1);
 	assert_non_null(strstr(o.lines[0], " n=1 ["));
 	readout_free(&o);
@@ -1364,9 +1342,9 @@ static void test_record_len_past_chunk(void **state)
 
 	(void)state;
 	add_json_record(&recs, PMT_REC_WARNING, "{}");
-	le16(h, PMT_REC_WARNING);
-	le16(h + 2, 0);
-	le32(h + 4, 100); /* claims 100 bytes, 14 follow */
+	put_le16(h, PMT_REC_WARNING);
+	put_le16(h + 2, 0);
+	put_le32(h + 4, 100); /* claims 100 bytes, 14 follow */
 	buf_add(&recs, h, 8);
 	buf_add(&recs, "\0\0\0\0\0\0\0\0\0\0\0\0{}", 14);
 	file_with_chunk1(&f, &recs);
@@ -1398,7 +1376,7 @@ static void test_malformed_record_salvage(void **state)
 	add_json_record(&r0, PMT_REC_META, "{}");
 	add_chunk(&f, 0, &r0);
 	add_json_record(&r1, PMT_REC_WARNING, "{\"what\":\"before\"}");
-	le32(sample + 16, 5); /* 5 entries claimed, none present */
+	put_le32(sample + 16, 5); /* 5 entries claimed, none present */
 	add_record(&r1, PMT_REC_SAMPLE, sample, sizeof(sample));
 	add_json_record(&r1, PMT_REC_WARNING, "{\"what\":\"after, same chunk\"}");
 	add_chunk(&f, 1, &r1);
@@ -1437,12 +1415,12 @@ static void test_payload_content_size_checked(void **state)
 	(void)state;
 	add_json_record(&recs, PMT_REC_WARNING, "{}");
 	file_with_chunk1(&f, &recs);
-	assert_int_equal(chunk_offsets(&f, off, 7), 2);
+	assert_int_equal(chunk_offsets(f.p, f.n, off, 7), 2);
 	/* rewrite chunk 1's usize (content size stays 22) with a valid header CRC */
 	buf_add(&bad, f.p, f.n);
 	h = bad.p + off[1];
-	le32(h + 12, 23);
-	le32(h + 20, (uint32_t)crc32(0, h, 20));
+	put_le32(h + 12, 23);
+	put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 	read_bytes(bad.p, bad.n, 0, &o);
 	assert_int_equal(o.end_rc, PMT_E_CORRUPT);
 	assert_int_equal(o.n, 0);
@@ -1493,7 +1471,7 @@ static void check_order(const uint32_t *order, size_t n, uint64_t want_gaps)
 	size_t off[16];
 
 	make_small_trace(&f);
-	assert_int_equal(chunk_offsets(&f, off, 15), 6);
+	assert_int_equal(chunk_offsets(f.p, f.n, off, 15), 6);
 	read_bytes(f.p, f.n, 0, &full);
 	reorder_chunks(&f, off, order, n, &g);
 	read_bytes(g.p, g.n, 0, &o);
@@ -1571,9 +1549,9 @@ static void test_little_endian_layout(void **state)
 	assert_memory_equal(f.p + 16, "PMCK", 4);
 	assert_memory_equal(f.p + 20, "\x00\x00\x00\x00", 4);
 	assert_memory_equal(f.p + 28, "\x16\x00\x00\x00", 4);
-	csize0 = rd32(f.p + 24);
-	assert_int_equal(rd32(f.p + 32), (uint32_t)crc32(0, f.p + 40, (uInt)csize0));
-	assert_int_equal(rd32(f.p + 36), (uint32_t)crc32(0, f.p + 16, 20));
+	csize0 = get_le32(f.p + 24);
+	assert_int_equal(get_le32(f.p + 32), (uint32_t)crc32(0, f.p + 40, (uInt)csize0));
+	assert_int_equal(get_le32(f.p + 36), (uint32_t)crc32(0, f.p + 16, 20));
 	/* zstd frame magic 0xFD2FB528, little-endian; checksum flag set in the descriptor */
 	assert_memory_equal(f.p + 40, "\x28\xb5\x2f\xfd", 4);
 	assert_true(f.p[44] & 0x04);
@@ -1586,7 +1564,7 @@ static void test_little_endian_layout(void **state)
 	c1 = 16 + 24 + csize0;
 	assert_memory_equal(f.p + c1, "PMCK\x01\x00\x00\x00", 8);
 	assert_memory_equal(f.p + c1 + 12, "\x48\x00\x00\x00", 4);
-	csize1 = rd32(f.p + c1 + 8);
+	csize1 = get_le32(f.p + c1 + 8);
 	assert_int_equal(f.n, c1 + 24 + csize1);
 	assert_int_equal(ZSTD_decompress(u, sizeof(u), f.p + c1 + 24, csize1), 72);
 	assert_memory_equal(u, "\x04\x00\x00\x00\x40\x00\x00\x00", 8); /* SAMPLE, len 64 */

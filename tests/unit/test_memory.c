@@ -11,16 +11,8 @@
 #include <cmocka.h>
 
 #include "memory.h"
+#include "testlib.h"
 
-/* cmocka 1.1.5 (Debian 12) has no assert_double_equal: compare within tol, print both on failure */
-#define assert_double_equal(a, b, tol) assert_near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_near_impl(double a, double b, double tol, const char *expr, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
-		_fail(file, line);
-	}
-}
 /* relative: |a - b| <= rel |b| */
 #define assert_rel(a, b, rel) assert_double_equal((a), (b), (rel) * fabs(b))
 

@@ -12,18 +12,10 @@
 
 #include "estimate.h"
 #include "model.h"
+#include "testlib.h"
 
 #define MS 1000000.0
 
-/* cmocka 1.1.5 (Debian 12) has no assert_double_equal: compare within tol, print both on failure */
-#define assert_double_equal(a, b, tol) assert_near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_near_impl(double a, double b, double tol, const char *expr, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 static void predict(const struct pma_profile *p, uint32_t n, const double *omega,
 		    struct pma_prediction *out)
