@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 
 	pmt_cli_set_prog("pmanalyze");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:f:e:r:o:sidqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:e:r:o:sidqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			pmt_intlist_free(&cores);
@@ -219,10 +219,9 @@ int main(int argc, char **argv)
 			printf("pmanalyze %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION,
 			       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
 			return PMT_EXIT_OK;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if ((optopt && optopt < 256 && strchr("cferoi", optopt)) ||
-			    (optopt >= OPT_PLACEMENT && optopt <= OPT_MACHINE))
-				return usage_error("option '%s' needs a value", argv[optind - 1]);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}

@@ -25,6 +25,30 @@ if head -n 1 "$T/err" | grep -Eq "^pmanalyze: error: unknown option '--bogus'$";
 run_capture "$PMANALYZE"
 expect_status "no trace exits 2" 2
 
+# every value-taking option of --help, given last without its value: one line naming it, status 2
+run_capture "$PMANALYZE" --help
+for opt in $(sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\) <.*/\2/p' "$T/out"); do
+	run_capture "$PMANALYZE" x.zst "$opt"
+	expect_status "$opt without its value exits 2" 2
+	if head -n 1 "$T/err" | grep -q "^pmanalyze: error: option '$opt' needs a value$"; then ok "$opt without its value: named"
+	else not_ok "$opt without its value: named" "$(head -n 1 "$T/err")"; fi
+done
+run_capture "$PMANALYZE" x.zst -o
+if head -n 1 "$T/err" | grep -q "^pmanalyze: error: option '-o' needs a value$"; then ok "-o without its value: named"
+else not_ok "-o without its value: named" "$(head -n 1 "$T/err")"; fi
+
+# options after the operands, as in every GNU tool (README: pmanalyze app.zst --cores 1-40)
+sample="$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+run_capture "$PMANALYZE" --cores 1-3 --format csv "$sample"
+cp "$T/out" "$T/before.csv"
+run_capture "$PMANALYZE" "$sample" --cores 1-3 --format csv
+expect_status "options after the trace: exit 0" 0
+if [ -s "$T/out" ] && cmp -s "$T/out" "$T/before.csv"; then ok "options after the trace: the same report as before it"
+else not_ok "options after the trace: the same report as before it" "$(head -c 400 "$T/err")"; fi
+run_capture "$PMANALYZE" "$sample" --bogus
+if [ "$rc" -eq 2 ] && head -n 1 "$T/err" | grep -q "^pmanalyze: error: unknown option '--bogus'$"; then ok "unknown option after the trace: named, exit 2"
+else not_ok "unknown option after the trace: named, exit 2" "$(head -n 1 "$T/err")"; fi
+
 for bad in 0 5-2 x "1,,2" "0-"; do
 	run_capture "$PMANALYZE" --cores "$bad" x.zst
 	expect_status "--cores '$bad' exits 2" 2
