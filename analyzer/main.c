@@ -39,7 +39,7 @@ static void usage_full(void)
 	      "  -f, --format <fmt>        table, json or csv [default: table]\n"
 	      "  -e, --estimator <name>    estimator of A(m,inf): sched-exact, runnable or paper\n"
 	      "                            [default: sched-exact when the run has scheduler events\n"
-	      "                            and lost under 1%% of them, else runnable]\n"
+	      "                            and lost under 1% of them, else runnable]\n"
 	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
 	      "      --placement <p>       threads per socket for omega(n): compact (fill a socket\n"
 	      "                            first), scatter (round robin) or <k> (round robin in\n"

@@ -449,8 +449,9 @@ static void print_table(FILE *out, const struct result *r)
 			q->cores == r->opt.n_95 ? "  <- 95% of the best S" : "");
 	}
 	if (r->opt.n_best) {
-		fprintf(out, "optimal      %u cores (S = %.2f); 95%% of it from %u cores; S increases over",
-			r->opt.n_best, r->opt.S_best, r->opt.n_95);
+		fprintf(out, "optimal      %u core%s (S = %.2f); 95%% of it from %u core%s; S increases over",
+			r->opt.n_best, r->opt.n_best == 1 ? "" : "s", r->opt.S_best, r->opt.n_95,
+			r->opt.n_95 == 1 ? "" : "s");
 		for (size_t j = 0; j < r->opt.nintervals; j++)
 			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
 		fprintf(out, "%s\n", r->opt.nintervals ? "" : " no interval");

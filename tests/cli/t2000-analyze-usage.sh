@@ -15,6 +15,8 @@ for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/out" | sort -u); do
 done
 if [ -z "$missing" ]; then ok "every long option is in docs/pmanalyze.1"; else not_ok "every long option is in docs/pmanalyze.1" "missing:$missing"; fi
 
+if grep -q '%%' "$T/out"; then not_ok "--help prints no literal '%%'" "$(grep '%%' "$T/out")"; else ok "--help prints no literal '%%'"; fi
+
 run_capture "$PMANALYZE" --version
 expect_status "--version exits 0" 0
 
@@ -109,5 +111,10 @@ run_capture "$PMCOLLECT" -q -o "$T/one.zst" -- sh -c 'i=0; while [ $i -lt 20000 
 run_capture "$PMANALYZE" "$T/one.zst"
 expect_status "one thread: exit 1" 1
 expect_err_line "one thread: one line" "^pmanalyze: error: '.*one.zst': the program ran one thread at a time: nothing to predict"
+
+# one core is one core
+run_capture "$PMANALYZE" --cores 1 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+if grep -q "^optimal      1 core (S = 1.00); 95% of it from 1 core; S increases over no interval$" "$T/out"
+then ok "--cores 1: 'optimal 1 core', '95% of it from 1 core'"; else not_ok "--cores 1: 'optimal 1 core', '95% of it from 1 core'" "$(grep '^optimal' "$T/out")"; fi
 
 done_testing
