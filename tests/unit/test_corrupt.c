@@ -84,22 +84,18 @@ static size_t rng_below(size_t n)
 	return (size_t)(rng() % n);
 }
 
-static int is_damage_warning(const char *w)
+static int is_damage_warning(enum pma_note_code code)
 {
-	static const char *const prefixes[] = { "truncated:", "salvaged:", "chunks missing",
-						"incomplete:" };
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(w, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
+	return code == PMA_NOTE_RUN_TRUNCATED || code == PMA_NOTE_FILE_TRUNCATED ||
+	       code == PMA_NOTE_SALVAGED || code == PMA_NOTE_SEQ_GAPS || code == PMA_NOTE_INCOMPLETE;
 }
 
 /* Loads buf as a trace (through a memfd, by path, as pmanalyze does) and reports it as JSON. */
 static void analyze(const uint8_t *buf, size_t n, unsigned flags, struct outcome *o)
 {
 	struct pma_trace t;
-	struct pma_report_opts ro = { .format = PMA_FMT_JSON, .estimator = PMA_EST_RUNNABLE,
-				      .run_id = -1 };
+	struct pma_compute_opts co = { .estimator = PMA_EST_RUNNABLE, .run_id = -1 };
+	struct pma_result r;
 	double t0;
 
 	memset(o, 0, sizeof(*o));
@@ -112,9 +108,12 @@ static void analyze(const uint8_t *buf, size_t n, unsigned flags, struct outcome
 		size_t len = 0;
 		FILE *f = open_memstream(&o->report, &len);
 		assert_non_null(f);
-		for (uint32_t i = 0; i < t.nwarnings; i++)
-			o->damage_warned |= is_damage_warning(t.warnings[i]);
-		o->report_rc = pma_report(f, &t, 1, &ro, o->why, sizeof(o->why));
+		for (size_t i = 0; i < t.warnings.n; i++)
+			o->damage_warned |= is_damage_warning(t.warnings.v[i].code);
+		o->report_rc = pma_compute(&t, 1, &co, &r, o->why, sizeof(o->why));
+		if (o->report_rc == 0)
+			pma_render(f, &r, PMA_FMT_JSON);
+		pma_result_free(&r);
 		assert_int_equal(fclose(f), 0);
 	}
 	pma_trace_free(&t);
