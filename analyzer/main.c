@@ -350,8 +350,6 @@ int main(int argc, char **argv)
 		goto done;
 	out.path = o.outpath;
 	rc = PMT_EXIT_FAILURE;
-	if (!output_open(&out))
-		goto done;
 	if (o.mode == 'd') {
 		rc = run_dump(&o, &out);
 		goto done;

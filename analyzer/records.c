@@ -130,7 +130,8 @@ static int meta_env(const cJSON *meta, struct pma_meta *m)
 			continue;
 		m->env[m->nenv].name = strdup(e->string ? e->string : "");
 		m->env[m->nenv].value = strdup(e->valuestring);
-		m->nenv++;
+		if (!m->env[m->nenv++].value || !m->env[m->nenv - 1].name)
+			return -1;
 	}
 	return 0;
 }
@@ -149,7 +150,8 @@ static int meta_sources(const cJSON *meta, struct pma_meta *m)
 		return -1;
 	cJSON_ArrayForEach(s, src) {
 		struct pma_source *o = &m->sources[m->nsources++];
-		o->name = strdup(s->string ? s->string : "(null)");
+		if (!(o->name = strdup(s->string ? s->string : "(null)")))
+			return -1;
 		o->recorded = cJSON_IsTrue(item(s, "recorded"));
 		o->reason = str_dup(s, "reason");
 	}

@@ -112,6 +112,21 @@ run_capture "$PMANALYZE" "$T/one.zst"
 expect_status "one thread: exit 1" 1
 expect_err_line "one thread: one line" "^pmanalyze: error: '.*one.zst': the program ran one thread at a time: nothing to predict"
 
+# -o creates its file only once there is something to write: a bad trace leaves none
+for mode in "" --info --dump; do
+	rm -f "$T/report.txt"
+	run_capture "$PMANALYZE" $mode -o "$T/report.txt" "$T/text.zst"
+	if [ "$rc" -eq 1 ] && [ ! -e "$T/report.txt" ]; then ok "-o with a bad trace ($mode): exit 1, no file"
+	else not_ok "-o with a bad trace ($mode): exit 1, no file" "exit $rc, file: $(ls -l "$T/report.txt" 2>&1)"; fi
+done
+rm -f "$T/report.txt"
+run_capture "$PMANALYZE" -o "$T/report.txt" "$T/nosamples.zst"
+if [ "$rc" -eq 1 ] && [ ! -e "$T/report.txt" ]; then ok "-o with a trace that has nothing to analyze: no file"
+else not_ok "-o with a trace that has nothing to analyze: no file" "exit $rc"; fi
+run_capture "$PMANALYZE" -o "$T/report.txt" --format csv --cores 1-2 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/report.txt")" -eq 3 ] && [ ! -s "$T/out" ]; then ok "-o with a good trace: the report is in the file"
+else not_ok "-o with a good trace: the report is in the file" "exit $rc"; fi
+
 # one core is one core
 run_capture "$PMANALYZE" --cores 1 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
 if grep -q "^optimal      1 core (S = 1.00); 95% of it from 1 core; S increases over no interval$" "$T/out"
