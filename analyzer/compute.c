@@ -147,16 +147,18 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 	return 0;
 }
 
-/* The core counts to predict for: --cores, else 1 .. max(m, PUs of the recording machine).
- * Returns 0 or -1 (out of memory). */
+/* The core counts to predict for: --cores, else 1 .. max(m, PUs of the recording machine), at
+ * most PMA_DEFAULT_MAX_CORES of them (with a note): a trace may claim any count. Returns 0 or -1
+ * (out of memory). */
 static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
 {
-	double pus = r->t->meta.topo.pus;
-	uint32_t maxn = (uint32_t)r->par.m;
+	double maxn = fmax(r->par.m, r->t->meta.topo.pus);
 
-	if ((uint32_t)pus > maxn)
-		maxn = (uint32_t)pus;
-	r->pred.ncores = o->cores ? o->ncores : maxn;
+	if (!o->cores && maxn > PMA_DEFAULT_MAX_CORES) {
+		note(r, PMA_NOTE_CORES_CAPPED, (double[]){ PMA_DEFAULT_MAX_CORES, maxn }, 2);
+		maxn = PMA_DEFAULT_MAX_CORES;
+	}
+	r->pred.ncores = o->cores ? o->ncores : (size_t)maxn;
 	r->pred.cores = malloc(r->pred.ncores * sizeof(uint32_t));
 	r->pred.S_err = calloc(r->pred.ncores, sizeof(double));
 	if (!r->pred.cores || !r->pred.S_err)

@@ -175,8 +175,8 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "longer than %.1f s): A(m,inf) may be underestimated", n[0], n[1]);
 		break;
 	case PMA_NOTE_CORES_CAPPED:
-		snprintf(buf, size, "the trace claims %.0f CPUs: the default core counts stop at %.0f; "
-			 "give --cores for more", n[1], n[0]);
+		snprintf(buf, size, "the default core counts stop at %.0f, not at max(m, PUs of the "
+			 "recording machine) = %.0f; give --cores for more", n[0], n[1]);
 		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);

@@ -35,7 +35,7 @@ enum pma_note_code {
 	PMA_NOTE_SPIN_ACTIVE,      /* OMP_WAIT_POLICY=active, pattern not seen */
 	PMA_NOTE_SPIN_SEEN,        /* n0 threads, n1 % runnable, n2 blocks per second */
 	PMA_NOTE_UNPLACED_WAIT,    /* n0 % of the wait, n1 seconds (longest placeable wait) */
-	PMA_NOTE_CORES_CAPPED,     /* n0 the cap, n1 PUs the trace claims */
+	PMA_NOTE_CORES_CAPPED,     /* n0 the cap, n1 max(m, PUs of the recording machine) */
 };
 
 #define PMA_NOTE_NUMS 6

@@ -127,6 +127,41 @@ run_capture "$PMANALYZE" -o "$T/report.txt" --format csv --cores 1-2 "$PMT_TOP/s
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/report.txt")" -eq 3 ] && [ ! -s "$T/out" ]; then ok "-o with a good trace: the report is in the file"
 else not_ok "-o with a good trace: the report is in the file" "exit $rc"; fi
 
+# a hand-made trace claiming 2,000,000 PUs (the sample's META rewritten, chunk 0 recompressed,
+# CRCs recomputed): the default core counts are capped with a note; explicit --cores still go
+# past the cap
+python3 - "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst" "$T/2m-pus.zst" <<'PY'
+import json, struct, subprocess, sys, zlib
+data = open(sys.argv[1], "rb").read()
+at = 16
+csize = struct.unpack_from("<I", data, at + 8)[0]
+body = subprocess.run(["zstd", "-d", "-c", "-q"], input=data[at + 24:at + 24 + csize],
+                      stdout=subprocess.PIPE, check=True).stdout
+rtype, flags, ln = struct.unpack_from("<HHI", body, 0)
+assert rtype == 1
+meta = json.loads(body[8 + 12:8 + ln])
+meta["topology"]["pus"] = 2000000
+meta["topology"].pop("hwloc_xml", None)
+text = json.dumps(meta).encode()
+body = struct.pack("<HHI", 1, flags, 12 + len(text)) + body[8:8 + 12] + text + body[8 + ln:]
+payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=body,
+                         stdout=subprocess.PIPE, check=True).stdout
+hdr = bytearray(data[at:at + 24])
+struct.pack_into("<III", hdr, 8, len(payload), len(body), zlib.crc32(payload))
+struct.pack_into("<I", hdr, 20, zlib.crc32(bytes(hdr[:20])))
+open(sys.argv[2], "wb").write(data[:16] + bytes(hdr) + payload + data[at + 24 + csize:])
+PY
+run_capture "$PMANALYZE" --format csv "$T/2m-pus.zst"
+n=$(wc -l <"$T/out")
+if [ "$rc" -eq 0 ] && [ "$n" -eq 1025 ]; then ok "2,000,000 PUs: the default stops at 1024 core counts"
+else not_ok "2,000,000 PUs: the default stops at 1024 core counts" "exit $rc, $n lines" "$(head -c 300 "$T/err")"; fi
+run_capture "$PMANALYZE" "$T/2m-pus.zst"
+if grep -q "^note: the default core counts stop at 1024, not at max(m, PUs of the recording machine) = 2000000; give --cores for more$" "$T/out"
+then ok "2,000,000 PUs: the table says so in a note"; else not_ok "2,000,000 PUs: the table says so in a note" "$(grep '^note' "$T/out")"; fi
+run_capture "$PMANALYZE" --format csv --cores 999998-1000000 "$T/2m-pus.zst"
+if [ "$rc" -eq 0 ] && [ "$(sed -n '$s/,.*//p' "$T/out")" = 1000000 ] && [ "$(wc -l <"$T/out")" -eq 4 ]
+then ok "2,000,000 PUs: --cores 999998-1000000 is not capped"; else not_ok "2,000,000 PUs: --cores 999998-1000000 is not capped" "exit $rc" "$(tail -2 "$T/out")"; fi
+
 # one core is one core
 run_capture "$PMANALYZE" --cores 1 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
 if grep -q "^optimal      1 core (S = 1.00); 95% of it from 1 core; S increases over no interval$" "$T/out"

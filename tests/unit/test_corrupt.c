@@ -518,7 +518,7 @@ static void test_many_threads_fast(void **state)
 	analyze(buf, (size_t)n, 0, &o);
 	print_message("# 100,000 threads per sample: load %d, report %d, %.3f s %s\n", o.load_rc,
 		      o.report_rc, o.seconds, o.report_rc ? o.why : "");
-	faults_line("trace of 3 samples listing 100,000 threads each (default report: 1 .. m cores)",
+	faults_line("trace of 3 samples listing 100,000 threads each (default report: 1 .. 1024 cores)",
 		    "analyzed in well under 10 s (limit here 2 s)",
 		    o.load_rc == 0 && o.report_rc == 0 && o.seconds < 2.0,
 		    "load %d, report %d, %.3f s", o.load_rc, o.report_rc, o.seconds);
