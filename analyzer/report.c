@@ -103,6 +103,22 @@ static void print_memory(FILE *out, const struct pma_result *r)
 			e->cal.omega_model[i] - e->cal.omega_meas[i]);
 }
 
+/* Row i of the predictions table without its core count. Returns buf. */
+static char *table_row(char *buf, size_t size, const struct pma_result *r, size_t i)
+{
+	const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
+	char w[16], x[16];
+
+	fmt_num(w, sizeof(w), 2, q->omega, "");
+	fmt_num(x, sizeof(x), 0, q->omega > 0 ? 100 * r->mem.cross[i] / q->omega :
+		r->mem.cross[i] == 0 ? 0 : NAN, "%");
+	snprintf(buf, size, "%8.2f %7s %6s %8.2f %8.2f %10.3f %7.2f  %s%s", q->A, w, x, q->S,
+		 r->pred.S_err[i], q->T_ns / 1e9, q->R, r->mem.per_socket[i],
+		 q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
+		 q->cores == r->opt.n_95 ? "  <- 95% of the best S" : "");
+	return buf;
+}
+
 static void print_table(FILE *out, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
@@ -158,16 +174,19 @@ static void print_table(FILE *out, const struct pma_result *r)
 		r->mem.cal.source, r->mem.placement, pma_mem_policy_name(r->mem.pol));
 	fprintf(out, "  %6s %8s %7s %6s %8s %8s %10s %7s  %s\n", "cores", "A(m,n)", "omega", "xsock",
 		"S", "±S", "T (s)", "R", "per socket");
-	for (size_t i = 0; i < r->pred.ncores; i++) {
-		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
-		char w[16], x[16];
-		fmt_num(w, sizeof(w), 2, q->omega, "");
-		fmt_num(x, sizeof(x), 0, q->omega > 0 ? 100 * r->mem.cross[i] / q->omega :
-			r->mem.cross[i] == 0 ? 0 : NAN, "%");
-		fprintf(out, "  %6u %8.2f %7s %6s %8.2f %8.2f %10.3f %7.2f  %s%s\n", q->cores, q->A, w, x,
-			q->S, r->pred.S_err[i], q->T_ns / 1e9, q->R, r->mem.per_socket[i],
-			q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
-			q->cores == r->opt.n_95 ? "  <- 95% of the best S" : "");
+	for (size_t i = 0, j; i < r->pred.ncores; i = j + 1) {
+		char row[256], next[256], n[32];
+		/* once S has saturated the rows repeat: one row for a run of identical ones (JSON and
+		 * CSV keep every n) */
+		table_row(row, sizeof(row), r, i);
+		for (j = i; j + 1 < r->pred.ncores && strcmp(table_row(next, sizeof(next), r, j + 1),
+							     row) == 0; j++)
+			;
+		if (j == i)
+			snprintf(n, sizeof(n), "%u", r->pred.cores[i]);
+		else
+			snprintf(n, sizeof(n), "%u-%u", r->pred.cores[i], r->pred.cores[j]);
+		fprintf(out, "  %6s %s%s\n", n, row, j == i ? "" : "  (saturated)");
 	}
 	if (r->opt.n_best) {
 		fprintf(out, "optimal      %u core%s (S = %.2f); 95%% of it from %u core%s; S increases over",

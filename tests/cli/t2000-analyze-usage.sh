@@ -162,6 +162,16 @@ run_capture "$PMANALYZE" --format csv --cores 999998-1000000 "$T/2m-pus.zst"
 if [ "$rc" -eq 0 ] && [ "$(sed -n '$s/,.*//p' "$T/out")" = 1000000 ] && [ "$(wc -l <"$T/out")" -eq 4 ]
 then ok "2,000,000 PUs: --cores 999998-1000000 is not capped"; else not_ok "2,000,000 PUs: --cores 999998-1000000 is not capped" "exit $rc" "$(tail -2 "$T/out")"; fi
 
+# once S saturates the table shows one row for the identical ones; JSON and CSV keep every n
+pipe="$PMT_TOP/sample-traces/pipeline-4t-cpu0-sched.zst"
+run_capture "$PMANALYZE" "$pipe" --cores 1-40
+if grep -Eq '^ +5-40 +3\.90 .* \(saturated\)$' "$T/out" && ! grep -Eq '^ +(6|40) ' "$T/out"
+then ok "table: 5-40 collapsed into one '(saturated)' row"; else not_ok "table: 5-40 collapsed into one '(saturated)' row" "$(grep -E '^ +[0-9-]+ ' "$T/out")"; fi
+run_capture "$PMANALYZE" "$pipe" --cores 1-40 --format csv
+if [ "$(grep -c '^[0-9]' "$T/out")" -eq 40 ]; then ok "CSV keeps all 40 rows"; else not_ok "CSV keeps all 40 rows" "$(wc -l <"$T/out") lines"; fi
+run_capture "$PMANALYZE" "$pipe" --cores 1-40 --format json
+if [ "$(json_get "$T/out" predictions.39.cores)" = 40 ]; then ok "JSON keeps all 40 predictions"; else not_ok "JSON keeps all 40 predictions"; fi
+
 # one core is one core
 run_capture "$PMANALYZE" --cores 1 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
 if grep -q "^optimal      1 core (S = 1.00); 95% of it from 1 core; S increases over no interval$" "$T/out"
