@@ -94,12 +94,119 @@ const struct pma_profile *pma_run_profile(const struct pma_run *r, int k)
 	return pma_est_profile(r->est, (enum pma_estimator_kind)k);
 }
 
+/* What load_record can fail with. */
+enum { LOAD_NOMEM = -1, LOAD_TOO_MANY = -2 };
+
+/* Routes one record to its run's estimators and the trace's counts. Returns 0, LOAD_NOMEM or
+ * LOAD_TOO_MANY (more than PMA_MAX_RUNS runs). */
+static int load_record(struct pma_trace *t, const struct pmt_record *rec)
+{
+	struct pma_run *r = NULL;
+	int rc;
+
+	switch (rec->type) {
+	case PMT_REC_RUN_BEGIN:
+		if (!(r = get_run(t, rec->u.json.run_id)))
+			return LOAD_TOO_MANY;
+		if (!r->info.has_begin && pma_run_begin_parse(rec->u.json.text, &r->info) < 0)
+			return LOAD_NOMEM;
+		r->t_begin_ns = rec->u.json.t_ns;
+		pma_est_begin(r->est, rec->u.json.t_ns);
+		run_cpus(t, r);
+		return 0;
+	case PMT_REC_SAMPLE:
+		if (!(r = get_run(t, rec->u.sample.run_id)))
+			return LOAD_TOO_MANY;
+		if (!r->cpus[0])
+			run_cpus(t, r);
+		t->samples++;
+		t->thread_samples += rec->u.sample.n;
+		if (!r->finished && pma_est_sample(r->est, &rec->u.sample) < 0)
+			return LOAD_NOMEM;
+		return 0;
+	case PMT_REC_TASK:
+		t->task_events++;
+		if (rec->u.task.kind == PMT_TASK_APPEAR)
+			t->threads_seen++;
+		if (!(r = get_run(t, rec->u.task.run_id)))
+			return LOAD_TOO_MANY;
+		if (rec->u.task.kind != PMT_TASK_EXIT &&
+		    pma_exact_task(r->exact, rec->u.task.tid, rec->u.task.tgid, rec->u.task.comm) < 0)
+			return LOAD_NOMEM;
+		if (!r->finished && pma_est_task(r->est, &rec->u.task) < 0)
+			return LOAD_NOMEM;
+		return 0;
+	case PMT_REC_RUN_END:
+		if (!(r = get_run(t, rec->u.json.run_id)))
+			return LOAD_TOO_MANY;
+		if (!r->info.has_end && pma_run_end_parse(rec->u.json.text, &r->info) < 0)
+			return LOAD_NOMEM;
+		r->t_end_ns = rec->u.json.t_ns;
+		return finish_run(r, rec->u.json.t_ns) < 0 ? LOAD_NOMEM : 0;
+	case PMT_REC_SUMMARY:
+		if (!t->summary.present)
+			pma_summary_parse(rec->u.json.text, &t->summary);
+		return 0;
+	case PMT_REC_WARNING: {
+		char *what = pma_warning_parse(rec->u.json.text);
+		if (what)
+			(void)pma_notes_add(&t->warnings, PMA_NOTE_RECORDED, NULL, 0,
+					    (const char *const *)&what, 1);
+		free(what);
+		return 0;
+	}
+	case PMT_REC_COUNTERS:
+		t->counter_records++;
+		return 0;
+	case PMT_REC_SCHED:
+		if (!(r = get_run(t, rec->u.sched.run_id)))
+			return LOAD_TOO_MANY;
+		t->sched_events += rec->u.sched.n;
+		if (r->exact_refused)
+			return 0;
+		rc = pma_exact_add(r->exact, &rec->u.sched);
+		if (rc == -2) {
+			/* the sampled estimators still have every sample */
+			r->exact_refused = 1;
+			warn(t, PMA_NOTE_EXACT_REFUSED, (double[]){ r->run_id, PMA_EXACT_MAX_EVENTS }, 2);
+		}
+		return rc == -1 ? LOAD_NOMEM : 0;
+	default:
+		return 0;
+	}
+}
+
+/* After the last record: finishes every run's estimators and the exact mode, and warns about
+ * what is missing. Returns 0 or -1 (out of memory). */
+static int finish_trace(struct pma_trace *t)
+{
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		struct pma_run *r = &t->runs[i];
+		if (!r->finished && finish_run(r, 0) < 0)
+			return -1;
+		if (t->sched_events && !r->exact_refused && finish_exact(t, r) < 0)
+			return -1;
+		if (!r->info.has_end)
+			warn(t, PMA_NOTE_RUN_TRUNCATED, (double[]){ pma_run_wall_s(r), r->run_id }, 2);
+	}
+	if (t->rst.truncated)
+		warn(t, PMA_NOTE_FILE_TRUNCATED, (double[]){ (double)t->rst.chunks }, 1);
+	if (t->rst.chunks_bad)
+		warn(t, PMA_NOTE_SALVAGED, (double[]){ (double)t->rst.chunks_bad,
+						       (double)t->rst.bytes_skipped }, 2);
+	if (t->rst.seq_gaps)
+		warn(t, PMA_NOTE_SEQ_GAPS, (double[]){ (double)t->rst.seq_gaps }, 1);
+	if (!t->summary.present && !t->rst.truncated)
+		warn(t, PMA_NOTE_INCOMPLETE, NULL, 0);
+	return 0;
+}
+
 int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
 		   size_t whysize)
 {
 	struct pmt_reader *rd = NULL;
 	struct pmt_record rec;
-	int rc;
+	int rc, lr = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->path = strdup(path);
@@ -121,86 +228,17 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		rc = PMT_E_CORRUPT;
 		goto out;
 	}
-	while ((rc = pmt_reader_next(rd, &rec)) > 0) {
-		struct pma_run *r = NULL;
-
+	while (lr == 0 && (rc = pmt_reader_next(rd, &rec)) > 0) {
 		t->records++;
-		switch (rec.type) {
-		case PMT_REC_RUN_BEGIN:
-			if (!(r = get_run(t, rec.u.json.run_id)))
-				goto too_many;
-			if (!r->info.has_begin && pma_run_begin_parse(rec.u.json.text, &r->info) < 0)
-				goto nomem;
-			r->t_begin_ns = rec.u.json.t_ns;
-			pma_est_begin(r->est, rec.u.json.t_ns);
-			run_cpus(t, r);
-			break;
-		case PMT_REC_SAMPLE:
-			if (!(r = get_run(t, rec.u.sample.run_id)))
-				goto too_many;
-			if (!r->cpus[0])
-				run_cpus(t, r);
-			t->samples++;
-			t->thread_samples += rec.u.sample.n;
-			if (!r->finished && pma_est_sample(r->est, &rec.u.sample) < 0)
-				goto nomem;
-			break;
-		case PMT_REC_TASK:
-			t->task_events++;
-			if (rec.u.task.kind == PMT_TASK_APPEAR)
-				t->threads_seen++;
-			if (!(r = get_run(t, rec.u.task.run_id)))
-				goto too_many;
-			if (rec.u.task.kind != PMT_TASK_EXIT &&
-			    pma_exact_task(r->exact, rec.u.task.tid, rec.u.task.tgid, rec.u.task.comm) < 0)
-				goto nomem;
-			if (!r->finished && pma_est_task(r->est, &rec.u.task) < 0)
-				goto nomem;
-			break;
-		case PMT_REC_RUN_END:
-			if (!(r = get_run(t, rec.u.json.run_id)))
-				goto too_many;
-			if (!r->info.has_end && pma_run_end_parse(rec.u.json.text, &r->info) < 0)
-				goto nomem;
-			r->t_end_ns = rec.u.json.t_ns;
-			if (finish_run(r, rec.u.json.t_ns) < 0)
-				goto nomem;
-			break;
-		case PMT_REC_SUMMARY:
-			if (!t->summary.present)
-				pma_summary_parse(rec.u.json.text, &t->summary);
-			break;
-		case PMT_REC_WARNING: {
-			char *what = pma_warning_parse(rec.u.json.text);
-			if (what)
-				(void)pma_notes_add(&t->warnings, PMA_NOTE_RECORDED, NULL, 0,
-						    (const char *const *)&what, 1);
-			free(what);
-			break;
-		}
-		case PMT_REC_COUNTERS:
-			t->counter_records++;
-			break;
-		case PMT_REC_SCHED:
-			if (!(r = get_run(t, rec.u.sched.run_id)))
-				goto too_many;
-			t->sched_events += rec.u.sched.n;
-			if (r->exact_refused)
-				break;
-			rc = pma_exact_add(r->exact, &rec.u.sched);
-			if (rc == -2) {
-				/* the sampled estimators still have every sample */
-				r->exact_refused = 1;
-				warn(t, PMA_NOTE_EXACT_REFUSED,
-				     (double[]){ r->run_id, PMA_EXACT_MAX_EVENTS }, 2);
-			} else if (rc < 0) {
-				goto nomem;
-			}
-			break;
-		default:
-			break;
-		}
+		lr = load_record(t, &rec);
 	}
+	if (lr == LOAD_TOO_MANY) {
+		snprintf(why, whysize, "'%s': more than %u runs in one trace", path, PMA_MAX_RUNS);
+		rc = PMT_E_LIMIT;
+		goto out;
+	}
+	if (lr == LOAD_NOMEM)
+		goto nomem;
 	if (rc < 0) {
 		snprintf(why, whysize, "'%s': %s%s%s%s after %llu records%s", path, pmt_strerror(rc),
 			 rc == PMT_E_LIMIT ? " (" : "", rc == PMT_E_LIMIT ? pmt_limit_detail() : "",
@@ -210,29 +248,9 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		goto out;
 	}
 	pmt_reader_stats(rd, &t->rst);
-	for (uint32_t i = 0; i < t->nruns; i++) {
-		struct pma_run *r = &t->runs[i];
-		if (!r->finished && finish_run(r, 0) < 0)
-			goto nomem;
-		if (t->sched_events && !r->exact_refused && finish_exact(t, r) < 0)
-			goto nomem;
-		if (!r->info.has_end)
-			warn(t, PMA_NOTE_RUN_TRUNCATED, (double[]){ pma_run_wall_s(r), r->run_id }, 2);
-	}
-	if (t->rst.truncated)
-		warn(t, PMA_NOTE_FILE_TRUNCATED, (double[]){ (double)t->rst.chunks }, 1);
-	if (t->rst.chunks_bad)
-		warn(t, PMA_NOTE_SALVAGED, (double[]){ (double)t->rst.chunks_bad,
-						       (double)t->rst.bytes_skipped }, 2);
-	if (t->rst.seq_gaps)
-		warn(t, PMA_NOTE_SEQ_GAPS, (double[]){ (double)t->rst.seq_gaps }, 1);
-	if (!t->summary.present && !t->rst.truncated)
-		warn(t, PMA_NOTE_INCOMPLETE, NULL, 0);
+	if (finish_trace(t) < 0)
+		goto nomem;
 	rc = 0;
-	goto out;
-too_many:
-	snprintf(why, whysize, "'%s': more than %u runs in one trace", path, PMA_MAX_RUNS);
-	rc = PMT_E_LIMIT;
 	goto out;
 nomem:
 	snprintf(why, whysize, "'%s': out of memory", path);

@@ -27,10 +27,20 @@ static const char *rec_name(uint16_t type)
 	}
 }
 
+/* Writes o as one line of compact JSON and frees it. */
+static void print_line(FILE *out, cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+
+	if (text)
+		fprintf(out, "%s\n", text);
+	free(text);
+	cJSON_Delete(o);
+}
+
 static void dump_json_record(FILE *out, const struct pmt_record *rec)
 {
 	cJSON *o = cJSON_Parse(rec->u.json.text);
-	char *text;
 
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
@@ -42,96 +52,103 @@ static void dump_json_record(FILE *out, const struct pmt_record *rec)
 	if (!cJSON_HasObjectItem(o, "run_id"))
 		cJSON_AddNumberToObject(o, "run_id", rec->u.json.run_id);
 	cJSON_AddNumberToObject(o, "t_ns", (double)rec->u.json.t_ns);
-	text = cJSON_PrintUnformatted(o);
-	if (text)
-		fprintf(out, "%s\n", text);
-	free(text);
-	cJSON_Delete(o);
+	print_line(out, o);
+}
+
+static void dump_sample(FILE *out, const struct pmt_record *rec)
+{
+	const struct pmt_sample *s = &rec->u.sample;
+	fprintf(out, "{\"type\":\"sample\",\"run_id\":%u,\"t_ns\":%llu,\"duration_ns\":%u,\"threads\":[",
+		s->run_id, (unsigned long long)s->t_ns, s->duration_ns);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct pmt_thread_sample *ts = &s->threads[i];
+		char st = ts->state >= 0x21 && ts->state < 0x7f && ts->state != '"' && ts->state != '\\' ?
+			ts->state : '?';
+		fprintf(out, "%s{\"tid\":%u,\"tgid\":%u,\"run_ns\":%llu,\"wait_ns\":%llu,"
+			"\"timeslices\":%llu,\"nvcsw\":%u,\"nivcsw\":%u,\"cpu\":%d,\"state\":\"%c\",\"flags\":%u}",
+			i ? "," : "", ts->tid, ts->tgid, (unsigned long long)ts->run_ns,
+			(unsigned long long)ts->wait_ns, (unsigned long long)ts->timeslices, ts->nvcsw,
+			ts->nivcsw, ts->cpu == PMT_CPU_UNKNOWN ? -1 : ts->cpu, st, ts->flags);
+	}
+	fputs("]}\n", out);
+}
+
+static void dump_task(FILE *out, const struct pmt_record *rec)
+{
+	static const char *const kinds[] = { "?", "appear", "exit", "exec" };
+	const struct pmt_task_event *e = &rec->u.task;
+	char comm[PMT_COMM_MAX * 4 + 1];
+	cJSON *o = cJSON_CreateObject();
+
+	pmt_cli_sanitize(comm, sizeof(comm), e->comm ? e->comm : "", e->comm_len);
+	cJSON_AddStringToObject(o, "type", "task");
+	cJSON_AddNumberToObject(o, "run_id", e->run_id);
+	cJSON_AddNumberToObject(o, "t_ns", (double)e->t_ns);
+	cJSON_AddStringToObject(o, "kind", e->kind < 4 ? kinds[e->kind] : "?");
+	cJSON_AddNumberToObject(o, "flags", e->flags);
+	cJSON_AddNumberToObject(o, "tid", e->tid);
+	cJSON_AddNumberToObject(o, "tgid", e->tgid);
+	cJSON_AddNumberToObject(o, "ppid", e->ppid);
+	cJSON_AddNumberToObject(o, "exit_status", e->exit_status);
+	cJSON_AddNumberToObject(o, "final_run_ns", (double)e->final_run_ns);
+	cJSON_AddNumberToObject(o, "final_wait_ns", (double)e->final_wait_ns);
+	cJSON_AddStringToObject(o, "comm", comm);
+	print_line(out, o);
+}
+
+static void dump_counters(FILE *out, const struct pmt_record *rec)
+{
+	const struct pmt_counters *c = &rec->u.counters;
+	fprintf(out, "{\"type\":\"counters\",\"run_id\":%u,\"t_ns\":%llu,\"values\":[", c->run_id,
+		(unsigned long long)c->t_ns);
+	for (uint32_t i = 0; i < c->n; i++) {
+		if (c->values[i] == PMT_COUNTER_INVALID)
+			fprintf(out, "%snull", i ? "," : "");
+		else
+			fprintf(out, "%s%lld", i ? "," : "", (long long)c->values[i]);
+	}
+	fputs("]}\n", out);
+}
+
+static void dump_sched(FILE *out, const struct pmt_record *rec)
+{
+	/* one line per event: a record holds up to a million */
+	static const char *const sched_kinds[] = { "?", "switch", "waking", "wakeup", "wakeup_new",
+					     "fork", "exit", "migrate" };
+	const struct pmt_sched_batch *b = &rec->u.sched;
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct pmt_sched_event *e = &b->events[i];
+		fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"t_ns\":%llu,\"event\":\"%s\","
+			"\"cpu\":%u,\"ctx\":%u,\"common_pid\":%u,\"a\":%u,\"b\":%u,\"c\":%u",
+			b->run_id, (unsigned long long)e->t_ns,
+			sched_kinds[e->kind < 8 ? e->kind : 0], e->cpu, e->ctx, e->common_pid, e->a,
+			e->b, e->c);
+		if (i == 0 && b->missed)
+			fprintf(out, ",\"missed_before\":%lld",
+				b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
+		fputs("}\n", out);
+	}
+	if (b->n == 0)
+		fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"cpu\":%u,\"events\":0,"
+			"\"missed_before\":%lld}\n", b->run_id, b->cpu,
+			b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
 }
 
 static void dump_record(FILE *out, const struct pmt_record *rec)
 {
-	static const char *const kinds[] = { "?", "appear", "exit", "exec" };
-	char comm[PMT_COMM_MAX * 4 + 1];
-
 	switch (rec->type) {
-	case PMT_REC_SAMPLE: {
-		const struct pmt_sample *s = &rec->u.sample;
-		fprintf(out, "{\"type\":\"sample\",\"run_id\":%u,\"t_ns\":%llu,\"duration_ns\":%u,\"threads\":[",
-			s->run_id, (unsigned long long)s->t_ns, s->duration_ns);
-		for (uint32_t i = 0; i < s->n; i++) {
-			const struct pmt_thread_sample *ts = &s->threads[i];
-			char st = ts->state >= 0x21 && ts->state < 0x7f && ts->state != '"' && ts->state != '\\' ?
-				ts->state : '?';
-			fprintf(out, "%s{\"tid\":%u,\"tgid\":%u,\"run_ns\":%llu,\"wait_ns\":%llu,"
-				"\"timeslices\":%llu,\"nvcsw\":%u,\"nivcsw\":%u,\"cpu\":%d,\"state\":\"%c\",\"flags\":%u}",
-				i ? "," : "", ts->tid, ts->tgid, (unsigned long long)ts->run_ns,
-				(unsigned long long)ts->wait_ns, (unsigned long long)ts->timeslices, ts->nvcsw,
-				ts->nivcsw, ts->cpu == PMT_CPU_UNKNOWN ? -1 : ts->cpu, st, ts->flags);
-		}
-		fputs("]}\n", out);
+	case PMT_REC_SAMPLE:
+		dump_sample(out, rec);
 		break;
-	}
-	case PMT_REC_TASK: {
-		const struct pmt_task_event *e = &rec->u.task;
-		cJSON *o = cJSON_CreateObject();
-		char *text;
-		pmt_cli_sanitize(comm, sizeof(comm), e->comm ? e->comm : "", e->comm_len);
-		cJSON_AddStringToObject(o, "type", "task");
-		cJSON_AddNumberToObject(o, "run_id", e->run_id);
-		cJSON_AddNumberToObject(o, "t_ns", (double)e->t_ns);
-		cJSON_AddStringToObject(o, "kind", e->kind < 4 ? kinds[e->kind] : "?");
-		cJSON_AddNumberToObject(o, "flags", e->flags);
-		cJSON_AddNumberToObject(o, "tid", e->tid);
-		cJSON_AddNumberToObject(o, "tgid", e->tgid);
-		cJSON_AddNumberToObject(o, "ppid", e->ppid);
-		cJSON_AddNumberToObject(o, "exit_status", e->exit_status);
-		cJSON_AddNumberToObject(o, "final_run_ns", (double)e->final_run_ns);
-		cJSON_AddNumberToObject(o, "final_wait_ns", (double)e->final_wait_ns);
-		cJSON_AddStringToObject(o, "comm", comm);
-		text = cJSON_PrintUnformatted(o);
-		if (text)
-			fprintf(out, "%s\n", text);
-		free(text);
-		cJSON_Delete(o);
+	case PMT_REC_TASK:
+		dump_task(out, rec);
 		break;
-	}
-	case PMT_REC_COUNTERS: {
-		const struct pmt_counters *c = &rec->u.counters;
-		fprintf(out, "{\"type\":\"counters\",\"run_id\":%u,\"t_ns\":%llu,\"values\":[", c->run_id,
-			(unsigned long long)c->t_ns);
-		for (uint32_t i = 0; i < c->n; i++) {
-			if (c->values[i] == PMT_COUNTER_INVALID)
-				fprintf(out, "%snull", i ? "," : "");
-			else
-				fprintf(out, "%s%lld", i ? "," : "", (long long)c->values[i]);
-		}
-		fputs("]}\n", out);
+	case PMT_REC_COUNTERS:
+		dump_counters(out, rec);
 		break;
-	}
-	case PMT_REC_SCHED: {
-		/* one line per event: a record holds up to a million */
-		static const char *const sched_kinds[] = { "?", "switch", "waking", "wakeup", "wakeup_new",
-						     "fork", "exit", "migrate" };
-		const struct pmt_sched_batch *b = &rec->u.sched;
-		for (uint32_t i = 0; i < b->n; i++) {
-			const struct pmt_sched_event *e = &b->events[i];
-			fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"t_ns\":%llu,\"event\":\"%s\","
-				"\"cpu\":%u,\"ctx\":%u,\"common_pid\":%u,\"a\":%u,\"b\":%u,\"c\":%u",
-				b->run_id, (unsigned long long)e->t_ns,
-				sched_kinds[e->kind < 8 ? e->kind : 0], e->cpu, e->ctx, e->common_pid, e->a,
-				e->b, e->c);
-			if (i == 0 && b->missed)
-				fprintf(out, ",\"missed_before\":%lld",
-					b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
-			fputs("}\n", out);
-		}
-		if (b->n == 0)
-			fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"cpu\":%u,\"events\":0,"
-				"\"missed_before\":%lld}\n", b->run_id, b->cpu,
-				b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
+	case PMT_REC_SCHED:
+		dump_sched(out, rec);
 		break;
-	}
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:
 	case PMT_REC_SUMMARY:

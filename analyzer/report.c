@@ -284,16 +284,13 @@ static cJSON *memory_json(const struct pma_result *r, const struct pma_trace *tr
 	return m;
 }
 
-static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
+/* "parallelism": the analyzed run and every estimator's A(m,inf), T_cp, D */
+static void parallelism_json(cJSON *par, const struct pma_result *r)
 {
-	cJSON *root = cJSON_CreateObject(), *par, *est, *preds, *hist, *tr, *notes;
-	char buf[1024];
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
-	char *text;
+	cJSON *est;
 
-	cJSON_AddStringToObject(root, "schema", "pmanalyze/1");
-	par = cJSON_AddObjectToObject(root, "parallelism");
 	cJSON_AddNumberToObject(par, "run_id", r->run->run_id);
 	cJSON_AddNumberToObject(par, "m", r->par.m);
 	cJSON_AddStringToObject(par, "m_source", r->par.m_source);
@@ -333,7 +330,14 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 			cJSON_AddNumberToObject(e, "max_active", x->max_active);
 		}
 	}
-	hist = cJSON_AddArrayToObject(root, "concurrency");
+}
+
+/* "concurrency": share of critical-path time by active threads */
+static void concurrency_json(cJSON *hist, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+
 	for (size_t k = 1; k < prof->nbins; k++) {
 		double ns = pma_profile_level_ns(prof, k);
 		cJSON *h;
@@ -345,24 +349,32 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 		cJSON_AddNumberToObject(h, "share", p->T_cp_ns > 0 ? ns / p->T_cp_ns : 0);
 		cJSON_AddItemToArray(hist, h);
 	}
-	cJSON_AddItemToObject(root, "memory", memory_json(r, traces));
+}
+
+/* "optimal_cores" and "optimal" (eq. 11) */
+static void optimal_json(cJSON *root, const struct pma_result *r)
+{
+	cJSON *op, *iv;
+
 	if (r->opt.n_best)
 		cJSON_AddNumberToObject(root, "optimal_cores", r->opt.n_best);
 	else
 		cJSON_AddNullToObject(root, "optimal_cores");
-	{
-		cJSON *op = cJSON_AddObjectToObject(root, "optimal"), *iv;
-		cJSON_AddNumberToObject(op, "S", r->opt.S_best);
-		cJSON_AddNumberToObject(op, "cores_95", r->opt.n_95);
-		iv = cJSON_AddArrayToObject(op, "increasing");
-		for (size_t j = 0; j < r->opt.nintervals; j++) {
-			cJSON *pair = cJSON_CreateArray();
-			cJSON_AddItemToArray(pair, cJSON_CreateNumber(r->opt.interval[j][0]));
-			cJSON_AddItemToArray(pair, cJSON_CreateNumber(r->opt.interval[j][1]));
-			cJSON_AddItemToArray(iv, pair);
-		}
+	op = cJSON_AddObjectToObject(root, "optimal");
+	cJSON_AddNumberToObject(op, "S", r->opt.S_best);
+	cJSON_AddNumberToObject(op, "cores_95", r->opt.n_95);
+	iv = cJSON_AddArrayToObject(op, "increasing");
+	for (size_t j = 0; j < r->opt.nintervals; j++) {
+		cJSON *pair = cJSON_CreateArray();
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber(r->opt.interval[j][0]));
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber(r->opt.interval[j][1]));
+		cJSON_AddItemToArray(iv, pair);
 	}
-	preds = cJSON_AddArrayToObject(root, "predictions");
+}
+
+/* "predictions": one object per core count */
+static void predictions_json(cJSON *preds, const struct pma_result *r)
+{
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		cJSON *o = cJSON_CreateObject();
@@ -383,6 +395,20 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 			cJSON_AddNumberToObject(o, "A_sampled", r->pred.by_est[PMA_EST_RUNNABLE][i].A);
 		cJSON_AddItemToArray(preds, o);
 	}
+}
+
+static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
+{
+	cJSON *root = cJSON_CreateObject(), *tr, *notes;
+	char buf[1024];
+	char *text;
+
+	cJSON_AddStringToObject(root, "schema", "pmanalyze/1");
+	parallelism_json(cJSON_AddObjectToObject(root, "parallelism"), r);
+	concurrency_json(cJSON_AddArrayToObject(root, "concurrency"), r);
+	cJSON_AddItemToObject(root, "memory", memory_json(r, traces));
+	optimal_json(root, r);
+	predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
 	tr = cJSON_AddArrayToObject(root, "traces");
 	for (int i = 0; i < ntraces; i++)
 		cJSON_AddItemToArray(tr, trace_json(&traces[i], i == 0 ? r->run : pma_trace_baseline(&traces[i])));
