@@ -144,6 +144,36 @@ static int output_close(struct output *o, int rc)
 	return rc;
 }
 
+/* --format: table, json or csv. Returns 0 or -1. */
+static int parse_format(const char *arg, enum pma_format *f)
+{
+	static const char *const names[] = { [PMA_FMT_TABLE] = "table", [PMA_FMT_JSON] = "json",
+					     [PMA_FMT_CSV] = "csv" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*f = (enum pma_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* --placement: compact (chunk 0), scatter (1) or a chunk size k >= 1. Returns 0 or -1. */
+static int parse_placement(const char *arg, uint32_t *chunk)
+{
+	long k;
+
+	if (strcmp(arg, "compact") == 0)
+		k = 0;
+	else if (strcmp(arg, "scatter") == 0)
+		k = 1;
+	else if (pmt_cli_parse_long(arg, 1, 1000000, &k) < 0)
+		return -1;
+	*chunk = (uint32_t)k;
+	return 0;
+}
+
 /* Parses argv into o. Returns -1 when parsing is complete, else the exit status to return now
  * (--help, --version, a usage error already reported). */
 static int parse_options(int argc, char **argv, struct cli_opts *o)
@@ -182,13 +212,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 				return usage_error("invalid --cores '%s': %s", optarg, why);
 			break;
 		case 'f':
-			if (strcmp(optarg, "table") == 0)
-				o->format = PMA_FMT_TABLE;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = PMA_FMT_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				o->format = PMA_FMT_CSV;
-			else
+			if (parse_format(optarg, &o->format) < 0)
 				return usage_error("invalid --format '%s': use table, json or csv", optarg);
 			break;
 		case 'e':
@@ -206,22 +230,11 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case OPT_PERFETTO:
 			o->perfetto_path = optarg;
 			break;
-		case OPT_PLACEMENT: {
-			long k;
-			if (strcmp(optarg, "compact") == 0) {
-				o->co.chunk = 0;
-				break;
-			}
-			if (strcmp(optarg, "scatter") == 0) {
-				o->co.chunk = 1;
-				break;
-			}
-			if (pmt_cli_parse_long(optarg, 1, 1000000, &k) < 0)
+		case OPT_PLACEMENT:
+			if (parse_placement(optarg, &o->co.chunk) < 0)
 				return usage_error("invalid --placement '%s': use compact, scatter or a "
 						   "chunk size from 1", optarg);
-			o->co.chunk = (uint32_t)k;
 			break;
-		}
 		case OPT_MEM:
 			o->co.mem_policy = pma_mem_policy_parse(optarg);
 			if (o->co.mem_policy < 0)
