@@ -119,11 +119,10 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 	return buf;
 }
 
-static void print_table(FILE *out, const struct pma_result *r)
+/* The run: program, trace, machine, baseline, m, wall time, sources. */
+static void table_run(FILE *out, const struct pma_result *r)
 {
-	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
-	const struct pma_profile *prof = pma_result_profile(r);
-	char cmd[512], text[1024];
+	char cmd[512];
 
 	command_string(&r->t->meta, cmd, sizeof(cmd));
 	fprintf(out, "%-13s%s\n", "program", cmd);
@@ -136,7 +135,15 @@ static void print_table(FILE *out, const struct pma_result *r)
 		r->par.wall_s, (unsigned long long)r->run->st.samples, r->par.interval_ms,
 		r->run->st.mean_interval_ns / 1e6);
 	print_sources(out, &r->t->meta);
-	fputc('\n', out);
+}
+
+/* A(m,inf) by every estimator, T_cp, T(1), D(m), idle time. */
+static void table_parallelism(FILE *out, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+	const struct pma_exact_stats *x = &r->run->xst;
+
 	fprintf(out, "%-13s%.2f ± %.2f threads  (estimator %s", "A(m,inf)", p->A_inf, r->par.A_err,
 		pma_estimator_name(r->par.est));
 	for (int k = PMA_EST_COUNT - 1; k >= 0; k--)
@@ -146,16 +153,23 @@ static void print_table(FILE *out, const struct pma_result *r)
 	if (r->par.have[PMA_EST_SCHED])
 		fprintf(out, "%-13s%llu events, %llu lost, %llu wake edges, %llu wakes from outside, "
 			"%u threads, %llu switch-ins inferred (%.1f ms)\n", "sched events",
-			(unsigned long long)r->run->xst.events, (unsigned long long)r->run->xst.lost,
-			(unsigned long long)r->run->xst.wake_edges,
-			(unsigned long long)r->run->xst.outside_wakes, r->run->xst.threads,
-			(unsigned long long)r->run->xst.inferred_switch_ins, r->run->xst.inferred_ns / 1e6);
+			(unsigned long long)x->events, (unsigned long long)x->lost,
+			(unsigned long long)x->wake_edges, (unsigned long long)x->outside_wakes,
+			x->threads, (unsigned long long)x->inferred_switch_ins, x->inferred_ns / 1e6);
 	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
 	fprintf(out, "%-13s%.3f s  (total CPU time of the program)\n", "T(1)", r->par.T1_s);
 	fprintf(out, "%-13s%.2f threads  (m - A(m,inf), eq. 2)\n", "D(m)", p->D);
 	if (prof->idle_ns > 0)
 		fprintf(out, "%-13s%.3f s with no runnable thread (kept as is in T(n))\n", "idle",
 			prof->idle_ns / 1e9);
+}
+
+/* The concurrency histogram: share of T_cp by active threads, as bars. */
+static void table_concurrency(FILE *out, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+
 	fputs("\nconcurrency: share of critical-path time by active threads\n", out);
 	for (size_t k = 1; k < prof->nbins; k++) {
 		double share = p->T_cp_ns > 0 ? pma_profile_level_ns(prof, k) / p->T_cp_ns : 0;
@@ -167,7 +181,11 @@ static void print_table(FILE *out, const struct pma_result *r)
 			fputc('#', out);
 		fputc('\n', out);
 	}
-	print_memory(out, r);
+}
+
+/* The predictions per core count and the optimal core count (eq. 11). */
+static void table_predictions(FILE *out, const struct pma_result *r)
+{
 	fprintf(out, "\npredictions (%s; omega from %s; S = A(m,n) / (1 + omega), eq. 1; placement %s, "
 		"memory %s)\n", r->par.est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
 						 : "A(m,n) from the profile, eq. 6",
@@ -196,6 +214,19 @@ static void print_table(FILE *out, const struct pma_result *r)
 			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
 		fprintf(out, "%s\n", r->opt.nintervals ? "" : " no interval");
 	}
+}
+
+/* The table: one function per section, in order; a new section adds one call. */
+static void print_table(FILE *out, const struct pma_result *r)
+{
+	char text[1024];
+
+	table_run(out, r);
+	fputc('\n', out);
+	table_parallelism(out, r);
+	table_concurrency(out, r);
+	print_memory(out, r);
+	table_predictions(out, r);
 	for (size_t i = 0; i < r->notes.n; i++)
 		fprintf(out, "\nnote: %s\n", pma_note_text(&r->notes.v[i], text, sizeof(text)));
 }
