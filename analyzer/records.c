@@ -98,39 +98,42 @@ static void cpufreq_free(struct pma_cpufreq *c)
 
 /* ---- META ---- */
 
+/* *p = one zeroed element of size bytes per child of o (array or object), NULL when it has
+ * none. Returns 0 or -1 (out of memory). */
+static int alloc_children(const cJSON *o, void **p, size_t size)
+{
+	int n = cJSON_GetArraySize(o);
+
+	*p = n > 0 ? calloc((size_t)n, size) : NULL;
+	return n > 0 && !*p ? -1 : 0;
+}
+
 static int meta_command(const cJSON *meta, struct pma_meta *m)
 {
 	const cJSON *cmd = item(meta, "command"), *a;
-	int n = cJSON_GetArraySize(cmd);
 
-	if (n <= 0)
-		return 0;
-	m->command = calloc((size_t)n, sizeof(*m->command));
-	if (!m->command)
+	if (alloc_children(cmd, (void **)&m->command, sizeof(*m->command)) < 0)
 		return -1;
 	/* a non-string word is kept as absent (NULL) at its place, so positions stay comparable */
-	cJSON_ArrayForEach(a, cmd) {
+	cJSON_ArrayForEach(a, cmd)
 		m->command[m->ncommand++] = cJSON_IsString(a) ? strdup(a->valuestring) : NULL;
-	}
 	return 0;
 }
 
 static int meta_env(const cJSON *meta, struct pma_meta *m)
 {
 	const cJSON *env = item(meta, "env"), *e;
-	int n = cJSON_GetArraySize(env);
 
-	if (n <= 0)
-		return 0;
-	m->env = calloc((size_t)n, sizeof(*m->env));
-	if (!m->env)
+	if (alloc_children(env, (void **)&m->env, sizeof(*m->env)) < 0)
 		return -1;
 	cJSON_ArrayForEach(e, env) {
+		struct pma_env_var *v = &m->env[m->nenv];
 		if (!cJSON_IsString(e))
 			continue;
-		m->env[m->nenv].name = strdup(e->string ? e->string : "");
-		m->env[m->nenv].value = strdup(e->valuestring);
-		if (!m->env[m->nenv++].value || !m->env[m->nenv - 1].name)
+		m->nenv++;
+		v->name = strdup(e->string ? e->string : "");
+		v->value = strdup(e->valuestring);
+		if (!v->name || !v->value)
 			return -1;
 	}
 	return 0;
@@ -139,14 +142,10 @@ static int meta_env(const cJSON *meta, struct pma_meta *m)
 static int meta_sources(const cJSON *meta, struct pma_meta *m)
 {
 	const cJSON *src = item(meta, "sources"), *s;
-	int n = cJSON_GetArraySize(src);
 
 	if (src)
 		m->sources_json = cJSON_PrintUnformatted(src);
-	if (n <= 0)
-		return 0;
-	m->sources = calloc((size_t)n, sizeof(*m->sources));
-	if (!m->sources)
+	if (alloc_children(src, (void **)&m->sources, sizeof(*m->sources)) < 0)
 		return -1;
 	cJSON_ArrayForEach(s, src) {
 		struct pma_source *o = &m->sources[m->nsources++];
