@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* analyze.h: reads a trace (one streaming pass) and runs the estimators over each run in it. */
+/* analyze.h: reads a trace (one streaming pass) into a typed model (META, runs, summary, warnings)
+ * and runs the estimators over each run in it. */
 #ifndef PMA_ANALYZE_H
 #define PMA_ANALYZE_H
 
-#include <cjson/cJSON.h>
 #include <stdint.h>
 
 #include "estimate.h"
 #include "exact.h"
+#include "notes.h"
 #include "pmt.h"
+#include "pmt_cli.h"
+#include "records.h"
 
 #define PMA_MAX_RUNS 64u
-#define PMA_MAX_WARNINGS 32u
 
 struct pma_run {
 	uint32_t run_id;
-	cJSON *begin;          /* RUN_BEGIN JSON (NULL when the record was lost) */
-	cJSON *end;            /* RUN_END JSON (NULL when the trace stops before it) */
+	struct pma_run_info info; /* RUN_BEGIN (info.has_begin 0 when the record was lost) and
+				     RUN_END (info.has_end 0 when the trace stops before it) */
 	uint64_t t_begin_ns, t_end_ns;
 	struct pma_est *est;
 	struct pma_est_stats st;
@@ -25,23 +27,24 @@ struct pma_run {
 	struct pma_exact_stats xst;
 	int has_exact;         /* the run has scheduler events and pma_exact_finish succeeded */
 	int exact_refused;     /* more than PMA_EXACT_MAX_EVENTS: exact mode off for the run */
-	uint32_t cpus_n;       /* CPUs the run was allowed (from RUN_BEGIN or META "cpus"), 0 unknown */
-	char cpus[128];        /* as a cpulist */
+	struct pmt_intlist cpu_list; /* CPUs the run was allowed (from RUN_BEGIN or META "cpus");
+				       empty when unknown */
+	uint32_t cpus_n;       /* cpu_list.n, 0 unknown */
+	char cpus[128];        /* as a cpulist, as recorded ("" unknown) */
 	int finished;
 };
 
 struct pma_trace {
 	char *path;
-	cJSON *meta;
-	cJSON *summary;        /* NULL when the collector did not finish */
+	struct pma_meta meta;
+	struct pma_summary summary; /* summary.present 0 when the collector did not finish */
 	struct pmt_reader_stats rst;
 	unsigned major, minor;
 	struct pma_run runs[PMA_MAX_RUNS];
 	uint32_t nruns;
 	uint64_t records, samples, thread_samples, task_events, counter_records, sched_events;
 	uint64_t threads_seen; /* TASK APPEAR records plus threads first seen in samples */
-	char *warnings[PMA_MAX_WARNINGS]; /* recorded WARNING records and reader findings */
-	uint32_t nwarnings, warnings_dropped;
+	struct pma_notes warnings; /* recorded WARNING records and the loader's findings */
 };
 
 /* Reads the whole trace at path and fills t (caller frees with pma_trace_free, also on error).
@@ -63,7 +66,12 @@ const struct pma_run *pma_trace_run(const struct pma_trace *t, long run_id);
  * r->est, sched-exact from the scheduler events; NULL when the run has no such data. */
 const struct pma_profile *pma_run_profile(const struct pma_run *r, int k);
 
-/* Adds a warning (copied; sanitized when printed). */
-void pma_trace_warn(struct pma_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Traces of different programs must not be mixed: returns 0 when every trace's META "command"
+ * equals the first's, else -1 with a one-line reason naming the first difference. */
+int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *why, size_t whysize);
+
+/* Wall time of run r in seconds: RUN_BEGIN to RUN_END, or the span of its samples when either
+ * is missing (a trace cut short). */
+double pma_run_wall_s(const struct pma_run *r);
 
 #endif

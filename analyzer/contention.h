@@ -1,41 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* contention.h: from the runs of one or more traces to the memory model: the machines (hwloc
- * topology from META or an XML file), calibration points C(n), the fit and what is missing. */
+/* contention.h: from the runs of one or more traces to the memory model: calibration points C(n),
+ * the fit, what is missing, and omega(n) for the core counts of a report (machines: machine.h). */
 #ifndef PMA_CONTENTION_H
 #define PMA_CONTENTION_H
 
-#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "analyze.h"
+#include "machine.h"
 #include "memory.h"
-
-/* A machine's shape as the memory model sees it. */
-struct pma_machine {
-	uint32_t sockets;       /* packages (1 when hwloc shows none) */
-	uint32_t c;             /* cores per socket (cores / sockets) */
-	uint32_t cores, pus;
-	uint32_t numa_nodes;    /* >= 1 */
-	void *topo;             /* hwloc_topology_t when hwloc XML was available, else NULL */
-	char source[300];       /* where it came from: "trace 'x.zst'" or "hwloc XML 'm.xml'" */
-};
-
-/* The machine recorded in a trace's META "topology": hwloc's XML export ("hwloc_xml") loaded with
- * hwloc_topology_set_xmlbuffer when present, else the counts packages/cores/pus/numa_nodes.
- * Returns 0, or -1 with a reason when META has no topology. */
-int pma_machine_from_meta(const cJSON *meta, const char *path, struct pma_machine *m, char *why,
-			  size_t whysize);
-
-/* --machine FILE: an hwloc XML file (`lstopo --of xml`, detected by a leading '<') through
- * hwloc_topology_set_xml, or else a pmtrace whose META topology is used. Returns 0, or -1 with a
- * one-line reason (unreadable, not XML and not a trace, hwloc refused the XML). */
-int pma_machine_load(const char *path, struct pma_machine *m, char *why, size_t whysize);
-void pma_machine_free(struct pma_machine *m);
-
-/* CPUs of the cpulist `cpus` on the package that holds most of them (n_1 of eq. 9-10): counted
- * with the hwloc topology when m has one, else min(n, c) (compact). */
-uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus, uint32_t n);
+#include "notes.h"
 
 #define PMA_CAL_MAX_POINTS 64
 
@@ -48,9 +23,6 @@ struct pma_mem_cal {
 	uint32_t run_id[PMA_CAL_MAX_POINTS];
 	int trace[PMA_CAL_MAX_POINTS];     /* index into traces[] */
 	double omega_meas[PMA_CAL_MAX_POINTS], omega_model[PMA_CAL_MAX_POINTS];
-	char why[700];           /* when unknown: which runs are missing and the command to record them */
-	char freq[400];          /* a warning about clock frequency when source is cpu_time, or "" */
-	char skipped[300];       /* runs left out (other thread count, failed), or "" */
 };
 
 /* Collects one point per finished run of every trace (Tudor & Teo §II-B: C(n) of the program with
@@ -59,13 +31,14 @@ struct pma_mem_cal {
  * RUN_END "C" (cycles, or schedstat CPU time as the proxy; one source for all points: cpu_time when
  * any point lacks cycles); traces without it use the CPU time summed from the samples. Runs whose
  * peak thread count differs from m are left out (C(n) must be for the same m). m_peak is the
- * analyzed run's m. When the model cannot be fitted, out->why says which core counts are missing and
- * gives the pmcollect command (command line from META). Returns 0 (also when omega is unknown). */
+ * analyzed run's m. Appends to notes: PMA_NOTE_OMEGA_UNKNOWN when the model cannot be fitted
+ * (which core counts are missing, and the pmcollect command from META), PMA_NOTE_FREQ_* when CPU
+ * time stands in for cycles, PMA_NOTE_CAL_SKIPPED for runs left out. Returns 0 (also when omega
+ * is unknown), or -1 when memory runs out. */
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
-		      uint32_t m_peak, struct pma_mem_cal *out);
+		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes);
 
 /* The memory model applied to the core counts of a report. */
-#define PMA_EVAL_MAX_NOTES 6
 struct pma_mem_eval {
 	struct pma_machine rec;      /* the machine traces[0] was recorded on */
 	struct pma_machine target;   /* --machine, else a copy of rec's counts */
@@ -79,8 +52,7 @@ struct pma_mem_eval {
 	double *cross;               /* its cross-socket part; NAN unknown */
 	char (*per_socket)[64];      /* per core count: the placement, "{6,3}" */
 	size_t ncores;
-	char notes[PMA_EVAL_MAX_NOTES][700]; /* for the user: missing runs, frequency, saturation, ... */
-	size_t nnotes;
+	struct pma_notes notes;      /* for the user: missing runs, frequency, saturation, ... */
 };
 
 /* Fits the memory model to the runs of traces (pma_mem_calibrate) and predicts omega(n) for each
@@ -96,9 +68,5 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 		 uint32_t chunk, int pol, uint32_t m, const uint32_t *cores, size_t ncores,
 		 struct pma_mem_eval *out, char *why, size_t whysize);
 void pma_mem_eval_free(struct pma_mem_eval *e);
-
-/* Traces of different programs must not be mixed: returns 0 when every trace's META "command"
- * equals the first's, else -1 with a one-line reason naming the first difference. */
-int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *why, size_t whysize);
 
 #endif

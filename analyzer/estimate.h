@@ -26,8 +26,10 @@ enum pma_estimator_kind {
 	 * scheduler events, and replay on n cores; only when the trace holds SCHED records. */
 	PMA_EST_SCHED = 2,
 	PMA_EST_COUNT = 3,
-	PMA_EST_SAMPLED = 2,  /* the first PMA_EST_SAMPLED kinds are built from samples here */
 };
+/* How many kinds (the first ones, PAPER and RUNNABLE) are built from samples here: a count, not
+ * a kind, so it is not one of the enum's names. */
+#define PMA_EST_SAMPLED 2
 
 /* Name used in output and on the command line: "paper", "runnable", "sched-exact". */
 const char *pma_estimator_name(enum pma_estimator_kind k);
@@ -45,8 +47,8 @@ struct pma_est_stats {
 	double unplaced_wait_ns;   /* run-queue wait that could not be moved back (runnable est.) */
 	double exit_tail_ns;       /* CPU time after a thread's last sample, from TASK EXIT finals */
 	double mean_interval_ns;
-	/* share of intervals in which no thread of a multi-threaded program blocked voluntarily
-	 * while more threads were runnable than CPUs, and voluntary switches seen (spin detection) */
+	/* voluntary context switches of all threads over the run (status nvcsw, summed deltas
+	 * between fresh reads): the spinning check's "blocking per thread per second" */
 	uint64_t nvcsw_total;
 	uint64_t status_reads;     /* thread entries with fresh nvcsw/nivcsw */
 };

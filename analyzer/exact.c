@@ -39,6 +39,8 @@ struct ev {
 	struct pmt_sched_event e;
 	uint32_t ord;
 };
+/* exact.h states the memory bound of PMA_EXACT_MAX_EVENTS with this size */
+_Static_assert(sizeof(struct ev) == 40, "update PMA_EXACT_MAX_EVENTS' comment in exact.h");
 
 struct segment {
 	double t, d; /* +1 at t for d > 0 marks, stored as two entries: start (+1) and end (-1) */

@@ -21,7 +21,7 @@ void pma_exact_free(struct pma_exact *x);
  * are the program. Call before pma_exact_finish. */
 void pma_exact_set_root(struct pma_exact *x, uint32_t pid);
 
-/* Events kept per run at most (32 bytes each in memory: 3.2 GB). */
+/* Events kept per run at most (40 bytes each in memory, struct ev in exact.c: 4 GB). */
 #define PMA_EXACT_MAX_EVENTS 100000000u
 
 /* Stores one SCHED record's events (copied; any order of records and CPUs). A batch with

@@ -2,17 +2,15 @@
 /* main.c: pmanalyze, the offline analyzer: average parallelism, critical path and speedup. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analyze.h"
-#include "contention.h"
+#include "compute.h"
+#include "dump.h"
 #include "memory.h"
-#include "model.h"
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "perfetto.h"
@@ -35,11 +33,12 @@ static void usage_full(void)
 	      "cores (Tudor & Teo's model: S(m,n) = A(m,n) / (1 + omega(n))).\n"
 	      "\n"
 	      "  -c, --cores <list>        core counts to predict for: 1-40, 1,2,4,8, 1-64:4\n"
-	      "                            [default: 1 up to max(m, CPUs of the recording machine)]\n"
+	      "                            [default: 1 up to max(m, CPUs of the recording machine),\n"
+	      "                            at most 1024]\n"
 	      "  -f, --format <fmt>        table, json or csv [default: table]\n"
 	      "  -e, --estimator <name>    estimator of A(m,inf): sched-exact, runnable or paper\n"
 	      "                            [default: sched-exact when the run has scheduler events\n"
-	      "                            and lost under 1%% of them, else runnable]\n"
+	      "                            and lost under 1% of them, else runnable]\n"
 	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
 	      "      --placement <p>       threads per socket for omega(n): compact (fill a socket\n"
 	      "                            first), scatter (round robin) or <k> (round robin in\n"
@@ -99,7 +98,85 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
-int main(int argc, char **argv)
+/* The command line, parsed. */
+struct cli_opts {
+	struct pma_compute_opts co;
+	enum pma_format format;
+	struct pmt_intlist cores;
+	int force, quiet;
+	int mode;               /* 0 report, 'i' --info, 'd' --dump */
+	unsigned flags;         /* PMT_READ_* */
+	const char *outpath, *perfetto_path;
+	char **traces;          /* the operands */
+	int ntraces;
+};
+
+/* Where the output goes: standard output, or -o's file, created only once there is something to
+ * write into it. */
+struct output {
+	const char *path;       /* NULL: standard output */
+	FILE *f;
+};
+
+static FILE *output_open(struct output *o)
+{
+	if (o->f)
+		return o->f;
+	if (!o->path)
+		return o->f = stdout;
+	o->f = fopen(o->path, "w");
+	if (!o->f)
+		pmt_cli_error("cannot open '%s': %s", o->path, strerror(errno));
+	return o->f;
+}
+
+/* Closes the output; returns rc, or PMT_EXIT_FAILURE when a write failed and rc was 0. */
+static int output_close(struct output *o, int rc)
+{
+	if (o->f && o->f != stdout && fclose(o->f) != 0 && rc == 0) {
+		pmt_cli_error("cannot write '%s': %s", o->path, strerror(errno));
+		rc = PMT_EXIT_FAILURE;
+	}
+	if (o->f == stdout && fflush(stdout) != 0 && rc == 0) {
+		pmt_cli_error("cannot write to standard output: %s", strerror(errno));
+		rc = PMT_EXIT_FAILURE;
+	}
+	return rc;
+}
+
+/* --format: table, json or csv. Returns 0 or -1. */
+static int parse_format(const char *arg, enum pma_format *f)
+{
+	static const char *const names[] = { [PMA_FMT_TABLE] = "table", [PMA_FMT_JSON] = "json",
+					     [PMA_FMT_CSV] = "csv" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*f = (enum pma_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* --placement: compact (chunk 0), scatter (1) or a chunk size k >= 1. Returns 0 or -1. */
+static int parse_placement(const char *arg, uint32_t *chunk)
+{
+	long k;
+
+	if (strcmp(arg, "compact") == 0)
+		k = 0;
+	else if (strcmp(arg, "scatter") == 0)
+		k = 1;
+	else if (pmt_cli_parse_long(arg, 1, 1000000, &k) < 0)
+		return -1;
+	*chunk = (uint32_t)k;
+	return 0;
+}
+
+/* Parses argv into o. Returns -1 when parsing is complete, else the exit status to return now
+ * (--help, --version, a usage error already reported). */
+static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO };
 	static const struct option longopts[] = {
@@ -121,96 +198,64 @@ int main(int argc, char **argv)
 		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pma_report_opts ro = { .format = PMA_FMT_TABLE, .estimator = -1,
-				      .run_id = -1, .mem_policy = -1 };
-	int force = 0;
-	const char *outpath = NULL, *perfetto_path = NULL;
-	struct pmt_intlist cores = { 0 };
-	int mode = 0, quiet = 0, c, rc = PMT_EXIT_FAILURE;
-	unsigned flags = 0;
-	struct pma_trace *traces = NULL;
-	int ntraces;
-	FILE *out = stdout;
 	char why[512];
+	int c;
 
-	pmt_cli_set_prog("pmanalyze");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:f:e:r:o:sidqhV", longopts, NULL)) != -1) {
+	/* no leading '+': options may follow the traces (GNU permutation); ':' reports a missing
+	 * value apart from an unknown option */
+	while ((c = getopt_long(argc, argv, ":c:f:e:r:o:sidqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			pmt_intlist_free(&cores);
-			if (pmt_intlist_parse(optarg, 1, 1000000, &cores, why, sizeof(why)) < 0)
+			pmt_intlist_free(&o->cores);
+			if (pmt_intlist_parse(optarg, 1, 1000000, &o->cores, why, sizeof(why)) < 0)
 				return usage_error("invalid --cores '%s': %s", optarg, why);
 			break;
 		case 'f':
-			if (strcmp(optarg, "table") == 0)
-				ro.format = PMA_FMT_TABLE;
-			else if (strcmp(optarg, "json") == 0)
-				ro.format = PMA_FMT_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				ro.format = PMA_FMT_CSV;
-			else
+			if (parse_format(optarg, &o->format) < 0)
 				return usage_error("invalid --format '%s': use table, json or csv", optarg);
 			break;
-		case 'e': {
-			int k = pma_estimator_parse(optarg);
-			if (k < 0)
+		case 'e':
+			o->co.estimator = pma_estimator_parse(optarg);
+			if (o->co.estimator < 0)
 				return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
-			ro.estimator = k;
 			break;
-		}
-		case 'r': {
-			long v;
-			if (pmt_cli_parse_long(optarg, 0, 0xffffffffL, &v) < 0)
+		case 'r':
+			if (pmt_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)
 				return usage_error("invalid --run '%s': not a run id", optarg);
-			ro.run_id = v;
 			break;
-		}
 		case 'o':
-			outpath = optarg;
+			o->outpath = optarg;
 			break;
 		case OPT_PERFETTO:
-			perfetto_path = optarg;
+			o->perfetto_path = optarg;
 			break;
-		case OPT_PLACEMENT: {
-			long k;
-			if (strcmp(optarg, "compact") == 0) {
-				ro.chunk = 0;
-				break;
-			}
-			if (strcmp(optarg, "scatter") == 0) {
-				ro.chunk = 1;
-				break;
-			}
-			if (pmt_cli_parse_long(optarg, 1, 1000000, &k) < 0)
+		case OPT_PLACEMENT:
+			if (parse_placement(optarg, &o->co.chunk) < 0)
 				return usage_error("invalid --placement '%s': use compact, scatter or a "
 						   "chunk size from 1", optarg);
-			ro.chunk = (uint32_t)k;
 			break;
-		}
 		case OPT_MEM:
-			ro.mem_policy = pma_mem_policy_parse(optarg);
-			if (ro.mem_policy < 0)
+			o->co.mem_policy = pma_mem_policy_parse(optarg);
+			if (o->co.mem_policy < 0)
 				return usage_error("invalid --mem '%s': use local, interleave or "
 						   "local-then-remote", optarg);
 			break;
 		case OPT_MACHINE:
-			ro.machine = optarg;
+			o->co.machine = optarg;
 			break;
 		case OPT_FORCE:
-			force = 1;
+			o->force = 1;
 			break;
 		case 's':
-			flags |= PMT_READ_SALVAGE;
+			o->flags |= PMT_READ_SALVAGE;
 			break;
 		case 'i':
-			mode = 'i';
-			break;
 		case 'd':
-			mode = 'd';
+			o->mode = c;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
 			usage_full();
@@ -219,79 +264,130 @@ int main(int argc, char **argv)
 			printf("pmanalyze %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION,
 			       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
 			return PMT_EXIT_OK;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if ((optopt && optopt < 256 && strchr("cferoi", optopt)) ||
-			    (optopt >= OPT_PLACEMENT && optopt <= OPT_MACHINE))
-				return usage_error("option '%s' needs a value", argv[optind - 1]);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
 		return usage_error("no trace given");
-	if (mode && argc - optind != 1)
+	if (o->mode && argc - optind != 1)
 		return usage_error("--info and --dump take one trace");
+	o->traces = argv + optind;
+	o->ntraces = argc - optind;
+	o->co.cores = o->cores.n ? o->cores.v : NULL;
+	o->co.ncores = o->cores.n;
+	return -1;
+}
 
-	if (outpath) {
-		out = fopen(outpath, "w");
-		if (!out) {
-			pmt_cli_error("cannot open '%s': %s", outpath, strerror(errno));
-			return PMT_EXIT_FAILURE;
+/* --dump: every record of the trace. Returns the exit status. */
+static int run_dump(const struct cli_opts *o, struct output *out)
+{
+	struct pmt_reader *rd;
+	char why[512];
+	FILE *f;
+
+	if (pma_dump_open(&rd, o->traces[0], o->flags, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (!(f = output_open(out))) {
+		pmt_reader_close(rd);
+		return PMT_EXIT_FAILURE;
+	}
+	if (pma_dump(f, rd, o->traces[0], why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	return PMT_EXIT_OK;
+}
+
+/* Loads every trace into traces[] and prints their warnings (unless quiet). Returns 0, or -1
+ * after reporting the error. */
+static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
+{
+	char why[512], text[1024];
+
+	for (int i = 0; i < o->ntraces; i++) {
+		if (pma_trace_load(&traces[i], o->traces[i], o->flags, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			return -1;
 		}
 	}
-	if (mode == 'd') {
-		rc = pma_dump(out, argv[optind], flags, why, sizeof(why)) < 0 ? PMT_EXIT_FAILURE : 0;
-		if (rc)
-			pmt_cli_error("%s", why);
+	if (!o->quiet)
+		for (int i = 0; i < o->ntraces; i++)
+			for (size_t w = 0; w < traces[i].warnings.n; w++)
+				pmt_cli_warning("%s", pma_note_text(&traces[i].warnings.v[w], text,
+								    sizeof(text)));
+	return 0;
+}
+
+/* The prediction report (and --export-perfetto). Returns the exit status. */
+static int run_report(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	struct pma_result r;
+	char why[512];
+	FILE *f;
+	int rc = PMT_EXIT_FAILURE;
+
+	if (!o->force && pma_traces_same_program(traces, o->ntraces, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	}
+	if (pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
 		goto out;
 	}
-	ntraces = argc - optind;
-	traces = calloc((size_t)ntraces, sizeof(*traces));
+	if (!(f = output_open(out)))
+		goto out;
+	pma_render(f, &r, o->format);
+	if (o->perfetto_path && export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
+		goto out;
+	rc = PMT_EXIT_OK;
+out:
+	pma_result_free(&r);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o = { .co = { .estimator = -1, .run_id = -1, .mem_policy = -1 },
+			      .format = PMA_FMT_TABLE };
+	struct output out = { 0 };
+	struct pma_trace *traces = NULL;
+	int rc;
+
+	pmt_cli_set_prog("pmanalyze");
+	rc = parse_options(argc, argv, &o);
+	if (rc >= 0)
+		goto done;
+	out.path = o.outpath;
+	rc = PMT_EXIT_FAILURE;
+	if (o.mode == 'd') {
+		rc = run_dump(&o, &out);
+		goto done;
+	}
+	traces = calloc((size_t)o.ntraces, sizeof(*traces));
 	if (!traces) {
 		pmt_cli_error("out of memory");
-		goto out;
+		goto done;
 	}
-	for (int i = 0; i < ntraces; i++) {
-		if (pma_trace_load(&traces[i], argv[optind + i], flags, why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
-			goto out;
+	if (load_traces(&o, traces) < 0)
+		goto done;
+	if (o.mode == 'i') {
+		if (output_open(&out)) {
+			pma_info(out.f, &traces[0]);
+			rc = PMT_EXIT_OK;
 		}
+		goto done;
 	}
-	if (!quiet)
-		for (int i = 0; i < ntraces; i++)
-			for (uint32_t w = 0; w < traces[i].nwarnings; w++)
-				pmt_cli_warning("%s", traces[i].warnings[w]);
-	if (mode == 'i') {
-		pma_info(out, &traces[0]);
-		rc = 0;
-		goto out;
-	}
-	if (!force && pma_traces_same_program(traces, ntraces, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
-		rc = PMT_EXIT_USAGE;
-		goto out;
-	}
-	ro.cores = cores.v;
-	ro.ncores = cores.n;
-	if (pma_report(out, traces, ntraces, &ro, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
-		goto out;
-	}
-	if (perfetto_path && export_perfetto(perfetto_path, &traces[0], ro.run_id) < 0)
-		goto out;
-	rc = 0;
-out:
+	rc = run_report(&o, traces, &out);
+done:
 	if (traces)
-		for (int i = 0; i < argc - optind; i++)
+		for (int i = 0; i < o.ntraces; i++)
 			pma_trace_free(&traces[i]);
 	free(traces);
-	pmt_intlist_free(&cores);
-	if (out != stdout && out && fclose(out) != 0 && rc == 0) {
-		pmt_cli_error("cannot write '%s': %s", outpath, strerror(errno));
-		rc = PMT_EXIT_FAILURE;
-	}
-	if (out == stdout && fflush(stdout) != 0 && rc == 0) {
-		pmt_cli_error("cannot write to standard output: %s", strerror(errno));
-		rc = PMT_EXIT_FAILURE;
-	}
-	return rc;
+	pmt_intlist_free(&o.cores);
+	return output_close(&out, rc);
 }

@@ -15,6 +15,8 @@ for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/out" | sort -u); do
 done
 if [ -z "$missing" ]; then ok "every long option is in docs/pmanalyze.1"; else not_ok "every long option is in docs/pmanalyze.1" "missing:$missing"; fi
 
+if grep -q '%%' "$T/out"; then not_ok "--help prints no literal '%%'" "$(grep '%%' "$T/out")"; else ok "--help prints no literal '%%'"; fi
+
 run_capture "$PMANALYZE" --version
 expect_status "--version exits 0" 0
 
@@ -24,6 +26,30 @@ if head -n 1 "$T/err" | grep -Eq "^pmanalyze: error: unknown option '--bogus'$";
 
 run_capture "$PMANALYZE"
 expect_status "no trace exits 2" 2
+
+# every value-taking option of --help, given last without its value: one line naming it, status 2
+run_capture "$PMANALYZE" --help
+for opt in $(sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\) <.*/\2/p' "$T/out"); do
+	run_capture "$PMANALYZE" x.zst "$opt"
+	expect_status "$opt without its value exits 2" 2
+	if head -n 1 "$T/err" | grep -q "^pmanalyze: error: option '$opt' needs a value$"; then ok "$opt without its value: named"
+	else not_ok "$opt without its value: named" "$(head -n 1 "$T/err")"; fi
+done
+run_capture "$PMANALYZE" x.zst -o
+if head -n 1 "$T/err" | grep -q "^pmanalyze: error: option '-o' needs a value$"; then ok "-o without its value: named"
+else not_ok "-o without its value: named" "$(head -n 1 "$T/err")"; fi
+
+# options after the operands, as in every GNU tool (README: pmanalyze app.zst --cores 1-40)
+sample="$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+run_capture "$PMANALYZE" --cores 1-3 --format csv "$sample"
+cp "$T/out" "$T/before.csv"
+run_capture "$PMANALYZE" "$sample" --cores 1-3 --format csv
+expect_status "options after the trace: exit 0" 0
+if [ -s "$T/out" ] && cmp -s "$T/out" "$T/before.csv"; then ok "options after the trace: the same report as before it"
+else not_ok "options after the trace: the same report as before it" "$(head -c 400 "$T/err")"; fi
+run_capture "$PMANALYZE" "$sample" --bogus
+if [ "$rc" -eq 2 ] && head -n 1 "$T/err" | grep -q "^pmanalyze: error: unknown option '--bogus'$"; then ok "unknown option after the trace: named, exit 2"
+else not_ok "unknown option after the trace: named, exit 2" "$(head -n 1 "$T/err")"; fi
 
 for bad in 0 5-2 x "1,,2" "0-"; do
 	run_capture "$PMANALYZE" --cores "$bad" x.zst
@@ -85,5 +111,70 @@ run_capture "$PMCOLLECT" -q -o "$T/one.zst" -- sh -c 'i=0; while [ $i -lt 20000 
 run_capture "$PMANALYZE" "$T/one.zst"
 expect_status "one thread: exit 1" 1
 expect_err_line "one thread: one line" "^pmanalyze: error: '.*one.zst': the program ran one thread at a time: nothing to predict"
+
+# -o creates its file only once there is something to write: a bad trace leaves none
+for mode in "" --info --dump; do
+	rm -f "$T/report.txt"
+	run_capture "$PMANALYZE" $mode -o "$T/report.txt" "$T/text.zst"
+	if [ "$rc" -eq 1 ] && [ ! -e "$T/report.txt" ]; then ok "-o with a bad trace ($mode): exit 1, no file"
+	else not_ok "-o with a bad trace ($mode): exit 1, no file" "exit $rc, file: $(ls -l "$T/report.txt" 2>&1)"; fi
+done
+rm -f "$T/report.txt"
+run_capture "$PMANALYZE" -o "$T/report.txt" "$T/nosamples.zst"
+if [ "$rc" -eq 1 ] && [ ! -e "$T/report.txt" ]; then ok "-o with a trace that has nothing to analyze: no file"
+else not_ok "-o with a trace that has nothing to analyze: no file" "exit $rc"; fi
+run_capture "$PMANALYZE" -o "$T/report.txt" --format csv --cores 1-2 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/report.txt")" -eq 3 ] && [ ! -s "$T/out" ]; then ok "-o with a good trace: the report is in the file"
+else not_ok "-o with a good trace: the report is in the file" "exit $rc"; fi
+
+# a hand-made trace claiming 2,000,000 PUs (the sample's META rewritten, chunk 0 recompressed,
+# CRCs recomputed): the default core counts are capped with a note; explicit --cores still go
+# past the cap
+python3 - "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst" "$T/2m-pus.zst" <<'PY'
+import json, struct, subprocess, sys, zlib
+data = open(sys.argv[1], "rb").read()
+at = 16
+csize = struct.unpack_from("<I", data, at + 8)[0]
+body = subprocess.run(["zstd", "-d", "-c", "-q"], input=data[at + 24:at + 24 + csize],
+                      stdout=subprocess.PIPE, check=True).stdout
+rtype, flags, ln = struct.unpack_from("<HHI", body, 0)
+assert rtype == 1
+meta = json.loads(body[8 + 12:8 + ln])
+meta["topology"]["pus"] = 2000000
+meta["topology"].pop("hwloc_xml", None)
+text = json.dumps(meta).encode()
+body = struct.pack("<HHI", 1, flags, 12 + len(text)) + body[8:8 + 12] + text + body[8 + ln:]
+payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=body,
+                         stdout=subprocess.PIPE, check=True).stdout
+hdr = bytearray(data[at:at + 24])
+struct.pack_into("<III", hdr, 8, len(payload), len(body), zlib.crc32(payload))
+struct.pack_into("<I", hdr, 20, zlib.crc32(bytes(hdr[:20])))
+open(sys.argv[2], "wb").write(data[:16] + bytes(hdr) + payload + data[at + 24 + csize:])
+PY
+run_capture "$PMANALYZE" --format csv "$T/2m-pus.zst"
+n=$(wc -l <"$T/out")
+if [ "$rc" -eq 0 ] && [ "$n" -eq 1025 ]; then ok "2,000,000 PUs: the default stops at 1024 core counts"
+else not_ok "2,000,000 PUs: the default stops at 1024 core counts" "exit $rc, $n lines" "$(head -c 300 "$T/err")"; fi
+run_capture "$PMANALYZE" "$T/2m-pus.zst"
+if grep -q "^note: the default core counts stop at 1024, not at max(m, PUs of the recording machine) = 2000000; give --cores for more$" "$T/out"
+then ok "2,000,000 PUs: the table says so in a note"; else not_ok "2,000,000 PUs: the table says so in a note" "$(grep '^note' "$T/out")"; fi
+run_capture "$PMANALYZE" --format csv --cores 999998-1000000 "$T/2m-pus.zst"
+if [ "$rc" -eq 0 ] && [ "$(sed -n '$s/,.*//p' "$T/out")" = 1000000 ] && [ "$(wc -l <"$T/out")" -eq 4 ]
+then ok "2,000,000 PUs: --cores 999998-1000000 is not capped"; else not_ok "2,000,000 PUs: --cores 999998-1000000 is not capped" "exit $rc" "$(tail -2 "$T/out")"; fi
+
+# once S saturates the table shows one row for the identical ones; JSON and CSV keep every n
+pipe="$PMT_TOP/sample-traces/pipeline-4t-cpu0-sched.zst"
+run_capture "$PMANALYZE" "$pipe" --cores 1-40
+if grep -Eq '^ +5-40 +3\.90 .* \(saturated\)$' "$T/out" && ! grep -Eq '^ +(6|40) ' "$T/out"
+then ok "table: 5-40 collapsed into one '(saturated)' row"; else not_ok "table: 5-40 collapsed into one '(saturated)' row" "$(grep -E '^ +[0-9-]+ ' "$T/out")"; fi
+run_capture "$PMANALYZE" "$pipe" --cores 1-40 --format csv
+if [ "$(grep -c '^[0-9]' "$T/out")" -eq 40 ]; then ok "CSV keeps all 40 rows"; else not_ok "CSV keeps all 40 rows" "$(wc -l <"$T/out") lines"; fi
+run_capture "$PMANALYZE" "$pipe" --cores 1-40 --format json
+if [ "$(json_get "$T/out" predictions.39.cores)" = 40 ]; then ok "JSON keeps all 40 predictions"; else not_ok "JSON keeps all 40 predictions"; fi
+
+# one core is one core
+run_capture "$PMANALYZE" --cores 1 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+if grep -q "^optimal      1 core (S = 1.00); 95% of it from 1 core; S increases over no interval$" "$T/out"
+then ok "--cores 1: 'optimal 1 core', '95% of it from 1 core'"; else not_ok "--cores 1: 'optimal 1 core', '95% of it from 1 core'" "$(grep '^optimal' "$T/out")"; fi
 
 done_testing

@@ -110,11 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pma_trace_load(&t, path, 0, why, sizeof(why)) == 0) {
 		static const uint32_t cores[] = { 1, 2, 3, 8 };
 		for (int k = -1; k < PMA_EST_COUNT; k++) {
-			struct pma_report_opts o = { .format = PMA_FMT_JSON, .estimator = k, .run_id = -1,
-						     .cores = cores, .ncores = 4, .mem_policy = -1 };
+			struct pma_compute_opts o = { .estimator = k, .run_id = -1, .cores = cores,
+						      .ncores = 4, .mem_policy = -1 };
+			struct pma_result r;
 			why[0] = '\0';
-			if (pma_report(out, &t, 1, &o, why, sizeof(why)) < 0 && why[0] == '\0')
+			if (pma_compute(&t, 1, &o, &r, why, sizeof(why)) == 0)
+				pma_render(out, &r, PMA_FMT_JSON);
+			else if (why[0] == '\0')
 				__builtin_trap(); /* a failure must say why */
+			pma_result_free(&r);
 		}
 		if (t.nruns && t.runs[0].has_exact) {
 			if (pma_export_perfetto(out, &t.runs[0], why, sizeof(why)) < 0)

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "compute.h"
+#include "dump.h"
 #include "estimate.h"
 #include "pmt.h"
 #include "report.h"
@@ -89,18 +91,27 @@ static void analyze(const char *path, FILE *out)
 	if (pma_trace_load(&t, path, 0, why, sizeof(why)) == 0) {
 		pma_info(out, &t);
 		for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
-			struct pma_report_opts o = { .format = formats[f], .estimator = PMA_EST_RUNNABLE,
-						     .run_id = -1 };
+			struct pma_compute_opts o = { .estimator = PMA_EST_RUNNABLE, .run_id = -1 };
+			struct pma_result r;
 			why[0] = '\0';
-			if (pma_report(out, &t, 1, &o, why, sizeof(why)) < 0 && why[0] == '\0')
+			if (pma_compute(&t, 1, &o, &r, why, sizeof(why)) == 0)
+				pma_render(out, &r, formats[f]);
+			else if (why[0] == '\0')
 				__builtin_trap(); /* a failure must say why */
+			pma_result_free(&r);
 		}
 	} else if (why[0] == '\0') {
 		__builtin_trap();
 	}
 	pma_trace_free(&t);
-	if (pma_dump(out, path, 0, why, sizeof(why)) < 0 && why[0] == '\0')
-		__builtin_trap();
+	{
+		struct pmt_reader *rd;
+		why[0] = '\0';
+		if (pma_dump_open(&rd, path, 0, why, sizeof(why)) == 0)
+			(void)pma_dump(out, rd, path, why, sizeof(why));
+		else if (why[0] == '\0')
+			__builtin_trap();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* compute.h: everything a pmanalyze report shows, computed once from loaded traces into
+ * struct pma_result: the estimator choice, the parallelism of the analyzed run, the predictions
+ * per core count with their uncertainty, the memory model, the optimal core count and the notes.
+ * Pure computation over the typed trace model (analyze.h): no I/O; report.c renders the result. */
+#ifndef PMA_COMPUTE_H
+#define PMA_COMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze.h"
+#include "contention.h"
+#include "estimate.h"
+#include "memory.h"
+#include "model.h"
+#include "notes.h"
+
+/* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
+ * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
+#define PMA_DEFAULT_MAX_CORES 1024u
+
+/* What to compute (the command line's choices). */
+struct pma_compute_opts {
+	int estimator;          /* enum pma_estimator_kind for the headline numbers, -1 = choose */
+	long run_id;            /* run to analyze, -1 = the baseline run */
+	const uint32_t *cores;  /* n values, sorted; NULL = the default range */
+	size_t ncores;
+	const char *machine;    /* --machine: hwloc XML or a trace to predict for; NULL = recording machine */
+	uint32_t chunk;         /* --placement: threads per socket turn, 0 = compact, 1 = scatter */
+	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
+};
+
+/* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */
+struct pma_par_result {
+	int est;                                  /* the estimator the headline numbers use */
+	struct pma_parallelism by_est[PMA_EST_COUNT];
+	int have[PMA_EST_COUNT];                  /* the run has data for estimator k */
+	double m;                                 /* threads */
+	const char *m_source;
+	double A_err;                             /* uncertainty of A(m,inf) of est, threads */
+	double T1_s, wall_s, interval_ms;
+	uint32_t baseline_cores;                  /* CPUs of the run, 0 unknown */
+	const char *baseline_case;
+};
+
+/* Section: one prediction per core count (eq. 1, 3, 6). */
+struct pma_pred_result {
+	size_t ncores;
+	uint32_t *cores;                          /* [ncores] */
+	struct pma_prediction *by_est[PMA_EST_COUNT]; /* [ncores] each; NULL when !have[k] */
+	double *S_err;                            /* [ncores]: uncertainty of S of est */
+};
+
+/* The result of pma_compute. Each later capability (sweeps, interference, energy, regions, MPI
+ * ranks, plots) adds one section struct and one field here, computed by its own module and
+ * rendered by its own function of report.c, without touching the others. */
+struct pma_result {
+	const struct pma_trace *traces;           /* borrowed: the caller keeps them loaded */
+	int ntraces;
+	const struct pma_trace *t;                /* traces[0] */
+	const struct pma_run *run;                /* the analyzed run of traces[0] */
+	struct pma_par_result par;
+	struct pma_pred_result pred;
+	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
+	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
+	struct pma_notes notes;                   /* for the user, in the order they arose */
+};
+
+/* Computes the result for the chosen run of traces[0] (the others add calibration runs).
+ * r borrows traces until pma_result_free. Returns 0, or -1 with a one-line reason in why (no
+ * such run, no samples, one thread, a failed replay, a bad --machine, out of memory); r is freed
+ * with pma_result_free also on error. */
+int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
+		struct pma_result *r, char *why, size_t whysize);
+void pma_result_free(struct pma_result *r);
+
+/* The headline profile of r (its run's profile by r->par.est). */
+const struct pma_profile *pma_result_profile(const struct pma_result *r);
+
+#endif

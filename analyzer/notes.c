@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* notes.c: the list of structured notes and the one place that words them. */
+#include "notes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void note_free(struct pma_note *x)
+{
+	for (size_t i = 0; i < PMA_NOTE_STRS; i++)
+		free(x->s[i]);
+}
+
+int pma_notes_add(struct pma_notes *l, enum pma_note_code code, const double *nums, size_t nnums,
+		  const char *const *strs, size_t nstrs)
+{
+	struct pma_note x = { .code = code };
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct pma_note *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	for (size_t i = 0; i < nnums && i < PMA_NOTE_NUMS; i++)
+		x.n[i] = nums[i];
+	for (size_t i = 0; i < nstrs && i < PMA_NOTE_STRS; i++) {
+		if (strs[i] && !(x.s[i] = strdup(strs[i]))) {
+			note_free(&x);
+			return -1;
+		}
+	}
+	l->v[l->n++] = x;
+	return 0;
+}
+
+int pma_notes_append(struct pma_notes *l, const struct pma_notes *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct pma_note *x = &src->v[i];
+		if (pma_notes_add(l, x->code, x->n, PMA_NOTE_NUMS, (const char *const *)x->s,
+				  PMA_NOTE_STRS) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+const struct pma_note *pma_notes_find(const struct pma_notes *l, enum pma_note_code code)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].code == code)
+			return &l->v[i];
+	return NULL;
+}
+
+void pma_notes_free(struct pma_notes *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		note_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* a note's string i, "" when absent */
+static const char *s(const struct pma_note *x, size_t i)
+{
+	return x->s[i] ? x->s[i] : "";
+}
+
+char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
+{
+	const double *n = x->n;
+
+	switch (x->code) {
+	case PMA_NOTE_RECORDED:
+		snprintf(buf, size, "recorded: %s", s(x, 0));
+		break;
+	case PMA_NOTE_NO_PID:
+		snprintf(buf, size, "run %.0f: scheduler events ignored: no process id in its RUN_BEGIN",
+			 n[0]);
+		break;
+	case PMA_NOTE_SCHED_LOST: {
+		/* the lost count when the collector knew it, else the gaps as the lower bound */
+		double missing = n[1] ? n[1] : n[2];
+		snprintf(buf, size, "run %.0f: %.0f scheduler events lost (%.0f gaps in %.0f recorded): "
+			 "the exact estimate is uncertain by about %.1f%%", n[0], n[1], n[2], n[3],
+			 100.0 * missing / (n[3] + missing));
+		break;
+	}
+	case PMA_NOTE_EXACT_REFUSED:
+		snprintf(buf, size, "run %.0f: more than %.0f scheduler events: exact mode off (sampled "
+			 "estimate used)", n[0], n[1]);
+		break;
+	case PMA_NOTE_RUN_TRUNCATED:
+		snprintf(buf, size, "truncated: analyzed %.2f s of run %.0f (no end-of-run record)", n[0],
+			 n[1]);
+		break;
+	case PMA_NOTE_FILE_TRUNCATED:
+		snprintf(buf, size, "truncated: the file ends inside a chunk; analyzed the %.0f complete "
+			 "chunk%s", n[0], n[0] == 1 ? "" : "s");
+		break;
+	case PMA_NOTE_SALVAGED:
+		snprintf(buf, size, "salvaged: skipped %.0f damaged chunks (%.0f bytes)", n[0], n[1]);
+		break;
+	case PMA_NOTE_SEQ_GAPS:
+		snprintf(buf, size, "chunks missing, repeated or out of order: %.0f", n[0]);
+		break;
+	case PMA_NOTE_INCOMPLETE:
+		snprintf(buf, size, "incomplete: the collector did not finish the trace (no summary "
+			 "record)");
+		break;
+	case PMA_NOTE_OMEGA_UNKNOWN:
+		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores (%.0f "
+			 "socket%s of %.0f cores); the traces have %s, missing %s; record them with "
+			 "'pmcollect --calibrate -t %.0f -o calib.zst -- %s' and analyze with 'pmanalyze "
+			 "%s calib.zst'", s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c", n[1],
+			 n[1] == 1 ? "" : "s", n[2], x->s[1] ? x->s[1] : "none",
+			 x->s[2] ? x->s[2] : "none (see above)", n[3], s(x, 3), s(x, 4));
+		break;
+	case PMA_NOTE_FREQ_UNKNOWN:
+		snprintf(buf, size, "C(n) is CPU time, which assumes one clock frequency in every run; "
+			 "no cpufreq data was recorded (no cpufreq driver, e.g. a VM), so this cannot be "
+			 "checked");
+		break;
+	case PMA_NOTE_FREQ_VARIES:
+		snprintf(buf, size, "C(n) is CPU time, which assumes one clock frequency in every run, "
+			 "but the governor is %s and the recorded frequencies range %.0f-%.0f MHz: omega "
+			 "may reflect frequency changes (use the performance governor, or hardware "
+			 "counters)", s(x, 0), n[0], n[1]);
+		break;
+	case PMA_NOTE_CAL_SKIPPED:
+		snprintf(buf, size, "left out of the calibration: %s", s(x, 0));
+		break;
+	case PMA_NOTE_OTHER_MACHINE:
+		snprintf(buf, size, "--machine %s (%.0f socket%s of %.0f cores, %.0f NUMA node%s): "
+			 "A(m,n) transfers as is; the per-socket M/M/1 parameters (mu, L) are assumed the "
+			 "same per socket as on the calibration machine (%.0f x %.0f cores)%s; %s",
+			 s(x, 0), n[0], n[0] == 1 ? "" : "s", n[1], n[2], n[2] == 1 ? "" : "s", n[3],
+			 n[4], n[1] > n[4] ? ", extrapolated past the calibrated core counts" : "",
+			 n[5] ? "the cross-socket term was not calibrated (one socket): omega beyond one "
+			 "socket leaves it out and is a lower bound" : "the cross-socket term is the "
+			 "calibration machine's");
+		break;
+	case PMA_NOTE_SATURATED:
+		snprintf(buf, size, "saturated: the fit gives mu <= nL from n = %.2f cores on one socket "
+			 "(eq. 8 has no finite C(n) there), first reached at %.0f cores; omega and S are "
+			 "not given from there on", n[0], n[1]);
+		break;
+	case PMA_NOTE_SPIN_ACTIVE_SEEN:
+		snprintf(buf, size, "spinning: OMP_WAIT_POLICY=active was set and %.0f threads were "
+			 "runnable %.0f%% of the time, blocking %.2f times/s: waiting threads spin and "
+			 "look runnable, so A(m,inf) is overestimated; re-record with "
+			 "OMP_WAIT_POLICY=passive", n[0], n[1], n[2]);
+		break;
+	case PMA_NOTE_SPIN_ACTIVE:
+		snprintf(buf, size, "spinning: OMP_WAIT_POLICY=active was set: OpenMP threads may spin "
+			 "at barriers and look runnable, which overestimates A(m,inf) (GNU libgomp spins "
+			 "only briefly when threads outnumber CPUs); re-record with "
+			 "OMP_WAIT_POLICY=passive to be sure");
+		break;
+	case PMA_NOTE_SPIN_SEEN:
+		snprintf(buf, size, "spinning?: %.0f threads were runnable %.0f%% of the time and "
+			 "blocked %.2f times/s: if they synchronize by spinning (OpenMP: "
+			 "OMP_WAIT_POLICY=active, GOMP_SPINCOUNT, KMP_BLOCKTIME; spin locks), A(m,inf) is "
+			 "overestimated; re-record with OMP_WAIT_POLICY=passive to check", n[0], n[1],
+			 n[2]);
+		break;
+	case PMA_NOTE_UNPLACED_WAIT:
+		snprintf(buf, size, "%.1f%% of the run-queue wait could not be placed in time (waits "
+			 "longer than %.1f s): A(m,inf) may be underestimated", n[0], n[1]);
+		break;
+	case PMA_NOTE_CORES_CAPPED:
+		snprintf(buf, size, "the default core counts stop at %.0f, not at max(m, PUs of the "
+			 "recording machine) = %.0f; give --cores for more", n[0], n[1]);
+		break;
+	default:
+		snprintf(buf, size, "note %d", (int)x->code);
+		break;
+	}
+	return buf;
+}

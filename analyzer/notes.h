@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* notes.h: what the analyzer tells the user besides the numbers (trace warnings and report notes)
+ * as structured notes: a code plus its numbers and strings, kept in one growable list type and
+ * turned into text in one place (pma_note_text). */
+#ifndef PMA_NOTES_H
+#define PMA_NOTES_H
+
+#include <stddef.h>
+
+/* Each code lists the arguments it takes: n[] numbers, s[] strings. */
+enum pma_note_code {
+	/* trace warnings (struct pma_trace.warnings) */
+	PMA_NOTE_RECORDED = 1,     /* s0: a WARNING record's "what" */
+	PMA_NOTE_NO_PID,           /* n0 run id: scheduler events ignored */
+	PMA_NOTE_SCHED_LOST,       /* n0 run, n1 lost, n2 gaps, n3 events stored */
+	PMA_NOTE_EXACT_REFUSED,    /* n0 run, n1 PMA_EXACT_MAX_EVENTS */
+	PMA_NOTE_RUN_TRUNCATED,    /* n0 seconds analyzed, n1 run */
+	PMA_NOTE_FILE_TRUNCATED,   /* n0 complete chunks */
+	PMA_NOTE_SALVAGED,         /* n0 damaged chunks, n1 bytes skipped */
+	PMA_NOTE_SEQ_GAPS,         /* n0 chunks missing, repeated or out of order */
+	PMA_NOTE_INCOMPLETE,       /* no SUMMARY record */
+	/* report notes (struct pma_result.notes) */
+	PMA_NOTE_OMEGA_UNKNOWN,    /* s0 why the fit failed, s1 core counts present, s2 missing,
+				      s3 the program's command as shell words, s4 the trace's path;
+				      n0 core counts needed (2: 1 and c; 3: 1, c and c+1), n1 sockets,
+				      n2 c, n3 m */
+	PMA_NOTE_FREQ_UNKNOWN,     /* C(n) is CPU time and no cpufreq was recorded */
+	PMA_NOTE_FREQ_VARIES,      /* s0 governor ("mixed", "unknown", ...), n0 lo MHz, n1 hi MHz */
+	PMA_NOTE_CAL_SKIPPED,      /* s0 the runs left out, with why */
+	PMA_NOTE_OTHER_MACHINE,    /* s0 --machine source; n0 sockets, n1 c, n2 NUMA nodes of the
+				      target; n3 sockets, n4 c of the calibration machine;
+				      n5: 1 when the cross-socket term was not calibrated */
+	PMA_NOTE_SATURATED,        /* n0 n at which mu = nL, n1 first core count reaching it */
+	PMA_NOTE_SPIN_ACTIVE_SEEN, /* n0 threads, n1 % runnable, n2 blocks per second */
+	PMA_NOTE_SPIN_ACTIVE,      /* OMP_WAIT_POLICY=active, pattern not seen */
+	PMA_NOTE_SPIN_SEEN,        /* n0 threads, n1 % runnable, n2 blocks per second */
+	PMA_NOTE_UNPLACED_WAIT,    /* n0 % of the wait, n1 seconds (longest placeable wait) */
+	PMA_NOTE_CORES_CAPPED,     /* n0 the cap, n1 max(m, PUs of the recording machine) */
+};
+
+#define PMA_NOTE_NUMS 6
+#define PMA_NOTE_STRS 5
+
+struct pma_note {
+	enum pma_note_code code;
+	double n[PMA_NOTE_NUMS];
+	char *s[PMA_NOTE_STRS];    /* owned, NULL when unused */
+};
+
+/* A growable list of notes (zero-initialized is empty). */
+struct pma_notes {
+	struct pma_note *v;
+	size_t n, cap;
+};
+
+/* Appends a note with up to PMA_NOTE_NUMS numbers and PMA_NOTE_STRS strings (copied; NULL
+ * entries stay NULL). nums/strs may be NULL. Returns 0, or -1 when memory runs out (the list is
+ * unchanged). */
+int pma_notes_add(struct pma_notes *l, enum pma_note_code code, const double *nums, size_t nnums,
+		  const char *const *strs, size_t nstrs);
+/* Appends copies of every note of src. Returns 0 or -1 (out of memory). */
+int pma_notes_append(struct pma_notes *l, const struct pma_notes *src);
+/* The first note with code, or NULL. */
+const struct pma_note *pma_notes_find(const struct pma_notes *l, enum pma_note_code code);
+void pma_notes_free(struct pma_notes *l);
+
+/* Writes the note as one line of English for the user (no trailing newline; truncated to size).
+ * The only place that turns a note into text. Returns buf. */
+char *pma_note_text(const struct pma_note *note, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/* records.c: META, RUN_BEGIN, RUN_END, SUMMARY and WARNING texts into typed structs (the analyzer's
+ * one set of cJSON getters). */
+#include "records.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmt_cli.h"
+
+/* Replaces control characters and invalid UTF-8 in one string of a parsed JSON record (in place:
+ * the result is never longer). */
+static void sanitize_string(char *s)
+{
+	size_t n = strlen(s);
+	char *clean = malloc(n + 1);
+
+	if (!clean) {
+		/* cannot sanitize: blank it rather than print it raw */
+		memset(s, '?', n);
+		return;
+	}
+	pmt_cli_sanitize(clean, n + 1, s, n);
+	memcpy(s, clean, strlen(clean) + 1);
+	free(clean);
+}
+
+/* Sanitizes every key and string value of a parsed tree (siblings and children). */
+static void sanitize_tree(cJSON *o)
+{
+	for (; o; o = o->next) {
+		if (o->string)
+			sanitize_string(o->string);
+		if (cJSON_IsString(o) && o->valuestring)
+			sanitize_string(o->valuestring);
+		sanitize_tree(o->child);
+	}
+}
+
+/* Parses a JSON record of the trace and sanitizes it, so nothing a trace carries (a command line,
+ * a path, a warning) can put control characters on a terminal or into a report. NULL when the text
+ * is not JSON. Size is bounded by the reader (PMT_MAX_JSON_BYTES, 16 MiB) and depth by cJSON
+ * (CJSON_NESTING_LIMIT, 1000). */
+static cJSON *parse_json(const char *text)
+{
+	cJSON *o = cJSON_Parse(text);
+
+	if (o)
+		sanitize_tree(o);
+	return o;
+}
+
+/* ---- the getters ---- */
+
+static const cJSON *item(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static double num(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = item(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* A copy of the string at key, NULL when absent (or out of memory: then treated as absent). */
+static char *str_dup(const cJSON *o, const char *key)
+{
+	const cJSON *v = item(o, key);
+	return cJSON_IsString(v) && v->valuestring ? strdup(v->valuestring) : NULL;
+}
+
+static void cpufreq_parse(const cJSON *cf, struct pma_cpufreq *out)
+{
+	const cJSON *v;
+
+	out->lo_khz = INFINITY;
+	out->hi_khz = 0;
+	if (!cJSON_IsObject(cf))
+		return;
+	out->present = 1;
+	out->governor = str_dup(cf, "governor");
+	cJSON_ArrayForEach(v, item(cf, "cur_khz")) {
+		if (cJSON_IsNumber(v) && v->valuedouble > 0) {
+			out->lo_khz = fmin(out->lo_khz, v->valuedouble);
+			out->hi_khz = fmax(out->hi_khz, v->valuedouble);
+		}
+	}
+}
+
+static void cpufreq_free(struct pma_cpufreq *c)
+{
+	free(c->governor);
+	c->governor = NULL;
+}
+
+/* ---- META ---- */
+
+/* *p = one zeroed element of size bytes per child of o (array or object), NULL when it has
+ * none. Returns 0 or -1 (out of memory). */
+static int alloc_children(const cJSON *o, void **p, size_t size)
+{
+	int n = cJSON_GetArraySize(o);
+
+	*p = n > 0 ? calloc((size_t)n, size) : NULL;
+	return n > 0 && !*p ? -1 : 0;
+}
+
+static int meta_command(const cJSON *meta, struct pma_meta *m)
+{
+	const cJSON *cmd = item(meta, "command"), *a;
+
+	if (alloc_children(cmd, (void **)&m->command, sizeof(*m->command)) < 0)
+		return -1;
+	/* a non-string word is kept as absent (NULL) at its place, so positions stay comparable */
+	cJSON_ArrayForEach(a, cmd)
+		m->command[m->ncommand++] = cJSON_IsString(a) ? strdup(a->valuestring) : NULL;
+	return 0;
+}
+
+static int meta_env(const cJSON *meta, struct pma_meta *m)
+{
+	const cJSON *env = item(meta, "env"), *e;
+
+	if (alloc_children(env, (void **)&m->env, sizeof(*m->env)) < 0)
+		return -1;
+	cJSON_ArrayForEach(e, env) {
+		struct pma_env_var *v = &m->env[m->nenv];
+		if (!cJSON_IsString(e))
+			continue;
+		m->nenv++;
+		v->name = strdup(e->string ? e->string : "");
+		v->value = strdup(e->valuestring);
+		if (!v->name || !v->value)
+			return -1;
+	}
+	return 0;
+}
+
+static int meta_sources(const cJSON *meta, struct pma_meta *m)
+{
+	const cJSON *src = item(meta, "sources"), *s;
+
+	if (src)
+		m->sources_json = cJSON_PrintUnformatted(src);
+	if (alloc_children(src, (void **)&m->sources, sizeof(*m->sources)) < 0)
+		return -1;
+	cJSON_ArrayForEach(s, src) {
+		struct pma_source *o = &m->sources[m->nsources++];
+		if (!(o->name = strdup(s->string ? s->string : "(null)")))
+			return -1;
+		o->recorded = cJSON_IsTrue(item(s, "recorded"));
+		o->reason = str_dup(s, "reason");
+	}
+	return 0;
+}
+
+int pma_meta_parse(const char *text, struct pma_meta *m)
+{
+	cJSON *meta = parse_json(text);
+	const cJSON *topo;
+	int rc = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->collector_cpu = -1;
+	if (!cJSON_IsObject(meta)) {
+		cJSON_Delete(meta);
+		return -1;
+	}
+	m->cwd = str_dup(meta, "cwd");
+	m->start_utc = str_dup(meta, "start_utc");
+	m->tool = str_dup(meta, "tool");
+	m->tool_version = str_dup(meta, "tool_version");
+	m->hostname = str_dup(meta, "hostname");
+	m->kernel_release = str_dup(item(meta, "kernel"), "release");
+	m->interval_ms = num(meta, "interval_ms", 0);
+	m->cpus = str_dup(meta, "cpus");
+	m->collector_cpu = num(meta, "collector_cpu", -1);
+	m->mempolicy_mode = str_dup(item(meta, "mempolicy"), "mode");
+	topo = item(meta, "topology");
+	if (cJSON_IsObject(topo)) {
+		m->topo.present = 1;
+		m->topo.packages = num(topo, "packages", 0);
+		m->topo.cores = num(topo, "cores", 0);
+		m->topo.pus = num(topo, "pus", 0);
+		m->topo.numa_nodes = num(topo, "numa_nodes", 0);
+	}
+	m->topo.hwloc_xml = str_dup(topo, "hwloc_xml");
+	cpufreq_parse(item(meta, "cpufreq"), &m->cpufreq);
+	if (meta_command(meta, m) < 0 || meta_env(meta, m) < 0 || meta_sources(meta, m) < 0)
+		rc = -1;
+	cJSON_Delete(meta);
+	return rc;
+}
+
+void pma_meta_free(struct pma_meta *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->ncommand; i++)
+		free(m->command[i]);
+	free(m->command);
+	free(m->cwd);
+	free(m->start_utc);
+	free(m->tool);
+	free(m->tool_version);
+	free(m->hostname);
+	free(m->kernel_release);
+	free(m->cpus);
+	for (size_t i = 0; i < m->nenv; i++) {
+		free(m->env[i].name);
+		free(m->env[i].value);
+	}
+	free(m->env);
+	for (size_t i = 0; i < m->nsources; i++) {
+		free(m->sources[i].name);
+		free(m->sources[i].reason);
+	}
+	free(m->sources);
+	free(m->sources_json);
+	free(m->mempolicy_mode);
+	free(m->topo.hwloc_xml);
+	cpufreq_free(&m->cpufreq);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- RUN_BEGIN, RUN_END ---- */
+
+int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
+{
+	cJSON *o = parse_json(text);
+	const cJSON *pid = item(o, "pid");
+	char *role;
+
+	if (!o)
+		return 0;
+	ri->has_begin = 1;
+	role = str_dup(o, "role");
+	ri->role = !role ? PMA_ROLE_UNKNOWN : strcmp(role, "baseline") == 0 ? PMA_ROLE_BASELINE :
+		   strcmp(role, "calibration") == 0 ? PMA_ROLE_CALIBRATION : PMA_ROLE_OTHER;
+	free(role);
+	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
+		ri->pid = (uint32_t)pid->valuedouble;
+	ri->cpus = str_dup(o, "cpus");
+	cJSON_Delete(o);
+	return 0;
+}
+
+int pma_run_end_parse(const char *text, struct pma_run_info *ri)
+{
+	cJSON *o = parse_json(text);
+	const cJSON *ex, *c, *lost;
+	char *src;
+
+	ri->exit_code = ri->exit_signal = NAN;
+	ri->C.value = ri->C.cpu_time_ns = ri->C.llc_misses = ri->C.stall_cycles = NAN;
+	ri->cpufreq.lo_khz = INFINITY;
+	if (!o)
+		return 0;
+	ri->has_end = 1;
+	ex = item(o, "exit");
+	ri->exit_kind_name = str_dup(ex, "kind");
+	ri->exit_kind = !ri->exit_kind_name ? PMA_EXIT_UNKNOWN :
+		strcmp(ri->exit_kind_name, "exited") == 0 ? PMA_EXIT_EXITED :
+		strcmp(ri->exit_kind_name, "signaled") == 0 ? PMA_EXIT_SIGNALED : PMA_EXIT_OTHER;
+	ri->exit_code = num(ex, "code", NAN);
+	ri->exit_signal = num(ex, "signal", NAN);
+	lost = item(item(o, "sched_events"), "lost");
+	if (cJSON_IsNumber(lost) && lost->valuedouble > 0)
+		ri->sched_lost = (uint64_t)lost->valuedouble;
+	c = item(o, "C");
+	if (c) {
+		ri->C.present = 1;
+		src = str_dup(c, "source");
+		ri->C.unit = src && strcmp(src, "cycles") == 0 ? PMA_COST_CYCLES : PMA_COST_NS;
+		free(src);
+		ri->C.value = num(c, "value", NAN);
+		ri->C.cpu_time_ns = num(c, "cpu_time_ns", NAN);
+		ri->C.llc_misses = num(c, "llc_misses", NAN);
+		ri->C.stall_cycles = num(c, "stall_cycles", NAN);
+	}
+	cpufreq_parse(item(o, "cpufreq"), &ri->cpufreq);
+	cJSON_Delete(o);
+	return 0;
+}
+
+void pma_run_info_free(struct pma_run_info *ri)
+{
+	if (!ri)
+		return;
+	free(ri->cpus);
+	free(ri->exit_kind_name);
+	cpufreq_free(&ri->cpufreq);
+	memset(ri, 0, sizeof(*ri));
+}
+
+/* ---- SUMMARY, WARNING ---- */
+
+void pma_summary_parse(const char *text, struct pma_summary *s)
+{
+	cJSON *o = parse_json(text);
+
+	memset(s, 0, sizeof(*s));
+	if (!o)
+		return;
+	s->present = 1;
+	s->samples = num(o, "samples", 0);
+	s->late_samples = num(o, "late_samples", 0);
+	s->lost_samples = num(o, "lost_samples", 0);
+	s->collector_cpu_ns = num(o, "collector_cpu_ns", 0);
+	cJSON_Delete(o);
+}
+
+char *pma_warning_parse(const char *text)
+{
+	cJSON *o = parse_json(text);
+	char *what = str_dup(o, "what");
+
+	cJSON_Delete(o);
+	return what;
+}
