@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_util.h"
+
 /* Intervals the runnable estimator keeps open so that run-queue wait credited late (when the
  * thread finally gets a CPU) can be moved back to where it was spent: 128 intervals is 1.28 s at
  * the default 10 ms (256 threads on one CPU with 3 ms slices wait about 0.8 s). Each live thread
@@ -33,8 +35,7 @@ struct pma_est {
 	struct pma_profile prof[PMA_EST_SAMPLED];
 	struct thr *thr;
 	size_t nthr, cap;
-	int32_t *hash;       /* open addressing over thr indexes, -1 empty */
-	size_t hcap;
+	struct pm_tidmap map; /* tid -> index into thr */
 	double ring_dT_ns[RING];
 	uint64_t k_next, k_final; /* intervals created / finalized */
 	double win_tau_ns;   /* runnable estimator: CPU time in the open window */
@@ -91,79 +92,34 @@ void pma_est_free(struct pma_est *e)
 		free(e->thr[i].a_r);
 	}
 	free(e->thr);
-	free(e->hash);
+	pm_tidmap_free(&e->map);
 	free(e);
-}
-
-static size_t hash_slot(const struct pma_est *e, uint32_t tid)
-{
-	return (size_t)(tid * 2654435761u) & (e->hcap - 1);
-}
-
-static int rehash(struct pma_est *e, size_t hcap)
-{
-	int32_t *h = malloc(hcap * sizeof(*h));
-
-	if (!h)
-		return -1;
-	free(e->hash);
-	e->hash = h;
-	e->hcap = hcap;
-	for (size_t i = 0; i < hcap; i++)
-		h[i] = -1;
-	for (size_t i = 0; i < e->nthr; i++) {
-		size_t s = hash_slot(e, e->thr[i].tid);
-		while (h[s] >= 0)
-			s = (s + 1) & (hcap - 1);
-		h[s] = (int32_t)i;
-	}
-	return 0;
 }
 
 static struct thr *find(struct pma_est *e, uint32_t tid)
 {
-	if (!e->hcap)
-		return NULL;
-	for (size_t s = hash_slot(e, tid);; s = (s + 1) & (e->hcap - 1)) {
-		int32_t i = e->hash[s];
-		if (i < 0)
-			return NULL;
-		if (e->thr[i].tid == tid)
-			return &e->thr[i];
-	}
+	uint32_t i;
+
+	return pm_tidmap_get(&e->map, tid, &i) ? &e->thr[i] : NULL;
 }
 
 static struct thr *add(struct pma_est *e, uint32_t tid)
 {
 	struct thr *t;
 
-	if (e->nthr == e->cap) {
-		size_t ncap = e->cap ? e->cap * 2 : 64;
-		struct thr *n = realloc(e->thr, ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		e->thr = n;
-		e->cap = ncap;
-	}
-	if (2 * (e->nthr + 1) > e->hcap && rehash(e, e->hcap ? e->hcap * 2 : 128) < 0)
+	if (PM_GROW(e->thr, e->cap, e->nthr + 1) < 0)
 		return NULL;
 	t = &e->thr[e->nthr];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->tau_r = calloc(RING, sizeof(float));
 	t->a_r = calloc(RING, sizeof(float));
-	if (!t->tau_r || !t->a_r) {
+	if (!t->tau_r || !t->a_r || pm_tidmap_put(&e->map, tid, (uint32_t)e->nthr) < 0) {
 		free(t->tau_r);
 		free(t->a_r);
 		return NULL;
 	}
 	t->first_k = t->last_k = e->k_next ? e->k_next - 1 : 0;
-	{
-		size_t s = hash_slot(e, tid);
-		while (e->hash[s] >= 0)
-			s = (s + 1) & (e->hcap - 1);
-		e->hash[s] = (int32_t)e->nthr;
-	}
 	e->nthr++;
 	e->st.threads_seen++;
 	return t;
@@ -187,7 +143,12 @@ static int sweep(struct pma_est *e)
 	if (o == e->nthr)
 		return 0;
 	e->nthr = o;
-	return rehash(e, e->hcap);
+	/* the indexes moved: map them again (fewer keys than before, so no growth) */
+	pm_tidmap_clear(&e->map);
+	for (size_t i = 0; i < e->nthr; i++)
+		if (pm_tidmap_put(&e->map, e->thr[i].tid, (uint32_t)i) < 0)
+			return -1;
+	return 0;
 }
 
 void pma_est_begin(struct pma_est *e, uint64_t t_ns)
@@ -343,6 +304,8 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		struct thr *t = (i < e->nthr && e->thr[i].tid == ts->tid) ? &e->thr[i] : find(e, ts->tid);
 		double r, w, a, cap, cur, in_k;
 
+		if (ts->tid == 0)
+			continue; /* the idle task, never a program thread: only a damaged trace lists it */
 		if (!t && !(t = add(e, ts->tid)))
 			goto oom;
 		t->gen = e->gen;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pm_util.h"
+
 enum xstate { X_UNKNOWN, X_RUNNING, X_RUNNABLE, X_BLOCKED, X_WOKEN, X_DEAD };
 enum step_kind { ST_WORK, ST_SIGNAL, ST_WAIT, ST_SPAWN };
 
@@ -55,8 +57,7 @@ struct pma_exact {
 	uint32_t gaps;
 	struct xthr *thr;
 	size_t nthr, thrcap;
-	uint32_t *map;         /* open addressing: tid -> index + 1, 0 empty */
-	size_t mapcap;
+	struct pm_tidmap map;  /* tid -> index into thr */
 	uint32_t nedges;
 	double *marks;         /* profile: (time, +1/-1) pairs flattened: time, delta */
 	size_t nmarks, markcap;
@@ -72,26 +73,6 @@ struct pma_exact {
 	size_t nhints, hintcap;
 };
 
-/* Grows *p (of *cap elements of size sz) to hold at least need. Returns 0 or -1. */
-static int grow(void **p, size_t *cap, size_t need, size_t sz)
-{
-	size_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * sz);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
-
 struct pma_exact *pma_exact_new(void)
 {
 	return calloc(1, sizeof(struct pma_exact));
@@ -104,7 +85,7 @@ void pma_exact_free(struct pma_exact *x)
 	for (size_t i = 0; i < x->nthr; i++)
 		free(x->thr[i].steps);
 	free(x->thr);
-	free(x->map);
+	pm_tidmap_free(&x->map);
 	free(x->ev);
 	free(x->marks);
 	free(x->slices);
@@ -134,7 +115,7 @@ int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b)
 		if (b->missed != PMT_SCHED_MISSED_UNKNOWN)
 			x->lost_in_pages += b->missed;
 	}
-	if (GROW(x->ev, x->evcap, x->nev + b->n) < 0)
+	if (PM_GROW(x->ev, x->evcap, x->nev + b->n) < 0)
 		return -1;
 	for (uint32_t i = 0; i < b->n; i++) {
 		x->ev[x->nev].e = b->events[i];
@@ -147,7 +128,7 @@ int pma_exact_add(struct pma_exact *x, const struct pmt_sched_batch *b)
 int pma_exact_task(struct pma_exact *x, uint32_t tid, uint32_t tgid, const char *comm)
 {
 	/* appended as they come (the last one of a tid wins); sorted once in pma_exact_finish */
-	if (GROW(x->hints, x->hintcap, x->nhints + 1) < 0)
+	if (PM_GROW(x->hints, x->hintcap, x->nhints + 1) < 0)
 		return -1;
 	x->hints[x->nhints].tid = tid;
 	x->hints[x->nhints].tgid = tgid;
@@ -159,45 +140,24 @@ int pma_exact_task(struct pma_exact *x, uint32_t tid, uint32_t tgid, const char 
 
 /* ---- thread table ---- */
 
-static size_t slot_of(const struct pma_exact *x, uint32_t tid)
-{
-	size_t i = (tid * 2654435761u) & (x->mapcap - 1);
-	while (x->map[i] && x->thr[x->map[i] - 1].tid != tid)
-		i = (i + 1) & (x->mapcap - 1);
-	return i;
-}
-
 static struct xthr *thr_find(struct pma_exact *x, uint32_t tid)
 {
-	size_t i;
-	if (!x->mapcap)
-		return NULL;
-	i = slot_of(x, tid);
-	return x->map[i] ? &x->thr[x->map[i] - 1] : NULL;
+	uint32_t i;
+
+	return pm_tidmap_get(&x->map, tid, &i) ? &x->thr[i] : NULL;
 }
 
 static struct xthr *thr_add(struct pma_exact *x, uint32_t tid)
 {
 	struct xthr *t;
 
-	if ((x->nthr + 1) * 2 > x->mapcap) {
-		size_t ncap = x->mapcap ? x->mapcap * 2 : 64;
-		uint32_t *nm = calloc(ncap, sizeof(*nm));
-		if (!nm)
-			return NULL;
-		free(x->map);
-		x->map = nm;
-		x->mapcap = ncap;
-		for (size_t k = 0; k < x->nthr; k++)
-			x->map[slot_of(x, x->thr[k].tid)] = (uint32_t)k + 1;
-	}
-	if (GROW(x->thr, x->thrcap, x->nthr + 1) < 0)
+	if (PM_GROW(x->thr, x->thrcap, x->nthr + 1) < 0 ||
+	    pm_tidmap_put(&x->map, tid, (uint32_t)x->nthr) < 0)
 		return NULL;
 	t = &x->thr[x->nthr];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->wait_edge = -1;
-	x->map[slot_of(x, tid)] = (uint32_t)(x->nthr + 1);
 	x->nthr++;
 	return t;
 }
@@ -208,7 +168,7 @@ static int step_add(struct xthr *t, uint8_t kind, uint32_t arg, double ns)
 		t->steps[t->nsteps - 1].ns += ns;
 		return 0;
 	}
-	if (GROW(t->steps, t->cap, t->nsteps + 1) < 0)
+	if (PM_GROW(t->steps, t->cap, t->nsteps + 1) < 0)
 		return -1;
 	t->steps[t->nsteps].kind = kind;
 	t->steps[t->nsteps].arg = arg;
@@ -222,7 +182,7 @@ static int seg_flush(struct pma_exact *x, struct xthr *t)
 {
 	if (t->seg_end <= t->seg_start)
 		return 0;
-	if (GROW(x->marks, x->markcap, x->nmarks + 4) < 0)
+	if (PM_GROW(x->marks, x->markcap, x->nmarks + 4) < 0)
 		return -1;
 	x->marks[x->nmarks++] = t->seg_start;
 	x->marks[x->nmarks++] = 1;
@@ -260,7 +220,7 @@ static int slice_add(struct pma_exact *x, const struct xthr *t, uint8_t kind, ui
 {
 	if (t1 <= t0)
 		return 0;
-	if (GROW(x->slices, x->slicecap, x->nslices + 1) < 0)
+	if (PM_GROW(x->slices, x->slicecap, x->nslices + 1) < 0)
 		return -1;
 	x->slices[x->nslices].tid = t->tid;
 	x->slices[x->nslices].kind = kind;
@@ -313,7 +273,7 @@ static int on_wake(struct pma_exact *x, struct pma_exact_stats *st, struct xthr 
 	if (W->F > X->dep)
 		X->dep = W->F;
 	st->wake_edges++;
-	if (GROW(x->wakes, x->wakecap, x->nwakes + 1) < 0)
+	if (PM_GROW(x->wakes, x->wakecap, x->nwakes + 1) < 0)
 		return -1;
 	x->wakes[x->nwakes].waker = W->tid;
 	x->wakes[x->nwakes].wakee = X->tid;
@@ -382,7 +342,8 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 	switch (e->kind) {
 	case PMT_SCHED_FORK: {
 		struct xthr *P = thr_find(x, e->common_pid), *C;
-		if (!P || thr_find(x, e->a))
+		/* child 0 is no task (a damaged or hand-made trace): nothing to follow */
+		if (!P || !e->a || thr_find(x, e->a))
 			return 0;
 		if (work_until(x, P, e->t_ns) < 0 || !(C = thr_add(x, e->a)))
 			return -1;
@@ -485,7 +446,7 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 		last = e->t_ns;
 		if (e->cpu >= x->ncpulast) {
 			size_t old = x->ncpulast, n = (size_t)e->cpu + 1, cap = old;
-			if (GROW(x->cpulast, x->ncpulast, n) < 0 || GROW(x->cpucur, cap, n) < 0)
+			if (PM_GROW(x->cpulast, x->ncpulast, n) < 0 || PM_GROW(x->cpucur, cap, n) < 0)
 				return -1;
 			memset(x->cpulast + old, 0, (x->ncpulast - old) * sizeof(*x->cpulast));
 		}
@@ -686,10 +647,10 @@ const struct pma_wake *pma_exact_wakes(const struct pma_exact *x, size_t *n)
 
 uint32_t pma_exact_tgid(const struct pma_exact *x, uint32_t tid, const char **comm)
 {
-	size_t i = x->mapcap ? slot_of(x, tid) : 0;
+	uint32_t i;
 
-	if (x->mapcap && x->map[i]) {
-		const struct xthr *t = &x->thr[x->map[i] - 1];
+	if (pm_tidmap_get(&x->map, tid, &i)) {
+		const struct xthr *t = &x->thr[i];
 		if (comm)
 			*comm = t->comm;
 		return t->tgid;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_util.h"
+
 void pma_profile_init(struct pma_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -20,24 +22,17 @@ void pma_profile_free(struct pma_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Grows both bin arrays to at least need bins, new bins zero. Returns 0 or -1. */
 static int grow(struct pma_profile *p, size_t need)
 {
-	size_t nb = need > 2 * p->nbins ? need : 2 * p->nbins;
-	double *a, *b;
+	size_t cap_dT = p->nbins, cap_AdT = p->nbins;
 
-	if (nb < 16)
-		nb = 16;
-	a = realloc(p->bin_dT_ns, nb * sizeof(double));
-	if (!a)
+	/* the same growth rule for both, so they end at the same capacity */
+	if (PM_GROW(p->bin_dT_ns, cap_dT, need) < 0 || PM_GROW(p->bin_AdT_ns, cap_AdT, need) < 0)
 		return -1;
-	p->bin_dT_ns = a;
-	b = realloc(p->bin_AdT_ns, nb * sizeof(double));
-	if (!b)
-		return -1;
-	p->bin_AdT_ns = b;
-	memset(a + p->nbins, 0, (nb - p->nbins) * sizeof(double));
-	memset(b + p->nbins, 0, (nb - p->nbins) * sizeof(double));
-	p->nbins = nb;
+	memset(p->bin_dT_ns + p->nbins, 0, (cap_dT - p->nbins) * sizeof(double));
+	memset(p->bin_AdT_ns + p->nbins, 0, (cap_AdT - p->nbins) * sizeof(double));
+	p->nbins = cap_dT;
 	return 0;
 }
 

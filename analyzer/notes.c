@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_util.h"
+
 static void note_free(struct pma_note *x)
 {
 	for (size_t i = 0; i < PMA_NOTE_STRS; i++)
@@ -17,14 +19,8 @@ int pma_notes_add(struct pma_notes *l, enum pma_note_code code, const double *nu
 {
 	struct pma_note x = { .code = code };
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct pma_note *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (PM_GROW(l->v, l->cap, l->n + 1) < 0)
+		return -1;
 	for (size_t i = 0; i < nnums && i < PMA_NOTE_NUMS; i++)
 		x.n[i] = nums[i];
 	for (size_t i = 0; i < nstrs && i < PMA_NOTE_STRS; i++) {
