@@ -408,6 +408,19 @@ static void test_meta_source_adds_and_replaces(void **state)
 	cJSON_Delete(m);
 }
 
+/* META "sources" built from src, as text (the caller frees it). */
+static char *sources_text(const struct pmc_meta_sources *src)
+{
+	cJSON *m = cJSON_CreateObject();
+	char why[128] = "", *text;
+
+	assert_non_null(cJSON_AddObjectToObject(m, "sources"));
+	assert_int_equal(pmc_meta_add_sources(m, src, why, sizeof(why)), 0);
+	text = cJSON_PrintUnformatted(get(m, "sources"));
+	cJSON_Delete(m);
+	return text;
+}
+
 /* META "sources" of a recording, in the order and with the keys pmcollect has always written
  * (the trace bytes must not change when main.c's code moved here). */
 static void test_meta_add_sources_exact(void **state)
@@ -421,13 +434,10 @@ static void test_meta_add_sources_exact(void **state)
 		.stat_every = 16, .status_every = 64, .procconn_why = "EPERM",
 		.taskstats_why = "EPERM too", .sched_why = "turned off with --no-sched",
 	};
-	cJSON *m = cJSON_CreateObject();
-	char why[128] = "", *text;
+	char *text;
 
 	(void)state;
-	assert_non_null(cJSON_AddObjectToObject(m, "sources"));
-	assert_int_equal(pmc_meta_add_sources(m, &with, why, sizeof(why)), 0);
-	text = cJSON_PrintUnformatted(get(m, "sources"));
+	text = sources_text(&with);
 	assert_string_equal(text,
 		"{\"schedstat\":{\"recorded\":true},\"stat\":{\"recorded\":true,\"every_samples\":16},"
 		"\"status\":{\"recorded\":true,\"every_samples\":64},"
@@ -435,12 +445,7 @@ static void test_meta_add_sources_exact(void **state)
 		"\"taskstats\":{\"recorded\":true},\"sched_events\":{\"recorded\":true,\"clock\":\"mono\","
 		"\"buffer_kb_per_cpu\":4096,\"events\":[\"sched:sched_switch\",\"sched:sched_waking\"]}}");
 	free(text);
-	cJSON_Delete(m);
-
-	m = cJSON_CreateObject();
-	assert_non_null(cJSON_AddObjectToObject(m, "sources"));
-	assert_int_equal(pmc_meta_add_sources(m, &without, why, sizeof(why)), 0);
-	text = cJSON_PrintUnformatted(get(m, "sources"));
+	text = sources_text(&without);
 	assert_string_equal(text,
 		"{\"schedstat\":{\"recorded\":true},\"stat\":{\"recorded\":true,\"every_samples\":16},"
 		"\"status\":{\"recorded\":true,\"every_samples\":64},\"papi\":{\"recorded\":true},"
@@ -449,7 +454,6 @@ static void test_meta_add_sources_exact(void **state)
 		"\"EPERM too; exits carry the last sampled values\"},\"sched_events\":{\"recorded\":false,"
 		"\"reason\":\"turned off with --no-sched\"}}");
 	free(text);
-	cJSON_Delete(m);
 }
 
 /* online_cpus given by the caller (read once by pmcollect) is what META records. */
