@@ -707,6 +707,45 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	return 0;
 }
 
+/* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->prog_cpus must
+ * hold them), role and environment, and what the session opened. */
+static struct pmc_run_config run_config(const struct pmc_opts *o, struct session *ss,
+					const struct pmc_plan_run *run)
+{
+	struct pmc_run_config cfg = {
+		.argv = o->argv,
+		.cpus = run->cpus[0] ? &ss->prog_cpus : NULL,
+		.child_default_cpus = ss->have_start_cpus ? &ss->start_cpus : NULL,
+		.cpus_text = run->cpus[0] ? run->cpus : NULL,
+		.online_text = ss->online_text,
+		.collector_cpu = ss->collector_cpu,
+		.threads = o->threads,
+		.env = run->env,
+		.nenv = run->nenv,
+		.mem_mode = o->mem_mode,
+		.mem_nodes = o->mem_nodes,
+		.mem_mask = ss->mem_mask,
+		.interval_ms = o->interval_ms,
+		.stat_every = STAT_EVERY,
+		.status_every = STATUS_EVERY,
+		.counters = ss->counters,
+		.procconn_fd = ss->pc_fd,
+		.taskstats_fd = ss->ts_fd,
+		.taskstats_family = ss->ts_family,
+		.signal_fd = ss->sig_fd,
+		.forward = &ss->forward,
+		.child_sigmask = &ss->orig_mask,
+		.child_sigpipe_ignored = ss->sigpipe_ignored,
+		.child_sigxfsz_ignored = ss->sigxfsz_ignored,
+		.child_nofile = &ss->nofile_orig,
+		.user = ss->have_user ? &ss->user : NULL,
+		.role = pmc_role_name(run->role),
+		.warn = warn_user,
+		.sched = ss->sched,
+	};
+	return cfg;
+}
+
 /* Records every run of the plan, in order; stops after a run that failed (a calibration of a
  * failing program measures the failure) or when the trace cannot grow. Returns what pmcollect
  * exits with so far: the last run's status (the program's, 127 when it could not start), or 1. */
@@ -731,37 +770,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 					i + 1, plan->n, pmc_role_name(run->role), run->cpus,
 					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		}
-		struct pmc_run_config cfg = {
-			.argv = o->argv,
-			.cpus = run->cpus[0] ? &ss->prog_cpus : NULL,
-			.child_default_cpus = ss->have_start_cpus ? &ss->start_cpus : NULL,
-			.cpus_text = run->cpus[0] ? run->cpus : NULL,
-			.online_text = ss->online_text,
-			.collector_cpu = ss->collector_cpu,
-			.threads = o->threads,
-			.env = run->env,
-			.nenv = run->nenv,
-			.mem_mode = o->mem_mode,
-			.mem_nodes = o->mem_nodes,
-			.mem_mask = ss->mem_mask,
-			.interval_ms = o->interval_ms,
-			.stat_every = STAT_EVERY,
-			.status_every = STATUS_EVERY,
-			.counters = ss->counters,
-			.procconn_fd = ss->pc_fd,
-			.taskstats_fd = ss->ts_fd,
-			.taskstats_family = ss->ts_family,
-			.signal_fd = ss->sig_fd,
-			.forward = &ss->forward,
-			.child_sigmask = &ss->orig_mask,
-			.child_sigpipe_ignored = ss->sigpipe_ignored,
-			.child_sigxfsz_ignored = ss->sigxfsz_ignored,
-			.child_nofile = &ss->nofile_orig,
-			.user = ss->have_user ? &ss->user : NULL,
-			.role = pmc_role_name(run->role),
-			.warn = warn_user,
-			.sched = ss->sched,
-		};
+		struct pmc_run_config cfg = run_config(o, ss, run);
 		if (pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why)) < 0) {
 			pmt_cli_error("%s", why);
 			ret = PMT_EXIT_FAILURE;
