@@ -670,9 +670,9 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 			.mem_nodes = o->mem_nodes,
 			.start_mono_ns = pmc_now_ns(),
 		};
-		meta = pmc_meta_build(&mi, why, sizeof(why));
+		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
 	}
-	if (!meta) {
+	if (err < 0) {
 		pmt_cli_error("cannot describe the machine: %s", why);
 		return -1;
 	}

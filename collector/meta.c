@@ -350,10 +350,10 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 	cJSON *cf = NULL, *govs = NULL, *khz, *ids;
 	char first_gov[128] = "", buf[128], path[96];
 	const char *reason = NULL;
-	int cpu, found = 0, mixed = 0, ret = -1;
+	int cpu, found = 0, mixed = 0, ret = PMT_E_NOMEM;
 
 	if (set == NULL)
-		return -1;
+		return PMT_E_NOMEM;
 	if (online == NULL || hwloc_bitmap_list_sscanf(set, online) != 0) {
 		reason = "online CPU list unknown";
 		goto none;
@@ -414,12 +414,12 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 	if (cJSON_AddStringToObject(cf, "governor", mixed ? "mixed" : first_gov[0] ? first_gov : "unknown") == NULL)
 		goto out;
 	if (mixed) {
-		ret = add_item(cf, "governors", govs);
+		int bad = add_item(cf, "governors", govs) != 0;
 		govs = NULL;
-		if (ret != 0)
+		if (bad)
 			goto out;
 	}
-	ret = add_item(meta, "cpufreq", cf);
+	ret = add_item(meta, "cpufreq", cf) != 0 ? PMT_E_NOMEM : 0;
 	cf = NULL;
 	goto out;
 none:
@@ -453,16 +453,16 @@ static int add_kernel(cJSON *meta)
 	return 0;
 }
 
-cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize)
+int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize)
 {
-	cJSON *meta = NULL, *ret = NULL, *cmd, *mp, *topo, *env;
+	cJSON *meta = NULL, *cmd, *mp, *topo, *env;
 	char buf[4096], version[32], online[256];
 	int i, have_online;
-	const char *what = "out of memory";
 
+	*out = NULL;
 	if (in == NULL || in->argc < 0 || (in->argc > 0 && in->argv == NULL)) {
 		set_why(why, whysize, "invalid meta input");
-		return NULL;
+		return PMT_E_INVAL;
 	}
 	meta = cJSON_CreateObject();
 	if (meta == NULL)
@@ -555,14 +555,12 @@ cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize
 		goto out;
 	if (cJSON_AddObjectToObject(meta, "sources") == NULL)
 		goto out;
-	ret = meta;
-	meta = NULL;
-	what = NULL;
+	*out = meta;
+	return 0;
 out:
-	if (what != NULL)
-		set_why(why, whysize, "cannot build trace metadata: %s", what);
+	set_why(why, whysize, "cannot build trace metadata: out of memory");
 	cJSON_Delete(meta);
-	return ret;
+	return PMT_E_NOMEM;
 }
 
 void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *reason)

@@ -6,6 +6,8 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
+#include "pmt.h"
+
 struct pmc_meta_input {
 	int argc;                  /* the traced command */
 	char *const *argv;
@@ -26,15 +28,16 @@ struct pmc_meta_input {
  * PUs, NUMA nodes, the NUMA distance matrix, caches (level, size_bytes, cpus sharing it as a
  * cpulist) and hwloc's XML export ("hwloc_xml") so the analyzer can rebuild the topology elsewhere.
  * "sources" is created empty: pmc_meta_add_sources fills it.
- * Returns a new cJSON object the caller frees with cJSON_Delete, or NULL with a one-line reason in
- * why. A failing part (e.g. hwloc) does not fail the whole: it is recorded as {"error": "..."}. */
-cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize);
+ * Returns 0 and in *out a new cJSON object the caller frees with cJSON_Delete, or PMT_E_INVAL (bad
+ * input) / PMT_E_NOMEM with a one-line reason in why (*out NULL). A failing part (e.g. hwloc) does
+ * not fail the whole: it is recorded as {"error": "..."}. */
+int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize);
 
 /* Adds "cpufreq" to obj for the CPUs of the cpulist `cpus`: {"governor", "cur_khz": [...],
  * "cpu_ids": [...]} from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and scaling_cur_freq
  * (kHz), or null plus "cpufreq_reason" when there is no cpufreq driver. META has it for the online
  * CPUs; RUN_END for the run's CPUs, so the analyzer can tell whether C(n) measured as CPU time
- * assumed one frequency wrongly. Returns 0 or -1 (out of memory). */
+ * assumed one frequency wrongly. Returns 0 or PMT_E_NOMEM. */
 int pmc_meta_add_cpufreq(cJSON *obj, const char *cpus);
 
 /* Adds sources.<name> = {"recorded": recorded, "reason": reason (omitted when NULL)} to meta. */

@@ -34,9 +34,9 @@ static cJSON *build(const char *cpus, const char *mode, const char *nodes, int c
 		.start_mono_ns = 123456789012ull,
 	};
 	char why[256] = "";
-	cJSON *m = pmc_meta_build(&in, why, sizeof(why));
+	cJSON *m;
 
-	if (m == NULL)
+	if (pmc_meta_build(&in, &m, why, sizeof(why)) < 0)
 		print_message("# pmc_meta_build: %s\n", why);
 	assert_non_null(m);
 	return m;
@@ -464,9 +464,10 @@ static void test_online_cpus_from_caller(void **state)
 		.collector_cpu = -1, .mem_mode = "default",
 	};
 	char why[256] = "";
-	cJSON *m = pmc_meta_build(&in, why, sizeof(why));
+	cJSON *m;
 
 	(void)state;
+	assert_int_equal(pmc_meta_build(&in, &m, why, sizeof(why)), 0);
 	assert_non_null(m);
 	assert_string_equal(str(m, "online_cpus"), "0,2-3");
 	assert_string_equal(str(m, "cpus"), "0,2-3");
@@ -476,9 +477,11 @@ static void test_online_cpus_from_caller(void **state)
 static void test_invalid_input_gives_reason(void **state)
 {
 	char why[128] = "";
+	cJSON dummy, *m = &dummy;
 
 	(void)state;
-	assert_null(pmc_meta_build(NULL, why, sizeof(why)));
+	assert_int_equal(pmc_meta_build(NULL, &m, why, sizeof(why)), PMT_E_INVAL);
+	assert_null(m);
 	assert_true(strlen(why) > 0);
 }
 
