@@ -138,7 +138,7 @@ static int papi_ready(char *why, size_t whysize)
 			PAPI_VERSION_MINOR(PAPI_VER_CURRENT));
 	else
 		set_why(why, whysize, "PAPI_library_init failed: %s", PAPI_strerror(r));
-	return -1;
+	return PMT_E_IO;
 }
 
 /* Finds the perf_event component and checks it can count a process tree (enabled, has
@@ -150,26 +150,26 @@ static int perf_event_component(char *why, size_t whysize)
 
 	if (cidx < 0) {
 		set_why(why, whysize, "PAPI has no perf_event component: %s", PAPI_strerror(cidx));
-		return -1;
+		return PMT_E_IO;
 	}
 	info = PAPI_get_component_info(cidx);
 	if (info == NULL) {
 		set_why(why, whysize, "PAPI perf_event component: no component information");
-		return -1;
+		return PMT_E_IO;
 	}
 	if (info->disabled) {
 		set_why(why, whysize, "PAPI perf_event component disabled: %s",
 			info->disabled_reason[0] != '\0' ? info->disabled_reason : PAPI_strerror(info->disabled));
-		return -1;
+		return PMT_E_IO;
 	}
 	if (info->num_cntrs <= 0) {
 		set_why(why, whysize, "PAPI perf_event component has no hardware counters");
-		return -1;
+		return PMT_E_IO;
 	}
 	if (!info->attach || !info->inherit) {
 		set_why(why, whysize, "PAPI perf_event component cannot %s",
 			!info->attach ? "attach to another process" : "inherit counters to children");
-		return -1;
+		return PMT_E_IO;
 	}
 	return cidx;
 }
@@ -224,7 +224,7 @@ static int add_explicit(struct pmc_counters *c, const char *events, char *why, s
 
 	if (list == NULL) {
 		set_why(why, whysize, "out of memory");
-		return -1;
+		return PMT_E_NOMEM;
 	}
 	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
@@ -283,7 +283,7 @@ static int add_defaults(struct pmc_counters *c, char *why, size_t whysize)
 	}
 	if (c->n == 0) {
 		set_why(why, whysize, "none of the default events can be counted (%s)", dropped);
-		return -1;
+		return PMT_E_IO;
 	}
 	if (dropped[0] != '\0')
 		set_why(why, whysize, "default events not available on this CPU: %s", dropped);
@@ -320,19 +320,19 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 		why[0] = '\0';
 	if (out == NULL) {
 		set_why(why, whysize, "invalid arguments");
-		return -1;
+		return PMT_E_INVAL;
 	}
 	*out = NULL;
 	if (papi_ready(why, whysize) != 0)
-		return -1;
+		return PMT_E_IO;
 	cidx = perf_event_component(why, whysize);
 	if (cidx < 0)
-		return -1;
+		return PMT_E_IO;
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		set_why(why, whysize, "out of memory");
-		return -1;
+		return PMT_E_NOMEM;
 	}
 	c->eventset = PAPI_NULL;
 	r = PAPI_create_eventset(&c->eventset);
@@ -399,11 +399,11 @@ int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t why
 
 	if (c == NULL || pid <= 0) {
 		set_why(why, whysize, "invalid arguments");
-		return -1;
+		return PMT_E_INVAL;
 	}
 	if (c->attached) {
 		set_why(why, whysize, "counters already attached");
-		return -1;
+		return PMT_E_INVAL;
 	}
 	/* PAPI_attach reopens the events of the set for pid (perf_event_open(pid, cpu=-1)) with the
 	 * inherit flag set in pmc_counters_open. */
@@ -414,13 +414,13 @@ int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t why
 				"need <= 1, CAP_PERFMON or root)", (int)pid, PAPI_strerror(r), paranoid_level());
 		else
 			set_why(why, whysize, "PAPI_attach to pid %d failed: %s", (int)pid, PAPI_strerror(r));
-		return -1;
+		return PMT_E_IO;
 	}
 	c->attached = 1;
 	r = PAPI_start(c->eventset);
 	if (r != PAPI_OK) {
 		set_why(why, whysize, "PAPI_start failed: %s", PAPI_strerror(r));
-		return -1;
+		return PMT_E_IO;
 	}
 	c->running = 1;
 	return 0;
@@ -441,11 +441,11 @@ int pmc_counters_read(struct pmc_counters *c, int64_t *values)
 	uint32_t i;
 
 	if (c == NULL || values == NULL)
-		return -1;
+		return PMT_E_INVAL;
 	if (!c->running || PAPI_read(c->eventset, c->raw) != PAPI_OK) {
 		for (i = 0; i < c->n; i++)
 			values[i] = INT64_MIN;
-		return -1;
+		return PMT_E_IO;
 	}
 	/* long long and int64_t are both 64-bit two's complement on Linux; a count never reaches
 	 * INT64_MIN, so a read value cannot be mistaken for "not read". */

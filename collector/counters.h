@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmt.h"
+
 struct pmc_counters;
 
 /* Initializes PAPI and resolves the events to count. events is a comma-separated list of PAPI
@@ -15,15 +17,15 @@ struct pmc_counters;
  * CYCLE_ACTIVITY:STALLS_TOTAL, AMD DISPATCH_RESOURCE_STALL_CYCLES_1) and last-level cache misses (PAPI_L3_TCM, else native
  * fallbacks: Intel LLC_MISSES / LONGEST_LAT_CACHE:MISS, AMD Zen demand data-cache fills from outside the CCX; docs/counters.md). Defaults that do not exist are
  * dropped (and listed in the reason); explicitly requested events that do not exist fail.
- * Returns 0 and *out on success. Returns -1 with a one-line reason in why when counters cannot be
- * used at all, e.g. "PAPI perf_event component disabled: libpfm4 no default PMU found". Multiplexing
+ * Returns 0 and *out on success. Returns PMT_E_IO (PMT_E_INVAL for a NULL out, PMT_E_NOMEM) with a
+ * one-line reason in why when counters cannot be used at all, e.g. "PAPI perf_event component disabled: libpfm4 no default PMU found". Multiplexing
  * stays off. Source: PAPI 7.0 API (PAPI_library_init, PAPI_create_eventset, PAPI_assign_eventset_component,
  * PAPI_attach, PAPI_set_opt(PAPI_INHERIT), PAPI_add_named_event, PAPI_start, PAPI_read). */
 int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, size_t whysize);
 
 /* Attaches the event set to process pid with inheritance, so threads and children it creates
  * after this call are counted too; call it while the child waits before exec. Starts counting.
- * Returns 0, or -1 with a reason. */
+ * Returns 0, or PMT_E_IO (PMT_E_INVAL for bad arguments or a second attach) with a reason in why. */
 int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t whysize);
 
 /* Number of events and the i-th event's name (the name recorded in RUN_BEGIN counters.events). */
@@ -38,7 +40,7 @@ enum { PMC_KIND_CYCLES = 0, PMC_KIND_INSTRUCTIONS, PMC_KIND_STALLS, PMC_KIND_LLC
 int pmc_counter_kind(const char *name);
 
 /* Reads the cumulative values into values[0..count-1]; a value that could not be read is
- * INT64_MIN (PMT_COUNTER_INVALID). Returns 0 or -1. */
+ * INT64_MIN (PMT_COUNTER_INVALID). Returns 0, PMT_E_IO (PAPI_read failed) or PMT_E_INVAL (NULL). */
 int pmc_counters_read(struct pmc_counters *c, int64_t *values);
 
 /* Stops counting, detaches; NULL is accepted. */

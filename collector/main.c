@@ -20,10 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "calibrate.h"
 #include "counters.h"
 #include "meta.h"
 #include "netlink.h"
+#include "plan.h"
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "run.h"
@@ -193,15 +193,6 @@ static int allowed_cpus(const struct pmt_intlist *online, char *buf, size_t size
 	return o && o < size ? 0 : -1;
 }
 
-/* Adds "every_samples" to an existing sources.<name> entry. */
-static void source_every(cJSON *meta, const char *name, int every)
-{
-	cJSON *src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
-	cJSON *e = src ? cJSON_GetObjectItemCaseSensitive(src, name) : NULL;
-	if (e)
-		cJSON_AddNumberToObject(e, "every_samples", every);
-}
-
 static char *summary_json(const struct pmc_run_result *r, int runs, int exit_status)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -328,7 +319,61 @@ static int create_output(const char *path, int force, int *created)
 	return fd;
 }
 
-int main(int argc, char **argv)
+/* The command line, parsed (parse_options). */
+struct pmc_opts {
+	const char *output;
+	int force;
+	double interval_ms;
+	const char *cpus;           /* --cpus text, NULL = every CPU */
+	int threads;                /* -t, 0 = not given */
+	const char *mem_mode;       /* "default", "bind" (--membind) or "interleave" */
+	const char *mem_nodes;      /* their node list, NULL for default */
+	const char *events;         /* -e, NULL = the default counters */
+	int sched_mode;             /* -1 default (when usable), 0 --no-sched, 1 --sched */
+	unsigned sched_buffer_kb;
+	int calibrate;              /* --calibrate or --runs */
+	struct pmc_plan runs;       /* the --runs lists (roles not yet decided) */
+	const char *user;           /* -u, NULL = SUDO_USER under sudo */
+	char **argv;                /* the command, NULL-terminated */
+	int argc;
+};
+
+/* What pmcollect sets up and holds while it records; session_close releases it all. */
+struct session {
+	struct pmt_intlist online;  /* /sys/devices/system/cpu/online, read once */
+	char online_text[4096];
+	struct pmt_intlist cpus;    /* --cpus */
+	cpu_set_t prog_cpus;        /* the CPUs of the current run */
+	char cpus_text[4096];
+	struct pmc_plan plan;
+	struct pmc_user user;
+	int have_user;
+	struct bitmask *mem_mask;
+	int out_fd, created_output, started_writer;
+	struct pmt_writer *w;
+	int writer_err, writer_errno; /* the first writer failure, reported once */
+	/* signals (setup_signals) */
+	int sig_fd;
+	sigset_t forward, orig_mask;
+	int sigpipe_ignored, sigxfsz_ignored;
+	struct rlimit nofile_orig;
+	cpu_set_t start_cpus;
+	int have_start_cpus;
+	int collector_cpu;
+	/* data sources (open_sources) */
+	struct pmc_counters *counters;
+	struct pmc_sched *sched;
+	int pc_fd, ts_fd;
+	uint16_t ts_family;
+	/* the runs' totals for SUMMARY */
+	struct pmc_run_result total;
+	size_t nruns_done;
+};
+
+/* Parses the command line into o (getopt_long with a leading '+': the command's own options are
+ * left alone). Returns -1 to go on, or the exit status: 0 after --help / --version, 2 after a
+ * usage error (reported). */
+static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
 	       OPT_CALIBRATE, OPT_RUNS };
@@ -352,246 +397,208 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = DEFAULT_OUTPUT, *cpus_arg = NULL, *events = NULL, *mem_mode = "default";
-	const char *mem_nodes = NULL, *user_arg = NULL;
-	struct pmc_user user = { 0 };
-	int have_user = 0;
-	struct pmt_intlist cpus = { 0 }, online = { 0 };
-	struct bitmask *mem_mask = NULL;
-	struct pmc_counters *counters = NULL;
-	struct pmc_sched *sched = NULL;
-	int sched_mode = -1; /* -1 default (when usable), 0 --no-sched, 1 --sched */
-	unsigned sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT;
-	struct pmt_writer *w = NULL;
-	struct pmc_run_result res, total;
-	uint64_t calib_start_ns;
-	struct rlimit nofile_orig, nofile;
-	sigset_t block, forward, orig_mask;
-	cpu_set_t prog_cpus, start_cpus;
-	char cpus_text[4096], online_text[4096], why[512], papi_why[512] = "";
-	double interval_ms = 10.0;
-	int force = 0, threads = 0, out_fd = -1, sig_fd = -1, pc_fd = -1, ts_fd = -1;
-	int collector_cpu = -1, have_start_cpus = 0, sigpipe_ignored = 0, sigxfsz_ignored = 0;
-	int ret = PMT_EXIT_FAILURE;
-	int started_writer = 0, created_output = 0, c;
-	uint16_t ts_family = 0;
-	char *meta_text = NULL, *json = NULL;
-	cJSON *meta = NULL;
-	struct pmc_calib_run runs[PMC_CALIB_MAX_RUNS];
-	size_t nruns = 0;
-	int calibrate = 0;
+	char why[512];
+	long v;
+	int c;
 
-	pmt_cli_set_prog("pmcollect");
-	memset(&res, 0, sizeof(res));
-	memset(&total, 0, sizeof(total));
 	opterr = 0; /* messages in our grammar, not getopt's */
 	while ((c = getopt_long(argc, argv, "+:o:fi:C:t:e:u:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
+			o->output = optarg;
 			break;
 		case 'f':
-			force = 1;
+			o->force = 1;
 			break;
 		case 'i':
-			if (parse_double(optarg, &interval_ms) < 0 || interval_ms < 0.1 ||
-			    interval_ms > 10000) {
+			if (parse_double(optarg, &o->interval_ms) < 0 || o->interval_ms < 0.1 ||
+			    o->interval_ms > 10000) {
 				pmt_cli_error("invalid interval '%s': want milliseconds from 0.1 to 10000",
 					      optarg);
-				ret = PMT_EXIT_USAGE;
-				goto out;
+				return PMT_EXIT_USAGE;
 			}
 			break;
 		case 'C':
-			cpus_arg = optarg;
+			o->cpus = optarg;
 			break;
-		case 't': {
-			long v;
+		case 't':
 			if (pmt_cli_parse_long(optarg, 1, 1000000, &v) < 0) {
 				pmt_cli_error("invalid thread count '%s': want 1 to 1000000", optarg);
-				ret = PMT_EXIT_USAGE;
-				goto out;
+				return PMT_EXIT_USAGE;
 			}
-			threads = (int)v;
+			o->threads = (int)v;
 			break;
-		}
 		case OPT_MEMBIND:
 		case OPT_INTERLEAVE:
-			if (mem_nodes) {
+			if (o->mem_nodes) {
 				pmt_cli_error("--membind and --interleave cannot be combined");
-				ret = PMT_EXIT_USAGE;
-				goto out;
+				return PMT_EXIT_USAGE;
 			}
-			mem_mode = c == OPT_MEMBIND ? "bind" : "interleave";
-			mem_nodes = optarg;
+			o->mem_mode = c == OPT_MEMBIND ? "bind" : "interleave";
+			o->mem_nodes = optarg;
 			break;
 		case 'e':
-			events = optarg;
+			o->events = optarg;
 			break;
 		case OPT_SCHED:
 		case OPT_NO_SCHED:
-			sched_mode = c == OPT_SCHED;
+			o->sched_mode = c == OPT_SCHED;
 			break;
-		case OPT_SCHED_BUFFER: {
-			long v;
+		case OPT_SCHED_BUFFER:
 			if (pmt_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
 				pmt_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
 					      optarg);
-				ret = PMT_EXIT_USAGE;
-				goto out;
+				return PMT_EXIT_USAGE;
 			}
-			sched_buffer_kb = (unsigned)v;
+			o->sched_buffer_kb = (unsigned)v;
 			break;
-		}
 		case OPT_CALIBRATE:
-			calibrate = 1;
+			o->calibrate = 1;
 			break;
 		case OPT_RUNS: {
 			/* one argument "0 0-7 0-8", or the lists as separate words up to the command */
 			char buf[4096], *save = NULL, *tok;
+			int bad = 0;
 			snprintf(buf, sizeof(buf), "%s", optarg);
-			calibrate = 1;
-			for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-				if (pmc_calib_add(tok, runs, &nruns, why, sizeof(why)) < 0)
-					goto bad_runs;
-			while (optind < argc && is_cpulist_word(argv[optind]))
-				if (pmc_calib_add(argv[optind++], runs, &nruns, why, sizeof(why)) < 0)
-					goto bad_runs;
+			o->calibrate = 1;
+			for (tok = strtok_r(buf, " \t", &save); tok && !bad; tok = strtok_r(NULL, " \t", &save))
+				bad = pmc_plan_add(&o->runs, tok, why, sizeof(why)) < 0;
+			while (!bad && optind < argc && is_cpulist_word(argv[optind]))
+				bad = pmc_plan_add(&o->runs, argv[optind++], why, sizeof(why)) < 0;
+			if (bad) {
+				pmt_cli_error("invalid --runs: %s", why);
+				return PMT_EXIT_USAGE;
+			}
 			break;
-bad_runs:
-			pmt_cli_error("invalid --runs: %s", why);
-			ret = PMT_EXIT_USAGE;
-			goto out;
 		}
 		case 'u':
-			user_arg = optarg;
+			o->user = optarg;
 			break;
 		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			ret = PMT_EXIT_OK;
-			goto out;
+			return PMT_EXIT_OK;
 		case 'V':
 			printf("pmcollect %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION, PMT_FORMAT_MAJOR,
 			       PMT_FORMAT_MINOR);
-			ret = PMT_EXIT_OK;
-			goto out;
+			return PMT_EXIT_OK;
 		case ':':
-			ret = usage_error("option '%s' needs a value", argv[optind - 1]);
-			goto out;
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
 			if (optopt) {
 				char opt[3] = { '-', (char)optopt, '\0' };
-				ret = usage_error("unknown option '%s'", opt);
-			} else {
-				ret = usage_error("unknown option '%s'", argv[optind - 1]);
+				return usage_error("unknown option '%s'", opt);
 			}
-			goto out;
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc) {
-		ret = usage_error("no command given");
-		goto out;
-	}
+	if (optind >= argc)
+		return usage_error("no command given");
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	return -1;
+}
 
-	/* --cpus: every CPU must be online (and fit a cpu_set_t) */
-	if (online_cpus(&online) < 0) {
+/* Checks the options against the machine and builds the run plan: the online CPUs (read once
+ * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
+ * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
+static int plan_runs(const struct pmc_opts *o, struct session *ss)
+{
+	char why[512];
+
+	if (online_cpus(&ss->online) < 0) {
 		pmt_cli_error("cannot read the online CPUs");
-		goto out;
+		return PMT_EXIT_FAILURE;
 	}
-	pmt_intlist_format(&online, online_text, sizeof(online_text));
-	if (calibrate && cpus_arg) {
-		ret = usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
-				  "runs' CPUs with --runs)");
-		goto out;
+	pmt_intlist_format(&ss->online, ss->online_text, sizeof(ss->online_text));
+	if (o->calibrate && o->cpus)
+		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
+				   "runs' CPUs with --runs)");
+	if (o->cpus) {
+		/* every CPU must be online (and fit a cpu_set_t) */
+		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0)
+			return PMT_EXIT_USAGE;
+		pmt_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
 	}
-	if (cpus_arg) {
-		if (cpu_list(cpus_arg, &online, online_text, &prog_cpus, &cpus) < 0) {
-			ret = PMT_EXIT_USAGE;
-			goto out;
-		}
-		pmt_intlist_format(&cpus, cpus_text, sizeof(cpus_text));
-	}
-	if (calibrate && nruns == 0) {
+	if (!o->calibrate) {
+		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus_text : NULL, (uint32_t)ss->cpus.n,
+				o->threads, (uint32_t)ss->online.n);
+	} else if (o->runs.n == 0) {
 		char allowed[4096];
-		if (allowed_cpus(&online, allowed, sizeof(allowed)) < 0 ||
-		    pmc_calib_plan(allowed, runs, &nruns, why, sizeof(why)) < 0) {
+		if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0 ||
+		    pmc_plan_calibrate(&ss->plan, allowed, why, sizeof(why)) < 0) {
 			pmt_cli_error("cannot plan the calibration runs: %s", why);
-			goto out;
+			return PMT_EXIT_FAILURE;
 		}
-	} else if (calibrate) {
-		pmc_calib_roles(runs, nruns, threads, (uint32_t)online.n);
+	} else {
+		ss->plan = o->runs;
+		pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
 	}
-	for (size_t i = 0; i < nruns; i++) {
+	for (size_t i = 0; o->calibrate && i < ss->plan.n; i++) {
 		struct pmt_intlist l = { 0 };
 		cpu_set_t set;
-		int bad = cpu_list(runs[i].cpus, &online, online_text, &set, &l);
+		int bad = cpu_list(ss->plan.runs[i].cpus, &ss->online, ss->online_text, &set, &l);
 		pmt_intlist_free(&l);
-		if (bad) {
-			ret = PMT_EXIT_USAGE;
-			goto out;
-		}
+		if (bad)
+			return PMT_EXIT_USAGE;
 	}
-	if (mem_nodes) {
+	if (o->threads > 0) {
+		char text[16];
+		snprintf(text, sizeof(text), "%d", o->threads);
+		(void)pmc_plan_setenv(&ss->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
+	}
+	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pmt_cli_error("cannot use --%s: NUMA is not available on this machine",
-				      strcmp(mem_mode, "bind") == 0 ? "membind" : "interleave");
-			ret = PMT_EXIT_USAGE;
-			goto out;
+				      strcmp(o->mem_mode, "bind") == 0 ? "membind" : "interleave");
+			return PMT_EXIT_USAGE;
 		}
-		mem_mask = numa_parse_nodestring(mem_nodes);
-		if (!mem_mask) {
-			pmt_cli_error("invalid NUMA node list '%s'", mem_nodes);
-			ret = PMT_EXIT_USAGE;
-			goto out;
+		ss->mem_mask = numa_parse_nodestring(o->mem_nodes);
+		if (!ss->mem_mask) {
+			pmt_cli_error("invalid NUMA node list '%s'", o->mem_nodes);
+			return PMT_EXIT_USAGE;
 		}
 	}
 	/* --user, or the user who ran `sudo pmcollect` */
-	if (!user_arg && geteuid() == 0) {
-		const char *su = getenv("SUDO_USER");
-		if (su && *su && strcmp(su, "root") != 0)
-			user_arg = su;
-	}
-	if (user_arg) {
-		if (resolve_user(user_arg, &user, why, sizeof(why)) < 0) {
-			pmt_cli_error("invalid user '%s': %s", user_arg, why);
-			ret = PMT_EXIT_USAGE;
-			goto out;
-		}
-		have_user = 1;
-	}
-	/* the output last, so no other error leaves an empty file behind; before the program
-	 * starts, so an unwritable path is a usage error */
-	out_fd = create_output(output, force, &created_output);
-	if (out_fd < 0) {
-		ret = PMT_EXIT_USAGE;
-		goto out;
-	}
-
-	/* Signals: SIGCHLD and the forwarded ones arrive through a signalfd. A signal that was
-	 * ignored when pmcollect started (nohup, a background job of a non-interactive shell)
-	 * stays ignored for pmcollect and the program alike. */
-	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
-	sigemptyset(&block);
-	sigemptyset(&forward);
-	sigaddset(&block, SIGCHLD);
 	{
-		static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
-		for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++) {
-			struct sigaction sa;
-			if (sigaction(fwd[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-				continue;
-			sigaddset(&block, fwd[i]);
-			sigaddset(&forward, fwd[i]);
+		const char *name = o->user, *su = getenv("SUDO_USER");
+		if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
+			name = su;
+		if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
+			pmt_cli_error("invalid user '%s': %s", name, why);
+			return PMT_EXIT_USAGE;
 		}
-		struct sigaction sa;
-		if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-			sigpipe_ignored = 1;
-		if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-			sigxfsz_ignored = 1;
+		ss->have_user = name != NULL;
 	}
+	return -1;
+}
+
+/* Signals: SIGCHLD and the forwarded ones arrive through a signalfd. A signal that was ignored
+ * when pmcollect started (nohup, a background job of a non-interactive shell) stays ignored for
+ * pmcollect and the program alike. Also becomes child subreaper and raises RLIMIT_NOFILE.
+ * Returns 0, or -1 after reporting. */
+static int setup_signals(const struct pmc_opts *o, struct session *ss)
+{
+	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	struct rlimit nofile;
+	sigset_t block;
+	char why[256];
+
+	sigprocmask(SIG_SETMASK, NULL, &ss->orig_mask);
+	sigemptyset(&block);
+	sigemptyset(&ss->forward);
+	sigaddset(&block, SIGCHLD);
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++) {
+		if (sigaction(fwd[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&block, fwd[i]);
+		sigaddset(&ss->forward, fwd[i]);
+	}
+	ss->sigpipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	ss->sigxfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
 	/* a full pipe or a file-size limit must come back as a write error (EPIPE, EFBIG) that
 	 * the writer reports, not kill pmcollect in the middle of a chunk */
 	signal(SIGPIPE, SIG_IGN);
@@ -599,181 +606,173 @@ bad_runs:
 	/* an inherited SIGCHLD ignore would make the kernel reap the program before wait4() */
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &block, NULL);
-	sig_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sig_fd < 0) {
+	ss->sig_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ss->sig_fd < 0) {
 		pmt_cli_error("cannot create a signalfd: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
 	/* before becoming subreaper: the watchdog must not end up as pmcollect's child */
-	if (sched_mode != 0 && geteuid() == 0)
-		(void)pmc_sched_watchdog();
+	if (o->sched_mode != 0 && geteuid() == 0)
+		(void)pmc_sched_watchdog(why, sizeof(why));
 	/* double-forked daemons are reparented to pmcollect instead of init, so they stay in the
 	 * followed tree and are reaped here */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		warn_user("cannot become child subreaper: orphaned processes will not be followed");
 	/* one descriptor per thread file is kept open: use all the descriptors we may have */
-	if (getrlimit(RLIMIT_NOFILE, &nofile_orig) == 0) {
-		nofile = nofile_orig;
+	if (getrlimit(RLIMIT_NOFILE, &ss->nofile_orig) == 0) {
+		nofile = ss->nofile_orig;
 		nofile.rlim_cur = nofile.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &nofile);
 	}
+	if (sched_getaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus) == 0)
+		ss->have_start_cpus = 1;
+	return 0;
+}
 
-	if (pmc_counters_open(&counters, events, papi_why, sizeof(papi_why)) < 0) {
+/* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
+ * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
+static int open_sources(const struct pmc_opts *o, struct session *ss)
+{
+	char papi_why[512] = "", pc_why[512] = "", ts_why[512] = "", sched_why[512] = "";
+	char why[512], *meta_text;
+	struct pmc_meta_sources src = {
+		.stat_every = STAT_EVERY, .status_every = STATUS_EVERY,
+		.sched_buffer_kb = o->sched_buffer_kb,
+	};
+	cJSON *meta;
+	int err;
+
+	if (pmc_counters_open(&ss->counters, o->events, papi_why, sizeof(papi_why)) < 0) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "hardware counters unavailable: %s", papi_why);
 		warn_user(msg);
-		counters = NULL;
+		ss->counters = NULL;
+		src.papi_why = papi_why;
 	}
-	pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, why, sizeof(why));
+	ss->pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, pc_why, sizeof(pc_why));
+	src.procconn_why = ss->pc_fd < 0 ? pc_why : NULL;
+	ss->ts_fd = pmc_taskstats_open(ss->online_text, NETLINK_RCVBUF_BYTES, &ss->ts_family, ts_why,
+				       sizeof(ts_why));
+	src.taskstats_why = ss->ts_fd < 0 ? ts_why : NULL;
+	/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its CPU to
+	 * itself (the runs of a plan pin again, each for its own CPUs) */
+	if (o->cpus && ss->have_start_cpus)
+		ss->collector_cpu = pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online);
 	{
-		char pc_why[600], ts_why[600];
-		snprintf(pc_why, sizeof(pc_why), "%s", pc_fd < 0 ? why : "");
-		ts_fd = pmc_taskstats_open(online_text, NETLINK_RCVBUF_BYTES, &ts_family, ts_why,
-					   sizeof(ts_why));
-
-		/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its
-		 * CPU to itself */
-		if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus) == 0)
-			have_start_cpus = 1;
-		if (cpus_arg && have_start_cpus)
-			collector_cpu = pin_collector(&start_cpus, &prog_cpus, &online);
-
-		{
-			struct pmc_meta_input mi = {
-				.argc = argc - optind,
-				.argv = argv + optind,
-				.interval_ms = interval_ms,
-				.cpus = cpus_arg ? cpus_text : NULL,
-				.collector_cpu = collector_cpu,
-				.mem_mode = mem_mode,
-				.mem_nodes = mem_nodes,
-				.start_mono_ns = pmc_now_ns(),
-			};
-			meta = pmc_meta_build(&mi, why, sizeof(why));
-		}
-		if (!meta) {
-			pmt_cli_error("cannot describe the machine: %s", why);
-			goto out;
-		}
-		pmc_meta_source(meta, "schedstat", 1, NULL);
-		pmc_meta_source(meta, "stat", 1, NULL);
-		source_every(meta, "stat", STAT_EVERY);
-		pmc_meta_source(meta, "status", 1, NULL);
-		source_every(meta, "status", STATUS_EVERY);
-		pmc_meta_source(meta, "papi", counters != NULL, counters ? NULL : papi_why);
-		if (pc_fd < 0) {
-			char r[800];
-			snprintf(r, sizeof(r), "%s; new processes are found by scanning /proc every "
-				 "10 samples", pc_why);
-			pmc_meta_source(meta, "proc_connector", 0, r);
-		} else {
-			pmc_meta_source(meta, "proc_connector", 1, NULL);
-		}
-		if (ts_fd < 0) {
-			char r[800];
-			snprintf(r, sizeof(r), "%s; exits carry the last sampled values", ts_why);
-			pmc_meta_source(meta, "taskstats", 0, r);
-		} else {
-			pmc_meta_source(meta, "taskstats", 1, NULL);
-		}
-		if (sched_mode == 0) {
-			pmc_meta_source(meta, "sched_events", 0, "turned off with --no-sched");
-		} else {
-			char sched_why[512];
-			if (pmc_sched_open(&sched, sched_buffer_kb, &online, sched_why,
-					   sizeof(sched_why)) < 0) {
-				char msg[600];
-				snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
-				warn_user(msg);
-				pmc_meta_source(meta, "sched_events", 0, sched_why);
-			} else {
-				cJSON *src, *e, *names;
-				pmc_meta_source(meta, "sched_events", 1, NULL);
-				src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
-				e = src ? cJSON_GetObjectItemCaseSensitive(src, "sched_events") : NULL;
-				if (e) {
-					cJSON_AddStringToObject(e, "clock", "mono");
-					cJSON_AddNumberToObject(e, "buffer_kb_per_cpu", sched_buffer_kb);
-					names = cJSON_AddArrayToObject(e, "events");
-					for (const char *const *n = pmc_sched_event_names(); names && *n; n++)
-						cJSON_AddItemToArray(names, cJSON_CreateString(*n));
-				}
-			}
-		}
+		struct pmc_meta_input mi = {
+			.argc = o->argc,
+			.argv = o->argv,
+			.interval_ms = o->interval_ms,
+			.cpus = o->cpus ? ss->cpus_text : NULL,
+			.online_cpus = ss->online_text,
+			.collector_cpu = ss->collector_cpu,
+			.mem_mode = o->mem_mode,
+			.mem_nodes = o->mem_nodes,
+			.start_mono_ns = pmc_now_ns(),
+		};
+		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
 	}
-	meta_text = cJSON_PrintUnformatted(meta);
+	if (err < 0) {
+		pmt_cli_error("cannot describe the machine: %s", why);
+		return -1;
+	}
+	if (o->sched_mode == 0) {
+		src.sched_why = "turned off with --no-sched";
+	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online, sched_why,
+				  sizeof(sched_why)) < 0) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
+		warn_user(msg);
+		src.sched_why = sched_why;
+	} else {
+		src.sched_events = pmc_sched_event_names();
+	}
+	err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
+	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
+	cJSON_Delete(meta);
 	if (!meta_text) {
 		pmt_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
-		goto out;
+		return -1;
 	}
-	{
-		int err = pmt_writer_open(&w, out_fd, meta_text, NULL);
-		if (err < 0) {
-			/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
-			pmt_cli_error("cannot write '%s': %s", output,
-				      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
-			w = NULL;
-			goto out;
-		}
-		started_writer = 1;
+	err = pmt_writer_open(&ss->w, ss->out_fd, meta_text, NULL);
+	free(meta_text);
+	if (err < 0) {
+		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
+		pmt_cli_error("cannot write '%s': %s", o->output,
+			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
+		ss->w = NULL;
+		return -1;
 	}
+	ss->started_writer = 1;
+	return 0;
+}
 
-	if (!calibrate) {
-		/* one run: the CPUs of --cpus, or every CPU */
-		nruns = 1;
-		if (cpus_arg)
-			pmt_intlist_format(&cpus, runs[0].cpus, sizeof(runs[0].cpus));
-		else
-			runs[0].cpus[0] = '\0';
-		runs[0].ncpus = cpus_arg ? (uint32_t)cpus.n : (uint32_t)online.n;
-		/* the model's baseline: fewer CPUs than threads (Tudor & Teo, III-A-1); without -t
-		 * the thread count is unknown, so a restricted CPU set is taken as one */
-		runs[0].role = cpus_arg && cpus.n < online.n && (threads == 0 || threads > (int)cpus.n)
-				? "baseline" : "run";
-	}
-	calib_start_ns = pmc_now_ns();
-	for (size_t i = 0; i < nruns && !res.writer_err; i++) {
-		if (calibrate) {
+/* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->prog_cpus must
+ * hold them), role and environment, and what the session opened. */
+static struct pmc_run_config run_config(const struct pmc_opts *o, struct session *ss,
+					const struct pmc_plan_run *run)
+{
+	struct pmc_run_config cfg = {
+		.argv = o->argv,
+		.cpus = run->cpus[0] ? &ss->prog_cpus : NULL,
+		.child_default_cpus = ss->have_start_cpus ? &ss->start_cpus : NULL,
+		.cpus_text = run->cpus[0] ? run->cpus : NULL,
+		.online_text = ss->online_text,
+		.collector_cpu = ss->collector_cpu,
+		.threads = o->threads,
+		.env = run->env,
+		.nenv = run->nenv,
+		.mem_mode = o->mem_mode,
+		.mem_nodes = o->mem_nodes,
+		.mem_mask = ss->mem_mask,
+		.interval_ms = o->interval_ms,
+		.stat_every = STAT_EVERY,
+		.status_every = STATUS_EVERY,
+		.counters = ss->counters,
+		.procconn_fd = ss->pc_fd,
+		.taskstats_fd = ss->ts_fd,
+		.taskstats_family = ss->ts_family,
+		.signal_fd = ss->sig_fd,
+		.forward = &ss->forward,
+		.child_sigmask = &ss->orig_mask,
+		.child_sigpipe_ignored = ss->sigpipe_ignored,
+		.child_sigxfsz_ignored = ss->sigxfsz_ignored,
+		.child_nofile = &ss->nofile_orig,
+		.user = ss->have_user ? &ss->user : NULL,
+		.role = pmc_role_name(run->role),
+		.warn = warn_user,
+		.sched = ss->sched,
+	};
+	return cfg;
+}
+
+/* Records every run of the plan, in order; stops after a run that failed (a calibration of a
+ * failing program measures the failure) or when the trace cannot grow. Returns what pmcollect
+ * exits with so far: the last run's status (the program's, 127 when it could not start), or 1. */
+static int collect(const struct pmc_opts *o, struct session *ss)
+{
+	struct pmc_plan *plan = &ss->plan;
+	uint64_t plan_start_ns = pmc_now_ns();
+	int ret = PMT_EXIT_FAILURE;
+	char why[512];
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct pmc_plan_run *run = &plan->runs[i];
+		struct pmc_run_result res;
+		if (o->calibrate) {
 			struct pmt_intlist l = { 0 };
-			(void)cpu_list(runs[i].cpus, &online, online_text, &prog_cpus, &l);
+			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
 			pmt_intlist_free(&l);
-			collector_cpu = have_start_cpus ? pin_collector(&start_cpus, &prog_cpus, &online) : -1;
+			ss->collector_cpu = ss->have_start_cpus
+				? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
 			if (!quiet)
 				fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
-					i + 1, nruns, runs[i].role, runs[i].cpus,
-					(double)(pmc_now_ns() - calib_start_ns) / 1e9);
+					i + 1, plan->n, pmc_role_name(run->role), run->cpus,
+					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		}
-		struct pmc_run_config cfg = {
-			.argv = argv + optind,
-			.cpus = runs[i].cpus[0] ? &prog_cpus : NULL,
-			.child_default_cpus = have_start_cpus ? &start_cpus : NULL,
-			.cpus_text = runs[i].cpus[0] ? runs[i].cpus : NULL,
-			.collector_cpu = collector_cpu,
-			.threads = threads,
-			.mem_mode = mem_mode,
-			.mem_nodes = mem_nodes,
-			.mem_mask = mem_mask,
-			.interval_ms = interval_ms,
-			.stat_every = STAT_EVERY,
-			.status_every = STATUS_EVERY,
-			.counters = counters,
-			.procconn_fd = pc_fd,
-			.taskstats_fd = ts_fd,
-			.taskstats_family = ts_family,
-			.signal_fd = sig_fd,
-			.forward = &forward,
-			.child_sigmask = &orig_mask,
-			.child_sigpipe_ignored = sigpipe_ignored,
-			.child_sigxfsz_ignored = sigxfsz_ignored,
-			.child_nofile = &nofile_orig,
-			.user = have_user ? &user : NULL,
-			.role = runs[i].role,
-			.warn = warn_user,
-			.sched = sched,
-		};
-		int rc = pmc_run_once(w, (uint32_t)i, &cfg, &res);
-		if (rc < 0) {
-			pmt_cli_error("%s", res.error);
+		struct pmc_run_config cfg = run_config(o, ss, run);
+		if (pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
 			ret = PMT_EXIT_FAILURE;
 		} else if (!res.started) {
 			pmt_cli_error("%s", res.error);
@@ -781,68 +780,130 @@ bad_runs:
 		} else {
 			ret = res.exit_status;
 		}
-		if (ret != 0 && i + 1 < nruns) {
-			/* a calibration of a failing program measures the failure: stop here */
+		ss->nruns_done = i + 1;
+		if (ret != 0 && i + 1 < plan->n)
 			pmt_cli_error("run %zu of %zu ended with status %d: calibration stopped", i + 1,
-				      nruns, ret);
-			nruns = i + 1;
+				      plan->n, ret);
+		ss->total.samples += res.samples;
+		ss->total.thread_samples += res.thread_samples;
+		ss->total.late_samples += res.late_samples;
+		ss->total.lost_samples += res.lost_samples;
+		ss->total.sampling_cpu_ns += res.sampling_cpu_ns;
+		ss->total.warnings += res.warnings;
+		if (res.writer_err) {
+			ss->writer_err = res.writer_err;
+			ss->writer_errno = res.writer_errno;
 		}
-		if (calibrate && !quiet && i + 1 == nruns)
-			fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", nruns,
-				nruns == 1 ? "" : "s", (double)(pmc_now_ns() - calib_start_ns) / 1e9);
-		total.samples += res.samples;
-		total.thread_samples += res.thread_samples;
-		total.late_samples += res.late_samples;
-		total.lost_samples += res.lost_samples;
-		total.sampling_cpu_ns += res.sampling_cpu_ns;
-		total.warnings += res.warnings;
+		if (ret != 0 || ss->writer_err)
+			break;
 	}
-	if (!res.writer_err) {
-		int err;
-		json = summary_json(&total, (int)nruns, ret);
-		err = json ? pmt_writer_json(w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
-		if (err == 0)
-			err = pmt_writer_flush(w);
-		if (err < 0) {
-			res.writer_err = err;
-			res.writer_errno = pmt_writer_errno(w);
-		}
-	}
-	if (res.writer_err) {
-		/* the program ran to its end regardless; the trace holds every complete chunk */
-		pmt_cli_error("cannot write '%s': %s", output,
-			      res.writer_err == PMT_E_IO ? strerror(res.writer_errno)
-							 : pmt_strerror(res.writer_err));
-		ret = PMT_EXIT_FAILURE;
-	}
-out:
-	if (w && pmt_writer_close(w) < 0 && ret != PMT_EXIT_FAILURE && !res.writer_err) {
-		pmt_cli_error("cannot write '%s': %s", output, strerror(errno));
-		ret = PMT_EXIT_FAILURE;
-	}
-	if (out_fd >= 0) {
-		if (close(out_fd) < 0 && started_writer && ret != PMT_EXIT_FAILURE) {
-			pmt_cli_error("cannot write '%s': %s", output, strerror(errno));
-			ret = PMT_EXIT_FAILURE;
-		}
-		/* nothing was recorded (set-up failed before the trace began): remove the file we
-		 * made, and only that */
-		if (!started_writer && created_output)
-			unlink(output);
-	}
+	if (o->calibrate && !quiet)
+		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
+			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
+	return ret;
+}
+
+/* Appends SUMMARY (the runs' totals and pmcollect's exit status) and flushes; a failure is kept
+ * in ss->writer_err for finish_trace. */
+static void write_summary(struct session *ss, int exit_status)
+{
+	char *json;
+	int err;
+
+	if (ss->writer_err)
+		return;
+	json = summary_json(&ss->total, (int)ss->nruns_done, exit_status);
+	err = json ? pmt_writer_json(ss->w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
 	free(json);
-	free(meta_text);
-	cJSON_Delete(meta);
-	pmc_counters_close(counters);
-	pmc_sched_close(sched);
-	pmc_procconn_close(pc_fd);
-	pmc_taskstats_close(ts_fd);
-	if (sig_fd >= 0)
-		close(sig_fd);
-	if (mem_mask)
-		numa_bitmask_free(mem_mask);
-	pmt_intlist_free(&cpus);
-	pmt_intlist_free(&online);
-	user_free(&user);
+	if (err == 0)
+		err = pmt_writer_flush(ss->w);
+	if (err < 0) {
+		ss->writer_err = err;
+		ss->writer_errno = pmt_writer_errno(ss->w);
+	}
+}
+
+/* Ends the trace file: the writer's last flush, then close(2). A trace that could not be
+ * finished is always reported, once, whatever the program's status was: pmcollect then exits 1.
+ * Removes the file when set-up failed before the trace began (and only a file it made).
+ * Returns the exit status. */
+static int finish_trace(const struct pmc_opts *o, struct session *ss, int ret)
+{
+	if (ss->w) {
+		/* flush first: pmt_writer_errno() is gone once the writer is freed */
+		int err = pmt_writer_flush(ss->w);
+		if (err < 0 && !ss->writer_err) {
+			ss->writer_err = err;
+			ss->writer_errno = pmt_writer_errno(ss->w);
+		}
+		(void)pmt_writer_close(ss->w);
+		ss->w = NULL;
+	}
+	if (ss->out_fd >= 0 && close(ss->out_fd) < 0 && ss->started_writer && !ss->writer_err) {
+		ss->writer_err = PMT_E_IO;
+		ss->writer_errno = errno;
+	}
+	ss->out_fd = -1;
+	if (ss->writer_err) {
+		/* the program ran to its end regardless; the trace holds every complete chunk */
+		pmt_cli_error("cannot write '%s': %s", o->output,
+			      ss->writer_err == PMT_E_IO ? strerror(ss->writer_errno)
+							 : pmt_strerror(ss->writer_err));
+		ret = PMT_EXIT_FAILURE;
+	}
+	/* nothing was recorded (set-up failed before the trace began): remove the file we made,
+	 * and only that */
+	if (!ss->started_writer && ss->created_output)
+		unlink(o->output);
+	return ret;
+}
+
+static void session_close(struct session *ss)
+{
+	pmc_counters_close(ss->counters);
+	pmc_sched_close(ss->sched);
+	pmc_procconn_close(ss->pc_fd);
+	pmc_taskstats_close(ss->ts_fd);
+	if (ss->sig_fd >= 0)
+		close(ss->sig_fd);
+	if (ss->mem_mask)
+		numa_bitmask_free(ss->mem_mask);
+	pmt_intlist_free(&ss->cpus);
+	pmt_intlist_free(&ss->online);
+	user_free(&ss->user);
+}
+
+int main(int argc, char **argv)
+{
+	struct pmc_opts o = {
+		.output = DEFAULT_OUTPUT, .interval_ms = 10.0, .mem_mode = "default",
+		.sched_mode = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
+	};
+	struct session ss = {
+		.out_fd = -1, .sig_fd = -1, .pc_fd = -1, .ts_fd = -1, .collector_cpu = -1,
+	};
+	int ret;
+
+	pmt_cli_set_prog("pmcollect");
+	ret = parse_options(argc, argv, &o);
+	if (ret < 0)
+		ret = plan_runs(&o, &ss);
+	if (ret < 0) {
+		/* the output last, so no other error leaves an empty file behind; before the
+		 * program starts, so an unwritable path is a usage error */
+		ss.out_fd = create_output(o.output, o.force, &ss.created_output);
+		if (ss.out_fd < 0)
+			ret = PMT_EXIT_USAGE;
+	}
+	if (ret < 0 && (setup_signals(&o, &ss) < 0 || open_sources(&o, &ss) < 0))
+		ret = PMT_EXIT_FAILURE;
+	if (ret < 0) {
+		ret = collect(&o, &ss);
+		write_summary(&ss, ret);
+	}
+	if (ret < 0)
+		ret = PMT_EXIT_FAILURE;
+	ret = finish_trace(&o, &ss, ret);
+	session_close(&ss);
 	return ret;
 }

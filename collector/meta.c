@@ -350,10 +350,10 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 	cJSON *cf = NULL, *govs = NULL, *khz, *ids;
 	char first_gov[128] = "", buf[128], path[96];
 	const char *reason = NULL;
-	int cpu, found = 0, mixed = 0, ret = -1;
+	int cpu, found = 0, mixed = 0, ret = PMT_E_NOMEM;
 
 	if (set == NULL)
-		return -1;
+		return PMT_E_NOMEM;
 	if (online == NULL || hwloc_bitmap_list_sscanf(set, online) != 0) {
 		reason = "online CPU list unknown";
 		goto none;
@@ -414,12 +414,12 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 	if (cJSON_AddStringToObject(cf, "governor", mixed ? "mixed" : first_gov[0] ? first_gov : "unknown") == NULL)
 		goto out;
 	if (mixed) {
-		ret = add_item(cf, "governors", govs);
+		int bad = add_item(cf, "governors", govs) != 0;
 		govs = NULL;
-		if (ret != 0)
+		if (bad)
 			goto out;
 	}
-	ret = add_item(meta, "cpufreq", cf);
+	ret = add_item(meta, "cpufreq", cf) != 0 ? PMT_E_NOMEM : 0;
 	cf = NULL;
 	goto out;
 none:
@@ -453,16 +453,16 @@ static int add_kernel(cJSON *meta)
 	return 0;
 }
 
-cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize)
+int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize)
 {
-	cJSON *meta = NULL, *ret = NULL, *cmd, *mp, *topo, *env;
+	cJSON *meta = NULL, *cmd, *mp, *topo, *env;
 	char buf[4096], version[32], online[256];
 	int i, have_online;
-	const char *what = "out of memory";
 
+	*out = NULL;
 	if (in == NULL || in->argc < 0 || (in->argc > 0 && in->argv == NULL)) {
 		set_why(why, whysize, "invalid meta input");
-		return NULL;
+		return PMT_E_INVAL;
 	}
 	meta = cJSON_CreateObject();
 	if (meta == NULL)
@@ -531,7 +531,10 @@ cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize
 
 	/* The kernel's own list of online CPUs (hwloc's cpusets exclude CPUs outside our cgroup,
 	 * which is a different question). */
-	have_online = read_line("/sys/devices/system/cpu/online", online, sizeof(online)) == 0;
+	if (in->online_cpus != NULL)
+		snprintf(online, sizeof(online), "%s", in->online_cpus);
+	have_online = in->online_cpus != NULL ||
+		      read_line("/sys/devices/system/cpu/online", online, sizeof(online)) == 0;
 	if (!have_online)
 		snprintf(online, sizeof(online), "0-%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
 	if (cJSON_AddStringToObject(meta, "cpus", in->cpus != NULL ? in->cpus : online) == NULL ||
@@ -552,14 +555,12 @@ cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize
 		goto out;
 	if (cJSON_AddObjectToObject(meta, "sources") == NULL)
 		goto out;
-	ret = meta;
-	meta = NULL;
-	what = NULL;
+	*out = meta;
+	return 0;
 out:
-	if (what != NULL)
-		set_why(why, whysize, "cannot build trace metadata: %s", what);
+	set_why(why, whysize, "cannot build trace metadata: out of memory");
 	cJSON_Delete(meta);
-	return ret;
+	return PMT_E_NOMEM;
 }
 
 void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *reason)
@@ -595,4 +596,49 @@ void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *re
 	}
 	if (!cJSON_AddItemToObject(sources, name, s))
 		cJSON_Delete(s);
+}
+
+/* sources.<name>, after pmc_meta_source made it; NULL when out of memory. */
+static cJSON *source_entry(cJSON *meta, const char *name)
+{
+	cJSON *src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
+	return src ? cJSON_GetObjectItemCaseSensitive(src, name) : NULL;
+}
+
+int pmc_meta_add_sources(cJSON *meta, const struct pmc_meta_sources *src, char *why,
+			 size_t whysize)
+{
+	char r[800];
+	cJSON *e;
+
+	pmc_meta_source(meta, "schedstat", 1, NULL);
+	pmc_meta_source(meta, "stat", 1, NULL);
+	if ((e = source_entry(meta, "stat")))
+		cJSON_AddNumberToObject(e, "every_samples", src->stat_every);
+	pmc_meta_source(meta, "status", 1, NULL);
+	if ((e = source_entry(meta, "status")))
+		cJSON_AddNumberToObject(e, "every_samples", src->status_every);
+	pmc_meta_source(meta, "papi", src->papi_why == NULL, src->papi_why);
+	if (src->procconn_why)
+		snprintf(r, sizeof(r), "%s; new processes are found by scanning /proc every 10 samples",
+			 src->procconn_why);
+	pmc_meta_source(meta, "proc_connector", src->procconn_why == NULL,
+			src->procconn_why ? r : NULL);
+	if (src->taskstats_why)
+		snprintf(r, sizeof(r), "%s; exits carry the last sampled values", src->taskstats_why);
+	pmc_meta_source(meta, "taskstats", src->taskstats_why == NULL, src->taskstats_why ? r : NULL);
+	pmc_meta_source(meta, "sched_events", src->sched_why == NULL, src->sched_why);
+	if (src->sched_why == NULL && (e = source_entry(meta, "sched_events"))) {
+		cJSON *names;
+		cJSON_AddStringToObject(e, "clock", "mono");
+		cJSON_AddNumberToObject(e, "buffer_kb_per_cpu", src->sched_buffer_kb);
+		names = cJSON_AddArrayToObject(e, "events");
+		for (const char *const *n = src->sched_events; names && n && *n; n++)
+			cJSON_AddItemToArray(names, cJSON_CreateString(*n));
+	}
+	if (!source_entry(meta, "sched_events")) {
+		set_why(why, whysize, "cannot build trace metadata: out of memory");
+		return PMT_E_NOMEM;
+	}
+	return 0;
 }

@@ -6,11 +6,15 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
+#include "pmt.h"
+
 struct pmc_meta_input {
 	int argc;                  /* the traced command */
 	char *const *argv;
 	double interval_ms;        /* sampling interval */
 	const char *cpus;          /* the program's CPU set as a cpulist ("0", "0-1"); NULL = all online */
+	const char *online_cpus;   /* the online CPUs as a cpulist, read once by the caller; NULL =
+				      read /sys/devices/system/cpu/online here */
 	int collector_cpu;         /* CPU the collector pinned itself to, -1 = not pinned */
 	const char *mem_mode;      /* "default", "bind" or "interleave" */
 	const char *mem_nodes;     /* NUMA node list for bind/interleave, NULL for default */
@@ -23,19 +27,41 @@ struct pmc_meta_input {
  * governor and current frequencies (or null), and "topology" from hwloc: counts of packages, cores,
  * PUs, NUMA nodes, the NUMA distance matrix, caches (level, size_bytes, cpus sharing it as a
  * cpulist) and hwloc's XML export ("hwloc_xml") so the analyzer can rebuild the topology elsewhere.
- * "sources" is created empty; the caller adds one entry per data source.
- * Returns a new cJSON object the caller frees with cJSON_Delete, or NULL with a one-line reason in
- * why. A failing part (e.g. hwloc) does not fail the whole: it is recorded as {"error": "..."}. */
-cJSON *pmc_meta_build(const struct pmc_meta_input *in, char *why, size_t whysize);
+ * "sources" is created empty: pmc_meta_add_sources fills it.
+ * Returns 0 and in *out a new cJSON object the caller frees with cJSON_Delete, or PMT_E_INVAL (bad
+ * input) / PMT_E_NOMEM with a one-line reason in why (*out NULL). A failing part (e.g. hwloc) does
+ * not fail the whole: it is recorded as {"error": "..."}. */
+int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize);
 
 /* Adds "cpufreq" to obj for the CPUs of the cpulist `cpus`: {"governor", "cur_khz": [...],
  * "cpu_ids": [...]} from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and scaling_cur_freq
  * (kHz), or null plus "cpufreq_reason" when there is no cpufreq driver. META has it for the online
  * CPUs; RUN_END for the run's CPUs, so the analyzer can tell whether C(n) measured as CPU time
- * assumed one frequency wrongly. Returns 0 or -1 (out of memory). */
+ * assumed one frequency wrongly. Returns 0 or PMT_E_NOMEM. */
 int pmc_meta_add_cpufreq(cJSON *obj, const char *cpus);
 
 /* Adds sources.<name> = {"recorded": recorded, "reason": reason (omitted when NULL)} to meta. */
 void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *reason);
+
+/* The data sources of a recording, for META "sources" (FORMAT.md §6). A NULL reason means the
+ * source was recorded; otherwise it is the one-line reason it was not. */
+struct pmc_meta_sources {
+	uint32_t stat_every;        /* samples between two reads of a thread's stat */
+	uint32_t status_every;      /* samples between two reads of a thread's status */
+	const char *papi_why;       /* hardware counters (PAPI) */
+	const char *procconn_why;   /* proc connector (new processes) */
+	const char *taskstats_why;  /* taskstats (exact exit values) */
+	const char *sched_why;      /* scheduler events (tracefs); "turned off with --no-sched" */
+	unsigned sched_buffer_kb;   /* their ring buffer per CPU, KiB */
+	const char *const *sched_events; /* their "system:event" names, NULL-terminated */
+};
+
+/* Adds the entries schedstat, stat, status, papi, proc_connector, taskstats and sched_events to
+ * META "sources", in that order: "recorded", the reason when not, "every_samples" of stat and
+ * status, what a missing netlink source costs ("new processes are found by scanning /proc every
+ * 10 samples", "exits carry the last sampled values"), and the scheduler events' clock, buffer
+ * and event names. Returns 0, or PMT_E_NOMEM with a reason in why. */
+int pmc_meta_add_sources(cJSON *meta, const struct pmc_meta_sources *src, char *why,
+			 size_t whysize);
 
 #endif

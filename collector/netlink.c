@@ -2,6 +2,8 @@
 /* netlink.c: proc connector and taskstats sockets: setup, and bounds-checked message parsing. */
 #include "netlink.h"
 
+#include "pmt.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -154,7 +156,7 @@ int pmc_procconn_open(int rcvbuf_bytes, char *why, size_t whysize)
 
 	if (fd < 0) {
 		snprintf(why, whysize, "cannot open a NETLINK_CONNECTOR socket: %s", strerror(errno));
-		return -1;
+		return PMT_E_IO;
 	}
 	set_rcvbuf(fd, rcvbuf_bytes);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -198,7 +200,7 @@ int pmc_procconn_open(int rcvbuf_bytes, char *why, size_t whysize)
 	return fd;
 fail:
 	close(fd);
-	return -1;
+	return PMT_E_IO;
 }
 
 int pmc_procconn_drain(int fd, pmc_proc_event_fn fn, void *ctx, int *dropped)
@@ -254,8 +256,10 @@ static int put_attr(struct nlmsghdr *nh, size_t cap, uint16_t type, const void *
 	return 0;
 }
 
-/* Waits (up to 1 s) for the answer to request seq and returns it in buf: 0 on an ACK or a reply,
- * a negative errno on an error message. Unrelated messages (exit records) are skipped. */
+/* Waits for the answer to request seq and returns it in buf: 0 on an ACK or a reply, a negative
+ * errno on an error message. Unrelated messages (exit records) are skipped. Gives up (-ETIMEDOUT)
+ * when no datagram comes for 1 s, or after 1000 datagrams without the answer: each of the 1000
+ * tries is a poll(1000), so a socket that keeps receiving exit records can hold it up to 1000 s. */
 static int genl_wait_reply(int fd, uint32_t seq, void *buf, size_t bufsize, size_t *outlen)
 {
 	for (int tries = 0; tries < 1000; tries++) {
@@ -376,7 +380,7 @@ int pmc_taskstats_open(const char *cpumask, int rcvbuf_bytes, uint16_t *family, 
 
 	if (fd < 0) {
 		snprintf(why, whysize, "cannot open a NETLINK_GENERIC socket: %s", strerror(errno));
-		return -1;
+		return PMT_E_IO;
 	}
 	set_rcvbuf(fd, rcvbuf_bytes);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -401,7 +405,7 @@ int pmc_taskstats_open(const char *cpumask, int rcvbuf_bytes, uint16_t *family, 
 	return fd;
 fail:
 	close(fd);
-	return -1;
+	return PMT_E_IO;
 }
 
 /* Decodes the nested attributes of a TASKSTATS_TYPE_AGGR_PID into ex; 0 when STATS was found. */

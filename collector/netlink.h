@@ -29,7 +29,7 @@ struct pmc_proc_event {
 typedef void (*pmc_proc_event_fn)(void *ctx, const struct pmc_proc_event *ev);
 
 /* Opens a non-blocking NETLINK_CONNECTOR socket, joins CN_IDX_PROC and sends PROC_CN_MCAST_LISTEN.
- * Returns the descriptor (close-on-exec), or -1 with a one-line reason in why (binding the group
+ * Returns the descriptor (close-on-exec), or PMT_E_IO with a one-line reason in why (binding the group
  * needs CAP_NET_ADMIN: without root it fails with EPERM). rcvbuf_bytes is the socket receive buffer
  * to ask for (SO_RCVBUFFORCE, which root may raise past net.core.rmem_max). */
 int pmc_procconn_open(int rcvbuf_bytes, char *why, size_t whysize);
@@ -44,7 +44,7 @@ int pmc_procconn_parse(const void *buf, size_t len, pmc_proc_event_fn fn, void *
  * the receive buffer was full; the events queued after the loss are still delivered. */
 int pmc_procconn_drain(int fd, pmc_proc_event_fn fn, void *ctx, int *dropped);
 
-/* Sends PROC_CN_MCAST_IGNORE and closes fd; -1 is accepted. */
+/* Sends PROC_CN_MCAST_IGNORE and closes fd; a negative fd is accepted. */
 void pmc_procconn_close(int fd);
 
 /* ---- taskstats exit records (linux/taskstats.h, Documentation/accounting/taskstats.rst) ---- */
@@ -69,7 +69,8 @@ typedef void (*pmc_task_exit_fn)(void *ctx, const struct pmc_task_exit *ex);
 /* Opens a non-blocking generic netlink socket, resolves the TASKSTATS family and registers it for
  * exit records of tasks exiting on the CPUs in cpumask (cpulist text, e.g. "0-1": every online CPU,
  * since a thread may exit anywhere). Returns the descriptor (close-on-exec) and the family id in
- * *family, or -1 with a one-line reason (registration needs CAP_NET_ADMIN: EPERM without root).
+ * *family, or PMT_E_IO with a one-line reason in why (registration needs CAP_NET_ADMIN: EPERM
+ * without root).
  * The registration ends when the descriptor is closed. */
 int pmc_taskstats_open(const char *cpumask, int rcvbuf_bytes, uint16_t *family, char *why,
 		       size_t whysize);
@@ -83,7 +84,7 @@ int pmc_taskstats_parse(const void *buf, size_t len, uint16_t family, pmc_task_e
  * alone) when records were lost because the receive buffer was full (ENOBUFS). */
 int pmc_taskstats_drain(int fd, uint16_t family, pmc_task_exit_fn fn, void *ctx, int *dropped);
 
-/* Closes fd (the kernel drops the registration); -1 is accepted. */
+/* Closes fd (the kernel drops the registration); a negative fd is accepted. */
 void pmc_taskstats_close(int fd);
 
 #endif

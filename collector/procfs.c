@@ -19,12 +19,12 @@ static int get_u64(struct cur *c, uint64_t max, uint64_t *out)
 	while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
 		unsigned d = (unsigned)(*c->p - '0');
 		if (v > (max - d) / 10)
-			return -1;
+			return PMT_E_CORRUPT;
 		v = v * 10 + d;
 		c->p++;
 	}
 	if (c->p == start)
-		return -1;
+		return PMT_E_CORRUPT;
 	*out = v;
 	return 0;
 }
@@ -40,16 +40,16 @@ static int get_i64(struct cur *c, int64_t min, int64_t max, int64_t *out)
 		c->p++;
 	}
 	if (get_u64(c, (uint64_t)INT64_MAX + (uint64_t)neg, &mag) < 0)
-		return -1;
+		return PMT_E_CORRUPT;
 	if (neg) {
 		/* -INT64_MIN does not exist; handle the magnitude 2^63 without overflow */
 		int64_t v = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
 		if (v < min)
-			return -1;
+			return PMT_E_CORRUPT;
 		*out = v;
 	} else {
 		if ((int64_t)mag > max)
-			return -1;
+			return PMT_E_CORRUPT;
 		*out = (int64_t)mag;
 	}
 	return 0;
@@ -72,7 +72,7 @@ static int skip_num(struct cur *c)
 static int expect_char(struct cur *c, char ch)
 {
 	if (c->p >= c->end || *c->p != ch)
-		return -1;
+		return PMT_E_CORRUPT;
 	c->p++;
 	return 0;
 }
@@ -91,15 +91,15 @@ int pmc_parse_schedstat(const char *buf, size_t len, struct pmc_schedstat *out)
 	uint64_t v[3];
 
 	if (!buf)
-		return -1;
+		return PMT_E_CORRUPT;
 	for (int i = 0; i < 3; i++) {
 		if (i > 0 && expect_char(&c, ' ') < 0)
-			return -1;
+			return PMT_E_CORRUPT;
 		if (get_u64(&c, UINT64_MAX, &v[i]) < 0)
-			return -1;
+			return PMT_E_CORRUPT;
 	}
 	if (expect_end(&c) < 0)
-		return -1;
+		return PMT_E_CORRUPT;
 	out->run_ns = v[0];
 	out->wait_ns = v[1];
 	out->timeslices = v[2];
@@ -115,15 +115,15 @@ int pmc_parse_stat(const char *buf, size_t len, struct pmc_stat *out)
 	size_t n;
 
 	if (!buf || len == 0)
-		return -1;
+		return PMT_E_CORRUPT;
 	/* field 1: pid */
 	if (get_u64(&c, UINT32_MAX, &u) < 0 || expect_char(&c, ' ') < 0)
-		return -1;
+		return PMT_E_CORRUPT;
 	out->pid = (uint32_t)u;
 	/* field 2: "(comm)"; the last ')' ends it since comm itself may hold ')' */
 	open = c.p;
 	if (expect_char(&c, '(') < 0)
-		return -1;
+		return PMT_E_CORRUPT;
 	for (const char *q = c.end; q > c.p; q--) {
 		if (q[-1] == ')') {
 			close = q - 1;
@@ -131,7 +131,7 @@ int pmc_parse_stat(const char *buf, size_t len, struct pmc_stat *out)
 		}
 	}
 	if (!close)
-		return -1;
+		return PMT_E_CORRUPT;
 	n = (size_t)(close - (open + 1));
 	if (n > PMC_COMM_MAX)
 		n = PMC_COMM_MAX;
@@ -142,56 +142,56 @@ int pmc_parse_stat(const char *buf, size_t len, struct pmc_stat *out)
 
 	/* field 3: state, one letter */
 	if (expect_char(&c, ' ') < 0 || c.p >= c.end)
-		return -1;
+		return PMT_E_CORRUPT;
 	if (!((*c.p >= 'A' && *c.p <= 'Z') || (*c.p >= 'a' && *c.p <= 'z')))
-		return -1;
+		return PMT_E_CORRUPT;
 	out->state = *c.p++;
 
 	/* fields 4..39, each preceded by one space; some are negative (priority, nice, tty_nr) */
 	for (int field = 4; field <= 39; field++) {
 		if (expect_char(&c, ' ') < 0)
-			return -1;
+			return PMT_E_CORRUPT;
 		switch (field) {
 		case 4: /* ppid */
 			if (get_u64(&c, UINT32_MAX, &u) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			out->ppid = (uint32_t)u;
 			break;
 		case 14: /* utime, ticks */
 			if (get_u64(&c, UINT64_MAX, &out->utime_ticks) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			break;
 		case 15: /* stime, ticks */
 			if (get_u64(&c, UINT64_MAX, &out->stime_ticks) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			break;
 		case 20: /* num_threads */
 			if (get_i64(&c, 0, UINT32_MAX, &i) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			out->num_threads = (uint32_t)i;
 			break;
 		case 22: /* starttime, ticks */
 			if (get_u64(&c, UINT64_MAX, &out->starttime_ticks) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			break;
 		case 39: /* processor */
 			if (get_i64(&c, INT32_MIN, INT32_MAX, &i) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			out->processor = (int32_t)i;
 			break;
 		default:
 			/* fields we skip still have to be numbers, or the buffer is not a stat line */
 			if (skip_num(&c) < 0)
-				return -1;
+				return PMT_E_CORRUPT;
 			break;
 		}
 	}
 	/* fields 40..52 follow on current kernels; they are not needed, but must not be garbage */
 	while (c.p < c.end && *c.p != '\n') {
 		if (expect_char(&c, ' ') < 0)
-			return -1;
+			return PMT_E_CORRUPT;
 		if (skip_num(&c) < 0)
-			return -1;
+			return PMT_E_CORRUPT;
 	}
 	return expect_end(&c);
 }
@@ -211,12 +211,12 @@ static int status_value(const char *buf, size_t len, const char *key, uint64_t *
 			while (c.p < c.end && (*c.p == '\t' || *c.p == ' '))
 				c.p++;
 			if (get_u64(&c, UINT64_MAX, out) < 0 || c.p != c.end)
-				return -1;
+				return PMT_E_CORRUPT;
 			return 0;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	return -1;
+	return PMT_E_CORRUPT;
 }
 
 int pmc_parse_status_ctxt(const char *buf, size_t len, struct pmc_ctxt *out)
@@ -224,10 +224,10 @@ int pmc_parse_status_ctxt(const char *buf, size_t len, struct pmc_ctxt *out)
 	struct pmc_ctxt v;
 
 	if (!buf)
-		return -1;
+		return PMT_E_CORRUPT;
 	if (status_value(buf, len, "voluntary_ctxt_switches", &v.nvcsw) < 0 ||
 	    status_value(buf, len, "nonvoluntary_ctxt_switches", &v.nivcsw) < 0)
-		return -1;
+		return PMT_E_CORRUPT;
 	*out = v;
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmt.h"
+
 #define PMC_COMM_MAX 64 /* bytes of a comm we keep; the kernel's TASK_COMM_LEN is 16, but kernel
 			   threads can report up to 64 (proc_task_name()) */
 
@@ -20,7 +22,7 @@ struct pmc_schedstat {
 
 /* Parses a schedstat buffer of len bytes (need not be NUL-terminated): exactly three decimal
  * numbers separated by single spaces, optionally followed by one newline.
- * Returns 0 and fills *out, or -1 when the buffer is empty, truncated, has anything else in it or a
+ * Returns 0 and fills *out, or PMT_E_CORRUPT when the buffer is empty, truncated, has anything else in it or a
  * number that does not fit in 64 bits; *out is then unchanged. */
 int pmc_parse_schedstat(const char *buf, size_t len, struct pmc_schedstat *out);
 
@@ -42,7 +44,7 @@ struct pmc_stat {
 /* Parses a stat buffer of len bytes (need not be NUL-terminated). comm (field 2) is delimited by
  * the first '(' and the LAST ')' in the buffer, as htop's LinuxProcessTable.c does, because a
  * thread can name itself "a) b" with prctl(PR_SET_NAME). Every field up to 39 must be present.
- * Returns 0 and fills *out, or -1 when the buffer is truncated, a field is not a number, a number
+ * Returns 0 and fills *out, or PMT_E_CORRUPT when the buffer is truncated, a field is not a number, a number
  * overflows its type or the state is not a letter; *out is then unspecified. */
 int pmc_parse_stat(const char *buf, size_t len, struct pmc_stat *out);
 
@@ -56,7 +58,7 @@ struct pmc_ctxt {
 /* Parses the two context-switch lines of a status buffer of len bytes (need not be
  * NUL-terminated); other lines are skipped. Each key must start a line and be followed by ':',
  * tabs or spaces, a decimal number and a newline or the end of the buffer.
- * Returns 0 and fills *out, or -1 when either line is missing or malformed. */
+ * Returns 0 and fills *out, or PMT_E_CORRUPT when either line is missing or malformed. */
 int pmc_parse_status_ctxt(const char *buf, size_t len, struct pmc_ctxt *out);
 
 #endif

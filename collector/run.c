@@ -90,12 +90,9 @@ static void child_main(const struct pmc_run_config *cfg, pid_t collector, int go
 		if (numa_failed_errno)
 			child_fail(report_fd, STAGE_MEMPOLICY, numa_failed_errno);
 	}
-	if (cfg->threads > 0) {
-		char buf[16];
-		snprintf(buf, sizeof(buf), "%d", cfg->threads);
-		if (setenv("OMP_NUM_THREADS", buf, 1) < 0)
+	for (size_t i = 0; i < cfg->nenv; i++)
+		if (setenv(cfg->env[i].name, cfg->env[i].value, 1) < 0)
 			child_fail(report_fd, STAGE_ENV, errno);
-	}
 	/* undo what pmcollect did to itself: the program gets the limits, mask and dispositions
 	 * pmcollect was started with */
 	if (cfg->child_nofile)
@@ -264,10 +261,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		}
 	}
 	if (started) {
-		char all[64];
 		add_C(o, counters, values, cpu_ns);
-		snprintf(all, sizeof(all), "0-%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
-		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : all);
+		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : cfg->online_text);
 	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -318,13 +313,6 @@ static void stop_sched(struct pmc_sched *sched, struct pmc_run_result *res, stru
 	}
 }
 
-static void disarm(int tfd)
-{
-	struct itimerspec off;
-	memset(&off, 0, sizeof(off));
-	(void)timerfd_settime(tfd, 0, &off, NULL);
-}
-
 /* Reaps every child that has ended; returns 1 when the root was among them. pmcollect is child
  * subreaper, so orphans of the tree become its children and must be reaped here too. */
 static int reap(pid_t root, struct pmc_sampler *s, int *root_status, struct rusage *root_ru)
@@ -351,11 +339,116 @@ static int reap(pid_t root, struct pmc_sampler *s, int *root_status, struct rusa
 	return found;
 }
 
-int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_config *cfg,
-		 struct pmc_run_result *res)
+/* One run in progress: what run_start sets up, run_loop drives and run_finish records. */
+struct run_state {
+	struct pmt_writer *w;
+	uint32_t run_id;
+	const struct pmc_run_config *cfg;
+	struct pmc_run_result *res;
+	struct pmc_sampler *s;
+	struct pmc_counters *counters; /* NULL once they could not be attached */
+	struct pmc_sched *sched;       /* NULL once the events could not be started */
+	int go[2], report[2], tfd;
+	pid_t pid;
+	int64_t *values;               /* the counters' last cumulative values */
+	int have_values;
+	int armed;                     /* the sampling timer runs: the loop samples */
+	int sampling;                  /* samples are still taken (the writer has not failed) */
+	int root_status;
+	struct rusage root_ru;
+	uint64_t start_ns, end_ns, interval_ns, cpu0_ns, expirations;
+	uint64_t next_flush_ns, next_drain_ns;
+};
+
+/* The trace cannot grow: records the writer's first error and stops sampling, but the program
+ * runs on undisturbed to its end; pmcollect will exit 1. */
+static void stop_sampling(struct run_state *st, int err)
 {
+	writer_failed(st->res, st->w, err);
+	st->sampling = 0;
+	if (st->tfd >= 0) {
+		struct itimerspec off;
+		memset(&off, 0, sizeof(off));
+		(void)timerfd_settime(st->tfd, 0, &off, NULL);
+	}
+}
+
+/* Writes RUN_END for a program that was never exec'd (exit kind "not_started", status 127). */
+static void record_not_started(struct run_state *st, const struct child_report *cr)
+{
+	static const char *const what[] = { "", "cannot set the CPU affinity of",
+					    "cannot set the memory policy of",
+					    "cannot set the environment of",
+					    "cannot switch to the user given for", "cannot run" };
+	struct pmc_run_result *res = st->res;
+	char *json;
+
+	while (waitpid(st->pid, &st->root_status, 0) < 0 && errno == EINTR)
+		;
+	snprintf(res->error, sizeof(res->error), "%s '%s': %s",
+		 cr->stage >= 1 && cr->stage <= STAGE_EXEC ? what[cr->stage] : "cannot run",
+		 st->cfg->argv[0], strerror(cr->err));
+	res->exit_status = 127;
+	st->end_ns = pmc_now_ns();
+	json = run_end_json(st->run_id, st->pid, 0, 0, st->end_ns - st->start_ns, &st->root_ru, res,
+			    st->cfg, NULL, NULL, 0);
+	if (!res->writer_err)
+		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
+								 st->end_ns, json)
+					       : PMT_E_NOMEM);
+	free(json);
+}
+
+/* Attaches the counters and starts the scheduler events while the child waits before exec;
+ * either one failing is a warning, and the run goes on without it. */
+static void attach_sources(struct run_state *st)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	char why[256], msg[320];
+
+	if (st->counters && pmc_counters_attach(st->counters, st->pid, why, sizeof(why)) < 0) {
+		snprintf(msg, sizeof(msg), "hardware counters unavailable: %s", why);
+		if (cfg->warn)
+			cfg->warn(msg);
+		st->counters = NULL;
+	}
+	if (st->sched) {
+		if (pmc_sched_start(st->sched, st->pid, st->run_id, cfg->cpus, why, sizeof(why)) < 0) {
+			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", why);
+			if (cfg->warn)
+				cfg->warn(msg);
+			write_warning(st->res, st->w, st->run_id, msg);
+			st->sched = NULL;
+		} else {
+			st->res->sched_recorded = 1;
+		}
+	}
+}
+
+/* Absolute schedule: sample k is due at start + k*interval whatever the previous sample cost, so
+ * the interval does not drift. Returns 0 or -1 with errno. */
+static int arm_timer(struct run_state *st)
+{
+	struct itimerspec its;
+	uint64_t first = st->start_ns + st->interval_ns;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(st->interval_ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(st->interval_ns % 1000000000u);
+	return timerfd_settime(st->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Sets the run up and starts the program: pipes, timer, sampler, fork, counters, scheduler
+ * events, RUN_BEGIN, then releases the child and learns whether exec worked. A program that could
+ * not be started is recorded (RUN_END "not_started") and st->res->started stays 0. Returns 0, or
+ * PMT_E_IO / PMT_E_NOMEM with a reason in why when the run could not be set up. */
+static int run_start(struct run_state *st, char *why, size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
 	struct pmc_sampler_opts so = {
-		.run_id = run_id,
+		.run_id = st->run_id,
 		.stat_every = cfg->stat_every,
 		.status_every = cfg->status_every,
 		.procconn_fd = cfg->procconn_fd,
@@ -363,291 +456,263 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 		.taskstats_family = cfg->taskstats_family,
 		.collector_pid = (uint32_t)getpid(),
 	};
-	struct pmc_sampler *s = NULL;
-	struct pmc_counters *counters = cfg->counters;
-	struct pmc_sched *sched = cfg->sched;
-	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, tfd = -1;
 	struct child_report cr;
-	struct rusage root_ru;
-	uint64_t start_ns, end_ns, interval_ns, next_flush_ns, next_drain_ns, cpu0 = 0, expirations = 0;
-	int64_t *values = NULL;
-	int root_status = 0, sampling = 1, rc = -1, err, have_values = 0;
-	uint64_t cpu_ns = 0;
-	char *json = NULL;
+	char *json;
 	ssize_t n;
-	pid_t pid = -1;
+	int err;
 
-	memset(res, 0, sizeof(*res));
-	memset(&root_ru, 0, sizeof(root_ru));
-	interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
-		snprintf(res->error, sizeof(res->error), "cannot create a pipe: %s", strerror(errno));
-		goto out;
+	st->interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
+	if (pipe2(st->go, O_CLOEXEC) < 0 || pipe2(st->report, O_CLOEXEC) < 0) {
+		snprintf(why, whysize, "cannot create a pipe: %s", strerror(errno));
+		return PMT_E_IO;
 	}
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (tfd < 0) {
-		snprintf(res->error, sizeof(res->error), "cannot create a timer: %s", strerror(errno));
-		goto out;
+	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->tfd < 0) {
+		snprintf(why, whysize, "cannot create a timer: %s", strerror(errno));
+		return PMT_E_IO;
 	}
-	err = pmc_sampler_new(&s, w, &so);
+	err = pmc_sampler_new(&st->s, st->w, &so);
 	if (err < 0) {
-		snprintf(res->error, sizeof(res->error), "%s", pmt_strerror(err));
-		goto out;
+		snprintf(why, whysize, "%s", pmt_strerror(err));
+		return err;
 	}
-	if (counters) {
-		uint32_t nc = pmc_counters_count(counters);
-		values = calloc(nc ? nc : 1, sizeof(*values));
-		if (!values) {
-			snprintf(res->error, sizeof(res->error), "%s", strerror(ENOMEM));
-			goto out;
+	if (st->counters) {
+		uint32_t nc = pmc_counters_count(st->counters);
+		st->values = calloc(nc ? nc : 1, sizeof(*st->values));
+		if (!st->values) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return PMT_E_NOMEM;
 		}
 	}
 
-	pid = fork();
-	if (pid < 0) {
-		snprintf(res->error, sizeof(res->error), "cannot fork: %s", strerror(errno));
-		goto out;
+	st->pid = fork();
+	if (st->pid < 0) {
+		snprintf(why, whysize, "cannot fork: %s", strerror(errno));
+		return PMT_E_IO;
 	}
-	if (pid == 0) {
-		close(go[1]);
-		close(report[0]);
-		child_main(cfg, getppid(), go[0], report[1]);
+	if (st->pid == 0) {
+		close(st->go[1]);
+		close(st->report[0]);
+		child_main(cfg, getppid(), st->go[0], st->report[1]);
 	}
-	close(go[0]);
-	go[0] = -1;
-	close(report[1]);
-	report[1] = -1;
+	close(st->go[0]);
+	st->go[0] = -1;
+	close(st->report[1]);
+	st->report[1] = -1;
 
-	err = pmc_sampler_add_process(s, (uint32_t)pid, (uint32_t)getpid());
-	if (err < 0)
-		writer_failed(res, w, err);
-	if (counters) {
-		char why[256];
-		if (pmc_counters_attach(counters, pid, why, sizeof(why)) < 0) {
-			char msg[320];
-			snprintf(msg, sizeof(msg), "hardware counters unavailable: %s", why);
-			if (cfg->warn)
-				cfg->warn(msg);
-			counters = NULL;
-		}
-	}
-	if (sched) {
-		if (pmc_sched_start(sched, pid, run_id, cfg->cpus) < 0) {
-			char msg[320];
-			snprintf(msg, sizeof(msg), "scheduler events not recorded: cannot start tracing "
-				 "pid %ld: %s", (long)pid, strerror(errno));
-			if (cfg->warn)
-				cfg->warn(msg);
-			write_warning(res, w, run_id, msg);
-			sched = NULL;
-		} else {
-			res->sched_recorded = 1;
-		}
-	}
-	json = run_begin_json(run_id, pid, cfg, counters);
-	writer_failed(res, w, json ? pmt_writer_json(w, PMT_REC_RUN_BEGIN, run_id, pmc_now_ns(), json)
-				   : PMT_E_NOMEM);
+	writer_failed(st->res, st->w, pmc_sampler_add_process(st->s, (uint32_t)st->pid,
+							      (uint32_t)getpid()));
+	attach_sources(st);
+	json = run_begin_json(st->run_id, st->pid, cfg, st->counters);
+	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
+							     pmc_now_ns(), json)
+					   : PMT_E_NOMEM);
 	free(json);
-	json = NULL;
 
 	/* release the child, then learn whether exec worked: the report pipe is close-on-exec, so
 	 * EOF means the program is running */
-	start_ns = pmc_now_ns();
-	n = write(go[1], "g", 1);
+	st->start_ns = pmc_now_ns();
+	n = write(st->go[1], "g", 1);
 	(void)n;
-	close(go[1]);
-	go[1] = -1;
+	close(st->go[1]);
+	st->go[1] = -1;
 	do {
-		n = read(report[0], &cr, sizeof(cr));
+		n = read(st->report[0], &cr, sizeof(cr));
 	} while (n < 0 && errno == EINTR);
-	close(report[0]);
-	report[0] = -1;
+	close(st->report[0]);
+	st->report[0] = -1;
 	if (n == (ssize_t)sizeof(cr)) {
-		static const char *const what[] = { "", "cannot set the CPU affinity of",
-						    "cannot set the memory policy of",
-						    "cannot set the environment of",
-						    "cannot switch to the user given for", "cannot run" };
-		while (waitpid(pid, &root_status, 0) < 0 && errno == EINTR)
-			;
-		snprintf(res->error, sizeof(res->error), "%s '%s': %s",
-			 cr.stage >= 1 && cr.stage <= STAGE_EXEC ? what[cr.stage] : "cannot run", cfg->argv[0],
-			 strerror(cr.err));
-		res->exit_status = 127;
-		end_ns = pmc_now_ns();
-		json = run_end_json(run_id, pid, 0, 0, end_ns - start_ns, &root_ru, res, cfg, NULL,
-				    NULL, 0);
-		if (!res->writer_err)
-			writer_failed(res, w, json ? pmt_writer_json(w, PMT_REC_RUN_END, run_id, end_ns, json)
-						   : PMT_E_NOMEM);
-		rc = 0;
-		goto out;
+		record_not_started(st, &cr);
+		return 0;
 	}
-	res->started = 1;
+	st->res->started = 1;
 
-	/* Absolute schedule: sample k is due at start + k*interval whatever the previous sample
-	 * cost, so the interval does not drift; the first sample is taken at once (run_ns ~ 0). */
-	{
-		struct itimerspec its;
-		uint64_t first = start_ns + interval_ns;
-		memset(&its, 0, sizeof(its));
-		its.it_value.tv_sec = (time_t)(first / 1000000000u);
-		its.it_value.tv_nsec = (long)(first % 1000000000u);
-		its.it_interval.tv_sec = (time_t)(interval_ns / 1000000000u);
-		its.it_interval.tv_nsec = (long)(interval_ns % 1000000000u);
-		if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-			snprintf(res->error, sizeof(res->error), "cannot arm the timer: %s",
-				 strerror(errno));
-			kill(pid, SIGKILL);
-			goto wait_root;
+	if (arm_timer(st) < 0) {
+		/* the run cannot be sampled: end it, wait for it (run_loop) and report */
+		snprintf(why, whysize, "cannot arm the timer: %s", strerror(errno));
+		kill(st->pid, SIGKILL);
+		return 0;
+	}
+	st->armed = 1;
+	st->sampling = 1;
+	st->cpu0_ns = cpu_now_ns();
+	st->next_flush_ns = st->start_ns + 1000000000u;
+	st->next_drain_ns = st->start_ns + SCHED_DRAIN_NS;
+	/* the first sample at once (run_ns ~ 0) */
+	if (st->res->writer_err || pmc_sampler_sample(st->s, st->start_ns) < 0)
+		st->sampling = 0;
+	return 0;
+}
+
+/* The once-a-second flush and the 10 ms scheduler-event drain when samples are further apart;
+ * returns the poll timeout in ms until the next of them. */
+static int housekeeping(struct run_state *st)
+{
+	uint64_t now = pmc_now_ns();
+	int timeout_ms, err;
+
+	/* wake up for the flush even when samples are further apart, so a collector killed with
+	 * SIGKILL loses at most a second of the trace */
+	if (now >= st->next_flush_ns) {
+		err = pmt_writer_flush(st->w);
+		st->next_flush_ns = now + 1000000000u;
+		if (err < 0) {
+			stop_sampling(st, err);
+			return 0;
 		}
 	}
-	cpu0 = cpu_now_ns();
-	next_flush_ns = start_ns + 1000000000u;
-	next_drain_ns = start_ns + SCHED_DRAIN_NS;
-	if (res->writer_err)
-		sampling = 0;
-	else if (pmc_sampler_sample(s, start_ns) < 0)
-		sampling = 0;
+	if (st->sched && now >= st->next_drain_ns) {
+		/* samples further apart than 10 ms: drain the ring buffers anyway */
+		st->next_drain_ns = now + SCHED_DRAIN_NS;
+		err = pmc_sched_drain(st->sched, st->w);
+		if (err < 0) {
+			stop_sampling(st, err);
+			return 0;
+		}
+	}
+	timeout_ms = (int)((st->next_flush_ns - now) / 1000000u) + 1;
+	if (st->sched && (int)((st->next_drain_ns - now) / 1000000u) + 1 < timeout_ms)
+		timeout_ms = (int)((st->next_drain_ns - now) / 1000000u) + 1;
+	return timeout_ms;
+}
 
+/* Reads the signalfd: reaps on SIGCHLD, forwards the other signals. Returns 1 when the root
+ * process was reaped. */
+static int handle_signals(struct run_state *st)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	struct signalfd_siginfo si;
+	int root_done = 0;
+
+	while (read(cfg->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			root_done |= reap(st->pid, st->s, &st->root_status, &st->root_ru);
+		} else if (cfg->forward && sigismember(cfg->forward, (int)si.ssi_signo) &&
+			   si.ssi_code != SI_KERNEL) {
+			/* sent by a process (kill, timeout, a batch system) to pmcollect: pass it
+			 * on. A terminal's ^C (SI_KERNEL) already went to the whole foreground
+			 * process group, program included. */
+			kill(st->pid, (int)si.ssi_signo);
+		}
+	}
+	/* SIGCHLD can coalesce: a root that ended without a readable signal is found by this extra
+	 * non-blocking reap */
+	return root_done | reap(st->pid, st->s, &st->root_status, &st->root_ru);
+}
+
+/* One timer expiration: a sample, the scheduler events so far and the counters. */
+static void take_sample(struct run_state *st)
+{
+	struct pmc_run_result *res = st->res;
+	uint64_t exp = 0, now, due;
+	int err;
+
+	if (read(st->tfd, &exp, sizeof(exp)) != (ssize_t)sizeof(exp) || exp == 0)
+		return;
+	st->expirations += exp;
+	if (exp > 1)
+		res->lost_samples += exp - 1;
+	now = pmc_now_ns();
+	due = st->start_ns + st->expirations * st->interval_ns;
+	if (now > due && now - due > st->interval_ns / 2)
+		res->late_samples++;
+	err = pmc_sampler_sample(st->s, now);
+	if (err == 0 && st->sched) {
+		err = pmc_sched_drain(st->sched, st->w);
+		st->next_drain_ns = now + SCHED_DRAIN_NS;
+	}
+	if (err == 0 && st->counters && pmc_counters_read(st->counters, st->values) == 0) {
+		struct pmt_counters c = { st->run_id, now, pmc_counters_count(st->counters), st->values };
+		err = pmt_writer_counters(st->w, &c);
+		st->have_values = 1;
+	}
+	if (err < 0)
+		stop_sampling(st, err);
+}
+
+/* Samples on the timer and serves the signalfd until the root process is reaped; once sampling
+ * has stopped (writer failed, timer not armed) it only waits for the root. */
+static void run_loop(struct run_state *st)
+{
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = cfg->signal_fd, .events = POLLIN },
-					 { .fd = tfd, .events = POLLIN } };
-		int timeout_ms = -1;
-		if (sampling) {
-			/* wake up for the once-a-second flush even when samples are further apart,
-			 * so a collector killed with SIGKILL loses at most a second of the trace */
-			uint64_t now = pmc_now_ns();
-			if (now >= next_flush_ns) {
-				err = pmt_writer_flush(w);
-				next_flush_ns = now + 1000000000u;
-				if (err < 0) {
-					writer_failed(res, w, err);
-					sampling = 0;
-					disarm(tfd);
-					continue;
-				}
-			}
-			if (sched && now >= next_drain_ns) {
-				/* samples further apart than 10 ms: drain the ring buffers anyway */
-				next_drain_ns = now + SCHED_DRAIN_NS;
-				err = (int)pmc_sched_drain(sched, w);
-				if (err < 0) {
-					writer_failed(res, w, err);
-					sampling = 0;
-					disarm(tfd);
-					continue;
-				}
-			}
-			timeout_ms = (int)((next_flush_ns - now) / 1000000u) + 1;
-			if (sched && (int)((next_drain_ns - now) / 1000000u) + 1 < timeout_ms)
-				timeout_ms = (int)((next_drain_ns - now) / 1000000u) + 1;
-		}
-		if (poll(pfd, sampling ? 2 : 1, timeout_ms) < 0) {
+		struct pollfd pfd[2] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
+					 { .fd = st->tfd, .events = POLLIN } };
+		int timeout_ms = st->sampling ? housekeeping(st) : -1;
+		if (poll(pfd, st->sampling ? 2 : 1, timeout_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			int root_done = 0;
-			while (read(cfg->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD) {
-					root_done |= reap(pid, s, &root_status, &root_ru);
-				} else if (cfg->forward && sigismember(cfg->forward, (int)si.ssi_signo) &&
-					   si.ssi_code != SI_KERNEL) {
-					/* sent by a process (kill, timeout, a batch system) to pmcollect:
-					 * pass it on. A terminal's ^C (SI_KERNEL) already went to the
-					 * whole foreground process group, program included. */
-					kill(pid, (int)si.ssi_signo);
-				}
-			}
-			/* SIGCHLD can coalesce: a root that ended without a readable signal is found
-			 * by this extra non-blocking reap */
-			root_done |= reap(pid, s, &root_status, &root_ru);
-			if (root_done)
-				break;
-		}
-		if (sampling && (pfd[1].revents & POLLIN)) {
-			uint64_t exp = 0, now, due;
-			if (read(tfd, &exp, sizeof(exp)) != (ssize_t)sizeof(exp) || exp == 0)
-				continue;
-			expirations += exp;
-			if (exp > 1)
-				res->lost_samples += exp - 1;
-			now = pmc_now_ns();
-			due = start_ns + expirations * interval_ns;
-			if (now > due && now - due > interval_ns / 2)
-				res->late_samples++;
-			err = pmc_sampler_sample(s, now);
-			if (err == 0 && sched) {
-				long ev = pmc_sched_drain(sched, w);
-				next_drain_ns = now + SCHED_DRAIN_NS;
-				err = ev < 0 ? (int)ev : 0;
-			}
-			if (err == 0 && counters && pmc_counters_read(counters, values) == 0) {
-				struct pmt_counters cr2 = { run_id, now, pmc_counters_count(counters),
-							    values };
-				err = pmt_writer_counters(w, &cr2);
-				have_values = 1;
-			}
-			if (err < 0) {
-				/* the trace cannot grow: stop sampling, but let the program finish
-				 * undisturbed; pmcollect will exit 1 */
-				writer_failed(res, w, err);
-				sampling = 0;
-				disarm(tfd);
-			}
-		}
+		if ((pfd[0].revents & POLLIN) && handle_signals(st))
+			break;
+		if (st->sampling && (pfd[1].revents & POLLIN))
+			take_sample(st);
 	}
-	res->sampling_cpu_ns = cpu_now_ns() - cpu0;
-	end_ns = pmc_now_ns();
-	if (!res->writer_err)
-		writer_failed(res, w, pmc_sampler_finish(s, end_ns));
-	stop_sched(sched, res, w, run_id);
+}
+
+/* After the root was reaped: the last exits, the scheduler events left, the final counter values,
+ * the run's counts, and RUN_END. */
+static void run_finish(struct run_state *st)
+{
+	struct pmc_run_result *res = st->res;
+	struct pmc_sampler_stats ss;
+	char *json;
+
+	if (st->armed) {
+		res->sampling_cpu_ns = cpu_now_ns() - st->cpu0_ns;
+		st->end_ns = pmc_now_ns();
+		if (!res->writer_err)
+			writer_failed(res, st->w, pmc_sampler_finish(st->s, st->end_ns));
+	} else {
+		st->end_ns = pmc_now_ns();
+	}
+	stop_sched(st->sched, res, st->w, st->run_id);
 	/* the root is reaped: inherited counts of the whole tree are final */
-	if (counters && pmc_counters_read(counters, values) == 0)
-		have_values = 1;
-	goto end_record;
-
-wait_root:
-	while (!reap(pid, s, &root_status, &root_ru)) {
-		struct pollfd pfd = { .fd = cfg->signal_fd, .events = POLLIN };
-		struct signalfd_siginfo si;
-		if (poll(&pfd, 1, -1) > 0)
-			while (read(cfg->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-				;
-	}
-	end_ns = pmc_now_ns();
-	stop_sched(sched, res, w, run_id);
-
-end_record:
-	{
-		struct pmc_sampler_stats st;
-		pmc_sampler_stats(s, &st);
-		res->samples = st.samples;
-		res->thread_samples = st.thread_samples;
-		res->warnings += st.warnings;
-		cpu_ns = st.cpu_ns;
-	}
-	res->exit_status = WIFSIGNALED(root_status) ? 128 + WTERMSIG(root_status)
-						    : WEXITSTATUS(root_status);
-	json = run_end_json(run_id, pid, 1, root_status, end_ns - start_ns, &root_ru, res, cfg,
-			    counters, have_values ? values : NULL, cpu_ns);
+	if (st->armed && st->counters && pmc_counters_read(st->counters, st->values) == 0)
+		st->have_values = 1;
+	pmc_sampler_stats(st->s, &ss);
+	res->samples = ss.samples;
+	res->thread_samples = ss.thread_samples;
+	res->warnings += ss.warnings;
+	res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
+							: WEXITSTATUS(st->root_status);
+	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
+			    &st->root_ru, res, st->cfg, st->counters,
+			    st->have_values ? st->values : NULL, ss.cpu_ns);
 	if (!res->writer_err)
-		writer_failed(res, w, json ? pmt_writer_json(w, PMT_REC_RUN_END, run_id, end_ns, json)
-					   : PMT_E_NOMEM);
-	rc = res->error[0] ? -1 : 0;
-out:
+		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
+								 st->end_ns, json)
+					       : PMT_E_NOMEM);
 	free(json);
-	free(values);
-	pmc_sampler_free(s);
-	for (int i = 0; i < 2; i++) {
-		if (go[i] >= 0)
-			close(go[i]);
-		if (report[i] >= 0)
-			close(report[i]);
+}
+
+int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_config *cfg,
+		 struct pmc_run_result *res, char *why, size_t whysize)
+{
+	struct run_state st = {
+		.w = w, .run_id = run_id, .cfg = cfg, .res = res, .counters = cfg->counters,
+		.sched = cfg->sched, .go = { -1, -1 }, .report = { -1, -1 }, .tfd = -1, .pid = -1,
+	};
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	why[0] = '\0';
+	rc = run_start(&st, why, whysize);
+	if (rc == 0 && res->started) {
+		run_loop(&st);
+		run_finish(&st);
+		if (!st.armed)
+			rc = PMT_E_IO; /* the timer: why says so */
 	}
-	if (tfd >= 0)
-		close(tfd);
+	free(st.values);
+	pmc_sampler_free(st.s);
+	for (int i = 0; i < 2; i++) {
+		if (st.go[i] >= 0)
+			close(st.go[i]);
+		if (st.report[i] >= 0)
+			close(st.report[i]);
+	}
+	if (st.tfd >= 0)
+		close(st.tfd);
 	return rc;
 }

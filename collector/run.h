@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* run.h: one run of the traced program: start it on a CPU set, sample it until the root process is
- * reaped, and write RUN_BEGIN / samples / RUN_END. --calibrate (later) calls it once per run_id. */
+ * reaped, and write RUN_BEGIN / samples / RUN_END. pmcollect calls it once per run of its plan
+ * (plan.h: a plain run, or the runs of --calibrate / --runs), with run_id = the run's index. */
 #ifndef PMC_RUN_H
 #define PMC_RUN_H
 
@@ -11,6 +12,7 @@
 #include <sys/types.h>
 
 #include "counters.h"
+#include "plan.h"
 #include "pmt.h"
 #include "schedtrace.h"
 
@@ -33,8 +35,13 @@ struct pmc_run_config {
 	const cpu_set_t *cpus;      /* the program's CPUs; NULL = child_default_cpus */
 	const cpu_set_t *child_default_cpus; /* affinity pmcollect itself started with */
 	const char *cpus_text;      /* cpulist of cpus for RUN_BEGIN, NULL = all online */
+	const char *online_text;    /* the online CPUs as a cpulist (read once by pmcollect): RUN_END
+				       cpufreq of a run without cpus */
 	int collector_cpu;          /* CPU pmcollect is pinned to, -1 = not pinned (RUN_BEGIN) */
-	int threads;                /* sets OMP_NUM_THREADS in the program's environment; 0 = leave */
+	int threads;                /* RUN_BEGIN "threads" (-t); 0 = not given */
+	const struct pmc_env_override *env; /* set in the program's environment before exec (the
+				       plan run's overrides, e.g. OMP_NUM_THREADS), nenv entries */
+	size_t nenv;
 	const char *mem_mode;       /* "default", "bind" or "interleave" */
 	const char *mem_nodes;      /* node list text for RUN_BEGIN, NULL for default */
 	struct bitmask *mem_mask;   /* libnuma nodes for bind/interleave, NULL for default */
@@ -70,7 +77,8 @@ struct pmc_run_result {
 	uint32_t warnings;      /* WARNING records written */
 	int sched_recorded;     /* scheduler events were recorded for this run */
 	struct pmc_sched_stats sched; /* their counts */
-	char error[512];        /* one line for the user when the program could not be started */
+	char error[512];        /* one line for the user when the program could not be started
+				   (started 0, exit_status 127) */
 };
 
 /* Runs argv once as run run_id and records it into w: forks, sets up the child (affinity, memory
@@ -79,10 +87,11 @@ struct pmc_run_result {
  * least every 10 ms), lets the child exec, samples every interval_ms on an absolute CLOCK_MONOTONIC timerfd schedule
  * until the root process is reaped, forwards signals, reaps every child (pmcollect must be a child
  * subreaper), and writes RUN_END. If the writer fails, sampling stops but the program runs to its
- * end. Returns 0 (see res for the outcome), or -1 when the run could not be set up (fork, pipe,
- * timerfd failed) with res->error set. */
+ * end. Returns 0 (see res for the outcome), or a negative PMT_E_* code with a one-line reason in
+ * why when the run could not be set up or sampled (fork, pipe, timerfd failed: PMT_E_IO; out of
+ * memory: PMT_E_NOMEM); after a timer failure the program is killed and its RUN_END recorded. */
 int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_config *cfg,
-		 struct pmc_run_result *res);
+		 struct pmc_run_result *res, char *why, size_t whysize);
 
 /* CLOCK_MONOTONIC now, ns. */
 uint64_t pmc_now_ns(void);

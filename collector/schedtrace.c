@@ -152,7 +152,7 @@ const char *const *pmc_sched_event_names(void)
 	return (const char *const *)event_names;
 }
 
-int pmc_sched_watchdog(void)
+int pmc_sched_watchdog(char *why, size_t whysize)
 {
 	static int keep_fd = -1; /* the write end, open until pmcollect ends (close-on-exec) */
 	const char *tdir = tracefs_tracing_dir();
@@ -161,17 +161,20 @@ int pmc_sched_watchdog(void)
 	pid_t pid;
 
 	if (!tdir || keep_fd >= 0) {
-		errno = ENOENT;
-		return -1;
+		snprintf(why, whysize, "%s", keep_fd >= 0 ? "a watchdog runs already" : "tracefs is not mounted");
+		return PMT_E_INVAL;
 	}
 	snprintf(dir, sizeof(dir), "%s/instances/" INSTANCE_PREFIX "%ld", tdir, (long)getpid());
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -1;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(why, whysize, "cannot create a pipe: %s", strerror(errno));
+		return PMT_E_IO;
+	}
 	pid = fork();
 	if (pid < 0) {
+		snprintf(why, whysize, "cannot fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
-		return -1;
+		return PMT_E_IO;
 	}
 	if (pid == 0) {
 		char c;
@@ -202,66 +205,61 @@ static void instance_error(char *why, size_t whysize, const char *name, int e)
 		 e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
 }
 
-int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
-		   char *why, size_t whysize)
+/* Step 1: the private instance pmcollect-<pid>, after removing those of pmcollects that are gone. */
+static int create_instance(struct pmc_sched *s, char *why, size_t whysize)
 {
 	const char *tdir;
-	struct pmc_sched *s;
-	char name[64];
+	char name[64], dir[PATH_MAX];
 
-	*out = NULL;
 	/* called once: libtracefs 1.6 re-finds (and leaks) the directory when its cached copy does
 	 * not pass its check, which is what happens without permission */
 	tdir = tracefs_tracing_dir();
 	if (!tdir) {
 		snprintf(why, whysize, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return -1;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(why, whysize, "%s", strerror(ENOMEM));
-		return -1;
+		return PMT_E_IO;
 	}
 	snprintf(name, sizeof(name), INSTANCE_PREFIX "%ld", (long)getpid());
-	{
-		/* asked first: libtracefs 1.6 leaks a few strings when an instance cannot be made */
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s/instances", tdir);
-		if (access(dir, W_OK) < 0) {
-			instance_error(why, whysize, name, errno);
-			free(s);
-			return -1;
-		}
+	/* asked first: libtracefs 1.6 leaks a few strings when an instance cannot be made */
+	snprintf(dir, sizeof(dir), "%s/instances", tdir);
+	if (access(dir, W_OK) < 0) {
+		instance_error(why, whysize, name, errno);
+		return PMT_E_IO;
 	}
 	tracefs_instances_walk(sweep_stale, NULL);
 	errno = 0;
 	s->inst = tracefs_instance_create(name);
 	if (!s->inst) {
 		instance_error(why, whysize, name, errno ? errno : EACCES);
-		goto fail;
+		return PMT_E_IO;
 	}
 	{
-		char *dir = tracefs_instance_get_dir(s->inst);
-		if (dir) {
-			snprintf(crash_dir, sizeof(crash_dir), "%s", dir);
-			tracefs_put_tracing_file(dir);
+		char *idir = tracefs_instance_get_dir(s->inst);
+		if (idir) {
+			snprintf(crash_dir, sizeof(crash_dir), "%s", idir);
+			tracefs_put_tracing_file(idir);
 		}
 	}
+	return 0;
+}
+
+/* Step 2: the formats of our events (libtraceevent), their field offsets and the kbuffer that
+ * reads the ring buffer's pages. */
+static int load_formats(struct pmc_sched *s, char *why, size_t whysize)
+{
+	enum tep_endian host = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+								  : TEP_LITTLE_ENDIAN;
+
 	/* only the formats of our events: tracefs_local_events_system() would also parse
 	 * /proc/kallsyms and the printk formats, 0.3 s here (2.6 s under AddressSanitizer) */
 	s->tep = tep_alloc();
 	if (!s->tep) {
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
-		goto fail;
+		return PMT_E_NOMEM;
 	}
-	{
-		enum tep_endian host = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
-									  : TEP_LITTLE_ENDIAN;
-		tep_set_file_bigendian(s->tep, host);
-		tep_set_local_bigendian(s->tep, host);
-		tep_set_long_size(s->tep, (int)sizeof(long));
-		tep_set_page_size(s->tep, getpagesize());
-	}
+	tep_set_file_bigendian(s->tep, host);
+	tep_set_local_bigendian(s->tep, host);
+	tep_set_long_size(s->tep, (int)sizeof(long));
+	tep_set_page_size(s->tep, getpagesize());
 	for (size_t i = 0; i < NEVENTS; i++) {
 		int size = 0;
 		char *fmt = tracefs_event_file_read(NULL, "sched", evdescs[i].name, "format", &size);
@@ -278,13 +276,13 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_
 			if (d->optional)
 				continue;
 			snprintf(why, whysize, "the kernel has no sched:%s event", d->name);
-			goto fail;
+			return PMT_E_INVAL;
 		}
 		for (int k = 0; k < 3; k++) {
 			d->f[k] = fn[k] ? tep_find_field(ev, fn[k]) : NULL;
 			if (fn[k] && !d->f[k]) {
 				snprintf(why, whysize, "sched:%s has no field '%s'", d->name, fn[k]);
-				goto fail;
+				return PMT_E_INVAL;
 			}
 		}
 		if (!s->common_pid) {
@@ -295,7 +293,7 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_
 	}
 	if (!s->common_pid) {
 		snprintf(why, whysize, "the sched events have no common_pid field");
-		goto fail;
+		return PMT_E_INVAL;
 	}
 	/* the ring buffer is in this machine's own byte order and long size */
 	s->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
@@ -303,25 +301,38 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_
 								      : KBUFFER_ENDIAN_LITTLE);
 	if (!s->kbuf) {
 		snprintf(why, whysize, "cannot allocate a kbuffer");
-		goto fail;
+		return PMT_E_NOMEM;
 	}
+	return 0;
+}
+
+/* Step 3: tracing off, trace_clock mono, the buffer size, event-fork. */
+static int configure(struct pmc_sched *s, unsigned buffer_kb, char *why, size_t whysize)
+{
 	if (tracefs_trace_off(s->inst) < 0 ||
 	    tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0) {
 		snprintf(why, whysize, "cannot set trace_clock 'mono' in the tracefs instance");
-		goto fail;
+		return PMT_E_IO;
 	}
 	if (tracefs_instance_set_buffer_size(s->inst, buffer_kb, -1) < 0) {
 		snprintf(why, whysize, "cannot set a %u KiB tracefs buffer per CPU: %s", buffer_kb,
 			 strerror(errno));
-		goto fail;
+		return PMT_E_IO;
 	}
 	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
 		snprintf(why, whysize, "cannot enable the tracefs option event-fork");
-		goto fail;
+		return PMT_E_IO;
 	}
+	return 0;
+}
+
+/* Step 4: trace_pipe_raw of every online CPU, read a page at a time. */
+static int open_cpu_buffers(struct pmc_sched *s, const struct pmt_intlist *online, char *why,
+			    size_t whysize)
+{
 	if (!online->n) {
 		snprintf(why, whysize, "no online CPUs");
-		goto fail;
+		return PMT_E_INVAL;
 	}
 	s->page_bytes = getpagesize();
 	s->page = malloc((size_t)s->page_bytes);
@@ -329,7 +340,7 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_
 	s->batch = malloc(BATCH_MAX * sizeof(*s->batch));
 	if (!s->page || !s->cpus || !s->batch) {
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
-		goto fail;
+		return PMT_E_NOMEM;
 	}
 	for (size_t i = 0; i < online->n; i++) {
 		char file[64];
@@ -343,24 +354,41 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_
 		if (c->fd < 0) {
 			snprintf(why, whysize, "cannot open %s of the tracefs instance: %s", file,
 				 strerror(errno));
-			goto fail;
+			return PMT_E_IO;
 		}
 		c->tcpu = tracefs_cpu_alloc_fd(c->fd, s->page_bytes, true);
 		if (!c->tcpu) {
 			close(c->fd);
 			snprintf(why, whysize, "cannot read %s of the tracefs instance", file);
-			goto fail;
+			return PMT_E_IO;
 		}
 		s->ncpus++;
 		if (crash_nfds < (int)(sizeof(crash_fds) / sizeof(crash_fds[0])))
 			crash_fds[crash_nfds++] = c->fd;
 	}
+	return 0;
+}
+
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
+		   char *why, size_t whysize)
+{
+	struct pmc_sched *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return PMT_E_NOMEM;
+	}
+	if ((rc = create_instance(s, why, whysize)) < 0 || (rc = load_formats(s, why, whysize)) < 0 ||
+	    (rc = configure(s, buffer_kb, why, whysize)) < 0 ||
+	    (rc = open_cpu_buffers(s, online, why, whysize)) < 0) {
+		pmc_sched_close(s);
+		return rc;
+	}
 	install_crash_handlers();
 	*out = s;
 	return 0;
-fail:
-	pmc_sched_close(s);
-	return -1;
 }
 
 /* cpus as tracing_cpumask wants it: hex, 32-bit groups separated by commas, most significant
@@ -385,35 +413,37 @@ static void cpumask_text(const struct pmc_sched *s, const cpu_set_t *cpus, char 
 	}
 }
 
-int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus)
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
+		    char *why, size_t whysize)
 {
 	char text[32], mask[4096];
+	int ok = 1;
 
 	s->run_id = run_id;
 	s->nbatch = 0;
 	s->batch_missed = 0;
 	memset(&s->st, 0, sizeof(s->st));
-	if (tracefs_instance_file_clear(s->inst, "trace") < 0)
-		return -1;
+	errno = 0;
 	cpumask_text(s, cpus, mask, sizeof(mask));
-	if (tracefs_instance_file_write(s->inst, "tracing_cpumask", mask) < 0)
-		return -1;
-	if (cpus) {
+	ok = tracefs_instance_file_clear(s->inst, "trace") == 0 &&
+	     tracefs_instance_file_write(s->inst, "tracing_cpumask", mask) >= 0;
+	if (ok && cpus) {
 		/* the program's own CPUs: everything on them, no pid filter (half the cost per
 		 * event, and the filter drops some switches to the program, see docs/model.md) */
 		s->filter = "cpus";
-		if (tracefs_instance_file_clear(s->inst, "set_event_pid") < 0)
-			return -1;
-	} else {
+		ok = tracefs_instance_file_clear(s->inst, "set_event_pid") == 0;
+	} else if (ok) {
 		s->filter = "pid";
 		snprintf(text, sizeof(text), "%ld", (long)pid);
-		if (tracefs_instance_file_write(s->inst, "set_event_pid", text) < 0)
-			return -1;
+		ok = tracefs_instance_file_write(s->inst, "set_event_pid", text) >= 0;
 	}
-	for (size_t i = 0; i < NEVENTS; i++)
+	for (size_t i = 0; ok && i < NEVENTS; i++)
 		if (event_wanted(&evdescs[i]) && tracefs_event_enable(s->inst, "sched", evdescs[i].name) < 0)
-			return -1;
-	return tracefs_trace_on(s->inst) < 0 ? -1 : 0;
+			ok = 0;
+	if (ok && tracefs_trace_on(s->inst) == 0)
+		return 0;
+	snprintf(why, whysize, "cannot start tracing pid %ld: %s", (long)pid, strerror(errno));
+	return PMT_E_IO;
 }
 
 static int flush_batch(struct pmc_sched *s, struct pmt_writer *w, int cpu)
@@ -517,9 +547,8 @@ static int decode_page(struct pmc_sched *s, struct pmt_writer *w, int cpu)
 	return 0;
 }
 
-long pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w)
+int pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w)
 {
-	uint64_t before = s->st.events;
 	int rc;
 
 	s->st.drains++;
@@ -536,7 +565,7 @@ long pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w)
 		if ((rc = flush_batch(s, w, c->cpu)) < 0)
 			return rc;
 	}
-	return (long)(s->st.events - before);
+	return 0;
 }
 
 /* Sums "overrun:", "commit overrun:" and "dropped events:" of per_cpu/cpuN/stats. */
@@ -564,7 +593,7 @@ static uint64_t kernel_lost(struct pmc_sched *s)
 
 int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_stats *st)
 {
-	long rc;
+	int rc;
 	uint64_t k;
 
 	tracefs_trace_off(s->inst);
@@ -580,7 +609,7 @@ int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_s
 	tracefs_instance_file_clear(s->inst, "set_event_pid");
 	s->st.filter = s->filter;
 	*st = s->st;
-	return rc < 0 ? (int)rc : 0;
+	return rc;
 }
 
 void pmc_sched_close(struct pmc_sched *s)

@@ -2,7 +2,9 @@
 /* schedtrace.h: records the traced program's scheduler events (sched_switch, sched_waking (or
  * sched_wakeup where it is missing), sched_wakeup_new, sched_process_fork, sched_process_exit,
  * sched_migrate_task)
- * from a private tracefs instance and writes them as SCHED records (formats/FORMAT.md §5.6). */
+ * from a private tracefs instance and writes them as SCHED records (formats/FORMAT.md §5.6).
+ * Errors: every function returns 0 or a negative PMT_E_* code (pmt.h); set-up failures also give a
+ * one-line reason in why, writer failures pass the writer's own code on. */
 #ifndef PMC_SCHEDTRACE_H
 #define PMC_SCHEDTRACE_H
 
@@ -29,8 +31,10 @@ struct pmc_sched;
  * online (the caller's reading of /sys/devices/system/cpu/online).
  * Nothing is enabled yet. Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT of
  * pmcollect that remove the instance before the signal's default action.
- * Returns 0 and *out, or -1 with a one-line reason in why (tracefs not mounted, no permission to
- * create an instance, an event missing, ...). Source: Documentation/trace/ftrace.rst (instances,
+ * Four steps: create the instance, load the event formats, configure it, open the CPU buffers.
+ * Returns 0 and *out, or PMT_E_IO (tracefs not mounted, no permission to create an instance, a
+ * tracefs file that cannot be written), PMT_E_INVAL (an event or field missing) or PMT_E_NOMEM,
+ * with a one-line reason in why. Source: Documentation/trace/ftrace.rst (instances,
  * set_event_pid, options/event-fork, trace_clock), libtracefs(3). */
 int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
 		   char *why, size_t whysize);
@@ -39,14 +43,15 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_
  * limits the instance to the program's CPUs (tracing_cpumask) and records everything on them
  * when cpus is given (the program is pinned there), else filters to the process tree
  * (set_event_pid with event-fork) on every CPU; enables the events and turns tracing on.
- * Returns 0, or -1 with errno set. */
-int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus);
+ * Returns 0, or PMT_E_IO with a one-line reason in why ("cannot start tracing pid N: ..."). */
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
+		    char *why, size_t whysize);
 
 /* Reads every event the kernel has buffered so far, decodes it and appends SCHED records (one per
  * CPU with events, split at 16384 events) to w. Call it often (every sample): events that do not
- * fit the ring buffer are lost. Returns the number of events written, or a negative PMT_E_* code
- * from the writer. */
-long pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w);
+ * fit the ring buffer are lost; the count of events written grows in the run's stats.
+ * Returns 0, or the writer's negative PMT_E_* code. */
+int pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w);
 
 /* What one run recorded (for RUN_END and the warnings). */
 struct pmc_sched_stats {
@@ -66,8 +71,9 @@ int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_s
  * grandchild, re-parented away from pmcollect (call it before PR_SET_CHILD_SUBREAPER, so it is
  * never part of the followed tree), in its own session, that waits for pmcollect's end on a pipe
  * and then removes the instance if it is still there: the one exit path no handler covers is
- * SIGKILL. Call once, early, as root. Returns 0, or -1 with errno (pmcollect goes on without). */
-int pmc_sched_watchdog(void);
+ * SIGKILL. Call once, early, as root. Returns 0, or PMT_E_IO / PMT_E_INVAL with a one-line reason
+ * in why (pmcollect goes on without). */
+int pmc_sched_watchdog(char *why, size_t whysize);
 
 /* Closes the buffers and removes the tracefs instance. NULL is accepted. */
 void pmc_sched_close(struct pmc_sched *s);

@@ -58,6 +58,14 @@ if [ "$rc" -eq 0 ] && [ -e "$marker" ] && [ ! -s "$T/err" ]; then ok "options af
 else not_ok "options after the command are the command's" "exit $rc" "$(head -c 300 "$T/err")"; fi
 rm -f "$marker" pmtrace.zst
 
+# pmcollect's only other operands are the CPU lists of --runs given as separate words: options
+# after them are pmcollect's again (issue 12: options after operands that are not the command)
+run_capture "$PMCOLLECT" --runs 0 0 -q -o "$T/runs.zst" -- true
+runs=$("$PMANALYZE" --dump "$T/runs.zst" 2>/dev/null | grep -c '"type":"run_begin"')
+if [ "$rc" -eq 0 ] && [ "$runs" -eq 2 ] && [ ! -s "$T/err" ]; then ok "options after the --runs lists are pmcollect's"
+else not_ok "options after the --runs lists are pmcollect's" "exit $rc, $runs runs (want 2)" "$(head -c 300 "$T/err")"; fi
+rm -f "$T/runs.zst"
+
 run_capture "$PMCOLLECT" --output
 expect_usage_error "option without its value" "^pmcollect: error: option '--output' needs a value$"
 

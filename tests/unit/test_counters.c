@@ -68,7 +68,7 @@ static void test_open_defaults(void **state)
 		char want[PAPI_HUGE_STR_LEN + 64];
 
 		print_message("# no hardware counters here (%s): expecting a clean failure\n", s.disabled_reason);
-		assert_int_equal(pmc_counters_open(&c, NULL, why, sizeof(why)), -1);
+		assert_int_equal(pmc_counters_open(&c, NULL, why, sizeof(why)), PMT_E_IO);
 		assert_null(c);
 		assert_non_null(strstr(why, "perf_event"));
 		if (s.disabled_reason[0] != '\0') {
@@ -86,7 +86,7 @@ static void test_open_defaults(void **state)
 		assert_true(strlen(pmc_counters_name(c, i)) > 0);
 	assert_null(pmc_counters_name(c, pmc_counters_count(c)));
 	/* Not attached yet: nothing counted, every value is "not read". */
-	assert_int_equal(pmc_counters_read(c, v), -1);
+	assert_int_equal(pmc_counters_read(c, v), PMT_E_IO);
 	for (i = 0; i < pmc_counters_count(c); i++)
 		assert_true(v[i] == INT64_MIN);
 	pmc_counters_close(c);
@@ -143,13 +143,13 @@ static void test_attach_counts_forked_busy_tree(void **state)
 	pmu_state(&s);
 	if (!s.usable) {
 		print_message("# no hardware counters here (%s): checking the degraded path\n", s.disabled_reason);
-		assert_int_equal(pmc_counters_open(&c, "PAPI_TOT_CYC", why, sizeof(why)), -1);
+		assert_int_equal(pmc_counters_open(&c, "PAPI_TOT_CYC", why, sizeof(why)), PMT_E_IO);
 		assert_null(c);
 		why[0] = '\0';
-		assert_int_equal(pmc_counters_attach(c, getpid(), why, sizeof(why)), -1);
+		assert_int_equal(pmc_counters_attach(c, getpid(), why, sizeof(why)), PMT_E_INVAL);
 		assert_true(strlen(why) > 0);
 		v1[0] = 0;
-		assert_int_equal(pmc_counters_read(c, v1), -1);
+		assert_int_equal(pmc_counters_read(c, v1), PMT_E_INVAL);
 		assert_int_equal(pmc_counters_count(c), 0);
 		pmc_counters_close(c);
 		return;
@@ -186,10 +186,10 @@ static void test_null_handle_is_safe(void **state)
 	pmc_counters_close(NULL);
 	assert_int_equal(pmc_counters_count(NULL), 0);
 	assert_null(pmc_counters_name(NULL, 0));
-	assert_int_equal(pmc_counters_read(NULL, v), -1);
-	assert_int_equal(pmc_counters_attach(NULL, 1, why, sizeof(why)), -1);
+	assert_int_equal(pmc_counters_read(NULL, v), PMT_E_INVAL);
+	assert_int_equal(pmc_counters_attach(NULL, 1, why, sizeof(why)), PMT_E_INVAL);
 	assert_true(strlen(why) > 0);
-	assert_int_equal(pmc_counters_open(NULL, NULL, why, sizeof(why)), -1);
+	assert_int_equal(pmc_counters_open(NULL, NULL, why, sizeof(why)), PMT_E_INVAL);
 }
 
 /* An explicitly requested event that does not exist fails and is named (with a PMU); without
@@ -202,7 +202,7 @@ static void test_bogus_event_fails_with_reason(void **state)
 
 	(void)state;
 	pmu_state(&s);
-	assert_int_equal(pmc_counters_open(&c, "PAPI_TOT_CYC,NOT_AN_EVENT", why, sizeof(why)), -1);
+	assert_int_equal(pmc_counters_open(&c, "PAPI_TOT_CYC,NOT_AN_EVENT", why, sizeof(why)), PMT_E_IO);
 	assert_null(c);
 	if (s.usable) {
 		assert_non_null(strstr(why, "'NOT_AN_EVENT'"));
@@ -230,7 +230,7 @@ static void test_second_open_behaves_the_same(void **state)
 	r2 = pmc_counters_open(&c, NULL, why2, sizeof(why2));
 	assert_int_equal(r1, r2);
 	assert_string_equal(why1, why2);
-	assert_int_equal(r2, s.usable ? 0 : -1);
+	assert_int_equal(r2, s.usable ? 0 : PMT_E_IO);
 	assert_int_equal(PAPI_is_initialized(), PAPI_LOW_LEVEL_INITED);
 	pmc_counters_close(c);
 }

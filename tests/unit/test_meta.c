@@ -34,9 +34,9 @@ static cJSON *build(const char *cpus, const char *mode, const char *nodes, int c
 		.start_mono_ns = 123456789012ull,
 	};
 	char why[256] = "";
-	cJSON *m = pmc_meta_build(&in, why, sizeof(why));
+	cJSON *m;
 
-	if (m == NULL)
+	if (pmc_meta_build(&in, &m, why, sizeof(why)) < 0)
 		print_message("# pmc_meta_build: %s\n", why);
 	assert_non_null(m);
 	return m;
@@ -408,12 +408,80 @@ static void test_meta_source_adds_and_replaces(void **state)
 	cJSON_Delete(m);
 }
 
+/* META "sources" built from src, as text (the caller frees it). */
+static char *sources_text(const struct pmc_meta_sources *src)
+{
+	cJSON *m = cJSON_CreateObject();
+	char why[128] = "", *text;
+
+	assert_non_null(cJSON_AddObjectToObject(m, "sources"));
+	assert_int_equal(pmc_meta_add_sources(m, src, why, sizeof(why)), 0);
+	text = cJSON_PrintUnformatted(get(m, "sources"));
+	cJSON_Delete(m);
+	return text;
+}
+
+/* META "sources" of a recording, in the order and with the keys pmcollect has always written
+ * (the trace bytes must not change when main.c's code moved here). */
+static void test_meta_add_sources_exact(void **state)
+{
+	static const char *const events[] = { "sched:sched_switch", "sched:sched_waking", NULL };
+	struct pmc_meta_sources with = {
+		.stat_every = 16, .status_every = 64, .papi_why = "no PMU",
+		.sched_buffer_kb = 4096, .sched_events = events,
+	};
+	struct pmc_meta_sources without = {
+		.stat_every = 16, .status_every = 64, .procconn_why = "EPERM",
+		.taskstats_why = "EPERM too", .sched_why = "turned off with --no-sched",
+	};
+	char *text;
+
+	(void)state;
+	text = sources_text(&with);
+	assert_string_equal(text,
+		"{\"schedstat\":{\"recorded\":true},\"stat\":{\"recorded\":true,\"every_samples\":16},"
+		"\"status\":{\"recorded\":true,\"every_samples\":64},"
+		"\"papi\":{\"recorded\":false,\"reason\":\"no PMU\"},\"proc_connector\":{\"recorded\":true},"
+		"\"taskstats\":{\"recorded\":true},\"sched_events\":{\"recorded\":true,\"clock\":\"mono\","
+		"\"buffer_kb_per_cpu\":4096,\"events\":[\"sched:sched_switch\",\"sched:sched_waking\"]}}");
+	free(text);
+	text = sources_text(&without);
+	assert_string_equal(text,
+		"{\"schedstat\":{\"recorded\":true},\"stat\":{\"recorded\":true,\"every_samples\":16},"
+		"\"status\":{\"recorded\":true,\"every_samples\":64},\"papi\":{\"recorded\":true},"
+		"\"proc_connector\":{\"recorded\":false,\"reason\":\"EPERM; new processes are found by "
+		"scanning /proc every 10 samples\"},\"taskstats\":{\"recorded\":false,\"reason\":"
+		"\"EPERM too; exits carry the last sampled values\"},\"sched_events\":{\"recorded\":false,"
+		"\"reason\":\"turned off with --no-sched\"}}");
+	free(text);
+}
+
+/* online_cpus given by the caller (read once by pmcollect) is what META records. */
+static void test_online_cpus_from_caller(void **state)
+{
+	struct pmc_meta_input in = {
+		.argc = 2, .argv = test_argv, .interval_ms = 10, .online_cpus = "0,2-3",
+		.collector_cpu = -1, .mem_mode = "default",
+	};
+	char why[256] = "";
+	cJSON *m;
+
+	(void)state;
+	assert_int_equal(pmc_meta_build(&in, &m, why, sizeof(why)), 0);
+	assert_non_null(m);
+	assert_string_equal(str(m, "online_cpus"), "0,2-3");
+	assert_string_equal(str(m, "cpus"), "0,2-3");
+	cJSON_Delete(m);
+}
+
 static void test_invalid_input_gives_reason(void **state)
 {
 	char why[128] = "";
+	cJSON dummy, *m = &dummy;
 
 	(void)state;
-	assert_null(pmc_meta_build(NULL, why, sizeof(why)));
+	assert_int_equal(pmc_meta_build(NULL, &m, why, sizeof(why)), PMT_E_INVAL);
+	assert_null(m);
 	assert_true(strlen(why) > 0);
 }
 
@@ -433,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_mempolicy_and_default_cpus),
 		cmocka_unit_test(test_cpufreq_or_reason),
 		cmocka_unit_test(test_meta_source_adds_and_replaces),
+		cmocka_unit_test(test_meta_add_sources_exact),
+		cmocka_unit_test(test_online_cpus_from_caller),
 		cmocka_unit_test(test_invalid_input_gives_reason),
 	};
 

@@ -80,19 +80,19 @@ static void test_schedstat_edges(void **state)
 
 	s.run_ns = 7;
 	b = fixture("schedstat-garbage", &len);
-	assert_int_equal(pmc_parse_schedstat(b, len, &s), -1);
+	assert_int_equal(pmc_parse_schedstat(b, len, &s), PMT_E_CORRUPT);
 	free(b);
 	b = fixture("schedstat-overflow", &len);
-	assert_int_equal(pmc_parse_schedstat(b, len, &s), -1);
+	assert_int_equal(pmc_parse_schedstat(b, len, &s), PMT_E_CORRUPT);
 	free(b);
 	assert_int_equal(s.run_ns, 7u); /* unchanged on error */
 
-	assert_int_equal(pmc_parse_schedstat("", 0, &s), -1);
-	assert_int_equal(pmc_parse_schedstat(NULL, 0, &s), -1);
-	assert_int_equal(pmc_parse_schedstat("1 2 3 4\n", 8, &s), -1);
-	assert_int_equal(pmc_parse_schedstat("1  2 3\n", 7, &s), -1);
-	assert_int_equal(pmc_parse_schedstat("1 2 3\n\n", 7, &s), -1);
-	assert_int_equal(pmc_parse_schedstat("1 -2 3\n", 7, &s), -1);
+	assert_int_equal(pmc_parse_schedstat("", 0, &s), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_schedstat(NULL, 0, &s), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_schedstat("1 2 3 4\n", 8, &s), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_schedstat("1  2 3\n", 7, &s), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_schedstat("1 2 3\n\n", 7, &s), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_schedstat("1 -2 3\n", 7, &s), PMT_E_CORRUPT);
 	/* the length is honoured: bytes past len are not read */
 	assert_int_equal(pmc_parse_schedstat("1 2 3 garbage", 5, &s), 0);
 	assert_int_equal(s.timeslices, 3u);
@@ -101,7 +101,7 @@ static void test_schedstat_edges(void **state)
 	b = fixture("schedstat-running", &len);
 	for (size_t cut = 0; cut < len; cut++) {
 		if (cut <= (size_t)(strrchr(b, ' ') - b) + 0)
-			assert_int_equal(pmc_parse_schedstat(b, cut, &s), -1);
+			assert_int_equal(pmc_parse_schedstat(b, cut, &s), PMT_E_CORRUPT);
 		else
 			(void)pmc_parse_schedstat(b, cut, &s); /* a shorter number, but no crash */
 	}
@@ -208,15 +208,15 @@ static void test_stat_broken(void **state)
 
 	(void)state;
 	b = fixture("stat-truncated", &len);
-	assert_int_equal(pmc_parse_stat(b, len, &st), -1);
+	assert_int_equal(pmc_parse_stat(b, len, &st), PMT_E_CORRUPT);
 	free(b);
 	b = fixture("stat-garbage", &len);
-	assert_int_equal(pmc_parse_stat(b, len, &st), -1);
+	assert_int_equal(pmc_parse_stat(b, len, &st), PMT_E_CORRUPT);
 	free(b);
-	assert_int_equal(pmc_parse_stat("", 0, &st), -1);
-	assert_int_equal(pmc_parse_stat(NULL, 0, &st), -1);
-	assert_int_equal(pmc_parse_stat("1 (x", 4, &st), -1);
-	assert_int_equal(pmc_parse_stat("1 x) R 0", 8, &st), -1);
+	assert_int_equal(pmc_parse_stat("", 0, &st), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_stat(NULL, 0, &st), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_stat("1 (x", 4, &st), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_stat("1 x) R 0", 8, &st), PMT_E_CORRUPT);
 
 	/* every cut of a real line that loses part of fields 1..39 is rejected (a cut inside the
 	 * digits of field 39 itself would read a shorter number, so stop one digit earlier) */
@@ -225,7 +225,7 @@ static void test_stat_broken(void **state)
 		b = fixture(names[i], &len);
 		end = end_of_field39(b);
 		for (size_t cut = 0; cut + 1 < end; cut++) {
-			if (pmc_parse_stat(b, cut, &st) != -1)
+			if (pmc_parse_stat(b, cut, &st) != PMT_E_CORRUPT)
 				fail_msg("%s cut at %zu of %zu accepted", names[i], cut, len);
 		}
 		/* cuts after field 39 inside later fields parse or fail, never crash */
@@ -271,14 +271,14 @@ static void test_stat_comm_edges(void **state)
 	assert_int_equal(strlen(st.comm), PMC_COMM_MAX);
 	/* a negative processor is a number, a letter state is required */
 	snprintf(line, sizeof(line), "42 (x) 5%s", tail);
-	assert_int_equal(pmc_parse_stat(line, strlen(line), &st), -1);
+	assert_int_equal(pmc_parse_stat(line, strlen(line), &st), PMT_E_CORRUPT);
 	snprintf(line, sizeof(line), "42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 "
 		 "23 24 25 26 27 28 29 30 31 32 33 34 35 x\n");
-	assert_int_equal(pmc_parse_stat(line, strlen(line), &st), -1);
+	assert_int_equal(pmc_parse_stat(line, strlen(line), &st), PMT_E_CORRUPT);
 	/* ppid beyond 32 bits */
 	snprintf(line, sizeof(line), "42 (x) S 4294967296 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
 		 "20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36\n");
-	assert_int_equal(pmc_parse_stat(line, strlen(line), &st), -1);
+	assert_int_equal(pmc_parse_stat(line, strlen(line), &st), PMT_E_CORRUPT);
 }
 
 static void test_status_fixtures(void **state)
@@ -303,19 +303,19 @@ static void test_status_fixtures(void **state)
 	assert_int_equal(c.nvcsw, 1);
 	assert_int_equal(c.nivcsw, 0);
 	/* cut before the last line: the nonvoluntary line is missing or incomplete */
-	assert_int_equal(pmc_parse_status_ctxt(b, (size_t)(strstr(b, "nonvol") - b) + 27, &c), -1);
+	assert_int_equal(pmc_parse_status_ctxt(b, (size_t)(strstr(b, "nonvol") - b) + 27, &c), PMT_E_CORRUPT);
 	free(b);
 
 	b = fixture("status-no-ctxt", &len);
-	assert_int_equal(pmc_parse_status_ctxt(b, len, &c), -1);
+	assert_int_equal(pmc_parse_status_ctxt(b, len, &c), PMT_E_CORRUPT);
 	free(b);
 	b = fixture("status-garbage", &len);
-	assert_int_equal(pmc_parse_status_ctxt(b, len, &c), -1);
+	assert_int_equal(pmc_parse_status_ctxt(b, len, &c), PMT_E_CORRUPT);
 	free(b);
-	assert_int_equal(pmc_parse_status_ctxt("", 0, &c), -1);
-	assert_int_equal(pmc_parse_status_ctxt(NULL, 0, &c), -1);
+	assert_int_equal(pmc_parse_status_ctxt("", 0, &c), PMT_E_CORRUPT);
+	assert_int_equal(pmc_parse_status_ctxt(NULL, 0, &c), PMT_E_CORRUPT);
 	/* "nonvoluntary_ctxt_switches" must not satisfy the "voluntary_ctxt_switches" key */
-	assert_int_equal(pmc_parse_status_ctxt("nonvoluntary_ctxt_switches:\t3\n", 30, &c), -1);
+	assert_int_equal(pmc_parse_status_ctxt("nonvoluntary_ctxt_switches:\t3\n", 30, &c), PMT_E_CORRUPT);
 	assert_int_equal(pmc_parse_status_ctxt("voluntary_ctxt_switches:\t5\n"
 					       "nonvoluntary_ctxt_switches:\t6", 56, &c), 0);
 	assert_int_equal(c.nvcsw, 5);

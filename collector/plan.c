@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* plan.c: builds pmcollect's run plan: a plain run, the --runs lists, or the calibration runs of
+ * --calibrate from the hwloc topology (compact placement, one PU per core). */
+#include "plan.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmt.h"
+#include "pmt_cli.h"
+
+const char *pmc_role_name(enum pmc_run_role role)
+{
+	switch (role) {
+	case PMC_ROLE_BASELINE:
+		return "baseline";
+	case PMC_ROLE_CALIBRATION:
+		return "calibration";
+	case PMC_ROLE_RUN:
+		break;
+	}
+	return "run";
+}
+
+void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, int threads,
+		     uint32_t online_cpus)
+{
+	struct pmc_plan_run *r = &plan->runs[0];
+
+	memset(plan, 0, sizeof(*plan));
+	plan->n = 1;
+	snprintf(r->cpus, sizeof(r->cpus), "%s", cpus ? cpus : "");
+	r->ncpus = cpus ? ncpus : online_cpus;
+	r->role = cpus && ncpus < online_cpus && (threads == 0 || threads > (int)ncpus)
+			  ? PMC_ROLE_BASELINE : PMC_ROLE_RUN;
+}
+
+int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize)
+{
+	struct pmc_plan_run *r;
+	struct pmt_intlist l;
+	char e[200];
+
+	if (plan->n >= PMC_PLAN_MAX_RUNS) {
+		snprintf(why, whysize, "more than %d runs", PMC_PLAN_MAX_RUNS);
+		return PMT_E_INVAL;
+	}
+	if (pmt_intlist_parse(cpulist, 0, 1u << 20, &l, e, sizeof(e)) < 0) {
+		snprintf(why, whysize, "invalid CPU list '%s': %s", cpulist, e);
+		return PMT_E_INVAL;
+	}
+	r = &plan->runs[plan->n++];
+	memset(r, 0, sizeof(*r));
+	pmt_intlist_format(&l, r->cpus, sizeof(r->cpus));
+	r->ncpus = (uint32_t)l.n;
+	r->role = PMC_ROLE_CALIBRATION;
+	pmt_intlist_free(&l);
+	return 0;
+}
+
+void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus)
+{
+	int have = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		struct pmc_plan_run *r = &plan->runs[i];
+		int over = threads > 0 ? r->ncpus < (uint32_t)threads : r->ncpus < online_cpus;
+		r->role = !have && over ? PMC_ROLE_BASELINE : PMC_ROLE_CALIBRATION;
+		have |= over;
+	}
+}
+
+int pmc_plan_setenv(struct pmc_plan *plan, const char *name, const char *value)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		struct pmc_plan_run *r = &plan->runs[i];
+		size_t k = 0;
+		while (k < r->nenv && strcmp(r->env[k].name, name) != 0)
+			k++;
+		if (k == PMC_PLAN_MAX_ENV || strlen(name) >= sizeof(r->env[k].name) ||
+		    strlen(value) >= sizeof(r->env[k].value))
+			return PMT_E_INVAL;
+		snprintf(r->env[k].name, sizeof(r->env[k].name), "%s", name);
+		snprintf(r->env[k].value, sizeof(r->env[k].value), "%s", value);
+		if (k == r->nenv)
+			r->nenv++;
+	}
+	return 0;
+}
+
+/* Appends the first allowed PU of each allowed core of package pkg to set, at most max cores;
+ * returns how many cores were added. */
+static unsigned add_cores(hwloc_topology_t topo, hwloc_obj_t pkg, hwloc_const_bitmap_t allowed,
+			  hwloc_bitmap_t set, unsigned max)
+{
+	unsigned added = 0;
+	hwloc_obj_t core = NULL;
+
+	while (added < max &&
+	       (core = hwloc_get_next_obj_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_CORE, core))) {
+		int pu = -1;
+		while ((pu = hwloc_bitmap_next(core->cpuset, pu)) >= 0 && !hwloc_bitmap_isset(allowed, (unsigned)pu))
+			;
+		if (pu < 0)
+			continue;
+		hwloc_bitmap_set(set, (unsigned)pu);
+		added++;
+	}
+	return added;
+}
+
+static void push(struct pmc_plan *plan, hwloc_const_bitmap_t set, enum pmc_run_role role)
+{
+	struct pmc_plan_run *r = &plan->runs[plan->n++];
+
+	hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set);
+	r->ncpus = (uint32_t)hwloc_bitmap_weight(set);
+	r->role = role;
+}
+
+int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed_list, char *why, size_t whysize)
+{
+	hwloc_topology_t topo = NULL;
+	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+	hwloc_obj_t pkg[2] = { NULL, NULL };
+	unsigned c, npkg = 0;
+	int rc = PMT_E_INVAL;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!allowed || !set || hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
+		snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+		goto out;
+	}
+	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
+		rc = PMT_E_IO;
+		goto out;
+	}
+	/* the first two packages that have an allowed CPU */
+	for (hwloc_obj_t p = NULL; npkg < 2 && (p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p));)
+		if (hwloc_bitmap_intersects(p->cpuset, allowed))
+			pkg[npkg++] = p;
+	if (npkg == 0) { /* no package objects (some VMs): the whole machine is one socket */
+		pkg[0] = hwloc_get_root_obj(topo);
+		npkg = 1;
+	}
+	add_cores(topo, pkg[0], allowed, set, 1);
+	push(plan, set, PMC_ROLE_BASELINE);
+	c = add_cores(topo, pkg[0], allowed, set, ~0u); /* the first one again, and the rest */
+	if (c < 2) {
+		snprintf(why, whysize, "one core on the first socket: omega(n) needs two core counts "
+			 "(give them with --runs)");
+		goto out;
+	}
+	push(plan, set, PMC_ROLE_CALIBRATION);
+	if (npkg == 2 && add_cores(topo, pkg[1], allowed, set, 1) == 1)
+		push(plan, set, PMC_ROLE_CALIBRATION);
+	rc = 0;
+out:
+	if (topo)
+		hwloc_topology_destroy(topo);
+	hwloc_bitmap_free(allowed);
+	hwloc_bitmap_free(set);
+	return rc;
+}

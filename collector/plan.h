@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* plan.h: the run plan of pmcollect: the list of runs of the traced program one trace records (a
+ * plain run, the baseline and calibration runs of --calibrate or --runs; later scaling sweeps and
+ * interference levels), each with its role, CPUs, environment overrides and repetition index. */
+#ifndef PMC_PLAN_H
+#define PMC_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PMC_PLAN_MAX_RUNS 32
+#define PMC_PLAN_MAX_ENV 4
+
+/* What a run is for; its name is RUN_BEGIN "role" (formats/FORMAT.md). */
+enum pmc_run_role {
+	PMC_ROLE_RUN = 0,     /* a plain run: the program on the CPUs it was given */
+	PMC_ROLE_BASELINE,    /* more threads than CPUs: A(m,inf) (Tudor & Teo §III-A-1) */
+	PMC_ROLE_CALIBRATION, /* a core count of the memory model, C(n) (Tudor & Teo §II-B, eq. 7) */
+};
+
+/* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
+struct pmc_env_override {
+	char name[32];
+	char value[32];
+};
+
+struct pmc_plan_run {
+	enum pmc_run_role role;
+	char cpus[256];        /* the run's CPUs as a cpulist; "" = every CPU pmcollect may use */
+	uint32_t ncpus;        /* CPUs in cpus (the online CPUs when cpus is "") */
+	struct pmc_env_override env[PMC_PLAN_MAX_ENV]; /* set in the child before exec */
+	size_t nenv;
+	uint32_t rep;          /* repetition index of this configuration, 0 for the first */
+};
+
+/* The runs in the order they are recorded; run i is RUN_BEGIN run_id i. */
+struct pmc_plan {
+	struct pmc_plan_run runs[PMC_PLAN_MAX_RUNS];
+	size_t n;
+};
+
+/* RUN_BEGIN "role" of role: "run", "baseline" or "calibration". Static string. */
+const char *pmc_role_name(enum pmc_run_role role);
+
+/* Plans a plain run: one run on cpus (a cpulist of ncpus CPUs; NULL = every CPU, ncpus then the
+ * online count). The run is the model's baseline when it has fewer CPUs than online_cpus and
+ * fewer than threads (threads 0 = unknown: a restricted CPU set is taken as one; Tudor & Teo
+ * §III-A-1), else role "run". Replaces what plan held. */
+void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, int threads,
+		     uint32_t online_cpus);
+
+/* Appends one --runs cpulist as a calibration run (roles are decided by pmc_plan_roles).
+ * Returns 0, or PMT_E_INVAL with a one-line reason in why (a bad list, more than
+ * PMC_PLAN_MAX_RUNS runs). */
+int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize);
+
+/* Marks the first run with fewer CPUs than threads (threads 0 = unknown: fewer than online_cpus)
+ * as the baseline and every other run as calibration. */
+void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus);
+
+/* Plans the calibration runs on the CPUs of the cpulist `allowed` (the CPUs pmcollect may use),
+ * from the hwloc topology, one PU per core, cores of the first package first (compact):
+ *   1. the baseline: 1 CPU (M threads on it give A(m,inf), and its C is C(1));
+ *   2. c CPUs: every core of the first package (c = its cores);
+ *   3. with several packages, c + 1: plus the first core of the second package (eq. 9, 10).
+ * Replaces what plan held. Returns 0, or PMT_E_IO (hwloc failed) / PMT_E_INVAL (a bad list, only
+ * one core) with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
+ * runs", "(ii) multiple socket ... 1, c and c + 1 cores". */
+int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed, char *why, size_t whysize);
+
+/* Sets name=value in the environment of every run of the plan (a later override of the same name
+ * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run
+ * has PMC_PLAN_MAX_ENV overrides already. */
+int pmc_plan_setenv(struct pmc_plan *plan, const char *name, const char *value);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* test_plan.c: the run plans of collector/plan.c: a plain run's role, the --runs lists and their
+ * roles (Tudor & Teo §III-A-1: the baseline has fewer CPUs than threads), environment overrides,
+ * and the calibration plan's refusal of a single core. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan.h"
+#include "pmt.h"
+
+/* --cpus 0 of 2 online CPUs with -t 8 (or no -t) is the baseline; -t 1 on 1 CPU is not
+ * oversubscribed, and every CPU is a plain run. */
+static void test_single_roles(void **state)
+{
+	struct pmc_plan p;
+
+	(void)state;
+	pmc_plan_single(&p, "0", 1, 8, 2);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
+	assert_string_equal(p.runs[0].cpus, "0");
+	assert_int_equal(p.runs[0].ncpus, 1);
+	assert_string_equal(pmc_role_name(p.runs[0].role), "baseline");
+	pmc_plan_single(&p, "0", 1, 0, 2);
+	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
+	pmc_plan_single(&p, "0", 1, 1, 2);
+	assert_int_equal(p.runs[0].role, PMC_ROLE_RUN);
+	pmc_plan_single(&p, NULL, 0, 8, 2);
+	assert_int_equal(p.runs[0].role, PMC_ROLE_RUN);
+	assert_string_equal(p.runs[0].cpus, "");
+	assert_int_equal(p.runs[0].ncpus, 2);
+	assert_string_equal(pmc_role_name(p.runs[0].role), "run");
+}
+
+/* --runs 0-7 0 0-8 with -t 8: the first run with fewer CPUs than threads (run 1, "0") is the
+ * baseline, every other run calibration; lists are normalized ("0,1,2" -> "0-2"). */
+static void test_runs_and_roles(void **state)
+{
+	struct pmc_plan p = { 0 };
+	char why[256];
+
+	(void)state;
+	assert_int_equal(pmc_plan_add(&p, "0-7", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_add(&p, "0,1,2,3,4,5,6,7,8", why, sizeof(why)), 0);
+	assert_int_equal(p.n, 3);
+	assert_string_equal(p.runs[2].cpus, "0-8");
+	assert_int_equal(p.runs[2].ncpus, 9);
+	pmc_plan_roles(&p, 8, 9);
+	assert_int_equal(p.runs[0].role, PMC_ROLE_CALIBRATION);
+	assert_int_equal(p.runs[1].role, PMC_ROLE_BASELINE);
+	assert_int_equal(p.runs[2].role, PMC_ROLE_CALIBRATION);
+	/* without -t: fewer CPUs than online is the baseline, so run 0 (8 of 9) is it */
+	pmc_plan_roles(&p, 0, 9);
+	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
+	assert_int_equal(p.runs[1].role, PMC_ROLE_CALIBRATION);
+}
+
+static void test_add_rejects(void **state)
+{
+	struct pmc_plan p = { 0 };
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(pmc_plan_add(&p, "3-1", why, sizeof(why)), PMT_E_INVAL);
+	assert_non_null(strstr(why, "invalid CPU list '3-1'"));
+	assert_int_equal(p.n, 0);
+	for (int i = 0; i < PMC_PLAN_MAX_RUNS; i++)
+		assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), PMT_E_INVAL);
+	assert_string_equal(why, "more than 32 runs");
+	assert_int_equal(p.n, PMC_PLAN_MAX_RUNS);
+}
+
+/* An override is set on every run; the same name again replaces its value; a fifth name or a
+ * value that does not fit is refused. */
+static void test_setenv(void **state)
+{
+	struct pmc_plan p = { 0 };
+	char why[256];
+
+	(void)state;
+	assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_add(&p, "0-1", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_setenv(&p, "OMP_NUM_THREADS", "8"), 0);
+	assert_int_equal(pmc_plan_setenv(&p, "OMP_NUM_THREADS", "16"), 0);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_equal(p.runs[i].nenv, 1);
+		assert_string_equal(p.runs[i].env[0].name, "OMP_NUM_THREADS");
+		assert_string_equal(p.runs[i].env[0].value, "16");
+	}
+	assert_int_equal(pmc_plan_setenv(&p, "A", "1"), 0);
+	assert_int_equal(pmc_plan_setenv(&p, "B", "1"), 0);
+	assert_int_equal(pmc_plan_setenv(&p, "C", "1"), 0);
+	assert_int_equal(pmc_plan_setenv(&p, "D", "1"), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_setenv(&p, "A", "a value longer than thirty-one bytes"), PMT_E_INVAL);
+	assert_int_equal(p.runs[0].nenv, PMC_PLAN_MAX_ENV);
+	assert_string_equal(p.runs[0].env[1].value, "1");
+}
+
+/* omega(n) needs two core counts: one allowed CPU cannot be calibrated, whatever the machine. */
+static void test_calibrate_one_core(void **state)
+{
+	struct pmc_plan p;
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(pmc_plan_calibrate(&p, "0", why, sizeof(why)), PMT_E_INVAL);
+	assert_non_null(strstr(why, "one core on the first socket"));
+	assert_int_equal(pmc_plan_calibrate(&p, "not a list", why, sizeof(why)), PMT_E_INVAL);
+	assert_string_equal(why, "cannot read the CPU list 'not a list'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_roles),
+		cmocka_unit_test(test_runs_and_roles),
+		cmocka_unit_test(test_add_rejects),
+		cmocka_unit_test(test_setenv),
+		cmocka_unit_test(test_calibrate_one_core),
+	};
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
