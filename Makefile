@@ -109,7 +109,7 @@ $(BIN)/pmanalyze: $(B)/analyzer/main.o $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 TEST_ARCHIVES = $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 $(B)/tests/%: tests/unit/%.c $(TEST_ARCHIVES) | pkgcheck-tests
 	@mkdir -p $(dir $@) $(B)/dep
-	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $^ $(TEST_LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(TEST_LIBS) -lcmocka
 
 # Workloads are plain programs: no project code, OpenMP where the name says so. They are built
 # without the sanitizers in every build: they produce the ground truth (their own CPU clocks), and
@@ -128,7 +128,7 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
 FUZZ_ARCHIVES = $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | pkgcheck
 	@mkdir -p $(dir $@) $(B)/dep
-	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $^ $(PMANALYZE_LIBS)
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
 tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
 
@@ -151,7 +151,7 @@ $(FZ)/libpmanalyze.a: $(ANALYZER_SRC:%.c=$(FZ)/obj/%.o)
 $(FZ)/fuzz-%: tests/fuzz/fuzz_%.c $(FZ)/libpmanalyze.a $(FZ)/libpmt.a $(FZ)/libpmcommon.a
 	@mkdir -p $(dir $@) $(FZ)/dep
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $(FZ)/dep/fuzz-$*.d -MT $@ \
-		-o $@ $^ $(PMANALYZE_LIBS)
+		-o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
 # deps first, then a new make: its pkg-config results (:=) see the packages deps installed.
 fuzz: deps

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pmt.h"
+#include "pm_util.h"
 
 struct pmc_counters {
 	int eventset;                     /* PAPI event set handle, PAPI_NULL when none */
@@ -89,18 +90,17 @@ static const struct pmc_candidate llc_cand[] = {
 			  ":LS_MABRESP_RMT_DRAM"},
 };
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct pmc_logical default_set[] = {
-	{"cycles", cycles_cand, NELEM(cycles_cand)},
-	{"instructions", instr_cand, NELEM(instr_cand)},
-	{"stall cycles", stall_cand, NELEM(stall_cand)},
-	{"last-level cache misses", llc_cand, NELEM(llc_cand)},
+	{"cycles", cycles_cand, PM_ARRAY_SIZE(cycles_cand)},
+	{"instructions", instr_cand, PM_ARRAY_SIZE(instr_cand)},
+	{"stall cycles", stall_cand, PM_ARRAY_SIZE(stall_cand)},
+	{"last-level cache misses", llc_cand, PM_ARRAY_SIZE(llc_cand)},
 };
 
 int pmc_counter_kind(const char *name)
 {
-	for (size_t k = 0; name && k < NELEM(default_set); k++)
+	for (size_t k = 0; name && k < PM_ARRAY_SIZE(default_set); k++)
 		for (size_t i = 0; i < default_set[k].ncand; i++)
 			if (strcmp(default_set[k].cand[i].name, name) == 0)
 				return (int)k;
@@ -108,17 +108,6 @@ int pmc_counter_kind(const char *name)
 }
 
 /* Sets why to a formatted one-line reason (truncated to whysize). */
-static void set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_why(char *why, size_t whysize, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whysize == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whysize, fmt, ap);
-	va_end(ap);
-}
 
 /* Initializes PAPI once per process. PAPI_shutdown is never called: it would tear down state a
  * later pmc_counters_open in the same process needs, and PAPI keeps only a small reachable
@@ -133,11 +122,11 @@ static int papi_ready(char *why, size_t whysize)
 	if (r == PAPI_VER_CURRENT)
 		return 0;
 	if (r > 0)
-		set_why(why, whysize, "PAPI library version %d.%d does not match the headers (%d.%d)",
+		pm_set_why(why, whysize, "PAPI library version %d.%d does not match the headers (%d.%d)",
 			PAPI_VERSION_MAJOR(r), PAPI_VERSION_MINOR(r), PAPI_VERSION_MAJOR(PAPI_VER_CURRENT),
 			PAPI_VERSION_MINOR(PAPI_VER_CURRENT));
 	else
-		set_why(why, whysize, "PAPI_library_init failed: %s", PAPI_strerror(r));
+		pm_set_why(why, whysize, "PAPI_library_init failed: %s", PAPI_strerror(r));
 	return PMT_E_IO;
 }
 
@@ -149,25 +138,25 @@ static int perf_event_component(char *why, size_t whysize)
 	int cidx = PAPI_get_component_index("perf_event");
 
 	if (cidx < 0) {
-		set_why(why, whysize, "PAPI has no perf_event component: %s", PAPI_strerror(cidx));
+		pm_set_why(why, whysize, "PAPI has no perf_event component: %s", PAPI_strerror(cidx));
 		return PMT_E_IO;
 	}
 	info = PAPI_get_component_info(cidx);
 	if (info == NULL) {
-		set_why(why, whysize, "PAPI perf_event component: no component information");
+		pm_set_why(why, whysize, "PAPI perf_event component: no component information");
 		return PMT_E_IO;
 	}
 	if (info->disabled) {
-		set_why(why, whysize, "PAPI perf_event component disabled: %s",
+		pm_set_why(why, whysize, "PAPI perf_event component disabled: %s",
 			info->disabled_reason[0] != '\0' ? info->disabled_reason : PAPI_strerror(info->disabled));
 		return PMT_E_IO;
 	}
 	if (info->num_cntrs <= 0) {
-		set_why(why, whysize, "PAPI perf_event component has no hardware counters");
+		pm_set_why(why, whysize, "PAPI perf_event component has no hardware counters");
 		return PMT_E_IO;
 	}
 	if (!info->attach || !info->inherit) {
-		set_why(why, whysize, "PAPI perf_event component cannot %s",
+		pm_set_why(why, whysize, "PAPI perf_event component cannot %s",
 			!info->attach ? "attach to another process" : "inherit counters to children");
 		return PMT_E_IO;
 	}
@@ -201,17 +190,17 @@ static void explain_add(char *why, size_t whysize, const char *name, int r)
 	case PAPI_ENOEVNT:
 	case PAPI_ENOTPRESET:
 	case PAPI_ENOSUPP: /* PAPI 7 returns this for a name no active component knows */
-		set_why(why, whysize, "event '%s' not found on this CPU (see papi_avail, papi_native_avail)", name);
+		pm_set_why(why, whysize, "event '%s' not found on this CPU (see papi_avail, papi_native_avail)", name);
 		break;
 	case PAPI_ECNFLCT:
-		set_why(why, whysize, "event '%s' does not fit on the counters with the others (multiplexing is off)", name);
+		pm_set_why(why, whysize, "event '%s' does not fit on the counters with the others (multiplexing is off)", name);
 		break;
 	case PAPI_EPERM:
-		set_why(why, whysize, "event '%s' not permitted: %s (see /proc/sys/kernel/perf_event_paranoid)",
+		pm_set_why(why, whysize, "event '%s' not permitted: %s (see /proc/sys/kernel/perf_event_paranoid)",
 			name, PAPI_strerror(r));
 		break;
 	default:
-		set_why(why, whysize, "cannot count event '%s': %s", name, PAPI_strerror(r));
+		pm_set_why(why, whysize, "cannot count event '%s': %s", name, PAPI_strerror(r));
 		break;
 	}
 }
@@ -223,7 +212,7 @@ static int add_explicit(struct pmc_counters *c, const char *events, char *why, s
 	int ret = -1;
 
 	if (list == NULL) {
-		set_why(why, whysize, "out of memory");
+		pm_set_why(why, whysize, "out of memory");
 		return PMT_E_NOMEM;
 	}
 	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
@@ -238,7 +227,7 @@ static int add_explicit(struct pmc_counters *c, const char *events, char *why, s
 		if (*tok == '\0')
 			continue;
 		if (c->n >= PMT_MAX_COUNTERS) {
-			set_why(why, whysize, "too many events (at most %u)", PMT_MAX_COUNTERS);
+			pm_set_why(why, whysize, "too many events (at most %u)", PMT_MAX_COUNTERS);
 			goto out;
 		}
 		r = add_event(c, tok);
@@ -248,7 +237,7 @@ static int add_explicit(struct pmc_counters *c, const char *events, char *why, s
 		}
 	}
 	if (c->n == 0) {
-		set_why(why, whysize, "no event names in '%s'", events);
+		pm_set_why(why, whysize, "no event names in '%s'", events);
 		goto out;
 	}
 	ret = 0;
@@ -266,7 +255,7 @@ static int add_defaults(struct pmc_counters *c, char *why, size_t whysize)
 	char dropped[256] = "";
 	size_t i, j, used = 0;
 
-	for (i = 0; i < NELEM(default_set); i++) {
+	for (i = 0; i < PM_ARRAY_SIZE(default_set); i++) {
 		const struct pmc_logical *l = &default_set[i];
 		int added = 0;
 
@@ -282,11 +271,11 @@ static int add_defaults(struct pmc_counters *c, char *why, size_t whysize)
 		}
 	}
 	if (c->n == 0) {
-		set_why(why, whysize, "none of the default events can be counted (%s)", dropped);
+		pm_set_why(why, whysize, "none of the default events can be counted (%s)", dropped);
 		return PMT_E_IO;
 	}
 	if (dropped[0] != '\0')
-		set_why(why, whysize, "default events not available on this CPU: %s", dropped);
+		pm_set_why(why, whysize, "default events not available on this CPU: %s", dropped);
 	return 0;
 }
 
@@ -319,7 +308,7 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 	if (why != NULL && whysize > 0)
 		why[0] = '\0';
 	if (out == NULL) {
-		set_why(why, whysize, "invalid arguments");
+		pm_set_why(why, whysize, "invalid arguments");
 		return PMT_E_INVAL;
 	}
 	*out = NULL;
@@ -331,20 +320,20 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
-		set_why(why, whysize, "out of memory");
+		pm_set_why(why, whysize, "out of memory");
 		return PMT_E_NOMEM;
 	}
 	c->eventset = PAPI_NULL;
 	r = PAPI_create_eventset(&c->eventset);
 	if (r != PAPI_OK) {
 		c->eventset = PAPI_NULL;
-		set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+		pm_set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
 		goto out;
 	}
 	/* Options need a component: bind the set to perf_event before any event is added. */
 	r = PAPI_assign_eventset_component(c->eventset, cidx);
 	if (r != PAPI_OK) {
-		set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
+		pm_set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
 		goto out;
 	}
 	/* Inherit before attach and before events: the perf_event component checks the option with
@@ -357,7 +346,7 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 	opt.inherit.inherit = PAPI_INHERIT_ALL;
 	r = PAPI_set_opt(PAPI_INHERIT, &opt);
 	if (r != PAPI_OK) {
-		set_why(why, whysize, "PAPI_set_opt(PAPI_INHERIT) failed: %s", PAPI_strerror(r));
+		pm_set_why(why, whysize, "PAPI_set_opt(PAPI_INHERIT) failed: %s", PAPI_strerror(r));
 		goto out;
 	}
 	/* Multiplexing stays off (never PAPI_set_multiplex): every event has its own counter for
@@ -398,11 +387,11 @@ int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t why
 	int r;
 
 	if (c == NULL || pid <= 0) {
-		set_why(why, whysize, "invalid arguments");
+		pm_set_why(why, whysize, "invalid arguments");
 		return PMT_E_INVAL;
 	}
 	if (c->attached) {
-		set_why(why, whysize, "counters already attached");
+		pm_set_why(why, whysize, "counters already attached");
 		return PMT_E_INVAL;
 	}
 	/* PAPI_attach reopens the events of the set for pid (perf_event_open(pid, cpu=-1)) with the
@@ -410,16 +399,16 @@ int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t why
 	r = PAPI_attach(c->eventset, (unsigned long)pid);
 	if (r != PAPI_OK) {
 		if (r == PAPI_EPERM)
-			set_why(why, whysize, "PAPI_attach to pid %d failed: %s (perf_event_paranoid is %d; "
+			pm_set_why(why, whysize, "PAPI_attach to pid %d failed: %s (perf_event_paranoid is %d; "
 				"need <= 1, CAP_PERFMON or root)", (int)pid, PAPI_strerror(r), paranoid_level());
 		else
-			set_why(why, whysize, "PAPI_attach to pid %d failed: %s", (int)pid, PAPI_strerror(r));
+			pm_set_why(why, whysize, "PAPI_attach to pid %d failed: %s", (int)pid, PAPI_strerror(r));
 		return PMT_E_IO;
 	}
 	c->attached = 1;
 	r = PAPI_start(c->eventset);
 	if (r != PAPI_OK) {
-		set_why(why, whysize, "PAPI_start failed: %s", PAPI_strerror(r));
+		pm_set_why(why, whysize, "PAPI_start failed: %s", PAPI_strerror(r));
 		return PMT_E_IO;
 	}
 	c->running = 1;

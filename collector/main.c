@@ -24,6 +24,7 @@
 #include "meta.h"
 #include "netlink.h"
 #include "plan.h"
+#include "pm_util.h"
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "run.h"
@@ -591,7 +592,7 @@ static int setup_signals(const struct pmc_opts *o, struct session *ss)
 	sigemptyset(&block);
 	sigemptyset(&ss->forward);
 	sigaddset(&block, SIGCHLD);
-	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++) {
+	for (size_t i = 0; i < PM_ARRAY_SIZE(fwd); i++) {
 		if (sigaction(fwd[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
 			continue;
 		sigaddset(&block, fwd[i]);

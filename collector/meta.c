@@ -2,6 +2,7 @@
 /* meta.c: builds the META JSON record (FORMAT.md §6): how the program was run and, through hwloc,
  * the machine it ran on, so a trace can be modelled on another machine. */
 #include "meta.h"
+#include "pm_util.h"
 #include "pmt_cli.h"
 
 #include <errno.h>
@@ -21,17 +22,6 @@
 extern char **environ;
 
 /* Sets why to a formatted one-line reason (truncated to whysize). */
-static void set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_why(char *why, size_t whysize, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whysize == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whysize, fmt, ap);
-	va_end(ap);
-}
 
 /* Returns a new {"error": msg} object (NULL when out of memory). */
 static cJSON *error_object(const char *msg)
@@ -233,7 +223,7 @@ static int add_caches(cJSON *topo_json, hwloc_topology_t topo)
 
 	if (caches == NULL)
 		return -1;
-	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+	for (t = 0; t < PM_ARRAY_SIZE(types); t++) {
 		int i, n = hwloc_get_nbobjs_by_type(topo, types[t]);
 
 		for (i = 0; i < n; i++) {
@@ -461,7 +451,7 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 
 	*out = NULL;
 	if (in == NULL || in->argc < 0 || (in->argc > 0 && in->argv == NULL)) {
-		set_why(why, whysize, "invalid meta input");
+		pm_set_why(why, whysize, "invalid meta input");
 		return PMT_E_INVAL;
 	}
 	meta = cJSON_CreateObject();
@@ -558,7 +548,7 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 	*out = meta;
 	return 0;
 out:
-	set_why(why, whysize, "cannot build trace metadata: out of memory");
+	pm_set_why(why, whysize, "cannot build trace metadata: out of memory");
 	cJSON_Delete(meta);
 	return PMT_E_NOMEM;
 }
@@ -637,7 +627,7 @@ int pmc_meta_add_sources(cJSON *meta, const struct pmc_meta_sources *src, char *
 			cJSON_AddItemToArray(names, cJSON_CreateString(*n));
 	}
 	if (!source_entry(meta, "sched_events")) {
-		set_why(why, whysize, "cannot build trace metadata: out of memory");
+		pm_set_why(why, whysize, "cannot build trace metadata: out of memory");
 		return PMT_E_NOMEM;
 	}
 	return 0;

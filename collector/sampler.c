@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sampler.c: the process-tree tracker and the per-sample /proc reads of pmcollect. */
 #include "sampler.h"
+#include "pm_util.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -47,24 +48,15 @@ struct proc {
 	int status;
 };
 
-/* Open-addressing hash from a tid or tgid (never 0) to an index in the thr or proc array; linear
- * probing with backward-shift deletion, so lookups of a sample's 64 threads stay a few ns each. */
-struct idmap {
-	uint32_t *key;
-	uint32_t *val;
-	size_t cap; /* power of two, or 0 */
-	size_t n;
-};
-
 struct pmc_sampler {
 	struct pmt_writer *w;
 	struct pmc_sampler_opts o;
 	struct thr *thr;
 	size_t nthr, cap_thr;
-	struct idmap thr_map;
+	struct pm_tidmap thr_map; /* tid -> index in thr */
 	struct proc *proc;
 	size_t nproc, cap_proc;
-	struct idmap proc_map;
+	struct pm_tidmap proc_map; /* tgid -> index in proc */
 	struct pmt_thread_sample *out;
 	size_t cap_out;
 	uint64_t seq;       /* samples taken so far */
@@ -78,98 +70,6 @@ struct pmc_sampler {
 	char dents[32768];
 	char statusbuf[16384];
 };
-
-/* ---- id map ---- */
-
-static size_t idmap_slot(const struct idmap *m, uint32_t key)
-{
-	return (size_t)((key * 2654435761u) & (uint32_t)(m->cap - 1));
-}
-
-static int idmap_find(const struct idmap *m, uint32_t key, uint32_t *val)
-{
-	if (!m->cap)
-		return 0;
-	for (size_t i = idmap_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
-		if (m->key[i] == 0)
-			return 0;
-		if (m->key[i] == key) {
-			*val = m->val[i];
-			return 1;
-		}
-	}
-}
-
-static int idmap_put(struct idmap *m, uint32_t key, uint32_t val);
-
-static int idmap_grow(struct idmap *m)
-{
-	struct idmap nm = { 0 };
-
-	nm.cap = m->cap ? m->cap * 2 : 256;
-	nm.key = calloc(nm.cap, sizeof(*nm.key));
-	nm.val = calloc(nm.cap, sizeof(*nm.val));
-	if (!nm.key || !nm.val) {
-		free(nm.key);
-		free(nm.val);
-		return -1;
-	}
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->key[i])
-			(void)idmap_put(&nm, m->key[i], m->val[i]);
-	free(m->key);
-	free(m->val);
-	*m = nm;
-	return 0;
-}
-
-/* Inserts or replaces key. */
-static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
-{
-	if ((m->n + 1) * 2 > m->cap && idmap_grow(m) < 0)
-		return -1;
-	for (size_t i = idmap_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
-		if (m->key[i] == 0 || m->key[i] == key) {
-			if (m->key[i] == 0)
-				m->n++;
-			m->key[i] = key;
-			m->val[i] = val;
-			return 0;
-		}
-	}
-}
-
-static void idmap_del(struct idmap *m, uint32_t key)
-{
-	size_t i, j, mask = m->cap - 1;
-
-	if (!m->cap)
-		return;
-	for (i = idmap_slot(m, key);; i = (i + 1) & mask) {
-		if (m->key[i] == 0)
-			return;
-		if (m->key[i] == key)
-			break;
-	}
-	/* backward-shift: move later entries of the probe run into the hole */
-	for (j = (i + 1) & mask; m->key[j]; j = (j + 1) & mask) {
-		size_t home = idmap_slot(m, m->key[j]);
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			i = j;
-		}
-	}
-	m->key[i] = 0;
-	m->n--;
-}
-
-static void idmap_free(struct idmap *m)
-{
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof(*m));
-}
 
 /* ---- records ---- */
 
@@ -223,13 +123,13 @@ static void write_task(struct pmc_sampler *s, uint8_t kind, uint8_t flags, const
 static struct proc *proc_find(struct pmc_sampler *s, uint32_t tgid)
 {
 	uint32_t i;
-	return idmap_find(&s->proc_map, tgid, &i) ? &s->proc[i] : NULL;
+	return pm_tidmap_get(&s->proc_map, tgid, &i) ? &s->proc[i] : NULL;
 }
 
 static struct thr *thr_find(struct pmc_sampler *s, uint32_t tid)
 {
 	uint32_t i;
-	return idmap_find(&s->thr_map, tid, &i) ? &s->thr[i] : NULL;
+	return pm_tidmap_get(&s->thr_map, tid, &i) ? &s->thr[i] : NULL;
 }
 
 /* A process belongs to the tree when its parent does, or when pmcollect adopted it. */
@@ -248,15 +148,9 @@ static int proc_add(struct pmc_sampler *s, uint32_t tgid, uint32_t ppid)
 
 	if (proc_find(s, tgid))
 		return 0;
-	if (s->nproc == s->cap_proc) {
-		size_t ncap = s->cap_proc ? s->cap_proc * 2 : 16;
-		struct proc *np = realloc(s->proc, ncap * sizeof(*np));
-		if (!np)
-			return PMT_E_NOMEM;
-		s->proc = np;
-		s->cap_proc = ncap;
-	}
-	if (idmap_put(&s->proc_map, tgid, (uint32_t)s->nproc) < 0)
+	if (PM_GROW(s->proc, s->cap_proc, s->nproc + 1) < 0)
+		return PMT_E_NOMEM;
+	if (pm_tidmap_put(&s->proc_map, tgid, (uint32_t)s->nproc) < 0)
 		return PMT_E_NOMEM;
 	p = &s->proc[s->nproc++];
 	memset(p, 0, sizeof(*p));
@@ -283,10 +177,10 @@ static void proc_remove(struct pmc_sampler *s, size_t i)
 
 	if (p->task_fd >= 0)
 		close(p->task_fd);
-	idmap_del(&s->proc_map, p->tgid);
+	(void)pm_tidmap_remove(&s->proc_map, p->tgid);
 	if (i != s->nproc - 1) {
 		*p = s->proc[s->nproc - 1];
-		(void)idmap_put(&s->proc_map, p->tgid, (uint32_t)i); /* replaces: cannot fail */
+		(void)pm_tidmap_put(&s->proc_map, p->tgid, (uint32_t)i); /* replaces: cannot fail */
 	}
 	s->nproc--;
 }
@@ -374,15 +268,9 @@ static struct thr *thr_new(struct pmc_sampler *s, uint32_t tid, uint32_t tgid)
 {
 	struct thr *t;
 
-	if (s->nthr == s->cap_thr) {
-		size_t ncap = s->cap_thr ? s->cap_thr * 2 : 64;
-		struct thr *nt = realloc(s->thr, ncap * sizeof(*nt));
-		if (!nt)
-			return NULL;
-		s->thr = nt;
-		s->cap_thr = ncap;
-	}
-	if (idmap_put(&s->thr_map, tid, (uint32_t)s->nthr) < 0)
+	if (PM_GROW(s->thr, s->cap_thr, s->nthr + 1) < 0)
+		return NULL;
+	if (pm_tidmap_put(&s->thr_map, tid, (uint32_t)s->nthr) < 0)
 		return NULL;
 	t = &s->thr[s->nthr++];
 	memset(t, 0, sizeof(*t));
@@ -414,10 +302,10 @@ static void thr_remove(struct pmc_sampler *s, size_t i)
 	struct thr *t = &s->thr[i];
 
 	thr_close(t);
-	idmap_del(&s->thr_map, t->tid);
+	(void)pm_tidmap_remove(&s->thr_map, t->tid);
 	if (i != s->nthr - 1) {
 		*t = s->thr[s->nthr - 1];
-		(void)idmap_put(&s->thr_map, t->tid, (uint32_t)i);
+		(void)pm_tidmap_put(&s->thr_map, t->tid, (uint32_t)i);
 	}
 	s->nthr--;
 }
@@ -815,14 +703,8 @@ static void scan_proc(struct pmc_sampler *s)
 		close(fd);
 		if (len <= 0 || pmc_parse_stat(buf, (size_t)len, &st) < 0)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct cand *nc = realloc(c, ncap * sizeof(*nc));
-			if (!nc)
-				break;
-			c = nc;
-			cap = ncap;
-		}
+		if (PM_GROW(c, cap, n + 1) < 0)
+			break;
 		c[n].pid = pid;
 		c[n].ppid = st.ppid;
 		n++;
@@ -898,14 +780,8 @@ int pmc_sampler_sample(struct pmc_sampler *s, uint64_t t_ns)
 	err = list_threads(s, 1, 0);
 	if (err < 0)
 		set_err(s, err);
-	if (s->cap_out < s->nthr) {
-		size_t ncap = s->nthr * 2;
-		struct pmt_thread_sample *no = realloc(s->out, ncap * sizeof(*no));
-		if (!no)
-			return s->err = PMT_E_NOMEM;
-		s->out = no;
-		s->cap_out = ncap;
-	}
+	if (PM_GROW(s->out, s->cap_out, s->nthr) < 0)
+		return s->err = PMT_E_NOMEM;
 	for (size_t i = 0; i < s->nthr; i++) {
 		struct thr *t = &s->thr[i];
 		int want_stat, want_status;
@@ -983,8 +859,8 @@ void pmc_sampler_free(struct pmc_sampler *s)
 	for (size_t i = 0; i < s->nproc; i++)
 		if (s->proc[i].task_fd >= 0)
 			close(s->proc[i].task_fd);
-	idmap_free(&s->thr_map);
-	idmap_free(&s->proc_map);
+	pm_tidmap_free(&s->thr_map);
+	pm_tidmap_free(&s->proc_map);
 	free(s->thr);
 	free(s->proc);
 	free(s->out);

@@ -2,6 +2,7 @@
 /* schedtrace.c: scheduler events from a private tracefs instance (libtracefs), decoded at record
  * time with libtraceevent into the trace's own compact SCHED records. */
 #include "schedtrace.h"
+#include "pm_util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -39,7 +40,7 @@ static struct evdesc evdescs[] = {
 	{ "sched_process_exit", PMT_SCHED_EXIT, 0, "pid", NULL, NULL, -1, { 0 } },
 	{ "sched_migrate_task", PMT_SCHED_MIGRATE, 0, "pid", "dest_cpu", "orig_cpu", -1, { 0 } },
 };
-#define NEVENTS (sizeof(evdescs) / sizeof(evdescs[0]))
+#define NEVENTS PM_ARRAY_SIZE(evdescs)
 
 static const char *event_names[NEVENTS + 1];
 
@@ -84,7 +85,7 @@ static void crash_handler(int sig)
 static void install_crash_handlers(void)
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (size_t i = 0; i < PM_ARRAY_SIZE(sigs); i++) {
 		struct sigaction sa, old;
 		/* leave a handler someone else installed alone (the sanitizers report crashes) */
 		if (sigaction(sigs[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
@@ -363,7 +364,7 @@ static int open_cpu_buffers(struct pmc_sched *s, const struct pmt_intlist *onlin
 			return PMT_E_IO;
 		}
 		s->ncpus++;
-		if (crash_nfds < (int)(sizeof(crash_fds) / sizeof(crash_fds[0])))
+		if (crash_nfds < (int)PM_ARRAY_SIZE(crash_fds))
 			crash_fds[crash_nfds++] = c->fd;
 	}
 	return 0;
