@@ -172,7 +172,7 @@ static int read_text(const char *text, struct experiment *e)
 			for (tok = strtok_r(value, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2)) {
 				double v;
 				if (abnf_number(tok, &v)) {
-					snprintf(e->error, sizeof(e->error), "DATA '%s' is no NUMBER", tok);
+					snprintf(e->error, sizeof(e->error), "DATA '%.40s' is no NUMBER", tok);
 					rc = -1;
 					break;
 				}
@@ -211,14 +211,14 @@ static int read_text(const char *text, struct experiment *e)
 			for (tok = strtok_r(pts + 1, ")(", &s2); tok; tok = strtok_r(NULL, ")(", &s2)) {
 				double v;
 				if (abnf_number(tok, &v)) {
-					snprintf(e->error, sizeof(e->error), "point '%s' is no NUMBER", tok);
+					snprintf(e->error, sizeof(e->error), "point '%.40s' is no NUMBER", tok);
 					rc = -1;
 					break;
 				}
 				e->coords[e->ncoords++] = v;
 			}
 		} else {
-			snprintf(e->error, sizeof(e->error), "wrong field '%s'", line);
+			snprintf(e->error, sizeof(e->error), "wrong field '%.40s'", line);
 			rc = -1;
 		}
 	}
@@ -241,7 +241,7 @@ static int read_jsonl(const char *text, struct experiment *e)
 		cJSON *cp = cJSON_GetObjectItemCaseSensitive(o, "callpath");
 		cJSON *me = cJSON_GetObjectItemCaseSensitive(o, "metric");
 		if (!o || !cJSON_IsObject(params) || !value) {
-			snprintf(e->error, sizeof(e->error), "bad line '%s'", ln);
+			snprintf(e->error, sizeof(e->error), "bad line '%.80s'", ln);
 			rc = -1;
 		} else {
 			if (!e->nparams)
