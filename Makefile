@@ -7,7 +7,7 @@ mandir ?= $(prefix)/share/man
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libzstd libcjson hwloc numa zlib papi libtracefs libtraceevent
+PKGS := libzstd libcjson hwloc numa zlib papi libtracefs libtraceevent gsl xgboost
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wundef \
 	-Wvla -Wwrite-strings -Wcast-qual -Wpointer-arith
 ifeq ($(CI),true)
