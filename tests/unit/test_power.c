@@ -41,39 +41,36 @@ static void make_runs(struct pma_power_run *r, int with_core_zone)
 	}
 }
 
-static void test_fit_total(void **state)
+/* Fits make_runs' runs (with or without a core zone, zones asked for or not) and checks that the
+ * method is the expected one and P_static, P_core are within 1% of 40 W and 5 W. */
+static void check_fit(int with_core_zone, int zones, enum pma_power_method method)
 {
 	struct pma_power_run r[8];
 	struct pma_power_model m;
 	char why[256] = "";
 
-	(void)state;
-	make_runs(r, 0);
-	assert_int_equal(pma_power_fit(r, 8, 1, &m, why, sizeof(why)), 0);
-	assert_int_equal(m.method, PMA_POWER_FIT_TOTAL); /* no core zone: zones ignored */
+	make_runs(r, with_core_zone);
+	assert_int_equal(pma_power_fit(r, 8, zones, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.method, method);
 	assert_true(fabs(m.P_static_w / P_STATIC_W - 1.0) < 0.01);
 	assert_true(fabs(m.P_core_w / P_CORE_W - 1.0) < 0.01);
 	assert_true(m.R2 > 0.99 && m.R2 < 1.0);
 	assert_int_equal(m.ncounts, 4);
-	print_message("# total fit: P_static %.4f W, P_core %.4f W, R2 %.6f\n", m.P_static_w,
-		      m.P_core_w, m.R2);
+	print_message("# fit (core zone %d, zones %d): P_static %.4f W, P_core %.4f W, R2 %.6f\n",
+		      with_core_zone, zones, m.P_static_w, m.P_core_w, m.R2);
+}
+
+static void test_fit_total(void **state)
+{
+	(void)state;
+	check_fit(0, 1, PMA_POWER_FIT_TOTAL); /* no core zone: zones ignored */
+	check_fit(1, 0, PMA_POWER_FIT_TOTAL); /* core zone present but not asked for */
 }
 
 static void test_fit_zones(void **state)
 {
-	struct pma_power_run r[8];
-	struct pma_power_model m;
-	char why[256] = "";
-
 	(void)state;
-	make_runs(r, 1);
-	assert_int_equal(pma_power_fit(r, 8, 1, &m, why, sizeof(why)), 0);
-	assert_int_equal(m.method, PMA_POWER_FIT_ZONES);
-	assert_true(fabs(m.P_static_w / P_STATIC_W - 1.0) < 0.01);
-	assert_true(fabs(m.P_core_w / P_CORE_W - 1.0) < 0.01);
-	/* zones present but not asked for: the total fit */
-	assert_int_equal(pma_power_fit(r, 8, 0, &m, why, sizeof(why)), 0);
-	assert_int_equal(m.method, PMA_POWER_FIT_TOTAL);
+	check_fit(1, 1, PMA_POWER_FIT_ZONES);
 }
 
 /* Busy cores instead of the given n: a run given 8 cores that kept 3.5 busy draws 3.5 P_core. */
