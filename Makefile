@@ -23,7 +23,7 @@ endif
 FORMATS_PKGS := libzstd:libzstd-dev zlib:zlib1g-dev
 COLLECTOR_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev numa:libnuma-dev papi:libpapi-dev \
 	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev
-ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev
+ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev
 TEST_PKGS := cmocka:libcmocka-dev
 pc = $(sort $(foreach p,$(1),$(firstword $(subst :, ,$(p)))))
 # := so pkg-config runs once per make, not once per compile; empty when a package is missing, and

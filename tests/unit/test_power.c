@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* test_power.c: analyzer/power.c on synthetic runs of known P_static, P_core and T(n). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "power.h"
+
+#define P_STATIC_W 40.0
+#define P_CORE_W 5.0
+
+/* Amdahl time with 5% serial work and T(1) = 100 s */
+static double T_amdahl_s(uint32_t n)
+{
+	return 100.0 * (0.05 + 0.95 / n);
+}
+
+/* Runs at 1, 2, 4, 8 cores, twice each, whose energy is the model's with a measurement error of
+ * 0.4% sin(2.4 i + 1) on run i (between -0.37% and +0.38%, not cancelling at any n), so that the
+ * fit has something to average; least squares gives P_static 39.9956 W, P_core 5.0013 W. */
+static void make_runs(struct pma_power_run *r, int with_core_zone)
+{
+	static const uint32_t n[] = { 1, 2, 4, 8, 1, 2, 4, 8 };
+
+	for (size_t i = 0; i < 8; i++) {
+		double noise = 1.0 + 0.004 * sin(2.4 * (double)i + 1.0);
+		double T_s = T_amdahl_s(n[i]);
+
+		r[i].n = n[i];
+		r[i].busy_cores = 0.0;
+		r[i].T_s = T_s;
+		r[i].E_j = (P_STATIC_W + n[i] * P_CORE_W) * T_s * noise;
+		/* the core zone: 1.5 W of idle core power plus the busy cores */
+		r[i].E_core_j = with_core_zone ? (1.5 + n[i] * P_CORE_W) * T_s * noise : -1.0;
+	}
+}
+
+/* Fits make_runs' runs (with or without a core zone, zones asked for or not) and checks that the
+ * method is the expected one and P_static, P_core are within 1% of 40 W and 5 W. */
+static void check_fit(int with_core_zone, int zones, enum pma_power_method method)
+{
+	struct pma_power_run r[8];
+	struct pma_power_model m;
+	char why[256] = "";
+
+	make_runs(r, with_core_zone);
+	assert_int_equal(pma_power_fit(r, 8, zones, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.method, method);
+	assert_true(fabs(m.P_static_w / P_STATIC_W - 1.0) < 0.01);
+	assert_true(fabs(m.P_core_w / P_CORE_W - 1.0) < 0.01);
+	assert_true(m.R2 > 0.99 && m.R2 < 1.0);
+	assert_int_equal(m.ncounts, 4);
+	print_message("# fit (core zone %d, zones %d): P_static %.4f W, P_core %.4f W, R2 %.6f\n",
+		      with_core_zone, zones, m.P_static_w, m.P_core_w, m.R2);
+}
+
+static void test_fit_total(void **state)
+{
+	(void)state;
+	check_fit(0, 1, PMA_POWER_FIT_TOTAL); /* no core zone: zones ignored */
+	check_fit(1, 0, PMA_POWER_FIT_TOTAL); /* core zone present but not asked for */
+}
+
+static void test_fit_zones(void **state)
+{
+	(void)state;
+	check_fit(1, 1, PMA_POWER_FIT_ZONES);
+}
+
+/* Busy cores instead of the given n: a run given 8 cores that kept 3.5 busy draws 3.5 P_core. */
+static void test_fit_busy_cores(void **state)
+{
+	static const double busy[] = { 1.0, 1.8, 3.5, 6.0 };
+	struct pma_power_run r[4];
+	struct pma_power_model m;
+	char why[256] = "";
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		r[i].n = 1u << i;
+		r[i].busy_cores = busy[i];
+		r[i].T_s = 10.0;
+		r[i].E_j = (P_STATIC_W + busy[i] * P_CORE_W) * 10.0;
+		r[i].E_core_j = -1.0;
+	}
+	assert_int_equal(pma_power_fit(r, 4, 0, &m, why, sizeof(why)), 0);
+	assert_float_equal(m.P_static_w, P_STATIC_W, 1e-9);
+	assert_float_equal(m.P_core_w, P_CORE_W, 1e-9);
+	assert_float_equal(m.R2, 1.0, 1e-12);
+}
+
+/* E(n) = (40 + 5n)(5 + 95/n) = 675 + 3800/n + 25n J is least at n = sqrt(3800/25) = 12.3:
+ * E(12) = 1291.67 J < E(13) = 1292.31 J; T(n) falls all the way to n = 16, and so does
+ * E(n) T(n) (14355 J s at 16, 14771 at 15). */
+static void test_energy_optimum(void **state)
+{
+	struct pma_power_model m = { PMA_POWER_FIT_TOTAL, P_STATIC_W, P_CORE_W, 1.0, 0, 0 };
+	struct pma_energy_point pts[16];
+	struct pma_energy_optimum o;
+	uint32_t n[16];
+	double T[16];
+
+	(void)state;
+	for (uint32_t i = 0; i < 16; i++) {
+		n[i] = i + 1;
+		T[i] = T_amdahl_s(i + 1);
+	}
+	assert_int_equal(pma_energy_predict(&m, n, T, NULL, 16, pts), 0);
+	assert_float_equal(pts[11].P_w, 100.0, 1e-12);
+	assert_float_equal(pts[11].E_j, 1291.6666666666667, 1e-9);
+	assert_float_equal(pts[15].EDP_js, 1312.5 * 10.9375, 1e-9);
+	assert_int_equal(pma_energy_optimum(pts, 16, &o), 0);
+	assert_int_equal(o.n_time, 16);
+	assert_int_equal(o.n_energy, 12);
+	assert_int_equal(o.n_edp, 16);
+	assert_float_equal(o.E_min_j, 1291.6666666666667, 1e-9);
+	assert_float_equal(o.E_at_time_opt_j, 1312.5, 1e-9);
+
+	/* with A(m,n) = min(n, 4) busy cores (idle given cores cost nothing extra), P(n) is flat
+	 * beyond 4 cores, so E falls with T and the fastest count is also the cheapest */
+	{
+		double A[16];
+		for (uint32_t i = 0; i < 16; i++)
+			A[i] = i + 1 < 4 ? i + 1 : 4;
+		assert_int_equal(pma_energy_predict(&m, n, T, A, 16, pts), 0);
+		assert_int_equal(pma_energy_optimum(pts, 16, &o), 0);
+		assert_int_equal(o.n_energy, 16);
+	}
+}
+
+static void test_bad_input(void **state)
+{
+	struct pma_power_run r[8];
+	struct pma_power_model m;
+	struct pma_energy_point pts[2];
+	struct pma_energy_optimum o;
+	const uint32_t n_back[] = { 4, 2 };
+	const double T[] = { 1.0, 2.0 };
+	char why[256] = "";
+
+	(void)state;
+	make_runs(r, 0);
+	r[1].n = r[2].n = r[3].n = 1;
+	assert_int_equal(pma_power_fit(r, 4, 0, &m, why, sizeof(why)), -1);
+	assert_string_equal(why, "energy at two or more core counts is needed (1 given)");
+	make_runs(r, 0);
+	r[2].E_j = 0.0;
+	assert_int_equal(pma_power_fit(r, 8, 0, &m, why, sizeof(why)), -1);
+	assert_string_equal(why, "run 2 (n = 4) has no usable time or energy");
+	make_runs(r, 0);
+	r[0].T_s = NAN;
+	assert_int_equal(pma_power_fit(r, 8, 0, &m, why, sizeof(why)), -1);
+	assert_int_equal(pma_energy_predict(&m, n_back, T, NULL, 2, pts), -1);
+	assert_int_equal(pma_energy_optimum(pts, 0, &o), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fit_total),
+		cmocka_unit_test(test_fit_zones),
+		cmocka_unit_test(test_fit_busy_cores),
+		cmocka_unit_test(test_energy_optimum),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
