@@ -127,3 +127,13 @@ install: all
 
 clean:
 	rm -rf build build-* bin
+
+# Active interference (collector/interfere.c): BWThr's identity() must stay opaque to the compiler
+# (Casas & Bronevetsky Fig. 2), so its file is never part of link-time optimisation.
+$(B)/collector/identity.o: ALL_CFLAGS += -fno-lto
+# The calibration driver of docs/interference.md (BW1, B, capacity left): `make interfere-cal`.
+$(B)/bench/interfere_cal: tests/bench/interfere_cal.c $(COLLECTOR_OBJ) $(FORMATS_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icollector -o $@ $^ $(LDLIBS_ALL)
+.PHONY: interfere-cal
+interfere-cal: $(B)/bench/interfere_cal
