@@ -77,7 +77,8 @@ struct pmc_interference_cal {
 void pmc_cal_params_default(struct pmc_cal_params *p, int probe_cpu, const int *cpus, size_t K);
 
 /* BW1 (Casas & Bronevetsky §3.1): runs one BWThr alone on `cpu` for duration_ms and returns its
- * own bytes per second (eq. 1 with misses = accesses, see interfere.h). Returns 0 or -1 with why. */
+ * own bytes per second of its CPU time (eq. 1 with misses = accesses, see interfere.h; CPU time,
+ * not wall time, so other load on a shared CPU does not lower it). Returns 0 or -1 with why. */
 int pmc_cal_bw1(int cpu, uint64_t duration_ms, double *BW1_bytes_per_s, char *why, size_t whysize);
 
 /* B (§3.1, "according to the STREAM benchmark"): a STREAM triad a[i] = b[i] + s·c[i] over three
@@ -91,7 +92,8 @@ int pmc_cal_triad(const int *cpus, size_t n, uint64_t array_bytes, unsigned reps
  * for each footprint F_bytes[i] in turn, accesses/2 warm-up then `accesses` timed reads of one word
  * of a uniformly random line among the first F/64 (i.i.d. uniform, the "Uni" pattern of Table 2,
  * whose eq. 4 gives hit rate C/F), each address depending on the previous load's value so the time
- * is latency, not memory parallelism. Writes ns per access to ns[i]. Returns 0 or -1 with why. */
+ * is latency, not memory parallelism. Writes ns of the probe thread's CPU time per access to ns[i]
+ * (time other programs hold the CPU is not counted). Returns 0 or -1 with why. */
 int pmc_cal_probe(int cpu, const uint64_t *F_bytes, size_t nF, uint64_t accesses, double *ns,
 		  char *why, size_t whysize);
 

@@ -3,6 +3,7 @@
  * and prints BW1, B, the capacity-left table and the orthogonality check, until pmcollect has
  * --calibrate-interference (issue 15). Built by `make interfere-cal` into build/bench/.
  * usage: interfere_cal [-p PROBE_CPU] [-i INTERFERER_CPUS] [-o MACHINE_FILE] [-a ACCESSES] [-r REPS]
+ *                      [-d DRAM_REFERENCE_MB]
  *   defaults: -p 0, -i from pmc_interfere_place (fails with its reason if hwloc shows none). */
 #include <getopt.h>
 #include <hwloc.h>
@@ -23,10 +24,10 @@ int main(int argc, char **argv)
 	char why[512], probe_list[16];
 	const char *icpus = NULL, *out = NULL;
 	int probe = 0, cpus[PMC_CAL_MAX_K], n = 0, c;
-	long accesses = 0, reps = 0;
+	long accesses = 0, reps = 0, dram_mb = 0;
 
 	pmt_cli_set_prog("interfere_cal");
-	while ((c = getopt(argc, argv, "p:i:o:a:r:")) != -1) {
+	while ((c = getopt(argc, argv, "p:i:o:a:r:d:")) != -1) {
 		long v;
 		switch (c) {
 		case 'p':
@@ -40,12 +41,16 @@ int main(int argc, char **argv)
 			if (pmt_cli_parse_long(optarg, 1000, 1L << 30, &accesses) < 0)
 				return pmt_cli_usage_error(NULL, "bad -a '%s'", optarg);
 			break;
+		case 'd':
+			if (pmt_cli_parse_long(optarg, 1, 65536, &dram_mb) < 0)
+				return pmt_cli_usage_error(NULL, "bad -d '%s'", optarg);
+			break;
 		case 'r':
 			if (pmt_cli_parse_long(optarg, 1, 15, &reps) < 0)
 				return pmt_cli_usage_error(NULL, "bad -r '%s'", optarg);
 			break;
 		default:
-			return pmt_cli_usage_error(NULL, "usage: interfere_cal [-p CPU] [-i CPUS] [-o FILE] [-a N] [-r R]");
+			return pmt_cli_usage_error(NULL, "usage: interfere_cal [-p CPU] [-i CPUS] [-o FILE] [-a N] [-r R] [-d MB]");
 		}
 	}
 	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
@@ -72,6 +77,8 @@ int main(int argc, char **argv)
 		p.accesses = (uint64_t)accesses;
 	if (reps)
 		p.probe_reps = (unsigned)reps;
+	if (dram_mb)
+		p.dram_ref_bytes = (uint64_t)dram_mb << 20;
 	if (pmc_cal_run(topo, &p, &cal, why, sizeof(why)) < 0) {
 		pmt_cli_report("error", "%s", why);
 		return 1;
