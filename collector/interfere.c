@@ -61,17 +61,6 @@ static uint64_t pick_prime(uint64_t n)
 	return 1; /* unreachable for n below 10^24 */
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): full period, passes BigCrush; one multiply-xorshift chain
- * per access, cheap next to a cache miss. */
-static inline uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
 static void publish_end(struct pmc_interferer *t, uint64_t accesses)
 {
 	atomic_store_explicit(&t->accesses, accesses, memory_order_relaxed);
@@ -110,7 +99,7 @@ static void csthr_loop(struct pmc_interferer *t)
 	for (;;) {
 		for (unsigned j = 0; j < PUBLISH_EVERY; j++)
 			/* the high 32 bits scaled to [0, n) (Lemire's multiply-shift): no division */
-			buf[((splitmix64(&x) >> 32) * n) >> 32]++;
+			buf[((pmc_splitmix64(&x) >> 32) * n) >> 32]++;
 		acc += PUBLISH_EVERY;
 		atomic_store_explicit(&t->accesses, acc, memory_order_relaxed);
 		if (atomic_load_explicit(&t->stop, memory_order_relaxed))
@@ -334,7 +323,7 @@ int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const c
 	hwloc_bitmap_t prog = hwloc_bitmap_alloc(), allowed = hwloc_bitmap_alloc();
 	hwloc_bitmap_t share = hwloc_bitmap_alloc(), smt = hwloc_bitmap_alloc(), cand = hwloc_bitmap_alloc();
 	hwloc_obj_t first_llc = NULL;
-	int rc = -1, pu = -1, first = -1;
+	int rc = -1, pu = -1, first = -1, shared = 0;
 	size_t n = 0;
 
 	if (!prog || !allowed || !share || !smt || !cand) {
@@ -371,10 +360,16 @@ int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const c
 			first = pu;
 		}
 		hwloc_bitmap_or(share, share, llc->cpuset);
+		shared |= hwloc_bitmap_weight(llc->cpuset) > 1;
 		core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, p);
 		hwloc_bitmap_or(smt, smt, core ? core->cpuset : p->cpuset);
 	}
 	hwloc_bitmap_andnot(cand, share, prog);
+	if (hwloc_bitmap_iszero(cand) && shared) {
+		snprintf(why, whysize, "every CPU that shares the program's last-level cache runs the program; "
+			 "leave one out of its CPUs, or choose the interferers' CPUs with --interfere-cpus");
+		goto out;
+	}
 	if (hwloc_bitmap_iszero(cand)) {
 		char name[32], size[32];
 

@@ -37,6 +37,18 @@ struct pmc_interferer_stats {
 			        * arithmetic addition and a write" */
 };
 
+/* splitmix64 (Steele, Lea, Flood 2014): the next of a full-period sequence of well-mixed 64-bit
+ * numbers from state *x; one multiply-xorshift chain, cheap next to a cache miss. CSThr and the
+ * calibration probe draw their random positions from it (a pattern no prefetcher follows). */
+static inline uint64_t pmc_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
 /* The identity function of Fig. 2, defined in identity.c, a translation unit of its own that is
  * built without LTO (Makefile), so the compiler cannot see that BWThr's index is a constant
  * stride and cannot reorder or vectorise the 44 increments away. Returns x. */

@@ -46,10 +46,10 @@ struct pmc_cal_params {
 	int interferer_cpus[PMC_CAL_MAX_K]; /* interferer j runs on interferer_cpus[j] */
 	size_t ninterferers;           /* K: levels k = 0..K */
 	size_t csthr_bytes;            /* [PMC_CSTHR_DEFAULT_BYTES] */
-	uint64_t F_bytes[PMC_CAL_MAX_FOOTPRINTS]; /* footprints [2, 4, ..., 256 MiB] */
+	uint64_t F_bytes[PMC_CAL_MAX_FOOTPRINTS]; /* footprints [1, 2, 4, ..., 128 MiB] */
 	size_t nF;
 	uint64_t l2_ref_bytes;         /* L2-resident reference [256 KiB] */
-	uint64_t dram_ref_bytes;       /* DRAM-resident reference [1 GiB] */
+	uint64_t dram_ref_bytes;       /* DRAM-resident reference [256 MiB] */
 	uint64_t accesses;             /* timed probe accesses per point [1 << 20] */
 	unsigned probe_reps;           /* repetitions per point, median kept [3] */
 	uint64_t bw1_ms;               /* how long BWThr runs for BW1 [1000] */
