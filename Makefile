@@ -198,3 +198,13 @@ clean:
 
 # Header dependencies recorded by -MMD (absent before the first build).
 -include $(wildcard $(B)/*/*.d $(FZ)/obj/*/*.d $(FZ)/dep/*.d)
+
+# Active interference (collector/interfere.c): BWThr's identity() must stay opaque to the compiler
+# (Casas & Bronevetsky Fig. 2), so its file is never part of link-time optimisation.
+$(B)/collector/identity.o: ALL_CFLAGS += -fno-lto
+# The calibration driver of docs/interference.md (BW1, B, capacity left): `make interfere-cal`.
+$(B)/bench/interfere_cal: tests/bench/interfere_cal.c $(B)/libpmcollect.a $(B)/libpmt.a $(B)/libpmcommon.a | pkgcheck
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icollector -o $@ $(filter %.c %.a,$^) $(PMCOLLECT_LIBS)
+.PHONY: interfere-cal
+interfere-cal: $(B)/bench/interfere_cal

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* interfere.h: the active-measurement interference threads of Casas & Bronevetsky (BWThr takes
+ * memory bandwidth, CSThr takes shared-cache capacity), run as pinned threads of the calling
+ * process, and the choice of the CPUs they run on. */
+#ifndef PMC_INTERFERE_H
+#define PMC_INTERFERE_H
+
+#include <hwloc.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Casas & Bronevetsky §2.1 and §3.1: 44 buffers of 520 KB each ("44, which we discovered to be
+ * sufficient"; "using a 520KB buffer a single BWThr utilizes 5.6GB/s"). */
+#define PMC_BWTHR_NBUFS 44
+#define PMC_BWTHR_BUF_BYTES (520u * 1024u)
+/* §3.2.3 and §5.1: CSThrs "each using 4MB buffers". */
+#define PMC_CSTHR_DEFAULT_BYTES (4u << 20)
+/* The cache line every byte count of this module assumes (64 bytes on every x86-64 and on the
+ * paper's Xeon E5-2670, Table 1). */
+#define PMC_LINE_BYTES 64u
+
+enum pmc_interferer_kind {
+	PMC_BWTHR, /* bandwidth thread, Fig. 2 */
+	PMC_CSTHR, /* cache-storage thread, Fig. 3 */
+};
+
+struct pmc_interferer; /* opaque: one running thread and its buffers */
+
+struct pmc_interferer_stats {
+	uint64_t accesses;     /* read-modify-write increments done so far */
+	uint64_t elapsed_ns;   /* CLOCK_MONOTONIC since the thread finished touching its buffers */
+	uint64_t cpu_ns;       /* the thread's own CPU time over the same span (less when it shares a CPU) */
+	uint64_t bytes;        /* BWThr: eq. 1's 2 · line · misses with misses = accesses (see below);
+			        * CSThr: 2 · line · accesses as well, an upper bound of its traffic */
+	double bytes_per_s;    /* bytes / elapsed */
+	double ns_per_access;  /* elapsed / accesses: Fig. 11's "time to perform a read, an
+			        * arithmetic addition and a write" */
+};
+
+/* splitmix64 (Steele, Lea, Flood 2014): the next of a full-period sequence of well-mixed 64-bit
+ * numbers from state *x; one multiply-xorshift chain, cheap next to a cache miss. CSThr and the
+ * calibration probe draw their random positions from it (a pattern no prefetcher follows). */
+static inline uint64_t pmc_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+/* The identity function of Fig. 2, defined in identity.c, a translation unit of its own that is
+ * built without LTO (Makefile), so the compiler cannot see that BWThr's index is a constant
+ * stride and cannot reorder or vectorise the 44 increments away. Returns x. */
+uint64_t pmc_identity(uint64_t x);
+
+/* Starts one interference thread of the calling process, pinned to `cpu` (pthread attribute, so
+ * it never runs elsewhere), and returns once it has touched its buffers and is running:
+ *   PMC_BWTHR: PMC_BWTHR_NBUFS buffers of buf_bytes (0 = PMC_BWTHR_BUF_BYTES) of 8-byte integers;
+ *     round i increments element identity(P·i) mod n of every buffer in turn, P a prime coprime
+ *     with n (Casas & Bronevetsky Fig. 2, §2.1: the constant stride lets the prefetcher help,
+ *     coprimality makes the working set the whole buffer).
+ *   PMC_CSTHR: one buffer of buf_bytes (0 = PMC_CSTHR_DEFAULT_BYTES) of 4-byte integers; each
+ *     access increments a uniformly random element (splitmix64, so the prefetcher sees no pattern
+ *     and two consecutive accesses rarely share a line; Fig. 3, §2.2).
+ * Byte counts: eq. 1 is BW = 2 · line · misses / time. Without counters, misses = accesses: each
+ * BWThr access is a different line, and 44 × 520 KB = 22.9 MB cycled in a fixed order misses in
+ * any LRU last-level cache smaller than that, so BWThr's count is eq. 1 exactly on such a machine
+ * and an upper bound otherwise. For CSThr (which is meant to hit the shared cache) it is only an
+ * upper bound of its traffic.
+ * The thread runs until pmc_interferer_stop(); it is a thread of this process, so it cannot
+ * outlive it. The caller owns *out. Returns 0, or -1 with a one-line reason (bad size, out of
+ * memory, CPU not allowed). */
+int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes,
+			 struct pmc_interferer **out, char *why, size_t whysize);
+
+/* Fills *st with the thread's counts so far (lock-free: the thread publishes them every few
+ * thousand accesses), without stopping it. */
+void pmc_interferer_read(const struct pmc_interferer *t, struct pmc_interferer_stats *st);
+
+/* Sets the thread's stop flag, joins it, fills *st (if not NULL) with its final counts and frees
+ * it. NULL is accepted. */
+void pmc_interferer_stop(struct pmc_interferer *t, struct pmc_interferer_stats *st);
+
+/* Starts n interferers of one kind, thread j on cpus[j] (a CPU may repeat: those threads then
+ * share it), into ts[0..n-1]. On failure the ones already started are stopped. Returns 0 or -1
+ * with a reason naming the CPU. */
+int pmc_interferers_start(enum pmc_interferer_kind kind, const int *cpus, size_t n, size_t buf_bytes,
+			  struct pmc_interferer **ts, char *why, size_t whysize);
+
+/* Stops ts[0..n-1] (pmc_interferer_stop each); st, if not NULL, has n entries. */
+void pmc_interferers_stop(struct pmc_interferer **ts, size_t n, struct pmc_interferer_stats *st);
+
+/* The CSThr buffer for CPU `cpu` of topo: PMC_CSTHR_DEFAULT_BYTES when l2_multiple is 0, else
+ * l2_multiple times the size of the L2 cache above that CPU according to hwloc. Either must be
+ * larger than that L2 (the private cache), or CSThr would only use its own core's cache (§2.2).
+ * Returns 0 with *bytes, or -1 with a reason (no L2 in the topology, not larger than it). */
+int pmc_csthr_bytes(hwloc_topology_t topo, int cpu, unsigned l2_multiple, size_t *bytes, char *why,
+		    size_t whysize);
+
+/* Chooses the interferers' CPUs (Casas & Bronevetsky §2: interference threads run "on different
+ * cores that share the resource", the last-level cache; §5.1 fills "some or all of the remaining
+ * cores"): the CPUs of topo that share a last-level cache (the outermost data or unified cache
+ * above the PU) with one of the program's CPUs, are not the program's, not SMT siblings of them
+ * (another PU of one of their cores) and are in `allowed` (a cpulist; NULL = the topology's allowed
+ * CPUs). program_cpus is a cpulist ("0", "0-3"). Writes at most maxcpus of them in increasing
+ * order to cpus[] and returns how many (>= 1), or -1 with a one-line reason that names
+ * --interfere-cpus, e.g. when hwloc shows every CPU with a private last-level cache (as microVMs
+ * do: a private 508 MB "L3" per vCPU, whatever the host shares). */
+int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const char *allowed,
+			int *cpus, size_t maxcpus, char *why, size_t whysize);
+
+#endif

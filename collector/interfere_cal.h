@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* interfere_cal.h: calibration of the machine for active interference (Casas & Bronevetsky §3):
+ * BW1, B, the shared-cache capacity left with k CSThrs measured by a probe of known footprint, the
+ * orthogonality check of Fig. 11, and the machine file that keeps the result. */
+#ifndef PMC_INTERFERE_CAL_H
+#define PMC_INTERFERE_CAL_H
+
+#include <hwloc.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PMC_CAL_MAX_FOOTPRINTS 16
+#define PMC_CAL_MAX_K 15
+/* A probe point says something about capacity only when part of its footprint is cached and part
+ * is not (the paper's eq. 4 assumes a buffer larger than the cache, §3.2.1): hit rates in
+ * [PMC_CAL_H_MIN, PMC_CAL_H_MAX]. Below, C_eff = h·F is the noise of h times a large F. */
+#define PMC_CAL_H_MIN 0.10
+#define PMC_CAL_H_MAX 0.90
+
+/* How the probe's hit rate was obtained. */
+enum pmc_cal_method {
+	PMC_CAL_TIMING,   /* from time per access between an L2- and a DRAM-resident reference */
+	PMC_CAL_COUNTERS, /* from LLC miss counters: C_eff = (1 - miss rate)·F (not implemented yet) */
+};
+
+struct pmc_cal_point {
+	uint64_t F_bytes;     /* the probe's footprint */
+	double ns_per_access; /* median over the point's repetitions */
+	double hit_rate;      /* h in [0, 1] */
+	double C_eff_bytes;   /* h·F: the capacity the probe had (eq. 4 for a uniform pattern) */
+};
+
+/* The capacity left with k CSThrs (one row of the capacity-left table). */
+struct pmc_cal_capacity {
+	uint32_t k;
+	double t_l2_ns, t_dram_ns;   /* the references of this level's run, ns per access */
+	size_t npoints;
+	struct pmc_cal_point points[PMC_CAL_MAX_FOOTPRINTS];
+	double C_bytes;              /* pmc_cal_capacity_summary of the points; 0 when !valid */
+	int valid;                   /* some point had PMC_CAL_H_MIN <= h <= PMC_CAL_H_MAX */
+};
+
+/* What to measure and where. Zero fields take the defaults named. */
+struct pmc_cal_params {
+	int probe_cpu;                 /* the program's CPU during calibration */
+	int interferer_cpus[PMC_CAL_MAX_K]; /* interferer j runs on interferer_cpus[j] */
+	size_t ninterferers;           /* K: levels k = 0..K */
+	size_t csthr_bytes;            /* [PMC_CSTHR_DEFAULT_BYTES] */
+	uint64_t F_bytes[PMC_CAL_MAX_FOOTPRINTS]; /* footprints [1, 2, 4, ..., 128 MiB] */
+	size_t nF;
+	uint64_t l2_ref_bytes;         /* L2-resident reference [256 KiB] */
+	uint64_t dram_ref_bytes;       /* DRAM-resident reference [256 MiB] */
+	uint64_t accesses;             /* timed probe accesses per point [1 << 20] */
+	unsigned probe_reps;           /* repetitions per point, median kept [3] */
+	uint64_t bw1_ms;               /* how long BWThr runs for BW1 [1000] */
+	uint64_t triad_array_bytes;    /* per array of the triad [128 MiB] */
+	unsigned triad_reps;           /* best of [5] */
+};
+
+struct pmc_interference_cal {
+	char topology[512];           /* pmc_cal_topology_signature of the machine measured */
+	enum pmc_cal_method method;
+	int probe_cpu;
+	int interferer_cpus[PMC_CAL_MAX_K];
+	size_t ninterferers;
+	uint64_t csthr_bytes;
+	double BW1_bytes_per_s;       /* one BWThr's own bytes/s (eq. 1, misses = accesses) */
+	double B_bytes_per_s;         /* triad on probe CPU + interferer CPUs */
+	size_t ncap;                  /* levels k = 0..ncap-1 */
+	struct pmc_cal_capacity cap[PMC_CAL_MAX_K + 1];
+	size_t north;                 /* orthogonality: j = 0..north-1 BWThrs */
+	double orth_C_bytes[PMC_CAL_MAX_K + 1]; /* capacity with j BWThrs, 0 when not valid */
+	int orth_bwthrs;              /* Fig. 11: the most BWThrs leaving capacity unchanged; -1 unknown */
+};
+
+/* Fills p with the defaults above for probe_cpu and the K interferer CPUs cpus[0..K-1]. */
+void pmc_cal_params_default(struct pmc_cal_params *p, int probe_cpu, const int *cpus, size_t K);
+
+/* BW1 (Casas & Bronevetsky §3.1): runs one BWThr alone on `cpu` for duration_ms and returns its
+ * own bytes per second of its CPU time (eq. 1 with misses = accesses, see interfere.h; CPU time,
+ * not wall time, so other load on a shared CPU does not lower it). Returns 0 or -1 with why. */
+int pmc_cal_bw1(int cpu, uint64_t duration_ms, double *BW1_bytes_per_s, char *why, size_t whysize);
+
+/* B (§3.1, "according to the STREAM benchmark"): a STREAM triad a[i] = b[i] + s·c[i] over three
+ * arrays of array_bytes each, split among n threads pinned to cpus[0..n-1] (first touch by their
+ * owner), best of reps; bytes counted as STREAM does, 3 · array_bytes per pass (no
+ * write-allocate). Returns 0 with *B_bytes_per_s, or -1 with why. */
+int pmc_cal_triad(const int *cpus, size_t n, uint64_t array_bytes, unsigned reps, double *B_bytes_per_s,
+		  char *why, size_t whysize);
+
+/* Runs the probe on `cpu`: a buffer of max(F_bytes[], refs) bytes of 64-byte lines, touched once;
+ * for each footprint F_bytes[i] in turn, accesses/2 warm-up then `accesses` timed reads of one word
+ * of a uniformly random line among the first F/64 (i.i.d. uniform, the "Uni" pattern of Table 2,
+ * whose eq. 4 gives hit rate C/F), each address depending on the previous load's value so the time
+ * is latency, not memory parallelism. Writes ns of the probe thread's CPU time per access to ns[i]
+ * (time other programs hold the CPU is not counted). Returns 0 or -1 with why. */
+int pmc_cal_probe(int cpu, const uint64_t *F_bytes, size_t nF, uint64_t accesses, double *ns,
+		  char *why, size_t whysize);
+
+/* The hit rate of a probe that took t_ns per access, linear between t_l2_ns (every access a hit)
+ * and t_dram_ns (every access a miss): h = (t_dram - t) / (t_dram - t_l2), clamped to [0, 1];
+ * 0 when t_dram <= t_l2 (the references do not separate). Counts a hit in a slower cache level as
+ * a partial hit, so capacities come out low by up to (t_LLC - t_L2)/(t_dram - t_L2). */
+double pmc_cal_hit_rate(double t_ns, double t_l2_ns, double t_dram_ns);
+
+/* Fills pts[i].hit_rate and C_eff_bytes = h·F (Casas & Bronevetsky eq. 4 for the uniform pattern,
+ * EHR = C·Σ f(i)² = C/F, inverted) from their ns_per_access, and returns the capacity: the median of
+ * C_eff over the points with PMC_CAL_H_MIN <= h <= PMC_CAL_H_MAX, with *valid = 1; or 0 with
+ * *valid = 0 when no point is in that range (the cache is larger than every F, or smaller than
+ * H_MIN of the smallest). */
+double pmc_cal_capacity_summary(struct pmc_cal_point *pts, size_t n, double t_l2_ns, double t_dram_ns,
+				int *valid);
+
+/* One row of the capacity-left table: starts k CSThrs (p->csthr_bytes) on interferer_cpus[0..k-1],
+ * measures the two references and every footprint with the probe on p->probe_cpu (p->probe_reps
+ * times, medians), stops them. Returns 0 or -1 with why. Source: §3.2.3 (capacity left with 0..5
+ * CSThrs), with the time-based hit rate instead of counters. */
+int pmc_cal_capacity(const struct pmc_cal_params *p, uint32_t k, struct pmc_cal_capacity *out, char *why,
+		     size_t whysize);
+
+/* Capacity with j = 0..jmax BWThrs instead of CSThrs (Fig. 11's question, asked of the probe: does
+ * BWThr take cache capacity?). Writes C_by_j[0..jmax] (0 when not valid). Returns 0 or -1 with why. */
+int pmc_cal_orthogonality(const struct pmc_cal_params *p, uint32_t jmax, double *C_by_j, char *why,
+			  size_t whysize);
+
+/* The most BWThrs j such that every j' <= j leaves the capacity within rel_tol of C_by_j[0]
+ * (Fig. 11: "up to 2 BWThr" on Xeon20MB). Returns -1 when C_by_j[0] is 0 (no valid capacity). */
+int pmc_cal_orthogonal_bwthrs(const double *C_by_j, size_t n, double rel_tol);
+
+/* Whole calibration: BW1 on interferer_cpus[0], B on the probe CPU plus the interferer CPUs (each
+ * once), capacity for k = 0..K, orthogonality for j = 0..K (tolerance 10%). Fills *cal; topology
+ * from topo. Returns 0 or -1 with why. */
+int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pmc_interference_cal *cal,
+		char *why, size_t whysize);
+
+/* A one-line description of the machine a calibration holds for: CPU model, packages, cores, PUs,
+ * NUMA nodes and every cache (level, size, how many), from hwloc. Returns 0, or -1 when buf is
+ * too small. */
+int pmc_cal_topology_signature(hwloc_topology_t topo, char *buf, size_t size);
+
+/* Writes *cal to path as JSON ("format": "pmtools-interference/1"). Returns 0 or -1 with why. */
+int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char *why, size_t whysize);
+
+/* Reads a machine file written by pmc_cal_write into *cal. When its topology differs from
+ * topology_now (NULL: not checked), returns -1 with why when strict, else 1 with the difference
+ * in why (a warning for the caller to print). Returns 0 when it matches, -1 on a missing file,
+ * bad JSON, another format or a missing or mistyped field, naming it. */
+int pmc_cal_read(const char *path, const char *topology_now, int strict, struct pmc_interference_cal *cal,
+		 char *why, size_t whysize);
+
+#endif

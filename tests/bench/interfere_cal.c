@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* interfere_cal.c: calibrates this machine for active interference (collector/interfere_cal.h)
+ * and prints BW1, B, the capacity-left table and the orthogonality check, until pmcollect has
+ * --calibrate-interference (issue 15). Built by `make interfere-cal` into build/bench/.
+ * usage: interfere_cal [-p PROBE_CPU] [-i INTERFERER_CPUS] [-o MACHINE_FILE] [-a ACCESSES] [-r REPS]
+ *                      [-d DRAM_REFERENCE_MB]
+ *   defaults: -p 0, -i from pmc_interfere_place (fails with its reason if hwloc shows none). */
+#include <getopt.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "interfere.h"
+#include "interfere_cal.h"
+#include "pmt_cli.h"
+
+#define MB (1024.0 * 1024.0)
+
+int main(int argc, char **argv)
+{
+	struct pmc_cal_params p;
+	struct pmc_interference_cal cal;
+	hwloc_topology_t topo;
+	char why[512], probe_list[16];
+	const char *icpus = NULL, *out = NULL;
+	int probe = 0, cpus[PMC_CAL_MAX_K], n = 0, c;
+	long accesses = 0, reps = 0, dram_mb = 0;
+
+	pmt_cli_set_prog("interfere_cal");
+	while ((c = getopt(argc, argv, "p:i:o:a:r:d:")) != -1) {
+		long v;
+		switch (c) {
+		case 'p':
+			if (pmt_cli_parse_long(optarg, 0, 4095, &v) < 0)
+				return pmt_cli_usage_error(NULL, "bad -p '%s'", optarg);
+			probe = (int)v;
+			break;
+		case 'i': icpus = optarg; break;
+		case 'o': out = optarg; break;
+		case 'a':
+			if (pmt_cli_parse_long(optarg, 1000, 1L << 30, &accesses) < 0)
+				return pmt_cli_usage_error(NULL, "bad -a '%s'", optarg);
+			break;
+		case 'd':
+			if (pmt_cli_parse_long(optarg, 1, 65536, &dram_mb) < 0)
+				return pmt_cli_usage_error(NULL, "bad -d '%s'", optarg);
+			break;
+		case 'r':
+			if (pmt_cli_parse_long(optarg, 1, 15, &reps) < 0)
+				return pmt_cli_usage_error(NULL, "bad -r '%s'", optarg);
+			break;
+		default:
+			return pmt_cli_usage_error(NULL, "usage: interfere_cal [-p CPU] [-i CPUS] [-o FILE] [-a N] [-r R] [-d MB]");
+		}
+	}
+	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+		pmt_cli_report("error", "cannot read the topology (hwloc)");
+		return 1;
+	}
+	if (icpus) {
+		struct pmt_intlist l;
+		if (pmt_intlist_parse(icpus, 0, 4095, &l, why, sizeof(why)) < 0 || l.n > PMC_CAL_MAX_K)
+			return pmt_cli_usage_error(NULL, "bad -i '%s'", icpus);
+		for (size_t j = 0; j < l.n; j++)
+			cpus[n++] = (int)l.v[j];
+		pmt_intlist_free(&l);
+	} else {
+		snprintf(probe_list, sizeof(probe_list), "%d", probe);
+		n = pmc_interfere_place(topo, probe_list, NULL, cpus, PMC_CAL_MAX_K, why, sizeof(why));
+		if (n < 0) {
+			pmt_cli_report("error", "%s", why);
+			return 1;
+		}
+	}
+	pmc_cal_params_default(&p, probe, cpus, (size_t)n);
+	if (accesses)
+		p.accesses = (uint64_t)accesses;
+	if (reps)
+		p.probe_reps = (unsigned)reps;
+	if (dram_mb)
+		p.dram_ref_bytes = (uint64_t)dram_mb << 20;
+	if (pmc_cal_run(topo, &p, &cal, why, sizeof(why)) < 0) {
+		pmt_cli_report("error", "%s", why);
+		return 1;
+	}
+	printf("topology: %s\nmethod: %s\n", cal.topology, cal.method == PMC_CAL_TIMING ? "timing" : "counters");
+	printf("BW1 = %.2f GB/s (one BWThr on CPU %d)\n", cal.BW1_bytes_per_s / 1e9, cpus[0]);
+	printf("B   = %.2f GB/s (triad on CPU %d and the interferer CPUs)\n", cal.B_bytes_per_s / 1e9, probe);
+	for (size_t k = 0; k < cal.ncap; k++) {
+		const struct pmc_cal_capacity *r = &cal.cap[k];
+		printf("k=%u CSThrs: t_L2 %.1f ns, t_DRAM %.1f ns, capacity left %s%.1f MB\n", r->k, r->t_l2_ns,
+		       r->t_dram_ns, r->valid ? "" : "(no point in range) ", r->C_bytes / MB);
+		for (size_t i = 0; i < r->npoints; i++)
+			printf("    F %7.1f MB  %6.1f ns/access  h %.3f  C_eff %6.1f MB\n", r->points[i].F_bytes / MB,
+			       r->points[i].ns_per_access, r->points[i].hit_rate, r->points[i].C_eff_bytes / MB);
+	}
+	for (size_t j = 0; j < cal.north; j++)
+		printf("orthogonality: %zu BWThrs, capacity %.1f MB\n", j, cal.orth_C_bytes[j] / MB);
+	printf("orthogonal BWThrs (capacity within 10%%): %d\n", cal.orth_bwthrs);
+	if (out && pmc_cal_write(out, &cal, why, sizeof(why)) < 0) {
+		pmt_cli_report("error", "%s", why);
+		return 1;
+	}
+	hwloc_topology_destroy(topo);
+	return 0;
+}
