@@ -7,7 +7,7 @@ mandir ?= $(prefix)/share/man
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libzstd libcjson hwloc numa zlib papi libtracefs libtraceevent
+PKGS := libzstd libcjson hwloc numa zlib papi libtracefs libtraceevent libdw
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wundef \
 	-Wvla -Wwrite-strings -Wcast-qual -Wpointer-arith
 ifeq ($(CI),true)
@@ -78,6 +78,27 @@ $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FORMATS_OBJ) $(ANA
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $^ $(LDLIBS_ALL)
 
 tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
+
+# ---- OpenMP regions (issue 17, docs/regions.md) ----
+# libpmompt.so, the OMPT tool loaded into the traced program: its source is collector/ompt/ so the
+# collector's collector/*.c wildcard does not link it; built with clang (omp-tools.h comes with
+# clang/libomp, gcc has none), position-independent, only ompt_start_tool exported, never
+# sanitized (it runs inside an uninstrumented program).
+OMPT_CC ?= clang
+OMPT_LIB := $(B)/lib/libpmompt.so
+$(OMPT_LIB): collector/ompt/pmompt.c collector/ompt/pmompt.h
+	@mkdir -p $(dir $@)
+	$(OMPT_CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $<
+# omp_regions needs LLVM's libomp (OMPT): clang -fopenmp=libomp instead of the gcc rule above.
+$(B)/workloads/omp_regions: tests/workloads/omp_regions.c
+	@mkdir -p $(dir $@)
+	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) $(SANFLAGS) -fopenmp=libomp -o $@ $< -lm
+# The test reader: runs a program with the tool and prints its symbolized region records.
+$(B)/ompt/ompt_dump: tests/ompt/ompt_dump.c collector/ompt/pmompt.h $(FORMATS_OBJ) $(COLLECTOR_OBJ) $(ANALYZER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -o $@ $(filter %.c %.o,$^) $(LDLIBS_ALL)
+$(COLLECTOR_OBJ): collector/ompt/pmompt.h
+tests: $(OMPT_LIB) $(B)/ompt/ompt_dump
 
 # `make fuzz FUZZ_SECONDS=N`: builds each target with libFuzzer (clang) and runs it for N seconds,
 # seeded from tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/corpus-<name>/, crashes to
