@@ -43,7 +43,8 @@ struct region {
 	uint32_t depth, requested, encountering_tid;
 	_Atomic uint32_t actual;   /* 0 until an implicit task reports it */
 	_Atomic uint32_t cut;      /* a team index beyond ntids */
-	uint32_t ntids;            /* slots in tids[] */
+	uint32_t ntids;            /* slots in use in tids[] */
+	uint32_t cap;              /* slots allocated */
 	_Atomic uint32_t tids[];   /* by team index; 0 = not reported */
 };
 
@@ -60,6 +61,11 @@ static _Atomic uint64_t next_region_id = 1, next_batch_seq = 1;
 static _Atomic uint64_t regions_total, dropped_records, dropped_batches;
 static _Thread_local struct batch tb;
 static _Thread_local int tb_registered;
+/* Region blocks this thread has finished with, reused: no malloc per region in the steady state
+ * (and no growth under allocators that hold freed memory back, such as ASan's quarantine). */
+#define CACHE_BLOCKS 8
+static _Thread_local struct region *cache[CACHE_BLOCKS];
+static _Thread_local unsigned ncache;
 static struct batch *_Atomic registry[MAX_THREADS];
 static char runtime_version[40]; /* NUL-padded, as in the HELLO record */
 
@@ -154,6 +160,34 @@ static void batch_age(uint64_t t_ns)
 		batch_send(&tb, 0);
 }
 
+/* A zeroed region block with at least ntids tid slots, from this thread's cache when one fits. */
+static struct region *region_get(uint32_t ntids)
+{
+	struct region *r = NULL;
+	uint32_t cap = ntids < 16 ? 16 : ntids;
+
+	if (ncache && cache[ncache - 1]->cap >= ntids) {
+		r = cache[--ncache];
+		cap = r->cap;
+		memset(r, 0, sizeof(*r) + cap * sizeof(r->tids[0]));
+	} else {
+		r = calloc(1, sizeof(*r) + cap * sizeof(r->tids[0]));
+		if (!r)
+			return NULL;
+	}
+	r->cap = cap;
+	r->ntids = ntids;
+	return r;
+}
+
+static void region_put(struct region *r)
+{
+	if (ncache < CACHE_BLOCKS)
+		cache[ncache++] = r;
+	else
+		free(r);
+}
+
 /* task_data of an implicit task: the region id (high 56 bits) and its depth (low 8 bits). */
 static uint64_t task_value(uint64_t region_id, uint32_t depth)
 {
@@ -172,7 +206,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 	(void)flags;
 	if (!ntids)
 		ntids = 1;
-	r = calloc(1, sizeof(*r) + ntids * sizeof(r->tids[0]));
+	r = region_get(ntids);
 	parallel_data->ptr = r;
 	if (!r) {
 		atomic_fetch_add(&dropped_records, 1);
@@ -184,7 +218,6 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 	r->codeptr_ra = (uint64_t)(uintptr_t)codeptr_ra;
 	r->requested = requested_parallelism;
 	r->encountering_tid = my_tid();
-	r->ntids = ntids;
 	r->begin_ns = now_ns();
 }
 
@@ -235,7 +268,7 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
 		for (uint32_t i = 0; i < m; i++)
 			pmompt_put32(t, 4 + 4 * i, atomic_load(&r->tids[j * PMOMPT_TIDS_PER_RECORD + i]));
 	}
-	free(r);
+	region_put(r);
 	batch_age(end_ns);
 }
 
@@ -279,6 +312,8 @@ static void on_thread_begin(ompt_thread_t thread_type, ompt_data_t *thread_data)
 static void on_thread_end(ompt_data_t *thread_data)
 {
 	(void)thread_data;
+	while (ncache)
+		free(cache[--ncache]);
 	batch_send(&tb, FINAL_WAIT_MS);
 	if (tb_registered > 0)
 		atomic_store(&registry[tb_registered - 1], NULL);
