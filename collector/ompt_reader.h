@@ -95,6 +95,7 @@ int pmc_ompt_read(struct pmc_ompt *r, const struct pmc_ompt_handlers *h, void *c
 int pmc_ompt_decode(struct pmc_ompt *r, const uint8_t *msg, size_t len,
 		    const struct pmc_ompt_handlers *h, void *ctx);
 
+/* Copies the counts since pmc_ompt_open into *out (drop counts summed over the processes). */
 void pmc_ompt_stats(const struct pmc_ompt *r, struct pmc_ompt_stats *out);
 
 /* Closes the socket and frees the reader (accepts NULL). */
