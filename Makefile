@@ -98,6 +98,14 @@ $(B)/ompt/ompt_dump: tests/ompt/ompt_dump.c collector/ompt/pmompt.h $(FORMATS_OB
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -o $@ $(filter %.c %.o,$^) $(LDLIBS_ALL)
 $(COLLECTOR_OBJ): collector/ompt/pmompt.h
+# The batch decoder's fuzz target needs the collector's object, which the generic fuzz rules do
+# not link: these two rules take precedence over them for fuzz_ompt.
+$(B)/fuzz/replay-ompt: tests/fuzz/replay.c tests/fuzz/fuzz_ompt.c $(B)/collector/ompt_reader.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icollector -o $@ $^ $(LDLIBS_ALL)
+build-fuzz/fuzz-ompt: tests/fuzz/fuzz_ompt.c collector/ompt_reader.c collector/ompt_reader.h collector/ompt/pmompt.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icollector -o $@ $< collector/ompt_reader.c
 tests: $(OMPT_LIB) $(B)/ompt/ompt_dump
 
 # `make fuzz FUZZ_SECONDS=N`: builds each target with libFuzzer (clang) and runs it for N seconds,

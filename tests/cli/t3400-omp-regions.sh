@@ -119,4 +119,10 @@ else not_ok "PMT_OMPT_FD naming a plain file: the tool stays silent" "exit $rc" 
 OMP_TOOL_LIBRARIES="$TOOL" "$W/omp_regions" -w 1 >/dev/null 2>"$T/err"; rc=$?
 if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "no PMT_OMPT_FD: the tool declines, the program runs"
 else not_ok "no PMT_OMPT_FD: the tool declines, the program runs" "exit $rc" "$(cat "$T/err")"; fi
+
+# --- the decoder's fuzz corpus (real batches, tests/fuzz/make_ompt_seeds.py), replayed -----------
+run_capture "$B/fuzz/replay-ompt" "$PMT_TOP/tests/fuzz/corpus/ompt"
+if [ "$rc" -eq 0 ] && grep -q '^replayed [1-9][0-9]* files, 0 unreadable$' "$T/out"
+then ok "fuzz corpus 'ompt' replays ($(cut -d' ' -f2 "$T/out") files)"
+else not_ok "fuzz corpus 'ompt' replays" "exit $rc" "$(tail -c 600 "$T/err")"; fi
 done_testing
