@@ -120,6 +120,20 @@ OMP_TOOL_LIBRARIES="$TOOL" "$W/omp_regions" -w 1 >/dev/null 2>"$T/err"; rc=$?
 if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "no PMT_OMPT_FD: the tool declines, the program runs"
 else not_ok "no PMT_OMPT_FD: the tool declines, the program runs" "exit $rc" "$(cat "$T/err")"; fi
 
+# --- a GCC binary (libgomp) with LLVM's libomp preloaded: libomp serves the GOMP ABI and reports
+# through OMPT (the basis of `--omp-runtime llvm`); omp_phases runs R regions of m threads -------
+libomp=$(clang -print-file-name=libomp.so.5 2>/dev/null)
+pragma=$(grep -n '^#pragma omp parallel' "$PMT_TOP/tests/workloads/omp_phases.c" | cut -d: -f1)
+# (only into the workload; a sanitized build's workload needs its ASan runtime preloaded first)
+asan=$(ldd "$W/omp_phases" | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
+OMP_NUM_THREADS=3 "$DUMP" -l "$TOOL" -o "$T/gcc.txt" -- \
+	env LD_PRELOAD="${asan:+$asan }$libomp" "$W/omp_phases" -w 5 -r 3 imbalanced >/dev/null 2>"$T/err"
+teams=$(grep '^region' "$T/gcc.txt" | grep -c ' requested=3 actual=3 ')
+if [ "$(field "$T/gcc.txt" stats regions)" = 3 ] && [ "$teams" = 3 ] && [ "$(field "$T/gcc.txt" stats status)" = 0 ] &&
+	[ "$(field "$T/gcc.txt" site function)" = main ] && [ "$(field "$T/gcc.txt" site line)" = "$pragma" ]
+then ok "gcc binary + libomp preload: 3 regions of 3 threads at main, omp_phases.c:$pragma"
+else not_ok "gcc binary + libomp preload" "libomp '$libomp'" "$(grep -E '^(site|stats)' "$T/gcc.txt")" "$(cat "$T/err")"; fi
+
 # --- the decoder's fuzz corpus (real batches, tests/fuzz/make_ompt_seeds.py), replayed -----------
 run_capture "$B/fuzz/replay-ompt" "$PMT_TOP/tests/fuzz/corpus/ompt"
 if [ "$rc" -eq 0 ] && grep -q '^replayed [1-9][0-9]* files, 0 unreadable$' "$T/out"
