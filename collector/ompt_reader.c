@@ -247,7 +247,7 @@ int pmc_ompt_read(struct pmc_ompt *r, const struct pmc_ompt_handlers *h, void *c
 {
 	int batches = 0;
 
-	for (;;) {
+	while (batches < PMC_OMPT_READ_MAX_BATCHES) {
 		/* one more byte than a batch: a longer message shows up as MSG_TRUNC */
 		ssize_t n = recv(r->fd, r->msg, sizeof(r->msg), MSG_DONTWAIT | MSG_TRUNC);
 
@@ -269,6 +269,7 @@ int pmc_ompt_read(struct pmc_ompt *r, const struct pmc_ompt_handlers *h, void *c
 		pmc_ompt_decode(r, r->msg, (size_t)n > PMOMPT_BATCH_BYTES ? PMOMPT_BATCH_BYTES + 1 : (size_t)n,
 				h, ctx);
 	}
+	return batches;
 }
 
 void pmc_ompt_close(struct pmc_ompt *r)

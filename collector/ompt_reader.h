@@ -83,8 +83,13 @@ void pmc_ompt_after_fork(struct pmc_ompt *r);
 /* The descriptor to poll for input (POLLIN). */
 int pmc_ompt_fd(const struct pmc_ompt *r);
 
-/* Decodes every batch waiting on the socket without blocking, calling h's members in stream order;
- * for the collector's sampling loop. Returns the number of batches read (0: none waiting), or -1
+/* Batches one pmc_ompt_read decodes at most (4 MiB): a program that sends faster than the caller
+ * reads cannot hold the caller's loop; the rest waits for the next call. */
+#define PMC_OMPT_READ_MAX_BATCHES 1024
+
+/* Decodes the batches waiting on the socket (at most PMC_OMPT_READ_MAX_BATCHES) without blocking,
+ * calling h's members in stream order; for the collector's sampling loop. Returns the number of
+ * batches read (0: none waiting), or -1
  * with the reason in why when recv failed (other than EAGAIN/EINTR). Malformed batches are
  * counted (stats.bad_batches) and skipped, never fatal. */
 int pmc_ompt_read(struct pmc_ompt *r, const struct pmc_ompt_handlers *h, void *ctx, char *why,

@@ -18,6 +18,7 @@
 #include <link.h>
 #include <omp-tools.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -441,6 +442,21 @@ static void tool_finalize(ompt_data_t *tool_data)
 	batch_send(&tb, FINAL_WAIT_MS);
 }
 
+/* In the child of a fork without exec: its copy of the parent's unsent batch, thread registry and
+ * counts are the parent's, not its own. */
+static void on_fork_child(void)
+{
+	pid = (uint32_t)getpid();
+	tb.nrec = 0;
+	tb.tid = 0;
+	tb_registered = 0;
+	for (int i = 0; i < MAX_THREADS; i++)
+		atomic_store(&registry[i], NULL);
+	atomic_store(&regions_total, 0);
+	atomic_store(&dropped_records, 0);
+	atomic_store(&dropped_batches, 0);
+}
+
 /* The collector's socket from PMT_OMPT_FD, or -1: unset, not a number, or not a SOCK_SEQPACKET
  * socket (an inherited variable whose descriptor is now something else must not be written). */
 static int collector_socket(void)
@@ -479,5 +495,6 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	 * too, its records told apart by the pid in every batch header. */
 	strncpy(runtime_version, runtime_version_in ? runtime_version_in : "", sizeof(runtime_version) - 1);
 	pid = (uint32_t)getpid();
+	pthread_atfork(NULL, NULL, on_fork_child);
 	return &result;
 }
