@@ -18,7 +18,7 @@ export OMP_NUM_THREADS=4 KMP_BLOCKTIME=0
 field() { sed -n "/^$2 /{s/.* $3=\([^ ]*\).*/\1/p;q}" "$1"; }
 
 # --- the known regions -----------------------------------------------------------------------------
-if "$DUMP" -l "$TOOL" -o "$T/dump.txt" -- "$W/omp_regions" -w 20 -n 1000 >"$T/truth.jsonl" 2>"$T/err"
+if "$DUMP" -l "$TOOL" -o "$T/dump.txt" -- "$W/omp_regions" -w 30 -n 1000 >"$T/truth.jsonl" 2>"$T/err"
 then ok "ompt_dump ran omp_regions with the tool"; else not_ok "ompt_dump ran omp_regions with the tool" "$(cat "$T/err")"; fi
 stats() { field "$T/dump.txt" stats "$1"; }
 if [ "$(stats status)" = 0 ] && [ "$(stats ended)" = 1 ] && [ "$(stats bad_batches)" = 0 ] &&
@@ -66,9 +66,10 @@ for t, r in list(zip(t_outer, outer)) + list(zip(t_inner, inner)):
     check(name + ": depth %d" % t["depth"], int(r["depth"]) == t["depth"], r["depth"])
     check(name + ": inside the workload's own clock reads",
           t["begin_ns"] <= b <= e <= t["end_ns"], "%d..%d vs %d..%d" % (b, e, t["begin_ns"], t["end_ns"]))
-    # the construct's fork and join are microseconds; the region burns 20 ms and more
-    check(name + ": duration within 5%% of the workload's (%.1f ms)" % ((t["end_ns"] - t["begin_ns"]) / 1e6),
-          (e - b) >= 0.95 * (t["end_ns"] - t["begin_ns"]), "%.3f ms" % ((e - b) / 1e6))
+    # the fork and join are microseconds; the region burns 30 ms and more: 10% leaves room for a
+    # preemption of the master at the edge of the construct on a busy machine
+    check(name + ": duration within 10%% of the workload's (%.1f ms)" % ((t["end_ns"] - t["begin_ns"]) / 1e6),
+          (e - b) >= 0.90 * (t["end_ns"] - t["begin_ns"]), "%.3f ms" % ((e - b) / 1e6))
     s = sites.get(r["codeptr"], {})
     check(name + ": codeptr_ra names %s(), line %d" % (t["function"], t["line"]),
           s.get("function") == t["function"] and s.get("line") == str(t["line"]) and s.get("file", "").endswith("omp_regions.c"),
