@@ -23,7 +23,7 @@ endif
 FORMATS_PKGS := libzstd:libzstd-dev zlib:zlib1g-dev
 COLLECTOR_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev numa:libnuma-dev papi:libpapi-dev \
 	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev
-ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev
+ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev libdw:libdw-dev
 TEST_PKGS := cmocka:libcmocka-dev
 pc = $(sort $(foreach p,$(1),$(firstword $(subst :, ,$(p)))))
 # := so pkg-config runs once per make, not once per compile; empty when a package is missing, and
@@ -131,6 +131,34 @@ $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | p
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
 tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
+
+# ---- OpenMP regions (issue 17, docs/regions.md) ----
+# libpmompt.so, the OMPT tool loaded into the traced program: its source is collector/ompt/ so the
+# collector's collector/*.c wildcard does not link it; built with clang (omp-tools.h comes with
+# clang/libomp, gcc has none), position-independent, only ompt_start_tool exported, never
+# sanitized (it runs inside an uninstrumented program).
+OMPT_CC ?= clang
+OMPT_LIB := $(B)/lib/libpmompt.so
+$(OMPT_LIB): collector/ompt/pmompt.c collector/ompt/pmompt.h
+	@mkdir -p $(dir $@)
+	$(OMPT_CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $<
+# omp_regions needs LLVM's libomp (OMPT): clang -fopenmp=libomp instead of the gcc rule above.
+$(B)/workloads/omp_regions: tests/workloads/omp_regions.c
+	@mkdir -p $(dir $@)
+	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) -fopenmp=libomp -o $@ $< -lm
+# The test reader: runs a program with the tool and prints its symbolized region records.
+$(B)/ompt/ompt_dump: tests/ompt/ompt_dump.c $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_PKG_CFLAGS) -Icollector -Ianalyzer -o $@ $(filter %.c %.a,$^) $(TEST_LIBS)
+# The batch decoder's fuzz target needs the collector's object, which the generic fuzz rules do
+# not link: these two rules take precedence over them for fuzz_ompt.
+$(B)/fuzz/replay-ompt: tests/fuzz/replay.c tests/fuzz/fuzz_ompt.c $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icollector -o $@ $(filter %.c %.a,$^) $(PMCOLLECT_LIBS)
+build-fuzz/fuzz-ompt: tests/fuzz/fuzz_ompt.c collector/ompt_reader.c collector/ompt_reader.h collector/ompt/pmompt.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icollector -o $@ $< collector/ompt_reader.c
+tests: $(OMPT_LIB) $(B)/ompt/ompt_dump
 
 # `make fuzz FUZZ_SECONDS=N`: builds each target with libFuzzer (clang) and runs it for N seconds,
 # seeded from tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/corpus-<name>/, crashes to

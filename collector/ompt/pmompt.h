@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* pmompt.h: the wire format between libpmompt.so (the OMPT tool inside the traced program) and
+ * pmcollect: 64-byte little-endian records in batches of at most 4096 bytes (docs/regions.md §2). */
+#ifndef PMOMPT_H
+#define PMOMPT_H
+
+#include <stdint.h>
+
+/* The environment variable that carries the descriptor number of the collector's socket (an
+ * AF_UNIX SOCK_SEQPACKET socket; the tool stays silent when it is anything else). */
+#define PMOMPT_ENV_FD "PMT_OMPT_FD"
+
+#define PMOMPT_VERSION 1
+#define PMOMPT_RECORD_BYTES 64
+/* One batch = one SOCK_SEQPACKET message: a BATCH record and up to 63 more. */
+#define PMOMPT_BATCH_BYTES 4096
+#define PMOMPT_BATCH_RECORDS (PMOMPT_BATCH_BYTES / PMOMPT_RECORD_BYTES)
+/* Team tids carried per region (larger teams are cut and flagged) and per TIDS record. */
+#define PMOMPT_MAX_TIDS 256
+#define PMOMPT_TIDS_PER_RECORD 15
+/* Bytes of an object's path carried (longer paths are cut and flagged) and per NAME record. */
+#define PMOMPT_MAX_NAME_BYTES 1020
+#define PMOMPT_NAME_PER_RECORD 60
+#define PMOMPT_MAX_BUILD_ID_BYTES 32
+
+/* Record types: the u16 at offset 0. */
+enum pmompt_type {
+	PMOMPT_HELLO = 1,   /* the tool started: aux = version */
+	PMOMPT_BATCH = 2,   /* first record of every batch: aux = records that follow */
+	PMOMPT_REGION = 3,  /* one parallel region instance, ended: aux = flags */
+	PMOMPT_TIDS = 4,    /* team tids of the REGION before it: aux = tids in this record */
+	PMOMPT_THREAD = 5,  /* an OpenMP thread began: aux = ompt_thread_t */
+	PMOMPT_OBJECT = 6,  /* a mapped object (dl_iterate_phdr): aux = path bytes in NAME records */
+	PMOMPT_NAME = 7,    /* path bytes of the OBJECT before it: aux = bytes in this record */
+	PMOMPT_END = 8,     /* ompt finalize: totals */
+};
+
+/* REGION flags */
+#define PMOMPT_REGION_TIDS_CUT 0x1   /* the team had more than PMOMPT_MAX_TIDS threads */
+#define PMOMPT_REGION_TEAM_UNKNOWN 0x2 /* no implicit task reported the actual team size */
+/* OBJECT flags (u8 at offset 5) */
+#define PMOMPT_OBJECT_NAME_CUT 0x1
+
+/* Little-endian field access at a byte offset of a record. */
+static inline void pmompt_put16(uint8_t *r, unsigned off, uint16_t v)
+{
+	r[off] = (uint8_t)v;
+	r[off + 1] = (uint8_t)(v >> 8);
+}
+
+static inline void pmompt_put32(uint8_t *r, unsigned off, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		r[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void pmompt_put64(uint8_t *r, unsigned off, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		r[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t pmompt_get16(const uint8_t *r, unsigned off)
+{
+	return (uint16_t)(r[off] | r[off + 1] << 8);
+}
+
+static inline uint32_t pmompt_get32(const uint8_t *r, unsigned off)
+{
+	uint32_t v = 0;
+
+	for (unsigned i = 0; i < 4; i++)
+		v |= (uint32_t)r[off + i] << (8 * i);
+	return v;
+}
+
+static inline uint64_t pmompt_get64(const uint8_t *r, unsigned off)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		v |= (uint64_t)r[off + i] << (8 * i);
+	return v;
+}
+
+#endif
