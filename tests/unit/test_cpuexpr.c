@@ -244,6 +244,57 @@ static void test_bad_expressions(void **state)
 	hwloc_topology_destroy(t);
 }
 
+/* 50,000 random strings over the grammar's alphabet (fixed seed): each is either a valid
+ * selection (every CPU in the topology, none twice, set = the CPUs sorted) or an error with a
+ * one-line reason and nothing allocated; under ASan/UBSan also no memory error. */
+static void test_random_expressions(void **state)
+{
+	static const char *const atoms[] = { "N", "S", "D", "C", "M", "E", "L", "0", "1", "3", "7",
+					     "15", "16", "99999999999", ":", ":", "@", ",", "-",
+					     "scatter", "balanced", "x", "" };
+	hwloc_topology_t t = load("2s4c2t.xml");
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	size_t accepted = 0;
+	(void)state;
+
+	for (int iter = 0; iter < 50000; iter++) {
+		char expr[64] = "", why[256] = "";
+		struct pmt_cpuexpr e;
+		int natoms;
+
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		natoms = 1 + (int)(seed >> 60);
+		for (int k = 0; k < natoms; k++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			const char *a = atoms[(seed >> 33) % (sizeof(atoms) / sizeof(atoms[0]))];
+			if (strlen(expr) + strlen(a) < sizeof(expr))
+				strcat(expr, a);
+		}
+		if (pmt_cpuexpr_parse(t, expr, &e, why, sizeof(why)) == 0) {
+			int seen[16] = { 0 };
+			accepted++;
+			assert_true(e.ncpus >= 1 && e.ncpus <= 16);
+			assert_int_equal(e.set.n, e.ncpus);
+			for (size_t i = 0; i < e.ncpus; i++) {
+				assert_true(e.cpus[i] < 16);
+				assert_int_equal(seen[e.cpus[i]]++, 0);
+			}
+			for (size_t i = 0, k = 0; i < 16; i++)
+				if (seen[i])
+					assert_int_equal(e.set.v[k++], i);
+			pmt_cpuexpr_free(&e);
+		} else {
+			assert_true(why[0] != '\0');
+			assert_null(strchr(why, '\n'));
+			assert_null(e.cpus);
+			assert_null(e.set.v);
+		}
+	}
+	/* the alphabet reaches valid expressions too, not only errors */
+	assert_true(accepted > 100);
+	hwloc_topology_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_this_vm),
 		cmocka_unit_test(test_duplicates_rejected),
 		cmocka_unit_test(test_bad_expressions),
+		cmocka_unit_test(test_random_expressions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
