@@ -21,6 +21,7 @@ endif
 # Libraries of each layer, as pkg-config-name:debian-package (.ci/deps.sh installs the packages).
 # Each layer compiles with its own headers only and each tool links its own list.
 FORMATS_PKGS := libzstd:libzstd-dev zlib:zlib1g-dev
+COMMON_PKGS := hwloc:libhwloc-dev
 COLLECTOR_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev numa:libnuma-dev papi:libpapi-dev \
 	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev
 ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev libdw:libdw-dev
@@ -29,12 +30,13 @@ pc = $(sort $(foreach p,$(1),$(firstword $(subst :, ,$(p)))))
 # := so pkg-config runs once per make, not once per compile; empty when a package is missing, and
 # then the pkgcheck target stops the build with the package names before anything compiles.
 FORMATS_CFLAGS := $(shell pkg-config --cflags $(call pc,$(FORMATS_PKGS)) 2>/dev/null)
+COMMON_CFLAGS := $(shell pkg-config --cflags $(call pc,$(COMMON_PKGS)) 2>/dev/null)
 COLLECTOR_CFLAGS := $(shell pkg-config --cflags $(call pc,$(COLLECTOR_PKGS) $(FORMATS_PKGS)) 2>/dev/null)
 ANALYZER_CFLAGS := $(shell pkg-config --cflags $(call pc,$(ANALYZER_PKGS) $(FORMATS_PKGS)) 2>/dev/null)
 ALL_PKG_CFLAGS := $(shell pkg-config --cflags $(call pc,$(COLLECTOR_PKGS) $(ANALYZER_PKGS) $(FORMATS_PKGS)) 2>/dev/null)
-PMCOLLECT_LIBS := $(shell pkg-config --libs $(call pc,$(COLLECTOR_PKGS) $(FORMATS_PKGS)) 2>/dev/null) -lm
-PMANALYZE_LIBS := $(shell pkg-config --libs $(call pc,$(ANALYZER_PKGS) $(FORMATS_PKGS)) 2>/dev/null) -lm
-TEST_LIBS := $(shell pkg-config --libs $(call pc,$(COLLECTOR_PKGS) $(ANALYZER_PKGS) $(FORMATS_PKGS) $(TEST_PKGS)) 2>/dev/null) -lm -lpthread
+PMCOLLECT_LIBS := $(shell pkg-config --libs $(call pc,$(COLLECTOR_PKGS) $(FORMATS_PKGS) $(COMMON_PKGS)) 2>/dev/null) -lm
+PMANALYZE_LIBS := $(shell pkg-config --libs $(call pc,$(ANALYZER_PKGS) $(FORMATS_PKGS) $(COMMON_PKGS)) 2>/dev/null) -lm
+TEST_LIBS := $(shell pkg-config --libs $(call pc,$(COLLECTOR_PKGS) $(ANALYZER_PKGS) $(FORMATS_PKGS) $(COMMON_PKGS) $(TEST_PKGS)) 2>/dev/null) -lm -lpthread
 
 CFLAGS ?= -O2 -g
 BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(SANFLAGS) -Iformats -Icommon
@@ -80,12 +82,12 @@ deps:
 
 # Stops with the missing Debian packages and `make deps` instead of a missing-header error.
 pkgcheck:
-	@sh .ci/pkgcheck.sh $(firstword $(CC)) $(sort $(FORMATS_PKGS) $(COLLECTOR_PKGS) $(ANALYZER_PKGS))
+	@sh .ci/pkgcheck.sh $(firstword $(CC)) $(sort $(FORMATS_PKGS) $(COMMON_PKGS) $(COLLECTOR_PKGS) $(ANALYZER_PKGS))
 pkgcheck-tests: pkgcheck
 	@sh .ci/pkgcheck.sh $(firstword $(CC)) $(TEST_PKGS)
 
 $(B)/formats/%.o: LAYER_CFLAGS = $(FORMATS_CFLAGS)
-$(B)/common/%.o: LAYER_CFLAGS =
+$(B)/common/%.o: LAYER_CFLAGS = $(COMMON_CFLAGS)
 $(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS)
 $(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS)
 $(B)/%.o: %.c | pkgcheck
