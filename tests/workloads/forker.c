@@ -136,11 +136,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+	if (no_operands(argc, argv, optind))
 		return 2;
-	}
 	work_total_ms = (double)n_children * n_threads * work_ms;
 	T_cp_ms = work_ms;
 

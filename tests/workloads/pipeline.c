@@ -156,19 +156,6 @@ static void usage(FILE *f)
 		   "  -v, --verbose         per-thread CPU times on stderr\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -210,11 +197,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+	if (no_operands(argc, argv, optind))
 		return 2;
-	}
 
 	work_total_ms = (double)n_stages * (double)n_items * work_ms;
 	T_cp_ms = strict ? work_total_ms : (double)(n_items + n_stages - 1) * work_ms;

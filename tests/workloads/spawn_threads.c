@@ -49,19 +49,6 @@ static void usage(FILE *f)
 		   "  -v, --verbose         process CPU time on stderr\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -73,7 +60,6 @@ int main(int argc, char **argv)
 	long n_threads = 1000, alive = 8, batches, created = 0;
 	double work_total_ms, T_cp_ms;
 	int verbose = 0, c;
-	char *end;
 
 	while ((c = getopt_long(argc, argv, "+n:w:a:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -82,9 +68,7 @@ int main(int argc, char **argv)
 				return usage_error("invalid thread count", optarg);
 			break;
 		case 'w':
-			errno = 0;
-			work_ms = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(work_ms) || work_ms < 0 || work_ms > 1e7)
+			if (parse_ms(optarg, &work_ms))
 				return usage_error("invalid work in ms", optarg);
 			break;
 		case 'a':
@@ -102,11 +86,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+	if (no_operands(argc, argv, optind))
 		return 2;
-	}
 	batches = (n_threads + alive - 1) / alive;
 	work_total_ms = (double)n_threads * work_ms;
 	T_cp_ms = (double)batches * work_ms;

@@ -81,7 +81,8 @@ static inline void burn_ms(double ms)
 	__asm__ volatile("" : : "r"(x));
 }
 
-static inline int parse_int(const char *s, int lo, int hi, int *out)
+/* A decimal integer in [lo, hi], the whole string; -1 otherwise. */
+static inline int parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	long v;
@@ -89,6 +90,16 @@ static inline int parse_int(const char *s, int lo, int hi, int *out)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static inline int parse_int(const char *s, int lo, int hi, int *out)
+{
+	long v;
+
+	if (parse_long(s, lo, hi, &v))
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -110,6 +121,16 @@ static inline int parse_ms(const char *s, double *out)
 static inline int usage_error(const char *what, const char *arg)
 {
 	fprintf(stderr, PROG ": error: %s '%s'\n", what, arg);
+	usage(stderr);
+	return 2;
+}
+
+/* After getopt: 0 when every argument was an option, else the usage error's exit code 2. */
+static inline int no_operands(int argc, char **argv, int first)
+{
+	if (first == argc)
+		return 0;
+	fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[first]);
 	usage(stderr);
 	return 2;
 }
