@@ -203,31 +203,35 @@ fail:
 	return PMT_E_IO;
 }
 
+/* One non-blocking recv() of a netlink batch: its length, or 0 when the socket is empty or
+ * failed. ENOBUFS (the kernel dropped messages) sets *dropped and reads on. */
+static ssize_t recv_batch(int fd, char *buf, size_t size, int *dropped)
+{
+	for (;;) {
+		ssize_t n = recv(fd, buf, size, MSG_DONTWAIT);
+
+		if (n >= 0)
+			return n;
+		if (errno == ENOBUFS)
+			*dropped = 1;
+		else if (errno != EINTR)
+			return 0;
+	}
+}
+
 int pmc_procconn_drain(int fd, pmc_proc_event_fn fn, void *ctx, int *dropped)
 {
 	union {
 		char buf[RECV_BYTES];
 		struct nlmsghdr align;
 	} u;
+	ssize_t n;
 	int count = 0;
 
 	if (fd < 0)
 		return 0;
-	for (;;) {
-		ssize_t n = recv(fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				*dropped = 1;
-				continue;
-			}
-			break;
-		}
-		if (n == 0)
-			break;
+	while ((n = recv_batch(fd, u.buf, sizeof(u.buf), dropped)) > 0)
 		count += pmc_procconn_parse(u.buf, (size_t)n, fn, ctx);
-	}
 	return count;
 }
 
@@ -504,25 +508,13 @@ int pmc_taskstats_drain(int fd, uint16_t family, pmc_task_exit_fn fn, void *ctx,
 		char buf[RECV_BYTES];
 		struct nlmsghdr align;
 	} u;
+	ssize_t n;
 	int count = 0;
 
 	if (fd < 0)
 		return 0;
-	for (;;) {
-		ssize_t n = recv(fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				*dropped = 1;
-				continue;
-			}
-			break;
-		}
-		if (n == 0)
-			break;
+	while ((n = recv_batch(fd, u.buf, sizeof(u.buf), dropped)) > 0)
 		count += pmc_taskstats_parse(u.buf, (size_t)n, family, fn, ctx);
-	}
 	return count;
 }
 
