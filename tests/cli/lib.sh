@@ -9,6 +9,8 @@ T="$PMT_TMP/$(basename "$0" .sh)"; rm -rf "$T"; mkdir -p "$T"
 tap_n=0; tap_failed=0
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+# skip NAME REASON: TAP's "ok N - NAME # SKIP REASON"; tests/run-tests.sh counts it as skipped
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 # check NAME CMD...: passes when CMD exits 0
 check() { name=$1; shift; if "$@" >"$T/check.out" 2>&1; then ok "$name"; else not_ok "$name" "command: $*" "$(head -c 600 "$T/check.out")"; fi; }
 # run_capture CMD...: runs CMD, stdout in $T/out, stderr in $T/err, status in $rc
@@ -39,6 +41,26 @@ accuracy() {
 		near "$1 [sanitizer build: sanity bound]" "$2" "$3" "$PMT_SANITY_TOL"
 	else
 		near "$1" "$2" "$3" "$4"
+	fi
+}
+# cpu_share FILE.json: the share of its one baseline CPU the program had, U / (wall - idle), from
+# pmanalyze's JSON; below 1 when other processes ran on that CPU (on a quiet machine >= 0.97).
+cpu_share() { python3 -c 'import json,sys
+p=json.load(open(sys.argv[1]))["parallelism"]
+busy=p["wall_s"]-p["idle_s"]
+print("%.3f" % ((p["T1_s"]-p["idle_s"])/busy/p["baseline_cores"] if busy > 0 else 1))' "$1"; }
+# The sampled (runnable) estimator reads "runnable, not running" as waiting for the program's own
+# threads; other processes on the baseline's CPU add to that wait and bias it (measured: A -23% when
+# the program had 36% of its CPU under load 10). make check asserts it when the program had at least
+# PMT_MIN_CPU_SHARE of its CPU and otherwise reports a skip with the share; make check-accuracy
+# (PMT_ACCURACY=strict) always asserts. The exact mode is asserted at any load.
+PMT_MIN_CPU_SHARE=0.90
+# quiet_accuracy SHARE NAME GOT WANT RELTOL: accuracy, or a skip when SHARE < PMT_MIN_CPU_SHARE
+quiet_accuracy() {
+	if [ "$PMT_ACCURACY" != strict ] && awk -v s="$1" -v m="$PMT_MIN_CPU_SHARE" 'BEGIN{exit !(s < m)}'; then
+		skip "$2" "machine busy: the program had $1 of its CPU (< $PMT_MIN_CPU_SHARE; $(machine_load)); make check-accuracy asserts it"
+	else
+		accuracy "$2" "$3" "$4" "$5"
 	fi
 }
 # json_get FILE PATH: the value at a dotted PATH in a JSON file (list elements by index:

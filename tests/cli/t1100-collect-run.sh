@@ -20,7 +20,6 @@ dump() { "$PMANALYZE" --dump "$T/$1.zst" >"$T/$1.jsonl" 2>"$T/$1.dumperr"; }
 num() { grep -o "\"$1\":[0-9.e+-]*" "$2" | head -1 | cut -d: -f2; }
 has_summary() { grep -q '"type":"summary"' "$T/$1.jsonl"; }
 samples_of() { grep '"type":"sample"' "$T/$1.jsonl"; }
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 # --- threads of one process --------------------------------------------------------------------
 run_capture "$PMCOLLECT" -q -o "$T/p4.zst" -- $WL "$W/phases" -t 4 -w 40 -r 2 balanced

@@ -6,7 +6,6 @@
 # Rows for docs/faults.md go to $PMT_FAULTS_TSV.
 . "$PMT_TOP/tests/cli/lib.sh"
 
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
 	skip "privilege tests" "need root and a 'nobody' user"
