@@ -75,7 +75,7 @@ WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(B)/workloads/%)
 
 .PHONY: all deps pkgcheck pkgcheck-tests check check-fast check-accuracy check-sanitize demo bench fuzz fuzz-run \
 	install clean tests
-all: $(BIN)/pmcollect $(BIN)/pmanalyze
+all: $(BIN)/pmcollect $(BIN)/pmanalyze $(B)/lib/libpmompt.so
 
 deps:
 	@sh .ci/deps.sh
@@ -228,6 +228,8 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man5
 	install -m 755 bin/pmcollect bin/pmanalyze $(DESTDIR)$(bindir)/
+	install -d $(DESTDIR)$(prefix)/lib/pmtools
+	install -m 755 $(OMPT_LIB) $(DESTDIR)$(prefix)/lib/pmtools/
 	install -m 644 docs/pmcollect.1 docs/pmanalyze.1 $(DESTDIR)$(mandir)/man1/
 	install -m 644 docs/pmtrace.5 $(DESTDIR)$(mandir)/man5/
 

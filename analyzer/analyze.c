@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_util.h"
 #include "pmt_cli.h"
 
 /* Adds a warning note with numbers n[0..nn-1] (out of memory: the warning is dropped, the
@@ -158,6 +159,22 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 	case PMT_REC_COUNTERS:
 		t->counter_records++;
 		return 0;
+	case PMT_REC_OMP_REGION: {
+		const struct pmt_omp_region *o = &rec->u.omp;
+		if (!(r = get_run(t, o->run_id)))
+			return LOAD_TOO_MANY;
+		t->omp_regions++;
+		if (r->nomp == PMA_MAX_OMP_INSTANCES) {
+			r->omp_refused++;
+			return 0;
+		}
+		if (PM_GROW(r->omp, r->omp_cap, r->nomp + 1) < 0)
+			return LOAD_NOMEM;
+		r->omp[r->nomp++] = (struct pma_omp_inst){ .codeptr_ra = o->codeptr_ra,
+			.begin_ns = o->begin_ns, .end_ns = o->end_ns, .pid = o->pid, .depth = o->depth,
+			.actual_team = o->actual_team };
+		return 0;
+	}
 	case PMT_REC_SCHED:
 		if (!(r = get_run(t, rec->u.sched.run_id)))
 			return LOAD_TOO_MANY;
@@ -272,6 +289,7 @@ void pma_trace_free(struct pma_trace *t)
 		pma_est_free(t->runs[i].est);
 		pma_exact_free(t->runs[i].exact);
 		pma_profile_free(&t->runs[i].xprof);
+		free(t->runs[i].omp);
 	}
 	pma_notes_free(&t->warnings);
 	memset(t, 0, sizeof(*t));

@@ -15,6 +15,15 @@
 
 #define PMA_MAX_RUNS 64u
 
+/* One OpenMP region instance of a run (an OMP_REGION record, FORMAT.md §5.7), as kept in memory
+ * (the team's tids are not kept). */
+struct pma_omp_inst {
+	uint64_t codeptr_ra, begin_ns, end_ns;
+	uint32_t pid, depth, actual_team;
+};
+/* Instances kept per run at most (32 bytes each: 1.6 GB); more are counted, not kept. */
+#define PMA_MAX_OMP_INSTANCES 50000000u
+
 struct pma_run {
 	uint32_t run_id;
 	struct pma_run_info info; /* RUN_BEGIN (info.has_begin 0 when the record was lost) and
@@ -31,6 +40,9 @@ struct pma_run {
 				       empty when unknown */
 	uint32_t cpus_n;       /* cpu_list.n, 0 unknown */
 	char cpus[128];        /* as a cpulist, as recorded ("" unknown) */
+	struct pma_omp_inst *omp; /* OMP_REGION records of the run, in file order */
+	size_t nomp, omp_cap;
+	uint64_t omp_refused;  /* records beyond PMA_MAX_OMP_INSTANCES */
 	int finished;
 };
 
@@ -43,6 +55,7 @@ struct pma_trace {
 	struct pma_run runs[PMA_MAX_RUNS];
 	uint32_t nruns;
 	uint64_t records, samples, thread_samples, task_events, counter_records, sched_events;
+	uint64_t omp_regions;  /* OMP_REGION records */
 	uint64_t threads_seen; /* TASK APPEAR records plus threads first seen in samples */
 	struct pma_notes warnings; /* recorded WARNING records and the loader's findings */
 };

@@ -258,6 +258,13 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	}
 	compute_uncertainty(r);
 	check_spinning(r);
+	{
+		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown) */
+		double pus = r->t->meta.topo.pus;
+		uint32_t n = pus >= 1 && pus <= 1e6 ? (uint32_t)pus : r->run->cpus_n;
+		if (pma_regions_compute(r->t, r->run, n, &r->regions, why, whysize) < 0)
+			return -1;
+	}
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
@@ -275,6 +282,7 @@ void pma_result_free(struct pma_result *r)
 	free(r->pred.S_err);
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
+	pma_regions_free(&r->regions);
 	pma_notes_free(&r->notes);
 	memset(r, 0, sizeof(*r));
 }

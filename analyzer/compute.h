@@ -15,6 +15,7 @@
 #include "memory.h"
 #include "model.h"
 #include "notes.h"
+#include "regions.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -64,6 +65,7 @@ struct pma_result {
 	struct pma_pred_result pred;
 	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
 	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
+	struct pma_regions_result regions;        /* OpenMP regions (--omp-regions traces) */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
 };
 

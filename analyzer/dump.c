@@ -134,6 +134,22 @@ static void dump_sched(FILE *out, const struct pmt_record *rec)
 			b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
 }
 
+static void dump_omp_region(FILE *out, const struct pmt_record *rec)
+{
+	const struct pmt_omp_region *o = &rec->u.omp;
+
+	fprintf(out, "{\"type\":\"omp_region\",\"run_id\":%u,\"pid\":%u,\"id\":%llu,\"parent_id\":%llu,"
+		"\"codeptr_ra\":%llu,\"begin_ns\":%llu,\"end_ns\":%llu,\"depth\":%u,\"requested\":%u,"
+		"\"actual\":%u,\"encountering_tid\":%u,\"flags\":%u,\"tids\":[", o->run_id, o->pid,
+		(unsigned long long)o->id, (unsigned long long)o->parent_id,
+		(unsigned long long)o->codeptr_ra, (unsigned long long)o->begin_ns,
+		(unsigned long long)o->end_ns, o->depth, o->requested_team, o->actual_team,
+		o->encountering_tid, o->flags);
+	for (uint32_t i = 0; i < o->n_tids; i++)
+		fprintf(out, "%s%u", i ? "," : "", o->tids[i]);
+	fputs("]}\n", out);
+}
+
 static void dump_record(FILE *out, const struct pmt_record *rec)
 {
 	switch (rec->type) {
@@ -148,6 +164,9 @@ static void dump_record(FILE *out, const struct pmt_record *rec)
 		break;
 	case PMT_REC_SCHED:
 		dump_sched(out, rec);
+		break;
+	case PMT_REC_OMP_REGION:
+		dump_omp_region(out, rec);
 		break;
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,7 +245,67 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
 		ri->pid = (uint32_t)pid->valuedouble;
 	ri->cpus = str_dup(o, "cpus");
+	ri->threads = num(o, "threads", 0);
+	if (!(ri->threads >= 1 && ri->threads <= 1e6))
+		ri->threads = 0;
 	cJSON_Delete(o);
+	return 0;
+}
+
+/* Two hex digits per byte into out (at most max bytes); returns the bytes, 0 when not hex. */
+static size_t hex_bytes(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (; hex && hex[0] && hex[1] && n < max; hex += 2) {
+		unsigned v;
+		if (sscanf(hex, "%2x", &v) != 1)
+			return 0;
+		out[n++] = (uint8_t)v;
+	}
+	return n;
+}
+
+/* RUN_END "omp_regions" into oi. Returns 0, or -1 when memory runs out. */
+static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
+{
+	const cJSON *objs, *e;
+	size_t n;
+
+	oi->regions = oi->regions_total = oi->dropped_records = NAN;
+	if (!cJSON_IsObject(j))
+		return 0;
+	oi->present = 1;
+	oi->recorded = cJSON_IsTrue(item(j, "recorded"));
+	oi->reason = str_dup(j, "reason");
+	oi->runtime_version = str_dup(j, "runtime_version");
+	oi->regions = num(j, "regions", NAN);
+	oi->regions_total = num(j, "regions_total", NAN);
+	oi->dropped_records = num(j, "dropped_records", NAN);
+	objs = item(j, "objects");
+	n = cJSON_IsArray(objs) ? (size_t)cJSON_GetArraySize(objs) : 0;
+	if (!n)
+		return 0;
+	oi->objects = calloc(n, sizeof(*oi->objects));
+	if (!oi->objects)
+		return -1;
+	cJSON_ArrayForEach(e, objs) {
+		struct pma_omp_object *d = &oi->objects[oi->nobjects];
+		double pid = num(e, "pid", 0), load = num(e, "load_addr", -1);
+		char *bid;
+
+		if (!cJSON_IsObject(e) || !(pid > 0 && pid <= UINT32_MAX) || !(load >= 0 && load < 0x1p64))
+			continue;
+		d->path = str_dup(e, "path");
+		if (!d->path)
+			continue;
+		d->pid = (uint32_t)pid;
+		d->load_addr = (uint64_t)load;
+		bid = str_dup(e, "build_id");
+		d->build_id_bytes = hex_bytes(bid, d->build_id, sizeof(d->build_id));
+		free(bid);
+		oi->nobjects++;
+	}
 	return 0;
 }
 
@@ -282,6 +343,10 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		ri->C.stall_cycles = num(c, "stall_cycles", NAN);
 	}
 	cpufreq_parse(item(o, "cpufreq"), &ri->cpufreq);
+	if (omp_parse(item(o, "omp_regions"), &ri->omp) < 0) {
+		cJSON_Delete(o);
+		return -1;
+	}
 	cJSON_Delete(o);
 	return 0;
 }
@@ -293,6 +358,11 @@ void pma_run_info_free(struct pma_run_info *ri)
 	free(ri->cpus);
 	free(ri->exit_kind_name);
 	cpufreq_free(&ri->cpufreq);
+	free(ri->omp.reason);
+	free(ri->omp.runtime_version);
+	for (size_t i = 0; i < ri->omp.nobjects; i++)
+		free(ri->omp.objects[i].path);
+	free(ri->omp.objects);
 	memset(ri, 0, sizeof(*ri));
 }
 

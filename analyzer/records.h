@@ -74,18 +74,42 @@ struct pma_run_cost {
 	double stall_cycles;
 };
 
+/* One object mapped in a traced process (RUN_END "omp_regions.objects"): what offline
+ * symbolization of OMPT codeptr_ra needs. */
+struct pma_omp_object {
+	uint32_t pid;
+	uint64_t load_addr;         /* load bias (dl_iterate_phdr dlpi_addr) */
+	uint8_t build_id[32];
+	size_t build_id_bytes;      /* 0: none recorded */
+	char *path;
+};
+
+/* RUN_END "omp_regions" (FORMAT.md §6, 1.2): whether an OpenMP runtime started the OMPT tool. */
+struct pma_omp_info {
+	int present;                /* RUN_END has the object (the run used --omp-regions) */
+	int recorded;               /* a runtime answered */
+	char *reason;               /* why not (NULL when recorded) */
+	char *runtime_version;      /* NULL when unknown */
+	double regions, regions_total, dropped_records; /* NAN when absent */
+	struct pma_omp_object *objects;
+	size_t nobjects;
+};
+
 /* RUN_BEGIN and RUN_END of one run. */
 struct pma_run_info {
 	int has_begin, has_end;
 	enum pma_role role;
 	uint32_t pid;           /* RUN_BEGIN "pid", 0 when absent or not a process id */
 	char *cpus;             /* RUN_BEGIN "cpus" (cpulist), NULL when absent */
+	double threads;         /* RUN_BEGIN "threads" (OMP_NUM_THREADS set by pmcollect), 0 when
+				   absent or null */
 	enum pma_exit_kind exit_kind;
 	char *exit_kind_name;   /* RUN_END "exit.kind" as recorded, NULL when absent */
 	double exit_code, exit_signal; /* NAN when absent */
 	uint64_t sched_lost;    /* RUN_END "sched_events.lost" */
 	struct pma_run_cost C;
 	struct pma_cpufreq cpufreq;
+	struct pma_omp_info omp;  /* RUN_END "omp_regions" */
 };
 
 /* The SUMMARY record (numbers 0 when absent). */

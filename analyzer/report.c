@@ -216,6 +216,94 @@ static void table_predictions(FILE *out, const struct pma_result *r)
 	}
 }
 
+/* "{3,3}": the per-socket thread counts of configuration c of plan p. */
+static void aff_text(const struct pma_allande_plan *p, size_t c, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (uint32_t s = 0; s < p->NS && o < size; s++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%u", s ? "," : "{", p->aff[c * p->NS + s]);
+	if (o < size)
+		snprintf(buf + o, size - o, "}");
+}
+
+static uint32_t aff_threads(const struct pma_allande_plan *p, size_t c)
+{
+	uint32_t nt = 0;
+
+	for (uint32_t s = 0; s < p->NS; s++)
+		nt += p->aff[c * p->NS + s];
+	return nt;
+}
+
+/* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain. */
+static void table_regions(FILE *out, const struct pma_result *r)
+{
+	const struct pma_regions_result *g = &r->regions;
+	char name[1400], a[32], b[32];
+
+	if (!g->present)
+		return;
+	if (!g->recorded) {
+		fprintf(out, "\nOpenMP regions: none recorded: %s\n", g->reason ? g->reason : "no OpenMP runtime answered");
+		return;
+	}
+	fprintf(out, "\nOpenMP regions of run %u: %llu instances, %zu regions; %s\n", g->run_id,
+		(unsigned long long)g->instances, g->nrows, g->have_A ?
+		"A and T_cp from the scheduler events inside each region's windows" :
+		"A and T_cp need scheduler events (pmcollect --sched)");
+	fprintf(out, "  %-36s %5s %7s %10s %6s %6s %9s %6s %9s %9s\n", "region", "depth", "calls",
+		"time ms", "share", "A", "T_cp ms", "cp", "T(n) ms", "gain ms");
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		pma_region_name(w, name, sizeof(name));
+		fprintf(out, "  %-36.36s %5u %7llu %10.2f %5.1f%%", name, w->depth,
+			(unsigned long long)w->calls, w->time_ns / 1e6, 100 * w->share);
+		if (w->have_A)
+			fprintf(out, " %6.2f %9.2f %5.1f%% %9.2f %9.2f\n", w->A, w->T_cp_ns / 1e6,
+				100 * w->cp_share, w->T_n_ns / 1e6, w->gain_ns / 1e6);
+		else
+			fprintf(out, " %6s %9s %6s %9s %9s\n", "-", "-", "-", "-", "-");
+	}
+	if (g->have_A)
+		fprintf(out, "  (n = %u cores; gain: T(n) - U/n, the time saved if the region scaled "
+			"ideally)\n", g->n);
+	if (!g->allande) {
+		if (g->allande_why[0])
+			fprintf(out, "  best thread count per region: not computed: %s\n", g->allande_why);
+		return;
+	}
+	fprintf(out, "\nBest configuration per region (Allande et al. eq. 2-9; runs with 1..%u threads, "
+		"%u socket%s; time only: no LLC counters)\n", g->NC, g->NS, g->NS == 1 ? "" : "s");
+	fprintf(out, "  %-36s %9s %9s %-12s %9s %-12s %9s\n", "region", "T(1) ms", "T(NC) ms",
+		"best MAX", "est ms", "best SUM", "est ms");
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		const struct pma_allande_factors *f;
+		size_t bm, bs;
+		if (w->allande < 0)
+			continue;
+		f = &g->factors[w->allande];
+		bm = g->plan[PMA_ALLANDE_MAX].best[w->allande];
+		bs = g->plan[PMA_ALLANDE_SUM].best[w->allande];
+		pma_region_name(w, name, sizeof(name));
+		aff_text(&g->plan[PMA_ALLANDE_MAX], bm, a, sizeof(a));
+		aff_text(&g->plan[PMA_ALLANDE_SUM], bs, b, sizeof(b));
+		fprintf(out, "  %-36.36s %9.2f %9.2f %-12s %9.2f %-12s %9.2f\n", name, f->T_ns[1] / 1e6,
+			f->T_ns[g->NC] / 1e6, a, g->plan[PMA_ALLANDE_MAX].estTime_ns[(size_t)w->allande *
+			g->plan[PMA_ALLANDE_MAX].nconf + bm] / 1e6, b,
+			g->plan[PMA_ALLANDE_SUM].estTime_ns[(size_t)w->allande * g->plan[PMA_ALLANDE_SUM].nconf + bs] / 1e6);
+	}
+	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
+		const struct pma_allande_plan *p = &g->plan[k];
+		aff_text(p, p->best_single, a, sizeof(a));
+		fprintf(out, "  %s: best single setting %s (%u threads) %.2f ms; per region %.2f ms; gain "
+			"%.2f ms\n", k == PMA_ALLANDE_MAX ? "MAX" : "SUM", a, aff_threads(p, p->best_single),
+			p->single_total_ns / 1e6, p->per_region_total_ns / 1e6, p->gain_ns / 1e6);
+	}
+}
+
 /* The table: one function per section, in order; a new section adds one call. */
 static void print_table(FILE *out, const struct pma_result *r)
 {
@@ -227,6 +315,7 @@ static void print_table(FILE *out, const struct pma_result *r)
 	table_concurrency(out, r);
 	print_memory(out, r);
 	table_predictions(out, r);
+	table_regions(out, r);
 	for (size_t i = 0; i < r->notes.n; i++)
 		fprintf(out, "\nnote: %s\n", pma_note_text(&r->notes.v[i], text, sizeof(text)));
 }
@@ -428,6 +517,105 @@ static void predictions_json(cJSON *preds, const struct pma_result *r)
 	}
 }
 
+/* One Allande configuration as {"threads", "aff", "est_ns"}. */
+static cJSON *aff_json(const struct pma_allande_plan *p, size_t region, size_t c)
+{
+	cJSON *o = cJSON_CreateObject(), *aff;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "threads", aff_threads(p, c));
+	aff = cJSON_AddArrayToObject(o, "aff");
+	for (uint32_t s = 0; aff && s < p->NS; s++)
+		cJSON_AddItemToArray(aff, cJSON_CreateNumber(p->aff[c * p->NS + s]));
+	if (region != (size_t)-1)
+		cJSON_AddNumberToObject(o, "est_ns", p->estTime_ns[region * p->nconf + c]);
+	return o;
+}
+
+/* "regions" (docs/pmanalyze-json.md): only in reports of --omp-regions traces. */
+static void regions_json(cJSON *root, const struct pma_result *r)
+{
+	const struct pma_regions_result *g = &r->regions;
+	cJSON *o, *rows, *al;
+	char name[1400];
+
+	if (!g->present || !(o = cJSON_AddObjectToObject(root, "regions")))
+		return;
+	cJSON_AddBoolToObject(o, "recorded", g->recorded);
+	if (!g->recorded) {
+		cJSON_AddStringToObject(o, "reason", g->reason ? g->reason : "no OpenMP runtime answered");
+		return;
+	}
+	cJSON_AddNumberToObject(o, "run_id", g->run_id);
+	cJSON_AddNumberToObject(o, "instances", (double)g->instances);
+	cJSON_AddNumberToObject(o, "unnamed_instances", (double)g->unnamed);
+	cJSON_AddStringToObject(o, "A_source", g->have_A ? "sched-exact" : "none");
+	cJSON_AddNumberToObject(o, "cores", g->n);
+	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
+	rows = cJSON_AddArrayToObject(o, "rows");
+	for (size_t i = 0; rows && i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		cJSON *e = cJSON_CreateObject();
+		if (!e)
+			break;
+		pma_region_name(w, name, sizeof(name));
+		cJSON_AddStringToObject(e, "name", name);
+		cJSON_AddStringToObject(e, "function", w->function);
+		cJSON_AddStringToObject(e, "file", w->file);
+		cJSON_AddNumberToObject(e, "line", w->line);
+		cJSON_AddStringToObject(e, "symbol", w->symbol);
+		cJSON_AddNumberToObject(e, "depth", w->depth);
+		cJSON_AddNumberToObject(e, "calls", (double)w->calls);
+		cJSON_AddNumberToObject(e, "time_ns", w->time_ns);
+		cJSON_AddNumberToObject(e, "share", w->share);
+		cJSON_AddNumberToObject(e, "mean_team", w->mean_team);
+		add_finite(e, "A", w->have_A ? w->A : NAN);
+		add_finite(e, "T_cp_ns", w->have_A ? w->T_cp_ns : NAN);
+		add_finite(e, "work_ns", w->have_A ? w->work_ns : NAN);
+		add_finite(e, "cp_share", w->have_A ? w->cp_share : NAN);
+		add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
+		add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
+		add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
+		if (g->allande && w->allande >= 0) {
+			cJSON *a = cJSON_AddObjectToObject(e, "allande"), *T;
+			const struct pma_allande_factors *f = &g->factors[w->allande];
+			T = a ? cJSON_AddArrayToObject(a, "T_ns") : NULL;
+			for (uint32_t k = 1; T && k <= g->NC; k++)
+				cJSON_AddItemToArray(T, cJSON_CreateNumber(f->T_ns[k]));
+			if (a) {
+				cJSON_AddItemToObject(a, "best_max", aff_json(&g->plan[PMA_ALLANDE_MAX],
+					(size_t)w->allande, g->plan[PMA_ALLANDE_MAX].best[w->allande]));
+				cJSON_AddItemToObject(a, "best_sum", aff_json(&g->plan[PMA_ALLANDE_SUM],
+					(size_t)w->allande, g->plan[PMA_ALLANDE_SUM].best[w->allande]));
+			}
+		}
+		cJSON_AddItemToArray(rows, e);
+	}
+	if (!g->allande) {
+		if (g->allande_why[0])
+			cJSON_AddStringToObject(o, "allande_why", g->allande_why);
+		return;
+	}
+	al = cJSON_AddObjectToObject(o, "allande");
+	if (!al)
+		return;
+	cJSON_AddNumberToObject(al, "NC", g->NC);
+	cJSON_AddNumberToObject(al, "NS", g->NS);
+	cJSON_AddBoolToObject(al, "time_only", 1);
+	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
+		const struct pma_allande_plan *p = &g->plan[k];
+		cJSON *b = cJSON_AddObjectToObject(al, k == PMA_ALLANDE_MAX ? "max" : "sum");
+		if (!b)
+			continue;
+		cJSON_AddNumberToObject(b, "configurations", (double)p->nconf);
+		cJSON_AddItemToObject(b, "best_single", aff_json(p, (size_t)-1, p->best_single));
+		cJSON_AddNumberToObject(b, "single_total_ns", p->single_total_ns);
+		cJSON_AddNumberToObject(b, "per_region_total_ns", p->per_region_total_ns);
+		cJSON_AddNumberToObject(b, "gain_ns", p->gain_ns);
+	}
+}
+
 static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
 {
 	cJSON *root = cJSON_CreateObject(), *tr, *notes;
@@ -440,6 +628,7 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	cJSON_AddItemToObject(root, "memory", memory_json(r, traces));
 	optimal_json(root, r);
 	predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
+	regions_json(root, r);
 	tr = cJSON_AddArrayToObject(root, "traces");
 	for (int i = 0; i < ntraces; i++)
 		cJSON_AddItemToArray(tr, trace_json(&traces[i], i == 0 ? r->run : pma_trace_baseline(&traces[i])));
@@ -454,6 +643,60 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	cJSON_Delete(root);
 }
 
+/* Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180). */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* --omp-regions traces: a second table after a blank line, one row per region. */
+static void csv_regions(FILE *out, const struct pma_result *r)
+{
+	const struct pma_regions_result *g = &r->regions;
+	char name[1400], a[32], b[32];
+
+	if (!g->present || !g->recorded)
+		return;
+	fputs("\nregion,function,file,line,depth,calls,time_s,share,A,T_cp_s,cp_share,T_n_s,S_n,gain_s,"
+	      "best_max,best_sum\n", out);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		pma_region_name(w, name, sizeof(name));
+		csv_field(out, name);
+		fputc(',', out);
+		csv_field(out, w->function);
+		fputc(',', out);
+		csv_field(out, w->file);
+		fprintf(out, ",%d,%u,%llu,%.6g,%.6g,", w->line, w->depth, (unsigned long long)w->calls,
+			w->time_ns / 1e9, w->share);
+		if (w->have_A)
+			fprintf(out, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", w->A, w->T_cp_ns / 1e9, w->cp_share,
+				w->T_n_ns / 1e9, w->S_n, w->gain_ns / 1e9);
+		else
+			fputs(",,,,,", out);
+		a[0] = b[0] = 0;
+		if (g->allande && w->allande >= 0) {
+			aff_text(&g->plan[PMA_ALLANDE_MAX], g->plan[PMA_ALLANDE_MAX].best[w->allande], a, sizeof(a));
+			aff_text(&g->plan[PMA_ALLANDE_SUM], g->plan[PMA_ALLANDE_SUM].best[w->allande], b, sizeof(b));
+		}
+		fputc(',', out);
+		csv_field(out, a);
+		fputc(',', out);
+		csv_field(out, b);
+		fputc('\n', out);
+	}
+}
+
 static void print_csv(FILE *out, const struct pma_result *r)
 {
 	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket\n", out);
@@ -463,6 +706,7 @@ static void print_csv(FILE *out, const struct pma_result *r)
 			isfinite(q->omega) ? r->mem.cal.source : "none", q->S, r->pred.S_err[i], q->T_ns / 1e9,
 			q->R, pma_estimator_name(r->par.est), r->mem.cross[i]);
 	}
+	csv_regions(out, r);
 }
 
 int pma_render(FILE *out, const struct pma_result *r, enum pma_format format)

@@ -23,6 +23,7 @@
 #include "counters.h"
 #include "meta.h"
 #include "netlink.h"
+#include "omp.h"
 #include "plan.h"
 #include "pm_util.h"
 #include "pmt.h"
@@ -50,6 +51,7 @@ static void usage(FILE *f)
 		"  -C, --cpus=LIST         run the program on these online CPUs (cpulist: 0 or 0-3,8)\n"
 		"                          [default: every CPU pmcollect may use]\n"
 		"  -t, --threads=M         set OMP_NUM_THREADS=M in the program's environment\n"
+		"                          (a list such as 1-4 or 1,2,4 with --omp-regions)\n"
 		"      --membind=NODES     allocate the program's memory only on these NUMA nodes\n"
 		"      --interleave=NODES  interleave the program's memory over these NUMA nodes\n"
 		"  -e, --events=LIST       hardware counters to record, comma-separated PAPI event names\n"
@@ -62,6 +64,10 @@ static void usage(FILE *f)
 		"                          (1 CPU) and the core counts of the memory model (all cores\n"
 		"                          of a socket; with several sockets also one more core)\n"
 		"      --runs=LISTS        the runs' CPU lists instead, e.g. --runs 0 0-7 0-8\n"
+		"      --omp-regions       record the OpenMP parallel regions through OMPT (LLVM's\n"
+		"                          libomp); with -t LIST, one run per thread count\n"
+		"      --omp-runtime=RT    with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
+		"                          (libgomp) binary, or give the path of a libomp\n"
 		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
 		"                          [default as root under sudo: SUDO_USER]\n"
 		"  -q, --quiet             do not print warnings\n"
@@ -335,6 +341,9 @@ struct pmc_opts {
 	int calibrate;              /* --calibrate or --runs */
 	struct pmc_plan runs;       /* the --runs lists (roles not yet decided) */
 	const char *user;           /* -u, NULL = SUDO_USER under sudo */
+	const char *threads_list;   /* -t with more than one count (--omp-regions), NULL = none */
+	int omp_regions;            /* --omp-regions */
+	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };
@@ -369,6 +378,8 @@ struct session {
 	/* the runs' totals for SUMMARY */
 	struct pmc_run_result total;
 	size_t nruns_done;
+	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
+	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
 };
 
 /* Parses the command line into o (getopt_long with a leading '+': the command's own options are
@@ -377,7 +388,7 @@ struct session {
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
-	       OPT_CALIBRATE, OPT_RUNS };
+	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -392,6 +403,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "sched-buffer-kb", required_argument, NULL, OPT_SCHED_BUFFER },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "omp-regions", no_argument, NULL, OPT_OMP_REGIONS },
+		{ "omp-runtime", required_argument, NULL, OPT_OMP_RUNTIME },
 		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -423,6 +436,13 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			o->cpus = optarg;
 			break;
 		case 't':
+			if (optarg[0] && strspn(optarg, "0123456789") != strlen(optarg) &&
+			    is_cpulist_word(optarg)) {
+				/* a list: checked in plan_runs (it needs --omp-regions) */
+				o->threads_list = optarg;
+				break;
+			}
+			o->threads_list = NULL;
 			if (pmt_cli_parse_long(optarg, 1, 1000000, &v) < 0) {
 				pmt_cli_error("invalid thread count '%s': want 1 to 1000000", optarg);
 				return PMT_EXIT_USAGE;
@@ -472,6 +492,17 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			}
 			break;
 		}
+		case OPT_OMP_REGIONS:
+			o->omp_regions = 1;
+			break;
+		case OPT_OMP_RUNTIME:
+			if (strcmp(optarg, "llvm") != 0 && optarg[0] != '/' && optarg[0] != '.') {
+				pmt_cli_error("invalid --omp-runtime '%s': want 'llvm' or the path of a "
+					      "libomp", optarg);
+				return PMT_EXIT_USAGE;
+			}
+			o->omp_runtime = optarg;
+			break;
 		case 'u':
 			o->user = optarg;
 			break;
@@ -495,11 +526,82 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->omp_runtime && !o->omp_regions)
+		return usage_error("--omp-runtime needs --omp-regions");
+	if (o->threads_list && !o->omp_regions)
+		return usage_error("a list of thread counts (-t %s) needs --omp-regions", o->threads_list);
+	if (o->threads_list && o->calibrate)
+		return usage_error("a list of thread counts cannot be combined with --calibrate or --runs");
 	if (optind >= argc)
 		return usage_error("no command given");
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 	return -1;
+}
+
+/* -t LIST with --omp-regions: one run of the plain plan per thread count, in the list's order,
+ * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1). Returns 0, or
+ * -1 after reporting. */
+static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
+{
+	struct pmt_intlist l = { 0 };
+	struct pmc_plan_run one = ss->plan.runs[0];
+	char why[256];
+
+	if (pmt_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
+		pmt_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
+		return -1;
+	}
+	if (l.n > PMC_PLAN_MAX_RUNS) {
+		pmt_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
+			      PMC_PLAN_MAX_RUNS);
+		pmt_intlist_free(&l);
+		return -1;
+	}
+	ss->plan.n = l.n;
+	for (size_t i = 0; i < l.n; i++) {
+		struct pmc_plan single = { .n = 1 };
+		char text[16];
+
+		single.runs[0] = one;
+		snprintf(text, sizeof(text), "%u", l.v[i]);
+		(void)pmc_plan_setenv(&single, "OMP_NUM_THREADS", text);
+		ss->plan.runs[i] = single.runs[0];
+		ss->plan.runs[i].rep = 0;
+	}
+	pmt_intlist_free(&l);
+	return 0;
+}
+
+/* --omp-regions: finds the tool and, with --omp-runtime, the runtime to preload. A missing tool
+ * is not fatal: the program is recorded without regions and the trace says why (META
+ * sources.omp_regions). */
+static void omp_setup(const struct pmc_opts *o, struct session *ss)
+{
+	char why[1024];
+
+	if (pmc_omp_find_tool(ss->omp.tool, sizeof(ss->omp.tool), why, sizeof(why)) < 0) {
+		snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+		return;
+	}
+	if (!o->omp_runtime)
+		return;
+	if (strcmp(o->omp_runtime, "llvm") == 0) {
+		if (pmc_omp_find_libomp(ss->omp.preload, sizeof(ss->omp.preload), why, sizeof(why)) < 0) {
+			snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+			return;
+		}
+	} else if (!realpath(o->omp_runtime, ss->omp.preload)) {
+		snprintf(ss->omp_why, sizeof(ss->omp_why), "--omp-runtime '%s': %s", o->omp_runtime,
+			 strerror(errno));
+		return;
+	}
+	{
+		char msg[4200];
+		snprintf(msg, sizeof(msg), "--omp-runtime: the program runs on %s instead of its own "
+			 "OpenMP runtime (behaviour and timings may change)", ss->omp.preload);
+		warn_user(msg);
+	}
 }
 
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
@@ -550,6 +652,10 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		snprintf(text, sizeof(text), "%d", o->threads);
 		(void)pmc_plan_setenv(&ss->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
 	}
+	if (o->threads_list && plan_thread_list(o, ss) < 0)
+		return PMT_EXIT_USAGE;
+	if (o->omp_regions)
+		omp_setup(o, ss);
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pmt_cli_error("cannot use --%s: NUMA is not available on this machine",
@@ -630,6 +736,25 @@ static int setup_signals(const struct pmc_opts *o, struct session *ss)
 	return 0;
 }
 
+/* META sources.omp_regions (FORMAT.md §6, 1.2). */
+static void omp_source(cJSON *meta, const struct session *ss)
+{
+	cJSON *src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
+	cJSON *e = src ? cJSON_AddObjectToObject(src, "omp_regions") : NULL;
+
+	if (!e)
+		return;
+	cJSON_AddBoolToObject(e, "recorded", !ss->omp_why[0]);
+	if (ss->omp_why[0]) {
+		cJSON_AddStringToObject(e, "reason", ss->omp_why);
+		return;
+	}
+	cJSON_AddStringToObject(e, "tool", ss->omp.tool);
+	cJSON_AddStringToObject(e, "runtime", ss->omp.preload[0] ? "llvm-preload" : "program");
+	if (ss->omp.preload[0])
+		cJSON_AddStringToObject(e, "preload", ss->omp.preload);
+}
+
 /* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
  * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
 static int open_sources(const struct pmc_opts *o, struct session *ss)
@@ -689,6 +814,8 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		src.sched_events = pmc_sched_event_names();
 	}
 	err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
+	if (err == 0 && o->omp_regions)
+		omp_source(meta, ss);
 	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
 	cJSON_Delete(meta);
 	if (!meta_text) {
@@ -708,6 +835,15 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	return 0;
 }
 
+/* RUN_BEGIN "threads" of a run: its OMP_NUM_THREADS override (-t, one count of a -t list). */
+static int run_threads(const struct pmc_opts *o, const struct pmc_plan_run *run)
+{
+	for (size_t i = 0; i < run->nenv; i++)
+		if (strcmp(run->env[i].name, "OMP_NUM_THREADS") == 0)
+			return atoi(run->env[i].value);
+	return o->threads;
+}
+
 /* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->prog_cpus must
  * hold them), role and environment, and what the session opened. */
 static struct pmc_run_config run_config(const struct pmc_opts *o, struct session *ss,
@@ -720,7 +856,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.cpus_text = run->cpus[0] ? run->cpus : NULL,
 		.online_text = ss->online_text,
 		.collector_cpu = ss->collector_cpu,
-		.threads = o->threads,
+		.threads = run_threads(o, run),
 		.env = run->env,
 		.nenv = run->nenv,
 		.mem_mode = o->mem_mode,
@@ -743,6 +879,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.role = pmc_role_name(run->role),
 		.warn = warn_user,
 		.sched = ss->sched,
+		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
 	};
 	return cfg;
 }
@@ -760,6 +897,9 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct pmc_plan_run *run = &plan->runs[i];
 		struct pmc_run_result res;
+		if (o->threads_list && !quiet)
+			fprintf(stderr, "pmcollect: run %zu of %zu (%d threads), elapsed %.1f s\n", i + 1,
+				plan->n, run_threads(o, run), (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		if (o->calibrate) {
 			struct pmt_intlist l = { 0 };
 			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
@@ -782,6 +922,15 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			ret = res.exit_status;
 		}
 		ss->nruns_done = i + 1;
+		if (o->omp_regions && res.started) {
+			char msg[1200];
+			if (ss->omp_why[0])
+				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", ss->omp_why);
+			else if (!res.omp_answered)
+				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", res.omp_reason);
+			if (ss->omp_why[0] || !res.omp_answered)
+				warn_user(msg);
+		}
 		if (ret != 0 && i + 1 < plan->n)
 			pmt_cli_error("run %zu of %zu ended with status %d: calibration stopped", i + 1,
 				      plan->n, ret);

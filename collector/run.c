@@ -55,7 +55,7 @@ static uint64_t cpu_now_ns(void)
 }
 
 /* What the child reports through the close-on-exec pipe when it cannot exec the program. */
-enum child_stage { STAGE_AFFINITY = 1, STAGE_MEMPOLICY, STAGE_ENV, STAGE_USER, STAGE_EXEC };
+enum child_stage { STAGE_AFFINITY = 1, STAGE_MEMPOLICY, STAGE_ENV, STAGE_USER, STAGE_EXEC, STAGE_OMP };
 struct child_report {
 	int32_t stage;
 	int32_t err;
@@ -71,7 +71,8 @@ static void child_fail(int fd, enum child_stage stage, int err)
 
 /* In the child, between fork and exec: only the program's own setup; every failure goes to the
  * parent through report_fd and the child exits 127. */
-static void child_main(const struct pmc_run_config *cfg, pid_t collector, int go_fd, int report_fd)
+static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *omp, pid_t collector,
+		       int go_fd, int report_fd)
 {
 	const cpu_set_t *cpus = cfg->cpus ? cfg->cpus : cfg->child_default_cpus;
 	ssize_t n;
@@ -93,6 +94,8 @@ static void child_main(const struct pmc_run_config *cfg, pid_t collector, int go
 	for (size_t i = 0; i < cfg->nenv; i++)
 		if (setenv(cfg->env[i].name, cfg->env[i].value, 1) < 0)
 			child_fail(report_fd, STAGE_ENV, errno);
+	if (omp && pmc_omp_child(omp) < 0)
+		child_fail(report_fd, STAGE_OMP, errno);
 	/* undo what pmcollect did to itself: the program gets the limits, mask and dispositions
 	 * pmcollect was started with */
 	if (cfg->child_nofile)
@@ -211,7 +214,7 @@ static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct rusage *ru, const struct pmc_run_result *res,
 			  const struct pmc_run_config *cfg, const struct pmc_counters *counters,
-			  const int64_t *values, uint64_t cpu_ns)
+			  const int64_t *values, uint64_t cpu_ns, const struct pmc_omp *omp)
 {
 	cJSON *o = cJSON_CreateObject(), *e, *r;
 	char *text;
@@ -264,6 +267,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		add_C(o, counters, values, cpu_ns);
 		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : cfg->online_text);
 	}
+	if (omp)
+		pmc_omp_run_end(omp, o);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -348,6 +353,7 @@ struct run_state {
 	struct pmc_sampler *s;
 	struct pmc_counters *counters; /* NULL once they could not be attached */
 	struct pmc_sched *sched;       /* NULL once the events could not be started */
+	struct pmc_omp *omp;           /* --omp-regions: the tool's socket of this run */
 	int go[2], report[2], tfd;
 	pid_t pid;
 	int64_t *values;               /* the counters' last cumulative values */
@@ -379,19 +385,20 @@ static void record_not_started(struct run_state *st, const struct child_report *
 	static const char *const what[] = { "", "cannot set the CPU affinity of",
 					    "cannot set the memory policy of",
 					    "cannot set the environment of",
-					    "cannot switch to the user given for", "cannot run" };
+					    "cannot switch to the user given for", "cannot run",
+					    "cannot pass the OMPT tool's socket and variables to" };
 	struct pmc_run_result *res = st->res;
 	char *json;
 
 	while (waitpid(st->pid, &st->root_status, 0) < 0 && errno == EINTR)
 		;
 	snprintf(res->error, sizeof(res->error), "%s '%s': %s",
-		 cr->stage >= 1 && cr->stage <= STAGE_EXEC ? what[cr->stage] : "cannot run",
+		 cr->stage >= 1 && cr->stage <= STAGE_OMP ? what[cr->stage] : "cannot run",
 		 st->cfg->argv[0], strerror(cr->err));
 	res->exit_status = 127;
 	st->end_ns = pmc_now_ns();
 	json = run_end_json(st->run_id, st->pid, 0, 0, st->end_ns - st->start_ns, &st->root_ru, res,
-			    st->cfg, NULL, NULL, 0);
+			    st->cfg, NULL, NULL, 0, NULL);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -485,6 +492,9 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		}
 	}
 
+	if (cfg->omp && pmc_omp_open(&st->omp, cfg->omp, st->run_id, why, whysize) < 0)
+		return PMT_E_IO;
+
 	st->pid = fork();
 	if (st->pid < 0) {
 		snprintf(why, whysize, "cannot fork: %s", strerror(errno));
@@ -493,8 +503,10 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	if (st->pid == 0) {
 		close(st->go[1]);
 		close(st->report[0]);
-		child_main(cfg, getppid(), st->go[0], st->report[1]);
+		child_main(cfg, st->omp, getppid(), st->go[0], st->report[1]);
 	}
+	if (st->omp)
+		pmc_omp_after_fork(st->omp);
 	close(st->go[0]);
 	st->go[0] = -1;
 	close(st->report[1]);
@@ -617,6 +629,8 @@ static void take_sample(struct run_state *st)
 	if (now > due && now - due > st->interval_ns / 2)
 		res->late_samples++;
 	err = pmc_sampler_sample(st->s, now);
+	if (st->omp)
+		pmc_omp_probe(st->omp, (uint32_t)st->pid);
 	if (err == 0 && st->sched) {
 		err = pmc_sched_drain(st->sched, st->w);
 		st->next_drain_ns = now + SCHED_DRAIN_NS;
@@ -635,17 +649,24 @@ static void take_sample(struct run_state *st)
 static void run_loop(struct run_state *st)
 {
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
+		struct pollfd pfd[3] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
+					 { .fd = st->omp && st->sampling ? pmc_omp_fd(st->omp) : -1,
+					   .events = POLLIN },
 					 { .fd = st->tfd, .events = POLLIN } };
 		int timeout_ms = st->sampling ? housekeeping(st) : -1;
-		if (poll(pfd, st->sampling ? 2 : 1, timeout_ms) < 0) {
+		if (poll(pfd, st->sampling ? 3 : 1, timeout_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if ((pfd[0].revents & POLLIN) && handle_signals(st))
 			break;
-		if (st->sampling && (pfd[1].revents & POLLIN))
+		if (st->sampling && (pfd[1].revents & (POLLIN | POLLHUP))) {
+			int err = pmc_omp_drain(st->omp, st->w);
+			if (err < 0)
+				stop_sampling(st, err);
+		}
+		if (st->sampling && (pfd[2].revents & POLLIN))
 			take_sample(st);
 	}
 }
@@ -667,6 +688,15 @@ static void run_finish(struct run_state *st)
 		st->end_ns = pmc_now_ns();
 	}
 	stop_sched(st->sched, res, st->w, st->run_id);
+	if (st->omp) {
+		/* the tool's last batches (thread ends, finalize) were sent before the program ended */
+		int err = 1;
+		while (!res->writer_err && err > 0)
+			err = pmc_omp_drain(st->omp, st->w);
+		writer_failed(res, st->w, err < 0 ? err : 0);
+		res->omp_regions = pmc_omp_regions(st->omp, &res->omp_answered);
+		snprintf(res->omp_reason, sizeof(res->omp_reason), "%s", pmc_omp_reason(st->omp));
+	}
 	/* the root is reaped: inherited counts of the whole tree are final */
 	if (st->armed && st->counters && pmc_counters_read(st->counters, st->values) == 0)
 		st->have_values = 1;
@@ -678,7 +708,7 @@ static void run_finish(struct run_state *st)
 							: WEXITSTATUS(st->root_status);
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
 			    &st->root_ru, res, st->cfg, st->counters,
-			    st->have_values ? st->values : NULL, ss.cpu_ns);
+			    st->have_values ? st->values : NULL, ss.cpu_ns, st->omp);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -706,6 +736,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	}
 	free(st.values);
 	pmc_sampler_free(st.s);
+	pmc_omp_close(st.omp);
 	for (int i = 0; i < 2; i++) {
 		if (st.go[i] >= 0)
 			close(st.go[i]);

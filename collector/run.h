@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "counters.h"
+#include "omp.h"
 #include "plan.h"
 #include "pmt.h"
 #include "schedtrace.h"
@@ -62,6 +63,8 @@ struct pmc_run_config {
 	const struct pmc_user *user; /* run the program as this user; NULL = as pmcollect */
 	const char *role;           /* "baseline", "calibration" or "run" (RUN_BEGIN) */
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
+	const struct pmc_omp_opts *omp; /* --omp-regions: load the OMPT tool and record its regions
+				       (omp.h); NULL = not asked */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */
 	void (*warn)(const char *msg);
 };
@@ -77,6 +80,9 @@ struct pmc_run_result {
 	uint32_t warnings;      /* WARNING records written */
 	int sched_recorded;     /* scheduler events were recorded for this run */
 	struct pmc_sched_stats sched; /* their counts */
+	int omp_answered;       /* --omp-regions: an OpenMP runtime started the tool */
+	uint64_t omp_regions;   /* OMP_REGION records written */
+	char omp_reason[512];   /* why no runtime answered ("" when one did) */
 	char error[512];        /* one line for the user when the program could not be started
 				   (started 0, exit_status 127) */
 };

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define PMT_FORMAT_MAJOR 1
-#define PMT_FORMAT_MINOR 1
+#define PMT_FORMAT_MINOR 2
 
 /* Hard limits a reader enforces before allocating (FORMAT.md §7). */
 #define PMT_MAX_CHUNK_BYTES   (64u << 20) /* compressed or uncompressed size of one chunk */
@@ -17,6 +17,7 @@
 #define PMT_MAX_COUNTERS      64u         /* values in one counter record */
 #define PMT_COMM_MAX          64u         /* bytes of a comm/exe name in a task record */
 #define PMT_MAX_SCHED_EVENTS  1000000u    /* events in one scheduler-event record */
+#define PMT_MAX_OMP_TIDS      256u        /* team tids in one OpenMP region record */
 
 /* Error codes: every function returns 0 (or a count) on success, a negative PMT_E_* on failure. */
 enum pmt_error {
@@ -54,6 +55,7 @@ enum pmt_record_type {
 	PMT_REC_SUMMARY = 0x0007,   /* JSON: end of trace (collector CPU time, samples, lost, status) */
 	PMT_REC_WARNING = 0x8001,   /* JSON, optional: a warning raised while recording */
 	PMT_REC_SCHED = 0x8002,     /* binary, optional (1.1): scheduler events of one CPU's buffer */
+	PMT_REC_OMP_REGION = 0x8004, /* binary, optional (1.2): one OpenMP parallel region instance */
 };
 #define PMT_REC_OPTIONAL_BIT 0x8000u
 
@@ -161,6 +163,28 @@ struct pmt_sched_batch {
 };
 #define PMT_SCHED_MISSED_UNKNOWN 0xFFFFFFFFu
 
+/* One OpenMP parallel region instance (FORMAT.md §5.7), as the OMPT tool libpmompt.so reported
+ * it (OpenMP 5.0 §4.5.2.3 parallel_begin / parallel_end, §4.5.2.11 implicit_task). Times are
+ * CLOCK_MONOTONIC ns like every time in the file. */
+struct pmt_omp_region {
+	uint32_t run_id;
+	uint32_t pid;             /* process that ran the region */
+	uint64_t id, parent_id;   /* per-process sequence at parallel_begin; parent 0 at depth 1 */
+	uint64_t codeptr_ra;      /* return address of the runtime call in the function holding the
+				     construct, an address of process pid (RUN_END "omp_regions.objects"
+				     maps it to an object) */
+	uint64_t begin_ns, end_ns; /* parallel_begin and parallel_end on the encountering thread */
+	uint32_t depth;           /* 1 = outermost */
+	uint32_t requested_team;  /* requested_parallelism */
+	uint32_t actual_team;     /* actual_parallelism; 0 unknown */
+	uint32_t encountering_tid;
+	uint16_t flags;           /* PMT_OMP_* */
+	uint16_t n_tids;          /* <= PMT_MAX_OMP_TIDS */
+	const uint32_t *tids;     /* n_tids team tids by team index (0: not reported) */
+};
+#define PMT_OMP_TIDS_CUT 0x1u     /* the team had more threads than n_tids */
+#define PMT_OMP_TEAM_UNKNOWN 0x2u /* no implicit task reported the team size */
+
 /* A JSON record (META, RUN_BEGIN, RUN_END, SUMMARY, WARNING): run_id and t_ns are binary fields in
  * front of the JSON text so a reader can route records without parsing JSON. */
 struct pmt_json {
@@ -180,6 +204,7 @@ struct pmt_record {
 		struct pmt_task_event task; /* TASK */
 		struct pmt_counters counters; /* COUNTERS */
 		struct pmt_sched_batch sched; /* SCHED */
+		struct pmt_omp_region omp;  /* OMP_REGION */
 		struct {
 			uint32_t len;
 			const uint8_t *body;
@@ -210,6 +235,7 @@ int pmt_writer_sample(struct pmt_writer *w, const struct pmt_sample *s);
 int pmt_writer_task(struct pmt_writer *w, const struct pmt_task_event *e);
 int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c);
 int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *b);
+int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o);
 /* type must be a JSON record type; json is NUL-terminated. */
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json);

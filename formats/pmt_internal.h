@@ -22,6 +22,7 @@
 #define COUNTERS_FIXED_BYTES 16u
 #define SCHED_FIXED_BYTES 16u
 #define SCHED_ENTRY_BYTES 28u
+#define OMP_REGION_FIXED_BYTES 68u
 
 /* The file magic (FORMAT.md §3, after PNG's) and the magic opening every chunk header (§4).
  * Defined in pmt.c. */

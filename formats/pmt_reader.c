@@ -48,6 +48,7 @@ struct pmt_reader {
 	int64_t values[PMT_MAX_COUNTERS];
 	struct pmt_sched_event *ev;
 	size_t ev_cap;
+	uint32_t omp_tids[PMT_MAX_OMP_TIDS];
 
 	struct pmt_reader_stats st;
 };
@@ -424,6 +425,39 @@ static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 	return 1;
 }
 
+static int decode_omp_region(struct pmt_reader *r, const uint8_t *b, uint32_t len,
+			     struct pmt_omp_region *o)
+{
+	uint16_t n;
+
+	if (len < OMP_REGION_FIXED_BYTES)
+		return PMT_E_CORRUPT;
+	n = get_le16(b + 66);
+	if (n > PMT_MAX_OMP_TIDS)
+		return pmt_limit_error("OMP_REGION n_tids", n, PMT_MAX_OMP_TIDS);
+	if (OMP_REGION_FIXED_BYTES + 4u * n > len)
+		return PMT_E_CORRUPT;
+	o->run_id = get_le32(b);
+	o->pid = get_le32(b + 4);
+	o->id = get_le64(b + 8);
+	o->parent_id = get_le64(b + 16);
+	o->codeptr_ra = get_le64(b + 24);
+	o->begin_ns = get_le64(b + 32);
+	o->end_ns = get_le64(b + 40);
+	if (o->end_ns < o->begin_ns)
+		return PMT_E_CORRUPT;
+	o->depth = get_le32(b + 48);
+	o->requested_team = get_le32(b + 52);
+	o->actual_team = get_le32(b + 56);
+	o->encountering_tid = get_le32(b + 60);
+	o->flags = get_le16(b + 64);
+	o->n_tids = n;
+	for (uint32_t i = 0; i < n; i++)
+		r->omp_tids[i] = get_le32(b + OMP_REGION_FIXED_BYTES + 4 * i);
+	o->tids = r->omp_tids;
+	return 1;
+}
+
 /* Decodes the record at dbuf[dpos]. Returns 1 with *rec filled, 0 when an unknown optional
  * record was skipped, PMT_E_UNKNOWN, or PMT_E_CORRUPT/PMT_E_LIMIT/PMT_E_NOMEM for a record that
  * is malformed (after which the rest of the chunk cannot be trusted). */
@@ -461,6 +495,8 @@ static int decode_record(struct pmt_reader *r, struct pmt_record *rec)
 		return decode_counters(r, b, len, &rec->u.counters);
 	case PMT_REC_SCHED:
 		return decode_sched(r, b, len, &rec->u.sched);
+	case PMT_REC_OMP_REGION:
+		return decode_omp_region(r, b, len, &rec->u.omp);
 	default:
 		if (!(type & PMT_REC_OPTIONAL_BIT))
 			return PMT_E_UNKNOWN;

@@ -367,6 +367,36 @@ int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
 	return writer_commit(w);
 }
 
+int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o)
+{
+	uint8_t *b;
+	int rc;
+
+	if (!w || !o || (o->n_tids && !o->tids))
+		return PMT_E_INVAL;
+	if (o->n_tids > PMT_MAX_OMP_TIDS)
+		return PMT_E_LIMIT;
+	rc = writer_reserve(w, PMT_REC_OMP_REGION, OMP_REGION_FIXED_BYTES + 4u * o->n_tids, &b);
+	if (rc)
+		return rc;
+	put_le32(b, o->run_id);
+	put_le32(b + 4, o->pid);
+	put_le64(b + 8, o->id);
+	put_le64(b + 16, o->parent_id);
+	put_le64(b + 24, o->codeptr_ra);
+	put_le64(b + 32, o->begin_ns);
+	put_le64(b + 40, o->end_ns);
+	put_le32(b + 48, o->depth);
+	put_le32(b + 52, o->requested_team);
+	put_le32(b + 56, o->actual_team);
+	put_le32(b + 60, o->encountering_tid);
+	put_le16(b + 64, o->flags);
+	put_le16(b + 66, o->n_tids);
+	for (uint32_t i = 0; i < o->n_tids; i++)
+		put_le32(b + OMP_REGION_FIXED_BYTES + 4 * i, o->tids[i]);
+	return writer_commit(w);
+}
+
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json)
 {

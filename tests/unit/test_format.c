@@ -234,6 +234,8 @@ static int write_record(struct pmt_writer *w, const struct pmt_record *r)
 		return pmt_writer_counters(w, &r->u.counters);
 	case PMT_REC_SCHED:
 		return pmt_writer_sched(w, &r->u.sched);
+	case PMT_REC_OMP_REGION:
+		return pmt_writer_omp_region(w, &r->u.omp);
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:
 	case PMT_REC_SUMMARY:
@@ -1514,14 +1516,78 @@ static void test_seq_missing_counted(void **state)
 	check_order(order, 4, 2);
 }
 
+/* ---- OMP_REGION (1.2, FORMAT.md §5.7) ---- */
+
+/* An OpenMP region written and read back field by field; a record claiming more team tids than
+ * PMT_MAX_OMP_TIDS is refused with PMT_E_LIMIT before anything is read. */
+static void test_omp_region_roundtrip(void **state)
+{
+	static const uint32_t tids[3] = { 100, 101, 0x01020304u };
+	struct pmt_record in = { .type = PMT_REC_OMP_REGION };
+	struct pmt_reader *rd = NULL;
+	struct pmt_record rec;
+	struct buf f = { 0 };
+	int fd;
+
+	(void)state;
+	in.u.omp = (struct pmt_omp_region){ .run_id = 7, .pid = 100, .id = 42, .parent_id = 41,
+		.codeptr_ra = 0x7f0011223344ull, .begin_ns = 1000, .end_ns = 2500, .depth = 2,
+		.requested_team = 4, .actual_team = 3, .encountering_tid = 101,
+		.flags = PMT_OMP_TIDS_CUT, .n_tids = 3, .tids = tids };
+	make_trace(&f, &in, 1, 1u << 20, NULL);
+	fd = memfd_with(f.p, f.n);
+	assert_int_equal(pmt_reader_open(&rd, NULL, fd, 0), 0);
+	assert_int_equal(pmt_reader_next(rd, &rec), 1);
+	assert_int_equal(rec.type, PMT_REC_OMP_REGION);
+	assert_int_equal(rec.u.omp.run_id, 7);
+	assert_int_equal(rec.u.omp.pid, 100);
+	assert_int_equal(rec.u.omp.id, 42);
+	assert_int_equal(rec.u.omp.parent_id, 41);
+	assert_int_equal(rec.u.omp.codeptr_ra, 0x7f0011223344ull);
+	assert_int_equal(rec.u.omp.begin_ns, 1000);
+	assert_int_equal(rec.u.omp.end_ns, 2500);
+	assert_int_equal(rec.u.omp.depth, 2);
+	assert_int_equal(rec.u.omp.requested_team, 4);
+	assert_int_equal(rec.u.omp.actual_team, 3);
+	assert_int_equal(rec.u.omp.encountering_tid, 101);
+	assert_int_equal(rec.u.omp.flags, PMT_OMP_TIDS_CUT);
+	assert_int_equal(rec.u.omp.n_tids, 3);
+	assert_memory_equal(rec.u.omp.tids, tids, sizeof(tids));
+	assert_int_equal(pmt_reader_next(rd, &rec), 0);
+	pmt_reader_close(rd);
+	close(fd);
+	free(f.p);
+	memset(&f, 0, sizeof(f));
+	in.u.omp.n_tids = PMT_MAX_OMP_TIDS + 1;
+	{
+		struct pmt_writer *w = NULL;
+		fd = memfd_create("pmt-omp", MFD_CLOEXEC);
+		assert_int_equal(pmt_writer_open(&w, fd, meta_json, NULL), 0);
+		assert_int_equal(pmt_writer_omp_region(w, &in.u.omp), PMT_E_LIMIT);
+		/* end before begin: the writer copies, the reader refuses */
+		in.u.omp.n_tids = 0;
+		in.u.omp.end_ns = 10;
+		assert_int_equal(pmt_writer_omp_region(w, &in.u.omp), 0);
+		assert_int_equal(pmt_writer_close(w), 0);
+		fd_contents(fd, &f);
+		close(fd);
+		fd = memfd_with(f.p, f.n);
+		assert_int_equal(pmt_reader_open(&rd, NULL, fd, 0), 0);
+		assert_int_equal(pmt_reader_next(rd, &rec), PMT_E_CORRUPT);
+		pmt_reader_close(rd);
+		close(fd);
+		free(f.p);
+	}
+}
+
 /* ---- (h) byte layout ---- */
 
 static void test_little_endian_layout(void **state)
 {
 	static const uint8_t header[16] = { 0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
-					    0x01, 0x00, 0x01, 0x00,
-					    /* CRC-32 of bytes 0-11 = 0xccd0f7b7, little-endian */
-					    0xb7, 0xf7, 0xd0, 0xcc };
+					    0x01, 0x00, 0x02, 0x00,
+					    /* CRC-32 of bytes 0-11 = 0xe7fda474, little-endian */
+					    0x74, 0xa4, 0xfd, 0xe7 };
 	struct pmt_thread_sample t = { .tid = 0x04030201, .tgid = 0x08070605,
 				       .run_ns = 0x1817161514131211ull, .wait_ns = 1, .timeslices = 2,
 				       .nvcsw = 0xa1a2a3a4u, .nivcsw = 5, .cpu = PMT_CPU_UNKNOWN,
@@ -1761,6 +1827,7 @@ int main(void)
 		cmocka_unit_test(test_seq_duplicate_counted),
 		cmocka_unit_test(test_seq_missing_counted),
 		cmocka_unit_test(test_little_endian_layout),
+		cmocka_unit_test(test_omp_region_roundtrip),
 		cmocka_unit_test(test_writer_cuts_back_after_write_error),
 		cmocka_unit_test(test_writer_rejects_bad_arguments),
 		cmocka_unit_test(test_reader_rejects_bad_arguments),

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/* regions.c: per-region table of a run recorded with --omp-regions (see regions.h). */
+#include "regions.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "pm_util.h"
+#include "symbols.h"
+
+/* Processes of one run whose objects are symbolized; instances of more are left unnamed. */
+#define MAX_PIDS 16
+
+struct pid_syms {
+	uint32_t pid;
+	struct pma_symbols *s;
+};
+
+struct site {
+	uint32_t pid;
+	uint64_t codeptr_ra;
+	size_t inst;            /* index into run->omp */
+};
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->codeptr_ra != y->codeptr_ra)
+		return x->codeptr_ra < y->codeptr_ra ? -1 : 1;
+	return x->inst < y->inst ? -1 : x->inst > y->inst;
+}
+
+/* The symbolizer of pid's recorded objects (opened on first use), or NULL. */
+static struct pma_symbols *syms_for(const struct pma_omp_info *oi, struct pid_syms *ps, size_t *nps,
+				    uint32_t pid)
+{
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < *nps; i++)
+		if (ps[i].pid == pid)
+			return ps[i].s;
+	if (*nps == MAX_PIDS || pma_symbols_open(&ps[*nps].s, why, sizeof(why)) < 0)
+		return NULL;
+	ps[*nps].pid = pid;
+	for (size_t k = 0; k < oi->nobjects; k++) {
+		const struct pma_omp_object *o = &oi->objects[k];
+		/* objects without a file (linux-vdso.so.1) or rebuilt since: left out */
+		if (o->pid == pid && o->path[0] == '/')
+			(void)pma_symbols_add(ps[*nps].s, o->path, o->load_addr, o->build_id,
+					      o->build_id_bytes, why, sizeof(why));
+	}
+	return ps[(*nps)++].s;
+}
+
+void pma_region_name(const struct pma_region_row *row, char *buf, size_t size)
+{
+	const char *base = strrchr(row->file, '/');
+
+	base = base ? base + 1 : row->file;
+	if (row->function[0] && row->line)
+		snprintf(buf, size, "%s %s:%d", row->function, base, row->line);
+	else if (row->function[0])
+		snprintf(buf, size, "%s", row->function);
+	else
+		snprintf(buf, size, "%s+0x%llx", row->object[0] ? row->object : "?",
+			 (unsigned long long)row->offset);
+}
+
+static int same_row(const struct pma_region_row *r, const struct pma_symbol *s)
+{
+	if (s->function[0])
+		return !strcmp(r->function, s->function) && !strcmp(r->file, s->file) && r->line == s->line;
+	return !r->function[0] && !strcmp(r->object, s->object) && r->offset == s->offset;
+}
+
+/* Groups the run's instances into rows by source position: *rows (owned by the caller), and
+ * inst_row[i] = the row of instance i (NULL: not wanted). Returns 0 or -1 (out of memory). */
+static int build_rows(const struct pma_run *run, struct pma_region_row **rows, size_t *nrows,
+		      size_t *inst_row, uint64_t *unnamed)
+{
+	struct site *sites = malloc((run->nomp ? run->nomp : 1) * sizeof(*sites));
+	struct pid_syms ps[MAX_PIDS];
+	size_t nps = 0, cap = 0, i = 0;
+	struct pma_symbol sym;
+	int rc = 0;
+
+	*rows = NULL;
+	*nrows = 0;
+	*unnamed = 0;
+	if (!sites)
+		return -1;
+	for (size_t k = 0; k < run->nomp; k++)
+		sites[k] = (struct site){ run->omp[k].pid, run->omp[k].codeptr_ra, k };
+	qsort(sites, run->nomp, sizeof(*sites), cmp_site);
+	while (i < run->nomp && rc == 0) {
+		size_t j = i, r;
+		struct pma_symbols *s = syms_for(&run->info.omp, ps, &nps, sites[i].pid);
+
+		while (j < run->nomp && sites[j].pid == sites[i].pid && sites[j].codeptr_ra == sites[i].codeptr_ra)
+			j++;
+		memset(&sym, 0, sizeof(sym));
+		if (!s || pma_symbols_lookup(s, sites[i].codeptr_ra, 1, &sym) < 0) {
+			*unnamed += j - i;
+			sym.offset = sites[i].codeptr_ra;
+		}
+		for (r = 0; r < *nrows && !same_row(&(*rows)[r], &sym); r++)
+			;
+		if (r == *nrows) {
+			struct pma_region_row *row;
+			if (PM_GROW(*rows, cap, *nrows + 1) < 0) {
+				rc = -1;
+				break;
+			}
+			row = &(*rows)[(*nrows)++];
+			memset(row, 0, sizeof(*row));
+			snprintf(row->function, sizeof(row->function), "%s", sym.function);
+			snprintf(row->file, sizeof(row->file), "%s", sym.file);
+			snprintf(row->symbol, sizeof(row->symbol), "%s", sym.symbol);
+			snprintf(row->object, sizeof(row->object), "%s", sym.object);
+			row->line = sym.line;
+			row->offset = sym.offset;
+			row->depth = UINT32_MAX;
+			row->allande = -1;
+		}
+		for (; i < j; i++) {
+			const struct pma_omp_inst *in = &run->omp[sites[i].inst];
+			struct pma_region_row *row = &(*rows)[r];
+			row->calls++;
+			row->time_ns += (double)(in->end_ns - in->begin_ns);
+			row->mean_team += in->actual_team;
+			if (in->depth < row->depth)
+				row->depth = in->depth;
+			if (inst_row)
+				inst_row[sites[i].inst] = r;
+		}
+	}
+	for (size_t r = 0; r < *nrows; r++)
+		(*rows)[r].mean_team /= (double)(*rows)[r].calls;
+	for (size_t k = 0; k < nps; k++)
+		pma_symbols_close(ps[k].s);
+	free(sites);
+	return rc;
+}
+
+/* ---- A and T_cp inside windows, from the exact mode's timelines ---- */
+
+/* The program's concurrency as a step function: from t[k] to t[k + 1], r[k] threads running and
+ * q[k] running or runnable. */
+struct steps {
+	uint64_t *t;
+	uint32_t *r, *q;
+	size_t n;
+};
+
+struct edge {
+	uint64_t t;
+	int dr, dq;
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int build_steps(const struct pma_run *run, struct steps *st)
+{
+	size_t ns, n = 0;
+	const struct pma_slice *sl = pma_exact_slices(run->exact, &ns);
+	struct edge *e = malloc((2 * ns + 1) * sizeof(*e));
+	int32_t r = 0, q = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < ns; i++) {
+		int run_ = sl[i].kind == PMA_SLICE_RUNNING;
+		e[n++] = (struct edge){ sl[i].t0_ns, run_, 1 };
+		e[n++] = (struct edge){ sl[i].t1_ns, -run_, -1 };
+	}
+	qsort(e, n, sizeof(*e), cmp_edge);
+	st->t = malloc((n + 1) * sizeof(*st->t));
+	st->r = malloc((n + 1) * sizeof(*st->r));
+	st->q = malloc((n + 1) * sizeof(*st->q));
+	if (!st->t || !st->r || !st->q) {
+		free(e);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		r += e[i].dr;
+		q += e[i].dq;
+		if (i + 1 < n && e[i + 1].t == e[i].t)
+			continue;
+		st->t[st->n] = e[i].t;
+		st->r[st->n] = r > 0 ? (uint32_t)r : 0;
+		st->q[st->n] = q > 0 ? (uint32_t)q : 0;
+		st->n++;
+	}
+	free(e);
+	return 0;
+}
+
+static void free_steps(struct steps *st)
+{
+	free(st->t);
+	free(st->r);
+	free(st->q);
+}
+
+/* Adds the steps inside [b, e) to the profile (Tudor & Teo §II-B: q active threads for
+ * dt r / q of critical-path time, as the runnable estimator does per interval) and to work. */
+static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma_profile *p,
+		      double *work_ns)
+{
+	size_t lo = 0, hi = st->n;
+
+	/* the last step starting at or before b */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (st->t[mid] <= b)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k + 1 < st->n && st->t[k] < e; k++) {
+		uint64_t t0 = st->t[k] > b ? st->t[k] : b, t1 = st->t[k + 1] < e ? st->t[k + 1] : e;
+		double dt = (double)(t1 - t0);
+
+		if (t1 <= t0)
+			continue;
+		*work_ns += dt * st->r[k];
+		if (pma_profile_add(p, st->q[k], st->q[k] ? dt * st->r[k] / st->q[k] : dt) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct window {
+	size_t row;
+	uint64_t b, e;
+};
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* Per row: its windows (the union of its instances' intervals) cut out of the timelines. */
+static int rows_A(const struct pma_run *run, struct pma_regions_result *out, const size_t *inst_row)
+{
+	struct window *w = malloc((run->nomp ? run->nomp : 1) * sizeof(*w));
+	struct steps st;
+	struct pma_profile whole;
+	size_t i = 0;
+	int rc = 0;
+
+	if (!w || build_steps(run, &st) < 0) {
+		free(w);
+		return -1;
+	}
+	for (size_t k = 0; k < run->nomp; k++)
+		w[k] = (struct window){ inst_row[k], run->omp[k].begin_ns, run->omp[k].end_ns };
+	qsort(w, run->nomp, sizeof(*w), cmp_window);
+	while (i < run->nomp && rc == 0) {
+		struct pma_region_row *row = &out->rows[w[i].row];
+		struct pma_profile p;
+		struct pma_prediction pred;
+		uint64_t b = w[i].b, e = w[i].e;
+		size_t r = w[i].row;
+
+		pma_profile_init(&p);
+		for (; rc == 0 && i <= run->nomp; i++) {
+			/* merge overlapping windows (nested instances of one region run at once) */
+			if (i < run->nomp && w[i].row == r && w[i].b <= e) {
+				if (w[i].e > e)
+					e = w[i].e;
+				continue;
+			}
+			rc = cut_window(&st, b, e, &p, &row->work_ns);
+			if (i == run->nomp || w[i].row != r)
+				break;
+			b = w[i].b;
+			e = w[i].e;
+		}
+		row->have_A = 1;
+		row->T_cp_ns = p.T_cp_ns;
+		row->A = p.T_cp_ns > 0 ? p.work_ns / p.T_cp_ns : 0;
+		if (rc == 0 && pma_profile_predict(&p, &out->n, 1, NULL, &pred) == 0) {
+			row->T_n_ns = pred.T_ns;
+			row->S_n = pred.S;
+			row->gain_ns = pred.T_ns - row->work_ns / out->n;
+			if (row->gain_ns < 0)
+				row->gain_ns = 0;
+		}
+		pma_profile_free(&p);
+	}
+	pma_profile_init(&whole);
+	if (rc == 0 && st.n)
+		rc = cut_window(&st, st.t[0], st.t[st.n - 1], &whole, &out->run_work_ns);
+	out->run_T_cp_ns = whole.T_cp_ns;
+	for (size_t r = 0; r < out->nrows; r++)
+		out->rows[r].cp_share = whole.T_cp_ns > 0 ? out->rows[r].T_cp_ns / whole.T_cp_ns : 0;
+	pma_profile_free(&whole);
+	free_steps(&st);
+	free(w);
+	return rc;
+}
+
+static int cmp_gain(const void *a, const void *b)
+{
+	const struct pma_region_row *x = a, *y = b;
+
+	if (x->gain_ns != y->gain_ns)
+		return x->gain_ns > y->gain_ns ? -1 : 1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns > y->time_ns ? -1 : 1;
+	return 0;
+}
+
+/* ---- Allande et al.: one run per thread count 1..NC ---- */
+
+static int allande(const struct pma_trace *t, struct pma_regions_result *out, char *why, size_t whysize)
+{
+	uint32_t NC = 0;
+	double *T;
+	size_t R = 0;
+
+	memset(out->run_of_threads, 0xff, sizeof(out->run_of_threads));
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		uint32_t th = (uint32_t)r->info.threads;
+		if (th >= 1 && th <= PMA_ALLANDE_MAX_NC && r->info.omp.recorded && r->nomp &&
+		    out->run_of_threads[th] == UINT32_MAX)
+			out->run_of_threads[th] = i;
+	}
+	while (NC < PMA_ALLANDE_MAX_NC && out->run_of_threads[NC + 1] != UINT32_MAX)
+		NC++;
+	if (NC < 2) {
+		if (out->run_of_threads[2] != UINT32_MAX || t->nruns > 1)
+			snprintf(out->allande_why, sizeof(out->allande_why), "needs runs with 1, 2, ... NC "
+				 "threads (pmcollect --omp-regions -t 1-NC)");
+		return 0;
+	}
+	T = calloc((size_t)out->nrows * (NC + 1), sizeof(*T));
+	if (!T)
+		return -1;
+	/* each run's time per row, matched by source position (addresses differ between runs) */
+	for (uint32_t th = 1; th <= NC; th++) {
+		const struct pma_run *r = &t->runs[out->run_of_threads[th]];
+		struct pma_region_row *rows;
+		size_t n;
+		uint64_t unnamed;
+
+		if (build_rows(r, &rows, &n, NULL, &unnamed) < 0) {
+			free(T);
+			return -1;
+		}
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = 0; b < out->nrows; b++)
+				if (!strcmp(rows[a].function, out->rows[b].function) &&
+				    !strcmp(rows[a].file, out->rows[b].file) && rows[a].line == out->rows[b].line)
+					T[b * (NC + 1) + th] = rows[a].time_ns;
+		free(rows);
+	}
+	out->factors = calloc(out->nrows, sizeof(*out->factors));
+	if (!out->factors) {
+		free(T);
+		return -1;
+	}
+	for (size_t b = 0; b < out->nrows; b++) {
+		int all = out->rows[b].function[0] != 0;
+		for (uint32_t th = 1; th <= NC; th++)
+			all &= T[b * (NC + 1) + th] > 0;
+		if (!all)
+			continue;
+		if (pma_allande_factors(&T[b * (NC + 1) + 1], NULL, NC, &out->factors[R], why, whysize) < 0)
+			continue;
+		out->rows[b].allande = (long)R++;
+	}
+	free(T);
+	out->nfactors = R;
+	out->NC = NC;
+	out->NS = t->meta.topo.packages >= 1 ? (uint32_t)t->meta.topo.packages : 1;
+	if (!R) {
+		snprintf(out->allande_why, sizeof(out->allande_why), "no region ran in every run");
+		return 0;
+	}
+	for (int bound = PMA_ALLANDE_SUM; bound <= PMA_ALLANDE_MAX; bound++)
+		if (pma_allande_plan(out->factors, R, out->NS, (enum pma_allande_bound)bound,
+				     &out->plan[bound], why, whysize) < 0)
+			return -1;
+	out->allande = 1;
+	return 0;
+}
+
+int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
+			struct pma_regions_result *out, char *why, size_t whysize)
+{
+	size_t *inst_row = NULL;
+	double wall_ns = pma_run_wall_s(run) * 1e9;
+
+	memset(out, 0, sizeof(*out));
+	if (!run->info.omp.present && !run->nomp)
+		return 0;
+	out->present = 1;
+	out->recorded = run->info.omp.recorded || run->nomp;
+	out->reason = out->recorded ? NULL : run->info.omp.reason;
+	out->run_id = run->run_id;
+	out->n = n ? n : 1;
+	out->instances = run->nomp;
+	if (!run->nomp)
+		return 0;
+	inst_row = malloc(run->nomp * sizeof(*inst_row));
+	if (!inst_row || build_rows(run, &out->rows, &out->nrows, inst_row, &out->unnamed) < 0)
+		goto nomem;
+	for (size_t r = 0; r < out->nrows; r++)
+		out->rows[r].share = wall_ns > 0 ? out->rows[r].time_ns / wall_ns : 0;
+	if (run->has_exact) {
+		if (rows_A(run, out, inst_row) < 0)
+			goto nomem;
+		out->have_A = 1;
+	}
+	free(inst_row);
+	inst_row = NULL;
+	qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_gain);
+	if (allande(t, out, why, whysize) < 0)
+		return -1;
+	return 0;
+nomem:
+	free(inst_row);
+	snprintf(why, whysize, "out of memory");
+	return -1;
+}
+
+void pma_regions_free(struct pma_regions_result *r)
+{
+	if (!r)
+		return;
+	free(r->rows);
+	free(r->factors);
+	pma_allande_plan_free(&r->plan[0]);
+	pma_allande_plan_free(&r->plan[1]);
+	memset(r, 0, sizeof(*r));
+}

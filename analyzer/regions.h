@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* regions.h: the per-region section of a pmanalyze report: the OpenMP regions of a run recorded
+ * with `pmcollect --omp-regions` (OMP_REGION records), named with libdw, each with its calls and
+ * time, its A(m,inf) and T_cp cut out of the exact mode's timelines at the region's windows
+ * (Tudor & Teo eq. 4 restricted to the region), its predicted T(n), and, when the trace holds one
+ * run per thread count 1..NC, the best thread count and placement per region (Allande et al. §3,
+ * eq. 2-9, time-only variant). Pure computation over the loaded trace: no I/O. */
+#ifndef PMA_REGIONS_H
+#define PMA_REGIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allande.h"
+#include "analyze.h"
+
+/* One source region: every instance whose codeptr_ra names the same function and file:line. */
+struct pma_region_row {
+	char function[256];     /* source function holding the construct ("" unknown) */
+	char file[1024];        /* source file as the debug info has it ("" unknown) */
+	int line;               /* 0 unknown */
+	char symbol[256];       /* the symbol at codeptr_ra (an outlined body for nested regions) */
+	char object[1024];      /* the object's path when nothing better is known */
+	uint64_t offset;        /* codeptr_ra - the object's load bias (first instance) */
+	uint32_t depth;         /* smallest nesting depth seen (1 = outermost) */
+	uint64_t calls;         /* instances */
+	double time_ns;         /* sum of end - begin of the instances */
+	double share;           /* time_ns / the run's wall time */
+	double mean_team;       /* mean actual team size (0 unknown) */
+	int have_A;             /* the run has scheduler events: the next fields are set */
+	double work_ns;         /* CPU time of the program's threads inside the windows (U) */
+	double T_cp_ns;         /* critical path inside the windows */
+	double A;               /* A(m,inf) = work_ns / T_cp_ns (Tudor & Teo eq. 4, restricted) */
+	double cp_share;        /* T_cp_ns / the whole run's T_cp */
+	double T_n_ns;          /* predicted time at n cores (eq. 6 over the region's profile) */
+	double S_n;             /* predicted S(m,n) of the region */
+	double gain_ns;         /* T_n_ns - work_ns / n: time saved at n cores if it scaled ideally */
+	long allande;           /* index into pma_regions_result.factors, -1: not in every run */
+};
+
+struct pma_regions_result {
+	int present;            /* the analyzed run was recorded with --omp-regions */
+	int recorded;           /* an OpenMP runtime answered */
+	const char *reason;     /* why not (borrowed from the trace), NULL when recorded */
+	uint32_t run_id;
+	uint32_t n;             /* the core count of the predictions (the machine's PUs) */
+	int have_A;             /* per-region A from scheduler events */
+	double run_T_cp_ns, run_work_ns; /* the whole run, same method */
+	uint64_t instances;     /* OMP_REGION records of the run */
+	uint64_t unnamed;       /* instances whose codeptr_ra no recorded object holds */
+	struct pma_region_row *rows; /* sorted by gain_ns (then time_ns), descending */
+	size_t nrows;
+	/* Allande et al.: runs with 1..NC threads (RUN_BEGIN "threads"), NS sockets */
+	int allande;            /* computed */
+	char allande_why[256];  /* why not, "" when computed or no thread-count runs */
+	uint32_t NC, NS;
+	uint32_t run_of_threads[PMA_ALLANDE_MAX_NC + 1]; /* run id of the i-thread run */
+	struct pma_allande_factors *factors; /* [nfactors], time-only */
+	size_t nfactors;
+	struct pma_allande_plan plan[2]; /* [PMA_ALLANDE_SUM], [PMA_ALLANDE_MAX] */
+};
+
+/* Computes the region section for run `run` of trace t (n: core count of the predictions, >= 1).
+ * A trace without --omp-regions leaves out->present 0. Returns 0, or -1 with a reason in why
+ * (out of memory, symbolizer failure); free out with pma_regions_free also on error. */
+int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
+			struct pma_regions_result *out, char *why, size_t whysize);
+void pma_regions_free(struct pma_regions_result *r);
+
+/* The region's name as shown: "function file:line" (file without its directories), or the
+ * object+offset when it has no debug information. */
+void pma_region_name(const struct pma_region_row *row, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# OpenMP regions end to end (issue 17): `pmcollect --omp-regions` records omp_regions (clang,
+# libomp) into a trace, and `pmanalyze` names each region by its source function and line and
+# gives its A(m,inf) from the scheduler events inside the region's windows. The workload's regions
+# have known A by construction (-t 4 threads, MS of CPU per thread): balanced (3 calls at one
+# line with teams 4, 2, 3: A = (4+2+3)/3 = 3), imbalanced (thread i burns (i+1) MS: A = 10/4 = 2.5),
+# single (A = 1), nested (2 x 2 threads: A = 4). Then a GCC binary with --omp-runtime llvm, the
+# reasons recorded when no OMPT runtime answers, -t LIST (one run per thread count, Allande et al.)
+# and the usage errors.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+export KMP_BLOCKTIME=0
+sched=1
+if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0; fi
+
+# --- the known regions, on one CPU (4 threads on 1 CPU: the model's baseline) --------------------
+run_capture "$PMCOLLECT" -q --omp-regions --cpus 0 -t 4 -o "$T/r.zst" -- "$W/omp_regions" -w 30 -n 50
+expect_status "omp_regions recorded with --omp-regions" 0
+cp "$T/out" "$T/truth.jsonl"
+run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
+expect_status "pmanalyze reads the trace" 0
+python3 - "$T/truth.jsonl" "$T/r.json" "$sched" >"$T/checks" <<'EOF'
+import json, sys
+truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
+total = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"regions"')][0]["regions"]
+g = json.load(open(sys.argv[2]))["regions"]
+sched = sys.argv[3] == "1"
+def check(what, cond, why=""):
+    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
+def skip(what, why):
+    print("skip " + what + ": " + why)
+check("recorded", g["recorded"], str(g))
+check("%d instances, as many as the workload ran" % total, g["instances"] == total and g["unnamed_instances"] == 0,
+      "%s instances, %s unnamed" % (g["instances"], g["unnamed_instances"]))
+rows = {(r["function"], r["line"]): r for r in g["rows"]}
+sites = {}
+for t in truth:
+    sites.setdefault((t["function"], t["line"]), []).append(t)
+check("%d regions, one per source line" % (len(sites) + 1), len(rows) == len(sites) + 1,
+      "rows " + ", ".join(r["name"] for r in g["rows"]))
+for (fn, line), ts in sorted(sites.items(), key=lambda x: x[0][1]):
+    r = rows.get((fn, line))
+    calls = len(ts)
+    check("%s omp_regions.c:%d named from the debug info" % (fn, line),
+          r is not None and r["file"].endswith("omp_regions.c") and r["name"] == "%s omp_regions.c:%d" % (fn, line),
+          str(r and r["name"]))
+    if r is None:
+        continue
+    check("%s:%d: %d calls" % (fn, line, calls), r["calls"] == calls, str(r["calls"]))
+    want_ms = sum(t["end_ns"] - t["begin_ns"] for t in ts) / 1e6
+    check("%s:%d: time inside the workload's own clock reads (%.1f ms)" % (fn, line, want_ms),
+          0.85 * want_ms <= r["time_ns"] / 1e6 <= want_ms, "%.1f ms" % (r["time_ns"] / 1e6))
+tiny = [r for r in g["rows"] if r["function"] == "tiny"]
+check("tiny: 50 instances of one region", len(tiny) == 1 and tiny[0]["calls"] == 50, str(tiny))
+# A by construction; generous bounds: the fork, join and wake-ups of the team are in the windows
+want = {"balanced": (3.0, 0.15), "imbalanced": (2.5, 0.10), "serial_single": (1.0, 0.15)}
+for fn, (a, tol) in want.items():
+    r = [x for x in g["rows"] if x["function"] == fn]
+    if not sched:
+        skip(fn + ": A", "no scheduler events (needs root and tracefs)")
+    elif r:
+        check("%s: A = %.2f within %d%% (%.2f)" % (fn, a, tol * 100, r[0]["A"]), abs(r[0]["A"] - a) <= tol * a,
+              "A %.3f, T_cp %.1f ms" % (r[0]["A"], r[0]["T_cp_ns"] / 1e6))
+nested = [x for x in g["rows"] if x["function"] == "nested"]
+if sched:
+    check("nested: 2 regions (outer depth 1, inner depth 2), A = 4 within 15%",
+          sorted(x["depth"] for x in nested) == [1, 2] and all(abs(x["A"] - 4) <= 0.6 for x in nested),
+          str([(x["depth"], x["A"]) for x in nested]))
+    check("each region's T_cp share of the run is in (0, 1]", all(0 < x["cp_share"] <= 1 for x in g["rows"] if x["function"] != "tiny"),
+          str([x["cp_share"] for x in g["rows"]]))
+else:
+    skip("nested: A", "no scheduler events")
+EOF
+while read -r verdict what; do
+	case $verdict in
+	ok) ok "$what" ;;
+	skip) ok "$what # SKIP" ;;
+	*) not_ok "$what" "$(machine_load)" ;;
+	esac
+done <"$T/checks"
+[ -s "$T/checks" ] || not_ok "region checks ran" "$(head -c 600 "$T/r.json")"
+run_capture "$PMANALYZE" -q "$T/r.zst"
+check "table: a region line names imbalanced omp_regions.c" grep -q '^  imbalanced omp_regions.c:[0-9]' "$T/out"
+run_capture "$PMANALYZE" -q --format csv "$T/r.zst"
+check "CSV: the regions table follows the predictions" grep -q '^region,function,file,line,depth,calls' "$T/out"
+
+# --- a GCC binary (libgomp, no OMPT) with --omp-runtime llvm: libomp preloaded, with a warning -----
+pragma=$(grep -n '^#pragma omp parallel' "$PMT_TOP/tests/workloads/omp_phases.c" | cut -d: -f1)
+asan=$(ldd "$W/omp_phases" | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
+LD_PRELOAD="$asan" run_capture "$PMCOLLECT" --omp-regions --omp-runtime llvm -t 3 -o "$T/gcc.zst" -- \
+	"$W/omp_phases" -w 5 -r 3 imbalanced
+expect_status "gcc binary with --omp-runtime llvm recorded" 0
+check "--omp-runtime llvm warns that the runtime changes" grep -q 'warning: --omp-runtime: the program runs on .*libomp' "$T/err"
+"$PMANALYZE" -q --format json -o "$T/gcc.json" "$T/gcc.zst"
+check "gcc binary: 3 instances at main omp_phases.c:$pragma" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["regions"]
+r = g["rows"]
+sys.exit(not (g["instances"] == 3 and len(r) == 1 and r[0]["name"] == "main omp_phases.c:" + sys.argv[2] and r[0]["mean_team"] == 3))' \
+	"$T/gcc.json" "$pragma"
+
+# --- no OMPT runtime: the trace says why --------------------------------------------------------
+# reason_has FILE.json REGEX: the recorded reason why no OMPT runtime answered matches REGEX
+reason_has() { json_get "$1" regions.reason >"$T/reason" && grep -q "$2" "$T/reason"; }
+LD_PRELOAD="$asan" run_capture "$PMCOLLECT" --omp-regions -t 2 -o "$T/gomp.zst" -- "$W/omp_phases" -w 5 -r 2 balanced
+expect_status "gcc binary without --omp-runtime recorded" 0
+check "gcc binary: warned that no region was recorded" grep -q 'no OpenMP regions recorded' "$T/err"
+"$PMANALYZE" -q --format json -o "$T/gomp.json" "$T/gomp.zst"
+check "gcc binary: reason names libgomp and --omp-runtime llvm" \
+	reason_has "$T/gomp.json" "GCC's OpenMP runtime .*libgomp.*--omp-runtime llvm"
+OMP_TOOL=disabled run_capture "$PMCOLLECT" -q --omp-regions -t 2 -o "$T/dis.zst" -- "$W/omp_regions" -w 1
+"$PMANALYZE" -q --format json -o "$T/dis.json" "$T/dis.zst"
+check "OMP_TOOL=disabled: recorded as the reason" reason_has "$T/dis.json" '^OMP_TOOL=disabled' 
+run_capture "$PMCOLLECT" -q --omp-regions -o "$T/none.zst" -- "$W/phases" -t 2 -w 5 -r 1 balanced
+"$PMANALYZE" -q --format json -o "$T/none.json" "$T/none.zst"
+check "not an OpenMP program: reason says no runtime was seen" \
+	reason_has "$T/none.json" '^no OpenMP runtime answered: none was seen' 
+PMT_OMPT_TOOL=/nonexistent/libpmompt.so run_capture "$PMCOLLECT" --omp-regions -o "$T/notool.zst" -- "$W/omp_regions" -w 1
+expect_status "tool missing: the program is still recorded" 0
+"$PMANALYZE" -q --format json -o "$T/notool.json" "$T/notool.zst"
+json_get "$T/notool.json" traces.0.sources.omp_regions.reason >"$T/notool.reason"
+check "tool missing: META sources.omp_regions says why" grep -q "^PMT_OMPT_TOOL '/nonexistent/libpmompt.so'" "$T/notool.reason"
+
+# --- -t LIST: one run per thread count, Allande's configuration per region ------------------------
+run_capture "$PMCOLLECT" -q --omp-regions -t 1-2 -o "$T/list.zst" -- "$W/omp_regions" -w 5
+expect_status "-t 1-2 --omp-regions recorded" 0
+run_capture "$PMANALYZE" -q --format json --run 1 -o "$T/list.json" "$T/list.zst"
+check "-t 1-2: RUN_BEGIN threads 1 and 2, Allande over NC = 2 with a best configuration per region" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))
+rg = g["regions"]
+rows = [r for r in rg["rows"] if "allande" in r]
+ok = rg["allande"]["NC"] == 2 and rg["allande"]["max"]["configurations"] == 2 and len(rows) >= 4 and \
+     all(len(r["allande"]["T_ns"]) == 2 and min(r["allande"]["T_ns"]) > 0 and r["allande"]["best_max"]["threads"] in (1, 2) for r in rows)
+sys.exit(not ok)' "$T/list.json"
+
+# --- usage errors ---------------------------------------------------------------------------------
+run_capture "$PMCOLLECT" --omp-runtime llvm -o "$T/u.zst" -- true
+expect_status "--omp-runtime without --omp-regions: usage error" 2
+run_capture "$PMCOLLECT" -t 1-4 -o "$T/u.zst" -- true
+expect_status "-t LIST without --omp-regions: usage error" 2
+done_testing
