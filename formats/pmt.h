@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define PMT_FORMAT_MAJOR 1
-#define PMT_FORMAT_MINOR 1
+#define PMT_FORMAT_MINOR 2
 
 /* Hard limits a reader enforces before allocating (FORMAT.md §7). */
 #define PMT_MAX_CHUNK_BYTES   (64u << 20) /* compressed or uncompressed size of one chunk */
@@ -17,6 +17,7 @@
 #define PMT_MAX_COUNTERS      64u         /* values in one counter record */
 #define PMT_COMM_MAX          64u         /* bytes of a comm/exe name in a task record */
 #define PMT_MAX_SCHED_EVENTS  1000000u    /* events in one scheduler-event record */
+#define PMT_MAX_ENERGY_ZONES  64u         /* zones in one energy record */
 
 /* Error codes: every function returns 0 (or a count) on success, a negative PMT_E_* on failure. */
 enum pmt_error {
@@ -54,6 +55,7 @@ enum pmt_record_type {
 	PMT_REC_SUMMARY = 0x0007,   /* JSON: end of trace (collector CPU time, samples, lost, status) */
 	PMT_REC_WARNING = 0x8001,   /* JSON, optional: a warning raised while recording */
 	PMT_REC_SCHED = 0x8002,     /* binary, optional (1.1): scheduler events of one CPU's buffer */
+	PMT_REC_ENERGY = 0x8003,    /* binary, optional (1.2): energy of the machine's zones so far */
 };
 #define PMT_REC_OPTIONAL_BIT 0x8000u
 
@@ -161,6 +163,16 @@ struct pmt_sched_batch {
 };
 #define PMT_SCHED_MISSED_UNKNOWN 0xFFFFFFFFu
 
+/* Energy of the machine's zones (FORMAT.md §5.7): cumulative, wrap-corrected µJ since the run
+ * began, per zone in the order of the run's RUN_BEGIN "energy.zones" list. Sources: the Linux
+ * powercap sysfs (energy_uj, max_energy_range_uj) or perf's power PMU (count x scale). */
+struct pmt_energy {
+	uint32_t run_id;
+	uint64_t t_ns;
+	uint32_t n;               /* <= PMT_MAX_ENERGY_ZONES */
+	const uint64_t *energy_uj;
+};
+
 /* A JSON record (META, RUN_BEGIN, RUN_END, SUMMARY, WARNING): run_id and t_ns are binary fields in
  * front of the JSON text so a reader can route records without parsing JSON. */
 struct pmt_json {
@@ -180,6 +192,7 @@ struct pmt_record {
 		struct pmt_task_event task; /* TASK */
 		struct pmt_counters counters; /* COUNTERS */
 		struct pmt_sched_batch sched; /* SCHED */
+		struct pmt_energy energy;   /* ENERGY */
 		struct {
 			uint32_t len;
 			const uint8_t *body;
@@ -210,6 +223,7 @@ int pmt_writer_sample(struct pmt_writer *w, const struct pmt_sample *s);
 int pmt_writer_task(struct pmt_writer *w, const struct pmt_task_event *e);
 int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c);
 int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *b);
+int pmt_writer_energy(struct pmt_writer *w, const struct pmt_energy *e);
 /* type must be a JSON record type; json is NUL-terminated. */
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json);

@@ -21,6 +21,7 @@
 #define TASK_FIXED_BYTES 48u
 #define COUNTERS_FIXED_BYTES 16u
 #define SCHED_FIXED_BYTES 16u
+#define ENERGY_FIXED_BYTES 16u
 #define SCHED_ENTRY_BYTES 28u
 
 /* The file magic (FORMAT.md §3, after PNG's) and the magic opening every chunk header (§4).
