@@ -257,6 +257,11 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		return -1;
 	}
 	compute_uncertainty(r);
+	if (pma_energy_eval(traces, ntraces, r->pred.cores, r->pred.by_est[r->par.est], r->pred.ncores,
+			    &r->energy) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
 	check_spinning(r);
 	{
 		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown) */
@@ -283,6 +288,7 @@ void pma_result_free(struct pma_result *r)
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
 	pma_regions_free(&r->regions);
+	pma_energy_result_free(&r->energy);
 	pma_notes_free(&r->notes);
 	memset(r, 0, sizeof(*r));
 }

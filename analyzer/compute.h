@@ -11,6 +11,7 @@
 
 #include "analyze.h"
 #include "contention.h"
+#include "energy_eval.h"
 #include "estimate.h"
 #include "memory.h"
 #include "model.h"
@@ -66,6 +67,8 @@ struct pma_result {
 	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
 	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
 	struct pma_regions_result regions;        /* OpenMP regions (--omp-regions traces) */
+	struct pma_energy_result energy;          /* E(n), energy-optimal n; energy.have 0 with
+						     energy.reason when no run has energy */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
 };
 

@@ -21,6 +21,7 @@ static const char *rec_name(uint16_t type)
 	case PMT_REC_TASK: return "task";
 	case PMT_REC_COUNTERS: return "counters";
 	case PMT_REC_SCHED: return "sched";
+	case PMT_REC_ENERGY: return "energy";
 	case PMT_REC_SUMMARY: return "summary";
 	case PMT_REC_WARNING: return "warning";
 	default: return "unknown";
@@ -110,6 +111,16 @@ static void dump_counters(FILE *out, const struct pmt_record *rec)
 	fputs("]}\n", out);
 }
 
+static void dump_energy(FILE *out, const struct pmt_record *rec)
+{
+	const struct pmt_energy *e = &rec->u.energy;
+	fprintf(out, "{\"type\":\"energy\",\"run_id\":%u,\"t_ns\":%llu,\"energy_uj\":[", e->run_id,
+		(unsigned long long)e->t_ns);
+	for (uint32_t i = 0; i < e->n; i++)
+		fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)e->energy_uj[i]);
+	fputs("]}\n", out);
+}
+
 static void dump_sched(FILE *out, const struct pmt_record *rec)
 {
 	/* one line per event: a record holds up to a million */
@@ -167,6 +178,9 @@ static void dump_record(FILE *out, const struct pmt_record *rec)
 		break;
 	case PMT_REC_OMP_REGION:
 		dump_omp_region(out, rec);
+		break;
+	case PMT_REC_ENERGY:
+		dump_energy(out, rec);
 		break;
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:

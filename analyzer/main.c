@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: pmanalyze, the offline analyzer: average parallelism, critical path and speedup. */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 
 #include "analyze.h"
 #include "compute.h"
+#include "forest.h"
+#include "learn.h"
 #include "dump.h"
 #include "memory.h"
 #include "pmt.h"
@@ -23,7 +26,9 @@ static const char usage_line[] =
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
-	"   or: pmanalyze --dump <trace>\n";
+	"   or: pmanalyze --dump <trace>\n"
+	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
+	"   or: pmanalyze --predict <threads>:<cores>[,...] --model <file> [<trace>...]\n";
 
 static void usage_full(void)
 {
@@ -54,6 +59,13 @@ static void usage_full(void)
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
+	      "      --learn               random forest over the traces' runs (TOEP): R2 and mean\n"
+	      "                            |error| of the model, the forest and the forest with the\n"
+	      "                            model's predictions as features, on held-out configurations\n"
+	      "      --target <t>          what --learn predicts: time or energy [default: time]\n"
+	      "      --model-out <file>    write the --learn forest to <file>\n"
+	      "      --predict <list>      predict <threads>:<cores>,... with the forest of --model\n"
+	      "      --model <file>        the forest --predict loads\n"
 	      "  -q, --quiet               do not print warnings on standard error\n"
 	      "  -h, --help                print this help and exit\n"
 	      "  -V, --version             print the version and exit\n"
@@ -104,7 +116,9 @@ struct cli_opts {
 	enum pma_format format;
 	struct pmt_intlist cores;
 	int force, quiet;
-	int mode;               /* 0 report, 'i' --info, 'd' --dump */
+	int mode;               /* 0 report, 'i' --info, 'd' --dump, 'L' --learn, 'P' --predict */
+	enum pma_learn_target target; /* --target */
+	const char *model_out, *model_in, *predict; /* --model-out, --model, --predict */
 	unsigned flags;         /* PMT_READ_* */
 	const char *outpath, *perfetto_path;
 	char **traces;          /* the operands */
@@ -178,7 +192,8 @@ static int parse_placement(const char *arg, uint32_t *chunk)
  * (--help, --version, a usage error already reported). */
 static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
-	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO };
+	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
+	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, OPT_PLACEMENT },
@@ -196,6 +211,11 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
+		{ "learn", no_argument, NULL, OPT_LEARN },
+		{ "target", required_argument, NULL, OPT_TARGET },
+		{ "model-out", required_argument, NULL, OPT_MODEL_OUT },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "predict", required_argument, NULL, OPT_PREDICT },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -229,6 +249,24 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_PERFETTO:
 			o->perfetto_path = optarg;
+			break;
+		case OPT_LEARN:
+			o->mode = 'L';
+			break;
+		case OPT_TARGET:
+			if (strcmp(optarg, "time") != 0 && strcmp(optarg, "energy") != 0)
+				return usage_error("invalid --target '%s': want time or energy", optarg);
+			o->target = strcmp(optarg, "energy") == 0 ? PMA_TARGET_ENERGY : PMA_TARGET_TIME;
+			break;
+		case OPT_MODEL_OUT:
+			o->model_out = optarg;
+			break;
+		case OPT_MODEL:
+			o->model_in = optarg;
+			break;
+		case OPT_PREDICT:
+			o->mode = 'P';
+			o->predict = optarg;
 			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
@@ -270,9 +308,11 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
+	if (o->mode == 'P' && !o->model_in)
+		return usage_error("--predict needs --model <file> (written by --learn --model-out)");
+	if (optind >= argc && o->mode != 'P')
 		return usage_error("no trace given");
-	if (o->mode && argc - optind != 1)
+	if ((o->mode == 'i' || o->mode == 'd') && argc - optind != 1)
 		return usage_error("--info and --dump take one trace");
 	o->traces = argv + optind;
 	o->ntraces = argc - optind;
@@ -350,6 +390,174 @@ out:
 	return rc;
 }
 
+/* Writes n bytes to path; returns 0 or -1 after reporting. */
+static int write_file(const char *path, const unsigned char *buf, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0) {
+		pmt_cli_error("cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --learn: the training table, the three predictors on held-out configurations, the importances
+ * of the forest with model features trained on every row, and --model-out. Returns the exit
+ * status. */
+static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	struct pma_forest_params fp;
+	struct pma_learn_table t;
+	struct pma_learn_eval ev;
+	struct pma_forest *f = NULL;
+	double imp[PMA_LEARN_NFEAT];
+	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char why[512];
+	FILE *fo;
+	int rc = PMT_EXIT_FAILURE;
+
+	pma_forest_params_default(&fp);
+	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (pma_learn_evaluate(&t, &fp, &ev, why, sizeof(why)) < 0 ||
+	    pma_forest_train(&f, t.X, t.y, t.rows, PMA_LEARN_NFEAT, &fp, why, sizeof(why)) < 0 ||
+	    pma_forest_importance(f, imp, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		goto done;
+	}
+	if (!(fo = output_open(out)))
+		goto done;
+	fprintf(fo, "training table: %zu runs, %u configurations, target %s (%s); %u trees; "
+		"held out: whole configurations, %u folds\n", t.rows, t.nconfigs,
+		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, pma_forest_trees(f), ev.folds);
+	fprintf(fo, "  %-34s %8s %14s %6s\n", "predictor", "R2", "mean |err|", "rows");
+	if (ev.model.n)
+		fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "analytical model (T(n), eq. 1)",
+			ev.model.R2, ev.model.mean_abs_err, unit, ev.model.n);
+	else
+		fprintf(fo, "  %-34s %8s %14s %6s\n", "analytical model (T(n), eq. 1)", "-", "-", "-");
+	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, configuration features",
+		ev.forest_base.R2, ev.forest_base.mean_abs_err, unit, ev.forest_base.n);
+	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, + model features",
+		ev.forest_model.R2, ev.forest_model.mean_abs_err, unit, ev.forest_model.n);
+	fprintf(fo, "importances (forest + model features, all rows):");
+	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
+		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), imp[k],
+			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
+	if (o->model_out) {
+		if (pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			goto done;
+		}
+		if (write_file(o->model_out, buf, len) < 0)
+			goto done;
+		fprintf(fo, "model written to %s (%zu bytes)\n", o->model_out, len);
+	}
+	rc = PMT_EXIT_OK;
+done:
+	free(buf);
+	pma_forest_free(f);
+	pma_learn_table_free(&t);
+	return rc;
+}
+
+/* --predict T:N[,T:N...] --model FILE [traces]: the forest's prediction and its 5-95% spread
+ * across trees for each configuration; the model columns come from the traces' runs (the
+ * baseline of the same thread count, as in --learn), missing without traces. */
+static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	struct pma_forest *f = NULL;
+	struct pma_learn_table t = { 0 };
+	unsigned char *buf = NULL;
+	double x[PMA_LEARN_NFEAT], mean, lo, hi;
+	size_t len = 0, cap = 0;
+	char why[512], list[4096], *save = NULL, *tok;
+	FILE *in, *fo;
+	int rc = PMT_EXIT_FAILURE;
+
+	if (!(in = fopen(o->model_in, "rb"))) {
+		pmt_cli_error("cannot open '%s': %s", o->model_in, strerror(errno));
+		return PMT_EXIT_FAILURE;
+	}
+	for (;;) {
+		if (len == cap) {
+			unsigned char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!nb) {
+				fclose(in);
+				pmt_cli_error("out of memory");
+				goto done;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + len, 1, cap - len, in);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	fclose(in);
+	if (pma_forest_load(&f, buf, len, why, sizeof(why)) < 0) {
+		pmt_cli_error("'%s': %s", o->model_in, why);
+		goto done;
+	}
+	if (pma_forest_cols(f) != PMA_LEARN_NFEAT) {
+		pmt_cli_error("'%s': the model has %zu features, --predict needs %d", o->model_in,
+			      pma_forest_cols(f), PMA_LEARN_NFEAT);
+		goto done;
+	}
+	if (o->ntraces && pma_learn_table(traces, o->ntraces, PMA_TARGET_TIME, &t, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		goto done;
+	}
+	if (!(fo = output_open(out)))
+		goto done;
+	fprintf(fo, "%8s %6s %12s %12s %12s\n", "threads", "cores", "prediction", "p5", "p95");
+	snprintf(list, sizeof(list), "%s", o->predict);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned m, n;
+		char end;
+		if (sscanf(tok, "%u:%u%c", &m, &n, &end) != 2 || m == 0 || n == 0) {
+			pmt_cli_error("invalid configuration '%s' in --predict: want <threads>:<cores>", tok);
+			rc = PMT_EXIT_USAGE;
+			goto done;
+		}
+		for (int k = 0; k < PMA_LEARN_NFEAT; k++)
+			x[k] = NAN;
+		x[PMA_F_THREADS] = m;
+		x[PMA_F_CORES] = n;
+		x[PMA_F_MEMPOL] = 0;
+		/* the first training row of the same threads gives the other columns; the model
+		 * columns are predicted for n from its baseline only when a row has this n */
+		for (size_t i = 0; i < t.rows; i++) {
+			const double *r = &t.X[i * PMA_LEARN_NFEAT];
+			if (r[PMA_F_THREADS] != m)
+				continue;
+			x[PMA_F_SOCKETS] = r[PMA_F_SOCKETS];
+			x[PMA_F_SIZE] = r[PMA_F_SIZE];
+			if (r[PMA_F_CORES] == n) {
+				x[PMA_F_A] = r[PMA_F_A];
+				x[PMA_F_T_MODEL] = r[PMA_F_T_MODEL];
+				break;
+			}
+		}
+		if (pma_forest_predict(f, x, 1, &mean, &lo, &hi, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			goto done;
+		}
+		fprintf(fo, "%8u %6u %12.5g %12.5g %12.5g\n", m, n, mean, lo, hi);
+	}
+	rc = PMT_EXIT_OK;
+done:
+	free(buf);
+	pma_forest_free(f);
+	pma_learn_table_free(&t);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = { .co = { .estimator = -1, .run_id = -1, .mem_policy = -1 },
@@ -368,7 +576,7 @@ int main(int argc, char **argv)
 		rc = run_dump(&o, &out);
 		goto done;
 	}
-	traces = calloc((size_t)o.ntraces, sizeof(*traces));
+	traces = calloc(o.ntraces ? (size_t)o.ntraces : 1, sizeof(*traces));
 	if (!traces) {
 		pmt_cli_error("out of memory");
 		goto done;
@@ -380,6 +588,14 @@ int main(int argc, char **argv)
 			pma_info(out.f, &traces[0]);
 			rc = PMT_EXIT_OK;
 		}
+		goto done;
+	}
+	if (o.mode == 'L') {
+		rc = run_learn(&o, traces, &out);
+		goto done;
+	}
+	if (o.mode == 'P') {
+		rc = run_predict(&o, traces, &out);
 		goto done;
 	}
 	rc = run_report(&o, traces, &out);

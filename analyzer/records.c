@@ -121,17 +121,18 @@ static int meta_command(const cJSON *meta, struct pma_meta *m)
 	return 0;
 }
 
-static int meta_env(const cJSON *meta, struct pma_meta *m)
+/* The string members of obj ("env", "labels") as name/value pairs; other members are skipped. */
+static int string_pairs(const cJSON *obj, struct pma_env_var **out, size_t *n)
 {
-	const cJSON *env = item(meta, "env"), *e;
+	const cJSON *e;
 
-	if (alloc_children(env, (void **)&m->env, sizeof(*m->env)) < 0)
+	if (alloc_children(obj, (void **)out, sizeof(**out)) < 0)
 		return -1;
-	cJSON_ArrayForEach(e, env) {
-		struct pma_env_var *v = &m->env[m->nenv];
+	cJSON_ArrayForEach(e, obj) {
+		struct pma_env_var *v = &(*out)[*n];
 		if (!cJSON_IsString(e))
 			continue;
-		m->nenv++;
+		(*n)++;
 		v->name = strdup(e->string ? e->string : "");
 		v->value = strdup(e->valuestring);
 		if (!v->name || !v->value)
@@ -190,7 +191,8 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	}
 	m->topo.hwloc_xml = str_dup(topo, "hwloc_xml");
 	cpufreq_parse(item(meta, "cpufreq"), &m->cpufreq);
-	if (meta_command(meta, m) < 0 || meta_env(meta, m) < 0 || meta_sources(meta, m) < 0)
+	if (meta_command(meta, m) < 0 || string_pairs(item(meta, "env"), &m->env, &m->nenv) < 0 || meta_sources(meta, m) < 0 ||
+	    string_pairs(item(meta, "labels"), &m->labels, &m->nlabels) < 0)
 		rc = -1;
 	cJSON_Delete(meta);
 	return rc;
@@ -215,6 +217,11 @@ void pma_meta_free(struct pma_meta *m)
 		free(m->env[i].value);
 	}
 	free(m->env);
+	for (size_t i = 0; i < m->nlabels; i++) {
+		free(m->labels[i].name);
+		free(m->labels[i].value);
+	}
+	free(m->labels);
 	for (size_t i = 0; i < m->nsources; i++) {
 		free(m->sources[i].name);
 		free(m->sources[i].reason);
@@ -248,6 +255,7 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	ri->threads = num(o, "threads", 0);
 	if (!(ri->threads >= 1 && ri->threads <= 1e6))
 		ri->threads = 0;
+	ri->mem_mode = str_dup(item(o, "mempolicy"), "mode");
 	cJSON_Delete(o);
 	return 0;
 }
@@ -309,6 +317,25 @@ static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 	return 0;
 }
 
+/* RUN_END "energy", "energy_reason" and "other_load" (FORMAT.md §6, since 1.2). */
+static void energy_parse(const cJSON *o, struct pma_run_energy *e)
+{
+	const cJSON *en = item(o, "energy"), *l = item(o, "other_load");
+
+	e->package_uj = e->core_uj = e->dram_uj = e->other_load_cpus = e->program_cpus = NAN;
+	if (cJSON_IsObject(en)) {
+		e->present = 1;
+		e->source = str_dup(en, "source");
+		e->package_uj = num(en, "package_uj", NAN);
+		e->core_uj = num(en, "core_uj", NAN);
+		e->dram_uj = num(en, "dram_uj", NAN);
+	} else {
+		e->reason = str_dup(o, "energy_reason");
+	}
+	e->other_load_cpus = num(l, "cpus", NAN);
+	e->program_cpus = num(l, "program_cpus", NAN);
+}
+
 int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 {
 	cJSON *o = parse_json(text);
@@ -347,6 +374,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		cJSON_Delete(o);
 		return -1;
 	}
+	energy_parse(o, &ri->energy);
 	cJSON_Delete(o);
 	return 0;
 }
@@ -357,6 +385,9 @@ void pma_run_info_free(struct pma_run_info *ri)
 		return;
 	free(ri->cpus);
 	free(ri->exit_kind_name);
+	free(ri->mem_mode);
+	free(ri->energy.source);
+	free(ri->energy.reason);
 	cpufreq_free(&ri->cpufreq);
 	free(ri->omp.reason);
 	free(ri->omp.runtime_version);

@@ -54,6 +54,8 @@ struct pma_meta {
 	char *mempolicy_mode;   /* set_mempolicy(2) mode name: "default", "interleave", "bind", ... */
 	struct pma_topology topo;
 	struct pma_cpufreq cpufreq;
+	struct pma_env_var *labels; /* META "labels" (pmcollect --label KEY=VALUE, since 1.2) */
+	size_t nlabels;
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER };
@@ -95,6 +97,17 @@ struct pma_omp_info {
 	size_t nobjects;
 };
 
+/* RUN_END "energy" and "other_load" (since 1.2, FORMAT.md §6): the run's energy by zone kind
+ * from powercap or perf, and the machine's other load during the run. */
+struct pma_run_energy {
+	int present;            /* RUN_END "energy" is an object */
+	char *source;           /* "powercap" or "perf"; NULL when absent */
+	double package_uj, core_uj, dram_uj; /* NAN when the run has no zone of that kind */
+	char *reason;           /* RUN_END "energy_reason" when energy is null, else NULL */
+	double other_load_cpus; /* other_load.cpus: other processes' busy CPUs; NAN when unknown */
+	double program_cpus;    /* other_load.program_cpus; NAN when unknown */
+};
+
 /* RUN_BEGIN and RUN_END of one run. */
 struct pma_run_info {
 	int has_begin, has_end;
@@ -110,6 +123,8 @@ struct pma_run_info {
 	struct pma_run_cost C;
 	struct pma_cpufreq cpufreq;
 	struct pma_omp_info omp;  /* RUN_END "omp_regions" */
+	char *mem_mode;         /* RUN_BEGIN "mempolicy.mode", NULL when absent */
+	struct pma_run_energy energy;
 };
 
 /* The SUMMARY record (numbers 0 when absent). */

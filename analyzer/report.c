@@ -304,6 +304,41 @@ static void table_regions(FILE *out, const struct pma_result *r)
 	}
 }
 
+/* Energy (issue 16): the power model, E(n) and EDP(n) per core count, the energy-optimal n
+ * beside eq. 11's, and the trust in the readings; or why there is none. */
+static void table_energy(FILE *out, const struct pma_result *r)
+{
+	const struct pma_energy_result *e = &r->energy;
+
+	if (!e->have) {
+		fprintf(out, "\nenergy: none (%s)\n", e->reason);
+		return;
+	}
+	fprintf(out, "\nenergy (%s, %zu run%s at %u core counts; P(x) = P_static + x P_core, %s: "
+		"P_static %.2f W, P_core %.2f W, R2 %.3f)\n", e->source ? e->source : "?", e->nruns,
+		e->nruns == 1 ? "" : "s", e->model.ncounts,
+		e->model.method == PMA_POWER_FIT_ZONES ? "core zones' split" : "least squares on total power",
+		e->model.P_static_w, e->model.P_core_w, e->model.R2);
+	if (isfinite(e->other_load_max_cpus))
+		fprintf(out, "  other load during the runs: up to %.2f CPUs, %.0f%% of the busy CPUs",
+			e->other_load_max_cpus, 100 * e->other_share_max);
+	else
+		fprintf(out, "  other load during the runs: unknown");
+	fprintf(out, " (trust %s: package energy includes every process)\n",
+		pma_energy_trust_name(e->trust));
+	fprintf(out, "  %6s %10s %9s %11s %12s\n", "cores", "T (s)", "P (W)", "E (J)", "EDP (J s)");
+	for (size_t i = 0; i < e->npts; i++) {
+		const struct pma_energy_point *q = &e->pts[i];
+		fprintf(out, "  %6u %10.4g %9.4g %11.5g %12.5g%s\n", q->n, q->T_s, q->P_w, q->E_j, q->EDP_js,
+			q->n == e->opt.n_energy ? "  <- least energy" :
+			q->n == e->opt.n_edp ? "  <- least EDP" : "");
+	}
+	fprintf(out, "energy-optimal %u core%s (E = %.5g J); time-optimal (eq. 11) %u core%s costs "
+		"%.5g J; least EDP at %u\n", e->opt.n_energy, e->opt.n_energy == 1 ? "" : "s",
+		e->opt.E_min_j, e->opt.n_time, e->opt.n_time == 1 ? "" : "s", e->opt.E_at_time_opt_j,
+		e->opt.n_edp);
+}
+
 /* The table: one function per section, in order; a new section adds one call. */
 static void print_table(FILE *out, const struct pma_result *r)
 {
@@ -316,6 +351,7 @@ static void print_table(FILE *out, const struct pma_result *r)
 	print_memory(out, r);
 	table_predictions(out, r);
 	table_regions(out, r);
+	table_energy(out, r);
 	for (size_t i = 0; i < r->notes.n; i++)
 		fprintf(out, "\nnote: %s\n", pma_note_text(&r->notes.v[i], text, sizeof(text)));
 }
@@ -616,6 +652,49 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 	}
 }
 
+/* "energy": docs/pmanalyze-json.md */
+static void energy_json(cJSON *o, const struct pma_result *r)
+{
+	const struct pma_energy_result *e = &r->energy;
+	cJSON *pm, *pts, *op;
+
+	cJSON_AddBoolToObject(o, "available", e->have);
+	if (!e->have) {
+		cJSON_AddStringToObject(o, "reason", e->reason);
+		cJSON_AddNullToObject(o, "energy_optimal_cores");
+		cJSON_AddNullToObject(o, "power_model");
+		cJSON_AddNullToObject(o, "points");
+		return;
+	}
+	cJSON_AddStringToObject(o, "source", e->source ? e->source : "unknown");
+	cJSON_AddNumberToObject(o, "runs", (double)e->nruns);
+	pm = cJSON_AddObjectToObject(o, "power_model");
+	cJSON_AddStringToObject(pm, "method", e->model.method == PMA_POWER_FIT_ZONES ? "zones" : "total");
+	cJSON_AddNumberToObject(pm, "P_static_w", e->model.P_static_w);
+	cJSON_AddNumberToObject(pm, "P_core_w", e->model.P_core_w);
+	add_finite(pm, "R2", e->model.R2);
+	cJSON_AddNumberToObject(pm, "core_counts", e->model.ncounts);
+	op = cJSON_AddObjectToObject(o, "other_load");
+	add_finite(op, "max_cpus", e->other_load_max_cpus);
+	add_finite(op, "max_share", e->other_share_max);
+	cJSON_AddStringToObject(op, "trust", pma_energy_trust_name(e->trust));
+	cJSON_AddNumberToObject(o, "energy_optimal_cores", e->opt.n_energy);
+	cJSON_AddNumberToObject(o, "time_optimal_cores", e->opt.n_time);
+	cJSON_AddNumberToObject(o, "edp_optimal_cores", e->opt.n_edp);
+	cJSON_AddNumberToObject(o, "E_min_j", e->opt.E_min_j);
+	cJSON_AddNumberToObject(o, "E_at_time_optimal_j", e->opt.E_at_time_opt_j);
+	pts = cJSON_AddArrayToObject(o, "points");
+	for (size_t i = 0; i < e->npts; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "cores", e->pts[i].n);
+		cJSON_AddNumberToObject(p, "T_s", e->pts[i].T_s);
+		cJSON_AddNumberToObject(p, "P_w", e->pts[i].P_w);
+		cJSON_AddNumberToObject(p, "E_j", e->pts[i].E_j);
+		cJSON_AddNumberToObject(p, "EDP_js", e->pts[i].EDP_js);
+		cJSON_AddItemToArray(pts, p);
+	}
+}
+
 static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
 {
 	cJSON *root = cJSON_CreateObject(), *tr, *notes;
@@ -629,6 +708,7 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	optimal_json(root, r);
 	predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
 	regions_json(root, r);
+	energy_json(cJSON_AddObjectToObject(root, "energy"), r);
 	tr = cJSON_AddArrayToObject(root, "traces");
 	for (int i = 0; i < ntraces; i++)
 		cJSON_AddItemToArray(tr, trace_json(&traces[i], i == 0 ? r->run : pma_trace_baseline(&traces[i])));
@@ -699,12 +779,22 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 
 static void print_csv(FILE *out, const struct pma_result *r)
 {
-	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket\n", out);
+	const struct pma_energy_result *e = &r->energy;
+	size_t k = 0;
+
+	/* E_j, P_w, EDP_js: empty without energy (no guessed watts) */
+	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket,P_w,E_j,EDP_js\n", out);
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
-		fprintf(out, "%u,%.6g,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%s,%.6g\n", q->cores, q->A, q->omega,
+		fprintf(out, "%u,%.6g,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%s,%.6g", q->cores, q->A, q->omega,
 			isfinite(q->omega) ? r->mem.cal.source : "none", q->S, r->pred.S_err[i], q->T_ns / 1e9,
 			q->R, pma_estimator_name(r->par.est), r->mem.cross[i]);
+		while (k < e->npts && e->pts[k].n < q->cores)
+			k++;
+		if (k < e->npts && e->pts[k].n == q->cores)
+			fprintf(out, ",%.6g,%.6g,%.6g\n", e->pts[k].P_w, e->pts[k].E_j, e->pts[k].EDP_js);
+		else
+			fputs(",,,\n", out);
 	}
 	csv_regions(out, r);
 }

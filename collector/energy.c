@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pm_util.h"
 #include "pmt_cli.h"
 
 #define POWERCAP_DIR "/sys/class/powercap"
@@ -304,6 +305,24 @@ static size_t perf_open(struct pmc_energy *e, const char *root, char *why, size_
 	return e->n;
 }
 
+const char *pmc_energy_zone_kind(const char *name)
+{
+	static const char *const map[][2] = {
+		{ "package", "package" }, { "energy-pkg", "package" }, { "core", "core" },
+		{ "energy-cores", "core" }, { "uncore", "uncore" }, { "energy-gpu", "uncore" },
+		{ "dram", "dram" }, { "energy-ram", "dram" }, { "psys", "psys" },
+		{ "energy-psys", "psys" },
+	};
+
+	for (size_t i = 0; i < PM_ARRAY_SIZE(map); i++) {
+		size_t n = strlen(map[i][0]);
+		if (strncmp(name, map[i][0], n) == 0 &&
+		    (name[n] == '\0' || name[n] == '-' || name[n] == '@'))
+			return map[i][1];
+	}
+	return "other";
+}
+
 int pmc_energy_open(struct pmc_energy **out, char *why, size_t whysize)
 {
 	char why_pc[8192], why_perf[8192]; /* paths of up to 4096 bytes in each */
@@ -353,7 +372,7 @@ int pmc_energy_sample(struct pmc_energy *e, char *why, size_t whysize)
 			alive++;
 			continue;
 		}
-		/* Opened by path every time (at most once a second per zone): a descriptor kept open
+		/* Opened by path every time (pmcollect reads every 100 ms): a descriptor kept open
 		 * would keep reading a removed fixture file, and the path is what disappears. */
 		r = read_u64(p->path, &v);
 		if (is_gone(r)) {

@@ -21,6 +21,10 @@ enum pmc_energy_source {
 
 #define PMC_ENERGY_MAX_ZONES 64
 
+/* pmcollect reads the counters this often while a run goes on (the issue asks for at least once
+ * a second: AMD's package counter wraps within minutes; FORMAT.md §5.8). */
+#define PMC_ENERGY_PERIOD_NS 100000000u
+
 /* One zone (powercap) or one event on one package (perf). */
 struct pmc_energy_zone {
 	char name[48];                /* powercap <zone>/name ("package-0", "core", "dram", "psys"),
@@ -65,6 +69,14 @@ int pmc_energy_sample(struct pmc_energy *e, char *why, size_t whysize);
 enum pmc_energy_source pmc_energy_source(const struct pmc_energy *e);
 size_t pmc_energy_count(const struct pmc_energy *e);
 const struct pmc_energy_zone *pmc_energy_zone(const struct pmc_energy *e, size_t i);
+
+/* What a zone measures, from its name: "package" (powercap package-N, perf energy-pkg), "core"
+ * (core, energy-cores: inside the package), "uncore" (uncore, energy-gpu: inside the package),
+ * "dram" (dram, energy-ram: outside the package), "psys" (psys, energy-psys: the platform,
+ * which includes the packages) or "other". Sources: Linux powercap sysfs zone names
+ * (drivers/powercap/intel_rapl_common.c), perf's power PMU event names (arch/x86/events/rapl.c).
+ * A run's total is package + dram; core is the part of the package that scales with busy cores. */
+const char *pmc_energy_zone_kind(const char *name);
 
 /* Closes the perf descriptors and frees e; NULL is accepted. */
 void pmc_energy_close(struct pmc_energy *e);

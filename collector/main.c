@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "energy.h"
 #include "meta.h"
 #include "netlink.h"
 #include "omp.h"
@@ -68,6 +69,8 @@ static void usage(FILE *f)
 		"                          libomp); with -t LIST, one run per thread count\n"
 		"      --omp-runtime=RT    with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
 		"                          (libgomp) binary, or give the path of a libomp\n"
+		"  -l, --label=KEY=VALUE   store a label in the trace (e.g. size=1000: a feature of\n"
+		"                          pmanalyze --learn); repeatable\n"
 		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
 		"                          [default as root under sudo: SUDO_USER]\n"
 		"  -q, --quiet             do not print warnings\n"
@@ -326,6 +329,8 @@ static int create_output(const char *path, int force, int *created)
 	return fd;
 }
 
+#define PMC_MAX_LABELS 32
+
 /* The command line, parsed (parse_options). */
 struct pmc_opts {
 	const char *output;
@@ -344,6 +349,8 @@ struct pmc_opts {
 	const char *threads_list;   /* -t with more than one count (--omp-regions), NULL = none */
 	int omp_regions;            /* --omp-regions */
 	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
+	const char *labels[PMC_MAX_LABELS]; /* -l KEY=VALUE, nlabels of them (META "labels") */
+	size_t nlabels;
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };
@@ -373,6 +380,8 @@ struct session {
 	/* data sources (open_sources) */
 	struct pmc_counters *counters;
 	struct pmc_sched *sched;
+	struct pmc_energy *energy;  /* NULL: none, energy_why says why */
+	char energy_why[1024];
 	int pc_fd, ts_fd;
 	uint16_t ts_family;
 	/* the runs' totals for SUMMARY */
@@ -405,6 +414,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "omp-regions", no_argument, NULL, OPT_OMP_REGIONS },
 		{ "omp-runtime", required_argument, NULL, OPT_OMP_RUNTIME },
+		{ "label", required_argument, NULL, 'l' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -416,7 +426,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	int c;
 
 	opterr = 0; /* messages in our grammar, not getopt's */
-	while ((c = getopt_long(argc, argv, "+:o:fi:C:t:e:u:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:fi:C:t:e:l:u:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -503,6 +513,20 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			}
 			o->omp_runtime = optarg;
 			break;
+		case 'l': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || eq - optarg > 64 || strlen(eq + 1) > 256) {
+				pmt_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
+					      "value up to 256)", optarg);
+				return PMT_EXIT_USAGE;
+			}
+			if (o->nlabels == PMC_MAX_LABELS) {
+				pmt_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
+				return PMT_EXIT_USAGE;
+			}
+			o->labels[o->nlabels++] = optarg;
+			break;
+		}
 		case 'u':
 			o->user = optarg;
 			break;
@@ -755,6 +779,23 @@ static void omp_source(cJSON *meta, const struct session *ss)
 		cJSON_AddStringToObject(e, "preload", ss->omp.preload);
 }
 
+/* META "labels": {"KEY": "VALUE", ...} from -l (the last of a repeated key wins). Returns 0 or
+ * PMT_E_NOMEM. */
+static int add_labels(cJSON *meta, const struct pmc_opts *o)
+{
+	cJSON *l = cJSON_AddObjectToObject(meta, "labels");
+
+	for (size_t i = 0; l && i < o->nlabels; i++) {
+		char key[65];
+		const char *eq = strchr(o->labels[i], '=');
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - o->labels[i]), o->labels[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(l, key);
+		if (!cJSON_AddStringToObject(l, key, eq + 1))
+			return PMT_E_NOMEM;
+	}
+	return l ? 0 : PMT_E_NOMEM;
+}
+
 /* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
  * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
 static int open_sources(const struct pmc_opts *o, struct session *ss)
@@ -813,7 +854,15 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	} else {
 		src.sched_events = pmc_sched_event_names();
 	}
-	err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
+	if (pmc_energy_open(&ss->energy, ss->energy_why, sizeof(ss->energy_why)) < 0) {
+		ss->energy = NULL;
+		src.energy_why = ss->energy_why;
+	} else {
+		src.energy = ss->energy;
+	}
+	err = add_labels(meta, o);
+	if (err == 0)
+		err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
 	if (err == 0 && o->omp_regions)
 		omp_source(meta, ss);
 	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
@@ -880,6 +929,9 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.warn = warn_user,
 		.sched = ss->sched,
 		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
+		.energy = ss->energy,
+		.energy_why = ss->energy_why,
+		.user_hz = sysconf(_SC_CLK_TCK),
 	};
 	return cfg;
 }
@@ -1012,6 +1064,7 @@ static void session_close(struct session *ss)
 {
 	pmc_counters_close(ss->counters);
 	pmc_sched_close(ss->sched);
+	pmc_energy_close(ss->energy);
 	pmc_procconn_close(ss->pc_fd);
 	pmc_taskstats_close(ss->ts_fd);
 	if (ss->sig_fd >= 0)

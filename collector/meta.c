@@ -626,7 +626,18 @@ int pmc_meta_add_sources(cJSON *meta, const struct pmc_meta_sources *src, char *
 		for (const char *const *n = src->sched_events; names && n && *n; n++)
 			cJSON_AddItemToArray(names, cJSON_CreateString(*n));
 	}
-	if (!source_entry(meta, "sched_events")) {
+	pmc_meta_source(meta, "energy", src->energy_why == NULL && src->energy,
+			src->energy_why ? src->energy_why : src->energy ? NULL : "not opened");
+	if (src->energy_why == NULL && src->energy && (e = source_entry(meta, "energy"))) {
+		cJSON *names;
+		cJSON_AddStringToObject(e, "source", pmc_energy_source(src->energy) == PMC_ENERGY_PERF
+							     ? "perf" : "powercap");
+		cJSON_AddNumberToObject(e, "period_ms", PMC_ENERGY_PERIOD_NS / 1e6);
+		names = cJSON_AddArrayToObject(e, "zones");
+		for (size_t i = 0; names && i < pmc_energy_count(src->energy); i++)
+			cJSON_AddItemToArray(names, cJSON_CreateString(pmc_energy_zone(src->energy, i)->name));
+	}
+	if (!source_entry(meta, "sched_events") || !source_entry(meta, "energy")) {
 		pm_set_why(why, whysize, "cannot build trace metadata: out of memory");
 		return PMT_E_NOMEM;
 	}

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
+#include "energy.h"
 #include "pmt.h"
 
 struct pmc_meta_input {
@@ -54,10 +55,12 @@ struct pmc_meta_sources {
 	const char *sched_why;      /* scheduler events (tracefs); "turned off with --no-sched" */
 	unsigned sched_buffer_kb;   /* their ring buffer per CPU, KiB */
 	const char *const *sched_events; /* their "system:event" names, NULL-terminated */
+	const char *energy_why;     /* energy counters (energy.h): why there are none */
+	const struct pmc_energy *energy; /* the opened counters when energy_why is NULL */
 };
 
-/* Adds the entries schedstat, stat, status, papi, proc_connector, taskstats and sched_events to
- * META "sources", in that order: "recorded", the reason when not, "every_samples" of stat and
+/* Adds the entries schedstat, stat, status, papi, proc_connector, taskstats, sched_events and
+ * energy (its "source", powercap or perf, and zone names) to META "sources", in that order: "recorded", the reason when not, "every_samples" of stat and
  * status, what a missing netlink source costs ("new processes are found by scanning /proc every
  * 10 samples", "exits carry the last sampled values"), and the scheduler events' clock, buffer
  * and event names. Returns 0, or PMT_E_NOMEM with a reason in why. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "meta.h"
+#include "pm_util.h"
 #include "sampler.h"
 
 /* Scheduler events are drained at least this often (see PMC_SCHED_BUFFER_KB_DEFAULT). */
@@ -131,6 +132,11 @@ static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *o
 	child_fail(report_fd, STAGE_EXEC, errno);
 }
 
+static const char *energy_source_name(const struct pmc_energy *e)
+{
+	return pmc_energy_source(e) == PMC_ENERGY_PERF ? "perf" : "powercap";
+}
+
 static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_config *cfg,
 			    const struct pmc_counters *counters)
 {
@@ -171,6 +177,18 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 	ev = c ? cJSON_AddArrayToObject(c, "events") : NULL;
 	for (uint32_t i = 0; ev && counters && i < pmc_counters_count(counters); i++)
 		cJSON_AddItemToArray(ev, cJSON_CreateString(pmc_counters_name(counters, i)));
+	if (cfg->energy) {
+		/* the order of the ENERGY records' values (FORMAT.md §5.8) */
+		c = cJSON_AddObjectToObject(o, "energy");
+		if (c) {
+			cJSON_AddStringToObject(c, "source", energy_source_name(cfg->energy));
+			ev = cJSON_AddArrayToObject(c, "zones");
+			for (size_t i = 0; ev && i < pmc_energy_count(cfg->energy); i++)
+				cJSON_AddItemToArray(ev, cJSON_CreateString(pmc_energy_zone(cfg->energy, i)->name));
+		}
+	} else {
+		cJSON_AddNullToObject(o, "energy");
+	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -211,10 +229,14 @@ static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *
 	}
 }
 
+struct run_state;
+static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, uint64_t wall_ns);
+static void add_omp_regions(cJSON *o, const struct run_state *st);
+
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct rusage *ru, const struct pmc_run_result *res,
 			  const struct pmc_run_config *cfg, const struct pmc_counters *counters,
-			  const int64_t *values, uint64_t cpu_ns, const struct pmc_omp *omp)
+			  const int64_t *values, uint64_t cpu_ns, const struct run_state *st)
 {
 	cJSON *o = cJSON_CreateObject(), *e, *r;
 	char *text;
@@ -266,9 +288,9 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 	if (started) {
 		add_C(o, counters, values, cpu_ns);
 		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : cfg->online_text);
+		add_energy(o, st, cpu_ns, wall_ns);
 	}
-	if (omp)
-		pmc_omp_run_end(omp, o);
+	add_omp_regions(o, st);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -364,7 +386,154 @@ struct run_state {
 	struct rusage root_ru;
 	uint64_t start_ns, end_ns, interval_ns, cpu0_ns, expirations;
 	uint64_t next_flush_ns, next_drain_ns;
+	/* energy (cfg->energy): each zone's accumulated µJ when the run began, the readings so far */
+	uint64_t *energy0_uj, *energy_run_uj;
+	size_t nzones;
+	int energy_on;                 /* the counters are read; 0 after a read error */
+	char energy_why[512];          /* why the run has no energy, "" when it has */
+	uint64_t next_energy_ns, last_energy_ns, energy_readings, energy_max_gap_ns;
+	struct pmc_stat_cpu stat0;     /* /proc/stat when the run began */
+	char stat_why[512];            /* why the other load is unknown, "" when known */
 };
+
+/* RUN_END "omp_regions" of a --omp-regions run (omp.h); nothing for other runs or st NULL. */
+static void add_omp_regions(cJSON *o, const struct run_state *st)
+{
+	if (st && st->omp)
+		pmc_omp_run_end(st->omp, o);
+}
+
+/* Takes the first energy reading and /proc/stat just before the program is released, so every
+ * joule the run spends is after it. A failure is recorded as the run's reason, not an error. */
+static int energy_start(struct run_state *st)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+
+	if (pmc_read_proc_stat(&st->stat0, st->stat_why, sizeof(st->stat_why)) < 0 && !st->stat_why[0])
+		snprintf(st->stat_why, sizeof(st->stat_why), "cannot read /proc/stat");
+	if (!cfg->energy) {
+		snprintf(st->energy_why, sizeof(st->energy_why), "%s",
+			 cfg->energy_why ? cfg->energy_why : "no energy source");
+		return 0;
+	}
+	st->nzones = pmc_energy_count(cfg->energy);
+	st->energy0_uj = calloc(st->nzones ? st->nzones : 1, sizeof(*st->energy0_uj));
+	st->energy_run_uj = calloc(st->nzones ? st->nzones : 1, sizeof(*st->energy_run_uj));
+	if (!st->energy0_uj || !st->energy_run_uj)
+		return PMT_E_NOMEM;
+	if (pmc_energy_sample(cfg->energy, st->energy_why, sizeof(st->energy_why)) < 0)
+		return 0;
+	for (size_t i = 0; i < st->nzones; i++)
+		st->energy0_uj[i] = pmc_energy_zone(cfg->energy, i)->energy_uj;
+	st->energy_on = 1;
+	st->last_energy_ns = pmc_now_ns();
+	st->next_energy_ns = st->last_energy_ns + PMC_ENERGY_PERIOD_NS;
+	return 0;
+}
+
+/* One energy reading at now: accumulates the wrap-corrected deltas, writes an ENERGY record of
+ * the run's energy so far (when write is set) and keeps the largest gap between readings (two
+ * wraps in one gap would read as one). A read error ends the run's energy with its reason. */
+static void energy_tick(struct run_state *st, uint64_t now, int write)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	char why[400];
+
+	if (!st->energy_on)
+		return;
+	st->next_energy_ns = now + PMC_ENERGY_PERIOD_NS;
+	if (pmc_energy_sample(cfg->energy, why, sizeof(why)) < 0) {
+		snprintf(st->energy_why, sizeof(st->energy_why), "energy reading failed during the run: %s",
+			 why);
+		st->energy_on = 0;
+		write_warning(st->res, st->w, st->run_id, st->energy_why);
+		if (cfg->warn)
+			cfg->warn(st->energy_why);
+		return;
+	}
+	for (size_t i = 0; i < st->nzones; i++)
+		st->energy_run_uj[i] = pmc_energy_zone(cfg->energy, i)->energy_uj - st->energy0_uj[i];
+	if (now - st->last_energy_ns > st->energy_max_gap_ns)
+		st->energy_max_gap_ns = now - st->last_energy_ns;
+	st->last_energy_ns = now;
+	st->energy_readings++;
+	if (write && !st->res->writer_err) {
+		struct pmt_energy e = { st->run_id, now, (uint32_t)st->nzones, st->energy_run_uj };
+		writer_failed(st->res, st->w, pmt_writer_energy(st->w, &e));
+	}
+}
+
+/* RUN_END "energy" (per zone and the run's totals by kind) or null with "energy_reason", and
+ * "other_load": the machine's busy CPUs during the run that were not the program's (/proc/stat
+ * busy ticks minus the program's CPU time cpu_ns, over wall_ns; pmc_other_load_cpus), or null
+ * with "other_load_reason". Keys: FORMAT.md §6, RUN_END since 1.2. */
+static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, uint64_t wall_ns)
+{
+	static const char *const kinds[] = { "package", "core", "uncore", "dram", "psys" };
+	const struct pmc_run_config *cfg = st->cfg;
+	struct pmc_stat_cpu stat1;
+	char why[512];
+	cJSON *e, *zs, *l;
+
+	if (st->energy_on && (e = cJSON_AddObjectToObject(o, "energy"))) {
+		double by_kind[PM_ARRAY_SIZE(kinds)] = { 0 };
+		int have[PM_ARRAY_SIZE(kinds)] = { 0 };
+		cJSON_AddStringToObject(e, "source", energy_source_name(cfg->energy));
+		zs = cJSON_AddArrayToObject(e, "zones");
+		for (size_t i = 0; zs && i < st->nzones; i++) {
+			const struct pmc_energy_zone *z = pmc_energy_zone(cfg->energy, i);
+			const char *kind = pmc_energy_zone_kind(z->name);
+			cJSON *zo = cJSON_CreateObject();
+			if (!zo || !cJSON_AddItemToArray(zs, zo)) {
+				cJSON_Delete(zo);
+				break;
+			}
+			cJSON_AddStringToObject(zo, "name", z->name);
+			cJSON_AddStringToObject(zo, "id", z->id);
+			cJSON_AddStringToObject(zo, "kind", kind);
+			cJSON_AddNumberToObject(zo, "energy_uj", (double)st->energy_run_uj[i]);
+			cJSON_AddNumberToObject(zo, "max_energy_range_uj", (double)z->max_energy_range_uj);
+			cJSON_AddNumberToObject(zo, "wraps", (double)z->wraps);
+			cJSON_AddBoolToObject(zo, "gone", z->gone);
+			for (size_t k = 0; k < PM_ARRAY_SIZE(kinds); k++)
+				if (strcmp(kind, kinds[k]) == 0) {
+					by_kind[k] += (double)st->energy_run_uj[i];
+					have[k] = 1;
+				}
+		}
+		for (size_t k = 0; k < PM_ARRAY_SIZE(kinds); k++) {
+			char key[32];
+			snprintf(key, sizeof(key), "%s_uj", kinds[k]);
+			if (have[k])
+				cJSON_AddNumberToObject(e, key, by_kind[k]);
+			else
+				cJSON_AddNullToObject(e, key);
+		}
+		cJSON_AddNumberToObject(e, "readings", (double)st->energy_readings);
+		cJSON_AddNumberToObject(e, "max_gap_ns", (double)st->energy_max_gap_ns);
+	} else {
+		cJSON_AddNullToObject(o, "energy");
+		cJSON_AddStringToObject(o, "energy_reason", st->energy_why[0] ? st->energy_why
+									 : "no energy source");
+	}
+	if (!st->stat_why[0] && pmc_read_proc_stat(&stat1, why, sizeof(why)) == 0 &&
+	    pmc_other_load_cpus(&st->stat0, &stat1, cpu_ns, wall_ns, cfg->user_hz) >= 0.0 &&
+	    (l = cJSON_AddObjectToObject(o, "other_load"))) {
+		double hz = (double)cfg->user_hz, wall_s = (double)wall_ns / 1e9;
+		cJSON_AddNumberToObject(l, "cpus", pmc_other_load_cpus(&st->stat0, &stat1, cpu_ns,
+								       wall_ns, cfg->user_hz));
+		cJSON_AddNumberToObject(l, "busy_cpus",
+					(double)(stat1.busy_ticks - st->stat0.busy_ticks) / hz / wall_s);
+		cJSON_AddNumberToObject(l, "steal_cpus",
+					(double)(stat1.steal_ticks - st->stat0.steal_ticks) / hz / wall_s);
+		cJSON_AddNumberToObject(l, "program_cpus", (double)cpu_ns / (double)wall_ns);
+	} else {
+		cJSON_AddNullToObject(o, "other_load");
+		cJSON_AddStringToObject(o, "other_load_reason",
+					st->stat_why[0] ? st->stat_why
+							: "/proc/stat could not be read at the end of the run");
+	}
+}
 
 /* The trace cannot grow: records the writer's first error and stops sampling, but the program
  * runs on undisturbed to its end; pmcollect will exit 1. */
@@ -398,7 +567,7 @@ static void record_not_started(struct run_state *st, const struct child_report *
 	res->exit_status = 127;
 	st->end_ns = pmc_now_ns();
 	json = run_end_json(st->run_id, st->pid, 0, 0, st->end_ns - st->start_ns, &st->root_ru, res,
-			    st->cfg, NULL, NULL, 0, NULL);
+			    st->cfg, NULL, NULL, 0, st);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -521,6 +690,11 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 					   : PMT_E_NOMEM);
 	free(json);
 
+	err = energy_start(st);
+	if (err < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return err;
+	}
 	/* release the child, then learn whether exec worked: the report pipe is close-on-exec, so
 	 * EOF means the program is running */
 	st->start_ns = pmc_now_ns();
@@ -582,9 +756,13 @@ static int housekeeping(struct run_state *st)
 			return 0;
 		}
 	}
+	if (st->energy_on && now >= st->next_energy_ns)
+		energy_tick(st, now, 1);
 	timeout_ms = (int)((st->next_flush_ns - now) / 1000000u) + 1;
 	if (st->sched && (int)((st->next_drain_ns - now) / 1000000u) + 1 < timeout_ms)
 		timeout_ms = (int)((st->next_drain_ns - now) / 1000000u) + 1;
+	if (st->energy_on && (int)((st->next_energy_ns - now) / 1000000u) + 1 < timeout_ms)
+		timeout_ms = (int)((st->next_energy_ns - now) / 1000000u) + 1;
 	return timeout_ms;
 }
 
@@ -687,6 +865,8 @@ static void run_finish(struct run_state *st)
 	} else {
 		st->end_ns = pmc_now_ns();
 	}
+	/* the last energy reading, after the root was reaped: the run's energy is complete */
+	energy_tick(st, st->end_ns, !res->writer_err);
 	stop_sched(st->sched, res, st->w, st->run_id);
 	if (st->omp) {
 		/* the tool's last batches (thread ends, finalize) were sent before the program ended */
@@ -708,7 +888,7 @@ static void run_finish(struct run_state *st)
 							: WEXITSTATUS(st->root_status);
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
 			    &st->root_ru, res, st->cfg, st->counters,
-			    st->have_values ? st->values : NULL, ss.cpu_ns, st->omp);
+			    st->have_values ? st->values : NULL, ss.cpu_ns, st);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -735,6 +915,8 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 			rc = PMT_E_IO; /* the timer: why says so */
 	}
 	free(st.values);
+	free(st.energy0_uj);
+	free(st.energy_run_uj);
 	pmc_sampler_free(st.s);
 	pmc_omp_close(st.omp);
 	for (int i = 0; i < 2; i++) {

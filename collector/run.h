@@ -13,6 +13,7 @@
 
 #include "counters.h"
 #include "omp.h"
+#include "energy.h"
 #include "plan.h"
 #include "pmt.h"
 #include "schedtrace.h"
@@ -65,6 +66,9 @@ struct pmc_run_config {
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
 	const struct pmc_omp_opts *omp; /* --omp-regions: load the OMPT tool and record its regions
 				       (omp.h); NULL = not asked */
+	struct pmc_energy *energy;  /* energy counters (pmc_energy_open) or NULL: not recorded */
+	const char *energy_why;     /* why there is no energy source (RUN_END energy_reason) */
+	long user_hz;               /* sysconf(_SC_CLK_TCK): /proc/stat ticks per second */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */
 	void (*warn)(const char *msg);
 };
@@ -90,7 +94,9 @@ struct pmc_run_result {
 /* Runs argv once as run run_id and records it into w: forks, sets up the child (affinity, memory
  * policy, environment, signal mask), attaches counters while the child waits, writes RUN_BEGIN,
  * starts the scheduler-event recording when cfg->sched is set (drained at every sample and at
- * least every 10 ms), lets the child exec, samples every interval_ms on an absolute CLOCK_MONOTONIC timerfd schedule
+ * least every 10 ms), reads the energy counters when cfg->energy is set (just before the program
+ * is released, every PMC_ENERGY_PERIOD_NS, writing an ENERGY record each time, and after the root
+ * was reaped) and /proc/stat at both ends for the machine's other load, lets the child exec, samples every interval_ms on an absolute CLOCK_MONOTONIC timerfd schedule
  * until the root process is reaped, forwards signals, reaps every child (pmcollect must be a child
  * subreaper), and writes RUN_END. If the writer fails, sampling stops but the program runs to its
  * end. Returns 0 (see res for the outcome), or a negative PMT_E_* code with a one-line reason in

@@ -18,6 +18,7 @@
 #define PMT_COMM_MAX          64u         /* bytes of a comm/exe name in a task record */
 #define PMT_MAX_SCHED_EVENTS  1000000u    /* events in one scheduler-event record */
 #define PMT_MAX_OMP_TIDS      256u        /* team tids in one OpenMP region record */
+#define PMT_MAX_ENERGY_ZONES  64u         /* zones in one energy record */
 
 /* Error codes: every function returns 0 (or a count) on success, a negative PMT_E_* on failure. */
 enum pmt_error {
@@ -56,6 +57,7 @@ enum pmt_record_type {
 	PMT_REC_WARNING = 0x8001,   /* JSON, optional: a warning raised while recording */
 	PMT_REC_SCHED = 0x8002,     /* binary, optional (1.1): scheduler events of one CPU's buffer */
 	PMT_REC_OMP_REGION = 0x8004, /* binary, optional (1.2): one OpenMP parallel region instance */
+	PMT_REC_ENERGY = 0x8003,    /* binary, optional (1.2): energy of the machine's zones so far */
 };
 #define PMT_REC_OPTIONAL_BIT 0x8000u
 
@@ -184,6 +186,15 @@ struct pmt_omp_region {
 };
 #define PMT_OMP_TIDS_CUT 0x1u     /* the team had more threads than n_tids */
 #define PMT_OMP_TEAM_UNKNOWN 0x2u /* no implicit task reported the team size */
+/* Energy of the machine's zones (FORMAT.md §5.8): cumulative, wrap-corrected µJ since the run
+ * began, per zone in the order of the run's RUN_BEGIN "energy.zones" list. Sources: the Linux
+ * powercap sysfs (energy_uj, max_energy_range_uj) or perf's power PMU (count x scale). */
+struct pmt_energy {
+	uint32_t run_id;
+	uint64_t t_ns;
+	uint32_t n;               /* <= PMT_MAX_ENERGY_ZONES */
+	const uint64_t *energy_uj;
+};
 
 /* A JSON record (META, RUN_BEGIN, RUN_END, SUMMARY, WARNING): run_id and t_ns are binary fields in
  * front of the JSON text so a reader can route records without parsing JSON. */
@@ -205,6 +216,7 @@ struct pmt_record {
 		struct pmt_counters counters; /* COUNTERS */
 		struct pmt_sched_batch sched; /* SCHED */
 		struct pmt_omp_region omp;  /* OMP_REGION */
+		struct pmt_energy energy;   /* ENERGY */
 		struct {
 			uint32_t len;
 			const uint8_t *body;
@@ -236,6 +248,7 @@ int pmt_writer_task(struct pmt_writer *w, const struct pmt_task_event *e);
 int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c);
 int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *b);
 int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o);
+int pmt_writer_energy(struct pmt_writer *w, const struct pmt_energy *e);
 /* type must be a JSON record type; json is NUL-terminated. */
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json);

@@ -46,6 +46,7 @@ struct pmt_reader {
 	size_t jcap;
 	char comm[PMT_COMM_MAX + 1];
 	int64_t values[PMT_MAX_COUNTERS];
+	uint64_t energy_uj[PMT_MAX_ENERGY_ZONES];
 	struct pmt_sched_event *ev;
 	size_t ev_cap;
 	uint32_t omp_tids[PMT_MAX_OMP_TIDS];
@@ -390,6 +391,27 @@ static int decode_counters(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 	return 1;
 }
 
+static int decode_energy(struct pmt_reader *r, const uint8_t *b, uint32_t len,
+			 struct pmt_energy *e)
+{
+	uint32_t n;
+
+	if (len < ENERGY_FIXED_BYTES)
+		return PMT_E_CORRUPT;
+	n = get_le32(b + 12);
+	if (n > PMT_MAX_ENERGY_ZONES)
+		return pmt_limit_error("ENERGY n", n, PMT_MAX_ENERGY_ZONES);
+	if (ENERGY_FIXED_BYTES + 8 * n > len)
+		return PMT_E_CORRUPT;
+	e->run_id = get_le32(b);
+	e->t_ns = get_le64(b + 4);
+	e->n = n;
+	for (uint32_t i = 0; i < n; i++)
+		r->energy_uj[i] = get_le64(b + ENERGY_FIXED_BYTES + 8 * i);
+	e->energy_uj = r->energy_uj;
+	return 1;
+}
+
 static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 			struct pmt_sched_batch *sb)
 {
@@ -497,6 +519,8 @@ static int decode_record(struct pmt_reader *r, struct pmt_record *rec)
 		return decode_sched(r, b, len, &rec->u.sched);
 	case PMT_REC_OMP_REGION:
 		return decode_omp_region(r, b, len, &rec->u.omp);
+	case PMT_REC_ENERGY:
+		return decode_energy(r, b, len, &rec->u.energy);
 	default:
 		if (!(type & PMT_REC_OPTIONAL_BIT))
 			return PMT_E_UNKNOWN;

@@ -335,6 +335,26 @@ int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c)
 	return writer_commit(w);
 }
 
+int pmt_writer_energy(struct pmt_writer *w, const struct pmt_energy *e)
+{
+	uint8_t *b;
+	int rc;
+
+	if (!w || !e || (e->n && !e->energy_uj))
+		return PMT_E_INVAL;
+	if (e->n > PMT_MAX_ENERGY_ZONES)
+		return PMT_E_LIMIT;
+	rc = writer_reserve(w, PMT_REC_ENERGY, ENERGY_FIXED_BYTES + 8 * e->n, &b);
+	if (rc)
+		return rc;
+	put_le32(b, e->run_id);
+	put_le64(b + 4, e->t_ns);
+	put_le32(b + 12, e->n);
+	for (uint32_t i = 0; i < e->n; i++)
+		put_le64(b + ENERGY_FIXED_BYTES + 8 * i, e->energy_uj[i]);
+	return writer_commit(w);
+}
+
 int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
 {
 	uint8_t *b;

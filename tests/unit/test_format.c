@@ -671,6 +671,49 @@ static void test_sample_zero_threads(void **state)
 	buf_free(&f);
 }
 
+/* ENERGY (0x8003, format 1.2): every zone's cumulative µJ comes back bit for bit, including values
+ * above 2^63 (64-bit accumulation), n = 0 is a valid record, and 65 zones are refused by the
+ * writer (PMT_E_LIMIT) before anything is written. */
+static void test_energy_roundtrip(void **state)
+{
+	static const uint64_t uj[3] = { 1328850u, UINT64_MAX - 5, 0 };
+	struct pmt_record in[2] = { { .type = PMT_REC_ENERGY }, { .type = PMT_REC_ENERGY } }, rec;
+	uint64_t many[PMT_MAX_ENERGY_ZONES + 1] = { 0 };
+	struct pmt_energy big = { .run_id = 0, .t_ns = 1, .n = PMT_MAX_ENERGY_ZONES + 1, .energy_uj = many };
+	struct pmt_writer *w = NULL;
+	struct pmt_reader *r = NULL;
+	struct buf f = { 0 };
+	int fd;
+
+	(void)state;
+	in[0].u.energy = (struct pmt_energy){ .run_id = 7, .t_ns = 123456789, .n = 3, .energy_uj = uj };
+	in[1].u.energy = (struct pmt_energy){ .run_id = 8, .t_ns = 5, .n = 0, .energy_uj = NULL };
+	fd = memfd_create("pmt-e", MFD_CLOEXEC);
+	assert_int_equal(pmt_writer_open(&w, fd, meta_json, NULL), 0);
+	assert_int_equal(pmt_writer_energy(w, &in[0].u.energy), 0);
+	assert_int_equal(pmt_writer_energy(w, &in[1].u.energy), 0);
+	assert_int_equal(pmt_writer_energy(w, &big), PMT_E_LIMIT);
+	assert_int_equal(pmt_writer_close(w), 0);
+	fd_contents(fd, &f);
+	close(fd);
+	fd = memfd_with(f.p, f.n);
+	assert_int_equal(pmt_reader_open(&r, NULL, fd, 0), 0);
+	assert_int_equal(pmt_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMT_REC_ENERGY);
+	assert_int_equal(rec.u.energy.run_id, 7);
+	assert_int_equal(rec.u.energy.t_ns, 123456789);
+	assert_int_equal(rec.u.energy.n, 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(rec.u.energy.energy_uj[i] == uj[i]);
+	assert_int_equal(pmt_reader_next(r, &rec), 1);
+	assert_int_equal(rec.u.energy.run_id, 8);
+	assert_int_equal(rec.u.energy.n, 0);
+	assert_int_equal(pmt_reader_next(r, &rec), 0);
+	pmt_reader_close(r);
+	close(fd);
+	buf_free(&f);
+}
+
 /* Samples of many threads, in the default 1 MiB chunks: the reader's thread array grows. */
 static void test_roundtrip_large_samples(void **state)
 {
@@ -1290,6 +1333,14 @@ static void test_count_fields_over_limit(void **state)
 	assert_int_equal(read_one_record(PMT_REC_SCHED, b, 16, 0, &o), PMT_E_LIMIT);
 	readout_free(&o);
 	assert_string_equal(pmt_limit_detail(), "SCHED n 1000001 > 1000000");
+	memset(b, 0, sizeof(b));
+	put_le32(b + 12, PMT_MAX_ENERGY_ZONES + 1);
+	assert_int_equal(read_one_record(PMT_REC_ENERGY, b, 16 + 65 * 8, 0, &o), PMT_E_LIMIT);
+	readout_free(&o);
+	assert_string_equal(pmt_limit_detail(), "ENERGY n 65 > 64");
+	put_le32(b + 12, 3);
+	assert_int_equal(read_one_record(PMT_REC_ENERGY, b, 16 + 2 * 8, 0, &o), PMT_E_CORRUPT);
+	readout_free(&o);
 }
 
 static void test_body_shorter_than_fixed_part(void **state)
@@ -1798,6 +1849,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_all_types),
 		cmocka_unit_test(test_sample_zero_threads),
+		cmocka_unit_test(test_energy_roundtrip),
 		cmocka_unit_test(test_roundtrip_large_samples),
 		cmocka_unit_test(test_reader_on_pipe),
 		cmocka_unit_test(test_writer_on_pipe),

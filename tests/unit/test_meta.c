@@ -98,7 +98,7 @@ static void test_versions_interval_and_cpus(void **state)
 
 	(void)state;
 	assert_string_equal(str(m, "format"), "pmtrace");
-	assert_string_equal(str(m, "format_version"), "1.1");
+	assert_string_equal(str(m, "format_version"), "1.2");
 	assert_string_equal(str(m, "tool"), "pmcollect");
 	assert_string_equal(str(m, "tool_version"), "0.1.0");
 	assert_true(num(m, "interval_ms") == 10.0);
@@ -428,7 +428,7 @@ static void test_meta_add_sources_exact(void **state)
 	static const char *const events[] = { "sched:sched_switch", "sched:sched_waking", NULL };
 	struct pmc_meta_sources with = {
 		.stat_every = 16, .status_every = 64, .papi_why = "no PMU",
-		.sched_buffer_kb = 4096, .sched_events = events,
+		.sched_buffer_kb = 4096, .sched_events = events, .energy_why = "no powercap",
 	};
 	struct pmc_meta_sources without = {
 		.stat_every = 16, .status_every = 64, .procconn_why = "EPERM",
@@ -443,7 +443,8 @@ static void test_meta_add_sources_exact(void **state)
 		"\"status\":{\"recorded\":true,\"every_samples\":64},"
 		"\"papi\":{\"recorded\":false,\"reason\":\"no PMU\"},\"proc_connector\":{\"recorded\":true},"
 		"\"taskstats\":{\"recorded\":true},\"sched_events\":{\"recorded\":true,\"clock\":\"mono\","
-		"\"buffer_kb_per_cpu\":4096,\"events\":[\"sched:sched_switch\",\"sched:sched_waking\"]}}");
+		"\"buffer_kb_per_cpu\":4096,\"events\":[\"sched:sched_switch\",\"sched:sched_waking\"]},"
+		"\"energy\":{\"recorded\":false,\"reason\":\"no powercap\"}}");
 	free(text);
 	text = sources_text(&without);
 	assert_string_equal(text,
@@ -452,7 +453,8 @@ static void test_meta_add_sources_exact(void **state)
 		"\"proc_connector\":{\"recorded\":false,\"reason\":\"EPERM; new processes are found by "
 		"scanning /proc every 10 samples\"},\"taskstats\":{\"recorded\":false,\"reason\":"
 		"\"EPERM too; exits carry the last sampled values\"},\"sched_events\":{\"recorded\":false,"
-		"\"reason\":\"turned off with --no-sched\"}}");
+		"\"reason\":\"turned off with --no-sched\"},\"energy\":{\"recorded\":false,\"reason\":"
+		"\"not opened\"}}");
 	free(text);
 }
 

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* energy_eval.h: the energy section of a pmanalyze report: the power model fitted to the runs
+ * with energy readings of the loaded traces (power.h), E(n) and EDP(n) over the predicted T(n),
+ * the energy-optimal core count beside eq. 11's time-optimal one, and how far the readings can
+ * be trusted given the machine's other load. Pure computation over the typed trace model. */
+#ifndef PMA_ENERGY_EVAL_H
+#define PMA_ENERGY_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze.h"
+#include "model.h"
+#include "power.h"
+
+/* How far package energy measures the program: the other processes' share of the machine's busy
+ * CPUs during the runs, o / (o + p) with o = RUN_END other_load.cpus and p = other_load.
+ * program_cpus, at its largest over the runs used. Package energy includes every process on the
+ * package (issue 16), so this share of the dynamic power is not the program's. */
+enum pma_energy_trust {
+	PMA_TRUST_UNKNOWN = 0, /* no run recorded its other load */
+	PMA_TRUST_GOOD,        /* share < 0.10 */
+	PMA_TRUST_FAIR,        /* share < 0.30 */
+	PMA_TRUST_POOR,        /* share >= 0.30 */
+};
+
+struct pma_energy_result {
+	int have;                    /* the power model was fitted: the fields below are valid */
+	char reason[512];            /* when !have: why ("no powercap ..." as recorded, or energy at
+				      * one core count only); "" when have */
+	const char *source;          /* "powercap" or "perf" (borrowed from the trace), or NULL */
+	struct pma_power_model model;
+	size_t nruns;                /* runs with energy readings used for the fit */
+	double other_share_max;      /* largest other-load share among them (enum above); NAN unknown */
+	double other_load_max_cpus;  /* largest other_load.cpus among them; NAN unknown */
+	enum pma_energy_trust trust;
+	size_t npts;                 /* core counts with a finite predicted time */
+	struct pma_energy_point *pts;/* [npts]: E(n), EDP(n) */
+	struct pma_energy_optimum opt; /* n_time here is argmin T over pts */
+};
+
+/* Collects every finished run of traces[0..ntraces-1] with RUN_END energy (package + dram J,
+ * core zones when present, its CPU count n, busy cores = CPU time / wall time, wall time T),
+ * fits P(x) = P_static + x P_core (pma_power_fit, zones' split when every run has a core zone),
+ * and predicts E(n) = P(A(m,n)) T(n) for the core counts cores[k] with predictions pred[k]
+ * (Tudor & Teo eq. 1, 6: T from T(1)/S, A from eq. 6); points with a non-finite T are skipped.
+ * Without energy, out->have is 0 and out->reason says why (the first run's recorded
+ * energy_reason, or the fit's reason): no guessed watts. Returns 0, or -1 when memory runs out. */
+int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t *cores,
+		    const struct pma_prediction *pred, size_t ncores, struct pma_energy_result *out);
+void pma_energy_result_free(struct pma_energy_result *e);
+
+/* "good", "fair", "poor" or "unknown". */
+const char *pma_energy_trust_name(enum pma_energy_trust t);
+
+#endif
