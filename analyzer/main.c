@@ -5,15 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
 #include "compute.h"
 #include "dump.h"
+#include "html.h"
 #include "memory.h"
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "perfetto.h"
+#include "plot.h"
 #include "report.h"
 
 
@@ -21,7 +24,8 @@ static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
-	"                 [--export-perfetto <file>] [-o <file>] [-q] <trace>...\n"
+	"                 [--export-perfetto <file>] [--plot <dir>] [--plot-format svg|png]\n"
+	"                 [--html <file>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n";
 
@@ -51,6 +55,12 @@ static void usage_full(void)
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
+	      "      --plot <dir>          write the plots (speedup, profile, histogram, timeline,\n"
+	      "                            omega: those the data allows) into <dir>, created if\n"
+	      "                            missing\n"
+	      "      --plot-format <fmt>   svg or png [default: svg]\n"
+	      "      --html <file>         write a self-contained HTML report (headline, next steps,\n"
+	      "                            plots, predictions, data sources) to <file>\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -95,6 +105,55 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 	return rc;
 }
 
+/* --plot: every plot the result has data for into dir (created when missing). Returns 0 or -1
+ * after reporting the error. */
+static int write_plots(const char *dir, enum pma_plot_format fmt, const struct pma_result *r)
+{
+	const char *ext = fmt == PMA_PLOT_PNG ? "png" : "svg";
+	char path[4096], why[512];
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		pmt_cli_error("cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
+		const char *na;
+		if (!pma_plot_available(r, (enum pma_plot_kind)k, &na))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.%s", dir,
+			 pma_plot_name((enum pma_plot_kind)k), ext);
+		if (pma_plot_write(r, (enum pma_plot_kind)k, fmt, path, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --html: the report into path. Returns 0 or -1 after reporting the error. */
+static int write_html(const char *path, const struct pma_result *r)
+{
+	char why[512] = "";
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	rc = pma_html_report(f, r, why, sizeof(why));
+	if (rc == 0 && ferror(f))
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	if ((fclose(f) != 0 || why[0]) && rc == 0) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0)
+		pmt_cli_error("cannot write '%s': %s", path, why);
+	return rc;
+}
+
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
@@ -107,6 +166,8 @@ struct cli_opts {
 	int mode;               /* 0 report, 'i' --info, 'd' --dump */
 	unsigned flags;         /* PMT_READ_* */
 	const char *outpath, *perfetto_path;
+	const char *plot_dir, *html_path; /* --plot, --html */
+	enum pma_plot_format plot_format;
 	char **traces;          /* the operands */
 	int ntraces;
 };
@@ -178,7 +239,8 @@ static int parse_placement(const char *arg, uint32_t *chunk)
  * (--help, --version, a usage error already reported). */
 static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
-	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO };
+	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_PLOT,
+	       OPT_PLOT_FORMAT, OPT_HTML };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, OPT_PLACEMENT },
@@ -196,6 +258,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -229,6 +294,16 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_PERFETTO:
 			o->perfetto_path = optarg;
+			break;
+		case OPT_PLOT:
+			o->plot_dir = optarg;
+			break;
+		case OPT_PLOT_FORMAT:
+			if (pma_plot_format_parse(optarg, &o->plot_format) < 0)
+				return usage_error("invalid --plot-format '%s': use svg or png", optarg);
+			break;
+		case OPT_HTML:
+			o->html_path = optarg;
 			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
@@ -343,6 +418,10 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 		goto out;
 	pma_render(f, &r, o->format);
 	if (o->perfetto_path && export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
+		goto out;
+	if (o->plot_dir && write_plots(o->plot_dir, o->plot_format, &r) < 0)
+		goto out;
+	if (o->html_path && write_html(o->html_path, &r) < 0)
 		goto out;
 	rc = PMT_EXIT_OK;
 out:
