@@ -62,7 +62,7 @@ int pma_plot_available(const struct pma_result *r, enum pma_plot_kind k, const c
 			*why = "no parallelism profile over time";
 		break;
 	case PMA_PLOT_TIMELINE:
-		if (!r->run->has_exact)
+		if (!r->run->has_exact || !r->run->exact)
 			*why = "the run has no scheduler events (record them with pmcollect --sched, as root)";
 		break;
 	case PMA_PLOT_OMEGA:
