@@ -468,5 +468,7 @@ done:
 			pma_trace_free(&traces[i]);
 	free(traces);
 	pmt_intlist_free(&o.cores);
+	if (o.plot_dir || o.html_path)
+		pma_plot_cleanup();
 	return output_close(&out, rc);
 }

@@ -5,6 +5,7 @@
 #include <cairo.h>
 #include <cairo-svg.h>
 #include <errno.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -883,4 +884,10 @@ int pma_plot_svg(const struct pma_result *r, enum pma_plot_kind k, char **svg, s
 	*svg = b.p;
 	*len = b.n;
 	return 0;
+}
+
+void pma_plot_cleanup(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }

@@ -71,4 +71,8 @@ int pma_plot_write(const struct pma_result *r, enum pma_plot_kind k, enum pma_pl
 int pma_plot_svg(const struct pma_result *r, enum pma_plot_kind k, char **svg, size_t *len,
 		 char *why, size_t whysize);
 
+/* Frees cairo's and fontconfig's process-wide caches (fonts, glyphs), which they keep until exit:
+ * for leak checkers (the sanitizer build), once at exit after the last plot. */
+void pma_plot_cleanup(void);
+
 #endif

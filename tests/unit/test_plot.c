@@ -222,5 +222,8 @@ int main(void)
 		cmocka_unit_test(test_speedup_geometry),
 		cmocka_unit_test(test_html_escapes),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	pma_plot_cleanup();
+	return rc;
 }
