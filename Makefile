@@ -24,7 +24,8 @@ FORMATS_PKGS := libzstd:libzstd-dev zlib:zlib1g-dev
 COMMON_PKGS := hwloc:libhwloc-dev
 COLLECTOR_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev numa:libnuma-dev papi:libpapi-dev \
 	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev
-ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev libdw:libdw-dev
+ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev libdw:libdw-dev \
+	cairo:libcairo2-dev fontconfig:libfontconfig-dev
 TEST_PKGS := cmocka:libcmocka-dev
 pc = $(sort $(foreach p,$(1),$(firstword $(subst :, ,$(p)))))
 # := so pkg-config runs once per make, not once per compile; empty when a package is missing, and

@@ -5,7 +5,7 @@
 # extra packages as arguments (`make bench` adds linux-perf for its perf comparison).
 set -eu
 pkgs="build-essential pkg-config libzstd-dev zstd libcjson-dev libpapi-dev papi-tools libhwloc-dev hwloc
-libnuma-dev libtracefs-dev libtraceevent-dev zlib1g-dev libcmocka-dev clang libomp-dev libgsl-dev libxgboost-dev libdw-dev
+libnuma-dev libtracefs-dev libtraceevent-dev zlib1g-dev libcmocka-dev clang libomp-dev libgsl-dev libxgboost-dev libdw-dev libcairo2-dev libfontconfig-dev
 xz-utils pigz stress-ng procps python3 util-linux $*"
 missing=""
 for p in $pkgs; do

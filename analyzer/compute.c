@@ -231,6 +231,32 @@ static void compute_uncertainty(struct pma_result *r)
 		r->pred.S_err[i] = r->pred.by_est[r->par.est][i].S * gran;
 }
 
+/* Measured S(n) = T(1) / T(n) from the wall times of finished runs with the same m. */
+static void compute_measured(struct pma_result *r)
+{
+	struct pma_measured_result *ms = &r->measured;
+	double T1 = 0; /* sum of the one-CPU wall times, s */
+	int n1 = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < r->ntraces; i++)
+			for (uint32_t j = 0; j < r->traces[i].nruns; j++) {
+				const struct pma_run *run = &r->traces[i].runs[j];
+				double wall = pma_run_wall_s(run);
+				if (!run->info.has_end || !run->cpus_n || !(wall > 0) ||
+				    (double)run->st.m_peak != r->par.m)
+					continue;
+				if (pass == 0 && run->cpus_n == 1) {
+					T1 += wall;
+					n1++;
+				} else if (pass == 1 && n1 > 0 && ms->n < PMA_MEASURED_MAX) {
+					ms->cores[ms->n] = run->cpus_n;
+					ms->wall_s[ms->n] = wall;
+					ms->S[ms->n++] = T1 / n1 / wall;
+				}
+			}
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
@@ -262,6 +288,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}
+	compute_measured(r);
 	check_spinning(r);
 	{
 		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown) */

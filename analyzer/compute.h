@@ -54,6 +54,17 @@ struct pma_pred_result {
 	double *S_err;                            /* [ncores]: uncertainty of S of est */
 };
 
+/* Section: measured speedups of the traces' finished runs with the analyzed run's m and a known CPU
+ * count: S(n) = T(1) / T(n), wall times, T(1) the mean wall time of the runs on one CPU. Empty when
+ * no run has one CPU. For the speedup plot's measured points. */
+#define PMA_MEASURED_MAX 64
+struct pma_measured_result {
+	size_t n;
+	uint32_t cores[PMA_MEASURED_MAX];
+	double S[PMA_MEASURED_MAX];
+	double wall_s[PMA_MEASURED_MAX];
+};
+
 /* The result of pma_compute. Each later capability (sweeps, interference, energy, regions, MPI
  * ranks, plots) adds one section struct and one field here, computed by its own module and
  * rendered by its own function of report.c, without touching the others. */
@@ -69,6 +80,7 @@ struct pma_result {
 	struct pma_regions_result regions;        /* OpenMP regions (--omp-regions traces) */
 	struct pma_energy_result energy;          /* E(n), energy-optimal n; energy.have 0 with
 						     energy.reason when no run has energy */
+	struct pma_measured_result measured;      /* measured S(n) of the runs, for the plots */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
 };
 

@@ -279,6 +279,7 @@ static int on_wake(struct pma_exact *x, struct pma_exact_stats *st, struct xthr 
 	x->wakes[x->nwakes].wakee = X->tid;
 	x->wakes[x->nwakes].t_ns = e->t_ns;
 	x->wakes[x->nwakes].waker_cpu_ns = W->cpu_ns;
+	x->wakes[x->nwakes].binding = 0;
 	x->nwakes++;
 	return 0;
 }
@@ -294,6 +295,8 @@ static int switch_in(struct pma_exact *x, struct xthr *Y, uint64_t t, uint16_t c
 		if (step_add(Y, ST_WAIT, (uint32_t)Y->wait_edge, 0) < 0)
 			return -1;
 		if (Y->dep > Y->F) {
+			/* the waker, not Y, decided when Y resumes (wakes[] and edges share indices) */
+			x->wakes[Y->wait_edge].binding = 1;
 			if (seg_flush(x, Y) < 0)
 				return -1;
 			Y->F = Y->seg_start = Y->seg_end = Y->dep;
@@ -670,4 +673,57 @@ uint32_t pma_exact_thread(const struct pma_exact *x, size_t i, uint32_t *tgid, c
 	*tgid = x->thr[i].tgid;
 	*comm = x->thr[i].comm;
 	return x->thr[i].tid;
+}
+
+int pma_exact_critical_path(const struct pma_exact *x, struct pma_cp_seg **out, size_t *n)
+{
+	const struct xthr *last = NULL;
+	struct pma_cp_seg *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint32_t cur;
+	uint64_t t_end = 0, t_start = UINT64_MAX;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < x->nthr; i++)
+		if (x->thr[i].cpu_ns > 0 && (!last || x->thr[i].F > last->F))
+			last = &x->thr[i];
+	if (!last)
+		return 0;
+	cur = last->tid;
+	for (size_t i = 0; i < x->nslices; i++)
+		if (x->slices[i].tid == cur && x->slices[i].t1_ns > t_end)
+			t_end = x->slices[i].t1_ns;
+	/* backwards through the wakes (in time order): the latest binding wake of the current
+	 * thread before the current end hands the path to its waker */
+	for (size_t i = x->nwakes; i-- > 0;) {
+		const struct pma_wake *w = &x->wakes[i];
+		if (w->wakee != cur || !w->binding || w->t_ns >= t_end)
+			continue;
+		if (PM_GROW(v, cap, nv + 1) < 0)
+			goto nomem;
+		v[nv++] = (struct pma_cp_seg){ cur, w->t_ns, t_end };
+		cur = w->waker;
+		t_end = w->t_ns;
+	}
+	for (size_t i = 0; i < x->nslices; i++)
+		if (x->slices[i].tid == cur && x->slices[i].t0_ns < t_start)
+			t_start = x->slices[i].t0_ns;
+	if (t_start < t_end) {
+		if (PM_GROW(v, cap, nv + 1) < 0)
+			goto nomem;
+		v[nv++] = (struct pma_cp_seg){ cur, t_start, t_end };
+	}
+	/* in time order */
+	for (size_t i = 0; i < nv / 2; i++) {
+		struct pma_cp_seg tmp = v[i];
+		v[i] = v[nv - 1 - i];
+		v[nv - 1 - i] = tmp;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+nomem:
+	free(v);
+	return -1;
 }

@@ -86,12 +86,28 @@ struct pma_wake {
 	uint32_t waker, wakee;
 	uint64_t t_ns;
 	double waker_cpu_ns;
+	uint8_t binding;    /* the wake delayed the wakee on the infinite-core axis (the waker
+			       reached this point later than the wakee stopped): a critical-path edge */
 };
 
 /* The timelines (valid after pma_exact_finish, owned by x): slices in time order of their end,
  * wake edges in time order. */
 const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n);
 const struct pma_wake *pma_exact_wakes(const struct pma_exact *x, size_t *n);
+/* One piece of the critical path in real time of the recording: thread tid from t0 to t1. */
+struct pma_cp_seg {
+	uint32_t tid;
+	uint64_t t0_ns, t1_ns;
+};
+/* The critical path drawn on the real-time timelines (valid after pma_exact_finish): from the
+ * thread that reaches the end of the infinite-core axis last, backwards through the binding wake
+ * edges (the ones that set when their wakee resumed, Tudor & Teo's T_cp as the longest
+ * happens-before path) to the start of the first thread. Fork edges are not followed: the path
+ * starts at the first slice of the thread where the walk stops. *out (malloc'ed, in time order,
+ * the caller frees it) has *n pieces, none when the run has no CPU time. Returns 0, or -1 when
+ * memory runs out. */
+int pma_exact_critical_path(const struct pma_exact *x, struct pma_cp_seg **out, size_t *n);
+
 /* Process id and name of a thread (from TASK records; tgid 0 and "" when unknown). */
 uint32_t pma_exact_tgid(const struct pma_exact *x, uint32_t tid, const char **comm);
 /* The program's threads: count, and thread i < count (returns its tid; *tgid, *comm as above). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -13,10 +14,12 @@
 #include "forest.h"
 #include "learn.h"
 #include "dump.h"
+#include "html.h"
 #include "memory.h"
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "perfetto.h"
+#include "plot.h"
 #include "report.h"
 
 
@@ -24,7 +27,8 @@ static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
-	"                 [--export-perfetto <file>] [-o <file>] [-q] <trace>...\n"
+	"                 [--export-perfetto <file>] [--plot <dir>] [--plot-format svg|png]\n"
+	"                 [--html <file>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
 	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
@@ -56,6 +60,12 @@ static void usage_full(void)
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
+	      "      --plot <dir>          write the plots (speedup, profile, histogram, timeline,\n"
+	      "                            omega: those the data allows) into <dir>, created if\n"
+	      "                            missing\n"
+	      "      --plot-format <fmt>   svg or png [default: svg]\n"
+	      "      --html <file>         write a self-contained HTML report (headline, next steps,\n"
+	      "                            plots, predictions, data sources) to <file>\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -107,6 +117,55 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 	return rc;
 }
 
+/* --plot: every plot the result has data for into dir (created when missing). Returns 0 or -1
+ * after reporting the error. */
+static int write_plots(const char *dir, enum pma_plot_format fmt, const struct pma_result *r)
+{
+	const char *ext = fmt == PMA_PLOT_PNG ? "png" : "svg";
+	char path[4096], why[512];
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		pmt_cli_error("cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
+		const char *na;
+		if (!pma_plot_available(r, (enum pma_plot_kind)k, &na))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.%s", dir,
+			 pma_plot_name((enum pma_plot_kind)k), ext);
+		if (pma_plot_write(r, (enum pma_plot_kind)k, fmt, path, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --html: the report into path. Returns 0 or -1 after reporting the error. */
+static int write_html(const char *path, const struct pma_result *r)
+{
+	char why[512] = "";
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	rc = pma_html_report(f, r, why, sizeof(why));
+	if (rc == 0 && ferror(f))
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	if ((fclose(f) != 0 || why[0]) && rc == 0) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0)
+		pmt_cli_error("cannot write '%s': %s", path, why);
+	return rc;
+}
+
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
@@ -121,6 +180,8 @@ struct cli_opts {
 	const char *model_out, *model_in, *predict; /* --model-out, --model, --predict */
 	unsigned flags;         /* PMT_READ_* */
 	const char *outpath, *perfetto_path;
+	const char *plot_dir, *html_path; /* --plot, --html */
+	enum pma_plot_format plot_format;
 	char **traces;          /* the operands */
 	int ntraces;
 };
@@ -193,7 +254,7 @@ static int parse_placement(const char *arg, uint32_t *chunk)
 static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
-	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT };
+	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, OPT_PLACEMENT },
@@ -216,6 +277,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "model-out", required_argument, NULL, OPT_MODEL_OUT },
 		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "predict", required_argument, NULL, OPT_PREDICT },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -267,6 +331,16 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case OPT_PREDICT:
 			o->mode = 'P';
 			o->predict = optarg;
+			break;
+		case OPT_PLOT:
+			o->plot_dir = optarg;
+			break;
+		case OPT_PLOT_FORMAT:
+			if (pma_plot_format_parse(optarg, &o->plot_format) < 0)
+				return usage_error("invalid --plot-format '%s': use svg or png", optarg);
+			break;
+		case OPT_HTML:
+			o->html_path = optarg;
 			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
@@ -383,6 +457,10 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 		goto out;
 	pma_render(f, &r, o->format);
 	if (o->perfetto_path && export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
+		goto out;
+	if (o->plot_dir && write_plots(o->plot_dir, o->plot_format, &r) < 0)
+		goto out;
+	if (o->html_path && write_html(o->html_path, &r) < 0)
 		goto out;
 	rc = PMT_EXIT_OK;
 out:
@@ -605,5 +683,7 @@ done:
 			pma_trace_free(&traces[i]);
 	free(traces);
 	pmt_intlist_free(&o.cores);
+	if (o.plot_dir || o.html_path)
+		pma_plot_cleanup();
 	return output_close(&out, rc);
 }

@@ -11,6 +11,54 @@
 void pma_profile_init(struct pma_profile *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* without the series the model is still right: only the over-time plot is missing */
+	p->series = calloc(1, sizeof(*p->series));
+}
+
+/* Merges neighbouring buckets pairwise: half as many, twice as wide. */
+static void series_halve(struct pma_series *s)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->n; i += 2, j++) {
+		double a = s->AdT_ns[i], d = s->dT_ns[i];
+		if (i + 1 < s->n) {
+			a += s->AdT_ns[i + 1];
+			d += s->dT_ns[i + 1];
+		}
+		s->AdT_ns[j] = a;
+		s->dT_ns[j] = d;
+	}
+	memset(s->AdT_ns + j, 0, (PMA_SERIES_BUCKETS - j) * sizeof(double));
+	memset(s->dT_ns + j, 0, (PMA_SERIES_BUCKETS - j) * sizeof(double));
+	s->n = j;
+	s->width_ns *= 2;
+}
+
+/* Adds the piece A_t over [pos, pos + dT) of the critical-path axis (pos = T_cp before it). */
+static void series_add(struct pma_series *s, double pos, double A_t, double dT)
+{
+	double end = pos + dT;
+
+	if (s->width_ns <= 0)
+		s->width_ns = fmax(dT, 1000.0); /* the first piece sets the scale; merging widens it */
+	while (end > s->width_ns * PMA_SERIES_BUCKETS)
+		series_halve(s);
+	while (pos < end) {
+		size_t b = (size_t)(pos / s->width_ns);
+		double edge, d;
+		if (b >= PMA_SERIES_BUCKETS) /* rounding at the last edge */
+			b = PMA_SERIES_BUCKETS - 1;
+		edge = (double)(b + 1) * s->width_ns;
+		d = fmin(end, edge) - pos;
+		if (d <= 0) /* rounding: the rest lies on the edge */
+			d = end - pos;
+		s->AdT_ns[b] += A_t * d;
+		s->dT_ns[b] += d;
+		if (b + 1 > s->n)
+			s->n = b + 1;
+		pos += d;
+	}
 }
 
 void pma_profile_free(struct pma_profile *p)
@@ -19,6 +67,7 @@ void pma_profile_free(struct pma_profile *p)
 		return;
 	free(p->bin_dT_ns);
 	free(p->bin_AdT_ns);
+	free(p->series);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -52,6 +101,8 @@ int pma_profile_add(struct pma_profile *p, double A_t, double dT_cp_ns)
 	if (k >= p->nbins && grow(p, k + 1) < 0)
 		return -1;
 	p->pieces++;
+	if (p->series)
+		series_add(p->series, p->T_cp_ns, A_t, dT_cp_ns);
 	p->T_cp_ns += dT_cp_ns;
 	p->work_ns += A_t * dT_cp_ns;
 	p->bin_dT_ns[k] += dT_cp_ns;

@@ -12,6 +12,18 @@
  * in bins k = ceil(A(m,inf,t)), which is enough to evaluate eq. 6 exactly for every integer n
  * afterwards: a piece with A <= n takes dT_cp on n cores, one with A > n takes dT_cp A / n.
  * Memory is O(largest A), independent of the number of pieces. */
+/* The profile along the critical-path time axis, for plots: PMA_SERIES_BUCKETS buckets of equal
+ * critical-path width, each with sum A dT_cp and sum dT_cp of the pieces (split at bucket edges).
+ * When a piece would pass the last bucket, neighbouring buckets merge pairwise and the width
+ * doubles, so memory stays fixed and a 10-minute profile still has about 256..512 buckets. */
+#define PMA_SERIES_BUCKETS 512
+struct pma_series {
+	double width_ns;                         /* critical-path time per bucket, 0 before the first piece */
+	size_t n;                                /* buckets used (the last may be partial) */
+	double AdT_ns[PMA_SERIES_BUCKETS];       /* sum A(m,inf,t) dT_cp in the bucket */
+	double dT_ns[PMA_SERIES_BUCKETS];        /* sum dT_cp in the bucket */
+};
+
 struct pma_profile {
 	size_t nbins;
 	double *bin_dT_ns;        /* bin k: sum of dT_cp of pieces with ceil(A) == k */
@@ -20,6 +32,7 @@ struct pma_profile {
 	double work_ns;           /* sum of A(m,inf,t) dT_cp = total service time U */
 	double idle_ns;           /* wall time with no active thread (not part of T_cp) */
 	uint64_t pieces;
+	struct pma_series *series; /* A(m,inf,t) over T_cp for plots; NULL when memory ran out */
 };
 #define PMA_MAX_PARALLELISM 1000000.0 /* a piece claiming more active threads is refused */
 
@@ -27,7 +40,7 @@ struct pma_profile {
 void pma_profile_init(struct pma_profile *p);
 void pma_profile_free(struct pma_profile *p);
 
-/* Adds one piece of the profile: A_t = A(m,inf,t) >= 0 active threads during dT_cp_ns of critical
+/* Adds one piece of the profile, in critical-path time order (the series assumes it): A_t = A(m,inf,t) >= 0 active threads during dT_cp_ns of critical
  * path time. A piece with A_t == 0 is idle time: it adds dT_cp_ns to idle_ns only.
  * Returns 0, or -1 when A_t > PMA_MAX_PARALLELISM or memory runs out. */
 int pma_profile_add(struct pma_profile *p, double A_t, double dT_cp_ns);

@@ -2,6 +2,7 @@
 /* notes.c: the list of structured notes and the one place that words them. */
 #include "notes.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,56 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);
 		break;
+	}
+	return buf;
+}
+
+char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
+{
+	const double *n = x->n;
+
+	switch (x->code) {
+	case PMA_NOTE_OMEGA_UNKNOWN:
+		snprintf(buf, size, "Record calibration runs for the memory model: 'pmcollect "
+			 "--calibrate -t %.0f -o calib.zst -- %s', then 'pmanalyze %s calib.zst'.", n[3],
+			 s(x, 3), s(x, 4));
+		break;
+	case PMA_NOTE_FREQ_UNKNOWN:
+		snprintf(buf, size, "Take omega as approximate, or calibrate where hardware cycle "
+			 "counters (PAPI) or cpufreq are available.");
+		break;
+	case PMA_NOTE_FREQ_VARIES:
+		snprintf(buf, size, "Fix the clock ('cpupower frequency-set -g performance') and record "
+			 "the calibration runs again.");
+		break;
+	case PMA_NOTE_SATURATED:
+		snprintf(buf, size, "Do not give the program more than %.0f cores per socket: memory "
+			 "bandwidth saturates there.", floor(n[0]));
+		break;
+	case PMA_NOTE_SPIN_ACTIVE_SEEN:
+	case PMA_NOTE_SPIN_ACTIVE:
+	case PMA_NOTE_SPIN_SEEN:
+		snprintf(buf, size, "Record again with OMP_WAIT_POLICY=passive (or --sched for the exact "
+			 "mode) to see the real dependencies.");
+		break;
+	case PMA_NOTE_UNPLACED_WAIT:
+	case PMA_NOTE_SCHED_LOST:
+		snprintf(buf, size, "Record again with scheduler events ('pmcollect --sched', as root, "
+			 "a larger --sched-buffer-kb when events were lost).");
+		break;
+	case PMA_NOTE_CORES_CAPPED:
+		snprintf(buf, size, "Give '--cores 1-%.0f' for predictions up to every CPU.", n[1]);
+		break;
+	case PMA_NOTE_OTHER_MACHINE:
+		snprintf(buf, size, "Record calibration runs on the target machine for a measured omega.");
+		break;
+	case PMA_NOTE_RUN_TRUNCATED:
+	case PMA_NOTE_FILE_TRUNCATED:
+	case PMA_NOTE_INCOMPLETE:
+		snprintf(buf, size, "Record the run again to its end for complete numbers.");
+		break;
+	default:
+		return NULL;
 	}
 	return buf;
 }

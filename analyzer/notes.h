@@ -68,4 +68,9 @@ void pma_notes_free(struct pma_notes *l);
  * The only place that turns a note into text. Returns buf. */
 char *pma_note_text(const struct pma_note *note, char *buf, size_t size);
 
+/* What the user can do about the note, as one imperative sentence for the report's "what to do
+ * next" list ("Record calibration runs: pmcollect --calibrate ..."), written to buf (truncated to
+ * size). Returns buf, or NULL when the note asks for nothing (the note's text then stands alone). */
+char *pma_note_action(const struct pma_note *note, char *buf, size_t size);
+
 #endif

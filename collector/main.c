@@ -22,6 +22,7 @@
 
 #include "counters.h"
 #include "energy.h"
+#include "cpuexpr.h"
 #include "meta.h"
 #include "netlink.h"
 #include "omp.h"
@@ -49,7 +50,9 @@ static void usage(FILE *f)
 		"  -o, --output=FILE       trace file to create [default: " DEFAULT_OUTPUT "]\n"
 		"  -f, --force             overwrite FILE if it exists\n"
 		"  -i, --interval=MS       sampling interval in milliseconds, 0.1 to 10000 [default: 10]\n"
-		"  -C, --cpus=LIST         run the program on these online CPUs (cpulist: 0 or 0-3,8)\n"
+		"  -C, --cpus=LIST         run the program on these online CPUs: a cpulist (0 or 0-3,8)\n"
+		"                          or a CPU expression (S0:0-3, E:N:4:1:2, M0:0-1@M1:0-1;\n"
+		"                          docs/cpu-expressions.md)\n"
 		"                          [default: every CPU pmcollect may use]\n"
 		"  -t, --threads=M         set OMP_NUM_THREADS=M in the program's environment\n"
 		"                          (a list such as 1-4 or 1,2,4 with --omp-regions)\n"
@@ -64,7 +67,8 @@ static void usage(FILE *f)
 		"      --calibrate         run the program several times into one trace: the baseline\n"
 		"                          (1 CPU) and the core counts of the memory model (all cores\n"
 		"                          of a socket; with several sockets also one more core)\n"
-		"      --runs=LISTS        the runs' CPU lists instead, e.g. --runs 0 0-7 0-8\n"
+		"      --runs=LISTS        the runs' CPU lists instead, e.g. --runs 0 0-7 0-8 (CPU\n"
+		"                          expressions inside the value: --runs 'N:0 S0:0-1 E:N:3')\n"
 		"      --omp-regions       record the OpenMP parallel regions through OMPT (LLVM's\n"
 		"                          libomp); with -t LIST, one run per thread count\n"
 		"      --omp-runtime=RT    with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
@@ -148,13 +152,42 @@ static int in_list(const struct pmt_intlist *l, uint32_t v)
 	return 0;
 }
 
+/* A CPU expression (common/cpuexpr.h, docs/cpu-expressions.md) as a cpulist in out: a plain OS
+ * CPU list ("0-3,8", "1-7:2") is copied unchanged (so it behaves exactly as before expressions);
+ * anything else is evaluated on this machine's hwloc topology. Returns 0, or -1 with why. */
+static int expand_cpus(const char *text, char *out, size_t size, char *why, size_t whysize)
+{
+	hwloc_topology_t topo;
+	struct pmt_cpuexpr e;
+	int rc;
+
+	if (strspn(text, "0123456789-,:") == strlen(text)) {
+		snprintf(out, size, "%s", text);
+		return 0;
+	}
+	if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0) {
+		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
+		return -1;
+	}
+	rc = pmt_cpuexpr_parse(topo, text, &e, why, whysize);
+	hwloc_topology_destroy(topo);
+	if (rc < 0)
+		return -1;
+	pmt_intlist_format(&e.set, out, size);
+	pmt_cpuexpr_free(&e);
+	return 0;
+}
+
 /* Parses the cpulist text into set and l, every CPU online; prints the error and returns -1. */
 static int cpu_list(const char *text, const struct pmt_intlist *online, const char *online_text,
 		    cpu_set_t *set, struct pmt_intlist *l)
 {
 	char why[256];
 
-	if (pmt_intlist_parse(text, 0, UINT32_MAX - 1, l, why, sizeof(why)) < 0) {
+	char list[4096];
+
+	if (expand_cpus(text, list, sizeof(list), why, sizeof(why)) < 0 ||
+	    pmt_intlist_parse(list, 0, UINT32_MAX - 1, l, why, sizeof(why)) < 0) {
 		pmt_cli_error("invalid CPU list '%s': %s", text, why);
 		return -1;
 	}
@@ -492,8 +525,17 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			int bad = 0;
 			snprintf(buf, sizeof(buf), "%s", optarg);
 			o->calibrate = 1;
-			for (tok = strtok_r(buf, " \t", &save); tok && !bad; tok = strtok_r(NULL, " \t", &save))
-				bad = pmc_plan_add(&o->runs, tok, why, sizeof(why)) < 0;
+			/* CPU expressions ("S0:0-3", "E:N:4") only inside the option's own value:
+			 * the words after it are taken as lists only when they are plain ones */
+			for (tok = strtok_r(buf, " \t", &save); tok && !bad; tok = strtok_r(NULL, " \t", &save)) {
+				char list[4096], e[300];
+				if (expand_cpus(tok, list, sizeof(list), e, sizeof(e)) < 0) {
+					snprintf(why, sizeof(why), "invalid CPU list '%.100s': %s", tok, e);
+					bad = 1;
+				} else {
+					bad = pmc_plan_add(&o->runs, list, why, sizeof(why)) < 0;
+				}
+			}
 			while (!bad && optind < argc && is_cpulist_word(argv[optind]))
 				bad = pmc_plan_add(&o->runs, argv[optind++], why, sizeof(why)) < 0;
 			if (bad) {

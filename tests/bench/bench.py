@@ -250,6 +250,36 @@ def throughput(cfg):
     return res
 
 
+# --- 8. plots and the HTML report on the largest generated trace -------------------------------
+def plots(cfg):
+    """gentrace's 10-minute, 256-thread schedule with its scheduler events (exact mode: every plot,
+    the thread timelines included), analyzed without and with --plot and --html: the render time
+    is the difference of the fastest runs (issue 14: under 1 s)."""
+    gen = os.path.join(TMP, "gentrace-plots")
+    subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(TOP, "formats"), "-o", gen,
+                    os.path.join(TOP, "tests/bench/gentrace.c")]
+                   + sorted(glob.glob(os.path.join(TOP, "formats", "*.c"))) + ["-lzstd", "-lz"],
+                   check=True)
+    tr = os.path.join(TMP, "plots.zst")
+    subprocess.run([gen, tr, "256", "600", "sched"], capture_output=True, check=True)
+    base = [timed([PMANALYZE, "-q", "-o", os.devnull, tr])[0] for _ in range(cfg["reps"])]
+    res, rows = {"trace": "gentrace 256 threads 600 s sched", "bytes": os.path.getsize(tr),
+                 "analyze_s": base}, []
+    for fmt in ("svg", "png"):
+        d = os.path.join(TMP, "plots-" + fmt)
+        cmd = [PMANALYZE, "-q", "-o", os.devnull, "--plot", d, "--plot-format", fmt, "--html",
+               os.path.join(TMP, "plots.html"), tr]
+        w = [timed(cmd)[0] for _ in range(cfg["reps"])]
+        res[fmt + "_s"] = w
+        res[fmt + "_render_s"] = min(w) - min(base)
+        rows.append([fmt, "%.3f" % min(base), "%.3f" % min(w), "%.3f" % (min(w) - min(base)),
+                     len(os.listdir(d))])
+    table("8. plots and HTML report of a 10-minute, 256-thread trace with scheduler events "
+          "(target: render < 1 s)", ["format", "analyze s", "analyze + plots + HTML s",
+                                     "render s", "plots"], rows)
+    return res
+
+
 # --- 5. accuracy vs sampling interval ----------------------------------------------------------
 def accuracy(cfg):
     res, rows = [], []
@@ -481,7 +511,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
                         ("analyzer", throughput), ("accuracy", accuracy),
-                        ("predictions", predictions), ("sched", sched_cost)):
+                        ("predictions", predictions), ("sched", sched_cost), ("plots", plots)):
             s = time.time()
             log("bench: %s ..." % key)
             result[key] = fn(cfg)

@@ -9,7 +9,11 @@
  * thread next gets the CPU); stat fields every 16th sample per thread, status every 64th, as the
  * collector does. Truth: T_cp = serial time + parallel time / THREADS; printed on stdout as JSON.
  *
- * usage: gentrace FILE THREADS SECONDS */
+ * With a fourth argument "sched" the trace also holds the scheduler events of that schedule (pmtrace
+ * 1.1 SCHED records on CPU 0): the fork of every thread at the start and a sched_switch at every
+ * change of the running thread, for the exact mode and its timeline plot (make bench).
+ *
+ * usage: gentrace FILE THREADS SECONDS [sched] */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -30,6 +34,27 @@ struct sim {
 	int runnable;
 };
 
+/* Scheduler events waiting to be written, one batch of CPU 0 at a time. */
+static struct pmt_sched_event sched_buf[4096];
+static uint32_t sched_n;
+
+static int sched_flush(struct pmt_writer *w)
+{
+	struct pmt_sched_batch b = { .run_id = 0, .cpu = 0, .n = sched_n, .events = sched_buf };
+	int err = sched_n ? pmt_writer_sched(w, &b) : 0;
+
+	sched_n = 0;
+	return err;
+}
+
+static int sched_event(struct pmt_writer *w, uint64_t t_ns, uint8_t kind, uint32_t common_pid,
+		       uint32_t a, uint32_t b, uint32_t c)
+{
+	sched_buf[sched_n++] = (struct pmt_sched_event){ .t_ns = t_ns, .kind = kind,
+		.common_pid = common_pid, .a = a, .b = b, .c = c };
+	return sched_n == sizeof(sched_buf) / sizeof(sched_buf[0]) ? sched_flush(w) : 0;
+}
+
 static int fail(const char *what, int err)
 {
 	fprintf(stderr, "gentrace: %s: %s\n", what, pmt_strerror(err));
@@ -42,14 +67,15 @@ int main(int argc, char **argv)
 	struct pmt_thread_sample *out;
 	struct sim *th;
 	uint64_t now = 1000000000ull, end, next_sample, par_ns = 0, ser_ns = 0, t0;
-	unsigned threads, cur = 0;
+	unsigned threads, cur = 0, running = 0;
+	int sched = argc == 5 && strcmp(argv[4], "sched") == 0;
 	double seconds;
 	char json[1024];
 	int fd, err;
 
-	if (argc != 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
+	if (argc < 4 || argc > 5 || (argc == 5 && !sched) || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0) {
-		fprintf(stderr, "usage: gentrace FILE THREADS SECONDS\n");
+		fprintf(stderr, "usage: gentrace FILE THREADS SECONDS [sched]\n");
 		return 2;
 	}
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -80,6 +106,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < threads; i++) {
 		th[i].runnable = 1;
 		th[i].queued_at = now;
+		if (sched && i > 0 && (err = sched_event(w, now, PMT_SCHED_FORK, 1000, 1000 + i, 0, 0)) < 0)
+			return fail("sched", err);
 	}
 	for (uint64_t seq = 0; now < end; seq++) {
 		/* run slices until the sampling instant */
@@ -109,6 +137,12 @@ int main(int argc, char **argv)
 					cur = (cur + 1) % threads;
 			}
 			ran = next_sample - now < slice ? next_sample - now : slice;
+			if (sched && cur != running) {
+				if ((err = sched_event(w, now, PMT_SCHED_SWITCH, 1000 + running, 1000 + running,
+						       1000 + cur, 'R')) < 0)
+					return fail("sched", err);
+				running = cur;
+			}
 			th[cur].wait_ns += now - th[cur].queued_at;
 			th[cur].run_ns += ran;
 			th[cur].slices++;
@@ -153,6 +187,8 @@ int main(int argc, char **argv)
 	}
 	snprintf(json, sizeof(json), "{\"run_id\":0,\"pid\":1000,\"exit\":{\"kind\":\"exited\","
 		 "\"code\":0,\"signal\":0},\"wall_ns\":%llu}", (unsigned long long)(now - t0));
+	if (sched && (err = sched_flush(w)) < 0)
+		return fail("sched", err);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_END, 0, now, json)) < 0)
 		return fail("run_end", err);
 	snprintf(json, sizeof(json), "{\"samples\":%llu,\"exit_status\":0,\"runs\":1,\"warnings\":0}",

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -140,6 +141,24 @@ static void test_fork_block_wake(void **state)
 		}
 		assert_int_equal(running, 4);  /* R 0-5, C 5-8, R 8-12, C 12-15 */
 		assert_int_equal(runnable, 3); /* C 1-5 (new), R 5-8 (preempted), C 10-12 (woken) */
+		/* the wake set C's resumption (R's position 7 > C's 4): a critical-path edge */
+		assert_int_equal(w[0].binding, 1);
+	}
+	{
+		/* critical path in real time: C ends last on the infinite axis (10 > R's 9); back
+		 * through the binding wake at t = 10 to R, from R's first slice at 0 (times in ms
+		 * after the stream's 1000 ms origin) */
+		struct pma_cp_seg *cp;
+		size_t ncp;
+		const double t0 = 1000.0 * MS;
+		assert_int_equal(pma_exact_critical_path(f.x, &cp, &ncp), 0);
+		assert_int_equal(ncp, 2);
+		assert_int_equal(cp[0].tid, 10);
+		assert_true(fabs((double)cp[0].t0_ns - t0) < 1 && fabs((double)cp[0].t1_ns - t0 - 10.0 * MS) < 1);
+		assert_int_equal(cp[1].tid, 11);
+		assert_true(fabs((double)cp[1].t0_ns - t0 - 10.0 * MS) < 1 &&
+			    fabs((double)cp[1].t1_ns - t0 - 15.0 * MS) < 1);
+		free(cp);
 	}
 	unload(&f);
 }

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* html.c: the self-contained HTML report (html.h). */
+#include "html.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+#include "pmt.h"
+
+/* The character reference of c, or NULL when c stands for itself. */
+static const char *entity(char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	default: return NULL;
+	}
+}
+
+size_t pma_html_escape_buf(char *dst, size_t size, const char *s)
+{
+	size_t need = 0, n = 0;
+	int full = 0;
+
+	for (; s && *s; s++) {
+		const char *e = entity(*s);
+		size_t len = e ? strlen(e) : 1;
+		if (!full && n + len < size) {
+			if (e)
+				memcpy(dst + n, e, len);
+			else
+				dst[n] = *s;
+			n += len;
+		} else {
+			full = 1;
+		}
+		need += len;
+	}
+	if (size)
+		dst[n] = '\0';
+	return need;
+}
+
+void pma_html_escape(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		const char *e = entity(*s);
+		if (e)
+			fputs(e, out);
+		else
+			putc(*s, out);
+	}
+}
+
+/* printf of a format holding no trace strings (numbers, fixed text) */
+#define P(...) fprintf(out, __VA_ARGS__)
+
+static void command_line(FILE *out, const struct pma_meta *m)
+{
+	for (size_t i = 0; i < m->ncommand; i++) {
+		if (i)
+			putc(' ', out);
+		pma_html_escape(out, m->command[i]);
+	}
+	if (!m->ncommand)
+		P("(unknown program)");
+}
+
+static const struct pma_prediction *headline_pred(const struct pma_result *r)
+{
+	return r->pred.by_est[r->par.est];
+}
+
+/* The prediction row of n, or NULL. */
+static const struct pma_prediction *pred_at(const struct pma_result *r, uint32_t n)
+{
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		if (r->pred.cores[i] == n)
+			return &headline_pred(r)[i];
+	return NULL;
+}
+
+/* ---- sections ---- */
+
+/* A(m,inf), T_cp, D(m), the best n and why (eq. 2, 4, 11). */
+static int sec_headline(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_optimal *o = &r->opt;
+	const struct pma_prediction *best = o->n_best ? pred_at(r, o->n_best) : NULL;
+	uint32_t nlast = r->pred.ncores ? r->pred.cores[r->pred.ncores - 1] : 0;
+
+	(void)why;
+	(void)whysize;
+	P("<div class=\"kpis\">\n");
+	P("<div class=\"kpi\" id=\"kpi-A\"><span class=\"v\" data-value=\"%.6g\">%.2f</span>"
+	  "<span class=\"pm\">&#177; %.2f</span><span class=\"l\">A(m,&#8734;): average parallelism "
+	  "(eq. 4)</span></div>\n", p->A_inf, p->A_inf, r->par.A_err);
+	P("<div class=\"kpi\" id=\"kpi-Tcp\"><span class=\"v\" data-value=\"%.6g\">%.3f s</span>"
+	  "<span class=\"l\">T<sub>cp</sub>: critical-path time</span></div>\n", p->T_cp_ns / 1e9,
+	  p->T_cp_ns / 1e9);
+	P("<div class=\"kpi\" id=\"kpi-D\"><span class=\"v\" data-value=\"%.6g\">%.2f</span>"
+	  "<span class=\"l\">D(m) = m &#8722; A(m,&#8734;): threads' worth of dependencies, m = %.0f "
+	  "(eq. 2)</span></div>\n", p->D, p->D, r->par.m);
+	if (o->n_best)
+		P("<div class=\"kpi\" id=\"kpi-best\"><span class=\"v\" data-value=\"%u\">n = %u</span>"
+		  "<span class=\"l\">best core count: S = %.2f; 95%% of it from n = %u</span></div>\n",
+		  o->n_best, o->n_best, o->S_best, o->n_95);
+	P("</div>\n<p class=\"why\" id=\"best-why\">");
+	if (!o->n_best)
+		P("No core count has a finite predicted speedup: memory saturates already on one core.");
+	else if (o->n_best == nlast)
+		P("S(m,n) still rises at the largest core count predicted (n = %u): more cores keep "
+		  "helping, up to the program's average parallelism A(m,&#8734;) = %.2f.", nlast, p->A_inf);
+	else if (best && isfinite(best->omega) && best->omega > 0.005)
+		P("Beyond n = %u, memory contention &#969;(n) (%.3f at n = %u) grows faster than the "
+		  "parallelism gained: S(m,n) = A(m,n) / (1 + &#969;(n)) falls (eq. 1, 11).", o->n_best,
+		  best->omega, o->n_best);
+	else
+		P("At n = %u, A(m,n) reaches the program's average parallelism A(m,&#8734;) = %.2f: more "
+		  "cores find no more work to run at once (eq. 6, 11).", o->n_best, p->A_inf);
+	if (o->n_best && o->n_95 < o->n_best)
+		P(" Paying per core, n = %u already gives 95%% of the best speedup.", o->n_95);
+	P("</p>\n<p class=\"est\">Estimator: %s (%s).", pma_estimator_name(r->par.est),
+	  r->par.baseline_case);
+	if (r->mem.cal.params.model == PMA_MEM_NONE)
+		P(" Memory contention unknown: the speedups are upper bounds (&#969; = 0).");
+	P("</p>\n");
+	return 0;
+}
+
+/* The notes, each as what to do next when there is something to do. */
+static int sec_next(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	char text[2048], act[2048];
+
+	(void)why;
+	(void)whysize;
+	if (!r->notes.n) {
+		P("<p>Nothing to do: the model had every input it uses.</p>\n");
+		return 0;
+	}
+	P("<ul class=\"notes\">\n");
+	for (size_t i = 0; i < r->notes.n; i++) {
+		const struct pma_note *nt = &r->notes.v[i];
+		const char *a = pma_note_action(nt, act, sizeof(act));
+		pma_note_text(nt, text, sizeof(text));
+		P("<li>");
+		if (a) {
+			P("<strong>");
+			pma_html_escape(out, a);
+			P("</strong><br><span class=\"because\">Why: ");
+			pma_html_escape(out, text);
+			P("</span>");
+		} else {
+			pma_html_escape(out, text);
+		}
+		P("</li>\n");
+	}
+	P("</ul>\n");
+	return 0;
+}
+
+/* Writes cairo's SVG without its XML prolog, with every id (and reference to one) prefixed by
+ * pfx, so that several inline SVGs of one page do not share glyph and clip ids. */
+static void inline_svg(FILE *out, const char *svg, const char *pfx)
+{
+	const char *p = strstr(svg, "<svg");
+
+	for (p = p ? p : svg; *p;) {
+		static const char *const pats[] = { "id=\"", "href=\"#", "url(#" };
+		size_t i;
+		for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+			size_t len = strlen(pats[i]);
+			if (strncmp(p, pats[i], len) == 0) {
+				fwrite(p, 1, len, out);
+				fputs(pfx, out);
+				p += len;
+				break;
+			}
+		}
+		if (i == sizeof(pats) / sizeof(pats[0]))
+			putc(*p++, out);
+	}
+}
+
+static int sec_plots(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
+		const char *na;
+		char *svg, pfx[16];
+		size_t len;
+
+		if (!pma_plot_available(r, (enum pma_plot_kind)k, &na))
+			continue;
+		if (pma_plot_svg(r, (enum pma_plot_kind)k, &svg, &len, why, whysize) < 0)
+			return -1;
+		snprintf(pfx, sizeof(pfx), "p%d-", k);
+		P("<figure class=\"plot\" id=\"plot-%s\">\n", pma_plot_name((enum pma_plot_kind)k));
+		inline_svg(out, svg, pfx);
+		P("\n<figcaption>%s</figcaption>\n</figure>\n", pma_plot_title((enum pma_plot_kind)k));
+		free(svg);
+	}
+	return 0;
+}
+
+static void cell_num(FILE *out, double v, int decimals)
+{
+	P("<td>");
+	if (isnan(v))
+		P("&#8211;");
+	else if (isinf(v))
+		P("saturated");
+	else
+		P("%.*f", decimals, v);
+	P("</td>");
+}
+
+static int sec_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_prediction *q = headline_pred(r);
+
+	(void)why;
+	(void)whysize;
+	P("<div class=\"scroll\"><table id=\"pred\">\n<thead><tr><th>n</th><th>A(m,n)</th>"
+	  "<th>&#969;(n)</th><th>S(m,n)</th><th>&#177;S</th><th>R(m,n)</th><th>T(n), s</th>"
+	  "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		P("<tr%s><td>%u</td>", q[i].cores == r->opt.n_best ? " class=\"best\"" : "", q[i].cores);
+		cell_num(out, q[i].A, 3);
+		cell_num(out, q[i].omega, 4);
+		cell_num(out, q[i].S, 3);
+		cell_num(out, r->pred.S_err[i], 3);
+		cell_num(out, q[i].R, 3);
+		cell_num(out, q[i].T_ns / 1e9, 3);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S(m,n) = A(m,n) / (1 + &#969;(n)) (Tudor &amp; "
+	  "Teo, eq. 1), A(m,n) eq. 6, R(m,n) eq. 3; &#177;S: one sampling interval of misplaced "
+	  "critical path (or the lost scheduler events of the exact mode).</p>\n");
+	return 0;
+}
+
+static int sec_sources(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_meta *m = &r->t->meta;
+	const struct pma_mem_cal *c = &r->mem.cal;
+	int missing = 0;
+
+	(void)why;
+	(void)whysize;
+	P("<dl>\n<dt>Program</dt><dd><code>");
+	command_line(out, m);
+	P("</code></dd>\n<dt>Traces</dt><dd>");
+	for (int i = 0; i < r->ntraces; i++) {
+		P("%s<code>", i ? "<br>" : "");
+		pma_html_escape(out, r->traces[i].path);
+		P("</code> (pmtrace %u.%u, %u runs)", r->traces[i].major, r->traces[i].minor,
+		  r->traces[i].nruns);
+	}
+	P("</dd>\n<dt>Machine</dt><dd>");
+	pma_html_escape(out, m->hostname ? m->hostname : "unknown host");
+	P(": %.0f PUs, %.0f cores, %.0f sockets, %.0f NUMA nodes; Linux ", m->topo.pus, m->topo.cores,
+	  m->topo.packages, m->topo.numa_nodes);
+	pma_html_escape(out, m->kernel_release ? m->kernel_release : "?");
+	P("; recorded ");
+	pma_html_escape(out, m->start_utc ? m->start_utc : "(unknown date)");
+	P(" by ");
+	pma_html_escape(out, m->tool ? m->tool : "?");
+	P(" ");
+	pma_html_escape(out, m->tool_version ? m->tool_version : "");
+	P("</dd>\n<dt>Analyzed run</dt><dd>run %u: m = %.0f threads (%s), %.3f s wall, CPUs ",
+	  r->run->run_id, r->par.m, r->par.m_source, r->par.wall_s);
+	pma_html_escape(out, r->run->cpus[0] ? r->run->cpus : "unknown");
+	P(", sampled every %.3g ms</dd>\n", r->par.interval_ms);
+	P("<dt>Memory model</dt><dd>%s; %zu calibration point%s, C(n) from %s; placement %s, "
+	  "memory policy %s (%s)</dd>\n", pma_mem_model_name(c->params.model), c->npts,
+	  c->npts == 1 ? "" : "s", c->source ? c->source : "none", r->mem.placement,
+	  pma_mem_policy_name(r->mem.pol), r->mem.pol_source);
+	P("<dt>Recorded</dt><dd>");
+	for (size_t i = 0, first = 1; i < m->nsources; i++)
+		if (m->sources[i].recorded) {
+			P("%s", first ? "" : ", ");
+			pma_html_escape(out, m->sources[i].name);
+			first = 0;
+		}
+	P("</dd>\n</dl>\n<h3>What was missing, and why</h3>\n<ul class=\"missing\">\n");
+	for (size_t i = 0; i < m->nsources; i++)
+		if (!m->sources[i].recorded) {
+			P("<li>");
+			pma_html_escape(out, m->sources[i].name);
+			P(": not recorded: ");
+			pma_html_escape(out, m->sources[i].reason ? m->sources[i].reason : "no reason recorded");
+			P("</li>\n");
+			missing++;
+		}
+	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
+		const char *na;
+		if (!pma_plot_available(r, (enum pma_plot_kind)k, &na)) {
+			P("<li>%s plot: %s</li>\n", pma_plot_title((enum pma_plot_kind)k), na);
+			missing++;
+		}
+	}
+	for (int i = 0; i < r->ntraces; i++)
+		for (size_t w = 0; w < r->traces[i].warnings.n; w++) {
+			char text[2048];
+			P("<li>");
+			pma_html_escape(out, pma_note_text(&r->traces[i].warnings.v[w], text, sizeof(text)));
+			P("</li>\n");
+			missing++;
+		}
+	if (!missing)
+		P("<li>nothing</li>\n");
+	P("</ul>\n");
+	return 0;
+}
+
+/* The report's sections in order; a later capability adds its entry here. */
+static const struct pma_html_section sections[] = {
+	{ "headline", NULL, sec_headline },
+	{ "next", "What to do next", sec_next },
+	{ "plots", "Plots", sec_plots },
+	{ "predictions", "Predictions", sec_predictions },
+	{ "sources", "Data sources", sec_sources },
+};
+
+static const char css[] =
+	"*{box-sizing:border-box}"
+	"body{margin:0 auto;max-width:1200px;padding:12px 16px;font:15px/1.45 system-ui,-apple-system,"
+	"'Segoe UI',sans-serif;color:#222;background:#fff}"
+	"h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;border-bottom:1px solid #ddd;"
+	"padding-bottom:.2em;margin-top:1.6em}h3{font-size:1em}"
+	"code{font:13px ui-monospace,monospace;background:#f4f4f4;padding:0 3px;"
+	"overflow-wrap:anywhere}"
+	".prog{overflow-wrap:anywhere}"
+	".kpis{display:flex;flex-wrap:wrap;gap:12px}"
+	".kpi{flex:1 1 200px;border:1px solid #ddd;border-radius:6px;padding:10px 12px}"
+	".kpi .v{display:block;font-size:1.8em;font-weight:600}"
+	".kpi .pm{color:#666;margin-left:.3em}.kpi .l{display:block;color:#555;font-size:.9em}"
+	".why{font-size:1.05em}.est,.small{color:#555;font-size:.9em}"
+	".notes li{margin:.4em 0}.because{color:#555;font-size:.9em;overflow-wrap:anywhere}"
+	"figure.plot{margin:1em 0;max-width:960px}figure.plot svg{width:100%;height:auto;display:block;"
+	"border:1px solid #eee}figcaption{color:#555;font-size:.9em}"
+	".scroll{overflow-x:auto;max-height:36em;overflow-y:auto}"
+	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+	"th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}"
+	"th{position:sticky;top:0;background:#fafafa}tr.best{background:#fde8e8;font-weight:600}"
+	"dt{font-weight:600;margin-top:.5em}dd{margin-left:1em;overflow-wrap:anywhere}"
+	"@media (max-width:600px){body{font-size:14px;padding:8px}.kpi .v{font-size:1.4em}"
+	"th,td{padding:2px 5px}}";
+
+int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	/* no script may run even if an escape were missed: the policy allows inline styles and
+	 * data: images only */
+	P("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	  "style-src 'unsafe-inline'; img-src data:\">\n"
+	  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>pmanalyze: ");
+	command_line(out, &r->t->meta);
+	P("</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>Speedup report</h1>\n"
+	  "<p class=\"prog\"><code>", css);
+	command_line(out, &r->t->meta);
+	P("</code> on ");
+	pma_html_escape(out, r->t->meta.hostname ? r->t->meta.hostname : "an unknown host");
+	P("</p>\n</header>\n");
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		P("<section id=\"%s\">\n", sections[i].id);
+		if (sections[i].title)
+			P("<h2>%s</h2>\n", sections[i].title);
+		if (sections[i].render(out, r, why, whysize) < 0)
+			return -1;
+		P("</section>\n");
+	}
+	P("<footer class=\"small\"><p>pmanalyze %s: Tudor &amp; Teo's speedup model; equations cited "
+	  "as in docs/model.md.</p></footer>\n</body>\n</html>\n", PMT_TOOLS_VERSION);
+	return 0;
+}

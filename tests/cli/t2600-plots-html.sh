@@ -1,0 +1,231 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmanalyze --plot and --html on the recorded sample traces: every plot parses as SVG with its
+# series (the palette colours of analyzer/plot.h) and stays under a size bound, PNGs decode at
+# their size; the HTML report in headless Chromium (Debian's chromium, installed here through
+# .ci/deps.sh when missing; the browser checks are skipped, never passed, when it cannot be):
+# --dump-dom holds A(m,inf), the optimal n and one row per prediction, as the JSON report says;
+# screenshots at 1280 and 375 px (kept in $T for the closing note) show ink in every plot's box;
+# a trace whose program is named <script> renders it as text and runs nothing.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+S="$PMT_TOP/sample-traces/pipeline-4t-cpu0-sched.zst"
+
+# --- plots ------------------------------------------------------------------------------------
+run_capture "$PMANALYZE" -q --plot "$T/svg" "$S"
+expect_status "--plot writes the plots (exit 0)" 0
+# series per plot: the colours that must appear in each (plot.h: PMA_PLOT_C_*)
+cat >"$T/series.txt" <<'EOF'
+speedup 1f77b4 7f7f7f d62728 ff7f0e 2ca02c
+profile 1f77b4 d62728
+histogram 1f77b4
+timeline 2ca02c ff7f0e d9d9d9 000000
+EOF
+while read -r name colours; do
+	if python3 - "$T/svg/$name.svg" $colours >"$T/py.out" 2>&1 <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+path, want = sys.argv[1], sys.argv[2:]
+data = open(path, "rb").read()
+root = ET.fromstring(data)                     # parses as XML
+assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+assert len(data) < 600_000, "%d bytes" % len(data)
+# cairo writes colours as rgb(r%, g%, b%): back to hex
+seen = set()
+for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
+    seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
+missing = [c for c in want if c not in seen]
+assert not missing, "series colours missing: %s" % missing
+print("%d bytes, %d colours" % (len(data), len(seen)))
+EOF
+	then ok "$name.svg parses, has its $(echo $colours | wc -w) series colours, under 600 kB ($(cat "$T/py.out"))"
+	else not_ok "$name.svg parses, has its series" "$(tail -3 "$T/py.out")"; fi
+done <"$T/series.txt"
+if [ ! -e "$T/svg/omega.svg" ] || python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/svg/omega.svg"; then
+	ok "omega plot: absent or well-formed"
+else not_ok "omega plot well-formed"; fi
+
+run_capture "$PMANALYZE" -q --plot "$T/png" --plot-format png "$S"
+expect_status "--plot-format png (exit 0)" 0
+for name in speedup profile histogram timeline; do
+	if python3 - "$T/png/$name.png" >"$T/py.out" 2>&1 <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n"
+at, idat, w = 8, b"", None
+while at < len(d):
+    n, kind = struct.unpack(">I4s", d[at:at + 8])
+    body = d[at + 8:at + 8 + n]
+    assert zlib.crc32(kind + body) == struct.unpack(">I", d[at + 8 + n:at + 12 + n])[0], "CRC"
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    at += 12 + n
+raw = zlib.decompress(idat)
+bpp = {2: 3, 6: 4}[ctype]
+assert depth == 8 and len(raw) == h * (1 + w * bpp), "size"
+print("%dx%d" % (w, h))
+EOF
+	then ok "$name.png decodes ($(cat "$T/py.out"))"
+	else not_ok "$name.png decodes" "$(tail -3 "$T/py.out")"; fi
+done
+case "$(cat "$T/py.out")" in 960x*) ok "timeline.png is 960 px wide" ;; *) not_ok "timeline.png width" "$(cat "$T/py.out")" ;; esac
+
+run_capture "$PMANALYZE" -q --plot-format jpg "$S"
+expect_status "--plot-format jpg is a usage error (exit 2)" 2
+if head -1 "$T/err" | grep -q "^pmanalyze: error: invalid --plot-format 'jpg': use svg or png$"; then
+	ok "the error line names --plot-format's values"
+else not_ok "the error line for --plot-format jpg" "$(head -2 "$T/err")"; fi
+
+# --- HTML in headless Chromium ----------------------------------------------------------------
+run_capture "$PMANALYZE" -q --html "$T/report.html" -f json -o "$T/report.json" "$S"
+expect_status "--html writes the report (exit 0)" 0
+if grep -q '<script' "$T/report.html" || grep -Eq '(src|href)="(https?:)?//' "$T/report.html"; then
+	not_ok "the report has no script and no network reference"
+else ok "the report has no script and no network reference"; fi
+
+browser=$(command -v chromium || true)
+if [ -z "$browser" ]; then
+	sh "$PMT_TOP/.ci/deps.sh" chromium >"$T/deps.log" 2>&1
+	browser=$(command -v chromium || true)
+fi
+skip_all() { for what in "$@"; do tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $what: chromium cannot be installed ($(tail -1 "$T/deps.log" 2>/dev/null))"; done; }
+if [ -z "$browser" ]; then
+	skip_all "screenshots at 1280 and 375 px" "DOM of the report" "hostile program name"
+	done_testing
+	exit
+fi
+# headless, as root in CI (no sandbox), no network, a profile of its own per call
+chrome() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$T/chrome-profile" --proxy-server=127.0.0.1:9 --hide-scrollbars "$@" 2>>"$T/chrome.log"; }
+
+# --- a hostile program name: recorded here, framed by the 1280 px page below ----------------------
+# argv holds a script that would mark the page if it ran; the program's executable (and so its
+# comm) is a link named <script>
+hostile='<script>document.documentElement.setAttribute("data-pwned","1")</script>'
+ln -sf "$W/phases" "$T/<script>"
+run_capture "$PMCOLLECT" -q --cpus 0 -o "$T/hostile.zst" -- sh -c 'exec "$1" -t 2 -w 10 -r 2 mixed' "$hostile" "$T/<script>"
+expect_status "recording the hostile-named program (exit 0)" 0
+run_capture "$PMANALYZE" -q --html "$T/hostile.html" --plot "$T/hostile-svg" "$T/hostile.zst"
+expect_status "its report and plots (exit 0)" 0
+if ! grep -qi 'script' "$T/hostile-svg/speedup.svg"; then ok "the SVG plots carry the name as glyphs, not markup"
+else not_ok "no markup from the name in the SVG"; fi
+
+# The page's layout: a page of the test's own (scripts allowed here, not in the report) frames the
+# report at a given width and writes each plot's box into its DOM; the screenshot of the same
+# page at the same width shows the plots there.
+layout_page() { # WIDTH HEIGHT OUT
+	cat >"$3" <<EOF
+<!DOCTYPE html><html><head><style>body{margin:0}iframe{border:0;display:block}</style></head>
+<body><iframe id="f" src="report.html" style="width:$1px;height:$2px"></iframe><pre id="boxes"></pre>
+<iframe id="h" src="hostile.html" style="width:$1px;height:100px"></iframe><pre id="dom"></pre><pre id="hdom"></pre>
+<script>
+document.getElementById('h').onload = function () {
+  var d = this.contentDocument;
+  document.getElementById('hdom').textContent = 'pwned=' + d.documentElement.hasAttribute('data-pwned') +
+    ' scripts=' + d.getElementsByTagName('script').length + '\n' + d.documentElement.outerHTML;
+};
+document.getElementById('f').onload = function () {
+  var d = this.contentDocument, out = [''];
+  document.getElementById('dom').textContent = d.documentElement.outerHTML;
+  d.querySelectorAll('figure.plot svg').forEach(function (s) {
+    var r = s.getBoundingClientRect();
+    out.push([s.parentNode.id, Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)].join(' '));
+  });
+  out.push('scrollWidth ' + d.documentElement.scrollWidth);
+  document.getElementById('boxes').textContent = out.join('\n');
+};
+</script></body></html>
+EOF
+}
+for width in 1280 375; do
+	height=$( [ "$width" = 1280 ] && echo 4200 || echo 3200 )
+	layout_page "$width" "$height" "$T/layout-$width.html"
+	chrome --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+		"file://$T/layout-$width.html" >"$T/layout-$width.dom"
+	chrome --allow-file-access-from-files --virtual-time-budget=5000 \
+		--window-size="$width,$height" --screenshot="$T/report-$width.png" \
+		"file://$T/layout-$width.html" >/dev/null
+	if python3 - "$T/report-$width.png" "$T/layout-$width.dom" "$width" >"$T/py.out" 2>&1 <<'EOF'
+import re, struct, sys, zlib
+png, dom, width = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3])
+d = open(png, "rb").read()
+at, idat = 8, b""
+while at < len(d):
+    n, kind = struct.unpack(">I4s", d[at:at + 8])
+    if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", d[at + 8:at + 18])
+    if kind == b"IDAT": idat += d[at + 8:at + 8 + n]
+    at += 12 + n
+bpp = {2: 3, 6: 4}[ctype]
+raw, stride = zlib.decompress(idat), w * bpp
+rows, prev = [], bytearray(stride)
+for y in range(h):                      # PNG filters (RFC 2083 §6)
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line)); prev = line
+boxes = re.findall(r"^(plot-\w+) (-?\d+) (-?\d+) (\d+) (\d+)$", dom, re.M)
+assert len(boxes) >= 4, "plot boxes: %s" % boxes
+sw = int(re.search(r"scrollWidth (\d+)", dom).group(1))
+assert sw <= width, "page %d px wide at a %d px window (horizontal scrolling)" % (sw, width)
+out = []
+for name, x, y, bw, bh in boxes:
+    x, y, bw, bh = int(x), int(y), int(bw), int(bh)
+    assert bw <= width and bw > 0.5 * min(width, 960), "%s is %d px wide" % (name, bw)
+    assert y + bh <= h, "%s below the screenshot" % name
+    ink = total = 0
+    for yy in range(y + 2, y + bh - 2, 2):
+        r = rows[yy]
+        for xx in range(x + 2, x + bw - 2, 2):
+            px = r[xx * bpp:xx * bpp + 3]
+            total += 1
+            ink += px != b"\xff\xff\xff"
+    assert ink > 0.02 * total, "%s: %d of %d pixels not background" % (name, ink, total)
+    out.append("%s %d%%" % (name[5:], 100 * ink // total))
+print("%dx%d, ink: %s" % (w, h, ", ".join(out)))
+EOF
+	then ok "screenshot at $width px: every plot drawn inside its box, no horizontal scrolling ($(cat "$T/py.out")); $T/report-$width.png"
+	else not_ok "screenshot at $width px" "$(tail -3 "$T/py.out")" "$(tail -3 "$T/chrome.log")"; fi
+done
+
+if python3 - "$T/layout-1280.dom" "$T/report.json" >"$T/py.out" 2>&1 <<'EOF'
+import html, json, re, sys
+page, j = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+# the report's DOM as the browser built it, from the framing page's <pre id="dom">
+dom = html.unescape(re.search(r'<pre id="dom">(.*?)</pre>', page, re.S).group(1))
+A, nbest, npred = j["parallelism"]["A_inf"], j["optimal_cores"], len(j["predictions"])
+a = re.search(r'id="kpi-A"><span class="v" data-value="([^"]+)">([^<]+)<', dom)
+assert a and abs(float(a.group(1)) - A) < 1e-5 * A, "A(m,inf) %s vs %s" % (a and a.group(1), A)
+b = re.search(r'id="kpi-best"><span class="v" data-value="(\d+)"', dom)
+assert b and int(b.group(1)) == nbest, "best n %s vs %s" % (b and b.group(1), nbest)
+tbody = re.search(r'<table id="pred">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
+rows = tbody.count("<tr")
+assert rows == npred, "rows %d vs %d" % (rows, npred)
+for sec in ("headline", "next", "plots", "predictions", "sources"):
+    assert '<section id="%s">' % sec in dom, sec
+print("A(m,inf) = %s, optimal n = %d, %d prediction rows" % (a.group(2), nbest, rows))
+EOF
+then ok "DOM holds the headline and every prediction row: $(cat "$T/py.out")"
+else not_ok "DOM holds the headline numbers" "$(tail -3 "$T/py.out")"; fi
+
+if python3 - "$T/layout-1280.dom" >"$T/py.out" 2>&1 <<'EOF'
+import html, re, sys
+page = open(sys.argv[1]).read()
+h = re.search(r'<pre id="hdom">(.*?)</pre>', page, re.S).group(1)   # escaped once by the <pre>
+head, dom = html.unescape(h).split("\n", 1)
+assert head == "pwned=false scripts=0", head
+assert '&lt;script&gt;document.documentElement.setAttribute' in dom, "escaped name not shown"
+assert 'data-pwned' not in dom.split(">", 1)[0], "attribute set"
+print(head)
+EOF
+then ok "the hostile name shows as text and no script ran ($(cat "$T/py.out"))"
+else not_ok "the hostile name shows as text and no script ran" "$(tail -3 "$T/py.out")"; fi
+
+done_testing
