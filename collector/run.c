@@ -168,6 +168,8 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 	ev = c ? cJSON_AddArrayToObject(c, "events") : NULL;
 	for (uint32_t i = 0; ev && counters && i < pmc_counters_count(counters); i++)
 		cJSON_AddItemToArray(ev, cJSON_CreateString(pmc_counters_name(counters, i)));
+	if (cfg->annotate)
+		cfg->annotate(cfg->annotate_arg, o, 0);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -264,6 +266,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		add_C(o, counters, values, cpu_ns);
 		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : cfg->online_text);
 	}
+	if (cfg->annotate)
+		cfg->annotate(cfg->annotate_arg, o, 1);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;

@@ -17,6 +17,7 @@
 #include "schedtrace.h"
 
 struct bitmask; /* libnuma */
+struct cJSON;
 
 /* The unprivileged user the program runs as (--user, or SUDO_USER when pmcollect runs as root):
  * the child calls setgroups(2), setgid(2) and setuid(2) with these before exec, and sets HOME,
@@ -64,6 +65,10 @@ struct pmc_run_config {
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */
 	void (*warn)(const char *msg);
+	/* Called with the RUN_BEGIN (end 0) and RUN_END (end 1) JSON object just before it is
+	 * written, to add keys (the interference level of the run); NULL = nothing added. */
+	void (*annotate)(void *arg, struct cJSON *record, int end);
+	void *annotate_arg;
 };
 
 struct pmc_run_result {
