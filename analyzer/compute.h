@@ -12,6 +12,7 @@
 #include "analyze.h"
 #include "contention.h"
 #include "estimate.h"
+#include "interference.h"
 #include "memory.h"
 #include "model.h"
 #include "notes.h"
@@ -29,6 +30,8 @@ struct pma_compute_opts {
 	const char *machine;    /* --machine: hwloc XML or a trace to predict for; NULL = recording machine */
 	uint32_t chunk;         /* --placement: threads per socket turn, 0 = compact, 1 = scatter */
 	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
+	double threshold;       /* --threshold: degradation threshold of the interference
+				   analysis (0.05 = 5%), 0 = PMA_SENS_THRESHOLD_DEFAULT */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */
@@ -64,10 +67,14 @@ struct pma_result {
 	struct pma_pred_result pred;
 	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
 	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
+	struct pma_interf_result interf;          /* active interference (Casas & Bronevetsky); when
+						     interf.present the other sections are empty:
+						     a trace of pmcollect --interfere answers that */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
 };
 
-/* Computes the result for the chosen run of traces[0] (the others add calibration runs).
+/* Computes the result for the chosen run of traces[0] (the others add calibration runs); for a
+ * trace of pmcollect --interfere or --calibrate-interference, the interference section only.
  * r borrows traces until pma_result_free. Returns 0, or -1 with a one-line reason in why (no
  * such run, no samples, one thread, a failed replay, a bad --machine, out of memory); r is freed
  * with pma_result_free also on error. */
