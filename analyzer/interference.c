@@ -53,6 +53,14 @@ static int usable(const struct pma_run *r)
 	       r->info.exit_code == 0 && r->info.wall_ns > 0;
 }
 
+/* A run's runtime for the curve: utime + stime (RUN_END rusage), else wall_ns. */
+static double runtime_ns(const struct pma_run *r)
+{
+	double cpu = r->info.utime_ns + r->info.stime_ns;
+
+	return cpu > 0 ? cpu : r->info.wall_ns;
+}
+
 /* Chooses the estimate of the resource left at levels k[0..L-1] (Casas & Bronevetsky §5.2 for
  * bandwidth, §3.2.3 for capacity) and fills left[] with it. */
 static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, size_t L, double *left)
@@ -188,12 +196,14 @@ int pma_interference(const struct pma_trace *t, double threshold, struct pma_int
 			const struct pma_run *r = &t->runs[i];
 			if (!usable(r) || r->info.interf.k != k[l] || n == R)
 				continue;
-			rt[l * R + n++] = r->info.wall_ns;
+			/* the program's CPU time: on a shared machine its wall time also counts the
+			 * waits for a CPU that other programs, pushed off the interferers' CPUs, cause */
+			rt[l * R + n++] = runtime_ns(r);
 			v[nv] = r->info.interf.bytes_per_s;
-			w[nv++] = r->info.utime_ns + r->info.stime_ns;
+			w[nv++] = r->info.wall_ns;
 		}
 		res->interferers_bytes_per_s[l] = k[l] ? median_finite(v, nv) : 0;
-		res->cpu_ns[l] = median_finite(w, nv);
+		res->wall_ns[l] = median_finite(w, nv);
 	}
 	choose_estimate(res, k, L, left);
 	in.nlevels = L;

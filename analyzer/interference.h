@@ -29,15 +29,18 @@ struct pma_interf_result {
 	uint32_t p;                /* processes sharing the resource (1: the program) */
 	struct pma_sens_result sens; /* curve and verdict; points[l].left NAN when estimate is NONE */
 	double interferers_bytes_per_s[PMA_SENS_MAX_LEVELS]; /* median measured traffic per level, NAN unknown */
-	double cpu_ns[PMA_SENS_MAX_LEVELS]; /* median program CPU time (utime + stime) per level */
+	double wall_ns[PMA_SENS_MAX_LEVELS]; /* median program wall time per level (the curve's
+				      runtime is its CPU time, utime + stime) */
 	enum pma_interf_estimate estimate;
 	char reason[384];          /* why this estimate (one line) */
 	int capacity_resolvable;   /* cache: the CSThrs take more capacity than the probe's spread */
 };
 
 /* Fills *res from trace t: the runs with RUN_BEGIN "interference" that finished with exit code 0,
- * grouped by k; the runtime of a run is its RUN_END wall_ns (the program's own time; the
- * interferers are threads of pmcollect, never the program's). The curve and bounds come from
+ * grouped by k; the runtime of a run is the program's CPU time, RUN_END rusage utime + stime
+ * (wall_ns when absent): on a shared machine the wall time also holds the waits for a CPU that
+ * other programs, pushed off the interferers' CPUs, cause; memory stalls are CPU time. The
+ * interferers are threads of pmcollect, never part of the program's time. The curve and bounds come from
  * pma_sensitivity (Casas & Bronevetsky §5.2) with the calibration's B and BW1 (bandwidth), or its
  * C(k) (cache) when the calibration resolves the capacity the CSThrs take: every level's row
  * valid and C(0) - C(K) larger than max(the spread of row 0's probe points, 10% of C(0)); else the

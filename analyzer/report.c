@@ -479,7 +479,7 @@ static void table_interference(FILE *out, const struct pma_result *r)
 	fprintf(out, "  estimate: %s: %s\n", pma_interf_estimate_name(x->estimate), x->reason);
 	if (x->sens.npoints) {
 		fprintf(out, "\n%3s %12s %10s %10s %10s %9s %12s %10s %s\n", "k", x->bandwidth ? "left GB/s" :
-			"left MB", "runtime s", "min s", "max s", "slowdown", "interf GB/s", "CPU s", "degraded");
+			"left MB", "CPU s", "min s", "max s", "slowdown", "interf GB/s", "wall s", "degraded");
 		for (size_t l = 0; l < x->sens.npoints; l++) {
 			const struct pma_sens_point *pt = &x->sens.points[l];
 			char left[32], bw[32];
@@ -487,7 +487,7 @@ static void table_interference(FILE *out, const struct pma_result *r)
 			fmt_num(bw, sizeof(bw), 2, x->interferers_bytes_per_s[l] / 1e9, "");
 			fprintf(out, "%3u %12s %10.3f %10.3f %10.3f %8.1f%% %12s %10.3f %s\n", pt->k, left,
 				pt->runtime_ns / 1e9, pt->min_ns / 1e9, pt->max_ns / 1e9, 100 * pt->slowdown, bw,
-				x->cpu_ns[l] / 1e9, pt->degraded ? "yes" : pt->within_noise ? "within noise" : "no");
+				x->wall_ns[l] / 1e9, pt->degraded ? "yes" : pt->within_noise ? "within noise" : "no");
 		}
 	}
 	interf_need(need, sizeof(need), x);
@@ -510,6 +510,7 @@ static cJSON *interference_json(const struct pma_result *r)
 	cJSON_AddNumberToObject(o, "p", x->p);
 	cJSON_AddNumberToObject(o, "runs", (double)x->nruns);
 	cJSON_AddNumberToObject(o, "reps", (double)x->nreps);
+	cJSON_AddStringToObject(o, "runtime", "cpu_time"); /* runtime_s: utime + stime */
 	cJSON_AddStringToObject(o, "estimate", x->estimate == PMA_INTERF_EST_BANDWIDTH ? "bandwidth" :
 				x->estimate == PMA_INTERF_EST_CAPACITY ? "capacity" : "none");
 	cJSON_AddStringToObject(o, "estimate_reason", x->reason);
@@ -539,7 +540,7 @@ static cJSON *interference_json(const struct pma_result *r)
 		cJSON_AddBoolToObject(p, "degraded", pt->degraded);
 		cJSON_AddBoolToObject(p, "within_noise", pt->within_noise);
 		add_finite(p, "interferers_bytes_per_s", x->interferers_bytes_per_s[l]);
-		add_finite(p, "cpu_s", x->cpu_ns[l] / 1e9);
+		add_finite(p, "wall_s", x->wall_ns[l] / 1e9);
 	}
 	cJSON_AddStringToObject(o, "verdict", !s->npoints ? "none" : s->verdict == PMA_SENS_BOUNDED ?
 				"sensitive" : "not_sensitive");
@@ -564,13 +565,13 @@ static void print_interference_csv(FILE *out, const struct pma_result *r)
 {
 	const struct pma_interf_result *x = &r->interf;
 
-	fputs("kind,k,left,left_unit,runtime_s,min_s,max_s,slowdown,degraded,interferers_bytes_per_s,cpu_s\n", out);
+	fputs("kind,k,left,left_unit,runtime_s,min_s,max_s,slowdown,degraded,interferers_bytes_per_s,wall_s\n", out);
 	for (size_t l = 0; l < x->sens.npoints; l++) {
 		const struct pma_sens_point *pt = &x->sens.points[l];
 		fprintf(out, "%s,%u,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g\n", x->bandwidth ? "bandwidth" : "cache",
 			pt->k, pt->left, x->bandwidth ? "bytes_per_s" : "bytes", pt->runtime_ns / 1e9,
 			pt->min_ns / 1e9, pt->max_ns / 1e9, pt->slowdown, pt->degraded,
-			x->interferers_bytes_per_s[l], x->cpu_ns[l] / 1e9);
+			x->interferers_bytes_per_s[l], x->wall_ns[l] / 1e9);
 	}
 }
 

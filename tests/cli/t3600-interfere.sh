@@ -73,7 +73,13 @@ s=$(cat "$T/stream.slow"); c=$(cat "$T/compute.slow")
 if [ "$(jget "$T/stream.json" runs)" = 6 ] && [ "$(jget "$T/stream.json" curve.1.k)" = 1 ]; then
 	ok "stream: 6 runs used, levels k = 0, 1"
 else not_ok "stream: 6 runs used, levels k = 0, 1" "$(head -c 600 "$T/stream.json")"; fi
-if awk -v s="$s" -v c="$c" 'BEGIN { exit !(s != "" && c != "" && s > c + 0.02) }'; then
+# the BWThr takes bandwidth only when it gets its CPU: on a machine loaded by other programs it may
+# run a fraction of the time (RUN_END interferers.bytes_per_s against the calibration's BW1)
+got=$(jget "$T/stream.json" curve.1.interferers_bytes_per_s)
+if awk -v g="$got" -v b="$bw1" 'BEGIN { exit !(g < 0.5 * b) }'; then
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n # SKIP the BWThr moved $got B/s beside stream, under half its BW1 $bw1 (CPU 1 shared with other load): no bandwidth taken to compare; $(machine_load)"
+elif awk -v s="$s" -v c="$c" 'BEGIN { exit !(s != "" && c != "" && s > c + 0.02) }'; then
 	ok "a BWThr slows stream more than the compute-bound triad ($s vs $c)"
 else not_ok "a BWThr slows stream more than the compute-bound triad" "stream $s, compute $c" "$(machine_load)" "$(cat "$T/stream.err")"; fi
 if [ "$(jget "$T/stream.json" estimate)" = bandwidth ]; then ok "bandwidth estimate: B - k BW1"
