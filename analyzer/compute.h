@@ -13,6 +13,7 @@
 #include "contention.h"
 #include "energy_eval.h"
 #include "estimate.h"
+#include "interference.h"
 #include "memory.h"
 #include "model.h"
 #include "notes.h"
@@ -31,6 +32,8 @@ struct pma_compute_opts {
 	const char *machine;    /* --machine: hwloc XML or a trace to predict for; NULL = recording machine */
 	uint32_t chunk;         /* --placement: threads per socket turn, 0 = compact, 1 = scatter */
 	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
+	double threshold;       /* --threshold: degradation threshold of the interference
+				   analysis (0.05 = 5%), 0 = PMA_SENS_THRESHOLD_DEFAULT */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */
@@ -81,10 +84,14 @@ struct pma_result {
 	struct pma_energy_result energy;          /* E(n), energy-optimal n; energy.have 0 with
 						     energy.reason when no run has energy */
 	struct pma_measured_result measured;      /* measured S(n) of the runs, for the plots */
+	struct pma_interf_result interf;          /* active interference (Casas & Bronevetsky); when
+						     interf.present the other sections are empty:
+						     a trace of pmcollect --interfere answers that */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
 };
 
-/* Computes the result for the chosen run of traces[0] (the others add calibration runs).
+/* Computes the result for the chosen run of traces[0] (the others add calibration runs); for a
+ * trace of pmcollect --interfere or --calibrate-interference, the interference section only.
  * r borrows traces until pma_result_free. Returns 0, or -1 with a one-line reason in why (no
  * such run, no samples, one thread, a failed replay, a bad --machine, out of memory); r is freed
  * with pma_result_free also on error. */

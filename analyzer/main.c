@@ -28,7 +28,7 @@ static const char usage_line[] =
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--plot <dir>] [--plot-format svg|png]\n"
-	"                 [--html <file>] [-o <file>] [-q] <trace>...\n"
+	"                 [--html <file>] [--threshold <pct>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
 	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
@@ -57,6 +57,8 @@ static void usage_full(void)
 	      "      --machine <file>      predict for this machine: hwloc XML (lstopo --of xml) or\n"
 	      "                            another trace [default: the recording machine]\n"
 	      "      --force               combine traces of different programs\n"
+	      "      --threshold <pct>     slowdown that counts as degradation in a trace of\n"
+	      "                            pmcollect --interfere [default: 5]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
@@ -254,7 +256,8 @@ static int parse_placement(const char *arg, uint32_t *chunk)
 static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
-	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML };
+	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
+	       OPT_THRESHOLD };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, OPT_PLACEMENT },
@@ -280,6 +283,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -359,6 +363,15 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case OPT_FORCE:
 			o->force = 1;
 			break;
+		case OPT_THRESHOLD: {
+			char *end;
+			double pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(pct > 0 && pct <= 1000))
+				return usage_error("invalid --threshold '%s': want a percentage above 0, up to 1000",
+						   optarg);
+			o->co.threshold = pct / 100;
+			break;
+		}
 		case 's':
 			o->flags |= PMT_READ_SALVAGE;
 			break;

@@ -159,6 +159,48 @@ static int meta_sources(const cJSON *meta, struct pma_meta *m)
 	return 0;
 }
 
+/* A finite number at key, else dflt (a hostile trace may hold anything). */
+static double fnum(const cJSON *o, const char *key, double dflt)
+{
+	double v = num(o, key, dflt);
+	return isfinite(v) ? v : dflt;
+}
+
+/* META "interference" (pmcollect's machine file as recorded). Rows beyond PMA_INTERF_MAX_K are
+ * ignored; a row that is not valid, or whose C_bytes is not a finite number >= 0, reads NAN. */
+static void meta_interference(const cJSON *o, struct pma_interf_cal *c)
+{
+	const cJSON *caps = item(o, "capacity"), *row, *method = item(o, "method");
+
+	c->BW1_bytes_per_s = c->B_bytes_per_s = c->C0_lo_bytes = c->C0_hi_bytes = NAN;
+	if (!cJSON_IsObject(o))
+		return;
+	c->present = 1;
+	c->counters = cJSON_IsString(method) && strcmp(method->valuestring, "counters") == 0;
+	c->BW1_bytes_per_s = fnum(o, "BW1_bytes_per_s", NAN);
+	c->B_bytes_per_s = fnum(o, "B_bytes_per_s", NAN);
+	c->csthr_bytes = fnum(o, "csthr_bytes", NAN);
+	c->orth_bwthrs = fnum(o, "orthogonal_bwthrs", -1);
+	if (!cJSON_IsArray(caps))
+		caps = NULL;
+	cJSON_ArrayForEach(row, caps) {
+		const cJSON *pt, *pts = c->ncap == 0 && cJSON_IsArray(item(row, "points")) ? item(row, "points") : NULL;
+		double C = fnum(row, "C_bytes", NAN);
+		if (c->ncap > PMA_INTERF_MAX_K)
+			break;
+		c->C_bytes[c->ncap] = cJSON_IsTrue(item(row, "valid")) && C >= 0 ? C : NAN;
+		/* the spread of row 0's in-range points: how well one calibration resolves C */
+		cJSON_ArrayForEach(pt, pts) {
+			double h = fnum(pt, "hit_rate", NAN), Ce = fnum(pt, "C_eff_bytes", NAN);
+			if (!(h >= 0.10 && h <= 0.90) || !(Ce >= 0))
+				continue;
+			c->C0_lo_bytes = isnan(c->C0_lo_bytes) ? Ce : fmin(c->C0_lo_bytes, Ce);
+			c->C0_hi_bytes = isnan(c->C0_hi_bytes) ? Ce : fmax(c->C0_hi_bytes, Ce);
+		}
+		c->ncap++;
+	}
+}
+
 int pma_meta_parse(const char *text, struct pma_meta *m)
 {
 	cJSON *meta = parse_json(text);
@@ -191,6 +233,7 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	}
 	m->topo.hwloc_xml = str_dup(topo, "hwloc_xml");
 	cpufreq_parse(item(meta, "cpufreq"), &m->cpufreq);
+	meta_interference(item(meta, "interference"), &m->interf);
 	if (meta_command(meta, m) < 0 || string_pairs(item(meta, "env"), &m->env, &m->nenv) < 0 || meta_sources(meta, m) < 0 ||
 	    string_pairs(item(meta, "labels"), &m->labels, &m->nlabels) < 0)
 		rc = -1;
@@ -247,8 +290,19 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	ri->has_begin = 1;
 	role = str_dup(o, "role");
 	ri->role = !role ? PMA_ROLE_UNKNOWN : strcmp(role, "baseline") == 0 ? PMA_ROLE_BASELINE :
-		   strcmp(role, "calibration") == 0 ? PMA_ROLE_CALIBRATION : PMA_ROLE_OTHER;
+		   strcmp(role, "calibration") == 0 ? PMA_ROLE_CALIBRATION :
+		   strcmp(role, "interference") == 0 ? PMA_ROLE_INTERFERENCE : PMA_ROLE_OTHER;
 	free(role);
+	{
+		const cJSON *in = item(o, "interference"), *kind = item(in, "kind");
+		double k = fnum(in, "k", -1);
+		if (cJSON_IsString(kind) && k >= 0 && k <= PMA_INTERF_MAX_K && k == floor(k) &&
+		    (strcmp(kind->valuestring, "cache") == 0 || strcmp(kind->valuestring, "bandwidth") == 0)) {
+			ri->interf.present = 1;
+			ri->interf.bandwidth = strcmp(kind->valuestring, "bandwidth") == 0;
+			ri->interf.k = (uint32_t)k;
+		}
+	}
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
 		ri->pid = (uint32_t)pid->valuedouble;
 	ri->cpus = str_dup(o, "cpus");
@@ -343,6 +397,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	char *src;
 
 	ri->exit_code = ri->exit_signal = NAN;
+	ri->wall_ns = ri->utime_ns = ri->stime_ns = ri->interf.bytes_per_s = ri->interf.cpu_ns = NAN;
 	ri->C.value = ri->C.cpu_time_ns = ri->C.llc_misses = ri->C.stall_cycles = NAN;
 	ri->cpufreq.lo_khz = INFINITY;
 	if (!o)
@@ -375,6 +430,11 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		return -1;
 	}
 	energy_parse(o, &ri->energy);
+	ri->wall_ns = fnum(o, "wall_ns", NAN);
+	ri->utime_ns = fnum(item(o, "rusage"), "utime_ns", NAN);
+	ri->stime_ns = fnum(item(o, "rusage"), "stime_ns", NAN);
+	ri->interf.bytes_per_s = fnum(item(o, "interferers"), "bytes_per_s", NAN);
+	ri->interf.cpu_ns = fnum(item(o, "interferers"), "cpu_ns", NAN);
 	cJSON_Delete(o);
 	return 0;
 }

@@ -36,6 +36,32 @@ struct pma_cpufreq {
 	double lo_khz, hi_khz;  /* range of the positive cur_khz values; INFINITY and 0 when none */
 };
 
+#define PMA_INTERF_MAX_K 15 /* interferers per level, as pmcollect's PMC_CAL_MAX_K */
+
+/* META "interference": the machine's calibration for active interference (Casas & Bronevetsky
+ * §3; pmcollect --calibrate-interference, formats/FORMAT.md). Numbers NAN when absent. */
+struct pma_interf_cal {
+	int present;
+	int counters;           /* method "counters" (else "timing": hit rate from time per access) */
+	double BW1_bytes_per_s; /* one BWThr's bandwidth (eq. 1) */
+	double B_bytes_per_s;   /* the machine's, STREAM triad */
+	double csthr_bytes;
+	size_t ncap;            /* capacity rows k = 0..ncap-1 */
+	double C_bytes[PMA_INTERF_MAX_K + 1]; /* capacity left with k CSThrs; NAN when the row is not valid */
+	double C0_lo_bytes, C0_hi_bytes; /* range of C_eff over row 0's points with 0.1 <= h <= 0.9:
+				   the probe's own spread; NAN when none */
+	double orth_bwthrs;     /* Fig. 11: BWThrs leaving the capacity unchanged, -1 unknown */
+};
+
+/* RUN_BEGIN "interference" and RUN_END "interferers" of a run of pmcollect --interfere. */
+struct pma_run_interf {
+	int present;            /* RUN_BEGIN has a valid "interference" object */
+	int bandwidth;          /* kind "bandwidth" (BWThrs), else "cache" (CSThrs) */
+	uint32_t k;             /* interferers beside the program */
+	double bytes_per_s;     /* RUN_END: their measured traffic over the run (eq. 1), NAN absent */
+	double cpu_ns;          /* RUN_END: their CPU time, NAN absent */
+};
+
 /* META: what, where and how the program was recorded. Strings are owned, sanitized (no control
  * characters) and NULL when absent. */
 struct pma_meta {
@@ -56,9 +82,11 @@ struct pma_meta {
 	struct pma_cpufreq cpufreq;
 	struct pma_env_var *labels; /* META "labels" (pmcollect --label KEY=VALUE, since 1.2) */
 	size_t nlabels;
+	struct pma_interf_cal interf;
 };
 
-enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER };
+enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,
+		PMA_ROLE_INTERFERENCE };
 
 enum pma_exit_kind { PMA_EXIT_UNKNOWN = 0, PMA_EXIT_EXITED, PMA_EXIT_SIGNALED, PMA_EXIT_OTHER };
 
@@ -125,6 +153,9 @@ struct pma_run_info {
 	struct pma_omp_info omp;  /* RUN_END "omp_regions" */
 	char *mem_mode;         /* RUN_BEGIN "mempolicy.mode", NULL when absent */
 	struct pma_run_energy energy;
+	double wall_ns;         /* RUN_END "wall_ns", NAN when absent */
+	double utime_ns, stime_ns; /* RUN_END "rusage", NAN when absent */
+	struct pma_run_interf interf;
 };
 
 /* The SUMMARY record (numbers 0 when absent). */

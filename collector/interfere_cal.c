@@ -531,15 +531,12 @@ static cJSON *int_array(const int *v, size_t n)
 	return a;
 }
 
-int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char *why, size_t whysize)
+cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal)
 {
 	cJSON *o = cJSON_CreateObject(), *caps, *orth;
-	char *text = NULL;
-	FILE *f = NULL;
-	int rc = -1;
 
 	if (!o)
-		goto oom;
+		return NULL;
 	cJSON_AddStringToObject(o, "format", CAL_FORMAT);
 	cJSON_AddStringToObject(o, "topology", cal->topology);
 	cJSON_AddStringToObject(o, "method", cal->method == PMC_CAL_COUNTERS ? "counters" : "timing");
@@ -574,7 +571,16 @@ int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char
 	for (size_t j = 0; orth && j < cal->north; j++)
 		cJSON_AddItemToArray(orth, cJSON_CreateNumber(cal->orth_C_bytes[j]));
 	cJSON_AddNumberToObject(o, "orthogonal_bwthrs", cal->orth_bwthrs);
-	text = cJSON_Print(o);
+	return o;
+}
+
+int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char *why, size_t whysize)
+{
+	cJSON *o = pmc_cal_to_json(cal);
+	char *text = o ? cJSON_Print(o) : NULL;
+	FILE *f = NULL;
+	int rc = -1;
+
 	if (!text)
 		goto oom;
 	f = fopen(path, "w");

@@ -138,6 +138,12 @@ int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pm
  * too small. */
 int pmc_cal_topology_signature(hwloc_topology_t topo, char *buf, size_t size);
 
+/* *cal as the JSON object of the machine file (every field below, "format":
+ * "pmtools-interference/1"), also META "interference" of a trace (formats/FORMAT.md). NULL when
+ * memory runs out; the caller frees it with cJSON_Delete. */
+struct cJSON;
+struct cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal);
+
 /* Writes *cal to path as JSON ("format": "pmtools-interference/1"). Returns 0 or -1 with why. */
 int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char *why, size_t whysize);
 

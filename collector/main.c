@@ -23,6 +23,9 @@
 #include "counters.h"
 #include "energy.h"
 #include "cpuexpr.h"
+#include "interfere.h"
+#include "interfere_cal.h"
+#include "interfere_session.h"
 #include "meta.h"
 #include "netlink.h"
 #include "omp.h"
@@ -36,6 +39,7 @@
 #define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
 #define NETLINK_RCVBUF_BYTES (8 << 20) /* room for a burst of system-wide exits between samples */
+#define INTERFERE_REPEAT_DEFAULT 3
 
 static const char usage_line[] = "usage: pmcollect [options] [--] <command> [<args>...]";
 
@@ -75,6 +79,18 @@ static void usage(FILE *f)
 		"                          (libgomp) binary, or give the path of a libomp\n"
 		"  -l, --label=KEY=VALUE   store a label in the trace (e.g. size=1000: a feature of\n"
 		"                          pmanalyze --learn); repeatable\n"
+		"      --interfere=KIND    run the program beside 0..K interference threads of KIND,\n"
+		"                          cache (CSThr) or bandwidth (BWThr), into one trace\n"
+		"      --levels=LIST       interferer counts to run [default: 0 to one per CPU of\n"
+		"                          --interfere-cpus]; must start at 0\n"
+		"      --repeat=R          runs per level, interleaved [default: 3]\n"
+		"      --interfere-cpus=LIST  the interferers' CPUs [default: CPUs sharing the\n"
+		"                          program's last-level cache, not its SMT siblings (hwloc)]\n"
+		"      --calibrate-interference  measure BW1, B and the cache capacity left with k\n"
+		"                          CSThrs; write the machine file and (with a command and\n"
+		"                          --interfere) use it at once\n"
+		"      --interference-file=FILE  the machine file [default:\n"
+		"                          $XDG_CACHE_HOME/pmtools/interference-HOST.json]\n"
 		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
 		"                          [default as root under sudo: SUDO_USER]\n"
 		"  -q, --quiet             do not print warnings\n"
@@ -84,7 +100,10 @@ static void usage(FILE *f)
 		"Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
 		"  pmcollect --cpus 0 -t 8 -- ./app\n"
 		"Baseline and memory-contention calibration in one trace:\n"
-		"  pmcollect --calibrate -t 8 -- ./app\n",
+		"  pmcollect --calibrate -t 8 -- ./app\n"
+		"Bandwidth the program needs (Casas & Bronevetsky):\n"
+		"  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
+		"  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n",
 		usage_line);
 }
 
@@ -384,6 +403,13 @@ struct pmc_opts {
 	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
 	const char *labels[PMC_MAX_LABELS]; /* -l KEY=VALUE, nlabels of them (META "labels") */
 	size_t nlabels;
+	int interfere;              /* --interfere given: interference_kind is set */
+	enum pmc_interferer_kind interfere_kind;
+	const char *levels;         /* --levels, NULL = 0 .. one per interferer CPU */
+	uint32_t repeat;            /* --repeat, 0 = INTERFERE_REPEAT_DEFAULT */
+	const char *interfere_cpus; /* --interfere-cpus, NULL = placed by hwloc */
+	int calibrate_interference; /* --calibrate-interference */
+	const char *interference_file; /* --interference-file, NULL = the default path */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };
@@ -422,6 +448,12 @@ struct session {
 	size_t nruns_done;
 	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
 	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
+	/* --interfere / --calibrate-interference (plan_interference) */
+	int interfering;            /* the plan's runs have interferers */
+	int have_cal;               /* isess.cal holds the machine's calibration */
+	struct pmc_isess isess;
+	hwloc_topology_t topo;
+	char interference_file[4096];
 };
 
 /* Parses the command line into o (getopt_long with a leading '+': the command's own options are
@@ -430,7 +462,8 @@ struct session {
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
-	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME };
+	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_INTERFERE, OPT_LEVELS,
+	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -448,6 +481,12 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "omp-regions", no_argument, NULL, OPT_OMP_REGIONS },
 		{ "omp-runtime", required_argument, NULL, OPT_OMP_RUNTIME },
 		{ "label", required_argument, NULL, 'l' },
+		{ "interfere", required_argument, NULL, OPT_INTERFERE },
+		{ "levels", required_argument, NULL, OPT_LEVELS },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "interfere-cpus", required_argument, NULL, OPT_INTERFERE_CPUS },
+		{ "calibrate-interference", no_argument, NULL, OPT_CAL_INTERFERE },
+		{ "interference-file", required_argument, NULL, OPT_INTERFERENCE_FILE },
 		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -569,6 +608,32 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			o->labels[o->nlabels++] = optarg;
 			break;
 		}
+		case OPT_INTERFERE:
+			if (pmc_interfere_kind_parse(optarg, &o->interfere_kind) < 0) {
+				pmt_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
+				return PMT_EXIT_USAGE;
+			}
+			o->interfere = 1;
+			break;
+		case OPT_LEVELS:
+			o->levels = optarg;
+			break;
+		case OPT_REPEAT:
+			if (pmt_cli_parse_long(optarg, 1, PMC_PLAN_MAX_RUNS, &v) < 0) {
+				pmt_cli_error("invalid --repeat '%s': want 1 to %d", optarg, PMC_PLAN_MAX_RUNS);
+				return PMT_EXIT_USAGE;
+			}
+			o->repeat = (uint32_t)v;
+			break;
+		case OPT_INTERFERE_CPUS:
+			o->interfere_cpus = optarg;
+			break;
+		case OPT_CAL_INTERFERE:
+			o->calibrate_interference = 1;
+			break;
+		case OPT_INTERFERENCE_FILE:
+			o->interference_file = optarg;
+			break;
 		case 'u':
 			o->user = optarg;
 			break;
@@ -598,8 +663,15 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		return usage_error("a list of thread counts (-t %s) needs --omp-regions", o->threads_list);
 	if (o->threads_list && o->calibrate)
 		return usage_error("a list of thread counts cannot be combined with --calibrate or --runs");
+	if ((o->levels || o->repeat) && !o->interfere)
+		return usage_error("--levels and --repeat need --interfere");
+	if (optind >= argc && o->calibrate_interference && !o->interfere)
+		return -1; /* the calibration alone */
 	if (optind >= argc)
 		return usage_error("no command given");
+	if (o->calibrate_interference && !o->interfere)
+		return usage_error("--calibrate-interference with a command needs --interfere (or give "
+				   "no command to calibrate only)");
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 	return -1;
@@ -670,6 +742,232 @@ static void omp_setup(const struct pmc_opts *o, struct session *ss)
 	}
 }
 
+/* The program's CPUs beside the interferers when --cpus is not given: the CPUs pmcollect may use
+ * (allowed) minus the interferers' cores (so no SMT sibling of an interferer runs the program),
+ * as a cpulist into buf. Returns the count (0: none left). */
+static int program_cpus_beside(hwloc_topology_t topo, const char *allowed, const int *icpus, size_t n,
+			       char *buf, size_t size)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int w;
+
+	if (!set || hwloc_bitmap_list_sscanf(set, allowed) != 0) {
+		hwloc_bitmap_free(set);
+		return 0;
+	}
+	for (size_t j = 0; j < n; j++) {
+		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)icpus[j]);
+		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
+		if (core)
+			hwloc_bitmap_andnot(set, set, core->cpuset);
+		hwloc_bitmap_clr(set, (unsigned)icpus[j]);
+	}
+	hwloc_bitmap_list_snprintf(buf, size, set);
+	w = hwloc_bitmap_weight(set);
+	hwloc_bitmap_free(set);
+	return w > 0 ? w : 0;
+}
+
+/* --interfere / --calibrate-interference: the interferers' CPUs (--interfere-cpus, else hwloc's
+ * placement: Casas & Bronevetsky §2, CPUs sharing the program's last-level cache that are not SMT
+ * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
+ * unless it is to be measured now), the levels and the run plan. Returns -1 to go on, or the
+ * exit status after reporting. */
+static int plan_interference(const struct pmc_opts *o, struct session *ss)
+{
+	struct pmc_isess *is = &ss->isess;
+	struct pmt_intlist lv = { 0 };
+	char allowed[4096], why[512], prog[4096], sig[512];
+	uint32_t nprog, levels[PMC_PLAN_MAX_RUNS];
+	size_t nlevels = 0;
+	int n;
+
+	if (o->calibrate)
+		return usage_error("--interfere and --calibrate-interference cannot be combined with "
+				   "--calibrate or --runs");
+	if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0) {
+		pmt_cli_error("cannot read the CPUs pmcollect may use");
+		return PMT_EXIT_FAILURE;
+	}
+	if (hwloc_topology_init(&ss->topo) != 0 || hwloc_topology_load(ss->topo) != 0) {
+		pmt_cli_error("cannot read the machine's topology (hwloc): %s", strerror(errno));
+		return PMT_EXIT_FAILURE;
+	}
+	if (o->interfere_cpus) {
+		struct pmt_intlist l = { 0 };
+		cpu_set_t set;
+		if (cpu_list(o->interfere_cpus, &ss->online, ss->online_text, &set, &l) < 0)
+			return PMT_EXIT_USAGE;
+		n = (int)l.n;
+		for (size_t j = 0; j < l.n && n <= PMC_CAL_MAX_K; j++) {
+			if (o->cpus && in_list(&ss->cpus, l.v[j])) {
+				pmt_intlist_free(&l);
+				pmt_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
+					      "CPUs of their own", o->interfere_cpus, ss->cpus_text);
+				return PMT_EXIT_USAGE;
+			}
+			is->cpus[j] = (int)l.v[j];
+		}
+		pmt_intlist_free(&l);
+		if (n > PMC_CAL_MAX_K) {
+			pmt_cli_error("invalid --interfere-cpus '%s': at most %d CPUs", o->interfere_cpus,
+				      PMC_CAL_MAX_K);
+			return PMT_EXIT_USAGE;
+		}
+	} else {
+		char anchor[16];
+		if (!o->cpus)
+			snprintf(anchor, sizeof(anchor), "%.*s", (int)strcspn(allowed, ","), allowed);
+		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus_text : anchor, allowed, is->cpus,
+					PMC_CAL_MAX_K, why, sizeof(why));
+		if (n < 0) {
+			pmt_cli_error("cannot place the interferers: %s", why);
+			return PMT_EXIT_USAGE;
+		}
+	}
+	is->ncpus = (size_t)n;
+	{
+		struct pmt_intlist l = { .v = (uint32_t[PMC_CAL_MAX_K]){ 0 }, .n = is->ncpus };
+		for (size_t j = 0; j < is->ncpus; j++)
+			l.v[j] = (uint32_t)is->cpus[j];
+		pmt_intlist_format(&l, is->cpus_text, sizeof(is->cpus_text));
+	}
+	/* the program's CPUs */
+	if (o->cpus) {
+		snprintf(prog, sizeof(prog), "%s", ss->cpus_text);
+		nprog = (uint32_t)ss->cpus.n;
+	} else {
+		nprog = (uint32_t)program_cpus_beside(ss->topo, allowed, is->cpus, is->ncpus, prog, sizeof(prog));
+		if (nprog == 0) {
+			pmt_cli_error("no CPU is left for the program beside the interferers' (%s): give "
+				      "fewer with --interfere-cpus", is->cpus_text);
+			return PMT_EXIT_USAGE;
+		}
+	}
+	if (pmc_csthr_bytes(ss->topo, is->cpus[0], 0, &is->csthr_bytes, why, sizeof(why)) < 0)
+		is->csthr_bytes = PMC_CSTHR_DEFAULT_BYTES; /* no L2 in the topology: the paper's 4 MB */
+	/* the machine file */
+	if (o->interference_file)
+		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
+	else if (pmc_interference_file_default(ss->interference_file, sizeof(ss->interference_file), why,
+					       sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	}
+	if (!o->calibrate_interference) {
+		if (pmc_cal_topology_signature(ss->topo, sig, sizeof(sig)) < 0 ||
+		    pmc_cal_read(ss->interference_file, sig, 1, &is->cal, why, sizeof(why)) < 0) {
+			pmt_cli_error("no usable interference calibration: %s (measure this machine with "
+				      "pmcollect --calibrate-interference)", why);
+			return PMT_EXIT_USAGE;
+		}
+		if (!(is->cal.B_bytes_per_s > 0) || !(is->cal.BW1_bytes_per_s > 0) || is->cal.ncap == 0) {
+			pmt_cli_error("no usable interference calibration: '%s' has no B, BW1 or capacity "
+				      "(measure this machine with pmcollect --calibrate-interference)",
+				      ss->interference_file);
+			return PMT_EXIT_USAGE;
+		}
+		ss->have_cal = 1;
+	}
+	if (!o->interfere)
+		return -1; /* the calibration alone: no runs */
+	/* the levels: 0 first, increasing, at most one interferer per CPU */
+	{
+		char dflt[32];
+		snprintf(dflt, sizeof(dflt), "0-%zu", is->ncpus);
+		if (pmt_intlist_parse(o->levels ? o->levels : dflt, 0, PMC_CAL_MAX_K, &lv, why, sizeof(why)) < 0) {
+			pmt_cli_error("invalid --levels '%s': %s", o->levels, why);
+			return PMT_EXIT_USAGE;
+		}
+	}
+	if (lv.n == 0 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
+		pmt_cli_error("invalid --levels '%s': want 0 to %zu, starting at 0 (one interferer per CPU "
+			      "of --interfere-cpus %s)", o->levels ? o->levels : "", is->ncpus, is->cpus_text);
+		pmt_intlist_free(&lv);
+		return PMT_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < lv.n; i++)
+		levels[nlevels++] = lv.v[i];
+	pmt_intlist_free(&lv);
+	if (o->interfere_kind == PMC_CSTHR && ss->have_cal && levels[nlevels - 1] >= is->cal.ncap) {
+		pmt_cli_error("invalid --levels: the machine file '%s' has the capacity left for up to %zu "
+			      "CSThrs (recalibrate with more --interfere-cpus)", ss->interference_file,
+			      is->cal.ncap - 1);
+		return PMT_EXIT_USAGE;
+	}
+	is->kind = o->interfere_kind;
+	if (pmc_plan_interfere(&ss->plan, prog, nprog, levels, nlevels,
+			       o->repeat ? o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
+		pmt_cli_error("cannot plan the interference runs: %s", why);
+		return PMT_EXIT_USAGE;
+	}
+	/* the program's CPU set for pin_collector and META */
+	{
+		struct pmt_intlist l = { 0 };
+		(void)cpu_list(prog, &ss->online, ss->online_text, &ss->prog_cpus, &l);
+		pmt_intlist_free(&l);
+	}
+	ss->interfering = 1;
+	return -1;
+}
+
+/* --calibrate-interference: measures the machine (Casas & Bronevetsky §3, interfere_cal.h) with
+ * the probe on the program's first CPU and the interferers on theirs, prints the result on stderr
+ * and writes the machine file. Returns -1 to go on, or the exit status after reporting. */
+static int calibrate_interference(struct session *ss)
+{
+	struct pmc_isess *is = &ss->isess;
+	struct pmc_interference_cal *cal = &is->cal;
+	struct pmc_cal_params p;
+	char why[512];
+	int probe = -1;
+
+	for (int c = 0; c < CPU_SETSIZE && probe < 0; c++)
+		if (CPU_ISSET(c, &ss->prog_cpus))
+			probe = c;
+	if (probe < 0) { /* calibration alone: the first CPU that is not an interferer's */
+		for (size_t i = 0; i < ss->online.n && probe < 0; i++) {
+			int c = (int)ss->online.v[i], mine = 0;
+			for (size_t j = 0; j < is->ncpus; j++)
+				mine |= is->cpus[j] == c;
+			if (!mine && (!ss->have_start_cpus || CPU_ISSET(c, &ss->start_cpus)))
+				probe = c;
+		}
+	}
+	if (probe < 0) {
+		pmt_cli_error("no CPU is left for the calibration's probe beside the interferers' (%s): "
+			      "give fewer with --interfere-cpus", is->cpus_text);
+		return PMT_EXIT_USAGE;
+	}
+	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
+	p.csthr_bytes = is->csthr_bytes;
+	if (!quiet)
+		fprintf(stderr, "pmcollect: calibrating interference: probe on CPU %d, interferers on "
+			"CPUs %s (BW1, B, capacity left with 0..%zu CSThrs, orthogonality)\n", probe,
+			is->cpus_text, is->ncpus);
+	if (pmc_cal_run(ss->topo, &p, cal, why, sizeof(why)) < 0) {
+		pmt_cli_error("calibration failed: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	ss->have_cal = 1;
+	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s, B = %.2f GB/s (%s method)\n",
+		cal->BW1_bytes_per_s / 1e9, cal->B_bytes_per_s / 1e9,
+		cal->method == PMC_CAL_TIMING ? "timing" : "counters");
+	for (size_t k = 0; k < cal->ncap; k++)
+		fprintf(stderr, "pmcollect: capacity left with %zu CSThrs: %s%.1f MB (probe %.1f..%.1f ns "
+			"per access)\n", k, cal->cap[k].valid ? "" : "not measurable, ",
+			cal->cap[k].C_bytes / 1048576.0, cal->cap[k].t_l2_ns, cal->cap[k].t_dram_ns);
+	fprintf(stderr, "pmcollect: BWThrs leaving the capacity unchanged (Fig. 11): %d\n", cal->orth_bwthrs);
+	if (pmc_mkdir_parents(ss->interference_file, why, sizeof(why)) < 0 ||
+	    pmc_cal_write(ss->interference_file, cal, why, sizeof(why)) < 0) {
+		pmt_cli_error("cannot write the machine file: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (!quiet)
+		fprintf(stderr, "pmcollect: machine file '%s' written\n", ss->interference_file);
+	return -1;
+}
+
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
  * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
  * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
@@ -691,7 +989,11 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		pmt_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
 	}
-	if (!o->calibrate) {
+	if (o->interfere || o->calibrate_interference) {
+		int r = plan_interference(o, ss);
+		if (r >= 0)
+			return r;
+	} else if (!o->calibrate) {
 		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus_text : NULL, (uint32_t)ss->cpus.n,
 				o->threads, (uint32_t)ss->online.n);
 	} else if (o->runs.n == 0) {
@@ -865,14 +1167,14 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	src.taskstats_why = ss->ts_fd < 0 ? ts_why : NULL;
 	/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its CPU to
 	 * itself (the runs of a plan pin again, each for its own CPUs) */
-	if (o->cpus && ss->have_start_cpus)
+	if ((o->cpus || ss->interfering) && ss->have_start_cpus)
 		ss->collector_cpu = pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online);
 	{
 		struct pmc_meta_input mi = {
 			.argc = o->argc,
 			.argv = o->argv,
 			.interval_ms = o->interval_ms,
-			.cpus = o->cpus ? ss->cpus_text : NULL,
+			.cpus = o->cpus ? ss->cpus_text : ss->interfering ? ss->plan.runs[0].cpus : NULL,
 			.online_cpus = ss->online_text,
 			.collector_cpu = ss->collector_cpu,
 			.mem_mode = o->mem_mode,
@@ -895,6 +1197,17 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		src.sched_why = sched_why;
 	} else {
 		src.sched_events = pmc_sched_event_names();
+	}
+	if (ss->have_cal) {
+		cJSON *ic = pmc_cal_to_json(&ss->isess.cal);
+		if (ic)
+			cJSON_AddStringToObject(ic, "machine_file", ss->interference_file);
+		if (!ic || !cJSON_AddItemToObject(meta, "interference", ic)) {
+			cJSON_Delete(ic);
+			cJSON_Delete(meta);
+			pmt_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
+			return -1;
+		}
 	}
 	if (pmc_energy_open(&ss->energy, ss->energy_why, sizeof(ss->energy_why)) < 0) {
 		ss->energy = NULL;
@@ -974,6 +1287,8 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.energy = ss->energy,
 		.energy_why = ss->energy_why,
 		.user_hz = sysconf(_SC_CLK_TCK),
+		.annotate = ss->interfering ? pmc_isess_annotate : NULL,
+		.annotate_arg = &ss->isess,
 	};
 	return cfg;
 }
@@ -985,7 +1300,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 {
 	struct pmc_plan *plan = &ss->plan;
 	uint64_t plan_start_ns = pmc_now_ns();
-	int ret = PMT_EXIT_FAILURE;
+	int ret = plan->n ? PMT_EXIT_FAILURE : PMT_EXIT_OK; /* no runs: the calibration alone */
 	char why[512];
 
 	for (size_t i = 0; i < plan->n; i++) {
@@ -994,6 +1309,19 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (o->threads_list && !quiet)
 			fprintf(stderr, "pmcollect: run %zu of %zu (%d threads), elapsed %.1f s\n", i + 1,
 				plan->n, run_threads(o, run), (double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		if (ss->interfering) {
+			if (pmc_isess_start(&ss->isess, run->level_k, why, sizeof(why)) < 0) {
+				pmt_cli_error("cannot start the interferers: %s", why);
+				ret = PMT_EXIT_FAILURE;
+				break;
+			}
+			if (!quiet)
+				fprintf(stderr, "pmcollect: run %zu of %zu (interference: %u %s on CPUs %s, "
+					"program on CPUs %s, round %u), elapsed %.1f s\n", i + 1, plan->n,
+					run->level_k, ss->isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
+					run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1,
+					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		}
 		if (o->calibrate) {
 			struct pmt_intlist l = { 0 };
 			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
@@ -1006,7 +1334,10 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		}
 		struct pmc_run_config cfg = run_config(o, ss, run);
-		if (pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why)) < 0) {
+		int once = pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why));
+		if (ss->interfering)
+			pmc_isess_stop(&ss->isess); /* also after SIGINT: the runs so far stay recorded */
+		if (once < 0) {
 			pmt_cli_error("%s", why);
 			ret = PMT_EXIT_FAILURE;
 		} else if (!res.started) {
@@ -1026,8 +1357,8 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				warn_user(msg);
 		}
 		if (ret != 0 && i + 1 < plan->n)
-			pmt_cli_error("run %zu of %zu ended with status %d: calibration stopped", i + 1,
-				      plan->n, ret);
+			pmt_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1,
+				      plan->n, ret, ss->interfering ? "interference measurement" : "calibration");
 		ss->total.samples += res.samples;
 		ss->total.thread_samples += res.thread_samples;
 		ss->total.late_samples += res.late_samples;
@@ -1041,7 +1372,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (ret != 0 || ss->writer_err)
 			break;
 	}
-	if (o->calibrate && !quiet)
+	if ((o->calibrate || ss->interfering) && !quiet)
 		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
 			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 	return ret;
@@ -1116,6 +1447,8 @@ static void session_close(struct session *ss)
 	pmt_intlist_free(&ss->cpus);
 	pmt_intlist_free(&ss->online);
 	user_free(&ss->user);
+	if (ss->topo)
+		hwloc_topology_destroy(ss->topo);
 }
 
 int main(int argc, char **argv)
@@ -1140,6 +1473,9 @@ int main(int argc, char **argv)
 		if (ss.out_fd < 0)
 			ret = PMT_EXIT_USAGE;
 	}
+	/* before the signals are routed to the signalfd, so ^C stops a calibration */
+	if (ret < 0 && o.calibrate_interference)
+		ret = calibrate_interference(&ss);
 	if (ret < 0 && (setup_signals(&o, &ss) < 0 || open_sources(&o, &ss) < 0))
 		ret = PMT_EXIT_FAILURE;
 	if (ret < 0) {

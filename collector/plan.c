@@ -18,6 +18,8 @@ const char *pmc_role_name(enum pmc_run_role role)
 		return "baseline";
 	case PMC_ROLE_CALIBRATION:
 		return "calibration";
+	case PMC_ROLE_INTERFERENCE:
+		return "interference";
 	case PMC_ROLE_RUN:
 		break;
 	}
@@ -70,6 +72,32 @@ void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus)
 		r->role = !have && over ? PMC_ROLE_BASELINE : PMC_ROLE_CALIBRATION;
 		have |= over;
 	}
+}
+
+int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
+		       size_t nlevels, uint32_t R, char *why, size_t whysize)
+{
+	memset(plan, 0, sizeof(*plan));
+	if (nlevels == 0 || R == 0) {
+		snprintf(why, whysize, "no interference level or no repetition");
+		return PMT_E_INVAL;
+	}
+	if (nlevels * R > PMC_PLAN_MAX_RUNS) {
+		snprintf(why, whysize, "%zu levels x %u repetitions is more than %d runs", nlevels, R,
+			 PMC_PLAN_MAX_RUNS);
+		return PMT_E_INVAL;
+	}
+	for (uint32_t rep = 0; rep < R; rep++) {
+		for (size_t l = 0; l < nlevels; l++) {
+			struct pmc_plan_run *r = &plan->runs[plan->n++];
+			snprintf(r->cpus, sizeof(r->cpus), "%s", cpus);
+			r->ncpus = ncpus;
+			r->role = PMC_ROLE_INTERFERENCE;
+			r->rep = rep;
+			r->level_k = levels[l];
+		}
+	}
+	return 0;
 }
 
 int pmc_plan_setenv(struct pmc_plan *plan, const char *name, const char *value)

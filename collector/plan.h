@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PMC_PLAN_MAX_RUNS 32
+#define PMC_PLAN_MAX_RUNS 64
 #define PMC_PLAN_MAX_ENV 4
 
 /* What a run is for; its name is RUN_BEGIN "role" (formats/FORMAT.md). */
@@ -16,6 +16,7 @@ enum pmc_run_role {
 	PMC_ROLE_RUN = 0,     /* a plain run: the program on the CPUs it was given */
 	PMC_ROLE_BASELINE,    /* more threads than CPUs: A(m,inf) (Tudor & Teo §III-A-1) */
 	PMC_ROLE_CALIBRATION, /* a core count of the memory model, C(n) (Tudor & Teo §II-B, eq. 7) */
+	PMC_ROLE_INTERFERENCE, /* the program beside k interference threads (Casas & Bronevetsky §5) */
 };
 
 /* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
@@ -31,6 +32,7 @@ struct pmc_plan_run {
 	struct pmc_env_override env[PMC_PLAN_MAX_ENV]; /* set in the child before exec */
 	size_t nenv;
 	uint32_t rep;          /* repetition index of this configuration, 0 for the first */
+	uint32_t level_k;      /* PMC_ROLE_INTERFERENCE: interferers running beside the program */
 };
 
 /* The runs in the order they are recorded; run i is RUN_BEGIN run_id i. */
@@ -67,6 +69,15 @@ void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus);
  * one core) with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
  * runs", "(ii) multiple socket ... 1, c and c + 1 cores". */
 int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed, char *why, size_t whysize);
+
+/* Plans the active-interference runs (Casas & Bronevetsky §5.1: the program with k = 0..K
+ * interferers): R rounds, each running every level of levels[0..nlevels-1] once in order
+ * (interleaved, so a drift of the machine's load spreads over every level alike), all on the
+ * program's CPUs cpus (a cpulist of ncpus CPUs), role PMC_ROLE_INTERFERENCE, rep = the round.
+ * Replaces what plan held. Returns 0, or PMT_E_INVAL with a one-line reason in why (no level,
+ * R = 0, more than PMC_PLAN_MAX_RUNS runs). */
+int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
+		       size_t nlevels, uint32_t R, char *why, size_t whysize);
 
 /* Sets name=value in the environment of every run of the plan (a later override of the same name
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run

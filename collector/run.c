@@ -189,6 +189,8 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 	} else {
 		cJSON_AddNullToObject(o, "energy");
 	}
+	if (cfg->annotate)
+		cfg->annotate(cfg->annotate_arg, o, 0);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -291,6 +293,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		add_energy(o, st, cpu_ns, wall_ns);
 	}
 	add_omp_regions(o, st);
+	if (cfg->annotate)
+		cfg->annotate(cfg->annotate_arg, o, 1);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;

@@ -19,6 +19,7 @@
 #include "schedtrace.h"
 
 struct bitmask; /* libnuma */
+struct cJSON;
 
 /* The unprivileged user the program runs as (--user, or SUDO_USER when pmcollect runs as root):
  * the child calls setgroups(2), setgid(2) and setuid(2) with these before exec, and sets HOME,
@@ -71,6 +72,10 @@ struct pmc_run_config {
 	long user_hz;               /* sysconf(_SC_CLK_TCK): /proc/stat ticks per second */
 	/* Called with a one-line warning to show the user (e.g. counters could not be attached). */
 	void (*warn)(const char *msg);
+	/* Called with the RUN_BEGIN (end 0) and RUN_END (end 1) JSON object just before it is
+	 * written, to add keys (the interference level of the run); NULL = nothing added. */
+	void (*annotate)(void *arg, struct cJSON *record, int end);
+	void *annotate_arg;
 };
 
 struct pmc_run_result {

@@ -73,7 +73,7 @@ static void test_add_rejects(void **state)
 	for (int i = 0; i < PMC_PLAN_MAX_RUNS; i++)
 		assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), 0);
 	assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), PMT_E_INVAL);
-	assert_string_equal(why, "more than 32 runs");
+	assert_string_equal(why, "more than 64 runs");
 	assert_int_equal(p.n, PMC_PLAN_MAX_RUNS);
 }
 
@@ -104,6 +104,30 @@ static void test_setenv(void **state)
 }
 
 /* omega(n) needs two core counts: one allowed CPU cannot be calibrated, whatever the machine. */
+/* --interfere: R rounds of every level in order (interleaved), role "interference", rep = round;
+ * no level, R = 0 or too many runs are refused. */
+static void test_interfere_interleaved(void **state)
+{
+	static const uint32_t levels[] = { 0, 1, 3 };
+	struct pmc_plan p;
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 2, why, sizeof(why)), 0);
+	assert_int_equal(p.n, 6);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_equal(p.runs[i].role, PMC_ROLE_INTERFERENCE);
+		assert_int_equal(p.runs[i].level_k, levels[i % 3]);
+		assert_int_equal(p.runs[i].rep, i / 3);
+		assert_string_equal(p.runs[i].cpus, "0");
+	}
+	assert_string_equal(pmc_role_name(p.runs[0].role), "interference");
+	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 0, 2, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 0, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 22, why, sizeof(why)), PMT_E_INVAL);
+	assert_string_equal(why, "3 levels x 22 repetitions is more than 64 runs");
+}
+
 static void test_calibrate_one_core(void **state)
 {
 	struct pmc_plan p;
@@ -124,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_add_rejects),
 		cmocka_unit_test(test_setenv),
 		cmocka_unit_test(test_calibrate_one_core),
+		cmocka_unit_test(test_interfere_interleaved),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

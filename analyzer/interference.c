@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* interference.c: the runs of pmcollect --interfere grouped by level, the choice of the estimate
+ * of the resource left (calibration's B - k·BW1, its C(k), or none) and the §5.2 bounds. */
+#include "interference.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MB (1024.0 * 1024.0)
+/* The capacity the CSThrs take must exceed this share of C(0) as well as the probe's spread. */
+#define CAPACITY_MIN_DROP 0.10
+
+const char *pma_interf_estimate_name(enum pma_interf_estimate e)
+{
+	switch (e) {
+	case PMA_INTERF_EST_BANDWIDTH:
+		return "bandwidth left B - k BW1";
+	case PMA_INTERF_EST_CAPACITY:
+		return "capacity left C(k)";
+	case PMA_INTERF_EST_NONE:
+		break;
+	}
+	return "none";
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of the finite values of v[0..n-1] (sorts v); NAN when none. */
+static double median_finite(double *v, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[m++] = v[i];
+	if (!m)
+		return NAN;
+	qsort(v, m, sizeof(*v), cmp_double);
+	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* The usable runs of level k: interference runs with that k that ran to exit code 0. */
+static int usable(const struct pma_run *r)
+{
+	return r->info.interf.present && r->info.has_end && r->info.exit_kind == PMA_EXIT_EXITED &&
+	       r->info.exit_code == 0 && r->info.wall_ns > 0;
+}
+
+/* A run's runtime for the curve: utime + stime (RUN_END rusage), else wall_ns. */
+static double runtime_ns(const struct pma_run *r)
+{
+	double cpu = r->info.utime_ns + r->info.stime_ns;
+
+	return cpu > 0 ? cpu : r->info.wall_ns;
+}
+
+/* Chooses the estimate of the resource left at levels k[0..L-1] (Casas & Bronevetsky §5.2 for
+ * bandwidth, §3.2.3 for capacity) and fills left[] with it. */
+static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, size_t L, double *left)
+{
+	const struct pma_interf_cal *c = res->cal;
+
+	res->estimate = PMA_INTERF_EST_NONE;
+	if (!c || !c->present) {
+		snprintf(res->reason, sizeof(res->reason), "the trace has no interference calibration");
+		return;
+	}
+	if (res->bandwidth) {
+		double lo = c->B_bytes_per_s - k[L - 1] * c->BW1_bytes_per_s;
+		if (!(c->B_bytes_per_s > 0 && c->BW1_bytes_per_s > 0)) {
+			snprintf(res->reason, sizeof(res->reason), "the calibration has no B or BW1");
+			return;
+		}
+		if (!(lo > 0)) {
+			snprintf(res->reason, sizeof(res->reason), "%u BWThrs of %.2f GB/s take all of B = %.2f "
+				 "GB/s (B measured under load?): the bandwidth left is unknown", k[L - 1],
+				 c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
+			return;
+		}
+		for (size_t l = 0; l < L; l++)
+			left[l] = c->B_bytes_per_s - k[l] * c->BW1_bytes_per_s;
+		res->estimate = PMA_INTERF_EST_BANDWIDTH;
+		snprintf(res->reason, sizeof(res->reason), "B = %.2f GB/s (STREAM triad) and BW1 = %.2f GB/s "
+			 "(one BWThr, eq. 1 with %s) from the calibration", c->B_bytes_per_s / 1e9,
+			 c->BW1_bytes_per_s / 1e9, c->counters ? "counted LLC misses" : "misses = accesses, "
+			 "no counters");
+		return;
+	}
+	for (size_t l = 0; l < L; l++) {
+		if (k[l] >= c->ncap || !isfinite(c->C_bytes[k[l]])) {
+			snprintf(res->reason, sizeof(res->reason), "capacity not resolvable: the calibration "
+				 "has no valid capacity with %u CSThrs", k[l]);
+			return;
+		}
+	}
+	{
+		double C0 = c->C_bytes[0], CK = c->C_bytes[k[L - 1]];
+		double spread = isfinite(c->C0_hi_bytes) ? c->C0_hi_bytes - c->C0_lo_bytes : 0;
+		double noise = fmax(spread, CAPACITY_MIN_DROP * C0);
+		if (!(C0 - CK > noise)) {
+			snprintf(res->reason, sizeof(res->reason), "capacity not resolvable: %u CSThrs leave "
+				 "%.1f MB of C(0) = %.1f MB, a drop within the probe's noise (%.1f MB: its "
+				 "spread over footprints, at least %.0f%% of C(0)); the curve is against k only",
+				 k[L - 1], CK / MB, C0 / MB, noise / MB, 100 * CAPACITY_MIN_DROP);
+			return;
+		}
+		res->capacity_resolvable = 1;
+	}
+	for (size_t l = 0; l < L; l++)
+		left[l] = c->C_bytes[k[l]];
+	res->estimate = PMA_INTERF_EST_CAPACITY;
+	snprintf(res->reason, sizeof(res->reason), "C(k) from the calibration's probe (%s method), "
+		 "C(0) - C(%u) above the probe's noise", c->counters ? "counter" : "timing", k[L - 1]);
+}
+
+int pma_interference(const struct pma_trace *t, double threshold, struct pma_interf_result *res, char *why,
+		     size_t whysize)
+{
+	uint32_t k[PMA_SENS_MAX_LEVELS];
+	size_t count[PMA_SENS_MAX_LEVELS] = { 0 }, L = 0, R = SIZE_MAX;
+	double left[PMA_SENS_MAX_LEVELS], *rt = NULL, v[PMA_MAX_RUNS], w[PMA_MAX_RUNS];
+	int have_bw = 0, have_cache = 0, rc = -1;
+	struct pma_sens_input in = { 0 };
+
+	memset(res, 0, sizeof(*res));
+	res->threshold = threshold > 0 ? threshold : PMA_SENS_THRESHOLD_DEFAULT;
+	res->p = 1;
+	res->cal = t->meta.interf.present ? &t->meta.interf : NULL;
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run_interf *ri = &t->runs[i].info.interf;
+		if (!ri->present)
+			continue;
+		have_bw |= ri->bandwidth;
+		have_cache |= !ri->bandwidth;
+	}
+	res->present = have_bw || have_cache || res->cal;
+	if (!have_bw && !have_cache) { /* the calibration alone */
+		res->estimate = PMA_INTERF_EST_NONE;
+		snprintf(res->reason, sizeof(res->reason), "the trace holds the calibration only (no runs)");
+		return 0;
+	}
+	if (have_bw && have_cache) {
+		snprintf(why, whysize, "'%s': interference runs of both kinds in one trace", t->path);
+		return -1;
+	}
+	res->bandwidth = have_bw;
+	/* the levels, in increasing k, and how many usable runs each has */
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		size_t l = 0;
+		if (!usable(r))
+			continue;
+		while (l < L && k[l] != r->info.interf.k)
+			l++;
+		if (l == L) {
+			if (L == PMA_SENS_MAX_LEVELS)
+				continue;
+			k[L++] = r->info.interf.k;
+		}
+		count[l]++;
+		res->nruns++;
+	}
+	for (size_t a = 1; a < L; a++) /* insertion sort of (k, count) by k */
+		for (size_t b = a; b > 0 && k[b - 1] > k[b]; b--) {
+			uint32_t tk = k[b]; size_t tc = count[b];
+			k[b] = k[b - 1]; count[b] = count[b - 1];
+			k[b - 1] = tk; count[b - 1] = tc;
+		}
+	if (L == 0 || k[0] != 0) {
+		snprintf(why, whysize, "'%s': no complete interference run without interferers (k = 0)", t->path);
+		return -1;
+	}
+	if (L < 2) {
+		snprintf(why, whysize, "'%s': interference runs at k = 0 only: no curve", t->path);
+		return -1;
+	}
+	for (size_t l = 0; l < L; l++)
+		R = count[l] < R ? count[l] : R;
+	res->nreps = R;
+	rt = calloc(L * R, sizeof(*rt));
+	if (!rt) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	/* runtimes [L][R]: the first R usable runs of each level in trace order */
+	for (size_t l = 0; l < L; l++) {
+		size_t n = 0, nv = 0;
+		for (uint32_t i = 0; i < t->nruns; i++) {
+			const struct pma_run *r = &t->runs[i];
+			if (!usable(r) || r->info.interf.k != k[l] || n == R)
+				continue;
+			/* the program's CPU time: on a shared machine its wall time also counts the
+			 * waits for a CPU that other programs, pushed off the interferers' CPUs, cause */
+			rt[l * R + n++] = runtime_ns(r);
+			v[nv] = r->info.interf.bytes_per_s;
+			w[nv++] = r->info.wall_ns;
+		}
+		res->interferers_bytes_per_s[l] = k[l] ? median_finite(v, nv) : 0;
+		res->wall_ns[l] = median_finite(w, nv);
+	}
+	choose_estimate(res, k, L, left);
+	in.nlevels = L;
+	in.k = k;
+	in.nreps = R;
+	in.runtime_ns = rt;
+	in.p = res->p;
+	in.threshold = res->threshold;
+	if (res->estimate == PMA_INTERF_EST_BANDWIDTH) {
+		in.kind = PMA_SENS_BANDWIDTH;
+		in.B_bytes_per_s = res->cal->B_bytes_per_s;
+		in.BW1_bytes_per_s = res->cal->BW1_bytes_per_s;
+	} else {
+		/* capacity, or the curve against k only: the slowdowns and the verdict do not depend
+		 * on the resource left, which is blanked below when unknown */
+		in.kind = PMA_SENS_CACHE;
+		if (res->estimate == PMA_INTERF_EST_NONE)
+			for (size_t l = 0; l < L; l++)
+				left[l] = 0;
+		in.C_bytes = left;
+	}
+	if (pma_sensitivity(&in, &res->sens, why, whysize) < 0)
+		goto out;
+	if (res->estimate == PMA_INTERF_EST_NONE) {
+		for (size_t l = 0; l < L; l++)
+			res->sens.points[l].left = NAN;
+		res->sens.need_lo = res->sens.need_hi = NAN;
+	}
+	rc = 0;
+out:
+	free(rt);
+	return rc;
+}
