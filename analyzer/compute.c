@@ -231,6 +231,143 @@ static void compute_uncertainty(struct pma_result *r)
 		r->pred.S_err[i] = r->pred.by_est[r->par.est][i].S * gran;
 }
 
+/* ---- the model's invariants (issue 19; docs/model.md "Invariants") ----
+ * Whatever the inputs, the report never shows a number that breaks: omega(1) = 0 (eq. 7: C(1)/C(1)
+ * - 1), L >= 0 (eq. 8: an arrival rate), S(m,n) <= min(n, A(m,inf)) (n cores run at most n
+ * threads at once, and no more than A(m,inf) on average: eq. 1 and 6), T(n) >= max(T_cp, U/n),
+ * and an optimum (eq. 11) <= m. Where the inputs break one, the number is brought back to the
+ * bound and a note names the input and by how much. */
+
+/* Relative slack for rounding: a bound broken by less is not broken. */
+#define INV_EPS 1e-9
+
+/* omega(1) = 0 and L >= 0 on the memory model's output, before the predictions use it. */
+static void enforce_omega_invariants(struct pma_result *r)
+{
+	struct pma_mem_eval *e = &r->mem;
+	struct pma_mem_params *p = &e->cal.params;
+
+	if (p->model != PMA_MEM_NONE && p->L < 0) {
+		size_t far = 0; /* the calibration point with the most cores on one socket */
+		for (size_t i = 0; i < e->cal.npts; i++)
+			if (e->cal.pts[i].cores == e->cal.pts[i].n_first &&
+			    e->cal.pts[i].cores > e->cal.pts[far].cores)
+				far = i;
+		note(r, PMA_NOTE_INV_L_NEG, (double[]){ p->L, p->C1, e->cal.pts[far].cores,
+			e->cal.pts[far].C, e->cal.omega_meas[far] }, 5);
+		p->L = 0;
+		p->beta = 0;
+		p->n_sat = INFINITY;
+		for (size_t i = 0; i < e->cal.npts; i++)
+			e->cal.omega_model[i] = fmax(e->cal.omega_model[i], 0);
+		for (size_t i = 0; i < e->ncores; i++)
+			if (isfinite(e->omega[i]))
+				e->omega[i] = fmax(e->omega[i], 0);
+	}
+	for (size_t i = 0; i < e->ncores; i++) {
+		if (r->pred.cores[i] != 1 || !isfinite(e->omega[i]))
+			continue;
+		if (fabs(e->omega[i]) > INV_EPS)
+			note(r, PMA_NOTE_INV_OMEGA1, (double[]){ e->omega[i] }, 1);
+		e->omega[i] = 0;
+		e->cross[i] = 0;
+	}
+}
+
+/* S <= min(n, A(m,inf)) and T(n) >= max(T_cp, U/n) on the predictions of estimator k; notes
+ * (for the headline estimator) where the inputs broke them. */
+static void enforce_prediction_bounds(struct pma_result *r, int k)
+{
+	const struct pma_parallelism *p = &r->par.by_est[k];
+	struct pma_prediction *v = r->pred.by_est[k];
+	double worst = 0, wS = 0, wcap = 0, wom = 0, wn = 0, first = 0, last = 0;
+	double tworst = 0, tn = 0, tT = 0, tbound = 0, traised = 0;
+
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		struct pma_prediction *q = &v[i];
+		double n = q->cores, cap = fmin(n, p->A_inf), floor_ns = fmax(p->T_cp_ns, p->work_ns / n);
+
+		if (q->A > cap * (1 + INV_EPS)) /* rounding in the replay or the profile sums */
+			q->A = cap;
+		if (isfinite(q->S) && q->S > cap * (1 + INV_EPS)) {
+			double S_old = q->S;
+			if (!first)
+				first = n;
+			last = n;
+			if (S_old / cap > worst) {
+				worst = S_old / cap;
+				wS = S_old;
+				wcap = cap;
+				wom = q->omega;
+				wn = n;
+			}
+			q->S = cap;
+			/* omega that gives S = A / (1 + omega) = cap (eq. 1) and R = A - S (eq. 3) */
+			if (isfinite(q->omega))
+				q->omega = q->A / cap - 1;
+			q->R = q->A - q->S;
+			q->T_ns += p->work_ns * (1 / q->S - 1 / S_old); /* T = U / S plus idle time */
+		}
+		if (isfinite(q->T_ns) && q->T_ns < floor_ns * (1 - INV_EPS)) {
+			if (floor_ns / q->T_ns > tworst) {
+				tworst = floor_ns / q->T_ns;
+				tn = n;
+				tT = q->T_ns;
+				tbound = floor_ns;
+			}
+			traised++;
+			q->T_ns = floor_ns;
+		}
+	}
+	if (k != r->par.est)
+		return;
+	if (first)
+		note(r, PMA_NOTE_INV_S_CAP, (double[]){ first, last, wn, wS, wcap, wom }, 6);
+	if (traised)
+		note(r, PMA_NOTE_INV_T_FLOOR, (double[]){ tn, tT / 1e9, tbound / 1e9, traised }, 4);
+}
+
+/* The optimum (eq. 11) over the core counts n <= m of the headline S: m threads run on at most
+ * m cores, so a higher S beyond m comes from omega alone (a placement spreading the same threads
+ * over more sockets) and is not a reason to buy more cores than threads. */
+static void enforce_optimum(struct pma_result *r)
+{
+	const struct pma_prediction *v = r->pred.by_est[r->par.est];
+	size_t k_m = 0;
+	double *S = malloc((r->pred.ncores ? r->pred.ncores : 1) * sizeof(double));
+	struct pma_optimal all;
+
+	if (!S)
+		return; /* out of memory: the optimum stays as computed */
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		S[i] = v[i].S;
+		if (r->pred.cores[i] <= r->par.m)
+			k_m = i + 1; /* cores are ascending: the prefix up to m */
+	}
+	memset(&all, 0, sizeof(all));
+	memset(&r->opt, 0, sizeof(r->opt));
+	if (pma_optimal_cores(r->pred.cores, S, r->pred.ncores, &all) == 0 &&
+	    all.n_best > r->par.m) {
+		if (k_m)
+			pma_optimal_cores(r->pred.cores, S, k_m, &r->opt);
+		if (!r->opt.n_best || all.S_best > r->opt.S_best * (1 + INV_EPS))
+			note(r, PMA_NOTE_INV_OPT_CAP, (double[]){ all.n_best, all.S_best, r->par.m,
+				r->opt.n_best, r->opt.S_best }, 5);
+	} else {
+		r->opt = all;
+	}
+	free(S);
+}
+
+/* The final pass over the predictions: every estimator's bounds, then the optimum. */
+static void enforce_invariants(struct pma_result *r)
+{
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		if (r->par.have[k] && r->pred.by_est[k])
+			enforce_prediction_bounds(r, k);
+	enforce_optimum(r);
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
@@ -250,8 +387,10 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	if (pma_mem_eval(traces, ntraces, o->machine, o->chunk, o->mem_policy, (uint32_t)r->par.m,
 			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
 		return -1;
+	enforce_omega_invariants(r);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
+	enforce_invariants(r);
 	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;

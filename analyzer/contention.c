@@ -115,6 +115,39 @@ static int explain_missing(const struct pma_trace *traces, const struct pma_mach
 					       missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
 }
 
+/* The fit's points: every collected point, except that when the runs on 1 CPU disagree by more
+ * than PMA_C1_SPREAD only the smallest C(1) is kept (with a note). A run of m threads on one CPU
+ * pays for its context switches (xz -T4 on 1 CPU: 7.07 s of CPU time against 6.36 s for -T1; two
+ * C(1) of pigz 26% apart), which inflates C(1) and so makes omega(n) = C(n)/C(1) - 1 too small or
+ * negative (eq. 7); the least disturbed run is the smallest. Writes to fit[] (PMA_CAL_MAX_POINTS)
+ * and returns how many; -1 when memory for the note runs out. */
+#define PMA_C1_SPREAD 0.10
+static long fit_points(const struct pma_mem_cal *cal, struct pma_mem_point *fit,
+		       struct pma_notes *notes)
+{
+	double lo = INFINITY, hi = 0;
+	size_t n1 = 0, k = 0;
+
+	for (size_t i = 0; i < cal->npts; i++) {
+		if (cal->pts[i].cores != 1)
+			continue;
+		n1++;
+		lo = fmin(lo, cal->pts[i].C);
+		hi = fmax(hi, cal->pts[i].C);
+	}
+	for (size_t i = 0; i < cal->npts; i++)
+		if (!(n1 > 1 && hi > lo * (1 + PMA_C1_SPREAD)) || cal->pts[i].cores != 1 ||
+		    cal->pts[i].C == lo)
+			fit[k++] = cal->pts[i];
+	if (k < cal->npts) {
+		const char *unit = strcmp(cal->source, "cycles") == 0 ? "cycles" : "ns of CPU time";
+		if (pma_notes_add(notes, PMA_NOTE_C1_SPREAD, (double[]){ n1, lo, hi,
+				  100 * (hi / lo - 1) }, 4, &unit, 1) < 0)
+			return -1;
+	}
+	return (long)k;
+}
+
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes)
 {
@@ -124,6 +157,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 	size_t os = 0;
 	char fit_why[300], skipped[300] = "";
 	const char *sk = skipped;
+	struct pma_mem_point fit[PMA_CAL_MAX_POINTS];
+	long nfit;
 
 	memset(out, 0, sizeof(*out));
 	out->source = "none";
@@ -160,7 +195,9 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		}
 	}
 	out->source = out->npts ? (all_cycles ? "cycles" : "cpu_time") : "none";
-	if (out->npts && pma_mem_fit(out->pts, out->npts, rec->c, model, &out->params, fit_why,
+	if ((nfit = fit_points(out, fit, notes)) < 0)
+		return -1;
+	if (out->npts && pma_mem_fit(fit, (size_t)nfit, rec->c, model, &out->params, fit_why,
 				     sizeof(fit_why)) == 0) {
 		for (size_t i = 0; i < out->npts; i++) {
 			uint32_t per[2] = { out->pts[i].n_first, out->pts[i].cores - out->pts[i].n_first };

@@ -307,7 +307,7 @@ static int run_dump(const struct cli_opts *o, struct output *out)
  * after reporting the error. */
 static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 {
-	char why[512], text[1024];
+	char why[512];
 
 	for (int i = 0; i < o->ntraces; i++) {
 		if (pma_trace_load(&traces[i], o->traces[i], o->flags, why, sizeof(why)) < 0) {
@@ -318,8 +318,11 @@ static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 	if (!o->quiet)
 		for (int i = 0; i < o->ntraces; i++)
 			for (size_t w = 0; w < traces[i].warnings.n; w++)
-				pmt_cli_warning("%s", pma_note_text(&traces[i].warnings.v[w], text,
-								    sizeof(text)));
+			{
+				char *text = pma_note_alloc(&traces[i].warnings.v[w]);
+				pmt_cli_warning("%s", text ? text : "out of memory");
+				free(text);
+			}
 	return 0;
 }
 
