@@ -4,6 +4,7 @@
 #include "compute.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,9 +127,14 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 	pr->m = run->st.m_peak;
 	pr->m_source = "peak of simultaneously live threads in the samples";
 	if (pr->m < 2) {
+		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
+		 * set: on one CPU, one thread (issue 19, case 7) */
+		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
 		snprintf(why, whysize, "'%s': the program ran one thread at a time: nothing to predict "
-			 "(A(m,inf) = 1)", t->path);
-		return -1;
+			 "(A(m,inf) = 1)%s", t->path, hint ? "; it ran on 1 CPU without OMP_NUM_THREADS, "
+			 "and an OpenMP runtime then starts one thread: give the thread count with "
+			 "'pmcollect -t M' (or the program's own option)" : "");
+		return PMA_COMPUTE_NOTHING;
 	}
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
 		const struct pma_profile *pk = pma_run_profile(run, k);
@@ -238,6 +244,10 @@ static void compute_uncertainty(struct pma_result *r)
  * and an optimum (eq. 11) <= m. Where the inputs break one, the number is brought back to the
  * bound and a note names the input and by how much. */
 
+/* An oversubscribed baseline needs intervals of several CFS time slices (a few ms each) for the
+ * runnable estimator; below this it gets PMA_NOTE_FINE_INTERVAL. */
+#define PMA_MIN_OVERSUB_INTERVAL_MS 5.0
+
 /* Relative slack for rounding: a bound broken by less is not broken. */
 #define INV_EPS 1e-9
 
@@ -267,7 +277,7 @@ static void enforce_omega_invariants(struct pma_result *r)
 	for (size_t i = 0; i < e->ncores; i++) {
 		if (r->pred.cores[i] != 1 || !isfinite(e->omega[i]))
 			continue;
-		if (fabs(e->omega[i]) > INV_EPS)
+		if (fabs(e->omega[i]) >= 0.005) /* visible at the table's precision */
 			note(r, PMA_NOTE_INV_OMEGA1, (double[]){ e->omega[i] }, 1);
 		e->omega[i] = 0;
 		e->cross[i] = 0;
@@ -368,18 +378,144 @@ static void enforce_invariants(struct pma_result *r)
 	enforce_optimum(r);
 }
 
+/* ---- degraded inputs (issue 19; docs/model.md "Invariants") ---- */
+
+/* How the run ended, into r->par.status and failed; a note when it did not exit with 0. */
+static void check_run_status(struct pma_result *r)
+{
+	const struct pma_run_info *ri = &r->run->info;
+	struct pma_par_result *pr = &r->par;
+	int kind = 0;
+	double code = 0;
+
+	if (!ri->has_end) {
+		snprintf(pr->status, sizeof(pr->status), "interrupted: no end-of-run record");
+		kind = PMA_RUNST_NO_END;
+	} else if (ri->exit_kind == PMA_EXIT_SIGNALED) {
+		const char *abbrev = isfinite(ri->exit_signal) ? sigabbrev_np((int)ri->exit_signal) : NULL;
+		code = isfinite(ri->exit_signal) ? ri->exit_signal : 0;
+		snprintf(pr->status, sizeof(pr->status), "killed by signal %.0f%s%s%s", code,
+			 abbrev ? " (SIG" : "", abbrev ? abbrev : "", abbrev ? ")" : "");
+		kind = code == SIGINT || code == SIGTERM || code == SIGHUP ? PMA_RUNST_NO_END :
+		       PMA_RUNST_SIGNAL;
+	} else if (ri->exit_kind == PMA_EXIT_EXITED && ri->exit_code == 0) {
+		snprintf(pr->status, sizeof(pr->status), "exited 0");
+	} else if (ri->exit_kind == PMA_EXIT_EXITED) {
+		code = isfinite(ri->exit_code) ? ri->exit_code : -1;
+		snprintf(pr->status, sizeof(pr->status), "exited with status %.0f", code);
+		kind = PMA_RUNST_EXIT_CODE;
+	} else {
+		snprintf(pr->status, sizeof(pr->status), "ended unknown (%s)",
+			 ri->exit_kind_name ? ri->exit_kind_name : "no exit status recorded");
+		kind = PMA_RUNST_NO_END;
+	}
+	pr->failed = kind != 0;
+	if (kind) {
+		const char *st = pr->status;
+		(void)pma_notes_add(&r->notes, PMA_NOTE_RUN_FAILED, (double[]){ r->run->run_id, kind,
+				    code }, 3, &st, 1);
+	}
+}
+
+/* Late and lost samples (SUMMARY) widen the uncertainty by their share of the samples; an
+ * interval shorter than a few time slices on an oversubscribed baseline gets a note, since the
+ * runnable estimator cannot work there (issue 19, case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
+static void check_sampling(struct pma_result *r)
+{
+	const struct pma_summary *sm = &r->t->summary;
+	double bad = sm->late_samples + sm->lost_samples, all = fmax(sm->samples, 1), share;
+	double ms = r->run->st.mean_interval_ns / 1e6;
+
+	if (r->par.est != PMA_EST_SCHED && r->par.baseline_cores &&
+	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
+		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
+	if (!sm->present || bad <= 0 || r->par.est == PMA_EST_SCHED)
+		return;
+	share = fmin(bad / all, 1);
+	r->par.A_err += r->par.by_est[r->par.est].A_inf * share;
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		r->pred.S_err[i] += r->pred.by_est[r->par.est][i].S * share;
+	if (share >= 0.05) /* widened always, worth a note from 5% */
+		note(r, PMA_NOTE_LATE_SAMPLES, (double[]){ sm->samples, sm->late_samples, sm->lost_samples,
+		100 * bad / all, r->par.interval_ms, share }, 6);
+}
+
+/* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
+ * with omega = 0: the contention is already in the recorded CPU time); the rest the program was
+ * ready to run while its CPUs ran other processes (issue 19, case 5: wall 3.95 s, CPU 1.94 s, idle
+ * 0 on one CPU). Noted above 10% of the wall time. */
+static void check_unexplained(struct pma_result *r)
+{
+	const struct pma_profile *prof = pma_result_profile(r);
+	uint32_t c = r->par.baseline_cores;
+	struct pma_prediction q;
+	double explained_s;
+
+	if (!c || r->par.wall_s <= 0 || pma_profile_predict(prof, &c, 1, NULL, &q) < 0 || q.A <= 0)
+		return;
+	explained_s = q.T_ns / 1e9;
+	r->par.unexplained_s = fmax(r->par.wall_s - explained_s, 0);
+	if (r->par.unexplained_s > 0.10 * r->par.wall_s)
+		note(r, PMA_NOTE_STOLEN, (double[]){ r->par.wall_s, explained_s, r->par.unexplained_s,
+			100 * r->par.unexplained_s / r->par.wall_s, c }, 5);
+}
+
+/* The estimators of A(m,inf) that are meant to agree (sched-exact and runnable; the paper's is
+ * biased low by design) 25% apart or more, or any two 2x apart: the uncertainty covers half the
+ * gap and a note says which to trust (issue 19, case 6: 6.06 +- 0.00 beside 3.85 and 2.51). */
+static void check_estimators(struct pma_result *r)
+{
+	const struct pma_par_result *pr = &r->par;
+	double A = pr->by_est[pr->est].A_inf, worst = 1, other = A, gap = 0;
+	int wk = -1;
+
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		double B = pr->by_est[k].A_inf, ratio;
+		if (k == pr->est || !pr->have[k] || !(B > 0) || !(A > 0))
+			continue;
+		ratio = fmax(A / B, B / A);
+		if (k != PMA_EST_PAPER && pr->est != PMA_EST_PAPER)
+			gap = fmax(gap, fabs(A - B) / 2);
+		if (ratio > worst && (ratio >= 2 || (k != PMA_EST_PAPER && ratio >= 1.25))) {
+			worst = ratio;
+			other = B;
+			wk = k;
+		}
+	}
+	if (gap > r->par.A_err) {
+		for (size_t i = 0; i < r->pred.ncores; i++)
+			r->pred.S_err[i] = fmax(r->pred.S_err[i],
+						r->pred.by_est[pr->est][i].S * gap / A);
+		r->par.A_err = gap;
+	}
+	if (wk >= 0) {
+		const char *names[2] = { pma_estimator_name(pr->est), pma_estimator_name(wk) };
+		(void)pma_notes_add(&r->notes, PMA_NOTE_EST_DISAGREE, (double[]){ A, other, worst }, 3,
+				    names, 2);
+	}
+}
+
+static void check_inputs(struct pma_result *r)
+{
+	check_run_status(r);
+	check_sampling(r);
+	check_unexplained(r);
+	check_estimators(r);
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_est_stats *st;
 	double work_ns;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->traces = traces;
 	r->ntraces = ntraces;
 	r->t = &traces[0];
-	if (compute_parallelism(r, o, why, whysize) < 0)
-		return -1;
+	if ((rc = compute_parallelism(r, o, why, whysize)) < 0)
+		return rc;
 	if (choose_cores(r, o) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
@@ -396,6 +532,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		return -1;
 	}
 	compute_uncertainty(r);
+	check_inputs(r);
 	check_spinning(r);
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;

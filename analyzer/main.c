@@ -17,6 +17,10 @@
 #include "report.h"
 
 
+/* A sound trace of a program that ran one thread at a time: nothing to predict (issue 19), apart
+ * from 1 (a trace that cannot be read or is corrupt). */
+#define PMA_EXIT_NOTHING 3
+
 static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
@@ -62,7 +66,7 @@ static void usage_full(void)
 	      "docs/memory-model.md.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error (also: traces of\n"
-	      "different programs without --force).\n",
+	      "different programs without --force), 3 nothing to predict (one thread at a time).\n",
 	      stdout);
 }
 
@@ -338,10 +342,12 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 		pmt_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
-	if (pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why)) < 0) {
+	if ((rc = pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why))) < 0) {
 		pmt_cli_error("%s", why);
+		rc = rc == PMA_COMPUTE_NOTHING ? PMA_EXIT_NOTHING : PMT_EXIT_FAILURE;
 		goto out;
 	}
+	rc = PMT_EXIT_FAILURE;
 	if (!(f = output_open(out)))
 		goto out;
 	pma_render(f, &r, o->format);

@@ -110,14 +110,28 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 		snprintf(buf, size, "incomplete: the collector did not finish the trace (no summary "
 			 "record)");
 		break;
-	case PMA_NOTE_OMEGA_UNKNOWN:
-		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores (%.0f "
-			 "socket%s of %.0f cores); the traces have %s, missing %s; record them with "
-			 "'pmcollect --calibrate -t %.0f -o calib.zst -- %s' and analyze with 'pmanalyze "
-			 "%s calib.zst'", s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c", n[1],
-			 n[1] == 1 ? "" : "s", n[2], x->s[1] ? x->s[1] : "none",
-			 x->s[2] ? x->s[2] : "none (see above)", n[3], s(x, 3), s(x, 4));
+	case PMA_NOTE_OMEGA_UNKNOWN: {
+		char t[32] = "";
+		if (n[3] > 0)
+			snprintf(t, sizeof(t), "-t %.0f ", n[3]);
+		if (n[4])
+			snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+				 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; the "
+				 "calibration runs recorded ran another number of threads than the analyzed "
+				 "run (see 'left out of the calibration'): each run must do the same work, "
+				 "so a program whose later runs do less (make with nothing left to rebuild) "
+				 "must be reset before each run; recording again as is would not help",
+				 s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c", n[1], n[1] == 1 ? "" : "s",
+				 n[2], x->s[1] ? x->s[1] : "none", x->s[2] ? x->s[2] : "none (see above)");
+		else
+			snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+				 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; record them "
+				 "with 'pmcollect --calibrate %s-o calib.zst -- %s' and analyze with "
+				 "'pmanalyze %s calib.zst'", s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c",
+				 n[1], n[1] == 1 ? "" : "s", n[2], x->s[1] ? x->s[1] : "none",
+				 x->s[2] ? x->s[2] : "none (see above)", t, s(x, 3), s(x, 4));
 		break;
+	}
 	case PMA_NOTE_FREQ_UNKNOWN:
 		snprintf(buf, size, "C(n) is CPU time, which assumes one clock frequency in every run; "
 			 "no cpufreq data was recorded (no cpufreq driver, e.g. a VM), so this cannot be "

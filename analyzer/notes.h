@@ -23,7 +23,9 @@ enum pma_note_code {
 	PMA_NOTE_OMEGA_UNKNOWN,    /* s0 why the fit failed, s1 core counts present, s2 missing,
 				      s3 the program's command as shell words, s4 the trace's path;
 				      n0 core counts needed (2: 1 and c; 3: 1, c and c+1), n1 sockets,
-				      n2 c, n3 m */
+				      n2 c, n3 the recorded OMP_NUM_THREADS (pmcollect -t; 0 none),
+				      n4 1 when calibration runs were recorded but had another thread
+				      count (recording them again would not help) */
 	PMA_NOTE_FREQ_UNKNOWN,     /* C(n) is CPU time and no cpufreq was recorded */
 	PMA_NOTE_FREQ_VARIES,      /* s0 governor ("mixed", "unknown", ...), n0 lo MHz, n1 hi MHz */
 	PMA_NOTE_CAL_SKIPPED,      /* s0 the runs left out, with why */

@@ -150,10 +150,16 @@ static void table_run(FILE *out, const struct pma_result *r)
 	machine_line(out, &r->t->meta);
 	fprintf(out, "%-13srun %u on CPUs %s (%u): %s\n", "baseline", r->run->run_id,
 		r->run->cpus[0] ? r->run->cpus : "?", r->par.baseline_cores, r->par.baseline_case);
+	fprintf(out, "%-13s%s%s\n", "run status", r->par.status, r->par.failed ?
+		": FAILED OR PARTIAL RUN, the profile covers only what ran (see the notes)" : "");
 	fprintf(out, "%-13s%.0f threads (%s)\n", "m", r->par.m, r->par.m_source);
-	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms (measured mean %.2f ms)\n", "wall time",
+	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms (measured mean %.2f ms)", "wall time",
 		r->par.wall_s, (unsigned long long)r->run->st.samples, r->par.interval_ms,
 		r->run->st.mean_interval_ns / 1e6);
+	if (r->par.unexplained_s > 0.0005)
+		fprintf(out, "; %.3f s unexplained (ready to run, CPUs busy elsewhere)",
+			r->par.unexplained_s);
+	fputc('\n', out);
 	print_sources(out, &r->t->meta);
 }
 
@@ -347,6 +353,9 @@ static void parallelism_json(cJSON *par, const struct pma_result *r)
 	cJSON_AddNumberToObject(par, "T1_s", r->par.T1_s);
 	cJSON_AddNumberToObject(par, "idle_s", prof->idle_ns / 1e9);
 	cJSON_AddNumberToObject(par, "wall_s", r->par.wall_s);
+	cJSON_AddNumberToObject(par, "unexplained_s", r->par.unexplained_s);
+	cJSON_AddStringToObject(par, "run_status", r->par.status);
+	cJSON_AddBoolToObject(par, "run_failed", r->par.failed);
 	cJSON_AddNumberToObject(par, "baseline_cores", r->par.baseline_cores);
 	cJSON_AddStringToObject(par, "baseline_cpus", r->run->cpus);
 	cJSON_AddStringToObject(par, "baseline_case", r->par.baseline_case);
