@@ -133,7 +133,13 @@ $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | p
 	@mkdir -p $(dir $@) $(B)/dep
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
-tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN)
+tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN) $(B)/bench/gentrace
+
+# The synthetic trace generator: make bench's large traces, and with a seed the family of traces
+# of the invariants' property test (t2600, issue 19).
+$(B)/bench/gentrace: tests/bench/gentrace.c $(LIBPMT) | pkgcheck
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
 # ---- OpenMP regions (issue 17, docs/regions.md) ----
 # libpmompt.so, the OMPT tool loaded into the traced program: its source is collector/ompt/ so the

@@ -4,6 +4,7 @@
 #include "compute.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,9 +127,14 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 	pr->m = run->st.m_peak;
 	pr->m_source = "peak of simultaneously live threads in the samples";
 	if (pr->m < 2) {
+		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
+		 * set: on one CPU, one thread (issue 19, case 7) */
+		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
 		snprintf(why, whysize, "'%s': the program ran one thread at a time: nothing to predict "
-			 "(A(m,inf) = 1)", t->path);
-		return -1;
+			 "(A(m,inf) = 1)%s", t->path, hint ? "; it ran on 1 CPU without OMP_NUM_THREADS, "
+			 "and an OpenMP runtime then starts one thread: give the thread count with "
+			 "'pmcollect -t M' (or the program's own option)" : "");
+		return PMA_COMPUTE_NOTHING;
 	}
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
 		const struct pma_profile *pk = pma_run_profile(run, k);
@@ -257,11 +263,278 @@ static void compute_measured(struct pma_result *r)
 			}
 }
 
+/* ---- the model's invariants (issue 19; docs/model.md "Invariants") ----
+ * Whatever the inputs, the report never shows a number that breaks: omega(1) = 0 (eq. 7: C(1)/C(1)
+ * - 1), L >= 0 (eq. 8: an arrival rate), S(m,n) <= min(n, A(m,inf)) (n cores run at most n
+ * threads at once, and no more than A(m,inf) on average: eq. 1 and 6), T(n) >= max(T_cp, U/n),
+ * and an optimum (eq. 11) <= m. Where the inputs break one, the number is brought back to the
+ * bound and a note names the input and by how much. */
+
+/* An oversubscribed baseline needs intervals of several CFS time slices (a few ms each) for the
+ * runnable estimator; below this it gets PMA_NOTE_FINE_INTERVAL. */
+#define PMA_MIN_OVERSUB_INTERVAL_MS 5.0
+
+/* Relative slack for rounding: a bound broken by less is not broken. */
+#define INV_EPS 1e-9
+
+/* omega(1) = 0 and L >= 0 on the memory model's output, before the predictions use it. */
+static void enforce_omega_invariants(struct pma_result *r)
+{
+	struct pma_mem_eval *e = &r->mem;
+	struct pma_mem_params *p = &e->cal.params;
+
+	if (p->model != PMA_MEM_NONE && p->L < 0) {
+		size_t far = 0; /* the calibration point with the most cores on one socket */
+		for (size_t i = 0; i < e->cal.npts; i++)
+			if (e->cal.pts[i].cores == e->cal.pts[i].n_first &&
+			    e->cal.pts[i].cores > e->cal.pts[far].cores)
+				far = i;
+		note(r, PMA_NOTE_INV_L_NEG, (double[]){ p->L, p->C1, e->cal.pts[far].cores,
+			e->cal.pts[far].C, e->cal.omega_meas[far] }, 5);
+		p->L = 0;
+		p->beta = 0;
+		p->n_sat = INFINITY;
+		for (size_t i = 0; i < e->cal.npts; i++)
+			e->cal.omega_model[i] = fmax(e->cal.omega_model[i], 0);
+		for (size_t i = 0; i < e->ncores; i++)
+			if (isfinite(e->omega[i]))
+				e->omega[i] = fmax(e->omega[i], 0);
+	}
+	for (size_t i = 0; i < e->ncores; i++) {
+		if (r->pred.cores[i] != 1 || !isfinite(e->omega[i]))
+			continue;
+		if (fabs(e->omega[i]) >= 0.005) /* visible at the table's precision */
+			note(r, PMA_NOTE_INV_OMEGA1, (double[]){ e->omega[i] }, 1);
+		e->omega[i] = 0;
+		e->cross[i] = 0;
+	}
+}
+
+/* S <= min(n, A(m,inf)) and T(n) >= max(T_cp, U/n) on the predictions of estimator k; notes
+ * (for the headline estimator) where the inputs broke them. */
+static void enforce_prediction_bounds(struct pma_result *r, int k)
+{
+	const struct pma_parallelism *p = &r->par.by_est[k];
+	struct pma_prediction *v = r->pred.by_est[k];
+	double worst = 0, wS = 0, wcap = 0, wom = 0, wn = 0, first = 0, last = 0;
+	double tworst = 0, tn = 0, tT = 0, tbound = 0, traised = 0;
+
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		struct pma_prediction *q = &v[i];
+		double n = q->cores, cap = fmin(n, p->A_inf), floor_ns = fmax(p->T_cp_ns, p->work_ns / n);
+
+		if (q->A > cap * (1 + INV_EPS)) /* rounding in the replay or the profile sums */
+			q->A = cap;
+		if (isfinite(q->S) && q->S > cap * (1 + INV_EPS)) {
+			double S_old = q->S;
+			if (!first)
+				first = n;
+			last = n;
+			if (S_old / cap > worst) {
+				worst = S_old / cap;
+				wS = S_old;
+				wcap = cap;
+				wom = q->omega;
+				wn = n;
+			}
+			q->S = cap;
+			/* omega that gives S = A / (1 + omega) = cap (eq. 1) and R = A - S (eq. 3) */
+			if (isfinite(q->omega))
+				q->omega = q->A / cap - 1;
+			q->R = q->A - q->S;
+			q->T_ns += p->work_ns * (1 / q->S - 1 / S_old); /* T = U / S plus idle time */
+		}
+		if (isfinite(q->T_ns) && q->T_ns < floor_ns * (1 - INV_EPS)) {
+			if (floor_ns / q->T_ns > tworst) {
+				tworst = floor_ns / q->T_ns;
+				tn = n;
+				tT = q->T_ns;
+				tbound = floor_ns;
+			}
+			traised++;
+			q->T_ns = floor_ns;
+		}
+	}
+	if (k != r->par.est)
+		return;
+	if (first)
+		note(r, PMA_NOTE_INV_S_CAP, (double[]){ first, last, wn, wS, wcap, wom }, 6);
+	if (traised)
+		note(r, PMA_NOTE_INV_T_FLOOR, (double[]){ tn, tT / 1e9, tbound / 1e9, traised }, 4);
+}
+
+/* The optimum (eq. 11) over the core counts n <= m of the headline S: m threads run on at most
+ * m cores, so a higher S beyond m comes from omega alone (a placement spreading the same threads
+ * over more sockets) and is not a reason to buy more cores than threads. */
+static void enforce_optimum(struct pma_result *r)
+{
+	const struct pma_prediction *v = r->pred.by_est[r->par.est];
+	size_t k_m = 0;
+	double *S = malloc((r->pred.ncores ? r->pred.ncores : 1) * sizeof(double));
+	struct pma_optimal all;
+
+	if (!S)
+		return; /* out of memory: the optimum stays as computed */
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		S[i] = v[i].S;
+		if (r->pred.cores[i] <= r->par.m)
+			k_m = i + 1; /* cores are ascending: the prefix up to m */
+	}
+	memset(&all, 0, sizeof(all));
+	memset(&r->opt, 0, sizeof(r->opt));
+	if (pma_optimal_cores(r->pred.cores, S, r->pred.ncores, &all) == 0 &&
+	    all.n_best > r->par.m) {
+		if (k_m)
+			pma_optimal_cores(r->pred.cores, S, k_m, &r->opt);
+		if (!r->opt.n_best || all.S_best > r->opt.S_best * (1 + INV_EPS))
+			note(r, PMA_NOTE_INV_OPT_CAP, (double[]){ all.n_best, all.S_best, r->par.m,
+				r->opt.n_best, r->opt.S_best }, 5);
+	} else {
+		r->opt = all;
+	}
+	free(S);
+}
+
+/* The final pass over the predictions: every estimator's bounds, then the optimum. */
+static void enforce_invariants(struct pma_result *r)
+{
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		if (r->par.have[k] && r->pred.by_est[k])
+			enforce_prediction_bounds(r, k);
+	enforce_optimum(r);
+}
+
+/* ---- degraded inputs (issue 19; docs/model.md "Invariants") ---- */
+
+/* How the run ended, into r->par.status and failed; a note when it did not exit with 0. */
+static void check_run_status(struct pma_result *r)
+{
+	const struct pma_run_info *ri = &r->run->info;
+	struct pma_par_result *pr = &r->par;
+	int kind = 0;
+	double code = 0;
+
+	if (!ri->has_end) {
+		snprintf(pr->status, sizeof(pr->status), "interrupted: no end-of-run record");
+		kind = PMA_RUNST_NO_END;
+	} else if (ri->exit_kind == PMA_EXIT_SIGNALED) {
+		const char *abbrev = isfinite(ri->exit_signal) ? sigabbrev_np((int)ri->exit_signal) : NULL;
+		code = isfinite(ri->exit_signal) ? ri->exit_signal : 0;
+		snprintf(pr->status, sizeof(pr->status), "killed by signal %.0f%s%s%s", code,
+			 abbrev ? " (SIG" : "", abbrev ? abbrev : "", abbrev ? ")" : "");
+		kind = code == SIGINT || code == SIGTERM || code == SIGHUP ? PMA_RUNST_NO_END :
+		       PMA_RUNST_SIGNAL;
+	} else if (ri->exit_kind == PMA_EXIT_EXITED && ri->exit_code == 0) {
+		snprintf(pr->status, sizeof(pr->status), "exited 0");
+	} else if (ri->exit_kind == PMA_EXIT_EXITED) {
+		code = isfinite(ri->exit_code) ? ri->exit_code : -1;
+		snprintf(pr->status, sizeof(pr->status), "exited with status %.0f", code);
+		kind = PMA_RUNST_EXIT_CODE;
+	} else {
+		snprintf(pr->status, sizeof(pr->status), "ended unknown (%s)",
+			 ri->exit_kind_name ? ri->exit_kind_name : "no exit status recorded");
+		kind = PMA_RUNST_NO_END;
+	}
+	pr->failed = kind != 0;
+	if (kind) {
+		const char *st = pr->status;
+		(void)pma_notes_add(&r->notes, PMA_NOTE_RUN_FAILED, (double[]){ r->run->run_id, kind,
+				    code }, 3, &st, 1);
+	}
+}
+
+/* Late and lost samples (SUMMARY) widen the uncertainty by their share of the samples; an
+ * interval shorter than a few time slices on an oversubscribed baseline gets a note, since the
+ * runnable estimator cannot work there (issue 19, case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
+static void check_sampling(struct pma_result *r)
+{
+	const struct pma_summary *sm = &r->t->summary;
+	double bad = sm->late_samples + sm->lost_samples, all = fmax(sm->samples, 1), share;
+	double ms = r->run->st.mean_interval_ns / 1e6;
+
+	if (r->par.est != PMA_EST_SCHED && r->par.baseline_cores &&
+	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
+		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
+	if (!sm->present || bad <= 0 || r->par.est == PMA_EST_SCHED)
+		return;
+	share = fmin(bad / all, 1);
+	r->par.A_err += r->par.by_est[r->par.est].A_inf * share;
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		r->pred.S_err[i] += r->pred.by_est[r->par.est][i].S * share;
+	if (share >= 0.05) /* widened always, worth a note from 5% */
+		note(r, PMA_NOTE_LATE_SAMPLES, (double[]){ sm->samples, sm->late_samples, sm->lost_samples,
+		100 * bad / all, r->par.interval_ms, share }, 6);
+}
+
+/* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
+ * with omega = 0: the contention is already in the recorded CPU time); the rest the program was
+ * ready to run while its CPUs ran other processes (issue 19, case 5: wall 3.95 s, CPU 1.94 s, idle
+ * 0 on one CPU). Noted above 10% of the wall time. */
+static void check_unexplained(struct pma_result *r)
+{
+	const struct pma_profile *prof = pma_result_profile(r);
+	uint32_t c = r->par.baseline_cores;
+	struct pma_prediction q;
+	double explained_s;
+
+	if (!c || r->par.wall_s <= 0 || pma_profile_predict(prof, &c, 1, NULL, &q) < 0 || q.A <= 0)
+		return;
+	explained_s = q.T_ns / 1e9;
+	r->par.unexplained_s = fmax(r->par.wall_s - explained_s, 0);
+	if (r->par.unexplained_s > 0.10 * r->par.wall_s)
+		note(r, PMA_NOTE_STOLEN, (double[]){ r->par.wall_s, explained_s, r->par.unexplained_s,
+			100 * r->par.unexplained_s / r->par.wall_s, c }, 5);
+}
+
+/* The estimators of A(m,inf) that are meant to agree (sched-exact and runnable; the paper's is
+ * biased low by design) 25% apart or more, or any two 2x apart: the uncertainty covers half the
+ * gap and a note says which to trust (issue 19, case 6: 6.06 +- 0.00 beside 3.85 and 2.51). */
+static void check_estimators(struct pma_result *r)
+{
+	const struct pma_par_result *pr = &r->par;
+	double A = pr->by_est[pr->est].A_inf, worst = 1, other = A, gap = 0;
+	int wk = -1;
+
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		double B = pr->by_est[k].A_inf, ratio;
+		if (k == pr->est || !pr->have[k] || !(B > 0) || !(A > 0))
+			continue;
+		ratio = fmax(A / B, B / A);
+		if (k != PMA_EST_PAPER && pr->est != PMA_EST_PAPER)
+			gap = fmax(gap, fabs(A - B) / 2);
+		if (ratio > worst && (ratio >= 2 || (k != PMA_EST_PAPER && ratio >= 1.25))) {
+			worst = ratio;
+			other = B;
+			wk = k;
+		}
+	}
+	if (gap > r->par.A_err) {
+		for (size_t i = 0; i < r->pred.ncores; i++)
+			r->pred.S_err[i] = fmax(r->pred.S_err[i],
+						r->pred.by_est[pr->est][i].S * gap / A);
+		r->par.A_err = gap;
+	}
+	if (wk >= 0) {
+		const char *names[2] = { pma_estimator_name(pr->est), pma_estimator_name(wk) };
+		(void)pma_notes_add(&r->notes, PMA_NOTE_EST_DISAGREE, (double[]){ A, other, worst }, 3,
+				    names, 2);
+	}
+}
+
+static void check_inputs(struct pma_result *r)
+{
+	check_run_status(r);
+	check_sampling(r);
+	check_unexplained(r);
+	check_estimators(r);
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_est_stats *st;
 	double work_ns;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->traces = traces;
@@ -273,8 +546,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		r->run = pma_trace_run(r->t, o->run_id);
 		return 0;
 	}
-	if (compute_parallelism(r, o, why, whysize) < 0)
-		return -1;
+	if ((rc = compute_parallelism(r, o, why, whysize)) < 0)
+		return rc;
 	if (choose_cores(r, o) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
@@ -282,8 +555,10 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	if (pma_mem_eval(traces, ntraces, o->machine, o->chunk, o->mem_policy, (uint32_t)r->par.m,
 			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
 		return -1;
+	enforce_omega_invariants(r);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
+	enforce_invariants(r);
 	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
@@ -295,6 +570,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		return -1;
 	}
 	compute_measured(r);
+	check_inputs(r);
 	check_spinning(r);
 	{
 		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown) */

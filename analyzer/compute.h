@@ -47,6 +47,13 @@ struct pma_par_result {
 	double T1_s, wall_s, interval_ms;
 	uint32_t baseline_cores;                  /* CPUs of the run, 0 unknown */
 	const char *baseline_case;
+	/* degraded inputs (issue 19) */
+	char status[96];                          /* how the run ended: "exited 0", "killed by
+						     signal 11 (SIGSEGV)", "interrupted: ..." */
+	int failed;                               /* not "exited 0": the profile covers a failed
+						     or partial run */
+	double unexplained_s;                     /* wall time the profile does not explain (the
+						     program ready while its CPUs ran others) */
 };
 
 /* Section: one prediction per core count (eq. 1, 3, 6). */
@@ -90,11 +97,16 @@ struct pma_result {
 	struct pma_notes notes;                   /* for the user, in the order they arose */
 };
 
+/* pma_compute's return when the trace is sound but there is nothing to predict: the program ran
+ * one thread at a time (A(m,inf) = 1). pmanalyze exits PMA_EXIT_NOTHING for it. */
+#define PMA_COMPUTE_NOTHING (-2)
+
 /* Computes the result for the chosen run of traces[0] (the others add calibration runs); for a
  * trace of pmcollect --interfere or --calibrate-interference, the interference section only.
- * r borrows traces until pma_result_free. Returns 0, or -1 with a one-line reason in why (no
- * such run, no samples, one thread, a failed replay, a bad --machine, out of memory); r is freed
- * with pma_result_free also on error. */
+ * r borrows traces until pma_result_free. Returns 0, PMA_COMPUTE_NOTHING with the reason and a
+ * hint in why (one thread), or -1 with a one-line reason in why (no such run, no samples, a
+ * failed replay, a bad --machine, out of memory); r is freed with pma_result_free also on
+ * error. */
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize);
 void pma_result_free(struct pma_result *r);

@@ -10,24 +10,47 @@
 
 #include "pmt_cli.h"
 
-/* The command of META as shell words, quoted where needed (for the suggested pmcollect line). */
-static void shell_command(const struct pma_meta *meta, char *buf, size_t size)
+/* The program's command as shell words (quoted where needed, a ' as '\''), whole: malloc'ed, NULL
+ * when memory runs out. */
+static char *shell_command(const struct pma_meta *meta)
 {
-	size_t o = 0;
+	size_t o = 0, size = 1;
+	char *buf;
 
+	for (size_t i = 0; i < meta->ncommand; i++)
+		size += meta->command[i] ? 4 * strlen(meta->command[i]) + 3 : 0;
+	if (!(buf = malloc(size)))
+		return NULL;
 	buf[0] = '\0';
 	for (size_t i = 0; i < meta->ncommand; i++) {
-		const char *a = meta->command[i], *w;
-		char clean[256];
-		if (!a || o >= size)
+		const char *a = meta->command[i];
+		size_t len;
+		char *w;
+		if (!a || !(w = malloc(strlen(a) + 1)))
 			continue;
-		w = pmt_cli_sanitize(clean, sizeof(clean), a, strlen(a));
+		len = strlen(pmt_cli_sanitize(w, strlen(a) + 1, a, strlen(a)));
+		if (o)
+			buf[o++] = ' ';
 		if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			       "-_./=:,+@%") == strlen(w))
-			o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? " " : "", w);
-		else
-			o += (size_t)snprintf(buf + o, size - o, "%s'%s'", o ? " " : "", w);
+			       "-_./=:,+@%") == len) {
+			memcpy(buf + o, w, len);
+			o += len;
+		} else {
+			buf[o++] = '\'';
+			for (size_t c = 0; c < len; c++) {
+				if (w[c] == '\'') {
+					memcpy(buf + o, "'\\''", 4);
+					o += 4;
+				} else {
+					buf[o++] = w[c];
+				}
+			}
+			buf[o++] = '\'';
+		}
+		buf[o] = '\0';
+		free(w);
 	}
+	return buf;
 }
 
 /* C(n) of one run: RUN_END "C" (cycles when want_cycles and the run has them, else its CPU
@@ -84,13 +107,15 @@ static int check_frequency(const struct pma_trace *traces, const struct pma_mem_
 }
 
 /* Notes which core counts are missing and how to record them. */
-static int explain_missing(const struct pma_trace *traces, const struct pma_machine *rec,
+static int explain_missing(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 			   uint32_t m_peak, const char *fit_why, const struct pma_mem_cal *cal,
 			   struct pma_notes *notes)
 {
 	uint32_t need[3] = { 1, rec->c, rec->c + 1 }, nneed = rec->sockets > 1 ? 3 : 2;
-	char have[200] = "", missing[200] = "", cmd[700];
+	char have[200] = "", missing[200] = "", *cmd;
 	size_t oh = 0, om = 0;
+	const char *omp = NULL;
+	int rc, cal_unusable = 0;
 
 	for (size_t i = 0; i < cal->npts && oh < sizeof(have); i++) {
 		int dup = 0;
@@ -108,11 +133,57 @@ static int explain_missing(const struct pma_trace *traces, const struct pma_mach
 			om += (size_t)snprintf(missing + om, sizeof(missing) - om, "%s%u", om ? ", " : "",
 					       need[k]);
 	}
-	shell_command(&traces[0].meta, cmd, sizeof(cmd));
-	return pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
-			     (double[]){ nneed, rec->sockets, rec->c, m_peak }, 4,
-			     (const char *[]){ fit_why, have[0] ? have : NULL,
-					       missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
+	/* -t sets OMP_NUM_THREADS: suggest the recorded value, not the peak of live threads (pigz -p 8
+	 * peaks at 10 and ignores OMP_NUM_THREADS) */
+	for (size_t i = 0; i < traces[0].meta.nenv; i++)
+		if (strcmp(traces[0].meta.env[i].name, "OMP_NUM_THREADS") == 0)
+			omp = traces[0].meta.env[i].value;
+	/* calibration runs recorded but left out: recording them again would repeat that */
+	for (int ti = 0; ti < ntraces; ti++)
+		for (uint32_t k = 0; k < traces[ti].nruns; k++)
+			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
+					traces[ti].runs[k].st.m_peak != m_peak;
+	if (!(cmd = shell_command(&traces[0].meta)))
+		return -1;
+	rc = pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
+			   (double[]){ nneed, rec->sockets, rec->c, omp ? atof(omp) : 0, cal_unusable }, 5,
+			   (const char *[]){ fit_why, have[0] ? have : NULL,
+					     missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
+	free(cmd);
+	return rc;
+}
+
+/* The fit's points: every collected point, except that when the runs on 1 CPU disagree by more
+ * than PMA_C1_SPREAD only the smallest C(1) is kept (with a note). A run of m threads on one CPU
+ * pays for its context switches (xz -T4 on 1 CPU: 7.07 s of CPU time against 6.36 s for -T1; two
+ * C(1) of pigz 26% apart), which inflates C(1) and so makes omega(n) = C(n)/C(1) - 1 too small or
+ * negative (eq. 7); the least disturbed run is the smallest. Writes to fit[] (PMA_CAL_MAX_POINTS)
+ * and returns how many; -1 when memory for the note runs out. */
+#define PMA_C1_SPREAD 0.10
+static long fit_points(const struct pma_mem_cal *cal, struct pma_mem_point *fit,
+		       struct pma_notes *notes)
+{
+	double lo = INFINITY, hi = 0;
+	size_t n1 = 0, k = 0;
+
+	for (size_t i = 0; i < cal->npts; i++) {
+		if (cal->pts[i].cores != 1)
+			continue;
+		n1++;
+		lo = fmin(lo, cal->pts[i].C);
+		hi = fmax(hi, cal->pts[i].C);
+	}
+	for (size_t i = 0; i < cal->npts; i++)
+		if (!(n1 > 1 && hi > lo * (1 + PMA_C1_SPREAD)) || cal->pts[i].cores != 1 ||
+		    cal->pts[i].C == lo)
+			fit[k++] = cal->pts[i];
+	if (k < cal->npts) {
+		const char *unit = strcmp(cal->source, "cycles") == 0 ? "cycles" : "ns of CPU time";
+		if (pma_notes_add(notes, PMA_NOTE_C1_SPREAD, (double[]){ n1, lo, hi,
+				  100 * (hi / lo - 1) }, 4, &unit, 1) < 0)
+			return -1;
+	}
+	return (long)k;
 }
 
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
@@ -124,6 +195,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 	size_t os = 0;
 	char fit_why[300], skipped[300] = "";
 	const char *sk = skipped;
+	struct pma_mem_point fit[PMA_CAL_MAX_POINTS];
+	long nfit;
 
 	memset(out, 0, sizeof(*out));
 	out->source = "none";
@@ -160,7 +233,9 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		}
 	}
 	out->source = out->npts ? (all_cycles ? "cycles" : "cpu_time") : "none";
-	if (out->npts && pma_mem_fit(out->pts, out->npts, rec->c, model, &out->params, fit_why,
+	if ((nfit = fit_points(out, fit, notes)) < 0)
+		return -1;
+	if (out->npts && pma_mem_fit(fit, (size_t)nfit, rec->c, model, &out->params, fit_why,
 				     sizeof(fit_why)) == 0) {
 		for (size_t i = 0; i < out->npts; i++) {
 			uint32_t per[2] = { out->pts[i].n_first, out->pts[i].cores - out->pts[i].n_first };
@@ -175,7 +250,7 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		if (!out->npts)
 			snprintf(fit_why, sizeof(fit_why), "no finished run of the program with %u threads",
 				 m_peak);
-		rc = explain_missing(traces, rec, m_peak, fit_why, out, notes);
+		rc = explain_missing(traces, ntraces, rec, m_peak, fit_why, out, notes);
 		out->source = "none";
 	}
 	if (rc == 0 && skipped[0])

@@ -23,6 +23,10 @@
 #include "report.h"
 
 
+/* A sound trace of a program that ran one thread at a time: nothing to predict (issue 19), apart
+ * from 1 (a trace that cannot be read or is corrupt). */
+#define PMA_EXIT_NOTHING 3
+
 static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
@@ -86,7 +90,7 @@ static void usage_full(void)
 	      "docs/memory-model.md.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error (also: traces of\n"
-	      "different programs without --force).\n",
+	      "different programs without --force), 3 nothing to predict (one thread at a time).\n",
 	      stdout);
 }
 
@@ -434,7 +438,7 @@ static int run_dump(const struct cli_opts *o, struct output *out)
  * after reporting the error. */
 static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 {
-	char why[512], text[1024];
+	char why[512];
 
 	for (int i = 0; i < o->ntraces; i++) {
 		if (pma_trace_load(&traces[i], o->traces[i], o->flags, why, sizeof(why)) < 0) {
@@ -445,8 +449,11 @@ static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 	if (!o->quiet)
 		for (int i = 0; i < o->ntraces; i++)
 			for (size_t w = 0; w < traces[i].warnings.n; w++)
-				pmt_cli_warning("%s", pma_note_text(&traces[i].warnings.v[w], text,
-								    sizeof(text)));
+			{
+				char *text = pma_note_alloc(&traces[i].warnings.v[w]);
+				pmt_cli_warning("%s", text ? text : "out of memory");
+				free(text);
+			}
 	return 0;
 }
 
@@ -462,10 +469,12 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 		pmt_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
-	if (pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why)) < 0) {
+	if ((rc = pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why))) < 0) {
 		pmt_cli_error("%s", why);
+		rc = rc == PMA_COMPUTE_NOTHING ? PMA_EXIT_NOTHING : PMT_EXIT_FAILURE;
 		goto out;
 	}
+	rc = PMT_EXIT_FAILURE;
 	if (!(f = output_open(out)))
 		goto out;
 	pma_render(f, &r, o->format);

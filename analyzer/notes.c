@@ -111,14 +111,28 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 		snprintf(buf, size, "incomplete: the collector did not finish the trace (no summary "
 			 "record)");
 		break;
-	case PMA_NOTE_OMEGA_UNKNOWN:
-		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores (%.0f "
-			 "socket%s of %.0f cores); the traces have %s, missing %s; record them with "
-			 "'pmcollect --calibrate -t %.0f -o calib.zst -- %s' and analyze with 'pmanalyze "
-			 "%s calib.zst'", s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c", n[1],
-			 n[1] == 1 ? "" : "s", n[2], x->s[1] ? x->s[1] : "none",
-			 x->s[2] ? x->s[2] : "none (see above)", n[3], s(x, 3), s(x, 4));
+	case PMA_NOTE_OMEGA_UNKNOWN: {
+		char t[32] = "";
+		if (n[3] > 0)
+			snprintf(t, sizeof(t), "-t %.0f ", n[3]);
+		if (n[4])
+			snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+				 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; the "
+				 "calibration runs recorded ran another number of threads than the analyzed "
+				 "run (see 'left out of the calibration'): each run must do the same work, "
+				 "so a program whose later runs do less (make with nothing left to rebuild) "
+				 "must be reset before each run; recording again as is would not help",
+				 s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c", n[1], n[1] == 1 ? "" : "s",
+				 n[2], x->s[1] ? x->s[1] : "none", x->s[2] ? x->s[2] : "none (see above)");
+		else
+			snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+				 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; record them "
+				 "with 'pmcollect --calibrate %s-o calib.zst -- %s' and analyze with "
+				 "'pmanalyze %s calib.zst'", s(x, 0), n[0] == 3 ? "1, c and c+1" : "1 and c",
+				 n[1], n[1] == 1 ? "" : "s", n[2], x->s[1] ? x->s[1] : "none",
+				 x->s[2] ? x->s[2] : "none (see above)", t, s(x, 3), s(x, 4));
 		break;
+	}
 	case PMA_NOTE_FREQ_UNKNOWN:
 		snprintf(buf, size, "C(n) is CPU time, which assumes one clock frequency in every run; "
 			 "no cpufreq data was recorded (no cpufreq driver, e.g. a VM), so this cannot be "
@@ -175,6 +189,83 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 		snprintf(buf, size, "the default core counts stop at %.0f, not at max(m, PUs of the "
 			 "recording machine) = %.0f; give --cores for more", n[0], n[1]);
 		break;
+	case PMA_NOTE_INV_OMEGA1:
+		snprintf(buf, size, "invariant omega(1) = 0: the memory model gave omega(1) = %+.3f "
+			 "(placement and memory policy applied to one core); omega(1) = C(1)/C(1) - 1 = 0 "
+			 "by definition (eq. 7), so the report uses 0 and S(1) = 1", n[0]);
+		break;
+	case PMA_NOTE_INV_S_CAP:
+		snprintf(buf, size, "invariant S(m,n) <= min(n, A(m,inf)) broken by the inputs at n = "
+			 "%.0f-%.0f: worst at n = %.0f, S = %.2f > %.2f (by %.0f%%) because omega(%.0f) = "
+			 "%+.3f < 0 (C(n) below C(1): superlinear caching, or an inflated C(1)); S is shown "
+			 "capped at min(n, A(m,inf)) and omega raised to match", n[0], n[1], n[2], n[3],
+			 n[4], n[4] > 0 ? 100 * (n[3] / n[4] - 1) : 0, n[2], n[5]);
+		break;
+	case PMA_NOTE_INV_T_FLOOR:
+		snprintf(buf, size, "invariant T(n) >= max(T_cp, U/n) broken at %.0f core count%s: worst "
+			 "at n = %.0f, T = %.3f s < %.3f s; T(n) is shown raised to the bound", n[3],
+			 n[3] == 1 ? "" : "s", n[0], n[1], n[2]);
+		break;
+	case PMA_NOTE_INV_OPT_CAP:
+		if (n[3] > 0)
+			snprintf(buf, size, "invariant optimum <= m: S is largest at n = %.0f (S = %.2f) "
+				 "only because omega falls as cores are added beyond the program's %.0f "
+				 "threads, which cannot run on more than %.0f cores at once; the optimum is "
+				 "given over n <= m: %.0f cores (S = %.2f)", n[0], n[1], n[2], n[2], n[3],
+				 n[4]);
+		else
+			snprintf(buf, size, "invariant optimum <= m: no core count up to the program's "
+				 "%.0f threads was asked for (the best listed is n = %.0f, S = %.2f): no "
+				 "optimum is given; add core counts up to %.0f to --cores", n[2], n[0], n[1],
+				 n[2]);
+		break;
+	case PMA_NOTE_INV_L_NEG:
+		snprintf(buf, size, "invariant L >= 0: the fit of eq. 8 gives L = %.4g < 0 because C(n) "
+			 "falls as cores are added (C(1) = %.4g, C(%.0f) = %.4g, omega = %+.3f): a "
+			 "negative arrival rate is impossible, so no memory contention was measured; the "
+			 "report uses L = 0 and omega(n) >= 0", n[0], n[1], n[2], n[3], n[4]);
+		break;
+	case PMA_NOTE_C1_SPREAD:
+		snprintf(buf, size, "the %.0f runs on 1 CPU disagree: C(1) from %.4g to %.4g %s (%.0f%% "
+			 "apart); a run of many threads on one CPU pays for its context switches, which "
+			 "inflates C(1) and makes omega(n) too small; omega(n) uses the smallest C(1)",
+			 n[0], n[1], n[2], s(x, 0), n[3]);
+		break;
+	case PMA_NOTE_RUN_FAILED:
+		snprintf(buf, size, "run %.0f %s: the profile covers a %s run, so A(m,inf), T_cp and "
+			 "every prediction describe only what ran before it ended; re-record a complete "
+			 "run to predict the whole program", n[0], s(x, 0),
+			 n[1] == PMA_RUNST_NO_END ? "partial (interrupted or unfinished)" : "failed");
+		break;
+	case PMA_NOTE_LATE_SAMPLES:
+		snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and %.0f lost "
+			 "(%.0f%%) at a %.2f ms interval: the collector could not keep the interval, so "
+			 "changes of parallelism are placed less precisely; the uncertainty is widened by "
+			 "%.0f%% of A (re-record with a longer -i)", n[1], n[0], n[2], n[3], n[4],
+			 100 * n[5]);
+		break;
+	case PMA_NOTE_STOLEN:
+		snprintf(buf, size, "unexplained wall time: the run took %.3f s but its CPU time, "
+			 "run-queue waits and idle time on %.0f CPU%s explain %.3f s; %.3f s (%.0f%% of "
+			 "the wall time) the program was ready to run while its CPUs ran other processes "
+			 "(or a hypervisor stole them): T(n) and the wall time are not comparable; re-record "
+			 "on quiet CPUs", n[0], n[4], n[4] == 1 ? "" : "s", n[1], n[2], n[3]);
+		break;
+	case PMA_NOTE_EST_DISAGREE:
+		snprintf(buf, size, "estimators disagree: %s gives A(m,inf) = %.2f, %s gives %.2f "
+			 "(%.2fx); the uncertainty covers the difference. Which to trust: sched-exact "
+			 "(scheduler events) sees every switch and wins when it lost no events; runnable "
+			 "(schedstat samples) places run-queue waits to within a sampling interval; paper "
+			 "(the tick-based estimate of Tudor & Teo) is biased low when time slices are "
+			 "long, as on an oversubscribed baseline", s(x, 0), n[0], s(x, 1), n[1], n[2]);
+		break;
+	case PMA_NOTE_FINE_INTERVAL:
+		snprintf(buf, size, "interval %.2f ms on a baseline of %.0f threads on %.0f CPU%s: "
+			 "shorter than a few scheduler time slices (~3 ms each), so one interval sees "
+			 "one thread run while the others wait, and the runnable estimator "
+			 "underestimates A(m,inf), down to 1 (an OpenMP program of A = 2.67 gave 1.00 "
+			 "at 0.1-2 ms, 2.63 at 5 ms); re-record with -i 10 (the default)", n[0], n[2], n[1], n[1] == 1 ? "" : "s");
+		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);
 		break;
@@ -230,4 +321,22 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 		return NULL;
 	}
 	return buf;
+}
+
+char *pma_note_alloc(const struct pma_note *note)
+{
+	size_t size = 512;
+
+	for (;;) {
+		char *buf = malloc(size);
+		if (!buf)
+			return NULL;
+		pma_note_text(note, buf, size);
+		/* snprintf fills the buffer up to size - 1 only when it truncated (or the text fits
+		 * exactly, which costs one more round) */
+		if (strlen(buf) + 1 < size)
+			return buf;
+		free(buf);
+		size *= 2;
+	}
 }

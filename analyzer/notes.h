@@ -23,7 +23,9 @@ enum pma_note_code {
 	PMA_NOTE_OMEGA_UNKNOWN,    /* s0 why the fit failed, s1 core counts present, s2 missing,
 				      s3 the program's command as shell words, s4 the trace's path;
 				      n0 core counts needed (2: 1 and c; 3: 1, c and c+1), n1 sockets,
-				      n2 c, n3 m */
+				      n2 c, n3 the recorded OMP_NUM_THREADS (pmcollect -t; 0 none),
+				      n4 1 when calibration runs were recorded but had another thread
+				      count (recording them again would not help) */
 	PMA_NOTE_FREQ_UNKNOWN,     /* C(n) is CPU time and no cpufreq was recorded */
 	PMA_NOTE_FREQ_VARIES,      /* s0 governor ("mixed", "unknown", ...), n0 lo MHz, n1 hi MHz */
 	PMA_NOTE_CAL_SKIPPED,      /* s0 the runs left out, with why */
@@ -36,7 +38,33 @@ enum pma_note_code {
 	PMA_NOTE_SPIN_SEEN,        /* n0 threads, n1 % runnable, n2 blocks per second */
 	PMA_NOTE_UNPLACED_WAIT,    /* n0 % of the wait, n1 seconds (longest placeable wait) */
 	PMA_NOTE_CORES_CAPPED,     /* n0 the cap, n1 max(m, PUs of the recording machine) */
+	/* the model's invariants (docs/model.md "Invariants"): the input that broke one, by how
+	   much, and what the report shows instead */
+	PMA_NOTE_INV_OMEGA1,       /* n0 omega(1) as the memory model gave it */
+	PMA_NOTE_INV_S_CAP,        /* n0 first n, n1 last n capped, n2 worst n, n3 its S as computed,
+				      n4 its cap min(n, A(m,inf)), n5 its omega as computed */
+	PMA_NOTE_INV_T_FLOOR,      /* n0 worst n, n1 its T(n) as computed (s), n2 max(T_cp, U/n) (s),
+				      n3 rows raised */
+	PMA_NOTE_INV_OPT_CAP,      /* n0 argmax of S over all n, n1 its S, n2 m, n3 best n <= m
+				      (0 none listed), n4 its S */
+	PMA_NOTE_INV_L_NEG,        /* n0 L as fitted, n1 C(1), n2 the largest core count fitted,
+				      n3 its C(n), n4 omega(n) there as measured */
+	PMA_NOTE_C1_SPREAD,        /* n0 points at 1 core, n1 smallest C(1), n2 largest, n3 spread %;
+				      s0 the unit */
+	/* degraded inputs */
+	PMA_NOTE_RUN_FAILED,       /* n0 run id, n1 PMA_RUNST_*, n2 exit code or signal number;
+				      s0 the status as the table header shows it */
+	PMA_NOTE_LATE_SAMPLES,     /* n0 samples, n1 late, n2 lost, n3 % of samples late or lost,
+				      n4 interval ms, n5 relative uncertainty added */
+	PMA_NOTE_STOLEN,           /* n0 wall s, n1 explained s (U / A(m,c) + idle), n2 unexplained
+				      s, n3 % of wall, n4 c (CPUs of the run) */
+	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio;
+				      s0 headline estimator, s1 other estimator */
+	PMA_NOTE_FINE_INTERVAL,    /* n0 interval ms, n1 CPUs of the run, n2 threads */
 };
+
+/* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */
+enum { PMA_RUNST_EXIT_CODE = 1, PMA_RUNST_SIGNAL, PMA_RUNST_NO_END };
 
 #define PMA_NOTE_NUMS 6
 #define PMA_NOTE_STRS 5
@@ -72,5 +100,9 @@ char *pma_note_text(const struct pma_note *note, char *buf, size_t size);
  * next" list ("Record calibration runs: pmcollect --calibrate ..."), written to buf (truncated to
  * size). Returns buf, or NULL when the note asks for nothing (the note's text then stands alone). */
 char *pma_note_action(const struct pma_note *note, char *buf, size_t size);
+
+/* The whole note as a malloc'ed line, never truncated (pma_note_text into a buffer grown until
+ * the text fits). Returns NULL when memory runs out; the caller frees it. */
+char *pma_note_alloc(const struct pma_note *note);
 
 #endif

@@ -28,6 +28,26 @@ static void command_string(const struct pma_meta *meta, char *buf, size_t size)
 	pmt_cli_sanitize(buf, size, raw, o);
 }
 
+/* Note x as a JSON string, whole (never truncated). */
+static cJSON *note_string(const struct pma_note *x)
+{
+	char *text = pma_note_alloc(x);
+	cJSON *j = cJSON_CreateString(text ? text : "out of memory");
+
+	free(text);
+	return j;
+}
+
+/* "note: <text>" lines of a list, whole. */
+static void print_notes(FILE *out, const struct pma_notes *l, const char *prefix)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *text = pma_note_alloc(&l->v[i]);
+		fprintf(out, "%s%s\n", prefix, text ? text : "out of memory");
+		free(text);
+	}
+}
+
 /* ---- table ---- */
 
 static void print_sources(FILE *out, const struct pma_meta *meta)
@@ -132,10 +152,16 @@ static void table_run(FILE *out, const struct pma_result *r)
 	machine_line(out, &r->t->meta);
 	fprintf(out, "%-13srun %u on CPUs %s (%u): %s\n", "baseline", r->run->run_id,
 		r->run->cpus[0] ? r->run->cpus : "?", r->par.baseline_cores, r->par.baseline_case);
+	fprintf(out, "%-13s%s%s\n", "run status", r->par.status, r->par.failed ?
+		": FAILED OR PARTIAL RUN, the profile covers only what ran (see the notes)" : "");
 	fprintf(out, "%-13s%.0f threads (%s)\n", "m", r->par.m, r->par.m_source);
-	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms (measured mean %.2f ms)\n", "wall time",
+	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms (measured mean %.2f ms)", "wall time",
 		r->par.wall_s, (unsigned long long)r->run->st.samples, r->par.interval_ms,
 		r->run->st.mean_interval_ns / 1e6);
+	if (r->par.unexplained_s > 0.0005)
+		fprintf(out, "; %.3f s unexplained (ready to run, CPUs busy elsewhere)",
+			r->par.unexplained_s);
+	fputc('\n', out);
 	print_sources(out, &r->t->meta);
 }
 
@@ -344,8 +370,6 @@ static void table_energy(FILE *out, const struct pma_result *r)
 /* The table: one function per section, in order; a new section adds one call. */
 static void print_table(FILE *out, const struct pma_result *r)
 {
-	char text[1024];
-
 	table_run(out, r);
 	fputc('\n', out);
 	table_parallelism(out, r);
@@ -354,8 +378,7 @@ static void print_table(FILE *out, const struct pma_result *r)
 	table_predictions(out, r);
 	table_regions(out, r);
 	table_energy(out, r);
-	for (size_t i = 0; i < r->notes.n; i++)
-		fprintf(out, "\nnote: %s\n", pma_note_text(&r->notes.v[i], text, sizeof(text)));
+	print_notes(out, &r->notes, "\nnote: ");
 }
 
 /* ---- JSON ---- */
@@ -363,7 +386,6 @@ static void print_table(FILE *out, const struct pma_result *r)
 static cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 {
 	cJSON *o = cJSON_CreateObject(), *cmd, *w;
-	char text[1024];
 
 	cJSON_AddStringToObject(o, "path", t->path);
 	cmd = cJSON_AddArrayToObject(o, "command");
@@ -380,8 +402,7 @@ static cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 			      cJSON_CreateObject());
 	w = cJSON_AddArrayToObject(o, "warnings");
 	for (size_t i = 0; i < t->warnings.n; i++)
-		cJSON_AddItemToArray(w, cJSON_CreateString(pma_note_text(&t->warnings.v[i], text,
-									 sizeof(text))));
+		cJSON_AddItemToArray(w, note_string(&t->warnings.v[i]));
 	cJSON_AddBoolToObject(o, "truncated", t->rst.truncated || (run && !run->info.has_end));
 	return o;
 }
@@ -436,8 +457,8 @@ static cJSON *memory_json(const struct pma_result *r, const struct pma_trace *tr
 	}
 	if (p->model == PMA_MEM_NONE) {
 		const struct pma_note *why = pma_notes_find(&e->notes, PMA_NOTE_OMEGA_UNKNOWN);
-		char buf[1024] = "";
-		cJSON_AddStringToObject(m, "unknown_because", why ? pma_note_text(why, buf, sizeof(buf)) : "");
+		cJSON_AddItemToObject(m, "unknown_because", why ? note_string(why) :
+				      cJSON_CreateString(""));
 	}
 	return m;
 }
@@ -459,6 +480,9 @@ static void parallelism_json(cJSON *par, const struct pma_result *r)
 	cJSON_AddNumberToObject(par, "T1_s", r->par.T1_s);
 	cJSON_AddNumberToObject(par, "idle_s", prof->idle_ns / 1e9);
 	cJSON_AddNumberToObject(par, "wall_s", r->par.wall_s);
+	cJSON_AddNumberToObject(par, "unexplained_s", r->par.unexplained_s);
+	cJSON_AddStringToObject(par, "run_status", r->par.status);
+	cJSON_AddBoolToObject(par, "run_failed", r->par.failed);
 	cJSON_AddNumberToObject(par, "baseline_cores", r->par.baseline_cores);
 	cJSON_AddStringToObject(par, "baseline_cpus", r->run->cpus);
 	cJSON_AddStringToObject(par, "baseline_case", r->par.baseline_case);
@@ -845,7 +869,6 @@ static void print_interference_csv(FILE *out, const struct pma_result *r)
 static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
 {
 	cJSON *root = cJSON_CreateObject(), *tr, *notes;
-	char buf[1024];
 	char *text;
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze/1");
@@ -866,8 +889,7 @@ traces:
 		cJSON_AddItemToArray(tr, trace_json(&traces[i], i == 0 ? r->run : pma_trace_baseline(&traces[i])));
 	notes = cJSON_AddArrayToObject(root, "notes");
 	for (size_t i = 0; i < r->notes.n; i++)
-		cJSON_AddItemToArray(notes, cJSON_CreateString(pma_note_text(&r->notes.v[i], buf,
-									     sizeof(buf))));
+		cJSON_AddItemToArray(notes, note_string(&r->notes.v[i]));
 	text = cJSON_Print(root);
 	if (text)
 		fprintf(out, "%s\n", text);
@@ -1030,9 +1052,11 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	}
 	fprintf(out, "%-13s%s\n", "warnings", t->warnings.n ? "" : "none");
 	for (size_t i = 0; i < t->warnings.n; i++) {
-		char text[1024];
-		pma_note_text(&t->warnings.v[i], text, sizeof(text));
-		pmt_cli_sanitize(buf, 256, text, strlen(text));
-		fprintf(out, "  %s\n", buf);
+		char *text = pma_note_alloc(&t->warnings.v[i]), *clean = text ? strdup(text) : NULL;
+		if (clean)
+			pmt_cli_sanitize(clean, strlen(text) + 1, text, strlen(text));
+		fprintf(out, "  %s\n", clean ? clean : "out of memory");
+		free(clean);
+		free(text);
 	}
 }

@@ -81,14 +81,32 @@ char *pmt_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen
 
 void pmt_cli_report(const char *level, const char *fmt, ...)
 {
-	char raw[1024], clean[1024];
+	char small[1024], *raw = small, *clean;
 	va_list ap;
+	int len;
 
+	/* never truncated (issue 19): a long message gets a buffer of its own */
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
-	pmt_cli_sanitize(clean, sizeof(clean), raw, strlen(raw));
-	fprintf(stderr, "%s: %s: %s\n", prog_name, level, clean);
+	if (len < 0)
+		len = 0;
+	if ((size_t)len >= sizeof(small) && (raw = malloc((size_t)len + 1)) != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(raw, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (!raw) { /* out of memory: the first 1023 bytes */
+		raw = small;
+		len = (int)strlen(small);
+	}
+	clean = malloc((size_t)len + 1);
+	if (clean)
+		pmt_cli_sanitize(clean, (size_t)len + 1, raw, (size_t)len);
+	fprintf(stderr, "%s: %s: %s\n", prog_name, level, clean ? clean : "out of memory");
+	free(clean);
+	if (raw != small)
+		free(raw);
 }
 
 int pmt_cli_usage_error(const char *usage, const char *fmt, ...)

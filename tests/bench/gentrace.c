@@ -13,7 +13,16 @@
  * 1.1 SCHED records on CPU 0): the fork of every thread at the start and a sched_switch at every
  * change of the running thread, for the exact mode and its timeline plot (make bench).
  *
- * usage: gentrace FILE THREADS SECONDS [sched] */
+ * usage: gentrace FILE THREADS SECONDS [sched | SEED]
+ *
+ * With a SEED (issue 19's property test, tests/cli/t2700-invariants.sh) the trace is one of a
+ * family drawn from it: slice 1-6 ms, serial phase 0-90% of a 0.2-2 s period, a recording machine
+ * of 1-2 packages of 1-8 cores (1 or 2 NUMA nodes), a baseline on 1 CPU or several, a failed or
+ * signalled exit now and then, late and lost samples in SUMMARY, and calibration runs (role
+ * "calibration", 5 samples each) on 1 .. c+1 CPUs whose C(n) = C(1) (1 + omega) with omega drawn
+ * from [-0.3, 0.6] (negative omega, falling C(n) and a second, inflated C(1) included), so that
+ * the analyzer meets inputs that break the model's invariants. A long command (3000 bytes) now
+ * and then checks that notes are never cut. */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -24,9 +33,72 @@
 #include <unistd.h>
 
 #define INTERVAL_NS 10000000ull
-#define SLICE_NS 3000000ull
-#define PERIOD_NS 2000000000ull
-#define SERIAL_NS 200000000ull
+
+/* the schedule (fixed without a seed) */
+static uint64_t SLICE_NS = 3000000ull, PERIOD_NS = 2000000000ull, SERIAL_NS = 200000000ull;
+
+/* xorshift64*: the seeded family */
+static uint64_t rng_state;
+static double rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (double)((rng_state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+static unsigned rnd_int(unsigned lo, unsigned hi) /* [lo, hi] */
+{
+	return lo + (unsigned)(rnd() * (hi - lo + 1));
+}
+
+/* Seeded mode: calibration runs after the baseline, each of `threads` threads all runnable for 5
+ * samples on `n` CPUs, its RUN_END carrying C(n). Returns 0 or a PMT_E_* code. */
+static int calibration_runs(struct pmt_writer *w, unsigned threads, unsigned c, unsigned pus,
+			    uint64_t *now, double C1_ns)
+{
+	struct pmt_thread_sample *ts = calloc(threads, sizeof(*ts));
+	unsigned nruns = rnd_int(1, 4);
+	char json[512];
+	int err = 0;
+
+	if (!ts)
+		return PMT_E_NOMEM;
+	for (unsigned r = 1; r <= nruns && !err; r++) {
+		/* the first is on 1 CPU; then 1 again (an inflated C(1)), c, c + 1 or anything */
+		unsigned n = r == 1 ? 1 : rnd() < 0.25 ? 1 : rnd() < 0.5 ? c : rnd_int(1, pus);
+		double omega = n == 1 ? (r == 1 ? 0 : rnd() * 0.4) : -0.3 + rnd() * 0.9;
+		uint64_t t0 = *now;
+		snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"calibration\",\"pid\":%u,"
+			 "\"cpus\":\"0-%u\",\"interval_ms\":10}", r, 1000 + r, n - 1);
+		if (n == 1)
+			snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"calibration\","
+				 "\"pid\":%u,\"cpus\":\"0\",\"interval_ms\":10}", r, 1000 + r);
+		if ((err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, r, *now, json)) < 0)
+			break;
+		for (unsigned k = 1; k <= 5 && !err; k++) {
+			*now += INTERVAL_NS;
+			for (unsigned i = 0; i < threads; i++) {
+				ts[i].tid = 1000 * (r + 1) + i;
+				ts[i].tgid = 1000 + r;
+				ts[i].run_ns = k * INTERVAL_NS * (n < threads ? n : threads) / threads;
+				ts[i].wait_ns = k * INTERVAL_NS - ts[i].run_ns;
+				ts[i].timeslices = k;
+				ts[i].flags = PMT_TS_SCHEDSTAT_OK;
+			}
+			struct pmt_sample smp = { .run_id = r, .t_ns = *now, .duration_ns = 100000,
+						  .n = threads, .threads = ts };
+			err = pmt_writer_sample(w, &smp);
+		}
+		snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":"
+			 "\"exited\",\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":"
+			 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}}", r, 1000 + r,
+			 (unsigned long long)(*now - t0), C1_ns * (1 + omega), C1_ns * (1 + omega));
+		if (!err)
+			err = pmt_writer_json(w, PMT_REC_RUN_END, r, *now, json);
+	}
+	free(ts);
+	return err < 0 ? err : 0;
+}
 
 struct sim {
 	uint64_t run_ns, wait_ns, slices, queued_at;
@@ -70,35 +142,68 @@ int main(int argc, char **argv)
 	unsigned threads, cur = 0, running = 0;
 	int sched = argc == 5 && strcmp(argv[4], "sched") == 0;
 	double seconds;
-	char json[1024];
+	char json[1024], *json_big;
 	int fd, err;
 
-	if (argc < 4 || argc > 5 || (argc == 5 && !sched) || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
+	unsigned packages = 1, cores = 2, numa = 1, base_cpus = 1, runs = 1;
+	const char *exit_kind = "exited";
+	int exit_code = 0, exit_signal = 0;
+	double late = 0, lost = 0;
+	char *cmdpad;
+
+	if ((argc != 4 && argc != 5) || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0) {
-		fprintf(stderr, "usage: gentrace FILE THREADS SECONDS [sched]\n");
+		fprintf(stderr, "usage: gentrace FILE THREADS SECONDS [sched | SEED]\n");
 		return 2;
 	}
+	cmdpad = calloc(3001, 1);
+	if (!cmdpad)
+		return fail("calloc", PMT_E_NOMEM);
+	if (argc == 5 && !sched) {
+		rng_state = strtoull(argv[4], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+		SLICE_NS = rnd_int(1, 6) * 1000000ull;
+		PERIOD_NS = rnd_int(2, 20) * 100000000ull;
+		SERIAL_NS = (uint64_t)(rnd() * 0.9 * (double)PERIOD_NS) / SLICE_NS * SLICE_NS + SLICE_NS;
+		packages = rnd_int(1, 2);
+		cores = packages * (1u << rnd_int(0, 3));
+		numa = packages > 1 && rnd() < 0.5 ? 2 : 1;
+		base_cpus = rnd() < 0.6 ? 1 : rnd_int(1, cores);
+		if (rnd() < 0.1) {
+			exit_code = 3;
+		} else if (rnd() < 0.1) {
+			exit_kind = "signaled";
+			exit_signal = 11;
+		}
+		late = rnd() < 0.3 ? rnd() * seconds * 100 : 0;
+		lost = rnd() < 0.3 ? rnd() * seconds * 10 : 0;
+		if (rnd() < 0.05)
+			memset(cmdpad, 'x', 3000);
+	}
+	json_big = malloc(8192);
+	if (!json_big)
+		return fail("malloc", PMT_E_NOMEM);
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		perror(argv[1]);
 		return 1;
 	}
-	snprintf(json, sizeof(json),
+	snprintf(json_big, 8192,
 		 "{\"format\":\"pmtrace\",\"format_version\":\"1.0\",\"tool\":\"gentrace\","
-		 "\"tool_version\":\"0.1.0\",\"command\":[\"synthetic\",\"%u threads\",\"%g s\"],"
+		 "\"tool_version\":\"0.1.0\",\"command\":[\"synthetic\",\"%u threads\",\"%g s\"%s%s%s],"
 		 "\"env\":{},\"hostname\":\"synthetic\",\"interval_ms\":10,\"cpus\":\"0\","
-		 "\"online_cpus\":\"0-1\",\"topology\":{\"packages\":1,\"cores\":2,\"pus\":2,"
-		 "\"numa_nodes\":1},\"sources\":{\"schedstat\":{\"recorded\":true}}}",
-		 threads, seconds);
-	if ((err = pmt_writer_open(&w, fd, json, NULL)) < 0)
+		 "\"online_cpus\":\"0-%u\",\"topology\":{\"packages\":%u,\"cores\":%u,\"pus\":%u,"
+		 "\"numa_nodes\":%u},\"sources\":{\"schedstat\":{\"recorded\":true}}}",
+		 threads, seconds, cmdpad[0] ? ",\"" : "", cmdpad, cmdpad[0] ? "\"" : "", cores - 1,
+		 packages, cores, cores, numa);
+	if ((err = pmt_writer_open(&w, fd, json_big, NULL)) < 0)
 		return fail("open", err);
 	th = calloc(threads, sizeof(*th));
 	out = calloc(threads, sizeof(*out));
 	if (!th || !out)
 		return fail("calloc", PMT_E_NOMEM);
 	t0 = now;
-	snprintf(json, sizeof(json), "{\"run_id\":0,\"role\":\"baseline\",\"pid\":1000,\"cpus\":\"0\","
-		 "\"interval_ms\":10}");
+	snprintf(json, sizeof(json), "{\"run_id\":0,\"role\":\"baseline\",\"pid\":1000,\"cpus\":\"0%s%.0u\","
+		 "\"interval_ms\":10}", base_cpus > 1 ? "-" : "", base_cpus > 1 ? base_cpus - 1 : 0);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, 0, now, json)) < 0)
 		return fail("run_begin", err);
 	end = now + (uint64_t)(seconds * 1e9);
@@ -185,14 +290,24 @@ int main(int argc, char **argv)
 		}
 		next_sample += INTERVAL_NS;
 	}
-	snprintf(json, sizeof(json), "{\"run_id\":0,\"pid\":1000,\"exit\":{\"kind\":\"exited\","
-		 "\"code\":0,\"signal\":0},\"wall_ns\":%llu}", (unsigned long long)(now - t0));
+	snprintf(json, sizeof(json), "{\"run_id\":0,\"pid\":1000,\"exit\":{\"kind\":\"%s\","
+		 "\"code\":%d,\"signal\":%d},\"wall_ns\":%llu,\"C\":{\"source\":\"cpu_time\","
+		 "\"value\":%llu,\"cpu_time_ns\":%llu}}", exit_kind, exit_code, exit_signal,
+		 (unsigned long long)(now - t0), (unsigned long long)(ser_ns + par_ns),
+		 (unsigned long long)(ser_ns + par_ns));
 	if (sched && (err = sched_flush(w)) < 0)
 		return fail("sched", err);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_END, 0, now, json)) < 0)
 		return fail("run_end", err);
-	snprintf(json, sizeof(json), "{\"samples\":%llu,\"exit_status\":0,\"runs\":1,\"warnings\":0}",
-		 (unsigned long long)((now - t0) / INTERVAL_NS));
+	if (argc == 5) {
+		if ((err = calibration_runs(w, threads, cores / packages, cores, &now,
+					    (double)(ser_ns + par_ns))) < 0)
+			return fail("calibration", err);
+		runs = 5;
+	}
+	snprintf(json, sizeof(json), "{\"samples\":%llu,\"late_samples\":%.0f,\"lost_samples\":%.0f,"
+		 "\"exit_status\":0,\"runs\":%u,\"warnings\":0}",
+		 (unsigned long long)((now - t0) / INTERVAL_NS), late, lost, runs);
 	if ((err = pmt_writer_json(w, PMT_REC_SUMMARY, 0, now, json)) < 0)
 		return fail("summary", err);
 	if ((err = pmt_writer_close(w)) < 0)
@@ -205,5 +320,7 @@ int main(int argc, char **argv)
 	       (double)(ser_ns + par_ns) / (ser_ns + par_ns / (double)threads));
 	free(th);
 	free(out);
+	free(cmdpad);
+	free(json_big);
 	return 0;
 }

@@ -109,7 +109,7 @@ expect_err_line "cut inside the first chunk: one line" "^pmanalyze: error: .*end
 # a program that ran one thread: nothing to predict
 run_capture "$PMCOLLECT" -q -o "$T/one.zst" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done'
 run_capture "$PMANALYZE" "$T/one.zst"
-expect_status "one thread: exit 1" 1
+expect_status "one thread: exit 3 (nothing to predict, not a corrupt trace)" 3
 expect_err_line "one thread: one line" "^pmanalyze: error: '.*one.zst': the program ran one thread at a time: nothing to predict"
 
 # -o creates its file only once there is something to write: a bad trace leaves none
