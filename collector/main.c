@@ -785,6 +785,14 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		return -1;
 	}
 	ss->started_writer = 1;
+	/* META on disk at once: a rank killed before its first one-second flush (a launcher
+	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
+	 * was, instead of an empty file */
+	err = pmt_writer_flush(ss->w);
+	if (err < 0) {
+		ss->writer_err = err;
+		ss->writer_errno = pmt_writer_errno(ss->w);
+	}
 	return 0;
 }
 
