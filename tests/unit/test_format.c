@@ -1519,9 +1519,9 @@ static void test_seq_missing_counted(void **state)
 static void test_little_endian_layout(void **state)
 {
 	static const uint8_t header[16] = { 0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
-					    0x01, 0x00, 0x01, 0x00,
-					    /* CRC-32 of bytes 0-11 = 0xccd0f7b7, little-endian */
-					    0xb7, 0xf7, 0xd0, 0xcc };
+					    0x01, 0x00, 0x02, 0x00,
+					    /* CRC-32 of bytes 0-11 = 0xe7fda474, little-endian */
+					    0x74, 0xa4, 0xfd, 0xe7 };
 	struct pmt_thread_sample t = { .tid = 0x04030201, .tgid = 0x08070605,
 				       .run_ns = 0x1817161514131211ull, .wait_ns = 1, .timeslices = 2,
 				       .nvcsw = 0xa1a2a3a4u, .nivcsw = 5, .cpu = PMT_CPU_UNKNOWN,
