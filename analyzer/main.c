@@ -562,6 +562,10 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		goto done;
 	rc = is_rank_job(&o);
+	if (rc > 0 && o.perfetto_path) {
+		rc = usage_error("--export-perfetto takes one trace, not the ranks of a job");
+		goto done;
+	}
 	if (rc != 0) {
 		rc = rc < 0 ? PMT_EXIT_FAILURE : run_ranks(&o, &out);
 		goto done;

@@ -583,6 +583,15 @@ static cJSON *ranks_list_json(const long *v, size_t n)
 	return a;
 }
 
+/* key: a rank or count, or null when unknown (< 0) */
+static void add_count_or_null(cJSON *o, const char *key, long v)
+{
+	if (v >= 0)
+		cJSON_AddNumberToObject(o, key, (double)v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
 static void add_str_or_null(cJSON *o, const char *key, const char *v)
 {
 	if (v)
@@ -598,10 +607,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze-job/1");
 	add_str_or_null(root, "job", j->job);
-	if (j->size >= 0)
-		cJSON_AddNumberToObject(root, "size", (double)j->size);
-	else
-		cJSON_AddNullToObject(root, "size");
+	add_count_or_null(root, "size", j->size);
 	cJSON_AddNumberToObject(root, "traces", (double)j->n);
 	cJSON_AddNumberToObject(root, "hosts", (double)j->nhosts);
 	cJSON_AddItemToObject(root, "missing_ranks", ranks_list_json(j->missing, j->nmissing));
@@ -610,10 +616,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		const struct pma_rank_row *w = &j->rows[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "rank", (double)w->rank);
-		if (w->local_rank >= 0)
-			cJSON_AddNumberToObject(o, "local_rank", (double)w->local_rank);
-		else
-			cJSON_AddNullToObject(o, "local_rank");
+		add_count_or_null(o, "local_rank", w->local_rank);
 		add_str_or_null(o, "host", w->host);
 		add_str_or_null(o, "cpus", w->cpus);
 		cJSON_AddStringToObject(o, "path", w->path);
@@ -638,10 +641,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 	cJSON_AddItemToObject(sum, "busy_s", stat_json(&j->busy_s));
 	imb = cJSON_AddObjectToObject(root, "imbalance");
 	add_finite(imb, "factor", j->imbalance);
-	if (j->slowest_rank >= 0)
-		cJSON_AddNumberToObject(imb, "slowest_rank", (double)j->slowest_rank);
-	else
-		cJSON_AddNullToObject(imb, "slowest_rank");
+	add_count_or_null(imb, "slowest_rank", j->slowest_rank);
 	cJSON_AddItemToObject(imb, "critical_ranks", ranks_list_json(j->critical, j->ncritical));
 	cJSON_AddNumberToObject(imb, "critical_share", PMA_RANKS_CRITICAL_SHARE);
 	cJSON_AddNumberToObject(imb, "incomplete_ranks", (double)j->nincomplete);
@@ -653,10 +653,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "cores", j->cores[i]);
 		add_finite(o, "T_job_s", j->T_max_ns[i] / 1e9);
-		if (j->T_max_rank[i] >= 0 && isfinite(j->T_max_ns[i]))
-			cJSON_AddNumberToObject(o, "slowest_rank", (double)j->T_max_rank[i]);
-		else
-			cJSON_AddNullToObject(o, "slowest_rank");
+		add_count_or_null(o, "slowest_rank", isfinite(j->T_max_ns[i]) ? j->T_max_rank[i] : -1);
 		add_finite(o, "T_sum_s", j->T_sum_ns[i] / 1e9);
 		cJSON_AddItemToArray(pred, o);
 	}
