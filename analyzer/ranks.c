@@ -9,6 +9,7 @@
 
 #include "analyze.h"
 #include "compute.h"
+#include "pmt_cli.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -81,6 +82,7 @@ static int row_predictions(const struct pma_trace *t, const struct pma_compute_o
 {
 	struct pma_result r;
 	char cwhy[512];
+	uint32_t n_rank = 0;
 	int rc = 0;
 
 	if (row->m < 2) {
@@ -103,6 +105,13 @@ static int row_predictions(const struct pma_trace *t, const struct pma_compute_o
 		free(q);
 		return 0;
 	}
+	/* omega at the rank's own CPUs: its affinity as the launcher bound it, else the run's */
+	if (t->meta.affinity_cpus) {
+		struct pmt_intlist l = { 0 };
+		if (pmt_intlist_parse(t->meta.affinity_cpus, 0, UINT32_MAX - 1, &l, cwhy, sizeof(cwhy)) == 0)
+			n_rank = (uint32_t)l.n;
+		pmt_intlist_free(&l);
+	}
 	if (pma_compute(t, 1, o, &r, cwhy, sizeof(cwhy)) < 0) {
 		char text[600];
 		snprintf(text, sizeof(text), "no prediction: %s", cwhy);
@@ -119,6 +128,10 @@ static int row_predictions(const struct pma_trace *t, const struct pma_compute_o
 		for (size_t i = 0; rc == 0 && i < row->ncores; i++) {
 			row->cores[i] = r.pred.cores[i];
 			row->T_ns[i] = pred ? pred[i].T_ns : NAN;
+			if (!n_rank)
+				n_rank = r.run->cpus_n;
+			if (n_rank && r.pred.cores[i] == n_rank && r.mem.omega && isfinite(r.mem.omega[i]))
+				row->omega = r.mem.omega[i];
 		}
 	}
 	pma_result_free(&r);
@@ -136,7 +149,7 @@ int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *
 	int est;
 
 	memset(row, 0, sizeof(*row));
-	row->m = row->A_inf = row->T_cp_s = row->wall_s = row->busy_s = NAN;
+	row->m = row->A_inf = row->T_cp_s = row->wall_s = row->busy_s = row->omega = NAN;
 	row->begin_realtime_s = row->drift_ppm = row->start_offset_s = NAN;
 	row->rank = j->rank;
 	row->local_rank = j->local_rank;

@@ -34,6 +34,9 @@ struct pma_rank_row {
 	double T_cp_s;          /* critical-path time of the rank: time with a thread active, s */
 	double wall_s;          /* the rank's run, RUN_BEGIN to RUN_END, s */
 	double busy_s;          /* CPU time of the rank's process tree (RUN_END C.cpu_time_ns), s */
+	double omega;           /* omega(n) for n = the rank's CPUs (its META affinity, else its
+				   run's), Tudor & Teo eq. 7-10, when its trace has calibration
+				   runs (pmcollect --calibrate); else NAN */
 	/* clocks (FORMAT.md 1.2): the run's start on the realtime axis, seconds since the epoch,
 	 * and the drift of CLOCK_REALTIME against CLOCK_MONOTONIC over the run */
 	double begin_realtime_s;

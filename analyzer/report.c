@@ -489,7 +489,7 @@ static void rank_list(char *buf, size_t size, const long *v, size_t n, size_t ma
 
 static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], list[512];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], om[32], list[512];
 	static const char *const names[] = { "m", "A(m,inf)", "T_cp s", "wall s", "busy s" };
 	const struct pma_rank_stat *st[] = { &j->m, &j->A_inf, &j->T_cp_s, &j->wall_s, &j->busy_s };
 
@@ -502,8 +502,9 @@ static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 		rank_list(list, sizeof(list), j->missing, j->nmissing, 16);
 		fprintf(out, "%-13s%s\n", "missing", list);
 	}
-	fprintf(out, "\n%-6s %-16s %5s %-10s %5s %9s %9s %9s %9s %9s  %s\n", "rank", "host", "local",
-		"cpus", "m", "A(m,inf)", "T_cp s", "wall s", "busy s", "start s", "status");
+	fprintf(out, "\n%-6s %-16s %5s %-10s %5s %9s %9s %9s %9s %7s %9s  %s\n", "rank", "host",
+		"local", "cpus", "m", "A(m,inf)", "T_cp s", "wall s", "busy s", "omega", "start s",
+		"status");
 	for (size_t i = 0; i < j->n; i++) {
 		const struct pma_rank_row *w = &j->rows[i];
 		char host[64], cpus[64];
@@ -515,12 +516,13 @@ static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 		fmt_num(d, sizeof(d), 3, w->wall_s, "");
 		fmt_num(e, sizeof(e), 3, w->busy_s, "");
 		fmt_num(f, sizeof(f), 3, w->start_offset_s, "");
+		fmt_num(om, sizeof(om), 3, w->omega, "");
 		if (w->local_rank >= 0)
 			snprintf(g, sizeof(g), "%ld", w->local_rank);
 		else
 			snprintf(g, sizeof(g), "?");
-		fprintf(out, "%-6ld %-16s %5s %-10s %5s %9s %9s %9s %9s %9s  %s%s%s\n", w->rank, host, g,
-			cpus, a, b, c, d, e, f, w->complete ? "complete" : "INCOMPLETE",
+		fprintf(out, "%-6ld %-16s %5s %-10s %5s %9s %9s %9s %9s %7s %9s  %s%s%s\n", w->rank, host,
+			g, cpus, a, b, c, d, e, om, f, w->complete ? "complete" : "INCOMPLETE",
 			w->problem ? ": " : "", w->problem ? w->problem : "");
 	}
 	fprintf(out, "\n%-13s%10s %10s %10s %10s   (%zu complete rank%s)\n", "summary", "min", "max",
@@ -628,6 +630,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		add_finite(o, "T_cp_s", w->T_cp_s);
 		add_finite(o, "wall_s", w->wall_s);
 		add_finite(o, "busy_s", w->busy_s);
+		add_finite(o, "omega", w->omega);
 		add_finite(o, "start_offset_s", w->start_offset_s);
 		add_finite(o, "drift_ppm", w->drift_ppm);
 		cJSON_AddItemToArray(rows, o);
@@ -678,7 +681,7 @@ static void csv_str(FILE *out, const char *s)
 
 static void csv_ranks(FILE *out, const struct pma_ranks_result *j)
 {
-	fputs("rank,local_rank,host,cpus,m,A_inf,T_cp_s,wall_s,busy_s,start_offset_s,drift_ppm,"
+	fputs("rank,local_rank,host,cpus,m,A_inf,T_cp_s,wall_s,busy_s,omega,start_offset_s,drift_ppm,"
 	      "complete,estimator,path\n", out);
 	for (size_t i = 0; i < j->n; i++) {
 		const struct pma_rank_row *w = &j->rows[i];
@@ -689,8 +692,8 @@ static void csv_ranks(FILE *out, const struct pma_ranks_result *j)
 		csv_str(out, host);
 		fputc(',', out);
 		csv_str(out, cpus);
-		fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s,", w->m, w->A_inf, w->T_cp_s,
-			w->wall_s, w->busy_s, w->start_offset_s, w->drift_ppm, w->complete,
+		fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%s,", w->m, w->A_inf, w->T_cp_s,
+			w->wall_s, w->busy_s, w->omega, w->start_offset_s, w->drift_ppm, w->complete,
 			w->estimator ? w->estimator : "none");
 		csv_str(out, w->path);
 		fputc('\n', out);

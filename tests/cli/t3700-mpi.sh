@@ -103,6 +103,17 @@ run_capture "$PMANALYZE" "$T/dupa/trace.1.zst" "$T/dupb/trace.1.zst"
 expect_status "two traces claiming the same rank: refused" 1
 expect_err_line "same rank: one line" "^pmanalyze: error: '.*' and '.*' both claim rank 1$"
 frow "two traces claiming the same rank" "exit 1, one line"
+# --- omega where calibrated: two ranks recorded with --runs (1 CPU, then 2) ----------------------
+for r in 0 1; do
+	OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=2 "$PMCOLLECT" -q --no-sched -t 2 --runs 0 0-1 \
+		-o "$T/cal/trace.%r.zst" -- "$W/omp_phases" -w 30 -r 3 imbalanced >/dev/null 2>&1
+done
+"$PMANALYZE" -q --format json "$T/cal" >"$T/cal.json" 2>"$T/cal.err"
+# omp_phases imbalanced, m = 2: A(m,inf) = 1.5; compute-bound, so omega(2) near 0 (sanity bound
+# 0.5 as t3200's on a loaded machine)
+jcheck "calibrated ranks: omega(2) at their 2 CPUs, |omega| < 0.5; A(m,inf) near 1.5" "$T/cal.json" \
+	'all(r["omega"] is not None and abs(r["omega"]) < 0.5 and abs(r["A_inf"] - 1.5) < 0.15 for r in d["ranks"])'
+
 # --- a real job: mpirun -np 4 pmcollect ... -- hybrid_workload ----------------------------------
 if ! command -v mpirun >/dev/null 2>&1 || [ ! -x "$W/hybrid_workload" ]; then
 	ok "mpirun job # SKIP Open MPI (openmpi-bin, libopenmpi-dev) or hybrid_workload missing"
