@@ -118,16 +118,20 @@ static int row_predictions(const struct pma_trace *t, const struct pma_compute_o
 		rc = set_problem(row, text, why, whysize);
 	} else {
 		const struct pma_prediction *pred = r.pred.by_est[r.par.est];
+		int calibrated = r.mem.cal.params.model != PMA_MEM_NONE && r.mem.omega;
 		row->ncores = r.pred.ncores;
 		row->cores = malloc((row->ncores ? row->ncores : 1) * sizeof(*row->cores));
 		row->T_ns = malloc((row->ncores ? row->ncores : 1) * sizeof(*row->T_ns));
-		if (!row->cores || !row->T_ns) {
+		row->omega_n = calibrated ? malloc((row->ncores ? row->ncores : 1) * sizeof(double)) : NULL;
+		if (!row->cores || !row->T_ns || (calibrated && !row->omega_n)) {
 			snprintf(why, whysize, "out of memory");
 			rc = -1;
 		}
 		for (size_t i = 0; rc == 0 && i < row->ncores; i++) {
 			row->cores[i] = r.pred.cores[i];
 			row->T_ns[i] = pred ? pred[i].T_ns : NAN;
+			if (row->omega_n)
+				row->omega_n[i] = r.mem.omega[i];
 			if (!n_rank)
 				n_rank = r.run->cpus_n;
 			if (n_rank && r.pred.cores[i] == n_rank && r.mem.omega && isfinite(r.mem.omega[i]))
@@ -153,6 +157,8 @@ int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *
 	row->begin_realtime_s = row->drift_ppm = row->start_offset_s = NAN;
 	row->rank = j->rank;
 	row->local_rank = j->local_rank;
+	row->packages = t->meta.topo.packages;
+	row->ranks_per_socket = 1;
 	row->size = j->size;
 	row->path = strdup(t->path ? t->path : "");
 	if (!row->path)
@@ -207,6 +213,7 @@ void pma_rank_row_free(struct pma_rank_row *row)
 	free(row->problem);
 	free(row->cores);
 	free(row->T_ns);
+	free(row->omega_n);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -307,10 +314,40 @@ static size_t count_hosts(const struct pma_ranks_result *r)
 	return n;
 }
 
+/* ranks_per_socket of every row: the rows on its host over the host's sockets, rounded up. */
+static void ranks_per_socket(struct pma_ranks_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct pma_rank_row *w = &r->rows[i];
+		long on_host = 0, sockets = w->packages >= 1 ? (long)w->packages : 1;
+		for (size_t j = 0; j < r->n; j++)
+			on_host += same_str(w->host, r->rows[j].host);
+		w->ranks_per_socket = (on_host + sockets - 1) / sockets;
+	}
+}
+
+/* Row w's T(n) at index c, with omega at the ranks sharing its socket: T(n) (1 + omega(k n)) /
+ * (1 + omega(n)) when w has calibration runs and k n is among its core counts; *shared set then. */
+static double shared_T(const struct pma_rank_row *w, size_t c, int *shared)
+{
+	uint64_t kn = (uint64_t)w->ranks_per_socket * w->cores[c];
+
+	*shared = 0;
+	if (!w->omega_n || w->ranks_per_socket < 2 || !isfinite(w->omega_n[c]))
+		return w->T_ns[c];
+	for (size_t k = 0; k < w->ncores; k++)
+		if (w->cores[k] == kn && isfinite(w->omega_n[k])) {
+			*shared = 1;
+			return w->T_ns[c] * (1 + w->omega_n[k]) / (1 + w->omega_n[c]);
+		}
+	return w->T_ns[c];
+}
+
 /* The job's T(n) over the complete, analyzed rows, on the first such row's core counts. */
 static int merge_predictions(struct pma_ranks_result *r)
 {
 	const struct pma_rank_row *first = NULL;
+	char *w_shared;
 
 	for (size_t i = 0; i < r->n && !first; i++)
 		if (r->rows[i].complete && r->rows[i].analyzed)
@@ -322,8 +359,11 @@ static int merge_predictions(struct pma_ranks_result *r)
 	r->T_max_ns = malloc(r->ncores * sizeof(double));
 	r->T_sum_ns = malloc(r->ncores * sizeof(double));
 	r->T_max_rank = malloc(r->ncores * sizeof(long));
-	if (!r->cores || !r->T_max_ns || !r->T_sum_ns || !r->T_max_rank)
+	w_shared = calloc(r->n, 1);
+	if (!r->cores || !r->T_max_ns || !r->T_sum_ns || !r->T_max_rank || !w_shared) {
+		free(w_shared);
 		return -1;
+	}
 	for (size_t c = 0; c < r->ncores; c++) {
 		uint32_t n = first->cores[c];
 		r->cores[c] = n;
@@ -333,11 +373,14 @@ static int merge_predictions(struct pma_ranks_result *r)
 		for (size_t i = 0; i < r->n; i++) {
 			const struct pma_rank_row *w = &r->rows[i];
 			double T = NAN;
+			int shared = 0;
 			if (!w->complete || !w->analyzed)
 				continue;
 			for (size_t k = 0; k < w->ncores; k++)
 				if (w->cores[k] == n)
-					T = w->T_ns[k];
+					T = shared_T(w, k, &shared);
+			if (shared)
+				w_shared[i] = 1;
 			if (!isfinite(T)) { /* a rank without this n: the job's T(n) is unknown */
 				r->T_max_ns[c] = r->T_sum_ns[c] = NAN;
 				break;
@@ -349,6 +392,9 @@ static int merge_predictions(struct pma_ranks_result *r)
 			r->T_sum_ns[c] += T;
 		}
 	}
+	for (size_t i = 0; i < r->n; i++)
+		r->omega_shared += w_shared[i];
+	free(w_shared);
 	return 0;
 }
 
@@ -421,6 +467,7 @@ int pma_ranks_merge(struct pma_rank_row *rows, size_t n, int force, struct pma_r
 				out->critical[out->ncritical++] = w->rank;
 		}
 	}
+	ranks_per_socket(out);
 	if (merge_predictions(out) < 0)
 		goto nomem;
 	return 0;

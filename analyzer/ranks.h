@@ -42,10 +42,16 @@ struct pma_rank_row {
 	double begin_realtime_s;
 	double drift_ppm;
 	double start_offset_s;  /* begin_realtime_s less the earliest rank's (set by the merge) */
-	/* predictions of the rank: T(n) for n = cores[i] (Tudor & Teo, eq. 1 and 6) */
+	/* predictions of the rank: T(n) for n = cores[i] (Tudor & Teo, eq. 1 and 6), with the
+	 * omega(n) they used (NAN where unknown; omega_n NULL without calibration) */
 	size_t ncores;
 	uint32_t *cores;
 	double *T_ns;
+	double *omega_n;
+	double packages;        /* sockets of the rank's node (META topology), 0 unknown */
+	/* ranks sharing a socket's memory system with this one (set by the merge): the ranks on its
+	 * host over the host's sockets, rounded up */
+	long ranks_per_socket;
 };
 
 /* A Min/Max/Avg/Sum line over the analyzed ranks (likwid-mpirun's summary). */
@@ -77,7 +83,11 @@ struct pma_ranks_result {
 	double start_spread_s;
 	double max_abs_drift_ppm;
 	/* the job's T(n): the max over complete ranks of each rank's T(n) (the job waits for its
-	 * slowest rank), and the sum as the other bound (the ranks one after another) */
+	 * slowest rank), and the sum as the other bound (the ranks one after another). A rank with
+	 * calibration runs and k = ranks_per_socket > 1 has its T(n) scaled by
+	 * (1 + omega(k n)) / (1 + omega(n)): k ranks of n cores load one socket's memory system
+	 * like k n cores (Tudor & Teo, eq. 1 and 7); omega_shared counts such ranks. */
+	size_t omega_shared;
 	size_t ncores;
 	uint32_t *cores;
 	double *T_max_ns, *T_sum_ns;

@@ -564,6 +564,10 @@ static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 		}
 		fprintf(out, "%-13sT_job: max over the ranks of each rank's T(n) with n cores per rank; "
 			"T_sum: their sum (the ranks one after another)\n", "");
+		if (j->omega_shared)
+			fprintf(out, "%-13s%zu calibrated rank%s: omega at (ranks per socket) x n cores, "
+				"the ranks of a socket sharing its memory system\n", "", j->omega_shared,
+				j->omega_shared == 1 ? "" : "s");
 	}
 }
 
@@ -631,6 +635,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		add_finite(o, "wall_s", w->wall_s);
 		add_finite(o, "busy_s", w->busy_s);
 		add_finite(o, "omega", w->omega);
+		add_count_or_null(o, "ranks_per_socket", w->ranks_per_socket);
 		add_finite(o, "start_offset_s", w->start_offset_s);
 		add_finite(o, "drift_ppm", w->drift_ppm);
 		cJSON_AddItemToArray(rows, o);
@@ -651,6 +656,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 	clk = cJSON_AddObjectToObject(root, "clocks");
 	add_finite(clk, "start_spread_s", j->start_spread_s);
 	add_finite(clk, "max_abs_drift_ppm", j->max_abs_drift_ppm);
+	cJSON_AddNumberToObject(root, "omega_shared_ranks", (double)j->omega_shared);
 	pred = cJSON_AddArrayToObject(root, "predictions");
 	for (size_t i = 0; i < j->ncores; i++) {
 		cJSON *o = cJSON_CreateObject();

@@ -208,6 +208,44 @@ static void test_parse_job_and_clocks(void **state)
 	pma_run_info_free(&ri);
 }
 
+/* Two calibrated ranks on one single-socket host share its memory system: with omega(n) =
+ * 0.1 (n - 1), rank r's T(n) becomes T(n) (1 + omega(2n)) / (1 + omega(n)). A third rank alone on
+ * another host keeps its own. */
+static void test_omega_ranks_per_socket(void **state)
+{
+	static const uint32_t c4[4] = { 1, 2, 3, 4 };
+	struct pma_rank_row *rows = calloc(3, sizeof(*rows));
+	struct pma_ranks_result r;
+	char why[256];
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		row(&rows[i], i, "5", 3, i < 2 ? "a" : "b", 1 + i, 4, NAN);
+		rows[i].packages = 1;
+		rows[i].ncores = 4;
+		rows[i].cores = realloc(rows[i].cores, sizeof(c4));
+		rows[i].T_ns = realloc(rows[i].T_ns, 4 * sizeof(double));
+		rows[i].omega_n = malloc(4 * sizeof(double));
+		memcpy(rows[i].cores, c4, sizeof(c4));
+		for (int k = 0; k < 4; k++) {
+			rows[i].omega_n[k] = 0.1 * k;
+			rows[i].T_ns[k] = (1 + i) * 1e9 / (k + 1) * (1 + rows[i].omega_n[k]);
+		}
+	}
+	assert_int_equal(pma_ranks_merge(rows, 3, 0, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.rows[0].ranks_per_socket, 2);
+	assert_int_equal(r.rows[2].ranks_per_socket, 1);
+	assert_int_equal(r.omega_shared, 2);
+	/* n = 2: rank 1 (host a) 2 s / 2 (1 + omega(4)) = 1.3 s; rank 2 (host b) 3 s / 2 (1 + omega(2))
+	 * = 1.65 s, the max; the sum 0.65 + 1.3 + 1.65 */
+	assert_double_equal(r.T_max_ns[1], 1.65e9, 1);
+	assert_int_equal(r.T_max_rank[1], 2);
+	assert_double_equal(r.T_sum_ns[1], 3.6e9, 1);
+	/* n = 3: 2n = 6 is beyond the predicted counts: each rank's own T(n) */
+	assert_double_equal(r.T_sum_ns[2], (1 + 2 + 3) * 1e9 / 3 * 1.2, 1);
+	pma_ranks_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_incomplete_missing_critical),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_parse_job_and_clocks),
+		cmocka_unit_test(test_omega_ranks_per_socket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
