@@ -218,6 +218,26 @@ static int finish_trace(struct pma_trace *t)
 	return 0;
 }
 
+int pma_trace_peek_meta(const char *path, unsigned flags, struct pma_meta *m, char *why,
+			size_t whysize)
+{
+	struct pmt_reader *rd = NULL;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	errno = 0;
+	rc = pmt_reader_open(&rd, path, -1, flags);
+	if (rc < 0) {
+		snprintf(why, whysize, "cannot open '%s': %s", path,
+			 rc == PMT_E_IO ? strerror(rd ? pmt_reader_errno(rd) : errno) : pmt_strerror(rc));
+	} else if (pma_meta_parse(pmt_reader_meta(rd), m) < 0) {
+		snprintf(why, whysize, "'%s': metadata is not a JSON object", path);
+		rc = PMT_E_CORRUPT;
+	}
+	pmt_reader_close(rd);
+	return rc < 0 ? rc : 0;
+}
+
 int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
 		   size_t whysize)
 {

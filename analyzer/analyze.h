@@ -68,6 +68,12 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		   size_t whysize);
 void pma_trace_free(struct pma_trace *t);
 
+/* Reads only the META record of the trace at path into m (free it with pma_meta_free, also on
+ * error): to tell a rank of a job from a single trace before loading everything. Returns 0, or a
+ * negative PMT_E_* code with a one-line reason in why. */
+int pma_trace_peek_meta(const char *path, unsigned flags, struct pma_meta *m, char *why,
+			size_t whysize);
+
 /* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the first. NULL if none. */
 const struct pma_run *pma_trace_baseline(const struct pma_trace *t);
 

@@ -98,6 +98,14 @@ static int replay_predictions(struct pma_result *r, char *why, size_t whysize)
 	return 0;
 }
 
+int pma_choose_estimator(const struct pma_run *run, int requested)
+{
+	if (requested >= 0)
+		return requested;
+	return run->has_exact && run->xst.lost <= run->xst.events / 100 ? PMA_EST_SCHED
+									 : PMA_EST_RUNNABLE;
+}
+
 /* The run, the estimator and the parallelism section. Returns 0 or -1 with why. */
 static int compute_parallelism(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 			       size_t whysize)
@@ -117,8 +125,7 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 	r->run = run;
 	/* the exact mode when the run has scheduler events and lost (nearly) none of them; the
 	 * runnable estimator otherwise */
-	pr->est = o->estimator >= 0 ? o->estimator :
-		run->has_exact && run->xst.lost <= run->xst.events / 100 ? PMA_EST_SCHED : PMA_EST_RUNNABLE;
+	pr->est = pma_choose_estimator(run, o->estimator);
 	if (pr->est == PMA_EST_SCHED && !run->has_exact) {
 		snprintf(why, whysize, "'%s': run %u has no scheduler events (record them with "
 			 "pmcollect --sched, as root)", t->path, run->run_id);
@@ -599,6 +606,7 @@ void pma_result_free(struct pma_result *r)
 	pma_regions_free(&r->regions);
 	pma_energy_result_free(&r->energy);
 	pma_notes_free(&r->notes);
+	pma_ranks_free(&r->ranks);
 	memset(r, 0, sizeof(*r));
 }
 

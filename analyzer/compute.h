@@ -18,6 +18,7 @@
 #include "model.h"
 #include "notes.h"
 #include "regions.h"
+#include "ranks.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -95,6 +96,9 @@ struct pma_result {
 						     interf.present the other sections are empty:
 						     a trace of pmcollect --interfere answers that */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
+	/* Several rank traces of one MPI job (analyzer/ranks.c): when ranks.n > 0 the result is
+	 * the merged job and the sections above are empty. */
+	struct pma_ranks_result ranks;
 };
 
 /* pma_compute's return when the trace is sound but there is nothing to predict: the program ran
@@ -110,6 +114,11 @@ struct pma_result {
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize);
 void pma_result_free(struct pma_result *r);
+
+/* The estimator of the headline numbers for run: requested (enum pma_estimator_kind) when >= 0,
+ * else the exact mode when the run has scheduler events and lost under 1% of them, else the
+ * runnable estimator. */
+int pma_choose_estimator(const struct pma_run *run, int requested);
 
 /* The headline profile of r (its run's profile by r->par.est). */
 const struct pma_profile *pma_result_profile(const struct pma_result *r);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: pmanalyze, the offline analyzer: average parallelism, critical path and speedup. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,8 @@ static const char usage_line[] =
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--plot <dir>] [--plot-format svg|png]\n"
-	"                 [--html <file>] [--threshold <pct>] [-o <file>] [-q] <trace>...\n"
+	"                 [--html <file>] [--threshold <pct>] [-j <n>] [-o <file>] [-q] <trace>...\n"
+	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
 	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
@@ -60,9 +64,11 @@ static void usage_full(void)
 	      "                            [default: from the recorded memory policy]\n"
 	      "      --machine <file>      predict for this machine: hwloc XML (lstopo --of xml) or\n"
 	      "                            another trace [default: the recording machine]\n"
-	      "      --force               combine traces of different programs\n"
+	      "      --force               combine traces of different programs (or of different\n"
+	      "                            jobs, for rank traces)\n"
 	      "      --threshold <pct>     slowdown that counts as degradation in a trace of\n"
 	      "                            pmcollect --interfere [default: 5]\n"
+	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
@@ -88,6 +94,10 @@ static void usage_full(void)
 	      "\n"
 	      "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
 	      "docs/memory-model.md.\n"
+	      "\n"
+	      "The traces of one MPI or Slurm job (pmcollect -o 'pm-%j/trace.%r.zst' under mpirun\n"
+	      "or srun; a directory stands for its *.zst files) are merged: a row per rank, the\n"
+	      "load imbalance across ranks, the slowest rank and the job's T(n); see docs/cluster.md.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error (also: traces of\n"
 	      "different programs without --force), 3 nothing to predict (one thread at a time).\n",
@@ -188,8 +198,11 @@ struct cli_opts {
 	const char *outpath, *perfetto_path;
 	const char *plot_dir, *html_path; /* --plot, --html */
 	enum pma_plot_format plot_format;
-	char **traces;          /* the operands */
+	char **traces;          /* the operands, directories replaced by their traces */
 	int ntraces;
+	int had_dir;            /* an operand was a directory */
+	long jobs;              /* -j: rank traces analyzed at once */
+	char **owned;           /* traces[] when expand_operands built it */
 };
 
 /* Where the output goes: standard output, or -o's file, created only once there is something to
@@ -262,6 +275,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
 	       OPT_THRESHOLD };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, OPT_PLACEMENT },
@@ -288,6 +302,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -296,7 +311,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	opterr = 0;
 	/* no leading '+': options may follow the traces (GNU permutation); ':' reports a missing
 	 * value apart from an unknown option */
-	while ((c = getopt_long(argc, argv, ":c:f:e:r:o:sidqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:e:r:o:j:sidqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			pmt_intlist_free(&o->cores);
@@ -349,6 +364,10 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_HTML:
 			o->html_path = optarg;
+			break;
+		case 'j':
+			if (pmt_cli_parse_long(optarg, 1, 4096, &o->jobs) < 0)
+				return usage_error("invalid --jobs '%s': want 1 to 4096", optarg);
 			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
@@ -407,6 +426,8 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		return usage_error("--info and --dump take one trace");
 	o->traces = argv + optind;
 	o->ntraces = argc - optind;
+	if (o->jobs == 0)
+		o->jobs = ncpu > 0 ? ncpu : 1;
 	o->co.cores = o->cores.n ? o->cores.v : NULL;
 	o->co.ncores = o->cores.n;
 	return -1;
@@ -455,6 +476,180 @@ static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 				free(text);
 			}
 	return 0;
+}
+
+static int is_trace_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".zst") == 0;
+}
+
+/* Replaces each directory operand by its *.zst files (sorted by name, hidden files left out), as
+ * pmcollect -o 'pm-%j/trace.%r.zst' leaves a job's traces. Returns -1 to go on, or the exit
+ * status after reporting (2: a directory without traces). */
+static int expand_operands(struct cli_opts *o)
+{
+	char **list = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	for (int i = 0; i < o->ntraces && rc < 0; i++) {
+		struct stat st;
+		struct dirent **ents = NULL;
+		int k;
+		if (stat(o->traces[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+			char **grown = realloc(list, (n + 1) * sizeof(*list));
+			if (!grown || !(grown[n] = strdup(o->traces[i]))) {
+				list = grown ? grown : list;
+				pmt_cli_error("out of memory");
+				rc = PMT_EXIT_FAILURE;
+				break;
+			}
+			list = grown;
+			n++;
+			continue;
+		}
+		o->had_dir = 1;
+		k = scandir(o->traces[i], &ents, is_trace_name, alphasort);
+		if (k < 0) {
+			pmt_cli_error("cannot read directory '%s': %s", o->traces[i], strerror(errno));
+			rc = PMT_EXIT_FAILURE;
+		} else if (k == 0) {
+			pmt_cli_error("no trace in directory '%s' (looked for *.zst files)", o->traces[i]);
+			rc = PMT_EXIT_USAGE;
+		}
+		for (int e = 0; e < k; e++) {
+			size_t len = strlen(o->traces[i]) + strlen(ents[e]->d_name) + 2;
+			char **grown = rc < 0 ? realloc(list, (n + 1) * sizeof(*list)) : NULL;
+			char *path = grown ? malloc(len) : NULL;
+			if (grown)
+				list = grown;
+			if (path) {
+				snprintf(path, len, "%s/%s", o->traces[i], ents[e]->d_name);
+				list[n++] = path;
+			} else if (rc < 0) {
+				pmt_cli_error("out of memory");
+				rc = PMT_EXIT_FAILURE;
+			}
+			free(ents[e]);
+		}
+		free(ents);
+	}
+	o->owned = list;
+	o->traces = list;
+	o->ntraces = (int)n;
+	return rc;
+}
+
+/* The rank traces' rows, computed by --jobs workers: each loads one trace, analyzes it alone and
+ * frees it before taking the next, so memory is bounded by a trace per worker. */
+struct rank_work {
+	const struct cli_opts *o;
+	struct pma_rank_row *rows;
+	int *rc;                /* per trace: 0, or -1 load failure, -2 not a rank */
+	char (*why)[512];
+	int next;
+	pthread_mutex_t lock;
+};
+
+static void *rank_worker(void *arg)
+{
+	struct rank_work *w = arg;
+
+	for (;;) {
+		struct pma_trace t;
+		int i;
+		pthread_mutex_lock(&w->lock);
+		i = w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (i >= w->o->ntraces)
+			return NULL;
+		if (pma_trace_load(&t, w->o->traces[i], w->o->flags, w->why[i], sizeof(w->why[i])) < 0)
+			w->rc[i] = -1;
+		else if (pma_rank_row_from(&t, &w->o->co, &w->rows[i], w->why[i], sizeof(w->why[i])) < 0)
+			w->rc[i] = -2;
+		pma_trace_free(&t);
+	}
+}
+
+/* Rank mode: the operands are the traces of one job's ranks (the first trace's META has a rank,
+ * and there are several traces or a directory). Returns 1 when so, 0 when not, or -1 after
+ * reporting an unreadable first trace. */
+static int is_rank_job(const struct cli_opts *o)
+{
+	struct pma_meta m;
+	char why[512];
+	int yes;
+
+	if (o->mode || (o->ntraces < 2 && !o->had_dir))
+		return 0;
+	if (pma_trace_peek_meta(o->traces[0], o->flags, &m, why, sizeof(why)) < 0) {
+		pma_meta_free(&m);
+		pmt_cli_error("%s", why);
+		return -1;
+	}
+	yes = m.job.present && m.job.rank >= 0;
+	pma_meta_free(&m);
+	return yes;
+}
+
+/* The merged report of a job's rank traces. Returns the exit status. */
+static int run_ranks(const struct cli_opts *o, struct output *out)
+{
+	struct rank_work w = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
+	size_t n = (size_t)o->ntraces;
+	long nthreads = o->jobs < o->ntraces ? o->jobs : o->ntraces;
+	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
+	struct pma_result r;
+	char why[512];
+	int rc = PMT_EXIT_OK, err;
+	long started = 0;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	w.rows = calloc(n, sizeof(*w.rows));
+	w.rc = calloc(n, sizeof(*w.rc));
+	w.why = calloc(n, sizeof(*w.why));
+	if (!tids || !w.rows || !w.rc || !w.why) {
+		pmt_cli_error("out of memory");
+		rc = PMT_EXIT_FAILURE;
+		goto out;
+	}
+	for (long i = 1; i < nthreads; i++)
+		if (pthread_create(&tids[i], NULL, rank_worker, &w) == 0)
+			started = i;
+		else
+			break;
+	rank_worker(&w);
+	for (long i = 1; i <= started; i++)
+		pthread_join(tids[i], NULL);
+	for (size_t i = 0; i < n && rc == PMT_EXIT_OK; i++)
+		if (w.rc[i] < 0) {
+			pmt_cli_error("%s", w.why[i]);
+			rc = w.rc[i] == -2 ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
+		}
+	if (rc != PMT_EXIT_OK) {
+		for (size_t i = 0; i < n; i++)
+			pma_rank_row_free(&w.rows[i]);
+		free(w.rows);
+		goto out;
+	}
+	err = pma_ranks_merge(w.rows, n, o->force, &r.ranks, why, sizeof(why));
+	if (err < 0) {
+		pmt_cli_error("%s", why);
+		rc = err == PMA_RANKS_E_MIXED ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
+		goto out;
+	}
+	if (!(f = output_open(out)))
+		rc = PMT_EXIT_FAILURE;
+	else
+		pma_render(f, &r, o->format);
+out:
+	pma_result_free(&r);
+	free(w.rc);
+	free(w.why);
+	free(tids);
+	return rc;
 }
 
 /* The prediction report (and --export-perfetto). Returns the exit status. */
@@ -671,6 +866,18 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		goto done;
 	out.path = o.outpath;
+	rc = expand_operands(&o);
+	if (rc >= 0)
+		goto done;
+	rc = is_rank_job(&o);
+	if (rc > 0 && o.perfetto_path) {
+		rc = usage_error("--export-perfetto takes one trace, not the ranks of a job");
+		goto done;
+	}
+	if (rc != 0) {
+		rc = rc < 0 ? PMT_EXIT_FAILURE : run_ranks(&o, &out);
+		goto done;
+	}
 	rc = PMT_EXIT_FAILURE;
 	if (o.mode == 'd') {
 		rc = run_dump(&o, &out);
@@ -704,6 +911,9 @@ done:
 		for (int i = 0; i < o.ntraces; i++)
 			pma_trace_free(&traces[i]);
 	free(traces);
+	for (int i = 0; o.owned && i < o.ntraces; i++)
+		free(o.owned[i]);
+	free(o.owned);
 	pmt_intlist_free(&o.cores);
 	if (o.plot_dir || o.html_path)
 		pma_plot_cleanup();

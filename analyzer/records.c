@@ -73,6 +73,41 @@ static char *str_dup(const cJSON *o, const char *key)
 	return cJSON_IsString(v) && v->valuestring ? strdup(v->valuestring) : NULL;
 }
 
+/* A whole number in [0, 2^31) at key, else -1 (a rank, local rank or size). */
+static long count(const cJSON *o, const char *key)
+{
+	double v = num(o, key, -1);
+	return v >= 0 && v < 2147483648.0 && v == floor(v) ? (long)v : -1;
+}
+
+static void clock_pair_parse(const cJSON *c, struct pma_clock_pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mono_ns = num(c, "mono_ns", NAN);
+	p->realtime_s = num(c, "realtime_s", NAN);
+	p->realtime_nsec = num(c, "realtime_nsec", NAN);
+	p->uncertainty_ns = num(c, "uncertainty_ns", 0);
+	p->present = isfinite(p->mono_ns) && isfinite(p->realtime_s) && isfinite(p->realtime_nsec) &&
+		     p->realtime_nsec >= 0 && p->realtime_nsec < 1e9 && isfinite(p->uncertainty_ns);
+}
+
+static void job_parse(const cJSON *meta, struct pma_job *j)
+{
+	const cJSON *o = item(meta, "job"), *taken = item(item(meta, "node_readings"), "taken");
+
+	j->rank = j->local_rank = j->size = -1;
+	j->node_readings = cJSON_IsBool(taken) ? cJSON_IsTrue(taken) : -1;
+	if (!cJSON_IsObject(o))
+		return;
+	j->present = 1;
+	j->rank = count(o, "rank");
+	j->local_rank = count(o, "local_rank");
+	j->size = count(o, "size");
+	j->id = str_dup(o, "id");
+	j->host = str_dup(o, "host");
+	j->rank_var = str_dup(o, "rank_var");
+}
+
 static void cpufreq_parse(const cJSON *cf, struct pma_cpufreq *out)
 {
 	const cJSON *v;
@@ -234,6 +269,9 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	m->topo.hwloc_xml = str_dup(topo, "hwloc_xml");
 	cpufreq_parse(item(meta, "cpufreq"), &m->cpufreq);
 	meta_interference(item(meta, "interference"), &m->interf);
+	job_parse(meta, &m->job);
+	clock_pair_parse(item(meta, "clocks"), &m->clocks);
+	m->affinity_cpus = str_dup(item(meta, "affinity"), "cpus");
 	if (meta_command(meta, m) < 0 || string_pairs(item(meta, "env"), &m->env, &m->nenv) < 0 || meta_sources(meta, m) < 0 ||
 	    string_pairs(item(meta, "labels"), &m->labels, &m->nlabels) < 0)
 		rc = -1;
@@ -274,6 +312,10 @@ void pma_meta_free(struct pma_meta *m)
 	free(m->mempolicy_mode);
 	free(m->topo.hwloc_xml);
 	cpufreq_free(&m->cpufreq);
+	free(m->job.id);
+	free(m->job.host);
+	free(m->job.rank_var);
+	free(m->affinity_cpus);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -435,6 +477,8 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	ri->stime_ns = fnum(item(o, "rusage"), "stime_ns", NAN);
 	ri->interf.bytes_per_s = fnum(item(o, "interferers"), "bytes_per_s", NAN);
 	ri->interf.cpu_ns = fnum(item(o, "interferers"), "cpu_ns", NAN);
+	clock_pair_parse(item(item(o, "clocks"), "begin"), &ri->clk_begin);
+	clock_pair_parse(item(item(o, "clocks"), "end"), &ri->clk_end);
 	cJSON_Delete(o);
 	return 0;
 }

@@ -62,6 +62,25 @@ struct pma_run_interf {
 	double cpu_ns;          /* RUN_END: their CPU time, NAN absent */
 };
 
+/* A CLOCK_MONOTONIC / CLOCK_REALTIME pair (FORMAT.md 1.2 "clocks"). */
+struct pma_clock_pair {
+	int present;            /* all four numbers were recorded, finite, nsec in [0, 1e9) */
+	double mono_ns;
+	double realtime_s, realtime_nsec; /* the realtime instant: seconds + nanoseconds */
+	double uncertainty_ns;
+};
+
+/* META "job" and "node_readings" (FORMAT.md 1.2): the trace is one rank of an MPI or Slurm job.
+ * Numbers are -1 when unknown (null, absent, or not a whole number in [0, 2^31)). */
+struct pma_job {
+	int present;            /* META has a "job" object */
+	long rank, local_rank, size;
+	char *id;               /* job id ("1234.0"), NULL when none */
+	char *host;             /* host name of the rank, NULL when unknown */
+	char *rank_var;         /* the variable the rank came from, NULL when none */
+	int node_readings;      /* 1 taken by this rank, 0 by local rank 0, -1 not recorded */
+};
+
 /* META: what, where and how the program was recorded. Strings are owned, sanitized (no control
  * characters) and NULL when absent. */
 struct pma_meta {
@@ -83,6 +102,9 @@ struct pma_meta {
 	struct pma_env_var *labels; /* META "labels" (pmcollect --label KEY=VALUE, since 1.2) */
 	size_t nlabels;
 	struct pma_interf_cal interf;
+	struct pma_job job;
+	struct pma_clock_pair clocks; /* META "clocks", the collector's start */
+	char *affinity_cpus;    /* META "affinity.cpus", NULL when absent */
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,
@@ -156,6 +178,7 @@ struct pma_run_info {
 	double wall_ns;         /* RUN_END "wall_ns", NAN when absent */
 	double utime_ns, stime_ns; /* RUN_END "rusage", NAN when absent */
 	struct pma_run_interf interf;
+	struct pma_clock_pair clk_begin, clk_end; /* RUN_END "clocks" (1.2) */
 };
 
 /* The SUMMARY record (numbers 0 when absent). */

@@ -30,6 +30,7 @@
 #include "netlink.h"
 #include "omp.h"
 #include "plan.h"
+#include "rank.h"
 #include "pm_util.h"
 #include "pmt.h"
 #include "pmt_cli.h"
@@ -51,7 +52,9 @@ static void usage(FILE *f)
 		"Runs <command> and records the run-queue activity of its threads (from /proc) and\n"
 		"hardware-counter snapshots into a pmtrace file for pmanalyze.\n"
 		"\n"
-		"  -o, --output=FILE       trace file to create [default: " DEFAULT_OUTPUT "]\n"
+		"  -o, --output=FILE       trace file to create [default: " DEFAULT_OUTPUT "]; under\n"
+		"                          mpirun/srun one per rank: %%r rank, %%l local rank, %%h host,\n"
+		"                          %%j job id, %%p pid, %%%% a '%%' (missing directories are made)\n"
 		"  -f, --force             overwrite FILE if it exists\n"
 		"  -i, --interval=MS       sampling interval in milliseconds, 0.1 to 10000 [default: 10]\n"
 		"  -C, --cpus=LIST         run the program on these online CPUs: a cpulist (0 or 0-3,8)\n"
@@ -103,7 +106,9 @@ static void usage(FILE *f)
 		"  pmcollect --calibrate -t 8 -- ./app\n"
 		"Bandwidth the program needs (Casas & Bronevetsky):\n"
 		"  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
-		"  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n",
+		"  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n"
+		"One trace per rank of an MPI job (merge them with pmanalyze pm-1234/):\n"
+		"  srun -n 64 pmcollect -o 'pm-%%j/trace.%%r.zst' -- ./app\n",
 		usage_line);
 }
 
@@ -382,6 +387,25 @@ static int create_output(const char *path, int force, int *created)
 }
 
 #define PMC_MAX_LABELS 32
+/* Creates the trace of an expanded -o template (collector/rank.h): missing directories made
+ * (another rank making one at the same moment is fine), the file with O_EXCL; with force an
+ * existing regular file or link is replaced first. Returns the descriptor or -1 after reporting. */
+static int create_rank_output(const char *path, int force)
+{
+	struct stat st;
+	char why[4096 + 128];
+	int fd;
+
+	if (force && lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+	    unlink(path) < 0) {
+		pmt_cli_error("cannot remove '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fd = pmc_output_create(path, why, sizeof(why));
+	if (fd < 0)
+		pmt_cli_error("%s", why);
+	return fd;
+}
 
 /* The command line, parsed (parse_options). */
 struct pmc_opts {
@@ -443,6 +467,12 @@ struct session {
 	char energy_why[1024];
 	int pc_fd, ts_fd;
 	uint16_t ts_family;
+	/* one rank of an MPI or Slurm job (collector/rank.h) */
+	struct pmc_rank rank;
+	int in_job;                 /* a launcher variable was set */
+	int node_readings;          /* this process takes the whole-node readings (local rank 0) */
+	int output_template;        /* -o had a placeholder: ss->output holds the expanded name */
+	char output[4096];
 	/* the runs' totals for SUMMARY */
 	struct pmc_run_result total;
 	size_t nruns_done;
@@ -968,6 +998,49 @@ static int calibrate_interference(struct session *ss)
 	return -1;
 }
 
+/* The job context (issue 18, docs/cluster.md): the rank from the launcher's variables, the
+ * output name expanded from its template (into ss->output, o->output then points there), the
+ * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
+ * wrapped command is itself a launcher. Returns -1 to go on, or the exit status after reporting
+ * (2: a variable that is not a number, a template that cannot be expanded). */
+static int job_context(struct pmc_opts *o, struct session *ss)
+{
+	extern char **environ;
+	char why[512], host[256];
+	const char *launcher;
+
+	if (pmc_rank_detect(environ, &ss->rank, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	}
+	ss->in_job = ss->rank.rank_var || ss->rank.local_rank_var || ss->rank.size_var ||
+		     ss->rank.job_var;
+	/* a rank whose local rank is unknown takes the readings too: better twice than never */
+	ss->node_readings = !ss->in_job || ss->rank.local_rank <= 0;
+	pmc_sched_set_rank(ss->rank.rank);
+	if (strchr(o->output, '%')) {
+		if (gethostname(host, sizeof(host)) != 0)
+			snprintf(host, sizeof(host), "unknown");
+		host[sizeof(host) - 1] = '\0';
+		if (pmc_output_name(o->output, &ss->rank, host, (long)getpid(), ss->output,
+				    sizeof(ss->output), why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			return PMT_EXIT_USAGE;
+		}
+		ss->output_template = 1;
+		o->output = ss->output;
+	}
+	launcher = pmc_launcher_name(o->argv[0]);
+	if (launcher) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "the command is the launcher '%s': this records the launcher, "
+			 "not the ranks (put pmcollect inside it: %s ... pmcollect -o 'trace.%%r.zst' -- "
+			 "./app)", launcher, launcher);
+		warn_user(msg);
+	}
+	return -1;
+}
+
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
  * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
  * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
@@ -1170,6 +1243,7 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	if ((o->cpus || ss->interfering) && ss->have_start_cpus)
 		ss->collector_cpu = pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online);
 	{
+		struct pmc_clock_pair start;
 		struct pmc_meta_input mi = {
 			.argc = o->argc,
 			.argv = o->argv,
@@ -1180,7 +1254,12 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 			.mem_mode = o->mem_mode,
 			.mem_nodes = o->mem_nodes,
 			.start_mono_ns = pmc_now_ns(),
+			.clocks = &start,
+			.rank = ss->in_job ? &ss->rank : NULL,
+			.node_readings = ss->node_readings,
+			.affinity = ss->have_start_cpus ? &ss->start_cpus : NULL,
 		};
+		pmc_clock_pair_now(&start);
 		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
 	}
 	if (err < 0) {
@@ -1209,7 +1288,13 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 			return -1;
 		}
 	}
-	if (pmc_energy_open(&ss->energy, ss->energy_why, sizeof(ss->energy_why)) < 0) {
+	if (!ss->node_readings) {
+		/* package energy is the whole node's: one reading per node (issue 18) */
+		snprintf(ss->energy_why, sizeof(ss->energy_why), "taken by local rank 0 of this node "
+			 "(package energy covers every rank on it)");
+		ss->energy = NULL;
+		src.energy_why = ss->energy_why;
+	} else if (pmc_energy_open(&ss->energy, ss->energy_why, sizeof(ss->energy_why)) < 0) {
 		ss->energy = NULL;
 		src.energy_why = ss->energy_why;
 	} else {
@@ -1236,6 +1321,14 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		return -1;
 	}
 	ss->started_writer = 1;
+	/* META on disk at once: a rank killed before its first one-second flush (a launcher
+	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
+	 * was, instead of an empty file */
+	err = pmt_writer_flush(ss->w);
+	if (err < 0) {
+		ss->writer_err = err;
+		ss->writer_errno = pmt_writer_errno(ss->w);
+	}
 	return 0;
 }
 
@@ -1465,11 +1558,16 @@ int main(int argc, char **argv)
 	pmt_cli_set_prog("pmcollect");
 	ret = parse_options(argc, argv, &o);
 	if (ret < 0)
+		ret = job_context(&o, &ss);
+	if (ret < 0)
 		ret = plan_runs(&o, &ss);
 	if (ret < 0) {
 		/* the output last, so no other error leaves an empty file behind; before the
 		 * program starts, so an unwritable path is a usage error */
-		ss.out_fd = create_output(o.output, o.force, &ss.created_output);
+		ss.out_fd = ss.output_template ? create_rank_output(o.output, o.force)
+					       : create_output(o.output, o.force, &ss.created_output);
+		if (ss.output_template)
+			ss.created_output = ss.out_fd >= 0;
 		if (ss.out_fd < 0)
 			ret = PMT_EXIT_USAGE;
 	}

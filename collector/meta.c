@@ -2,6 +2,7 @@
 /* meta.c: builds the META JSON record (FORMAT.md §6): how the program was run and, through hwloc,
  * the machine it ran on, so a trace can be modelled on another machine. */
 #include "meta.h"
+#include "rank.h"
 #include "pm_util.h"
 #include "pmt_cli.h"
 
@@ -128,8 +129,10 @@ static cJSON *build_env(void)
 	return env;
 }
 
-/* Adds an array of the hwloc objects' OS indexes (e.g. the NUMA node numbers) to o. */
-static int add_os_indexes(cJSON *o, const char *key, hwloc_topology_t topo, hwloc_obj_type_t type)
+/* Adds an array of the hwloc objects' OS indexes (e.g. the NUMA node numbers) to o: every object
+ * of the type, or with within those whose cpuset meets it. */
+static int add_os_indexes(cJSON *o, const char *key, hwloc_topology_t topo, hwloc_obj_type_t type,
+			  hwloc_const_bitmap_t within)
 {
 	cJSON *a = cJSON_AddArrayToObject(o, key);
 	int i, n = hwloc_get_nbobjs_by_type(topo, type);
@@ -138,7 +141,12 @@ static int add_os_indexes(cJSON *o, const char *key, hwloc_topology_t topo, hwlo
 		return -1;
 	for (i = 0; i < n; i++) {
 		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, (unsigned)i);
-		cJSON *v = cJSON_CreateNumber(obj != NULL ? (double)obj->os_index : -1.0);
+		cJSON *v;
+
+		if (within != NULL && (obj == NULL || obj->cpuset == NULL ||
+				       !hwloc_bitmap_intersects(obj->cpuset, within)))
+			continue;
+		v = cJSON_CreateNumber(obj != NULL ? (double)obj->os_index : -1.0);
 
 		if (v == NULL || !cJSON_AddItemToArray(a, v)) {
 			cJSON_Delete(v);
@@ -261,11 +269,42 @@ static int add_caches(cJSON *topo_json, hwloc_topology_t topo)
 	return 0;
 }
 
+/* *aff_out = "affinity": {"cpus": cpulist of aff, "packages": [...], "numa_nodes": [...]}, the
+ * OS indexes of the packages and NUMA nodes the CPUs cover (a rank bound by its launcher to one
+ * socket covers one package). Returns 0 or -1 (out of memory). */
+static int build_affinity(hwloc_topology_t topo, const cpu_set_t *aff, cJSON **aff_out)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	cJSON *a = cJSON_CreateObject();
+	char *list = NULL;
+	int ret = -1;
+
+	if (set == NULL || a == NULL)
+		goto out;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, aff))
+			hwloc_bitmap_set(set, (unsigned)cpu);
+	if (hwloc_bitmap_list_asprintf(&list, set) < 0 || cJSON_AddStringToObject(a, "cpus", list) == NULL ||
+	    add_os_indexes(a, "packages", topo, HWLOC_OBJ_PACKAGE, set) != 0 ||
+	    add_os_indexes(a, "numa_nodes", topo, HWLOC_OBJ_NUMANODE, set) != 0)
+		goto out;
+	*aff_out = a;
+	a = NULL;
+	ret = 0;
+out:
+	free(list);
+	hwloc_bitmap_free(set);
+	cJSON_Delete(a);
+	return ret;
+}
+
 /* Returns the "topology" object built with hwloc, or {"error": "..."} when hwloc cannot load the
  * topology. Sources: hwloc_get_nbobjs_by_type (PACKAGE, CORE, PU, NUMANODE), the distances API,
- * cache objects, the CPUModel/CPUVendor info of the first package, hwloc_topology_export_xmlbuffer.
- * NULL only when out of memory. */
-static cJSON *build_topology(void)
+ * cache objects, the CPUModel/CPUVendor info of the first package, hwloc_topology_export_xmlbuffer
+ * (only when with_xml: the XML is a whole-node reading, taken by local rank 0 of a job's node).
+ * With aff, *aff_out = build_affinity's object (NULL when hwloc failed). NULL only when out of
+ * memory. */
+static cJSON *build_topology(int with_xml, const cpu_set_t *aff, cJSON **aff_out)
 {
 	hwloc_topology_t topo = NULL;
 	cJSON *t = NULL, *ret = NULL;
@@ -294,8 +333,10 @@ static cJSON *build_topology(void)
 	    cJSON_AddNumberToObject(t, "cores", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE)) == NULL ||
 	    cJSON_AddNumberToObject(t, "pus", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU)) == NULL ||
 	    cJSON_AddNumberToObject(t, "numa_nodes", nodes) == NULL ||
-	    add_os_indexes(t, "numa_node_ids", topo, HWLOC_OBJ_NUMANODE) != 0 ||
+	    add_os_indexes(t, "numa_node_ids", topo, HWLOC_OBJ_NUMANODE, NULL) != 0 ||
 	    add_numa_distances(t, topo, nodes) != 0 || add_caches(t, topo) != 0)
+		goto out;
+	if (aff != NULL && build_affinity(topo, aff, aff_out) != 0)
 		goto out;
 	pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
 	info = pkg != NULL ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
@@ -309,7 +350,10 @@ static cJSON *build_topology(void)
 		goto out;
 	/* The XML lets the analyzer rebuild the exact topology elsewhere with
 	 * hwloc_topology_set_xmlbuffer(); a failed export is recorded, not fatal. */
-	if (hwloc_topology_export_xmlbuffer(topo, &xml, &xmllen, 0) == 0 && xml != NULL) {
+	if (!with_xml) {
+		if (cJSON_AddStringToObject(t, "hwloc_xml_by", "local rank 0 of this node") == NULL)
+			goto out;
+	} else if (hwloc_topology_export_xmlbuffer(topo, &xml, &xmllen, 0) == 0 && xml != NULL) {
 		if (cJSON_AddStringToObject(t, "hwloc_xml", xml) == NULL)
 			goto out;
 	} else {
@@ -443,6 +487,74 @@ static int add_kernel(cJSON *meta)
 	return 0;
 }
 
+void pmc_clock_pair_now(struct pmc_clock_pair *p)
+{
+	struct timespec m0, rt, m1;
+
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	{
+		uint64_t a = (uint64_t)m0.tv_sec * 1000000000u + (uint64_t)m0.tv_nsec;
+		uint64_t b = (uint64_t)m1.tv_sec * 1000000000u + (uint64_t)m1.tv_nsec;
+		p->mono_ns = a + (b - a) / 2;
+		p->uncertainty_ns = (b - a + 1) / 2;
+	}
+	p->realtime_s = (int64_t)rt.tv_sec;
+	p->realtime_nsec = rt.tv_nsec;
+}
+
+int pmc_clock_pair_add(cJSON *obj, const char *key, const struct pmc_clock_pair *p)
+{
+	cJSON *c = cJSON_AddObjectToObject(obj, key);
+
+	if (c == NULL || cJSON_AddNumberToObject(c, "mono_ns", (double)p->mono_ns) == NULL ||
+	    cJSON_AddNumberToObject(c, "realtime_s", (double)p->realtime_s) == NULL ||
+	    cJSON_AddNumberToObject(c, "realtime_nsec", (double)p->realtime_nsec) == NULL ||
+	    cJSON_AddNumberToObject(c, "uncertainty_ns", (double)p->uncertainty_ns) == NULL)
+		return PMT_E_NOMEM;
+	return 0;
+}
+
+/* Adds key = number, or null when the value is unknown (< 0). Returns 0 or -1. */
+static int add_count(cJSON *o, const char *key, long v)
+{
+	return (v >= 0 ? cJSON_AddNumberToObject(o, key, (double)v) : cJSON_AddNullToObject(o, key)) ? 0 : -1;
+}
+
+/* Adds key = string, or null. Returns 0 or -1. */
+static int add_str(cJSON *o, const char *key, const char *v)
+{
+	return (v != NULL ? cJSON_AddStringToObject(o, key, v) : cJSON_AddNullToObject(o, key)) ? 0 : -1;
+}
+
+/* META "job" of one rank of an MPI or Slurm job and "node_readings" (FORMAT.md §6): the values of
+ * collector/rank.h, each with the variable it came from (null when none was set), and the host
+ * (gethostname(2), as %h of the output name uses it). Returns 0 or -1 (out of memory). */
+static int add_job(cJSON *meta, const struct pmc_rank *r, int node_readings)
+{
+	cJSON *j = cJSON_AddObjectToObject(meta, "job"), *n;
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+
+	if (j == NULL || add_count(j, "rank", r->rank) || add_str(j, "rank_var", r->rank_var) ||
+	    add_count(j, "local_rank", r->local_rank) ||
+	    add_str(j, "local_rank_var", r->local_rank_var) || add_count(j, "size", r->size) ||
+	    add_str(j, "size_var", r->size_var) || add_str(j, "id", r->job[0] ? r->job : NULL) ||
+	    add_str(j, "id_var", r->job_var) || add_str(j, "host", host[0] ? host : NULL))
+		return -1;
+	n = cJSON_AddObjectToObject(meta, "node_readings");
+	if (n == NULL || cJSON_AddBoolToObject(n, "taken", node_readings) == NULL)
+		return -1;
+	if (!node_readings &&
+	    cJSON_AddStringToObject(n, "by", "local rank 0 of this node (topology XML, energy)") == NULL)
+		return -1;
+	return 0;
+}
+
 int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize)
 {
 	cJSON *meta = NULL, *cmd, *mp, *topo, *env;
@@ -538,8 +650,15 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 				   : cJSON_AddNullToObject(mp, "nodes")) == NULL)
 		goto out;
 
-	topo = build_topology();
-	if (add_item(meta, "topology", topo) != 0)
+	{
+		cJSON *aff = NULL;
+		topo = build_topology(in->rank == NULL || in->node_readings, in->affinity, &aff);
+		if (add_item(meta, "topology", topo) != 0 || (aff != NULL && add_item(meta, "affinity", aff) != 0))
+			goto out;
+	}
+	if (in->clocks != NULL && pmc_clock_pair_add(meta, "clocks", in->clocks) != 0)
+		goto out;
+	if (in->rank != NULL && add_job(meta, in->rank, in->node_readings) != 0)
 		goto out;
 	if (pmc_meta_add_cpufreq(meta, online) != 0)
 		goto out;

@@ -4,10 +4,33 @@
 #define PMC_META_H
 
 #include <cjson/cJSON.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "energy.h"
 #include "pmt.h"
+
+struct pmc_rank;
+
+/* One reading of CLOCK_MONOTONIC and CLOCK_REALTIME at (nearly) the same instant: the realtime
+ * clock read between two monotonic reads, mono_ns their midpoint and uncertainty_ns half their
+ * gap. Monotonic clocks of two nodes are unrelated; realtime clocks agree to what NTP/PTP keeps
+ * them to. Pairs at the start and end of each run let a reader place the runs of several nodes on
+ * one time axis and see each node's drift between the two clocks (issue 18). */
+struct pmc_clock_pair {
+	uint64_t mono_ns;
+	int64_t realtime_s;        /* seconds since the epoch */
+	long realtime_nsec;        /* and nanoseconds, 0 .. 999999999 (kept apart: a double of
+				      epoch nanoseconds would lose ~100 ns) */
+	uint64_t uncertainty_ns;
+};
+
+/* Reads a pair now (clock_gettime(2)). */
+void pmc_clock_pair_now(struct pmc_clock_pair *p);
+
+/* Adds obj[key] = {"mono_ns", "realtime_s", "realtime_nsec", "uncertainty_ns"} (FORMAT.md §6).
+ * Returns 0 or PMT_E_NOMEM. */
+int pmc_clock_pair_add(cJSON *obj, const char *key, const struct pmc_clock_pair *p);
 
 struct pmc_meta_input {
 	int argc;                  /* the traced command */
@@ -20,6 +43,14 @@ struct pmc_meta_input {
 	const char *mem_mode;      /* "default", "bind" or "interleave" */
 	const char *mem_nodes;     /* NUMA node list for bind/interleave, NULL for default */
 	uint64_t start_mono_ns;    /* CLOCK_MONOTONIC at the start, paired with start_utc */
+	const struct pmc_clock_pair *clocks; /* the start pair for META "clocks"; NULL = omitted */
+	/* One rank of an MPI or Slurm job (collector/rank.h), NULL outside one: META "job". */
+	const struct pmc_rank *rank;
+	/* Whole-node readings (hwloc's XML export of the topology; energy): 1 = taken by this
+	 * process, 0 = left to local rank 0 of the node (META "node_readings" says so). */
+	int node_readings;
+	const cpu_set_t *affinity; /* pmcollect's CPU affinity at the start (the rank's, as the
+				      launcher bound it), NULL = not recorded */
 };
 
 /* Builds the META object of FORMAT.md §6: tool and format versions, command, cwd, the OMP_ GOMP_
@@ -28,7 +59,11 @@ struct pmc_meta_input {
  * governor and current frequencies (or null), and "topology" from hwloc: counts of packages, cores,
  * PUs, NUMA nodes, the NUMA distance matrix, caches (level, size_bytes, cpus sharing it as a
  * cpulist) and hwloc's XML export ("hwloc_xml") so the analyzer can rebuild the topology elsewhere.
- * "sources" is created empty: pmc_meta_add_sources fills it.
+ * "sources" is created empty: pmc_meta_add_sources fills it. Since 1.2 also "clocks" (the start
+ * pair), "affinity" (the CPUs of in->affinity with the packages and NUMA nodes they cover), and
+ * for a rank of a job "job" (rank, local rank, size, job id, host and the variables they came
+ * from) and "node_readings" (whether this rank took the whole-node readings; when not, the
+ * topology has no "hwloc_xml").
  * Returns 0 and in *out a new cJSON object the caller frees with cJSON_Delete, or PMT_E_INVAL (bad
  * input) / PMT_E_NOMEM with a one-line reason in why (*out NULL). A failing part (e.g. hwloc) does
  * not fail the whole: it is recorded as {"error": "..."}. */

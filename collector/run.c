@@ -236,7 +236,8 @@ static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, ui
 static void add_omp_regions(cJSON *o, const struct run_state *st);
 
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
-			  const struct rusage *ru, const struct pmc_run_result *res,
+			  const struct pmc_clock_pair clk[2], const struct rusage *ru,
+			  const struct pmc_run_result *res,
 			  const struct pmc_run_config *cfg, const struct pmc_counters *counters,
 			  const int64_t *values, uint64_t cpu_ns, const struct run_state *st)
 {
@@ -265,6 +266,13 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		}
 	}
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
+	/* CLOCK_MONOTONIC/CLOCK_REALTIME pairs at the program's start and end: a merge of the
+	 * traces of several nodes aligns their runs on the realtime axis (issue 18) */
+	e = cJSON_AddObjectToObject(o, "clocks");
+	if (e) {
+		(void)pmc_clock_pair_add(e, "begin", &clk[0]);
+		(void)pmc_clock_pair_add(e, "end", &clk[1]);
+	}
 	r = cJSON_AddObjectToObject(o, "rusage");
 	if (r) {
 		cJSON_AddNumberToObject(r, "utime_ns", (double)ru->ru_utime.tv_sec * 1e9 +
@@ -398,6 +406,7 @@ struct run_state {
 	uint64_t next_energy_ns, last_energy_ns, energy_readings, energy_max_gap_ns;
 	struct pmc_stat_cpu stat0;     /* /proc/stat when the run began */
 	char stat_why[512];            /* why the other load is unknown, "" when known */
+	struct pmc_clock_pair clk[2]; /* RUN_END "clocks": begin, end (FORMAT.md 1.2) */
 };
 
 /* RUN_END "omp_regions" of a --omp-regions run (omp.h); nothing for other runs or st NULL. */
@@ -570,8 +579,9 @@ static void record_not_started(struct run_state *st, const struct child_report *
 		 st->cfg->argv[0], strerror(cr->err));
 	res->exit_status = 127;
 	st->end_ns = pmc_now_ns();
-	json = run_end_json(st->run_id, st->pid, 0, 0, st->end_ns - st->start_ns, &st->root_ru, res,
-			    st->cfg, NULL, NULL, 0, st);
+	pmc_clock_pair_now(&st->clk[1]);
+	json = run_end_json(st->run_id, st->pid, 0, 0, st->end_ns - st->start_ns, st->clk,
+			    &st->root_ru, res, st->cfg, NULL, NULL, 0, st);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -702,6 +712,7 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	/* release the child, then learn whether exec worked: the report pipe is close-on-exec, so
 	 * EOF means the program is running */
 	st->start_ns = pmc_now_ns();
+	pmc_clock_pair_now(&st->clk[0]);
 	n = write(st->go[1], "g", 1);
 	(void)n;
 	close(st->go[1]);
@@ -871,6 +882,7 @@ static void run_finish(struct run_state *st)
 	}
 	/* the last energy reading, after the root was reaped: the run's energy is complete */
 	energy_tick(st, st->end_ns, !res->writer_err);
+	pmc_clock_pair_now(&st->clk[1]);
 	stop_sched(st->sched, res, st->w, st->run_id);
 	if (st->omp) {
 		/* the tool's last batches (thread ends, finalize) were sent before the program ended */
@@ -891,7 +903,7 @@ static void run_finish(struct run_state *st)
 	res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
 							: WEXITSTATUS(st->root_status);
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
-			    &st->root_ru, res, st->cfg, st->counters,
+			    st->clk, &st->root_ru, res, st->cfg, st->counters,
 			    st->have_values ? st->values : NULL, ss.cpu_ns, st);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,

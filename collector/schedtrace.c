@@ -69,6 +69,22 @@ struct pmc_sched {
 
 /* For the crash handler: async-signal-safe cleanup needs plain data. */
 static char crash_dir[512];
+/* The rank of an MPI/Slurm job this pmcollect records (pmc_sched_set_rank), -1 outside a job. */
+static long instance_rank = -1;
+
+void pmc_sched_set_rank(long rank)
+{
+	instance_rank = rank;
+}
+
+/* The instance's name: pmcollect-<pid>, or pmcollect-<pid>-r<rank> for one rank of a job. */
+static void instance_name(char *buf, size_t size)
+{
+	if (instance_rank >= 0)
+		snprintf(buf, size, INSTANCE_PREFIX "%ld-r%ld", (long)getpid(), instance_rank);
+	else
+		snprintf(buf, size, INSTANCE_PREFIX "%ld", (long)getpid());
+}
 static int crash_fds[1024];
 static volatile sig_atomic_t crash_nfds;
 
@@ -99,7 +115,8 @@ static void install_crash_handlers(void)
 	}
 }
 
-/* tracefs_instances_walk callback: removes pmcollect-<pid> of a pid that no longer exists. */
+/* tracefs_instances_walk callback: removes pmcollect-<pid> and pmcollect-<pid>-r<rank> of a pid
+ * that no longer exists (the instances of the other ranks on this node are alive: kept). */
 static int sweep_stale(const char *name, void *ctx)
 {
 	char *end;
@@ -110,6 +127,8 @@ static int sweep_stale(const char *name, void *ctx)
 		return 0;
 	errno = 0;
 	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
+	if (strncmp(end, "-r", 2) == 0 && strspn(end + 2, "0123456789") > 0)
+		end += 2 + strspn(end + 2, "0123456789");
 	if (errno || *end || pid <= 0 || pid == (long)getpid())
 		return 0;
 	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
@@ -157,7 +176,7 @@ int pmc_sched_watchdog(char *why, size_t whysize)
 {
 	static int keep_fd = -1; /* the write end, open until pmcollect ends (close-on-exec) */
 	const char *tdir = tracefs_tracing_dir();
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], name[64];
 	int fds[2];
 	pid_t pid;
 
@@ -165,7 +184,8 @@ int pmc_sched_watchdog(char *why, size_t whysize)
 		snprintf(why, whysize, "%s", keep_fd >= 0 ? "a watchdog runs already" : "tracefs is not mounted");
 		return PMT_E_INVAL;
 	}
-	snprintf(dir, sizeof(dir), "%s/instances/" INSTANCE_PREFIX "%ld", tdir, (long)getpid());
+	instance_name(name, sizeof(name));
+	snprintf(dir, sizeof(dir), "%s/instances/%s", tdir, name);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		snprintf(why, whysize, "cannot create a pipe: %s", strerror(errno));
 		return PMT_E_IO;
@@ -219,7 +239,7 @@ static int create_instance(struct pmc_sched *s, char *why, size_t whysize)
 		snprintf(why, whysize, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 		return PMT_E_IO;
 	}
-	snprintf(name, sizeof(name), INSTANCE_PREFIX "%ld", (long)getpid());
+	instance_name(name, sizeof(name));
 	/* asked first: libtracefs 1.6 leaks a few strings when an instance cannot be made */
 	snprintf(dir, sizeof(dir), "%s/instances", tdir);
 	if (access(dir, W_OK) < 0) {

@@ -23,7 +23,13 @@ struct pmc_sched;
  * ~200 KB, so 4 MiB leaves 20x headroom for a collector that is late. */
 #define PMC_SCHED_BUFFER_KB_DEFAULT 4096u
 
-/* Creates the private tracefs instance "pmcollect-<pid>" (never the global buffer), removing
+/* Names the instance of pmc_sched_open and pmc_sched_watchdog after the rank of an MPI or Slurm
+ * job too: "pmcollect-<pid>-r<rank>" (issue 18: the ranks of a node each have their own instance,
+ * and an instance left behind says which rank left it). rank < 0: "pmcollect-<pid>". Call before
+ * both. */
+void pmc_sched_set_rank(long rank);
+
+/* Creates the private tracefs instance "pmcollect-<pid>" (see pmc_sched_set_rank; never the global buffer), removing
  * instances left by a pmcollect that was killed (name pmcollect-<pid> of a pid that is gone);
  * sets trace_clock "mono" (so event times are CLOCK_MONOTONIC like the /proc samples), a buffer
  * of buffer_kb KiB per CPU, the event-fork option (children of a followed pid are followed),

@@ -277,6 +277,44 @@ def plots(cfg):
     table("8. plots and HTML report of a 10-minute, 256-thread trace with scheduler events "
           "(target: render < 1 s)", ["format", "analyze s", "analyze + plots + HTML s",
                                      "render s", "plots"], rows)
+
+
+# --- 4b. merging the rank traces of one MPI job (issue 18) --------------------------------------
+def ranks_merge(cfg):
+    """1,024 generated rank traces (tests/bench/genranks.c: 8 threads each, 10 to 19 s at 10 ms),
+    merged by pmanalyze DIR with -j 1 and the default -j: wall time, peak RSS, and the imbalance
+    factor against the generator's truth."""
+    gen = os.path.join(TMP, "genranks")
+    subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(TOP, "formats"), "-o", gen,
+                    os.path.join(TOP, "tests/bench/genranks.c")]
+                   + sorted(glob.glob(os.path.join(TOP, "formats", "*.c"))) + ["-lzstd", "-lz"],
+                   check=True)
+    d = os.path.join(TMP, "ranks")
+    n = cfg["ranks"]
+    truth = json.loads(subprocess.run([gen, d, str(n), "8", "10"], capture_output=True, text=True,
+                                      check=True).stdout)
+    size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+    res, rows = [], []
+    for jobs in (["-j", "1"], []):
+        walls, rss = [], []
+        for _ in range(cfg["reps"]):
+            w, rc, m = timed([PMANALYZE, "-q", "--format", "json", *jobs, d], rss=True)
+            if rc != 0:
+                raise RuntimeError("pmanalyze %s failed (exit %d)" % (d, rc))
+            walls.append(w)
+            rss.append(m)
+        out = analyze(d, *jobs)
+        r = {"ranks": n, "jobs": jobs[1] if jobs else "default (%d CPUs)" % os.cpu_count(),
+             "bytes": size, "pmanalyze_s": walls, "peak_rss_kib": max(rss),
+             "imbalance": out["imbalance"]["factor"], "imbalance_truth": truth["imbalance"],
+             "A_inf_avg": out["summary"]["A_inf"]["avg"], "A_inf_truth": truth["A_inf"]}
+        res.append(r)
+        rows.append([n, r["jobs"], size, "%.3f" % med(walls), "%.1f" % (r["peak_rss_kib"] / 1024),
+                     "%.4f / %.4f" % (r["imbalance"], r["imbalance_truth"]),
+                     "%.2f / %d" % (r["A_inf_avg"], r["A_inf_truth"])])
+    table("4b. merging %d rank traces of one job (8 threads, 10-19 s each): pmanalyze DIR" % n,
+          ["ranks", "-j", "bytes", "pmanalyze s", "peak MiB", "imbalance / truth", "A avg / truth"],
+          rows)
     return res
 
 
@@ -482,7 +520,7 @@ def main():
                "cost_reps": 1, "trace_minutes": [10], "acc_patterns": ["balanced", "mixed"],
                "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
                "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
-               "pingpong_items": 100000}
+               "pingpong_items": 100000, "ranks": 1024}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -492,7 +530,7 @@ def main():
                                   "phases serial m=8", "phases mixed m=8", "pipeline 4 stages",
                                   "omp_phases imbalanced m=4", "xz -T4 -2", "pigz -p 4",
                                   "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"],
-               "pingpong_items": 200000}
+               "pingpong_items": 200000, "ranks": 1024}
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = {"hostname": platform.node(), "kernel": platform.release(),
@@ -510,7 +548,7 @@ def main():
               "config": cfg}
     with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
-                        ("analyzer", throughput), ("accuracy", accuracy),
+                        ("analyzer", throughput), ("ranks", ranks_merge), ("accuracy", accuracy),
                         ("predictions", predictions), ("sched", sched_cost), ("plots", plots)):
             s = time.time()
             log("bench: %s ..." % key)

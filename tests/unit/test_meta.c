@@ -8,6 +8,7 @@
 
 #include <hwloc.h>
 #include <hwloc/export.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "meta.h"
+#include "rank.h"
 
 static char arg0[] = "./app", arg1[] = "x";
 static char *const test_argv[] = {arg0, arg1, NULL};
@@ -487,6 +489,84 @@ static void test_invalid_input_gives_reason(void **state)
 	assert_true(strlen(why) > 0);
 }
 
+/* A rank of a job (issue 18): META "job" with the values and their variables, "node_readings",
+ * the clock pair and the affinity; the hwloc XML only for local rank 0. */
+static cJSON *build_rank(long local_rank, int node_readings)
+{
+	struct pmc_rank r = { .rank = 5, .rank_var = "PMI_RANK", .local_rank = local_rank,
+			      .local_rank_var = "MPI_LOCALRANKID", .size = 8, .size_var = "PMI_SIZE",
+			      .job = "77.1", .job_var = "SLURM_JOB_ID+SLURM_STEP_ID" };
+	struct pmc_clock_pair clk;
+	cpu_set_t aff;
+	struct pmc_meta_input in = {
+		.argc = 2, .argv = test_argv, .interval_ms = 10.0, .mem_mode = "default",
+		.collector_cpu = -1, .start_mono_ns = 1, .clocks = &clk, .rank = &r,
+		.node_readings = node_readings, .affinity = &aff,
+	};
+	char why[256] = "";
+	cJSON *m = NULL;
+
+	CPU_ZERO(&aff);
+	CPU_SET(0, &aff);
+	pmc_clock_pair_now(&clk);
+	if (pmc_meta_build(&in, &m, why, sizeof(why)) < 0)
+		print_message("# pmc_meta_build: %s\n", why);
+	assert_non_null(m);
+	return m;
+}
+
+static void test_rank_job_and_clocks(void **state)
+{
+	cJSON *m = build_rank(3, 0), *j = get(m, "job"), *c = get(m, "clocks"), *a = get(m, "affinity");
+	struct timespec now;
+
+	(void)state;
+	assert_int_equal((long)num(j, "rank"), 5);
+	assert_string_equal(str(j, "rank_var"), "PMI_RANK");
+	assert_int_equal((long)num(j, "local_rank"), 3);
+	assert_string_equal(str(j, "local_rank_var"), "MPI_LOCALRANKID");
+	assert_int_equal((long)num(j, "size"), 8);
+	assert_string_equal(str(j, "id"), "77.1");
+	assert_string_equal(str(j, "id_var"), "SLURM_JOB_ID+SLURM_STEP_ID");
+	assert_true(cJSON_IsFalse(get(get(m, "node_readings"), "taken")));
+	/* local rank 3 leaves the whole-node XML to local rank 0 and says so */
+	assert_null(cJSON_GetObjectItemCaseSensitive(get(m, "topology"), "hwloc_xml"));
+	assert_string_equal(str(get(m, "topology"), "hwloc_xml_by"), "local rank 0 of this node");
+	assert_true(num(get(m, "topology"), "pus") >= 1); /* the counts stay */
+	/* the pair: realtime within a second of now, nsec in range, a small uncertainty */
+	clock_gettime(CLOCK_REALTIME, &now);
+	assert_true(fabs(num(c, "realtime_s") - (double)now.tv_sec) <= 1);
+	assert_true(num(c, "realtime_nsec") >= 0 && num(c, "realtime_nsec") < 1e9);
+	assert_true(num(c, "mono_ns") > 0 && num(c, "uncertainty_ns") < 1e6);
+	assert_string_equal(str(a, "cpus"), "0");
+	assert_int_equal(cJSON_GetArraySize(get(a, "packages")), 1);
+	assert_int_equal(cJSON_GetArraySize(get(a, "numa_nodes")), 1);
+	cJSON_Delete(m);
+	m = build_rank(0, 1);
+	assert_true(cJSON_IsTrue(get(get(m, "node_readings"), "taken")));
+	assert_true(strncmp(str(get(m, "topology"), "hwloc_xml"), "<?xml", 5) == 0);
+	cJSON_Delete(m);
+	/* outside a job: no "job", the XML is there */
+	m = build_default();
+	assert_null(cJSON_GetObjectItemCaseSensitive(m, "job"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(m, "node_readings"));
+	cJSON_Delete(m);
+}
+
+static void test_clock_pair_brackets_monotonic(void **state)
+{
+	struct timespec a, b;
+	struct pmc_clock_pair p;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	pmc_clock_pair_now(&p);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true(p.mono_ns >= (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec);
+	assert_true(p.mono_ns <= (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec);
+	assert_true(p.realtime_nsec >= 0 && p.realtime_nsec < 1000000000L);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +586,8 @@ int main(void)
 		cmocka_unit_test(test_meta_add_sources_exact),
 		cmocka_unit_test(test_online_cpus_from_caller),
 		cmocka_unit_test(test_invalid_input_gives_reason),
+		cmocka_unit_test(test_rank_job_and_clocks),
+		cmocka_unit_test(test_clock_pair_brackets_monotonic),
 	};
 
 	return cmocka_run_group_tests_name("meta", tests, NULL, NULL);
