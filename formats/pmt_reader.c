@@ -370,46 +370,50 @@ static int decode_task(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 	return 1;
 }
 
+_Static_assert(COUNTERS_FIXED_BYTES == ENERGY_FIXED_BYTES, "COUNTERS and ENERGY share one layout");
+
+/* The layout COUNTERS (§5.5) and ENERGY (§5.8) share: run_id u32, t_ns u64, n u32, then n
+ * 64-bit values into dst (at most max of them; name for the limit error). Returns 1 or PMT_E_*. */
+static int decode_u64_series(const uint8_t *b, uint32_t len, uint32_t max, const char *name,
+			     uint32_t *run_id, uint64_t *t_ns, uint32_t *n_out, uint64_t *dst)
+{
+	const uint32_t fixed = COUNTERS_FIXED_BYTES;
+	uint32_t n;
+
+	if (len < fixed)
+		return PMT_E_CORRUPT;
+	n = get_le32(b + 12);
+	if (n > max)
+		return pmt_limit_error(name, n, max);
+	if (fixed + 8 * n > len)
+		return PMT_E_CORRUPT;
+	*run_id = get_le32(b);
+	*t_ns = get_le64(b + 4);
+	*n_out = n;
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = get_le64(b + fixed + 8 * i);
+	return 1;
+}
+
 static int decode_counters(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 			   struct pmt_counters *c)
 {
-	uint32_t n;
+	uint64_t raw[PMT_MAX_COUNTERS];
+	int rc = decode_u64_series(b, len, PMT_MAX_COUNTERS, "COUNTERS n", &c->run_id, &c->t_ns,
+				   &c->n, raw);
 
-	if (len < COUNTERS_FIXED_BYTES)
-		return PMT_E_CORRUPT;
-	n = get_le32(b + 12);
-	if (n > PMT_MAX_COUNTERS)
-		return pmt_limit_error("COUNTERS n", n, PMT_MAX_COUNTERS);
-	if (COUNTERS_FIXED_BYTES + 8 * n > len)
-		return PMT_E_CORRUPT;
-	c->run_id = get_le32(b);
-	c->t_ns = get_le64(b + 4);
-	c->n = n;
-	for (uint32_t i = 0; i < n; i++)
-		r->values[i] = (int64_t)get_le64(b + COUNTERS_FIXED_BYTES + 8 * i);
+	for (uint32_t i = 0; rc == 1 && i < c->n; i++)
+		r->values[i] = (int64_t)raw[i];
 	c->values = r->values;
-	return 1;
+	return rc;
 }
 
 static int decode_energy(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 			 struct pmt_energy *e)
 {
-	uint32_t n;
-
-	if (len < ENERGY_FIXED_BYTES)
-		return PMT_E_CORRUPT;
-	n = get_le32(b + 12);
-	if (n > PMT_MAX_ENERGY_ZONES)
-		return pmt_limit_error("ENERGY n", n, PMT_MAX_ENERGY_ZONES);
-	if (ENERGY_FIXED_BYTES + 8 * n > len)
-		return PMT_E_CORRUPT;
-	e->run_id = get_le32(b);
-	e->t_ns = get_le64(b + 4);
-	e->n = n;
-	for (uint32_t i = 0; i < n; i++)
-		r->energy_uj[i] = get_le64(b + ENERGY_FIXED_BYTES + 8 * i);
 	e->energy_uj = r->energy_uj;
-	return 1;
+	return decode_u64_series(b, len, PMT_MAX_ENERGY_ZONES, "ENERGY n", &e->run_id, &e->t_ns,
+				 &e->n, r->energy_uj);
 }
 
 static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
