@@ -28,11 +28,14 @@
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "run.h"
+#include "sweep.h"
 
 #define DEFAULT_OUTPUT "pmtrace.zst"
 #define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
 #define NETLINK_RCVBUF_BYTES (8 << 20) /* room for a burst of system-wide exits between samples */
+#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (issue 13) */
+#define REPEAT_MAX 1000
 
 static const char usage_line[] = "usage: pmcollect [options] [--] <command> [<args>...]";
 
@@ -62,6 +65,14 @@ static void usage(FILE *f)
 		"                          (1 CPU) and the core counts of the memory model (all cores\n"
 		"                          of a socket; with several sockets also one more core)\n"
 		"      --runs=LISTS        the runs' CPU lists instead, e.g. --runs 0 0-7 0-8\n"
+		"      --sweep=SPEC        run the program once per configuration of SPEC:\n"
+		"                          cores=1,2,4 (CPUs chosen compactly), threads=1-16\n"
+		"                          (OMP_NUM_THREADS and {threads} in the command), or both\n"
+		"                          as cores=1,2;threads=1-16; a baseline run (1 CPU) first\n"
+		"      --repeat=K          run each configuration of --sweep or --calibrate K times,\n"
+		"                          interleaved [default: 1 for --sweep and --runs, 3 for\n"
+		"                          --calibrate]\n"
+		"      --no-baseline       --sweep without the baseline run\n"
 		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
 		"                          [default as root under sudo: SUDO_USER]\n"
 		"  -q, --quiet             do not print warnings\n"
@@ -71,7 +82,10 @@ static void usage(FILE *f)
 		"Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
 		"  pmcollect --cpus 0 -t 8 -- ./app\n"
 		"Baseline and memory-contention calibration in one trace:\n"
-		"  pmcollect --calibrate -t 8 -- ./app\n",
+		"  pmcollect --calibrate -t 8 -- ./app\n"
+		"Scaling sweep, 3 repetitions per core count:\n"
+		"  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
+		"  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n",
 		usage_line);
 }
 
@@ -334,6 +348,9 @@ struct pmc_opts {
 	unsigned sched_buffer_kb;
 	int calibrate;              /* --calibrate or --runs */
 	struct pmc_plan runs;       /* the --runs lists (roles not yet decided) */
+	const char *sweep;          /* --sweep SPEC, NULL = no sweep */
+	long repeat;                /* --repeat K, 0 = not given */
+	int no_baseline;            /* --no-baseline */
 	const char *user;           /* -u, NULL = SUDO_USER under sudo */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
@@ -369,6 +386,10 @@ struct session {
 	/* the runs' totals for SUMMARY */
 	struct pmc_run_result total;
 	size_t nruns_done;
+	/* --sweep: its plan, and the allowed CPUs in compact order (the first k for k cores) */
+	struct pmc_sweep_plan sweep;
+	uint32_t *compact;
+	size_t ncompact;
 };
 
 /* Parses the command line into o (getopt_long with a leading '+': the command's own options are
@@ -377,7 +398,7 @@ struct session {
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
-	       OPT_CALIBRATE, OPT_RUNS };
+	       OPT_CALIBRATE, OPT_RUNS, OPT_SWEEP, OPT_REPEAT, OPT_NO_BASELINE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -392,6 +413,9 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "sched-buffer-kb", required_argument, NULL, OPT_SCHED_BUFFER },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
 		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -472,6 +496,19 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			}
 			break;
 		}
+		case OPT_SWEEP:
+			o->sweep = optarg;
+			break;
+		case OPT_REPEAT:
+			if (pmt_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
+				pmt_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
+				return PMT_EXIT_USAGE;
+			}
+			o->repeat = v;
+			break;
+		case OPT_NO_BASELINE:
+			o->no_baseline = 1;
+			break;
 		case 'u':
 			o->user = optarg;
 			break;
@@ -495,10 +532,70 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->sweep && o->calibrate)
+		return usage_error("--sweep cannot be combined with --calibrate or --runs");
+	if (o->repeat && !o->sweep && !o->calibrate)
+		return usage_error("--repeat needs --sweep or --calibrate");
+	if (o->no_baseline && !o->sweep)
+		return usage_error("--no-baseline needs --sweep");
 	if (optind >= argc)
 		return usage_error("no command given");
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	return -1;
+}
+
+/* --user, or the user who ran `sudo pmcollect`. Returns -1 to go on, or the exit status after
+ * reporting. */
+static int plan_user(const struct pmc_opts *o, struct session *ss)
+{
+	const char *name = o->user, *su = getenv("SUDO_USER");
+	char why[512];
+
+	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
+		name = su;
+	if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
+		pmt_cli_error("invalid user '%s': %s", name, why);
+		return PMT_EXIT_USAGE;
+	}
+	ss->have_user = name != NULL;
+	return -1;
+}
+
+/* The rest of plan_runs for --sweep: the sweep's plan from SPEC (every bad SPEC refused here,
+ * before anything starts), the compact CPU order its core counts take CPUs from, the user.
+ * Returns -1 to go on, or the exit status after reporting. */
+static int plan_sweep(const struct pmc_opts *o, struct session *ss)
+{
+	char why[512], allowed[4096];
+	struct pmt_intlist al = { 0 };
+	int err;
+
+	if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0 ||
+	    pmt_intlist_parse(allowed, 0, UINT32_MAX - 1, &al, why, sizeof(why)) < 0) {
+		pmt_cli_error("cannot read the CPUs pmcollect may use");
+		return PMT_EXIT_FAILURE;
+	}
+	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1, (uint32_t)al.n,
+				  o->argv, !o->no_baseline, &ss->sweep, why, sizeof(why));
+	pmt_intlist_free(&al);
+	if (err < 0) {
+		pmt_cli_error("invalid --sweep '%s': %s", o->sweep,
+			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
+		return PMT_EXIT_USAGE;
+	}
+	if (ss->sweep.has_threads && o->threads > 0)
+		return usage_error("-t cannot be combined with a threads= sweep");
+	ss->compact = calloc(ss->online.n ? ss->online.n : 1, sizeof(*ss->compact));
+	if (!ss->compact) {
+		pmt_cli_error("%s", strerror(ENOMEM));
+		return PMT_EXIT_FAILURE;
+	}
+	if (pmc_plan_compact_order(allowed, ss->compact, ss->online.n, &ss->ncompact, why,
+				   sizeof(why)) < 0) {
+		pmt_cli_error("cannot plan the sweep's CPUs: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
 	return -1;
 }
 
@@ -517,13 +614,23 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	if (o->calibrate && o->cpus)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
 				   "runs' CPUs with --runs)");
+	if (o->sweep && o->cpus)
+		return usage_error("--cpus cannot be combined with --sweep (give the core counts "
+				   "in SPEC: cores=1,2,4)");
+	if (o->sweep) {
+		int ret = plan_sweep(o, ss);
+		if (ret >= 0)
+			return ret;
+	}
 	if (o->cpus) {
 		/* every CPU must be online (and fit a cpu_set_t) */
 		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0)
 			return PMT_EXIT_USAGE;
 		pmt_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
 	}
-	if (!o->calibrate) {
+	if (o->sweep) {
+		/* the runs are made one at a time from ss->sweep (sweep_run) */
+	} else if (!o->calibrate) {
 		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus_text : NULL, (uint32_t)ss->cpus.n,
 				o->threads, (uint32_t)ss->online.n);
 	} else if (o->runs.n == 0) {
@@ -537,6 +644,9 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		ss->plan = o->runs;
 		pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
 	}
+	if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
+					    o->runs.n ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
+		return usage_error("invalid --repeat: %s", why);
 	for (size_t i = 0; o->calibrate && i < ss->plan.n; i++) {
 		struct pmt_intlist l = { 0 };
 		cpu_set_t set;
@@ -562,18 +672,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	/* --user, or the user who ran `sudo pmcollect` */
-	{
-		const char *name = o->user, *su = getenv("SUDO_USER");
-		if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
-			name = su;
-		if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
-			pmt_cli_error("invalid user '%s': %s", name, why);
-			return PMT_EXIT_USAGE;
-		}
-		ss->have_user = name != NULL;
-	}
-	return -1;
+	return plan_user(o, ss);
 }
 
 /* Signals: SIGCHLD and the forwarded ones arrive through a signalfd. A signal that was ignored
@@ -741,37 +840,121 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.child_nofile = &ss->nofile_orig,
 		.user = ss->have_user ? &ss->user : NULL,
 		.role = pmc_role_name(run->role),
+		.plan_run = run,
 		.warn = warn_user,
 		.sched = ss->sched,
 	};
 	return cfg;
 }
 
-/* Records every run of the plan, in order; stops after a run that failed (a calibration of a
- * failing program measures the failure) or when the trace cannot grow. Returns what pmcollect
- * exits with so far: the last run's status (the program's, 127 when it could not start), or 1. */
+/* Run i of --sweep as a plan run: the baseline (1 CPU) or configuration (cores, threads) with
+ * its repetition; k cores are the first k CPUs of the compact order; OMP_NUM_THREADS is the
+ * configuration's threads, else -t. Returns 0, or -1 when the CPU list does not fit. */
+static int sweep_run(const struct pmc_opts *o, const struct session *ss, size_t i,
+		     struct pmc_plan_run *run)
+{
+	const struct pmc_sweep_run *sr = &ss->sweep.runs[i];
+	uint32_t k = sr->baseline ? 1 : sr->cores, threads = sr->threads ? sr->threads :
+							(uint32_t)(o->threads > 0 ? o->threads : 0);
+	size_t off = 0;
+
+	memset(run, 0, sizeof(*run));
+	run->role = sr->baseline ? PMC_ROLE_BASELINE : PMC_ROLE_SWEEP;
+	for (uint32_t c = 0; c < k && c < ss->ncompact; c++) {
+		off += (size_t)snprintf(run->cpus + off, sizeof(run->cpus) - off, "%s%u", c ? "," : "",
+					ss->compact[c]);
+		if (off >= sizeof(run->cpus))
+			return -1;
+	}
+	run->ncpus = k ? k : (uint32_t)ss->online.n;
+	if (threads) {
+		snprintf(run->env[0].name, sizeof(run->env[0].name), "OMP_NUM_THREADS");
+		snprintf(run->env[0].value, sizeof(run->env[0].value), "%u", threads);
+		run->nenv = 1;
+	}
+	if (!sr->baseline) {
+		run->rep = sr->rep;
+		run->nrep = ss->sweep.repeat;
+		run->config = sr->config;
+		run->sweep_cores = sr->cores;
+		run->sweep_threads = sr->threads;
+	}
+	return 0;
+}
+
+/* A forwarded signal (SIGINT, SIGTERM, SIGHUP) waiting in the signalfd: pmcollect was told to stop
+ * between two runs of a plan. Returns the signal or 0. */
+static int stop_pending(const struct session *ss)
+{
+	sigset_t pend;
+
+	if (sigpending(&pend) < 0)
+		return 0;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&ss->forward, sig) == 1 && sigismember(&pend, sig) == 1)
+			return sig;
+	return 0;
+}
+
+/* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
+ * calibration of a failing program measures the failure), when the trace cannot grow, or when
+ * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
+ * pmcollect exits with so far: the last run's status (the program's, 127 when it could not
+ * start, 128+N after signal N), or 1. */
 static int collect(const struct pmc_opts *o, struct session *ss)
 {
 	struct pmc_plan *plan = &ss->plan;
+	size_t nruns = o->sweep ? ss->sweep.nruns : plan->n;
 	uint64_t plan_start_ns = pmc_now_ns();
-	int ret = PMT_EXIT_FAILURE;
+	int ret = PMT_EXIT_FAILURE, many = o->calibrate || o->sweep;
 	char why[512];
 
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct pmc_plan_run *run = &plan->runs[i];
+	for (size_t i = 0; i < nruns; i++) {
+		struct pmc_plan_run sweep_tmp;
+		const struct pmc_plan_run *run = o->sweep ? &sweep_tmp : &plan->runs[i];
 		struct pmc_run_result res;
-		if (o->calibrate) {
+		char **argv = NULL, line[160];
+		uint64_t t0;
+		int sig = i ? stop_pending(ss) : 0;
+		if (sig) {
+			pmt_cli_error("stopped by signal %d after %zu of %zu runs", sig, i, nruns);
+			ret = 128 + sig;
+			break;
+		}
+		if (o->sweep) {
+			if (sweep_run(o, ss, i, &sweep_tmp) < 0) {
+				pmt_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
+				break;
+			}
+			argv = pmc_sweep_argv(o->argv, ss->sweep.runs[i].threads);
+			if (!argv) {
+				pmt_cli_error("%s", strerror(ENOMEM));
+				break;
+			}
+		}
+		if (many && run->cpus[0]) {
 			struct pmt_intlist l = { 0 };
 			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
 			pmt_intlist_free(&l);
 			ss->collector_cpu = ss->have_start_cpus
 				? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
-			if (!quiet)
-				fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
-					i + 1, plan->n, pmc_role_name(run->role), run->cpus,
-					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		} else if (many) {
+			/* the program on every CPU: pmcollect back on its start affinity */
+			if (ss->have_start_cpus)
+				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
+			ss->collector_cpu = -1;
 		}
+		if (o->calibrate && !quiet)
+			fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
+				i + 1, nruns, pmc_role_name(run->role), run->cpus,
+				(double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		struct pmc_run_config cfg = run_config(o, ss, run);
+		if (argv) {
+			cfg.argv = argv;
+			if (run->nenv)
+				cfg.threads = atoi(run->env[0].value);
+		}
+		t0 = pmc_now_ns();
 		if (pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why)) < 0) {
 			pmt_cli_error("%s", why);
 			ret = PMT_EXIT_FAILURE;
@@ -781,10 +964,14 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		} else {
 			ret = res.exit_status;
 		}
+		pmc_sweep_argv_free(argv);
+		if (o->sweep && !quiet)
+			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
+					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
 		ss->nruns_done = i + 1;
-		if (ret != 0 && i + 1 < plan->n)
-			pmt_cli_error("run %zu of %zu ended with status %d: calibration stopped", i + 1,
-				      plan->n, ret);
+		if (ret != 0 && i + 1 < nruns)
+			pmt_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
+				      o->sweep ? "sweep" : "calibration");
 		ss->total.samples += res.samples;
 		ss->total.thread_samples += res.thread_samples;
 		ss->total.late_samples += res.late_samples;
@@ -798,7 +985,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (ret != 0 || ss->writer_err)
 			break;
 	}
-	if (o->calibrate && !quiet)
+	if (many && !quiet)
 		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
 			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 	return ret;
@@ -871,6 +1058,8 @@ static void session_close(struct session *ss)
 		numa_bitmask_free(ss->mem_mask);
 	pmt_intlist_free(&ss->cpus);
 	pmt_intlist_free(&ss->online);
+	pmc_sweep_plan_free(&ss->sweep);
+	free(ss->compact);
 	user_free(&ss->user);
 }
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define PMT_FORMAT_MAJOR 1
-#define PMT_FORMAT_MINOR 1
+#define PMT_FORMAT_MINOR 2
 
 /* Hard limits a reader enforces before allocating (FORMAT.md §7). */
 #define PMT_MAX_CHUNK_BYTES   (64u << 20) /* compressed or uncompressed size of one chunk */
