@@ -20,6 +20,9 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 {
 	struct pma_run *r;
 
+	/* records come run by run: the last run first */
+	if (t->nruns && t->runs[t->nruns - 1].run_id == run_id)
+		return &t->runs[t->nruns - 1];
 	for (uint32_t i = 0; i < t->nruns; i++)
 		if (t->runs[i].run_id == run_id)
 			return &t->runs[i];

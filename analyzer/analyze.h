@@ -13,7 +13,7 @@
 #include "pmt_cli.h"
 #include "records.h"
 
-#define PMA_MAX_RUNS 64u
+#define PMA_MAX_RUNS 1024u /* a sweep of 16 configurations x 5 repetitions is 81 runs */
 
 struct pma_run {
 	uint32_t run_id;

@@ -231,6 +231,24 @@ static void compute_uncertainty(struct pma_result *r)
 		r->pred.S_err[i] = r->pred.by_est[r->par.est][i].S * gran;
 }
 
+/* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
+ * or -1 (out of memory). */
+static int compute_scaling(struct pma_result *r)
+{
+	size_t n = r->pred.ncores;
+	double *S = calloc(n ? n : 1, sizeof(double));
+	int rc = -1;
+
+	if (S) {
+		for (size_t i = 0; i < n; i++)
+			S[i] = r->pred.by_est[r->par.est][i].S;
+		rc = pma_scaling_compute(r->t, r->run, r->pred.cores, S, r->pred.S_err, r->mem.omega,
+					 n, &r->scaling);
+	}
+	free(S);
+	return rc;
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
@@ -263,6 +281,10 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
 							    128 * st->mean_interval_ns / 1e9 }, 2);
+	if (compute_scaling(r) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -276,6 +298,7 @@ void pma_result_free(struct pma_result *r)
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
 	pma_notes_free(&r->notes);
+	pma_scaling_free(&r->scaling);
 	memset(r, 0, sizeof(*r));
 }
 

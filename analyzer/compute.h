@@ -15,6 +15,7 @@
 #include "memory.h"
 #include "model.h"
 #include "notes.h"
+#include "scaling.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -65,6 +66,8 @@ struct pma_result {
 	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
 	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
+	struct pma_scaling scaling;               /* --sweep runs: measured vs predicted, PMNF fits
+						     (scaling.h); scaling.present 0 without */
 };
 
 /* Computes the result for the chosen run of traces[0] (the others add calibration runs).

@@ -136,6 +136,9 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				double llc;
 				int cyc;
 				struct pma_mem_point *p = &out->pts[out->npts];
+				/* a thread sweep's other thread counts are not calibration runs */
+				if (r->info.role == PMA_ROLE_SWEEP && r->st.m_peak != m_peak)
+					continue;
 				if (!r->info.has_end || r->info.exit_kind != PMA_EXIT_EXITED ||
 				    !(r->info.exit_code == 0) || !r->cpus_n || r->st.m_peak != m_peak) {
 					if (pass && os < sizeof(skipped))
