@@ -21,7 +21,8 @@ static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
-	"                 [--export-perfetto <file>] [-o <file>] [-q] <trace>...\n"
+	"                 [--export-perfetto <file>] [--export-extrap <file>] [-o <file>] [-q]\n"
+	"                 <trace>...\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n";
 
@@ -51,6 +52,8 @@ static void usage_full(void)
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
+	      "      --export-extrap <file>  write a --sweep trace's measurements in Extra-P's text\n"
+	      "                            format to <file> and as JSON Lines to <file>.jsonl\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -59,7 +62,8 @@ static void usage_full(void)
 	      "  -V, --version             print the version and exit\n"
 	      "\n"
 	      "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
-	      "docs/memory-model.md.\n"
+	      "docs/memory-model.md. A trace of pmcollect --sweep adds the scaling study: measured\n"
+	      "vs predicted speedup per configuration and empirical scaling models (docs/scaling.md).\n"
 	      "\n"
 	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error (also: traces of\n"
 	      "different programs without --force).\n",
@@ -95,6 +99,63 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 	return rc;
 }
 
+/* Writes one Extra-P file: text (jsonl 0) or JSON Lines. Returns 0 or -1 after reporting. */
+static int write_extrap_file(const char *path, const struct pma_extrap_data *d, int jsonl,
+			     const char *comment)
+{
+	struct pma_extrap_out eo = { 0 };
+	char why[512];
+	long n;
+
+	eo.f = fopen(path, "w");
+	if (!eo.f) {
+		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	n = jsonl ? pma_extrap_write_jsonl(&eo, d, why, sizeof(why))
+		  : pma_extrap_write_text(&eo, d, comment, why, sizeof(why));
+	if (fclose(eo.f) != 0 && n >= 0) {
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		n = -1;
+	}
+	if (n < 0) {
+		pmt_cli_error("cannot write '%s': %s", path, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* --export-extrap: the sweep's measurements in Extra-P's text format to path and its JSON Lines
+ * format to path.jsonl (extrap.h). Returns 0 or -1 after reporting the error. */
+static int export_extrap(const char *path, const struct pma_result *r)
+{
+	struct pma_extrap_series series[PMA_SM_COUNT];
+	struct pma_extrap_data d;
+	char comment[1200], *jpath;
+	int rc;
+
+	if (!r->scaling.present || r->scaling.npoints == 0) {
+		pmt_cli_error("cannot export '%s': the trace has no finished sweep runs (record them "
+			      "with pmcollect --sweep)", path);
+		return -1;
+	}
+	pma_scaling_extrap_data(&r->scaling, series, &d);
+	snprintf(comment, sizeof(comment), "pmanalyze %s: sweep of %s over %s\ntrace %s",
+		 PMT_TOOLS_VERSION, r->t->meta.ncommand && r->t->meta.command[0] ?
+		 r->t->meta.command[0] : "?", r->scaling.parameter, r->t->path);
+	jpath = malloc(strlen(path) + sizeof(".jsonl"));
+	if (!jpath) {
+		pmt_cli_error("out of memory");
+		return -1;
+	}
+	sprintf(jpath, "%s.jsonl", path);
+	rc = write_extrap_file(path, &d, 0, comment);
+	if (rc == 0)
+		rc = write_extrap_file(jpath, &d, 1, NULL);
+	free(jpath);
+	return rc;
+}
+
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
@@ -106,7 +167,7 @@ struct cli_opts {
 	int force, quiet;
 	int mode;               /* 0 report, 'i' --info, 'd' --dump */
 	unsigned flags;         /* PMT_READ_* */
-	const char *outpath, *perfetto_path;
+	const char *outpath, *perfetto_path, *extrap_path;
 	char **traces;          /* the operands */
 	int ntraces;
 };
@@ -178,7 +239,7 @@ static int parse_placement(const char *arg, uint32_t *chunk)
  * (--help, --version, a usage error already reported). */
 static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
-	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO };
+	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_EXTRAP };
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, OPT_PLACEMENT },
@@ -196,6 +257,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
+		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -229,6 +291,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_PERFETTO:
 			o->perfetto_path = optarg;
+			break;
+		case OPT_EXTRAP:
+			o->extrap_path = optarg;
 			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
@@ -343,6 +408,8 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 		goto out;
 	pma_render(f, &r, o->format);
 	if (o->perfetto_path && export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
+		goto out;
+	if (o->extrap_path && export_extrap(o->extrap_path, &r) < 0)
 		goto out;
 	rc = PMT_EXIT_OK;
 out:
