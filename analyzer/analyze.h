@@ -55,7 +55,9 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 		   size_t whysize);
 void pma_trace_free(struct pma_trace *t);
 
-/* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the first. NULL if none. */
+/* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the finished sweep run
+ * with the most threads on the fewest CPUs (pmcollect --sweep --no-baseline), else the first.
+ * NULL if none. */
 const struct pma_run *pma_trace_baseline(const struct pma_trace *t);
 
 /* Run run_id of the trace, or pma_trace_baseline() when run_id < 0 (--run not given). NULL when

@@ -532,12 +532,18 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (o->sweep && o->calibrate)
-		return usage_error("--sweep cannot be combined with --calibrate or --runs");
-	if (o->repeat && !o->sweep && !o->calibrate)
-		return usage_error("--repeat needs --sweep or --calibrate");
-	if (o->no_baseline && !o->sweep)
-		return usage_error("--no-baseline needs --sweep");
+	if (o->sweep && o->calibrate) {
+		pmt_cli_error("--sweep cannot be combined with --calibrate or --runs");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->repeat && !o->sweep && !o->calibrate) {
+		pmt_cli_error("--repeat needs --sweep or --calibrate");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->no_baseline && !o->sweep) {
+		pmt_cli_error("--no-baseline needs --sweep");
+		return PMT_EXIT_USAGE;
+	}
 	if (optind >= argc)
 		return usage_error("no command given");
 	o->argv = argv + optind;
@@ -584,8 +590,10 @@ static int plan_sweep(const struct pmc_opts *o, struct session *ss)
 			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
 		return PMT_EXIT_USAGE;
 	}
-	if (ss->sweep.has_threads && o->threads > 0)
-		return usage_error("-t cannot be combined with a threads= sweep");
+	if (ss->sweep.has_threads && o->threads > 0) {
+		pmt_cli_error("-t cannot be combined with a threads= sweep");
+		return PMT_EXIT_USAGE;
+	}
 	ss->compact = calloc(ss->online.n ? ss->online.n : 1, sizeof(*ss->compact));
 	if (!ss->compact) {
 		pmt_cli_error("%s", strerror(ENOMEM));
@@ -614,9 +622,11 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	if (o->calibrate && o->cpus)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
 				   "runs' CPUs with --runs)");
-	if (o->sweep && o->cpus)
-		return usage_error("--cpus cannot be combined with --sweep (give the core counts "
-				   "in SPEC: cores=1,2,4)");
+	if (o->sweep && o->cpus) {
+		pmt_cli_error("--cpus cannot be combined with --sweep (give the core counts in SPEC: "
+			      "cores=1,2,4)");
+		return PMT_EXIT_USAGE;
+	}
 	if (o->sweep) {
 		int ret = plan_sweep(o, ss);
 		if (ret >= 0)

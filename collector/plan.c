@@ -230,7 +230,8 @@ int pmc_plan_compact_order(const char *allowed_list, uint32_t *order, size_t max
 	}
 	/* then every other allowed PU (SMT siblings, PUs outside any core object) */
 	while ((pu = hwloc_bitmap_next(allowed, pu)) >= 0 && *n < max)
-		if (!hwloc_bitmap_isset(set, (unsigned)pu))
+		if (!hwloc_bitmap_isset(set, (unsigned)pu) &&
+		    hwloc_get_pu_obj_by_os_index(topo, (unsigned)pu))
 			order[(*n)++] = (uint32_t)pu;
 	rc = 0;
 out:
