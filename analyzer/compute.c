@@ -227,8 +227,15 @@ static void compute_uncertainty(struct pma_result *r)
 		run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / p->T_cp_ns : 0;
 
 	r->par.A_err = p->A_inf * gran;
-	for (size_t i = 0; i < r->pred.ncores; i++)
-		r->pred.S_err[i] = r->pred.by_est[r->par.est][i].S * gran;
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
+		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
+		r->pred.S_err[i] = q->S * gran;
+		/* omega's uncertainty from the spread of repeated calibration runs (issue 13):
+		 * dS = S dw / (1 + w), from S = A / (1 + w) (eq. 1), added in quadrature */
+		if (isfinite(dw) && isfinite(w) && isfinite(q->S))
+			r->pred.S_err[i] = hypot(r->pred.S_err[i], q->S * dw / (1 + w));
+	}
 }
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0

@@ -115,6 +115,52 @@ static int explain_missing(const struct pma_trace *traces, const struct pma_mach
 					       missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The points per placement (cores, n_first): median C(n) over the repetitions and half the
+ * range as its uncertainty (issue 13: "C(n) is a median with a spread"). */
+static void summarize_points(struct pma_mem_cal *cal)
+{
+	double v[PMA_CAL_MAX_POINTS];
+
+	cal->nsum = 0;
+	cal->repeated = cal->npts > 0;
+	for (size_t i = 0; i < cal->npts; i++) {
+		size_t k, n = 0;
+		double rsum = 0;
+		size_t rn = 0;
+		for (k = 0; k < cal->nsum; k++)
+			if (cal->sum[k].cores == cal->pts[i].cores &&
+			    cal->sum[k].n_first == cal->pts[i].n_first)
+				break;
+		if (k < cal->nsum)
+			continue; /* summarized with its first run */
+		for (size_t j = i; j < cal->npts; j++) {
+			if (cal->pts[j].cores != cal->pts[i].cores ||
+			    cal->pts[j].n_first != cal->pts[i].n_first)
+				continue;
+			v[n++] = cal->pts[j].C;
+			if (isfinite(cal->pts[j].r)) {
+				rsum += cal->pts[j].r;
+				rn++;
+			}
+		}
+		qsort(v, n, sizeof(v[0]), cmp_double);
+		cal->sum[k] = cal->pts[i];
+		cal->sum[k].C = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		cal->sum[k].r = rn ? rsum / (double)rn : NAN;
+		cal->C_err[k] = (v[n - 1] - v[0]) / 2;
+		cal->nrep[k] = (uint32_t)n;
+		cal->repeated &= n >= 2;
+		cal->nsum++;
+	}
+}
+
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes)
 {
@@ -163,7 +209,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		}
 	}
 	out->source = out->npts ? (all_cycles ? "cycles" : "cpu_time") : "none";
-	if (out->npts && pma_mem_fit(out->pts, out->npts, rec->c, model, &out->params, fit_why,
+	summarize_points(out);
+	if (out->npts && pma_mem_fit(out->sum, out->nsum, rec->c, model, &out->params, fit_why,
 				     sizeof(fit_why)) == 0) {
 		for (size_t i = 0; i < out->npts; i++) {
 			uint32_t per[2] = { out->pts[i].n_first, out->pts[i].cores - out->pts[i].n_first };
@@ -186,6 +233,57 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 	return rc;
 }
 
+/* The model fitted to the two extremes of the calibration's spread (issue 13): ext[0] with
+ * C(1) + dC(1) and every other C(n) - dC(n) (the least contention the runs allow), ext[1] the
+ * opposite (the most). omega(n)'s uncertainty is the larger distance of their omega(n) from the
+ * fit's. Returns 0, or -1 when either extreme cannot be fitted. */
+static int extreme_fits(const struct pma_mem_cal *cal, uint32_t c, struct pma_mem_params ext[2])
+{
+	struct pma_mem_point pts[PMA_CAL_MAX_POINTS];
+	char why[300];
+
+	for (int e = 0; e < 2; e++) {
+		for (size_t k = 0; k < cal->nsum; k++) {
+			double sign = (cal->sum[k].cores == 1) == (e == 0) ? 1 : -1;
+			pts[k] = cal->sum[k];
+			pts[k].C += sign * cal->C_err[k];
+		}
+		if (pma_mem_fit(pts, cal->nsum, c, cal->params.model, &ext[e], why, sizeof(why)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A negative omega(n) makes S = A / (1 + omega) exceed A and, for A near n, n: a superlinear
+ * speedup. Single calibration runs gave omega(2) = -0.28 and +0.14 for one command on this VM
+ * (issue 13), so a negative omega is taken as 0 unless it is below 0 beyond its uncertainty,
+ * which needs repeated runs; either case is said once, for the smallest such n. omega_fit keeps
+ * the fitted values. Returns 0, or -1 when memory runs out. */
+static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t ncores)
+{
+	int noted_noise = 0, noted_super = 0;
+
+	for (size_t i = 0; i < ncores; i++) {
+		double w = out->omega[i], d = out->omega_err[i];
+		out->omega_fit[i] = w;
+		if (!(w < 0))
+			continue;
+		if (isfinite(d) && w + d < 0) {
+			if (!noted_super++ &&
+			    pma_notes_add(&out->notes, PMA_NOTE_SUPERLINEAR,
+					  (double[]){ cores[i], w, d }, 3, NULL, 0) < 0)
+				return -1;
+			continue;
+		}
+		out->omega[i] = 0;
+		if (!noted_noise++ && w < -5e-4 &&
+		    pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE, (double[]){ cores[i], w, d }, 3,
+				  NULL, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static enum pma_mem_policy recorded_policy(const struct pma_meta *meta)
 {
 	const char *mode = meta->mempolicy_mode;
@@ -205,12 +303,16 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 	const struct pma_machine *t;
 	uint32_t *per;
 	double sat_n = 0;
+	struct pma_mem_params ext[2];
+	int have_ext;
 
 	memset(out, 0, sizeof(*out));
 	out->omega = calloc(ncores ? ncores : 1, sizeof(double));
 	out->cross = calloc(ncores ? ncores : 1, sizeof(double));
 	out->per_socket = calloc(ncores ? ncores : 1, sizeof(*out->per_socket));
-	if (!out->omega || !out->cross || !out->per_socket)
+	out->omega_err = calloc(ncores ? ncores : 1, sizeof(double));
+	out->omega_fit = calloc(ncores ? ncores : 1, sizeof(double));
+	if (!out->omega || !out->cross || !out->per_socket || !out->omega_err || !out->omega_fit)
 		goto nomem;
 	out->ncores = ncores;
 	if (pma_machine_from_meta(&traces[0].meta, traces[0].path, &out->rec, why, whysize) < 0) {
@@ -254,10 +356,12 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 	per = calloc(t->sockets, sizeof(*per));
 	if (!per)
 		goto nomem;
+	have_ext = p->model != PMA_MEM_NONE && out->cal.repeated &&
+		   extreme_fits(&out->cal, out->rec.c, ext) == 0;
 	for (size_t i = 0; i < ncores; i++) {
 		struct pma_mem_omega o;
 		size_t k = 0;
-		out->omega[i] = out->cross[i] = NAN;
+		out->omega[i] = out->cross[i] = out->omega_err[i] = NAN;
 		if (pma_place(t->sockets, t->c, cores[i], out->chunk, per) < 0) {
 			snprintf(out->per_socket[i], sizeof(out->per_socket[i]), "-");
 			continue; /* more cores than the machine has */
@@ -271,10 +375,18 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 			continue;
 		out->omega[i] = o.omega;
 		out->cross[i] = t->sockets > 1 ? o.cross : 0;
+		for (int e = 0; have_ext && isfinite(o.omega) && e < 2; e++) {
+			struct pma_mem_omega oe;
+			double d = pma_mem_predict(&ext[e], per, t->sockets, t->numa_nodes, out->pol,
+						   &oe) == 0 ? fabs(oe.omega - o.omega) : INFINITY;
+			out->omega_err[i] = e ? fmax(out->omega_err[i], d) : d;
+		}
 		if (isinf(o.omega) && !sat_n)
 			sat_n = cores[i];
 	}
 	free(per);
+	if (omega_noise(out, cores, ncores) < 0)
+		goto nomem;
 	if (sat_n && pma_notes_add(&out->notes, PMA_NOTE_SATURATED, (double[]){ p->n_sat, sat_n }, 2,
 				   NULL, 0) < 0)
 		goto nomem;
@@ -292,6 +404,9 @@ void pma_mem_eval_free(struct pma_mem_eval *e)
 	pma_machine_free(&e->target);
 	free(e->omega);
 	free(e->cross);
+	free(e->omega_err);
+	free(e->omega_fit);
+	e->omega_err = e->omega_fit = NULL;
 	free(e->per_socket);
 	e->omega = e->cross = NULL;
 	e->per_socket = NULL;

@@ -2,6 +2,7 @@
 /* notes.c: the list of structured notes and the one place that words them. */
 #include "notes.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,21 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 	case PMA_NOTE_CORES_CAPPED:
 		snprintf(buf, size, "the default core counts stop at %.0f, not at max(m, PUs of the "
 			 "recording machine) = %.0f; give --cores for more", n[0], n[1]);
+		break;
+	case PMA_NOTE_OMEGA_NOISE:
+		if (isnan(n[2]))
+			snprintf(buf, size, "omega(%.0f) = %.3f from one run per core count, no spread to "
+				 "tell a superlinear effect from noise: taken as 0 (record the calibration "
+				 "with pmcollect --calibrate --repeat 3 or more)", n[0], n[1]);
+		else
+			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 only within its "
+				 "uncertainty (the spread of the repeated calibration runs): taken as 0, so "
+				 "noise cannot make the speedup superlinear", n[0], n[1], n[2]);
+		break;
+	case PMA_NOTE_SUPERLINEAR:
+		snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of the "
+			 "repeated calibration runs: a superlinear effect (e.g. more cache with more "
+			 "cores) measured consistently, so S may exceed n", n[0], n[1], n[2]);
 		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);

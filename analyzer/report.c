@@ -101,6 +101,21 @@ static void print_memory(FILE *out, const struct pma_result *r)
 		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14.3f %+9.3f\n", "", e->cal.run_id[i],
 			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], e->cal.omega_model[i],
 			e->cal.omega_model[i] - e->cal.omega_meas[i]);
+	if (!e->cal.repeated)
+		return;
+	/* --calibrate --repeat K: the medians the model is fitted to, and omega with its spread */
+	fprintf(out, "%-13s%6s %6s %12s %12s %18s\n", "", "runs", "cores", "median C(n)", "±C(n)",
+		"omega(n) fitted");
+	for (size_t k = 0; k < e->cal.nsum; k++) {
+		double w = NAN, d = NAN;
+		for (size_t i = 0; i < e->ncores; i++)
+			if (r->pred.cores[i] == e->cal.sum[k].cores) {
+				w = e->omega_fit[i];
+				d = e->omega_err[i];
+			}
+		fprintf(out, "%-13s%6u %6u %12.4g %12.4g %10.3f ± %.3f\n", "", e->cal.nrep[k],
+			e->cal.sum[k].cores, e->cal.sum[k].C, e->cal.C_err[k], w, d);
+	}
 }
 
 /* Row i of the predictions table without its core count. Returns buf. */
@@ -492,6 +507,8 @@ static void predictions_json(cJSON *preds, const struct pma_result *r)
 		cJSON_AddNumberToObject(o, "cores", q->cores);
 		cJSON_AddNumberToObject(o, "A", q->A);
 		add_finite(o, "omega", q->omega);
+		add_finite(o, "omega_err", r->mem.omega_err[i]);
+		add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
 		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
 		add_finite(o, "cross_socket", r->mem.cross[i]);
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
