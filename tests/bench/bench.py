@@ -479,7 +479,7 @@ def validation(cfg):
     for name in cfg["val_workloads"]:
         cmd, extra_env, cwd = work[name]
         if shutil.which(cmd[0]) is None and not os.path.exists(cmd[0]):
-            rows.append([name] + [""] * 5 + ["skipped: %s not installed" % cmd[0]])
+            rows.append([name] + [""] * 6 + ["skipped: %s not installed" % cmd[0]])
             continue
         env = dict(os.environ, **(extra_env or {}))
         tr = os.path.join(TMP, "val.zst")
@@ -487,12 +487,12 @@ def validation(cfg):
                              str(cfg["val_reps"]), "-t", ms, "--", *cmd], stdout=DEVNULL,
                             stderr=DEVNULL, env=env, cwd=cwd).returncode
         if rc != 0:
-            rows.append([name] + [""] * 5 + ["sweep failed: exit %d" % rc])
+            rows.append([name] + [""] * 6 + ["sweep failed: exit %d" % rc])
             continue
         try:
             sc = analyze(tr, "--cores", ",".join(map(str, cores)))["scaling"]
         except (RuntimeError, KeyError) as e:
-            rows.append([name] + [""] * 5 + ["pmanalyze: %s" % e])
+            rows.append([name] + [""] * 6 + ["pmanalyze: %s" % e])
             continue
         res.append({"workload": name, "command": cmd, "m": m, "scaling": sc})
         for c in sc["configurations"]:
