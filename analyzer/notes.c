@@ -176,7 +176,13 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "recording machine) = %.0f; give --cores for more", n[0], n[1]);
 		break;
 	case PMA_NOTE_OMEGA_NOISE:
-		if (isnan(n[2]))
+		if (n[3] == 1)
+			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of "
+				 "the calibration runs, but C(n) is CPU time, which cannot show a "
+				 "superlinear effect (a 1-CPU run's CPU time includes switching between its "
+				 "threads and the hypervisor's steal): taken as 0; count cycles to see one",
+				 n[0], n[1], n[2]);
+		else if (isnan(n[2]))
 			snprintf(buf, size, "omega(%.0f) = %.3f from one run per core count, no spread to "
 				 "tell a superlinear effect from noise: taken as 0 (record the calibration "
 				 "with pmcollect --calibrate --repeat 3 or more)", n[0], n[1]);

@@ -37,7 +37,8 @@ enum pma_note_code {
 	PMA_NOTE_UNPLACED_WAIT,    /* n0 % of the wait, n1 seconds (longest placeable wait) */
 	PMA_NOTE_CORES_CAPPED,     /* n0 the cap, n1 max(m, PUs of the recording machine) */
 	PMA_NOTE_OMEGA_NOISE,      /* n0 n, n1 omega(n) as fitted (< 0), n2 its uncertainty (NAN: one
-				      run per core count, no spread): taken as 0 */
+				      run per core count, no spread), n3 1: below 0 beyond the
+				      spread but C(n) is CPU time: taken as 0 */
 	PMA_NOTE_SUPERLINEAR,      /* n0 n, n1 omega(n) (< 0), n2 its uncertainty: below 0 beyond the
 				      spread of the repeated calibration, kept */
 };
