@@ -359,7 +359,7 @@ def make_project(d):
     """A real make -j build: this project's C sources, copied, one object each."""
     os.makedirs(d, exist_ok=True)
     srcs = []
-    for sub in ("formats", "collector", "analyzer"):
+    for sub in ("formats", "common", "collector", "analyzer"):
         for f in sorted(os.listdir(os.path.join(TOP, sub))):
             if f.endswith((".c", ".h")):
                 shutil.copy(os.path.join(TOP, sub, f), d)
