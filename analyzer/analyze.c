@@ -21,6 +21,9 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 {
 	struct pma_run *r;
 
+	/* records come run by run: the last run first */
+	if (t->nruns && t->runs[t->nruns - 1].run_id == run_id)
+		return &t->runs[t->nruns - 1];
 	for (uint32_t i = 0; i < t->nruns; i++)
 		if (t->runs[i].run_id == run_id)
 			return &t->runs[i];
@@ -320,6 +323,19 @@ const struct pma_run *pma_trace_baseline(const struct pma_trace *t)
 	for (uint32_t i = 0; i < t->nruns; i++)
 		if (t->runs[i].info.role == PMA_ROLE_BASELINE)
 			return &t->runs[i];
+	/* a sweep without its baseline (--no-baseline): the sweep run with the most threads, on the
+	 * fewest CPUs (the closest to a baseline) */
+	const struct pma_run *best = NULL;
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		if (r->info.role != PMA_ROLE_SWEEP || !r->info.has_end)
+			continue;
+		if (!best || r->st.m_peak > best->st.m_peak ||
+		    (r->st.m_peak == best->st.m_peak && r->cpus_n < best->cpus_n))
+			best = r;
+	}
+	if (best)
+		return best;
 	return t->nruns ? &t->runs[0] : NULL;
 }
 

@@ -13,7 +13,7 @@
 #include "pmt_cli.h"
 #include "records.h"
 
-#define PMA_MAX_RUNS 64u
+#define PMA_MAX_RUNS 1024u /* a sweep of 16 configurations x 5 repetitions is 81 runs */
 
 /* One OpenMP region instance of a run (an OMP_REGION record, FORMAT.md §5.7), as kept in memory
  * (the team's tids are not kept). */
@@ -74,7 +74,9 @@ void pma_trace_free(struct pma_trace *t);
 int pma_trace_peek_meta(const char *path, unsigned flags, struct pma_meta *m, char *why,
 			size_t whysize);
 
-/* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the first. NULL if none. */
+/* The run to analyze: the one whose RUN_BEGIN role is "baseline", else the finished sweep run
+ * with the most threads on the fewest CPUs (pmcollect --sweep --no-baseline), else the first.
+ * NULL if none. */
 const struct pma_run *pma_trace_baseline(const struct pma_trace *t);
 
 /* Run run_id of the trace, or pma_trace_baseline() when run_id < 0 (--run not given). NULL when

@@ -240,8 +240,33 @@ static void compute_uncertainty(struct pma_result *r)
 		run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / p->T_cp_ns : 0;
 
 	r->par.A_err = p->A_inf * gran;
-	for (size_t i = 0; i < r->pred.ncores; i++)
-		r->pred.S_err[i] = r->pred.by_est[r->par.est][i].S * gran;
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
+		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
+		r->pred.S_err[i] = q->S * gran;
+		/* omega's uncertainty from the spread of repeated calibration runs (issue 13):
+		 * dS = S dw / (1 + w), from S = A / (1 + w) (eq. 1), added in quadrature */
+		if (isfinite(dw) && isfinite(w) && isfinite(q->S))
+			r->pred.S_err[i] = hypot(r->pred.S_err[i], q->S * dw / (1 + w));
+	}
+}
+
+/* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
+ * or -1 (out of memory). */
+static int compute_scaling(struct pma_result *r)
+{
+	size_t n = r->pred.ncores;
+	double *S = calloc(n ? n : 1, sizeof(double));
+	int rc = -1;
+
+	if (S) {
+		for (size_t i = 0; i < n; i++)
+			S[i] = r->pred.by_est[r->par.est][i].S;
+		rc = pma_scaling_compute(r->t, r->run, r->pred.cores, S, r->pred.S_err, r->mem.omega,
+					 n, &r->scaling);
+	}
+	free(S);
+	return rc;
 }
 
 /* Measured S(n) = T(1) / T(n) from the wall times of finished runs with the same m. */
@@ -591,6 +616,10 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
 							    128 * st->mean_interval_ns / 1e9 }, 2);
+	if (compute_scaling(r) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -607,6 +636,7 @@ void pma_result_free(struct pma_result *r)
 	pma_energy_result_free(&r->energy);
 	pma_notes_free(&r->notes);
 	pma_ranks_free(&r->ranks);
+	pma_scaling_free(&r->scaling);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -19,6 +19,7 @@
 #include "notes.h"
 #include "regions.h"
 #include "ranks.h"
+#include "scaling.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -99,6 +100,8 @@ struct pma_result {
 	/* Several rank traces of one MPI job (analyzer/ranks.c): when ranks.n > 0 the result is
 	 * the merged job and the sections above are empty. */
 	struct pma_ranks_result ranks;
+	struct pma_scaling scaling;               /* --sweep runs: measured vs predicted, PMNF fits
+						     (scaling.h); scaling.present 0 without */
 };
 
 /* pma_compute's return when the trace is sound but there is nothing to predict: the program ran

@@ -23,9 +23,19 @@ struct pma_mem_cal {
 	uint32_t run_id[PMA_CAL_MAX_POINTS];
 	int trace[PMA_CAL_MAX_POINTS];     /* index into traces[] */
 	double omega_meas[PMA_CAL_MAX_POINTS], omega_model[PMA_CAL_MAX_POINTS];
+	/* the points summarized per placement (cores, n_first) over the repetitions of
+	 * --calibrate --repeat K (issue 13): sum[k].C the median C(n), C_err[k] half its range
+	 * (0 for one run), nrep[k] the runs; the model is fitted to these medians */
+	size_t nsum;
+	struct pma_mem_point sum[PMA_CAL_MAX_POINTS];
+	double C_err[PMA_CAL_MAX_POINTS];
+	uint32_t nrep[PMA_CAL_MAX_POINTS];
+	int repeated;            /* every summarized point has two runs or more: omega has a spread */
 };
 
-/* Collects one point per finished run of every trace (Tudor & Teo §II-B: C(n) of the program with
+/* Collects one point per finished run of every trace (the repetitions of --calibrate --repeat K
+ * summarized per core count by their median, with half the range as C's uncertainty, and the
+ * model fitted to the medians) (Tudor & Teo §II-B: C(n) of the program with
  * the same m on n cores, n = the run's CPU count) and fits the model of the recording machine rec
  * (one socket: eq. 8; several: UMA eq. 9 or NUMA eq. 10 when rec has several NUMA nodes). C(n) is
  * RUN_END "C" (cycles, or schedstat CPU time as the proxy; one source for all points: cpu_time when
@@ -50,6 +60,10 @@ struct pma_mem_eval {
 	struct pma_mem_cal cal;
 	double *omega;               /* per core count: omega(n); NAN unknown; INFINITY saturated */
 	double *cross;               /* its cross-socket part; NAN unknown */
+	double *omega_err;           /* per core count: uncertainty of omega(n) from the spread of the
+					repeated calibration runs; NAN unknown (one run per core count) */
+	double *omega_fit;           /* omega(n) as fitted, before a negative value inside its
+					uncertainty is taken as 0 (omega[]) */
 	char (*per_socket)[64];      /* per core count: the placement, "{6,3}" */
 	size_t ncores;
 	struct pma_notes notes;      /* for the user: missing runs, frequency, saturation, ... */

@@ -323,6 +323,7 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		w = (double)(ts->wait_ns >= t->last_wait_ns ? ts->wait_ns - t->last_wait_ns : ts->wait_ns);
 		t->last_run_ns = ts->run_ns;
 		t->last_wait_ns = ts->wait_ns;
+		e->st.wait_total_ns += w;
 		if (dT <= 0)
 			continue;
 		tau += r;
@@ -373,6 +374,7 @@ int pma_est_task(struct pma_est *e, const struct pmt_task_event *ev)
 	w = ev->final_wait_ns > t->last_wait_ns ? (double)(ev->final_wait_ns - t->last_wait_ns) : 0;
 	t->last_run_ns = ev->final_run_ns > t->last_run_ns ? ev->final_run_ns : t->last_run_ns;
 	t->last_wait_ns = ev->final_wait_ns > t->last_wait_ns ? ev->final_wait_ns : t->last_wait_ns;
+	e->st.wait_total_ns += w;
 	e->pend_tau_ns += r;
 	if (r > e->pend_max_ns)
 		e->pend_max_ns = r;

@@ -51,6 +51,9 @@ struct pma_est_stats {
 	 * between fresh reads): the spinning check's "blocking per thread per second" */
 	uint64_t nvcsw_total;
 	uint64_t status_reads;     /* thread entries with fresh nvcsw/nivcsw */
+	/* run-queue wait of all threads over the run (schedstat field 2, summed deltas, with the
+	 * final values of TASK EXIT): the scaling study's "run-queue wait" metric (issue 13) */
+	double wait_total_ns;
 };
 
 struct pma_est;

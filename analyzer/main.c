@@ -34,8 +34,9 @@ static const char usage_line[] =
 	"usage: pmanalyze [--cores <list>] [--format table|json|csv] [--estimator <name>]\n"
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
-	"                 [--export-perfetto <file>] [--plot <dir>] [--plot-format svg|png]\n"
-	"                 [--html <file>] [--threshold <pct>] [-j <n>] [-o <file>] [-q] <trace>...\n"
+	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
+	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [-j <n>]\n"
+	"                 [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -78,6 +79,8 @@ static void usage_full(void)
 	      "      --plot-format <fmt>   svg or png [default: svg]\n"
 	      "      --html <file>         write a self-contained HTML report (headline, next steps,\n"
 	      "                            plots, predictions, data sources) to <file>\n"
+	      "      --export-extrap <file>  write a --sweep trace's measurements in Extra-P's text\n"
+	      "                            format to <file> and as JSON Lines to <file>.jsonl\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -93,7 +96,8 @@ static void usage_full(void)
 	      "  -V, --version             print the version and exit\n"
 	      "\n"
 	      "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
-	      "docs/memory-model.md.\n"
+	      "docs/memory-model.md. A trace of pmcollect --sweep adds the scaling study: measured\n"
+	      "vs predicted speedup per configuration and empirical scaling models (docs/scaling.md).\n"
 	      "\n"
 	      "The traces of one MPI or Slurm job (pmcollect -o 'pm-%j/trace.%r.zst' under mpirun\n"
 	      "or srun; a directory stands for its *.zst files) are merged: a row per rank, the\n"
@@ -158,6 +162,32 @@ static int write_plots(const char *dir, enum pma_plot_format fmt, const struct p
 	return 0;
 }
 
+/* Writes one Extra-P file: text (jsonl 0) or JSON Lines. Returns 0 or -1 after reporting. */
+static int write_extrap_file(const char *path, const struct pma_extrap_data *d, int jsonl,
+			     const char *comment)
+{
+	struct pma_extrap_out eo = { 0 };
+	char why[512];
+	long n;
+
+	eo.f = fopen(path, "w");
+	if (!eo.f) {
+		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	n = jsonl ? pma_extrap_write_jsonl(&eo, d, why, sizeof(why))
+		  : pma_extrap_write_text(&eo, d, comment, why, sizeof(why));
+	if (fclose(eo.f) != 0 && n >= 0) {
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		n = -1;
+	}
+	if (n < 0) {
+		pmt_cli_error("cannot write '%s': %s", path, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* --html: the report into path. Returns 0 or -1 after reporting the error. */
 static int write_html(const char *path, const struct pma_result *r)
 {
@@ -182,6 +212,37 @@ static int write_html(const char *path, const struct pma_result *r)
 	return rc;
 }
 
+/* --export-extrap: the sweep's measurements in Extra-P's text format to path and its JSON Lines
+ * format to path.jsonl (extrap.h). Returns 0 or -1 after reporting the error. */
+static int export_extrap(const char *path, const struct pma_result *r)
+{
+	struct pma_extrap_series series[PMA_SM_COUNT];
+	struct pma_extrap_data d;
+	char comment[1200], *jpath;
+	int rc;
+
+	if (!r->scaling.present || r->scaling.npoints == 0) {
+		pmt_cli_error("cannot export '%s': the trace has no finished sweep runs (record them "
+			      "with pmcollect --sweep)", path);
+		return -1;
+	}
+	pma_scaling_extrap_data(&r->scaling, series, &d);
+	snprintf(comment, sizeof(comment), "pmanalyze %s: sweep of %s over %s\ntrace %s",
+		 PMT_TOOLS_VERSION, r->t->meta.ncommand && r->t->meta.command[0] ?
+		 r->t->meta.command[0] : "?", r->scaling.parameter, r->t->path);
+	jpath = malloc(strlen(path) + sizeof(".jsonl"));
+	if (!jpath) {
+		pmt_cli_error("out of memory");
+		return -1;
+	}
+	sprintf(jpath, "%s.jsonl", path);
+	rc = write_extrap_file(path, &d, 0, comment);
+	if (rc == 0)
+		rc = write_extrap_file(jpath, &d, 1, NULL);
+	free(jpath);
+	return rc;
+}
+
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
@@ -195,7 +256,7 @@ struct cli_opts {
 	enum pma_learn_target target; /* --target */
 	const char *model_out, *model_in, *predict; /* --model-out, --model, --predict */
 	unsigned flags;         /* PMT_READ_* */
-	const char *outpath, *perfetto_path;
+	const char *outpath, *perfetto_path, *extrap_path;
 	const char *plot_dir, *html_path; /* --plot, --html */
 	enum pma_plot_format plot_format;
 	char **traces;          /* the operands, directories replaced by their traces */
@@ -274,7 +335,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD };
+	       OPT_THRESHOLD, OPT_EXTRAP };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -303,6 +364,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -368,6 +430,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case 'j':
 			if (pmt_cli_parse_long(optarg, 1, 4096, &o->jobs) < 0)
 				return usage_error("invalid --jobs '%s': want 1 to 4096", optarg);
+			break;
+		case OPT_EXTRAP:
+			o->extrap_path = optarg;
 			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
@@ -678,6 +743,8 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 	if (o->plot_dir && write_plots(o->plot_dir, o->plot_format, &r) < 0)
 		goto out;
 	if (o->html_path && write_html(o->html_path, &r) < 0)
+		goto out;
+	if (o->extrap_path && export_extrap(o->extrap_path, &r) < 0)
 		goto out;
 	rc = PMT_EXIT_OK;
 out:

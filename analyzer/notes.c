@@ -266,6 +266,27 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "underestimates A(m,inf), down to 1 (an OpenMP program of A = 2.67 gave 1.00 "
 			 "at 0.1-2 ms, 2.63 at 5 ms); re-record with -i 10 (the default)", n[0], n[2], n[1], n[1] == 1 ? "" : "s");
 		break;
+	case PMA_NOTE_OMEGA_NOISE:
+		if (n[3] == 1)
+			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of "
+				 "the calibration runs, but C(n) is CPU time, which cannot show a "
+				 "superlinear effect (a 1-CPU run's CPU time includes switching between its "
+				 "threads and the hypervisor's steal): taken as 0; count cycles to see one",
+				 n[0], n[1], n[2]);
+		else if (isnan(n[2]))
+			snprintf(buf, size, "omega(%.0f) = %.3f from one run per core count, no spread to "
+				 "tell a superlinear effect from noise: taken as 0 (record the calibration "
+				 "with pmcollect --calibrate --repeat 3 or more)", n[0], n[1]);
+		else
+			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 only within its "
+				 "uncertainty (the spread of the repeated calibration runs): taken as 0, so "
+				 "noise cannot make the speedup superlinear", n[0], n[1], n[2]);
+		break;
+	case PMA_NOTE_SUPERLINEAR:
+		snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of the "
+			 "repeated calibration runs: a superlinear effect (e.g. more cache with more "
+			 "cores) measured consistently, so S may exceed n", n[0], n[1], n[2]);
+		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);
 		break;

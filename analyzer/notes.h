@@ -61,6 +61,11 @@ enum pma_note_code {
 	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio;
 				      s0 headline estimator, s1 other estimator */
 	PMA_NOTE_FINE_INTERVAL,    /* n0 interval ms, n1 CPUs of the run, n2 threads */
+	PMA_NOTE_OMEGA_NOISE,      /* n0 n, n1 omega(n) as fitted (< 0), n2 its uncertainty (NAN: one
+				      run per core count, no spread), n3 1: below 0 beyond the
+				      spread but C(n) is CPU time: taken as 0 */
+	PMA_NOTE_SUPERLINEAR,      /* n0 n, n1 omega(n) (< 0), n2 its uncertainty: below 0 beyond the
+				      spread of the repeated calibration, kept */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

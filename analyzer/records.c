@@ -321,19 +321,30 @@ void pma_meta_free(struct pma_meta *m)
 
 /* ---- RUN_BEGIN, RUN_END ---- */
 
+/* key of o as a whole number from 1 to 2^32 - 1, NAN when absent, null or anything else */
+static double positive(const cJSON *o, const char *key)
+{
+	double v = num(o, key, NAN);
+
+	return v >= 1 && v <= UINT32_MAX && v == floor(v) ? v : NAN;
+}
+
 int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 {
 	cJSON *o = parse_json(text);
 	const cJSON *pid = item(o, "pid");
 	char *role;
 
+	ri->threads = 0;
+	ri->rep = ri->nrep = ri->sweep_cores = ri->sweep_threads = NAN;
 	if (!o)
 		return 0;
 	ri->has_begin = 1;
 	role = str_dup(o, "role");
 	ri->role = !role ? PMA_ROLE_UNKNOWN : strcmp(role, "baseline") == 0 ? PMA_ROLE_BASELINE :
 		   strcmp(role, "calibration") == 0 ? PMA_ROLE_CALIBRATION :
-		   strcmp(role, "interference") == 0 ? PMA_ROLE_INTERFERENCE : PMA_ROLE_OTHER;
+		   strcmp(role, "interference") == 0 ? PMA_ROLE_INTERFERENCE :
+		   strcmp(role, "sweep") == 0 ? PMA_ROLE_SWEEP : PMA_ROLE_OTHER;
 	free(role);
 	{
 		const cJSON *in = item(o, "interference"), *kind = item(in, "kind");
@@ -344,6 +355,18 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 			ri->interf.bandwidth = strcmp(kind->valuestring, "bandwidth") == 0;
 			ri->interf.k = (uint32_t)k;
 		}
+	}
+	ri->rep = num(o, "rep", NAN);
+	ri->nrep = positive(o, "nrep");
+	if (!(ri->rep >= 0 && ri->rep < 1e9 && ri->rep == floor(ri->rep)))
+		ri->rep = NAN;
+	{
+		const cJSON *sw = item(o, "sweep");
+		double cfg = num(sw, "config", NAN);
+		ri->has_sweep = cJSON_IsObject(sw) && cfg >= 0 && cfg < UINT32_MAX && cfg == floor(cfg);
+		ri->sweep_config = ri->has_sweep ? (uint32_t)cfg : 0;
+		ri->sweep_cores = positive(sw, "cores");
+		ri->sweep_threads = positive(sw, "threads");
 	}
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
 		ri->pid = (uint32_t)pid->valuedouble;

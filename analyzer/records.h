@@ -108,7 +108,7 @@ struct pma_meta {
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,
-		PMA_ROLE_INTERFERENCE };
+		PMA_ROLE_INTERFERENCE, PMA_ROLE_SWEEP };
 
 enum pma_exit_kind { PMA_EXIT_UNKNOWN = 0, PMA_EXIT_EXITED, PMA_EXIT_SIGNALED, PMA_EXIT_OTHER };
 
@@ -166,6 +166,11 @@ struct pma_run_info {
 	char *cpus;             /* RUN_BEGIN "cpus" (cpulist), NULL when absent */
 	double threads;         /* RUN_BEGIN "threads" (OMP_NUM_THREADS set by pmcollect), 0 when
 				   absent or null */
+	double rep, nrep;       /* RUN_BEGIN "rep" and "nrep" (format 1.2): repetition of a
+				   repeated configuration; NAN when absent */
+	int has_sweep;          /* RUN_BEGIN has a "sweep" object (role sweep, format 1.2) */
+	uint32_t sweep_config;  /* its "config" */
+	double sweep_cores, sweep_threads; /* its "cores" and "threads", NAN when null */
 	enum pma_exit_kind exit_kind;
 	char *exit_kind_name;   /* RUN_END "exit.kind" as recorded, NULL when absent */
 	double exit_code, exit_signal; /* NAN when absent */

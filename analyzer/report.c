@@ -124,6 +124,21 @@ static void print_memory(FILE *out, const struct pma_result *r)
 		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14.3f %+9.3f\n", "", e->cal.run_id[i],
 			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], e->cal.omega_model[i],
 			e->cal.omega_model[i] - e->cal.omega_meas[i]);
+	if (!e->cal.repeated)
+		return;
+	/* --calibrate --repeat K: the medians the model is fitted to, and omega with its spread */
+	fprintf(out, "%-13s%6s %6s %12s %12s %18s\n", "", "runs", "cores", "median C(n)", "±C(n)",
+		"omega(n) fitted");
+	for (size_t k = 0; k < e->cal.nsum; k++) {
+		double w = NAN, d = NAN;
+		for (size_t i = 0; i < e->ncores; i++)
+			if (r->pred.cores[i] == e->cal.sum[k].cores) {
+				w = e->omega_fit[i];
+				d = e->omega_err[i];
+			}
+		fprintf(out, "%-13s%6u %6u %12.4g %12.4g %10.3f ± %.3f\n", "", e->cal.nrep[k],
+			e->cal.sum[k].cores, e->cal.sum[k].C, e->cal.C_err[k], w, d);
+	}
 }
 
 /* Row i of the predictions table without its core count. Returns buf. */
@@ -368,6 +383,85 @@ static void table_energy(FILE *out, const struct pma_result *r)
 		e->opt.n_edp);
 }
 
+/* The verdict of a fit in the paper's words (Iwainsky et al. §4). */
+static const char *fit_verdict(const struct pma_pmnf_fit *f)
+{
+	if (!f->valid)
+		return "not valid (adjusted R2 < 0.95)";
+	return f->scalability_problem ? "valid; scalability problem (grows faster than log)" : "valid";
+}
+
+/* The model as a formula: "0.0123 + 0.00456 t^1.5 log t". */
+static void fit_formula(char *buf, size_t size, const struct pma_scaling_fit *f)
+{
+	if (f->fit.model.i_num == 0 && f->fit.model.j == 0)
+		snprintf(buf, size, "%.4g", f->fit.model.c0);
+	else
+		snprintf(buf, size, "%.4g %s %.4g %s", f->fit.model.c0, f->fit.model.c1 < 0 ? "-" : "+",
+			 fabs(f->fit.model.c1), f->growth);
+}
+
+/* The scaling study of a --sweep trace: measured vs predicted per configuration, the mean
+ * |error|, and the PMNF fit of each metric with its verdict. */
+static void table_scaling(FILE *out, const struct pma_result *r)
+{
+	const struct pma_scaling *sc = &r->scaling;
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+
+	if (!sc->present)
+		return;
+	fmt_num(a, sizeof(a), 3, sc->T1_s, " s");
+	fprintf(out, "\nscaling study (pmcollect --sweep, parameter %s): T(1) = %s, median of %zu "
+		"1-CPU run%s with %s threads\n", sc->parameter, a, sc->T1_runs,
+		sc->T1_runs == 1 ? "" : "s", isfinite(sc->m) ? (snprintf(g, sizeof(g), "%.0f", sc->m), g)
+							     : "the baseline's");
+	fprintf(out, "  %6s %5s %7s %4s %9s %15s %7s %7s %6s %10s %8s\n", "config", "cores", "threads",
+		"reps", "T med (s)", "T range (s)", "S meas", "S pred", "±S", "T pred (s)", "error");
+	for (size_t i = 0; i < sc->nrows; i++) {
+		const struct pma_scaling_row *w = &sc->rows[i];
+		char range[40];
+		snprintf(range, sizeof(range), "%.3f-%.3f", w->T_min_s, w->T_max_s);
+		fmt_num(a, sizeof(a), 2, w->S_meas, "");
+		fmt_num(b, sizeof(b), 2, w->S_pred, "");
+		fmt_num(c, sizeof(c), 2, w->S_pred_err, "");
+		fmt_num(d, sizeof(d), 3, w->T_pred_s, "");
+		fmt_num(e, sizeof(e), 1, w->err_pct, "%");
+		snprintf(f, sizeof(f), "%u", w->threads);
+		fprintf(out, "  %6u %5u %7s %4zu %9.3f %15s %7s %7s %6s %10s %8s\n", w->config, w->cores,
+			w->threads ? f : "?", w->nreps, w->T_med_s, range, a, b, isfinite(w->S_pred) ? c : "?",
+			d, e);
+	}
+	if (sc->npred)
+		fprintf(out, "mean |error|  %.1f%% over %zu configuration%s\n", sc->mean_abs_err_pct,
+			sc->npred, sc->npred == 1 ? "" : "s");
+	else
+		fprintf(out, "mean |error|  ? (no configuration runs the baseline's threads on a core "
+			"count with a prediction)\n");
+	if (sc->unfinished)
+		fprintf(out, "left out      %zu sweep run%s not finished with status 0\n", sc->unfinished,
+			sc->unfinished == 1 ? "" : "s");
+	fprintf(out, "\nempirical scaling models over %s = %s (Iwainsky et al.: PMNF c0 + c1 %s^i log^j %s, "
+		"leave-one-out SMAPE)", sc->var, sc->parameter, sc->var, sc->var);
+	if (isfinite(sc->fit_other))
+		fprintf(out, " at %.0f cores", sc->fit_other);
+	fputc('\n', out);
+	fprintf(out, "  %-9s %-8s %-34s %-14s %7s %7s  %s\n", "metric", "unit", "model", "growth",
+		"adj R2", "SMAPE", "verdict");
+	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
+		const struct pma_scaling_fit *ft = &sc->fits[k];
+		char model[96];
+		if (!ft->fitted) {
+			fprintf(out, "  %-9s %-8s not fitted: %s\n", pma_scaling_metric_name(k),
+				pma_scaling_metric_unit(k), ft->why);
+			continue;
+		}
+		fit_formula(model, sizeof(model), ft);
+		fprintf(out, "  %-9s %-8s %-34s %-14s %7.3f %6.1f%%  %s%s\n", pma_scaling_metric_name(k),
+			pma_scaling_metric_unit(k), model, ft->growth, ft->fit.R2_adj, ft->fit.SMAPE,
+			fit_verdict(&ft->fit), ft->fit.few_points ? "; fewer than 5 points" : "");
+	}
+}
+
 /* The table: one function per section, in order; a new section adds one call. */
 static void print_table(FILE *out, const struct pma_result *r)
 {
@@ -379,6 +473,7 @@ static void print_table(FILE *out, const struct pma_result *r)
 	table_predictions(out, r);
 	table_regions(out, r);
 	table_energy(out, r);
+	table_scaling(out, r);
 	print_notes(out, &r->notes, "\nnote: ");
 }
 
@@ -564,6 +659,8 @@ static void predictions_json(cJSON *preds, const struct pma_result *r)
 		cJSON_AddNumberToObject(o, "cores", q->cores);
 		cJSON_AddNumberToObject(o, "A", q->A);
 		add_finite(o, "omega", q->omega);
+		add_finite(o, "omega_err", r->mem.omega_err[i]);
+		add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
 		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
 		add_finite(o, "cross_socket", r->mem.cross[i]);
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
@@ -867,6 +964,69 @@ static void print_interference_csv(FILE *out, const struct pma_result *r)
 	}
 }
 
+/* "scaling": the sweep's configurations and fits (docs/pmanalyze-json.md); absent without sweep */
+static void scaling_json(cJSON *root, const struct pma_result *r)
+{
+	const struct pma_scaling *sc = &r->scaling;
+	cJSON *o, *rows, *fits;
+
+	if (!sc->present)
+		return;
+	o = cJSON_AddObjectToObject(root, "scaling");
+	cJSON_AddStringToObject(o, "parameter", sc->parameter);
+	add_finite(o, "fit_at_cores", sc->fit_other);
+	add_finite(o, "T1_s", sc->T1_s);
+	cJSON_AddNumberToObject(o, "T1_runs", (double)sc->T1_runs);
+	add_finite(o, "m", sc->m);
+	add_finite(o, "mean_abs_error_pct", sc->mean_abs_err_pct);
+	cJSON_AddNumberToObject(o, "predicted_configurations", (double)sc->npred);
+	cJSON_AddNumberToObject(o, "unfinished_runs", (double)sc->unfinished);
+	rows = cJSON_AddArrayToObject(o, "configurations");
+	for (size_t i = 0; i < sc->nrows; i++) {
+		const struct pma_scaling_row *w = &sc->rows[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "config", w->config);
+		cJSON_AddNumberToObject(j, "cores", w->cores);
+		add_finite(j, "threads", w->threads ? (double)w->threads : NAN);
+		cJSON_AddNumberToObject(j, "reps", (double)w->nreps);
+		cJSON_AddNumberToObject(j, "T_median_s", w->T_med_s);
+		cJSON_AddNumberToObject(j, "T_min_s", w->T_min_s);
+		cJSON_AddNumberToObject(j, "T_max_s", w->T_max_s);
+		add_finite(j, "S_measured", w->S_meas);
+		add_finite(j, "S_predicted", w->S_pred);
+		add_finite(j, "S_predicted_err", w->S_pred_err);
+		add_finite(j, "T_predicted_s", w->T_pred_s);
+		add_finite(j, "omega", w->omega);
+		add_finite(j, "error_pct", w->err_pct);
+		cJSON_AddBoolToObject(j, "fitted", w->in_fit);
+		cJSON_AddItemToArray(rows, j);
+	}
+	fits = cJSON_AddArrayToObject(o, "fits");
+	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
+		const struct pma_scaling_fit *ft = &sc->fits[k];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "metric", pma_scaling_metric_name(k));
+		cJSON_AddStringToObject(j, "unit", pma_scaling_metric_unit(k));
+		cJSON_AddBoolToObject(j, "fitted", ft->fitted);
+		if (!ft->fitted) {
+			cJSON_AddStringToObject(j, "why", ft->why);
+		} else {
+			cJSON_AddNumberToObject(j, "c0", ft->fit.model.c0);
+			cJSON_AddNumberToObject(j, "c1", ft->fit.model.c1);
+			cJSON_AddNumberToObject(j, "i", pma_pmnf_exponent(&ft->fit.model));
+			cJSON_AddNumberToObject(j, "j", ft->fit.model.j);
+			cJSON_AddStringToObject(j, "growth", ft->growth);
+			add_finite(j, "R2_adj", ft->fit.R2_adj);
+			add_finite(j, "SMAPE_pct", ft->fit.SMAPE);
+			cJSON_AddNumberToObject(j, "points", (double)ft->fit.n);
+			cJSON_AddBoolToObject(j, "few_points", ft->fit.few_points);
+			cJSON_AddBoolToObject(j, "valid", ft->fit.valid);
+			cJSON_AddBoolToObject(j, "scalability_problem", ft->fit.scalability_problem);
+		}
+		cJSON_AddItemToArray(fits, j);
+	}
+}
+
 static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
 {
 	cJSON *root = cJSON_CreateObject(), *tr, *notes;
@@ -884,6 +1044,7 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
 	regions_json(root, r);
 	energy_json(cJSON_AddObjectToObject(root, "energy"), r);
+	scaling_json(root, r);
 traces:
 	tr = cJSON_AddArrayToObject(root, "traces");
 	for (int i = 0; i < ntraces; i++)
@@ -952,6 +1113,36 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 	}
 }
 
+/* A --sweep trace: after a blank line, the measured-vs-predicted table (one row per
+ * configuration), then after another the fits (one row per metric). */
+static void print_csv_scaling(FILE *out, const struct pma_result *r)
+{
+	const struct pma_scaling *sc = &r->scaling;
+
+	if (!sc->present)
+		return;
+	fputs("\nconfig,cores,threads,reps,T_median_s,T_min_s,T_max_s,S_measured,S_predicted,"
+	      "S_predicted_err,T_predicted_s,error_pct\n", out);
+	for (size_t i = 0; i < sc->nrows; i++) {
+		const struct pma_scaling_row *w = &sc->rows[i];
+		fprintf(out, "%u,%u,%u,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", w->config, w->cores,
+			w->threads, w->nreps, w->T_med_s, w->T_min_s, w->T_max_s, w->S_meas, w->S_pred,
+			w->S_pred_err, w->T_pred_s, w->err_pct);
+	}
+	fprintf(out, "\nmetric,parameter,c0,c1,i,j,growth,R2_adj,SMAPE_pct,points,valid,"
+		"scalability_problem,mean_abs_error_pct\n");
+	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
+		const struct pma_scaling_fit *ft = &sc->fits[k];
+		if (!ft->fitted)
+			continue;
+		fprintf(out, "%s,%s,%.6g,%.6g,%.4g,%u,%s,%.6g,%.6g,%zu,%d,%d,%.6g\n",
+			pma_scaling_metric_name(k), sc->parameter, ft->fit.model.c0, ft->fit.model.c1,
+			pma_pmnf_exponent(&ft->fit.model), ft->fit.model.j, ft->growth, ft->fit.R2_adj,
+			ft->fit.SMAPE, ft->fit.n, ft->fit.valid, ft->fit.scalability_problem,
+			sc->mean_abs_err_pct);
+	}
+}
+
 static void print_csv(FILE *out, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
@@ -972,6 +1163,7 @@ static void print_csv(FILE *out, const struct pma_result *r)
 			fputs(",,,\n", out);
 	}
 	csv_regions(out, r);
+	print_csv_scaling(out, r);
 }
 
 /* ---- the merged job of several rank traces (analyzer/ranks.c) ---- */

@@ -35,12 +35,15 @@
 #include "pmt.h"
 #include "pmt_cli.h"
 #include "run.h"
+#include "sweep.h"
 
 #define DEFAULT_OUTPUT "pmtrace.zst"
 #define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
 #define NETLINK_RCVBUF_BYTES (8 << 20) /* room for a burst of system-wide exits between samples */
-#define INTERFERE_REPEAT_DEFAULT 3
+#define INTERFERE_REPEAT_DEFAULT 3 /* --interfere without --repeat: runs per level */
+#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (issue 13) */
+#define REPEAT_MAX 1000
 
 static const char usage_line[] = "usage: pmcollect [options] [--] <command> [<args>...]";
 
@@ -86,7 +89,6 @@ static void usage(FILE *f)
 		"                          cache (CSThr) or bandwidth (BWThr), into one trace\n"
 		"      --levels=LIST       interferer counts to run [default: 0 to one per CPU of\n"
 		"                          --interfere-cpus]; must start at 0\n"
-		"      --repeat=R          runs per level, interleaved [default: 3]\n"
 		"      --interfere-cpus=LIST  the interferers' CPUs [default: CPUs sharing the\n"
 		"                          program's last-level cache, not its SMT siblings (hwloc)]\n"
 		"      --calibrate-interference  measure BW1, B and the cache capacity left with k\n"
@@ -94,6 +96,14 @@ static void usage(FILE *f)
 		"                          --interfere) use it at once\n"
 		"      --interference-file=FILE  the machine file [default:\n"
 		"                          $XDG_CACHE_HOME/pmtools/interference-HOST.json]\n"
+		"      --sweep=SPEC        run the program once per configuration of SPEC:\n"
+		"                          cores=1,2,4 (CPUs chosen compactly), threads=1-16\n"
+		"                          (OMP_NUM_THREADS and {threads} in the command), or both\n"
+		"                          as cores=1,2;threads=1-16; a baseline run (1 CPU) first\n"
+		"      --repeat=K          run each configuration of --sweep, --calibrate or\n"
+		"                          --interfere K times, interleaved [default: 1 for --sweep\n"
+		"                          and --runs, 3 for --calibrate and --interfere]\n"
+		"      --no-baseline       --sweep without the baseline run\n"
 		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
 		"                          [default as root under sudo: SUDO_USER]\n"
 		"  -q, --quiet             do not print warnings\n"
@@ -108,7 +118,10 @@ static void usage(FILE *f)
 		"  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
 		"  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n"
 		"One trace per rank of an MPI job (merge them with pmanalyze pm-1234/):\n"
-		"  srun -n 64 pmcollect -o 'pm-%%j/trace.%%r.zst' -- ./app\n",
+		"  srun -n 64 pmcollect -o 'pm-%%j/trace.%%r.zst' -- ./app\n"
+		"Scaling sweep, 3 repetitions per core count:\n"
+		"  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
+		"  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n",
 		usage_line);
 }
 
@@ -421,6 +434,9 @@ struct pmc_opts {
 	unsigned sched_buffer_kb;
 	int calibrate;              /* --calibrate or --runs */
 	struct pmc_plan runs;       /* the --runs lists (roles not yet decided) */
+	const char *sweep;          /* --sweep SPEC, NULL = no sweep */
+	long repeat;                /* --repeat K, 0 = not given */
+	int no_baseline;            /* --no-baseline */
 	const char *user;           /* -u, NULL = SUDO_USER under sudo */
 	const char *threads_list;   /* -t with more than one count (--omp-regions), NULL = none */
 	int omp_regions;            /* --omp-regions */
@@ -430,7 +446,6 @@ struct pmc_opts {
 	int interfere;              /* --interfere given: interference_kind is set */
 	enum pmc_interferer_kind interfere_kind;
 	const char *levels;         /* --levels, NULL = 0 .. one per interferer CPU */
-	uint32_t repeat;            /* --repeat, 0 = INTERFERE_REPEAT_DEFAULT */
 	const char *interfere_cpus; /* --interfere-cpus, NULL = placed by hwloc */
 	int calibrate_interference; /* --calibrate-interference */
 	const char *interference_file; /* --interference-file, NULL = the default path */
@@ -484,6 +499,10 @@ struct session {
 	struct pmc_isess isess;
 	hwloc_topology_t topo;
 	char interference_file[4096];
+	/* --sweep: its plan, and the allowed CPUs in compact order (the first k for k cores) */
+	struct pmc_sweep_plan sweep;
+	uint32_t *compact;
+	size_t ncompact;
 };
 
 /* Parses the command line into o (getopt_long with a leading '+': the command's own options are
@@ -493,7 +512,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
 	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_INTERFERE, OPT_LEVELS,
-	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE };
+	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
+	       OPT_NO_BASELINE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -513,10 +533,12 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "label", required_argument, NULL, 'l' },
 		{ "interfere", required_argument, NULL, OPT_INTERFERE },
 		{ "levels", required_argument, NULL, OPT_LEVELS },
-		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "interfere-cpus", required_argument, NULL, OPT_INTERFERE_CPUS },
 		{ "calibrate-interference", no_argument, NULL, OPT_CAL_INTERFERE },
 		{ "interference-file", required_argument, NULL, OPT_INTERFERENCE_FILE },
+		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
 		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -648,13 +670,6 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case OPT_LEVELS:
 			o->levels = optarg;
 			break;
-		case OPT_REPEAT:
-			if (pmt_cli_parse_long(optarg, 1, PMC_PLAN_MAX_RUNS, &v) < 0) {
-				pmt_cli_error("invalid --repeat '%s': want 1 to %d", optarg, PMC_PLAN_MAX_RUNS);
-				return PMT_EXIT_USAGE;
-			}
-			o->repeat = (uint32_t)v;
-			break;
 		case OPT_INTERFERE_CPUS:
 			o->interfere_cpus = optarg;
 			break;
@@ -663,6 +678,19 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			break;
 		case OPT_INTERFERENCE_FILE:
 			o->interference_file = optarg;
+			break;
+		case OPT_SWEEP:
+			o->sweep = optarg;
+			break;
+		case OPT_REPEAT:
+			if (pmt_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
+				pmt_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
+				return PMT_EXIT_USAGE;
+			}
+			o->repeat = v;
+			break;
+		case OPT_NO_BASELINE:
+			o->no_baseline = 1;
 			break;
 		case 'u':
 			o->user = optarg;
@@ -693,8 +721,22 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		return usage_error("a list of thread counts (-t %s) needs --omp-regions", o->threads_list);
 	if (o->threads_list && o->calibrate)
 		return usage_error("a list of thread counts cannot be combined with --calibrate or --runs");
-	if ((o->levels || o->repeat) && !o->interfere)
-		return usage_error("--levels and --repeat need --interfere");
+	if (o->levels && !o->interfere)
+		return usage_error("--levels needs --interfere");
+	if (o->sweep && (o->interfere || o->calibrate_interference))
+		return usage_error("--sweep cannot be combined with --interfere or --calibrate-interference");
+	if (o->sweep && o->calibrate) {
+		pmt_cli_error("--sweep cannot be combined with --calibrate or --runs");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->repeat && !o->sweep && !o->calibrate && !o->interfere) {
+		pmt_cli_error("--repeat needs --sweep, --calibrate or --interfere");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->no_baseline && !o->sweep) {
+		pmt_cli_error("--no-baseline needs --sweep");
+		return PMT_EXIT_USAGE;
+	}
 	if (optind >= argc && o->calibrate_interference && !o->interfere)
 		return -1; /* the calibration alone */
 	if (optind >= argc)
@@ -927,7 +969,7 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	}
 	is->kind = o->interfere_kind;
 	if (pmc_plan_interfere(&ss->plan, prog, nprog, levels, nlevels,
-			       o->repeat ? o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
+			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
 		pmt_cli_error("cannot plan the interference runs: %s", why);
 		return PMT_EXIT_USAGE;
 	}
@@ -1041,6 +1083,62 @@ static int job_context(struct pmc_opts *o, struct session *ss)
 	return -1;
 }
 
+/* --user, or the user who ran `sudo pmcollect`. Returns -1 to go on, or the exit status after
+ * reporting. */
+static int plan_user(const struct pmc_opts *o, struct session *ss)
+{
+	const char *name = o->user, *su = getenv("SUDO_USER");
+	char why[512];
+
+	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
+		name = su;
+	if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
+		pmt_cli_error("invalid user '%s': %s", name, why);
+		return PMT_EXIT_USAGE;
+	}
+	ss->have_user = name != NULL;
+	return -1;
+}
+
+/* The rest of plan_runs for --sweep: the sweep's plan from SPEC (every bad SPEC refused here,
+ * before anything starts), the compact CPU order its core counts take CPUs from, the user.
+ * Returns -1 to go on, or the exit status after reporting. */
+static int plan_sweep(const struct pmc_opts *o, struct session *ss)
+{
+	char why[512], allowed[4096];
+	struct pmt_intlist al = { 0 };
+	int err;
+
+	if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0 ||
+	    pmt_intlist_parse(allowed, 0, UINT32_MAX - 1, &al, why, sizeof(why)) < 0) {
+		pmt_cli_error("cannot read the CPUs pmcollect may use");
+		return PMT_EXIT_FAILURE;
+	}
+	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1, (uint32_t)al.n,
+				  o->argv, !o->no_baseline, &ss->sweep, why, sizeof(why));
+	pmt_intlist_free(&al);
+	if (err < 0) {
+		pmt_cli_error("invalid --sweep '%s': %s", o->sweep,
+			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
+		return PMT_EXIT_USAGE;
+	}
+	if (ss->sweep.has_threads && o->threads > 0) {
+		pmt_cli_error("-t cannot be combined with a threads= sweep");
+		return PMT_EXIT_USAGE;
+	}
+	ss->compact = calloc(ss->online.n ? ss->online.n : 1, sizeof(*ss->compact));
+	if (!ss->compact) {
+		pmt_cli_error("%s", strerror(ENOMEM));
+		return PMT_EXIT_FAILURE;
+	}
+	if (pmc_plan_compact_order(allowed, ss->compact, ss->online.n, &ss->ncompact, why,
+				   sizeof(why)) < 0) {
+		pmt_cli_error("cannot plan the sweep's CPUs: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	return -1;
+}
+
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
  * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
  * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
@@ -1056,6 +1154,16 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	if (o->calibrate && o->cpus)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
 				   "runs' CPUs with --runs)");
+	if (o->sweep && o->cpus) {
+		pmt_cli_error("--cpus cannot be combined with --sweep (give the core counts in SPEC: "
+			      "cores=1,2,4)");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->sweep) {
+		int ret = plan_sweep(o, ss);
+		if (ret >= 0)
+			return ret;
+	}
 	if (o->cpus) {
 		/* every CPU must be online (and fit a cpu_set_t) */
 		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0)
@@ -1066,6 +1174,8 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		int r = plan_interference(o, ss);
 		if (r >= 0)
 			return r;
+	} else if (o->sweep) {
+		/* the runs are made one at a time from ss->sweep (sweep_run) */
 	} else if (!o->calibrate) {
 		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus_text : NULL, (uint32_t)ss->cpus.n,
 				o->threads, (uint32_t)ss->online.n);
@@ -1080,6 +1190,9 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		ss->plan = o->runs;
 		pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
 	}
+	if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
+					    o->runs.n ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
+		return usage_error("invalid --repeat: %s", why);
 	for (size_t i = 0; o->calibrate && i < ss->plan.n; i++) {
 		struct pmt_intlist l = { 0 };
 		cpu_set_t set;
@@ -1109,18 +1222,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	/* --user, or the user who ran `sudo pmcollect` */
-	{
-		const char *name = o->user, *su = getenv("SUDO_USER");
-		if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
-			name = su;
-		if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
-			pmt_cli_error("invalid user '%s': %s", name, why);
-			return PMT_EXIT_USAGE;
-		}
-		ss->have_user = name != NULL;
-	}
-	return -1;
+	return plan_user(o, ss);
 }
 
 /* Signals: SIGCHLD and the forwarded ones arrive through a signalfd. A signal that was ignored
@@ -1374,6 +1476,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.child_nofile = &ss->nofile_orig,
 		.user = ss->have_user ? &ss->user : NULL,
 		.role = pmc_role_name(run->role),
+		.plan_run = run,
 		.warn = warn_user,
 		.sched = ss->sched,
 		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
@@ -1386,22 +1489,95 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 	return cfg;
 }
 
-/* Records every run of the plan, in order; stops after a run that failed (a calibration of a
- * failing program measures the failure) or when the trace cannot grow. Returns what pmcollect
- * exits with so far: the last run's status (the program's, 127 when it could not start), or 1. */
+/* Run i of --sweep as a plan run: the baseline (1 CPU) or configuration (cores, threads) with
+ * its repetition; k cores are the first k CPUs of the compact order; OMP_NUM_THREADS is the
+ * configuration's threads, else -t. Returns 0, or -1 when the CPU list does not fit. */
+static int sweep_run(const struct pmc_opts *o, const struct session *ss, size_t i,
+		     struct pmc_plan_run *run)
+{
+	const struct pmc_sweep_run *sr = &ss->sweep.runs[i];
+	uint32_t k = sr->baseline ? 1 : sr->cores, threads = sr->threads ? sr->threads :
+							(uint32_t)(o->threads > 0 ? o->threads : 0);
+	size_t off = 0;
+
+	memset(run, 0, sizeof(*run));
+	run->role = sr->baseline ? PMC_ROLE_BASELINE : PMC_ROLE_SWEEP;
+	for (uint32_t c = 0; c < k && c < ss->ncompact; c++) {
+		off += (size_t)snprintf(run->cpus + off, sizeof(run->cpus) - off, "%s%u", c ? "," : "",
+					ss->compact[c]);
+		if (off >= sizeof(run->cpus))
+			return -1;
+	}
+	run->ncpus = k ? k : (uint32_t)ss->online.n;
+	if (threads) {
+		snprintf(run->env[0].name, sizeof(run->env[0].name), "OMP_NUM_THREADS");
+		snprintf(run->env[0].value, sizeof(run->env[0].value), "%u", threads);
+		run->nenv = 1;
+	}
+	if (!sr->baseline) {
+		run->rep = sr->rep;
+		run->nrep = ss->sweep.repeat;
+		run->config = sr->config;
+		run->sweep_cores = sr->cores;
+		run->sweep_threads = sr->threads;
+	}
+	return 0;
+}
+
+/* A forwarded signal (SIGINT, SIGTERM, SIGHUP) waiting in the signalfd: pmcollect was told to stop
+ * between two runs of a plan. Returns the signal or 0. */
+static int stop_pending(const struct session *ss)
+{
+	sigset_t pend;
+
+	if (sigpending(&pend) < 0)
+		return 0;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&ss->forward, sig) == 1 && sigismember(&pend, sig) == 1)
+			return sig;
+	return 0;
+}
+
+/* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
+ * calibration of a failing program measures the failure), when the trace cannot grow, or when
+ * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
+ * pmcollect exits with so far: the last run's status (the program's, 127 when it could not
+ * start, 128+N after signal N), or 1. */
 static int collect(const struct pmc_opts *o, struct session *ss)
 {
 	struct pmc_plan *plan = &ss->plan;
+	size_t nruns = o->sweep ? ss->sweep.nruns : plan->n;
 	uint64_t plan_start_ns = pmc_now_ns();
-	int ret = plan->n ? PMT_EXIT_FAILURE : PMT_EXIT_OK; /* no runs: the calibration alone */
+	/* no runs: the interference calibration alone */
+	int ret = nruns ? PMT_EXIT_FAILURE : PMT_EXIT_OK, many = o->calibrate || o->sweep;
 	char why[512];
 
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct pmc_plan_run *run = &plan->runs[i];
+	for (size_t i = 0; i < nruns; i++) {
+		struct pmc_plan_run sweep_tmp;
+		const struct pmc_plan_run *run = o->sweep ? &sweep_tmp : &plan->runs[i];
 		struct pmc_run_result res;
+		char **argv = NULL, line[160];
+		uint64_t t0;
+		int once, sig = i ? stop_pending(ss) : 0;
+		if (sig) {
+			pmt_cli_error("stopped by signal %d after %zu of %zu runs", sig, i, nruns);
+			ret = 128 + sig;
+			break;
+		}
+		if (o->sweep) {
+			if (sweep_run(o, ss, i, &sweep_tmp) < 0) {
+				pmt_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
+				break;
+			}
+			argv = pmc_sweep_argv(o->argv, ss->sweep.runs[i].threads);
+			if (!argv) {
+				pmt_cli_error("%s", strerror(ENOMEM));
+				break;
+			}
+		}
 		if (o->threads_list && !quiet)
 			fprintf(stderr, "pmcollect: run %zu of %zu (%d threads), elapsed %.1f s\n", i + 1,
-				plan->n, run_threads(o, run), (double)(pmc_now_ns() - plan_start_ns) / 1e9);
+				nruns, run_threads(o, run), (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		if (ss->interfering) {
 			if (pmc_isess_start(&ss->isess, run->level_k, why, sizeof(why)) < 0) {
 				pmt_cli_error("cannot start the interferers: %s", why);
@@ -1410,24 +1586,35 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			}
 			if (!quiet)
 				fprintf(stderr, "pmcollect: run %zu of %zu (interference: %u %s on CPUs %s, "
-					"program on CPUs %s, round %u), elapsed %.1f s\n", i + 1, plan->n,
+					"program on CPUs %s, round %u), elapsed %.1f s\n", i + 1, nruns,
 					run->level_k, ss->isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
 					run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1,
 					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		}
-		if (o->calibrate) {
+		if (many && run->cpus[0]) {
 			struct pmt_intlist l = { 0 };
 			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
 			pmt_intlist_free(&l);
 			ss->collector_cpu = ss->have_start_cpus
 				? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
-			if (!quiet)
-				fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
-					i + 1, plan->n, pmc_role_name(run->role), run->cpus,
-					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		} else if (many) {
+			/* the program on every CPU: pmcollect back on its start affinity */
+			if (ss->have_start_cpus)
+				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
+			ss->collector_cpu = -1;
 		}
+		if (o->calibrate && !quiet)
+			fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
+				i + 1, nruns, pmc_role_name(run->role), run->cpus,
+				(double)(pmc_now_ns() - plan_start_ns) / 1e9);
 		struct pmc_run_config cfg = run_config(o, ss, run);
-		int once = pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why));
+		if (argv) {
+			cfg.argv = argv;
+			if (run->nenv)
+				cfg.threads = atoi(run->env[0].value);
+		}
+		t0 = pmc_now_ns();
+		once = pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why));
 		if (ss->interfering)
 			pmc_isess_stop(&ss->isess); /* also after SIGINT: the runs so far stay recorded */
 		if (once < 0) {
@@ -1439,6 +1626,10 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		} else {
 			ret = res.exit_status;
 		}
+		pmc_sweep_argv_free(argv);
+		if (o->sweep && !quiet)
+			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
+					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
 		ss->nruns_done = i + 1;
 		if (o->omp_regions && res.started) {
 			char msg[1200];
@@ -1449,9 +1640,10 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			if (ss->omp_why[0] || !res.omp_answered)
 				warn_user(msg);
 		}
-		if (ret != 0 && i + 1 < plan->n)
-			pmt_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1,
-				      plan->n, ret, ss->interfering ? "interference measurement" : "calibration");
+		if (ret != 0 && i + 1 < nruns)
+			pmt_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
+				      o->sweep ? "sweep" : ss->interfering ? "interference measurement" :
+				      "calibration");
 		ss->total.samples += res.samples;
 		ss->total.thread_samples += res.thread_samples;
 		ss->total.late_samples += res.late_samples;
@@ -1465,7 +1657,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (ret != 0 || ss->writer_err)
 			break;
 	}
-	if ((o->calibrate || ss->interfering) && !quiet)
+	if ((many || ss->interfering) && !quiet)
 		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
 			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 	return ret;
@@ -1539,6 +1731,8 @@ static void session_close(struct session *ss)
 		numa_bitmask_free(ss->mem_mask);
 	pmt_intlist_free(&ss->cpus);
 	pmt_intlist_free(&ss->online);
+	pmc_sweep_plan_free(&ss->sweep);
+	free(ss->compact);
 	user_free(&ss->user);
 	if (ss->topo)
 		hwloc_topology_destroy(ss->topo);

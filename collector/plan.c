@@ -20,6 +20,8 @@ const char *pmc_role_name(enum pmc_run_role role)
 		return "calibration";
 	case PMC_ROLE_INTERFERENCE:
 		return "interference";
+	case PMC_ROLE_SWEEP:
+		return "sweep";
 	case PMC_ROLE_RUN:
 		break;
 	}
@@ -185,6 +187,80 @@ int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed_list, char *wh
 	push(plan, set, PMC_ROLE_CALIBRATION);
 	if (npkg == 2 && add_cores(topo, pkg[1], allowed, set, 1) == 1)
 		push(plan, set, PMC_ROLE_CALIBRATION);
+	rc = 0;
+out:
+	if (topo)
+		hwloc_topology_destroy(topo);
+	hwloc_bitmap_free(allowed);
+	hwloc_bitmap_free(set);
+	return rc;
+}
+
+int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize)
+{
+	size_t n = plan->n;
+
+	if (K == 0) {
+		snprintf(why, whysize, "--repeat must be at least 1");
+		return PMT_E_INVAL;
+	}
+	if (K == 1)
+		return 0;
+	if (n * K > PMC_PLAN_MAX_RUNS) {
+		snprintf(why, whysize, "%zu runs repeated %u times is more than %d runs", n, K,
+			 PMC_PLAN_MAX_RUNS);
+		return PMT_E_INVAL;
+	}
+	for (uint32_t k = 0; k < K; k++)
+		for (size_t i = 0; i < n; i++) {
+			struct pmc_plan_run *r = &plan->runs[k * n + i];
+			if (k)
+				*r = plan->runs[i];
+			r->rep = k;
+			r->nrep = K;
+		}
+	plan->n = n * K;
+	return 0;
+}
+
+int pmc_plan_compact_order(const char *allowed_list, uint32_t *order, size_t max, size_t *n,
+			   char *why, size_t whysize)
+{
+	hwloc_topology_t topo = NULL;
+	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+	int rc = PMT_E_INVAL, pu = -1;
+	hwloc_obj_t pkg = NULL;
+
+	*n = 0;
+	if (!allowed || !set || hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
+		snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+		goto out;
+	}
+	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
+		rc = PMT_E_IO;
+		goto out;
+	}
+	/* one PU per core, package by package (the whole machine when there is no package) */
+	while ((pkg = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pkg)))
+		add_cores(topo, pkg, allowed, set, ~0u);
+	if (hwloc_bitmap_iszero(set))
+		add_cores(topo, hwloc_get_root_obj(topo), allowed, set, ~0u);
+	/* add_cores sets bits, so read the order back core by core */
+	for (hwloc_obj_t core = NULL;
+	     (core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, core)) && *n < max;) {
+		int p = -1;
+		while ((p = hwloc_bitmap_next(core->cpuset, p)) >= 0)
+			if (hwloc_bitmap_isset(set, (unsigned)p)) {
+				order[(*n)++] = (uint32_t)p;
+				break;
+			}
+	}
+	/* then every other allowed PU (SMT siblings, PUs outside any core object) */
+	while ((pu = hwloc_bitmap_next(allowed, pu)) >= 0 && *n < max)
+		if (!hwloc_bitmap_isset(set, (unsigned)pu) &&
+		    hwloc_get_pu_obj_by_os_index(topo, (unsigned)pu))
+			order[(*n)++] = (uint32_t)pu;
 	rc = 0;
 out:
 	if (topo)

@@ -17,6 +17,7 @@ enum pmc_run_role {
 	PMC_ROLE_BASELINE,    /* more threads than CPUs: A(m,inf) (Tudor & Teo §III-A-1) */
 	PMC_ROLE_CALIBRATION, /* a core count of the memory model, C(n) (Tudor & Teo §II-B, eq. 7) */
 	PMC_ROLE_INTERFERENCE, /* the program beside k interference threads (Casas & Bronevetsky §5) */
+	PMC_ROLE_SWEEP,       /* one configuration of --sweep (issue 13; collector/sweep.h) */
 };
 
 /* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
@@ -33,6 +34,11 @@ struct pmc_plan_run {
 	size_t nenv;
 	uint32_t rep;          /* repetition index of this configuration, 0 for the first */
 	uint32_t level_k;      /* PMC_ROLE_INTERFERENCE: interferers running beside the program */
+	uint32_t nrep;         /* repetitions of this configuration in the plan; 0 = not repeated
+				  (RUN_BEGIN then has no "rep") */
+	uint32_t config;       /* --sweep: index of the configuration (RUN_BEGIN "sweep") */
+	uint32_t sweep_cores;  /* --sweep: the configuration's cores, 0 = no cores key */
+	uint32_t sweep_threads;/* --sweep: the configuration's threads, 0 = no threads key */
 };
 
 /* The runs in the order they are recorded; run i is RUN_BEGIN run_id i. */
@@ -41,7 +47,7 @@ struct pmc_plan {
 	size_t n;
 };
 
-/* RUN_BEGIN "role" of role: "run", "baseline" or "calibration". Static string. */
+/* RUN_BEGIN "role" of role: "run", "baseline", "calibration" or "sweep". Static string. */
 const char *pmc_role_name(enum pmc_run_role role);
 
 /* Plans a plain run: one run on cpus (a cpulist of ncpus CPUs; NULL = every CPU, ncpus then the
@@ -78,6 +84,20 @@ int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed, char *why, si
  * R = 0, more than PMC_PLAN_MAX_RUNS runs). */
 int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
 		       size_t nlevels, uint32_t R, char *why, size_t whysize);
+
+/* Repeats the runs of plan K times, interleaved: runs (a, b, c) become a, b, c, a, b, c, ...
+ * (issue 13: machine drift spreads evenly over the core counts), run r of pass k getting rep = k
+ * and nrep = K. K = 1 leaves the plan as it is (nrep 0). Returns 0, or PMT_E_INVAL with a
+ * one-line reason in why when K is 0 or the plan would exceed PMC_PLAN_MAX_RUNS. */
+int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize);
+
+/* The CPUs of the cpulist `allowed` in compact order, as pmc_plan_calibrate picks them (hwloc:
+ * one PU per core, the cores of the first package first, then the next package; then the
+ * remaining PUs, e.g. SMT siblings, in the same order), so that the first k of them are the
+ * compact placement of k cores. Writes up to max CPU numbers to order and their count to *n.
+ * Returns 0, or PMT_E_IO (hwloc failed) / PMT_E_INVAL (a bad list) with a reason in why. */
+int pmc_plan_compact_order(const char *allowed, uint32_t *order, size_t max, size_t *n,
+			   char *why, size_t whysize);
 
 /* Sets name=value in the environment of every run of the plan (a later override of the same name
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run

@@ -165,6 +165,25 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 		cJSON_AddNumberToObject(u, "uid", cfg->user->uid);
 		cJSON_AddNumberToObject(u, "gid", cfg->user->gid);
 	}
+	if (cfg->plan_run && cfg->plan_run->nrep) {
+		cJSON_AddNumberToObject(o, "rep", cfg->plan_run->rep);
+		cJSON_AddNumberToObject(o, "nrep", cfg->plan_run->nrep);
+	}
+	if (cfg->plan_run && cfg->plan_run->role == PMC_ROLE_SWEEP) {
+		cJSON *sw = cJSON_AddObjectToObject(o, "sweep");
+		const struct pmc_plan_run *pr = cfg->plan_run;
+		if (sw) {
+			cJSON_AddNumberToObject(sw, "config", pr->config);
+			if (pr->sweep_cores)
+				cJSON_AddNumberToObject(sw, "cores", pr->sweep_cores);
+			else
+				cJSON_AddNullToObject(sw, "cores");
+			if (pr->sweep_threads)
+				cJSON_AddNumberToObject(sw, "threads", pr->sweep_threads);
+			else
+				cJSON_AddNullToObject(sw, "threads");
+		}
+	}
 	cJSON_AddNumberToObject(o, "collector_cpu", cfg->collector_cpu);
 	cJSON_AddNumberToObject(o, "interval_ms", cfg->interval_ms);
 	m = cJSON_AddObjectToObject(o, "mempolicy");

@@ -63,7 +63,9 @@ struct pmc_run_config {
 	int child_sigxfsz_ignored;  /* SIGXFSZ was ignored when pmcollect started */
 	const struct rlimit *child_nofile; /* RLIMIT_NOFILE the program starts with */
 	const struct pmc_user *user; /* run the program as this user; NULL = as pmcollect */
-	const char *role;           /* "baseline", "calibration" or "run" (RUN_BEGIN) */
+	const char *role;           /* "baseline", "calibration", "sweep" or "run" (RUN_BEGIN) */
+	const struct pmc_plan_run *plan_run; /* the plan's run, for RUN_BEGIN "rep" (when nrep > 0)
+				       and "sweep" (role sweep); NULL: neither */
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
 	const struct pmc_omp_opts *omp; /* --omp-regions: load the OMPT tool and record its regions
 				       (omp.h); NULL = not asked */

@@ -427,7 +427,7 @@ def make_project(d):
     """A real make -j build: this project's C sources, copied, one object each."""
     os.makedirs(d, exist_ok=True)
     srcs = []
-    for sub in ("formats", "collector", "analyzer"):
+    for sub in ("formats", "common", "collector", "analyzer"):
         for f in sorted(os.listdir(os.path.join(TOP, sub))):
             if f.endswith((".c", ".h")):
                 shutil.copy(os.path.join(TOP, sub, f), d)
@@ -501,12 +501,99 @@ def predictions(cfg):
     return res
 
 
+# --- 8. validation: sweeps over every CPU count, measured vs predicted (issue 13) ----------------
+def sweep_cores(ncpu):
+    """Every CPU count up to 32; beyond, powers of two, every eighth count and ncpu (a 256-CPU
+    server must still finish)."""
+    if ncpu <= 32:
+        return list(range(1, ncpu + 1))
+    return sorted(set([n for n in range(1, ncpu + 1) if n & (n - 1) == 0 or n % 8 == 0] + [ncpu]))
+
+
+def validation(cfg):
+    """pmcollect --sweep cores=LIST --repeat K of each program with m threads (m = max(4, CPUs)),
+    interleaved, then pmanalyze's scaling study: the baseline's predicted S against the measured
+    T(1)/T(n) per n, and the mean |error| per n and over all."""
+    ncpu = os.cpu_count() or 1
+    m = max(4, ncpu)
+    ms = str(m)
+    inp = os.path.join(TMP, "vin.txt")
+    make_input(inp, cfg["input_mb"])
+    proj = os.path.join(TMP, "vproj")
+    make_project(proj)
+    omp = {"OMP_WAIT_POLICY": "passive"}
+    work = {
+        "phases balanced": ([PHASES, "-t", ms, "-w", "50", "-r", "4", "balanced"], None, None),
+        "phases imbalanced": ([PHASES, "-t", ms, "-w", "25", "-r", "2", "imbalanced"], None, None),
+        "phases serial": ([PHASES, "-t", ms, "-w", "50", "-r", "4", "serial"], None, None),
+        "phases mixed": ([PHASES, "-t", ms, "-w", "50", "-r", "2", "mixed"], None, None),
+        "pipeline": ([os.path.join(WL, "pipeline"), "-t", ms, "-w", "2", "-n", "300"], None, None),
+        "overhead linear": ([os.path.join(WL, "overhead"), "-t", ms, "-w", "200", "-s", "5",
+                             "linear"], None, None),
+        "omp_phases imbalanced": ([os.path.join(WL, "omp_phases"), "-w", "50", "-r", "6",
+                                   "imbalanced"], omp, None),
+        "triad (memory-bound)": ([os.path.join(WL, "triad"), "-t", ms, "-m", "64", "-r", "20"],
+                                 omp, None),
+        "xz -T": (["xz", "-T" + ms, "-2", "-c", inp], None, None),
+        "pigz -p": (["pigz", "-p", ms, "-c", inp], None, None),
+        "zstd -T": (["zstd", "-q", "-T" + ms, "-12", "-c", inp], None, None),
+        "stress-ng --cpu": (["stress-ng", "--cpu", ms, "--cpu-ops", str(100 * m), "--cpu-method",
+                             "matrixprod", "-q"], None, None),
+        "make -j": (["sh", "-c", "rm -f *.o && exec make -s -j" + ms], None, proj),
+    }
+    cores = sweep_cores(ncpu)
+    spec = "cores=" + ",".join(map(str, cores))
+    res, rows, errs_by_n = [], [], {}
+    for name in cfg["val_workloads"]:
+        cmd, extra_env, cwd = work[name]
+        if shutil.which(cmd[0]) is None and not os.path.exists(cmd[0]):
+            rows.append([name] + [""] * 6 + ["skipped: %s not installed" % cmd[0]])
+            continue
+        env = dict(os.environ, **(extra_env or {}))
+        tr = os.path.join(TMP, "val.zst")
+        rc = subprocess.run([PMCOLLECT, "-q", "-f", "-o", tr, "--sweep", spec, "--repeat",
+                             str(cfg["val_reps"]), "-t", ms, "--", *cmd], stdout=DEVNULL,
+                            stderr=DEVNULL, env=env, cwd=cwd).returncode
+        if rc != 0:
+            rows.append([name] + [""] * 6 + ["sweep failed: exit %d" % rc])
+            continue
+        try:
+            sc = analyze(tr, "--cores", ",".join(map(str, cores)))["scaling"]
+        except (RuntimeError, KeyError) as e:
+            rows.append([name] + [""] * 6 + ["pmanalyze: %s" % e])
+            continue
+        res.append({"workload": name, "command": cmd, "m": m, "scaling": sc})
+        for c in sc["configurations"]:
+            if c["error_pct"] is not None:
+                errs_by_n.setdefault(c["cores"], []).append(abs(c["error_pct"]))
+            rows.append([name, c["cores"], c["reps"], "%.3f" % c["T_median_s"],
+                         "%.3f-%.3f" % (c["T_min_s"], c["T_max_s"]),
+                         "%.2f" % c["S_measured"] if c["S_measured"] is not None else "?",
+                         ("%.2f ± %.2f" % (c["S_predicted"], c["S_predicted_err"] or 0))
+                         if c["S_predicted"] is not None else "?",
+                         "%+.1f%%" % c["error_pct"] if c["error_pct"] is not None else "?"])
+    for n in sorted(errs_by_n):
+        rows.append(["mean |error| at n=%d" % n, "", len(errs_by_n[n]), "", "", "", "",
+                     "%.1f%%" % statistics.mean(errs_by_n[n])])
+    every = [e for v in errs_by_n.values() for e in v]
+    if every:
+        rows.append(["mean |error|", "", len(every), "", "", "", "", "%.1f%%" % statistics.mean(every)])
+    table("8. validation: pmcollect --sweep %s --repeat %d, m = %d: predicted S (1-CPU baseline) vs "
+          "measured T(1)/T(n)" % (spec, cfg["val_reps"], m),
+          ["workload", "n", "reps", "T median s", "T range s", "S measured", "S predicted",
+           "error"], rows)
+    return {"cores": cores, "m": m, "workloads": res,
+            "mean_abs_error_pct_by_n": {str(n): statistics.mean(v) for n, v in errs_by_n.items()},
+            "mean_abs_error_pct": statistics.mean(every) if every else None}
+
+
 def main():
     global PMCOLLECT, PMANALYZE, WL, PHASES, TMP, MD
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK") == "1")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None, help="run one section (e.g. validation)")
     o = ap.parse_args()
     PMCOLLECT = os.path.join(TOP, "bin", "pmcollect")
     PMANALYZE = os.path.join(TOP, "bin", "pmanalyze")
@@ -520,7 +607,8 @@ def main():
                "cost_reps": 1, "trace_minutes": [10], "acc_patterns": ["balanced", "mixed"],
                "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
                "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
-               "pingpong_items": 100000, "ranks": 1024}
+               "pingpong_items": 100000, "ranks": 1024, "val_reps": 1,
+               "val_workloads": ["phases mixed", "overhead linear", "pigz -p"]}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -530,7 +618,11 @@ def main():
                                   "phases serial m=8", "phases mixed m=8", "pipeline 4 stages",
                                   "omp_phases imbalanced m=4", "xz -T4 -2", "pigz -p 4",
                                   "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"],
-               "pingpong_items": 200000, "ranks": 1024}
+               "pingpong_items": 200000, "ranks": 1024, "val_reps": 3,
+               "val_workloads": ["phases balanced", "phases imbalanced", "phases serial",
+                                 "phases mixed", "pipeline", "overhead linear",
+                                 "omp_phases imbalanced", "triad (memory-bound)", "xz -T",
+                                 "pigz -p", "zstd -T", "stress-ng --cpu", "make -j"]}
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = {"hostname": platform.node(), "kernel": platform.release(),
@@ -549,7 +641,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
                         ("analyzer", throughput), ("ranks", ranks_merge), ("accuracy", accuracy),
-                        ("predictions", predictions), ("sched", sched_cost), ("plots", plots)):
+                        ("predictions", predictions), ("sched", sched_cost), ("plots", plots),
+                        ("validation", validation)):
+            if o.only and key != o.only:
+                continue
             s = time.time()
             log("bench: %s ..." % key)
             result[key] = fn(cfg)

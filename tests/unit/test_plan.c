@@ -140,6 +140,53 @@ static void test_calibrate_one_core(void **state)
 	assert_string_equal(why, "cannot read the CPU list 'not a list'");
 }
 
+/* --calibrate --repeat K (issue 13): runs (a, b) become a, b, a, b, a, b with rep 0, 0, 1, 1,
+ * 2, 2 and nrep 3; K = 1 leaves the plan alone; K = 0 and a plan over PMC_PLAN_MAX_RUNS are
+ * refused and leave it unchanged. */
+static void test_repeat_interleaved(void **state)
+{
+	struct pmc_plan p = { 0 };
+	char why[200];
+
+	(void)state;
+	assert_int_equal(pmc_plan_add(&p, "0", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_add(&p, "0-1", why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_repeat(&p, 1, why, sizeof(why)), 0);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.runs[0].nrep, 0);
+	assert_int_equal(pmc_plan_repeat(&p, 0, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_repeat(&p, PMC_PLAN_MAX_RUNS, why, sizeof(why)), PMT_E_INVAL);
+	assert_non_null(strstr(why, "more than"));
+	assert_int_equal(p.n, 2);
+	assert_int_equal(pmc_plan_repeat(&p, 3, why, sizeof(why)), 0);
+	assert_int_equal(p.n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(p.runs[i].cpus, i % 2 ? "0-1" : "0");
+		assert_int_equal(p.runs[i].ncpus, i % 2 ? 2 : 1);
+		assert_int_equal(p.runs[i].rep, i / 2);
+		assert_int_equal(p.runs[i].nrep, 3);
+	}
+}
+
+/* The compact order of the allowed CPUs holds each allowed CPU once and no other. */
+static void test_compact_order(void **state)
+{
+	uint32_t order[8];
+	size_t n = 0;
+	char why[200];
+	int seen0 = 0;
+
+	(void)state;
+	assert_int_equal(pmc_plan_compact_order("0", order, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(pmc_plan_compact_order("0-1", order, 8, &n, why, sizeof(why)), 0);
+	for (size_t i = 0; i < n; i++)
+		seen0 += order[i] == 0;
+	assert_true(n >= 1 && n <= 2 && seen0 == 1); /* 1 when the machine has one CPU online */
+	assert_int_equal(pmc_plan_compact_order("x", order, 8, &n, why, sizeof(why)), PMT_E_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +196,8 @@ int main(void)
 		cmocka_unit_test(test_setenv),
 		cmocka_unit_test(test_calibrate_one_core),
 		cmocka_unit_test(test_interfere_interleaved),
+		cmocka_unit_test(test_repeat_interleaved),
+		cmocka_unit_test(test_compact_order),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
