@@ -572,7 +572,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	r->traces = traces;
 	r->ntraces = ntraces;
 	r->t = &traces[0];
-	if (pma_interference(r->t, o->threshold, &r->interf, why, whysize) < 0)
+	if (pma_interference(r->t, o->threshold, o->procs, &r->interf, why, whysize) < 0)
 		return -1;
 	if (r->interf.present) {
 		r->run = pma_trace_run(r->t, o->run_id);

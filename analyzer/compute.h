@@ -36,6 +36,8 @@ struct pma_compute_opts {
 	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
 	double threshold;       /* --threshold: degradation threshold of the interference
 				   analysis (0.05 = 5%), 0 = PMA_SENS_THRESHOLD_DEFAULT */
+	uint32_t procs;         /* --procs: the program's processes sharing the resource
+				   (Casas & Bronevetsky §5.2's p), 0 = 1 */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */

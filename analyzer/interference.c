@@ -120,7 +120,8 @@ static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, si
 		 "C(0) - C(%u) above the probe's noise", c->counters ? "counter" : "timing", k[L - 1]);
 }
 
-int pma_interference(const struct pma_trace *t, double threshold, struct pma_interf_result *res, char *why,
+int pma_interference(const struct pma_trace *t, double threshold, uint32_t p,
+		     struct pma_interf_result *res, char *why,
 		     size_t whysize)
 {
 	uint32_t k[PMA_SENS_MAX_LEVELS];
@@ -131,7 +132,7 @@ int pma_interference(const struct pma_trace *t, double threshold, struct pma_int
 
 	memset(res, 0, sizeof(*res));
 	res->threshold = threshold > 0 ? threshold : PMA_SENS_THRESHOLD_DEFAULT;
-	res->p = 1;
+	res->p = p ? p : 1;
 	res->cal = t->meta.interf.present ? &t->meta.interf : NULL;
 	for (uint32_t i = 0; i < t->nruns; i++) {
 		const struct pma_run_interf *ri = &t->runs[i].info.interf;

@@ -26,7 +26,7 @@ struct pma_interf_result {
 	size_t nruns;              /* interference runs used (complete, exit 0) */
 	size_t nreps;              /* R: repetitions per level used (the fewest any level has) */
 	double threshold;          /* degradation threshold (0.05 = 5%) */
-	uint32_t p;                /* processes sharing the resource (1: the program) */
+	uint32_t p;                /* processes sharing the resource (--procs, §5.2; default 1) */
 	struct pma_sens_result sens; /* curve and verdict; points[l].left NAN when estimate is NONE */
 	double interferers_bytes_per_s[PMA_SENS_MAX_LEVELS]; /* median measured traffic per level, NAN unknown */
 	double wall_ns[PMA_SENS_MAX_LEVELS]; /* median program wall time per level (the curve's
@@ -45,10 +45,12 @@ struct pma_interf_result {
  * C(k) (cache) when the calibration resolves the capacity the CSThrs take: every level's row
  * valid and C(0) - C(K) larger than max(the spread of row 0's probe points, 10% of C(0)); else the
  * curve is against k only and no bound is given (estimate NONE with the reason). threshold 0
- * takes PMA_SENS_THRESHOLD_DEFAULT. res->present is 0 when the trace has neither interference
+ * takes PMA_SENS_THRESHOLD_DEFAULT. p is §5.2's number of the program's processes that share the
+ * resource (the needs are divided by it; 0 = 1). res->present is 0 when the trace has neither interference
  * runs nor calibration. Returns 0, or -1 with a one-line reason (runs of both kinds mixed, no
  * complete run at k = 0, a failed pma_sensitivity). */
-int pma_interference(const struct pma_trace *t, double threshold, struct pma_interf_result *res, char *why,
+int pma_interference(const struct pma_trace *t, double threshold, uint32_t p,
+		     struct pma_interf_result *res, char *why,
 		     size_t whysize);
 
 /* "bandwidth (B - k BW1)", "capacity (C(k))" or "none". Static string. */

@@ -35,8 +35,8 @@ static const char usage_line[] =
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
-	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [-j <n>]\n"
-	"                 [-o <file>] [-q] <trace>...\n"
+	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
+	"                 [-j <n>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -69,6 +69,8 @@ static void usage_full(void)
 	      "                            jobs, for rank traces)\n"
 	      "      --threshold <pct>     slowdown that counts as degradation in a trace of\n"
 	      "                            pmcollect --interfere [default: 5]\n"
+	      "      --procs <p>           the program's processes that share the resource, for\n"
+	      "                            the needs per process of --interfere [default: 1]\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
@@ -335,7 +337,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD, OPT_EXTRAP };
+	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -363,6 +365,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "procs", required_argument, NULL, OPT_PROCS },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ NULL, 0, NULL, 0 },
@@ -458,6 +461,14 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 				return usage_error("invalid --threshold '%s': want a percentage above 0, up to 1000",
 						   optarg);
 			o->co.threshold = pct / 100;
+			break;
+		}
+		case OPT_PROCS: {
+			char *end;
+			unsigned long p = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || *optarg == '-' || p < 1 || p > 65536)
+				return usage_error("invalid --procs '%s': want 1 to 65536", optarg);
+			o->co.procs = (uint32_t)p;
 			break;
 		}
 		case 's':

@@ -22,6 +22,7 @@
 enum pmc_interferer_kind {
 	PMC_BWTHR, /* bandwidth thread, Fig. 2 */
 	PMC_CSTHR, /* cache-storage thread, Fig. 3 */
+	PMC_FILLER, /* placebo: register arithmetic only, no memory traffic (see below) */
 };
 
 struct pmc_interferer; /* opaque: one running thread and its buffers */
@@ -63,6 +64,15 @@ uint64_t pmc_identity(uint64_t x);
  *   PMC_CSTHR: one buffer of buf_bytes (0 = PMC_CSTHR_DEFAULT_BYTES) of 4-byte integers; each
  *     access increments a uniformly random element (splitmix64, so the prefetcher sees no pattern
  *     and two consecutive accesses rarely share a line; Fig. 3, §2.2).
+ *   PMC_FILLER: no buffer (buf_bytes ignored); a dependent floating-point recurrence held in
+ *     registers, counted as one access per step and 0 bytes. It keeps an interferer CPU busy
+ *     without touching memory, so that every level k of an experiment has the same CPUs busy
+ *     and differs from k = 0 only in the memory traffic. On a VM the program's speed depends on
+ *     whether the other vCPU is busy (measured here: with other programs' work on vCPU 1 a
+ *     program on vCPU 0 loses 20% of its time in VM exits, with one spinning thread there 5%),
+ *     and on a machine with group scheduling (autogroup) the session's CPU share is split
+ *     between its busy CPUs; an idle k = 0 baseline would measure those, not the cache or the
+ *     bandwidth (docs/interference.md).
  * Byte counts: eq. 1 is BW = 2 · line · misses / time. Without counters, misses = accesses: each
  * BWThr access is a different line, and 44 × 520 KB = 22.9 MB cycled in a fixed order misses in
  * any LRU last-level cache smaller than that, so BWThr's count is eq. 1 exactly on such a machine

@@ -396,7 +396,8 @@ static int measure_capacity(const struct pmc_cal_params *p, struct pmc_cal_capac
 static int with_interferers(const struct pmc_cal_params *p, enum pmc_interferer_kind kind, uint32_t k,
 			    size_t buf_bytes, struct pmc_cal_capacity *out, char *why, size_t whysize)
 {
-	struct pmc_interferer *ts[PMC_CAL_MAX_K];
+	struct pmc_interferer *ts[PMC_CAL_MAX_K], *fill[PMC_CAL_MAX_K];
+	size_t nfill;
 	int rc;
 
 	if (k > p->ninterferers) {
@@ -407,8 +408,15 @@ static int with_interferers(const struct pmc_cal_params *p, enum pmc_interferer_
 	out->k = k;
 	if (pmc_interferers_start(kind, p->interferer_cpus, k, buf_bytes, ts, why, whysize) < 0)
 		return -1;
+	/* fillers on the other interferer CPUs: every row has the same CPUs busy (PMC_FILLER) */
+	nfill = p->ninterferers - k;
+	if (pmc_interferers_start(PMC_FILLER, p->interferer_cpus + k, nfill, 0, fill, why, whysize) < 0) {
+		pmc_interferers_stop(ts, k, NULL);
+		return -1;
+	}
 	rc = measure_capacity(p, out, why, whysize);
 	pmc_interferers_stop(ts, k, NULL);
+	pmc_interferers_stop(fill, nfill, NULL);
 	return rc;
 }
 

@@ -85,9 +85,17 @@ int pmc_isess_start(struct pmc_isess *s, uint32_t k, char *why, size_t whysize)
 		snprintf(why, whysize, "%u interferers but only %zu CPUs for them", k, s->ncpus);
 		return -1;
 	}
+	s->nfill = 0;
 	if (k && pmc_interferers_start(s->kind, s->cpus, k, s->kind == PMC_CSTHR ? s->csthr_bytes : 0,
 				       s->ts, why, whysize) < 0)
 		return -1;
+	/* the other interferer CPUs run fillers, so every level has the same CPUs busy
+	 * (interfere.h, PMC_FILLER) and k = 0 differs from k only in the memory traffic */
+	if (pmc_interferers_start(PMC_FILLER, s->cpus + k, s->ncpus - k, 0, s->fill, why, whysize) < 0) {
+		pmc_interferers_stop(s->ts, k, NULL);
+		return -1;
+	}
+	s->nfill = (uint32_t)(s->ncpus - k);
 	s->k = k;
 	memset(s->begin, 0, sizeof(s->begin));
 	return 0;
@@ -96,7 +104,9 @@ int pmc_isess_start(struct pmc_isess *s, uint32_t k, char *why, size_t whysize)
 void pmc_isess_stop(struct pmc_isess *s)
 {
 	pmc_interferers_stop(s->ts, s->k, NULL);
+	pmc_interferers_stop(s->fill, s->nfill, NULL);
 	s->k = 0;
+	s->nfill = 0;
 }
 
 /* The resource left at level k by the calibration: C(k) bytes for cache (-1 when that row is not
@@ -122,6 +132,7 @@ void pmc_isess_annotate(void *arg, cJSON *record, int end)
 		cJSON_AddNumberToObject(o, "k", s->k);
 		cJSON_AddStringToObject(o, "thread", s->kind == PMC_CSTHR ? "CSThr" : "BWThr");
 		cJSON_AddStringToObject(o, "cpus", s->cpus_text);
+		cJSON_AddNumberToObject(o, "fillers", s->nfill);
 		if (s->kind == PMC_CSTHR) {
 			cJSON_AddNumberToObject(o, "csthr_bytes", (double)(s->csthr_bytes ? s->csthr_bytes
 									       : PMC_CSTHR_DEFAULT_BYTES));

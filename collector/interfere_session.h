@@ -23,6 +23,8 @@ struct pmc_isess {
 	/* the current run's interferers */
 	struct pmc_interferer *ts[PMC_CAL_MAX_K];
 	uint32_t k;
+	struct pmc_interferer *fill[PMC_CAL_MAX_K]; /* fillers on cpus[k..ncpus-1] (PMC_FILLER) */
+	uint32_t nfill;
 	struct pmc_interferer_stats begin[PMC_CAL_MAX_K]; /* their counts when RUN_BEGIN was written */
 };
 
@@ -50,7 +52,8 @@ int pmc_isess_start(struct pmc_isess *s, uint32_t k, char *why, size_t whysize);
 void pmc_isess_stop(struct pmc_isess *s);
 
 /* pmc_run_config.annotate for a session (arg = struct pmc_isess *): adds to RUN_BEGIN
- *   "interference": {"kind", "k", "thread": "CSThr|BWThr", "cpus", "csthr_bytes" (cache),
+ *   "interference": {"kind", "k", "thread": "CSThr|BWThr", "cpus", "fillers" (the placebo
+ *                    threads on the other interferer CPUs), "csthr_bytes" (cache),
  *                    "left_bytes" (cache: C(k) of the calibration, null when not valid) or
  *                    "left_bytes_per_s" (bandwidth: B - k·BW1, Casas & Bronevetsky §5.2)}
  * and to RUN_END "interferers": {"k", "bytes_per_s" (their eq. 1 traffic over the run, summed),

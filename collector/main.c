@@ -1072,7 +1072,7 @@ static int job_context(struct pmc_opts *o, struct session *ss)
 		ss->output_template = 1;
 		o->output = ss->output;
 	}
-	launcher = pmc_launcher_name(o->argv[0]);
+	launcher = o->argc > 0 && o->argv ? pmc_launcher_name(o->argv[0]) : NULL; /* none with --calibrate-interference alone */
 	if (launcher) {
 		char msg[512];
 		snprintf(msg, sizeof(msg), "the command is the launcher '%s': this records the launcher, "

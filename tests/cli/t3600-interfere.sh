@@ -67,25 +67,39 @@ measure() { # name, then the command: the k = 1 slowdown into $T/name.slow
 	"$PMANALYZE" -f json "$T/$name.pmt" >"$T/$name.json" 2>"$T/$name.err"
 	jget "$T/$name.json" curve.1.slowdown >"$T/$name.slow" 2>>"$T/$name.err"
 }
-measure stream "$W/stream" -m 48 -r 6
+# stream: 3 x 32 MiB (above the ~16 MB of host cache CPU 0 sees), 100 passes, so the passes
+# (about 0.4 s) outweigh touching the arrays (about 0.3 s here: the host backs each new page);
+# with -r 6 the run was 90% page faults, not bandwidth
+measure stream "$W/stream" -m 32 -r 100
 measure compute "$W/triad" -t 1 -m 48 -r 40 -c
 s=$(cat "$T/stream.slow"); c=$(cat "$T/compute.slow")
 if [ "$(jget "$T/stream.json" runs)" = 6 ] && [ "$(jget "$T/stream.json" curve.1.k)" = 1 ]; then
 	ok "stream: 6 runs used, levels k = 0, 1"
 else not_ok "stream: 6 runs used, levels k = 0, 1" "$(head -c 600 "$T/stream.json")"; fi
+# k = 0 runs a filler (register arithmetic) on CPU 1 where k = 1 runs the BWThr, so a program
+# that touches no memory runs at the same speed at both levels. Without the filler its CPU time
+# dropped 9-14% at k = 1 (other programs' work on vCPU 1 costs vCPU 0 about 20% of its time in
+# VM exits, a spinning thread 5%; docs/interference.md)
+if awk -v c="$c" 'BEGIN { exit !(c != "" && c > -0.10 && c < 0.10) }'; then
+	ok "a BWThr leaves the compute-bound triad's CPU time within 10% ($c)"
+else not_ok "a BWThr leaves the compute-bound triad's CPU time within 10%" "slowdown $c; $(machine_load)"; fi
 # the BWThr takes bandwidth only when it gets its CPU: on a machine loaded by other programs it may
 # run a fraction of the time (RUN_END interferers.bytes_per_s against the calibration's BW1)
 got=$(jget "$T/stream.json" curve.1.interferers_bytes_per_s)
-if awk -v g="$got" -v b="$bw1" 'BEGIN { exit !(g < 0.5 * b) }'; then
+sv=$(jget "$T/stream.json" verdict)
+if awk -v g="$got" -v b="$bw1" 'BEGIN { exit !(g < 0.25 * b) }'; then
 	tap_n=$((tap_n + 1))
-	echo "ok $tap_n # SKIP the BWThr moved $got B/s beside stream, under half its BW1 $bw1 (CPU 1 shared with other load): no bandwidth taken to compare; $(machine_load)"
-elif awk -v s="$s" -v c="$c" 'BEGIN { exit !(s != "" && c != "" && s > c + 0.02) }'; then
-	ok "a BWThr slows stream more than the compute-bound triad ($s vs $c)"
+	echo "ok $tap_n # SKIP the BWThr moved $got B/s beside stream, under a quarter of its BW1 $bw1 (CPU 1 shared with other load): no bandwidth taken to compare; $(machine_load)"
+elif [ "$sv" = sensitive ]; then
+	if awk -v s="$s" -v c="$c" 'BEGIN { exit !(s > c + 0.02) }'; then
+		ok "a BWThr slows stream more than the compute-bound triad ($s vs $c)"
+	else not_ok "a BWThr slows stream more than the compute-bound triad" "stream $s, compute $c; $(machine_load)"; fi
 else
-	# TAP TODO, not a pass: measured 2026-11-23 on this VM, a BWThr on CPU 1 lowered stream's CPU
-	# time (-15%, -17%) about as much as the compute-bound triad's (-12%, -9%); not understood yet
+	# measured on this VM (2026-11-23): even a whole STREAM thread on vCPU 1 (18 GB/s) does not
+	# slow one on vCPU 0, the host's memory system is far larger than two vCPUs can load; the
+	# tool's answer is then "not sensitive", checked below (docs/interference.md: on a server)
 	tap_n=$((tap_n + 1))
-	echo "not ok $tap_n - a BWThr slows stream more than the compute-bound triad # TODO stream $s, compute $c; $(machine_load)"
+	echo "ok $tap_n # SKIP a BWThr takes no bandwidth a program on CPU 0 notices here (stream $s, compute $c, BWThr $got B/s, the tool says not sensitive): this VM cannot show the effect, see docs/interference.md for a server; $(machine_load)"
 fi
 if [ "$(jget "$T/stream.json" estimate)" = bandwidth ]; then ok "bandwidth estimate: B - k BW1"
 else not_ok "bandwidth estimate: B - k BW1" "$(jget "$T/stream.json" estimate_reason)"; fi
@@ -100,6 +114,16 @@ if [ "$v" = sensitive ]; then
 	near "stream: bandwidth needed from B - k_bad BW1 (lower bound)" "$lo" "$left1" 0.000001
 	near "stream: bandwidth needed up to B - k_ok BW1 (upper bound)" "$hi" "$left0" 0.000001
 fi
+# --procs p: the needs per process are the resource left divided by p (§5.2)
+"$PMANALYZE" -f json --procs 3 "$T/stream.pmt" >"$T/stream3.json"
+if [ "$(jget "$T/stream3.json" p)" = 3 ]; then ok "--procs 3: p = 3 in the report"
+else not_ok "--procs 3: p = 3 in the report" "$(head -c 400 "$T/stream3.json")"; fi
+if [ "$v" = sensitive ]; then
+	near "--procs 3: the upper bound is (B - k_ok BW1) / 3" "$(jget "$T/stream3.json" need_hi)" \
+		"$(python3 -c "print($(jget "$T/stream.json" need_hi) / 3)")" 0.000001
+fi
+run_capture "$PMANALYZE" --procs 0 "$T/stream.pmt"
+expect_status "pmanalyze --procs 0: exit 2" 2
 run_capture "$PMANALYZE" -f csv "$T/stream.pmt"
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 3 ] && head -1 "$T/out" | grep -q '^kind,k,left,'; then
 	ok "CSV: a header and one row per level"
