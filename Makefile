@@ -142,11 +142,16 @@ $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | p
 	@mkdir -p $(dir $@) $(B)/dep
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
-tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN) $(B)/bench/gentrace
+tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN) $(B)/bench/gentrace $(B)/bench/gentoep
 
 # The synthetic trace generator: make bench's large traces, and with a seed the family of traces
 # of the invariants' property test (t2600, issue 19).
 $(B)/bench/gentrace: tests/bench/gentrace.c $(LIBPMT) | pkgcheck
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
+
+# The synthetic TOEP training set of known answer (t3510, issue 16).
+$(B)/bench/gentoep: tests/bench/gentoep.c $(LIBPMT) | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 

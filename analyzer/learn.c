@@ -80,6 +80,27 @@ static void model_features(const struct row_src *src, size_t nsrc, size_t i, dou
 	x[PMA_F_T_MODEL] = q.T_ns / 1e9;
 }
 
+/* Row i's program: the basename of the command's executable, numbered in order of appearance.
+ * Returns 0, or -1 when memory runs out. */
+static int program_id(struct pma_learn_table *t, const struct pma_meta *m, size_t i)
+{
+	const char *exe = m->ncommand && m->command[0] ? m->command[0] : "?";
+	const char *slash = strrchr(exe, '/');
+	uint32_t p;
+
+	exe = slash ? slash + 1 : exe;
+	for (p = 0; p < t->nprograms; p++)
+		if (strcmp(t->program_name[p], exe) == 0)
+			break;
+	if (p == t->nprograms) {
+		if (!(t->program_name[p] = strdup(exe)))
+			return -1;
+		t->nprograms++;
+	}
+	t->program[i] = p;
+	return 0;
+}
+
 int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_target target,
 		    struct pma_learn_table *t, char *why, size_t whysize)
 {
@@ -125,7 +146,9 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 	t->X = calloc(k * PMA_LEARN_NFEAT, sizeof(double));
 	t->y = calloc(k, sizeof(double));
 	t->config = calloc(k, sizeof(uint32_t));
-	if (!t->X || !t->y || !t->config) {
+	t->program = calloc(k, sizeof(uint32_t));
+	t->program_name = calloc(k, sizeof(char *));
+	if (!t->X || !t->y || !t->config || !t->program || !t->program_name) {
 		free(src);
 		pma_learn_table_free(t);
 		snprintf(why, whysize, "out of memory");
@@ -165,6 +188,12 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 		}
 		if (t->config[i] == t->nconfigs)
 			t->nconfigs++;
+		if (program_id(t, m, i) < 0) {
+			free(src);
+			pma_learn_table_free(t);
+			snprintf(why, whysize, "out of memory");
+			return -1;
+		}
 	}
 	free(src);
 	return 0;
@@ -172,10 +201,48 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 
 void pma_learn_table_free(struct pma_learn_table *t)
 {
+	for (uint32_t i = 0; t->program_name && i < t->nprograms; i++)
+		free(t->program_name[i]);
+	free(t->program_name);
+	free(t->program);
 	free(t->X);
 	free(t->y);
 	free(t->config);
 	memset(t, 0, sizeof(*t));
+}
+
+int pma_learn_check(const struct pma_learn_table *t, char *why, size_t whysize)
+{
+	size_t len;
+
+	if (t->nconfigs < 2) {
+		snprintf(why, whysize, "one configuration only: held-out evaluation needs runs of at least "
+			 "two configurations (thread count, cores, memory policy, size)");
+		return -1;
+	}
+	if (t->nprograms < 2)
+		return 0;
+	for (uint32_t p = 0; p < t->nprograms; p++) {
+		uint32_t first = UINT32_MAX;
+		for (size_t i = 0; i < t->rows; i++) {
+			if (t->program[i] != p)
+				continue;
+			if (first == UINT32_MAX)
+				first = t->config[i];
+			else if (t->config[i] != first)
+				return 0; /* program p ran in two configurations */
+		}
+	}
+	len = (size_t)snprintf(why, whysize, "no runs in common: the traces hold %u programs (",
+			       t->nprograms);
+	for (uint32_t p = 0; p < t->nprograms && len < whysize; p++)
+		len += (size_t)snprintf(why + len, whysize - len, "%s%s", p ? ", " : "",
+					t->program_name[p]);
+	if (len < whysize)
+		snprintf(why + len, whysize - len, ") and each ran in one configuration only: every "
+			 "configuration would be predicted from other programs' runs; record one program "
+			 "at two or more thread, CPU or size settings");
+	return -1;
 }
 
 int pma_learn_evaluate(const struct pma_learn_table *t, const struct pma_forest_params *p,
@@ -186,11 +253,8 @@ int pma_learn_evaluate(const struct pma_learn_table *t, const struct pma_forest_
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (t->nconfigs < 2) {
-		snprintf(why, whysize, "one configuration only: held-out evaluation needs runs of at least "
-			 "two configurations (thread count, cores, memory policy, size)");
+	if (pma_learn_check(t, why, whysize) < 0)
 		return -1;
-	}
 	out->folds = t->nconfigs < 5 ? t->nconfigs : 5;
 	Xb = calloc(t->rows * PMA_LEARN_NBASE, sizeof(double));
 	Tm = calloc(t->rows, sizeof(double));

@@ -41,6 +41,9 @@ struct pma_learn_table {
 	double *y;           /* [rows]: wall time in s, or package + dram energy in J */
 	uint32_t *config;    /* [rows]: configuration id (threads, cores, memory policy, size) */
 	uint32_t nconfigs;
+	uint32_t *program;   /* [rows]: program id, one per executable (basename of META command[0]) */
+	uint32_t nprograms;
+	char **program_name; /* [nprograms]: the executables' basenames */
 	enum pma_learn_target target;
 };
 
@@ -54,6 +57,13 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 		    struct pma_learn_table *t, char *why, size_t whysize);
 void pma_learn_table_free(struct pma_learn_table *t);
 
+/* Whether the table can teach anything about configurations. Returns 0, or -1 with a reason:
+ * "one configuration only: ..." (fewer than 2 configurations), or "no runs in common: ..."
+ * when the traces hold several programs (executables) and none of them ran in two or more
+ * configurations, so that every configuration would be predicted from other programs' runs
+ * (the features do not say which program ran). */
+int pma_learn_check(const struct pma_learn_table *t, char *why, size_t whysize);
+
 /* The three predictors on held-out configurations (pma_forest_holdout, folds = min(5,
  * configurations)): the analytical model alone (T_model_s against time; n = 0 for energy),
  * the forest on the base features, and the forest on all features. */
@@ -62,8 +72,7 @@ struct pma_learn_eval {
 	uint32_t folds;
 };
 
-/* Returns 0, or -1 with a reason (fewer than 2 configurations: "one configuration only", a
- * training error). */
+/* Returns 0, or -1 with a reason (pma_learn_check's, a training error). */
 int pma_learn_evaluate(const struct pma_learn_table *t, const struct pma_forest_params *p,
 		       struct pma_learn_eval *out, char *why, size_t whysize);
 

@@ -16,6 +16,7 @@
 #include "compute.h"
 #include "forest.h"
 #include "learn.h"
+#include "toep.h"
 #include "dump.h"
 #include "html.h"
 #include "memory.h"
@@ -41,6 +42,7 @@ static const char usage_line[] =
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
 	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
+	"   or: pmanalyze --toep [--target time|energy] <trace>...\n"
 	"   or: pmanalyze --predict <threads>:<cores>[,...] --model <file> [<trace>...]\n";
 
 static void usage_full(void)
@@ -89,7 +91,12 @@ static void usage_full(void)
 	      "      --learn               random forest over the traces' runs (TOEP): R2 and mean\n"
 	      "                            |error| of the model, the forest and the forest with the\n"
 	      "                            model's predictions as features, on held-out configurations\n"
-	      "      --target <t>          what --learn predicts: time or energy [default: time]\n"
+	      "      --toep                TOEP's own procedure: rows sorted by the target, the 3\n"
+	      "                            most important features, training shares 1/2000 to 1/3,\n"
+	      "                            R2 of the forest and of linear regression, Selection =\n"
+	      "                            R2 / training time (TOEP eq. 1)\n"
+	      "      --target <t>          what --learn and --toep predict: time or energy\n"
+	      "                            [default: time]\n"
 	      "      --model-out <file>    write the --learn forest to <file>\n"
 	      "      --predict <list>      predict <threads>:<cores>,... with the forest of --model\n"
 	      "      --model <file>        the forest --predict loads\n"
@@ -254,7 +261,8 @@ struct cli_opts {
 	enum pma_format format;
 	struct pmt_intlist cores;
 	int force, quiet;
-	int mode;               /* 0 report, 'i' --info, 'd' --dump, 'L' --learn, 'P' --predict */
+	int mode;               /* 0 report, 'i' --info, 'd' --dump, 'L' --learn, 'T' --toep,
+	                         * 'P' --predict */
 	enum pma_learn_target target; /* --target */
 	const char *model_out, *model_in, *predict; /* --model-out, --model, --predict */
 	unsigned flags;         /* PMT_READ_* */
@@ -337,7 +345,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS };
+	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -357,6 +365,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
 		{ "learn", no_argument, NULL, OPT_LEARN },
+		{ "toep", no_argument, NULL, OPT_TOEP },
 		{ "target", required_argument, NULL, OPT_TARGET },
 		{ "model-out", required_argument, NULL, OPT_MODEL_OUT },
 		{ "model", required_argument, NULL, OPT_MODEL },
@@ -404,6 +413,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_LEARN:
 			o->mode = 'L';
+			break;
+		case OPT_TOEP:
+			o->mode = 'T';
 			break;
 		case OPT_TARGET:
 			if (strcmp(optarg, "time") != 0 && strcmp(optarg, "energy") != 0)
@@ -494,6 +506,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->mode == 'T' && o->model_out)
+		return usage_error("--model-out goes with --learn (a --toep forest has 3 features, "
+				   "--predict needs all)");
 	if (o->mode == 'P' && !o->model_in)
 		return usage_error("--predict needs --model <file> (written by --learn --model-out)");
 	if (optind >= argc && o->mode != 'P')
@@ -839,6 +854,88 @@ done:
 	return rc;
 }
 
+/* Prints one --toep method row: R2 of the forest and of linear regression, TOEP_t, Selection. */
+static void toep_row(FILE *fo, const char *name, const struct pma_toep_method *m, const char *unit,
+		     int elected)
+{
+	char share[16], lrm[16];
+
+	snprintf(share, sizeof(share), "1/%u", m->denominator);
+	if (!m->ok) {
+		fprintf(fo, "  %-24s %6s %6zu %6zu  skipped: %s\n", name, share, m->ntrain, m->ntest, m->why);
+		return;
+	}
+	if (m->lrm_ok)
+		snprintf(lrm, sizeof(lrm), "%8.4f", m->lrm.R2);
+	else
+		snprintf(lrm, sizeof(lrm), "%8s", "-");
+	fprintf(fo, "  %-24s %6s %6zu %6zu %8.4f %s %10.4g %s %9.3f", name, share, m->ntrain,
+		m->ntest, m->rfm.R2, lrm, m->rfm.mean_abs_err, unit, m->toep_t_s);
+	if (isnan(m->selection))
+		fprintf(fo, " %10s\n", "-");
+	else
+		fprintf(fo, " %10.2f%s\n", m->selection, elected ? "  <- elected" : "");
+}
+
+/* --toep: TOEP's own procedure over the training table (toep.h). Returns the exit status. */
+static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	static const char *const names[PMA_TOEP_NMETHODS] = {
+		"1 all features + SD", "2 three features + SD", "3 TRSet1+SD", "4 TRSet2+SD",
+		"5 TRSet3+SD", "6 TRSet4+SD", "7 TRSet5+SD", "8 TRSet6+SD",
+	};
+	struct pma_forest_params fp;
+	struct pma_learn_table t;
+	struct pma_toep_result r;
+	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
+	char why[512];
+	FILE *fo;
+	int rc = PMT_EXIT_FAILURE;
+
+	pma_forest_params_default(&fp);
+	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0 ||
+	    pma_learn_check(&t, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		pma_learn_table_free(&t);
+		return PMT_EXIT_FAILURE;
+	}
+	if (pma_toep_run(t.X, t.y, t.config, t.rows, PMA_LEARN_NFEAT, &fp, &r, why, sizeof(why)) < 0) {
+		pmt_cli_error("%s", why);
+		goto done;
+	}
+	if (!(fo = output_open(out)))
+		goto done_r;
+	fprintf(fo, "TOEP: %zu runs, %u configurations, target %s (%s); rows sorted by decreasing "
+		"target (SD); %u trees\n", t.rows, t.nconfigs,
+		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, fp.num_parallel_tree);
+	fprintf(fo, "importances (method 1):");
+	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
+		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), r.importance[k],
+			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
+	fprintf(fo, "features kept:");
+	for (size_t k = 0; k < r.nkeep; k++)
+		fprintf(fo, " %s%s", pma_learn_feature_name((int)r.keep[k]), k + 1 < r.nkeep ? "," : "\n");
+	fprintf(fo, "  %-24s %6s %6s %6s %8s %8s %12s %9s %10s\n", "method", "share", "train", "test",
+		"R2 RFM", "R2 LRM", "|err| RFM", "TOEP_t s", "Selection");
+	for (int m = 0; m < PMA_TOEP_NMETHODS; m++)
+		toep_row(fo, names[m], &r.method[m], unit, m == r.selected);
+	if (r.selected >= 0)
+		fprintf(fo, "elected: %s (Selection = 100 R2 / TOEP_t = %.2f, the final threshold)\n",
+			names[r.selected] + 2, r.threshold);
+	else
+		fprintf(fo, "elected: none (no method has a positive R2)\n");
+	if (r.holdout_folds)
+		fprintf(fo, "held-out whole configurations, the kept features, %u folds: R2 %.4f, mean "
+			"|err| %.4g %s (TOEP's test rows neighbour its training rows in the sorted table)\n",
+			r.holdout_folds, r.holdout.R2, r.holdout.mean_abs_err, unit);
+	rc = PMT_EXIT_OK;
+done_r:
+	pma_toep_result_free(&r);
+done:
+	pma_learn_table_free(&t);
+	return rc;
+}
+
 /* --predict T:N[,T:N...] --model FILE [traces]: the forest's prediction and its 5-95% spread
  * across trees for each configuration; the model columns come from the traces' runs (the
  * baseline of the same thread count, as in --learn), missing without traces. */
@@ -977,6 +1074,10 @@ int main(int argc, char **argv)
 	}
 	if (o.mode == 'L') {
 		rc = run_learn(&o, traces, &out);
+		goto done;
+	}
+	if (o.mode == 'T') {
+		rc = run_toep(&o, traces, &out);
 		goto done;
 	}
 	if (o.mode == 'P') {
