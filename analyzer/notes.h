@@ -61,6 +61,8 @@ enum pma_note_code {
 	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio;
 				      s0 headline estimator, s1 other estimator */
 	PMA_NOTE_FINE_INTERVAL,    /* n0 interval ms, n1 CPUs of the run, n2 threads */
+	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
+				      the program's CPU time (-1 unknown); s0 the run's CPUs */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

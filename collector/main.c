@@ -430,7 +430,8 @@ struct session {
 	char online_text[4096];
 	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (issue 19) */
 	struct pmc_usable_cpus usable;
-	int collector_shared;       /* a run's program had every CPU pmcollect may use (warned once) */
+	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
+	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */
 	struct pmt_intlist cpus;    /* --cpus */
 	cpu_set_t prog_cpus;        /* the CPUs of the current run */
 	char cpus_text[4096];
@@ -796,14 +797,14 @@ static int check_usable(const char *text, const struct pmt_intlist *l, const str
 static int pin_or_warn(struct session *ss, const char *prog, enum pmc_run_role role)
 {
 	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
-	char msg[4096], desc[2048];
+	char *msg = ss->shared_msg, desc[2048];
 
 	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
 		return cpu;
 	ss->collector_shared = 1;
 	ss->total.warnings++;
 	usable_desc(ss, desc, sizeof(desc));
-	snprintf(msg, sizeof(msg), "the collector shares the program's CPUs %.200s: pmcollect may use "
+	snprintf(msg, sizeof(ss->shared_msg), "the collector shares the program's CPUs %.200s: pmcollect may use "
 		 "%.1800s, none outside the program's, so its sampling takes CPU time from the program "
 		 "(give pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
 		 "%.200s ...)", prog, desc, prog, prog);
@@ -1482,6 +1483,17 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
 					i + 1, plan->n, pmc_role_name(run->role), run->cpus,
 					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		}
+		if (ss->shared_msg[0]) {
+			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
+			cJSON *wo = cJSON_CreateObject();
+			char *text = wo && cJSON_AddStringToObject(wo, "what", ss->shared_msg)
+					     ? cJSON_PrintUnformatted(wo) : NULL;
+			if (text)
+				(void)pmt_writer_json(ss->w, PMT_REC_WARNING, (uint32_t)i, pmc_now_ns(), text);
+			free(text);
+			cJSON_Delete(wo);
+			ss->shared_msg[0] = '\0';
 		}
 		struct pmc_run_config cfg = run_config(o, ss, run);
 		int once = pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why));
