@@ -354,6 +354,7 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
 		ri->pid = (uint32_t)pid->valuedouble;
 	ri->cpus = str_dup(o, "cpus");
+	ri->collector_cpu = num(o, "collector_cpu", NAN);
 	ri->threads = num(o, "threads", 0);
 	if (!(ri->threads >= 1 && ri->threads <= 1e6))
 		ri->threads = 0;

@@ -167,6 +167,7 @@ struct pma_run_info {
 	enum pma_role role;
 	uint32_t pid;           /* RUN_BEGIN "pid", 0 when absent or not a process id */
 	char *cpus;             /* RUN_BEGIN "cpus" (cpulist), NULL when absent */
+	double collector_cpu;   /* RUN_BEGIN "collector_cpu" (each run pins again), NAN absent */
 	double threads;         /* RUN_BEGIN "threads" (OMP_NUM_THREADS set by pmcollect), 0 when
 				   absent or null */
 	enum pma_exit_kind exit_kind;
