@@ -821,7 +821,7 @@ static int handle_signals(struct run_state *st)
 /* An interval pmcollect cannot keep (issue 19, case 1): when more than half of the last
  * PMC_KEEP_WINDOW expirations were lost (the timer fired again before the sample was read) or
  * late (taken more than half an interval after it was due), the interval is doubled from now on
- * (at most PMC_INTERVAL_MAX_MS), with a WARNING record; RUN_END "interval" has the outcome. A
+ * (up to PMC_KEEP_MAX_MS), with a WARNING record; RUN_END "interval" has the outcome. A
  * sample taken later than planned places the changes of parallelism no better than a longer
  * interval would, and lost expirations are no samples at all, while every sample costs the
  * collector (and on a shared CPU the program) a read of every thread. */
@@ -835,7 +835,7 @@ static void keep_interval(struct run_state *st, uint64_t now, uint64_t exp, int 
 	st->win_bad += exp - 1 + (uint64_t)late;
 	if (st->win_exp < PMC_KEEP_WINDOW)
 		return;
-	if (2 * st->win_bad > st->win_exp && from_ms * 2 <= PMC_INTERVAL_MAX_MS) {
+	if (2 * st->win_bad > st->win_exp && from_ms * 2 <= PMC_KEEP_MAX_MS) {
 		snprintf(msg, sizeof(msg), "cannot keep a %.2f ms interval (%llu of the last %llu "
 			 "samples late or lost): sampling every %.2f ms from %.3f s into the run",
 			 from_ms, (unsigned long long)st->win_bad, (unsigned long long)st->win_exp,
