@@ -44,10 +44,13 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 	return r;
 }
 
-/* The run's CPUs: RUN_BEGIN "cpus", else META "cpus". */
+/* The run's CPUs: RUN_BEGIN "cpus", else META "affinity" (pmcollect's own, which a run without
+ * --cpus inherited: taskset -c 0 pmcollect, a launcher's binding; issue 19, case 3), else META
+ * "cpus". */
 static void run_cpus(struct pma_trace *t, struct pma_run *r)
 {
-	const char *c = r->info.cpus ? r->info.cpus : t->meta.cpus;
+	const char *c = r->info.cpus ? r->info.cpus
+			: t->meta.affinity_cpus ? t->meta.affinity_cpus : t->meta.cpus;
 	char why[128];
 
 	if (!c)

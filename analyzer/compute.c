@@ -487,6 +487,16 @@ static void check_sampling(struct pma_result *r)
 	if (r->par.est != PMA_EST_SCHED && r->par.baseline_cores &&
 	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
 		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
+	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
+	 * run: taskset -c 0 pmcollect -t 2 (issue 19, case 3) */
+	double ccpu = isnan(r->run->info.collector_cpu) ? r->t->meta.collector_cpu : r->run->info.collector_cpu;
+	if (ccpu < 0 && r->par.baseline_cores && r->par.baseline_cores < r->par.m) {
+		double U_s = r->par.by_est[r->par.est].work_ns / 1e9;
+		double c_s = (isnan(sm->sampling_cpu_ns) ? sm->collector_cpu_ns : sm->sampling_cpu_ns) / 1e9;
+		const char *cpus = r->run->cpus;
+		(void)pma_notes_add(&r->notes, PMA_NOTE_COLLECTOR_SHARED, (double[]){ r->par.baseline_cores,
+				    r->par.m, c_s, sm->present && U_s > 0 ? 100 * c_s / U_s : -1 }, 4, &cpus, 1);
+	}
 	if (!sm->present || bad <= 0 || r->par.est == PMA_EST_SCHED)
 		return;
 	share = fmin(bad / all, 1);

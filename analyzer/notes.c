@@ -287,6 +287,21 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "repeated calibration runs: a superlinear effect (e.g. more cache with more "
 			 "cores) measured consistently, so S may exceed n", n[0], n[1], n[2]);
 		break;
+	case PMA_NOTE_COLLECTOR_SHARED:
+		snprintf(buf, size, "the collector shared the baseline's CPU%s %s (collector CPU -1: "
+			 "pmcollect was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "
+			 "also for its sampling", n[0] == 1 ? "" : "s", s(x, 0), n[1], n[0],
+			 n[0] == 1 ? "" : "s");
+		if (n[3] >= 0) {
+			size_t o = strlen(buf);
+			snprintf(buf + o, size - o, ", %.3f s of CPU (%.1f%% of the program's)", n[2], n[3]);
+		}
+		{
+			size_t o = strlen(buf);
+			snprintf(buf + o, size - o, ", counted as their run-queue wait; give pmcollect a "
+				 "CPU of its own (taskset -c %s,N pmcollect --cpus %s ...)", s(x, 0), s(x, 0));
+		}
+		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);
 		break;

@@ -66,6 +66,8 @@ enum pma_note_code {
 				      spread but C(n) is CPU time: taken as 0 */
 	PMA_NOTE_SUPERLINEAR,      /* n0 n, n1 omega(n) (< 0), n2 its uncertainty: below 0 beyond the
 				      spread of the repeated calibration, kept */
+	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
+				      the program's CPU time (-1 unknown); s0 the run's CPUs */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

@@ -272,6 +272,9 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	job_parse(meta, &m->job);
 	clock_pair_parse(item(meta, "clocks"), &m->clocks);
 	m->affinity_cpus = str_dup(item(meta, "affinity"), "cpus");
+	m->online_cpus = str_dup(meta, "online_cpus");
+	m->usable_cpus = str_dup(meta, "usable_cpus");
+	m->cgroup_cpus = str_dup(item(meta, "cgroup_cpuset"), "cpus");
 	if (meta_command(meta, m) < 0 || string_pairs(item(meta, "env"), &m->env, &m->nenv) < 0 || meta_sources(meta, m) < 0 ||
 	    string_pairs(item(meta, "labels"), &m->labels, &m->nlabels) < 0)
 		rc = -1;
@@ -316,6 +319,9 @@ void pma_meta_free(struct pma_meta *m)
 	free(m->job.host);
 	free(m->job.rank_var);
 	free(m->affinity_cpus);
+	free(m->online_cpus);
+	free(m->usable_cpus);
+	free(m->cgroup_cpus);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -371,6 +377,7 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
 		ri->pid = (uint32_t)pid->valuedouble;
 	ri->cpus = str_dup(o, "cpus");
+	ri->collector_cpu = num(o, "collector_cpu", NAN);
 	ri->threads = num(o, "threads", 0);
 	if (!(ri->threads >= 1 && ri->threads <= 1e6))
 		ri->threads = 0;
@@ -538,6 +545,7 @@ void pma_summary_parse(const char *text, struct pma_summary *s)
 	s->late_samples = num(o, "late_samples", 0);
 	s->lost_samples = num(o, "lost_samples", 0);
 	s->collector_cpu_ns = num(o, "collector_cpu_ns", 0);
+	s->sampling_cpu_ns = num(o, "sampling_cpu_ns", NAN);
 	cJSON_Delete(o);
 }
 

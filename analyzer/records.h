@@ -105,6 +105,9 @@ struct pma_meta {
 	struct pma_job job;
 	struct pma_clock_pair clocks; /* META "clocks", the collector's start */
 	char *affinity_cpus;    /* META "affinity.cpus", NULL when absent */
+	char *online_cpus;      /* META "online_cpus": the whole machine, NULL when absent */
+	char *usable_cpus;      /* META "usable_cpus" (1.2): online ∩ affinity ∩ cgroup cpuset */
+	char *cgroup_cpus;      /* META "cgroup_cpuset.cpus" (1.2), NULL when none was found */
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,
@@ -164,6 +167,7 @@ struct pma_run_info {
 	enum pma_role role;
 	uint32_t pid;           /* RUN_BEGIN "pid", 0 when absent or not a process id */
 	char *cpus;             /* RUN_BEGIN "cpus" (cpulist), NULL when absent */
+	double collector_cpu;   /* RUN_BEGIN "collector_cpu" (each run pins again), NAN absent */
 	double threads;         /* RUN_BEGIN "threads" (OMP_NUM_THREADS set by pmcollect), 0 when
 				   absent or null */
 	double rep, nrep;       /* RUN_BEGIN "rep" and "nrep" (format 1.2): repetition of a
@@ -190,6 +194,7 @@ struct pma_run_info {
 struct pma_summary {
 	int present;
 	double samples, late_samples, lost_samples, collector_cpu_ns;
+	double sampling_cpu_ns; /* the sampling alone (collector_cpu_ns has start-up too); NAN absent */
 };
 
 /* Parses META text into m (zeroed first; free with pma_meta_free, also on error). Returns 0, or

@@ -1456,6 +1456,14 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	machine_line(out, meta);
 	fprintf(out, "%-13s%.2f ms; program CPUs %s; collector CPU %.0f\n", "interval",
 		meta->interval_ms, meta->cpus ? meta->cpus : "all", meta->collector_cpu);
+	/* the whole machine and what pmcollect was allowed (issue 19, case 3) */
+	if (meta->usable_cpus || (meta->affinity_cpus && meta->online_cpus &&
+				  strcmp(meta->affinity_cpus, meta->online_cpus) != 0))
+		fprintf(out, "%-13sonline %s; pmcollect's affinity %s; cgroup cpuset %s; usable %s\n",
+			"cpu sets", meta->online_cpus ? meta->online_cpus : "?",
+			meta->affinity_cpus ? meta->affinity_cpus : "?",
+			meta->cgroup_cpus ? meta->cgroup_cpus : "none found",
+			meta->usable_cpus ? meta->usable_cpus : "not recorded");
 	fprintf(out, "%-13s", "environment");
 	if (!meta->nenv)
 		fputs("(no OMP_/GOMP_/KMP_ variables)", out);

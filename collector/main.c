@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "cpuset.h"
 #include "energy.h"
 #include "cpuexpr.h"
 #include "interfere.h"
@@ -258,21 +259,6 @@ static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const st
 	return -1;
 }
 
-/* The online CPUs pmcollect may run on (its affinity) as a cpulist. Returns 0 or -1. */
-static int allowed_cpus(const struct pmt_intlist *online, char *buf, size_t size)
-{
-	cpu_set_t aff;
-	size_t o = 0;
-
-	if (sched_getaffinity(0, sizeof(aff), &aff) < 0)
-		return -1;
-	buf[0] = '\0';
-	for (size_t i = 0; i < online->n && o < size; i++)
-		if (online->v[i] < CPU_SETSIZE && CPU_ISSET(online->v[i], &aff))
-			o += (size_t)snprintf(buf + o, size - o, "%s%u", o ? "," : "", online->v[i]);
-	return o && o < size ? 0 : -1;
-}
-
 static char *summary_json(const struct pmc_run_result *r, int runs, int exit_status)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -457,6 +443,10 @@ struct pmc_opts {
 struct session {
 	struct pmt_intlist online;  /* /sys/devices/system/cpu/online, read once */
 	char online_text[4096];
+	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (issue 19) */
+	struct pmc_usable_cpus usable;
+	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
+	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */
 	struct pmt_intlist cpus;    /* --cpus */
 	cpu_set_t prog_cpus;        /* the CPUs of the current run */
 	char cpus_text[4096];
@@ -814,6 +804,56 @@ static void omp_setup(const struct pmc_opts *o, struct session *ss)
 	}
 }
 
+/* What pmcollect may use, for messages: "CPUs 0 (affinity 0, cgroup cpuset 0-1, online 0-1)". */
+static void usable_desc(const struct session *ss, char *buf, size_t size)
+{
+	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->usable.text,
+			 ss->usable.affinity[0] ? ss->usable.affinity : "unknown");
+	if (o > 0 && (size_t)o < size && ss->usable.cgroup_cpus[0])
+		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->usable.cgroup_cpus);
+	if (o > 0 && (size_t)o < size)
+		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->online_text);
+}
+
+/* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
+ * the program could not be pinned there. Returns 0 or -1 after reporting. */
+static int check_usable(const char *text, const struct pmt_intlist *l, const struct session *ss)
+{
+	char desc[2048];
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (in_list(&ss->usable.cpus, l->v[i]))
+			continue;
+		usable_desc(ss, desc, sizeof(desc));
+		pmt_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
+			      l->v[i], desc);
+		return -1;
+	}
+	return 0;
+}
+
+/* pin_collector for a run on the CPUs of ss->prog_cpus (the cpulist prog), with a warning (once)
+ * when a baseline run leaves no CPU for the collector outside them: the estimators read the
+ * program's run-queue waits, and the collector's sampling would add to them (issue 19, case 3;
+ * FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
+static int pin_or_warn(struct session *ss, const char *prog, enum pmc_run_role role)
+{
+	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
+	char *msg = ss->shared_msg, desc[2048];
+
+	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
+		return cpu;
+	ss->collector_shared = 1;
+	ss->total.warnings++;
+	usable_desc(ss, desc, sizeof(desc));
+	snprintf(msg, sizeof(ss->shared_msg), "the collector shares the program's CPUs %.200s: pmcollect may use "
+		 "%.1800s, none outside the program's, so its sampling takes CPU time from the program "
+		 "(give pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
+		 "%.200s ...)", prog, desc, prog, prog);
+	warn_user(msg);
+	return cpu;
+}
+
 /* The program's CPUs beside the interferers when --cpus is not given: the CPUs pmcollect may use
  * (allowed) minus the interferers' cores (so no SMT sibling of an interferer runs the program),
  * as a cpulist into buf. Returns the count (0: none left). */
@@ -849,7 +889,8 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
 	struct pmt_intlist lv = { 0 };
-	char allowed[4096], why[512], prog[4096], sig[512];
+	const char *allowed = ss->usable.text;
+	char why[512], prog[4096], sig[512];
 	uint32_t nprog, levels[PMC_PLAN_MAX_RUNS];
 	size_t nlevels = 0;
 	int n;
@@ -857,10 +898,6 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	if (o->calibrate)
 		return usage_error("--interfere and --calibrate-interference cannot be combined with "
 				   "--calibrate or --runs");
-	if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0) {
-		pmt_cli_error("cannot read the CPUs pmcollect may use");
-		return PMT_EXIT_FAILURE;
-	}
 	if (hwloc_topology_init(&ss->topo) != 0 || hwloc_topology_load(ss->topo) != 0) {
 		pmt_cli_error("cannot read the machine's topology (hwloc): %s", strerror(errno));
 		return PMT_EXIT_FAILURE;
@@ -1105,18 +1142,13 @@ static int plan_user(const struct pmc_opts *o, struct session *ss)
  * Returns -1 to go on, or the exit status after reporting. */
 static int plan_sweep(const struct pmc_opts *o, struct session *ss)
 {
-	char why[512], allowed[4096];
-	struct pmt_intlist al = { 0 };
+	const char *allowed = ss->usable.text; /* plan_runs read the usable CPUs */
+	char why[512];
 	int err;
 
-	if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0 ||
-	    pmt_intlist_parse(allowed, 0, UINT32_MAX - 1, &al, why, sizeof(why)) < 0) {
-		pmt_cli_error("cannot read the CPUs pmcollect may use");
-		return PMT_EXIT_FAILURE;
-	}
-	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1, (uint32_t)al.n,
-				  o->argv, !o->no_baseline, &ss->sweep, why, sizeof(why));
-	pmt_intlist_free(&al);
+	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1,
+				  (uint32_t)ss->usable.cpus.n, o->argv, !o->no_baseline, &ss->sweep,
+				  why, sizeof(why));
 	if (err < 0) {
 		pmt_cli_error("invalid --sweep '%s': %s", o->sweep,
 			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
@@ -1151,6 +1183,16 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		return PMT_EXIT_FAILURE;
 	}
 	pmt_intlist_format(&ss->online, ss->online_text, sizeof(ss->online_text));
+	{
+		/* taskset, a launcher's binding, a Slurm or container cpuset: the machine's usable CPUs */
+		cpu_set_t aff;
+		int have_aff = sched_getaffinity(0, sizeof(aff), &aff) == 0;
+		if (pmc_usable_cpus_get("", &ss->online, have_aff ? &aff : NULL, &ss->usable, why,
+					sizeof(why)) < 0) {
+			pmt_cli_error("cannot read the CPUs pmcollect may use: %s", why);
+			return PMT_EXIT_FAILURE;
+		}
+	}
 	if (o->calibrate && o->cpus)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
 				   "runs' CPUs with --runs)");
@@ -1166,7 +1208,8 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	}
 	if (o->cpus) {
 		/* every CPU must be online (and fit a cpu_set_t) */
-		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0)
+		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0 ||
+		    check_usable(o->cpus, &ss->cpus, ss) < 0)
 			return PMT_EXIT_USAGE;
 		pmt_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
 	}
@@ -1176,13 +1219,19 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 			return r;
 	} else if (o->sweep) {
 		/* the runs are made one at a time from ss->sweep (sweep_run) */
-	} else if (!o->calibrate) {
+	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
 		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus_text : NULL, (uint32_t)ss->cpus.n,
 				o->threads, (uint32_t)ss->online.n);
+	} else if (!o->calibrate) {
+		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
+		pmc_plan_single(&ss->plan, ss->usable.text, (uint32_t)ss->usable.cpus.n, o->threads,
+				(uint32_t)ss->online.n);
+		CPU_ZERO(&ss->prog_cpus);
+		for (size_t i = 0; i < ss->usable.cpus.n; i++)
+			if (ss->usable.cpus.v[i] < CPU_SETSIZE)
+				CPU_SET(ss->usable.cpus.v[i], &ss->prog_cpus);
 	} else if (o->runs.n == 0) {
-		char allowed[4096];
-		if (allowed_cpus(&ss->online, allowed, sizeof(allowed)) < 0 ||
-		    pmc_plan_calibrate(&ss->plan, allowed, why, sizeof(why)) < 0) {
+		if (pmc_plan_calibrate(&ss->plan, ss->usable.text, why, sizeof(why)) < 0) {
 			pmt_cli_error("cannot plan the calibration runs: %s", why);
 			return PMT_EXIT_FAILURE;
 		}
@@ -1196,7 +1245,8 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	for (size_t i = 0; o->calibrate && i < ss->plan.n; i++) {
 		struct pmt_intlist l = { 0 };
 		cpu_set_t set;
-		int bad = cpu_list(ss->plan.runs[i].cpus, &ss->online, ss->online_text, &set, &l);
+		int bad = cpu_list(ss->plan.runs[i].cpus, &ss->online, ss->online_text, &set, &l) ||
+			  check_usable(ss->plan.runs[i].cpus, &l, ss);
 		pmt_intlist_free(&l);
 		if (bad)
 			return PMT_EXIT_USAGE;
@@ -1342,15 +1392,19 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	src.taskstats_why = ss->ts_fd < 0 ? ts_why : NULL;
 	/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its CPU to
 	 * itself (the runs of a plan pin again, each for its own CPUs) */
-	if ((o->cpus || ss->interfering) && ss->have_start_cpus)
-		ss->collector_cpu = pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online);
+	if (o->cpus || ss->interfering || (!o->calibrate && ss->usable.restricted))
+		ss->collector_cpu = pin_or_warn(ss, ss->plan.runs[0].cpus, ss->plan.runs[0].role);
 	{
 		struct pmc_clock_pair start;
 		struct pmc_meta_input mi = {
 			.argc = o->argc,
 			.argv = o->argv,
 			.interval_ms = o->interval_ms,
-			.cpus = o->cpus ? ss->cpus_text : ss->interfering ? ss->plan.runs[0].cpus : NULL,
+			.cpus = o->cpus ? ss->cpus_text : ss->interfering ? ss->plan.runs[0].cpus
+						  : ss->usable.restricted ? ss->usable.text : NULL,
+			.usable_cpus = ss->usable.text,
+			.cgroup_cpus = ss->usable.cgroup_cpus[0] ? ss->usable.cgroup_cpus : NULL,
+			.cgroup_file = ss->usable.cgroup_file,
 			.online_cpus = ss->online_text,
 			.collector_cpu = ss->collector_cpu,
 			.mem_mode = o->mem_mode,
@@ -1595,8 +1649,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			struct pmt_intlist l = { 0 };
 			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
 			pmt_intlist_free(&l);
-			ss->collector_cpu = ss->have_start_cpus
-				? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
+			ss->collector_cpu = pin_or_warn(ss, run->cpus, run->role);
 		} else if (many) {
 			/* the program on every CPU: pmcollect back on its start affinity */
 			if (ss->have_start_cpus)
@@ -1607,6 +1660,17 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
 				i + 1, nruns, pmc_role_name(run->role), run->cpus,
 				(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		if (ss->shared_msg[0]) {
+			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
+			cJSON *wo = cJSON_CreateObject();
+			char *text = wo && cJSON_AddStringToObject(wo, "what", ss->shared_msg)
+					     ? cJSON_PrintUnformatted(wo) : NULL;
+			if (text)
+				(void)pmt_writer_json(ss->w, PMT_REC_WARNING, (uint32_t)i, pmc_now_ns(), text);
+			free(text);
+			cJSON_Delete(wo);
+			ss->shared_msg[0] = '\0';
+		}
 		struct pmc_run_config cfg = run_config(o, ss, run);
 		if (argv) {
 			cfg.argv = argv;
@@ -1653,6 +1717,14 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (res.writer_err) {
 			ss->writer_err = res.writer_err;
 			ss->writer_errno = res.writer_errno;
+		} else if (i + 1 < nruns) {
+			/* each finished run on disk before the next starts: runs shorter than the
+			 * once-a-second flush would otherwise all wait for the end of the plan */
+			int err = pmt_writer_flush(ss->w);
+			if (err < 0) {
+				ss->writer_err = err;
+				ss->writer_errno = errno;
+			}
 		}
 		if (ret != 0 || ss->writer_err)
 			break;
@@ -1733,6 +1805,7 @@ static void session_close(struct session *ss)
 	pmt_intlist_free(&ss->online);
 	pmc_sweep_plan_free(&ss->sweep);
 	free(ss->compact);
+	pmc_usable_cpus_free(&ss->usable);
 	user_free(&ss->user);
 	if (ss->topo)
 		hwloc_topology_destroy(ss->topo);

@@ -656,6 +656,13 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 		if (add_item(meta, "topology", topo) != 0 || (aff != NULL && add_item(meta, "affinity", aff) != 0))
 			goto out;
 	}
+	if (in->usable_cpus != NULL) {
+		cJSON *cg = in->cgroup_cpus != NULL ? cJSON_CreateObject() : cJSON_CreateNull();
+		if (cJSON_AddStringToObject(meta, "usable_cpus", in->usable_cpus) == NULL || add_item(meta, "cgroup_cpuset", cg) != 0 ||
+		    (in->cgroup_cpus != NULL && (cJSON_AddStringToObject(cg, "cpus", in->cgroup_cpus) == NULL ||
+						 cJSON_AddStringToObject(cg, "file", in->cgroup_file ? in->cgroup_file : "") == NULL)))
+			goto out;
+	}
 	if (in->clocks != NULL && pmc_clock_pair_add(meta, "clocks", in->clocks) != 0)
 		goto out;
 	if (in->rank != NULL && add_job(meta, in->rank, in->node_readings) != 0)

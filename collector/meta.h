@@ -51,6 +51,11 @@ struct pmc_meta_input {
 	int node_readings;
 	const cpu_set_t *affinity; /* pmcollect's CPU affinity at the start (the rank's, as the
 				      launcher bound it), NULL = not recorded */
+	/* The CPUs pmcollect may use (collector/cpuset.h: online ∩ affinity ∩ cgroup cpuset) as a
+	 * cpulist, META "usable_cpus"; NULL = not recorded. */
+	const char *usable_cpus;
+	const char *cgroup_cpus;   /* the cgroup's effective cpuset, NULL = none found */
+	const char *cgroup_file;   /* the file it was read from */
 };
 
 /* Builds the META object of FORMAT.md §6: tool and format versions, command, cwd, the OMP_ GOMP_
@@ -60,7 +65,8 @@ struct pmc_meta_input {
  * PUs, NUMA nodes, the NUMA distance matrix, caches (level, size_bytes, cpus sharing it as a
  * cpulist) and hwloc's XML export ("hwloc_xml") so the analyzer can rebuild the topology elsewhere.
  * "sources" is created empty: pmc_meta_add_sources fills it. Since 1.2 also "clocks" (the start
- * pair), "affinity" (the CPUs of in->affinity with the packages and NUMA nodes they cover), and
+ * pair), "affinity" (the CPUs of in->affinity with the packages and NUMA nodes they cover),
+ * "usable_cpus" and "cgroup_cpuset" ({"cpus", "file"} or null), and
  * for a rank of a job "job" (rank, local rank, size, job id, host and the variables they came
  * from) and "node_readings" (whether this rank took the whole-node readings; when not, the
  * topology has no "hwloc_xml").

@@ -303,6 +303,14 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 	cJSON_AddNumberToObject(o, "samples", (double)res->samples);
 	cJSON_AddNumberToObject(o, "late_samples", (double)res->late_samples);
 	cJSON_AddNumberToObject(o, "lost_samples", (double)res->lost_samples);
+	e = cJSON_AddObjectToObject(o, "interval");
+	if (e) {
+		cJSON_AddNumberToObject(e, "requested_ms", cfg->interval_ms);
+		cJSON_AddNumberToObject(e, "final_ms", res->interval_final_ms);
+		cJSON_AddNumberToObject(e, "changes", res->interval_changes);
+		if (res->interval_changes)
+			cJSON_AddNumberToObject(e, "first_change_s", res->interval_first_change_s);
+	}
 	if (res->sched_recorded) {
 		cJSON *se = cJSON_AddObjectToObject(o, "sched_events");
 		if (se) {
@@ -416,6 +424,9 @@ struct run_state {
 	int root_status;
 	struct rusage root_ru;
 	uint64_t start_ns, end_ns, interval_ns, cpu0_ns, expirations;
+	/* the timer's schedule: sample k is due at base_ns + k * interval_ns (start_ns until the
+	   interval is lengthened); win_*: expirations and late or lost ones since the last check */
+	uint64_t base_ns, win_exp, win_bad;
 	uint64_t next_flush_ns, next_drain_ns;
 	/* energy (cfg->energy): each zone's accumulated µJ when the run began, the readings so far */
 	uint64_t *energy0_uj, *energy_run_uj;
@@ -639,7 +650,7 @@ static void attach_sources(struct run_state *st)
 static int arm_timer(struct run_state *st)
 {
 	struct itimerspec its;
-	uint64_t first = st->start_ns + st->interval_ns;
+	uint64_t first = st->base_ns + st->interval_ns;
 
 	memset(&its, 0, sizeof(its));
 	its.it_value.tv_sec = (time_t)(first / 1000000000u);
@@ -671,6 +682,7 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	int err;
 
 	st->interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
+	st->res->interval_final_ms = cfg->interval_ms;
 	if (pipe2(st->go, O_CLOEXEC) < 0 || pipe2(st->report, O_CLOEXEC) < 0) {
 		snprintf(why, whysize, "cannot create a pipe: %s", strerror(errno));
 		return PMT_E_IO;
@@ -747,6 +759,7 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	}
 	st->res->started = 1;
 
+	st->base_ns = st->start_ns;
 	if (arm_timer(st) < 0) {
 		/* the run cannot be sampled: end it, wait for it (run_loop) and report */
 		snprintf(why, whysize, "cannot arm the timer: %s", strerror(errno));
@@ -824,12 +837,48 @@ static int handle_signals(struct run_state *st)
 	return root_done | reap(st->pid, st->s, &st->root_status, &st->root_ru);
 }
 
+/* An interval pmcollect cannot keep (issue 19, case 1): when more than half of the last
+ * PMC_KEEP_WINDOW expirations were lost (the timer fired again before the sample was read) or
+ * late (taken more than half an interval after it was due), the interval is doubled from now on
+ * (up to PMC_KEEP_MAX_MS), with a WARNING record; RUN_END "interval" has the outcome. A
+ * sample taken later than planned places the changes of parallelism no better than a longer
+ * interval would, and lost expirations are no samples at all, while every sample costs the
+ * collector (and on a shared CPU the program) a read of every thread. */
+static void keep_interval(struct run_state *st, uint64_t now, uint64_t exp, int late)
+{
+	struct pmc_run_result *res = st->res;
+	char msg[300];
+	double from_ms = (double)st->interval_ns / 1e6;
+
+	st->win_exp += exp;
+	st->win_bad += exp - 1 + (uint64_t)late;
+	if (st->win_exp < PMC_KEEP_WINDOW)
+		return;
+	if (2 * st->win_bad > st->win_exp && from_ms * 2 <= PMC_KEEP_MAX_MS) {
+		snprintf(msg, sizeof(msg), "cannot keep a %.2f ms interval (%llu of the last %llu "
+			 "samples late or lost): sampling every %.2f ms from %.3f s into the run",
+			 from_ms, (unsigned long long)st->win_bad, (unsigned long long)st->win_exp,
+			 from_ms * 2, (double)(now - st->start_ns) / 1e9);
+		st->interval_ns *= 2;
+		st->base_ns = now;
+		st->expirations = 0;
+		if (arm_timer(st) < 0)
+			stop_sampling(st, 0);
+		if (!res->interval_changes)
+			res->interval_first_change_s = (double)(now - st->start_ns) / 1e9;
+		res->interval_changes++;
+		res->interval_final_ms = (double)st->interval_ns / 1e6;
+		write_warning(res, st->w, st->run_id, msg);
+	}
+	st->win_exp = st->win_bad = 0;
+}
+
 /* One timer expiration: a sample, the scheduler events so far and the counters. */
 static void take_sample(struct run_state *st)
 {
 	struct pmc_run_result *res = st->res;
 	uint64_t exp = 0, now, due;
-	int err;
+	int err, late;
 
 	if (read(st->tfd, &exp, sizeof(exp)) != (ssize_t)sizeof(exp) || exp == 0)
 		return;
@@ -837,9 +886,9 @@ static void take_sample(struct run_state *st)
 	if (exp > 1)
 		res->lost_samples += exp - 1;
 	now = pmc_now_ns();
-	due = st->start_ns + st->expirations * st->interval_ns;
-	if (now > due && now - due > st->interval_ns / 2)
-		res->late_samples++;
+	due = st->base_ns + st->expirations * st->interval_ns;
+	late = now > due && now - due > st->interval_ns / 2;
+	res->late_samples += (uint64_t)late;
 	err = pmc_sampler_sample(st->s, now);
 	if (st->omp)
 		pmc_omp_probe(st->omp, (uint32_t)st->pid);
@@ -854,6 +903,8 @@ static void take_sample(struct run_state *st)
 	}
 	if (err < 0)
 		stop_sampling(st, err);
+	else
+		keep_interval(st, now, exp, late);
 }
 
 /* Samples on the timer and serves the signalfd until the root process is reaped; once sampling
@@ -921,6 +972,14 @@ static void run_finish(struct run_state *st)
 	res->warnings += ss.warnings;
 	res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
 							: WEXITSTATUS(st->root_status);
+	if (res->interval_changes && st->cfg->warn) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "could not keep the %.2f ms interval: lengthened %u time%s, "
+			 "the first at %.3f s, to %.2f ms (see the trace's warnings)", st->cfg->interval_ms,
+			 res->interval_changes, res->interval_changes == 1 ? "" : "s",
+			 res->interval_first_change_s, res->interval_final_ms);
+		st->cfg->warn(msg);
+	}
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
 			    st->clk, &st->root_ru, res, st->cfg, st->counters,
 			    st->have_values ? st->values : NULL, ss.cpu_ns, st);

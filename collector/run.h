@@ -80,6 +80,13 @@ struct pmc_run_config {
 	void *annotate_arg;
 };
 
+/* The collector lengthens an interval it cannot keep (run.c keep_interval): checked every
+ * PMC_KEEP_WINDOW timer expirations, doubled while the result stays within PMC_KEEP_MAX_MS (the
+ * default interval). Not beyond: a collector starved by other load (load 10 on 2 CPUs loses
+ * 2/3 of 10 ms samples) would only take fewer samples at a longer interval. */
+#define PMC_KEEP_WINDOW 32u
+#define PMC_KEEP_MAX_MS 10.0
+
 struct pmc_run_result {
 	int exit_status;        /* what pmcollect returns for this run: the program's code, 128+N
 				   when killed by signal N, 127 when it could not be started */
@@ -89,6 +96,10 @@ struct pmc_run_result {
 	uint64_t samples, thread_samples, late_samples, lost_samples;
 	uint64_t sampling_cpu_ns; /* CPU time pmcollect spent between the first and last sample */
 	uint32_t warnings;      /* WARNING records written */
+	/* an interval pmcollect could not keep was doubled interval_changes times (run.c
+	   keep_interval), the first time interval_first_change_s into the run, to interval_final_ms */
+	double interval_final_ms, interval_first_change_s;
+	uint32_t interval_changes;
 	int sched_recorded;     /* scheduler events were recorded for this run */
 	struct pmc_sched_stats sched; /* their counts */
 	int omp_answered;       /* --omp-regions: an OpenMP runtime started the tool */

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* cpuset.c: the CPUs pmcollect may use, from the online CPUs, its affinity and its cgroup's
+ * cpuset (cgroup v1 or v2). */
+#include "cpuset.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Reads the first line of root+path into buf without its newline and trailing spaces. Returns 0
+ * or -1 (errno set). */
+static int read_first_line(const char *root, const char *path, char *buf, size_t size)
+{
+	char full[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	f = fopen(full, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)size, f)) {
+		fclose(f);
+		errno = ENODATA;
+		return -1;
+	}
+	fclose(f);
+	n = strlen(buf);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* Undoes mountinfo's octal escapes (\040 for a space, \011, \012, \134) in place. */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* 1 when the comma-separated list has the word w. */
+static int has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, w, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* The cpuset hierarchy's mount: *v1 = 1 for a cgroup (v1) mount with the cpuset controller,
+ * 0 for the cgroup2 mount (used when no v1 cpuset is mounted). Returns 0 or -1. */
+static int find_mount(const char *root, char *mroot, size_t mrsize, char *mpoint, size_t mpsize,
+		      int *v1)
+{
+	char full[2048], line[4096];
+	int found = 0; /* 2: v1 cpuset, 1: cgroup2 */
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s/proc/self/mountinfo", root);
+	f = fopen(full, "re");
+	if (!f)
+		return -1;
+	while (found < 2 && fgets(line, sizeof(line), f)) {
+		char r[1024], mp[1024], type[64], opts[1024];
+		const char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", r, mp) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %1023s", type, opts) != 2)
+			continue;
+		if (strcmp(type, "cgroup") == 0 && has_word(opts, "cpuset"))
+			found = 2;
+		else if (strcmp(type, "cgroup2") == 0 && !found)
+			found = 1;
+		else
+			continue;
+		unescape_octal(r);
+		unescape_octal(mp);
+		snprintf(mroot, mrsize, "%s", r);
+		snprintf(mpoint, mpsize, "%s", mp);
+	}
+	fclose(f);
+	*v1 = found == 2;
+	return found ? 0 : -1;
+}
+
+/* The process's path in the hierarchy (v1: the line whose controllers have cpuset; v2: "0::").
+ * Returns 0 or -1. */
+static int find_cgroup_path(const char *root, int v1, char *path, size_t size)
+{
+	char full[2048], line[4096];
+	int found = 0;
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s/proc/self/cgroup", root);
+	f = fopen(full, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c1, *c2;
+		line[strcspn(line, "\n")] = '\0';
+		c1 = strchr(line, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		/* v1: "4:cpuset:/path" (or "3:cpu,cpuset:/path"); v2: "0::/path" */
+		if (v1 ? has_word(c1 + 1, "cpuset") : strcmp(line, "0") == 0 && c2 == c1 + 1) {
+			snprintf(path, size, "%s", c2 + 1);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file, size_t filesize,
+		      char *why, size_t whysize)
+{
+	char mroot[1024], mpoint[1024], path[1024], dir[2048];
+	const char *name, *rel;
+	size_t mrlen;
+	int v1;
+
+	if (find_mount(root, mroot, sizeof(mroot), mpoint, sizeof(mpoint), &v1) < 0) {
+		snprintf(why, whysize, "no cgroup hierarchy with the cpuset controller is mounted");
+		return -1;
+	}
+	if (find_cgroup_path(root, v1, path, sizeof(path)) < 0) {
+		snprintf(why, whysize, "no cpuset cgroup in /proc/self/cgroup");
+		return -1;
+	}
+	name = v1 ? "cpuset.effective_cpus" : "cpuset.cpus.effective";
+	/* the mount shows the hierarchy from mroot down (a container's own subtree) */
+	mrlen = strcmp(mroot, "/") == 0 ? 0 : strlen(mroot);
+	rel = mrlen && strncmp(path, mroot, mrlen) == 0 && (path[mrlen] == '/' || !path[mrlen])
+		      ? path + mrlen : path;
+	snprintf(dir, sizeof(dir), "%s%s", mpoint, strcmp(rel, "/") == 0 ? "" : rel);
+	for (;;) {
+		char f[3072];
+		char *slash;
+		snprintf(f, sizeof(f), "%s/%s", dir, name);
+		if (read_first_line(root, f, cpus, cpussize) == 0 && cpus[0]) {
+			snprintf(file, filesize, "%s", f);
+			return 0;
+		}
+		/* the parent's, up to the mount point */
+		if (strlen(dir) <= strlen(mpoint))
+			break;
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (strlen(dir) < strlen(mpoint))
+			snprintf(dir, sizeof(dir), "%s", mpoint);
+	}
+	snprintf(why, whysize, "no readable %s under %s%s", name, mpoint, strcmp(rel, "/") ? rel : "");
+	return -1;
+}
+
+/* 1 when the sorted list l has v. */
+static int has(const struct pmt_intlist *l, uint32_t v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return 1;
+	return 0;
+}
+
+int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, const cpu_set_t *aff,
+			struct pmc_usable_cpus *u, char *why, size_t whysize)
+{
+	struct pmt_intlist cg = { 0 };
+	int have_cg = 0;
+	char e[200];
+
+	memset(u, 0, sizeof(*u));
+	u->cpus.v = malloc((online->n ? online->n : 1) * sizeof(uint32_t));
+	if (!u->cpus.v) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	if (root && pmc_cgroup_cpuset(root, u->cgroup_cpus, sizeof(u->cgroup_cpus), u->cgroup_file,
+				      sizeof(u->cgroup_file), e, sizeof(e)) == 0)
+		have_cg = pmt_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, &cg, e, sizeof(e)) == 0;
+	if (!have_cg)
+		u->cgroup_cpus[0] = u->cgroup_file[0] = '\0';
+	for (int pass = 0; pass < 2 && u->cpus.n == 0; pass++) {
+		/* pass 1 leaves out a cgroup list that shares nothing with the affinity */
+		for (size_t i = 0; i < online->n; i++) {
+			uint32_t c = online->v[i];
+			if (aff && (c >= CPU_SETSIZE || !CPU_ISSET(c, aff)))
+				continue;
+			if (pass == 0 && have_cg && !has(&cg, c))
+				continue;
+			u->cpus.v[u->cpus.n++] = c;
+		}
+	}
+	if (aff) {
+		struct pmt_intlist a = { .v = malloc((online->n ? online->n : 1) * sizeof(uint32_t)) };
+		for (size_t i = 0; a.v && i < online->n; i++)
+			if (online->v[i] < CPU_SETSIZE && CPU_ISSET(online->v[i], aff))
+				a.v[a.n++] = online->v[i];
+		if (a.v && a.n)
+			pmt_intlist_format(&a, u->affinity, sizeof(u->affinity));
+		free(a.v);
+	}
+	pmt_intlist_free(&cg);
+	if (u->cpus.n == 0) {
+		snprintf(why, whysize, "none of the online CPUs is in pmcollect's affinity");
+		pmc_usable_cpus_free(u);
+		return -1;
+	}
+	pmt_intlist_format(&u->cpus, u->text, sizeof(u->text));
+	u->restricted = u->cpus.n < online->n;
+	return 0;
+}
+
+void pmc_usable_cpus_free(struct pmc_usable_cpus *u)
+{
+	if (u)
+		pmt_intlist_free(&u->cpus);
+}

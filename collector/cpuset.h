@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* cpuset.h: the CPUs pmcollect may use: the online CPUs, its own affinity (taskset, a launcher's
+ * binding) and its cgroup's cpuset (Slurm, a container), so a program started inside a restricted
+ * set is recorded on the CPUs it really had (issue 19, case 3). */
+#ifndef PMC_CPUSET_H
+#define PMC_CPUSET_H
+
+#include <sched.h>
+#include <stddef.h>
+
+#include "pmt_cli.h"
+
+/* What the CPU sets of pmcollect's process were at the start. Texts are cpulists ("0-3,8"). */
+struct pmc_usable_cpus {
+	struct pmt_intlist cpus;   /* online ∩ affinity ∩ cgroup cpuset, sorted; free with
+				      pmc_usable_cpus_free */
+	char text[4096];           /* cpus as a cpulist */
+	char affinity[4096];       /* sched_getaffinity(2) ∩ online, "" when not known */
+	char cgroup_cpus[4096];    /* the cgroup's effective cpuset, "" when none was found */
+	char cgroup_file[1024];    /* the file it was read from (relative to the root given) */
+	int restricted;            /* 1 when cpus is not every online CPU */
+};
+
+/* Finds the cpuset of the cgroup pmcollect runs in: the hierarchy that holds the cpuset
+ * controller (cgroup v1: a "cgroup" mount with the cpuset option, file cpuset.effective_cpus;
+ * else the cgroup2 mount, file cpuset.cpus.effective) from root/proc/self/mountinfo (proc(5):
+ * field 4 the mount's root, field 5 its mount point, the file system type and super options after
+ * " - ") and the process's path in it from root/proc/self/cgroup (cgroups(7): "id:controllers:path").
+ * A cgroup without the file (cgroup v2 with the cpuset controller not enabled there) inherits its
+ * parent's: the search walks up to the mount point. root is prefixed to every path read ("" on a
+ * real system; a directory of fixtures in the tests). Writes the cpulist into cpus (trailing space
+ * removed) and the file into file. Returns 0, or -1 with a one-line reason in why (no cpuset
+ * hierarchy, no readable file: the caller records no cgroup restriction). */
+int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file, size_t filesize,
+		      char *why, size_t whysize);
+
+/* Fills u with the CPUs pmcollect may use: the online CPUs (online, sorted), restricted to aff
+ * (pmcollect's affinity; NULL = unknown) and to the cgroup's cpuset found under root (see
+ * pmc_cgroup_cpuset; NULL = not looked up). A cgroup list that shares no CPU with the rest is
+ * ignored (the kernel keeps a task's affinity inside its cpuset, so that is a stale file).
+ * Returns 0, or -1 when out of memory or when no online CPU is left (a one-line reason in why). */
+int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, const cpu_set_t *aff,
+			struct pmc_usable_cpus *u, char *why, size_t whysize);
+
+void pmc_usable_cpus_free(struct pmc_usable_cpus *u);
+
+#endif

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* test_cpuset.c: the CPUs pmcollect may use (collector/cpuset.c) from fixture /proc and cgroup
+ * trees: cgroup v2 with the cpuset file in a parent only, cgroup v1 "cpu,cpuset" seen from a
+ * container (mount root stripped), no cpuset hierarchy; and the intersection with the online CPUs
+ * and the affinity (issue 19, case 3: taskset -c 0, a Slurm or container cpuset). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cpuset.h"
+
+static char root[256];
+
+/* Writes root/path (directories made as needed) with text. */
+static void put(const char *path, const char *text)
+{
+	char full[1024], cmd[1200];
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", full);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(full, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/pmt-test-cpuset-XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct pmt_intlist list(uint32_t *v, size_t n)
+{
+	struct pmt_intlist l = { v, n };
+	return l;
+}
+
+/* cgroup v2: /job/step has no cpuset.cpus.effective (the controller is not enabled there), its
+ * parent /job has "2-3"; a space in the mount point is escaped as \040 in mountinfo. */
+static void test_v2_parent(void **state)
+{
+	char cpus[64], file[512], why[256];
+
+	(void)state;
+	put("/proc/self/mountinfo",
+	    "22 1 0:20 / /sys rw - sysfs sysfs rw\n"
+	    "30 22 0:26 / /sys/fs/cg\\0402 rw - cgroup2 cgroup2 rw,nsdelegate\n");
+	put("/proc/self/cgroup", "0::/job/step\n");
+	put("/sys/fs/cg 2/job/cpuset.cpus.effective", "2-3\n");
+	put("/sys/fs/cg 2/job/step/cgroup.procs", "1\n");
+	assert_int_equal(pmc_cgroup_cpuset(root, cpus, sizeof(cpus), file, sizeof(file), why,
+					   sizeof(why)), 0);
+	assert_string_equal(cpus, "2-3");
+	assert_string_equal(file, "/sys/fs/cg 2/job/cpuset.cpus.effective");
+}
+
+/* cgroup v1 with cpu and cpuset co-mounted, inside a container: the mount's root is the
+ * container's cgroup, which the process's path starts with. The v1 cpuset wins over cgroup2. */
+static void test_v1_container(void **state)
+{
+	char cpus[64], file[512], why[256];
+
+	(void)state;
+	put("/proc/self/mountinfo",
+	    "30 22 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+	    "31 22 0:27 /docker/abc /sys/fs/cgroup/cpu,cpuset rw - cgroup cgroup rw,cpu,cpuset\n");
+	put("/proc/self/cgroup", "5:memory:/docker/abc\n3:cpu,cpuset:/docker/abc/inner\n0::/\n");
+	put("/sys/fs/cgroup/cpu,cpuset/inner/cpuset.effective_cpus", "1,3\n");
+	assert_int_equal(pmc_cgroup_cpuset(root, cpus, sizeof(cpus), file, sizeof(file), why,
+					   sizeof(why)), 0);
+	assert_string_equal(cpus, "1,3");
+	assert_string_equal(file, "/sys/fs/cgroup/cpu,cpuset/inner/cpuset.effective_cpus");
+}
+
+/* No cgroup mount: no restriction from a cgroup, and a reason. */
+static void test_no_hierarchy(void **state)
+{
+	char cpus[64], file[512], why[256];
+
+	(void)state;
+	put("/proc/self/mountinfo", "22 1 0:20 / /sys rw - sysfs sysfs rw\n");
+	put("/proc/self/cgroup", "0::/\n");
+	assert_int_equal(pmc_cgroup_cpuset(root, cpus, sizeof(cpus), file, sizeof(file), why,
+					   sizeof(why)), -1);
+	assert_string_equal(why, "no cgroup hierarchy with the cpuset controller is mounted");
+}
+
+/* online 0-3, affinity {0,1,2} (taskset), cgroup cpuset 1-3: usable 1-2, restricted; with the
+ * affinity alone (no cgroup): 0-2; a stale cgroup list sharing nothing with the affinity is left
+ * out; nothing restricted: every online CPU, not restricted. */
+static void test_intersection(void **state)
+{
+	uint32_t on[] = { 0, 1, 2, 3 };
+	struct pmt_intlist online = list(on, 4);
+	struct pmc_usable_cpus u;
+	cpu_set_t aff;
+	char why[256];
+
+	(void)state;
+	put("/proc/self/mountinfo", "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put("/proc/self/cgroup", "0::/slurm/job1\n");
+	put("/sys/fs/cgroup/slurm/job1/cpuset.cpus.effective", "1-3\n");
+	CPU_ZERO(&aff);
+	CPU_SET(0, &aff);
+	CPU_SET(1, &aff);
+	CPU_SET(2, &aff);
+	assert_int_equal(pmc_usable_cpus_get(root, &online, &aff, &u, why, sizeof(why)), 0);
+	assert_string_equal(u.text, "1-2");
+	assert_string_equal(u.affinity, "0-2");
+	assert_string_equal(u.cgroup_cpus, "1-3");
+	assert_int_equal(u.restricted, 1);
+	assert_int_equal(u.cpus.n, 2);
+	pmc_usable_cpus_free(&u);
+
+	assert_int_equal(pmc_usable_cpus_get(NULL, &online, &aff, &u, why, sizeof(why)), 0);
+	assert_string_equal(u.text, "0-2");
+	assert_string_equal(u.cgroup_cpus, "");
+	pmc_usable_cpus_free(&u);
+
+	put("/sys/fs/cgroup/slurm/job1/cpuset.cpus.effective", "3\n");
+	assert_int_equal(pmc_usable_cpus_get(root, &online, &aff, &u, why, sizeof(why)), 0);
+	assert_string_equal(u.text, "0-2");
+	pmc_usable_cpus_free(&u);
+
+	put("/sys/fs/cgroup/slurm/job1/cpuset.cpus.effective", "0-3\n");
+	assert_int_equal(pmc_usable_cpus_get(root, &online, NULL, &u, why, sizeof(why)), 0);
+	assert_string_equal(u.text, "0-3");
+	assert_int_equal(u.restricted, 0);
+	pmc_usable_cpus_free(&u);
+
+	CPU_ZERO(&aff);
+	CPU_SET(7, &aff);
+	assert_int_equal(pmc_usable_cpus_get(NULL, &online, &aff, &u, why, sizeof(why)), -1);
+	assert_string_equal(why, "none of the online CPUs is in pmcollect's affinity");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_v2_parent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v1_container, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_hierarchy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_intersection, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("cpuset", tests, NULL, NULL);
+}
