@@ -262,9 +262,10 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 	case PMA_NOTE_FINE_INTERVAL:
 		snprintf(buf, size, "interval %.2f ms on a baseline of %.0f threads on %.0f CPU%s: "
 			 "shorter than a few scheduler time slices (~3 ms each), so one interval sees "
-			 "one thread run while the others wait, and the runnable estimator "
-			 "underestimates A(m,inf), down to 1 (an OpenMP program of A = 2.67 gave 1.00 "
-			 "at 0.1-2 ms, 2.63 at 5 ms); re-record with -i 10 (the default)", n[0], n[2], n[1], n[1] == 1 ? "" : "s");
+			 "one thread run while the others wait, and the collector falls behind: the "
+			 "runnable estimator can underestimate A(m,inf) (an OpenMP program of A = 2.46 "
+			 "gave 2.10-2.42 at 0.1-2 ms, 2.45 at 10 ms); re-record with -i 10 (the default)",
+			 n[0], n[2], n[1], n[1] == 1 ? "" : "s");
 		break;
 	case PMA_NOTE_OMEGA_NOISE:
 		if (n[3] == 1)
