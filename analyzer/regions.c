@@ -68,9 +68,13 @@ void pma_region_name(const struct pma_region_row *row, char *buf, size_t size)
 		snprintf(buf, size, "%s %s:%d", row->function, base, row->line);
 	else if (row->function[0])
 		snprintf(buf, size, "%s", row->function);
-	else
-		snprintf(buf, size, "%s+0x%llx", row->object[0] ? row->object : "?",
+	else {
+		/* a stripped object: its file name and the offset, enough for addr2line on a
+		   debug build of the same build-id */
+		const char *obj = strrchr(row->object, '/');
+		snprintf(buf, size, "%s+0x%llx", obj ? obj + 1 : row->object[0] ? row->object : "?",
 			 (unsigned long long)row->offset);
+	}
 }
 
 static int same_row(const struct pma_region_row *r, const struct pma_symbol *s)

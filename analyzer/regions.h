@@ -67,8 +67,9 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 			struct pma_regions_result *out, char *why, size_t whysize);
 void pma_regions_free(struct pma_regions_result *r);
 
-/* The region's name as shown: "function file:line" (file without its directories), or the
- * object+offset when it has no debug information. */
+/* The region's name as shown: "function file:line" (file without its directories), "function"
+ * when only the symbol table names it, or "object+0xoffset" (the object's file name) when nothing
+ * does (a static function of a stripped library). */
 void pma_region_name(const struct pma_region_row *row, char *buf, size_t size);
 
 #endif

@@ -628,6 +628,8 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddStringToObject(e, "file", w->file);
 		cJSON_AddNumberToObject(e, "line", w->line);
 		cJSON_AddStringToObject(e, "symbol", w->symbol);
+		cJSON_AddStringToObject(e, "object", w->object);
+		cJSON_AddNumberToObject(e, "offset", (double)w->offset);
 		cJSON_AddNumberToObject(e, "depth", w->depth);
 		cJSON_AddNumberToObject(e, "calls", (double)w->calls);
 		cJSON_AddNumberToObject(e, "time_ns", w->time_ns);
