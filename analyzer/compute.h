@@ -35,6 +35,7 @@ struct pma_compute_opts {
 	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
 	double threshold;       /* --threshold: degradation threshold of the interference
 				   analysis (0.05 = 5%), 0 = PMA_SENS_THRESHOLD_DEFAULT */
+	int phases;             /* --phases: the phase table for any run (regions.h) */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */

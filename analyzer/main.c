@@ -35,7 +35,8 @@ static const char usage_line[] =
 	"                 [--run <id>] [--placement compact|scatter|<k>]\n"
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--plot <dir>] [--plot-format svg|png]\n"
-	"                 [--html <file>] [--threshold <pct>] [-j <n>] [-o <file>] [-q] <trace>...\n"
+	"                 [--html <file>] [--threshold <pct>] [--phases] [-j <n>] [-o <file>] [-q]\n"
+	"                 <trace>...\n"
 	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -68,6 +69,10 @@ static void usage_full(void)
 	      "                            jobs, for rank traces)\n"
 	      "      --threshold <pct>     slowdown that counts as degradation in a trace of\n"
 	      "                            pmcollect --interfere [default: 5]\n"
+	      "      --phases              the run's parallel phases (>= 2 active threads, cut at\n"
+	      "                            serial gaps over one sampling interval), each with its A,\n"
+	      "                            T_cp and T(n); shown anyway for an --omp-regions trace\n"
+	      "                            without regions\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
@@ -274,7 +279,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD };
+	       OPT_THRESHOLD, OPT_PHASES };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -302,6 +307,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "phases", no_argument, NULL, OPT_PHASES },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -385,6 +391,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = 1;
+			break;
+		case OPT_PHASES:
+			o->co.phases = 1;
 			break;
 		case OPT_THRESHOLD: {
 			char *end;

@@ -8,7 +8,7 @@ Every comparison alternates its A and B runs (A, B, A, B, ...) and reports media
 a JSON file (default build/bench/bench.json) and a Markdown rendering (build/bench/bench.md, the
 body of docs/performance.md).
 
-usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json]
+usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json] [--only SECTION,...]
 BENCH_QUICK=1 in the environment is the same as --quick (a subset that runs in about 2 minutes).
 """
 import argparse
@@ -410,6 +410,68 @@ def sched_cost(cfg):
     return r
 
 
+# --- 8. --omp-regions: cost per OpenMP region ---------------------------------------------------
+def omp_regions_cost(cfg):
+    """omp_regions -n N (N empty parallel regions, clang + LLVM's libomp, timed by the program
+    itself: its "tiny_ns") under pmcollect and under pmcollect --omp-regions (both --no-sched, so the
+    difference is the OMPT tool and the collector's reading of its batches), alternated, with teams
+    of 1 (the tool's own cost: libomp calls the callbacks for a serialized region too) and 2
+    threads (KMP_BLOCKTIME=0: the team sleeps between regions instead of spinning, so its CPU time
+    is work, not waiting). Per region: the difference of the medians of the program's own time and
+    of its CPU time (RUN_END rusage), divided by N."""
+    n = cfg["omp_tiny_regions"]
+    prog = [os.path.join(WL, "omp_regions"), "-w", "0", "-n", str(n)]
+    tr = os.path.join(TMP, "omp.zst")
+    res, rows = [], []
+
+    def tiny_ns(stdout_text):
+        return next(json.loads(l)["tiny_ns"] for l in stdout_text.splitlines()
+                    if l.startswith('{"tiny"'))
+
+    for team in (1, 2):
+        env = dict(os.environ, KMP_BLOCKTIME="0")
+        wall = {"pmcollect": [], "omp_regions": []}
+        cpu = {"pmcollect": [], "omp_regions": []}
+        got, dropped, rss, size = [], [], [], []
+        for _ in range(cfg["reps"]):
+            for key, extra in (("pmcollect", []), ("omp_regions", ["--omp-regions"])):
+                out = subprocess.run([PMCOLLECT, "-q", "-f", "--no-sched", "-t", str(team), *extra,
+                                      "-o", tr, "--", *prog], env=env, capture_output=True,
+                                     text=True, check=True).stdout
+                end = dump(tr)["run_end"][0]
+                wall[key].append(tiny_ns(out) / 1e9)
+                cpu[key].append((end["rusage"]["utime_ns"] + end["rusage"]["stime_ns"]) / 1e9)
+            om = end["omp_regions"]
+            got.append(om["regions"])
+            dropped.append(om["dropped_records"])
+            rss.append(end["rusage"]["maxrss_bytes"] / 2**20)
+            size.append(os.path.getsize(tr))
+        p, o = med(wall["pmcollect"]), med(wall["omp_regions"])
+        r = {"program": "OMP_NUM_THREADS=%d KMP_BLOCKTIME=0 omp_regions -w 0 -n %d" % (team, n),
+             "team": team, "regions": n, "pmcollect_s": wall["pmcollect"],
+             "omp_regions_s": wall["omp_regions"], "pmcollect_cpu_s": cpu["pmcollect"],
+             "omp_regions_cpu_s": cpu["omp_regions"], "ratio": o / p,
+             "ratio_range": [min(wall["omp_regions"]) / max(wall["pmcollect"]),
+                             max(wall["omp_regions"]) / min(wall["pmcollect"])],
+             "us_per_region": {k: med(v) / n * 1e6 for k, v in wall.items()},
+             "overhead_us_per_region": (o - p) / n * 1e6,
+             "cpu_overhead_us_per_region": (med(cpu["omp_regions"]) - med(cpu["pmcollect"])) / n * 1e6,
+             "recorded": got, "dropped_records": dropped, "maxrss_mib": rss,
+             "trace_bytes_per_region": [b / n for b in size]}
+        res.append(r)
+        rows.append([team, "%.2f" % r["us_per_region"]["pmcollect"],
+                     "%.2f" % r["us_per_region"]["omp_regions"], "%+.2f" % r["overhead_us_per_region"],
+                     "%.3f" % r["ratio"], "%.3f..%.3f" % tuple(r["ratio_range"]),
+                     "%+.2f" % r["cpu_overhead_us_per_region"], "%d" % min(got), "%d" % max(dropped),
+                     "%.1f" % max(rss), "%.1f" % med(r["trace_bytes_per_region"])])
+    table("8. --omp-regions: %d empty regions, program's own time, alternated x%d (--no-sched, "
+          "KMP_BLOCKTIME=0)" % (n, cfg["reps"]),
+          ["team", "without us/region", "--omp-regions us/region", "overhead us/region", "ratio",
+           "ratio range", "CPU overhead us/region", "recorded", "dropped", "max RSS MiB",
+           "trace bytes/region"], rows)
+    return res
+
+
 # --- 6. predicted S(m,2) vs measured T(1 CPU)/T(2 CPUs) --------------------------------------
 def make_input(path, mbytes):
     rnd = random.Random(42)
@@ -507,6 +569,7 @@ def main():
     ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK") == "1")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None, help="comma-separated sections (overhead, cost, ...)")
     o = ap.parse_args()
     PMCOLLECT = os.path.join(TOP, "bin", "pmcollect")
     PMANALYZE = os.path.join(TOP, "bin", "pmanalyze")
@@ -520,7 +583,8 @@ def main():
                "cost_reps": 1, "trace_minutes": [10], "acc_patterns": ["balanced", "mixed"],
                "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
                "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
-               "pingpong_items": 100000, "ranks": 1024}
+               "pingpong_items": 100000, "ranks": 1024,
+               "omp_tiny_regions": 100000}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -530,7 +594,8 @@ def main():
                                   "phases serial m=8", "phases mixed m=8", "pipeline 4 stages",
                                   "omp_phases imbalanced m=4", "xz -T4 -2", "pigz -p 4",
                                   "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"],
-               "pingpong_items": 200000, "ranks": 1024}
+               "pingpong_items": 200000, "ranks": 1024,
+               "omp_tiny_regions": 1000000}
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = {"hostname": platform.node(), "kernel": platform.release(),
@@ -549,7 +614,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
                         ("analyzer", throughput), ("ranks", ranks_merge), ("accuracy", accuracy),
-                        ("predictions", predictions), ("sched", sched_cost), ("plots", plots)):
+                        ("predictions", predictions), ("sched", sched_cost), ("omp_regions", omp_regions_cost),
+                        ("plots", plots)):
+            if o.only and key not in o.only.split(","):
+                continue
             s = time.time()
             log("bench: %s ..." % key)
             result[key] = fn(cfg)

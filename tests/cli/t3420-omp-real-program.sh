@@ -64,13 +64,7 @@ for r in inlib:
         break
 check("region times are positive", all(r["time_ns"] > 0 for r in g3["rows"]), str([r["time_ns"] for r in g3["rows"]]))
 EOF
-while read -r verdict what; do
-	case $verdict in
-	ok) ok "$what" ;;
-	*) not_ok "$what" "$(machine_load)" ;;
-	esac
-done <"$T/checks"
-[ -s "$T/checks" ] || not_ok "region checks ran" "$(head -c 600 "$T/gm3.json")"
+report_checks "$T/checks" "$(head -c 600 "$T/gm3.json")"
 run_capture "$PMANALYZE" -q "$T/gm3.zst"
 check "table: the regions section names a GraphicsMagick function" \
 	grep -Eq '^  [A-Z][A-Za-z]+Image +1 +[0-9]+ ' "$T/out"
