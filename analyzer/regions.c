@@ -141,6 +141,7 @@ static int build_rows(const struct pma_run *run, struct pma_region_row **rows, s
 			const struct pma_omp_inst *in = &run->omp[sites[i].inst];
 			struct pma_region_row *row = &(*rows)[r];
 			row->calls++;
+			row->open += in->open;
 			row->time_ns += (double)(in->end_ns - in->begin_ns);
 			row->mean_team += in->actual_team;
 			if (in->depth < row->depth)
@@ -536,8 +537,10 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 			w[k] = (struct window){ inst_row[k], run->omp[k].begin_ns, run->omp[k].end_ns };
 		free(inst_row);
 	}
-	for (size_t r = 0; r < out->nrows; r++)
+	for (size_t r = 0; r < out->nrows; r++) {
 		out->rows[r].share = wall_ns > 0 ? out->rows[r].time_ns / wall_ns : 0;
+		out->open += out->rows[r].open;
+	}
 	if (st.n) {
 		if (rows_A(&st, out, w, phases ? out->nrows : run->nomp) < 0)
 			goto nomem;

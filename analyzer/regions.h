@@ -24,6 +24,7 @@ struct pma_region_row {
 	uint64_t offset;        /* codeptr_ra - the object's load bias (first instance) */
 	uint32_t depth;         /* smallest nesting depth seen (1 = outermost) */
 	uint64_t calls;         /* instances */
+	uint64_t open;          /* of them, never ended (killed inside): they end at the run's end */
 	double time_ns;         /* sum of end - begin of the instances */
 	double share;           /* time_ns / the run's wall time */
 	double mean_team;       /* mean actual team size (0 unknown) */
@@ -56,6 +57,7 @@ struct pma_regions_result {
 	double run_T_cp_ns, run_work_ns; /* the whole run, same method */
 	uint64_t instances;     /* OMP_REGION records of the run */
 	uint64_t unnamed;       /* instances whose codeptr_ra no recorded object holds */
+	uint64_t open;          /* instances never ended (PMT_OMP_OPEN) */
 	struct pma_region_row *rows; /* sorted by gain_ns (then time_ns), descending */
 	size_t nrows;
 	/* Allande et al.: runs with 1..NC threads (RUN_BEGIN "threads"), NS sockets */

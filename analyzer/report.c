@@ -314,14 +314,17 @@ static void table_regions(FILE *out, const struct pma_result *r)
 			fprintf(out, "  %-10s %9.3f %9.3f %10.2f %5.1f%%", name, w->begin_ns / 1e9,
 				w->end_ns / 1e9, w->time_ns / 1e6, 100 * w->share);
 		else
-			fprintf(out, "  %-36.36s %5u %7llu %10.2f %5.1f%%", name, w->depth,
-				(unsigned long long)w->calls, w->time_ns / 1e6, 100 * w->share);
+			fprintf(out, "  %-36.36s%c%5u %7llu %10.2f %5.1f%%", name, w->open ? '*' : ' ',
+				w->depth, (unsigned long long)w->calls, w->time_ns / 1e6, 100 * w->share);
 		if (w->have_A)
 			fprintf(out, " %6.2f %9.2f %5.1f%% %9.2f %9.2f\n", w->A, w->T_cp_ns / 1e6,
 				100 * w->cp_share, w->T_n_ns / 1e6, w->gain_ns / 1e6);
 		else
 			fprintf(out, " %6s %9s %6s %9s %9s\n", "-", "-", "-", "-", "-");
 	}
+	if (g->open)
+		fprintf(out, "  * %llu instance%s never ended (the program was killed inside): counted up "
+			"to the run's end\n", (unsigned long long)g->open, g->open == 1 ? "" : "s");
 	if (g->have_A)
 		fprintf(out, "  (n = %u cores; gain: T(n) - U/n, the time saved if the region scaled "
 			"ideally)\n", g->n);
@@ -645,6 +648,7 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 	cJSON_AddNumberToObject(o, "run_id", g->run_id);
 	cJSON_AddNumberToObject(o, "instances", (double)g->instances);
 	cJSON_AddNumberToObject(o, "unnamed_instances", (double)g->unnamed);
+	cJSON_AddNumberToObject(o, "open_instances", (double)g->open);
 	cJSON_AddStringToObject(o, "A_source", g->have_A ? g->method : "none");
 	cJSON_AddNumberToObject(o, "cores", g->n);
 	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
@@ -669,6 +673,7 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 			cJSON_AddNumberToObject(e, "end_ns", (double)w->end_ns);
 		}
 		cJSON_AddNumberToObject(e, "calls", (double)w->calls);
+		cJSON_AddNumberToObject(e, "open", (double)w->open);
 		cJSON_AddNumberToObject(e, "time_ns", w->time_ns);
 		cJSON_AddNumberToObject(e, "share", w->share);
 		cJSON_AddNumberToObject(e, "mean_team", w->mean_team);
