@@ -248,8 +248,9 @@ static int build_steps_sampled(const struct pma_run *run, struct steps *st)
 		if (st->n && st->t[st->n - 1] >= iv[i].t0_ns)
 			continue; /* not after the previous one: a damaged trace */
 		push_step(st, iv[i].t0_ns, iv[i].tau_ns / dT, iv[i].runnable_ns / dT);
-		if (i + 1 == n || iv[i + 1].t0_ns > t1)
-			push_step(st, t1, 0, 0); /* the end, or a gap without samples */
+		/* the end, or a gap without samples (dT is a float: a few ns of rounding are none) */
+		if (i + 1 == n || iv[i + 1].t0_ns > t1 + 1000)
+			push_step(st, t1, 0, 0);
 	}
 	return 0;
 }
