@@ -428,6 +428,13 @@ def omp_regions_cost(cfg):
         return next(json.loads(l)["tiny_ns"] for l in stdout_text.splitlines()
                     if l.startswith('{"tiny"'))
 
+    def run_end(path):
+        # streamed: the dump has a line per region, only RUN_END is wanted
+        with subprocess.Popen([PMANALYZE, "--dump", path], stdout=subprocess.PIPE, text=True) as p:
+            end = next(json.loads(l) for l in p.stdout if '"type":"run_end"' in l)
+            p.stdout.close()
+        return end
+
     for team in (1, 2):
         env = dict(os.environ, KMP_BLOCKTIME="0")
         wall = {"pmcollect": [], "omp_regions": []}
@@ -438,7 +445,7 @@ def omp_regions_cost(cfg):
                 out = subprocess.run([PMCOLLECT, "-q", "-f", "--no-sched", "-t", str(team), *extra,
                                       "-o", tr, "--", *prog], env=env, capture_output=True,
                                      text=True, check=True).stdout
-                end = dump(tr)["run_end"][0]
+                end = run_end(tr)
                 wall[key].append(tiny_ns(out) / 1e9)
                 cpu[key].append((end["rusage"]["utime_ns"] + end["rusage"]["stime_ns"]) / 1e9)
             om = end["omp_regions"]
