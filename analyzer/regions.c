@@ -422,6 +422,16 @@ static int cmp_gain(const void *a, const void *b)
 
 /* ---- Allande et al.: one run per thread count 1..NC ---- */
 
+/* Is a the same source region as b (of another run)? By function and file:line, or for a region
+ * no symbol names (a stripped library's static function) by object and offset: the load address
+ * changes from run to run, the offset does not. */
+static int same_source(const struct pma_region_row *a, const struct pma_region_row *b)
+{
+	if (a->function[0] || b->function[0])
+		return !strcmp(a->function, b->function) && !strcmp(a->file, b->file) && a->line == b->line;
+	return a->object[0] && !strcmp(a->object, b->object) && a->offset == b->offset;
+}
+
 static int allande(const struct pma_trace *t, struct pma_regions_result *out, char *why, size_t whysize)
 {
 	uint32_t NC = 0;
@@ -460,8 +470,7 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 		}
 		for (size_t a = 0; a < n; a++)
 			for (size_t b = 0; b < out->nrows; b++)
-				if (!strcmp(rows[a].function, out->rows[b].function) &&
-				    !strcmp(rows[a].file, out->rows[b].file) && rows[a].line == out->rows[b].line)
+				if (same_source(&rows[a], &out->rows[b]))
 					T[b * (NC + 1) + th] = rows[a].time_ns;
 		free(rows);
 	}
@@ -471,7 +480,7 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 		return -1;
 	}
 	for (size_t b = 0; b < out->nrows; b++) {
-		int all = out->rows[b].function[0] != 0;
+		int all = out->rows[b].function[0] || out->rows[b].object[0];
 		for (uint32_t th = 1; th <= NC; th++)
 			all &= T[b * (NC + 1) + th] > 0;
 		if (!all)
