@@ -14,8 +14,7 @@
 export KMP_BLOCKTIME=0
 if ! command -v gm >/dev/null 2>&1 || ! gm version >/dev/null 2>&1; then
 	skip "GraphicsMagick's regions" "gm not installed (Debian package graphicsmagick, .ci/deps.sh)"
-	
-done_testing
+	done_testing
 	exit $?
 fi
 lib=$(ldd "$(command -v gm)" | sed -n 's/.*libGraphicsMagick-Q16[^ ]* => \([^ ]*\).*/\1/p')
