@@ -178,7 +178,7 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 			return LOAD_NOMEM;
 		r->omp[r->nomp++] = (struct pma_omp_inst){ .codeptr_ra = o->codeptr_ra,
 			.begin_ns = o->begin_ns, .end_ns = o->end_ns, .pid = o->pid, .depth = o->depth,
-			.actual_team = o->actual_team };
+			.actual_team = o->actual_team, .open = (o->flags & PMT_OMP_OPEN) != 0 };
 		return 0;
 	}
 	case PMT_REC_SCHED:

@@ -20,6 +20,7 @@
 struct pma_omp_inst {
 	uint64_t codeptr_ra, begin_ns, end_ns;
 	uint32_t pid, depth, actual_team;
+	uint32_t open;          /* PMT_OMP_OPEN: never ended (killed inside), end_ns = run's end */
 };
 /* Instances kept per run at most (32 bytes each: 1.6 GB); more are counted, not kept. */
 #define PMA_MAX_OMP_INSTANCES 50000000u

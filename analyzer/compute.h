@@ -38,6 +38,7 @@ struct pma_compute_opts {
 				   analysis (0.05 = 5%), 0 = PMA_SENS_THRESHOLD_DEFAULT */
 	uint32_t procs;         /* --procs: the program's processes sharing the resource
 				   (Casas & Bronevetsky §5.2's p), 0 = 1 */
+	int phases;             /* --phases: the phase table for any run (regions.h) */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */

@@ -37,6 +37,10 @@ struct pma_est {
 	size_t nthr, cap;
 	struct pm_tidmap map; /* tid -> index into thr */
 	double ring_dT_ns[RING];
+	uint64_t ring_t0_ns[RING];
+	struct pma_est_interval *series; /* finalized intervals in time order */
+	size_t nseries, series_cap;
+	uint64_t series_cut;
 	uint64_t k_next, k_final; /* intervals created / finalized */
 	double win_tau_ns;   /* runnable estimator: CPU time in the open window */
 	uint64_t t_prev_ns;
@@ -92,6 +96,7 @@ void pma_est_free(struct pma_est *e)
 		free(e->thr[i].a_r);
 	}
 	free(e->thr);
+	free(e->series);
 	pm_tidmap_free(&e->map);
 	free(e);
 }
@@ -190,7 +195,7 @@ static int finalize_one(struct pma_est *e)
 {
 	uint64_t k = e->k_final;
 	size_t slot = k % RING;
-	double dT = e->ring_dT_ns[slot], tau = 0;
+	double dT = e->ring_dT_ns[slot], tau = 0, runnable = 0;
 	int woke = 0, active = 0;
 
 	for (size_t i = 0; i < e->nthr; i++) {
@@ -213,9 +218,15 @@ static int finalize_one(struct pma_est *e)
 		}
 		t->wtau_ns += t->tau_r[slot];
 		tau += t->tau_r[slot];
+		runnable += t->a_r[slot] > t->tau_r[slot] ? t->a_r[slot] : t->tau_r[slot];
 		t->prev_active = t->a_r[slot] > 0 || t->tau_r[slot] > 0;
 	}
 	e->win_tau_ns += tau;
+	if (e->nseries < PMA_EST_SERIES_MAX && PM_GROW(e->series, e->series_cap, e->nseries + 1) == 0)
+		e->series[e->nseries++] = (struct pma_est_interval){ e->ring_t0_ns[slot], (float)dT,
+								     (float)tau, (float)runnable };
+	else
+		e->series_cut++;
 	e->k_final++;
 	if (!active)
 		return pma_profile_add(&e->prof[PMA_EST_RUNNABLE], 0, dT);
@@ -283,6 +294,7 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		k = e->k_next++;
 		slot = k % RING;
 		e->ring_dT_ns[slot] = dT;
+		e->ring_t0_ns[slot] = e->t_prev_ns;
 		e->st.intervals++;
 		/* every known thread gets a zero slot for this interval; listed ones fill it below */
 		for (size_t i = 0; i < e->nthr; i++) {
@@ -409,6 +421,13 @@ int pma_est_finish(struct pma_est *e, uint64_t t_end_ns)
 const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_estimator_kind k)
 {
 	return k >= 0 && k < PMA_EST_SAMPLED ? &e->prof[k] : NULL;
+}
+
+const struct pma_est_interval *pma_est_series(const struct pma_est *e, size_t *n, uint64_t *cut)
+{
+	*n = e->nseries;
+	*cut = e->series_cut;
+	return e->series;
 }
 
 void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st)

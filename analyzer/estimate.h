@@ -79,4 +79,22 @@ int pma_est_finish(struct pma_est *e, uint64_t t_end_ns);
 const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_estimator_kind k);
 void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st);
 
+/* One finalized sampling interval, kept in time order so that the run can be cut in time: the
+ * regions of a trace without scheduler events and the phase fallback (issue 17). Per interval the
+ * runnable estimator's A(m,inf,t) is runnable_ns / dT_ns and its dT_cp is dT_ns tau_ns /
+ * runnable_ns (PMA_EST_RUNNABLE above; the wait already moved back to where it was spent). */
+struct pma_est_interval {
+	uint64_t t0_ns;        /* start of the interval (the previous sample) */
+	float dT_ns;           /* its length */
+	float tau_ns;          /* CPU time of all threads in it (sum tau_j) */
+	float runnable_ns;     /* sum of the threads' runnable time (running or waiting) */
+};
+
+/* At most this many intervals are kept (5.8 h at 10 ms, 48 MiB); later ones are counted in *cut. */
+#define PMA_EST_SERIES_MAX (1u << 21)
+
+/* The kept intervals in time order (valid after pma_est_finish, owned by e; NULL when none); *cut
+ * = intervals left out beyond PMA_EST_SERIES_MAX or for want of memory. */
+const struct pma_est_interval *pma_est_series(const struct pma_est *e, size_t *n, uint64_t *cut);
+
 #endif

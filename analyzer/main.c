@@ -37,7 +37,7 @@ static const char usage_line[] =
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
-	"                 [-j <n>] [-o <file>] [-q] <trace>...\n"
+	"                 [--phases] [-j <n>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -73,6 +73,10 @@ static void usage_full(void)
 	      "                            pmcollect --interfere [default: 5]\n"
 	      "      --procs <p>           the program's processes that share the resource, for\n"
 	      "                            the needs per process of --interfere [default: 1]\n"
+	      "      --phases              the run's parallel phases (>= 2 active threads, cut at\n"
+	      "                            serial gaps over one sampling interval), each with its A,\n"
+	      "                            T_cp and T(n); shown anyway for an --omp-regions trace\n"
+	      "                            without regions\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
@@ -345,7 +349,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP };
+	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -375,6 +379,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "procs", required_argument, NULL, OPT_PROCS },
+		{ "phases", no_argument, NULL, OPT_PHASES },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ NULL, 0, NULL, 0 },
@@ -465,6 +470,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = 1;
+			break;
+		case OPT_PHASES:
+			o->co.phases = 1;
 			break;
 		case OPT_THRESHOLD: {
 			char *end;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate.h"
 #include "model.h"
+#include "phases.h"
 #include "pm_util.h"
 #include "symbols.h"
 
@@ -64,13 +66,19 @@ void pma_region_name(const struct pma_region_row *row, char *buf, size_t size)
 	const char *base = strrchr(row->file, '/');
 
 	base = base ? base + 1 : row->file;
-	if (row->function[0] && row->line)
+	if (row->phase)
+		snprintf(buf, size, "phase %u", row->phase);
+	else if (row->function[0] && row->line)
 		snprintf(buf, size, "%s %s:%d", row->function, base, row->line);
 	else if (row->function[0])
 		snprintf(buf, size, "%s", row->function);
-	else
-		snprintf(buf, size, "%s+0x%llx", row->object[0] ? row->object : "?",
+	else {
+		/* a stripped object: its file name and the offset, enough for addr2line on a
+		   debug build of the same build-id */
+		const char *obj = strrchr(row->object, '/');
+		snprintf(buf, size, "%s+0x%llx", obj ? obj + 1 : row->object[0] ? row->object : "?",
 			 (unsigned long long)row->offset);
+	}
 }
 
 static int same_row(const struct pma_region_row *r, const struct pma_symbol *s)
@@ -133,6 +141,7 @@ static int build_rows(const struct pma_run *run, struct pma_region_row **rows, s
 			const struct pma_omp_inst *in = &run->omp[sites[i].inst];
 			struct pma_region_row *row = &(*rows)[r];
 			row->calls++;
+			row->open += in->open;
 			row->time_ns += (double)(in->end_ns - in->begin_ns);
 			row->mean_team += in->actual_team;
 			if (in->depth < row->depth)
@@ -149,14 +158,15 @@ static int build_rows(const struct pma_run *run, struct pma_region_row **rows, s
 	return rc;
 }
 
-/* ---- A and T_cp inside windows, from the exact mode's timelines ---- */
+/* ---- A and T_cp inside windows: the exact mode's timelines, or the sampled intervals ---- */
 
 /* The program's concurrency as a step function: from t[k] to t[k + 1], r[k] threads running and
- * q[k] running or runnable. */
+ * q[k] running or runnable; averages over the interval for sampled steps. The last step is 0. */
 struct steps {
 	uint64_t *t;
-	uint32_t *r, *q;
+	double *r, *q;
 	size_t n;
+	const char *method;     /* "sched-exact" or "samples" */
 };
 
 struct edge {
@@ -171,41 +181,86 @@ static int cmp_edge(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static int build_steps(const struct pma_run *run, struct steps *st)
+static int alloc_steps(struct steps *st, size_t n)
+{
+	st->t = malloc((n + 1) * sizeof(*st->t));
+	st->r = malloc((n + 1) * sizeof(*st->r));
+	st->q = malloc((n + 1) * sizeof(*st->q));
+	return st->t && st->r && st->q ? 0 : -1;
+}
+
+static void push_step(struct steps *st, uint64_t t, double r, double q)
+{
+	st->t[st->n] = t;
+	st->r[st->n] = r;
+	st->q[st->n] = q;
+	st->n++;
+}
+
+/* From the scheduler events: exact boundaries (Tudor & Teo's A from the happens-before timelines). */
+static int build_steps_exact(const struct pma_run *run, struct steps *st)
 {
 	size_t ns, n = 0;
 	const struct pma_slice *sl = pma_exact_slices(run->exact, &ns);
 	struct edge *e = malloc((2 * ns + 1) * sizeof(*e));
 	int32_t r = 0, q = 0;
 
-	memset(st, 0, sizeof(*st));
-	if (!e)
+	if (!e || alloc_steps(st, 2 * ns) < 0) {
+		free(e);
 		return -1;
+	}
+	st->method = "sched-exact";
 	for (size_t i = 0; i < ns; i++) {
 		int run_ = sl[i].kind == PMA_SLICE_RUNNING;
 		e[n++] = (struct edge){ sl[i].t0_ns, run_, 1 };
 		e[n++] = (struct edge){ sl[i].t1_ns, -run_, -1 };
 	}
 	qsort(e, n, sizeof(*e), cmp_edge);
-	st->t = malloc((n + 1) * sizeof(*st->t));
-	st->r = malloc((n + 1) * sizeof(*st->r));
-	st->q = malloc((n + 1) * sizeof(*st->q));
-	if (!st->t || !st->r || !st->q) {
-		free(e);
-		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
 		r += e[i].dr;
 		q += e[i].dq;
 		if (i + 1 < n && e[i + 1].t == e[i].t)
 			continue;
-		st->t[st->n] = e[i].t;
-		st->r[st->n] = r > 0 ? (uint32_t)r : 0;
-		st->q[st->n] = q > 0 ? (uint32_t)q : 0;
-		st->n++;
+		push_step(st, e[i].t, r > 0 ? r : 0, q > 0 ? q : 0);
 	}
 	free(e);
 	return 0;
+}
+
+/* From the samples: per interval the runnable estimator's averages, r = sum tau_j / dT and
+ * q = sum runnable_j / dT (estimate.h, PMA_EST_RUNNABLE). A window that covers part of an interval
+ * gets that part of it (prorated): a region shorter than the sampling interval is approximate. */
+static int build_steps_sampled(const struct pma_run *run, struct steps *st)
+{
+	size_t n;
+	uint64_t cut;
+	const struct pma_est_interval *iv = run->est ? pma_est_series(run->est, &n, &cut) : NULL;
+
+	if (!iv || !n)
+		return 0;
+	if (alloc_steps(st, 2 * n) < 0)
+		return -1;
+	st->method = "samples";
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t1 = iv[i].t0_ns + (uint64_t)iv[i].dT_ns;
+		double dT = iv[i].dT_ns > 0 ? iv[i].dT_ns : 1;
+
+		if (st->n && st->t[st->n - 1] >= iv[i].t0_ns)
+			continue; /* not after the previous one: a damaged trace */
+		push_step(st, iv[i].t0_ns, iv[i].tau_ns / dT, iv[i].runnable_ns / dT);
+		/* the end, or a gap without samples (dT is a float: a few ns of rounding are none) */
+		if (i + 1 == n || iv[i + 1].t0_ns > t1 + 1000)
+			push_step(st, t1, 0, 0);
+	}
+	return 0;
+}
+
+/* The run's steps: from the scheduler events when it has them, else from the samples; st->n 0
+ * when neither. Returns 0 or -1 (out of memory). */
+static int build_steps(const struct pma_run *run, struct steps *st)
+{
+	memset(st, 0, sizeof(*st));
+	return run->has_exact ? build_steps_exact(run, st) : build_steps_sampled(run, st);
 }
 
 static void free_steps(struct steps *st)
@@ -237,7 +292,7 @@ static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma
 		if (t1 <= t0)
 			continue;
 		*work_ns += dt * st->r[k];
-		if (pma_profile_add(p, st->q[k], st->q[k] ? dt * st->r[k] / st->q[k] : dt) < 0)
+		if (pma_profile_add(p, st->q[k], st->q[k] > 0 ? dt * st->r[k] / st->q[k] : dt) < 0)
 			return -1;
 	}
 	return 0;
@@ -257,23 +312,16 @@ static int cmp_window(const void *a, const void *b)
 	return x->b < y->b ? -1 : x->b > y->b;
 }
 
-/* Per row: its windows (the union of its instances' intervals) cut out of the timelines. */
-static int rows_A(const struct pma_run *run, struct pma_regions_result *out, const size_t *inst_row)
+/* Per row: its windows w[nw] (the union of its instances' intervals; sorted here) cut out of the
+ * steps st: work, T_cp, A and the predictions at out->n cores. */
+static int rows_A(const struct steps *st, struct pma_regions_result *out, struct window *w, size_t nw)
 {
-	struct window *w = malloc((run->nomp ? run->nomp : 1) * sizeof(*w));
-	struct steps st;
 	struct pma_profile whole;
 	size_t i = 0;
 	int rc = 0;
 
-	if (!w || build_steps(run, &st) < 0) {
-		free(w);
-		return -1;
-	}
-	for (size_t k = 0; k < run->nomp; k++)
-		w[k] = (struct window){ inst_row[k], run->omp[k].begin_ns, run->omp[k].end_ns };
-	qsort(w, run->nomp, sizeof(*w), cmp_window);
-	while (i < run->nomp && rc == 0) {
+	qsort(w, nw, sizeof(*w), cmp_window);
+	while (i < nw && rc == 0) {
 		struct pma_region_row *row = &out->rows[w[i].row];
 		struct pma_profile p;
 		struct pma_prediction pred;
@@ -281,15 +329,15 @@ static int rows_A(const struct pma_run *run, struct pma_regions_result *out, con
 		size_t r = w[i].row;
 
 		pma_profile_init(&p);
-		for (; rc == 0 && i <= run->nomp; i++) {
+		for (; rc == 0 && i <= nw; i++) {
 			/* merge overlapping windows (nested instances of one region run at once) */
-			if (i < run->nomp && w[i].row == r && w[i].b <= e) {
+			if (i < nw && w[i].row == r && w[i].b <= e) {
 				if (w[i].e > e)
 					e = w[i].e;
 				continue;
 			}
-			rc = cut_window(&st, b, e, &p, &row->work_ns);
-			if (i == run->nomp || w[i].row != r)
+			rc = cut_window(st, b, e, &p, &row->work_ns);
+			if (i == nw || w[i].row != r)
 				break;
 			b = w[i].b;
 			e = w[i].e;
@@ -307,15 +355,58 @@ static int rows_A(const struct pma_run *run, struct pma_regions_result *out, con
 		pma_profile_free(&p);
 	}
 	pma_profile_init(&whole);
-	if (rc == 0 && st.n)
-		rc = cut_window(&st, st.t[0], st.t[st.n - 1], &whole, &out->run_work_ns);
+	if (rc == 0 && st->n)
+		rc = cut_window(st, st->t[0], st->t[st->n - 1], &whole, &out->run_work_ns);
 	out->run_T_cp_ns = whole.T_cp_ns;
 	for (size_t r = 0; r < out->nrows; r++)
 		out->rows[r].cp_share = whole.T_cp_ns > 0 ? out->rows[r].T_cp_ns / whole.T_cp_ns : 0;
 	pma_profile_free(&whole);
-	free_steps(&st);
-	free(w);
 	return rc;
+}
+
+/* ---- the phase fallback (no region recorded) ---- */
+
+/* Rows for the phases of the steps: maximal intervals with >= 2 active threads (q), serial gaps
+ * longer than out->gap_ns cutting (analyzer/phases.h); phases shorter than out->gap_ns (one
+ * sampling interval: threads created or woken for a moment, and runnable a while on a busy
+ * machine) are left out. Fills out->rows and w (one window per phase). */
+static int build_phase_rows(const struct pma_run *run, const struct steps *st,
+			    struct pma_regions_result *out, struct window **w)
+{
+	struct pma_phase *ph;
+	long np, k = 0;
+
+	*w = NULL;
+	if (st->n < 2)
+		return 0;
+	np = pma_phases_segment(st->t, st->q, st->n - 1, st->t[st->n - 1], 2, out->gap_ns, NULL, 0);
+	if (np <= 0)
+		return 0;
+	ph = malloc((size_t)np * sizeof(*ph));
+	out->rows = calloc((size_t)np, sizeof(*out->rows));
+	*w = malloc((size_t)np * sizeof(**w));
+	if (!ph || !out->rows || !*w) {
+		free(ph);
+		return -1;
+	}
+	pma_phases_segment(st->t, st->q, st->n - 1, st->t[st->n - 1], 2, out->gap_ns, ph, (size_t)np);
+	for (long i = 0; i < np; i++) {
+		struct pma_region_row *row = &out->rows[k];
+		if (ph[i].end_ns - ph[i].begin_ns < out->gap_ns)
+			continue;
+		row->phase = (uint32_t)k + 1;
+		row->begin_ns = ph[i].begin_ns - run->t_begin_ns;
+		row->end_ns = ph[i].end_ns - run->t_begin_ns;
+		row->calls = 1;
+		row->depth = 1;
+		row->allande = -1;
+		row->time_ns = (double)(ph[i].end_ns - ph[i].begin_ns);
+		(*w)[k] = (struct window){ (size_t)k, ph[i].begin_ns, ph[i].end_ns };
+		k++;
+	}
+	out->nrows = (size_t)k;
+	free(ph);
+	return 0;
 }
 
 static int cmp_gain(const void *a, const void *b)
@@ -330,6 +421,16 @@ static int cmp_gain(const void *a, const void *b)
 }
 
 /* ---- Allande et al.: one run per thread count 1..NC ---- */
+
+/* Is a the same source region as b (of another run)? By function and file:line, or for a region
+ * no symbol names (a stripped library's static function) by object and offset: the load address
+ * changes from run to run, the offset does not. */
+static int same_source(const struct pma_region_row *a, const struct pma_region_row *b)
+{
+	if (a->function[0] || b->function[0])
+		return !strcmp(a->function, b->function) && !strcmp(a->file, b->file) && a->line == b->line;
+	return a->object[0] && !strcmp(a->object, b->object) && a->offset == b->offset;
+}
 
 static int allande(const struct pma_trace *t, struct pma_regions_result *out, char *why, size_t whysize)
 {
@@ -369,8 +470,7 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 		}
 		for (size_t a = 0; a < n; a++)
 			for (size_t b = 0; b < out->nrows; b++)
-				if (!strcmp(rows[a].function, out->rows[b].function) &&
-				    !strcmp(rows[a].file, out->rows[b].file) && rows[a].line == out->rows[b].line)
+				if (same_source(&rows[a], &out->rows[b]))
 					T[b * (NC + 1) + th] = rows[a].time_ns;
 		free(rows);
 	}
@@ -380,7 +480,7 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 		return -1;
 	}
 	for (size_t b = 0; b < out->nrows; b++) {
-		int all = out->rows[b].function[0] != 0;
+		int all = out->rows[b].function[0] || out->rows[b].object[0];
 		for (uint32_t th = 1; th <= NC; th++)
 			all &= T[b * (NC + 1) + th] > 0;
 		if (!all)
@@ -406,40 +506,65 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 }
 
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			struct pma_regions_result *out, char *why, size_t whysize)
+			int want_phases, struct pma_regions_result *out, char *why, size_t whysize)
 {
-	size_t *inst_row = NULL;
+	struct window *w = NULL;
+	struct steps st;
 	double wall_ns = pma_run_wall_s(run) * 1e9;
+	int phases;
 
 	memset(out, 0, sizeof(*out));
-	if (!run->info.omp.present && !run->nomp)
+	memset(&st, 0, sizeof(st));
+	phases = want_phases || (run->info.omp.present && !run->nomp);
+	if (!run->info.omp.present && !run->nomp && !phases)
 		return 0;
-	out->present = 1;
+	out->present = run->info.omp.present || run->nomp;
 	out->recorded = run->info.omp.recorded || run->nomp;
 	out->reason = out->recorded ? NULL : run->info.omp.reason;
 	out->run_id = run->run_id;
 	out->n = n ? n : 1;
 	out->instances = run->nomp;
-	if (!run->nomp)
+	out->phases = phases;
+	if (!run->nomp && !phases)
 		return 0;
-	inst_row = malloc(run->nomp * sizeof(*inst_row));
-	if (!inst_row || build_rows(run, &out->rows, &out->nrows, inst_row, &out->unnamed) < 0)
+	if (build_steps(run, &st) < 0)
 		goto nomem;
-	for (size_t r = 0; r < out->nrows; r++)
+	out->method = st.n ? st.method : NULL;
+	if (phases) {
+		/* one sampling interval: what the sampled profile can resolve */
+		out->gap_ns = run->st.mean_interval_ns > 0 ? (uint64_t)run->st.mean_interval_ns :
+			      t->meta.interval_ms > 0 ? (uint64_t)(t->meta.interval_ms * 1e6) : 10000000;
+		if (build_phase_rows(run, &st, out, &w) < 0)
+			goto nomem;
+	} else {
+		size_t *inst_row = malloc(run->nomp * sizeof(*inst_row));
+		if (!inst_row || build_rows(run, &out->rows, &out->nrows, inst_row, &out->unnamed) < 0 ||
+		    !(w = malloc(run->nomp * sizeof(*w)))) {
+			free(inst_row);
+			goto nomem;
+		}
+		for (size_t k = 0; k < run->nomp; k++)
+			w[k] = (struct window){ inst_row[k], run->omp[k].begin_ns, run->omp[k].end_ns };
+		free(inst_row);
+	}
+	for (size_t r = 0; r < out->nrows; r++) {
 		out->rows[r].share = wall_ns > 0 ? out->rows[r].time_ns / wall_ns : 0;
-	if (run->has_exact) {
-		if (rows_A(run, out, inst_row) < 0)
+		out->open += out->rows[r].open;
+	}
+	if (st.n) {
+		if (rows_A(&st, out, w, phases ? out->nrows : run->nomp) < 0)
 			goto nomem;
 		out->have_A = 1;
 	}
-	free(inst_row);
-	inst_row = NULL;
+	free(w);
+	free_steps(&st);
 	qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_gain);
-	if (allande(t, out, why, whysize) < 0)
+	if (!phases && allande(t, out, why, whysize) < 0)
 		return -1;
 	return 0;
 nomem:
-	free(inst_row);
+	free(w);
+	free_steps(&st);
 	snprintf(why, whysize, "out of memory");
 	return -1;
 }

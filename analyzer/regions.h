@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* regions.h: the per-region section of a pmanalyze report: the OpenMP regions of a run recorded
  * with `pmcollect --omp-regions` (OMP_REGION records), named with libdw, each with its calls and
- * time, its A(m,inf) and T_cp cut out of the exact mode's timelines at the region's windows
- * (Tudor & Teo eq. 4 restricted to the region), its predicted T(n), and, when the trace holds one
+ * time, its A(m,inf) and T_cp cut out of the exact mode's timelines (or, without scheduler events,
+ * the sampled intervals) at the region's windows (Tudor & Teo eq. 4 restricted to the region), its predicted T(n), and, when the trace holds one
  * run per thread count 1..NC, the best thread count and placement per region (Allande et al. §3,
  * eq. 2-9, time-only variant). Pure computation over the loaded trace: no I/O. */
 #ifndef PMA_REGIONS_H
@@ -24,6 +24,7 @@ struct pma_region_row {
 	uint64_t offset;        /* codeptr_ra - the object's load bias (first instance) */
 	uint32_t depth;         /* smallest nesting depth seen (1 = outermost) */
 	uint64_t calls;         /* instances */
+	uint64_t open;          /* of them, never ended (killed inside): they end at the run's end */
 	double time_ns;         /* sum of end - begin of the instances */
 	double share;           /* time_ns / the run's wall time */
 	double mean_team;       /* mean actual team size (0 unknown) */
@@ -36,6 +37,8 @@ struct pma_region_row {
 	double S_n;             /* predicted S(m,n) of the region */
 	double gain_ns;         /* T_n_ns - work_ns / n: time saved at n cores if it scaled ideally */
 	long allande;           /* index into pma_regions_result.factors, -1: not in every run */
+	uint32_t phase;         /* a phase of the fallback: 1..N in time order (0: a region) */
+	uint64_t begin_ns, end_ns; /* the phase's interval, from the run's start */
 };
 
 struct pma_regions_result {
@@ -44,10 +47,17 @@ struct pma_regions_result {
 	const char *reason;     /* why not (borrowed from the trace), NULL when recorded */
 	uint32_t run_id;
 	uint32_t n;             /* the core count of the predictions (the machine's PUs) */
-	int have_A;             /* per-region A from scheduler events */
+	int have_A;             /* per-region A, by method */
+	const char *method;     /* "sched-exact" (scheduler events: exact boundaries), "samples" (the
+				   runnable estimator's intervals, prorated at the windows' edges) or
+				   NULL (neither) */
+	int phases;             /* the rows are phases: no region was recorded, or asked for */
+	uint64_t gap_ns;        /* phases: serial gaps longer than this end a phase (one sampling
+				   interval) */
 	double run_T_cp_ns, run_work_ns; /* the whole run, same method */
 	uint64_t instances;     /* OMP_REGION records of the run */
 	uint64_t unnamed;       /* instances whose codeptr_ra no recorded object holds */
+	uint64_t open;          /* instances never ended (PMT_OMP_OPEN) */
 	struct pma_region_row *rows; /* sorted by gain_ns (then time_ns), descending */
 	size_t nrows;
 	/* Allande et al.: runs with 1..NC threads (RUN_BEGIN "threads"), NS sockets */
@@ -61,14 +71,20 @@ struct pma_regions_result {
 };
 
 /* Computes the region section for run `run` of trace t (n: core count of the predictions, >= 1).
- * A trace without --omp-regions leaves out->present 0. Returns 0, or -1 with a reason in why
- * (out of memory, symbolizer failure); free out with pma_regions_free also on error. */
+ * The rows are the OpenMP regions; or, when the run was recorded with --omp-regions but has none
+ * (no OMPT runtime: every non-OpenMP program) or want_phases is set, the run's phases (issue 17's
+ * fallback): maximal intervals with >= 2 active threads bounded by serial gaps longer than one
+ * sampling interval, from the scheduler events when the run has them, else from the samples.
+ * A trace without --omp-regions and without want_phases leaves out->present and out->phases 0.
+ * Returns 0, or -1 with a reason in why (out of memory, symbolizer failure); free out with
+ * pma_regions_free also on error. */
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			struct pma_regions_result *out, char *why, size_t whysize);
+			int want_phases, struct pma_regions_result *out, char *why, size_t whysize);
 void pma_regions_free(struct pma_regions_result *r);
 
-/* The region's name as shown: "function file:line" (file without its directories), or the
- * object+offset when it has no debug information. */
+/* The region's name as shown: "function file:line" (file without its directories), "function"
+ * when only the symbol table names it, or "object+0xoffset" (the object's file name) when nothing
+ * does (a static function of a stripped library). */
 void pma_region_name(const struct pma_region_row *row, char *buf, size_t size);
 
 #endif

@@ -281,35 +281,65 @@ static uint32_t aff_threads(const struct pma_allande_plan *p, size_t c)
 	return nt;
 }
 
-/* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain. */
+/* How the rows' A and T_cp were found (regions.h method). */
+static const char *regions_method_text(const struct pma_regions_result *g)
+{
+	if (!g->have_A)
+		return "A and T_cp need scheduler events (pmcollect --sched) or samples";
+	if (!strcmp(g->method, "samples"))
+		return g->phases ? "boundaries, A and T_cp from the samples (runnable estimator; "
+				   "boundaries within one sampling interval)" :
+				   "A and T_cp from the samples inside each region's windows (runnable "
+				   "estimator, prorated: approximate for regions shorter than the "
+				   "sampling interval)";
+	return g->phases ? "boundaries, A and T_cp from the scheduler events" :
+			   "A and T_cp from the scheduler events inside each region's windows";
+}
+
+/* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain; or the phases of
+ * the fallback (no region recorded, or --phases). */
 static void table_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[32], b[32];
 
-	if (!g->present)
+	if (!g->present && !g->phases)
 		return;
-	if (!g->recorded) {
+	if (g->present && !g->recorded)
 		fprintf(out, "\nOpenMP regions: none recorded: %s\n", g->reason ? g->reason : "no OpenMP runtime answered");
+	if (g->phases) {
+		fprintf(out, "\nPhases of run %u (%s): %zu phase%s with >= 2 active threads, cut at serial "
+			"gaps over %.1f ms; %s\n", g->run_id, g->present && !g->instances ?
+			"no OpenMP region recorded" : "--phases", g->nrows, g->nrows == 1 ? "" : "s",
+			(double)g->gap_ns / 1e6, regions_method_text(g));
+		fprintf(out, "  %-10s %9s %9s %10s %6s %6s %9s %6s %9s %9s\n", "phase", "begin s", "end s",
+			"time ms", "share", "A", "T_cp ms", "cp", "T(n) ms", "gain ms");
+	} else if (!g->recorded) {
 		return;
+	} else {
+		fprintf(out, "\nOpenMP regions of run %u: %llu instances, %zu regions; %s\n", g->run_id,
+			(unsigned long long)g->instances, g->nrows, regions_method_text(g));
+		fprintf(out, "  %-36s %5s %7s %10s %6s %6s %9s %6s %9s %9s\n", "region", "depth", "calls",
+			"time ms", "share", "A", "T_cp ms", "cp", "T(n) ms", "gain ms");
 	}
-	fprintf(out, "\nOpenMP regions of run %u: %llu instances, %zu regions; %s\n", g->run_id,
-		(unsigned long long)g->instances, g->nrows, g->have_A ?
-		"A and T_cp from the scheduler events inside each region's windows" :
-		"A and T_cp need scheduler events (pmcollect --sched)");
-	fprintf(out, "  %-36s %5s %7s %10s %6s %6s %9s %6s %9s %9s\n", "region", "depth", "calls",
-		"time ms", "share", "A", "T_cp ms", "cp", "T(n) ms", "gain ms");
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct pma_region_row *w = &g->rows[i];
 		pma_region_name(w, name, sizeof(name));
-		fprintf(out, "  %-36.36s %5u %7llu %10.2f %5.1f%%", name, w->depth,
-			(unsigned long long)w->calls, w->time_ns / 1e6, 100 * w->share);
+		if (g->phases)
+			fprintf(out, "  %-10s %9.3f %9.3f %10.2f %5.1f%%", name, w->begin_ns / 1e9,
+				w->end_ns / 1e9, w->time_ns / 1e6, 100 * w->share);
+		else
+			fprintf(out, "  %-36.36s%c%5u %7llu %10.2f %5.1f%%", name, w->open ? '*' : ' ',
+				w->depth, (unsigned long long)w->calls, w->time_ns / 1e6, 100 * w->share);
 		if (w->have_A)
 			fprintf(out, " %6.2f %9.2f %5.1f%% %9.2f %9.2f\n", w->A, w->T_cp_ns / 1e6,
 				100 * w->cp_share, w->T_n_ns / 1e6, w->gain_ns / 1e6);
 		else
 			fprintf(out, " %6s %9s %6s %9s %9s\n", "-", "-", "-", "-", "-");
 	}
+	if (g->open)
+		fprintf(out, "  * %llu instance%s never ended (the program was killed inside): counted up "
+			"to the run's end\n", (unsigned long long)g->open, g->open == 1 ? "" : "s");
 	if (g->have_A)
 		fprintf(out, "  (n = %u cores; gain: T(n) - U/n, the time saved if the region scaled "
 			"ideally)\n", g->n);
@@ -700,17 +730,23 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 	cJSON *o, *rows, *al;
 	char name[1400];
 
-	if (!g->present || !(o = cJSON_AddObjectToObject(root, "regions")))
+	if ((!g->present && !g->phases) || !(o = cJSON_AddObjectToObject(root, "regions")))
 		return;
 	cJSON_AddBoolToObject(o, "recorded", g->recorded);
 	if (!g->recorded) {
-		cJSON_AddStringToObject(o, "reason", g->reason ? g->reason : "no OpenMP runtime answered");
-		return;
+		cJSON_AddStringToObject(o, "reason", !g->present ? "not recorded with --omp-regions" :
+					g->reason ? g->reason : "no OpenMP runtime answered");
+		if (!g->phases)
+			return;
 	}
+	cJSON_AddStringToObject(o, "rows_are", g->phases ? "phases" : "regions");
+	if (g->phases)
+		cJSON_AddNumberToObject(o, "gap_ns", (double)g->gap_ns);
 	cJSON_AddNumberToObject(o, "run_id", g->run_id);
 	cJSON_AddNumberToObject(o, "instances", (double)g->instances);
 	cJSON_AddNumberToObject(o, "unnamed_instances", (double)g->unnamed);
-	cJSON_AddStringToObject(o, "A_source", g->have_A ? "sched-exact" : "none");
+	cJSON_AddNumberToObject(o, "open_instances", (double)g->open);
+	cJSON_AddStringToObject(o, "A_source", g->have_A ? g->method : "none");
 	cJSON_AddNumberToObject(o, "cores", g->n);
 	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
 	rows = cJSON_AddArrayToObject(o, "rows");
@@ -725,8 +761,16 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddStringToObject(e, "file", w->file);
 		cJSON_AddNumberToObject(e, "line", w->line);
 		cJSON_AddStringToObject(e, "symbol", w->symbol);
+		cJSON_AddStringToObject(e, "object", w->object);
+		cJSON_AddNumberToObject(e, "offset", (double)w->offset);
 		cJSON_AddNumberToObject(e, "depth", w->depth);
+		if (w->phase) {
+			cJSON_AddNumberToObject(e, "phase", w->phase);
+			cJSON_AddNumberToObject(e, "begin_ns", (double)w->begin_ns);
+			cJSON_AddNumberToObject(e, "end_ns", (double)w->end_ns);
+		}
 		cJSON_AddNumberToObject(e, "calls", (double)w->calls);
+		cJSON_AddNumberToObject(e, "open", (double)w->open);
 		cJSON_AddNumberToObject(e, "time_ns", w->time_ns);
 		cJSON_AddNumberToObject(e, "share", w->share);
 		cJSON_AddNumberToObject(e, "mean_team", w->mean_team);
@@ -1081,7 +1125,7 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[32], b[32];
 
-	if (!g->present || !g->recorded)
+	if ((!g->present || !g->recorded) && !g->phases)
 		return;
 	fputs("\nregion,function,file,line,depth,calls,time_s,share,A,T_cp_s,cp_share,T_n_s,S_n,gain_s,"
 	      "best_max,best_sum\n", out);

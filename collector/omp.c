@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ompt_reader.h"
@@ -41,7 +42,29 @@ struct pmc_omp {
 	unsigned probes, next_probe;
 	char llvm_rt[512], gomp_rt[512];
 	char reason[1024];
+	int board_fd;             /* the open-region board (pmompt.h), -1 none */
+	struct pmompt_slot *board;
+	uint64_t open_regions;    /* regions still open at the end, written with PMT_OMP_OPEN */
 };
+
+/* The open-region board: a memfd of PMOMPT_BOARD_BYTES mapped here; without one (no memfd) regions
+ * killed while open are not marked, nothing else changes. */
+static void board_create(struct pmc_omp *o)
+{
+	void *p;
+
+	o->board_fd = memfd_create("pmompt-board", MFD_CLOEXEC);
+	if (o->board_fd < 0)
+		return;
+	if (ftruncate(o->board_fd, (off_t)PMOMPT_BOARD_BYTES) == 0 &&
+	    (p = mmap(NULL, PMOMPT_BOARD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, o->board_fd, 0)) !=
+		    MAP_FAILED) {
+		o->board = p;
+		return;
+	}
+	close(o->board_fd);
+	o->board_fd = -1;
+}
 
 static int exists(const char *p)
 {
@@ -145,6 +168,7 @@ int pmc_omp_open(struct pmc_omp **out, const struct pmc_omp_opts *opts, uint32_t
 		free(o);
 		return -1;
 	}
+	board_create(o);
 	*out = o;
 	return 0;
 }
@@ -169,6 +193,12 @@ int pmc_omp_child(const struct pmc_omp *o)
 	*eq = 0;
 	if (setenv(lib_var, eq + 1, 1) < 0)
 		return -1;
+	if (o->board) {
+		char n[16];
+		snprintf(n, sizeof(n), "%d", o->board_fd);
+		if (fcntl(o->board_fd, F_SETFD, 0) < 0 || setenv(PMOMPT_ENV_BOARD, n, 1) < 0)
+			return -1;
+	}
 	if (o->opts->preload[0]) {
 		char pre[8192];
 
@@ -355,6 +385,30 @@ uint64_t pmc_omp_regions(const struct pmc_omp *o, int *answered)
 	return o->regions;
 }
 
+int pmc_omp_finish(struct pmc_omp *o, struct pmt_writer *w, uint64_t end_ns)
+{
+	for (uint32_t k = 0; o->board && k < PMOMPT_BOARD_SLOTS; k++) {
+		const struct pmompt_slot *s = &o->board[k];
+		struct pmt_omp_region r;
+		int err;
+
+		if (atomic_load_explicit(&s->state, memory_order_acquire) != PMOMPT_SLOT_OPEN)
+			continue;
+		r = (struct pmt_omp_region){
+			.run_id = o->run_id, .pid = s->pid, .id = s->id, .parent_id = s->parent_id,
+			.codeptr_ra = s->codeptr_ra, .begin_ns = s->begin_ns,
+			.end_ns = end_ns > s->begin_ns ? end_ns : s->begin_ns, .depth = s->depth,
+			.requested_team = s->requested, .encountering_tid = s->tid,
+			.flags = PMT_OMP_OPEN | PMT_OMP_TEAM_UNKNOWN,
+		};
+		if ((err = pmt_writer_omp_region(w, &r)) < 0)
+			return err;
+		o->regions++;
+		o->open_regions++;
+	}
+	return 0;
+}
+
 void pmc_omp_run_end(const struct pmc_omp *o, struct cJSON *run_end)
 {
 	cJSON *j = cJSON_AddObjectToObject(run_end, "omp_regions"), *objs;
@@ -371,6 +425,7 @@ void pmc_omp_run_end(const struct pmc_omp *o, struct cJSON *run_end)
 	else
 		cJSON_AddNullToObject(j, "runtime_version");
 	cJSON_AddNumberToObject(j, "regions", (double)o->regions);
+	cJSON_AddNumberToObject(j, "open_regions", (double)o->open_regions);
 	if (st.processes_ended)
 		cJSON_AddNumberToObject(j, "regions_total", (double)o->regions_total);
 	else
@@ -406,6 +461,10 @@ void pmc_omp_close(struct pmc_omp *o)
 		return;
 	for (size_t i = 0; i < o->nobjects; i++)
 		free(o->objects[i].path);
+	if (o->board)
+		munmap(o->board, PMOMPT_BOARD_BYTES);
+	if (o->board_fd >= 0)
+		close(o->board_fd);
 	pmc_ompt_close(o->rd);
 	free(o);
 }

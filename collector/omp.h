@@ -58,6 +58,11 @@ int pmc_omp_drain(struct pmc_omp *o, struct pmt_writer *w);
  * libgomp), so that RUN_END can say why no region came. Probes on calls 1, 2, 4, 8, ... only. */
 void pmc_omp_probe(struct pmc_omp *o, uint32_t pid);
 
+/* After the run's last pmc_omp_drain: writes the regions the program never ended (still open on
+ * the tool's board: killed inside them) as OMP_REGION records flagged PMT_OMP_OPEN, ending at
+ * end_ns (the run's end), team unknown. Returns 0 or a negative PMT_E_* from the writer. */
+int pmc_omp_finish(struct pmc_omp *o, struct pmt_writer *w, uint64_t end_ns);
+
 /* Adds RUN_END "omp_regions" (FORMAT.md §6) to the run's JSON object. */
 void pmc_omp_run_end(const struct pmc_omp *o, struct cJSON *run_end);
 

@@ -959,6 +959,8 @@ static void run_finish(struct run_state *st)
 		int err = 1;
 		while (!res->writer_err && err > 0)
 			err = pmc_omp_drain(st->omp, st->w);
+		if (!res->writer_err && err == 0)
+			err = pmc_omp_finish(st->omp, st->w, st->end_ns);
 		writer_failed(res, st->w, err < 0 ? err : 0);
 		res->omp_regions = pmc_omp_regions(st->omp, &res->omp_answered);
 		snprintf(res->omp_reason, sizeof(res->omp_reason), "%s", pmc_omp_reason(st->omp));

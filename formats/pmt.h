@@ -186,6 +186,8 @@ struct pmt_omp_region {
 };
 #define PMT_OMP_TIDS_CUT 0x1u     /* the team had more threads than n_tids */
 #define PMT_OMP_TEAM_UNKNOWN 0x2u /* no implicit task reported the team size */
+#define PMT_OMP_OPEN 0x4u         /* the program never ended it (killed inside): end_ns is the
+				     run's end */
 /* Energy of the machine's zones (FORMAT.md §5.8): cumulative, wrap-corrected µJ since the run
  * began, per zone in the order of the run's RUN_BEGIN "energy.zones" list. Sources: the Linux
  * powercap sysfs (energy_uj, max_energy_range_uj) or perf's power PMU (count x scale). */

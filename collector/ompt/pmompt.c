@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -42,6 +43,7 @@
 struct region {
 	uint64_t id, parent_id, codeptr_ra, begin_ns;
 	uint32_t depth, requested, encountering_tid;
+	int32_t slot;              /* its slot on the open-region board, -1 none */
 	_Atomic uint32_t actual;   /* 0 until an implicit task reports it */
 	_Atomic uint32_t cut;      /* a team index beyond ntids */
 	uint32_t ntids;            /* slots in use in tids[] */
@@ -69,6 +71,7 @@ static _Thread_local struct region *cache[CACHE_BLOCKS];
 static _Thread_local unsigned ncache;
 static struct batch *_Atomic registry[MAX_THREADS];
 static char runtime_version[40]; /* NUL-padded, as in the HELLO record */
+static struct pmompt_slot *board; /* the collector's open-region board, NULL none */
 
 static uint64_t now_ns(void)
 {
@@ -195,6 +198,33 @@ static uint64_t task_value(uint64_t region_id, uint32_t depth)
 	return region_id << 8 | (depth > 255 ? 255 : depth);
 }
 
+/* Marks r open on the board: its slot, or -1 (no board, or every slot taken). */
+static int32_t board_open(const struct region *r)
+{
+	if (!board)
+		return -1;
+	for (uint32_t i = 0, k = r->encountering_tid % PMOMPT_BOARD_SLOTS; i < PMOMPT_BOARD_SLOTS;
+	     i++, k = (k + 1) % PMOMPT_BOARD_SLOTS) {
+		struct pmompt_slot *s = &board[k];
+		uint32_t free_ = PMOMPT_SLOT_FREE;
+
+		if (atomic_load_explicit(&s->state, memory_order_relaxed) != PMOMPT_SLOT_FREE ||
+		    !atomic_compare_exchange_strong(&s->state, &free_, PMOMPT_SLOT_WRITING))
+			continue;
+		s->pid = pid;
+		s->tid = r->encountering_tid;
+		s->depth = r->depth;
+		s->requested = r->requested;
+		s->id = r->id;
+		s->parent_id = r->parent_id;
+		s->codeptr_ra = r->codeptr_ra;
+		s->begin_ns = r->begin_ns;
+		atomic_store_explicit(&s->state, PMOMPT_SLOT_OPEN, memory_order_release);
+		return (int32_t)k;
+	}
+	return -1;
+}
+
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
 			      const ompt_frame_t *encountering_task_frame, ompt_data_t *parallel_data,
 			      unsigned int requested_parallelism, int flags, const void *codeptr_ra)
@@ -220,6 +250,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 	r->requested = requested_parallelism;
 	r->encountering_tid = my_tid();
 	r->begin_ns = now_ns();
+	r->slot = board_open(r);
 }
 
 static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
@@ -237,6 +268,8 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
 	if (!r)
 		return;
 	parallel_data->ptr = NULL;
+	if (r->slot >= 0)
+		atomic_store_explicit(&board[r->slot].state, PMOMPT_SLOT_FREE, memory_order_release);
 	atomic_fetch_add(&regions_total, 1);
 	actual = atomic_load(&r->actual);
 	if (!actual)
@@ -480,6 +513,28 @@ static int collector_socket(void)
 	return (int)fd;
 }
 
+/* The collector's open-region board from PMT_OMPT_BOARD_FD, or NULL: unset, not a number, or not
+ * a file of the board's size. */
+static struct pmompt_slot *collector_board(void)
+{
+	const char *s = getenv(PMOMPT_ENV_BOARD);
+	char *end;
+	long fd;
+	struct stat st;
+	void *p;
+
+	if (!s || !*s)
+		return NULL;
+	errno = 0;
+	fd = strtol(s, &end, 10);
+	if (errno || *end || fd < 0 || fd > 1 << 20)
+		return NULL;
+	if (fstat((int)fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size != PMOMPT_BOARD_BYTES)
+		return NULL;
+	p = mmap(NULL, PMOMPT_BOARD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* OpenMP 5.0 §4.2.1: called by the runtime when it starts; NULL declines (no collector). */
 __attribute__((visibility("default")))
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version_in);
@@ -495,6 +550,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	 * too, its records told apart by the pid in every batch header. */
 	strncpy(runtime_version, runtime_version_in ? runtime_version_in : "", sizeof(runtime_version) - 1);
 	pid = (uint32_t)getpid();
+	board = collector_board();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	return &result;
 }

@@ -4,6 +4,7 @@
 #ifndef PMOMPT_H
 #define PMOMPT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* The environment variable that carries the descriptor number of the collector's socket (an
@@ -38,6 +39,23 @@ enum pmompt_type {
 /* REGION flags */
 #define PMOMPT_REGION_TIDS_CUT 0x1   /* the team had more than PMOMPT_MAX_TIDS threads */
 #define PMOMPT_REGION_TEAM_UNKNOWN 0x2 /* no implicit task reported the actual team size */
+/* The open-region board: a shared memory file (memfd) that the collector creates and names in
+ * PMT_OMPT_BOARD_FD. At parallel_begin the tool claims a free slot and writes the region there
+ * (state OPEN last, with release order); at parallel_end it frees the slot before the REGION record
+ * is queued. A slot still OPEN when the run is over is a region the program never ended (killed
+ * inside it, or exited from it): the collector writes it as an open OMP_REGION. Slots are claimed
+ * with a compare-and-swap, starting at tid % slots; with all slots taken a region is not marked.
+ * Written and read on one machine by one build: native layout, not a file format. */
+#define PMOMPT_ENV_BOARD "PMT_OMPT_BOARD_FD"
+#define PMOMPT_BOARD_SLOTS 512
+enum { PMOMPT_SLOT_FREE = 0, PMOMPT_SLOT_WRITING = 1, PMOMPT_SLOT_OPEN = 2 };
+struct pmompt_slot {
+	_Atomic uint32_t state;
+	uint32_t pid, tid, depth, requested, pad;
+	uint64_t id, parent_id, codeptr_ra, begin_ns;
+} __attribute__((aligned(64)));
+#define PMOMPT_BOARD_BYTES (PMOMPT_BOARD_SLOTS * sizeof(struct pmompt_slot))
+
 /* OBJECT flags (u8 at offset 5) */
 #define PMOMPT_OBJECT_NAME_CUT 0x1
 

@@ -8,7 +8,7 @@ Every comparison alternates its A and B runs (A, B, A, B, ...) and reports media
 a JSON file (default build/bench/bench.json) and a Markdown rendering (build/bench/bench.md, the
 body of docs/performance.md).
 
-usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json]
+usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json] [--only SECTION,...]
 BENCH_QUICK=1 in the environment is the same as --quick (a subset that runs in about 2 minutes).
 """
 import argparse
@@ -410,6 +410,77 @@ def sched_cost(cfg):
     return r
 
 
+# --- 8. --omp-regions: cost per OpenMP region ---------------------------------------------------
+def omp_regions_cost(cfg):
+    """omp_regions -n N (N empty parallel regions, clang + LLVM's libomp, timed by the program
+    itself: its "tiny_ns") under pmcollect and under pmcollect --omp-regions (both --no-sched, so the
+    difference is the OMPT tool and the collector's reading of its batches), alternated, with teams
+    of 1 (the tool's own cost, against a serialized region of 0.1-0.7 us: libomp calls the
+    callbacks for a serialized region too) and 2 threads (libomp's default: the team spins between
+    regions, as in programs that run many short regions). Per region: the difference of the
+    medians of the program's own time and of its CPU time (RUN_END rusage; with 2 spinning threads
+    about 2x the wall time whatever the tool does), divided by N."""
+    n = cfg["omp_tiny_regions"]
+    prog = [os.path.join(WL, "omp_regions"), "-w", "0", "-n", str(n)]
+    tr = os.path.join(TMP, "omp.zst")
+    res, rows = [], []
+
+    def tiny_ns(stdout_text):
+        return next(json.loads(l)["tiny_ns"] for l in stdout_text.splitlines()
+                    if l.startswith('{"tiny"'))
+
+    def run_end(path):
+        # streamed: the dump has a line per region, only RUN_END is wanted
+        with subprocess.Popen([PMANALYZE, "--dump", path], stdout=subprocess.PIPE, text=True) as p:
+            end = next(json.loads(l) for l in p.stdout if '"type":"run_end"' in l)
+            p.stdout.close()
+        return end
+
+    for team in (1, 2):
+        env = dict(os.environ)
+        env.pop("KMP_BLOCKTIME", None)
+        wall = {"pmcollect": [], "omp_regions": []}
+        cpu = {"pmcollect": [], "omp_regions": []}
+        got, dropped, rss, size = [], [], [], []
+        for _ in range(cfg["reps"]):
+            for key, extra in (("pmcollect", []), ("omp_regions", ["--omp-regions"])):
+                out = subprocess.run([PMCOLLECT, "-q", "-f", "--no-sched", "-t", str(team), *extra,
+                                      "-o", tr, "--", *prog], env=env, capture_output=True,
+                                     text=True, check=True).stdout
+                end = run_end(tr)
+                wall[key].append(tiny_ns(out) / 1e9)
+                cpu[key].append((end["rusage"]["utime_ns"] + end["rusage"]["stime_ns"]) / 1e9)
+            om = end["omp_regions"]
+            got.append(om["regions"])
+            dropped.append(om["dropped_records"])
+            rss.append(end["rusage"]["maxrss_bytes"] / 2**20)
+            size.append(os.path.getsize(tr))
+        p, o = med(wall["pmcollect"]), med(wall["omp_regions"])
+        r = {"program": "OMP_NUM_THREADS=%d omp_regions -w 0 -n %d" % (team, n),
+             "team": team, "regions": n, "pmcollect_s": wall["pmcollect"],
+             "omp_regions_s": wall["omp_regions"], "pmcollect_cpu_s": cpu["pmcollect"],
+             "omp_regions_cpu_s": cpu["omp_regions"], "ratio": o / p,
+             "ratio_range": [min(wall["omp_regions"]) / max(wall["pmcollect"]),
+                             max(wall["omp_regions"]) / min(wall["pmcollect"])],
+             "us_per_region": {k: med(v) / n * 1e6 for k, v in wall.items()},
+             "overhead_us_per_region": (o - p) / n * 1e6,
+             "cpu_overhead_us_per_region": (med(cpu["omp_regions"]) - med(cpu["pmcollect"])) / n * 1e6,
+             "recorded": got, "dropped_records": dropped, "maxrss_mib": rss,
+             "trace_bytes_per_region": [b / n for b in size]}
+        res.append(r)
+        rows.append([team, "%.2f" % r["us_per_region"]["pmcollect"],
+                     "%.2f" % r["us_per_region"]["omp_regions"], "%+.2f" % r["overhead_us_per_region"],
+                     "%.3f" % r["ratio"], "%.3f..%.3f" % tuple(r["ratio_range"]),
+                     "%+.2f" % r["cpu_overhead_us_per_region"], "%d" % min(got), "%d" % max(dropped),
+                     "%.1f" % max(rss), "%.1f" % med(r["trace_bytes_per_region"])])
+    table("8. --omp-regions: %d empty regions, program's own time, alternated x%d (--no-sched)"
+          % (n, cfg["reps"]),
+          ["team", "without us/region", "--omp-regions us/region", "overhead us/region", "ratio",
+           "ratio range", "CPU overhead us/region", "recorded", "dropped", "max RSS MiB",
+           "trace bytes/region"], rows)
+    return res
+
+
 # --- 6. predicted S(m,2) vs measured T(1 CPU)/T(2 CPUs) --------------------------------------
 def make_input(path, mbytes):
     rnd = random.Random(42)
@@ -593,7 +664,7 @@ def main():
     ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK") == "1")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--out", default=None)
-    ap.add_argument("--only", default=None, help="run one section (e.g. validation)")
+    ap.add_argument("--only", default=None, help="comma-separated sections (e.g. validation,omp_regions)")
     o = ap.parse_args()
     PMCOLLECT = os.path.join(TOP, "bin", "pmcollect")
     PMANALYZE = os.path.join(TOP, "bin", "pmanalyze")
@@ -608,7 +679,8 @@ def main():
                "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
                "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
                "pingpong_items": 100000, "ranks": 1024, "val_reps": 1,
-               "val_workloads": ["phases mixed", "overhead linear", "pigz -p"]}
+               "val_workloads": ["phases mixed", "overhead linear", "pigz -p"],
+               "omp_tiny_regions": 100000}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -622,7 +694,8 @@ def main():
                "val_workloads": ["phases balanced", "phases imbalanced", "phases serial",
                                  "phases mixed", "pipeline", "overhead linear",
                                  "omp_phases imbalanced", "triad (memory-bound)", "xz -T",
-                                 "pigz -p", "zstd -T", "stress-ng --cpu", "make -j"]}
+                                 "pigz -p", "zstd -T", "stress-ng --cpu", "make -j"],
+               "omp_tiny_regions": 1000000}
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = {"hostname": platform.node(), "kernel": platform.release(),
@@ -641,9 +714,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pmbench.") as TMP:
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
                         ("analyzer", throughput), ("ranks", ranks_merge), ("accuracy", accuracy),
-                        ("predictions", predictions), ("sched", sched_cost), ("plots", plots),
+                        ("predictions", predictions), ("sched", sched_cost),
+                        ("omp_regions", omp_regions_cost), ("plots", plots),
                         ("validation", validation)):
-            if o.only and key != o.only:
+            if o.only and key not in o.only.split(","):
                 continue
             s = time.time()
             log("bench: %s ..." % key)

@@ -72,4 +72,16 @@ print(d)' "$1" "$2"; }
 # fault_row TOOL INPUT EXPECTED HAPPENED RESULT: one row of docs/faults.md (tests/faults-table.sh)
 # appended to $PMT_FAULTS_TSV when tests/run-tests.sh set it; RESULT is pass, FAIL or skip
 fault_row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }
+# report_checks FILE CONTEXT: TAP lines for a checker script's lines "ok WHAT", "skip WHAT: WHY"
+# or "fail WHAT: WHY" in FILE; an empty FILE (the checker died) fails with CONTEXT.
+report_checks() {
+	while read -r verdict what; do
+		case $verdict in
+		ok) ok "$what" ;;
+		skip) ok "$what # SKIP" ;;
+		*) not_ok "$what" "$(machine_load)" ;;
+		esac
+	done <"$1"
+	[ -s "$1" ] || not_ok "checks ran" "$2"
+}
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

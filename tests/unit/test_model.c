@@ -286,6 +286,40 @@ static void test_est_imbalanced(void **state)
 	pma_est_free(e);
 }
 
+/* The kept intervals (pma_est_series: the phase fallback and regions without scheduler events cut
+ * the run in time with them). Imbalanced work 1..4 x 50 ms, round robin on one CPU in 0.1 ms
+ * slices, 10 ms samples: 4 threads runnable over [0, 200) ms, 3 over [200, 350), 2 over
+ * [350, 450), 1 over [450, 500), none over [500, 510) (the simulation's closing sample); the
+ * intervals are contiguous and their CPU time sums to 500 ms. */
+static void test_est_series(void **state)
+{
+	struct sim s = { .nthreads = 4 };
+	struct pma_est *e = pma_est_new();
+	const struct pma_est_interval *iv;
+	double tau = 0;
+	uint64_t cut;
+	size_t n;
+
+	(void)state;
+	for (int j = 0; j < 4; j++)
+		s.work_ns[j] = (j + 1) * 50 * MS;
+	simulate_rr(e, &s, 0.1 * MS, 10 * MS);
+	iv = pma_est_series(e, &n, &cut);
+	assert_int_equal(cut, 0);
+	assert_int_equal(n, 51);
+	for (size_t k = 0; k < n; k++) {
+		double mid_ms = (iv[k].t0_ns + iv[k].dT_ns / 2) / MS;
+		double q = iv[k].runnable_ns / iv[k].dT_ns;
+		double want = mid_ms < 200 ? 4 : mid_ms < 350 ? 3 : mid_ms < 450 ? 2 : mid_ms < 500 ? 1 : 0;
+		assert_int_equal(iv[k].t0_ns, k * 10 * MS);
+		assert_double_equal(iv[k].dT_ns, 10 * MS, 1);
+		assert_double_equal(q, want, 0.1); /* wait credited per 0.1 ms slice */
+		tau += iv[k].tau_ns;
+	}
+	assert_double_equal(tau, 500 * MS, 0.1 * MS);
+	pma_est_free(e);
+}
+
 /* Exited threads: a TASK EXIT with final values adds the CPU time after the last sample. */
 static void test_est_exit_tail(void **state)
 {
@@ -338,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_est_fine_slices),
 		cmocka_unit_test(test_est_coarse_slices),
 		cmocka_unit_test(test_est_imbalanced),
+		cmocka_unit_test(test_est_series),
 		cmocka_unit_test(test_est_exit_tail),
 		cmocka_unit_test(test_est_time_backwards),
 	};

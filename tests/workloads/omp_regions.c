@@ -10,7 +10,8 @@
  *   single      one thread burns MS inside `#pragma omp single` (A = 1)
  *   set2, set3  omp_set_num_threads(2), a balanced region, omp_set_num_threads(3), another
  *   nested      2 outer threads, each opening an inner team of 2 (depth 2)
- *   tiny        N empty regions (-n, default 0), for the tool's overhead and memory bound
+ *   tiny        N empty regions (-n, default 0), for the tool's overhead and memory bound, with
+ *               the team of -t (or OMP_NUM_THREADS), not set3's
  * and prints one JSON line per region instance (tiny: one line for all), with the source line of
  * its `#pragma omp parallel`, the function holding it, the team size requested and seen, and its
  * CLOCK_MONOTONIC begin and end read just outside the construct:
@@ -153,7 +154,7 @@ static void tiny(long n)
 int main(int argc, char **argv)
 {
 	double ms = 20;
-	int threads = 0, c;
+	int threads = 0, team, c;
 	long ntiny = 0;
 
 	while ((c = getopt(argc, argv, "w:t:n:")) != -1) {
@@ -174,6 +175,7 @@ int main(int argc, char **argv)
 	omp_set_max_active_levels(2);
 	if (threads)
 		omp_set_num_threads(threads);
+	team = omp_get_max_threads();
 	balanced("balanced", ms);
 	imbalanced(ms);
 	serial_single(ms);
@@ -182,6 +184,7 @@ int main(int argc, char **argv)
 	omp_set_num_threads(3);
 	balanced("set3", ms);
 	nested(ms);
+	omp_set_num_threads(team);
 	tiny(ntiny);
 	printf("{\"regions\":%ld}\n", regions + ntiny);
 	return 0;

@@ -64,6 +64,9 @@ static pthread_barrier_t phase_barrier;
  * the measured critical path is their sum (issue 11: a nominal truth ignores the barrier cost,
  * which 16 threads on one CPU or the sanitizers make several % of a short phase). */
 static int64_t *step_max_ns;
+/* step_end_ns[s]: CLOCK_MONOTONIC when thread 0 left step s's barrier (the step's end for
+ * everyone): the truth of the phase fallback's boundaries (issue 17). start_ns: before step 0. */
+static int64_t *step_end_ns, start_mono_ns;
 
 /* step_max_ns[s] = max(step_max_ns[s], ns), from any thread */
 static void step_max_update(int s, int64_t ns)
@@ -149,6 +152,8 @@ static void *worker_main(void *arg)
 		w->assigned_ms += ms;
 		/* futex sleep, not a spin: a waiting thread must not be runnable */
 		pthread_barrier_wait(&phase_barrier);
+		if (w->id == 0)
+			step_end_ns[s] = mono_ns();
 		now_ns = thread_cpu_ns();
 		step_max_update(s, now_ns - prev_ns);
 		w->measured_ms += (double)(now_ns - prev_ns) / 1e6;
@@ -246,7 +251,8 @@ int main(int argc, char **argv)
 
 	workers = calloc((size_t)cfg.threads, sizeof(*workers));
 	step_max_ns = calloc((size_t)steps, sizeof(*step_max_ns));
-	if (!workers || !step_max_ns) {
+	step_end_ns = calloc((size_t)steps, sizeof(*step_end_ns));
+	if (!workers || !step_max_ns || !step_end_ns) {
 		fprintf(stderr, PROG ": error: out of memory\n");
 		return 1;
 	}
@@ -266,6 +272,7 @@ int main(int argc, char **argv)
 	 * burn (exec, start-up, creating the workers; the last worker starts no later) and after its
 	 * last barrier (joining, this bookkeeping) */
 	serial_ms = (double)thread_cpu_ns() / 1e6;
+	start_mono_ns = mono_ns();
 	worker_main(&workers[0]);
 	for (int j = 1; j < cfg.threads; j++)
 		pthread_join(workers[j].tid, NULL);
@@ -301,10 +308,16 @@ int main(int argc, char **argv)
 	/* the truth as the threads measured it (serial part included): what the tests compare with */
 	printf(",\"work_measured_ms\":%.3f,\"T_cp_measured_ms\":%.3f,\"A_inf_measured\":%.6f",
 	       work_measured_ms, T_cp_measured_ms, work_measured_ms / T_cp_measured_ms);
-	printf(",\"program\":\"" PROG "\",\"repeats\":%d,\"threads_peak\":%d}\n", cfg.repeats, cfg.threads);
+	printf(",\"program\":\"" PROG "\",\"repeats\":%d,\"threads_peak\":%d", cfg.repeats, cfg.threads);
+	/* CLOCK_MONOTONIC at the start of step 0 and at the end of every step */
+	printf(",\"start_ns\":%lld,\"step_end_ns\":[", (long long)start_mono_ns);
+	for (int s = 0; s < steps; s++)
+		printf("%s%lld", s ? "," : "", (long long)step_end_ns[s]);
+	printf("]}\n");
 	pthread_barrier_destroy(&phase_barrier);
 	free(workers);
 	free(step_max_ns);
+	free(step_end_ns);
 	if (fflush(stdout) == EOF)
 		rc = 1;
 	return rc;

@@ -31,6 +31,15 @@ static inline int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC in ns: the clock of the collector's records. */
+static inline int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Spin on register-resident arithmetic for n iterations; the asm keeps the compiler from
  * folding the loop away while touching no memory (so no cache or bandwidth contention). */
 static inline uint64_t spin(uint64_t x, uint64_t n)
