@@ -30,8 +30,17 @@ A=$(json_get "$T/direct-active.json" parallelism.A_inf)
 if awk -v a="$A" -v t="$(truth direct-active A_inf)" 'BEGIN{exit !(a > 1.2 * t)}'
 then ok "direct, active: spinning inflates A(m,inf) ($A vs truth $(truth direct-active A_inf))"
 else not_ok "direct, active: spinning inflates A(m,inf)" "A $A, truth $(truth direct-active A_inf)"; fi
+# Two spinners on 2 CPUs are told from the profile (A(m,inf) close to 2); when other processes took
+# the CPUs (wall time the run's profile does not explain, issue 19) the spinners were not both
+# running and A falls short: then make check reports a skip with the share (measured: A 1.83, 22%
+# of the wall time unexplained, with two CI runs on the machine) and make check-accuracy asserts it.
+stolen=$(json_get "$T/direct-active.json" parallelism.unexplained_s)
+share=$(awk -v u="$stolen" -v w="$(json_get "$T/direct-active.json" parallelism.wall_s)" 'BEGIN{printf "%.3f", (w > 0 ? 1 - u / w : 1)}')
 if notes "$T/direct-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set and 2 threads were runnable .* re-record with OMP_WAIT_POLICY=passive$'
 then ok "direct, active: detected from the samples, remedy given"
+elif [ "$PMT_ACCURACY" != strict ] && awk -v s="$share" -v m="$PMT_MIN_CPU_SHARE" 'BEGIN{exit !(s < m)}' &&
+	notes "$T/direct-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set: .*re-record with OMP_WAIT_POLICY=passive'
+then skip "direct, active: detected from the samples, remedy given" "machine busy: the run's profile explains $share of its wall time (< $PMT_MIN_CPU_SHARE; $(machine_load)); the policy note was given; make check-accuracy asserts the detection"
 else not_ok "direct, active: detected from the samples, remedy given" "$(notes "$T/direct-active.json")"; fi
 if "$PMANALYZE" "$T/direct-active.zst" 2>/dev/null | grep -q '^note: spinning: '
 then ok "direct, active: the table shows the note"; else not_ok "direct, active: the table shows the note"; fi
