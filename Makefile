@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # pmtools: pmcollect (record) and pmanalyze (model). `make`, `make check`, `make demo`, `make bench`, `make fuzz`.
 
+# `make` alone builds the tools (a rule in an included file must not become the default goal)
+.DEFAULT_GOAL := all
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man

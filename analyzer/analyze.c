@@ -209,6 +209,9 @@ static int finish_trace(struct pma_trace *t)
 			return -1;
 		if (t->sched_events && !r->exact_refused && finish_exact(t, r) < 0)
 			return -1;
+		r->m = r->st.m_peak;
+		if (r->has_exact && r->xst.max_active > r->m)
+			r->m = r->xst.max_active;
 		if (!r->info.has_end)
 			warn(t, PMA_NOTE_RUN_TRUNCATED, (double[]){ pma_run_wall_s(r), r->run_id }, 2);
 	}
@@ -333,8 +336,8 @@ const struct pma_run *pma_trace_baseline(const struct pma_trace *t)
 		const struct pma_run *r = &t->runs[i];
 		if (r->info.role != PMA_ROLE_SWEEP || !r->info.has_end)
 			continue;
-		if (!best || r->st.m_peak > best->st.m_peak ||
-		    (r->st.m_peak == best->st.m_peak && r->cpus_n < best->cpus_n))
+		if (!best || r->m > best->m ||
+		    (r->m == best->m && r->cpus_n < best->cpus_n))
 			best = r;
 	}
 	if (best)

@@ -32,6 +32,10 @@ struct pma_run {
 	uint64_t t_begin_ns, t_end_ns;
 	struct pma_est *est;
 	struct pma_est_stats st;
+	/* m, the run's thread count: the most threads alive in one sample (st.m_peak), or running
+	 * at once in the scheduler events (xst.max_active) when more, as when a thread lived and
+	 * ended between two samples. Set when the trace is loaded. */
+	uint32_t m;
 	struct pma_exact *exact; /* scheduler events of the run */
 	struct pma_profile xprof; /* exact mode's profile (valid when has_exact) */
 	struct pma_exact_stats xst;

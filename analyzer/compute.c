@@ -131,8 +131,9 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 			 "pmcollect --sched, as root)", t->path, run->run_id);
 		return -1;
 	}
-	pr->m = run->st.m_peak;
-	pr->m_source = "peak of simultaneously live threads in the samples";
+	pr->m = run->m;
+	pr->m_source = run->m > run->st.m_peak ? "peak of threads running at once in the scheduler events"
+						 : "peak of simultaneously live threads in the samples";
 	if (pr->m < 2) {
 		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
 		 * set: on one CPU, one thread (issue 19, case 7) */
@@ -282,7 +283,7 @@ static void compute_measured(struct pma_result *r)
 				const struct pma_run *run = &r->traces[i].runs[j];
 				double wall = pma_run_wall_s(run);
 				if (!run->info.has_end || !run->cpus_n || !(wall > 0) ||
-				    (double)run->st.m_peak != r->par.m)
+				    (double)run->m != r->par.m)
 					continue;
 				if (pass == 0 && run->cpus_n == 1) {
 					T1 += wall;

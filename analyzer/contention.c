@@ -151,7 +151,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	for (int ti = 0; ti < ntraces; ti++)
 		for (uint32_t k = 0; k < traces[ti].nruns; k++)
 			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
-					traces[ti].runs[k].st.m_peak != m_peak;
+					traces[ti].runs[k].m != m_peak;
 	if (!(cmd = shell_command(&traces[0].meta)))
 		return -1;
 	rc = pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
@@ -268,15 +268,15 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				int cyc;
 				struct pma_mem_point *p = &out->pts[out->npts];
 				/* a thread sweep's other thread counts are not calibration runs */
-				if (r->info.role == PMA_ROLE_SWEEP && r->st.m_peak != m_peak)
+				if (r->info.role == PMA_ROLE_SWEEP && r->m != m_peak)
 					continue;
 				if (!r->info.has_end || r->info.exit_kind != PMA_EXIT_EXITED ||
-				    !(r->info.exit_code == 0) || !r->cpus_n || r->st.m_peak != m_peak) {
+				    !(r->info.exit_code == 0) || !r->cpus_n || r->m != m_peak) {
 					if (pass && os < sizeof(skipped))
 						os += (size_t)snprintf(skipped + os, sizeof(skipped) - os,
 								       "%srun %u of '%s' (%s)", os ? ", " : "",
 								       r->run_id, traces[ti].path,
-								       r->st.m_peak != m_peak ? "other thread count" :
+								       r->m != m_peak ? "other thread count" :
 								       "not finished with status 0");
 					continue;
 				}

@@ -130,7 +130,7 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 			}
 			src[k].t = &traces[i];
 			src[k].run = run;
-			src[k].threads = isfinite(ri->threads) && ri->threads > 0 ? ri->threads : run->st.m_peak;
+			src[k].threads = isfinite(ri->threads) && ri->threads > 0 ? ri->threads : run->m;
 			src[k].size = label_size(&traces[i].meta);
 			k++;
 		}

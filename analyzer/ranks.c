@@ -187,7 +187,7 @@ int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *
 	prof = pma_run_profile(run, est);
 	if (!prof || run->st.intervals == 0)
 		return set_problem(row, "not analyzed: no samples", why, whysize);
-	row->m = run->st.m_peak;
+	row->m = run->m;
 	pma_profile_parallelism(prof, row->m, &par);
 	if (par.T_cp_ns <= 0)
 		return set_problem(row, "not analyzed: the program received no CPU time", why, whysize);

@@ -1524,7 +1524,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 		fprintf(out, "  run %u: CPUs %s, %.3f s, %llu samples, %llu thread-samples, peak %u threads, "
 			"%llu threads seen, exit %s %.0f\n", r->run_id, r->cpus[0] ? r->cpus : "?",
 			pma_run_wall_s(r), (unsigned long long)r->st.samples,
-			(unsigned long long)r->st.thread_samples, r->st.m_peak,
+			(unsigned long long)r->st.thread_samples, r->m,
 			(unsigned long long)r->st.threads_seen,
 			ri->exit_kind_name ? ri->exit_kind_name : "unknown", isnan(status) ? 0 : status);
 		if (r->has_exact)

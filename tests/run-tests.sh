@@ -13,8 +13,12 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_one() { # $1 label, $2.. command; counts TAP lines of its output
 	label=$1; shift
 	log="$logdir/$(echo "$label" | tr '/ ' '__').log"
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
+	# the machine's load beside each result: a slow or failed test on a busy machine shows it
+	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
 	skip=$(grep -c '^ok .*# *SKIP' "$log")
 	ok=$(($(grep -c '^ok ' "$log") - skip))
 	nok=$(grep -c '^not ok ' "$log")
@@ -25,9 +29,11 @@ run_one() { # $1 label, $2.. command; counts TAP lines of its output
 		grep '^ok .*# *SKIP' "$log" | sed "s|^|$label: |" >>"$skiplist"
 	fi
 	if [ "$nok" -eq 0 ]; then
-		printf 'PASS %-44s %3d ok%s\n' "$label" "$ok" "$([ "$skip" -gt 0 ] && echo ", $skip skipped")"
+		printf 'PASS %-44s %3d ok%s (%ds, load %s)\n' "$label" "$ok" \
+			"$([ "$skip" -gt 0 ] && echo ", $skip skipped")" "$secs" "$load"
 	else
-		printf 'FAIL %-44s %3d ok, %d failed (exit %d), log: %s\n' "$label" "$ok" "$nok" "$rc" "$log"
+		printf 'FAIL %-44s %3d ok, %d failed (exit %d, %ds, load %s), log: %s\n' "$label" "$ok" \
+			"$nok" "$rc" "$secs" "$load" "$log"
 		grep '^not ok ' "$log" | head -20 | sed 's/^/     /'
 		tail -5 "$log" | sed 's/^/     | /'
 	fi

@@ -52,6 +52,16 @@ printf 'not a trace' >"$T/bad.zst"
 run_capture "$PMANALYZE" "$T/bad.zst"
 expect_status "case 7: a corrupt trace: exit 1" 1
 
+# case 7: a thread that lived and ended between two samples (10 ms interval, 5 ms of work on each
+# of 2 threads): the samples hold one thread at a time, the scheduler events two running at once,
+# so m = 2 and something to predict (CI saw exit 3 here, on a t3410 run)
+run_capture "$PMANALYZE" --format json -o "$T/between.json" "$PMT_TOP/tests/fixtures/traces/thread-between-samples.zst"
+expect_status "case 7: thread between samples: analyzed" 0
+check "case 7: thread between samples: m = 2 from the scheduler events, 1 < A(m,inf) <= 2" python3 -c 'import json,sys
+p=json.load(open(sys.argv[1]))["parallelism"]
+assert p["m"] == 2 and p["m_source"] == "peak of threads running at once in the scheduler events", p
+assert p["estimator"] == "sched-exact" and 1.2 < p["A_inf"] <= 2, p' "$T/between.json"
+
 # case 7: a 3000-byte command: the note that repeats it ends with its last words
 found=0
 for seed in $(seq 1 2000); do
