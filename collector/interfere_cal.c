@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,11 +451,28 @@ int pmc_cal_orthogonal_bwthrs(const double *C_by_j, size_t n, double rel_tol)
 	return j;
 }
 
+/* The caller's progress callback, if any, with a formatted step name. */
+static void cal_step(const struct pmc_cal_params *p, unsigned step, unsigned nsteps, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cal_step(const struct pmc_cal_params *p, unsigned step, unsigned nsteps, const char *fmt, ...)
+{
+	char what[128];
+	va_list ap;
+
+	if (!p->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	p->progress(p->progress_arg, step, nsteps, what);
+}
+
 int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pmc_interference_cal *cal,
 		char *why, size_t whysize)
 {
 	int cpus[PMC_CAL_MAX_K + 1];
 	size_t ncpus = 0;
+	unsigned step = 0, nsteps = (unsigned)p->ninterferers + 4;
 
 	memset(cal, 0, sizeof(*cal));
 	if (p->ninterferers == 0 || p->ninterferers > PMC_CAL_MAX_K) {
@@ -470,6 +488,7 @@ int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pm
 	memcpy(cal->interferer_cpus, p->interferer_cpus, sizeof(cal->interferer_cpus));
 	cal->ninterferers = p->ninterferers;
 	cal->csthr_bytes = p->csthr_bytes;
+	cal_step(p, ++step, nsteps, "BW1: one BWThr alone on CPU %d", p->interferer_cpus[0]);
 	if (pmc_cal_bw1(p->interferer_cpus[0], p->bw1_ms, &cal->BW1_bytes_per_s, why, whysize) < 0)
 		return -1;
 	/* B on the CPUs the measurement uses: the probe's and each distinct interferer CPU */
@@ -481,13 +500,17 @@ int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pm
 		if (i == ncpus)
 			cpus[ncpus++] = p->interferer_cpus[j];
 	}
+	cal_step(p, ++step, nsteps, "B: STREAM triad on %zu CPU%s", ncpus, ncpus == 1 ? "" : "s");
 	if (pmc_cal_triad(cpus, ncpus, p->triad_array_bytes, p->triad_reps, &cal->B_bytes_per_s, why,
 			  whysize) < 0)
 		return -1;
-	for (uint32_t k = 0; k <= p->ninterferers; k++)
+	for (uint32_t k = 0; k <= p->ninterferers; k++) {
+		cal_step(p, ++step, nsteps, "cache capacity left with %u CSThr%s", k, k == 1 ? "" : "s");
 		if (pmc_cal_capacity(p, k, &cal->cap[k], why, whysize) < 0)
 			return -1;
+	}
 	cal->ncap = p->ninterferers + 1;
+	cal_step(p, ++step, nsteps, "orthogonality: capacity with 0..%zu BWThrs", p->ninterferers);
 	if (pmc_cal_orthogonality(p, (uint32_t)p->ninterferers, cal->orth_C_bytes, why, whysize) < 0)
 		return -1;
 	cal->north = p->ninterferers + 1;

@@ -55,6 +55,10 @@ struct pmc_cal_params {
 	uint64_t bw1_ms;               /* how long BWThr runs for BW1 [1000] */
 	uint64_t triad_array_bytes;    /* per array of the triad [128 MiB] */
 	unsigned triad_reps;           /* best of [5] */
+	/* called before each step of pmc_cal_run (1-based step of nsteps = K + 4: BW1, B, capacity
+	 * with k = 0..K CSThrs, orthogonality), e.g. for a [k/N] line; NULL: none [NULL] */
+	void (*progress)(void *arg, unsigned step, unsigned nsteps, const char *what);
+	void *progress_arg;
 };
 
 struct pmc_interference_cal {

@@ -90,8 +90,9 @@ static void usage(FILE *f)
 		"                          cache (CSThr) or bandwidth (BWThr), into one trace\n"
 		"      --levels=LIST       interferer counts to run [default: 0 to one per CPU of\n"
 		"                          --interfere-cpus]; must start at 0\n"
-		"      --interfere-cpus=LIST  the interferers' CPUs [default: CPUs sharing the\n"
-		"                          program's last-level cache, not its SMT siblings (hwloc)]\n"
+		"      --interfere-cpus=LIST  the interferers' CPUs, a cpulist or a CPU expression\n"
+		"                          [default: CPUs sharing the program's last-level cache,\n"
+		"                          not its SMT siblings (hwloc)]\n"
 		"      --calibrate-interference  measure BW1, B and the cache capacity left with k\n"
 		"                          CSThrs; write the machine file and (with a command and\n"
 		"                          --interfere) use it at once\n"
@@ -107,7 +108,11 @@ static void usage(FILE *f)
 		"      --no-baseline       --sweep without the baseline run\n"
 		"  -u, --user=NAME         run the program as user NAME (pmcollect keeps root)\n"
 		"                          [default as root under sudo: SUDO_USER]\n"
-		"  -q, --quiet             do not print warnings\n"
+		"      --progress          print a [k/N] line per run of --calibrate, --sweep,\n"
+		"                          --interfere, -t LIST and per step of\n"
+		"                          --calibrate-interference [default: when stderr is a\n"
+		"                          terminal]\n"
+		"  -q, --quiet             do not print warnings or progress\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
@@ -130,11 +135,36 @@ static void usage(FILE *f)
 #define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
 
 static int quiet;
+static int progress_forced; /* --progress */
 
 static void warn_user(const char *msg)
 {
 	if (!quiet)
 		pmt_cli_warning("%s", msg);
+}
+
+/* Whether long work (a plan of runs, the interference calibration) reports its steps: with
+ * --progress, or when stderr is a terminal; never with -q. */
+static int show_progress(void)
+{
+	return !quiet && (progress_forced || isatty(STDERR_FILENO));
+}
+
+/* One progress line, "pmcollect: [k/N] what, elapsed S s", on stderr when show_progress(). */
+static void progress(size_t k, size_t n, uint64_t start_ns, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void progress(size_t k, size_t n, uint64_t start_ns, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	if (!show_progress())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pmcollect: [%zu/%zu] %s, elapsed %.1f s\n", k, n, what,
+		(double)(pmc_now_ns() - start_ns) / 1e9);
 }
 
 /* Parses a decimal number that must fill the whole string. */
@@ -503,7 +533,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
 	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_INTERFERE, OPT_LEVELS,
 	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
-	       OPT_NO_BASELINE };
+	       OPT_NO_BASELINE, OPT_PROGRESS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -531,6 +561,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
 		{ "user", required_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -687,6 +718,9 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case OPT_PROGRESS:
+			progress_forced = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1020,6 +1054,15 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	return -1;
 }
 
+static uint64_t cal_start_ns; /* when calibrate_interference started measuring */
+
+/* pmc_cal_params.progress: the calibration's steps as [k/N] lines. */
+static void cal_progress(void *arg, unsigned step, unsigned nsteps, const char *what)
+{
+	(void)arg;
+	progress(step, nsteps, cal_start_ns, "%s", what);
+}
+
 /* --calibrate-interference: measures the machine (Casas & Bronevetsky §3, interfere_cal.h) with
  * the probe on the program's first CPU and the interferers on theirs, prints the result on stderr
  * and writes the machine file. Returns -1 to go on, or the exit status after reporting. */
@@ -1050,6 +1093,8 @@ static int calibrate_interference(struct session *ss)
 	}
 	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
 	p.csthr_bytes = is->csthr_bytes;
+	cal_start_ns = pmc_now_ns();
+	p.progress = cal_progress;
 	if (!quiet)
 		fprintf(stderr, "pmcollect: calibrating interference: probe on CPU %d, interferers on "
 			"CPUs %s (BW1, B, capacity left with 0..%zu CSThrs, orthogonality)\n", probe,
@@ -1629,21 +1674,18 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				break;
 			}
 		}
-		if (o->threads_list && !quiet)
-			fprintf(stderr, "pmcollect: run %zu of %zu (%d threads), elapsed %.1f s\n", i + 1,
-				nruns, run_threads(o, run), (double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		if (o->threads_list)
+			progress(i + 1, nruns, plan_start_ns, "%d threads", run_threads(o, run));
 		if (ss->interfering) {
 			if (pmc_isess_start(&ss->isess, run->level_k, why, sizeof(why)) < 0) {
 				pmt_cli_error("cannot start the interferers: %s", why);
 				ret = PMT_EXIT_FAILURE;
 				break;
 			}
-			if (!quiet)
-				fprintf(stderr, "pmcollect: run %zu of %zu (interference: %u %s on CPUs %s, "
-					"program on CPUs %s, round %u), elapsed %.1f s\n", i + 1, nruns,
-					run->level_k, ss->isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
-					run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1,
-					(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+			progress(i + 1, nruns, plan_start_ns, "interference: %u %s on CPUs %s, program on "
+				 "CPUs %s, round %u", run->level_k,
+				 ss->isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
+				 run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1);
 		}
 		if (many && run->cpus[0]) {
 			struct pmt_intlist l = { 0 };
@@ -1656,10 +1698,9 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
 			ss->collector_cpu = -1;
 		}
-		if (o->calibrate && !quiet)
-			fprintf(stderr, "pmcollect: run %zu of %zu (%s, CPUs %s), elapsed %.1f s\n",
-				i + 1, nruns, pmc_role_name(run->role), run->cpus,
-				(double)(pmc_now_ns() - plan_start_ns) / 1e9);
+		if (o->calibrate)
+			progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
+				 run->cpus);
 		if (ss->shared_msg[0]) {
 			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
 			cJSON *wo = cJSON_CreateObject();
@@ -1691,7 +1732,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			ret = res.exit_status;
 		}
 		pmc_sweep_argv_free(argv);
-		if (o->sweep && !quiet)
+		if (o->sweep && show_progress())
 			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
 					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
 		ss->nruns_done = i + 1;
@@ -1729,7 +1770,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (ret != 0 || ss->writer_err)
 			break;
 	}
-	if ((many || ss->interfering) && !quiet)
+	if ((many || ss->interfering) && show_progress())
 		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
 			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 	return ret;

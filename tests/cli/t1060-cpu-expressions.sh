@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# CPU expressions (common/cpuexpr.c, docs/cpu-expressions.md) in pmcollect's --cpus and --runs on
+# CPU expressions (common/cpuexpr.c, docs/cpu-expressions.md) in pmcollect's --cpus, --runs and
+# --interfere-cpus on
 # this machine's topology: the expression selects the CPUs the run is recorded on; a CPU
 # selected twice or an unknown domain is one error line and exit 2 (plain lists keep their own
 # parser: t1000, t1050).
@@ -18,6 +19,14 @@ expect_err_line "one line naming both selections" "^pmcollect: error: invalid CP
 run_capture "$PMCOLLECT" -q --cpus 'S9:0' -- true
 expect_status "an unknown socket is a usage error (exit 2)" 2
 expect_err_line "one line naming the socket" "^pmcollect: error: invalid CPU list 'S9:0': .*'S9'"
+
+# --interfere-cpus takes expressions too: N:0 is CPU 0, so it overlaps --cpus 0
+run_capture "$PMCOLLECT" -q --cpus 0 --interfere-cpus N:0 --interfere bandwidth -- true
+expect_status "--interfere-cpus N:0 beside --cpus 0: usage error (exit 2)" 2
+expect_err_line "--interfere-cpus N:0 evaluated to CPU 0: the overlap is named" "^pmcollect: error: --interfere-cpus N:0 overlaps --cpus 0: "
+run_capture "$PMCOLLECT" -q --interfere-cpus 'S9:0' --interfere bandwidth -- true
+expect_status "--interfere-cpus with an unknown socket: usage error (exit 2)" 2
+expect_err_line "--interfere-cpus S9:0: one line naming the socket" "^pmcollect: error: invalid CPU list 'S9:0': .*'S9'"
 
 if [ "$(nproc)" -ge 2 ]; then
 	run_capture "$PMCOLLECT" -q --runs 'N:0 E:N:2' -o "$T/runs.zst" -- "$W/phases" -t 2 -w 5 -r 1 mixed

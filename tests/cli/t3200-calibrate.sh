@@ -9,6 +9,19 @@
 # programs, a single core count.
 . "$PMT_TOP/tests/cli/lib.sh"
 
+# progress (issue 14 part 4): [k/N] lines on a terminal or with --progress, none otherwise or with -q
+run_capture "$PMCOLLECT" --calibrate --repeat 1 -t 2 -o "$T/p0.zst" -- "$W/phases" -t 2 -w 20 -r 1 balanced
+check "progress: none when stderr is not a terminal" sh -c '! grep -q "^pmcollect: \[" "$1"' sh "$T/err"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$PMCOLLECT' --calibrate --repeat 1 -t 2 -o '$T/p1.zst' -- '$W/phases' -t 2 -w 20 -r 1 balanced >/dev/null" /dev/null >"$T/tty" 2>&1
+	check "progress: [1/2] and [2/2] when stderr is a terminal" sh -c 'grep -q "^pmcollect: \[1/2\] baseline" "$1" && grep -q "^pmcollect: \[2/2\] calibration" "$1"' sh "$T/tty"
+	script -qec "'$PMCOLLECT' -q --calibrate --repeat 1 -t 2 -o '$T/p2.zst' -- '$W/phases' -t 2 -w 20 -r 1 balanced >/dev/null" /dev/null >"$T/tty" 2>&1
+	check "progress: none with -q on a terminal" sh -c '! grep -q "^pmcollect: \[" "$1"' sh "$T/tty"
+else
+	skip "progress: [1/2] and [2/2] when stderr is a terminal" "no script(1) (bsdutils) to give pmcollect a terminal"
+	skip "progress: none with -q on a terminal" "no script(1) (bsdutils)"
+fi
+
 # C of run N from the trace's RUN_END records
 run_C() { "$PMANALYZE" --dump "$2" | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -18,12 +31,12 @@ for l in sys.stdin:
 for kind in triad compute; do
 	args="-t 2 -m 64 -r 30"; [ $kind = compute ] && args="$args -c"
 	# shellcheck disable=SC2086
-	run_capture "$PMCOLLECT" --calibrate --repeat 1 -t 2 -o "$T/$kind.zst" -- "$W/triad" $args
+	run_capture "$PMCOLLECT" --calibrate --progress --repeat 1 -t 2 -o "$T/$kind.zst" -- "$W/triad" $args
 	expect_status "$kind: --calibrate succeeds" 0
-	if grep -q '^pmcollect: run 1 of 2 (baseline, CPUs 0), elapsed 0.0 s$' "$T/err" &&
-		grep -Eq '^pmcollect: run 2 of 2 \(calibration, CPUs 0-1\), elapsed [0-9.]+ s$' "$T/err" &&
+	if grep -q '^pmcollect: \[1/2\] baseline, CPUs 0, elapsed 0.0 s$' "$T/err" &&
+		grep -Eq '^pmcollect: \[2/2\] calibration, CPUs 0-1, elapsed [0-9.]+ s$' "$T/err" &&
 		grep -Eq '^pmcollect: 2 runs done in [0-9.]+ s$' "$T/err"
-	then ok "$kind: progress on stderr"; else not_ok "$kind: progress on stderr" "$(cat "$T/err")"; fi
+	then ok "$kind: --progress: [k/N] lines on stderr"; else not_ok "$kind: --progress: [k/N] lines on stderr" "$(cat "$T/err")"; fi
 	"$PMANALYZE" --dump "$T/$kind.zst" | grep '"type":"run_begin"' >"$T/begin"
 	if [ "$(wc -l <"$T/begin")" -eq 2 ] && sed -n 1p "$T/begin" | grep -q '"role":"baseline".*"cpus":"0"' &&
 		sed -n 2p "$T/begin" | grep -q '"role":"calibration".*"cpus":"0-1"'

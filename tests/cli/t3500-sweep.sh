@@ -40,7 +40,7 @@ bad "--no-baseline without --sweep" --no-baseline -- "$W/exitwith" 0
 # ---- a core sweep of a 4-thread program: baseline + 2 configurations x 2 repetitions ----
 record_cores() {
 	rm -f "$T/cores.zst"
-	run_capture "$PMCOLLECT" -o "$T/cores.zst" --sweep "cores=1,$ncpu" --repeat 2 -t 4 -- \
+	run_capture "$PMCOLLECT" --progress -o "$T/cores.zst" --sweep "cores=1,$ncpu" --repeat 2 -t 4 -- \
 		"$W/overhead" -t 4 -w 150 -s 2 linear
 }
 # the samples of run 0 (the 1-CPU baseline): a loaded machine has starved the collector of a
