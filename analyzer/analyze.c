@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pm_util.h"
 #include "pmt_cli.h"
@@ -250,8 +251,24 @@ int pma_trace_peek_meta(const char *path, unsigned flags, struct pma_meta *m, ch
 int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
 		   size_t whysize)
 {
+	return pma_trace_load_progress(t, path, flags, NULL, NULL, why, whysize);
+}
+
+/* The size of the file behind path in bytes, 0 when unknown (not a regular file). */
+static uint64_t file_size_bytes(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+}
+
+int pma_trace_load_progress(struct pma_trace *t, const char *path, unsigned flags,
+			    pma_load_progress_fn progress, void *arg, char *why, size_t whysize)
+{
 	struct pmt_reader *rd = NULL;
 	struct pmt_record rec;
+	struct pmt_reader_stats rs;
+	uint64_t total = progress ? file_size_bytes(path) : 0;
 	int rc, lr = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -277,6 +294,10 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 	while (lr == 0 && (rc = pmt_reader_next(rd, &rec)) > 0) {
 		t->records++;
 		lr = load_record(t, &rec);
+		if (progress && t->records % PMA_PROGRESS_RECORDS == 0) {
+			pmt_reader_stats(rd, &rs);
+			progress(arg, rs.bytes_read, total);
+		}
 	}
 	if (lr == LOAD_TOO_MANY) {
 		snprintf(why, whysize, "'%s': more than %u runs in one trace", path, PMA_MAX_RUNS);
@@ -296,6 +317,8 @@ int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *
 	pmt_reader_stats(rd, &t->rst);
 	if (finish_trace(t) < 0)
 		goto nomem;
+	if (progress)
+		progress(arg, t->rst.bytes_read, total);
 	rc = 0;
 	goto out;
 nomem:

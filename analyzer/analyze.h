@@ -71,6 +71,16 @@ struct pma_trace {
  * complete chunks are analyzed. */
 int pma_trace_load(struct pma_trace *t, const char *path, unsigned flags, char *why,
 		   size_t whysize);
+
+/* Progress of a load: bytes of the file consumed so far of bytes_total (the file's size from
+ * fstat; 0 when unknown, e.g. a pipe). */
+typedef void (*pma_load_progress_fn)(void *arg, uint64_t bytes_read, uint64_t bytes_total);
+
+/* pma_trace_load, calling progress(arg, ...) every PMA_PROGRESS_RECORDS records and once at the
+ * end (progress NULL: never). The library prints nothing; the caller decides what to show. */
+#define PMA_PROGRESS_RECORDS 4096
+int pma_trace_load_progress(struct pma_trace *t, const char *path, unsigned flags,
+			    pma_load_progress_fn progress, void *arg, char *why, size_t whysize);
 void pma_trace_free(struct pma_trace *t);
 
 /* Reads only the META record of the trace at path into m (free it with pma_meta_free, also on

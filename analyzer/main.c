@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -104,7 +104,10 @@ static void usage_full(void)
 	      "      --model-out <file>    write the --learn forest to <file>\n"
 	      "      --predict <list>      predict <threads>:<cores>,... with the forest of --model\n"
 	      "      --model <file>        the forest --predict loads\n"
-	      "  -q, --quiet               do not print warnings on standard error\n"
+	      "      --progress            show how far the reading of each trace got, on\n"
+	      "                            standard error [default: for traces over 100 MB when\n"
+	      "                            standard error is a terminal]\n"
+	      "  -q, --quiet               do not print warnings or progress on standard error\n"
 	      "  -h, --help                print this help and exit\n"
 	      "  -V, --version             print the version and exit\n"
 	      "\n"
@@ -265,6 +268,7 @@ struct cli_opts {
 	enum pma_format format;
 	struct pmt_intlist cores;
 	int force, quiet;
+	int progress;           /* --progress: reading progress whatever the size or terminal */
 	int mode;               /* 0 report, 'i' --info, 'd' --dump, 'L' --learn, 'T' --toep,
 	                         * 'P' --predict */
 	enum pma_learn_target target; /* --target */
@@ -349,7 +353,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES };
+	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -365,6 +369,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "info", no_argument, NULL, 'i' },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
@@ -501,6 +506,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
+			break;
 		case 'h':
 			usage_full();
 			return PMT_EXIT_OK;
@@ -554,17 +562,67 @@ static int run_dump(const struct cli_opts *o, struct output *out)
 	return PMT_EXIT_OK;
 }
 
-/* Loads every trace into traces[] and prints their warnings (unless quiet). Returns 0, or -1
- * after reporting the error. */
+/* Traces larger than this show their reading progress on a terminal (issue 14, part 4). */
+#define PROGRESS_MIN_BYTES 100000000ull
+
+/* State of one trace's progress lines. */
+struct load_progress {
+	const char *path;
+	int on;              /* lines wanted: --progress, or a terminal and a large file */
+	uint64_t start_ns, last_ns, bytes_read, bytes_total;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* pma_load_progress_fn: at most one line a second, "pmanalyze: reading 'x': 45% (120.0 of
+ * 260.0 MB)", once the file is known to be large enough (or --progress). */
+static void load_progress_line(void *arg, uint64_t bytes_read, uint64_t bytes_total)
+{
+	struct load_progress *p = arg;
+	uint64_t now = mono_ns();
+
+	p->bytes_read = bytes_read;
+	p->bytes_total = bytes_total;
+	if (!p->on || now - p->last_ns < 1000000000ull)
+		return;
+	p->last_ns = now;
+	if (bytes_total)
+		fprintf(stderr, "pmanalyze: reading '%s': %.0f%% (%.1f of %.1f MB)\n", p->path,
+			100.0 * (double)bytes_read / (double)bytes_total, (double)bytes_read / 1e6,
+			(double)bytes_total / 1e6);
+	else
+		fprintf(stderr, "pmanalyze: reading '%s': %.1f MB\n", p->path, (double)bytes_read / 1e6);
+}
+
+/* Loads every trace into traces[] and prints their warnings (unless quiet), with progress lines
+ * for large traces on a terminal or with --progress (never with -q). Returns 0, or -1 after
+ * reporting the error. */
 static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 {
 	char why[512];
 
 	for (int i = 0; i < o->ntraces; i++) {
-		if (pma_trace_load(&traces[i], o->traces[i], o->flags, why, sizeof(why)) < 0) {
+		struct load_progress p = { .path = o->traces[i] };
+		struct stat sb;
+		int large = stat(o->traces[i], &sb) == 0 && (uint64_t)sb.st_size > PROGRESS_MIN_BYTES;
+
+		p.on = !o->quiet && (o->progress || (large && isatty(STDERR_FILENO)));
+		p.start_ns = p.last_ns = mono_ns();
+		if (pma_trace_load_progress(&traces[i], o->traces[i], o->flags,
+					    p.on ? load_progress_line : NULL, &p, why, sizeof(why)) < 0) {
 			pmt_cli_error("%s", why);
 			return -1;
 		}
+		if (p.on)
+			fprintf(stderr, "pmanalyze: read '%s': %.1f MB, %llu records in %.1f s\n", p.path,
+				(double)p.bytes_read / 1e6, (unsigned long long)traces[i].records,
+				(double)(mono_ns() - p.start_ns) / 1e9);
 	}
 	if (!o->quiet)
 		for (int i = 0; i < o->ntraces; i++)

@@ -177,4 +177,20 @@ run_capture "$PMANALYZE" --cores 1 "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.
 if grep -q "^optimal      1 core (S = 1.00); 95% of it from 1 core; S increases over no interval$" "$T/out"
 then ok "--cores 1: 'optimal 1 core', '95% of it from 1 core'"; else not_ok "--cores 1: 'optimal 1 core', '95% of it from 1 core'" "$(grep '^optimal' "$T/out")"; fi
 
+# progress (issue 14 part 4): --progress gives the reading's lines, a terminal only for traces over
+# 100 MB, -q none
+st="$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+run_capture "$PMANALYZE" --progress "$st"
+expect_err_line "--progress: the trace's size, records and time on stderr" "^pmanalyze: read '.*phases-mixed-8t-cpu0.zst': 0.1 MB, [0-9]+ records in [0-9.]+ s$"
+run_capture "$PMANALYZE" -q --progress "$st"
+check "-q --progress: no progress line" sh -c '! grep -q "^pmanalyze: read" "$1"' sh "$T/err"
+run_capture "$PMANALYZE" "$st"
+check "no --progress, stderr not a terminal: no progress line" sh -c '! grep -q "^pmanalyze: read" "$1"' sh "$T/err"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$PMANALYZE' '$st' >/dev/null" /dev/null >"$T/tty" 2>&1
+	check "a 0.1 MB trace on a terminal: no progress line (100 MB and more only)" sh -c '! grep -q "^pmanalyze: read" "$1"' sh "$T/tty"
+else
+	skip "a 0.1 MB trace on a terminal: no progress line" "no script(1) (bsdutils)"
+fi
+
 done_testing
