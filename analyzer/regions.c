@@ -167,6 +167,10 @@ struct steps {
 	double *r, *q;
 	size_t n;
 	const char *method;     /* "sched-exact" or "samples" */
+	/* sched-exact only: every thread's running slices, sorted by thread then time, with the
+	 * thread's running time before each (cum_ns); thread k owns slices first[k]..first[k+1]-1 */
+	struct tslice { uint64_t t0, t1; double cum_ns; } *ts;
+	size_t *first, nthr;
 };
 
 struct edge {
@@ -197,6 +201,87 @@ static void push_step(struct steps *st, uint64_t t, double r, double q)
 	st->n++;
 }
 
+struct tid_slice {
+	uint32_t tid;
+	uint64_t t0, t1;
+};
+
+static int cmp_tid_slice(const void *a, const void *b)
+{
+	const struct tid_slice *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* st->ts and st->first from the running slices sl[ns]. Returns 0 or -1 (out of memory). */
+static int build_thread_slices(const struct pma_slice *sl, size_t ns, struct steps *st)
+{
+	struct tid_slice *v = malloc((ns + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < ns; i++)
+		if (sl[i].kind == PMA_SLICE_RUNNING && sl[i].t1_ns > sl[i].t0_ns)
+			v[n++] = (struct tid_slice){ sl[i].tid, sl[i].t0_ns, sl[i].t1_ns };
+	qsort(v, n, sizeof(*v), cmp_tid_slice);
+	st->ts = malloc((n + 1) * sizeof(*st->ts));
+	st->first = malloc((n + 1) * sizeof(*st->first));
+	if (!st->ts || !st->first) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int same = i > 0 && v[i].tid == v[i - 1].tid;
+		if (!same)
+			st->first[st->nthr++] = i;
+		st->ts[i] = (struct tslice){ v[i].t0, v[i].t1, same ?
+			st->ts[i - 1].cum_ns + (double)(st->ts[i - 1].t1 - st->ts[i - 1].t0) : 0 };
+	}
+	st->first[st->nthr] = n;
+	free(v);
+	return 0;
+}
+
+/* Running time of thread k before time x, in ns. */
+static double thread_run_before(const struct steps *st, size_t k, uint64_t x)
+{
+	size_t lo = st->first[k], hi = st->first[k + 1];
+	const struct tslice *s;
+
+	if (lo == hi || st->ts[lo].t0 >= x)
+		return 0;
+	/* the last slice starting before x */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (st->ts[mid].t0 < x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	s = &st->ts[lo];
+	return s->cum_ns + (double)((x < s->t1 ? x : s->t1) - s->t0);
+}
+
+/* The most CPU time one thread ran inside [b, e), in ns; 0 without the exact mode's slices. */
+static double longest_thread_ns(const struct steps *st, uint64_t b, uint64_t e)
+{
+	double best = 0;
+
+	for (size_t k = 0; st->ts && k < st->nthr; k++) {
+		size_t last = st->first[k + 1] - 1;
+		double tau;
+		if (st->ts[st->first[k]].t0 >= e || st->ts[last].t1 <= b)
+			continue; /* the thread did not run in the window */
+		tau = thread_run_before(st, k, e) - thread_run_before(st, k, b);
+		if (tau > best)
+			best = tau;
+	}
+	return best;
+}
+
 /* From the scheduler events: exact boundaries (Tudor & Teo's A from the happens-before timelines). */
 static int build_steps_exact(const struct pma_run *run, struct steps *st)
 {
@@ -210,6 +295,10 @@ static int build_steps_exact(const struct pma_run *run, struct steps *st)
 		return -1;
 	}
 	st->method = "sched-exact";
+	if (build_thread_slices(sl, ns, st) < 0) {
+		free(e);
+		return -1;
+	}
 	for (size_t i = 0; i < ns; i++) {
 		int run_ = sl[i].kind == PMA_SLICE_RUNNING;
 		e[n++] = (struct edge){ sl[i].t0_ns, run_, 1 };
@@ -265,17 +354,25 @@ static int build_steps(const struct pma_run *run, struct steps *st)
 
 static void free_steps(struct steps *st)
 {
+	free(st->ts);
+	free(st->first);
 	free(st->t);
 	free(st->r);
 	free(st->q);
 }
 
 /* Adds the steps inside [b, e) to the profile (Tudor & Teo §II-B: q active threads for
- * dt r / q of critical-path time, as the runnable estimator does per interval) and to work. */
+ * dt r / q of critical-path time, as the runnable estimator does per interval) and to work.
+ * With the exact mode's slices, the window's critical path is at least the longest CPU time one
+ * thread ran in it (a thread's own work is sequential): where processor sharing's r / q gives
+ * less, as for the one thread of an OpenMP `single` among team members that wait runnable, the
+ * window's pieces are stretched to that length, A scaled down by the same factor, so the
+ * window's work is unchanged. */
 static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma_profile *p,
 		      double *work_ns)
 {
 	size_t lo = 0, hi = st->n;
+	double work = 0, T_cp = 0, stretch = 1, tau_max;
 
 	/* the last step starting at or before b */
 	while (hi - lo > 1) {
@@ -285,16 +382,27 @@ static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k + 1 < st->n && st->t[k] < e; k++) {
-		uint64_t t0 = st->t[k] > b ? st->t[k] : b, t1 = st->t[k + 1] < e ? st->t[k + 1] : e;
-		double dt = (double)(t1 - t0);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t k = lo; k + 1 < st->n && st->t[k] < e; k++) {
+			uint64_t t0 = st->t[k] > b ? st->t[k] : b, t1 = st->t[k + 1] < e ? st->t[k + 1] : e;
+			double dt = (double)(t1 - t0), dT_cp = st->q[k] > 0 ? dt * st->r[k] / st->q[k] : dt;
 
-		if (t1 <= t0)
-			continue;
-		*work_ns += dt * st->r[k];
-		if (pma_profile_add(p, st->q[k], st->q[k] > 0 ? dt * st->r[k] / st->q[k] : dt) < 0)
-			return -1;
+			if (t1 <= t0)
+				continue;
+			if (pass == 0) {
+				work += dt * st->r[k];
+				if (st->q[k] > 0)
+					T_cp += dT_cp;
+			} else if (pma_profile_add(p, st->q[k] / stretch, dT_cp * stretch) < 0) {
+				return -1;
+			}
+		}
+		/* only a window with more work than critical path can have a thread longer than it */
+		if (pass == 0 && st->ts && work > T_cp && (tau_max = longest_thread_ns(st, b, e)) > T_cp &&
+		    T_cp > 0)
+			stretch = tau_max / T_cp;
 	}
+	*work_ns += work;
 	return 0;
 }
 
@@ -310,6 +418,41 @@ static int cmp_window(const void *a, const void *b)
 	if (x->row != y->row)
 		return x->row < y->row ? -1 : 1;
 	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The whole run cut at every window's boundaries, so that its critical path holds each window's
+ * (cut_window's bound per piece): the run's T_cp is never less than the sum of its disjoint
+ * regions'. Returns 0 or -1 (out of memory). */
+static int cut_run(const struct steps *st, const struct window *w, size_t nw, struct pma_profile *p,
+		   double *work_ns)
+{
+	uint64_t *cut = malloc((2 * nw + 2) * sizeof(*cut)), first = st->t[0], last = st->t[st->n - 1];
+	size_t n = 0;
+	int rc = 0;
+
+	if (!cut)
+		return -1;
+	cut[n++] = first;
+	cut[n++] = last;
+	for (size_t i = 0; i < nw; i++) {
+		if (w[i].b > first && w[i].b < last)
+			cut[n++] = w[i].b;
+		if (w[i].e > first && w[i].e < last)
+			cut[n++] = w[i].e;
+	}
+	qsort(cut, n, sizeof(*cut), cmp_u64);
+	for (size_t i = 0; rc == 0 && i + 1 < n; i++)
+		if (cut[i + 1] > cut[i])
+			rc = cut_window(st, cut[i], cut[i + 1], p, work_ns);
+	free(cut);
+	return rc;
 }
 
 /* Per row: its windows w[nw] (the union of its instances' intervals; sorted here) cut out of the
@@ -356,7 +499,7 @@ static int rows_A(const struct steps *st, struct pma_regions_result *out, struct
 	}
 	pma_profile_init(&whole);
 	if (rc == 0 && st->n)
-		rc = cut_window(st, st->t[0], st->t[st->n - 1], &whole, &out->run_work_ns);
+		rc = cut_run(st, w, nw, &whole, &out->run_work_ns);
 	out->run_T_cp_ns = whole.T_cp_ns;
 	for (size_t r = 0; r < out->nrows; r++)
 		out->rows[r].cp_share = whole.T_cp_ns > 0 ? out->rows[r].T_cp_ns / whole.T_cp_ns : 0;

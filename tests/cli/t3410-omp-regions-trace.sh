@@ -20,12 +20,15 @@ expect_status "omp_regions recorded with --omp-regions" 0
 cp "$T/out" "$T/truth.jsonl"
 run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
 expect_status "pmanalyze reads the trace" 0
-python3 - "$T/truth.jsonl" "$T/r.json" "$sched" >"$T/checks" <<'EOF'
+python3 - "$T/truth.jsonl" "$T/r.json" "$sched" "$PMT_SANITIZED" >"$T/checks" <<'EOF'
 import json, sys
 truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
 total = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"regions"')][0]["regions"]
 g = json.load(open(sys.argv[2]))["regions"]
 sched = sys.argv[3] == "1"
+# issue 17: within 2% of the construction with scheduler events; a sanity bound of 15% when the
+# tools run under the sanitizers (the workload is never sanitized: its truth stays exact)
+tol = 0.15 if sys.argv[4] == "1" else 0.02
 def check(what, cond, why=""):
     print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
 def skip(what, why):
@@ -53,9 +56,10 @@ for (fn, line), ts in sorted(sites.items(), key=lambda x: x[0][1]):
           0.85 * want_ms <= r["time_ns"] / 1e6 <= want_ms, "%.1f ms" % (r["time_ns"] / 1e6))
 tiny = [r for r in g["rows"] if r["function"] == "tiny"]
 check("tiny: 50 instances of one region", len(tiny) == 1 and tiny[0]["calls"] == 50, str(tiny))
-# A by construction; generous bounds: the fork, join and wake-ups of the team are in the windows
-want = {"balanced": (3.0, 0.15), "imbalanced": (2.5, 0.10), "serial_single": (1.0, 0.15)}
-for fn, (a, tol) in want.items():
+# A by construction: each thread burns its own CPU time (CLOCK_THREAD_CPUTIME_ID), so the
+# nominal work is the measured work; the fork, join and wake-ups of the team are in the windows
+want = {"balanced": 3.0, "imbalanced": 2.5, "serial_single": 1.0}
+for fn, a in want.items():
     r = [x for x in g["rows"] if x["function"] == fn]
     if not sched:
         skip(fn + ": A", "no scheduler events (needs root and tracefs)")
@@ -64,8 +68,8 @@ for fn, (a, tol) in want.items():
               "A %.3f, T_cp %.1f ms" % (r[0]["A"], r[0]["T_cp_ns"] / 1e6))
 nested = [x for x in g["rows"] if x["function"] == "nested"]
 if sched:
-    check("nested: 2 regions (outer depth 1, inner depth 2), A = 4 within 15%",
-          sorted(x["depth"] for x in nested) == [1, 2] and all(abs(x["A"] - 4) <= 0.6 for x in nested),
+    check("nested: 2 regions (outer depth 1, inner depth 2), A = 4 within %d%%" % (tol * 100),
+          sorted(x["depth"] for x in nested) == [1, 2] and all(abs(x["A"] - 4) <= 4 * tol for x in nested),
           str([(x["depth"], x["A"]) for x in nested]))
     check("each region's T_cp share of the run is in (0, 1]", all(0 < x["cp_share"] <= 1 for x in g["rows"] if x["function"] != "tiny"),
           str([x["cp_share"] for x in g["rows"]]))
@@ -80,6 +84,23 @@ while read -r verdict what; do
 	esac
 done <"$T/checks"
 [ -s "$T/checks" ] || not_ok "region checks ran" "$(head -c 600 "$T/r.json")"
+# --- the same regions without scheduler events: A from the samples, within 5% (issue 17), 100 ms
+# of CPU per thread and region (10 sampling intervals); the sampled estimator reads other
+# processes' load on CPU 0 as the program's own wait, so it is asserted on a quiet CPU only
+run_capture "$PMCOLLECT" -q --no-sched --omp-regions --cpus 0 -t 4 -o "$T/s.zst" -- "$W/omp_regions" -w 100 -n 50
+expect_status "omp_regions recorded without scheduler events" 0
+"$PMANALYZE" -q --format json -o "$T/s.json" "$T/s.zst"
+share=$(cpu_share "$T/s.json")
+for fn in balanced:3.0 imbalanced:2.5 serial_single:1.0 nested:4.0; do
+	got=$(python3 -c 'import json,sys
+g=json.load(open(sys.argv[1]))["regions"]
+print(min((r["A"] for r in g["rows"] if r["function"] == sys.argv[2]), key=lambda a: abs(a - float(sys.argv[3]))))' \
+		"$T/s.json" "${fn%%:*}" "${fn#*:}")
+	quiet_accuracy "$share" "samples only: ${fn%%:*}: A within 5% of the construction" "$got" "${fn#*:}" 0.05
+done
+json_get "$T/s.json" regions.A_source >"$T/method"
+check "samples only: the method is named" grep -qx samples "$T/method"
+
 run_capture "$PMANALYZE" -q "$T/r.zst"
 check "table: a region line names imbalanced omp_regions.c" grep -q '^  imbalanced omp_regions.c:[0-9]' "$T/out"
 run_capture "$PMANALYZE" -q --format csv "$T/r.zst"
