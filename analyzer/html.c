@@ -246,6 +246,114 @@ static int sec_predictions(FILE *out, const struct pma_result *r, char *why, siz
 	return 0;
 }
 
+/* The scaling study of a --sweep trace: measured against predicted per configuration (issue 13). */
+static int sec_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_scaling *sc = &r->scaling;
+
+	(void)why;
+	(void)whysize;
+	if (!sc->present) {
+		P("<p class=\"small\">No sweep runs in the trace: record them with <code>pmcollect "
+		  "--sweep cores=1,2,4 --repeat 3 &#8230;</code> to check the predictions against "
+		  "measured runs.</p>\n");
+		return 0;
+	}
+	P("<div class=\"scroll\"><table id=\"scaling\">\n<thead><tr><th>cores</th><th>threads</th>"
+	  "<th>runs</th><th>T median, s</th><th>S measured</th><th>S predicted</th><th>&#177;S</th>"
+	  "<th>error, %%</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < sc->nrows; i++) {
+		const struct pma_scaling_row *w = &sc->rows[i];
+		P("<tr><td>%u</td><td>%u</td><td>%zu</td>", w->cores, w->threads, w->nreps);
+		cell_num(out, w->T_med_s, 3);
+		cell_num(out, w->S_meas, 3);
+		cell_num(out, w->S_pred, 3);
+		cell_num(out, w->S_pred_err, 3);
+		cell_num(out, w->err_pct, 1);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S measured = T(1) / T, T(1) the median of the "
+	  "1-CPU runs; S predicted from the baseline (Tudor &amp; Teo, eq. 1)");
+	if (isfinite(sc->mean_abs_err_pct))
+		P("; mean |error| %.1f%% over %zu configurations", sc->mean_abs_err_pct, sc->npred);
+	P(".</p>\n");
+	return 0;
+}
+
+/* Per-region (or per-phase) parallelism of an --omp-regions trace (issue 17), by potential gain. */
+static int sec_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_regions_result *g = &r->regions;
+
+	(void)why;
+	(void)whysize;
+	if (!g->present && !g->phases) {
+		P("<p class=\"small\">No OpenMP regions in the trace: record them with <code>pmcollect "
+		  "--omp-regions &#8230;</code>, or show the program's phases with <code>pmanalyze "
+		  "--phases</code>.</p>\n");
+		return 0;
+	}
+	if (!g->nrows) {
+		P("<p>No region recorded: ");
+		pma_html_escape(out, g->reason ? g->reason : "the run has none");
+		P(".</p>\n");
+		return 0;
+	}
+	P("<div class=\"scroll\"><table id=\"regions\">\n<thead><tr><th>%s</th><th>calls</th>"
+	  "<th>time, ms</th><th>share, %%</th><th>A(m,&#8734;)</th><th>T<sub>cp</sub>, ms</th>"
+	  "<th>S(%u)</th><th>gain at %u, ms</th></tr></thead>\n<tbody>\n",
+	  g->phases ? "phase" : "region", g->n, g->n);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		P("<tr><td>");
+		if (w->phase)
+			P("phase %u", w->phase);
+		else if (w->function[0] && w->line) {
+			P("<code>");
+			pma_html_escape(out, w->function);
+			P(" ");
+			pma_html_escape(out, w->file[0] ? w->file : "?");
+			P(":%d</code>", w->line);
+		} else {
+			P("<code>");
+			pma_html_escape(out, w->symbol[0] ? w->symbol : w->object);
+			P("+0x%llx</code>", (unsigned long long)w->offset);
+		}
+		P("</td><td>%llu</td>", (unsigned long long)w->calls);
+		cell_num(out, w->time_ns / 1e6, 1);
+		cell_num(out, 100 * w->share, 1);
+		cell_num(out, w->have_A ? w->A : NAN, 2);
+		cell_num(out, w->have_A ? w->T_cp_ns / 1e6 : NAN, 1);
+		cell_num(out, w->have_A ? w->S_n : NAN, 2);
+		cell_num(out, w->have_A ? w->gain_ns / 1e6 : NAN, 1);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">A(m,&#8734;) and T<sub>cp</sub> inside the "
+	  "%s' windows (Tudor &amp; Teo eq. 4, restricted), from %s; sorted by the time saved at %u "
+	  "cores if the region scaled ideally.</p>\n", g->phases ? "phases" : "regions",
+	  g->method ? g->method : "no profile", g->n);
+	return 0;
+}
+
+/* Energy: E(n) and the energy-optimal core count (issue 16), or why there is none. */
+static int sec_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_energy_result *e = &r->energy;
+
+	(void)why;
+	(void)whysize;
+	if (!e->have) {
+		P("<p>No energy estimate: ");
+		pma_html_escape(out, e->reason[0] ? e->reason : "no run has energy readings");
+		P(".</p>\n");
+		return 0;
+	}
+	P("<p>Fastest: %u cores, %.1f J. Least energy: %u cores, %.1f J. Least energy &#215; delay: "
+	  "%u cores.</p>\n", e->opt.n_time, e->opt.E_at_time_opt_j, e->opt.n_energy, e->opt.E_min_j,
+	  e->opt.n_edp);
+	return 0;
+}
+
 static int sec_sources(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_meta *m = &r->t->meta;
@@ -326,6 +434,9 @@ static const struct pma_html_section sections[] = {
 	{ "next", "What to do next", sec_next },
 	{ "plots", "Plots", sec_plots },
 	{ "predictions", "Predictions", sec_predictions },
+	{ "scaling", "Scaling study: measured against predicted", sec_scaling },
+	{ "regions", "Regions", sec_regions },
+	{ "energy", "Energy", sec_energy },
 	{ "sources", "Data sources", sec_sources },
 };
 

@@ -84,6 +84,28 @@ if grep -q '<script' "$T/report.html" || grep -Eq '(src|href)="(https?:)?//' "$T
 	not_ok "the report has no script and no network reference"
 else ok "the report has no script and no network reference"; fi
 
+# the later capabilities' sections (issue 14): a sweep's measured-vs-predicted table, one row per
+# configuration; an --omp-regions trace's regions table, one row per region; the energy section
+# says why there is no estimate on a machine without energy readings
+# section_rows FILE ID: the rows of <table id=ID> in the report's <section id=ID>
+section_rows() { python3 -c 'import re,sys
+s=open(sys.argv[1]).read()
+m=re.search(r"<section id=\"%s\">(.*?)</section>" % sys.argv[2], s, re.S)
+t=m and re.search(r"<table id=\"%s\">.*?<tbody>(.*?)</tbody>" % sys.argv[2], m.group(1), re.S)
+print(len(re.findall("<tr", t.group(1))) if t else -1)' "$1" "$2"; }
+check "no sweep: the scaling section says how to record one" grep -q 'No sweep runs in the trace: record them with <code>pmcollect --sweep' "$T/report.html"
+run_capture "$PMCOLLECT" -q --sweep cores=1,2 -t 2 -o "$T/sweep.zst" -- "$W/phases" -t 2 -w 20 -r 1 balanced
+"$PMANALYZE" -q --html "$T/sweep.html" "$T/sweep.zst" >/dev/null 2>"$T/err"
+check "sweep cores=1,2: the scaling table has 2 rows (one per configuration)" test "$(section_rows "$T/sweep.html" scaling)" = 2
+KMP_BLOCKTIME=0 run_capture "$PMCOLLECT" -q --omp-regions -t 2 -o "$T/omp.zst" -- "$W/omp_regions" -w 5 -n 5
+"$PMANALYZE" -q --html "$T/omp.html" --format json -o "$T/omp.json" "$T/omp.zst" 2>"$T/err"
+nreg=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["regions"]["rows"]))' "$T/omp.json" 2>/dev/null)
+check "omp_regions: the regions table has one row per region of the JSON report ($nreg)" test "$(section_rows "$T/omp.html" regions)" = "${nreg:-x}"
+check "omp_regions: a region named by its function and source line" grep -q '<td><code>imbalanced [^<]*omp_regions.c:[0-9]*</code></td>' "$T/omp.html"
+check "energy: without readings the section says why there is no estimate" python3 -c 'import re,sys
+m=re.search(r"<section id=\"energy\">\s*<h2>Energy</h2>\s*<p>No energy estimate: ([^<]{10,})\.</p>", open(sys.argv[1]).read())
+assert m, "no reason"' "$T/omp.html"
+
 browser=$(command -v chromium || true)
 if [ -z "$browser" ]; then
 	sh "$PMT_TOP/.ci/deps.sh" chromium >"$T/deps.log" 2>&1
