@@ -89,7 +89,9 @@ def main():
     for v in sorted(set(codes.values())):
         print("# inputs that broke an invariant: %s in %d reports" % (v, seen.get(v, 0)))
     missing = [v for v in sorted(set(codes.values())) if not seen.get(v)]
-    if missing:
+    if missing and os.environ.get("PMT_INVARIANT_COVERAGE") == "0":
+        print("# not required here (PMT_INVARIANT_COVERAGE=0): never exercised: %s" % ", ".join(missing))
+    elif missing:
         print("not ok - the generated traces never exercised: %s" % ", ".join(missing))
         failed += 1
     return 1 if failed else 0

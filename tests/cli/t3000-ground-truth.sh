@@ -26,10 +26,17 @@ sizes="2 4 8 16"; pats="balanced imbalanced serial mixed"
 [ "$PMT_SANITIZED" = 1 ] && { sizes=4; pats="imbalanced"; }
 for pat in $pats; do
 	for m in $sizes; do
-		# phases of at least 200 ms per thread: a phase change is located to within a fraction
-		# of one 10 ms interval (~1-2 ms measured, balanced m=16 biased +2-3 % at 100 ms phases,
-		# once +8 %), which short phases turn into several % of T_cp
-		w=$((800 / m)); [ "$w" -lt 200 ] && w=200
+		# phases of at least 200 ms per thread for the strict figures: a phase change is located
+		# to within a fraction of one 10 ms interval (~1-2 ms measured, balanced m=16 biased
+		# +2-3 % at 100 ms phases, once +8 %), which short phases turn into several % of T_cp.
+		# make check's bounds (the exact mode's 1% of the measured truth, the runnable
+		# estimator's RUNNABLE_TOL) hold at half that, and the test takes half the time (350 s
+		# under stress-ng --cpu 2 with 200 ms phases: the longest test of CI)
+		if [ "$PMT_ACCURACY" = strict ]; then
+			w=$((800 / m)); [ "$w" -lt 200 ] && w=200
+		else
+			w=$((400 / m)); [ "$w" -lt 100 ] && w=100
+		fi
 		rm -f "$T/gt.zst"
 		if ! "$PMCOLLECT" -q --cpus 0 -o "$T/gt.zst" -- "$W/phases" -t "$m" -w "$w" -r 2 "$pat" >"$T/truth" 2>"$T/err"; then
 			not_ok "$pat m=$m recorded" "$(cat "$T/err")"
