@@ -393,8 +393,9 @@ static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma
 				work += dt * st->r[k];
 				if (st->q[k] > 0)
 					T_cp += dT_cp;
-			} else if (pma_profile_add(p, st->q[k] / stretch, dT_cp * stretch) < 0) {
-				return -1;
+			} else if (pma_profile_add(p, st->q[k] / stretch,
+						   st->q[k] > 0 ? dT_cp * stretch : dt) < 0) {
+				return -1; /* idle pieces (q = 0) keep their length: not critical path */
 			}
 		}
 		/* only a window with more work than critical path can have a thread longer than it */
