@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analyze.h"
+#include "pm_util.h"
 #include "compute.h"
 #include "forest.h"
 #include "learn.h"
@@ -568,27 +568,22 @@ static int run_dump(const struct cli_opts *o, struct output *out)
 /* State of one trace's progress lines. */
 struct load_progress {
 	const char *path;
-	int on;              /* lines wanted: --progress, or a terminal and a large file */
+	int forced;          /* --progress */
+	int on;              /* lines wanted: forced, or (on a terminal) a file over the size */
 	uint64_t start_ns, last_ns, bytes_read, bytes_total;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* pma_load_progress_fn: at most one line a second, "pmanalyze: reading 'x': 45% (120.0 of
- * 260.0 MB)", once the file is known to be large enough (or --progress). */
+/* pma_load_progress_fn, passed with --progress or on a terminal: at most one line a second,
+ * "pmanalyze: reading 'x': 45% (120.0 of 260.0 MB)", with --progress or for a file over
+ * PROGRESS_MIN_BYTES (the size the loader gives). */
 static void load_progress_line(void *arg, uint64_t bytes_read, uint64_t bytes_total)
 {
 	struct load_progress *p = arg;
-	uint64_t now = mono_ns();
+	uint64_t now = pm_mono_ns();
 
 	p->bytes_read = bytes_read;
 	p->bytes_total = bytes_total;
+	p->on = p->forced || bytes_total > PROGRESS_MIN_BYTES;
 	if (!p->on || now - p->last_ns < 1000000000ull)
 		return;
 	p->last_ns = now;
@@ -608,21 +603,19 @@ static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 	char why[512];
 
 	for (int i = 0; i < o->ntraces; i++) {
-		struct load_progress p = { .path = o->traces[i] };
-		struct stat sb;
-		int large = stat(o->traces[i], &sb) == 0 && (uint64_t)sb.st_size > PROGRESS_MIN_BYTES;
+		struct load_progress p = { .path = o->traces[i], .forced = o->progress };
+		int want = !o->quiet && (o->progress || isatty(STDERR_FILENO));
 
-		p.on = !o->quiet && (o->progress || (large && isatty(STDERR_FILENO)));
-		p.start_ns = p.last_ns = mono_ns();
+		p.start_ns = p.last_ns = pm_mono_ns();
 		if (pma_trace_load_progress(&traces[i], o->traces[i], o->flags,
-					    p.on ? load_progress_line : NULL, &p, why, sizeof(why)) < 0) {
+					    want ? load_progress_line : NULL, &p, why, sizeof(why)) < 0) {
 			pmt_cli_error("%s", why);
 			return -1;
 		}
 		if (p.on)
 			fprintf(stderr, "pmanalyze: read '%s': %.1f MB, %llu records in %.1f s\n", p.path,
 				(double)p.bytes_read / 1e6, (unsigned long long)traces[i].records,
-				(double)(mono_ns() - p.start_ns) / 1e9);
+				(double)(pm_mono_ns() - p.start_ns) / 1e9);
 	}
 	if (!o->quiet)
 		for (int i = 0; i < o->ntraces; i++)

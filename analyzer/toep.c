@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_vector.h>
+
+#include "pm_util.h"
 
 const uint32_t pma_toep_denominator[PMA_TOEP_NSETS] = { 2000, 1000, 100, 10, 4, 3 };
 
@@ -39,10 +40,7 @@ void pma_toep_result_free(struct pma_toep_result *r)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)pm_mono_ns() / 1e9;
 }
 
 /* The shaped table (§III-A-2): row order by decreasing y, ties by original index. */

@@ -43,9 +43,7 @@ void numa_warn(int num, char *fmt, ...)
 
 uint64_t pmc_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return pm_mono_ns();
 }
 
 static uint64_t cpu_now_ns(void)

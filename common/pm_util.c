@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int pm_grow_capacity(size_t cap, size_t need, size_t elem_size, size_t *out)
 {
@@ -45,6 +46,14 @@ int pm_grow_array(void **p, size_t *cap, size_t need, size_t elem_size)
 	*p = np;
 	*cap = ncap;
 	return 0;
+}
+
+uint64_t pm_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void pm_set_why(char *why, size_t whysize, const char *fmt, ...)

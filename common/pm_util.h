@@ -41,6 +41,9 @@ int pm_grow_array(void **p, size_t *cap, size_t need, size_t elem_size);
 		pm_grow_r_ < 0 ? -1 : 0;                                                  \
 	})
 
+/* CLOCK_MONOTONIC now, in ns (clock_gettime(2)). */
+uint64_t pm_mono_ns(void);
+
 /* Writes a formatted one-line reason into why (size whysize, always NUL-terminated, truncated
  * to fit). Does nothing when why is NULL or whysize is 0, so callers may pass either. */
 void pm_set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
