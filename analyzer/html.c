@@ -305,21 +305,12 @@ static int sec_regions(FILE *out, const struct pma_result *r, char *why, size_t 
 	  g->phases ? "phase" : "region", g->n, g->n);
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct pma_region_row *w = &g->rows[i];
-		P("<tr><td>");
-		if (w->phase)
-			P("phase %u", w->phase);
-		else if (w->function[0] && w->line) {
-			P("<code>");
-			pma_html_escape(out, w->function);
-			P(" ");
-			pma_html_escape(out, w->file[0] ? w->file : "?");
-			P(":%d</code>", w->line);
-		} else {
-			P("<code>");
-			pma_html_escape(out, w->symbol[0] ? w->symbol : w->object);
-			P("+0x%llx</code>", (unsigned long long)w->offset);
-		}
-		P("</td><td>%llu</td>", (unsigned long long)w->calls);
+		char name[1400];
+
+		pma_region_name(w, name, sizeof(name)); /* as the table and JSON name it */
+		P("<tr><td><code>");
+		pma_html_escape(out, name);
+		P("</code></td><td>%llu</td>", (unsigned long long)w->calls);
 		cell_num(out, w->time_ns / 1e6, 1);
 		cell_num(out, 100 * w->share, 1);
 		cell_num(out, w->have_A ? w->A : NAN, 2);
