@@ -47,7 +47,7 @@ for kind in triad compute; do
 	check "$kind: C(n) source is cpu_time, model single-socket" test \
 		"$(json_get "$T/$kind.json" memory.source) $(json_get "$T/$kind.json" memory.model)" = "cpu_time single-socket"
 	C1=$(run_C 0 "$T/$kind.zst"); C2=$(run_C 1 "$T/$kind.zst")
-	want=$(awk -v a="$C1" -v b="$C2" 'BEGIN{printf "%.9f", b/a - 1}')
+	want=$(awk -v a="$C1" -v b="$C2" 'BEGIN{printf "%.17g", b/a - 1}')
 	near "$kind: omega_measured(2) = C(2)/C(1) - 1 of the recorded runs" \
 		"$(json_get "$T/$kind.json" memory.points.1.omega_measured)" "$want" 1e-6
 	near "$kind: fitted omega(2) is the measured one (two points, exact fit)" \
@@ -55,7 +55,7 @@ for kind in triad compute; do
 	# one run per core count has no spread: a negative omega is taken as 0 (issue 13)
 	near "$kind: predicted omega(2) is the fitted one, 0 when negative" \
 		"$(json_get "$T/$kind.json" predictions.1.omega)" \
-		"$(awk -v w="$want" 'BEGIN{printf "%.9f", w < 0 ? 0 : w}')" 1e-6
+		"$(awk -v w="$want" 'BEGIN{printf "%.17g", w < 0 ? 0 : w}')" 1e-6
 	check "$kind: prediction says where omega came from" test "$(json_get "$T/$kind.json" predictions.1.omega_source)" = cpu_time
 	echo "# $kind: omega(2) = $want (C(1) = $C1 ns, C(2) = $C2 ns)"
 done
