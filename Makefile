@@ -161,16 +161,22 @@ $(B)/bench/gentoep: tests/bench/gentoep.c $(LIBPMT) | pkgcheck
 # libpmompt.so, the OMPT tool loaded into the traced program: its source is collector/ompt/ so the
 # collector's collector/*.c wildcard does not link it; built with clang (omp-tools.h comes with
 # clang/libomp, gcc has none), position-independent, only ompt_start_tool exported, never
-# sanitized (it runs inside an uninstrumented program).
+# sanitized (it runs inside an uninstrumented program). Linked with PAPI (libpapi-dev, already the
+# collector's) for the per-thread counters of PMT_OMPT_EVENTS; PAPI is initialized only then.
 OMPT_CC ?= clang
 OMPT_LIB := $(B)/lib/libpmompt.so
 $(OMPT_LIB): collector/ompt/pmompt.c collector/ompt/pmompt.h
 	@mkdir -p $(dir $@)
-	$(OMPT_CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $<
+	$(OMPT_CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -lpapi
 # omp_regions needs LLVM's libomp (OMPT): clang -fopenmp=libomp instead of the gcc rule above.
 $(B)/workloads/omp_regions: tests/workloads/omp_regions.c
 	@mkdir -p $(dir $@)
 	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) -fopenmp=libomp -o $@ $< -lm
+# omp_sde defines its own PAPI software-defined event (libsde, from libpapi-dev): per-thread
+# counter deltas of known value for the tool's PAPI path on machines without hardware counters.
+$(B)/workloads/omp_sde: tests/workloads/omp_sde.c
+	@mkdir -p $(dir $@)
+	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) -fopenmp=libomp -o $@ $< -lsde
 # The test reader: runs a program with the tool and prints its symbolized region records.
 $(B)/ompt/ompt_dump: tests/ompt/ompt_dump.c $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
 	@mkdir -p $(dir $@)

@@ -177,9 +177,28 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		}
 		if (PM_GROW(r->omp, r->omp_cap, r->nomp + 1) < 0)
 			return LOAD_NOMEM;
-		r->omp[r->nomp++] = (struct pma_omp_inst){ .codeptr_ra = o->codeptr_ra,
+		r->omp[r->nomp++] = (struct pma_omp_inst){ .id = o->id, .codeptr_ra = o->codeptr_ra,
 			.begin_ns = o->begin_ns, .end_ns = o->end_ns, .pid = o->pid, .depth = o->depth,
 			.actual_team = o->actual_team, .open = (o->flags & PMT_OMP_OPEN) != 0 };
+		return 0;
+	}
+	case PMT_REC_OMP_COUNTERS: {
+		const struct pmt_omp_counters *c = &rec->u.omp_counters;
+		if (!(r = get_run(t, c->run_id)))
+			return LOAD_TOO_MANY;
+		t->omp_counter_records++;
+		if (!r->omp_cn)
+			r->omp_cn = c->n;
+		if (!c->n || c->n != r->omp_cn || r->nomp_ctr == PMA_MAX_OMP_COUNTERS) {
+			r->omp_ctr_refused++;
+			return 0;
+		}
+		if (PM_GROW(r->omp_ctr, r->omp_ctr_cap, r->nomp_ctr + 1) < 0 ||
+		    PM_GROW(r->omp_cv, r->omp_cv_cap, (r->nomp_ctr + 1) * c->n) < 0)
+			return LOAD_NOMEM;
+		memcpy(&r->omp_cv[r->nomp_ctr * c->n], c->values, c->n * sizeof(*c->values));
+		r->omp_ctr[r->nomp_ctr++] = (struct pma_omp_ctr){ .region_id = c->region_id, .pid = c->pid,
+								 .tid = c->tid };
 		return 0;
 	}
 	case PMT_REC_SCHED:
@@ -342,6 +361,8 @@ void pma_trace_free(struct pma_trace *t)
 		pma_exact_free(t->runs[i].exact);
 		pma_profile_free(&t->runs[i].xprof);
 		free(t->runs[i].omp);
+		free(t->runs[i].omp_ctr);
+		free(t->runs[i].omp_cv);
 	}
 	pma_notes_free(&t->warnings);
 	memset(t, 0, sizeof(*t));

@@ -18,12 +18,22 @@
 /* One OpenMP region instance of a run (an OMP_REGION record, FORMAT.md §5.7), as kept in memory
  * (the team's tids are not kept). */
 struct pma_omp_inst {
+	uint64_t id;            /* per-process region id (OMP_COUNTERS records name it) */
 	uint64_t codeptr_ra, begin_ns, end_ns;
 	uint32_t pid, depth, actual_team;
 	uint32_t open;          /* PMT_OMP_OPEN: never ended (killed inside), end_ns = run's end */
 };
-/* Instances kept per run at most (32 bytes each: 1.6 GB); more are counted, not kept. */
+/* Instances kept per run at most (48 bytes each: 2.4 GB); more are counted, not kept. */
 #define PMA_MAX_OMP_INSTANCES 50000000u
+
+/* One thread's counter deltas over its implicit task of a region (an OMP_COUNTERS record,
+ * FORMAT.md §5.9); the values are in pma_run.omp_cv, omp_cn per record. */
+struct pma_omp_ctr {
+	uint64_t region_id;
+	uint32_t pid, tid;
+};
+/* Task records kept per run at most (16 + 8 x events bytes each); more are counted, not kept. */
+#define PMA_MAX_OMP_COUNTERS 100000000u
 
 struct pma_run {
 	uint32_t run_id;
@@ -48,6 +58,11 @@ struct pma_run {
 	struct pma_omp_inst *omp; /* OMP_REGION records of the run, in file order */
 	size_t nomp, omp_cap;
 	uint64_t omp_refused;  /* records beyond PMA_MAX_OMP_INSTANCES */
+	struct pma_omp_ctr *omp_ctr; /* OMP_COUNTERS records of the run, in file order */
+	int64_t *omp_cv;       /* their values: omp_cn per record */
+	size_t nomp_ctr, omp_ctr_cap, omp_cv_cap;
+	uint32_t omp_cn;       /* events per record (the first record's n; 0 none yet) */
+	uint64_t omp_ctr_refused; /* records beyond PMA_MAX_OMP_COUNTERS or with another n */
 	int finished;
 };
 
@@ -61,6 +76,7 @@ struct pma_trace {
 	uint32_t nruns;
 	uint64_t records, samples, thread_samples, task_events, counter_records, sched_events;
 	uint64_t omp_regions;  /* OMP_REGION records */
+	uint64_t omp_counter_records; /* OMP_COUNTERS records */
 	uint64_t threads_seen; /* TASK APPEAR records plus threads first seen in samples */
 	struct pma_notes warnings; /* recorded WARNING records and the loader's findings */
 };

@@ -624,7 +624,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown) */
 		double pus = r->t->meta.topo.pus;
 		uint32_t n = pus >= 1 && pus <= 1e6 ? (uint32_t)pus : r->run->cpus_n;
-		if (pma_regions_compute(r->t, r->run, n, o->phases, &r->regions, why, whysize) < 0)
+		if (pma_regions_compute(r->t, r->run, n, o->phases, o->tcm_event, &r->regions, why,
+					whysize) < 0)
 			return -1;
 	}
 	st = &r->run->st;

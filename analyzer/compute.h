@@ -39,6 +39,8 @@ struct pma_compute_opts {
 	uint32_t procs;         /* --procs: the program's processes sharing the resource
 				   (Casas & Bronevetsky §5.2's p), 0 = 1 */
 	int phases;             /* --phases: the phase table for any run (regions.h) */
+	const char *tcm_event;  /* --tcm-event: the region counter used as Allande's TCM, NULL = the
+				   one marked llc_misses */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */

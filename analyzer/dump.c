@@ -161,6 +161,17 @@ static void dump_omp_region(FILE *out, const struct pmt_record *rec)
 	fputs("]}\n", out);
 }
 
+static void dump_omp_counters(FILE *out, const struct pmt_record *rec)
+{
+	const struct pmt_omp_counters *c = &rec->u.omp_counters;
+
+	fprintf(out, "{\"type\":\"omp_counters\",\"run_id\":%u,\"pid\":%u,\"tid\":%u,\"region_id\":%llu,"
+		"\"values\":[", c->run_id, c->pid, c->tid, (unsigned long long)c->region_id);
+	for (uint32_t i = 0; i < c->n; i++)
+		fprintf(out, "%s%lld", i ? "," : "", (long long)c->values[i]);
+	fputs("]}\n", out);
+}
+
 static void dump_record(FILE *out, const struct pmt_record *rec)
 {
 	switch (rec->type) {
@@ -181,6 +192,9 @@ static void dump_record(FILE *out, const struct pmt_record *rec)
 		break;
 	case PMT_REC_ENERGY:
 		dump_energy(out, rec);
+		break;
+	case PMT_REC_OMP_COUNTERS:
+		dump_omp_counters(out, rec);
 		break;
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:

@@ -37,7 +37,7 @@ static const char usage_line[] =
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
-	"                 [--phases] [-j <n>] [-o <file>] [-q] <trace>...\n"
+	"                 [--phases] [--tcm-event <name>] [-j <n>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -77,6 +77,8 @@ static void usage_full(void)
 	      "                            serial gaps over one sampling interval), each with its A,\n"
 	      "                            T_cp and T(n); shown anyway for an --omp-regions trace\n"
 	      "                            without regions\n"
+	      "      --tcm-event <name>    the per-thread region counter (pmcollect --omp-events)\n"
+	      "                            taken as Allande's TCM [default: the LLC-miss event]\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
@@ -353,7 +355,8 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS };
+	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
+	       OPT_TCM_EVENT };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -385,6 +388,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "procs", required_argument, NULL, OPT_PROCS },
 		{ "phases", no_argument, NULL, OPT_PHASES },
+		{ "tcm-event", required_argument, NULL, OPT_TCM_EVENT },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ NULL, 0, NULL, 0 },
@@ -478,6 +482,12 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_PHASES:
 			o->co.phases = 1;
+			break;
+		case OPT_TCM_EVENT:
+			if (!optarg[0] || strlen(optarg) >= 128)
+				return usage_error("invalid --tcm-event '%.200s': want an event name of 1 to "
+						   "127 bytes", optarg);
+			o->co.tcm_event = optarg;
 			break;
 		case OPT_THRESHOLD: {
 			char *end;

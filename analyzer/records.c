@@ -400,6 +400,39 @@ static size_t hex_bytes(const char *hex, uint8_t *out, size_t max)
 	return n;
 }
 
+/* RUN_END "omp_regions.counters" into c: events beyond PMA_OMP_MAX_EVENTS or not strings make
+ * the list unusable (nevents 0, a reason). Returns 0, or -1 when memory runs out. */
+static int omp_counters_parse(const cJSON *j, struct pma_omp_counters_info *c)
+{
+	const cJSON *ev = item(j, "events"), *kinds = item(j, "kinds"), *e;
+
+	c->records = c->failures = NAN;
+	if (!cJSON_IsObject(j))
+		return 0;
+	c->present = 1;
+	c->recorded = cJSON_IsTrue(item(j, "recorded"));
+	c->reason = str_dup(j, "reason");
+	c->records = num(j, "records", NAN);
+	c->failures = num(j, "failures", NAN);
+	if (!cJSON_IsArray(ev))
+		return 0;
+	cJSON_ArrayForEach(e, ev) {
+		const cJSON *k = cJSON_GetArrayItem(kinds, (int)c->nevents);
+		if (!cJSON_IsString(e) || c->nevents == PMA_OMP_MAX_EVENTS) {
+			while (c->nevents)
+				free(c->events[--c->nevents]);
+			c->recorded = 0;
+			free(c->reason);
+			c->reason = strdup("RUN_END omp_regions.counters.events is not a list of at most 16 names");
+			return c->reason ? 0 : -1;
+		}
+		if (!(c->events[c->nevents] = strdup(e->valuestring)))
+			return -1;
+		c->llc[c->nevents++] = cJSON_IsString(k) && !strcmp(k->valuestring, "llc_misses");
+	}
+	return 0;
+}
+
 /* RUN_END "omp_regions" into oi. Returns 0, or -1 when memory runs out. */
 static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 {
@@ -407,6 +440,8 @@ static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 	size_t n;
 
 	oi->regions = oi->regions_total = oi->dropped_records = NAN;
+	if (omp_counters_parse(item(j, "counters"), &oi->counters) < 0)
+		return -1;
 	if (!cJSON_IsObject(j))
 		return 0;
 	oi->present = 1;
@@ -525,6 +560,9 @@ void pma_run_info_free(struct pma_run_info *ri)
 	cpufreq_free(&ri->cpufreq);
 	free(ri->omp.reason);
 	free(ri->omp.runtime_version);
+	free(ri->omp.counters.reason);
+	for (size_t i = 0; i < ri->omp.counters.nevents; i++)
+		free(ri->omp.counters.events[i]);
 	for (size_t i = 0; i < ri->omp.nobjects; i++)
 		free(ri->omp.objects[i].path);
 	free(ri->omp.objects);

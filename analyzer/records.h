@@ -139,6 +139,19 @@ struct pma_omp_object {
 	char *path;
 };
 
+/* RUN_END "omp_regions.counters" (FORMAT.md §6, 1.3): the per-thread PAPI events of the run's
+ * OMP_COUNTERS records, in their order. */
+#define PMA_OMP_MAX_EVENTS 16
+struct pma_omp_counters_info {
+	int present;                /* the object is there (a 1.3 trace with --omp-regions) */
+	int recorded;               /* the tool counted the events */
+	char *reason;               /* why not (NULL when recorded) */
+	char *events[PMA_OMP_MAX_EVENTS]; /* names, NULL past nevents */
+	int llc[PMA_OMP_MAX_EVENTS];  /* kinds[k] is "llc_misses": a TCM of Allande's eq. 2 */
+	size_t nevents;
+	double records, failures;   /* NAN when absent */
+};
+
 /* RUN_END "omp_regions" (FORMAT.md §6, 1.2): whether an OpenMP runtime started the OMPT tool. */
 struct pma_omp_info {
 	int present;                /* RUN_END has the object (the run used --omp-regions) */
@@ -148,6 +161,7 @@ struct pma_omp_info {
 	double regions, regions_total, dropped_records; /* NAN when absent */
 	struct pma_omp_object *objects;
 	size_t nobjects;
+	struct pma_omp_counters_info counters;
 };
 
 /* RUN_END "energy" and "other_load" (since 1.2, FORMAT.md §6): the run's energy by zone kind

@@ -564,6 +564,86 @@ static int cmp_gain(const void *a, const void *b)
 	return 0;
 }
 
+/* ---- per-thread counters of the regions (OMP_COUNTERS) ---- */
+
+struct inst_key {
+	uint64_t id;
+	uint32_t pid;
+	size_t k;
+};
+
+static int cmp_inst_key(const void *a, const void *b)
+{
+	const struct inst_key *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Adds each OMP_COUNTERS record of run to the row of its region instance (by pid and region id;
+ * inst_row[k] is the row of instance k): rows[r].counters[e] and counter_tasks. Records naming no
+ * instance (the tool dropped the region's record) are counted in *unmatched. Returns 0, or -1 when
+ * memory runs out. */
+static int row_counters(const struct pma_run *run, struct pma_region_row *rows, const size_t *inst_row,
+			uint64_t *matched, uint64_t *unmatched)
+{
+	struct inst_key *keys;
+	uint32_t cn = run->omp_cn < PMA_OMP_MAX_EVENTS ? run->omp_cn : PMA_OMP_MAX_EVENTS;
+
+	*matched = *unmatched = 0;
+	if (!run->nomp_ctr)
+		return 0;
+	keys = malloc((run->nomp ? run->nomp : 1) * sizeof(*keys));
+	if (!keys)
+		return -1;
+	for (size_t k = 0; k < run->nomp; k++)
+		keys[k] = (struct inst_key){ run->omp[k].id, run->omp[k].pid, k };
+	qsort(keys, run->nomp, sizeof(*keys), cmp_inst_key);
+	for (size_t c = 0; c < run->nomp_ctr; c++) {
+		struct inst_key q = { run->omp_ctr[c].region_id, run->omp_ctr[c].pid, 0 };
+		const struct inst_key *hit = bsearch(&q, keys, run->nomp, sizeof(*keys), cmp_inst_key);
+		struct pma_region_row *row;
+
+		if (!hit) {
+			(*unmatched)++;
+			continue;
+		}
+		row = &rows[inst_row[hit->k]];
+		for (uint32_t e = 0; e < cn; e++)
+			row->counters[e] += (double)run->omp_cv[c * run->omp_cn + e];
+		row->counter_tasks++;
+		(*matched)++;
+	}
+	free(keys);
+	return 0;
+}
+
+/* The index of the TCM event in run's counter events: tcm_event by name, else the one the collector
+ * marked "llc_misses"; -1 when none (why says so). */
+static long tcm_index(const struct pma_run *run, const char *tcm_event, char *why, size_t whysize)
+{
+	const struct pma_omp_counters_info *c = &run->info.omp.counters;
+
+	if (run->nomp_ctr && run->omp_cn != c->nevents) {
+		snprintf(why, whysize, "run %u's counter records hold %u values for %zu named events",
+			 run->run_id, run->omp_cn, c->nevents);
+		return -1;
+	}
+	for (size_t e = 0; c->recorded && e < c->nevents; e++)
+		if (tcm_event ? !strcmp(c->events[e], tcm_event) : c->llc[e])
+			return (long)e;
+	if (!c->recorded || !c->nevents)
+		snprintf(why, whysize, "no per-thread counters in run %u (%s)", run->run_id,
+			 c->reason ? c->reason : "recorded before format 1.3");
+	else if (tcm_event)
+		snprintf(why, whysize, "run %u did not count %s", run->run_id, tcm_event);
+	else
+		snprintf(why, whysize, "run %u counted no LLC-miss event (name one with --tcm-event)",
+			 run->run_id);
+	return -1;
+}
+
 /* ---- Allande et al.: one run per thread count 1..NC ---- */
 
 /* Is a the same source region as b (of another run)? By function and file:line, or for a region
@@ -576,10 +656,11 @@ static int same_source(const struct pma_region_row *a, const struct pma_region_r
 	return a->object[0] && !strcmp(a->object, b->object) && a->offset == b->offset;
 }
 
-static int allande(const struct pma_trace *t, struct pma_regions_result *out, char *why, size_t whysize)
+static int allande(const struct pma_trace *t, const char *tcm_event, struct pma_regions_result *out,
+		   char *why, size_t whysize)
 {
 	uint32_t NC = 0;
-	double *T;
+	double *T, *TCM;
 	size_t R = 0;
 
 	memset(out->run_of_threads, 0xff, sizeof(out->run_of_threads));
@@ -599,41 +680,70 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 		return 0;
 	}
 	T = calloc((size_t)out->nrows * (NC + 1), sizeof(*T));
-	if (!T)
+	TCM = calloc((size_t)out->nrows * (NC + 1), sizeof(*TCM));
+	if (!T || !TCM) {
+		free(T);
+		free(TCM);
 		return -1;
-	/* each run's time per row, matched by source position (addresses differ between runs) */
+	}
+	/* each run's time (and TCM: the sum of its threads' deltas of the TCM event) per row, matched
+	 * by source position (addresses differ between runs); a TCM of -1 is "not counted" */
 	for (uint32_t th = 1; th <= NC; th++) {
 		const struct pma_run *r = &t->runs[out->run_of_threads[th]];
 		struct pma_region_row *rows;
-		size_t n;
-		uint64_t unnamed;
+		size_t n, *inst_row = malloc((r->nomp ? r->nomp : 1) * sizeof(*inst_row));
+		uint64_t unnamed, matched, unmatched;
+		long e = tcm_index(r, tcm_event, out->tcm_why[0] ? NULL : out->tcm_why,
+				   out->tcm_why[0] ? 0 : sizeof(out->tcm_why));
 
-		if (build_rows(r, &rows, &n, NULL, &unnamed) < 0) {
+		if (!inst_row || build_rows(r, &rows, &n, inst_row, &unnamed) < 0 ||
+		    row_counters(r, rows, inst_row, &matched, &unmatched) < 0) {
+			free(inst_row);
 			free(T);
+			free(TCM);
 			return -1;
 		}
+		if (e >= 0)
+			snprintf(out->tcm_name, sizeof(out->tcm_name), "%s", r->info.omp.counters.events[e]);
 		for (size_t a = 0; a < n; a++)
 			for (size_t b = 0; b < out->nrows; b++)
-				if (same_source(&rows[a], &out->rows[b]))
+				if (same_source(&rows[a], &out->rows[b])) {
 					T[b * (NC + 1) + th] = rows[a].time_ns;
+					TCM[b * (NC + 1) + th] = e >= 0 && rows[a].counter_tasks ?
+								 rows[a].counters[e] : -1;
+				}
 		free(rows);
+		free(inst_row);
 	}
 	out->factors = calloc(out->nrows, sizeof(*out->factors));
 	if (!out->factors) {
 		free(T);
+		free(TCM);
 		return -1;
 	}
 	for (size_t b = 0; b < out->nrows; b++) {
-		int all = out->rows[b].function[0] || out->rows[b].object[0];
-		for (uint32_t th = 1; th <= NC; th++)
+		int all = out->rows[b].function[0] || out->rows[b].object[0], counted = 1;
+		for (uint32_t th = 1; th <= NC; th++) {
 			all &= T[b * (NC + 1) + th] > 0;
+			counted &= TCM[b * (NC + 1) + th] > 0;
+		}
 		if (!all)
 			continue;
-		if (pma_allande_factors(&T[b * (NC + 1) + 1], NULL, NC, &out->factors[R], why, whysize) < 0)
+		/* eq. 2 divides by TCM_1 and eq. 4 by TCM_i: a region without misses in some run is
+		 * time-only */
+		if (!counted && !out->tcm_why[0])
+			snprintf(out->tcm_why, sizeof(out->tcm_why), "a region's TCM is 0 or missing in "
+				 "one of the runs");
+		if (pma_allande_factors(&T[b * (NC + 1) + 1], counted ? &TCM[b * (NC + 1) + 1] : NULL, NC,
+					&out->factors[R], why, whysize) < 0)
 			continue;
+		out->time_only |= out->factors[R].time_only;
 		out->rows[b].allande = (long)R++;
 	}
 	free(T);
+	free(TCM);
+	if (!out->time_only)
+		out->tcm_why[0] = 0;
 	out->nfactors = R;
 	out->NC = NC;
 	out->NS = t->meta.topo.packages >= 1 ? (uint32_t)t->meta.topo.packages : 1;
@@ -650,7 +760,8 @@ static int allande(const struct pma_trace *t, struct pma_regions_result *out, ch
 }
 
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			int want_phases, struct pma_regions_result *out, char *why, size_t whysize)
+			int want_phases, const char *tcm_event, struct pma_regions_result *out, char *why,
+			size_t whysize)
 {
 	struct window *w = NULL;
 	struct steps st;
@@ -683,10 +794,19 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 	} else {
 		size_t *inst_row = malloc(run->nomp * sizeof(*inst_row));
 		if (!inst_row || build_rows(run, &out->rows, &out->nrows, inst_row, &out->unnamed) < 0 ||
+		    row_counters(run, out->rows, inst_row, &out->counter_tasks, &out->counter_unmatched) < 0 ||
 		    !(w = malloc(run->nomp * sizeof(*w)))) {
 			free(inst_row);
 			goto nomem;
 		}
+		out->events = run->info.omp.counters.events;
+		out->nevents = run->info.omp.counters.recorded ? run->info.omp.counters.nevents : 0;
+		out->counters_reason = run->info.omp.counters.reason;
+		if (run->nomp_ctr && run->omp_cn != out->nevents) {
+			out->nevents = 0;
+			out->counters_reason = "the counter records do not match RUN_END's list of events";
+		}
+		out->tcm_event = out->nevents ? tcm_index(run, tcm_event, NULL, 0) : -1;
 		for (size_t k = 0; k < run->nomp; k++)
 			w[k] = (struct window){ inst_row[k], run->omp[k].begin_ns, run->omp[k].end_ns };
 		free(inst_row);
@@ -703,7 +823,7 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 	free(w);
 	free_steps(&st);
 	qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_gain);
-	if (!phases && allande(t, out, why, whysize) < 0)
+	if (!phases && allande(t, tcm_event, out, why, whysize) < 0)
 		return -1;
 	return 0;
 nomem:

@@ -37,6 +37,8 @@ struct pma_region_row {
 	double S_n;             /* predicted S(m,n) of the region */
 	double gain_ns;         /* T_n_ns - work_ns / n: time saved at n cores if it scaled ideally */
 	long allande;           /* index into pma_regions_result.factors, -1: not in every run */
+	uint64_t counter_tasks; /* OMP_COUNTERS records joined to the row's instances */
+	double counters[PMA_OMP_MAX_EVENTS]; /* their sums, by event of pma_regions_result.events */
 	uint32_t phase;         /* a phase of the fallback: 1..N in time order (0: a region) */
 	uint64_t begin_ns, end_ns; /* the phase's interval, from the run's start */
 };
@@ -58,6 +60,13 @@ struct pma_regions_result {
 	uint64_t instances;     /* OMP_REGION records of the run */
 	uint64_t unnamed;       /* instances whose codeptr_ra no recorded object holds */
 	uint64_t open;          /* instances never ended (PMT_OMP_OPEN) */
+	/* per-thread counters (OMP_COUNTERS, RUN_END omp_regions.counters): events borrowed from the
+	 * run, nevents 0 with counters_reason when none were counted */
+	char *const *events;
+	size_t nevents;
+	const char *counters_reason;
+	uint64_t counter_tasks, counter_unmatched; /* records joined / naming no instance of the run */
+	long tcm_event;         /* event index used as Allande's TCM, -1 none */
 	struct pma_region_row *rows; /* sorted by gain_ns (then time_ns), descending */
 	size_t nrows;
 	/* Allande et al.: runs with 1..NC threads (RUN_BEGIN "threads"), NS sockets */
@@ -65,12 +74,18 @@ struct pma_regions_result {
 	char allande_why[256];  /* why not, "" when computed or no thread-count runs */
 	uint32_t NC, NS;
 	uint32_t run_of_threads[PMA_ALLANDE_MAX_NC + 1]; /* run id of the i-thread run */
-	struct pma_allande_factors *factors; /* [nfactors], time-only */
+	struct pma_allande_factors *factors; /* [nfactors]; time-only unless every run counted the
+						 TCM event for the region */
+	int time_only;          /* some region's factors are time-only */
+	char tcm_why[256];      /* why time-only ("" when not) */
+	char tcm_name[128];     /* the TCM event's name when not time-only */
 	size_t nfactors;
 	struct pma_allande_plan plan[2]; /* [PMA_ALLANDE_SUM], [PMA_ALLANDE_MAX] */
 };
 
-/* Computes the region section for run `run` of trace t (n: core count of the predictions, >= 1).
+/* Computes the region section for run `run` of trace t (n: core count of the predictions, >= 1;
+ * tcm_event: the per-thread counter taken as Allande's TCM, total cache misses of eq. 2-9, NULL for
+ * the one the collector marked "llc_misses").
  * The rows are the OpenMP regions; or, when the run was recorded with --omp-regions but has none
  * (no OMPT runtime: every non-OpenMP program) or want_phases is set, the run's phases (issue 17's
  * fallback): maximal intervals with >= 2 active threads bounded by serial gaps longer than one
@@ -79,7 +94,8 @@ struct pma_regions_result {
  * Returns 0, or -1 with a reason in why (out of memory, symbolizer failure); free out with
  * pma_regions_free also on error. */
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			int want_phases, struct pma_regions_result *out, char *why, size_t whysize);
+			int want_phases, const char *tcm_event, struct pma_regions_result *out, char *why,
+			size_t whysize);
 void pma_regions_free(struct pma_regions_result *r);
 
 /* The region's name as shown: "function file:line" (file without its directories), "function"

@@ -296,6 +296,38 @@ static const char *regions_method_text(const struct pma_regions_result *g)
 			   "A and T_cp from the scheduler events inside each region's windows";
 }
 
+/* The regions' per-thread counter sums (pmcollect --omp-events), one line per region; or why
+ * there are none. */
+static void table_region_counters(FILE *out, const struct pma_regions_result *g)
+{
+	char name[1400];
+
+	if (!g->nevents) {
+		if (g->counters_reason)
+			fprintf(out, "  per-thread counters: none (%s)\n", g->counters_reason);
+		return;
+	}
+	fprintf(out, "  per-thread counters, summed over each region's implicit tasks (%llu task records",
+		(unsigned long long)g->counter_tasks);
+	if (g->counter_unmatched)
+		fprintf(out, ", %llu naming no recorded region", (unsigned long long)g->counter_unmatched);
+	fprintf(out, "):\n  %-36s", "region");
+	for (size_t e = 0; e < g->nevents; e++)
+		fprintf(out, " %22.22s", g->events[e]);
+	fputc('\n', out);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		pma_region_name(w, name, sizeof(name));
+		fprintf(out, "  %-36.36s", name);
+		for (size_t e = 0; e < g->nevents; e++)
+			if (w->counter_tasks)
+				fprintf(out, " %22.0f", w->counters[e]);
+			else
+				fprintf(out, " %22s", "-");
+		fputc('\n', out);
+	}
+}
+
 /* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain; or the phases of
  * the fallback (no region recorded, or --phases). */
 static void table_regions(FILE *out, const struct pma_result *r)
@@ -343,13 +375,19 @@ static void table_regions(FILE *out, const struct pma_result *r)
 	if (g->have_A)
 		fprintf(out, "  (n = %u cores; gain: T(n) - U/n, the time saved if the region scaled "
 			"ideally)\n", g->n);
+	if (!g->phases)
+		table_region_counters(out, g);
 	if (!g->allande) {
 		if (g->allande_why[0])
 			fprintf(out, "  best thread count per region: not computed: %s\n", g->allande_why);
 		return;
 	}
 	fprintf(out, "\nBest configuration per region (Allande et al. eq. 2-9; runs with 1..%u threads, "
-		"%u socket%s; time only: no LLC counters)\n", g->NC, g->NS, g->NS == 1 ? "" : "s");
+		"%u socket%s; ", g->NC, g->NS, g->NS == 1 ? "" : "s");
+	if (g->time_only)
+		fprintf(out, "time only: %s)\n", g->tcm_why[0] ? g->tcm_why : "no LLC counters");
+	else
+		fprintf(out, "TCM: %s per region)\n", g->tcm_name);
 	fprintf(out, "  %-36s %9s %9s %-12s %9s %-12s %9s\n", "region", "T(1) ms", "T(NC) ms",
 		"best MAX", "est ms", "best SUM", "est ms");
 	for (size_t i = 0; i < g->nrows; i++) {
@@ -724,6 +762,28 @@ static cJSON *aff_json(const struct pma_allande_plan *p, size_t region, size_t c
 }
 
 /* "regions" (docs/pmanalyze-json.md): only in reports of --omp-regions traces. */
+/* "regions.counters": docs/pmanalyze-json.md */
+static void region_counters_json(cJSON *o, const struct pma_regions_result *g)
+{
+	cJSON *c = cJSON_AddObjectToObject(o, "counters"), *ev;
+
+	if (!c)
+		return;
+	ev = cJSON_AddArrayToObject(c, "events");
+	for (size_t e = 0; ev && e < g->nevents; e++)
+		cJSON_AddItemToArray(ev, cJSON_CreateString(g->events[e]));
+	cJSON_AddBoolToObject(c, "recorded", g->nevents > 0);
+	if (!g->nevents)
+		cJSON_AddStringToObject(c, "reason", g->counters_reason ? g->counters_reason :
+					"recorded before format 1.3 (no per-thread counters)");
+	cJSON_AddNumberToObject(c, "task_records", (double)g->counter_tasks);
+	cJSON_AddNumberToObject(c, "unmatched_records", (double)g->counter_unmatched);
+	if (g->tcm_event >= 0)
+		cJSON_AddStringToObject(c, "tcm_event", g->events[g->tcm_event]);
+	else
+		cJSON_AddNullToObject(c, "tcm_event");
+}
+
 static void regions_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
@@ -746,6 +806,8 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 	cJSON_AddNumberToObject(o, "instances", (double)g->instances);
 	cJSON_AddNumberToObject(o, "unnamed_instances", (double)g->unnamed);
 	cJSON_AddNumberToObject(o, "open_instances", (double)g->open);
+	if (!g->phases)
+		region_counters_json(o, g);
 	cJSON_AddStringToObject(o, "A_source", g->have_A ? g->method : "none");
 	cJSON_AddNumberToObject(o, "cores", g->n);
 	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
@@ -781,12 +843,27 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
 		add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
 		add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
+		if (g->nevents && w->counter_tasks) {
+			cJSON *c = cJSON_AddObjectToObject(e, "counters");
+			for (size_t k = 0; c && k < g->nevents; k++)
+				cJSON_AddNumberToObject(c, g->events[k], w->counters[k]);
+			cJSON_AddNumberToObject(e, "counter_tasks", (double)w->counter_tasks);
+		}
 		if (g->allande && w->allande >= 0) {
 			cJSON *a = cJSON_AddObjectToObject(e, "allande"), *T;
 			const struct pma_allande_factors *f = &g->factors[w->allande];
 			T = a ? cJSON_AddArrayToObject(a, "T_ns") : NULL;
 			for (uint32_t k = 1; T && k <= g->NC; k++)
 				cJSON_AddItemToArray(T, cJSON_CreateNumber(f->T_ns[k]));
+			if (a && !f->time_only) {
+				cJSON *tcm = cJSON_AddArrayToObject(a, "TCM"), *cf = cJSON_AddArrayToObject(a, "cf"),
+				      *beta = cJSON_AddArrayToObject(a, "beta_ns");
+				for (uint32_t k = 1; tcm && cf && beta && k <= g->NC; k++) {
+					cJSON_AddItemToArray(tcm, cJSON_CreateNumber(f->TCM[k]));
+					cJSON_AddItemToArray(cf, cJSON_CreateNumber(f->cf[k]));
+					cJSON_AddItemToArray(beta, cJSON_CreateNumber(f->beta_ns[k]));
+				}
+			}
 			if (a) {
 				cJSON_AddItemToObject(a, "best_max", aff_json(&g->plan[PMA_ALLANDE_MAX],
 					(size_t)w->allande, g->plan[PMA_ALLANDE_MAX].best[w->allande]));
@@ -806,7 +883,11 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		return;
 	cJSON_AddNumberToObject(al, "NC", g->NC);
 	cJSON_AddNumberToObject(al, "NS", g->NS);
-	cJSON_AddBoolToObject(al, "time_only", 1);
+	cJSON_AddBoolToObject(al, "time_only", g->time_only);
+	if (g->time_only)
+		cJSON_AddStringToObject(al, "time_only_why", g->tcm_why[0] ? g->tcm_why : "no LLC counters");
+	else
+		cJSON_AddStringToObject(al, "tcm_event", g->tcm_name);
 	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
 		const struct pma_allande_plan *p = &g->plan[k];
 		cJSON *b = cJSON_AddObjectToObject(al, k == PMA_ALLANDE_MAX ? "max" : "sum");

@@ -84,6 +84,10 @@ static void usage(FILE *f)
 		"                          libomp); with -t LIST, one run per thread count\n"
 		"      --omp-runtime=RT    with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
 		"                          (libgomp) binary, or give the path of a libomp\n"
+		"      --omp-events=LIST   with --omp-regions: PAPI events each thread counts over each\n"
+		"                          region (at most 6, resolved in the program, so its own\n"
+		"                          sde::: events work); default cycles and LLC misses when\n"
+		"                          pmcollect's counters work; 'none' for no counters\n"
 		"  -l, --label=KEY=VALUE   store a label in the trace (e.g. size=1000: a feature of\n"
 		"                          pmanalyze --learn); repeatable\n"
 		"      --interfere=KIND    run the program beside 0..K interference threads of KIND,\n"
@@ -457,6 +461,7 @@ struct pmc_opts {
 	const char *threads_list;   /* -t with more than one count (--omp-regions), NULL = none */
 	int omp_regions;            /* --omp-regions */
 	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
+	const char *omp_events;     /* --omp-events: PAPI event names or "none", NULL = default */
 	const char *labels[PMC_MAX_LABELS]; /* -l KEY=VALUE, nlabels of them (META "labels") */
 	size_t nlabels;
 	int interfere;              /* --interfere given: interference_kind is set */
@@ -525,13 +530,42 @@ struct session {
 	size_t ncompact;
 };
 
+/* --omp-events LIST: "none", or 1..PMOMPT_MAX_EVENTS comma-separated names without spaces, each
+ * shorter than 128 bytes (PAPI_MAX_STR_LEN). Returns 0, or -1 with why. */
+static int check_omp_events(const char *list, char *why, size_t whysize)
+{
+	unsigned n = 0;
+
+	if (!strcmp(list, "none"))
+		return 0;
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		if (!len) {
+			snprintf(why, whysize, "an empty event name");
+			return -1;
+		}
+		if (len >= 128 || strcspn(p, " \t\n") < len) {
+			snprintf(why, whysize, "event name '%.*s' %s", (int)(len < 40 ? len : 40), p,
+				 len >= 128 ? "is 128 bytes or longer" : "has a space in it");
+			return -1;
+		}
+		if (++n > PMOMPT_MAX_EVENTS) {
+			snprintf(why, whysize, "more than %d events", PMOMPT_MAX_EVENTS);
+			return -1;
+		}
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
+
 /* Parses the command line into o (getopt_long with a leading '+': the command's own options are
  * left alone). Returns -1 to go on, or the exit status: 0 after --help / --version, 2 after a
  * usage error (reported). */
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
-	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_INTERFERE, OPT_LEVELS,
+	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS,
 	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
 	       OPT_NO_BASELINE, OPT_PROGRESS };
 	static const struct option longopts[] = {
@@ -550,6 +584,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "omp-regions", no_argument, NULL, OPT_OMP_REGIONS },
 		{ "omp-runtime", required_argument, NULL, OPT_OMP_RUNTIME },
+		{ "omp-events", required_argument, NULL, OPT_OMP_EVENTS },
 		{ "label", required_argument, NULL, 'l' },
 		{ "interfere", required_argument, NULL, OPT_INTERFERE },
 		{ "levels", required_argument, NULL, OPT_LEVELS },
@@ -667,6 +702,15 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			}
 			o->omp_runtime = optarg;
 			break;
+		case OPT_OMP_EVENTS: {
+			char ewhy[160];
+			if (check_omp_events(optarg, ewhy, sizeof(ewhy)) < 0) {
+				pmt_cli_error("invalid --omp-events '%.200s': %s", optarg, ewhy);
+				return PMT_EXIT_USAGE;
+			}
+			o->omp_events = optarg;
+			break;
+		}
 		case 'l': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || eq - optarg > 64 || strlen(eq + 1) > 256) {
@@ -741,6 +785,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	}
 	if (o->omp_runtime && !o->omp_regions)
 		return usage_error("--omp-runtime needs --omp-regions");
+	if (o->omp_events && !o->omp_regions)
+		return usage_error("--omp-events needs --omp-regions");
 	if (o->threads_list && !o->omp_regions)
 		return usage_error("a list of thread counts (-t %s) needs --omp-regions", o->threads_list);
 	if (o->threads_list && o->calibrate)
@@ -805,6 +851,36 @@ static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
 	}
 	pmt_intlist_free(&l);
 	return 0;
+}
+
+/* The per-thread region counters of --omp-regions (ss->omp.events): --omp-events, else the cycles
+ * and LLC-miss events of pmcollect's own counters when they opened (what Allande's eq. 2 needs,
+ * and few enough to sit beside the process counters without multiplexing); else none, and why. */
+static void omp_events(const struct pmc_opts *o, struct session *ss, const char *papi_why)
+{
+	size_t len = 0;
+
+	ss->omp.events[0] = 0;
+	if (o->omp_events && !strcmp(o->omp_events, "none")) {
+		snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "--omp-events none");
+	} else if (o->omp_events) {
+		snprintf(ss->omp.events, sizeof(ss->omp.events), "%s", o->omp_events); /* checked: fits */
+	} else if (!ss->counters) {
+		snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "hardware counters unavailable: %s",
+			 papi_why);
+	} else {
+		for (uint32_t i = 0; i < pmc_counters_count(ss->counters); i++) {
+			const char *name = pmc_counters_name(ss->counters, i);
+			int kind = pmc_counter_kind(name);
+			if (kind != PMC_KIND_CYCLES && kind != PMC_KIND_LLC_MISSES)
+				continue;
+			len += (size_t)snprintf(ss->omp.events + len, sizeof(ss->omp.events) - len, "%s%s",
+						len ? "," : "", name);
+		}
+		if (!len)
+			snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "pmcollect's counters (-e) "
+				 "have no cycles or LLC-miss event; name them with --omp-events");
+	}
 }
 
 /* --omp-regions: finds the tool and, with --omp-runtime, the runtime to preload. A missing tool
@@ -1430,6 +1506,8 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		ss->counters = NULL;
 		src.papi_why = papi_why;
 	}
+	if (o->omp_regions)
+		omp_events(o, ss, papi_why);
 	ss->pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, pc_why, sizeof(pc_why));
 	src.procconn_why = ss->pc_fd < 0 ? pc_why : NULL;
 	ss->ts_fd = pmc_taskstats_open(ss->online_text, NETLINK_RCVBUF_BYTES, &ss->ts_family, ts_why,

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "ompt_reader.h"
 
 /* The tool's send buffer: what a burst of regions may queue while pmcollect samples. */
@@ -45,6 +46,12 @@ struct pmc_omp {
 	int board_fd;             /* the open-region board (pmompt.h), -1 none */
 	struct pmompt_slot *board;
 	uint64_t open_regions;    /* regions still open at the end, written with PMT_OMP_OPEN */
+	/* counters (PMT_OMPT_EVENTS): the first COUNTER_SETUP's outcome, records, failures */
+	int setup_seen;
+	uint32_t setup_events;
+	int32_t setup_rc;
+	char setup_reason[PMOMPT_SETUP_REASON_BYTES + 1];
+	uint64_t counter_records, counter_failures;
 };
 
 /* The open-region board: a memfd of PMOMPT_BOARD_BYTES mapped here; without one (no memfd) regions
@@ -193,6 +200,9 @@ int pmc_omp_child(const struct pmc_omp *o)
 	*eq = 0;
 	if (setenv(lib_var, eq + 1, 1) < 0)
 		return -1;
+	if (o->opts->events[0] ? setenv(PMOMPT_ENV_EVENTS, o->opts->events, 1) < 0 :
+				  unsetenv(PMOMPT_ENV_EVENTS) < 0)
+		return -1;
 	if (o->board) {
 		char n[16];
 		snprintf(n, sizeof(n), "%d", o->board_fd);
@@ -280,19 +290,53 @@ static void on_object(void *ctx, const struct pmc_ompt_object *ob)
 	o->nobjects++;
 }
 
-static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total)
+static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total,
+		   uint64_t counter_failures)
 {
 	struct pmc_omp *o = ctx;
 
 	(void)pid;
 	(void)time_ns;
 	o->regions_total += regions_total;
+	o->counter_failures += counter_failures;
+}
+
+static void on_counter_setup(void *ctx, uint32_t pid, uint32_t n_events, int32_t papi_rc,
+			     const char *reason)
+{
+	struct pmc_omp *o = ctx;
+
+	(void)pid;
+	if (o->setup_seen++)
+		return; /* a descendant's: the first process's outcome is the run's */
+	o->setup_events = n_events;
+	o->setup_rc = papi_rc;
+	snprintf(o->setup_reason, sizeof(o->setup_reason), "%s", reason);
+}
+
+static void on_counters(void *ctx, const struct pmc_ompt_counters *c)
+{
+	struct pmc_omp *o = ctx;
+	struct pmt_omp_counters r = {
+		.run_id = o->run_id, .pid = c->pid, .tid = c->tid, .region_id = c->region_id,
+		.n = (uint16_t)c->n_events, .values = c->values,
+	};
+	int err;
+
+	if (o->werr)
+		return;
+	err = pmt_writer_omp_counters(o->w, &r);
+	if (err < 0)
+		o->werr = err;
+	else
+		o->counter_records++;
 }
 
 int pmc_omp_drain(struct pmc_omp *o, struct pmt_writer *w)
 {
 	static const struct pmc_ompt_handlers h = {
 		.hello = on_hello, .region = on_region, .object = on_object, .end = on_end,
+		.counter_setup = on_counter_setup, .counters = on_counters,
 	};
 	char why[256];
 	int n;
@@ -409,6 +453,51 @@ int pmc_omp_finish(struct pmc_omp *o, struct pmt_writer *w, uint64_t end_ns)
 	return 0;
 }
 
+/* RUN_END omp_regions.counters (FORMAT.md §6): the events asked for, whether the tool counted
+ * them, or why not. */
+static void counters_json(const struct pmc_omp *o, cJSON *j)
+{
+	static const char *const kind_names[] = {
+		[PMC_KIND_CYCLES] = "cycles", [PMC_KIND_INSTRUCTIONS] = "instructions",
+		[PMC_KIND_STALLS] = "stall_cycles", [PMC_KIND_LLC_MISSES] = "llc_misses",
+	};
+	cJSON *c = cJSON_AddObjectToObject(j, "counters"), *ev, *kinds;
+	const char *why = NULL;
+	char buf[160];
+
+	if (!c)
+		return;
+	ev = cJSON_AddArrayToObject(c, "events");
+	kinds = cJSON_AddArrayToObject(c, "kinds");
+	for (const char *p = o->opts->events; ev && kinds && *p;) {
+		size_t n = strcspn(p, ",");
+		char name[128];
+		int kind;
+		snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), p);
+		cJSON_AddItemToArray(ev, cJSON_CreateString(name));
+		kind = pmc_counter_kind(name);
+		cJSON_AddItemToArray(kinds, kind >= 0 ? cJSON_CreateString(kind_names[kind]) : cJSON_CreateNull());
+		p += n + (p[n] == ',');
+	}
+	if (!o->opts->events[0])
+		why = o->opts->events_why[0] ? o->opts->events_why : "no events asked for";
+	else if (!o->hello)
+		why = "no OpenMP runtime answered";
+	else if (!o->setup_seen)
+		why = "the OMPT tool sent no counter setup (its record was dropped)";
+	else if (!o->setup_events) {
+		snprintf(buf, sizeof(buf), "PAPI in the program: %s", o->setup_reason[0] ? o->setup_reason : "failed");
+		why = buf;
+	}
+	cJSON_AddBoolToObject(c, "recorded", !why);
+	if (why)
+		cJSON_AddStringToObject(c, "reason", why);
+	if (o->setup_seen && !o->setup_events)
+		cJSON_AddNumberToObject(c, "papi_rc", o->setup_rc);
+	cJSON_AddNumberToObject(c, "records", (double)o->counter_records);
+	cJSON_AddNumberToObject(c, "failures", (double)o->counter_failures);
+}
+
 void pmc_omp_run_end(const struct pmc_omp *o, struct cJSON *run_end)
 {
 	cJSON *j = cJSON_AddObjectToObject(run_end, "omp_regions"), *objs;
@@ -438,6 +527,7 @@ void pmc_omp_run_end(const struct pmc_omp *o, struct cJSON *run_end)
 		cJSON_AddStringToObject(j, "preload", o->opts->preload);
 	else
 		cJSON_AddNullToObject(j, "preload");
+	counters_json(o, j);
 	cJSON_AddNumberToObject(j, "objects_dropped", (double)o->objects_dropped);
 	objs = cJSON_AddArrayToObject(j, "objects");
 	for (size_t i = 0; objs && i < o->nobjects; i++) {

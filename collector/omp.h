@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ompt/pmompt.h"
 #include "pmt.h"
 
 struct cJSON;
@@ -18,6 +19,10 @@ struct pmc_omp;
 struct pmc_omp_opts {
 	char tool[4096];        /* absolute path of libpmompt.so */
 	char preload[4096];     /* LLVM's libomp to preload (--omp-runtime llvm), "" = none */
+	/* per-thread PAPI counters of each implicit task (PMT_OMPT_EVENTS, pmompt.h): comma-separated
+	 * event names (--omp-events, else pmcollect's own counters), "" = none, and why none */
+	char events[PMOMPT_MAX_EVENTS * 128];
+	char events_why[640];
 };
 
 /* Finds libpmompt.so: $PMT_OMPT_TOOL when set, else beside the pmcollect executable
@@ -36,7 +41,7 @@ int pmc_omp_open(struct pmc_omp **out, const struct pmc_omp_opts *opts, uint32_t
 		 char *why, size_t whysize);
 
 /* In the child between fork and exec: keeps the tool's socket open across exec and sets
- * PMT_OMPT_FD, OMP_TOOL_LIBRARIES and, with a preload, LD_PRELOAD (prepended to the inherited
+ * PMT_OMPT_FD, OMP_TOOL_LIBRARIES, PMT_OMPT_EVENTS (unset when no events) and, with a preload, LD_PRELOAD (prepended to the inherited
  * one). Async-signal-unsafe calls (setenv) only: the parent is single-threaded. Returns 0, or -1
  * with errno. */
 int pmc_omp_child(const struct pmc_omp *o);
@@ -48,7 +53,7 @@ void pmc_omp_after_fork(struct pmc_omp *o);
 int pmc_omp_fd(const struct pmc_omp *o);
 
 /* Reads the waiting batches (at most 1024, never blocks) and writes each region as an
- * OMP_REGION record; remembers the objects, the runtime's version and the tool's counts.
+ * OMP_REGION record and each implicit task's counter deltas as an OMP_COUNTERS record; remembers the objects, the runtime's version and the tool's counts.
  * Memory is bounded: regions go straight to w, objects are kept up to PMC_OMP_MAX_OBJECTS.
  * Returns batches read (>= 0), or a negative PMT_E_* from the writer. */
 int pmc_omp_drain(struct pmc_omp *o, struct pmt_writer *w);

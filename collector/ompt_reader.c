@@ -214,7 +214,33 @@ static int walk(struct pmc_ompt *r, const uint8_t *msg, size_t len, const struct
 				r->st.processes_ended++;
 				note_dropped(r, pid, pmompt_get64(p, 24), pmompt_get64(p, 32));
 				if (h->end)
-					h->end(ctx, pmompt_get32(p, 4), pmompt_get64(p, 8), pmompt_get64(p, 16));
+					h->end(ctx, pmompt_get32(p, 4), pmompt_get64(p, 8), pmompt_get64(p, 16),
+					       pmompt_get64(p, 40));
+			}
+			break;
+		case PMOMPT_COUNTER_SETUP:
+			if (aux > PMOMPT_MAX_EVENTS)
+				return -1;
+			if (emit && h->counter_setup) {
+				char reason[PMOMPT_SETUP_REASON_BYTES + 1];
+
+				memcpy(reason, p + 8, PMOMPT_SETUP_REASON_BYTES);
+				reason[PMOMPT_SETUP_REASON_BYTES] = 0;
+				h->counter_setup(ctx, pid, aux, (int32_t)pmompt_get32(p, 4), reason);
+			}
+			break;
+		case PMOMPT_COUNTERS:
+			if (!aux || aux > PMOMPT_MAX_EVENTS)
+				return -1;
+			if (emit) {
+				struct pmc_ompt_counters c = {.pid = pid, .tid = pmompt_get32(p, 4),
+							      .region_id = pmompt_get64(p, 8), .n_events = aux};
+
+				for (unsigned k = 0; k < aux; k++)
+					c.values[k] = (int64_t)pmompt_get64(p, 16 + 8 * k);
+				r->st.counter_records++;
+				if (h->counters)
+					h->counters(ctx, &c);
 			}
 			break;
 		default:

@@ -39,18 +39,33 @@ struct pmc_ompt_object {
 	char path[PMOMPT_MAX_NAME_BYTES + 1];
 };
 
+/* One implicit task's PAPI counter deltas (COUNTERS record), read by thread tid at the task's
+ * begin and end (pmompt.h): values[k] for the k-th event of PMT_OMPT_EVENTS, k < n_events. */
+struct pmc_ompt_counters {
+	uint32_t pid, tid;
+	uint64_t region_id;         /* the REGION record's id in process pid */
+	uint32_t n_events;          /* <= PMOMPT_MAX_EVENTS */
+	int64_t values[PMOMPT_MAX_EVENTS];
+};
+
 /* What the decoder hands over; any member may be NULL. ctx is the caller's. */
 struct pmc_ompt_handlers {
 	void (*hello)(void *ctx, uint32_t pid, uint64_t time_ns, const char *runtime_version);
 	void (*region)(void *ctx, const struct pmc_ompt_region *r);
 	void (*object)(void *ctx, const struct pmc_ompt_object *o);
 	void (*thread)(void *ctx, uint32_t pid, uint32_t tid, uint32_t ompt_thread_type, uint64_t time_ns);
-	void (*end)(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total);
+	void (*end)(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total,
+		    uint64_t counter_failures);
+	/* COUNTER_SETUP: events counted (0: none), PAPI's return code and the tool's reason */
+	void (*counter_setup)(void *ctx, uint32_t pid, uint32_t n_events, int32_t papi_rc,
+			      const char *reason);
+	void (*counters)(void *ctx, const struct pmc_ompt_counters *c);
 };
 
 /* Counts since open. */
 struct pmc_ompt_stats {
 	uint64_t batches, records, regions, objects;
+	uint64_t counter_records;   /* COUNTERS records */
 	uint64_t dropped_records;   /* records the tool could not send (largest count it reported;
 				       for several processes, the sum of each one's largest) */
 	uint64_t dropped_batches;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define PMT_FORMAT_MAJOR 1
-#define PMT_FORMAT_MINOR 2
+#define PMT_FORMAT_MINOR 3
 
 /* Hard limits a reader enforces before allocating (FORMAT.md §7). */
 #define PMT_MAX_CHUNK_BYTES   (64u << 20) /* compressed or uncompressed size of one chunk */
@@ -19,6 +19,7 @@
 #define PMT_MAX_SCHED_EVENTS  1000000u    /* events in one scheduler-event record */
 #define PMT_MAX_OMP_TIDS      256u        /* team tids in one OpenMP region record */
 #define PMT_MAX_ENERGY_ZONES  64u         /* zones in one energy record */
+#define PMT_MAX_OMP_EVENTS    16u         /* counter values in one OpenMP task-counters record */
 
 /* Error codes: every function returns 0 (or a count) on success, a negative PMT_E_* on failure. */
 enum pmt_error {
@@ -58,6 +59,8 @@ enum pmt_record_type {
 	PMT_REC_SCHED = 0x8002,     /* binary, optional (1.1): scheduler events of one CPU's buffer */
 	PMT_REC_OMP_REGION = 0x8004, /* binary, optional (1.2): one OpenMP parallel region instance */
 	PMT_REC_ENERGY = 0x8003,    /* binary, optional (1.2): energy of the machine's zones so far */
+	PMT_REC_OMP_COUNTERS = 0x8005, /* binary, optional (1.3): one thread's counter deltas over
+					  its implicit task of an OpenMP region */
 };
 #define PMT_REC_OPTIONAL_BIT 0x8000u
 
@@ -188,6 +191,17 @@ struct pmt_omp_region {
 #define PMT_OMP_TEAM_UNKNOWN 0x2u /* no implicit task reported the team size */
 #define PMT_OMP_OPEN 0x4u         /* the program never ended it (killed inside): end_ns is the
 				     run's end */
+/* One thread's PAPI counter deltas over its implicit task of an OpenMP parallel region (FORMAT.md
+ * §5.9): read by the thread itself at implicit_task begin and end (OpenMP 5.0 §4.5.2.11) with
+ * PAPI_read, events in the order of RUN_END "omp_regions.counters.events". */
+struct pmt_omp_counters {
+	uint32_t run_id;
+	uint32_t pid, tid;
+	uint64_t region_id;       /* the OMP_REGION record's id in process pid */
+	uint16_t n;               /* <= PMT_MAX_OMP_EVENTS */
+	const int64_t *values;    /* n deltas */
+};
+
 /* Energy of the machine's zones (FORMAT.md §5.8): cumulative, wrap-corrected µJ since the run
  * began, per zone in the order of the run's RUN_BEGIN "energy.zones" list. Sources: the Linux
  * powercap sysfs (energy_uj, max_energy_range_uj) or perf's power PMU (count x scale). */
@@ -219,6 +233,7 @@ struct pmt_record {
 		struct pmt_sched_batch sched; /* SCHED */
 		struct pmt_omp_region omp;  /* OMP_REGION */
 		struct pmt_energy energy;   /* ENERGY */
+		struct pmt_omp_counters omp_counters; /* OMP_COUNTERS */
 		struct {
 			uint32_t len;
 			const uint8_t *body;
@@ -251,6 +266,7 @@ int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c);
 int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *b);
 int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o);
 int pmt_writer_energy(struct pmt_writer *w, const struct pmt_energy *e);
+int pmt_writer_omp_counters(struct pmt_writer *w, const struct pmt_omp_counters *c);
 /* type must be a JSON record type; json is NUL-terminated. */
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json);

@@ -24,6 +24,7 @@
 #define ENERGY_FIXED_BYTES 16u
 #define SCHED_ENTRY_BYTES 28u
 #define OMP_REGION_FIXED_BYTES 68u
+#define OMP_COUNTERS_FIXED_BYTES 24u
 
 /* The file magic (FORMAT.md §3, after PNG's) and the magic opening every chunk header (§4).
  * Defined in pmt.c. */

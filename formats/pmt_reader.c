@@ -50,6 +50,7 @@ struct pmt_reader {
 	struct pmt_sched_event *ev;
 	size_t ev_cap;
 	uint32_t omp_tids[PMT_MAX_OMP_TIDS];
+	int64_t omp_values[PMT_MAX_OMP_EVENTS];
 
 	struct pmt_reader_stats st;
 };
@@ -304,19 +305,33 @@ static int reserve_entries(void **p, size_t *cap, size_t n, size_t sz, size_t ma
 	return 0;
 }
 
+/* The entry count of a record of len bytes whose fixed part (fixed bytes) holds the count at
+ * offset off (a u16 when wide is 0, else a u32) and is followed by entry-byte entries: 1 with *n,
+ * PMT_E_CORRUPT when the record is too short for its fixed part or its entries, or the limit error
+ * (FORMAT.md §7) naming what when the count exceeds max. */
+static int entry_count(const uint8_t *b, uint32_t len, uint32_t fixed, unsigned off, int wide,
+		       uint32_t entry, uint32_t max, const char *what, uint32_t *n)
+{
+	if (len < fixed)
+		return PMT_E_CORRUPT;
+	*n = wide ? get_le32(b + off) : get_le16(b + off);
+	if (*n > max)
+		return pmt_limit_error(what, *n, max);
+	if ((uint64_t)*n * entry > len - fixed)
+		return PMT_E_CORRUPT;
+	return 1;
+}
+
 static int decode_sample(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 			 struct pmt_sample *s)
 {
 	struct pmt_thread_sample *t;
 	uint32_t n;
+	int rc = entry_count(b, len, SAMPLE_FIXED_BYTES, 16, 1, THREAD_ENTRY_BYTES,
+			     PMT_MAX_SAMPLE_THREADS, "SAMPLE n", &n);
 
-	if (len < SAMPLE_FIXED_BYTES)
-		return PMT_E_CORRUPT;
-	n = get_le32(b + 16);
-	if (n > PMT_MAX_SAMPLE_THREADS)
-		return pmt_limit_error("SAMPLE n", n, PMT_MAX_SAMPLE_THREADS);
-	if ((uint64_t)n * THREAD_ENTRY_BYTES > len - SAMPLE_FIXED_BYTES)
-		return PMT_E_CORRUPT;
+	if (rc != 1)
+		return rc;
 	if (reserve_entries((void **)&r->ts, &r->ts_cap, n, sizeof(*r->ts), PMT_MAX_SAMPLE_THREADS) < 0)
 		return PMT_E_NOMEM;
 	s->run_id = get_le32(b);
@@ -379,14 +394,10 @@ static int decode_u64_series(const uint8_t *b, uint32_t len, uint32_t max, const
 {
 	const uint32_t fixed = COUNTERS_FIXED_BYTES;
 	uint32_t n;
+	int rc = entry_count(b, len, fixed, 12, 1, 8, max, name, &n);
 
-	if (len < fixed)
-		return PMT_E_CORRUPT;
-	n = get_le32(b + 12);
-	if (n > max)
-		return pmt_limit_error(name, n, max);
-	if (fixed + 8 * n > len)
-		return PMT_E_CORRUPT;
+	if (rc != 1)
+		return rc;
 	*run_id = get_le32(b);
 	*t_ns = get_le64(b + 4);
 	*n_out = n;
@@ -421,14 +432,11 @@ static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 {
 	struct pmt_sched_event *e;
 	uint32_t n;
+	int rc = entry_count(b, len, SCHED_FIXED_BYTES, 12, 1, SCHED_ENTRY_BYTES, PMT_MAX_SCHED_EVENTS,
+			     "SCHED n", &n);
 
-	if (len < SCHED_FIXED_BYTES)
-		return PMT_E_CORRUPT;
-	n = get_le32(b + 12);
-	if (n > PMT_MAX_SCHED_EVENTS)
-		return pmt_limit_error("SCHED n", n, PMT_MAX_SCHED_EVENTS);
-	if ((uint64_t)n * SCHED_ENTRY_BYTES > len - SCHED_FIXED_BYTES)
-		return PMT_E_CORRUPT;
+	if (rc != 1)
+		return rc;
 	if (reserve_entries((void **)&r->ev, &r->ev_cap, n, sizeof(*r->ev), PMT_MAX_SCHED_EVENTS) < 0)
 		return PMT_E_NOMEM;
 	sb->run_id = get_le32(b);
@@ -454,15 +462,12 @@ static int decode_sched(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 static int decode_omp_region(struct pmt_reader *r, const uint8_t *b, uint32_t len,
 			     struct pmt_omp_region *o)
 {
-	uint16_t n;
+	uint32_t n;
+	int rc = entry_count(b, len, OMP_REGION_FIXED_BYTES, 66, 0, 4, PMT_MAX_OMP_TIDS,
+			     "OMP_REGION n_tids", &n);
 
-	if (len < OMP_REGION_FIXED_BYTES)
-		return PMT_E_CORRUPT;
-	n = get_le16(b + 66);
-	if (n > PMT_MAX_OMP_TIDS)
-		return pmt_limit_error("OMP_REGION n_tids", n, PMT_MAX_OMP_TIDS);
-	if (OMP_REGION_FIXED_BYTES + 4u * n > len)
-		return PMT_E_CORRUPT;
+	if (rc != 1)
+		return rc;
 	o->run_id = get_le32(b);
 	o->pid = get_le32(b + 4);
 	o->id = get_le64(b + 8);
@@ -477,10 +482,30 @@ static int decode_omp_region(struct pmt_reader *r, const uint8_t *b, uint32_t le
 	o->actual_team = get_le32(b + 56);
 	o->encountering_tid = get_le32(b + 60);
 	o->flags = get_le16(b + 64);
-	o->n_tids = n;
+	o->n_tids = (uint16_t)n;
 	for (uint32_t i = 0; i < n; i++)
 		r->omp_tids[i] = get_le32(b + OMP_REGION_FIXED_BYTES + 4 * i);
 	o->tids = r->omp_tids;
+	return 1;
+}
+
+static int decode_omp_counters(struct pmt_reader *r, const uint8_t *b, uint32_t len,
+			       struct pmt_omp_counters *c)
+{
+	uint32_t n;
+	int rc = entry_count(b, len, OMP_COUNTERS_FIXED_BYTES, 12, 0, 8, PMT_MAX_OMP_EVENTS,
+			     "OMP_COUNTERS n", &n);
+
+	if (rc != 1)
+		return rc;
+	c->run_id = get_le32(b);
+	c->pid = get_le32(b + 4);
+	c->tid = get_le32(b + 8);
+	c->n = (uint16_t)n;
+	c->region_id = get_le64(b + 16);
+	for (uint32_t i = 0; i < n; i++)
+		r->omp_values[i] = (int64_t)get_le64(b + OMP_COUNTERS_FIXED_BYTES + 8 * i);
+	c->values = r->omp_values;
 	return 1;
 }
 
@@ -525,6 +550,8 @@ static int decode_record(struct pmt_reader *r, struct pmt_record *rec)
 		return decode_omp_region(r, b, len, &rec->u.omp);
 	case PMT_REC_ENERGY:
 		return decode_energy(r, b, len, &rec->u.energy);
+	case PMT_REC_OMP_COUNTERS:
+		return decode_omp_counters(r, b, len, &rec->u.omp_counters);
 	default:
 		if (!(type & PMT_REC_OPTIONAL_BIT))
 			return PMT_E_UNKNOWN;

@@ -417,6 +417,29 @@ int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o)
 	return writer_commit(w);
 }
 
+int pmt_writer_omp_counters(struct pmt_writer *w, const struct pmt_omp_counters *c)
+{
+	uint8_t *b;
+	int rc;
+
+	if (!w || !c || (c->n && !c->values))
+		return PMT_E_INVAL;
+	if (c->n > PMT_MAX_OMP_EVENTS)
+		return PMT_E_LIMIT;
+	rc = writer_reserve(w, PMT_REC_OMP_COUNTERS, OMP_COUNTERS_FIXED_BYTES + 8u * c->n, &b);
+	if (rc)
+		return rc;
+	put_le32(b, c->run_id);
+	put_le32(b + 4, c->pid);
+	put_le32(b + 8, c->tid);
+	put_le16(b + 12, c->n);
+	put_le16(b + 14, 0);
+	put_le64(b + 16, c->region_id);
+	for (uint32_t i = 0; i < c->n; i++)
+		put_le64(b + OMP_COUNTERS_FIXED_BYTES + 8 * i, (uint64_t)c->values[i]);
+	return writer_commit(w);
+}
+
 int pmt_writer_json(struct pmt_writer *w, uint16_t type, uint32_t run_id, uint64_t t_ns,
 		    const char *json)
 {

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <link.h>
 #include <omp-tools.h>
+#include <papi.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -72,6 +73,18 @@ static _Thread_local unsigned ncache;
 static struct batch *_Atomic registry[MAX_THREADS];
 static char runtime_version[40]; /* NUL-padded, as in the HELLO record */
 static struct pmompt_slot *board; /* the collector's open-region board, NULL none */
+
+/* PAPI counters per thread and implicit task (PMT_OMPT_EVENTS; pmompt.h). */
+#define CTR_DEPTHS 8               /* nesting levels whose implicit tasks are counted */
+static int n_events;               /* events every thread counts; 0: counters off */
+static int event_codes[PMOMPT_MAX_EVENTS];
+static _Atomic uint64_t counter_failures; /* threads whose event set failed, failed reads */
+static _Thread_local int ctr_set = PAPI_NULL;
+static _Thread_local int ctr_state; /* 0 not started, 1 counting, -1 failed */
+static _Thread_local struct {
+	uint64_t region_id;        /* 0: no begin read at this depth */
+	long long v[PMOMPT_MAX_EVENTS];
+} ctr_begin[CTR_DEPTHS + 1];
 
 static uint64_t now_ns(void)
 {
@@ -306,14 +319,73 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
 	batch_age(end_ns);
 }
 
+/* This thread's event set, started on first use: 1 counting, 0 not (counted once as a failure). */
+static int ctr_thread(void)
+{
+	if (ctr_state)
+		return ctr_state > 0;
+	ctr_state = -1;
+	if (PAPI_register_thread() != PAPI_OK || PAPI_create_eventset(&ctr_set) != PAPI_OK) {
+		atomic_fetch_add(&counter_failures, 1);
+		return 0;
+	}
+	if (PAPI_add_events(ctr_set, event_codes, n_events) != PAPI_OK || PAPI_start(ctr_set) != PAPI_OK) {
+		PAPI_cleanup_eventset(ctr_set);
+		PAPI_destroy_eventset(&ctr_set);
+		atomic_fetch_add(&counter_failures, 1);
+		return 0;
+	}
+	ctr_state = 1;
+	return 1;
+}
+
+/* implicit_task begin, last thing: the counts at the start of the task of region_id. */
+static void ctr_task_begin(uint64_t region_id, uint32_t depth)
+{
+	if (depth > CTR_DEPTHS || !ctr_thread())
+		return;
+	ctr_begin[depth].region_id = 0;
+	if (PAPI_read(ctr_set, ctr_begin[depth].v) != PAPI_OK) {
+		atomic_fetch_add(&counter_failures, 1);
+		return;
+	}
+	ctr_begin[depth].region_id = region_id;
+}
+
+/* implicit_task end, first thing: one COUNTERS record with the deltas since ctr_task_begin. */
+static void ctr_task_end(uint64_t region_id, uint32_t depth)
+{
+	long long v[PMOMPT_MAX_EVENTS];
+	uint8_t *p;
+
+	if (depth > CTR_DEPTHS || ctr_state <= 0 || !region_id || ctr_begin[depth].region_id != region_id)
+		return;
+	ctr_begin[depth].region_id = 0;
+	if (PAPI_read(ctr_set, v) != PAPI_OK) {
+		atomic_fetch_add(&counter_failures, 1);
+		return;
+	}
+	p = batch_reserve(1, now_ns());
+	pmompt_put16(p, 0, PMOMPT_COUNTERS);
+	pmompt_put16(p, 2, (uint16_t)n_events);
+	pmompt_put32(p, 4, my_tid());
+	pmompt_put64(p, 8, region_id);
+	for (int k = 0; k < n_events; k++)
+		pmompt_put64(p, 16 + 8 * (unsigned)k, (uint64_t)(v[k] - ctr_begin[depth].v[k]));
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
 			     ompt_data_t *task_data, unsigned int actual_parallelism,
 			     unsigned int index, int flags)
 {
 	struct region *r;
 
-	if (endpoint != ompt_scope_begin)
+	if (endpoint != ompt_scope_begin) {
+		/* the task's own data: parallel_data may be NULL at the end of a worker's task */
+		if (n_events && task_data && !(flags & ompt_task_initial))
+			ctr_task_end(task_data->value >> 8, (uint32_t)(task_data->value & 0xff));
 		return;
+	}
 	if (flags & ompt_task_initial) {
 		task_data->value = 0; /* the initial task: depth 0, no region */
 		return;
@@ -329,6 +401,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		atomic_store(&r->tids[index], my_tid());
 	else
 		atomic_store(&r->cut, 1);
+	if (n_events)
+		ctr_task_begin(r->id, r->depth);
 }
 
 static void on_thread_begin(ompt_thread_t thread_type, ompt_data_t *thread_data)
@@ -348,6 +422,15 @@ static void on_thread_end(ompt_data_t *thread_data)
 	(void)thread_data;
 	while (ncache)
 		free(cache[--ncache]);
+	if (ctr_state > 0) {
+		long long v[PMOMPT_MAX_EVENTS];
+
+		PAPI_stop(ctr_set, v);
+		PAPI_cleanup_eventset(ctr_set);
+		PAPI_destroy_eventset(&ctr_set);
+		PAPI_unregister_thread();
+		ctr_state = 0;
+	}
 	batch_send(&tb, FINAL_WAIT_MS);
 	if (tb_registered > 0)
 		atomic_store(&registry[tb_registered - 1], NULL);
@@ -426,6 +509,65 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 0;
 }
 
+static unsigned long papi_thread_id(void)
+{
+	return my_tid();
+}
+
+/* PMT_OMPT_EVENTS: resolves the events (all or none) and queues the COUNTER_SETUP record. */
+static void counters_setup(void)
+{
+	const char *env = getenv(PMOMPT_ENV_EVENTS);
+	char list[PMOMPT_MAX_EVENTS * 128], reason[PMOMPT_SETUP_REASON_BYTES] = "", *save = NULL, *name;
+	int rc = PAPI_OK, n = 0;
+	uint8_t *p;
+
+	if (!env || !*env)
+		return;
+	if (strlen(env) >= sizeof(list)) {
+		snprintf(reason, sizeof(reason), "event list longer than %zu bytes", sizeof(list) - 1);
+		goto out;
+	}
+	strcpy(list, env);
+	rc = PAPI_library_init(PAPI_VER_CURRENT);
+	if (rc != PAPI_VER_CURRENT) {
+		snprintf(reason, sizeof(reason), "PAPI_library_init: %s", PAPI_strerror(rc));
+		goto out;
+	}
+	rc = PAPI_thread_init(papi_thread_id);
+	if (rc != PAPI_OK) {
+		snprintf(reason, sizeof(reason), "PAPI_thread_init: %s", PAPI_strerror(rc));
+		goto out;
+	}
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (n == PMOMPT_MAX_EVENTS) {
+			rc = PAPI_EINVAL;
+			snprintf(reason, sizeof(reason), "more than %d events", PMOMPT_MAX_EVENTS);
+			n = 0;
+			goto out;
+		}
+		rc = PAPI_event_name_to_code(name, &event_codes[n]);
+		if (rc != PAPI_OK) {
+			snprintf(reason, sizeof(reason), "%s: %s", name, PAPI_strerror(rc));
+			n = 0;
+			goto out;
+		}
+		n++;
+	}
+	rc = PAPI_OK;
+	if (!n) {
+		rc = PAPI_EINVAL;
+		snprintf(reason, sizeof(reason), "no event names in %s", PMOMPT_ENV_EVENTS);
+	}
+out:
+	n_events = n;
+	p = batch_reserve(1, now_ns());
+	pmompt_put16(p, 0, PMOMPT_COUNTER_SETUP);
+	pmompt_put16(p, 2, (uint16_t)n);
+	pmompt_put32(p, 4, (uint32_t)rc);
+	memcpy(p + 8, reason, sizeof(reason));
+}
+
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
 			   ompt_data_t *tool_data)
 {
@@ -441,6 +583,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	pmompt_put32(p, 16, PMOMPT_RECORD_BYTES);
 	pmompt_put32(p, 20, PMOMPT_BATCH_BYTES);
 	memcpy(p + 24, runtime_version, sizeof(runtime_version));
+	counters_setup();
 	dl_iterate_phdr(on_object, NULL);
 	if (!set_callback)
 		return 0;
@@ -472,6 +615,7 @@ static void tool_finalize(ompt_data_t *tool_data)
 	pmompt_put64(p, 16, atomic_load(&regions_total));
 	pmompt_put64(p, 24, atomic_load(&dropped_records));
 	pmompt_put64(p, 32, atomic_load(&dropped_batches));
+	pmompt_put64(p, 40, atomic_load(&counter_failures));
 	batch_send(&tb, FINAL_WAIT_MS);
 }
 
@@ -488,6 +632,10 @@ static void on_fork_child(void)
 	atomic_store(&regions_total, 0);
 	atomic_store(&dropped_records, 0);
 	atomic_store(&dropped_batches, 0);
+	atomic_store(&counter_failures, 0);
+	/* PAPI's thread state is the parent's: the child does not count */
+	n_events = 0;
+	ctr_state = 0;
 }
 
 /* The collector's socket from PMT_OMPT_FD, or -1: unset, not a number, or not a SOCK_SEQPACKET

@@ -11,7 +11,7 @@
  * AF_UNIX SOCK_SEQPACKET socket; the tool stays silent when it is anything else). */
 #define PMOMPT_ENV_FD "PMT_OMPT_FD"
 
-#define PMOMPT_VERSION 1
+#define PMOMPT_VERSION 2 /* 2: COUNTER_SETUP, COUNTERS, END counter_failures */
 #define PMOMPT_RECORD_BYTES 64
 /* One batch = one SOCK_SEQPACKET message: a BATCH record and up to 63 more. */
 #define PMOMPT_BATCH_BYTES 4096
@@ -34,7 +34,24 @@ enum pmompt_type {
 	PMOMPT_OBJECT = 6,  /* a mapped object (dl_iterate_phdr): aux = path bytes in NAME records */
 	PMOMPT_NAME = 7,    /* path bytes of the OBJECT before it: aux = bytes in this record */
 	PMOMPT_END = 8,     /* ompt finalize: totals */
+	PMOMPT_COUNTER_SETUP = 9, /* PAPI in the tool: aux = events counted (0: none, see reason) */
+	PMOMPT_COUNTERS = 10, /* one implicit task ended: aux = events; the thread's counter deltas */
 };
+
+/* Per-thread PAPI counters (issue 17; docs/regions.md §7). PMT_OMPT_EVENTS, when set, is a
+ * comma-separated list of at most PMOMPT_MAX_EVENTS PAPI event names; the tool resolves them in the
+ * traced program (so events the program defines itself, PAPI software-defined events, work too),
+ * all or none, and reports the outcome in one COUNTER_SETUP record after HELLO:
+ *   aux events counted, i32 at 4 the PAPI return code of the failure (0 none), 8..63 the reason
+ *   (NUL-padded text, "" when counting).
+ * Each thread that runs an implicit task starts its own event set (PAPI_register_thread,
+ * PAPI_create_eventset, PAPI_add_event, PAPI_start) and reads it at implicit_task begin and end:
+ * one COUNTERS record per implicit task, sent by that thread:
+ *   aux events, u32 at 4 tid, u64 at 8 region id (the REGION record's id, same pid), i64 at
+ *   16 + 8 k the delta of event k (k < aux). */
+#define PMOMPT_ENV_EVENTS "PMT_OMPT_EVENTS"
+#define PMOMPT_MAX_EVENTS 6
+#define PMOMPT_SETUP_REASON_BYTES 56
 
 /* REGION flags */
 #define PMOMPT_REGION_TIDS_CUT 0x1   /* the team had more than PMOMPT_MAX_TIDS threads */

@@ -3,6 +3,7 @@
  * (collector/ompt_reader.c, docs/regions.md §2). Seeds: tests/fuzz/make_ompt_seeds.py. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ompt_reader.h"
 
@@ -44,15 +45,31 @@ static void on_thread(void *ctx, uint32_t pid, uint32_t tid, uint32_t type, uint
 	sink += pid + tid + type + time_ns;
 }
 
-static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total)
+static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total,
+		   uint64_t counter_failures)
 {
 	(void)ctx;
-	sink += pid + time_ns + regions_total;
+	sink += pid + time_ns + regions_total + counter_failures;
+}
+
+static void on_counter_setup(void *ctx, uint32_t pid, uint32_t n, int32_t rc, const char *reason)
+{
+	(void)ctx;
+	sink += pid + n + (uint32_t)rc + strlen(reason);
+}
+
+static void on_counters(void *ctx, const struct pmc_ompt_counters *c)
+{
+	(void)ctx;
+	sink += c->pid + c->tid + c->region_id;
+	for (uint32_t k = 0; k < c->n_events; k++)
+		sink += (uint64_t)c->values[k];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct pmc_ompt_handlers h = {on_hello, on_region, on_object, on_thread, on_end};
+	static const struct pmc_ompt_handlers h = {on_hello, on_region, on_object, on_thread, on_end,
+						      on_counter_setup, on_counters};
 	static struct pmc_ompt *r;
 	char why[128];
 

@@ -103,12 +103,31 @@ static void on_object(void *ctx, const struct pmc_ompt_object *o)
 		d->objects[d->nobjects++] = *o;
 }
 
-static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total)
+static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total,
+		   uint64_t counter_failures)
 {
 	struct dump *d = ctx;
 
 	(void)time_ns;
-	fprintf(d->out, "end pid=%u regions=%" PRIu64 "\n", pid, regions_total);
+	fprintf(d->out, "end pid=%u regions=%" PRIu64 " counter_failures=%" PRIu64 "\n", pid,
+		regions_total, counter_failures);
+}
+
+static void on_counter_setup(void *ctx, uint32_t pid, uint32_t n, int32_t rc, const char *reason)
+{
+	struct dump *d = ctx;
+
+	fprintf(d->out, "counter_setup pid=%u events=%u papi_rc=%d reason=%s\n", pid, n, rc, reason);
+}
+
+static void on_counters(void *ctx, const struct pmc_ompt_counters *c)
+{
+	struct dump *d = ctx;
+
+	fprintf(d->out, "counters pid=%u tid=%u region=%" PRIu64, c->pid, c->tid, c->region_id);
+	for (uint32_t k = 0; k < c->n_events; k++)
+		fprintf(d->out, " %" PRId64, c->values[k]);
+	fputc('\n', d->out);
 }
 
 static void sites(struct dump *d)
@@ -143,7 +162,8 @@ int main(int argc, char **argv)
 {
 	static struct dump d;
 	const struct pmc_ompt_handlers h = {.hello = on_hello, .region = on_region,
-					    .object = on_object, .end = on_end};
+					    .object = on_object, .end = on_end,
+					    .counter_setup = on_counter_setup, .counters = on_counters};
 	const char *tool = NULL, *outpath = NULL;
 	int sndbuf = 1 << 20, delay_ms = 0, c, status = 0, exited = 0, rc = 1;
 	struct pmc_ompt *r = NULL;

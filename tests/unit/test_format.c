@@ -236,6 +236,8 @@ static int write_record(struct pmt_writer *w, const struct pmt_record *r)
 		return pmt_writer_sched(w, &r->u.sched);
 	case PMT_REC_OMP_REGION:
 		return pmt_writer_omp_region(w, &r->u.omp);
+	case PMT_REC_OMP_COUNTERS:
+		return pmt_writer_omp_counters(w, &r->u.omp_counters);
 	case PMT_REC_RUN_BEGIN:
 	case PMT_REC_RUN_END:
 	case PMT_REC_SUMMARY:
@@ -1567,6 +1569,59 @@ static void test_seq_missing_counted(void **state)
 	check_order(order, 4, 2);
 }
 
+/* ---- OMP_COUNTERS (1.3, FORMAT.md §5.9) ---- */
+
+/* One thread's counter deltas written and read back (a negative delta stays signed); more values
+ * than PMT_MAX_OMP_EVENTS are refused by the writer, and a record whose n claims more bytes than it
+ * has is corrupt for the reader. */
+static void test_omp_counters_roundtrip(void **state)
+{
+	static const int64_t v[3] = { 123456789012345ll, -7, 0 };
+	struct pmt_record in = { .type = PMT_REC_OMP_COUNTERS };
+	struct pmt_reader *rd = NULL;
+	struct pmt_writer *w = NULL;
+	struct pmt_record rec;
+	struct buf f = { 0 };
+	uint8_t body[24 + 8] = { 0 }; /* the fixed 24 bytes (FORMAT.md §5.9) and one value */
+	int fd;
+
+	(void)state;
+	in.u.omp_counters = (struct pmt_omp_counters){ .run_id = 3, .pid = 100, .tid = 0x01020304u,
+		.region_id = 0x1122334455667788ull, .n = 3, .values = v };
+	make_trace(&f, &in, 1, 1u << 20, NULL);
+	fd = memfd_with(f.p, f.n);
+	assert_int_equal(pmt_reader_open(&rd, NULL, fd, 0), 0);
+	assert_int_equal(pmt_reader_next(rd, &rec), 1);
+	assert_int_equal(rec.type, PMT_REC_OMP_COUNTERS);
+	assert_int_equal(rec.u.omp_counters.run_id, 3);
+	assert_int_equal(rec.u.omp_counters.pid, 100);
+	assert_int_equal(rec.u.omp_counters.tid, 0x01020304u);
+	assert_int_equal(rec.u.omp_counters.region_id, 0x1122334455667788ull);
+	assert_int_equal(rec.u.omp_counters.n, 3);
+	assert_memory_equal(rec.u.omp_counters.values, v, sizeof(v));
+	assert_int_equal(pmt_reader_next(rd, &rec), 0);
+	pmt_reader_close(rd);
+	close(fd);
+	free(f.p);
+	memset(&f, 0, sizeof(f));
+	fd = memfd_create("pmt-ompc", MFD_CLOEXEC);
+	assert_int_equal(pmt_writer_open(&w, fd, meta_json, NULL), 0);
+	in.u.omp_counters.n = PMT_MAX_OMP_EVENTS + 1;
+	assert_int_equal(pmt_writer_omp_counters(w, &in.u.omp_counters), PMT_E_LIMIT);
+	/* n = 2 in a body with room for one value */
+	body[12] = 2;
+	assert_int_equal(pmt_writer_raw(w, PMT_REC_OMP_COUNTERS, body, sizeof(body)), 0);
+	assert_int_equal(pmt_writer_close(w), 0);
+	fd_contents(fd, &f);
+	close(fd);
+	fd = memfd_with(f.p, f.n);
+	assert_int_equal(pmt_reader_open(&rd, NULL, fd, 0), 0);
+	assert_int_equal(pmt_reader_next(rd, &rec), PMT_E_CORRUPT);
+	pmt_reader_close(rd);
+	close(fd);
+	free(f.p);
+}
+
 /* ---- OMP_REGION (1.2, FORMAT.md §5.7) ---- */
 
 /* An OpenMP region written and read back field by field; a record claiming more team tids than
@@ -1636,9 +1691,9 @@ static void test_omp_region_roundtrip(void **state)
 static void test_little_endian_layout(void **state)
 {
 	static const uint8_t header[16] = { 0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
-					    0x01, 0x00, 0x02, 0x00,
-					    /* CRC-32 of bytes 0-11 = 0xe7fda474, little-endian */
-					    0x74, 0xa4, 0xfd, 0xe7 };
+					    0x01, 0x00, 0x03, 0x00,
+					    /* CRC-32 of bytes 0-11 = 0xfee69535, little-endian */
+					    0x35, 0x95, 0xe6, 0xfe };
 	struct pmt_thread_sample t = { .tid = 0x04030201, .tgid = 0x08070605,
 				       .run_ns = 0x1817161514131211ull, .wait_ns = 1, .timeslices = 2,
 				       .nvcsw = 0xa1a2a3a4u, .nivcsw = 5, .cpu = PMT_CPU_UNKNOWN,
@@ -1880,6 +1935,7 @@ int main(void)
 		cmocka_unit_test(test_seq_missing_counted),
 		cmocka_unit_test(test_little_endian_layout),
 		cmocka_unit_test(test_omp_region_roundtrip),
+		cmocka_unit_test(test_omp_counters_roundtrip),
 		cmocka_unit_test(test_writer_cuts_back_after_write_error),
 		cmocka_unit_test(test_writer_rejects_bad_arguments),
 		cmocka_unit_test(test_reader_rejects_bad_arguments),

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <cmocka.h>
@@ -19,7 +20,12 @@ struct seen {
 	struct pmc_ompt_region region;
 	struct pmc_ompt_object object;
 	uint32_t thread_tid, thread_type;
-	uint64_t end_regions;
+	uint64_t end_regions, end_failures;
+	unsigned setups, counters;
+	uint32_t setup_events;
+	int32_t setup_rc;
+	char setup_reason[80];
+	struct pmc_ompt_counters last;
 };
 
 static void on_hello(void *ctx, uint32_t pid, uint64_t time_ns, const char *version)
@@ -59,17 +65,39 @@ static void on_thread(void *ctx, uint32_t pid, uint32_t tid, uint32_t type, uint
 	s->threads++;
 }
 
-static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total)
+static void on_end(void *ctx, uint32_t pid, uint64_t time_ns, uint64_t regions_total,
+		   uint64_t counter_failures)
 {
 	struct seen *s = ctx;
 
 	(void)pid;
 	(void)time_ns;
 	s->end_regions = regions_total;
+	s->end_failures = counter_failures;
 	s->ends++;
 }
 
-static const struct pmc_ompt_handlers handlers = {on_hello, on_region, on_object, on_thread, on_end};
+static void on_counter_setup(void *ctx, uint32_t pid, uint32_t n, int32_t rc, const char *reason)
+{
+	struct seen *s = ctx;
+
+	assert_int_equal(pid, 4242);
+	s->setup_events = n;
+	s->setup_rc = rc;
+	snprintf(s->setup_reason, sizeof(s->setup_reason), "%s", reason);
+	s->setups++;
+}
+
+static void on_counters(void *ctx, const struct pmc_ompt_counters *c)
+{
+	struct seen *s = ctx;
+
+	s->last = *c;
+	s->counters++;
+}
+
+static const struct pmc_ompt_handlers handlers = {on_hello, on_region, on_object, on_thread, on_end,
+						  on_counter_setup, on_counters};
 
 /* A batch header for n records, with the tool's cumulative drop counts. */
 static void header(uint8_t *b, unsigned n, uint64_t dropped_records, uint64_t dropped_batches)
@@ -151,12 +179,27 @@ static void test_every_record(void **state)
 	pmompt_put16(p, 2, 2);
 	pmompt_put32(p, 4, 1001);
 	n += region17(b + n * R);
+	p = b + n++ * R; /* COUNTER_SETUP: two events, a failure's code and text */
+	memset(p, 0, R);
+	pmompt_put16(p, 0, PMOMPT_COUNTER_SETUP);
+	pmompt_put16(p, 2, 2);
+	pmompt_put32(p, 4, (uint32_t)-7);
+	memcpy(p + 8, "PAPI_L3_TCM: Event does not exist", 33);
+	p = b + n++ * R; /* COUNTERS of thread 1001 in region 9: a negative delta stays signed */
+	memset(p, 0, R);
+	pmompt_put16(p, 0, PMOMPT_COUNTERS);
+	pmompt_put16(p, 2, 2);
+	pmompt_put32(p, 4, 1001);
+	pmompt_put64(p, 8, 9);
+	pmompt_put64(p, 16, 123456789012ull);
+	pmompt_put64(p, 24, (uint64_t)-5);
 	p = b + n++ * R; /* END */
 	memset(p, 0, R);
 	pmompt_put16(p, 0, PMOMPT_END);
 	pmompt_put64(p, 16, 1);
 	pmompt_put64(p, 24, 6);
 	pmompt_put64(p, 32, 2);
+	pmompt_put64(p, 40, 3);
 	header(b, n - 1, 4, 1);
 	assert_int_equal(pmc_ompt_decode(r, b, n * R, &handlers, &s), 0);
 	assert_int_equal(s.hellos, 1);
@@ -182,16 +225,57 @@ static void test_every_record(void **state)
 		assert_int_equal(s.region.tids[i], 1000 + i);
 	assert_int_equal(s.ends, 1);
 	assert_int_equal(s.end_regions, 1);
+	assert_int_equal(s.end_failures, 3);
+	assert_int_equal(s.setups, 1);
+	assert_int_equal(s.setup_events, 2);
+	assert_int_equal(s.setup_rc, -7);
+	assert_string_equal(s.setup_reason, "PAPI_L3_TCM: Event does not exist");
+	assert_int_equal(s.counters, 1);
+	assert_int_equal(s.last.pid, 4242);
+	assert_int_equal(s.last.tid, 1001);
+	assert_int_equal(s.last.region_id, 9);
+	assert_int_equal(s.last.n_events, 2);
+	assert_true(s.last.values[0] == 123456789012ll);
+	assert_true(s.last.values[1] == -5);
 	pmc_ompt_stats(r, &st);
 	assert_int_equal(st.batches, 1);
 	assert_int_equal(st.records, n - 1);
 	assert_int_equal(st.regions, 1);
 	assert_int_equal(st.objects, 1);
+	assert_int_equal(st.counter_records, 1);
 	assert_int_equal(st.processes_ended, 1);
 	/* the END record's counts (6, 2) are the largest the tool reported */
 	assert_int_equal(st.dropped_records, 6);
 	assert_int_equal(st.dropped_batches, 2);
 	assert_int_equal(st.bad_batches, 0);
+	pmc_ompt_close(r);
+}
+
+/* COUNTER_SETUP and COUNTERS with 1..PMOMPT_MAX_EVENTS events are taken, other counts reject the
+ * batch. */
+static void test_counter_limits(void **state)
+{
+	uint8_t b[3 * R];
+	struct pmc_ompt *r;
+	struct seen s = {0};
+	char why[128];
+
+	(void)state;
+	assert_int_equal(pmc_ompt_open(&r, 0, why, sizeof(why)), 0);
+	for (unsigned type = PMOMPT_COUNTER_SETUP; type <= PMOMPT_COUNTERS; type++) {
+		for (unsigned ev = 0; ev <= PMOMPT_MAX_EVENTS + 1; ev++) {
+			int good = ev <= PMOMPT_MAX_EVENTS && (ev > 0 || type == PMOMPT_COUNTER_SETUP);
+
+			memset(b + R, 0, R);
+			pmompt_put16(b + R, 0, (uint16_t)type);
+			pmompt_put16(b + R, 2, (uint16_t)ev);
+			header(b, 1, 0, 0);
+			assert_int_equal(pmc_ompt_decode(r, b, 2 * R, &handlers, &s), good ? 0 : -1);
+		}
+	}
+	assert_int_equal(s.setups, PMOMPT_MAX_EVENTS + 1);
+	assert_int_equal(s.counters, PMOMPT_MAX_EVENTS);
+	assert_int_equal(s.last.n_events, PMOMPT_MAX_EVENTS);
 	pmc_ompt_close(r);
 }
 
@@ -280,6 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_record),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_counter_limits),
 		cmocka_unit_test(test_socket),
 	};
 
