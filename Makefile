@@ -76,7 +76,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 WORKLOAD_SRC := $(wildcard tests/workloads/*.c)
 WORKLOAD_BIN := $(WORKLOAD_SRC:tests/workloads/%.c=$(B)/workloads/%)
 
-.PHONY: all deps pkgcheck pkgcheck-tests check check-fast check-accuracy check-sanitize demo bench fuzz fuzz-run \
+.PHONY: all deps pkgcheck pkgcheck-omp pkgcheck-tests check check-fast check-accuracy check-sanitize demo bench fuzz fuzz-run \
 	install clean tests
 all: $(BIN)/pmcollect $(BIN)/pmanalyze $(B)/lib/libpmompt.so
 
@@ -165,16 +165,23 @@ $(B)/bench/gentoep: tests/bench/gentoep.c $(LIBPMT) | pkgcheck
 # collector's) for the per-thread counters of PMT_OMPT_EVENTS; PAPI is initialized only then.
 OMPT_CC ?= clang
 OMPT_LIB := $(B)/lib/libpmompt.so
-$(OMPT_LIB): collector/ompt/pmompt.c collector/ompt/pmompt.h
+$(OMPT_LIB): collector/ompt/pmompt.c collector/ompt/pmompt.h | pkgcheck pkgcheck-omp
 	@mkdir -p $(dir $@)
 	$(OMPT_CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -lpapi
+# clang and LLVM's omp-tools.h (Debian clang, libomp-dev): checked before the first compile, like
+# pkgcheck, so a machine without them gets the install line rather than a compiler error.
+pkgcheck-omp:
+	@if ! command -v $(OMPT_CC) >/dev/null 2>&1 || \
+	    ! echo '#include <omp-tools.h>' | $(OMPT_CC) -fopenmp=libomp -E -x c - >/dev/null 2>&1; then \
+		echo "pmtools: cannot build the OMPT tool: missing $(OMPT_CC) or omp-tools.h (Debian packages: clang libomp-dev)" >&2; \
+		echo "pmtools: run 'make deps' as root, or: apt-get install -y clang libomp-dev" >&2; exit 1; fi
 # omp_regions needs LLVM's libomp (OMPT): clang -fopenmp=libomp instead of the gcc rule above.
-$(B)/workloads/omp_regions: tests/workloads/omp_regions.c
+$(B)/workloads/omp_regions: tests/workloads/omp_regions.c | pkgcheck-omp
 	@mkdir -p $(dir $@)
 	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) -fopenmp=libomp -o $@ $< -lm
 # omp_sde defines its own PAPI software-defined event (libsde, from libpapi-dev): per-thread
 # counter deltas of known value for the tool's PAPI path on machines without hardware counters.
-$(B)/workloads/omp_sde: tests/workloads/omp_sde.c
+$(B)/workloads/omp_sde: tests/workloads/omp_sde.c | pkgcheck pkgcheck-omp
 	@mkdir -p $(dir $@)
 	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) -fopenmp=libomp -o $@ $< -lsde
 # The test reader: runs a program with the tool and prints its symbolized region records.
