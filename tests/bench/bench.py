@@ -504,7 +504,11 @@ def make_project(d):
                 shutil.copy(os.path.join(TOP, sub, f), d)
                 if f.endswith(".c"):
                     srcs.append(f)
-    cflags = subprocess.run(["pkg-config", "--cflags", "libcjson", "libtracefs", "libtraceevent"],
+    # the OMPT tool's wire header, included as "ompt/pmompt.h" (the tool itself is not built)
+    os.makedirs(os.path.join(d, "ompt"), exist_ok=True)
+    shutil.copy(os.path.join(TOP, "collector", "ompt", "pmompt.h"), os.path.join(d, "ompt"))
+    cflags = subprocess.run(["pkg-config", "--cflags", "libcjson", "libtracefs", "libtraceevent",
+                             "hwloc", "papi", "gsl", "libdw", "cairo"],
                             capture_output=True, text=True).stdout.strip()
     objs = " ".join(s[:-2] + ".o" for s in srcs)
     with open(os.path.join(d, "Makefile"), "w") as f:
