@@ -81,10 +81,14 @@ static int event_codes[PMOMPT_MAX_EVENTS];
 static _Atomic uint64_t counter_failures; /* threads whose event set failed, failed reads */
 static _Thread_local int ctr_set = PAPI_NULL;
 static _Thread_local int ctr_state; /* 0 not started, 1 counting, -1 failed */
-static _Thread_local struct {
-	uint64_t region_id;        /* 0: no begin read at this depth */
+struct ctr_read {
+	uint64_t region_id;        /* 0: no read at this depth */
 	long long v[PMOMPT_MAX_EVENTS];
-} ctr_begin[CTR_DEPTHS + 1];
+};
+/* By nesting depth: the read at implicit_task begin, and the read as the thread enters the
+ * region's closing barrier (a worker's implicit_task end comes only when the next region wakes it
+ * from the fork barrier, OpenMP 5.0 §4.5.2.11 lets it; the time in between is not the region's). */
+static _Thread_local struct ctr_read ctr_begin[CTR_DEPTHS + 1], ctr_join[CTR_DEPTHS + 1];
 
 static uint64_t now_ns(void)
 {
@@ -344,7 +348,7 @@ static void ctr_task_begin(uint64_t region_id, uint32_t depth)
 {
 	if (depth > CTR_DEPTHS || !ctr_thread())
 		return;
-	ctr_begin[depth].region_id = 0;
+	ctr_begin[depth].region_id = ctr_join[depth].region_id = 0;
 	if (PAPI_read(ctr_set, ctr_begin[depth].v) != PAPI_OK) {
 		atomic_fetch_add(&counter_failures, 1);
 		return;
@@ -352,16 +356,41 @@ static void ctr_task_begin(uint64_t region_id, uint32_t depth)
 	ctr_begin[depth].region_id = region_id;
 }
 
-/* implicit_task end, first thing: one COUNTERS record with the deltas since ctr_task_begin. */
+/* sync_region begin of the barrier that closes a parallel region, first thing: the counts at
+ * the end of this thread's work in the region (the barrier wait is left out). */
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+			   ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr_ra)
+{
+	uint64_t id;
+	uint32_t depth;
+
+	(void)parallel_data;
+	(void)codeptr_ra;
+	/* 2: ompt_sync_region_barrier_implicit (5.0), 9: _implicit_parallel (5.1) */
+	if (endpoint != ompt_scope_begin || (kind != 2 && kind != 9) || !task_data || ctr_state <= 0)
+		return;
+	id = task_data->value >> 8;
+	depth = (uint32_t)(task_data->value & 0xff);
+	if (!id || depth > CTR_DEPTHS || ctr_begin[depth].region_id != id)
+		return;
+	if (PAPI_read(ctr_set, ctr_join[depth].v) == PAPI_OK)
+		ctr_join[depth].region_id = id;
+}
+
+/* implicit_task end, first thing: one COUNTERS record with the deltas from ctr_task_begin to the
+ * region's closing barrier (or to now when that read is missing). */
 static void ctr_task_end(uint64_t region_id, uint32_t depth)
 {
-	long long v[PMOMPT_MAX_EVENTS];
+	long long now[PMOMPT_MAX_EVENTS], *v = now;
 	uint8_t *p;
 
 	if (depth > CTR_DEPTHS || ctr_state <= 0 || !region_id || ctr_begin[depth].region_id != region_id)
 		return;
 	ctr_begin[depth].region_id = 0;
-	if (PAPI_read(ctr_set, v) != PAPI_OK) {
+	if (ctr_join[depth].region_id == region_id) {
+		v = ctr_join[depth].v;
+		ctr_join[depth].region_id = 0;
+	} else if (PAPI_read(ctr_set, now) != PAPI_OK) {
 		atomic_fetch_add(&counter_failures, 1);
 		return;
 	}
@@ -592,6 +621,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
 	set_callback(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set_callback(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
+	if (n_events)
+		set_callback(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
 	batch_send(&tb, 0);
 	return 1; /* keep the tool active */
 }

@@ -45,8 +45,10 @@ enum pmompt_type {
  *   aux events counted, i32 at 4 the PAPI return code of the failure (0 none), 8..63 the reason
  *   (NUL-padded text, "" when counting).
  * Each thread that runs an implicit task starts its own event set (PAPI_register_thread,
- * PAPI_create_eventset, PAPI_add_event, PAPI_start) and reads it at implicit_task begin and end:
- * one COUNTERS record per implicit task, sent by that thread:
+ * PAPI_create_eventset, PAPI_add_events, PAPI_start) and reads it at implicit_task begin and at
+ * the begin of the barrier that closes the region (sync_region, implicit barrier; a worker's
+ * implicit_task end comes only when the next region wakes it): one COUNTERS record per implicit
+ * task, sent by that thread at implicit_task end:
  *   aux events, u32 at 4 tid, u64 at 8 region id (the REGION record's id, same pid), i64 at
  *   16 + 8 k the delta of event k (k < aux). */
 #define PMOMPT_ENV_EVENTS "PMT_OMPT_EVENTS"

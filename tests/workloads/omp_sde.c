@@ -3,19 +3,24 @@
 // software-defined event (SDE) the program defines itself.
 
 /*
- * Usage: omp_sde [-r <repetitions>] [-u <units>] [-w <ms>]
+ * Usage: omp_sde [-r <repetitions>] [-u <units>] [-w <ms>] [-s <ms>]
  *
  * Built with clang -fopenmp (LLVM libomp, OMPT) and linked with libsde (libpapi-dev). Before main
  * it registers the PAPI software-defined event
  *   sde:::pmt_work::units
  * as a callback counter that returns the calling thread's own count, so a PAPI_read on a thread
  * gives that thread's units, as a hardware counter of that thread would (PAPI SDE, sde_lib.h:
- * papi_sde_init, papi_sde_register_counter_cb). Each repetition (-r, default 3) runs:
+ * papi_sde_init, papi_sde_register_counter_cb); and sde:::pmt_work::cpu_ns, the calling thread's
+ * CPU time (CLOCK_THREAD_CPUTIME_ID), which counts whatever the thread runs, spinning included,
+ * as a cycle counter does. Each repetition (-r, default 3) runs:
  *   ladder  team thread i (omp_get_thread_num) adds (i+1) x U units (-u, default 1000) and burns
  *           (i+1) x MS of its CPU time (-w, default 5): a team of T counts U T(T+1)/2 per instance
  *   master  only thread 0 adds 2 x U units; the other threads burn MS and add nothing
+ * With -s, the initial thread burns MS of CPU alone before each region (a serial part, while the
+ * workers wait, spinning with KMP_BLOCKTIME=infinite).
  * The team is OMP_NUM_THREADS (or the runtime's default). Units are added inside the region only,
- * so the counter deltas of a thread's implicit task are exactly its units. Prints the truth:
+ * so the counter deltas of a thread's implicit task are exactly its units; its cpu_ns delta is its
+ * burn plus the runtime's own work in the region. Prints the truth:
  *   {"region":"ladder","team":T,"instances":R,"units_by_thread":[U,2U,...],"units":U T(T+1)/2 R}
  *   {"region":"master","team":T,"instances":R,"units_by_thread":[2U,0,...],"units":2 U R}
  */
@@ -40,12 +45,23 @@ static long long units_of_this_thread(void *param)
 	return units;
 }
 
+static long long cpu_ns_of_this_thread(void *param)
+{
+	struct timespec ts;
+
+	(void)param;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 __attribute__((constructor)) static void register_event(void)
 {
 	papi_handle_t h = papi_sde_init("pmt_work");
 
 	if (papi_sde_register_counter_cb(h, "units", PAPI_SDE_RO | PAPI_SDE_INSTANT, PAPI_SDE_long_long,
-					 units_of_this_thread, NULL) != 0)
+					 units_of_this_thread, NULL) != 0 ||
+	    papi_sde_register_counter_cb(h, "cpu_ns", PAPI_SDE_RO | PAPI_SDE_INSTANT, PAPI_SDE_long_long,
+					 cpu_ns_of_this_thread, NULL) != 0)
 		fprintf(stderr, PROG ": warning: papi_sde_register_counter_cb failed\n");
 }
 
@@ -82,7 +98,7 @@ static void truth(const char *name, int team, long reps, const long long *by_thr
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "usage: " PROG " [-r repetitions] [-u units] [-w ms]\n");
+	fprintf(f, "usage: " PROG " [-r repetitions] [-u units] [-w ms] [-s ms]\n");
 	return rc;
 }
 
@@ -90,11 +106,11 @@ int main(int argc, char **argv)
 {
 	static long long ladder[MAX_TEAM], master[MAX_TEAM];
 	long reps = 3, u = 1000;
-	double ms = 5;
+	double ms = 5, serial_ms = 0;
 	int team = 1, c;
 	char *end;
 
-	while ((c = getopt(argc, argv, "r:u:w:h")) != -1) {
+	while ((c = getopt(argc, argv, "r:u:w:s:h")) != -1) {
 		switch (c) {
 		case 'r':
 			reps = strtol(optarg, &end, 10);
@@ -111,6 +127,11 @@ int main(int argc, char **argv)
 			if (*end || !(ms >= 0 && ms <= 60000))
 				return usage(stderr, 2);
 			break;
+		case 's':
+			serial_ms = strtod(optarg, &end);
+			if (*end || !(serial_ms >= 0 && serial_ms <= 60000))
+				return usage(stderr, 2);
+			break;
 		case 'h':
 			return usage(stdout, 0);
 		default:
@@ -120,6 +141,7 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		return usage(stderr, 2);
 	for (long r = 0; r < reps; r++) {
+		burn_ms(serial_ms);
 #pragma omp parallel
 		{
 			int i = omp_get_thread_num();
@@ -136,6 +158,7 @@ int main(int argc, char **argv)
 			else
 				burn_ms(ms);
 		}
+		burn_ms(serial_ms);
 	}
 	if (team > MAX_TEAM) {
 		fprintf(stderr, PROG ": a team of %d: at most %d\n", team, MAX_TEAM);
