@@ -3,11 +3,15 @@
  * one event set, inheritance on, attached to the root process, multiplexing off. */
 #include "counters.h"
 
+#include <errno.h>
+#include <linux/perf_event.h>
 #include <papi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "pmt.h"
 #include "pm_util.h"
@@ -163,6 +167,39 @@ static int perf_event_component(char *why, size_t whysize)
 	return cidx;
 }
 
+/* Asks the kernel itself whether it counts a hardware event: a disabled perf_event_open(2) of
+ * PERF_COUNT_HW_CPU_CYCLES on this thread, user space only. libpfm4 can recognise the CPU from
+ * CPUID (so PAPI's component is enabled and reports counters) in a VM whose hypervisor exposes no
+ * PMU, where the kernel has no "cpu" PMU under /sys/bus/event_source/devices and every hardware
+ * event fails with ENOENT (seen on a KVM guest, AMD Zen 4, Linux 6.18). Returns 0 when the kernel
+ * counts cycles or refuses only for permission (attach reports that later, with the
+ * perf_event_paranoid level); PMT_E_IO with a reason when it has no hardware PMU. */
+static int kernel_counts_hardware(char *why, size_t whysize)
+{
+	struct perf_event_attr attr;
+	long fd;
+	int err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0L);
+	if (fd >= 0) {
+		close((int)fd);
+		return 0;
+	}
+	err = errno;
+	if (err == EACCES || err == EPERM)
+		return 0;
+	pm_set_why(why, whysize, "PAPI perf_event component enabled, but the kernel counts no hardware event "
+		"(perf_event_open of cycles: %s; no hardware PMU exposed, as in many VMs)", strerror(err));
+	return PMT_E_IO;
+}
+
 /* Adds one event by name and records the name. Returns PAPI_OK or a PAPI error code. */
 static int add_event(struct pmc_counters *c, const char *name)
 {
@@ -315,7 +352,7 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 	if (papi_ready(why, whysize) != 0)
 		return PMT_E_IO;
 	cidx = perf_event_component(why, whysize);
-	if (cidx < 0)
+	if (cidx < 0 || kernel_counts_hardware(why, whysize) != 0)
 		return PMT_E_IO;
 
 	c = calloc(1, sizeof(*c));

@@ -121,9 +121,11 @@ verdict orphan "an orphan of the program (reparented to pmcollect) exits while t
 	"$([ "$zombies" -eq 0 ] && echo yes || echo no)" "$zombies zombies among pmcollect's $adopted children 0.6 s after the orphan exited"
 
 # double-forked daemon: followed while the program runs (pmcollect is child subreaper), left
-# running when the program ends (docs/pmcollect.1, WHAT IS FOLLOWED); the test ends it itself
+# running when the program ends (docs/pmcollect.1, WHAT IS FOLLOWED); the test ends it itself.
+# The daemon lives 30 s after the program's 0.3 s: pmcollect taking under 15 s can only mean it
+# did not wait for the daemon, however loaded the machine (no speed bound: issue 11).
 t0=$(date +%s%N)
-run_capture env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 3000
+run_capture env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
 ms=$((($(date +%s%N) - t0) / 1000000))
 dpid=$(sed -n 's/.*"daemon_pid":\([0-9]*\).*/\1/p' "$T/out")
 trace_facts daemon
@@ -132,7 +134,7 @@ alive=no; [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && alive=yes
 [ "$alive" = yes ] && kill "$dpid"
 verdict daemon "program double-forks a daemon (daemonize: fork, setsid, fork) that outlives it" \
 	"exit 0 when the program ends (not waiting for the daemon); daemon sampled while the program ran, then left running" 0 yes \
-	"$([ "$dsamples" -gt 0 ] && [ "$alive" = yes ] && [ "$ms" -lt 2500 ] && echo yes || echo no)" \
+	"$([ "$dsamples" -gt 0 ] && [ "$alive" = yes ] && [ "$ms" -lt 15000 ] && echo yes || echo no)" \
 	"daemon in $dsamples samples; pmcollect took $ms ms; daemon still running afterwards: $alive (the test ended it)"
 
 # --- pmcollect itself gets a signal ---------------------------------------------------------------
