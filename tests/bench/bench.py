@@ -218,7 +218,8 @@ def throughput(cfg):
                     os.path.join(TOP, "tests/bench/gentrace.c")]
                    + sorted(glob.glob(os.path.join(TOP, "formats", "*.c"))) + ["-lzstd", "-lz"],
                    check=True)
-    subprocess.run(["cc", "-O2", "-o", frames, os.path.join(TOP, "tests/bench/frames.c")], check=True)
+    subprocess.run(["cc", "-O2", "-I", os.path.join(TOP, "formats"), "-o", frames,
+                    os.path.join(TOP, "tests/bench/frames.c")], check=True)
     res, rows = [], []
     for minutes in cfg["trace_minutes"]:
         tr = os.path.join(TMP, "gen%d.zst" % minutes)

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pmt_internal.h"
+
 int main(int argc, char **argv)
 {
-	unsigned char hdr[24];
+	uint8_t hdr[CHUNK_HEADER_BYTES];
 	FILE *in, *out;
 	char *buf = NULL;
 	size_t cap = 0;
@@ -21,13 +23,12 @@ int main(int argc, char **argv)
 	}
 	in = fopen(argv[1], "rb");
 	out = fopen(argv[2], "wb");
-	if (!in || !out || fread(hdr, 1, 16, in) != 16) {
+	if (!in || !out || fread(hdr, 1, FILE_HEADER_BYTES, in) != FILE_HEADER_BYTES) {
 		perror("frames");
 		return 1;
 	}
-	while (fread(hdr, 1, 24, in) == 24) {
-		uint32_t csize = (uint32_t)hdr[8] | (uint32_t)hdr[9] << 8 | (uint32_t)hdr[10] << 16 |
-				 (uint32_t)hdr[11] << 24;
+	while (fread(hdr, 1, CHUNK_HEADER_BYTES, in) == CHUNK_HEADER_BYTES) {
+		uint32_t csize = get_le32(hdr + 8); /* FORMAT.md §4: compressed size at offset 8 */
 		if (csize > 64u << 20)
 			return 1;
 		if (csize > cap) {

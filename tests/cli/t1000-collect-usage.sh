@@ -68,6 +68,20 @@ rm -f "$T/runs.zst"
 
 run_capture "$PMCOLLECT" --output
 expect_usage_error "option without its value" "^pmcollect: error: option '--output' needs a value$"
+# every value-taking option of the help text (issue 12: the list is read from --help, so an
+# option added later is tested too), long and short forms, alone at the end of the line
+"$PMCOLLECT" --help >"$T/help" 2>/dev/null
+nval=0
+for opt in $(sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)=.*/\2/p' "$T/help") \
+	   $(sed -n 's/^ *\(-[a-zA-Z]\), --[a-z-]*=.*/\1/p' "$T/help"); do
+	nval=$((nval + 1))
+	run_capture "$PMCOLLECT" "$opt"
+	if [ "$rc" -eq 2 ] && head -n 1 "$T/err" | grep -q "^pmcollect: error: option '$opt' needs a value$"; then
+		ok "$opt without its value: named, exit 2"
+	else not_ok "$opt without its value: named, exit 2" "exit $rc: $(head -n 1 "$T/err")"; fi
+done
+if [ "$nval" -ge 25 ]; then ok "value-taking options found in --help: $nval"
+else not_ok "value-taking options found in --help: $nval (want >= 25)"; fi
 
 # invalid values: one line, no usage
 value_error "output in a missing directory" \
