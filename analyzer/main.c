@@ -766,7 +766,7 @@ static int is_rank_job(const struct cli_opts *o)
 static int run_ranks(const struct cli_opts *o, struct output *out)
 {
 	struct rank_work w = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct pma_trace cal;
+	struct pma_trace *cal = NULL; /* on the heap: a struct pma_trace is 1.3 MB */
 	size_t n = (size_t)o->ntraces;
 	long nthreads = o->jobs < o->ntraces ? o->jobs : o->ntraces;
 	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
@@ -777,20 +777,24 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 	FILE *f;
 
 	memset(&r, 0, sizeof(r));
-	memset(&cal, 0, sizeof(cal));
 	if (o->cal_path) {
 		/* loaded once and shared read-only by the workers */
-		if (pma_trace_load(&cal, o->cal_path, o->flags, why, sizeof(why)) < 0) {
+		if (!(cal = calloc(1, sizeof(*cal)))) {
+			pmt_cli_error("out of memory");
+			rc = PMT_EXIT_FAILURE;
+			goto out;
+		}
+		if (pma_trace_load(cal, o->cal_path, o->flags, why, sizeof(why)) < 0) {
 			pmt_cli_error("%s", why);
 			rc = PMT_EXIT_FAILURE;
 			goto out;
 		}
-		if (pma_ranks_calibration_check(&cal, &o->co, why, sizeof(why)) < 0) {
+		if (pma_ranks_calibration_check(cal, &o->co, why, sizeof(why)) < 0) {
 			pmt_cli_error("--calibration: %s", why);
 			rc = PMT_EXIT_USAGE;
 			goto out;
 		}
-		w.cal = &cal;
+		w.cal = cal;
 	}
 	w.rows = calloc(n, sizeof(*w.rows));
 	w.rc = calloc(n, sizeof(*w.rc));
@@ -831,7 +835,8 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 		pma_render(f, &r, o->format);
 out:
 	pma_result_free(&r);
-	pma_trace_free(&cal);
+	pma_trace_free(cal);
+	free(cal);
 	free(w.rc);
 	free(w.why);
 	free(tids);
