@@ -246,28 +246,32 @@ static void test_omega_ranks_per_socket(void **state)
 	pma_ranks_free(&r);
 }
 
+/* Ranks 0 and 1 of job 9 and of job 10 (of 3 each), out of order; rank 0 of job 10 busiest. */
+static struct pma_rank_row *two_jobs(void)
+{
+	struct pma_rank_row *rows = calloc(4, sizeof(*rows));
+
+	row(&rows[0], 1, "10", 3, "h", 2, 2, NAN);
+	row(&rows[1], 0, "9", 3, "h", 1, 2, NAN);
+	row(&rows[2], 0, "10", 3, "h", 4, 2, NAN);
+	row(&rows[3], 1, "9", 3, "h", 1, 2, NAN);
+	return rows;
+}
+
 /* --force merges two jobs whose ranks overlap (each has ranks 0 and 1 of 3): rows grouped and
  * sorted by (job, rank), job "9" before "10", each job's missing rank 2 named with its job; the
  * same rank twice within one job is still refused. Before the fix both jobs' rank 0 "both claim
  * rank 0". */
 static void test_force_overlapping_jobs(void **state)
 {
-	struct pma_rank_row *rows = calloc(4, sizeof(*rows));
+	struct pma_rank_row *rows;
 	struct pma_ranks_result r;
 	char why[256];
 
 	(void)state;
-	row(&rows[0], 1, "10", 3, "h", 2, 2, NAN);
-	row(&rows[1], 0, "9", 3, "h", 1, 2, NAN);
-	row(&rows[2], 0, "10", 3, "h", 4, 2, NAN);
-	row(&rows[3], 1, "9", 3, "h", 1, 2, NAN);
-	assert_int_equal(pma_ranks_merge(rows, 4, 0, NULL, &r, why, sizeof(why)), PMA_RANKS_E_MIXED);
+	assert_int_equal(pma_ranks_merge(two_jobs(), 4, 0, NULL, &r, why, sizeof(why)), PMA_RANKS_E_MIXED);
 	pma_ranks_free(&r);
-	rows = calloc(4, sizeof(*rows));
-	row(&rows[0], 1, "10", 3, "h", 2, 2, NAN);
-	row(&rows[1], 0, "9", 3, "h", 1, 2, NAN);
-	row(&rows[2], 0, "10", 3, "h", 4, 2, NAN);
-	row(&rows[3], 1, "9", 3, "h", 1, 2, NAN);
+	rows = two_jobs();
 	assert_int_equal(pma_ranks_merge(rows, 4, 1, NULL, &r, why, sizeof(why)), 0);
 	assert_int_equal(r.njobs, 2);
 	assert_null(r.job);
