@@ -38,7 +38,7 @@ static const char usage_line[] =
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
 	"                 [--phases] [--tcm-event <name>] [-j <n>] [-o <file>] [-q] <trace>...\n"
-	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
+	"   or: pmanalyze [options] [--calibration <trace>] <directory>|<rank trace>...  (MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
 	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
@@ -80,6 +80,8 @@ static void usage_full(void)
 	      "      --tcm-event <name>    the per-thread region counter (pmcollect --omp-events)\n"
 	      "                            taken as Allande's TCM [default: the LLC-miss event]\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
+	      "      --calibration <trace> omega(n) of every rank from this trace's calibration\n"
+	      "                            runs (recorded outside the launcher, on one node)\n"
 	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
 	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
 	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
@@ -283,6 +285,7 @@ struct cli_opts {
 	int ntraces;
 	int had_dir;            /* an operand was a directory */
 	long jobs;              /* -j: rank traces analyzed at once */
+	const char *cal_path;   /* --calibration: omega of the rank traces from this trace */
 	char **owned;           /* traces[] when expand_operands built it */
 };
 
@@ -356,7 +359,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
 	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
-	       OPT_TCM_EVENT };
+	       OPT_TCM_EVENT, OPT_CALIBRATION };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -390,6 +393,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "phases", no_argument, NULL, OPT_PHASES },
 		{ "tcm-event", required_argument, NULL, OPT_TCM_EVENT },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -479,6 +483,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = 1;
+			break;
+		case OPT_CALIBRATION:
+			o->cal_path = optarg;
 			break;
 		case OPT_PHASES:
 			o->co.phases = 1;
@@ -705,6 +712,7 @@ static int expand_operands(struct cli_opts *o)
  * frees it before taking the next, so memory is bounded by a trace per worker. */
 struct rank_work {
 	const struct cli_opts *o;
+	const struct pma_trace *cal; /* --calibration, NULL none */
 	struct pma_rank_row *rows;
 	int *rc;                /* per trace: 0, or -1 load failure, -2 not a rank */
 	char (*why)[512];
@@ -726,7 +734,8 @@ static void *rank_worker(void *arg)
 			return NULL;
 		if (pma_trace_load(&t, w->o->traces[i], w->o->flags, w->why[i], sizeof(w->why[i])) < 0)
 			w->rc[i] = -1;
-		else if (pma_rank_row_from(&t, &w->o->co, &w->rows[i], w->why[i], sizeof(w->why[i])) < 0)
+		else if (pma_rank_row_from(&t, &w->o->co, w->cal, &w->rows[i], w->why[i],
+						sizeof(w->why[i])) < 0)
 			w->rc[i] = -2;
 		pma_trace_free(&t);
 	}
@@ -757,6 +766,7 @@ static int is_rank_job(const struct cli_opts *o)
 static int run_ranks(const struct cli_opts *o, struct output *out)
 {
 	struct rank_work w = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct pma_trace *cal = NULL; /* on the heap: a struct pma_trace is 1.3 MB */
 	size_t n = (size_t)o->ntraces;
 	long nthreads = o->jobs < o->ntraces ? o->jobs : o->ntraces;
 	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
@@ -767,6 +777,25 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 	FILE *f;
 
 	memset(&r, 0, sizeof(r));
+	if (o->cal_path) {
+		/* loaded once and shared read-only by the workers */
+		if (!(cal = calloc(1, sizeof(*cal)))) {
+			pmt_cli_error("out of memory");
+			rc = PMT_EXIT_FAILURE;
+			goto out;
+		}
+		if (pma_trace_load(cal, o->cal_path, o->flags, why, sizeof(why)) < 0) {
+			pmt_cli_error("%s", why);
+			rc = PMT_EXIT_FAILURE;
+			goto out;
+		}
+		if (pma_ranks_calibration_check(cal, &o->co, why, sizeof(why)) < 0) {
+			pmt_cli_error("--calibration: %s", why);
+			rc = PMT_EXIT_USAGE;
+			goto out;
+		}
+		w.cal = cal;
+	}
 	w.rows = calloc(n, sizeof(*w.rows));
 	w.rc = calloc(n, sizeof(*w.rc));
 	w.why = calloc(n, sizeof(*w.why));
@@ -794,7 +823,7 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 		free(w.rows);
 		goto out;
 	}
-	err = pma_ranks_merge(w.rows, n, o->force, &r.ranks, why, sizeof(why));
+	err = pma_ranks_merge(w.rows, n, o->force, o->cal_path, &r.ranks, why, sizeof(why));
 	if (err < 0) {
 		pmt_cli_error("%s", why);
 		rc = err == PMA_RANKS_E_MIXED ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
@@ -806,6 +835,8 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 		pma_render(f, &r, o->format);
 out:
 	pma_result_free(&r);
+	pma_trace_free(cal);
+	free(cal);
 	free(w.rc);
 	free(w.why);
 	free(tids);
@@ -1120,6 +1151,11 @@ int main(int argc, char **argv)
 	}
 	if (rc != 0) {
 		rc = rc < 0 ? PMT_EXIT_FAILURE : run_ranks(&o, &out);
+		goto done;
+	}
+	if (o.cal_path) {
+		rc = usage_error("--calibration goes with the rank traces of a job; for one trace, "
+				 "give the calibration trace as another operand");
 		goto done;
 	}
 	rc = PMT_EXIT_FAILURE;

@@ -68,6 +68,14 @@ enum pma_note_code {
 				      spread of the repeated calibration, kept */
 	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
 				      the program's CPU time (-1 unknown); s0 the run's CPUs */
+	/* the merge of a job's rank traces (struct pma_ranks_result.notes, analyzer/ranks.c) */
+	PMA_NOTE_RANKS_OMEGA_UNKNOWN, /* n0 analyzed ranks of 2+ threads without omega, n1 of them
+				      whose calibration runs failed, n2 failed runs in all; s0 the
+				      first such rank's trace, s1 its first failure ("run 1:
+				      exited 1") */
+	PMA_NOTE_RANKS_CAL_FILE,   /* n0 ranks given omega from the calibration trace, n1 of them
+				      whose own calibration it replaced, n2 its threads; s0 the
+				      calibration trace */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

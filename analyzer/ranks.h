@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "notes.h"
+
 struct pma_trace;
 struct pma_compute_opts;
 
@@ -36,7 +38,18 @@ struct pma_rank_row {
 	double busy_s;          /* CPU time of the rank's process tree (RUN_END C.cpu_time_ns), s */
 	double omega;           /* omega(n) for n = the rank's CPUs (its META affinity, else its
 				   run's), Tudor & Teo eq. 7-10, when its trace has calibration
-				   runs (pmcollect --calibrate); else NAN */
+				   runs (pmcollect --calibrate) or a calibration trace was given
+				   (pmanalyze --calibration); else NAN */
+	const char *omega_source; /* "trace" (its own calibration runs), "calibration" (the
+				   --calibration trace) or NULL (no omega); static */
+	int cal_replaced;       /* the --calibration trace replaced its own calibration */
+	double cal_m;           /* threads of the --calibration trace's runs it took omega from */
+	uint32_t n_rank;        /* the rank's CPUs, the n of omega above; 0 unknown */
+	/* calibration runs of the rank's trace that did not finish with status 0 (under a launcher
+	 * a second start of an MPI program fails in MPI_Init): how many, and the first as
+	 * "run 1: exited 1" (NULL when none) */
+	long cal_failed;
+	char *cal_failed_what;
 	/* clocks (FORMAT.md 1.2): the run's start on the realtime axis, seconds since the epoch,
 	 * and the drift of CLOCK_REALTIME against CLOCK_MONOTONIC over the run */
 	double begin_realtime_s;
@@ -49,9 +62,29 @@ struct pma_rank_row {
 	double *T_ns;
 	double *omega_n;
 	double packages;        /* sockets of the rank's node (META topology), 0 unknown */
-	/* ranks sharing a socket's memory system with this one (set by the merge): the ranks on its
-	 * host over the host's sockets, rounded up */
+	uint32_t *on_packages;  /* OS indexes of the packages (sockets) the rank's CPUs cover
+				   (META affinity.packages), non_packages of them; NULL unknown */
+	size_t non_packages;
+	/* ranks of its job sharing a socket's memory system with this one (set by the merge): the
+	 * most on any package the rank covers, a rank covering s packages counting 1/s on each,
+	 * rounded up; for a rank without affinity.packages, the ranks of its job on its host over
+	 * the host's sockets, rounded up */
 	long ranks_per_socket;
+};
+
+/* A rank named in the merged result: its rank number and job id (borrowed from a row; NULL when
+ * the launcher gave none). Without --force all rows share one job. */
+struct pma_rank_ref {
+	const char *job;
+	long rank;
+};
+
+/* One job of the merge (several only with --force): the rows rows[first .. first+n-1]. */
+struct pma_rank_job {
+	const char *job;                /* borrowed from a row; NULL when none */
+	long size;                      /* the largest size its rows claim, -1 unknown */
+	size_t first, n;
+	size_t nmissing;                /* its ranks 0..size-1 without a trace */
 };
 
 /* A Min/Max/Avg/Sum line over the analyzed ranks (likwid-mpirun's summary). */
@@ -62,21 +95,26 @@ struct pma_rank_stat {
 
 /* The merged job. */
 struct pma_ranks_result {
-	size_t n;                       /* rows, sorted by rank */
+	size_t n;                       /* rows, sorted by job id (NULL first, then strverscmp),
+					   then rank */
 	struct pma_rank_row *rows;
-	char *job;                      /* the job id all rows share (NULL when none) */
-	long size;                      /* ranks the launcher started, -1 unknown */
+	char *job;                      /* the job id all rows share (NULL when none, or when the
+					   rows are of several jobs) */
+	size_t njobs;                   /* distinct job ids (more than 1 only with --force) */
+	struct pma_rank_job *jobs;
+	long size;                      /* ranks the launchers started: the sum over the jobs, -1
+					   when a job's size is unknown */
 	size_t nhosts;                  /* distinct hosts */
 	size_t nincomplete;             /* rows with !complete */
-	long *missing;                  /* ranks 0..size-1 without a trace, nmissing of them */
+	struct pma_rank_ref *missing;   /* per job, ranks 0..size-1 without a trace (nmissing) */
 	size_t nmissing;
 	struct pma_rank_stat m, A_inf, T_cp_s, wall_s, busy_s; /* over complete, analyzed ranks */
 	/* Load-imbalance factor lambda = max_r busy_r / mean_r busy_r over the complete ranks
 	 * (1 = balanced; the job waits for its slowest rank, so the others idle for lambda - 1 of
 	 * the mean): the inverse of the POP "load balance" efficiency mean/max. NAN with no rank. */
 	double imbalance;
-	long slowest_rank;              /* the rank of max busy time, -1 none */
-	long *critical;                 /* ranks with busy >= PMA_RANKS_CRITICAL_SHARE * max */
+	struct pma_rank_ref slowest;    /* the rank of max busy time; rank -1 none */
+	struct pma_rank_ref *critical;  /* ranks with busy >= PMA_RANKS_CRITICAL_SHARE * max */
 	size_t ncritical;
 	/* clocks: spread of the runs' starts on the realtime axis (max - min) and the largest
 	 * |drift| of a rank; NAN when no rank recorded clock pairs (traces before 1.2) */
@@ -91,27 +129,43 @@ struct pma_ranks_result {
 	size_t ncores;
 	uint32_t *cores;
 	double *T_max_ns, *T_sum_ns;
-	long *T_max_rank;
+	struct pma_rank_ref *T_max;     /* the rank of T_max_ns[i]; rank -1 none */
+	/* what the user should know: PMA_NOTE_RANKS_OMEGA_UNKNOWN (ranks without omega, with
+	 * failed calibration runs), PMA_NOTE_RANKS_CAL_FILE (omega from --calibration) */
+	struct pma_notes notes;
 };
 
 /* Fills row from one loaded rank trace: its META job and clocks and, through pma_compute on this
- * trace alone with o, its own A(m,inf), T_cp, wall, busy time and predictions. A rank that cannot
+ * trace alone with o, its own A(m,inf), T_cp, wall, busy time and predictions. With cal (a trace
+ * of calibration runs recorded outside the launcher, pmanalyze --calibration; NULL none), omega(n)
+ * is fitted on cal's runs alone (Tudor & Teo, eq. 7-10) and replaces the rank's own: T(n) =
+ * T_0(n) (1 + omega(n)) (eq. 1 and 6, T_0 the prediction without contention). A rank that cannot
  * be analyzed (no samples, a cut trace) is not an error: row->analyzed is 0 and row->problem says
  * why. Returns 0, or -1 with a reason in why when the trace is not a rank of a job (no META
- * "job" with a rank) or memory ran out. row is freed with pma_rank_row_free also on error. */
+ * "job" with a rank) or memory ran out. row is freed with pma_rank_row_free also on error.
+ * Reads t and cal only (several threads may share cal). */
 int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *o,
-		      struct pma_rank_row *row, char *why, size_t whysize);
+		      const struct pma_trace *cal, struct pma_rank_row *row, char *why,
+		      size_t whysize);
 void pma_rank_row_free(struct pma_rank_row *row);
+
+/* Checks that cal (pmanalyze --calibration) gives omega: it has finished runs of its baseline's
+ * thread count on enough core counts for the memory model (Tudor & Teo, eq. 8-10). Returns 0, or
+ * -1 with a reason in why. */
+int pma_ranks_calibration_check(const struct pma_trace *cal, const struct pma_compute_opts *o,
+				char *why, size_t whysize);
 
 enum { PMA_RANKS_E_BAD = -1, PMA_RANKS_E_MIXED = -2 };
 
 /* Merges n rows (taking them over: out owns rows afterwards, also on error) into out. The rows
- * must be of one job: the same job id and size, unless force. Returns 0; PMA_RANKS_E_MIXED with a
- * reason in why when two rows name different jobs or sizes (without force); PMA_RANKS_E_BAD when
- * two rows claim the same rank, a rank is not below the size, there is no row, or memory ran out.
- * out is freed with pma_ranks_free in every case. */
-int pma_ranks_merge(struct pma_rank_row *rows, size_t n, int force, struct pma_ranks_result *out,
-		    char *why, size_t whysize);
+ * must be of one job: the same job id and size, unless force; with force the rows are grouped
+ * by (job id, rank), each job with its own size and missing ranks. cal_path names the
+ * --calibration trace the rows were given (NULL none), for the notes. Returns 0;
+ * PMA_RANKS_E_MIXED with a reason in why when two rows name different jobs or sizes (without
+ * force); PMA_RANKS_E_BAD when two rows of one job claim the same rank, a rank is not below its
+ * size, there is no row, or memory ran out. out is freed with pma_ranks_free in every case. */
+int pma_ranks_merge(struct pma_rank_row *rows, size_t n, int force, const char *cal_path,
+		    struct pma_ranks_result *out, char *why, size_t whysize);
 void pma_ranks_free(struct pma_ranks_result *r);
 
 #endif

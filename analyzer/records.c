@@ -80,6 +80,31 @@ static long count(const cJSON *o, const char *key)
 	return v >= 0 && v < 2147483648.0 && v == floor(v) ? (long)v : -1;
 }
 
+/* *out = the array at key as whole numbers in [0, 2^32), *n of them (an OS index list such as
+ * META "affinity.packages"); NULL and 0 when absent, empty, or any element is something else.
+ * Returns 0, or -1 when memory runs out. */
+static int index_list(const cJSON *o, const char *key, uint32_t **out, size_t *n)
+{
+	const cJSON *a = item(o, key), *e;
+	int len = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (len <= 0)
+		return 0;
+	cJSON_ArrayForEach(e, a)
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble < 4294967296.0) ||
+		    e->valuedouble != floor(e->valuedouble))
+			return 0;
+	if (!(*out = malloc((size_t)len * sizeof(**out))))
+		return -1;
+	cJSON_ArrayForEach(e, a)
+		(*out)[k++] = (uint32_t)e->valuedouble;
+	*n = k;
+	return 0;
+}
+
 static void clock_pair_parse(const cJSON *c, struct pma_clock_pair *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -272,6 +297,9 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	job_parse(meta, &m->job);
 	clock_pair_parse(item(meta, "clocks"), &m->clocks);
 	m->affinity_cpus = str_dup(item(meta, "affinity"), "cpus");
+	if (index_list(item(meta, "affinity"), "packages", &m->affinity_packages,
+		       &m->naffinity_packages) < 0)
+		rc = -1;
 	m->online_cpus = str_dup(meta, "online_cpus");
 	m->usable_cpus = str_dup(meta, "usable_cpus");
 	m->cgroup_cpus = str_dup(item(meta, "cgroup_cpuset"), "cpus");
@@ -319,6 +347,7 @@ void pma_meta_free(struct pma_meta *m)
 	free(m->job.host);
 	free(m->job.rank_var);
 	free(m->affinity_cpus);
+	free(m->affinity_packages);
 	free(m->online_cpus);
 	free(m->usable_cpus);
 	free(m->cgroup_cpus);

@@ -105,6 +105,10 @@ struct pma_meta {
 	struct pma_job job;
 	struct pma_clock_pair clocks; /* META "clocks", the collector's start */
 	char *affinity_cpus;    /* META "affinity.cpus", NULL when absent */
+	uint32_t *affinity_packages; /* META "affinity.packages" (1.2): OS indexes of the packages
+				   (sockets) the collector's affinity covers, naffinity_packages of
+				   them; NULL and 0 when absent or not a list of whole numbers */
+	size_t naffinity_packages;
 	char *online_cpus;      /* META "online_cpus": the whole machine, NULL when absent */
 	char *usable_cpus;      /* META "usable_cpus" (1.2): online ∩ affinity ∩ cgroup cpuset */
 	char *cgroup_cpus;      /* META "cgroup_cpuset.cpus" (1.2), NULL when none was found */

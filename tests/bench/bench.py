@@ -284,7 +284,9 @@ def plots(cfg):
 def ranks_merge(cfg):
     """1,024 generated rank traces (tests/bench/genranks.c: 8 threads each, 10 to 19 s at 10 ms),
     merged by pmanalyze DIR with -j 1 and the default -j: wall time, peak RSS, and the imbalance
-    factor against the generator's truth."""
+    factor against the generator's truth. Beside them, the peak RSS of pmanalyze --help (the
+    binary and its libraries, before any trace) and of a 128-rank merge with -j 1, so that the
+    memory per rank row is (RSS(1,024) - RSS(128)) / 896."""
     gen = os.path.join(TMP, "genranks")
     subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(TOP, "formats"), "-o", gen,
                     os.path.join(TOP, "tests/bench/genranks.c")]
@@ -295,6 +297,15 @@ def ranks_merge(cfg):
     truth = json.loads(subprocess.run([gen, d, str(n), "8", "10"], capture_output=True, text=True,
                                       check=True).stdout)
     size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+    base_kib = min(timed([PMANALYZE, "--help"], rss=True)[2] for _ in range(cfg["reps"]))
+    small = os.path.join(TMP, "ranks128")
+    subprocess.run([gen, small, "128", "8", "10"], capture_output=True, check=True)
+    small_kib = []
+    for _ in range(cfg["reps"]):
+        w, rc, m = timed([PMANALYZE, "-q", "--format", "json", "-j", "1", small], rss=True)
+        if rc != 0:
+            raise RuntimeError("pmanalyze %s failed (exit %d)" % (small, rc))
+        small_kib.append(m)
     res, rows = [], []
     for jobs in (["-j", "1"], []):
         walls, rss = [], []
@@ -309,11 +320,19 @@ def ranks_merge(cfg):
              "bytes": size, "pmanalyze_s": walls, "peak_rss_kib": max(rss),
              "imbalance": out["imbalance"]["factor"], "imbalance_truth": truth["imbalance"],
              "A_inf_avg": out["summary"]["A_inf"]["avg"], "A_inf_truth": truth["A_inf"]}
+        if jobs:
+            r["peak_rss_kib_128_ranks_j1"] = max(small_kib)
+            r["peak_rss_kib_help"] = base_kib
         res.append(r)
         rows.append([n, r["jobs"], size, "%.3f" % med(walls), "%.1f" % (r["peak_rss_kib"] / 1024),
                      "%.4f / %.4f" % (r["imbalance"], r["imbalance_truth"]),
                      "%.2f / %d" % (r["A_inf_avg"], r["A_inf_truth"])])
-    table("4b. merging %d rank traces of one job (8 threads, 10-19 s each): pmanalyze DIR" % n,
+    j1 = res[0]["peak_rss_kib"]
+    rows.append(["128", "1", "", "", "%.1f" % (max(small_kib) / 1024), "", ""])
+    rows.append(["(--help)", "", "", "", "%.1f" % (base_kib / 1024), "", ""])
+    table("4b. merging %d rank traces of one job (8 threads, 10-19 s each): pmanalyze DIR; peak "
+          "RSS of pmanalyze --help alone %.1f MiB, growth %.1f KiB per rank (-j 1, 128 to %d "
+          "ranks)" % (n, base_kib / 1024, (j1 - max(small_kib)) / (n - 128), n),
           ["ranks", "-j", "bytes", "pmanalyze s", "peak MiB", "imbalance / truth", "A avg / truth"],
           rows)
     return res

@@ -54,6 +54,23 @@ OMPI_COMM_WORLD_RANK=0 "$PMCOLLECT" -q --no-sched -o "$T/c16/a/b/trace.%r.zst" -
 expect_status "an existing rank trace is never overwritten" 2
 expect_err_line "existing trace: one line" "already exists"
 
+# --- Slurm's variables alone (srun sets no Open MPI ones): three ranks of step 0 of job 1234 ---
+for r in 0 1 2; do
+	env -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_LOCAL_RANK -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK \
+		-u PMI_RANK -u PMI_SIZE -u MPI_LOCALRANKID -u MV2_COMM_WORLD_RANK -u PBS_JOBID -u LSB_JOBID \
+		SLURM_PROCID=$r SLURM_LOCALID=$r SLURM_NTASKS=3 SLURM_JOB_ID=1234 SLURM_STEP_ID=0 \
+		"$PMCOLLECT" -q --no-sched -o "$T/slurm/pm-%j/trace.%r.zst" -- true 2>"$T/slurm.$r.err"
+done
+n=$(ls "$T/slurm/pm-1234.0" 2>/dev/null | tr '\n' ' ')
+if [ "$n" = "trace.0.zst trace.1.zst trace.2.zst " ]; then ok "Slurm: pm-%j is pm-1234.0/, traces named by SLURM_PROCID"
+else not_ok "Slurm: pm-1234.0/trace.{0,1,2}.zst" "got: $(ls -R "$T/slurm" 2>&1 | tr '\n' ' ')" "$(cat "$T"/slurm.*.err)"; fi
+"$PMANALYZE" --dump "$T/slurm/pm-1234.0/trace.1.zst" 2>/dev/null | head -n 1 >"$T/slurm.meta.json"
+jcheck "Slurm: META names the variables (rank_var SLURM_PROCID, id_var SLURM_JOB_ID+SLURM_STEP_ID)" "$T/slurm.meta.json" \
+	'd["job"]["rank"]==1 and d["job"]["rank_var"]=="SLURM_PROCID" and d["job"]["local_rank"]==1 and d["job"]["local_rank_var"]=="SLURM_LOCALID" and d["job"]["size"]==3 and d["job"]["size_var"]=="SLURM_NTASKS" and d["job"]["id"]=="1234.0" and d["job"]["id_var"]=="SLURM_JOB_ID+SLURM_STEP_ID"'
+"$PMANALYZE" -q --format json "$T/slurm/pm-1234.0/" >"$T/slurm.json" 2>"$T/err"
+jcheck "Slurm: pmanalyze pm-1234.0/ merges job 1234.0, ranks 0-2 of 3, none missing" "$T/slurm.json" \
+	'd["job"]=="1234.0" and d["size"]==3 and [r["rank"] for r in d["ranks"]]==[0,1,2] and d["missing_ranks"]==[] and all(r["complete"] for r in d["ranks"])'
+
 # --- the wrapped command is a launcher: warned --------------------------------------------------
 "$PMCOLLECT" --no-sched -o "$T/launcher.zst" -- mpirun --version >/dev/null 2>"$T/err"
 if grep -q "^pmcollect: warning: the command is the launcher 'mpirun': this records the launcher, not the ranks" "$T/err"
@@ -93,6 +110,17 @@ expect_err_line "traces of two jobs: one line" "^pmanalyze: error: .* is of job 
 frow "rank traces of two jobs" "exit 2, one line"
 run_capture "$PMANALYZE" --force "$T/two"
 expect_status "traces of two jobs with --force: merged" 0
+# two jobs that both have ranks 0 and 1 (of 4): --force groups them by (job, rank)
+for job in 101 102; do for r in 0 1; do fake_rank $r $job "$T/two2/$job" true 2>/dev/null; done; done
+run_capture "$PMANALYZE" --force --format json "$T/two2/101/trace.0.zst" "$T/two2/101/trace.1.zst" \
+	"$T/two2/102/trace.0.zst" "$T/two2/102/trace.1.zst"
+expect_status "two jobs with ranks 0-1 each, --force: merged" 0
+cp "$T/out" "$T/two2.json"
+jcheck "--force: rows by (job, rank), each job missing its ranks 2 and 3" "$T/two2.json" \
+	'[(r["job"], r["rank"]) for r in d["ranks"]]==[("101",0),("101",1),("102",0),("102",1)] and d["job"] is None and [(j["job"], j["traces"], j["missing"]) for j in d["jobs"]]==[("101",2,2),("102",2,2)] and list(zip(d["missing_jobs"], d["missing_ranks"]))==[("101",2),("101",3),("102",2),("102",3)] and d["size"]==8'
+"$PMANALYZE" --force "$T/two2/101" "$T/two2/102" >"$T/two2.table" 2>&1
+if grep -q '^jobs         101, 102 (2 jobs merged with --force' "$T/two2.table" && grep -q '^102:1 ' "$T/two2.table"
+then ok "--force: the table names the jobs and the ranks as job:rank"; else not_ok "--force table: jobs and job:rank" "$(head -c 800 "$T/two2.table")"; fi
 mkdir -p "$T/empty"
 run_capture "$PMANALYZE" "$T/empty"
 expect_status "a directory without traces: usage error" 2
@@ -114,6 +142,22 @@ done
 jcheck "calibrated ranks: omega(2) at their 2 CPUs, |omega| < 0.5; A(m,inf) near 1.5" "$T/cal.json" \
 	'all(r["omega"] is not None and abs(r["omega"]) < 0.5 and abs(r["A_inf"] - 1.5) < 0.15 for r in d["ranks"])'
 
+# --- calibration runs that fail (as a second start of an MPI program under mpirun does: Open MPI's
+# orte_init refuses it): the run on CPUs 0-1 exits 1; the merge says so and how to calibrate ---
+for r in 0 1; do
+	OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=2 "$PMCOLLECT" -q --no-sched -t 2 --runs 0 0-1 \
+		-o "$T/calfail/trace.%r.zst" -- sh -c 'if [ -e "$0" ]; then exit 1; fi; : >"$0"; exec "$@"' \
+		"$T/calfail.$r.flag" "$W/omp_phases" -w 30 -r 1 imbalanced >/dev/null 2>&1
+done
+"$PMANALYZE" -q --format json "$T/calfail" >"$T/calfail.json" 2>"$T/err"
+jcheck "failed calibration runs: omega null, 1 failed run per rank, a note on how to calibrate" "$T/calfail.json" \
+	'all(r["omega"] is None and r["calibration_runs_failed"]==1 for r in d["ranks"]) and any("calibration runs failed in 2 of them" in n and "run 1: exited 1" in n and "pmanalyze --calibration cal.zst" in n for n in d["notes"])'
+frow_failed=$tap_failed
+"$PMANALYZE" -q --calibration "$T/calfail/trace.0.zst" "$T/calfail" >/dev/null 2>"$T/err"; rc=$?
+expect_status "--calibration FILE without usable calibration runs: usage error" 2
+expect_err_line "--calibration without calibration runs: one line" "^pmanalyze: error: --calibration: '.*trace\.0\.zst' gives no omega: "
+frow "pmanalyze --calibration with a trace without calibration runs" "exit 2, one line"
+
 # --- a real job: mpirun -np 4 pmcollect ... -- hybrid_workload ----------------------------------
 if ! command -v mpirun >/dev/null 2>&1 || [ ! -x "$W/hybrid_workload" ]; then
 	ok "mpirun job # SKIP Open MPI (openmpi-bin, libopenmpi-dev) or hybrid_workload missing"
@@ -134,16 +178,24 @@ if [ -z "$(cpu 0)" ] || [ -z "$(cpu 3)" ]; then not_ok "the workload printed its
 truth=$(awk -v a="$(cpu 0)" -v b="$(cpu 1)" -v c="$(cpu 2)" -v d="$(cpu 3)" 'BEGIN{m=a; if(b>m)m=b; if(c>m)m=c; if(d>m)m=d; printf "%.4f", m/((a+b+c+d)/4)}')
 got=$(json_get "$T/job.json" imbalance.factor)
 accuracy "imbalance = max/mean of the ranks' own CPU time (getrusage)" "$got" "$truth" 0.03
-# MPI's start-up and end cost every rank about the same CPU time (~0.2 s here), which pulls the
-# factor below the work's 1.6: a sanity bound only
-near "imbalance near the construction's 2N/(N+1) = 1.6" "$got" 1.6 0.2
-busy() { sed -n "s/^rank $1 of .* busy_ms //p" "$T/job.truth"; }
+# The workload measures its phases' CPU time W (CLOCK_THREAD_CPUTIME_ID per thread) and critical
+# path P; the rest of a rank's CPU time, cpu - W, is MPI's start-up and end and the barriers.
+ph() { sed -n "s/^rank $1 phases_cpu_ms \([^ ]*\) phases_cp_ms \([^ ]*\)$/\\$2/p" "$T/job.truth"; }
+# MPI's start-up and end (~0.06-0.2 s per rank) pull the factor below the work's 1.6; less each
+# rank's measured share, pmanalyze's busy times are the work, whose imbalance is the construction's
+work=$(for r in 0 1 2 3; do awk -v b="$(json_get "$T/job.json" ranks.$r.busy_s)" -v c="$(cpu $r)" -v w="$(ph $r 1)" \
+	'BEGIN{printf "%.6f ", b - (c - w) / 1000}'; done)
+accuracy "imbalance of the work (busy time less each rank's measured MPI start-up) = 2N/(N+1) = 1.6" \
+	"$(echo "$work" | awk '{m=$1; s=0; for(i=1;i<=NF;i++){s+=$i; if($i>m)m=$i} printf "%.4f", m/(s/NF)}')" 1.6 0.03
+# A(m,inf) within 3% in make check-accuracy; under make check the machine's load moves the
+# runnable estimator of 8 threads on 2 CPUs by a few per cent (measured: 1.8% under load 5)
+a_tol=0.05; [ "$PMT_ACCURACY" = strict ] && a_tol=0.03
 for r in 0 1 2 3; do
 	accuracy "rank $r: busy time is its CPU time" "$(json_get "$T/job.json" ranks.$r.busy_s)" "$(awk -v c="$(cpu $r)" 'BEGIN{print c/1000}')" 0.03
-	# A(m,inf): the work runs on 2 threads at once (busy_ms/2 of critical path), MPI's start-up
-	# and end (cpu_ms - busy_ms) on one: A = cpu / (busy/2 + cpu - busy) (Tudor & Teo, eq. 4)
-	accuracy "rank $r: A(m,inf) is the construction's" "$(json_get "$T/job.json" ranks.$r.A_inf)" \
-		"$(awk -v c="$(cpu $r)" -v b="$(busy $r)" 'BEGIN{printf "%.4f", c / (b / 2 + c - b)}')" 0.05
+	# A(m,inf) = cpu / (P + cpu - W): the phases' measured critical path, the rest on one
+	# thread (Tudor & Teo, eq. 4)
+	accuracy "rank $r: A(m,inf) is the measured construction's (within $a_tol)" "$(json_get "$T/job.json" ranks.$r.A_inf)" \
+		"$(awk -v c="$(cpu $r)" -v w="$(ph $r 1)" -v p="$(ph $r 2)" 'BEGIN{printf "%.4f", c / (p + c - w)}')" $a_tol
 done
 jcheck "A(m,inf): rank 3's above rank 0's (a larger share on 2 threads)" "$T/job.json" 'd["ranks"][3]["A_inf"] > d["ranks"][0]["A_inf"]'
 jcheck "clocks: the ranks' starts within 30 s on the realtime axis" "$T/job.json" '0 <= d["clocks"]["start_spread_s"] < 30'
@@ -159,6 +211,13 @@ if grep -q '^imbalance ' "$T/job.table" && grep -q '^summary ' "$T/job.table"; t
 else not_ok "traces named one by one: merged table" "$(head -c 600 "$T/job.table")"; fi
 echo "# $(cat "$T/job.truth" | tr '\n' ';')"
 sed 's/^/# /' "$T/job.table"
+# omega for every rank from a calibration trace recorded outside the launcher: the program run
+# as a single rank (Open MPI's singleton MPI_Init), on 1 CPU and on 2
+OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "$PMCOLLECT" -q --no-sched -t 2 --runs 0 0-1 -o "$T/jobcal.zst" -- \
+	"$W/hybrid_workload" -w 20 -p 2 >/dev/null 2>"$T/jobcal.err"
+"$PMANALYZE" -q --calibration "$T/jobcal.zst" --format json "$T/job" >"$T/jobcal.json" 2>"$T/err"
+jcheck "--calibration: omega(2) of every rank from the calibration trace, |omega| < 0.5" "$T/jobcal.json" \
+	'all(r["omega"] is not None and abs(r["omega"]) < 0.5 and r["omega_source"]=="calibration" for r in d["ranks"]) and any("from the calibration trace" in n for n in d["notes"]) and not any("omega unknown" in n for n in d["notes"])'
 
 fi
 done_testing
