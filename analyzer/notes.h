@@ -68,6 +68,14 @@ enum pma_note_code {
 				      spread of the repeated calibration, kept */
 	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
 				      the program's CPU time (-1 unknown); s0 the run's CPUs */
+	/* the regions section (analyzer/regions.c) */
+	PMA_NOTE_REGION_A_CAPPED,  /* n0 regions whose sampled T_cp was capped at their work, n1
+				      regions, n2 the lowest A before the cap, n3 sampling interval
+				      ms; s0 that region's name */
+	PMA_NOTE_ALLANDE_NC_CAPPED,/* n0 N of the runs with 1..N threads, n1 cores per socket (the NC
+				      used), n2 sockets */
+	PMA_NOTE_ALLANDE_SPAN,     /* n0 runs of 1..NC threads whose CPUs span sockets, n1 the first
+				      one's threads, n2 the sockets it spans; s0 its CPUs */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

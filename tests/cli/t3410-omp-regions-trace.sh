@@ -111,6 +111,25 @@ done
 json_get "$T/s.json" regions.A_source >"$T/method"
 check "samples only: the method is named" grep -qx samples "$T/method"
 
+# --- regions shorter than the sampling interval with the program idle between them (-p 1: the
+# initial thread sleeps 1 ms after each of 200 tiny regions), from the samples: an interval's
+# average concurrency is then below 1, and dt r / q counted more critical path than work (A 0.03
+# on the tiny row, 0.35 on the others before the cap). With a team of 1 a region's A is 1: the
+# cap keeps every row at A >= 1, the tiny row within 5% of 1 (an interval it shares with the end
+# of the nested teams holds their threads too: 1.002 once), and the report says it capped.
+run_capture "$PMCOLLECT" -q --no-sched --omp-regions --cpus 0 -t 1 -o "$T/idle.zst" -- "$W/omp_regions" -w 0 -n 200 -p 1
+expect_status "tiny regions with idle gaps recorded without scheduler events" 0
+"$PMANALYZE" -q --format json -o "$T/idle.json" "$T/idle.zst"
+check "samples only, idle between tiny regions: every region's A >= 1, the team-of-1 tiny row A = 1 within 5%, and a note says T_cp was capped" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["regions"]["rows"]
+tiny = [r for r in rows if r["function"] == "tiny"]
+print([(r["name"], r["A"]) for r in rows])
+sys.exit(not (d["regions"]["A_source"] == "samples" and all(r["A"] >= 1 - 1e-9 for r in rows) and
+              len(tiny) == 1 and tiny[0]["A"] <= 1.05 and
+              any("T_cp was capped at their work (A >= 1" in n for n in d["notes"])))' "$T/idle.json"
+
 run_capture "$PMANALYZE" -q "$T/r.zst"
 check "table: a region line names imbalanced omp_regions.c" grep -q '^  imbalanced omp_regions.c:[0-9]' "$T/out"
 run_capture "$PMANALYZE" -q --format csv "$T/r.zst"
@@ -165,6 +184,42 @@ rows = [r for r in rg["rows"] if "allande" in r]
 ok = rg["allande"]["NC"] == 2 and rg["allande"]["max"]["configurations"] == 2 and len(rows) >= 4 and \
      all(len(r["allande"]["T_ns"]) == 2 and min(r["allande"]["T_ns"]) > 0 and r["allande"]["best_max"]["threads"] in (1, 2) for r in rows)
 sys.exit(not ok)' "$T/list.json"
+
+# --- -t LIST on several packages: Allande's runs on one socket. A synthetic topology (HWLOC_XMLFILE:
+# 2 packages of 2 cores, package 0 = CPUs 0 and 2, package 1 = CPUs 1 and 3) puts this machine's
+# CPUs 0 and 1 on different sockets: pmcollect pins each run to the first package's cores it may
+# use (CPU 0; RUN_BEGIN placement first_package); pmanalyze caps NC at the 2 cores per socket (3
+# runs given) with a note, and NS is 2 (5 configurations). With --cpus 0-1 the runs keep those
+# CPUs (placement cpus), and the report says they span both sockets.
+xml="$PMT_TOP/tests/fixtures/hwloc/2s2c-interleaved.xml"
+HWLOC_XMLFILE="$xml" run_capture "$PMCOLLECT" -q --omp-regions -t 1-3 -o "$T/pin.zst" -- "$W/omp_regions" -w 2
+expect_status "-t 1-3 on a 2-socket topology recorded" 0
+"$PMANALYZE" -d "$T/pin.zst" >"$T/pin.dump"
+check "-t 1-3 on 2 sockets: every run on the first package (CPU 0), placement first_package" python3 -c '
+import json, sys
+b = [json.loads(l) for l in open(sys.argv[1]) if "\"placement\"" in l]
+b = [x.get("json", x) for x in b]
+print([(x.get("cpus"), x.get("threads"), x.get("placement")) for x in b])
+sys.exit(not (len(b) == 3 and all(x["cpus"] == "0" and x["placement"] == "first_package" for x in b) and
+              [x["threads"] for x in b] == [1, 2, 3]))' "$T/pin.dump"
+"$PMANALYZE" -q --format json --run 2 -o "$T/pin.json" "$T/pin.zst"
+check "-t 1-3 on sockets of 2 cores: NC capped at 2 with a note, NS 2, 5 configurations, no span note" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["regions"]["allande"]
+print(a["NC"], a["NS"], a["max"]["configurations"], d["notes"])
+sys.exit(not (a["NC"] == 2 and a["NS"] == 2 and a["max"]["configurations"] == 5 and
+              any("runs with 1..3 threads but a socket has 2 cores" in n for n in d["notes"]) and
+              not any("several sockets" in n for n in d["notes"])))' "$T/pin.json"
+HWLOC_XMLFILE="$xml" run_capture "$PMCOLLECT" -q --omp-regions --cpus 0-1 -t 1-2 -o "$T/span.zst" -- "$W/omp_regions" -w 2
+expect_status "-t 1-2 --cpus 0-1 on a 2-socket topology recorded" 0
+"$PMANALYZE" -q --format json --run 1 -o "$T/span.json" "$T/span.zst"
+check "--cpus 0-1 across both sockets: kept (placement cpus), and a note says the runs span sockets" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["notes"])
+sys.exit(not any("2 of them ran on CPUs of several sockets (the 1-thread run on CPUs 0-1, 2 sockets)" in n
+                 for n in d["notes"]))' "$T/span.json"
 
 # --- usage errors ---------------------------------------------------------------------------------
 run_capture "$PMCOLLECT" --omp-runtime llvm -o "$T/u.zst" -- true
