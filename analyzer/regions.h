@@ -84,6 +84,8 @@ struct pma_regions_result {
 	char tcm_name[128];     /* the TCM event's name when not time-only */
 	size_t nfactors;
 	struct pma_allande_plan plan[2]; /* [PMA_ALLANDE_SUM], [PMA_ALLANDE_MAX] */
+	int allande_all;        /* pmanalyze --allande-all: the report lists every configuration's
+				   estimates (set by the caller, not by pma_regions_compute) */
 	struct pma_notes notes; /* what the report should say about the section (A capped at 1,
 				   Allande's runs not on one socket); the caller appends them */
 };
