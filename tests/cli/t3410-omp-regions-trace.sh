@@ -18,45 +18,56 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0;
 # 100 ms of CPU per thread and region: the team's fork, join and wake-ups and the scheduler's
 # uneven sharing at a window's end weigh ~1 ms per window (-w 30 gave balanced 2.97-2.99 alone,
 # 2.934 once in a CI run; -w 100 gives 2.98-2.996 alone and beside stress-ng --cpu 2)
-run_capture "$PMCOLLECT" -q --omp-regions --cpus 0 -t 4 -o "$T/r.zst" -- "$W/omp_regions" -w 100 -n 50
-expect_status "omp_regions recorded with --omp-regions" 0
-cp "$T/out" "$T/truth.jsonl"
-run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
-expect_status "pmanalyze reads the trace" 0
-python3 - "$T/truth.jsonl" "$T/r.json" "$sched" "$PMT_SANITIZED" >"$T/checks" <<'EOF'
-import json, sys
+# check_known TRUTH JSON LABEL GCC: TAP lines for the known regions of one recording (TRUTH: the
+# workload's own lines, JSON: pmanalyze's report); LABEL prefixes each check; GCC 1: a GCC build,
+# whose call to GOMP_parallel may carry the line before the pragma (see known.py).
+cat >"$T/known.py" <<'EOF'
+import json, os, sys
 truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
 total = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"regions"')][0]["regions"]
 g = json.load(open(sys.argv[2]))["regions"]
-sched = sys.argv[3] == "1"
-# issue 17: within 2% of the construction with scheduler events; a sanity bound of 15% when the
+label, sched = sys.argv[3], os.environ["SCHED"] == "1"
+gcc = sys.argv[4] == "1"
+# issue 17: A within 2% of the construction with scheduler events; a sanity bound of 15% when the
 # tools run under the sanitizers (the workload is never sanitized: its truth stays exact)
-tol = 0.15 if sys.argv[4] == "1" else 0.02
+tol = 0.15 if os.environ["PMT_SANITIZED"] == "1" else 0.02
+# region times against the workload's clock reads just outside each construct: the fork before
+# parallel_begin and the join after parallel_end cost 0.001-0.02% of a region here (also beside a
+# process spinning on the program's CPU); 2% in make check leaves room for a preemption at the
+# edge of a construct, make check-accuracy asserts 0.5%
+ttol = 0.005 if os.environ["PMT_ACCURACY"] == "strict" else 0.02
 def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
+    print(("ok " if cond else "fail ") + label + what + ("" if cond else ": " + why))
 def skip(what, why):
-    print("skip " + what + ": " + why)
+    print("skip " + label + what + ": " + why)
 check("recorded", g["recorded"], str(g))
 check("%d instances, as many as the workload ran" % total, g["instances"] == total and g["unnamed_instances"] == 0,
       "%s instances, %s unnamed" % (g["instances"], g["unnamed_instances"]))
-rows = {(r["function"], r["line"]): r for r in g["rows"]}
+# GCC gives the call to GOMP_parallel (codeptr_ra - 1 is looked up) the location of the statement
+# before the pragma in some functions (omp_regions_gcc: imbalanced's call is on line 84, its pragma
+# on 85; readelf --debug-dump=decodedline): a GCC build's row may name that line
+def row_for(fn, line):
+    for r in g["rows"]:
+        if r["function"] == fn and (r["line"] == line or (gcc and r["line"] == line - 1)):
+            return r
+    return None
 sites = {}
 for t in truth:
     sites.setdefault((t["function"], t["line"]), []).append(t)
-check("%d regions, one per source line" % (len(sites) + 1), len(rows) == len(sites) + 1,
+check("%d regions, one per source line" % (len(sites) + 1), len(g["rows"]) == len(sites) + 1,
       "rows " + ", ".join(r["name"] for r in g["rows"]))
 for (fn, line), ts in sorted(sites.items(), key=lambda x: x[0][1]):
-    r = rows.get((fn, line))
+    r = row_for(fn, line)
     calls = len(ts)
     check("%s omp_regions.c:%d named from the debug info" % (fn, line),
-          r is not None and r["file"].endswith("omp_regions.c") and r["name"] == "%s omp_regions.c:%d" % (fn, line),
+          r is not None and r["file"].endswith("omp_regions.c") and r["name"] == "%s omp_regions.c:%d" % (fn, r["line"]),
           str(r and r["name"]))
     if r is None:
         continue
     check("%s:%d: %d calls" % (fn, line, calls), r["calls"] == calls, str(r["calls"]))
     want_ms = sum(t["end_ns"] - t["begin_ns"] for t in ts) / 1e6
-    check("%s:%d: time inside the workload's own clock reads (%.1f ms)" % (fn, line, want_ms),
-          0.85 * want_ms <= r["time_ns"] / 1e6 <= want_ms, "%.1f ms" % (r["time_ns"] / 1e6))
+    check("%s:%d: time inside the workload's own clock reads (%.1f ms), within %g%%" % (fn, line, want_ms, ttol * 100),
+          (1 - ttol) * want_ms <= r["time_ns"] / 1e6 <= want_ms, "%.3f ms" % (r["time_ns"] / 1e6))
 tiny = [r for r in g["rows"] if r["function"] == "tiny"]
 check("tiny: 50 instances of one region", len(tiny) == 1 and tiny[0]["calls"] == 50, str(tiny))
 # A by construction: each thread burns its own CPU time (CLOCK_THREAD_CPUTIME_ID), so the
@@ -79,14 +90,37 @@ if sched:
 else:
     skip("nested: A", "no scheduler events")
 EOF
-while read -r verdict what; do
-	case $verdict in
-	ok) ok "$what" ;;
-	skip) ok "$what # SKIP" ;;
-	*) not_ok "$what" "$(machine_load)" ;;
-	esac
-done <"$T/checks"
-[ -s "$T/checks" ] || not_ok "region checks ran" "$(head -c 600 "$T/r.json")"
+check_known() {
+	SCHED=$sched PMT_SANITIZED=$PMT_SANITIZED PMT_ACCURACY=$PMT_ACCURACY python3 "$T/known.py" "$@" >"$T/checks"
+	while read -r verdict what; do
+		case $verdict in
+		ok) ok "$what" ;;
+		skip) ok "$what # SKIP" ;;
+		*) not_ok "$what" "$(machine_load)" ;;
+		esac
+	done <"$T/checks"
+	[ -s "$T/checks" ] || not_ok "$3region checks ran" "$(head -c 600 "$2")"
+}
+run_capture "$PMCOLLECT" -q --omp-regions --cpus 0 -t 4 -o "$T/r.zst" -- "$W/omp_regions" -w 100 -n 50
+expect_status "omp_regions recorded with --omp-regions" 0
+cp "$T/out" "$T/truth.jsonl"
+run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
+expect_status "pmanalyze reads the trace" 0
+check_known "$T/truth.jsonl" "$T/r.json" "" 0
+
+# --- the same workload built by GCC (libgomp: no OMPT) and recorded with --omp-runtime llvm:
+# libomp, preloaded, serves the GOMP ABI and reports through OMPT; the same names (the outlined
+# foo._omp_fn.N map to foo), calls, times and A. 60 ms per thread and region (1.6 s on one CPU):
+# balanced read 2.983-2.998, imbalanced 2.500-2.501, single 1.000-1.001, nested 3.986-3.989 at
+# load 4-6.
+run_capture "$PMCOLLECT" -q --omp-regions --omp-runtime llvm --cpus 0 -t 4 -o "$T/g.zst" -- \
+	"$W/omp_regions_gcc" -w 60 -n 50
+expect_status "omp_regions_gcc recorded with --omp-runtime llvm" 0
+cp "$T/out" "$T/gtruth.jsonl"
+run_capture "$PMANALYZE" -q --format json -o "$T/g.json" "$T/g.zst"
+expect_status "pmanalyze reads the GCC build's trace" 0
+check_known "$T/gtruth.jsonl" "$T/g.json" "gcc build: " 1
+
 # --- the same regions without scheduler events: A from the samples, 100 ms of CPU per thread and
 # region (10 sampling intervals). make check-accuracy (PMT_ACCURACY=strict) asserts issue 17's 5%
 # (nested 10%: from samples its A is 3.79-3.86 of 4, -3.5..-5.3% in 4 runs; docs/regions.md). The
