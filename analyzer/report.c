@@ -409,9 +409,10 @@ static void table_regions(FILE *out, const struct pma_result *r)
 	}
 	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
 		const struct pma_allande_plan *p = &g->plan[k];
+		uint32_t nt = aff_threads(p, p->best_single);
 		aff_text(p, p->best_single, a, sizeof(a));
-		fprintf(out, "  %s: best single setting %s (%u threads) %.2f ms; per region %.2f ms; gain "
-			"%.2f ms\n", k == PMA_ALLANDE_MAX ? "MAX" : "SUM", a, aff_threads(p, p->best_single),
+		fprintf(out, "  %s: best single setting %s (%u thread%s) %.2f ms; per region %.2f ms; "
+			"gain %.2f ms\n", k == PMA_ALLANDE_MAX ? "MAX" : "SUM", a, nt, nt == 1 ? "" : "s",
 			p->single_total_ns / 1e6, p->per_region_total_ns / 1e6, p->gain_ns / 1e6);
 	}
 }
