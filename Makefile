@@ -179,6 +179,13 @@ pkgcheck-omp:
 $(B)/workloads/omp_regions: tests/workloads/omp_regions.c | pkgcheck-omp
 	@mkdir -p $(dir $@)
 	$(OMPT_CC) -std=gnu11 -O2 -g $(WARN) -fopenmp=libomp -o $@ $< -lm
+# The same workload built by GCC (libgomp's GOMP ABI, no OMPT): t3410 records it with
+# `pmcollect --omp-runtime llvm`, which preloads libomp, and checks its regions' names and A.
+OMP_GCC ?= gcc
+$(B)/workloads/omp_regions_gcc: tests/workloads/omp_regions.c | pkgcheck
+	@mkdir -p $(dir $@)
+	$(OMP_GCC) -std=gnu11 -O2 -g $(WARN) -fopenmp -o $@ $< -lm
+tests: $(B)/workloads/omp_regions_gcc
 # omp_sde defines its own PAPI software-defined event (libsde, from libpapi-dev): per-thread
 # counter deltas of known value for the tool's PAPI path on machines without hardware counters.
 $(B)/workloads/omp_sde: tests/workloads/omp_sde.c | pkgcheck pkgcheck-omp

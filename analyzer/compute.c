@@ -627,6 +627,11 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		if (pma_regions_compute(r->t, r->run, n, o->phases, o->tcm_event, &r->regions, why,
 					whysize) < 0)
 			return -1;
+		r->regions.allande_all = o->allande_all;
+		if (pma_notes_append(&r->notes, &r->regions.notes) < 0) {
+			snprintf(why, whysize, "out of memory");
+			return -1;
+		}
 	}
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;

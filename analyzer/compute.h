@@ -41,6 +41,7 @@ struct pma_compute_opts {
 	int phases;             /* --phases: the phase table for any run (regions.h) */
 	const char *tcm_event;  /* --tcm-event: the region counter used as Allande's TCM, NULL = the
 				   one marked llc_misses */
+	int allande_all;        /* --allande-all: report every configuration's estimates */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */

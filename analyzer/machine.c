@@ -147,3 +147,23 @@ uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus,
 	return best ? best : n;
 }
 
+
+uint32_t pma_machine_packages_of(const struct pma_machine *m, const char *cpus)
+{
+	hwloc_topology_t topo = (hwloc_topology_t)m->topo;
+	hwloc_bitmap_t set;
+	uint32_t n = 0, any = 0;
+
+	if (!topo || !cpus || !(set = hwloc_bitmap_alloc()))
+		return 0;
+	if (hwloc_bitmap_list_sscanf(set, cpus) == 0 && !hwloc_bitmap_iszero(set)) {
+		for (hwloc_obj_t p = NULL; (p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p));) {
+			any = 1;
+			n += hwloc_bitmap_intersects(set, p->cpuset) ? 1 : 0;
+		}
+		if (!any)
+			n = 1;
+	}
+	hwloc_bitmap_free(set);
+	return n;
+}

@@ -37,7 +37,8 @@ static const char usage_line[] =
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
-	"                 [--phases] [--tcm-event <name>] [-j <n>] [-o <file>] [-q] <trace>...\n"
+	"                 [--phases] [--tcm-event <name>] [--allande-all] [-j <n>] [-o <file>] [-q]\n"
+	"                 <trace>...\n"
 	"   or: pmanalyze [options] [--calibration <trace>] <directory>|<rank trace>...  (MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -79,6 +80,8 @@ static void usage_full(void)
 	      "                            without regions\n"
 	      "      --tcm-event <name>    the per-thread region counter (pmcollect --omp-events)\n"
 	      "                            taken as Allande's TCM [default: the LLC-miss event]\n"
+	      "      --allande-all         with runs of 1..NC threads: every configuration's SUM\n"
+	      "                            and MAX estimate per region (JSON and CSV)\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
 	      "      --calibration <trace> omega(n) of every rank from this trace's calibration\n"
 	      "                            runs (recorded outside the launcher, on one node)\n"
@@ -359,7 +362,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
 	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
-	       OPT_TCM_EVENT, OPT_CALIBRATION };
+	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -392,6 +395,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "procs", required_argument, NULL, OPT_PROCS },
 		{ "phases", no_argument, NULL, OPT_PHASES },
 		{ "tcm-event", required_argument, NULL, OPT_TCM_EVENT },
+		{ "allande-all", no_argument, NULL, OPT_ALLANDE_ALL },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
@@ -489,6 +493,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_PHASES:
 			o->co.phases = 1;
+			break;
+		case OPT_ALLANDE_ALL:
+			o->co.allande_all = 1;
 			break;
 		case OPT_TCM_EVENT:
 			if (!optarg[0] || strlen(optarg) >= 128)

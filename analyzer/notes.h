@@ -76,6 +76,14 @@ enum pma_note_code {
 	PMA_NOTE_RANKS_CAL_FILE,   /* n0 ranks given omega from the calibration trace, n1 of them
 				      whose own calibration it replaced, n2 its threads; s0 the
 				      calibration trace */
+	/* the regions section (analyzer/regions.c) */
+	PMA_NOTE_REGION_A_CAPPED,  /* n0 regions whose sampled T_cp was capped at their work, n1
+				      regions, n2 the lowest A before the cap, n3 sampling interval
+				      ms; s0 that region's name */
+	PMA_NOTE_ALLANDE_NC_CAPPED,/* n0 N of the runs with 1..N threads, n1 cores per socket (the NC
+				      used), n2 sockets */
+	PMA_NOTE_ALLANDE_SPAN,     /* n0 runs of 1..NC threads whose CPUs span sockets, n1 the first
+				      one's threads, n2 the sockets it spans; s0 its CPUs */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

@@ -28,13 +28,25 @@ static void sanitize_string(char *s)
 	free(clean);
 }
 
+/* META topology.hwloc_xml is read by hwloc only, never printed: its line breaks and tabs are XML
+ * whitespace that hwloc's parser needs (sanitize_string turned them into '?', and no recorded
+ * topology loaded). Every other control character becomes a space. */
+static void sanitize_xml(char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r') || *s == 0x7f)
+			*s = ' ';
+}
+
 /* Sanitizes every key and string value of a parsed tree (siblings and children). */
 static void sanitize_tree(cJSON *o)
 {
 	for (; o; o = o->next) {
 		if (o->string)
 			sanitize_string(o->string);
-		if (cJSON_IsString(o) && o->valuestring)
+		if (cJSON_IsString(o) && o->valuestring && o->string && !strcmp(o->string, "hwloc_xml"))
+			sanitize_xml(o->valuestring);
+		else if (cJSON_IsString(o) && o->valuestring)
 			sanitize_string(o->valuestring);
 		sanitize_tree(o->child);
 	}

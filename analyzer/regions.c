@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "estimate.h"
+#include "machine.h"
 #include "model.h"
 #include "phases.h"
 #include "pm_util.h"
@@ -363,16 +364,23 @@ static void free_steps(struct steps *st)
 
 /* Adds the steps inside [b, e) to the profile (Tudor & Teo §II-B: q active threads for
  * dt r / q of critical-path time, as the runnable estimator does per interval) and to work.
+ * A sampled step is an interval's average: q below 1 means the program had no runnable thread
+ * for part of the interval (idle between short regions, or starting), and dt r / q would then
+ * count more critical path than the work it holds (A < 1: a region of one thread read 0.68).
+ * Whatever ran in the step ran at a concurrency of at least 1, so the step counts at
+ * max(q, 1): its critical path is capped at its work (A >= 1); *capped_ns gets what the cap
+ * removed (the raw dt r / q minus dt r), for the report's note. With the exact mode's steps q is a
+ * whole count and the cap never applies.
  * With the exact mode's slices, the window's critical path is at least the longest CPU time one
  * thread ran in it (a thread's own work is sequential): where processor sharing's r / q gives
  * less, as for the one thread of an OpenMP `single` among team members that wait runnable, the
  * window's pieces are stretched to that length, A scaled down by the same factor, so the
  * window's work is unchanged. */
 static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma_profile *p,
-		      double *work_ns)
+		      double *work_ns, double *capped_ns)
 {
 	size_t lo = 0, hi = st->n;
-	double work = 0, T_cp = 0, stretch = 1, tau_max;
+	double work = 0, T_cp = 0, stretch = 1, tau_max, capped = 0;
 
 	/* the last step starting at or before b */
 	while (hi - lo > 1) {
@@ -385,15 +393,18 @@ static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t k = lo; k + 1 < st->n && st->t[k] < e; k++) {
 			uint64_t t0 = st->t[k] > b ? st->t[k] : b, t1 = st->t[k + 1] < e ? st->t[k + 1] : e;
-			double dt = (double)(t1 - t0), dT_cp = st->q[k] > 0 ? dt * st->r[k] / st->q[k] : dt;
+			double dt = (double)(t1 - t0), q = st->q[k] > 1 ? st->q[k] : 1;
+			double dT_cp = st->q[k] > 0 ? dt * st->r[k] / q : dt;
 
 			if (t1 <= t0)
 				continue;
 			if (pass == 0) {
 				work += dt * st->r[k];
-				if (st->q[k] > 0)
+				if (st->q[k] > 0) {
 					T_cp += dT_cp;
-			} else if (pma_profile_add(p, st->q[k] / stretch,
+					capped += dt * st->r[k] / st->q[k] - dT_cp;
+				}
+			} else if (pma_profile_add(p, st->q[k] > 0 ? q / stretch : 0,
 						   st->q[k] > 0 ? dT_cp * stretch : dt) < 0) {
 				return -1; /* idle pieces (q = 0) keep their length: not critical path */
 			}
@@ -404,6 +415,8 @@ static int cut_window(const struct steps *st, uint64_t b, uint64_t e, struct pma
 			stretch = tau_max / T_cp;
 	}
 	*work_ns += work;
+	if (capped_ns)
+		*capped_ns += capped;
 	return 0;
 }
 
@@ -451,9 +464,34 @@ static int cut_run(const struct steps *st, const struct window *w, size_t nw, st
 	qsort(cut, n, sizeof(*cut), cmp_u64);
 	for (size_t i = 0; rc == 0 && i + 1 < n; i++)
 		if (cut[i + 1] > cut[i])
-			rc = cut_window(st, cut[i], cut[i + 1], p, work_ns);
+			rc = cut_window(st, cut[i], cut[i + 1], p, work_ns, NULL);
 	free(cut);
 	return rc;
+}
+
+/* PMA_NOTE_REGION_A_CAPPED when the cap of cut_window changed some row's T_cp by over 1%: how
+ * many rows, the lowest A before the cap and its row. Returns 0 or -1 (out of memory). */
+static int note_capped(struct pma_regions_result *out, double interval_ns)
+{
+	double lowest = INFINITY, n = 0;
+	char name[1400] = "";
+
+	for (size_t r = 0; r < out->nrows; r++) {
+		const struct pma_region_row *w = &out->rows[r];
+		double raw = w->T_cp_ns + w->T_cp_capped_ns;
+		if (!(w->T_cp_capped_ns > 0.01 * w->T_cp_ns) || !(raw > 0))
+			continue;
+		n++;
+		if (w->work_ns / raw < lowest) {
+			lowest = w->work_ns / raw;
+			pma_region_name(w, name, sizeof(name));
+		}
+	}
+	if (!n)
+		return 0;
+	return pma_notes_add(&out->notes, PMA_NOTE_REGION_A_CAPPED,
+			     (double[]){ n, (double)out->nrows, lowest, interval_ns / 1e6 }, 4,
+			     (const char *[]){ name }, 1);
 }
 
 /* Per row: its windows w[nw] (the union of its instances' intervals; sorted here) cut out of the
@@ -480,7 +518,7 @@ static int rows_A(const struct steps *st, struct pma_regions_result *out, struct
 					e = w[i].e;
 				continue;
 			}
-			rc = cut_window(st, b, e, &p, &row->work_ns);
+			rc = cut_window(st, b, e, &p, &row->work_ns, &row->T_cp_capped_ns);
 			if (i == nw || w[i].row != r)
 				break;
 			b = w[i].b;
@@ -656,10 +694,57 @@ static int same_source(const struct pma_region_row *a, const struct pma_region_r
 	return a->object[0] && !strcmp(a->object, b->object) && a->offset == b->offset;
 }
 
+/* The CPUs run r ran on: RUN_BEGIN "cpus", else what META says the program was allowed. */
+static const char *run_cpus(const struct pma_trace *t, const struct pma_run *r)
+{
+	const struct pma_meta *m = &t->meta;
+
+	return r->info.cpus ? r->info.cpus : m->cpus ? m->cpus : m->usable_cpus ? m->usable_cpus :
+	       m->online_cpus;
+}
+
+/* The recording machine's limits on Allande's runs (§3.1: NC runs on one socket of NC cores):
+ * out->NS from its topology (1 when unknown), *NC capped at its cores per socket, and the runs of
+ * 1..NC threads whose CPUs span sockets, as notes. Returns 0 or -1 (out of memory). */
+static int machine_limits(const struct pma_trace *t, struct pma_regions_result *out, uint32_t *NC)
+{
+	struct pma_machine m;
+	char e[300];
+	double span = 0, first_th = 0, first_ns = 0;
+	const char *first_cpus = NULL;
+	int rc = 0;
+
+	out->NS = t->meta.topo.packages >= 1 ? (uint32_t)t->meta.topo.packages : 1;
+	if (pma_machine_from_meta(&t->meta, "trace", &m, e, sizeof(e)) < 0)
+		return 0; /* no topology recorded: NC as the runs give it */
+	out->NS = m.sockets;
+	if (*NC > m.c) {
+		rc = pma_notes_add(&out->notes, PMA_NOTE_ALLANDE_NC_CAPPED,
+				   (double[]){ *NC, m.c, m.sockets }, 3, NULL, 0);
+		*NC = m.c;
+	}
+	for (uint32_t th = 1; rc == 0 && th <= *NC; th++) {
+		const char *cpus = run_cpus(t, &t->runs[out->run_of_threads[th]]);
+		uint32_t k = pma_machine_packages_of(&m, cpus);
+		if (k <= 1)
+			continue;
+		if (!span++) {
+			first_th = th;
+			first_ns = k;
+			first_cpus = cpus;
+		}
+	}
+	if (rc == 0 && span)
+		rc = pma_notes_add(&out->notes, PMA_NOTE_ALLANDE_SPAN,
+				   (double[]){ span, first_th, first_ns }, 3, (const char *[]){ first_cpus }, 1);
+	pma_machine_free(&m);
+	return rc;
+}
+
 static int allande(const struct pma_trace *t, const char *tcm_event, struct pma_regions_result *out,
 		   char *why, size_t whysize)
 {
-	uint32_t NC = 0;
+	uint32_t NC = 0, NC_runs;
 	double *T, *TCM;
 	size_t R = 0;
 
@@ -673,8 +758,14 @@ static int allande(const struct pma_trace *t, const char *tcm_event, struct pma_
 	}
 	while (NC < PMA_ALLANDE_MAX_NC && out->run_of_threads[NC + 1] != UINT32_MAX)
 		NC++;
+	NC_runs = NC;
+	if (NC >= 2 && machine_limits(t, out, &NC) < 0)
+		return -1;
 	if (NC < 2) {
-		if (out->run_of_threads[2] != UINT32_MAX || t->nruns > 1)
+		if (NC < NC_runs)
+			snprintf(out->allande_why, sizeof(out->allande_why), "NC is the cores of one "
+				 "socket, and a socket of the recording machine has %u", NC);
+		else if (out->run_of_threads[2] != UINT32_MAX || t->nruns > 1)
 			snprintf(out->allande_why, sizeof(out->allande_why), "needs runs with 1, 2, ... NC "
 				 "threads (pmcollect --omp-regions -t 1-NC)");
 		return 0;
@@ -746,7 +837,6 @@ static int allande(const struct pma_trace *t, const char *tcm_event, struct pma_
 		out->tcm_why[0] = 0;
 	out->nfactors = R;
 	out->NC = NC;
-	out->NS = t->meta.topo.packages >= 1 ? (uint32_t)t->meta.topo.packages : 1;
 	if (!R) {
 		snprintf(out->allande_why, sizeof(out->allande_why), "no region ran in every run");
 		return 0;
@@ -766,6 +856,7 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 	struct window *w = NULL;
 	struct steps st;
 	double wall_ns = pma_run_wall_s(run) * 1e9;
+	uint64_t interval_ns;
 	int phases;
 
 	memset(out, 0, sizeof(*out));
@@ -785,10 +876,11 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 	if (build_steps(run, &st) < 0)
 		goto nomem;
 	out->method = st.n ? st.method : NULL;
+	/* one sampling interval: what the sampled profile can resolve */
+	interval_ns = run->st.mean_interval_ns > 0 ? (uint64_t)run->st.mean_interval_ns :
+		      t->meta.interval_ms > 0 ? (uint64_t)(t->meta.interval_ms * 1e6) : 10000000;
 	if (phases) {
-		/* one sampling interval: what the sampled profile can resolve */
-		out->gap_ns = run->st.mean_interval_ns > 0 ? (uint64_t)run->st.mean_interval_ns :
-			      t->meta.interval_ms > 0 ? (uint64_t)(t->meta.interval_ms * 1e6) : 10000000;
+		out->gap_ns = interval_ns;
 		if (build_phase_rows(run, &st, out, &w) < 0)
 			goto nomem;
 	} else {
@@ -816,7 +908,8 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 		out->open += out->rows[r].open;
 	}
 	if (st.n) {
-		if (rows_A(&st, out, w, phases ? out->nrows : run->nomp) < 0)
+		if (rows_A(&st, out, w, phases ? out->nrows : run->nomp) < 0 ||
+		    note_capped(out, (double)interval_ns) < 0)
 			goto nomem;
 		out->have_A = 1;
 	}
@@ -841,5 +934,6 @@ void pma_regions_free(struct pma_regions_result *r)
 	free(r->factors);
 	pma_allande_plan_free(&r->plan[0]);
 	pma_allande_plan_free(&r->plan[1]);
+	pma_notes_free(&r->notes);
 	memset(r, 0, sizeof(*r));
 }

@@ -13,6 +13,7 @@
 
 #include "allande.h"
 #include "analyze.h"
+#include "notes.h"
 
 /* One source region: every instance whose codeptr_ra names the same function and file:line. */
 struct pma_region_row {
@@ -31,6 +32,8 @@ struct pma_region_row {
 	int have_A;             /* the run has scheduler events: the next fields are set */
 	double work_ns;         /* CPU time of the program's threads inside the windows (U) */
 	double T_cp_ns;         /* critical path inside the windows */
+	double T_cp_capped_ns;  /* samples only: critical path removed by the cap at the work (a
+				   sampled step with q < 1 counts at q = 1, cut_window), ns */
 	double A;               /* A(m,inf) = work_ns / T_cp_ns (Tudor & Teo eq. 4, restricted) */
 	double cp_share;        /* T_cp_ns / the whole run's T_cp */
 	double T_n_ns;          /* predicted time at n cores (eq. 6 over the region's profile) */
@@ -81,6 +84,10 @@ struct pma_regions_result {
 	char tcm_name[128];     /* the TCM event's name when not time-only */
 	size_t nfactors;
 	struct pma_allande_plan plan[2]; /* [PMA_ALLANDE_SUM], [PMA_ALLANDE_MAX] */
+	int allande_all;        /* pmanalyze --allande-all: the report lists every configuration's
+				   estimates (set by the caller, not by pma_regions_compute) */
+	struct pma_notes notes; /* what the report should say about the section (A capped at 1,
+				   Allande's runs not on one socket); the caller appends them */
 };
 
 /* Computes the region section for run `run` of trace t (n: core count of the predictions, >= 1;

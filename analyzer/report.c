@@ -409,9 +409,10 @@ static void table_regions(FILE *out, const struct pma_result *r)
 	}
 	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
 		const struct pma_allande_plan *p = &g->plan[k];
+		uint32_t nt = aff_threads(p, p->best_single);
 		aff_text(p, p->best_single, a, sizeof(a));
-		fprintf(out, "  %s: best single setting %s (%u threads) %.2f ms; per region %.2f ms; gain "
-			"%.2f ms\n", k == PMA_ALLANDE_MAX ? "MAX" : "SUM", a, aff_threads(p, p->best_single),
+		fprintf(out, "  %s: best single setting %s (%u thread%s) %.2f ms; per region %.2f ms; "
+			"gain %.2f ms\n", k == PMA_ALLANDE_MAX ? "MAX" : "SUM", a, nt, nt == 1 ? "" : "s",
 			p->single_total_ns / 1e6, p->per_region_total_ns / 1e6, p->gain_ns / 1e6);
 	}
 }
@@ -870,6 +871,14 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 				cJSON_AddItemToObject(a, "best_sum", aff_json(&g->plan[PMA_ALLANDE_SUM],
 					(size_t)w->allande, g->plan[PMA_ALLANDE_SUM].best[w->allande]));
 			}
+			for (int k = PMA_ALLANDE_SUM; a && g->allande_all && k <= PMA_ALLANDE_MAX; k++) {
+				const struct pma_allande_plan *p = &g->plan[k];
+				cJSON *est = cJSON_AddArrayToObject(a, k == PMA_ALLANDE_MAX ? "est_max_ns" :
+								    "est_sum_ns");
+				for (size_t c = 0; est && c < p->nconf; c++)
+					cJSON_AddItemToArray(est, cJSON_CreateNumber(
+						p->estTime_ns[(size_t)w->allande * p->nconf + c]));
+			}
 		}
 		cJSON_AddItemToArray(rows, e);
 	}
@@ -888,6 +897,17 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddStringToObject(al, "time_only_why", g->tcm_why[0] ? g->tcm_why : "no LLC counters");
 	else
 		cJSON_AddStringToObject(al, "tcm_event", g->tcm_name);
+	if (g->allande_all) {
+		/* the order of every row's est_sum_ns / est_max_ns (the same for both bounds) */
+		const struct pma_allande_plan *p = &g->plan[PMA_ALLANDE_SUM];
+		cJSON *confs = cJSON_AddArrayToObject(al, "configurations");
+		for (size_t c = 0; confs && c < p->nconf; c++) {
+			cJSON *aff = cJSON_CreateArray();
+			for (uint32_t k = 0; aff && k < p->NS; k++)
+				cJSON_AddItemToArray(aff, cJSON_CreateNumber(p->aff[c * p->NS + k]));
+			cJSON_AddItemToArray(confs, aff);
+		}
+	}
 	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
 		const struct pma_allande_plan *p = &g->plan[k];
 		cJSON *b = cJSON_AddObjectToObject(al, k == PMA_ALLANDE_MAX ? "max" : "sum");
@@ -1200,18 +1220,101 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* --omp-regions traces: a second table after a blank line, one row per region. */
+/* An estimated time of plan k (PMA_ALLANDE_SUM or _MAX) for region index a at configuration c, s. */
+static double est_s(const struct pma_regions_result *g, int k, long a, size_t c)
+{
+	const struct pma_allande_plan *p = &g->plan[k];
+
+	return p->estTime_ns[(size_t)a * p->nconf + c] / 1e9;
+}
+
+/* A CSV number, or an empty field when it is not finite. */
+static void csv_num(FILE *out, const char *sep, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%s%.6g", sep, v);
+	else
+		fputs(sep, out);
+}
+
+/* Allande's inputs per region and thread count (eq. 2, 4), the plans' totals (§4.3) and, with
+ * --allande-all, every configuration's SUM and MAX estimate (eq. 7-9): three more CSV tables. */
+static void csv_allande(FILE *out, const struct pma_regions_result *g)
+{
+	const struct pma_allande_plan *ps = &g->plan[PMA_ALLANDE_SUM];
+	char name[1400], a[PMA_ALLANDE_MAX_NC * 4 + 8];
+
+	fputs("\nregion,threads,T_s,ideal_s,TCM,cf,beta_ns\n", out);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		const struct pma_allande_factors *f;
+		if (w->allande < 0)
+			continue;
+		f = &g->factors[w->allande];
+		pma_region_name(w, name, sizeof(name));
+		for (uint32_t k = 1; k <= g->NC; k++) {
+			csv_field(out, name);
+			fprintf(out, ",%u,%.6g,%.6g", k, f->T_ns[k] / 1e9, f->idealTime_ns[k] / 1e9);
+			csv_num(out, ",", f->time_only ? NAN : f->TCM[k]);
+			csv_num(out, ",", f->time_only ? NAN : f->cf[k]);
+			csv_num(out, ",", f->time_only ? NAN : f->beta_ns[k]);
+			fputc('\n', out);
+		}
+	}
+	fputs("\nbound,NC,NS,configurations,time_only,best_single,best_single_threads,single_total_s,"
+	      "per_region_total_s,gain_s\n", out);
+	for (int k = PMA_ALLANDE_SUM; k <= PMA_ALLANDE_MAX; k++) {
+		const struct pma_allande_plan *p = &g->plan[k];
+		aff_text(p, p->best_single, a, sizeof(a));
+		fprintf(out, "%s,%u,%u,%zu,%d,", k == PMA_ALLANDE_MAX ? "max" : "sum", g->NC, g->NS,
+			p->nconf, g->time_only);
+		csv_field(out, a);
+		fprintf(out, ",%u,%.6g,%.6g,%.6g\n", aff_threads(p, p->best_single),
+			p->single_total_ns / 1e9, p->per_region_total_ns / 1e9, p->gain_ns / 1e9);
+	}
+	if (!g->allande_all)
+		return;
+	/* both plans enumerate the same configurations in the same order (pma_place_enumerate) */
+	fputs("\nregion,aff,threads,est_sum_s,est_max_s\n", out);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		if (w->allande < 0)
+			continue;
+		pma_region_name(w, name, sizeof(name));
+		for (size_t c = 0; c < ps->nconf; c++) {
+			aff_text(ps, c, a, sizeof(a));
+			csv_field(out, name);
+			fputc(',', out);
+			csv_field(out, a);
+			fprintf(out, ",%u,%.6g,%.6g\n", aff_threads(ps, c), est_s(g, PMA_ALLANDE_SUM, w->allande, c),
+				est_s(g, PMA_ALLANDE_MAX, w->allande, c));
+		}
+	}
+}
+
+/* --omp-regions traces: a second table after a blank line, one row per region (then, when the
+ * trace has Allande's runs, csv_allande's tables). The per-thread counters' sums are the last
+ * columns, one per event, named after it. */
 static void csv_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
-	char name[1400], a[32], b[32];
+	char name[1400], a[PMA_ALLANDE_MAX_NC * 4 + 8];
 
 	if ((!g->present || !g->recorded) && !g->phases)
 		return;
 	fputs("\nregion,function,file,line,depth,calls,time_s,share,A,T_cp_s,cp_share,T_n_s,S_n,gain_s,"
-	      "best_max,best_sum\n", out);
+	      "best_max,best_sum,best_max_threads,best_max_est_s,best_sum_threads,best_sum_est_s,"
+	      "mean_team,tcm,counter_tasks", out);
+	for (size_t e = 0; !g->phases && e < g->nevents; e++) {
+		fputc(',', out);
+		csv_field(out, g->events[e]);
+	}
+	fputc('\n', out);
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct pma_region_row *w = &g->rows[i];
+		int al = g->allande && w->allande >= 0, ctr = !g->phases && g->nevents && w->counter_tasks;
+		size_t bm = al ? g->plan[PMA_ALLANDE_MAX].best[w->allande] : 0;
+		size_t bs = al ? g->plan[PMA_ALLANDE_SUM].best[w->allande] : 0;
 		pma_region_name(w, name, sizeof(name));
 		csv_field(out, name);
 		fputc(',', out);
@@ -1225,17 +1328,30 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 				w->T_n_ns / 1e9, w->S_n, w->gain_ns / 1e9);
 		else
 			fputs(",,,,,", out);
-		a[0] = b[0] = 0;
-		if (g->allande && w->allande >= 0) {
-			aff_text(&g->plan[PMA_ALLANDE_MAX], g->plan[PMA_ALLANDE_MAX].best[w->allande], a, sizeof(a));
-			aff_text(&g->plan[PMA_ALLANDE_SUM], g->plan[PMA_ALLANDE_SUM].best[w->allande], b, sizeof(b));
-		}
+		a[0] = 0;
+		if (al)
+			aff_text(&g->plan[PMA_ALLANDE_MAX], bm, a, sizeof(a));
 		fputc(',', out);
 		csv_field(out, a);
+		if (al)
+			aff_text(&g->plan[PMA_ALLANDE_SUM], bs, a, sizeof(a));
 		fputc(',', out);
-		csv_field(out, b);
+		csv_field(out, a);
+		if (al)
+			fprintf(out, ",%u,%.6g,%u,%.6g", aff_threads(&g->plan[PMA_ALLANDE_MAX], bm),
+				est_s(g, PMA_ALLANDE_MAX, w->allande, bm),
+				aff_threads(&g->plan[PMA_ALLANDE_SUM], bs), est_s(g, PMA_ALLANDE_SUM, w->allande, bs));
+		else
+			fputs(",,,,", out);
+		csv_num(out, ",", w->mean_team > 0 ? w->mean_team : NAN);
+		csv_num(out, ",", ctr && g->tcm_event >= 0 ? w->counters[g->tcm_event] : NAN);
+		fprintf(out, ",%llu", (unsigned long long)w->counter_tasks);
+		for (size_t e = 0; !g->phases && e < g->nevents; e++)
+			csv_num(out, ",", ctr ? w->counters[e] : NAN);
 		fputc('\n', out);
 	}
+	if (g->allande)
+		csv_allande(out, g);
 }
 
 /* A --sweep trace: after a blank line, the measured-vs-predicted table (one row per

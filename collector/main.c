@@ -820,34 +820,32 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 }
 
 /* -t LIST with --omp-regions: one run of the plain plan per thread count, in the list's order,
- * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1). Returns 0, or
- * -1 after reporting. */
+ * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1); without --cpus
+ * on several packages each run on the first package's cores (pmc_plan_thread_list). Returns 0,
+ * or after reporting PMT_EXIT_USAGE (a bad list) or PMT_EXIT_FAILURE (hwloc failed). */
 static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
 {
 	struct pmt_intlist l = { 0 };
-	struct pmc_plan_run one = ss->plan.runs[0];
+	uint32_t threads[PMC_PLAN_MAX_RUNS];
 	char why[256];
 
 	if (pmt_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
 		pmt_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
-		return -1;
+		return PMT_EXIT_USAGE;
 	}
 	if (l.n > PMC_PLAN_MAX_RUNS) {
 		pmt_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
 			      PMC_PLAN_MAX_RUNS);
 		pmt_intlist_free(&l);
-		return -1;
+		return PMT_EXIT_USAGE;
 	}
-	ss->plan.n = l.n;
-	for (size_t i = 0; i < l.n; i++) {
-		struct pmc_plan single = { .n = 1 };
-		char text[16];
-
-		single.runs[0] = one;
-		snprintf(text, sizeof(text), "%u", l.v[i]);
-		(void)pmc_plan_setenv(&single, "OMP_NUM_THREADS", text);
-		ss->plan.runs[i] = single.runs[0];
-		ss->plan.runs[i].rep = 0;
+	for (size_t i = 0; i < l.n; i++)
+		threads[i] = l.v[i];
+	if (pmc_plan_thread_list(&ss->plan, &ss->plan.runs[0], threads, l.n, ss->usable.text,
+				 !o->cpus, why, sizeof(why)) < 0) {
+		pmt_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
+		pmt_intlist_free(&l);
+		return PMT_EXIT_FAILURE;
 	}
 	pmt_intlist_free(&l);
 	return 0;
@@ -1377,8 +1375,11 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		snprintf(text, sizeof(text), "%d", o->threads);
 		(void)pmc_plan_setenv(&ss->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
 	}
-	if (o->threads_list && plan_thread_list(o, ss) < 0)
-		return PMT_EXIT_USAGE;
+	if (o->threads_list) {
+		int ret = plan_thread_list(o, ss);
+		if (ret)
+			return ret;
+	}
 	if (o->omp_regions)
 		omp_setup(o, ss);
 	if (o->mem_nodes) {
@@ -1726,7 +1727,8 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 	size_t nruns = o->sweep ? ss->sweep.nruns : plan->n;
 	uint64_t plan_start_ns = pmc_now_ns();
 	/* no runs: the interference calibration alone */
-	int ret = nruns ? PMT_EXIT_FAILURE : PMT_EXIT_OK, many = o->calibrate || o->sweep;
+	int ret = nruns ? PMT_EXIT_FAILURE : PMT_EXIT_OK,
+	    many = o->calibrate || o->sweep || o->threads_list; /* runs on CPUs of their own */
 	char why[512];
 
 	for (size_t i = 0; i < nruns; i++) {

@@ -102,21 +102,29 @@ int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, 
 	return 0;
 }
 
+/* Sets name=value in r's environment (replacing an earlier value of name). Returns 0 or
+ * PMT_E_INVAL (too long, or PMC_PLAN_MAX_ENV names already). */
+static int run_setenv(struct pmc_plan_run *r, const char *name, const char *value)
+{
+	size_t k = 0;
+
+	while (k < r->nenv && strcmp(r->env[k].name, name) != 0)
+		k++;
+	if (k == PMC_PLAN_MAX_ENV || strlen(name) >= sizeof(r->env[k].name) ||
+	    strlen(value) >= sizeof(r->env[k].value))
+		return PMT_E_INVAL;
+	snprintf(r->env[k].name, sizeof(r->env[k].name), "%s", name);
+	snprintf(r->env[k].value, sizeof(r->env[k].value), "%s", value);
+	if (k == r->nenv)
+		r->nenv++;
+	return 0;
+}
+
 int pmc_plan_setenv(struct pmc_plan *plan, const char *name, const char *value)
 {
-	for (size_t i = 0; i < plan->n; i++) {
-		struct pmc_plan_run *r = &plan->runs[i];
-		size_t k = 0;
-		while (k < r->nenv && strcmp(r->env[k].name, name) != 0)
-			k++;
-		if (k == PMC_PLAN_MAX_ENV || strlen(name) >= sizeof(r->env[k].name) ||
-		    strlen(value) >= sizeof(r->env[k].value))
+	for (size_t i = 0; i < plan->n; i++)
+		if (run_setenv(&plan->runs[i], name, value) < 0)
 			return PMT_E_INVAL;
-		snprintf(r->env[k].name, sizeof(r->env[k].name), "%s", name);
-		snprintf(r->env[k].value, sizeof(r->env[k].value), "%s", value);
-		if (k == r->nenv)
-			r->nenv++;
-	}
 	return 0;
 }
 
@@ -189,6 +197,83 @@ int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed_list, char *wh
 		push(plan, set, PMC_ROLE_CALIBRATION);
 	rc = 0;
 out:
+	if (topo)
+		hwloc_topology_destroy(topo);
+	hwloc_bitmap_free(allowed);
+	hwloc_bitmap_free(set);
+	return rc;
+}
+
+/* The first package with an allowed CPU when allowed spans several packages (NULL: one package, or
+ * none in the topology). */
+static hwloc_obj_t first_of_several(hwloc_topology_t topo, hwloc_const_bitmap_t allowed)
+{
+	hwloc_obj_t first = NULL, p = NULL;
+	unsigned n = 0;
+
+	while ((p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p)))
+		if (hwloc_bitmap_intersects(p->cpuset, allowed) && n++ == 0)
+			first = p;
+	return n > 1 ? first : NULL;
+}
+
+int pmc_plan_thread_list(struct pmc_plan *plan, const struct pmc_plan_run *one, const uint32_t *threads,
+			 size_t n, const char *allowed_list, int pin, char *why, size_t whysize)
+{
+	hwloc_topology_t topo = NULL;
+	hwloc_bitmap_t allowed = NULL, set = NULL;
+	hwloc_obj_t pkg = NULL;
+	struct pmc_plan_run base = *one;
+	int rc = PMT_E_INVAL;
+
+	if (n == 0 || n > PMC_PLAN_MAX_RUNS) {
+		snprintf(why, whysize, "%zu runs: want 1 to %d", n, PMC_PLAN_MAX_RUNS);
+		return PMT_E_INVAL;
+	}
+	if (pin) {
+		allowed = hwloc_bitmap_alloc();
+		set = hwloc_bitmap_alloc();
+		if (!allowed || !set || hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
+			snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+			goto out;
+		}
+		if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+			snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s",
+				 strerror(errno));
+			rc = PMT_E_IO;
+			goto out;
+		}
+		pkg = first_of_several(topo, allowed);
+	}
+	base.rep = 0;
+	base.nrep = 0;
+	base.placement = !pin ? "cpus" : pkg ? "first_package" : "one_package";
+	for (size_t i = 0; i < n; i++) {
+		struct pmc_plan_run *r = &plan->runs[i];
+		char text[16];
+
+		*r = base;
+		snprintf(text, sizeof(text), "%u", threads[i]);
+		if (run_setenv(r, "OMP_NUM_THREADS", text) < 0) {
+			snprintf(why, whysize, "cannot set OMP_NUM_THREADS=%s", text);
+			goto out;
+		}
+		if (!pkg)
+			continue;
+		/* the first min(threads, c) cores of the package, one allowed PU each */
+		hwloc_bitmap_zero(set);
+		r->ncpus = add_cores(topo, pkg, allowed, set, threads[i]);
+		r->role = PMC_ROLE_RUN;
+		if (hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set) >= (int)sizeof(r->cpus)) {
+			snprintf(why, whysize, "the first package's cores do not fit one CPU list");
+			goto out;
+		}
+	}
+	plan->n = n;
+	rc = 0;
+out:
+	if (rc < 0)
+		plan->n = 0;
 	if (topo)
 		hwloc_topology_destroy(topo);
 	hwloc_bitmap_free(allowed);

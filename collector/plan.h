@@ -39,6 +39,8 @@ struct pmc_plan_run {
 	uint32_t config;       /* --sweep: index of the configuration (RUN_BEGIN "sweep") */
 	uint32_t sweep_cores;  /* --sweep: the configuration's cores, 0 = no cores key */
 	uint32_t sweep_threads;/* --sweep: the configuration's threads, 0 = no threads key */
+	const char *placement; /* -t LIST: RUN_BEGIN "placement" (pmc_plan_thread_list), a static
+				  string; NULL = not a run of a thread-count list */
 };
 
 /* The runs in the order they are recorded; run i is RUN_BEGIN run_id i. */
@@ -98,6 +100,23 @@ int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize
  * Returns 0, or PMT_E_IO (hwloc failed) / PMT_E_INVAL (a bad list) with a reason in why. */
 int pmc_plan_compact_order(const char *allowed, uint32_t *order, size_t max, size_t *n,
 			   char *why, size_t whysize);
+
+/* -t LIST with --omp-regions: the runs with 1..NC threads of Allande et al. §3.1, which must lie on
+ * one socket ("NC being the number of cores in a single socket, the i-th execution runs on threads
+ * 0 to i-1"). Replaces plan with n runs, run i a copy of `one` (the plain run's CPUs and role) with
+ * OMP_NUM_THREADS=threads[i], and "placement":
+ *   - "cpus" when pin is 0 (the user gave --cpus: the runs keep one's CPUs, even across sockets);
+ *   - "one_package" when the CPUs of the cpulist `allowed` (what pmcollect may use) lie on one
+ *     package by hwloc (or hwloc shows no package): one's CPUs, already one socket;
+ *   - "first_package" otherwise: the run gets the first min(threads[i], c) cores of the first
+ *     package holding an allowed CPU, one allowed PU per core in hwloc order (compact, as
+ *     pmc_plan_calibrate), c = that package's allowed cores; role PMC_ROLE_RUN. A run with more
+ *     threads than c shares the c cores (pmanalyze caps NC at the cores per socket).
+ * hwloc honours HWLOC_XMLFILE (synthetic topologies in the tests). Returns 0, or PMT_E_INVAL (n is
+ * 0 or over PMC_PLAN_MAX_RUNS, a bad list, an override that does not fit) / PMT_E_IO (hwloc
+ * failed) with a one-line reason in why; plan then holds no run. `one` may be a run of plan. */
+int pmc_plan_thread_list(struct pmc_plan *plan, const struct pmc_plan_run *one, const uint32_t *threads,
+			 size_t n, const char *allowed, int pin, char *why, size_t whysize);
 
 /* Sets name=value in the environment of every run of the plan (a later override of the same name
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run

@@ -167,6 +167,8 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 		cJSON_AddNumberToObject(o, "rep", cfg->plan_run->rep);
 		cJSON_AddNumberToObject(o, "nrep", cfg->plan_run->nrep);
 	}
+	if (cfg->plan_run && cfg->plan_run->placement)
+		cJSON_AddStringToObject(o, "placement", cfg->plan_run->placement);
 	if (cfg->plan_run && cfg->plan_run->role == PMC_ROLE_SWEEP) {
 		cJSON *sw = cJSON_AddObjectToObject(o, "sweep");
 		const struct pmc_plan_run *pr = cfg->plan_run;

@@ -33,7 +33,7 @@ else not_ok "region count" "records $(stats regions), END says $(field "$T/dump.
 # Each line the workload printed against the OMPT record in the same order (depth 1 by id; the two
 # inner regions by begin time), then against its call site's symbolized name. One result line
 # per check: "ok <what>" or "fail <what>: <why>".
-python3 - "$T/truth.jsonl" "$T/dump.txt" >"$T/checks" <<'EOF'
+python3 - "$T/truth.jsonl" "$T/dump.txt" "$PMT_ACCURACY" >"$T/checks" <<'EOF'
 import json, sys
 truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
 recs, sites = [], {}
@@ -66,10 +66,12 @@ for t, r in list(zip(t_outer, outer)) + list(zip(t_inner, inner)):
     check(name + ": depth %d" % t["depth"], int(r["depth"]) == t["depth"], r["depth"])
     check(name + ": inside the workload's own clock reads",
           t["begin_ns"] <= b <= e <= t["end_ns"], "%d..%d vs %d..%d" % (b, e, t["begin_ns"], t["end_ns"]))
-    # the fork and join are microseconds; the region burns 30 ms and more: 10% leaves room for a
-    # preemption of the master at the edge of the construct on a busy machine
-    check(name + ": duration within 10%% of the workload's (%.1f ms)" % ((t["end_ns"] - t["begin_ns"]) / 1e6),
-          (e - b) >= 0.90 * (t["end_ns"] - t["begin_ns"]), "%.3f ms" % ((e - b) / 1e6))
+    # the fork and join are microseconds (0.002-0.17% of these regions of 30 ms and more,
+    # docs/regions.md §6): 2% leaves room for a preemption of the master at the edge of the
+    # construct on a busy machine; make check-accuracy asserts 0.5%
+    tol = 0.005 if sys.argv[3] == "strict" else 0.02
+    check(name + ": duration within %g%% of the workload's (%.1f ms)" % (tol * 100, (t["end_ns"] - t["begin_ns"]) / 1e6),
+          (e - b) >= (1 - tol) * (t["end_ns"] - t["begin_ns"]), "%.3f ms" % ((e - b) / 1e6))
     s = sites.get(r["codeptr"], {})
     check(name + ": codeptr_ra names %s(), line %d" % (t["function"], t["line"]),
           s.get("function") == t["function"] and s.get("line") == str(t["line"]) and s.get("file", "").endswith("omp_regions.c"),

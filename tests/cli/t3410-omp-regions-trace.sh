@@ -18,45 +18,56 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0;
 # 100 ms of CPU per thread and region: the team's fork, join and wake-ups and the scheduler's
 # uneven sharing at a window's end weigh ~1 ms per window (-w 30 gave balanced 2.97-2.99 alone,
 # 2.934 once in a CI run; -w 100 gives 2.98-2.996 alone and beside stress-ng --cpu 2)
-run_capture "$PMCOLLECT" -q --omp-regions --cpus 0 -t 4 -o "$T/r.zst" -- "$W/omp_regions" -w 100 -n 50
-expect_status "omp_regions recorded with --omp-regions" 0
-cp "$T/out" "$T/truth.jsonl"
-run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
-expect_status "pmanalyze reads the trace" 0
-python3 - "$T/truth.jsonl" "$T/r.json" "$sched" "$PMT_SANITIZED" >"$T/checks" <<'EOF'
-import json, sys
+# check_known TRUTH JSON LABEL GCC: TAP lines for the known regions of one recording (TRUTH: the
+# workload's own lines, JSON: pmanalyze's report); LABEL prefixes each check; GCC 1: a GCC build,
+# whose call to GOMP_parallel may carry the line before the pragma (see known.py).
+cat >"$T/known.py" <<'EOF'
+import json, os, sys
 truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
 total = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"regions"')][0]["regions"]
 g = json.load(open(sys.argv[2]))["regions"]
-sched = sys.argv[3] == "1"
-# issue 17: within 2% of the construction with scheduler events; a sanity bound of 15% when the
+label, sched = sys.argv[3], os.environ["SCHED"] == "1"
+gcc = sys.argv[4] == "1"
+# issue 17: A within 2% of the construction with scheduler events; a sanity bound of 15% when the
 # tools run under the sanitizers (the workload is never sanitized: its truth stays exact)
-tol = 0.15 if sys.argv[4] == "1" else 0.02
+tol = 0.15 if os.environ["PMT_SANITIZED"] == "1" else 0.02
+# region times against the workload's clock reads just outside each construct: the fork before
+# parallel_begin and the join after parallel_end cost 0.001-0.02% of a region here (also beside a
+# process spinning on the program's CPU); 2% in make check leaves room for a preemption at the
+# edge of a construct, make check-accuracy asserts 0.5%
+ttol = 0.005 if os.environ["PMT_ACCURACY"] == "strict" else 0.02
 def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
+    print(("ok " if cond else "fail ") + label + what + ("" if cond else ": " + why))
 def skip(what, why):
-    print("skip " + what + ": " + why)
+    print("skip " + label + what + ": " + why)
 check("recorded", g["recorded"], str(g))
 check("%d instances, as many as the workload ran" % total, g["instances"] == total and g["unnamed_instances"] == 0,
       "%s instances, %s unnamed" % (g["instances"], g["unnamed_instances"]))
-rows = {(r["function"], r["line"]): r for r in g["rows"]}
+# GCC gives the call to GOMP_parallel (codeptr_ra - 1 is looked up) the location of the statement
+# before the pragma in some functions (omp_regions_gcc: imbalanced's call is on line 84, its pragma
+# on 85; readelf --debug-dump=decodedline): a GCC build's row may name that line
+def row_for(fn, line):
+    for r in g["rows"]:
+        if r["function"] == fn and (r["line"] == line or (gcc and r["line"] == line - 1)):
+            return r
+    return None
 sites = {}
 for t in truth:
     sites.setdefault((t["function"], t["line"]), []).append(t)
-check("%d regions, one per source line" % (len(sites) + 1), len(rows) == len(sites) + 1,
+check("%d regions, one per source line" % (len(sites) + 1), len(g["rows"]) == len(sites) + 1,
       "rows " + ", ".join(r["name"] for r in g["rows"]))
 for (fn, line), ts in sorted(sites.items(), key=lambda x: x[0][1]):
-    r = rows.get((fn, line))
+    r = row_for(fn, line)
     calls = len(ts)
     check("%s omp_regions.c:%d named from the debug info" % (fn, line),
-          r is not None and r["file"].endswith("omp_regions.c") and r["name"] == "%s omp_regions.c:%d" % (fn, line),
+          r is not None and r["file"].endswith("omp_regions.c") and r["name"] == "%s omp_regions.c:%d" % (fn, r["line"]),
           str(r and r["name"]))
     if r is None:
         continue
     check("%s:%d: %d calls" % (fn, line, calls), r["calls"] == calls, str(r["calls"]))
     want_ms = sum(t["end_ns"] - t["begin_ns"] for t in ts) / 1e6
-    check("%s:%d: time inside the workload's own clock reads (%.1f ms)" % (fn, line, want_ms),
-          0.85 * want_ms <= r["time_ns"] / 1e6 <= want_ms, "%.1f ms" % (r["time_ns"] / 1e6))
+    check("%s:%d: time inside the workload's own clock reads (%.1f ms), within %g%%" % (fn, line, want_ms, ttol * 100),
+          (1 - ttol) * want_ms <= r["time_ns"] / 1e6 <= want_ms, "%.3f ms" % (r["time_ns"] / 1e6))
 tiny = [r for r in g["rows"] if r["function"] == "tiny"]
 check("tiny: 50 instances of one region", len(tiny) == 1 and tiny[0]["calls"] == 50, str(tiny))
 # A by construction: each thread burns its own CPU time (CLOCK_THREAD_CPUTIME_ID), so the
@@ -79,14 +90,37 @@ if sched:
 else:
     skip("nested: A", "no scheduler events")
 EOF
-while read -r verdict what; do
-	case $verdict in
-	ok) ok "$what" ;;
-	skip) ok "$what # SKIP" ;;
-	*) not_ok "$what" "$(machine_load)" ;;
-	esac
-done <"$T/checks"
-[ -s "$T/checks" ] || not_ok "region checks ran" "$(head -c 600 "$T/r.json")"
+check_known() {
+	SCHED=$sched PMT_SANITIZED=$PMT_SANITIZED PMT_ACCURACY=$PMT_ACCURACY python3 "$T/known.py" "$@" >"$T/checks"
+	while read -r verdict what; do
+		case $verdict in
+		ok) ok "$what" ;;
+		skip) ok "$what # SKIP" ;;
+		*) not_ok "$what" "$(machine_load)" ;;
+		esac
+	done <"$T/checks"
+	[ -s "$T/checks" ] || not_ok "$3region checks ran" "$(head -c 600 "$2")"
+}
+run_capture "$PMCOLLECT" -q --omp-regions --cpus 0 -t 4 -o "$T/r.zst" -- "$W/omp_regions" -w 100 -n 50
+expect_status "omp_regions recorded with --omp-regions" 0
+cp "$T/out" "$T/truth.jsonl"
+run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
+expect_status "pmanalyze reads the trace" 0
+check_known "$T/truth.jsonl" "$T/r.json" "" 0
+
+# --- the same workload built by GCC (libgomp: no OMPT) and recorded with --omp-runtime llvm:
+# libomp, preloaded, serves the GOMP ABI and reports through OMPT; the same names (the outlined
+# foo._omp_fn.N map to foo), calls, times and A. 60 ms per thread and region (1.6 s on one CPU):
+# balanced read 2.983-2.998, imbalanced 2.500-2.501, single 1.000-1.001, nested 3.986-3.989 at
+# load 4-6.
+run_capture "$PMCOLLECT" -q --omp-regions --omp-runtime llvm --cpus 0 -t 4 -o "$T/g.zst" -- \
+	"$W/omp_regions_gcc" -w 60 -n 50
+expect_status "omp_regions_gcc recorded with --omp-runtime llvm" 0
+cp "$T/out" "$T/gtruth.jsonl"
+run_capture "$PMANALYZE" -q --format json -o "$T/g.json" "$T/g.zst"
+expect_status "pmanalyze reads the GCC build's trace" 0
+check_known "$T/gtruth.jsonl" "$T/g.json" "gcc build: " 1
+
 # --- the same regions without scheduler events: A from the samples, 100 ms of CPU per thread and
 # region (10 sampling intervals). make check-accuracy (PMT_ACCURACY=strict) asserts issue 17's 5%
 # (nested 10%: from samples its A is 3.79-3.86 of 4, -3.5..-5.3% in 4 runs; docs/regions.md). The
@@ -110,6 +144,25 @@ print(min((r["A"] for r in g["rows"] if r["function"] == sys.argv[2]), key=lambd
 done
 json_get "$T/s.json" regions.A_source >"$T/method"
 check "samples only: the method is named" grep -qx samples "$T/method"
+
+# --- regions shorter than the sampling interval with the program idle between them (-p 1: the
+# initial thread sleeps 1 ms after each of 200 tiny regions), from the samples: an interval's
+# average concurrency is then below 1, and dt r / q counted more critical path than work (A 0.03
+# on the tiny row, 0.35 on the others before the cap). With a team of 1 a region's A is 1: the
+# cap keeps every row at A >= 1, the tiny row within 5% of 1 (an interval it shares with the end
+# of the nested teams holds their threads too: 1.002 once), and the report says it capped.
+run_capture "$PMCOLLECT" -q --no-sched --omp-regions --cpus 0 -t 1 -o "$T/idle.zst" -- "$W/omp_regions" -w 0 -n 200 -p 1
+expect_status "tiny regions with idle gaps recorded without scheduler events" 0
+"$PMANALYZE" -q --format json -o "$T/idle.json" "$T/idle.zst"
+check "samples only, idle between tiny regions: every region's A >= 1, the team-of-1 tiny row A = 1 within 5%, and a note says T_cp was capped" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["regions"]["rows"]
+tiny = [r for r in rows if r["function"] == "tiny"]
+print([(r["name"], r["A"]) for r in rows])
+sys.exit(not (d["regions"]["A_source"] == "samples" and all(r["A"] >= 1 - 1e-9 for r in rows) and
+              len(tiny) == 1 and tiny[0]["A"] <= 1.05 and
+              any("T_cp was capped at their work (A >= 1" in n for n in d["notes"])))' "$T/idle.json"
 
 run_capture "$PMANALYZE" -q "$T/r.zst"
 check "table: a region line names imbalanced omp_regions.c" grep -q '^  imbalanced omp_regions.c:[0-9]' "$T/out"
@@ -165,6 +218,54 @@ rows = [r for r in rg["rows"] if "allande" in r]
 ok = rg["allande"]["NC"] == 2 and rg["allande"]["max"]["configurations"] == 2 and len(rows) >= 4 and \
      all(len(r["allande"]["T_ns"]) == 2 and min(r["allande"]["T_ns"]) > 0 and r["allande"]["best_max"]["threads"] in (1, 2) for r in rows)
 sys.exit(not ok)' "$T/list.json"
+
+# --- -t LIST on several packages: Allande's runs on one socket. A synthetic topology (HWLOC_XMLFILE:
+# 2 packages of 2 cores, package 0 = CPUs 0 and 2, package 1 = CPUs 1 and 3) puts this machine's
+# CPUs 0 and 1 on different sockets: pmcollect pins each run to the first package's cores it may
+# use (CPU 0; RUN_BEGIN placement first_package); pmanalyze caps NC at the 2 cores per socket (3
+# runs given) with a note, and NS is 2 (5 configurations). With --cpus 0-1 the runs keep those
+# CPUs (placement cpus), and the report says they span both sockets.
+xml="$PMT_TOP/tests/fixtures/hwloc/2s2c-interleaved.xml"
+HWLOC_XMLFILE="$xml" run_capture "$PMCOLLECT" -q --omp-regions -t 1-3 -o "$T/pin.zst" -- "$W/omp_regions" -w 2
+expect_status "-t 1-3 on a 2-socket topology recorded" 0
+"$PMANALYZE" -d "$T/pin.zst" >"$T/pin.dump"
+check "-t 1-3 on 2 sockets: every run on the first package (CPU 0), placement first_package" python3 -c '
+import json, sys
+b = [json.loads(l) for l in open(sys.argv[1]) if "\"placement\"" in l]
+b = [x.get("json", x) for x in b]
+print([(x.get("cpus"), x.get("threads"), x.get("placement")) for x in b])
+sys.exit(not (len(b) == 3 and all(x["cpus"] == "0" and x["placement"] == "first_package" for x in b) and
+              [x["threads"] for x in b] == [1, 2, 3]))' "$T/pin.dump"
+"$PMANALYZE" -q --format json --run 2 -o "$T/pin.json" "$T/pin.zst"
+check "-t 1-3 on sockets of 2 cores: NC capped at 2 with a note, NS 2, 5 configurations, no span note" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["regions"]["allande"]
+print(a["NC"], a["NS"], a["max"]["configurations"], d["notes"])
+sys.exit(not (a["NC"] == 2 and a["NS"] == 2 and a["max"]["configurations"] == 5 and
+              any("runs with 1..3 threads but a socket has 2 cores" in n for n in d["notes"]) and
+              not any("several sockets" in n for n in d["notes"])))' "$T/pin.json"
+HWLOC_XMLFILE="$xml" run_capture "$PMCOLLECT" -q --omp-regions --cpus 0-1 -t 1-2 -o "$T/span.zst" -- "$W/omp_regions" -w 2
+expect_status "-t 1-2 --cpus 0-1 on a 2-socket topology recorded" 0
+"$PMANALYZE" -q --format json --run 1 -o "$T/span.json" "$T/span.zst"
+check "--cpus 0-1 across both sockets: kept (placement cpus), and a note says the runs span sockets" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["notes"])
+sys.exit(not any("2 of them ran on CPUs of several sockets (the 1-thread run on CPUs 0-1, 2 sockets)" in n
+                 for n in d["notes"]))' "$T/span.json"
+
+# --- the docs' line numbers: every omp_regions.c:LINE in docs/regions.md (its tables are written
+# by tests/regions-doc.sh) and docs/pmanalyze-json.md is a `#pragma omp parallel` line of the
+# workload as it is now (they were one behind after a line was added to its header)
+pragmas=$(grep -n '^#pragma omp parallel' "$PMT_TOP/tests/workloads/omp_regions.c" | cut -d: -f1 | tr '\n' ' ')
+stale=$(cat "$PMT_TOP/docs/regions.md" "$PMT_TOP/docs/pmanalyze-json.md" | grep -o 'omp_regions\.c:[0-9][0-9]*' |
+	cut -d: -f2 | sort -un | while read -r n; do
+		case " $pragmas" in *" $n "*) ;; *) printf '%s ' "$n" ;; esac
+	done)
+if [ -z "$stale" ] && grep -q 'omp_regions\.c:[0-9]' "$PMT_TOP/docs/regions.md"
+then ok "docs name omp_regions.c only at its pragma lines ($pragmas)"
+else not_ok "docs name omp_regions.c only at its pragma lines ($pragmas)" "stale: $stale (run sh tests/regions-doc.sh)"; fi
 
 # --- usage errors ---------------------------------------------------------------------------------
 run_capture "$PMCOLLECT" --omp-runtime llvm -o "$T/u.zst" -- true

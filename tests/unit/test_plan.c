@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -187,6 +189,79 @@ static void test_compact_order(void **state)
 	assert_int_equal(pmc_plan_compact_order("x", order, 8, &n, why, sizeof(why)), PMT_E_INVAL);
 }
 
+/* Points hwloc at tests/fixtures/hwloc/<name> (relative to $PMT_TOP, else the current
+ * directory) through its HWLOC_XMLFILE override. */
+static void use_topology(const char *name)
+{
+	const char *top = getenv("PMT_TOP");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hwloc/%s", top ? top : ".", name);
+	assert_int_equal(setenv("HWLOC_XMLFILE", path, 1), 0);
+}
+
+/* -t 1-6 on 2 sockets x 4 cores x 2 SMT (PUs 0-3 and 8-11 on package 0, SMT siblings c and c+8):
+ * Allande et al.'s runs on one socket, run i on the first min(i, 4) cores of package 0, one PU
+ * each; OMP_NUM_THREADS per run; placement "first_package". CPUs restricted to package 1 (4-7)
+ * are one package: the runs keep the plain run's CPUs ("one_package"); with --cpus (pin 0) the
+ * user's CPUs stay, even across sockets ("cpus"). */
+static void test_thread_list_one_socket(void **state)
+{
+	static const uint32_t th[] = { 1, 2, 3, 4, 5, 6 };
+	static const char *const want[] = { "0", "0-1", "0-2", "0-3", "0-3", "0-3" };
+	struct pmc_plan p;
+	char why[256] = "";
+
+	(void)state;
+	use_topology("2s4c2t.xml");
+	pmc_plan_single(&p, NULL, 0, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 6, "0-15", 1, why, sizeof(why)), 0);
+	assert_int_equal(p.n, 6);
+	for (size_t i = 0; i < p.n; i++) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u", th[i]);
+		assert_string_equal(p.runs[i].cpus, want[i]);
+		assert_int_equal(p.runs[i].ncpus, i < 4 ? i + 1 : 4);
+		assert_string_equal(p.runs[i].placement, "first_package");
+		assert_int_equal(p.runs[i].role, PMC_ROLE_RUN);
+		assert_int_equal(p.runs[i].nenv, 1);
+		assert_string_equal(p.runs[i].env[0].name, "OMP_NUM_THREADS");
+		assert_string_equal(p.runs[i].env[0].value, v);
+	}
+	/* the first package with an allowed CPU: here package 1 only, so no pin */
+	pmc_plan_single(&p, "4-7", 4, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 3, "4-7", 1, why, sizeof(why)), 0);
+	assert_int_equal(p.n, 3);
+	assert_string_equal(p.runs[2].cpus, "4-7");
+	assert_string_equal(p.runs[2].placement, "one_package");
+	/* allowed on both packages but package 0 only partly: its allowed cores */
+	pmc_plan_single(&p, NULL, 0, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 6, "2-5,10", 1, why, sizeof(why)), 0);
+	assert_string_equal(p.runs[0].cpus, "2");
+	assert_string_equal(p.runs[5].cpus, "2-3");
+	/* --cpus across both sockets: kept, and said so */
+	pmc_plan_single(&p, "0-15", 16, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 2, "0-15", 0, why, sizeof(why)), 0);
+	assert_string_equal(p.runs[1].cpus, "0-15");
+	assert_string_equal(p.runs[1].placement, "cpus");
+	assert_string_equal(p.runs[1].env[0].value, "2");
+	/* no run, or a list hwloc cannot read */
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 0, "0-15", 1, why, sizeof(why)),
+			 PMT_E_INVAL);
+	pmc_plan_single(&p, NULL, 0, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 2, "x", 1, why, sizeof(why)),
+			 PMT_E_INVAL);
+	assert_string_equal(why, "cannot read the CPU list 'x'");
+	assert_int_equal(p.n, 0);
+	/* one package: every run keeps the plain run's CPUs */
+	use_topology("1s2ccx.xml");
+	pmc_plan_single(&p, NULL, 0, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 4, "0-15", 1, why, sizeof(why)), 0);
+	assert_string_equal(p.runs[3].cpus, "");
+	assert_string_equal(p.runs[3].placement, "one_package");
+	unsetenv("HWLOC_XMLFILE");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_interfere_interleaved),
 		cmocka_unit_test(test_repeat_interleaved),
 		cmocka_unit_test(test_compact_order),
+		cmocka_unit_test(test_thread_list_one_socket),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
 // Test workload: OpenMP parallel regions of known shape, each timed by the program itself, for the OMPT tool (libpmompt.so).
 
 /*
- * Usage: omp_regions [-w <ms>] [-t <threads>] [-n <tiny regions>]
+ * Usage: omp_regions [-w <ms>] [-t <threads>] [-n <tiny regions>] [-p <ms>]
  *
  * Built with clang -fopenmp (LLVM libomp, which has OMPT). Runs, in order:
  *   balanced    every team thread burns MS of its own CPU time (A = m)
@@ -11,7 +11,9 @@
  *   set2, set3  omp_set_num_threads(2), a balanced region, omp_set_num_threads(3), another
  *   nested      2 outer threads, each opening an inner team of 2 (depth 2)
  *   tiny        N empty regions (-n, default 0), for the tool's overhead and memory bound, with
- *               the team of -t (or OMP_NUM_THREADS), not set3's
+ *               the team of -t (or OMP_NUM_THREADS), not set3's; with -p, the initial thread
+ *               sleeps P ms (wall time) after each one: short regions with the program idle
+ *               between them, as in an event loop
  * and prints one JSON line per region instance (tiny: one line for all), with the source line of
  * its `#pragma omp parallel`, the function holding it, the team size requested and seen, and its
  * CLOCK_MONOTONIC begin and end read just outside the construct:
@@ -22,6 +24,7 @@
  */
 
 #include <getopt.h>
+#include <math.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,9 +139,10 @@ static void nested(double ms)
 		report("nested-inner", __func__, inner_line_out, 2, inner_team[o], 2, inner_begin[o], inner_end[o]);
 }
 
-static void tiny(long n)
+static void tiny(long n, double pause_ms)
 {
 	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	struct timespec pause = { (time_t)(pause_ms / 1000), (long)(fmod(pause_ms, 1000) * 1e6) };
 	volatile int sink = 0;
 
 	for (long i = 0; i < n; i++) {
@@ -147,27 +151,31 @@ static void tiny(long n)
 			if (omp_get_thread_num() == 0)
 				sink++;
 		}
+		if (pause_ms > 0)
+			nanosleep(&pause, NULL);
 	}
 	printf("{\"tiny\":%ld,\"tiny_ns\":%lld}\n", n, (long long)(clock_ns(CLOCK_MONOTONIC) - t0));
 }
 
 int main(int argc, char **argv)
 {
-	double ms = 20;
+	double ms = 20, pause_ms = 0;
 	int threads = 0, team, c;
 	long ntiny = 0;
 
-	while ((c = getopt(argc, argv, "w:t:n:")) != -1) {
+	while ((c = getopt(argc, argv, "w:t:n:p:")) != -1) {
 		switch (c) {
 		case 'w': ms = atof(optarg); break;
 		case 't': threads = atoi(optarg); break;
 		case 'n': ntiny = atol(optarg); break;
+		case 'p': pause_ms = atof(optarg); break;
 		default:
-			fprintf(stderr, "usage: " PROG " [-w <ms>] [-t <threads>] [-n <tiny regions>]\n");
+			fprintf(stderr, "usage: " PROG " [-w <ms>] [-t <threads>] [-n <tiny regions>] "
+				"[-p <ms>]\n");
 			return 2;
 		}
 	}
-	if (ms < 0 || threads < 0 || ntiny < 0) {
+	if (ms < 0 || threads < 0 || ntiny < 0 || pause_ms < 0) {
 		fprintf(stderr, PROG ": error: negative argument\n");
 		return 2;
 	}
@@ -185,7 +193,7 @@ int main(int argc, char **argv)
 	balanced("set3", ms);
 	nested(ms);
 	omp_set_num_threads(team);
-	tiny(ntiny);
+	tiny(ntiny, pause_ms);
 	printf("{\"regions\":%ld}\n", regions + ntiny);
 	return 0;
 }
