@@ -147,3 +147,24 @@ uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus,
 	return best ? best : n;
 }
 
+
+uint32_t pma_machine_sockets_used(const struct pma_machine *m, const char *cpus, uint32_t n)
+{
+	hwloc_topology_t topo = (hwloc_topology_t)m->topo;
+	hwloc_bitmap_t set, and;
+	uint32_t used = 0;
+
+	if (!topo || !cpus || !cpus[0] || !n)
+		return m->sockets <= 1 && n ? 1 : 0;
+	set = hwloc_bitmap_alloc();
+	and = hwloc_bitmap_alloc();
+	if (set && and && hwloc_bitmap_list_sscanf(set, cpus) == 0)
+		for (hwloc_obj_t p = NULL; (p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p));) {
+			hwloc_bitmap_and(and, set, p->cpuset);
+			used += !hwloc_bitmap_iszero(and);
+		}
+	hwloc_bitmap_free(set);
+	hwloc_bitmap_free(and);
+	/* no package objects: one socket holds them all */
+	return used ? used : m->sockets <= 1 ? 1 : 0;
+}
