@@ -41,7 +41,8 @@ static const char usage_line[] =
 	"   or: pmanalyze [options] <directory>|<rank trace>...    (one MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
-	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
+	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>]\n"
+	"                 [--predict <threads>:<cores>[,...]] <trace>...\n"
 	"   or: pmanalyze --toep [--target time|energy] <trace>...\n"
 	"   or: pmanalyze --predict <threads>:<cores>[,...] --model <file> [<trace>...]\n";
 
@@ -105,6 +106,7 @@ static void usage_full(void)
 	      "                            [default: time]\n"
 	      "      --model-out <file>    write the --learn forest to <file>\n"
 	      "      --predict <list>      predict <threads>:<cores>,... with the forest of --model\n"
+	      "                            or of --learn\n"
 	      "      --model <file>        the forest --predict loads\n"
 	      "      --progress            show how far the reading of each trace got, on\n"
 	      "                            standard error [default: for traces over 100 MB when\n"
@@ -960,7 +962,7 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	struct pma_forest *f = NULL;
 	double imp[PMA_LEARN_NFEAT];
 	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
-	const char *model_name = o->target == PMA_TARGET_ENERGY ? "analytical model (E(n) = P(n) T(n))"
+	const char *model_name = o->target == PMA_TARGET_ENERGY ? "analytical model (E = P(n) T(n))"
 								 : "analytical model (T(n), eq. 1)";
 	unsigned char *buf = NULL;
 	size_t len = 0;
