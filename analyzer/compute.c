@@ -613,7 +613,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	}
 	compute_uncertainty(r);
 	if (pma_energy_eval(traces, ntraces, r->pred.cores, r->pred.by_est[r->par.est], r->pred.ncores,
-			    &r->energy) < 0) {
+			    &r->energy) < 0 || pma_notes_append(&r->notes, &r->energy.notes) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}

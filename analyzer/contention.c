@@ -53,9 +53,7 @@ static char *shell_command(const struct pma_meta *meta)
 	return buf;
 }
 
-/* C(n) of one run: RUN_END "C" (cycles when want_cycles and the run has them, else its CPU
- * time), else the schedstat CPU time the samples add up to. */
-static double run_C(const struct pma_run *r, int want_cycles, double *llc, int *is_cycles)
+double pma_mem_run_C(const struct pma_run *r, int want_cycles, double *llc, int *is_cycles)
 {
 	const struct pma_run_cost *c = &r->info.C;
 
@@ -282,7 +280,7 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				}
 				if (out->npts == PMA_CAL_MAX_POINTS)
 					continue;
-				p->C = run_C(r, all_cycles, &llc, &cyc);
+				p->C = pma_mem_run_C(r, all_cycles, &llc, &cyc);
 				all_cycles &= cyc;
 				p->r = llc;
 				p->cores = r->cpus_n;

@@ -33,6 +33,12 @@ struct pma_mem_cal {
 	int repeated;            /* every summarized point has two runs or more: omega has a spread */
 };
 
+/* C(n) of one run (Tudor & Teo eq. 7): RUN_END "C" (cycles when want_cycles and the run has
+ * them, else its CPU time in ns), else the schedstat CPU time (ns) its samples add up to (the
+ * runnable profile's work). *llc gets the run's LLC misses (NAN unknown), *is_cycles whether the
+ * run has cycles. */
+double pma_mem_run_C(const struct pma_run *r, int want_cycles, double *llc, int *is_cycles);
+
 /* Collects one point per finished run of every trace (the repetitions of --calibrate --repeat K
  * summarized per core count by their median, with half the range as C's uncertainty, and the
  * model fitted to the medians) (Tudor & Teo §II-B: C(n) of the program with

@@ -18,8 +18,7 @@ const char *pma_energy_trust_name(enum pma_energy_trust t)
 	}
 }
 
-/* The run as a power-model input; 0 when it has no usable energy. */
-static int power_run(const struct pma_run *run, struct pma_power_run *p)
+int pma_power_run_from(const struct pma_run *run, struct pma_power_run *p)
 {
 	const struct pma_run_energy *e = &run->info.energy;
 	double wall_s = pma_run_wall_s(run);
@@ -45,7 +44,7 @@ static void trust(const struct pma_trace *traces, int ntraces, struct pma_energy
 			const struct pma_run_energy *e = &run->info.energy;
 			struct pma_power_run p;
 			double share;
-			if (!power_run(run, &p) || !isfinite(e->other_load_cpus) ||
+			if (!pma_power_run_from(run, &p) || !isfinite(e->other_load_cpus) ||
 			    !isfinite(e->program_cpus))
 				continue;
 			share = e->other_load_cpus + e->program_cpus > 0
@@ -60,6 +59,42 @@ static void trust(const struct pma_trace *traces, int ntraces, struct pma_energy
 		out->other_share_max < 0.30 ? PMA_TRUST_FAIR : PMA_TRUST_POOR;
 }
 
+/* PMA_NOTE_ENERGY_GAP when a run with energy read its counters more than 1 s apart (the
+ * collector's loop reads every 100 ms; a stalled loop may miss a second wrap). Returns 0 or -1
+ * (out of memory). */
+static int gap_note(const struct pma_trace *traces, int ntraces, struct pma_notes *notes)
+{
+	double nruns = 0, worst = 0, worst_run = 0;
+
+	for (int t = 0; t < ntraces; t++)
+		for (uint32_t i = 0; i < traces[t].nruns; i++) {
+			const struct pma_run_energy *e = &traces[t].runs[i].info.energy;
+			if (!e->present || !(e->max_gap_ns > PMA_ENERGY_MAX_GAP_NS))
+				continue;
+			nruns++;
+			if (e->max_gap_ns > worst) {
+				worst = e->max_gap_ns;
+				worst_run = traces[t].runs[i].run_id;
+			}
+		}
+	if (!nruns)
+		return 0;
+	return pma_notes_add(notes, PMA_NOTE_ENERGY_GAP, (double[]){ nruns, worst / 1e9, worst_run },
+			     3, NULL, 0);
+}
+
+/* The fit (out->model) is not physical: no energy (out->have stays 0) and a note; P_min the
+ * least predicted P(n), NAN when not computed. Returns 0 or -1 (out of memory). */
+static int unphysical_note(struct pma_energy_result *out, double P_min)
+{
+	const struct pma_power_model *m = &out->model;
+
+	out->unphysical = 1;
+	return pma_notes_add(&out->notes, PMA_NOTE_POWER_UNPHYSICAL,
+			     (double[]){ m->P_static_w, m->P_core_w, m->R2, (double)m->nruns,
+					 m->ncounts, P_min }, 6, NULL, 0);
+}
+
 int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t *cores,
 		    const struct pma_prediction *pred, size_t ncores, struct pma_energy_result *out)
 {
@@ -68,7 +103,8 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 	double *T = NULL, *A = NULL;
 	size_t k = 0, all = 0, zones = 1;
 	const char *reason = NULL;
-	int rc = -1;
+	double P_min = INFINITY;
+	int rc = -1, fit;
 
 	memset(out, 0, sizeof(*out));
 	for (int t = 0; t < ntraces; t++)
@@ -83,7 +119,7 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 	for (int t = 0; t < ntraces; t++)
 		for (uint32_t i = 0; i < traces[t].nruns; i++) {
 			const struct pma_run *run = &traces[t].runs[i];
-			if (power_run(run, &runs[k])) {
+			if (pma_power_run_from(run, &runs[k])) {
 				if (!out->source)
 					out->source = run->info.energy.source;
 				zones &= runs[k].E_core_j >= 0;
@@ -94,16 +130,27 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 		}
 	out->nruns = k;
 	trust(traces, ntraces, out);
+	if (gap_note(traces, ntraces, &out->notes) < 0)
+		goto done;
 	if (k == 0) {
 		snprintf(out->reason, sizeof(out->reason), "no run has energy readings: %s",
 			 reason ? reason : "the traces predate energy recording (format 1.2)");
 		rc = 0;
 		goto done;
 	}
-	if (pma_power_fit(runs, k, (int)zones, &out->model, out->reason, sizeof(out->reason)) < 0) {
+	fit = pma_power_fit(runs, k, (int)zones, &out->model, out->reason, sizeof(out->reason));
+	if (fit == PMA_POWER_E_UNPHYSICAL) {
+		rc = unphysical_note(out, NAN);
+		goto done;
+	}
+	if (fit < 0) {
 		rc = 0;
 		goto done;
 	}
+	if (out->model.ncounts == 2 &&
+	    pma_notes_add(&out->notes, PMA_NOTE_POWER_TWO_COUNTS,
+			  (double[]){ (double)k, out->model.R2 }, 2, NULL, 0) < 0)
+		goto done;
 	for (size_t i = 0; i < ncores; i++) {
 		double Ts = pred[i].T_ns / 1e9;
 		if (!isfinite(Ts) || Ts <= 0 || !isfinite(pred[i].A))
@@ -118,6 +165,16 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 		snprintf(out->reason, sizeof(out->reason), "no core count has a finite predicted time");
 		out->npts = 0;
 		rc = 0;
+		goto done;
+	}
+	for (size_t i = 0; i < out->npts; i++)
+		P_min = fmin(P_min, out->pts[i].P_w);
+	if (!(P_min > 0)) {
+		snprintf(out->reason, sizeof(out->reason), "the power fit is not physical: P(n) = "
+			 "%.3g W <= 0 (P_static %.2f W, P_core %.2f W)", P_min, out->model.P_static_w,
+			 out->model.P_core_w);
+		out->npts = 0;
+		rc = unphysical_note(out, P_min);
 		goto done;
 	}
 	out->have = 1;
@@ -135,5 +192,6 @@ void pma_energy_result_free(struct pma_energy_result *e)
 	if (!e)
 		return;
 	free(e->pts);
+	pma_notes_free(&e->notes);
 	memset(e, 0, sizeof(*e));
 }

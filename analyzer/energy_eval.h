@@ -11,7 +11,12 @@
 
 #include "analyze.h"
 #include "model.h"
+#include "notes.h"
 #include "power.h"
+
+/* A run whose energy readings were further apart than this may have missed a counter wrap
+ * (two wraps between readings read as one; the collector reads every 100 ms). */
+#define PMA_ENERGY_MAX_GAP_NS 1000000000.0
 
 /* How far package energy measures the program: the other processes' share of the machine's busy
  * CPUs during the runs, o / (o + p) with o = RUN_END other_load.cpus and p = other_load.
@@ -37,7 +42,15 @@ struct pma_energy_result {
 	size_t npts;                 /* core counts with a finite predicted time */
 	struct pma_energy_point *pts;/* [npts]: E(n), EDP(n) */
 	struct pma_energy_optimum opt; /* n_time here is argmin T over pts */
+	int unphysical;              /* the fit was refused (P_core < 0, P_static < 0 or a P(n) <= 0):
+				      model holds it for the note, have is 0 */
+	struct pma_notes notes;      /* PMA_NOTE_POWER_UNPHYSICAL, _POWER_TWO_COUNTS, _ENERGY_GAP */
 };
+
+/* The run as a power-model input (n, busy cores = RUN_END C.cpu_time / wall time, T = wall
+ * time, E = package + dram J, E_core = core zones J or -1). Returns 1, or 0 when the run has no
+ * finished end, no package energy or no wall time. */
+int pma_power_run_from(const struct pma_run *run, struct pma_power_run *p);
 
 /* Collects every finished run of traces[0..ntraces-1] with RUN_END energy (package + dram J,
  * core zones when present, its CPU count n, busy cores = CPU time / wall time, wall time T),
@@ -45,7 +58,11 @@ struct pma_energy_result {
  * and predicts E(n) = P(A(m,n)) T(n) for the core counts cores[k] with predictions pred[k]
  * (Tudor & Teo eq. 1, 6: T from T(1)/S, A from eq. 6); points with a non-finite T are skipped.
  * Without energy, out->have is 0 and out->reason says why (the first run's recorded
- * energy_reason, or the fit's reason): no guessed watts. Returns 0, or -1 when memory runs out. */
+ * energy_reason, or the fit's reason): no guessed watts. A fit that is not physical (P_core < 0,
+ * P_static < 0, or P(n) <= 0 at a predicted n) is refused the same way, with
+ * PMA_NOTE_POWER_UNPHYSICAL in out->notes; a fit on two core counts gets
+ * PMA_NOTE_POWER_TWO_COUNTS (R² is then 1 by construction), and runs whose readings were over
+ * PMA_ENERGY_MAX_GAP_NS apart PMA_NOTE_ENERGY_GAP. Returns 0, or -1 when memory runs out. */
 int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t *cores,
 		    const struct pma_prediction *pred, size_t ncores, struct pma_energy_result *out);
 void pma_energy_result_free(struct pma_energy_result *e);

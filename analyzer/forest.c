@@ -450,26 +450,15 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int pma_forest_holdout(const double *X, const double *y, const uint32_t *config, size_t rows,
-		       size_t cols, uint32_t folds, const struct pma_forest_params *p, double *yhat,
-		       struct pma_fit_quality *out, char *why, size_t whysize)
+int pma_forest_folds(const uint32_t *config, size_t rows, uint32_t folds, uint32_t *fold,
+		     char *why, size_t whysize)
 {
-	uint32_t *ids = NULL, *fold = NULL;
-	double *Xtr = NULL, *ytr = NULL, *Xte = NULL, *pred = NULL, *all = NULL;
+	uint32_t *ids = malloc(rows * sizeof(*ids) + 1);
 	size_t nids = 0, i;
-	int rc = -1;
 
-	memset(out, 0, sizeof(*out));
-	ids = malloc(rows * sizeof(*ids) + 1);
-	fold = malloc(rows * sizeof(*fold) + 1);
-	Xtr = malloc(rows * cols * sizeof(*Xtr) + 1);
-	Xte = malloc(rows * cols * sizeof(*Xte) + 1);
-	ytr = malloc(rows * sizeof(*ytr) + 1);
-	pred = malloc(rows * sizeof(*pred) + 1);
-	all = malloc(rows * sizeof(*all) + 1);
-	if (!ids || !fold || !Xtr || !Xte || !ytr || !pred || !all) {
+	if (!ids) {
 		snprintf(why, whysize, "out of memory");
-		goto out;
+		return -1;
 	}
 	memcpy(ids, config, rows * sizeof(*ids));
 	qsort(ids, rows, sizeof(*ids), cmp_u32);
@@ -479,21 +468,56 @@ int pma_forest_holdout(const double *X, const double *y, const uint32_t *config,
 	if (nids < 2 || folds < 2 || folds > nids) {
 		snprintf(why, whysize, "held-out evaluation needs at least 2 configurations and 2 to "
 			 "%zu folds (%zu configurations, %u folds)", nids, nids, folds);
-		goto out;
+		free(ids);
+		return -1;
 	}
 	for (i = 0; i < rows; i++) {
 		uint32_t *at = bsearch(&config[i], ids, nids, sizeof(*ids), cmp_u32);
 		fold[i] = (uint32_t)((size_t)(at - ids) % folds);
 	}
+	free(ids);
+	return 0;
+}
+
+int pma_forest_holdout(const double *X, const struct pma_fold_x *fx, const double *y,
+		       const uint32_t *config, size_t rows, size_t cols, uint32_t folds,
+		       const struct pma_forest_params *p, double *yhat, struct pma_fit_quality *out,
+		       char *why, size_t whysize)
+{
+	uint32_t *fold = NULL;
+	double *Xtr = NULL, *ytr = NULL, *Xte = NULL, *Xk = NULL, *pred = NULL, *all = NULL;
+	size_t i;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	fold = malloc(rows * sizeof(*fold) + 1);
+	Xtr = malloc(rows * cols * sizeof(*Xtr) + 1);
+	Xte = malloc(rows * cols * sizeof(*Xte) + 1);
+	Xk = fx ? malloc(rows * cols * sizeof(*Xk) + 1) : NULL;
+	ytr = malloc(rows * sizeof(*ytr) + 1);
+	pred = malloc(rows * sizeof(*pred) + 1);
+	all = malloc(rows * sizeof(*all) + 1);
+	if (!fold || !Xtr || !Xte || (fx && !Xk) || !ytr || !pred || !all) {
+		snprintf(why, whysize, "out of memory");
+		goto out;
+	}
+	if (pma_forest_folds(config, rows, folds, fold, why, whysize) < 0)
+		goto out;
 	for (uint32_t k = 0; k < folds; k++) {
 		struct pma_forest *f = NULL;
+		const double *Xf = X;
 		size_t ntr = 0, nte = 0;
 
+		if (fx) {
+			if (fx->fn(fx->arg, fold, k, Xk, why, whysize) < 0)
+				goto out;
+			Xf = Xk;
+		}
 		for (i = 0; i < rows; i++) {
 			if (fold[i] == k) {
-				memcpy(Xte + nte++ * cols, X + i * cols, cols * sizeof(*X));
+				memcpy(Xte + nte++ * cols, Xf + i * cols, cols * sizeof(*Xf));
 			} else {
-				memcpy(Xtr + ntr * cols, X + i * cols, cols * sizeof(*X));
+				memcpy(Xtr + ntr * cols, Xf + i * cols, cols * sizeof(*Xf));
 				ytr[ntr++] = y[i];
 			}
 		}
@@ -516,10 +540,10 @@ int pma_forest_holdout(const double *X, const double *y, const uint32_t *config,
 		memcpy(yhat, all, rows * sizeof(*all));
 	rc = 0;
 out:
-	free(ids);
 	free(fold);
 	free(Xtr);
 	free(Xte);
+	free(Xk);
 	free(ytr);
 	free(pred);
 	free(all);

@@ -81,16 +81,32 @@ struct pma_fit_quality {
  * constant (R² undefined). */
 int pma_fit_quality(const double *y, const double *yhat, size_t n, struct pma_fit_quality *out);
 
-/* Evaluation on held-out configurations: the distinct values of config[rows] (a configuration
- * id, e.g. one per thread/core/placement setting) are sorted and dealt round robin into `folds`
- * folds; each fold's rows are predicted by a forest trained on all the other folds' rows, so no
- * run of a held-out configuration is ever seen in training (TOEP §III-A-3 sorts and then
- * samples rows, which leaks neighbouring rows of one configuration into training). Writes the
- * held-out prediction of every row to yhat[rows] (may be NULL) and the pooled quality to *out.
- * Returns 0, or -1 with a reason: fewer than 2 configurations, folds < 2 or more than
- * configurations, or a training error. */
-int pma_forest_holdout(const double *X, const double *y, const uint32_t *config, size_t rows,
-		       size_t cols, uint32_t folds, const struct pma_forest_params *p, double *yhat,
-		       struct pma_fit_quality *out, char *why, size_t whysize);
+/* Features that depend on the fold: fn fills X[rows x cols] (row-major) for fold k, where
+ * fold[i] == k marks the held-out rows, from what the other folds' rows allow (e.g. the
+ * analytical model's prediction from a baseline run that must not be a held-out run). Returns 0,
+ * or -1 with a reason in why. */
+struct pma_fold_x {
+	int (*fn)(void *arg, const uint32_t *fold, uint32_t k, double *X, char *why, size_t whysize);
+	void *arg;
+};
+
+/* Deals the distinct values of config[rows] (sorted) round robin into `folds` folds: fold[i] of
+ * row i. Returns 0, or -1 with a reason: fewer than 2 configurations, folds < 2 or more than
+ * configurations. */
+int pma_forest_folds(const uint32_t *config, size_t rows, uint32_t folds, uint32_t *fold,
+		     char *why, size_t whysize);
+
+/* Evaluation on held-out configurations: the rows are dealt into folds by configuration
+ * (pma_forest_folds); each fold's rows are predicted by a forest trained on all the other folds'
+ * rows, so no run of a held-out configuration is ever seen in training (TOEP §III-A-3 sorts and
+ * then samples rows, which leaks neighbouring rows of one configuration into training). The
+ * features are X for every fold, or, when fx is not NULL, what fx->fn writes for each fold (X
+ * may then be NULL). Writes the held-out prediction of every row to yhat[rows] (may be NULL) and
+ * the pooled quality to *out. Returns 0, or -1 with a reason: those of pma_forest_folds, fx's,
+ * or a training error. */
+int pma_forest_holdout(const double *X, const struct pma_fold_x *fx, const double *y,
+		       const uint32_t *config, size_t rows, size_t cols, uint32_t folds,
+		       const struct pma_forest_params *p, double *yhat, struct pma_fit_quality *out,
+		       char *why, size_t whysize);
 
 #endif

@@ -148,22 +148,23 @@ uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus,
 }
 
 
-uint32_t pma_machine_packages_of(const struct pma_machine *m, const char *cpus)
+uint32_t pma_machine_sockets_used(const struct pma_machine *m, const char *cpus, uint32_t n)
 {
 	hwloc_topology_t topo = (hwloc_topology_t)m->topo;
-	hwloc_bitmap_t set;
-	uint32_t n = 0, any = 0;
+	hwloc_bitmap_t set, and;
+	uint32_t used = 0;
 
-	if (!topo || !cpus || !(set = hwloc_bitmap_alloc()))
-		return 0;
-	if (hwloc_bitmap_list_sscanf(set, cpus) == 0 && !hwloc_bitmap_iszero(set)) {
+	if (!topo || !cpus || !cpus[0] || !n)
+		return m->sockets <= 1 && n ? 1 : 0;
+	set = hwloc_bitmap_alloc();
+	and = hwloc_bitmap_alloc();
+	if (set && and && hwloc_bitmap_list_sscanf(set, cpus) == 0)
 		for (hwloc_obj_t p = NULL; (p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p));) {
-			any = 1;
-			n += hwloc_bitmap_intersects(set, p->cpuset) ? 1 : 0;
+			hwloc_bitmap_and(and, set, p->cpuset);
+			used += !hwloc_bitmap_iszero(and);
 		}
-		if (!any)
-			n = 1;
-	}
 	hwloc_bitmap_free(set);
-	return n;
+	hwloc_bitmap_free(and);
+	/* no package objects: one socket holds them all */
+	return used ? used : m->sockets <= 1 ? 1 : 0;
 }

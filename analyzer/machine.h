@@ -36,9 +36,9 @@ void pma_machine_free(struct pma_machine *m);
  * with the hwloc topology when m has one, else min(n, c) (compact). */
 uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus, uint32_t n);
 
-/* How many packages hold a CPU of the cpulist `cpus` (Allande et al.'s runs must lie on one), by
- * the hwloc topology of m; 0 when m has none (counts only) or cpus is not a cpulist. A topology
- * without package objects is one package. */
-uint32_t pma_machine_packages_of(const struct pma_machine *m, const char *cpus);
+/* Packages that hold at least one CPU of the cpulist `cpus` (n CPUs): counted with the hwloc
+ * topology when m has one; else 1 on a one-socket machine, and 0 (unknown: the placement is not
+ * recorded) on several sockets without a topology. */
+uint32_t pma_machine_sockets_used(const struct pma_machine *m, const char *cpus, uint32_t n);
 
 #endif

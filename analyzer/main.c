@@ -42,7 +42,8 @@ static const char usage_line[] =
 	"   or: pmanalyze [options] [--calibration <trace>] <directory>|<rank trace>...  (MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
-	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>] <trace>...\n"
+	"   or: pmanalyze --learn [--target time|energy] [--model-out <file>]\n"
+	"                 [--predict <threads>:<cores>[,...]] <trace>...\n"
 	"   or: pmanalyze --toep [--target time|energy] <trace>...\n"
 	"   or: pmanalyze --predict <threads>:<cores>[,...] --model <file> [<trace>...]\n";
 
@@ -110,6 +111,7 @@ static void usage_full(void)
 	      "                            [default: time]\n"
 	      "      --model-out <file>    write the --learn forest to <file>\n"
 	      "      --predict <list>      predict <threads>:<cores>,... with the forest of --model\n"
+	      "                            or of --learn\n"
 	      "      --model <file>        the forest --predict loads\n"
 	      "      --progress            show how far the reading of each trace got, on\n"
 	      "                            standard error [default: for traces over 100 MB when\n"
@@ -451,7 +453,6 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			o->model_in = optarg;
 			break;
 		case OPT_PREDICT:
-			o->mode = 'P';
 			o->predict = optarg;
 			break;
 		case OPT_PLOT:
@@ -549,8 +550,19 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	if (o->mode == 'T' && o->model_out)
 		return usage_error("--model-out goes with --learn (a --toep forest has 3 features, "
 				   "--predict needs all)");
+	if (o->predict && o->mode == 'T')
+		return usage_error("--predict goes with --learn or --model (a --toep forest has 3 "
+				   "features)");
+	if (o->predict && o->mode != 'L') {
+		if (o->mode)
+			return usage_error("--predict goes with --learn or --model");
+		o->mode = 'P';
+	}
 	if (o->mode == 'P' && !o->model_in)
-		return usage_error("--predict needs --model <file> (written by --learn --model-out)");
+		return usage_error("--predict needs --model <file> (written by --learn --model-out) or "
+				   "--learn <trace>...");
+	if (o->mode == 'L' && o->model_in)
+		return usage_error("--model goes with --predict alone (--learn trains its own forest)");
 	if (optind >= argc && o->mode != 'P')
 		return usage_error("no trace given");
 	if ((o->mode == 'i' || o->mode == 'd') && argc - optind != 1)
@@ -897,6 +909,86 @@ static int write_file(const char *path, const unsigned char *buf, size_t n)
 	return 0;
 }
 
+/* Parses --predict's list "T:N[,T:N...]" into m[] and n[] (at most max). Returns the number of
+ * configurations, or -1 after reporting a malformed one (a usage error). */
+static int parse_configs(const char *list, unsigned *m, unsigned *n, int max)
+{
+	char buf[4096], *save = NULL, *tok;
+	int k = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char end;
+		if (k == max) {
+			pmt_cli_error("too many configurations in --predict (at most %d)", max);
+			return -1;
+		}
+		if (sscanf(tok, "%u:%u%c", &m[k], &n[k], &end) != 2 || m[k] == 0 || n[k] == 0 ||
+		    m[k] > 1000000 || n[k] > 1000000) {
+			pmt_cli_error("invalid configuration '%s' in --predict: want <threads>:<cores>",
+				      tok);
+			return -1;
+		}
+		k++;
+	}
+	if (!k)
+		pmt_cli_error("--predict: no configuration given");
+	return k ? k : -1;
+}
+
+/* The forest's prediction and its 5-95% spread across trees for each configuration of list, one
+ * line per configuration and family of the table that ran its thread count (a command and size
+ * label; one line without model columns when none did; t may be empty: the
+ * features are then threads and cores alone). The features of a configuration never run are
+ * computed as for a run (pma_learn_config_x): placement on CPUs 0..n-1, the analytical model's
+ * A(m,n), omega(n) and T(n) from the family's runs with the same thread count. Returns the exit
+ * status. */
+static int predict_lines(FILE *fo, const struct pma_forest *f, const struct pma_learn_table *t,
+			 const char *list)
+{
+	unsigned m[256], n[256];
+	double x[PMA_LEARN_NFEAT], mean, lo, hi, T_s;
+	char why[512];
+	int k = parse_configs(list, m, n, 256);
+
+	if (k < 0)
+		return PMT_EXIT_USAGE;
+	fprintf(fo, "%8s %6s %12s %12s %12s %12s  %s\n", "threads", "cores", "prediction", "p5", "p95",
+		"T_model_s", "program (size)");
+	for (int i = 0; i < k; i++) {
+		uint32_t nfam = t->rows ? t->nfamilies : 1, shown = 0;
+		/* the families that ran m threads; when none did, the last one (without model columns) */
+		for (uint32_t fam = 0; fam < nfam; fam++) {
+			const char *prog = "-";
+			double size = NAN;
+			if (t->rows) {
+				int has = pma_learn_config_x(t, fam, m[i], n[i], x, &T_s);
+				if (!has && (shown || fam + 1 < nfam))
+					continue;
+				pma_learn_family(t, fam, &prog, &size);
+			} else {
+				for (int c = 0; c < PMA_LEARN_NFEAT; c++)
+					x[c] = NAN;
+				x[PMA_F_THREADS] = m[i];
+				x[PMA_F_CORES] = n[i];
+				x[PMA_F_MEMPOL] = 0;
+				T_s = NAN;
+			}
+			if (pma_forest_predict(f, x, 1, &mean, &lo, &hi, why, sizeof(why)) < 0) {
+				pmt_cli_error("%s", why);
+				return PMT_EXIT_FAILURE;
+			}
+			fprintf(fo, "%8u %6u %12.5g %12.5g %12.5g %12.5g  %s", m[i], n[i], mean, lo, hi,
+				T_s, prog);
+			if (isfinite(size))
+				fprintf(fo, " (%g)", size);
+			fputc('\n', fo);
+			shown++;
+		}
+	}
+	return PMT_EXIT_OK;
+}
+
 /* --learn: the training table, the three predictors on held-out configurations, the importances
  * of the forest with model features trained on every row, and --model-out. Returns the exit
  * status. */
@@ -908,6 +1000,8 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	struct pma_forest *f = NULL;
 	double imp[PMA_LEARN_NFEAT];
 	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
+	const char *model_name = o->target == PMA_TARGET_ENERGY ? "analytical model (E = P(n) T(n))"
+								 : "analytical model (T(n), eq. 1)";
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char why[512];
@@ -915,6 +1009,11 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	int rc = PMT_EXIT_FAILURE;
 
 	pma_forest_params_default(&fp);
+	if (o->predict) {
+		unsigned m[256], n[256];
+		if (parse_configs(o->predict, m, n, 256) < 0)
+			return PMT_EXIT_USAGE; /* before the training, not after it */
+	}
 	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0) {
 		pmt_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
@@ -932,10 +1031,10 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, pma_forest_trees(f), ev.folds);
 	fprintf(fo, "  %-34s %8s %14s %6s\n", "predictor", "R2", "mean |err|", "rows");
 	if (ev.model.n)
-		fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "analytical model (T(n), eq. 1)",
-			ev.model.R2, ev.model.mean_abs_err, unit, ev.model.n);
+		fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", model_name, ev.model.R2,
+			ev.model.mean_abs_err, unit, ev.model.n);
 	else
-		fprintf(fo, "  %-34s %8s %14s %6s\n", "analytical model (T(n), eq. 1)", "-", "-", "-");
+		fprintf(fo, "  %-34s %8s %14s %6s  (%s)\n", model_name, "-", "-", "-", ev.model_why);
 	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, configuration features",
 		ev.forest_base.R2, ev.forest_base.mean_abs_err, unit, ev.forest_base.n);
 	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, + model features",
@@ -944,6 +1043,13 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
 		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), imp[k],
 			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
+	if (t.energy_gap_runs) {
+		struct pma_note gap = { PMA_NOTE_ENERGY_GAP, { t.energy_gap_runs, t.energy_gap_max_s,
+							       NAN }, { NULL } };
+		char *text = pma_note_alloc(&gap);
+		fprintf(fo, "note: %s\n", text ? text : "out of memory");
+		free(text);
+	}
 	if (o->model_out) {
 		if (pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0) {
 			pmt_cli_error("%s", why);
@@ -953,7 +1059,7 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 			goto done;
 		fprintf(fo, "model written to %s (%zu bytes)\n", o->model_out, len);
 	}
-	rc = PMT_EXIT_OK;
+	rc = o->predict ? predict_lines(fo, f, &t, o->predict) : PMT_EXIT_OK;
 done:
 	free(buf);
 	pma_forest_free(f);
@@ -993,6 +1099,8 @@ static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, st
 	};
 	struct pma_forest_params fp;
 	struct pma_learn_table t;
+	struct pma_learn_fold_ctx ctx = { &t, NULL };
+	struct pma_fold_x fx = { pma_learn_fold_x, &ctx };
 	struct pma_toep_result r;
 	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
 	char why[512];
@@ -1006,7 +1114,8 @@ static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, st
 		pma_learn_table_free(&t);
 		return PMT_EXIT_FAILURE;
 	}
-	if (pma_toep_run(t.X, t.y, t.config, t.rows, PMA_LEARN_NFEAT, &fp, &r, why, sizeof(why)) < 0) {
+	if (pma_toep_run(t.X, &fx, t.y, t.config, t.rows, PMA_LEARN_NFEAT, &fp, &r, why,
+			 sizeof(why)) < 0) {
 		pmt_cli_error("%s", why);
 		goto done;
 	}
@@ -1043,17 +1152,15 @@ done:
 	return rc;
 }
 
-/* --predict T:N[,T:N...] --model FILE [traces]: the forest's prediction and its 5-95% spread
- * across trees for each configuration; the model columns come from the traces' runs (the
- * baseline of the same thread count, as in --learn), missing without traces. */
+/* --predict T:N[,T:N...] --model FILE [traces]: predict_lines with a forest of --model-out; the
+ * traces, when given, give the configurations' other columns. */
 static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	struct pma_forest *f = NULL;
 	struct pma_learn_table t = { 0 };
 	unsigned char *buf = NULL;
-	double x[PMA_LEARN_NFEAT], mean, lo, hi;
 	size_t len = 0, cap = 0;
-	char why[512], list[4096], *save = NULL, *tok;
+	char why[512];
 	FILE *in, *fo;
 	int rc = PMT_EXIT_FAILURE;
 
@@ -1082,7 +1189,8 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 		goto done;
 	}
 	if (pma_forest_cols(f) != PMA_LEARN_NFEAT) {
-		pmt_cli_error("'%s': the model has %zu features, --predict needs %d", o->model_in,
+		pmt_cli_error("'%s': the model has %zu features, --predict needs %d (a model of an "
+			      "older pmanalyze: train it again with --learn --model-out)", o->model_in,
 			      pma_forest_cols(f), PMA_LEARN_NFEAT);
 		goto done;
 	}
@@ -1092,42 +1200,7 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 	}
 	if (!(fo = output_open(out)))
 		goto done;
-	fprintf(fo, "%8s %6s %12s %12s %12s\n", "threads", "cores", "prediction", "p5", "p95");
-	snprintf(list, sizeof(list), "%s", o->predict);
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned m, n;
-		char end;
-		if (sscanf(tok, "%u:%u%c", &m, &n, &end) != 2 || m == 0 || n == 0) {
-			pmt_cli_error("invalid configuration '%s' in --predict: want <threads>:<cores>", tok);
-			rc = PMT_EXIT_USAGE;
-			goto done;
-		}
-		for (int k = 0; k < PMA_LEARN_NFEAT; k++)
-			x[k] = NAN;
-		x[PMA_F_THREADS] = m;
-		x[PMA_F_CORES] = n;
-		x[PMA_F_MEMPOL] = 0;
-		/* the first training row of the same threads gives the other columns; the model
-		 * columns are predicted for n from its baseline only when a row has this n */
-		for (size_t i = 0; i < t.rows; i++) {
-			const double *r = &t.X[i * PMA_LEARN_NFEAT];
-			if (r[PMA_F_THREADS] != m)
-				continue;
-			x[PMA_F_SOCKETS] = r[PMA_F_SOCKETS];
-			x[PMA_F_SIZE] = r[PMA_F_SIZE];
-			if (r[PMA_F_CORES] == n) {
-				x[PMA_F_A] = r[PMA_F_A];
-				x[PMA_F_T_MODEL] = r[PMA_F_T_MODEL];
-				break;
-			}
-		}
-		if (pma_forest_predict(f, x, 1, &mean, &lo, &hi, why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
-			goto done;
-		}
-		fprintf(fo, "%8u %6u %12.5g %12.5g %12.5g\n", m, n, mean, lo, hi);
-	}
-	rc = PMT_EXIT_OK;
+	rc = predict_lines(fo, f, &t, o->predict);
 done:
 	free(buf);
 	pma_forest_free(f);

@@ -84,6 +84,13 @@ enum pma_note_code {
 				      used), n2 sockets */
 	PMA_NOTE_ALLANDE_SPAN,     /* n0 runs of 1..NC threads whose CPUs span sockets, n1 the first
 				      one's threads, n2 the sockets it spans; s0 its CPUs */
+	/* energy (issue 16, energy_eval.h) */
+	PMA_NOTE_POWER_UNPHYSICAL, /* n0 P_static W, n1 P_core W, n2 R2, n3 runs, n4 core counts,
+				      n5 the least P(n) W over the predicted core counts: the fit
+				      has P_static < 0, P_core < 0 or a P(n) <= 0, energy not shown */
+	PMA_NOTE_POWER_TWO_COUNTS, /* n0 runs, n1 R2: the power model rests on two core counts */
+	PMA_NOTE_ENERGY_GAP,       /* n0 runs with energy readings over 1 s apart, n1 the largest
+				      gap s, n2 its run id */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

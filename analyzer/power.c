@@ -81,6 +81,15 @@ int pma_power_fit(const struct pma_power_run *runs, size_t k, int zones, struct 
 	out->R2 = ss_tot > 0.0 ? 1.0 - ss_res / ss_tot : 1.0;
 	out->nruns = k;
 	rc = 0;
+	/* Power that falls with busy cores, or negative idle power, is what other load or a
+	 * frequency change between the runs makes of the fit: no physical split, no E(n). */
+	if (!(out->P_core_w >= 0.0) || !(out->P_static_w >= 0.0)) {
+		snprintf(why, whysize, "the power fit is not physical: %s (P_static %.2f W, P_core "
+			 "%.2f W, R2 %.3f over %zu runs at %u core counts)",
+			 out->P_core_w < 0.0 ? "P_core < 0, power falls as more cores are busy" :
+			 "P_static < 0", out->P_static_w, out->P_core_w, out->R2, k, out->ncounts);
+		rc = PMA_POWER_E_UNPHYSICAL;
+	}
 out:
 	free(x);
 	free(P);

@@ -39,7 +39,12 @@ struct pma_power_model {
  * Source: TOEP (Benedict et al.) §III-A-5 measures energy per run; the linear power model is the
  * issue's (docs/energy.md).
  * Returns 0 and *out, or -1 with a reason in why: fewer than 2 distinct core counts ("energy at
- * two or more core counts is needed"), a run with T_s <= 0, E_j <= 0 or a non-finite number. */
+ * two or more core counts is needed"), a run with T_s <= 0, E_j <= 0 or a non-finite number;
+ * or PMA_POWER_E_UNPHYSICAL with *out filled and the reason ("the power fit is not physical:
+ * ...") when P_core < 0 or P_static < 0: power cannot fall as cores get busy, so the readings
+ * measure something else (other load, frequency changes) and E(n) must not be predicted. With
+ * two core counts R² is 1 by construction whatever the readings (callers say so). */
+#define PMA_POWER_E_UNPHYSICAL (-2)
 int pma_power_fit(const struct pma_power_run *runs, size_t k, int zones, struct pma_power_model *out,
 		  char *why, size_t whysize);
 

@@ -525,12 +525,14 @@ static void energy_parse(const cJSON *o, struct pma_run_energy *e)
 	const cJSON *en = item(o, "energy"), *l = item(o, "other_load");
 
 	e->package_uj = e->core_uj = e->dram_uj = e->other_load_cpus = e->program_cpus = NAN;
+	e->max_gap_ns = NAN;
 	if (cJSON_IsObject(en)) {
 		e->present = 1;
 		e->source = str_dup(en, "source");
 		e->package_uj = num(en, "package_uj", NAN);
 		e->core_uj = num(en, "core_uj", NAN);
 		e->dram_uj = num(en, "dram_uj", NAN);
+		e->max_gap_ns = num(en, "max_gap_ns", NAN);
 	} else {
 		e->reason = str_dup(o, "energy_reason");
 	}

@@ -175,6 +175,8 @@ struct pma_run_energy {
 	char *source;           /* "powercap" or "perf"; NULL when absent */
 	double package_uj, core_uj, dram_uj; /* NAN when the run has no zone of that kind */
 	char *reason;           /* RUN_END "energy_reason" when energy is null, else NULL */
+	double max_gap_ns;      /* energy.max_gap_ns: the longest time between two readings; NAN
+				   when absent. Over 1 s, two wraps may read as one (FORMAT.md §6) */
 	double other_load_cpus; /* other_load.cpus: other processes' busy CPUs; NAN when unknown */
 	double program_cpus;    /* other_load.program_cpus; NAN when unknown */
 };

@@ -725,7 +725,8 @@ static int machine_limits(const struct pma_trace *t, struct pma_regions_result *
 	}
 	for (uint32_t th = 1; rc == 0 && th <= *NC; th++) {
 		const char *cpus = run_cpus(t, &t->runs[out->run_of_threads[th]]);
-		uint32_t k = pma_machine_packages_of(&m, cpus);
+		/* the CPU count only tells "some CPUs" from none here: the topology decides */
+		uint32_t k = cpus ? pma_machine_sockets_used(&m, cpus, th) : 0;
 		if (k <= 1)
 			continue;
 		if (!span++) {

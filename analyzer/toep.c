@@ -133,6 +133,7 @@ struct work {
 	size_t *order;         /* shaped row order */
 	size_t *tr, *te;       /* indices (into X) of training and test rows */
 	double *Xtr, *Xte, *ytr, *yte, *pred;
+	double *Xf;            /* [rows x cols]: what the held-out line's fx wrote for a fold */
 };
 
 /* Evaluates one method: the sample 1/m->denominator of the shaped rows, features cols[0..k-1].
@@ -208,9 +209,31 @@ static int varies(const double *X, size_t rows, size_t w, size_t c)
 	return 0;
 }
 
-int pma_toep_run(const double *X, const double *y, const uint32_t *config, size_t rows,
-		 size_t cols, const struct pma_forest_params *p, struct pma_toep_result *out,
-		 char *why, size_t whysize)
+/* pma_fold_x for the held-out line: the caller's features for the fold, kept columns only. */
+struct kept_x {
+	const struct pma_fold_x *fx;
+	const size_t *keep;
+	size_t nkeep, cols;
+	double *full;          /* [rows x cols] */
+	size_t rows;
+};
+
+static int kept_fold_x(void *arg, const uint32_t *fold, uint32_t k, double *X, char *why,
+		       size_t whysize)
+{
+	struct kept_x *a = arg;
+
+	if (a->fx->fn(a->fx->arg, fold, k, a->full, why, whysize) < 0)
+		return -1;
+	for (size_t r = 0; r < a->rows; r++)
+		for (size_t c = 0; c < a->nkeep; c++)
+			X[r * a->nkeep + c] = a->full[r * a->cols + a->keep[c]];
+	return 0;
+}
+
+int pma_toep_run(const double *X, const struct pma_fold_x *fx, const double *y,
+		 const uint32_t *config, size_t rows, size_t cols, const struct pma_forest_params *p,
+		 struct pma_toep_result *out, char *why, size_t whysize)
 {
 	struct work wk = { 0 };
 	size_t *all = NULL;
@@ -239,10 +262,11 @@ int pma_toep_run(const double *X, const double *y, const uint32_t *config, size_
 	wk.ytr = malloc(rows * sizeof(double));
 	wk.yte = malloc(rows * sizeof(double));
 	wk.pred = malloc(rows * sizeof(double));
+	wk.Xf = fx ? malloc(rows * cols * sizeof(double)) : NULL;
 	all = malloc(cols * sizeof(size_t));
 	out->importance = calloc(cols, sizeof(double));
 	if (!wk.order || !wk.tr || !wk.te || !wk.Xtr || !wk.Xte || !wk.ytr || !wk.yte || !wk.pred ||
-	    !all || !out->importance) {
+	    !all || !out->importance || (fx && !wk.Xf)) {
 		snprintf(why, whysize, "out of memory");
 		goto out;
 	}
@@ -306,12 +330,15 @@ int pma_toep_run(const double *X, const double *y, const uint32_t *config, size_
 			distinct += q == r;
 		}
 		if (distinct >= 2) {
+			struct kept_x ka = { fx, out->keep, out->nkeep, cols, wk.Xf, rows };
+			struct pma_fold_x kfx = { kept_fold_x, &ka };
 			out->holdout_folds = distinct < 5 ? (uint32_t)distinct : 5;
 			for (size_t r = 0; r < rows; r++)
 				for (size_t c = 0; c < out->nkeep; c++)
 					wk.Xtr[r * out->nkeep + c] = X[r * cols + out->keep[c]];
-			if (pma_forest_holdout(wk.Xtr, y, config, rows, out->nkeep, out->holdout_folds,
-					       p, NULL, &out->holdout, why, whysize) < 0)
+			if (pma_forest_holdout(wk.Xtr, fx ? &kfx : NULL, y, config, rows, out->nkeep,
+					       out->holdout_folds, p, NULL, &out->holdout, why,
+					       whysize) < 0)
 				goto out;
 		}
 	}
@@ -325,6 +352,7 @@ out:
 	free(wk.ytr);
 	free(wk.yte);
 	free(wk.pred);
+	free(wk.Xf);
 	free(all);
 	if (rc < 0)
 		pma_toep_result_free(out);

@@ -63,12 +63,16 @@ int pma_toep_select(const double *selection, size_t n, double *threshold);
  * same sample. Methods 3-8: the kept features on TRSet1..6. The training sample of 1/d is
  * max(2, floor(rows/d)) rows equidistant in the shaped (sorted by decreasing y) table: row
  * floor(j rows / ntrain) for j = 0..ntrain-1; the others are the test rows. A method whose test
- * rows are fewer than 2 or constant is skipped with the reason. out->importance is malloc'ed:
- * free with pma_toep_result_free. Returns 0, or -1 with a reason: fewer than 6 rows ("TOEP
- * needs at least 6 runs"), a non-finite target, a training error. */
-int pma_toep_run(const double *X, const double *y, const uint32_t *config, size_t rows,
-		 size_t cols, const struct pma_forest_params *p, struct pma_toep_result *out,
-		 char *why, size_t whysize);
+ * rows are fewer than 2 or constant is skipped with the reason. Methods 1-8 use X as given, as
+ * TOEP uses each row's own measurements (its third feature is the row's execution time); the
+ * held-out line uses, when fx is not NULL, what fx->fn writes for each fold (kept columns): the
+ * analytical model's columns from the training folds only (learn.h), so that line alone
+ * measures a prediction of runs never seen. out->importance is malloc'ed: free with
+ * pma_toep_result_free. Returns 0, or -1 with a reason: fewer than 6 rows ("TOEP needs at least
+ * 6 runs"), a non-finite target, a training error, fx's error. */
+int pma_toep_run(const double *X, const struct pma_fold_x *fx, const double *y,
+		 const uint32_t *config, size_t rows, size_t cols, const struct pma_forest_params *p,
+		 struct pma_toep_result *out, char *why, size_t whysize);
 void pma_toep_result_free(struct pma_toep_result *r);
 
 #endif

@@ -363,7 +363,9 @@ int pmc_energy_sample(struct pmc_energy *e, char *why, size_t whysize)
 		if (z->gone)
 			continue;
 		if (e->source == PMC_ENERGY_PERF) {
-			if (pread(p->fd, &v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+			/* read(), not pread(): a perf event descriptor is not seekable and refuses
+			 * pread with ESPIPE; each read returns the counter's current value */
+			if (read(p->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
 				snprintf(why, whysize, "cannot read %s: %s", z->name, strerror(errno));
 				return -1;
 			}

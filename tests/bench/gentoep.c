@@ -12,10 +12,12 @@
  * times (1 + e), e uniform in [-NOISE, +NOISE] (default 0.02) from SEED: a serial part of 0.2 S
  * seconds, a parallel part of S CPU-seconds shared by the m threads, a contention factor that
  * steps up from the third CPU (a saturated memory system) and a per-thread start-up cost. The samples (every 20 ms, schedstat run
- * and wait ns) show the schedule without the contention and the start-up: thread 0 alone for
- * 0.2 S (1 + omega), then all m threads runnable, each running min(m, n) / m of the time, so the
- * analytical model (omega = 0, not calibrated) predicts 0.2 S + S / min(m, n) from the 1-CPU
- * baseline and misses the factor 1 + omega(n): a forest given the model's prediction and the
+ * and wait ns) show the schedule without the start-up: thread 0 alone for 0.2 S (1 + omega),
+ * then all m threads runnable, each running min(m, n) / m of the time. So a 1- or 2-CPU
+ * baseline's profile predicts T(1) / A(m, n) = 0.2 S + S / min(m, n), and the factor 1 + omega(n)
+ * shows only in the runs' CPU time C(n) (1.2 S (1 + omega(n))), from which pmanalyze --learn fits
+ * eq. 8 of Tudor & Teo (a line through (n, 1 / C(n)), which a step fits badly): a forest given
+ * the model's prediction and the
  * CPU count can learn it, a linear model in those features cannot (the factor multiplies and
  * steps): with this construction the forest's R² on TOEP's larger training shares is above the
  * linear regression's, as in TOEP §IV-D (99.01 against 88.88 for HOMB).

@@ -3,7 +3,8 @@
 # TOEP front end (issue 16, docs/energy.md §3): pmanalyze --learn builds the training table from
 # real runs of a workload whose answer is known by construction (phases balanced: t threads of
 # 3 x 10 ms CPU each, T(n) ~ 30 ms t / min(n, t)), compares the three predictors on held-out
-# configurations, writes the model; --predict loads it. Bad input: energy target without energy,
+# configurations, writes the model; --predict loads it; --target energy on runs with fixture
+# energy gives the model's E(n). Bad input: energy target without energy,
 # one configuration only, a model file of another version, a malformed configuration.
 . "$PMT_TOP/tests/cli/lib.sh"
 
@@ -31,6 +32,29 @@ hi=$(for f in "$T"/b-*.pmt; do "$PMANALYZE" --dump "$f" | grep '"type":"run_end"
 if awk -v lo="$lo" -v hi="$hi" -v f="$T/out" 'BEGIN{n=0; while ((getline l < f) > 0) { split(l, a); if (a[1] == 4) { n++; if (a[3] < lo/1e9*0.9 || a[3] > hi/1e9*1.1) exit 1 } } exit !(n == 2)}'; then
 	ok "--predict: both predictions within the training range of wall times"
 else not_ok "--predict: predictions within the training range" "$(cat "$T/out")" "range $lo-$hi ns"; fi
+
+# --target energy with energy readings: rapl_sim runs on a fixture powercap tree (P = 20 W +
+# 10 W per busy core, tests/workloads/README.md) at 1-4 threads on CPUs 0 and 0-1. The analytical
+# model's row is then E(n) = (P_static + A(m,n) P_core) T(n) with the power model fitted to the
+# training folds' runs, not "-".
+PM="$T/pm"
+Z="$PM/sys/class/powercap/intel-rapl:0"
+mkdir -p "$Z" "$PM/proc"
+cp "$PMT_TOP/tests/fixtures/sysfs/none/proc/stat" "$PM/proc/stat"
+echo package-0 >"$Z/name"; echo 262143328850 >"$Z/max_energy_range_uj"; echo 1000000 >"$Z/energy_uj"
+for t in 1 2 3 4; do
+	for c in 0 0-1; do
+		env PMT_SYSFS_ROOT="$PM" "$PMCOLLECT" -q --no-sched -o "$T/e-t$t-c$c.pmt" -C "$c" \
+			-t "$t" --label size=1 -- "$W/rapl_sim" -t "$t" -w 40 -s 20 -c 10 "$Z/energy_uj" \
+			>/dev/null 2>&1
+	done
+done
+run_capture "$PMANALYZE" --learn --target energy "$T"/e-*.pmt
+expect_status "--learn --target energy on runs with energy" 0
+if grep -q "^training table: 8 runs, 8 configurations, target energy (J)" "$T/out" &&
+   awk '/^  analytical model \(E = P\(n\) T\(n\)\)/ { r = $7; n = $10 } END { exit !(r == r + 0 && r <= 1 && n >= 1) }' "$T/out"; then
+	ok "--target energy: the analytical model's row is E(n) = P(n) T(n) with numbers"
+else not_ok "--target energy: the model's row" "$(cat "$T/out" "$T/err")"; fi
 
 # bad input
 run_capture "$PMANALYZE" --learn --target energy "$T"/b-*.pmt

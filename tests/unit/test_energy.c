@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -201,6 +202,46 @@ static void test_permission_denied(void **state)
 	drop_tree(root);
 }
 
+/* The perf fallback on a PMU tree whose energy-pkg is the kernel's own cpu-clock (type 1
+ * PERF_TYPE_SOFTWARE, config 0 PERF_COUNT_SW_CPU_CLOCK, counting ns on CPU 0) with scale 1e-9 J:
+ * the "energy" in µJ is the elapsed time in µs, so the real perf_event_open and counter reads
+ * run here, where no power PMU exists. Needs perf_event_paranoid <= 0 or root (a CPU-wide
+ * event); otherwise skipped. */
+static void test_perf_clock(void **state)
+{
+	char *root = copy_tree("perf-clock");
+	char why[1024] = "";
+	struct pmc_energy *e = NULL;
+	struct timespec t0, t1;
+	double elapsed_us, got_uj;
+
+	(void)state;
+	if (pmc_energy_open(&e, why, sizeof(why)) < 0) {
+		drop_tree(root);
+		if (strstr(why, "denied")) {
+			print_message("# skipped: %s\n", why);
+			skip();
+		}
+		fail_msg("perf-clock tree: %s", why);
+	}
+	assert_int_equal(pmc_energy_source(e), PMC_ENERGY_PERF);
+	assert_int_equal(pmc_energy_count(e), 1);
+	assert_string_equal(pmc_energy_zone(e, 0)->name, "energy-pkg@cpu0");
+	assert_string_equal(pmc_energy_zone_kind(pmc_energy_zone(e, 0)->name), "package");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(pmc_energy_sample(e, why, sizeof(why)), 1);
+	usleep(100000);
+	assert_int_equal(pmc_energy_sample(e, why, sizeof(why)), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	elapsed_us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+	got_uj = (double)pmc_energy_zone(e, 0)->energy_uj;
+	/* the counter ran from the open (before t0) to the second reading (before t1) */
+	print_message("# cpu-clock as energy: %.0f uJ over %.0f us\n", got_uj, elapsed_us);
+	assert_true(got_uj > 0.8 * elapsed_us && got_uj < 1.5 * elapsed_us + 20000);
+	pmc_energy_close(e);
+	drop_tree(root);
+}
+
 static void test_no_source_in_fixture(void **state)
 {
 	char *root = copy_tree("none");
@@ -286,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_wraparound),
 		cmocka_unit_test(test_disappearing_zone),
 		cmocka_unit_test(test_permission_denied),
+		cmocka_unit_test(test_perf_clock),
 		cmocka_unit_test(test_no_source_in_fixture),
 		cmocka_unit_test(test_this_machine),
 		cmocka_unit_test(test_proc_stat),

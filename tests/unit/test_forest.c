@@ -66,7 +66,7 @@ static void test_holdout_recovers_function(void **state)
 	pma_forest_params_default(&p);
 	/* 5 folds of whole configurations: every (threads, cores) setting is predicted by a forest
 	 * that never saw a run of it */
-	assert_int_equal(pma_forest_holdout(tab.X, tab.y, tab.config, ROWS, COLS, 5, &p, yhat, &q,
+	assert_int_equal(pma_forest_holdout(tab.X, NULL, tab.y, tab.config, ROWS, COLS, 5, &p, yhat, &q,
 					    why, sizeof(why)), 0);
 	print_message("# held-out configurations: R2 %.4f, mean |error| %.4f s over %zu runs\n",
 		      q.R2, q.mean_abs_err, q.n);
@@ -195,7 +195,7 @@ static void test_bad_input(void **state)
 	/* one configuration only: nothing to hold out */
 	for (size_t r = 0; r < ROWS; r++)
 		one_config[r] = 7;
-	assert_int_equal(pma_forest_holdout(tab.X, tab.y, one_config, ROWS, COLS, 5, &p, NULL, &q, why,
+	assert_int_equal(pma_forest_holdout(tab.X, NULL, tab.y, one_config, ROWS, COLS, 5, &p, NULL, &q, why,
 					    sizeof(why)), -1);
 	assert_string_equal(why, "held-out evaluation needs at least 2 configurations and 2 to 1 "
 			    "folds (1 configurations, 5 folds)");

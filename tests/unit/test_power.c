@@ -160,6 +160,36 @@ static void test_bad_input(void **state)
 	assert_int_equal(pma_energy_optimum(pts, 0, &o), -1);
 }
 
+/* The audit's case on a busy machine: power that falls with busy cores (74.34 W static and
+ * -82.46 W per core fitted) must be refused with the fitted numbers kept for the note; a
+ * negative P_static too. */
+static void test_unphysical(void **state)
+{
+	struct pma_power_run r[2] = {
+		{ .n = 1, .T_s = 2.0, .E_j = 2.0 * (74.34 - 82.46 * 0.5), .E_core_j = -1 },
+		{ .n = 2, .T_s = 1.0, .E_j = 1.0 * (74.34 - 82.46 * 0.8), .E_core_j = -1 },
+	};
+	struct pma_power_model m;
+	char why[256] = "";
+
+	(void)state;
+	r[0].busy_cores = 0.5;
+	r[1].busy_cores = 0.8;
+	assert_int_equal(pma_power_fit(r, 2, 0, &m, why, sizeof(why)), PMA_POWER_E_UNPHYSICAL);
+	assert_float_equal(m.P_static_w, 74.34, 1e-9);
+	assert_float_equal(m.P_core_w, -82.46, 1e-9);
+	assert_float_equal(m.R2, 1.0, 1e-12); /* two points: any line fits */
+	assert_string_equal(why, "the power fit is not physical: P_core < 0, power falls as more cores "
+			    "are busy (P_static 74.34 W, P_core -82.46 W, R2 1.000 over 2 runs at 2 core "
+			    "counts)");
+	/* P(x) = -5 + 30 x: positive power at x = 1 and 2, negative static power */
+	r[0] = (struct pma_power_run){ .n = 1, .busy_cores = 1, .T_s = 1, .E_j = 25, .E_core_j = -1 };
+	r[1] = (struct pma_power_run){ .n = 2, .busy_cores = 2, .T_s = 1, .E_j = 55, .E_core_j = -1 };
+	assert_int_equal(pma_power_fit(r, 2, 0, &m, why, sizeof(why)), PMA_POWER_E_UNPHYSICAL);
+	assert_float_equal(m.P_static_w, -5, 1e-9);
+	assert_non_null(strstr(why, "P_static < 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_fit_busy_cores),
 		cmocka_unit_test(test_energy_optimum),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_unphysical),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,7 +79,7 @@ static void test_procedure(void **state)
 	(void)state;
 	make_table(X, y, config);
 	pma_forest_params_default(&p);
-	assert_int_equal(pma_toep_run(X, y, config, ROWS, COLS, &p, &r, why, sizeof(why)), 0);
+	assert_int_equal(pma_toep_run(X, NULL, y, config, ROWS, COLS, &p, &r, why, sizeof(why)), 0);
 	/* the variable reduction keeps the three columns the target depends on: never the noise,
 	 * the constant or the missing column */
 	assert_int_equal(r.nkeep, 3);
@@ -122,11 +122,11 @@ static void test_procedure(void **state)
 	pma_toep_result_free(&r); /* idempotent */
 
 	/* too few rows, a missing target */
-	assert_int_equal(pma_toep_run(X, y, config, 5, COLS, &p, &r, why, sizeof(why)), -1);
+	assert_int_equal(pma_toep_run(X, NULL, y, config, 5, COLS, &p, &r, why, sizeof(why)), -1);
 	assert_string_equal(why, "TOEP needs at least 6 runs (its smallest test set is 2 runs beside "
 			    "a training sample of 1/3 of them); the traces have 5");
 	y[3] = NAN;
-	assert_int_equal(pma_toep_run(X, y, config, ROWS, COLS, &p, &r, why, sizeof(why)), -1);
+	assert_int_equal(pma_toep_run(X, NULL, y, config, ROWS, COLS, &p, &r, why, sizeof(why)), -1);
 	assert_string_equal(why, "run 3 has no target value");
 }
 
