@@ -249,11 +249,8 @@ static void compute_uncertainty(struct pma_result *r)
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
-		r->pred.S_err[i] = q->S * gran;
-		/* omega's uncertainty from the spread of repeated calibration runs (issue 13):
-		 * dS = S dw / (1 + w), from S = A / (1 + w) (eq. 1), added in quadrature */
-		if (isfinite(dw) && isfinite(w) && isfinite(q->S))
-			r->pred.S_err[i] = hypot(r->pred.S_err[i], q->S * dw / (1 + w));
+		/* omega's uncertainty from the spread of repeated calibration runs (issue 13) */
+		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * gran, w, dw);
 	}
 }
 

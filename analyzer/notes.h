@@ -68,6 +68,13 @@ enum pma_note_code {
 				      spread of the repeated calibration, kept */
 	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
 				      the program's CPU time (-1 unknown); s0 the run's CPUs */
+	PMA_NOTE_SUPERLINEAR_UNCONFIRMED, /* n0 n, n1 omega(n) (< 0), n2 its uncertainty: below 0
+				      beyond the spread, in cycles, but not measured consistently:
+				      n3 PMA_SUPERLIN_* (contention.h) why, n4 runs on 1 core, n5 on
+				      n cores; taken as 0 */
+	PMA_NOTE_OVERHEAD_OVERSUBSCRIBED, /* n0 largest thread count fitted, n1 its cores: the
+				      parallel overhead x T(x) - T(1) counts x CPUs the runs did not
+				      have */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */
