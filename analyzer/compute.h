@@ -41,6 +41,8 @@ struct pma_compute_opts {
 	int phases;             /* --phases: the phase table for any run (regions.h) */
 	const char *tcm_event;  /* --tcm-event: the region counter used as Allande's TCM, NULL = the
 				   one marked llc_misses */
+	unsigned pmnf_class_unit; /* --pmnf-classes: fit the sweep's PMNF classes PO2, ODD, EVEN
+				     separately with this unit (scaling.h), 0 = not */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */
