@@ -249,17 +249,14 @@ static void compute_uncertainty(struct pma_result *r)
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
-		r->pred.S_err[i] = q->S * gran;
-		/* omega's uncertainty from the spread of repeated calibration runs (issue 13):
-		 * dS = S dw / (1 + w), from S = A / (1 + w) (eq. 1), added in quadrature */
-		if (isfinite(dw) && isfinite(w) && isfinite(q->S))
-			r->pred.S_err[i] = hypot(r->pred.S_err[i], q->S * dw / (1 + w));
+		/* omega's uncertainty from the spread of repeated calibration runs (issue 13) */
+		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * gran, w, dw);
 	}
 }
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
  * or -1 (out of memory). */
-static int compute_scaling(struct pma_result *r)
+static int compute_scaling(struct pma_result *r, unsigned class_unit)
 {
 	size_t n = r->pred.ncores;
 	double *S = calloc(n ? n : 1, sizeof(double));
@@ -269,9 +266,15 @@ static int compute_scaling(struct pma_result *r)
 		for (size_t i = 0; i < n; i++)
 			S[i] = r->pred.by_est[r->par.est][i].S;
 		rc = pma_scaling_compute(r->t, r->run, r->pred.cores, S, r->pred.S_err, r->mem.omega,
-					 n, &r->scaling);
+					 n, class_unit, &r->scaling);
 	}
 	free(S);
+	/* x T(x) - T(1) counts x CPUs: say so when the threads outnumber the runs' CPUs */
+	if (rc == 0 && r->scaling.oversub_threads &&
+	    pma_notes_add(&r->notes, PMA_NOTE_OVERHEAD_OVERSUBSCRIBED,
+			  (double[]){ r->scaling.oversub_threads, r->scaling.oversub_cores }, 2, NULL,
+			  0) < 0)
+		rc = -1;
 	return rc;
 }
 
@@ -638,7 +641,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
 							    128 * st->mean_interval_ns / 1e9 }, 2);
-	if (compute_scaling(r) < 0) {
+	if (compute_scaling(r, o->pmnf_class_unit) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}

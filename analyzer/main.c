@@ -37,8 +37,8 @@ static const char usage_line[] =
 	"                 [--mem local|interleave|local-then-remote] [--machine <file>] [--force]\n"
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
-	"                 [--phases] [--tcm-event <name>] [--allande-all] [-j <n>] [-o <file>] [-q]\n"
-	"                 <trace>...\n"
+	"                 [--phases] [--tcm-event <name>] [--allande-all] [--pmnf-classes[=<unit>]]\n"
+	"                 [-j <n>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] [--calibration <trace>] <directory>|<rank trace>...  (MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
 	"   or: pmanalyze --dump <trace>\n"
@@ -96,7 +96,10 @@ static void usage_full(void)
 	      "      --html <file>         write a self-contained HTML report (headline, next steps,\n"
 	      "                            plots, predictions, data sources) to <file>\n"
 	      "      --export-extrap <file>  write a --sweep trace's measurements in Extra-P's text\n"
-	      "                            format to <file> and as JSON Lines to <file>.jsonl\n"
+	      "                            format to <file> and as JSON Lines to <file>.jsonl\n"	      "      --pmnf-classes[=<unit>]  fit a --sweep trace's scaling models also per class\n"
+	      "                            of x, separately: powers of two, odd and even multiples of\n"
+	      "                            <unit> (Iwainsky et al. 4.2; 8: their 16k+8 and 16k)\n"
+	      "                            [default unit: 1]\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -364,7 +367,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
 	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
-	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL };
+	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL, OPT_PMNF_CLASSES };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -401,6 +404,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
+		{ "pmnf-classes", optional_argument, NULL, OPT_PMNF_CLASSES },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -472,6 +476,14 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case OPT_EXTRAP:
 			o->extrap_path = optarg;
 			break;
+		case OPT_PMNF_CLASSES: {
+			long unit = 1;
+			if (optarg && pmt_cli_parse_long(optarg, 1, 65536, &unit) < 0)
+				return usage_error("invalid --pmnf-classes '%s': want a unit from 1 to "
+						   "65536", optarg);
+			o->co.pmnf_class_unit = (unsigned)unit;
+			break;
+		}
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
 				return usage_error("invalid --placement '%s': use compact, scatter or a "

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contention.h"
 #include "pm_util.h"
 
 static void note_free(struct pma_note *x)
@@ -377,6 +378,30 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "one wrap, so the energy may be short by max_energy_range_uj (AMD's package "
 			 "counters wrap within minutes)", n[0], n[0] == 1 ? "" : "s", n[1], n[2]);
 		break;
+	case PMA_NOTE_SUPERLINEAR_UNCONFIRMED: {
+		char why[120];
+		if (n[3] == PMA_SUPERLIN_NOT_MEASURED)
+			snprintf(why, sizeof(why), "no calibration run has %.0f cores (it is "
+				 "extrapolated)", n[0]);
+		else if (n[3] == PMA_SUPERLIN_OVERLAP)
+			snprintf(why, sizeof(why), "a run on %.0f cores took as many cycles as a run on "
+				 "1 core", n[0]);
+		else
+			snprintf(why, sizeof(why), "%.0f runs on 1 core and %.0f on %.0f are too few to "
+				 "tell it from noise", n[4], n[5], n[0]);
+		snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of the "
+			 "calibration runs, but %s: taken as 0; a superlinear effect is reported only "
+			 "when at least %d runs on 1 core and %d on n cores show it, every C(n) below "
+			 "every C(1)", n[0], n[1], n[2], why, PMA_SUPERLIN_MIN_REPS,
+			 PMA_SUPERLIN_MIN_REPS);
+		break;
+	}
+	case PMA_NOTE_OVERHEAD_OVERSUBSCRIBED:
+		snprintf(buf, size, "the parallel overhead x T(x) - T(1) counts x CPUs, but the sweep "
+			 "ran up to %.0f threads on %.0f CPU%s: beyond the CPU count it measures the "
+			 "threads' count times the time, not CPU time lost; read the CPU time and "
+			 "run-queue wait fits instead", n[0], n[1], n[1] == 1 ? "" : "s");
+		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);
 		break;
@@ -427,6 +452,11 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 		snprintf(buf, size, "Record a calibration trace outside the launcher on one node "
 			 "('pmcollect --calibrate -t M -o cal.zst -- ./app args') and merge with "
 			 "'pmanalyze --calibration cal.zst'.");
+		break;
+	case PMA_NOTE_SUPERLINEAR_UNCONFIRMED:
+		snprintf(buf, size, "To confirm a superlinear effect, record 'pmcollect --calibrate "
+			 "--repeat %d' with %.0f in its core counts (or analyze several calibration "
+			 "traces together: their runs are pooled).", PMA_SUPERLIN_MIN_REPS, n[0]);
 		break;
 	case PMA_NOTE_RUN_TRUNCATED:
 	case PMA_NOTE_FILE_TRUNCATED:

@@ -91,6 +91,13 @@ enum pma_note_code {
 	PMA_NOTE_POWER_TWO_COUNTS, /* n0 runs, n1 R2: the power model rests on two core counts */
 	PMA_NOTE_ENERGY_GAP,       /* n0 runs with energy readings over 1 s apart, n1 the largest
 				      gap s, n2 its run id */
+	PMA_NOTE_SUPERLINEAR_UNCONFIRMED, /* n0 n, n1 omega(n) (< 0), n2 its uncertainty: below 0
+				      beyond the spread, in cycles, but not measured consistently:
+				      n3 PMA_SUPERLIN_* (contention.h) why, n4 runs on 1 core, n5 on
+				      n cores; taken as 0 */
+	PMA_NOTE_OVERHEAD_OVERSUBSCRIBED, /* n0 largest thread count fitted, n1 its cores: the
+				      parallel overhead x T(x) - T(1) counts x CPUs the runs did not
+				      have */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */

@@ -131,9 +131,10 @@ static void fit_line(const double *g, const double *y, size_t n, double *c0, dou
 	gsl_fit_linear(g, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
 }
 
-/* LOO core with g[] = term(x) precomputed; scratch holds 2 (n - 1) doubles. */
-static void loo_core(const double *g, const double *y, size_t n, double *scratch, double *press,
-		     double *smape)
+/* LOO core with g[] = term(x) precomputed; scratch holds 2 (n - 1) doubles. Point `skip` (n:
+ * none) is left out of the SMAPE only (PMA_PMNF_ZERO_AT_1). */
+static void loo_core(const double *g, const double *y, size_t n, size_t skip, double *scratch,
+		     double *press, double *smape)
 {
 	double *gt = scratch, *yt = scratch + (n - 1);
 
@@ -151,9 +152,10 @@ static void loo_core(const double *g, const double *y, size_t n, double *scratch
 		fit_line(gt, yt, n - 1, &c0, &c1);
 		double p = c0 + c1 * g[k];
 		*press += (y[k] - p) * (y[k] - p);
-		*smape += smape_term(p, y[k]);
+		if (k != skip)
+			*smape += smape_term(p, y[k]);
 	}
-	*smape *= 100.0 / n;
+	*smape *= 100.0 / (double)(n - (skip < n));
 }
 
 static double adjusted_R2(double press, double tss, size_t n)
@@ -175,7 +177,7 @@ int pma_pmnf_loo(const double *x, const double *y, size_t n, const struct pma_pm
 	double press, smape;
 	for (size_t k = 0; k < n; k++)
 		g[k] = term(m, x[k]);
-	loo_core(g, y, n, g + n, &press, &smape);
+	loo_core(g, y, n, n, g + n, &press, &smape);
 	if (PRESS)
 		*PRESS = press;
 	if (SMAPE)
@@ -196,6 +198,13 @@ static int grows_faster_than_log(const struct pma_pmnf_model *m)
 int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_pmnf_fit *out,
 			char *why, size_t whysize)
 {
+	return pma_pmnf_fit_points_ex(x, y, n, 0, out, why, whysize);
+}
+
+int pma_pmnf_fit_points_ex(const double *x, const double *y, size_t n, unsigned flags,
+			   struct pma_pmnf_fit *out, char *why, size_t whysize)
+{
+	size_t skip = n;
 	int rc = check_points(x, y, n, 0, why, whysize);
 	if (rc)
 		return rc;
@@ -207,8 +216,13 @@ int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_p
 				return PMT_E_INVAL;
 			}
 
+	for (size_t k = 0; k < n && (flags & PMA_PMNF_ZERO_AT_1); k++)
+		if (x[k] == 1)
+			skip = k;
+
 	memset(out, 0, sizeof(*out));
 	out->n = n;
+	out->smape_points = n - (skip < n);
 	out->few_points = n < PMA_PMNF_MIN_POINTS;
 	out->log_allowed = 1;
 	for (size_t k = 0; k < n; k++)
@@ -225,8 +239,9 @@ int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_p
 	out->PRESS = out->TSS;
 	out->R2_adj = 1;
 	for (size_t k = 0; k < n; k++)
-		out->SMAPE += smape_term(mean, y[k]);
-	out->SMAPE *= 100.0 / n;
+		if (k != skip)
+			out->SMAPE += smape_term(mean, y[k]);
+	out->SMAPE *= 100.0 / (double)out->smape_points;
 	out->tried = 1;
 
 	/* A constant series leaves nothing to explain (Extra-P: "use constant model when cost is 0"). */
@@ -247,9 +262,11 @@ int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_p
 				fit_line(g, y, n, &h.c0, &h.c1);
 				double contribution = 0;
 				for (size_t k = 0; k < n; k++)
-					contribution = fmax(contribution, fabs(h.c1 * g[k] / y[k]));
+					if (k != skip)
+						contribution = fmax(contribution,
+								    fabs(h.c1 * g[k] / y[k]));
 				double press, smape;
-				loo_core(g, y, n, g + n, &press, &smape);
+				loo_core(g, y, n, skip, g + n, &press, &smape);
 				if (h.c1 == 0 || contribution < PMA_PMNF_EPSILON || !isfinite(press) ||
 				    !isfinite(smape)) {
 					out->rejected++;
@@ -265,7 +282,8 @@ int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_p
 		}
 		free(g);
 	}
-	out->valid = out->R2_adj >= PMA_PMNF_R2_VALID;
+	out->valid = out->R2_adj >= PMA_PMNF_R2_VALID &&
+		     (out->model.i_num || out->model.j || out->SMAPE <= PMA_PMNF_CONST_SMAPE_VALID);
 	out->scalability_problem = out->valid && grows_faster_than_log(&out->model);
 	return 0;
 }
@@ -321,7 +339,8 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit)
 }
 
 int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf_class c,
-		      unsigned unit, struct pma_pmnf_fit *out, char *why, size_t whysize)
+		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,
+		      size_t whysize)
 {
 	/* px: distinct x of the class; py: their summaries; reps: scratch for one x's values. */
 	double *px = malloc(3 * (nv ? nv : 1) * sizeof(double));
@@ -351,7 +370,7 @@ int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf
 		snprintf(why, whysize, "%zu distinct x in class %s (of %zu runs): a fit needs at "
 			 "least 3", n, pma_pmnf_class_name(c), nv);
 	else
-		rc = pma_pmnf_fit_points(px, py, n, out, why, whysize);
+		rc = pma_pmnf_fit_points_ex(px, py, n, flags, out, why, whysize);
 	free(px);
 	return rc;
 }

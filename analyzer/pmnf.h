@@ -19,6 +19,21 @@
 #define PMA_PMNF_EPSILON 5e-4
 /* Fewer distinct x than this: the fit is made but flagged (Extra-P needs 5 points). */
 #define PMA_PMNF_MIN_POINTS 5
+/* The constant model is valid only when its in-sample SMAPE is at most this, percent. Extra-P
+ * gives the constant R²adj = 1 whatever the scatter, so by R²adj alone a series that no
+ * hypothesis fits better (values scattered by 40%) would be a "valid" constant. 10% admits the
+ * scatter of a constant series with 5% Gaussian noise (SMAPE about 4%), the noise test_pmnf fits
+ * every hypothesis through; our choice, not the paper's. */
+#define PMA_PMNF_CONST_SMAPE_VALID 10.0
+
+/* Flags of pma_pmnf_fit_points_ex and pma_pmnf_fit_runs. */
+enum {
+	/* The value at x = 1 is 0 by construction, as the parallel overhead x T(x) - T(1) is: its
+	 * SMAPE term would be 2 (200%) for any prediction but 0, whatever the model. The point stays
+	 * in the least squares, PRESS and R²adj; it is left out of every SMAPE (the constant's and
+	 * the hypotheses') and of the term-contribution rule. */
+	PMA_PMNF_ZERO_AT_1 = 1u << 0,
+};
 
 /* One model f(x) = c0 + c1 x^(i_num/i_den) log2^j(x). The constant model has i_num = 0, j = 0
  * and c1 = 0. */
@@ -38,11 +53,13 @@ struct pma_pmnf_fit {
 	double TSS;          /* total sum of squares, sum of (y - mean y)² */
 	double R2_adj;       /* 1 - (PRESS/TSS) (n-1)/(n-2); 1 for the constant model (Extra-P) */
 	size_t n;            /* distinct x fitted */
+	size_t smape_points; /* of them, in the SMAPE: n, or n - 1 with PMA_PMNF_ZERO_AT_1 */
 	int few_points;      /* n < PMA_PMNF_MIN_POINTS: fitted anyway, say so */
 	int log_allowed;     /* every x >= 1, so the j > 0 hypotheses were tried */
 	unsigned tried;      /* hypotheses evaluated (the constant included) */
 	unsigned rejected;   /* of them, rejected by the term-contribution rule or non-finite cost */
-	int valid;           /* R2_adj >= PMA_PMNF_R2_VALID */
+	int valid;           /* R2_adj >= PMA_PMNF_R2_VALID, and for the constant model SMAPE <=
+				PMA_PMNF_CONST_SMAPE_VALID */
 	int scalability_problem; /* valid, c1 > 0 and faster than log x: i > 0 or j >= 2 */
 };
 
@@ -78,10 +95,14 @@ int pma_pmnf_loo(const double *x, const double *y, size_t n, const struct pma_pm
  * leave-one-out SMAPE and kept when strictly lower than the best so far. Log terms (j > 0) are
  * tried only when every x >= 1. The verdict: valid when R2_adj >= 0.95; a scalability problem
  * when valid and growing faster than log x (§4: "valid models of significantly faster than
- * logarithmic growth"). Fills *out. Returns 0; PMT_E_INVAL with a one-line reason in why for
- * n < 3, duplicate x, x <= 0 or a non-finite value; PMT_E_NOMEM. */
+ * logarithmic growth"); the constant model is valid only with SMAPE <=
+ * PMA_PMNF_CONST_SMAPE_VALID. Fills *out. Returns 0; PMT_E_INVAL with a one-line reason in why
+ * for n < 3, duplicate x, x <= 0 or a non-finite value; PMT_E_NOMEM. */
 int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_pmnf_fit *out,
 			char *why, size_t whysize);
+/* pma_pmnf_fit_points with flags (PMA_PMNF_ZERO_AT_1, 0 = none). */
+int pma_pmnf_fit_points_ex(const double *x, const double *y, size_t n, unsigned flags,
+			   struct pma_pmnf_fit *out, char *why, size_t whysize);
 
 /* Summarizes the K repetitions of one configuration into one value, as Iwainsky et al. §4.1 do
  * ("removing the 25% best and 25% worst values of a series"): when K >= 4 the floor(K/4) lowest
@@ -107,10 +128,11 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit);
 /* Fits a metric measured in nv runs: x[r] the configuration (thread or core count) of run r and
  * v[r] its value (any unit), several runs per x for repetitions, any order. Keeps the runs whose x
  * is in class c (unit as for pma_pmnf_in_class), summarizes the repetitions of each x with
- * pma_pmnf_summarize, and fits with pma_pmnf_fit_points. Inputs are not modified. Errors as
- * pma_pmnf_fit_points (fewer than 3 distinct x in the class is PMT_E_INVAL). */
+ * pma_pmnf_summarize, and fits with pma_pmnf_fit_points_ex (flags as there). Inputs are not
+ * modified. Errors as pma_pmnf_fit_points (fewer than 3 distinct x in the class is PMT_E_INVAL). */
 int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf_class c,
-		      unsigned unit, struct pma_pmnf_fit *out, char *why, size_t whysize);
+		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,
+		      size_t whysize);
 
 /* The parallel overhead, an increasing quantity to fit instead of T(x) (issue 13, "Metrics to
  * fit"): O(x) = x T(x) - T(1), the time the x CPUs spend beyond the one-CPU run. For k < n:

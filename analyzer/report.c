@@ -456,7 +456,8 @@ static void table_energy(FILE *out, const struct pma_result *r)
 static const char *fit_verdict(const struct pma_pmnf_fit *f)
 {
 	if (!f->valid)
-		return "not valid (adjusted R2 < 0.95)";
+		return f->model.i_num || f->model.j || !(f->R2_adj >= PMA_PMNF_R2_VALID) ?
+		       "not valid (adjusted R2 < 0.95)" : "not valid (constant with SMAPE > 10%)";
 	return f->scalability_problem ? "valid; scalability problem (grows faster than log)" : "valid";
 }
 
@@ -468,6 +469,26 @@ static void fit_formula(char *buf, size_t size, const struct pma_scaling_fit *f)
 	else
 		snprintf(buf, size, "%.4g %s %.4g %s", f->fit.model.c0, f->fit.model.c1 < 0 ? "-" : "+",
 			 fabs(f->fit.model.c1), f->growth);
+}
+
+/* One row of a fit table: the class (NULL: no class column), metric, unit, model, growth class,
+ * adjusted R², SMAPE and verdict, or why it was not fitted. */
+static void table_fit_row(FILE *out, const char *cls, const struct pma_scaling_fit *ft)
+{
+	char model[96];
+
+	if (cls)
+		fprintf(out, "  %-5s", cls);
+	if (!ft->fitted) {
+		fprintf(out, "  %-9s %-8s not fitted: %s\n", pma_scaling_metric_name(ft->metric),
+			pma_scaling_metric_unit(ft->metric), ft->why);
+		return;
+	}
+	fit_formula(model, sizeof(model), ft);
+	fprintf(out, "  %-9s %-8s %-34s %-14s %7.3f %6.1f%%  %s%s\n",
+		pma_scaling_metric_name(ft->metric), pma_scaling_metric_unit(ft->metric), model,
+		ft->growth, ft->fit.R2_adj, ft->fit.SMAPE, fit_verdict(&ft->fit),
+		ft->fit.few_points ? "; fewer than 5 points" : "");
 }
 
 /* The scaling study of a --sweep trace: measured vs predicted per configuration, the mean
@@ -516,19 +537,22 @@ static void table_scaling(FILE *out, const struct pma_result *r)
 	fputc('\n', out);
 	fprintf(out, "  %-9s %-8s %-34s %-14s %7s %7s  %s\n", "metric", "unit", "model", "growth",
 		"adj R2", "SMAPE", "verdict");
-	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
-		const struct pma_scaling_fit *ft = &sc->fits[k];
-		char model[96];
-		if (!ft->fitted) {
-			fprintf(out, "  %-9s %-8s not fitted: %s\n", pma_scaling_metric_name(k),
-				pma_scaling_metric_unit(k), ft->why);
-			continue;
-		}
-		fit_formula(model, sizeof(model), ft);
-		fprintf(out, "  %-9s %-8s %-34s %-14s %7.3f %6.1f%%  %s%s\n", pma_scaling_metric_name(k),
-			pma_scaling_metric_unit(k), model, ft->growth, ft->fit.R2_adj, ft->fit.SMAPE,
-			fit_verdict(&ft->fit), ft->fit.few_points ? "; fewer than 5 points" : "");
-	}
+	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++)
+		table_fit_row(out, NULL, &sc->fits[k]);
+	if (sc->fits[PMA_SM_OVERHEAD].fitted &&
+	    sc->fits[PMA_SM_OVERHEAD].fit.smape_points < sc->fits[PMA_SM_OVERHEAD].fit.n)
+		fprintf(out, "  (overhead: SMAPE over x > 1; x T(x) - T(1) is 0 at x = 1 by "
+			"construction)\n");
+	if (!sc->class_unit)
+		return;
+	fprintf(out, "\nscaling models per class of %s (Iwainsky et al. 4.2, fitted separately; "
+		"unit %u)\n", sc->var, sc->class_unit);
+	fprintf(out, "  %-5s %-9s %-8s %-34s %-14s %7s %7s  %s\n", "class", "metric", "unit",
+		"model", "growth", "adj R2", "SMAPE", "verdict");
+	for (int cl = 0; cl < PMA_SCALING_NCLASSES; cl++)
+		for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++)
+			table_fit_row(out, pma_pmnf_class_name(sc->class_fits[cl][k].cls),
+				      &sc->class_fits[cl][k]);
 }
 
 /* The table: one function per section, in order; a new section adds one call. */
@@ -1109,6 +1133,34 @@ static void print_interference_csv(FILE *out, const struct pma_result *r)
 	}
 }
 
+/* One entry of "fits" or "class_fits" (docs/pmanalyze-json.md). */
+static cJSON *fit_json(const struct pma_scaling_fit *ft)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "metric", pma_scaling_metric_name(ft->metric));
+	cJSON_AddStringToObject(j, "unit", pma_scaling_metric_unit(ft->metric));
+	cJSON_AddStringToObject(j, "class", pma_pmnf_class_name(ft->cls));
+	cJSON_AddBoolToObject(j, "fitted", ft->fitted);
+	if (!ft->fitted) {
+		cJSON_AddStringToObject(j, "why", ft->why);
+		return j;
+	}
+	cJSON_AddNumberToObject(j, "c0", ft->fit.model.c0);
+	cJSON_AddNumberToObject(j, "c1", ft->fit.model.c1);
+	cJSON_AddNumberToObject(j, "i", pma_pmnf_exponent(&ft->fit.model));
+	cJSON_AddNumberToObject(j, "j", ft->fit.model.j);
+	cJSON_AddStringToObject(j, "growth", ft->growth);
+	add_finite(j, "R2_adj", ft->fit.R2_adj);
+	add_finite(j, "SMAPE_pct", ft->fit.SMAPE);
+	cJSON_AddNumberToObject(j, "smape_points", (double)ft->fit.smape_points);
+	cJSON_AddNumberToObject(j, "points", (double)ft->fit.n);
+	cJSON_AddBoolToObject(j, "few_points", ft->fit.few_points);
+	cJSON_AddBoolToObject(j, "valid", ft->fit.valid);
+	cJSON_AddBoolToObject(j, "scalability_problem", ft->fit.scalability_problem);
+	return j;
+}
+
 /* "scaling": the sweep's configurations and fits (docs/pmanalyze-json.md); absent without sweep */
 static void scaling_json(cJSON *root, const struct pma_result *r)
 {
@@ -1147,29 +1199,15 @@ static void scaling_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddItemToArray(rows, j);
 	}
 	fits = cJSON_AddArrayToObject(o, "fits");
-	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
-		const struct pma_scaling_fit *ft = &sc->fits[k];
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "metric", pma_scaling_metric_name(k));
-		cJSON_AddStringToObject(j, "unit", pma_scaling_metric_unit(k));
-		cJSON_AddBoolToObject(j, "fitted", ft->fitted);
-		if (!ft->fitted) {
-			cJSON_AddStringToObject(j, "why", ft->why);
-		} else {
-			cJSON_AddNumberToObject(j, "c0", ft->fit.model.c0);
-			cJSON_AddNumberToObject(j, "c1", ft->fit.model.c1);
-			cJSON_AddNumberToObject(j, "i", pma_pmnf_exponent(&ft->fit.model));
-			cJSON_AddNumberToObject(j, "j", ft->fit.model.j);
-			cJSON_AddStringToObject(j, "growth", ft->growth);
-			add_finite(j, "R2_adj", ft->fit.R2_adj);
-			add_finite(j, "SMAPE_pct", ft->fit.SMAPE);
-			cJSON_AddNumberToObject(j, "points", (double)ft->fit.n);
-			cJSON_AddBoolToObject(j, "few_points", ft->fit.few_points);
-			cJSON_AddBoolToObject(j, "valid", ft->fit.valid);
-			cJSON_AddBoolToObject(j, "scalability_problem", ft->fit.scalability_problem);
-		}
-		cJSON_AddItemToArray(fits, j);
-	}
+	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++)
+		cJSON_AddItemToArray(fits, fit_json(&sc->fits[k]));
+	if (!sc->class_unit)
+		return;
+	cJSON_AddNumberToObject(o, "class_unit", sc->class_unit);
+	fits = cJSON_AddArrayToObject(o, "class_fits");
+	for (int c = 0; c < PMA_SCALING_NCLASSES; c++)
+		for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++)
+			cJSON_AddItemToArray(fits, fit_json(&sc->class_fits[c][k]));
 }
 
 static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
@@ -1371,16 +1409,17 @@ static void print_csv_scaling(FILE *out, const struct pma_result *r)
 			w->S_pred_err, w->T_pred_s, w->err_pct);
 	}
 	fprintf(out, "\nmetric,parameter,c0,c1,i,j,growth,R2_adj,SMAPE_pct,points,valid,"
-		"scalability_problem,mean_abs_error_pct\n");
-	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
-		const struct pma_scaling_fit *ft = &sc->fits[k];
+		"scalability_problem,mean_abs_error_pct,class\n");
+	for (int f = 0; f < (1 + (sc->class_unit ? PMA_SCALING_NCLASSES : 0)) * PMA_SM_COUNT; f++) {
+		const struct pma_scaling_fit *ft = f < PMA_SM_COUNT ? &sc->fits[f] :
+			&sc->class_fits[f / PMA_SM_COUNT - 1][f % PMA_SM_COUNT];
 		if (!ft->fitted)
 			continue;
-		fprintf(out, "%s,%s,%.6g,%.6g,%.4g,%u,%s,%.6g,%.6g,%zu,%d,%d,%.6g\n",
-			pma_scaling_metric_name(k), sc->parameter, ft->fit.model.c0, ft->fit.model.c1,
-			pma_pmnf_exponent(&ft->fit.model), ft->fit.model.j, ft->growth, ft->fit.R2_adj,
-			ft->fit.SMAPE, ft->fit.n, ft->fit.valid, ft->fit.scalability_problem,
-			sc->mean_abs_err_pct);
+		fprintf(out, "%s,%s,%.6g,%.6g,%.4g,%u,%s,%.6g,%.6g,%zu,%d,%d,%.6g,%s\n",
+			pma_scaling_metric_name(ft->metric), sc->parameter, ft->fit.model.c0,
+			ft->fit.model.c1, pma_pmnf_exponent(&ft->fit.model), ft->fit.model.j, ft->growth,
+			ft->fit.R2_adj, ft->fit.SMAPE, ft->fit.n, ft->fit.valid,
+			ft->fit.scalability_problem, sc->mean_abs_err_pct, pma_pmnf_class_name(ft->cls));
 	}
 }
 

@@ -303,7 +303,32 @@ static void overheads(struct pma_scaling *s)
 	s->measured[PMA_SM_OVERHEAD] = o > 0;
 }
 
-static void fit_metrics(struct pma_scaling *s)
+/* Fits every metric over the x of class c into fits[] (PMA_SM_COUNT entries). */
+static void fit_metrics(struct pma_scaling *s, const double *x, size_t nv, enum pma_pmnf_class c,
+			unsigned unit, struct pma_scaling_fit *fits)
+{
+	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
+		struct pma_scaling_fit *f = &fits[k];
+		f->metric = (enum pma_scaling_metric)k;
+		f->cls = c;
+		if (!x) {
+			snprintf(f->why, sizeof(f->why), "out of memory");
+		} else if (!s->measured[k]) {
+			snprintf(f->why, sizeof(f->why), "%s",
+				 k == PMA_SM_CYCLES ? "no cycles counter in the runs" :
+				 k == PMA_SM_OVERHEAD ? "no T(1): the sweep has no x = 1" :
+				 "not measured in every run");
+		} else if (pma_pmnf_fit_runs(x, s->values[k], nv, c, unit,
+					     k == PMA_SM_OVERHEAD ? PMA_PMNF_ZERO_AT_1 : 0, &f->fit,
+					     f->why, sizeof(f->why)) == 0) {
+			f->fitted = 1;
+			pma_pmnf_growth(&f->fit.model, s->var, f->growth, sizeof(f->growth));
+		}
+	}
+}
+
+/* The fits over every x and, when asked, over each class. */
+static void fit_all(struct pma_scaling *s)
 {
 	size_t nv = 0;
 	double *x;
@@ -314,32 +339,35 @@ static void fit_metrics(struct pma_scaling *s)
 	for (size_t p = 0, o = 0; x && p < s->npoints; p++)
 		for (size_t k = 0; k < s->nreps[p]; k++)
 			x[o++] = s->points[p];
-	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++) {
-		struct pma_scaling_fit *f = &s->fits[k];
-		f->metric = (enum pma_scaling_metric)k;
-		if (!x) {
-			snprintf(f->why, sizeof(f->why), "out of memory");
-		} else if (!s->measured[k]) {
-			snprintf(f->why, sizeof(f->why), "%s",
-				 k == PMA_SM_CYCLES ? "no cycles counter in the runs" :
-				 k == PMA_SM_OVERHEAD ? "no T(1): the sweep has no x = 1" :
-				 "not measured in every run");
-		} else if (pma_pmnf_fit_runs(x, s->values[k], nv, PMA_PMNF_ALL, 1, &f->fit, f->why,
-					     sizeof(f->why)) == 0) {
-			f->fitted = 1;
-			pma_pmnf_growth(&f->fit.model, s->var, f->growth, sizeof(f->growth));
+	fit_metrics(s, x, nv, PMA_PMNF_ALL, 1, s->fits);
+	for (int c = 0; s->class_unit && c < PMA_SCALING_NCLASSES; c++)
+		fit_metrics(s, x, nv, (enum pma_pmnf_class)(PMA_PMNF_PO2 + c), s->class_unit,
+			    s->class_fits[c]);
+	free(x);
+}
+
+/* The largest thread count above its CPU count among the fitted rows of a threads sweep. */
+static void find_oversubscription(struct pma_scaling *s)
+{
+	for (size_t i = 0; strcmp(s->parameter, "threads") == 0 && i < s->nrows; i++) {
+		const struct pma_scaling_row *row = &s->rows[i];
+		if (row->in_fit && row->cores && row->threads > row->cores &&
+		    row->threads > s->oversub_threads) {
+			s->oversub_threads = row->threads;
+			s->oversub_cores = row->cores;
 		}
 	}
-	free(x);
 }
 
 int pma_scaling_compute(const struct pma_trace *t, const struct pma_run *base,
 			const uint32_t *pred_cores, const double *S, const double *S_err,
-			const double *omega, size_t npred, struct pma_scaling *out)
+			const double *omega, size_t npred, unsigned class_unit,
+			struct pma_scaling *out)
 {
 	int any = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->class_unit = class_unit;
 	out->T1_s = out->m = out->mean_abs_err_pct = out->fit_other = NAN;
 	for (uint32_t i = 0; i < t->nruns; i++)
 		any |= is_sweep_run(&t->runs[i]);
@@ -353,7 +381,9 @@ int pma_scaling_compute(const struct pma_trace *t, const struct pma_run *base,
 	if (collect_points(t, out) < 0)
 		return -1;
 	overheads(out);
-	fit_metrics(out);
+	fit_all(out);
+	if (out->measured[PMA_SM_OVERHEAD])
+		find_oversubscription(out);
 	return 0;
 }
 

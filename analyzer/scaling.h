@@ -51,11 +51,15 @@ struct pma_scaling_row {
 /* The fit of one metric and its verdict (Iwainsky et al. §4). */
 struct pma_scaling_fit {
 	enum pma_scaling_metric metric;
+	enum pma_pmnf_class cls; /* the x fitted: every x (PMA_PMNF_ALL), or one class (§4.2) */
 	int fitted;            /* 0: not fitted, why says so */
 	char why[160];
 	struct pma_pmnf_fit fit;
 	char growth[48];       /* the growth class in the paper's words, x as the parameter's letter */
 };
+
+/* PO2, ODD and EVEN (enum pma_pmnf_class after PMA_PMNF_ALL). */
+#define PMA_SCALING_NCLASSES 3
 
 struct pma_scaling {
 	int present;           /* the trace has sweep runs */
@@ -72,6 +76,15 @@ struct pma_scaling {
 	double mean_abs_err_pct; /* over the rows with a prediction and a measured S; NAN none */
 	size_t npred;
 	struct pma_scaling_fit fits[PMA_SM_COUNT]; /* [PMA_SM_TIME] is never fitted */
+	/* --pmnf-classes (Iwainsky et al. §4.2): each class fitted separately; class_unit 0 = not
+	 * asked, else the unit of pma_pmnf_in_class (1: plain odd and even x; 8: the paper's BCS
+	 * classes 16k + 8 and 16k). class_fits[c - PMA_PMNF_PO2][k]: class c, metric k */
+	unsigned class_unit;
+	struct pma_scaling_fit class_fits[PMA_SCALING_NCLASSES][PMA_SM_COUNT];
+	/* the parameter is threads and some fitted configuration runs more threads than CPUs: the
+	 * overhead x T(x) - T(1) then counts CPUs the runs did not have (largest such threads, and
+	 * its cores); 0 none */
+	uint32_t oversub_threads, oversub_cores;
 	/* the fitted rows' measurements, for Extra-P: npoints distinct x (increasing), nreps[p]
 	 * runs at point p, values[k] the runs' metric k point by point (NAN when not measured) */
 	size_t npoints;
@@ -88,11 +101,15 @@ struct pma_scaling {
  * baseline's threads; the error and the mean |error|; PMNF fits (pma_pmnf_fit_runs: repetitions
  * trimmed or median, fewer than 5 x flagged) of every measured metric over the parameter: threads
  * when the sweep has several thread counts, else cores; when both vary, over threads at the
- * largest core count. A trace without sweep runs gives present = 0. Returns 0, or -1 when memory
- * runs out. Free with pma_scaling_free (also on error). */
+ * largest core count. The overhead is fitted with PMA_PMNF_ZERO_AT_1 (it is 0 at x = 1 by
+ * construction). class_unit > 0 (--pmnf-classes) adds one fit per class PO2, ODD, EVEN and metric
+ * (pma_pmnf_in_class with that unit; a class with fewer than 3 distinct x is not fitted, with the
+ * reason). A trace without sweep runs gives present = 0. Returns 0, or -1 when memory runs out.
+ * Free with pma_scaling_free (also on error). */
 int pma_scaling_compute(const struct pma_trace *t, const struct pma_run *base,
 			const uint32_t *pred_cores, const double *S, const double *S_err,
-			const double *omega, size_t npred, struct pma_scaling *out);
+			const double *omega, size_t npred, unsigned class_unit,
+			struct pma_scaling *out);
 void pma_scaling_free(struct pma_scaling *s);
 
 /* Fills d (and series, PMA_SM_COUNT entries of the caller's) with the measurements of s for

@@ -9,6 +9,7 @@ a JSON file (default build/bench/bench.json) and a Markdown rendering (build/ben
 body of docs/performance.md).
 
 usage: tests/bench/bench.py [--quick] [--build DIR] [--out FILE.json] [--only SECTION,...]
+                             [--workloads NAME,...]
 BENCH_QUICK=1 in the environment is the same as --quick (a subset that runs in about 2 minutes).
 """
 import argparse
@@ -689,6 +690,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None, help="comma-separated sections (e.g. validation,omp_regions)")
+    ap.add_argument("--workloads", default=None,
+                    help="comma-separated workload names of sections 6 and 8 (e.g. 'make -j')")
     o = ap.parse_args()
     PMCOLLECT = os.path.join(TOP, "bin", "pmcollect")
     PMANALYZE = os.path.join(TOP, "bin", "pmanalyze")
@@ -720,6 +723,10 @@ def main():
                                  "omp_phases imbalanced", "triad (memory-bound)", "xz -T",
                                  "pigz -p", "zstd -T", "stress-ng --cpu", "make -j"],
                "omp_tiny_regions": 1000000}
+    if o.workloads:
+        want = o.workloads.split(",")
+        for key in ("pred_workloads", "val_workloads"):
+            cfg[key] = [w for w in cfg[key] if w in want]
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = {"hostname": platform.node(), "kernel": platform.release(),

@@ -195,6 +195,58 @@ EOF
 if grep -qx ok "$T/ex.out"; then ok "Extra-P text and JSON Lines read back with the same data"
 else not_ok "Extra-P export read back" "$(tail -c 600 "$T/ex.out")"; fi
 
+# ---- --pmnf-classes (Iwainsky et al. 4.2): each class of x fitted separately ----
+# the linear sweep above: CPU time = c0 + S t in every class, S = 25 ms; with unit 1 the classes
+# of 1..16 are po2 {1, 2, 4, 8, 16}, odd {3, 5, ..., 15} and even {6, 10, 12, 14}
+run_capture "$PMANALYZE" -q --format json --pmnf-classes "$T/linear.zst"
+cp "$T/out" "$T/cls.json"
+run_capture "$PMANALYZE" -q --format csv --pmnf-classes=1 "$T/linear.zst"
+cp "$T/out" "$T/cls.csv"
+run_capture "$PMANALYZE" -q --pmnf-classes "$T/linear.zst"
+cp "$T/out" "$T/cls.table"
+python3 - "$T/cls.json" "$T/cls.csv" "$T/cls.table" >"$T/cls.out" 2>&1 <<'EOF'
+import csv, json, math, sys
+s = json.load(open(sys.argv[1]))["scaling"]
+assert s["class_unit"] == 1, s.get("class_unit")
+def f(m, x):
+    return m["c0"] + m["c1"] * x ** m["i"] * math.log2(x) ** m["j"]
+cpu = {c["class"]: c for c in s["class_fits"] if c["metric"] == "cpu_time"}
+# the class's points, its first and last x; the constructed rise between them is S (last - first)
+want = {"po2": (5, 1, 16), "odd": (7, 3, 15), "even": (4, 6, 14)}
+for cls, (n, lo, hi) in want.items():
+    c = cpu[cls]
+    assert c["fitted"] and c["points"] == n, c
+    rise = f(c, hi) - f(c, lo)
+    assert abs(rise - (hi - lo) * 0.025) < 0.2 * (hi - lo) * 0.025, (cls, rise)
+    assert c["scalability_problem"], c
+    print("%s: %s over %d x, f(%d) - f(%d) = %.3f s" % (cls, c["growth"], n, hi, lo, rise))
+# the overhead x T(x) - T(1): x = 1 left out of the SMAPE (0 there by construction)
+ov = [c for c in s["fits"] if c["metric"] == "overhead"][0]
+assert ov["fitted"] and ov["points"] == 16 and ov["smape_points"] == 15, ov
+# CSV: the fits block, one row per fitted metric and class, the class last
+block = [l for l in open(sys.argv[2]).read().split("\n\n") if l.startswith("metric,")][0]
+rows = list(csv.reader(block.splitlines()))
+hdr, rows = rows[0], rows[1:]
+assert hdr[-1] == "class", hdr
+assert {r[-1] for r in rows} == {"all", "po2", "odd", "even"}, rows
+csv_po2 = [r for r in rows if r[0] == "cpu_time" and r[-1] == "po2"][0]
+assert csv_po2[hdr.index("growth")] == cpu["po2"]["growth"], (csv_po2, cpu["po2"])
+# table: the per-class section with a row per class and metric
+t = open(sys.argv[3]).read()
+assert "scaling models per class of t" in t, t[-2000:]
+for cls in want:
+    assert any(l.split()[:2] == [cls, "cpu_time"] for l in t.splitlines()), cls
+print("ok")
+EOF
+if grep -qx ok "$T/cls.out"; then ok "--pmnf-classes: po2, odd and even fitted separately, each with the constructed slope ($(sed -n 1,3p "$T/cls.out" | tr '\n' ';'))"
+else not_ok "--pmnf-classes" "$(tail -c 600 "$T/cls.out")" "$(machine_load)"; fi
+if grep -q '^note: the parallel overhead x T(x) - T(1) counts x CPUs, but the sweep ran up to 16 threads on 1 CPU' "$T/cls.table"
+then ok "overhead with more threads than CPUs: the note says what it measures"; else not_ok "oversubscribed overhead note" "$(grep '^note' "$T/cls.table")"; fi
+run_capture "$PMANALYZE" -q --pmnf-classes=0 "$T/linear.zst"
+expect_status "--pmnf-classes=0 is refused" 2
+if head -1 "$T/err" | grep -qx "pmanalyze: error: invalid --pmnf-classes '0': want a unit from 1 to 65536"
+then ok "--pmnf-classes=0: the error line"; else not_ok "--pmnf-classes=0: the error line" "$(head -c 300 "$T/err")"; fi
+
 # ---- SIGINT mid-sweep: the runs before it stay in the trace ----
 # a background job of a non-interactive shell ignores SIGINT; env makes it default again
 env --default-signal=INT "$PMCOLLECT" -q -o "$T/int.zst" --sweep 'cores=1' --repeat 4 -- \

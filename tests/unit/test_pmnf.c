@@ -156,7 +156,7 @@ static void test_recover_noisy(void **state)
 					}
 				struct pma_pmnf_fit f;
 				char why[160], got[48];
-				assert_int_equal(pma_pmnf_fit_runs(x, v, nv, PMA_PMNF_ALL, 1, &f, why,
+				assert_int_equal(pma_pmnf_fit_runs(x, v, nv, PMA_PMNF_ALL, 1, 0, &f, why,
 								   sizeof(why)), 0);
 				assert_int_equal(f.n, 16);
 				cases++;
@@ -235,6 +235,165 @@ static void test_table1(void **state)
 	assert_true(f.scalability_problem);
 }
 
+/* One cell of Table 1 (Iwainsky et al.): the model O(t^i log^j t), the thread grid it was fitted
+ * on and the adjusted R² printed under it. */
+struct table1_cell {
+	unsigned i_num, i_den, j;
+	int grid;       /* T1_PO2 .. T1_8X */
+	double R2;      /* as printed, two decimals */
+};
+enum { T1_PO2, T1_ODD, T1_PHI_PO2, T1_LINEAR, T1_8X, T1_NGRIDS };
+
+/* y_k = (1 + x_k^i log2^j x_k)(1 + sigma e_k): multiplicative noise of relative size sigma (the
+ * paper's values are times whose jitter grows with them; it publishes no data, so the model of the
+ * noise is ours). Fits and returns the fit in *f. */
+static void table1_fit(const struct table1_cell *c, const double *x, const double *e, size_t n,
+		       double sigma, struct pma_pmnf_fit *f)
+{
+	double y[64];
+	char why[160];
+
+	for (size_t k = 0; k < n; k++)
+		y[k] = truth(c->i_num, c->i_den, c->j, 1, 1, x[k]) * (1 + sigma * e[k]);
+	assert_int_equal(pma_pmnf_fit_points(x, y, n, f, why, sizeof(why)), 0);
+}
+
+/* The noise level at which the fit's adjusted R² prints as the cell's (|R² - printed| < 0.005):
+ * sigma grows by 25% from 0.1% until R² falls below the window, then bisection between the last two
+ * levels. Writes the fit there and returns 1, or 0 when R² jumps over the window (the selected
+ * hypothesis changes at that level). */
+static int table1_calibrate(const struct table1_cell *c, const double *x, const double *e,
+			    size_t n, struct pma_pmnf_fit *f)
+{
+	double lo = 1e-3, hi;
+
+	for (hi = lo;; lo = hi, hi *= 1.25) {
+		if (hi > 100)
+			return 0;
+		table1_fit(c, x, e, n, hi, f);
+		if (fabs(f->R2_adj - c->R2) < 0.005)
+			return 1;
+		if (f->R2_adj < c->R2)
+			break;
+	}
+	for (int it = 0; it < 40; it++) {
+		double mid = sqrt(lo * hi);
+		table1_fit(c, x, e, n, mid, f);
+		if (fabs(f->R2_adj - c->R2) < 0.005)
+			return 1;
+		if (f->R2_adj > c->R2)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Growth of x^i log2^j x between a and b as an exponent of x: ln(g(b)/g(a)) / ln(b/a). */
+static double effective_exponent(const struct pma_pmnf_model *m, double a, double b)
+{
+	struct pma_pmnf_model u = *m;
+
+	u.c0 = 0;
+	u.c1 = 1;
+	if (!u.i_num && !u.j)
+		return 0;
+	return log(pma_pmnf_eval(&u, b) / pma_pmnf_eval(&u, a)) / log(b / a);
+}
+
+/* Table 1's printed adjusted R² (0.55 to 0.99): the paper publishes no measurements, so they
+ * cannot be recomputed; instead each model of Table 1 in §2's set, on its grid (BCS PO2 2^0..2^7,
+ * ODD 16k + 8 to 120, Xeon Phi and Blue Gene/Q PO2 2^0..2^6, LINEAR 2..61, 8X 8..120), gets
+ * multiplicative noise of the size that makes our fit print the cell's R² (three noise draws per
+ * cell). Then: every cell's R² is reproduced by at least one draw; for the cells the paper calls
+ * valid (R² >= 0.95) the growth verdict (faster than log t or not) is the paper's in every draw
+ * (98 of 98), the growth over the grid within 1/4 of the exponent in most (66), and the exact
+ * class (two decimals) in a third (30): at the noise that Table 1's R² implies, 7 or 8 points
+ * separate a growing from a logarithmic trend, not t^0.67 from t^0.75 (docs/scaling.md). */
+static void test_table1_R2(void **state)
+{
+	(void)state;
+	static const struct table1_cell cells[] = {
+		/* BCS GNU PO2, ODD */
+		{ 5, 4, 0, T1_PO2, .99 }, { 4, 3, 1, T1_PO2, .99 }, { 5, 4, 1, T1_PO2, .99 },
+		{ 4, 3, 1, T1_PO2, .98 }, { 3, 4, 1, T1_PO2, .99 }, { 1, 1, 0, T1_PO2, .99 },
+		{ 2, 3, 0, T1_ODD, .95 }, { 1, 2, 0, T1_ODD, .93 }, { 2, 3, 1, T1_ODD, .96 },
+		{ 5, 4, 1, T1_ODD, .94 }, { 1, 2, 1, T1_ODD, .93 }, { 1, 2, 1, T1_ODD, .98 },
+		/* BCS Intel PO2 */
+		{ 0, 1, 1, T1_PO2, .78 }, { 1, 4, 0, T1_PO2, .98 }, { 1, 1, 0, T1_PO2, .99 },
+		{ 0, 1, 1, T1_PO2, .84 }, { 1, 1, 0, T1_PO2, .99 }, { 0, 1, 1, T1_PO2, .94 },
+		/* BCS PGI PO2, ODD (ODD Static 16, t^2.5, is outside the set) */
+		{ 2, 3, 1, T1_PO2, .99 }, { 0, 1, 2, T1_PO2, .95 }, { 5, 4, 1, T1_PO2, .99 },
+		{ 0, 1, 1, T1_PO2, .62 }, { 5, 3, 0, T1_PO2, .99 }, { 2, 3, 0, T1_PO2, .99 },
+		{ 1, 1, 1, T1_ODD, .97 }, { 1, 2, 1, T1_ODD, .90 }, { 3, 2, 1, T1_ODD, .99 },
+		{ 5, 3, 0, T1_ODD, .99 }, { 1, 2, 1, T1_ODD, .89 },
+		/* Xeon Phi PO2, LINEAR (Static 16, t^2.33, outside), 8X */
+		{ 2, 3, 0, T1_PHI_PO2, .97 }, { 1, 2, 0, T1_PHI_PO2, .99 }, { 1, 4, 0, T1_PHI_PO2, .65 },
+		{ 3, 2, 0, T1_PHI_PO2, .75 }, { 1, 1, 0, T1_PHI_PO2, .99 }, { 2, 3, 0, T1_PHI_PO2, .98 },
+		{ 2, 3, 0, T1_LINEAR, .95 }, { 1, 2, 0, T1_LINEAR, .94 }, { 0, 1, 1, T1_LINEAR, .55 },
+		{ 1, 1, 0, T1_LINEAR, .99 }, { 2, 3, 0, T1_LINEAR, .96 },
+		{ 0, 1, 2, T1_8X, .95 }, { 0, 1, 1, T1_8X, .86 }, { 5, 4, 1, T1_8X, .92 },
+		{ 3, 4, 1, T1_8X, .70 }, { 1, 1, 0, T1_8X, .99 }, { 0, 1, 2, T1_8X, .94 },
+		/* Blue Gene/Q PO2 (Dynamic and Static 16, t^2.33, outside) */
+		{ 5, 4, 0, T1_PHI_PO2, .99 }, { 4, 3, 1, T1_PHI_PO2, .99 }, { 2, 1, 0, T1_PHI_PO2, .99 },
+		{ 5, 4, 0, T1_PHI_PO2, .99 },
+	};
+	enum { DRAWS = 3 };
+	double grid[T1_NGRIDS][64];
+	size_t gn[T1_NGRIDS] = { 8, 7, 7, 60, 15 };
+	unsigned reproduced = 0, valid_draws = 0, verdict = 0, near = 0, exact = 0;
+
+	for (int k = 0; k < 8; k++)
+		grid[T1_PO2][k] = ldexp(1, k);
+	for (int k = 0; k < 7; k++) {
+		grid[T1_ODD][k] = 16 * (k + 1) + 8;
+		grid[T1_PHI_PO2][k] = ldexp(1, k);
+	}
+	for (int k = 0; k < 60; k++)
+		grid[T1_LINEAR][k] = k + 2;
+	for (int k = 0; k < 15; k++)
+		grid[T1_8X][k] = 8 * (k + 1);
+
+	for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++) {
+		const struct table1_cell *cell = &cells[c];
+		const double *x = grid[cell->grid];
+		size_t n = gn[cell->grid];
+		struct pma_pmnf_model truth_m = { cell->i_num, cell->i_den, cell->j, 1, 1 };
+		double a = x[1], b = x[n - 1];
+		int hit = 0;
+		for (int d = 0; d < DRAWS; d++) {
+			double e[64];
+			struct pma_pmnf_fit f;
+			rng_state = 0x9e3779b97f4a7c15ull * (c * DRAWS + d + 1);
+			for (size_t k = 0; k < n; k++)
+				e[k] = noise();
+			if (!table1_calibrate(cell, x, e, n, &f))
+				continue;
+			hit = 1;
+			if (cell->R2 < PMA_PMNF_R2_VALID)
+				continue;
+			valid_draws++;
+			/* the growth half of the verdict: faster than log t or not (validity aside:
+			 * R² from 0.945 prints as 0.95) */
+			verdict += (f.model.c1 > 0 && (f.model.i_num > 0 || f.model.j >= 2)) ==
+				   (cell->i_num > 0 || cell->j >= 2);
+			near += fabs(effective_exponent(&f.model, a, b) -
+				     effective_exponent(&truth_m, a, b)) <= 0.25;
+			exact += same_hypothesis(&f.model, cell->i_num, cell->i_den, cell->j);
+		}
+		if (!hit)
+			fail_msg("cell %zu (i %u/%u, j %u, R2 %.2f): no draw reproduces the R2", c,
+				 cell->i_num, cell->i_den, cell->j, cell->R2);
+		reproduced++;
+	}
+	print_message("Table 1 R2: %u cells reproduced; of %u draws of valid cells, verdict %u, "
+		      "growth within 1/4 %u, exact class %u\n", reproduced, valid_draws, verdict,
+		      near, exact);
+	assert_true(verdict * 100 >= valid_draws * 95);
+	assert_true(near * 100 >= valid_draws * 60);
+	assert_true(exact * 100 >= valid_draws * 25);
+}
+
 /* The constant model is the start: pure noise around 50 stays constant; a term that contributes
  * less than 5e-4 of every value is rejected (1000 + 1e-4 x: 1.6e-6 at x = 16). */
 static void test_constant_and_rejection(void **state)
@@ -268,6 +427,67 @@ static void test_constant_and_rejection(void **state)
 		/* a term may win on noise, but then it is not a valid model */
 		assert_false(f.valid);
 	assert_false(f.scalability_problem);
+}
+
+/* Extra-P gives the constant model R²adj = 1 whatever the scatter: values alternating 50 and 100
+ * (no trend; the constant 75 is off by 25 everywhere: SMAPE = 100 (50/175 + 50/125) / 2 = 34.29%)
+ * keep the constant, which is not valid beyond a SMAPE of 10%; a constant with 2% noise is. */
+static void test_constant_smape_bound(void **state)
+{
+	(void)state;
+	double x[16], y[16];
+	struct pma_pmnf_fit f;
+	char why[160];
+
+	for (int k = 0; k < 16; k++) {
+		x[k] = k + 1;
+		y[k] = k % 2 ? 100 : 50;
+	}
+	assert_int_equal(pma_pmnf_fit_points(x, y, 16, &f, why, sizeof(why)), 0);
+	assert_int_equal(f.model.i_num + f.model.j, 0);
+	assert_double_equal(f.R2_adj, 1, 0);
+	assert_double_equal(f.SMAPE, 100 * (50.0 / 175 + 50.0 / 125) / 2, 1e-9);
+	assert_false(f.valid);
+	assert_false(f.scalability_problem);
+
+	rng_state = 11;
+	for (int k = 0; k < 16; k++)
+		y[k] = 50 * (1 + 0.02 * noise());
+	assert_int_equal(pma_pmnf_fit_points(x, y, 16, &f, why, sizeof(why)), 0);
+	if (!f.model.i_num && !f.model.j) {
+		assert_true(f.SMAPE < PMA_PMNF_CONST_SMAPE_VALID);
+		assert_true(f.valid);
+	}
+}
+
+/* The overhead x T(x) - T(1) is 0 at x = 1 by construction: y = 0.3 (x - 1)(1 + 2% noise) on
+ * 1..8. Without PMA_PMNF_ZERO_AT_1 every hypothesis pays 2 (200%) at x = 1, so the same model
+ * has n SMAPE = (n - 1) SMAPE(flag) + 200; with it, the SMAPE is over 7 points and small. PRESS
+ * and R²adj keep the point. */
+static void test_zero_at_1(void **state)
+{
+	(void)state;
+	double x[8], y[8];
+	struct pma_pmnf_fit with, without;
+	char why[160];
+
+	rng_state = 5;
+	for (int k = 0; k < 8; k++) {
+		x[k] = k + 1;
+		y[k] = 0.3 * k * (1 + 0.02 * noise());
+	}
+	assert_int_equal(pma_pmnf_fit_points(x, y, 8, &without, why, sizeof(why)), 0);
+	assert_int_equal(pma_pmnf_fit_points_ex(x, y, 8, PMA_PMNF_ZERO_AT_1, &with, why,
+						sizeof(why)), 0);
+	assert_int_equal(without.smape_points, 8);
+	assert_int_equal(with.smape_points, 7);
+	assert_true(same_hypothesis(&with.model, without.model.i_num, without.model.i_den,
+				    without.model.j));
+	assert_double_equal(8 * without.SMAPE, 7 * with.SMAPE + 200, 1e-9);
+	assert_double_equal(with.PRESS, without.PRESS, 0);
+	assert_double_equal(with.R2_adj, without.R2_adj, 0);
+	assert_true(with.SMAPE < 5);
+	assert_true(with.valid && with.scalability_problem);
 }
 
 /* Log terms only where every x >= 1: with x = 0.5 .. 8 the j > 0 hypotheses are not tried, and
@@ -336,7 +556,7 @@ static void test_summarize(void **state)
 		}
 	struct pma_pmnf_fit f;
 	char why[160];
-	assert_int_equal(pma_pmnf_fit_runs(x, v, nv, PMA_PMNF_ALL, 1, &f, why, sizeof(why)), 0);
+	assert_int_equal(pma_pmnf_fit_runs(x, v, nv, PMA_PMNF_ALL, 1, 0, &f, why, sizeof(why)), 0);
 	assert_true(same_hypothesis(&f.model, 1, 1, 0));
 	assert_double_equal(f.model.c1, 3 * 1.005, 1e-9);
 	assert_double_equal(f.model.c0, 5 * 1.005, 1e-9);
@@ -368,19 +588,19 @@ static void test_classes(void **state)
 		x[k - 1] = k;
 		v[k - 1] = (k & (k - 1)) == 0 ? 2 + 0.5 * pow(k, 1.25) : 40 + 3 * sqrt(k);
 	}
-	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_PO2, 1, &f, why, sizeof(why)), 0);
+	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_PO2, 1, 0, &f, why, sizeof(why)), 0);
 	assert_int_equal(f.n, 6);
 	assert_string_equal(pma_pmnf_growth(&f.model, "t", got, sizeof(got)), "t^1.25");
-	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_ODD, 1, &f, why, sizeof(why)), 0);
+	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_ODD, 1, 0, &f, why, sizeof(why)), 0);
 	assert_int_equal(f.n, 15); /* 3, 5, ..., 31 */
 	assert_string_equal(pma_pmnf_growth(&f.model, "t", got, sizeof(got)), "t^0.5");
-	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_EVEN, 1, &f, why, sizeof(why)), 0);
+	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_EVEN, 1, 0, &f, why, sizeof(why)), 0);
 	assert_int_equal(f.n, 11); /* 16 even counts but 2, 4, 8, 16, 32 */
 	assert_string_equal(pma_pmnf_growth(&f.model, "t", got, sizeof(got)), "t^0.5");
-	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_ALL, 1, &f, why, sizeof(why)), 0);
+	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_ALL, 1, 0, &f, why, sizeof(why)), 0);
 	assert_false(f.valid);
 	/* unit 8 on 1..32: ODD holds only 24, fewer than 3 points */
-	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_ODD, 8, &f, why, sizeof(why)),
+	assert_int_equal(pma_pmnf_fit_runs(x, v, 32, PMA_PMNF_ODD, 8, 0, &f, why, sizeof(why)),
 			 PMT_E_INVAL);
 	assert_non_null(strstr(why, "class odd"));
 }
@@ -440,7 +660,10 @@ int main(void)
 		cmocka_unit_test(test_recover_exact),
 		cmocka_unit_test(test_recover_noisy),
 		cmocka_unit_test(test_table1),
+		cmocka_unit_test(test_table1_R2),
 		cmocka_unit_test(test_constant_and_rejection),
+		cmocka_unit_test(test_constant_smape_bound),
+		cmocka_unit_test(test_zero_at_1),
 		cmocka_unit_test(test_domain),
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_classes),

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+// test_contention.c: omega(n) with an uncertainty from repeated calibration runs (issue 13,
+// analyzer/contention.c) on synthetic C(n) x K repetitions of known value: the median, the spread
+// dC (half the range), domega from the fits to the spread's extremes (Tudor & Teo eq. 7-8), the
+// three branches of a negative omega (noise, CPU time, cycles), the superlinear safeguard (K >= 5
+// and every C(n) below every C(1)) and dS = S domega / (1 + omega) in quadrature.
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "contention.h"
+#include "testlib.h"
+
+/* A machine of one socket with `cores` cores (no hwloc XML: the counts of META "topology"). */
+static struct pma_trace *new_trace(double cores)
+{
+	struct pma_trace *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	t->path = strdup("synthetic.zst");
+	t->meta.topo.present = 1;
+	t->meta.topo.packages = 1;
+	t->meta.topo.cores = t->meta.topo.pus = cores;
+	t->meta.topo.numa_nodes = 1;
+	return t;
+}
+
+static void free_traces(struct pma_trace *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(t[i].path);
+	free(t);
+}
+
+/* Appends runs of 2 threads on `cores` CPUs, one per value of C[0..K): cycles when cycles,
+ * else CPU time in ns (RUN_END "C" as pmcollect writes it). */
+static void add_runs(struct pma_trace *t, uint32_t cores, const double *C, size_t K, int cycles)
+{
+	for (size_t k = 0; k < K; k++) {
+		struct pma_run *r = &t->runs[t->nruns];
+		r->run_id = t->nruns++;
+		r->m = 2;
+		r->cpus_n = cores;
+		snprintf(r->cpus, sizeof(r->cpus), cores == 1 ? "0" : "0-%u", cores - 1);
+		r->info.role = r->run_id == 0 ? PMA_ROLE_BASELINE : PMA_ROLE_CALIBRATION;
+		r->info.has_begin = r->info.has_end = 1;
+		r->info.exit_kind = PMA_EXIT_EXITED;
+		r->info.exit_code = 0;
+		r->info.C.present = 1;
+		r->info.C.unit = cycles ? PMA_COST_CYCLES : PMA_COST_NS;
+		r->info.C.value = C[k];
+		r->info.C.cpu_time_ns = C[k];
+		r->info.C.llc_misses = NAN;
+	}
+}
+
+/* A 2-core machine's trace with K1 runs of C1[] on 1 core and K2 of C2[] on 2. */
+static struct pma_trace *cal_trace(const double *C1, size_t K1, const double *C2, size_t K2,
+				   int cycles)
+{
+	struct pma_trace *t = new_trace(2);
+
+	add_runs(t, 1, C1, K1, cycles);
+	add_runs(t, 2, C2, K2, cycles);
+	return t;
+}
+
+/* pma_mem_eval of traces for the core counts 1..ncores; fails the test on error. */
+static void eval(const struct pma_trace *t, int ntraces, size_t ncores, struct pma_mem_eval *e)
+{
+	uint32_t cores[8];
+	char why[300];
+
+	for (size_t i = 0; i < ncores; i++)
+		cores[i] = (uint32_t)i + 1;
+	assert_int_equal(pma_mem_eval(t, ntraces, NULL, 0, -1, 2, cores, ncores, e, why,
+				      sizeof(why)), 0);
+}
+
+/* The summarized point of cal at `cores`. */
+static const struct pma_mem_point *sum_at(const struct pma_mem_cal *cal, uint32_t cores, size_t *k)
+{
+	for (*k = 0; *k < cal->nsum; ++*k)
+		if (cal->sum[*k].cores == cores)
+			return &cal->sum[*k];
+	fail_msg("no summarized point at %u cores", cores);
+	return NULL;
+}
+
+/* omega(2) from the line through (1, 1/C1) and (2, 1/C2) (eq. 8 with two points) is C2/C1 - 1. */
+static double omega2(double C1, double C2)
+{
+	return C2 / C1 - 1;
+}
+
+/* domega(2): the larger distance of the extremes' omega(2), (C2 - d2)/(C1 + d1) - 1 and
+ * (C2 + d2)/(C1 - d1) - 1, from omega(2). */
+static double domega2(double C1, double d1, double C2, double d2)
+{
+	double w = omega2(C1, C2);
+
+	return fmax(fabs(omega2(C1 + d1, C2 - d2) - w), fabs(omega2(C1 - d1, C2 + d2) - w));
+}
+
+/* CPU time, three runs each, ranges overlapping: median 100 and 97, dC 3 and 2, omega(2) = -0.03,
+ * domega = 0.050619 (the extreme 99/97 - 1 = +0.0206): inside its uncertainty, taken as 0 with
+ * the noise note (n3 = 0). */
+static void test_median_spread_and_noise(void **state)
+{
+	static const double C1[] = { 104, 100, 98 }, C2[] = { 95, 97, 99 };
+	struct pma_trace *t = cal_trace(C1, 3, C2, 3, 0);
+	struct pma_mem_eval e;
+	size_t k;
+
+	(void)state;
+	eval(t, 1, 2, &e);
+	assert_string_equal(e.cal.source, "cpu_time");
+	assert_true(e.cal.repeated);
+	assert_int_equal(e.cal.nsum, 2);
+	assert_double_equal(sum_at(&e.cal, 1, &k)->C, 100, 1e-12);
+	assert_double_equal(e.cal.C_err[k], 3, 1e-12);
+	assert_int_equal(e.cal.nrep[k], 3);
+	assert_double_equal(sum_at(&e.cal, 2, &k)->C, 97, 1e-12);
+	assert_double_equal(e.cal.C_err[k], 2, 1e-12);
+	assert_double_equal(e.omega_fit[1], -0.03, 1e-12);
+	assert_double_equal(e.omega_err[1], 0.0506185567, 1e-9);
+	assert_double_equal(e.omega_err[1], domega2(100, 3, 97, 2), 1e-12);
+	assert_double_equal(e.omega[1], 0, 0);
+	const struct pma_note *n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE);
+	assert_non_null(n);
+	assert_double_equal(n->n[0], 2, 0);
+	assert_double_equal(n->n[1], -0.03, 1e-12);
+	assert_double_equal(n->n[3], 0, 0);
+	assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
+	pma_mem_eval_free(&e);
+	free_traces(t, 1);
+}
+
+/* C(2) 20% below C(1) beyond the spread: omega(2) = -0.2 +- 0.018182. With CPU time: taken as 0
+ * (n3 = 1); with cycles and 3 runs each: not enough to call it superlinear (was kept before the
+ * safeguard); with cycles and 5 disjoint runs each: kept, the superlinear note. */
+static void test_beyond_spread(void **state)
+{
+	static const double C1[] = { 100, 101, 99, 100.5, 99.5 }, C2[] = { 80, 81, 79, 80.5, 79.5 };
+	double d = domega2(100, 1, 80, 1);
+	struct pma_mem_eval e;
+	const struct pma_note *n;
+
+	(void)state;
+	assert_double_equal(d, 0.0181818182, 1e-9);
+	for (int cycles = 0; cycles < 2; cycles++) {
+		struct pma_trace *t = cal_trace(C1, 3, C2, 3, cycles);
+		eval(t, 1, 2, &e);
+		assert_string_equal(e.cal.source, cycles ? "cycles" : "cpu_time");
+		assert_double_equal(e.omega_fit[1], -0.2, 1e-12);
+		assert_double_equal(e.omega_err[1], d, 1e-12);
+		assert_double_equal(e.omega[1], 0, 0);
+		assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
+		if (!cycles) {
+			assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
+			assert_double_equal(n->n[3], 1, 0);
+		} else {
+			assert_null(pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
+			assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
+			assert_double_equal(n->n[0], 2, 0);
+			assert_double_equal(n->n[1], -0.2, 1e-12);
+			assert_double_equal(n->n[2], d, 1e-12);
+			assert_double_equal(n->n[3], PMA_SUPERLIN_FEW_REPS, 0);
+			assert_double_equal(n->n[4], 3, 0);
+			assert_double_equal(n->n[5], 3, 0);
+			char *text = pma_note_alloc(n);
+			assert_non_null(text);
+			assert_non_null(strstr(text, "3 runs on 1 core and 3 on 2 are too few to tell it from noise"));
+			free(text);
+		}
+		pma_mem_eval_free(&e);
+		free_traces(t, 1);
+	}
+
+	struct pma_trace *t = cal_trace(C1, 5, C2, 5, 1);
+	eval(t, 1, 2, &e);
+	assert_double_equal(e.omega_err[1], d, 1e-12);   /* same medians and half ranges */
+	assert_double_equal(e.omega[1], -0.2, 1e-12);    /* kept */
+	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
+	assert_double_equal(n->n[1], -0.2, 1e-12);
+	assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
+	pma_mem_eval_free(&e);
+	free_traces(t, 1);
+}
+
+/* Cycles, 5 runs each, one 1-core run low (85 below the 2-core runs' 88): median 100 with dC 7.5
+ * and 88 with dC 0, omega(2) = -0.12 +- 0.071351, beyond the half-range spread, but the runs
+ * overlap: taken as 0 with the reason. */
+static void test_overlap_not_superlinear(void **state)
+{
+	static const double C1[] = { 100, 100, 85, 100, 100 }, C2[] = { 88, 88, 88, 88, 88 };
+	struct pma_trace *t = cal_trace(C1, 5, C2, 5, 1);
+	struct pma_mem_eval e;
+	const struct pma_note *n;
+
+	(void)state;
+	eval(t, 1, 2, &e);
+	assert_double_equal(e.omega_fit[1], -0.12, 1e-12);
+	assert_double_equal(e.omega_err[1], domega2(100, 7.5, 88, 0), 1e-12);
+	assert_double_equal(e.omega_err[1], 0.0713513514, 1e-9);
+	assert_true(e.omega_fit[1] + e.omega_err[1] < 0);
+	assert_double_equal(e.omega[1], 0, 0);
+	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
+	assert_double_equal(n->n[3], PMA_SUPERLIN_OVERLAP, 0);
+	assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
+	pma_mem_eval_free(&e);
+	free_traces(t, 1);
+}
+
+/* Two traces of 3 cycle runs each, analyzed together: pooled to 6 and 6, disjoint: kept. On a
+ * 4-core machine calibrated at 1 and 2 only, omega(4) = 1/(alpha - 4 beta)/C(1) - 1 with the
+ * line through (1, 1/100) and (2, 1/80) is -0.428571, extrapolated: taken as 0. */
+static void test_pooled_traces_and_extrapolated(void **state)
+{
+	static const double C1[] = { 100, 101, 99 }, C2[] = { 80, 81, 79 };
+	struct pma_trace *t = calloc(2, sizeof(*t));
+	struct pma_mem_eval e;
+	const struct pma_note *n;
+
+	(void)state;
+	assert_non_null(t);
+	for (int i = 0; i < 2; i++) {
+		struct pma_trace *one = new_trace(4);
+		t[i] = *one;
+		free(one);      /* t[i] owns its path now */
+		add_runs(&t[i], 1, C1, 3, 1);
+		add_runs(&t[i], 2, C2, 3, 1);
+	}
+	eval(t, 2, 4, &e);
+	size_t k;
+	sum_at(&e.cal, 1, &k);
+	assert_int_equal(e.cal.nrep[k], 6);
+	assert_double_equal(e.omega[1], -0.2, 1e-12);
+	assert_non_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
+	assert_double_equal(e.omega_fit[3], 1 / (0.0075 + 4 * 0.0025) / 100 - 1, 1e-9);
+	assert_double_equal(e.omega_fit[3], -0.4285714286, 1e-9);
+	assert_true(e.omega_fit[3] + e.omega_err[3] < 0);
+	assert_double_equal(e.omega[3], 0, 0);
+	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
+	assert_double_equal(n->n[0], 3, 0);   /* the smallest n said: 3 is extrapolated too */
+	assert_double_equal(n->n[3], PMA_SUPERLIN_NOT_MEASURED, 0);
+	pma_mem_eval_free(&e);
+	free_traces(t, 2);
+}
+
+/* One run per core count: no spread (domega NAN), a negative omega taken as 0 with the note
+ * asking for --repeat. */
+static void test_single_runs(void **state)
+{
+	static const double C1[] = { 100 }, C2[] = { 80 };
+	struct pma_trace *t = cal_trace(C1, 1, C2, 1, 1);
+	struct pma_mem_eval e;
+	const struct pma_note *n;
+
+	(void)state;
+	eval(t, 1, 2, &e);
+	assert_false(e.cal.repeated);
+	assert_true(isnan(e.omega_err[1]));
+	assert_double_equal(e.omega[1], 0, 0);
+	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
+	assert_true(isnan(n->n[2]));
+	pma_mem_eval_free(&e);
+	free_traces(t, 1);
+}
+
+/* dS = S domega / (1 + omega) in quadrature: S 1.8 +- 0.03, omega 0.1 +- 0.05: dS = hypot(0.03,
+ * 0.0818182) = 0.0871448; unchanged without domega. */
+static void test_S_err(void **state)
+{
+	(void)state;
+	assert_double_equal(pma_mem_S_err(1.8, 0.03, 0.1, 0.05), 0.0871447926, 1e-9);
+	assert_double_equal(pma_mem_S_err(1.8, 0.03, 0.1, NAN), 0.03, 0);
+	assert_double_equal(pma_mem_S_err(1.8, 0, 0, 0.05), 0.09, 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median_spread_and_noise),
+		cmocka_unit_test(test_beyond_spread),
+		cmocka_unit_test(test_overlap_not_superlinear),
+		cmocka_unit_test(test_pooled_traces_and_extrapolated),
+		cmocka_unit_test(test_single_runs),
+		cmocka_unit_test(test_S_err),
+	};
+
+	return cmocka_run_group_tests_name("contention", tests, NULL, NULL);
+}
