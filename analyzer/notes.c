@@ -69,6 +69,19 @@ static const char *s(const struct pma_note *x, size_t i)
 	return x->s[i] ? x->s[i] : "";
 }
 
+/* "a 3.20 ms interval" or "a 3.20 ms interval (pmcollect lengthened it from the 0.10 ms asked
+ * for)": the interval actually used, and the requested one when they differ (0: the same). */
+static void interval_text(char *buf, size_t size, double used_ms, double requested_ms)
+{
+	if (!(used_ms > 0))
+		snprintf(buf, size, "an unrecorded interval");
+	else if (requested_ms > 0)
+		snprintf(buf, size, "a %.2f ms interval (pmcollect lengthened it from the %.2f ms "
+			 "asked for)", used_ms, requested_ms);
+	else
+		snprintf(buf, size, "a %.2f ms interval", used_ms);
+}
+
 char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 {
 	const double *n = x->n;
@@ -237,13 +250,25 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "run to predict the whole program", n[0], s(x, 0),
 			 n[1] == PMA_RUNST_NO_END ? "partial (interrupted or unfinished)" : "failed");
 		break;
-	case PMA_NOTE_LATE_SAMPLES:
-		snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and %.0f lost "
-			 "(%.0f%%) at a %.2f ms interval: the collector could not keep the interval, so "
-			 "changes of parallelism are placed less precisely; the uncertainty is widened by "
-			 "%.0f%% of A (re-record with a longer -i)", n[1], n[0], n[2], n[3], n[4],
-			 100 * n[5]);
+	case PMA_NOTE_LATE_SAMPLES: {
+		char iv[96];
+		interval_text(iv, sizeof(iv), n[4], n[6]);
+		if (n[5] > 0)
+			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+				 "not keep the interval, so changes of parallelism are placed less "
+				 "precisely; the uncertainty is widened by %.0f%% of A (re-record with a "
+				 "longer -i)", n[1], n[0], n[2], n[3], iv, 100 * n[5]);
+		else
+			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+				 "not keep the interval; the headline A(m,inf) comes from the scheduler "
+				 "events, which do not depend on it, so its uncertainty is not widened, but "
+				 "the sampled estimators beside it (runnable, paper) place changes of "
+				 "parallelism less precisely (re-record with a longer -i to compare them)",
+				 n[1], n[0], n[2], n[3], iv);
 		break;
+	}
 	case PMA_NOTE_STOLEN:
 		snprintf(buf, size, "unexplained wall time: the run took %.3f s but its CPU time, "
 			 "run-queue waits and idle time on %.0f CPU%s explain %.3f s; %.3f s (%.0f%% of "
@@ -302,6 +327,43 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			snprintf(buf + o, size - o, ", counted as their run-queue wait; give pmcollect a "
 				 "CPU of its own (taskset -c %s,N pmcollect --cpus %s ...)", s(x, 0), s(x, 0));
 		}
+		break;
+	case PMA_NOTE_LATE_WARNING: {
+		char iv[96], run[32] = "the trace";
+		interval_text(iv, sizeof(iv), n[5], n[6]);
+		if (n[0] >= 0)
+			snprintf(run, sizeof(run), "run %.0f", n[0]);
+		snprintf(buf, size, "%s: %.0f of %.0f samples were late and %.0f lost (%.0f%% of the "
+			 "timer expirations) at %s: the collector could not keep the interval (a busy "
+			 "CPU, or an interval too short for the threads it reads); the sampled "
+			 "estimators place changes of parallelism less precisely", run, n[2], n[1],
+			 n[3], n[4], iv);
+		break;
+	}
+	case PMA_NOTE_OPT_KNOWN_OMEGA: {
+		char why[96] = "";
+		if (n[6] > 0)
+			snprintf(why, sizeof(why), ", more cores than the target's %.0f", n[6]);
+		if (n[4] > 0)
+			snprintf(buf, size, "optimum over known omega: S is largest at n = %.0f (S = %.2f) "
+				 "only where omega is unknown (n = %.0f-%.0f%s), where S = A(m,n) is an "
+				 "upper bound with no contention; the optimum is given over the core counts "
+				 "with a known omega: %.0f cores (S = %.2f)", n[0], n[1], n[2], n[3], why,
+				 n[4], n[5]);
+		else
+			snprintf(buf, size, "optimum over known omega: omega is known at none of the "
+				 "core counts that could be optimal (unknown at n = %.0f-%.0f%s): no "
+				 "optimum is given", n[2], n[3], why);
+		break;
+	}
+	case PMA_NOTE_CROSS_SATURATED:
+		snprintf(buf, size, "%.0f calibration run%s left out of the cross-socket term: the "
+			 "run on %.0f cores has %.0f on one socket, at or past the one-socket fit's "
+			 "saturation (mu = nL at n = %.2f), so eq. 8 gives no finite C(n) to subtract "
+			 "there; %s", n[0], n[0] == 1 ? "" : "s", n[1], n[2], n[3], n[4] ?
+			 "the cross-socket term comes from the other runs beyond one socket" :
+			 "the cross-socket term is not calibrated: omega beyond one socket leaves it "
+			 "out and is a lower bound");
 		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);

@@ -55,7 +55,9 @@ enum pma_note_code {
 	PMA_NOTE_RUN_FAILED,       /* n0 run id, n1 PMA_RUNST_*, n2 exit code or signal number;
 				      s0 the status as the table header shows it */
 	PMA_NOTE_LATE_SAMPLES,     /* n0 samples, n1 late, n2 lost, n3 % of samples late or lost,
-				      n4 interval ms, n5 relative uncertainty added */
+				      n4 interval used ms, n5 relative uncertainty added (0: none,
+				      the headline estimator is sched-exact), n6 interval requested
+				      ms when pmcollect lengthened it (0: the same) */
 	PMA_NOTE_STOLEN,           /* n0 wall s, n1 explained s (U / A(m,c) + idle), n2 unexplained
 				      s, n3 % of wall, n4 c (CPUs of the run) */
 	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio;
@@ -68,12 +70,23 @@ enum pma_note_code {
 				      spread of the repeated calibration, kept */
 	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
 				      the program's CPU time (-1 unknown); s0 the run's CPUs */
+	/* issue 19's audit (added at the end: other codes are added in parallel) */
+	PMA_NOTE_LATE_WARNING,     /* trace warning: n0 run id (-1: the whole trace, from SUMMARY),
+				      n1 samples, n2 late, n3 lost, n4 % late or lost, n5 interval
+				      used ms (0 unknown), n6 interval requested ms (0: the same) */
+	PMA_NOTE_OPT_KNOWN_OMEGA,  /* n0 argmax of S over every row, n1 its S, n2 first n with omega
+				      unknown, n3 last, n4 the optimum over known omega (0 none), n5
+				      its S, n6 cores of the target (0 unknown) */
+	PMA_NOTE_CROSS_SATURATED,  /* n0 calibration points left out of the cross-socket term, n1
+				      cores of the first, n2 its cores on the first socket, n3 n at
+				      which mu = nL (the one-socket fit), n4 1 when other points
+				      calibrated the term */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */
 enum { PMA_RUNST_EXIT_CODE = 1, PMA_RUNST_SIGNAL, PMA_RUNST_NO_END };
 
-#define PMA_NOTE_NUMS 6
+#define PMA_NOTE_NUMS 8
 #define PMA_NOTE_STRS 5
 
 struct pma_note {
