@@ -138,7 +138,7 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 		double det = ns * sxx - sx * sx;
 		double slope = (ns * sxy - sx * sy) / det;
 		out->alpha = (sy - slope * sx) / ns;
-		out->beta = -slope;
+		out->beta = -slope + 0.0; /* + 0.0: a flat line is L = 0, not -0 */
 	}
 	out->C1 = C1;
 	out->c = c;

@@ -422,7 +422,11 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 	return buf;
 }
 
-char *pma_note_alloc(const struct pma_note *note)
+/* The text fn writes for note in a malloc'ed buffer grown until it fits (snprintf fills it up to
+ * size - 1 only when it truncated, or when the text fits exactly, which costs one more round).
+ * NULL when fn gives no text or memory runs out. */
+static char *alloc_text(const struct pma_note *note,
+			char *(*fn)(const struct pma_note *, char *, size_t))
 {
 	size_t size = 512;
 
@@ -430,12 +434,23 @@ char *pma_note_alloc(const struct pma_note *note)
 		char *buf = malloc(size);
 		if (!buf)
 			return NULL;
-		pma_note_text(note, buf, size);
-		/* snprintf fills the buffer up to size - 1 only when it truncated (or the text fits
-		 * exactly, which costs one more round) */
+		if (!fn(note, buf, size)) {
+			free(buf);
+			return NULL;
+		}
 		if (strlen(buf) + 1 < size)
 			return buf;
 		free(buf);
 		size *= 2;
 	}
+}
+
+char *pma_note_alloc(const struct pma_note *note)
+{
+	return alloc_text(note, pma_note_text);
+}
+
+char *pma_note_action_alloc(const struct pma_note *note)
+{
+	return alloc_text(note, pma_note_action);
 }

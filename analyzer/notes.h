@@ -124,5 +124,8 @@ char *pma_note_action(const struct pma_note *note, char *buf, size_t size);
 /* The whole note as a malloc'ed line, never truncated (pma_note_text into a buffer grown until
  * the text fits). Returns NULL when memory runs out; the caller frees it. */
 char *pma_note_alloc(const struct pma_note *note);
+/* The whole action (pma_note_action) as a malloc'ed line, never truncated. Returns NULL when the
+ * note asks for nothing or memory runs out; the caller frees it. */
+char *pma_note_action_alloc(const struct pma_note *note);
 
 #endif
