@@ -265,7 +265,8 @@ static void warn_late(struct pma_trace *t)
 		const struct pma_run *r = &t->runs[i];
 		struct pma_run_sampling s;
 		pma_run_sampling(t, r, &s);
-		if (!s.present || s.share < PMA_LATE_SHARE || (s.from_summary && summary_done++))
+		if (!s.present || s.share < PMA_LATE_SHARE || s.late + s.lost < PMA_LATE_MIN ||
+		    (s.from_summary && summary_done++))
 			continue;
 		warn(t, PMA_NOTE_LATE_WARNING, (double[]){ s.from_summary ? -1.0 : (double)r->run_id, s.samples,
 		     s.late, s.lost, 100 * s.share, s.interval_ms, s.requested_ms }, 7);

@@ -140,8 +140,10 @@ struct pma_run_sampling {
 				   interval_ms or is unknown */
 };
 
-/* Late or lost expirations from this share of them on are worth a warning (and a note). */
+/* Late or lost expirations from this share of them on, and at least PMA_LATE_MIN of them, are
+ * worth a warning (and a note): 2 late of a 50 ms run's 5 samples on a busy machine are not. */
 #define PMA_LATE_SHARE 0.05
+#define PMA_LATE_MIN 10
 
 /* Fills out for run r of trace t: the run's RUN_END counts and interval (format 1.2), else, when
  * no run of the trace has them (an older collector), the trace's SUMMARY; the interval from META

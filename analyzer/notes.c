@@ -258,14 +258,15 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
 				 "not keep the interval, so changes of parallelism are placed less "
 				 "precisely; the uncertainty is widened by %.0f%% of A (re-record with a "
-				 "longer -i)", n[1], n[0], n[2], n[3], iv, 100 * n[5]);
+				 "longer -i, or on quieter CPUs)", n[1], n[0], n[2], n[3], iv, 100 * n[5]);
 		else
 			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
 				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
 				 "not keep the interval; the headline A(m,inf) comes from the scheduler "
 				 "events, which do not depend on it, so its uncertainty is not widened, but "
 				 "the sampled estimators beside it (runnable, paper) place changes of "
-				 "parallelism less precisely (re-record with a longer -i to compare them)",
+				 "parallelism less precisely (to compare them, re-record with a longer -i, or on "
+				 "quieter CPUs)",
 				 n[1], n[0], n[2], n[3], iv);
 		break;
 	}
@@ -278,11 +279,13 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 		break;
 	case PMA_NOTE_EST_DISAGREE:
 		snprintf(buf, size, "estimators disagree: %s gives A(m,inf) = %.2f, %s gives %.2f "
-			 "(%.2fx); the uncertainty covers the difference. Which to trust: sched-exact "
+			 "(%.2fx); %s. Which to trust: sched-exact "
 			 "(scheduler events) sees every switch and wins when it lost no events; runnable "
 			 "(schedstat samples) places run-queue waits to within a sampling interval; paper "
 			 "(the tick-based estimate of Tudor & Teo) is biased low when time slices are "
-			 "long, as on an oversubscribed baseline", s(x, 0), n[0], s(x, 1), n[1], n[2]);
+			 "long, as on an oversubscribed baseline", s(x, 0), n[0], s(x, 1), n[1], n[2],
+			 n[3] ? "the uncertainty covers half the difference" : "the uncertainty leaves "
+			 "it out (paper is biased low by design)");
 		break;
 	case PMA_NOTE_FINE_INTERVAL:
 		snprintf(buf, size, "interval %.2f ms on a baseline of %.0f threads on %.0f CPU%s: "

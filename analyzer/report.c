@@ -200,8 +200,10 @@ static void table_run(FILE *out, const struct pma_result *r)
 	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms", "wall time", r->par.wall_s,
 		(unsigned long long)r->run->st.samples, r->par.interval_ms);
 	if (r->par.interval_requested_ms > 0)
-		fprintf(out, " (lengthened by pmcollect from %.2f ms)", r->par.interval_requested_ms);
-	fprintf(out, " (measured mean %.2f ms)", r->run->st.mean_interval_ns / 1e6);
+		fprintf(out, " (lengthened by pmcollect from %.2f ms; ", r->par.interval_requested_ms);
+	else
+		fputs(" (", out);
+	fprintf(out, "measured mean %.2f ms)", r->run->st.mean_interval_ns / 1e6);
 	if (r->par.unexplained_s > 0.0005)
 		fprintf(out, "; %.3f s unexplained (ready to run, CPUs busy elsewhere)",
 			r->par.unexplained_s);

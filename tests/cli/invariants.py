@@ -34,7 +34,7 @@ ENDINGS = [(re.compile(p), re.compile(e)) for p, e in [
     (r"^--machine ", r"(is a lower bound|the calibration machine's)$"),
     (r"^the collector shared", r"\(taskset -c \S+,N pmcollect --cpus \S+ \.\.\.\)$"),
     (r"^estimators disagree", r"as on an oversubscribed baseline$"),
-    (r"late or lost samples", r"(re-record with a longer -i|to compare them)\)$"),
+    (r"late or lost samples", r"re-record with a longer -i, or on quieter CPUs\)$"),
 ]]
 SKIP_GROUP = r"runs? \d+(?:-\d+)?(?:, \d+(?:-\d+)?)* of '[^']*' \((?:other thread count|not finished with status 0)\)"
 SKIPPED = re.compile(r"left out of the calibration: (%s(?:, %s)*)$" % (SKIP_GROUP, SKIP_GROUP))
@@ -261,13 +261,13 @@ def main():
         bad = check(doc) + check_text(p.stdout, "JSON")
         regions_checked += bool(doc.get("regions"))
         scaling_checked += bool(doc.get("scaling"))
-        # the table of the sample traces and one generated trace in three, the CSV of one in four
-        # (each a pmanalyze run more: t2700 stays at about 30 s)
-        if seed is None or seed % 3 == 1:
+        # the table of the sample traces and one generated trace in five, the CSV of one in eight
+        # (each a pmanalyze run more, ~15 ms: about 5 s for the 1000)
+        if seed is None or seed % 5 == 1:
             t = run(args + [path])
             bad += check_text(t.stdout, "table")
             table_checked += 1
-        if seed is None or seed % 4 == 0:
+        if seed is None or seed % 8 == 0:
             c = run(args + ["--format", "csv", path])
             bad += check_csv(c.stdout, doc)
             csv_checked += 1
