@@ -144,11 +144,18 @@ $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | p
 	@mkdir -p $(dir $@) $(B)/dep
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
-tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN) $(B)/bench/gentrace $(B)/bench/gentoep
+tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN) $(B)/bench/gentrace $(B)/bench/gentoep \
+	$(B)/bench/genranks
 
 # The synthetic trace generator: make bench's large traces, and with a seed the family of traces
-# of the invariants' property test (t2600, issue 19).
+# of the invariants' property test (t2700, issue 19).
 $(B)/bench/gentrace: tests/bench/gentrace.c $(LIBPMT) | pkgcheck
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
+
+# The rank traces of a synthetic MPI job: make bench's merge, and the property test's job reports
+# (t2700, issue 19).
+$(B)/bench/genranks: tests/bench/genranks.c $(LIBPMT) | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 

@@ -126,4 +126,29 @@ int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *w
  * is missing (a trace cut short). */
 double pma_run_wall_s(const struct pma_run *r);
 
+/* How well the collector kept run r's sampling interval (issue 19). Timer expirations are
+ * samples + lost (a late expiration still took a sample), so share = (late + lost) / (samples +
+ * lost) is in [0, 1]. */
+struct pma_run_sampling {
+	int present;            /* counts found (RUN_END 1.2, else SUMMARY); 0: none recorded */
+	int from_summary;       /* the counts are SUMMARY's, every run of the trace together */
+	double samples, late, lost;
+	double share;           /* (late + lost) / (samples + lost); 0 when there are none */
+	double interval_ms;     /* the interval the collector used at the end: RUN_END
+				   interval.final_ms, else META interval_ms (0 unknown) */
+	double requested_ms;    /* -i as asked (RUN_END interval.requested_ms), 0 when it equals
+				   interval_ms or is unknown */
+};
+
+/* Late or lost expirations from this share of them on, and at least PMA_LATE_MIN of them, are
+ * worth a warning (and a note): 2 late of a 50 ms run's 5 samples on a busy machine are not. */
+#define PMA_LATE_SHARE 0.05
+#define PMA_LATE_MIN 10
+
+/* Fills out for run r of trace t: the run's RUN_END counts and interval (format 1.2), else, when
+ * no run of the trace has them (an older collector), the trace's SUMMARY; the interval from META
+ * when RUN_END has none. */
+void pma_run_sampling(const struct pma_trace *t, const struct pma_run *r,
+		      struct pma_run_sampling *out);
+
 #endif

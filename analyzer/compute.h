@@ -54,7 +54,10 @@ struct pma_par_result {
 	double m;                                 /* threads */
 	const char *m_source;
 	double A_err;                             /* uncertainty of A(m,inf) of est, threads */
-	double T1_s, wall_s, interval_ms;
+	double T1_s, wall_s;
+	double interval_ms;                       /* the sampling interval the collector used (RUN_END
+						     interval.final_ms, else META interval_ms) */
+	double interval_requested_ms;             /* -i as asked when pmcollect lengthened it, else 0 */
 	uint32_t baseline_cores;                  /* CPUs of the run, 0 unknown */
 	const char *baseline_case;
 	/* degraded inputs (issue 19) */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_util.h"
 #include "pmt_cli.h"
 
 /* The program's command as shell words (quoted where needed, a ' as '\''), whole: malloc'ed, NULL
@@ -104,33 +105,51 @@ static int check_frequency(const struct pma_trace *traces, const struct pma_mem_
 	return 0;
 }
 
+/* The distinct values of v[0..n) in first-seen order as "1, 2, 4": malloc'ed (whole, any length),
+ * "" when n is 0; NULL when memory runs out. */
+static char *count_list(const uint32_t *v, size_t n)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0, any = 0; i < n; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < i; j++)
+			dup |= v[j] == v[i];
+		if (!dup)
+			fprintf(f, "%s%u", any++ ? ", " : "", v[i]);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* Notes which core counts are missing and how to record them. */
 static int explain_missing(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 			   uint32_t m_peak, const char *fit_why, const struct pma_mem_cal *cal,
 			   struct pma_notes *notes)
 {
 	uint32_t need[3] = { 1, rec->c, rec->c + 1 }, nneed = rec->sockets > 1 ? 3 : 2;
-	char have[200] = "", missing[200] = "", *cmd;
-	size_t oh = 0, om = 0;
+	uint32_t have_v[PMA_CAL_MAX_POINTS], miss_v[3];
+	size_t nmiss = 0;
+	char *have, *missing, *cmd;
 	const char *omp = NULL;
 	char omp_buf[16];
 	int rc, cal_unusable = 0;
 
-	for (size_t i = 0; i < cal->npts && oh < sizeof(have); i++) {
-		int dup = 0;
-		for (size_t j = 0; j < i; j++)
-			dup |= cal->pts[j].cores == cal->pts[i].cores;
-		if (!dup)
-			oh += (size_t)snprintf(have + oh, sizeof(have) - oh, "%s%u", oh ? ", " : "",
-					       cal->pts[i].cores);
-	}
-	for (uint32_t k = 0; k < nneed && om < sizeof(missing); k++) {
+	for (size_t i = 0; i < cal->npts; i++)
+		have_v[i] = cal->pts[i].cores;
+	for (uint32_t k = 0; k < nneed; k++) {
 		int found = 0;
 		for (size_t i = 0; i < cal->npts; i++)
 			found |= cal->pts[i].cores == need[k];
 		if (!found)
-			om += (size_t)snprintf(missing + om, sizeof(missing) - om, "%s%u", om ? ", " : "",
-					       need[k]);
+			miss_v[nmiss++] = need[k];
 	}
 	/* -t sets OMP_NUM_THREADS: suggest the recorded value, not the peak of live threads (pigz -p 8
 	 * peaks at 10 and ignores OMP_NUM_THREADS) */
@@ -150,12 +169,18 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 		for (uint32_t k = 0; k < traces[ti].nruns; k++)
 			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
 					traces[ti].runs[k].m != m_peak;
-	if (!(cmd = shell_command(&traces[0].meta)))
-		return -1;
-	rc = pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
-			   (double[]){ nneed, rec->sockets, rec->c, omp ? atof(omp) : 0, cal_unusable }, 5,
-			   (const char *[]){ fit_why, have[0] ? have : NULL,
-					     missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
+	have = count_list(have_v, cal->npts);
+	missing = count_list(miss_v, nmiss);
+	cmd = shell_command(&traces[0].meta);
+	rc = -1;
+	if (have && missing && cmd)
+		rc = pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
+				   (double[]){ nneed, rec->sockets, rec->c, omp ? atof(omp) : 0,
+					       cal_unusable }, 5,
+				   (const char *[]){ fit_why, have[0] ? have : NULL,
+						     missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
+	free(have);
+	free(missing);
 	free(cmd);
 	return rc;
 }
@@ -242,15 +267,96 @@ static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point
 	}
 }
 
+/* A run left out of the calibration, and why (SKIP_*). */
+struct skip {
+	int trace;
+	uint32_t run_id;
+	int why;
+};
+enum { SKIP_THREADS, SKIP_FAILED };
+
+/* The runs left out as one line, whole however many there are, consecutive run ids of one trace
+ * and reason collapsed into ranges: "runs 1-12, 14 of 'a.zst' (other thread count), run 0 of
+ * 'a.zst' (not finished with status 0)" (make -j4 under --calibrate left out 20 runs; a buffer of
+ * 300 bytes cut the note after 8: issue 19). Groups keep the order of their first run. Returns
+ * a malloc'ed string, or NULL when memory runs out. */
+static char *skipped_text(const struct pma_trace *traces, const struct skip *v, size_t n)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int first = 1;
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t cnt = 0;
+		uint32_t lo = 0, hi = 0;
+		int done = 0;
+		for (size_t j = 0; j < i; j++) /* the group was written with its first run */
+			done |= v[j].trace == v[i].trace && v[j].why == v[i].why;
+		if (done)
+			continue;
+		for (size_t j = i; j < n; j++)
+			cnt += v[j].trace == v[i].trace && v[j].why == v[i].why;
+		fprintf(f, "%s%s ", first ? "" : ", ", cnt == 1 ? "run" : "runs");
+		first = 0;
+		/* runs are loaded in file order, their ids ascending: ranges of consecutive ids */
+		for (size_t j = i, open = 0, sep = 0; j <= n; j++) {
+			if (j < n && (v[j].trace != v[i].trace || v[j].why != v[i].why))
+				continue;
+			if (j < n && open && v[j].run_id == hi + 1) {
+				hi = v[j].run_id;
+				continue;
+			}
+			if (open) {
+				fprintf(f, sep++ ? ", %u" : "%u", lo);
+				if (hi > lo)
+					fprintf(f, "-%u", hi);
+			}
+			if (j < n) {
+				lo = hi = v[j].run_id;
+				open = 1;
+			}
+		}
+		fprintf(f, " of '%s' (%s)", traces[v[i].trace].path,
+			v[i].why == SKIP_THREADS ? "other thread count" : "not finished with status 0");
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The note for calibration points the fit left out of the cross-socket term (pma_mem_fit
+ * cross_skipped): the first such point, and whether other points calibrated the term. */
+static int note_cross_saturated(const struct pma_mem_cal *cal, struct pma_notes *notes)
+{
+	const struct pma_mem_params *p = &cal->params;
+
+	for (size_t i = 0; i < cal->nsum; i++) {
+		const struct pma_mem_point *q = &cal->sum[i];
+		if (q->cores <= q->n_first || (isfinite(pma_mem_omega_socket(p, q->n_first)) &&
+		    (p->model != PMA_MEM_UMA || isfinite(pma_mem_omega_socket(p, q->cores - q->n_first)))))
+			continue;
+		return pma_notes_add(notes, PMA_NOTE_CROSS_SATURATED, (double[]){ p->cross_skipped,
+				     q->cores, q->n_first, p->n_sat, p->cross_points > 0 }, 5, NULL, 0);
+	}
+	return 0;
+}
+
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes)
 {
 	enum pma_mem_model model = rec->sockets <= 1 ? PMA_MEM_SINGLE :
 				   rec->numa_nodes > 1 ? PMA_MEM_NUMA : PMA_MEM_UMA;
 	int all_cycles = 1, rc;
-	size_t os = 0;
-	char fit_why[300], skipped[300] = "";
-	const char *sk = skipped;
+	/* pma_mem_fit's reasons are fixed texts with a number or two (the longest about 130
+	 * bytes), as is the one below: this holds them whole */
+	char fit_why[256];
+	struct skip *skipped = NULL;
+	size_t nskipped = 0, skipped_cap = 0;
 	struct pma_mem_point fit[PMA_CAL_MAX_POINTS];
 	long nfit;
 
@@ -270,12 +376,14 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 					continue;
 				if (!r->info.has_end || r->info.exit_kind != PMA_EXIT_EXITED ||
 				    !(r->info.exit_code == 0) || !r->cpus_n || r->m != m_peak) {
-					if (pass && os < sizeof(skipped))
-						os += (size_t)snprintf(skipped + os, sizeof(skipped) - os,
-								       "%srun %u of '%s' (%s)", os ? ", " : "",
-								       r->run_id, traces[ti].path,
-								       r->m != m_peak ? "other thread count" :
-								       "not finished with status 0");
+					if (!pass)
+						continue;
+					if (PM_GROW(skipped, skipped_cap, nskipped + 1) < 0) {
+						free(skipped);
+						return -1;
+					}
+					skipped[nskipped++] = (struct skip){ ti, r->run_id,
+						r->m != m_peak ? SKIP_THREADS : SKIP_FAILED };
 					continue;
 				}
 				if (out->npts == PMA_CAL_MAX_POINTS)
@@ -313,8 +421,15 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		rc = explain_missing(traces, ntraces, rec, m_peak, fit_why, out, notes);
 		out->source = "none";
 	}
-	if (rc == 0 && skipped[0])
-		rc = pma_notes_add(notes, PMA_NOTE_CAL_SKIPPED, NULL, 0, &sk, 1);
+	if (rc == 0 && out->params.cross_skipped)
+		rc = note_cross_saturated(out, notes);
+	if (rc == 0 && nskipped) {
+		char *sk = skipped_text(traces, skipped, nskipped);
+		rc = sk ? pma_notes_add(notes, PMA_NOTE_CAL_SKIPPED, NULL, 0,
+					(const char *const *)&sk, 1) : -1;
+		free(sk);
+	}
+	free(skipped);
 	return rc;
 }
 
@@ -383,7 +498,8 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 	for (size_t i = 0; i < ncores; i++) {
 		double w = out->omega[i], d = out->omega_err[i];
 		out->omega_fit[i] = w;
-		if (!(w < 0))
+		/* omega(1) is 0 by definition: the invariant's own note says so (compute.c) */
+		if (!(w < 0) || cores[i] == 1)
 			continue;
 		/* CPU time cannot show a superlinear effect: a 1-CPU run's includes its threads'
 		 * switching and the hypervisor's steal (measured here: omega(2) = -0.29 +- 0.03 for

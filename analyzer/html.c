@@ -137,8 +137,6 @@ static int sec_headline(FILE *out, const struct pma_result *r, char *why, size_t
 /* The notes, each as what to do next when there is something to do. */
 static int sec_next(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
-	char text[2048], act[2048];
-
 	(void)why;
 	(void)whysize;
 	if (!r->notes.n) {
@@ -147,19 +145,21 @@ static int sec_next(FILE *out, const struct pma_result *r, char *why, size_t why
 	}
 	P("<ul class=\"notes\">\n");
 	for (size_t i = 0; i < r->notes.n; i++) {
+		/* whole, however long (a 3000-byte command was cut at 2048 bytes) */
 		const struct pma_note *nt = &r->notes.v[i];
-		const char *a = pma_note_action(nt, act, sizeof(act));
-		pma_note_text(nt, text, sizeof(text));
+		char *a = pma_note_action_alloc(nt), *text = pma_note_alloc(nt);
 		P("<li>");
 		if (a) {
 			P("<strong>");
 			pma_html_escape(out, a);
 			P("</strong><br><span class=\"because\">Why: ");
-			pma_html_escape(out, text);
+			pma_html_escape(out, text ? text : "out of memory");
 			P("</span>");
 		} else {
-			pma_html_escape(out, text);
+			pma_html_escape(out, text ? text : "out of memory");
 		}
+		free(a);
+		free(text);
 		P("</li>\n");
 	}
 	P("</ul>\n");
@@ -407,9 +407,10 @@ static int sec_sources(FILE *out, const struct pma_result *r, char *why, size_t 
 	}
 	for (int i = 0; i < r->ntraces; i++)
 		for (size_t w = 0; w < r->traces[i].warnings.n; w++) {
-			char text[2048];
+			char *text = pma_note_alloc(&r->traces[i].warnings.v[w]);
 			P("<li>");
-			pma_html_escape(out, pma_note_text(&r->traces[i].warnings.v[w], text, sizeof(text)));
+			pma_html_escape(out, text ? text : "out of memory");
+			free(text);
 			P("</li>\n");
 			missing++;
 		}

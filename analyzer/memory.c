@@ -138,7 +138,7 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 		double det = ns * sxx - sx * sx;
 		double slope = (ns * sxy - sx * sy) / det;
 		out->alpha = (sy - slope * sx) / ns;
-		out->beta = -slope;
+		out->beta = -slope + 0.0; /* + 0.0: a flat line is L = 0, not -0 */
 	}
 	out->C1 = C1;
 	out->c = c;
@@ -154,8 +154,16 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 		double om, x;
 		if (m[i].cores <= m[i].n_first)
 			continue;
-		om = pma_mem_omega_measured(m[i].C, C1) - pma_mem_omega_socket(out, m[i].n_first);
 		x = m[i].cores - m[i].n_first;
+		/* a socket at or past the one-socket fit's saturation has no finite omega_s to take
+		 * away: the point says nothing about the cross term (it made r delta -inf, and
+		 * omega(1) -inf under interleave: issue 19, gentrace seed 816) */
+		if (!isfinite(pma_mem_omega_socket(out, m[i].n_first)) ||
+		    (out->model == PMA_MEM_UMA && !isfinite(pma_mem_omega_socket(out, x)))) {
+			out->cross_skipped++;
+			continue;
+		}
+		om = pma_mem_omega_measured(m[i].C, C1) - pma_mem_omega_socket(out, m[i].n_first);
 		if (out->model == PMA_MEM_UMA) {
 			cross_num += om - pma_mem_omega_socket(out, x);
 			cross_den += 1;

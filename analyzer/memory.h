@@ -53,6 +53,8 @@ struct pma_mem_params {
 	double r_delta;     /* r delta of eq. 10 (units of C per remote core), NAN when not
 			       calibrated */
 	uint32_t socket_points, cross_points; /* points behind the two parts of the fit */
+	uint32_t cross_skipped; /* points beyond one socket left out of the cross term: a socket of
+				   theirs at or past saturation (omega_s infinite) */
 };
 
 /* omega(n) = C(n) / C(1) - 1 (eq. 7). C1 > 0. */
@@ -66,7 +68,9 @@ double pma_mem_omega_measured(double C_n, double C1);
  * socket's term: for model PMA_MEM_UMA, Delta C = mean of C(1) (omega(n) - omega_s(n_1) -
  * omega_s(n - n_1)) (eq. 9; with n = c + 1 this is C(c+1) - C(c), the paper's definition); for
  * PMA_MEM_NUMA, r delta is the least-squares slope through the origin of C(1) (omega(n) -
- * omega_s(n_1)) against n - n_1 (eq. 10; with n = c + 1 it is C(c+1) - C(c)). model is the
+ * omega_s(n_1)) against n - n_1 (eq. 10; with n = c + 1 it is C(c+1) - C(c)); a point whose
+ * socket is at or past the fitted saturation (omega_s infinite) is left out of that term and
+ * counted in cross_skipped. model is the
  * calibration machine's (PMA_MEM_SINGLE when it has one socket). Returns 0, or -1 with a one-line
  * reason in why: no point at 1 core, fewer than two core counts on one socket, a C <= 0. */
 int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum pma_mem_model model,

@@ -70,6 +70,19 @@ static const char *s(const struct pma_note *x, size_t i)
 	return x->s[i] ? x->s[i] : "";
 }
 
+/* "a 3.20 ms interval" or "a 3.20 ms interval (pmcollect lengthened it from the 0.10 ms asked
+ * for)": the interval actually used, and the requested one when they differ (0: the same). */
+static void interval_text(char *buf, size_t size, double used_ms, double requested_ms)
+{
+	if (!(used_ms > 0))
+		snprintf(buf, size, "an unrecorded interval");
+	else if (requested_ms > 0)
+		snprintf(buf, size, "a %.2f ms interval (pmcollect lengthened it from the %.2f ms "
+			 "asked for)", used_ms, requested_ms);
+	else
+		snprintf(buf, size, "a %.2f ms interval", used_ms);
+}
+
 char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 {
 	const double *n = x->n;
@@ -238,13 +251,26 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "run to predict the whole program", n[0], s(x, 0),
 			 n[1] == PMA_RUNST_NO_END ? "partial (interrupted or unfinished)" : "failed");
 		break;
-	case PMA_NOTE_LATE_SAMPLES:
-		snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and %.0f lost "
-			 "(%.0f%%) at a %.2f ms interval: the collector could not keep the interval, so "
-			 "changes of parallelism are placed less precisely; the uncertainty is widened by "
-			 "%.0f%% of A (re-record with a longer -i)", n[1], n[0], n[2], n[3], n[4],
-			 100 * n[5]);
+	case PMA_NOTE_LATE_SAMPLES: {
+		char iv[96];
+		interval_text(iv, sizeof(iv), n[4], n[6]);
+		if (n[5] > 0)
+			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+				 "not keep the interval, so changes of parallelism are placed less "
+				 "precisely; the uncertainty is widened by %.0f%% of A (re-record with a "
+				 "longer -i, or on quieter CPUs)", n[1], n[0], n[2], n[3], iv, 100 * n[5]);
+		else
+			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+				 "not keep the interval; the headline A(m,inf) comes from the scheduler "
+				 "events, which do not depend on it, so its uncertainty is not widened, but "
+				 "the sampled estimators beside it (runnable, paper) place changes of "
+				 "parallelism less precisely (to compare them, re-record with a longer -i, or on "
+				 "quieter CPUs)",
+				 n[1], n[0], n[2], n[3], iv);
 		break;
+	}
 	case PMA_NOTE_STOLEN:
 		snprintf(buf, size, "unexplained wall time: the run took %.3f s but its CPU time, "
 			 "run-queue waits and idle time on %.0f CPU%s explain %.3f s; %.3f s (%.0f%% of "
@@ -254,11 +280,13 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 		break;
 	case PMA_NOTE_EST_DISAGREE:
 		snprintf(buf, size, "estimators disagree: %s gives A(m,inf) = %.2f, %s gives %.2f "
-			 "(%.2fx); the uncertainty covers the difference. Which to trust: sched-exact "
+			 "(%.2fx); %s. Which to trust: sched-exact "
 			 "(scheduler events) sees every switch and wins when it lost no events; runnable "
 			 "(schedstat samples) places run-queue waits to within a sampling interval; paper "
 			 "(the tick-based estimate of Tudor & Teo) is biased low when time slices are "
-			 "long, as on an oversubscribed baseline", s(x, 0), n[0], s(x, 1), n[1], n[2]);
+			 "long, as on an oversubscribed baseline", s(x, 0), n[0], s(x, 1), n[1], n[2],
+			 n[3] ? "the uncertainty covers half the difference" : "the uncertainty leaves "
+			 "it out (paper is biased low by design)");
 		break;
 	case PMA_NOTE_FINE_INTERVAL:
 		snprintf(buf, size, "interval %.2f ms on a baseline of %.0f threads on %.0f CPU%s: "
@@ -402,6 +430,43 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "threads' count times the time, not CPU time lost; read the CPU time and "
 			 "run-queue wait fits instead", n[0], n[1], n[1] == 1 ? "" : "s");
 		break;
+	case PMA_NOTE_LATE_WARNING: {
+		char iv[96], run[32] = "the trace";
+		interval_text(iv, sizeof(iv), n[5], n[6]);
+		if (n[0] >= 0)
+			snprintf(run, sizeof(run), "run %.0f", n[0]);
+		snprintf(buf, size, "%s: %.0f of %.0f samples were late and %.0f lost (%.0f%% of the "
+			 "timer expirations) at %s: the collector could not keep the interval (a busy "
+			 "CPU, or an interval too short for the threads it reads); the sampled "
+			 "estimators place changes of parallelism less precisely", run, n[2], n[1],
+			 n[3], n[4], iv);
+		break;
+	}
+	case PMA_NOTE_OPT_KNOWN_OMEGA: {
+		char why[96] = "";
+		if (n[6] > 0)
+			snprintf(why, sizeof(why), ", more cores than the target's %.0f", n[6]);
+		if (n[4] > 0)
+			snprintf(buf, size, "optimum over known omega: S is largest at n = %.0f (S = %.2f) "
+				 "only where omega is unknown (n = %.0f-%.0f%s), where S = A(m,n) is an "
+				 "upper bound with no contention; the optimum is given over the core counts "
+				 "with a known omega: %.0f cores (S = %.2f)", n[0], n[1], n[2], n[3], why,
+				 n[4], n[5]);
+		else
+			snprintf(buf, size, "optimum over known omega: omega is known at none of the "
+				 "core counts that could be optimal (unknown at n = %.0f-%.0f%s): no "
+				 "optimum is given", n[2], n[3], why);
+		break;
+	}
+	case PMA_NOTE_CROSS_SATURATED:
+		snprintf(buf, size, "%.0f calibration run%s left out of the cross-socket term: the "
+			 "run on %.0f cores has %.0f on one socket, at or past the one-socket fit's "
+			 "saturation (mu = nL at n = %.2f), so eq. 8 gives no finite C(n) to subtract "
+			 "there; %s", n[0], n[0] == 1 ? "" : "s", n[1], n[2], n[3], n[4] ?
+			 "the cross-socket term comes from the other runs beyond one socket" :
+			 "the cross-socket term is not calibrated: omega beyond one socket leaves it "
+			 "out and is a lower bound");
+		break;
 	default:
 		snprintf(buf, size, "note %d", (int)x->code);
 		break;
@@ -469,7 +534,11 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 	return buf;
 }
 
-char *pma_note_alloc(const struct pma_note *note)
+/* The text fn writes for note in a malloc'ed buffer grown until it fits (snprintf fills it up to
+ * size - 1 only when it truncated, or when the text fits exactly, which costs one more round).
+ * NULL when fn gives no text or memory runs out. */
+static char *alloc_text(const struct pma_note *note,
+			char *(*fn)(const struct pma_note *, char *, size_t))
 {
 	size_t size = 512;
 
@@ -477,12 +546,23 @@ char *pma_note_alloc(const struct pma_note *note)
 		char *buf = malloc(size);
 		if (!buf)
 			return NULL;
-		pma_note_text(note, buf, size);
-		/* snprintf fills the buffer up to size - 1 only when it truncated (or the text fits
-		 * exactly, which costs one more round) */
+		if (!fn(note, buf, size)) {
+			free(buf);
+			return NULL;
+		}
 		if (strlen(buf) + 1 < size)
 			return buf;
 		free(buf);
 		size *= 2;
 	}
+}
+
+char *pma_note_alloc(const struct pma_note *note)
+{
+	return alloc_text(note, pma_note_text);
+}
+
+char *pma_note_action_alloc(const struct pma_note *note)
+{
+	return alloc_text(note, pma_note_action);
 }

@@ -55,11 +55,14 @@ enum pma_note_code {
 	PMA_NOTE_RUN_FAILED,       /* n0 run id, n1 PMA_RUNST_*, n2 exit code or signal number;
 				      s0 the status as the table header shows it */
 	PMA_NOTE_LATE_SAMPLES,     /* n0 samples, n1 late, n2 lost, n3 % of samples late or lost,
-				      n4 interval ms, n5 relative uncertainty added */
+				      n4 interval used ms, n5 relative uncertainty added (0: none,
+				      the headline estimator is sched-exact), n6 interval requested
+				      ms when pmcollect lengthened it (0: the same) */
 	PMA_NOTE_STOLEN,           /* n0 wall s, n1 explained s (U / A(m,c) + idle), n2 unexplained
 				      s, n3 % of wall, n4 c (CPUs of the run) */
-	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio;
-				      s0 headline estimator, s1 other estimator */
+	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio,
+				      n3 1 when the uncertainty covers half the gap (neither is
+				      paper); s0 headline estimator, s1 other estimator */
 	PMA_NOTE_FINE_INTERVAL,    /* n0 interval ms, n1 CPUs of the run, n2 threads */
 	PMA_NOTE_OMEGA_NOISE,      /* n0 n, n1 omega(n) as fitted (< 0), n2 its uncertainty (NAN: one
 				      run per core count, no spread), n3 1: below 0 beyond the
@@ -98,12 +101,23 @@ enum pma_note_code {
 	PMA_NOTE_OVERHEAD_OVERSUBSCRIBED, /* n0 largest thread count fitted, n1 its cores: the
 				      parallel overhead x T(x) - T(1) counts x CPUs the runs did not
 				      have */
+	/* issue 19's audit (added at the end: other codes are added in parallel) */
+	PMA_NOTE_LATE_WARNING,     /* trace warning: n0 run id (-1: the whole trace, from SUMMARY),
+				      n1 samples, n2 late, n3 lost, n4 % late or lost, n5 interval
+				      used ms (0 unknown), n6 interval requested ms (0: the same) */
+	PMA_NOTE_OPT_KNOWN_OMEGA,  /* n0 argmax of S over every row, n1 its S, n2 first n with omega
+				      unknown, n3 last, n4 the optimum over known omega (0 none), n5
+				      its S, n6 cores of the target (0 unknown) */
+	PMA_NOTE_CROSS_SATURATED,  /* n0 calibration points left out of the cross-socket term, n1
+				      cores of the first, n2 its cores on the first socket, n3 n at
+				      which mu = nL (the one-socket fit), n4 1 when other points
+				      calibrated the term */
 };
 
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */
 enum { PMA_RUNST_EXIT_CODE = 1, PMA_RUNST_SIGNAL, PMA_RUNST_NO_END };
 
-#define PMA_NOTE_NUMS 6
+#define PMA_NOTE_NUMS 8
 #define PMA_NOTE_STRS 5
 
 struct pma_note {
@@ -141,5 +155,8 @@ char *pma_note_action(const struct pma_note *note, char *buf, size_t size);
 /* The whole note as a malloc'ed line, never truncated (pma_note_text into a buffer grown until
  * the text fits). Returns NULL when memory runs out; the caller frees it. */
 char *pma_note_alloc(const struct pma_note *note);
+/* The whole action (pma_note_action) as a malloc'ed line, never truncated. Returns NULL when the
+ * note asks for nothing or memory runs out; the caller frees it. */
+char *pma_note_action_alloc(const struct pma_note *note);
 
 #endif

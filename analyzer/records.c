@@ -550,6 +550,8 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	ri->wall_ns = ri->utime_ns = ri->stime_ns = ri->interf.bytes_per_s = ri->interf.cpu_ns = NAN;
 	ri->C.value = ri->C.cpu_time_ns = ri->C.llc_misses = ri->C.stall_cycles = NAN;
 	ri->cpufreq.lo_khz = INFINITY;
+	ri->samples = ri->late_samples = ri->lost_samples = NAN;
+	ri->interval_requested_ms = ri->interval_final_ms = ri->interval_changes = NAN;
 	if (!o)
 		return 0;
 	ri->has_end = 1;
@@ -587,6 +589,12 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	ri->interf.cpu_ns = fnum(item(o, "interferers"), "cpu_ns", NAN);
 	clock_pair_parse(item(item(o, "clocks"), "begin"), &ri->clk_begin);
 	clock_pair_parse(item(item(o, "clocks"), "end"), &ri->clk_end);
+	ri->samples = fnum(o, "samples", NAN);
+	ri->late_samples = fnum(o, "late_samples", NAN);
+	ri->lost_samples = fnum(o, "lost_samples", NAN);
+	ri->interval_requested_ms = fnum(item(o, "interval"), "requested_ms", NAN);
+	ri->interval_final_ms = fnum(item(o, "interval"), "final_ms", NAN);
+	ri->interval_changes = fnum(item(o, "interval"), "changes", NAN);
 	cJSON_Delete(o);
 	return 0;
 }

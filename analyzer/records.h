@@ -208,6 +208,11 @@ struct pma_run_info {
 	double utime_ns, stime_ns; /* RUN_END "rusage", NAN when absent */
 	struct pma_run_interf interf;
 	struct pma_clock_pair clk_begin, clk_end; /* RUN_END "clocks" (1.2) */
+	double samples, late_samples, lost_samples; /* RUN_END counts of the run's timer
+				   expirations (1.2), NAN when absent */
+	double interval_requested_ms, interval_final_ms; /* RUN_END "interval" (1.2): the -i asked
+				   for and the one the collector kept at the end; NAN when absent */
+	double interval_changes; /* RUN_END "interval.changes", NAN when absent */
 };
 
 /* The SUMMARY record (numbers 0 when absent). */

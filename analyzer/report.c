@@ -97,6 +97,15 @@ static void fmt_num(char *buf, size_t size, int prec, double v, const char *suff
 		snprintf(buf, size, "%.*f%s", prec, v, suffix);
 }
 
+/* A number, or "-" when it is not given (not finite: past saturation). */
+static void fmt_given(char *buf, size_t size, int prec, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.*f", prec, v);
+	else
+		snprintf(buf, size, "-");
+}
+
 /* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
 static void print_memory(FILE *out, const struct pma_result *r)
 {
@@ -111,19 +120,31 @@ static void print_memory(FILE *out, const struct pma_result *r)
 	fprintf(out, " fitted on %s (%u socket%s of %u cores, %u NUMA node%s)\n", e->rec.source,
 		e->rec.sockets, e->rec.sockets == 1 ? "" : "s", e->rec.c, e->rec.numa_nodes,
 		e->rec.numa_nodes == 1 ? "" : "s");
-	fprintf(out, "%-13s%s = %.4g, %s = %.4g per %s (eq. 8); saturation mu = nL at n = %.3g", "",
-		isfinite(p->r) ? "mu" : "mu/r", p->mu, isfinite(p->r) ? "L" : "L/r", p->L,
-		strcmp(e->cal.source, "cycles") == 0 ? "cycle" : "ns", p->n_sat);
+	fprintf(out, "%-13s%s = %.4g, %s = %.4g per %s (eq. 8); ", "", isfinite(p->r) ? "mu" : "mu/r",
+		p->mu, isfinite(p->r) ? "L" : "L/r", p->L,
+		strcmp(e->cal.source, "cycles") == 0 ? "cycle" : "ns");
+	if (isfinite(p->n_sat))
+		fprintf(out, "saturation mu = nL at n = %.3g", p->n_sat);
+	else
+		fputs("no saturation (L = 0: mu = nL at no n)", out);
 	if (isfinite(p->dC))
 		fprintf(out, "; Delta C = %.4g (eq. 9)", p->dC);
 	if (isfinite(p->r_delta))
 		fprintf(out, "; r delta = %.4g (eq. 10)", p->r_delta);
 	fprintf(out, "\n%-13s%6s %6s %12s %14s %14s %9s\n", "", "run", "cores", "C(n)", "omega meas.",
 		"omega model", "residual");
-	for (size_t i = 0; i < e->cal.npts; i++)
-		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14.3f %+9.3f\n", "", e->cal.run_id[i],
-			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], e->cal.omega_model[i],
-			e->cal.omega_model[i] - e->cal.omega_meas[i]);
+	for (size_t i = 0; i < e->cal.npts; i++) {
+		/* a point past the fit's saturation has no model omega ("sat"), so no residual */
+		char wm[16], res[16];
+		double d = e->cal.omega_model[i] - e->cal.omega_meas[i];
+		fmt_num(wm, sizeof(wm), 3, e->cal.omega_model[i], "");
+		if (isfinite(d))
+			snprintf(res, sizeof(res), "%+.3f", d);
+		else
+			snprintf(res, sizeof(res), "-");
+		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14s %9s\n", "", e->cal.run_id[i],
+			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], wm, res);
+	}
 	if (!e->cal.repeated)
 		return;
 	/* --calibrate --repeat K: the medians the model is fitted to, and omega with its spread */
@@ -145,13 +166,18 @@ static void print_memory(FILE *out, const struct pma_result *r)
 static char *table_row(char *buf, size_t size, const struct pma_result *r, size_t i)
 {
 	const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
-	char w[16], x[16];
+	char w[16], x[16], S[32], dS[32], T[32], R[32];
 
 	fmt_num(w, sizeof(w), 2, q->omega, "");
-	fmt_num(x, sizeof(x), 0, q->omega > 0 ? 100 * r->mem.cross[i] / q->omega :
+	fmt_num(x, sizeof(x), 0, q->omega > 0 && isfinite(q->omega) ? 100 * r->mem.cross[i] / q->omega :
 		r->mem.cross[i] == 0 ? 0 : NAN, "%");
-	snprintf(buf, size, "%8.2f %7s %6s %8.2f %8.2f %10.3f %7.2f  %s%s", q->A, w, x, q->S,
-		 r->pred.S_err[i], q->T_ns / 1e9, q->R, r->mem.per_socket[i],
+	/* saturated (omega "sat"): S, its uncertainty, T and R are not given */
+	fmt_given(S, sizeof(S), 2, q->S);
+	fmt_given(dS, sizeof(dS), 2, r->pred.S_err[i]);
+	fmt_given(T, sizeof(T), 3, q->T_ns / 1e9);
+	fmt_given(R, sizeof(R), 2, q->R);
+	snprintf(buf, size, "%8.2f %7s %6s %8s %8s %10s %7s  %s%s", q->A, w, x, S, dS, T, R,
+		 r->mem.per_socket[i],
 		 q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
 		 q->cores == r->opt.n_95 ? "  <- 95% of the best S" : "");
 	return buf;
@@ -171,9 +197,13 @@ static void table_run(FILE *out, const struct pma_result *r)
 	fprintf(out, "%-13s%s%s\n", "run status", r->par.status, r->par.failed ?
 		": FAILED OR PARTIAL RUN, the profile covers only what ran (see the notes)" : "");
 	fprintf(out, "%-13s%.0f threads (%s)\n", "m", r->par.m, r->par.m_source);
-	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms (measured mean %.2f ms)", "wall time",
-		r->par.wall_s, (unsigned long long)r->run->st.samples, r->par.interval_ms,
-		r->run->st.mean_interval_ns / 1e6);
+	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms", "wall time", r->par.wall_s,
+		(unsigned long long)r->run->st.samples, r->par.interval_ms);
+	if (r->par.interval_requested_ms > 0)
+		fprintf(out, " (lengthened by pmcollect from %.2f ms; ", r->par.interval_requested_ms);
+	else
+		fputs(" (", out);
+	fprintf(out, "measured mean %.2f ms)", r->run->st.mean_interval_ns / 1e6);
 	if (r->par.unexplained_s > 0.0005)
 		fprintf(out, "; %.3f s unexplained (ready to run, CPUs busy elsewhere)",
 			r->par.unexplained_s);
@@ -676,6 +706,10 @@ static void parallelism_json(cJSON *par, const struct pma_result *r)
 	cJSON_AddStringToObject(par, "baseline_cpus", r->run->cpus);
 	cJSON_AddStringToObject(par, "baseline_case", r->par.baseline_case);
 	cJSON_AddNumberToObject(par, "interval_ms", r->par.interval_ms);
+	if (r->par.interval_requested_ms > 0)
+		cJSON_AddNumberToObject(par, "interval_requested_ms", r->par.interval_requested_ms);
+	else
+		cJSON_AddNullToObject(par, "interval_requested_ms");
 	cJSON_AddNumberToObject(par, "mean_interval_ms", r->run->st.mean_interval_ns / 1e6);
 	cJSON_AddStringToObject(par, "estimator", pma_estimator_name(r->par.est));
 	est = cJSON_AddObjectToObject(par, "estimates");
@@ -1242,6 +1276,18 @@ traces:
 	cJSON_Delete(root);
 }
 
+/* A CSV number: %.6g, "nan" when unknown (never printf's "-nan"), "inf" when saturated
+ * (docs/pmanalyze.1). */
+static void csv_num(FILE *out, double v)
+{
+	if (isnan(v))
+		fputs("nan", out);
+	else if (isinf(v))
+		fputs(v > 0 ? "inf" : "-inf", out);
+	else
+		fprintf(out, "%.6g", v);
+}
+
 /* Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180). */
 static void csv_field(FILE *out, const char *s)
 {
@@ -1266,8 +1312,8 @@ static double est_s(const struct pma_regions_result *g, int k, long a, size_t c)
 	return p->estTime_ns[(size_t)a * p->nconf + c] / 1e9;
 }
 
-/* A CSV number, or an empty field when it is not finite. */
-static void csv_num(FILE *out, const char *sep, double v)
+/* A separator then a CSV number, or an empty field when it is not finite (the regions tables). */
+static void csv_sep_opt(FILE *out, const char *sep, double v)
 {
 	if (isfinite(v))
 		fprintf(out, "%s%.6g", sep, v);
@@ -1293,9 +1339,9 @@ static void csv_allande(FILE *out, const struct pma_regions_result *g)
 		for (uint32_t k = 1; k <= g->NC; k++) {
 			csv_field(out, name);
 			fprintf(out, ",%u,%.6g,%.6g", k, f->T_ns[k] / 1e9, f->idealTime_ns[k] / 1e9);
-			csv_num(out, ",", f->time_only ? NAN : f->TCM[k]);
-			csv_num(out, ",", f->time_only ? NAN : f->cf[k]);
-			csv_num(out, ",", f->time_only ? NAN : f->beta_ns[k]);
+			csv_sep_opt(out, ",", f->time_only ? NAN : f->TCM[k]);
+			csv_sep_opt(out, ",", f->time_only ? NAN : f->cf[k]);
+			csv_sep_opt(out, ",", f->time_only ? NAN : f->beta_ns[k]);
 			fputc('\n', out);
 		}
 	}
@@ -1381,11 +1427,11 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 				aff_threads(&g->plan[PMA_ALLANDE_SUM], bs), est_s(g, PMA_ALLANDE_SUM, w->allande, bs));
 		else
 			fputs(",,,,", out);
-		csv_num(out, ",", w->mean_team > 0 ? w->mean_team : NAN);
-		csv_num(out, ",", ctr && g->tcm_event >= 0 ? w->counters[g->tcm_event] : NAN);
+		csv_sep_opt(out, ",", w->mean_team > 0 ? w->mean_team : NAN);
+		csv_sep_opt(out, ",", ctr && g->tcm_event >= 0 ? w->counters[g->tcm_event] : NAN);
 		fprintf(out, ",%llu", (unsigned long long)w->counter_tasks);
 		for (size_t e = 0; !g->phases && e < g->nevents; e++)
-			csv_num(out, ",", ctr ? w->counters[e] : NAN);
+			csv_sep_opt(out, ",", ctr ? w->counters[e] : NAN);
 		fputc('\n', out);
 	}
 	if (g->allande)
@@ -1432,9 +1478,18 @@ static void print_csv(FILE *out, const struct pma_result *r)
 	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket,P_w,E_j,EDP_js\n", out);
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
-		fprintf(out, "%u,%.6g,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%s,%.6g", q->cores, q->A, q->omega,
-			isfinite(q->omega) ? r->mem.cal.source : "none", q->S, r->pred.S_err[i], q->T_ns / 1e9,
-			q->R, pma_estimator_name(r->par.est), r->mem.cross[i]);
+		fprintf(out, "%u,%.6g,", q->cores, q->A);
+		csv_num(out, q->omega);
+		fprintf(out, ",%s,", isfinite(q->omega) ? r->mem.cal.source : "none");
+		csv_num(out, q->S);
+		fputc(',', out);
+		csv_num(out, r->pred.S_err[i]);
+		fputc(',', out);
+		csv_num(out, q->T_ns / 1e9);
+		fputc(',', out);
+		csv_num(out, q->R);
+		fprintf(out, ",%s,", pma_estimator_name(r->par.est));
+		csv_num(out, r->mem.cross[i]);
 		while (k < e->npts && e->pts[k].n < q->cores)
 			k++;
 		if (k < e->npts && e->pts[k].n == q->cores)
@@ -1821,6 +1876,21 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			(unsigned long long)r->st.thread_samples, r->m,
 			(unsigned long long)r->st.threads_seen,
 			ri->exit_kind_name ? ri->exit_kind_name : "unknown", isnan(status) ? 0 : status);
+		/* how well the collector kept the interval (RUN_END, format 1.2) */
+		if (ri->has_end && isfinite(ri->samples) &&
+		    ((isfinite(ri->late_samples) && ri->late_samples > 0) ||
+		     (isfinite(ri->lost_samples) && ri->lost_samples > 0) ||
+		     (isfinite(ri->interval_changes) && ri->interval_changes > 0))) {
+			struct pma_run_sampling smp;
+			pma_run_sampling(t, r, &smp);
+			fprintf(out, "         sampling: %.0f samples, %.0f late, %.0f lost (%.0f%% of the "
+				"timer expirations); interval %.2f ms", smp.samples, smp.late, smp.lost,
+				100 * smp.share, smp.interval_ms);
+			if (smp.requested_ms > 0)
+				fprintf(out, " (lengthened %.0f time%s from %.2f ms)", ri->interval_changes,
+					ri->interval_changes == 1 ? "" : "s", smp.requested_ms);
+			fputc('\n', out);
+		}
 		if (r->has_exact)
 			fprintf(out, "         scheduler events: %llu (%llu lost, %u gaps), %u threads, "
 				"%llu wake edges\n", (unsigned long long)r->xst.events,

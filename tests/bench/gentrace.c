@@ -13,7 +13,7 @@
  * 1.1 SCHED records on CPU 0): the fork of every thread at the start and a sched_switch at every
  * change of the running thread, for the exact mode and its timeline plot (make bench).
  *
- * usage: gentrace FILE THREADS SECONDS [sched | SEED]
+ * usage: gentrace FILE THREADS SECONDS [sched | SEED] [KEY=VALUE...]
  *
  * With a SEED (issue 19's property test, tests/cli/t2700-invariants.sh) the trace is one of a
  * family drawn from it: slice 1-6 ms, serial phase 0-90% of a 0.2-2 s period, a recording machine
@@ -22,7 +22,17 @@
  * "calibration", 5 samples each) on 1 .. c+1 CPUs whose C(n) = C(1) (1 + omega) with omega drawn
  * from [-0.3, 0.6] (negative omega, falling C(n) and a second, inflated C(1) included), so that
  * the analyzer meets inputs that break the model's invariants. A long command (3000 bytes) now
- * and then checks that notes are never cut. */
+ * and then checks that notes are never cut. A second stream drawn from the seed (so that the first
+ * stream's draws, and the traces of earlier versions, stay as they were) adds sweep runs (role
+ * "sweep", pmcollect --sweep) to one trace in five, for the scaling section.
+ *
+ * KEY=VALUE options make one degraded input on purpose (t2700's cases; they override the seed's
+ * draws): interval_ms=X the sampling interval (default 10); requested_ms=X the interval asked
+ * for, which pmcollect lengthened to interval_ms (RUN_END interval, format 1.2); late=N and lost=N
+ * late and lost timer expirations (SUMMARY and the baseline's RUN_END); exit=N or signal=N how
+ * the baseline ended; t=N pmcollect -t N (RUN_BEGIN threads, OMP_NUM_THREADS); cpus=N the
+ * baseline on CPUs 0..N-1; other_runs=N calibration runs of one thread (pmcollect --calibrate of
+ * make -j4, whose later runs have nothing left to rebuild). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -32,7 +42,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define INTERVAL_NS 10000000ull
+/* the sampling interval (interval_ms=X sets it) */
+static uint64_t interval_ns = 10000000ull;
 
 /* the schedule (fixed without a seed) */
 static uint64_t SLICE_NS = 3000000ull, PERIOD_NS = 2000000000ull, SERIAL_NS = 200000000ull;
@@ -51,53 +62,80 @@ static unsigned rnd_int(unsigned lo, unsigned hi) /* [lo, hi] */
 	return lo + (unsigned)(rnd() * (hi - lo + 1));
 }
 
-/* Seeded mode: calibration runs after the baseline, each of `threads` threads all runnable for 5
- * samples on `n` CPUs, its RUN_END carrying C(n). Returns 0 or a PMT_E_* code. */
-static int calibration_runs(struct pmt_writer *w, unsigned threads, unsigned c, unsigned pus,
-			    uint64_t *now, double C1_ns)
+/* the second stream (sweep runs) */
+static uint64_t rng2_state;
+static double rnd2(void)
+{
+	uint64_t keep = rng_state;
+	double v;
+
+	rng_state = rng2_state;
+	v = rnd();
+	rng2_state = rng_state;
+	rng_state = keep;
+	return v;
+}
+
+/* One run of `threads` threads all runnable for `samples` samples on `n` CPUs (ids from tid_base),
+ * its RUN_BEGIN extra keys `begin_extra` (",\"k\":v..." or ""), role `role`, and RUN_END with
+ * C(n) = C_ns. Returns 0 or a PMT_E_* code. */
+static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, const char *begin_extra,
+		    unsigned threads, unsigned n, unsigned samples, uint64_t *now, double C_ns)
 {
 	struct pmt_thread_sample *ts = calloc(threads, sizeof(*ts));
-	unsigned nruns = rnd_int(1, 4);
-	char json[512];
-	int err = 0;
+	char json[512], cpus[32];
+	uint64_t t0 = *now;
+	int err;
 
 	if (!ts)
 		return PMT_E_NOMEM;
+	if (n > 1)
+		snprintf(cpus, sizeof(cpus), "0-%u", n - 1);
+	else
+		snprintf(cpus, sizeof(cpus), "0");
+	snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"%s\",\"pid\":%u,\"cpus\":\"%s\","
+		 "\"interval_ms\":%g%s}", run_id, role, 1000 + run_id, cpus, interval_ns / 1e6, begin_extra);
+	err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, run_id, *now, json);
+	for (unsigned k = 1; k <= samples && err >= 0; k++) {
+		*now += interval_ns;
+		for (unsigned i = 0; i < threads; i++) {
+			ts[i].tid = 1000 * (run_id + 1) + i;
+			ts[i].tgid = 1000 + run_id;
+			ts[i].run_ns = k * interval_ns * (n < threads ? n : threads) / threads;
+			ts[i].wait_ns = k * interval_ns - ts[i].run_ns;
+			ts[i].timeslices = k;
+			ts[i].flags = PMT_TS_SCHEDSTAT_OK;
+		}
+		struct pmt_sample smp = { .run_id = run_id, .t_ns = *now, .duration_ns = 100000,
+					  .n = threads, .threads = ts };
+		err = pmt_writer_sample(w, &smp);
+	}
+	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":"
+		 "\"exited\",\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":"
+		 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}}", run_id, 1000 + run_id,
+		 (unsigned long long)(*now - t0), C_ns, C_ns);
+	if (err >= 0)
+		err = pmt_writer_json(w, PMT_REC_RUN_END, run_id, *now, json);
+	free(ts);
+	return err < 0 ? err : 0;
+}
+
+/* Seeded mode: calibration runs after the baseline, each of `threads` threads all runnable for 5
+ * samples on `n` CPUs, its RUN_END carrying C(n). Returns 0 or a PMT_E_* code. */
+static int calibration_runs(struct pmt_writer *w, unsigned threads, unsigned c, unsigned pus,
+			    uint64_t *now, double C1_ns, unsigned *nruns_out)
+{
+	unsigned nruns = rnd_int(1, 4);
+	int err = 0;
+
 	for (unsigned r = 1; r <= nruns && !err; r++) {
 		/* the first is on 1 CPU; then 1 again (an inflated C(1)), c, c + 1 or anything */
 		unsigned n = r == 1 ? 1 : rnd() < 0.25 ? 1 : rnd() < 0.5 ? c : rnd_int(1, pus);
 		double omega = n == 1 ? (r == 1 ? 0 : rnd() * 0.4) : -0.3 + rnd() * 0.9;
-		uint64_t t0 = *now;
-		snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"calibration\",\"pid\":%u,"
-			 "\"cpus\":\"0-%u\",\"interval_ms\":10}", r, 1000 + r, n - 1);
-		if (n == 1)
-			snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"calibration\","
-				 "\"pid\":%u,\"cpus\":\"0\",\"interval_ms\":10}", r, 1000 + r);
-		if ((err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, r, *now, json)) < 0)
-			break;
-		for (unsigned k = 1; k <= 5 && !err; k++) {
-			*now += INTERVAL_NS;
-			for (unsigned i = 0; i < threads; i++) {
-				ts[i].tid = 1000 * (r + 1) + i;
-				ts[i].tgid = 1000 + r;
-				ts[i].run_ns = k * INTERVAL_NS * (n < threads ? n : threads) / threads;
-				ts[i].wait_ns = k * INTERVAL_NS - ts[i].run_ns;
-				ts[i].timeslices = k;
-				ts[i].flags = PMT_TS_SCHEDSTAT_OK;
-			}
-			struct pmt_sample smp = { .run_id = r, .t_ns = *now, .duration_ns = 100000,
-						  .n = threads, .threads = ts };
-			err = pmt_writer_sample(w, &smp);
-		}
-		snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":"
-			 "\"exited\",\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":"
-			 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}}", r, 1000 + r,
-			 (unsigned long long)(*now - t0), C1_ns * (1 + omega), C1_ns * (1 + omega));
-		if (!err)
-			err = pmt_writer_json(w, PMT_REC_RUN_END, r, *now, json);
+		err = flat_run(w, r, "calibration", "", threads, n, 5, now, C1_ns * (1 + omega));
 	}
-	free(ts);
-	return err < 0 ? err : 0;
+	*nruns_out = nruns;
+	return err;
 }
 
 struct sim {
@@ -140,27 +178,62 @@ int main(int argc, char **argv)
 	struct sim *th;
 	uint64_t now = 1000000000ull, end, next_sample, par_ns = 0, ser_ns = 0, t0;
 	unsigned threads, cur = 0, running = 0;
-	int sched = argc == 5 && strcmp(argv[4], "sched") == 0;
+	int sched = 0, seeded = 0;
+	unsigned long long seed = 0;
 	double seconds;
-	char json[1024], *json_big;
+	char json[1024], *json_big, env[64] = "{}", begin_extra[64] = "", end_extra[256] = "";
 	int fd, err;
 
-	unsigned packages = 1, cores = 2, numa = 1, base_cpus = 1, runs = 1;
+	unsigned packages = 1, cores = 2, numa = 1, base_cpus = 1, runs = 1, nsweep = 0, next_id = 1;
 	const char *exit_kind = "exited";
 	int exit_code = 0, exit_signal = 0;
 	double late = 0, lost = 0;
 	char *cmdpad;
+	/* KEY=VALUE options; -1 (or 0 for the counts) when not given */
+	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
+	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
 
-	if ((argc != 4 && argc != 5) || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
-	    (seconds = atof(argv[3])) <= 0) {
-		fprintf(stderr, "usage: gentrace FILE THREADS SECONDS [sched | SEED]\n");
-		return 2;
+	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
+	    (seconds = atof(argv[3])) <= 0)
+		goto usage;
+	for (int a = 4; a < argc; a++) {
+		const char *arg = argv[a], *eq = strchr(arg, '=');
+		double v = eq ? atof(eq + 1) : 0;
+		if (strcmp(arg, "sched") == 0) {
+			sched = 1;
+		} else if (!eq && arg[0] >= '0' && arg[0] <= '9') {
+			seeded = 1;
+			seed = strtoull(arg, NULL, 10);
+		} else if (!eq || v < 0) {
+			goto usage;
+		} else if (!strncmp(arg, "interval_ms=", 12) && v > 0) {
+			o_interval = v;
+		} else if (!strncmp(arg, "requested_ms=", 13) && v > 0) {
+			o_requested = v;
+		} else if (!strncmp(arg, "late=", 5)) {
+			o_late = v;
+		} else if (!strncmp(arg, "lost=", 5)) {
+			o_lost = v;
+		} else if (!strncmp(arg, "exit=", 5)) {
+			o_exit = (int)v;
+		} else if (!strncmp(arg, "signal=", 7)) {
+			o_signal = (int)v;
+		} else if (!strncmp(arg, "t=", 2)) {
+			o_t = (int)v;
+		} else if (!strncmp(arg, "cpus=", 5)) {
+			o_cpus = (int)v;
+		} else if (!strncmp(arg, "other_runs=", 11)) {
+			o_other = (int)v;
+		} else {
+			goto usage;
+		}
 	}
 	cmdpad = calloc(3001, 1);
 	if (!cmdpad)
 		return fail("calloc", PMT_E_NOMEM);
-	if (argc == 5 && !sched) {
-		rng_state = strtoull(argv[4], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+	if (seeded) {
+		rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+		rng2_state = seed * 0xbf58476d1ce4e5b9ull + 7;
 		SLICE_NS = rnd_int(1, 6) * 1000000ull;
 		PERIOD_NS = rnd_int(2, 20) * 100000000ull;
 		SERIAL_NS = (uint64_t)(rnd() * 0.9 * (double)PERIOD_NS) / SLICE_NS * SLICE_NS + SLICE_NS;
@@ -178,6 +251,33 @@ int main(int argc, char **argv)
 		lost = rnd() < 0.3 ? rnd() * seconds * 10 : 0;
 		if (rnd() < 0.05)
 			memset(cmdpad, 'x', 3000);
+		/* the second stream: sweep runs (and the baseline's -t) in one trace in five */
+		if (rnd2() < 0.2) {
+			nsweep = 2 + (unsigned)(rnd2() * 3);
+			o_t = o_t ? o_t : (int)threads;
+		}
+	}
+	if (o_interval > 0)
+		interval_ns = (uint64_t)(o_interval * 1e6);
+	if (o_late >= 0)
+		late = o_late;
+	if (o_lost >= 0)
+		lost = o_lost;
+	if (o_exit >= 0) {
+		exit_kind = "exited";
+		exit_code = o_exit;
+		exit_signal = 0;
+	}
+	if (o_signal >= 0) {
+		exit_kind = "signaled";
+		exit_code = 0;
+		exit_signal = o_signal;
+	}
+	if (o_cpus > 0)
+		base_cpus = (unsigned)o_cpus;
+	if (o_t > 0) {
+		snprintf(env, sizeof(env), "{\"OMP_NUM_THREADS\":\"%d\"}", o_t);
+		snprintf(begin_extra, sizeof(begin_extra), ",\"threads\":%d", o_t);
 	}
 	json_big = malloc(8192);
 	if (!json_big)
@@ -190,11 +290,12 @@ int main(int argc, char **argv)
 	snprintf(json_big, 8192,
 		 "{\"format\":\"pmtrace\",\"format_version\":\"1.0\",\"tool\":\"gentrace\","
 		 "\"tool_version\":\"0.1.0\",\"command\":[\"synthetic\",\"%u threads\",\"%g s\"%s%s%s],"
-		 "\"env\":{},\"hostname\":\"synthetic\",\"interval_ms\":10,\"cpus\":\"0\","
+		 "\"env\":%s,\"hostname\":\"synthetic\",\"interval_ms\":%g,\"cpus\":\"0\","
 		 "\"online_cpus\":\"0-%u\",\"topology\":{\"packages\":%u,\"cores\":%u,\"pus\":%u,"
 		 "\"numa_nodes\":%u},\"sources\":{\"schedstat\":{\"recorded\":true}}}",
-		 threads, seconds, cmdpad[0] ? ",\"" : "", cmdpad, cmdpad[0] ? "\"" : "", cores - 1,
-		 packages, cores, cores, numa);
+		 threads, seconds, cmdpad[0] ? ",\"" : "", cmdpad, cmdpad[0] ? "\"" : "", env,
+		 o_requested > 0 ? o_requested : interval_ns / 1e6, cores - 1, packages, cores, cores,
+		 numa);
 	if ((err = pmt_writer_open(&w, fd, json_big, NULL)) < 0)
 		return fail("open", err);
 	th = calloc(threads, sizeof(*th));
@@ -203,11 +304,12 @@ int main(int argc, char **argv)
 		return fail("calloc", PMT_E_NOMEM);
 	t0 = now;
 	snprintf(json, sizeof(json), "{\"run_id\":0,\"role\":\"baseline\",\"pid\":1000,\"cpus\":\"0%s%.0u\","
-		 "\"interval_ms\":10}", base_cpus > 1 ? "-" : "", base_cpus > 1 ? base_cpus - 1 : 0);
+		 "\"interval_ms\":%g%s}", base_cpus > 1 ? "-" : "", base_cpus > 1 ? base_cpus - 1 : 0,
+		 o_requested > 0 ? o_requested : interval_ns / 1e6, begin_extra);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, 0, now, json)) < 0)
 		return fail("run_begin", err);
 	end = now + (uint64_t)(seconds * 1e9);
-	next_sample = now + INTERVAL_NS;
+	next_sample = now + interval_ns;
 	for (unsigned i = 0; i < threads; i++) {
 		th[i].runnable = 1;
 		th[i].queued_at = now;
@@ -288,26 +390,56 @@ int main(int argc, char **argv)
 			if ((err = pmt_writer_sample(w, &s)) < 0)
 				return fail("sample", err);
 		}
-		next_sample += INTERVAL_NS;
+		next_sample += interval_ns;
+	}
+	/* the baseline's own sampling counts and kept interval (RUN_END, format 1.2) when asked for */
+	if (o_late >= 0 || o_lost >= 0 || o_requested > 0)
+		snprintf(end_extra, sizeof(end_extra), ",\"samples\":%llu,\"late_samples\":%.0f,"
+			 "\"lost_samples\":%.0f", (unsigned long long)((now - t0) / interval_ns), late, lost);
+	if (o_requested > 0) {
+		size_t o = strlen(end_extra);
+		snprintf(end_extra + o, sizeof(end_extra) - o, ",\"interval\":{\"requested_ms\":%g,"
+			 "\"final_ms\":%g,\"changes\":1,\"first_change_s\":0}", o_requested,
+			 interval_ns / 1e6);
 	}
 	snprintf(json, sizeof(json), "{\"run_id\":0,\"pid\":1000,\"exit\":{\"kind\":\"%s\","
 		 "\"code\":%d,\"signal\":%d},\"wall_ns\":%llu,\"C\":{\"source\":\"cpu_time\","
-		 "\"value\":%llu,\"cpu_time_ns\":%llu}}", exit_kind, exit_code, exit_signal,
+		 "\"value\":%llu,\"cpu_time_ns\":%llu}%s}", exit_kind, exit_code, exit_signal,
 		 (unsigned long long)(now - t0), (unsigned long long)(ser_ns + par_ns),
-		 (unsigned long long)(ser_ns + par_ns));
+		 (unsigned long long)(ser_ns + par_ns), end_extra);
 	if (sched && (err = sched_flush(w)) < 0)
 		return fail("sched", err);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_END, 0, now, json)) < 0)
 		return fail("run_end", err);
-	if (argc == 5) {
+	if (seeded || sched) {
+		unsigned ncal;
 		if ((err = calibration_runs(w, threads, cores / packages, cores, &now,
-					    (double)(ser_ns + par_ns))) < 0)
+					    (double)(ser_ns + par_ns), &ncal)) < 0)
 			return fail("calibration", err);
 		runs = 5;
+		next_id = ncal + 1;
+		/* sweep runs: configuration k on 1, 2, c, ... CPUs with the baseline's threads */
+		for (unsigned k = 0; k < nsweep && !err; k++) {
+			unsigned n = k == 0 ? 1 : k == 1 ? 2 : cores, id = ncal + 1 + k;
+			next_id = id + 1;
+			char extra[128];
+			if (n > cores)
+				n = cores;
+			snprintf(extra, sizeof(extra), ",\"threads\":%u,\"sweep\":{\"config\":%u,"
+				 "\"cores\":%u,\"threads\":%u}", threads, k, n, threads);
+			err = flat_run(w, id, "sweep", extra, threads, n, 5 + 5 / n, &now,
+				       (double)(ser_ns + par_ns) * (1 + 0.05 * (n - 1)));
+		}
+		if (err < 0)
+			return fail("sweep", err);
 	}
+	/* calibration runs of one thread: a make -j4 whose later runs had nothing to rebuild */
+	for (int k = 0; k < o_other; k++)
+		if ((err = flat_run(w, next_id++, "calibration", "", 1, 1, 3, &now, 3e7)) < 0)
+			return fail("other run", err);
 	snprintf(json, sizeof(json), "{\"samples\":%llu,\"late_samples\":%.0f,\"lost_samples\":%.0f,"
 		 "\"exit_status\":0,\"runs\":%u,\"warnings\":0}",
-		 (unsigned long long)((now - t0) / INTERVAL_NS), late, lost, runs);
+		 (unsigned long long)((now - t0) / interval_ns), late, lost, runs);
 	if ((err = pmt_writer_json(w, PMT_REC_SUMMARY, 0, now, json)) < 0)
 		return fail("summary", err);
 	if ((err = pmt_writer_close(w)) < 0)
@@ -315,7 +447,7 @@ int main(int argc, char **argv)
 	close(fd);
 	printf("{\"threads\":%u,\"seconds\":%g,\"thread_samples\":%llu,\"T_cp_ms\":%.3f,"
 	       "\"A_inf\":%.6f}\n", threads, seconds,
-	       (unsigned long long)((now - t0) / INTERVAL_NS) * threads,
+	       (unsigned long long)((now - t0) / interval_ns) * threads,
 	       (ser_ns + par_ns / (double)threads) / 1e6,
 	       (double)(ser_ns + par_ns) / (ser_ns + par_ns / (double)threads));
 	free(th);
@@ -323,4 +455,7 @@ int main(int argc, char **argv)
 	free(cmdpad);
 	free(json_big);
 	return 0;
+usage:
+	fprintf(stderr, "usage: gentrace FILE THREADS SECONDS [sched | SEED] [KEY=VALUE...]\n");
+	return 2;
 }

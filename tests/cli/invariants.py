@@ -1,20 +1,89 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# The property test of issue 19 (run by t2700-invariants.sh): every prediction pmanalyze prints, in
-# JSON, satisfies the model's invariants (docs/model.md "Invariants"):
-#   omega(1) = 0 (or unknown), S(m,n) <= min(n, A(m,inf)), T(n) >= max(T_cp, U/n), the optimum
-#   <= m, L >= 0, and no note cut short.
-# usage: invariants.py PMANALYZE GENTRACE TMPDIR COUNT TRACE...
-# Checks each TRACE, then COUNT traces drawn by gentrace from seeds 1..COUNT. Prints one TAP line
-# per trace that breaks an invariant, then one summary line per invariant note code that must have
-# been exercised. Exit 0 when every check held.
-import json, os, subprocess, sys
+# The property test of issue 19 (run by t2700-invariants.sh): every number pmanalyze prints satisfies
+# the model's invariants (docs/model.md "Invariants", "What the property test covers"):
+#   predictions (JSON, and the CSV rows where checked): omega(1) = 0 (or unknown), A(m,n) and
+#     S(m,n) <= min(n, A(m,inf)), T(n) >= max(T_cp, U/n), the optimum <= m and over rows of known
+#     omega when any is known, L >= 0; the CSV rows equal the JSON's;
+#   regions (--phases, or a trace's OpenMP regions): S_n <= min(cores, A), T_n >= max(T_cp,
+#     work/cores), shares <= 1, gain >= 0;
+#   scaling (sweep runs): S_predicted = the prediction's S at that n, T_predicted >= T(1)/n;
+#   a job of rank traces (JOBDIR arguments): A_inf <= m per rank, T_job(n) >= every rank's T_cp,
+#     T_sum(n) >= T_job(n);
+#   text: no inf or nan in the table or the JSON (the CSV's documented "nan"/"inf" only where a
+#     value is unknown or saturated, never "-nan"), shares of time <= 100%, and every note whole:
+#     notes that end in fixed words end in them, and the runs left out of the calibration plus the
+#     calibration points are every run of the trace.
+# usage: invariants.py PMANALYZE GENTRACE TMPDIR COUNT [TRACE | JOBDIR]...
+# Checks each TRACE and JOBDIR, then COUNT traces drawn by gentrace from seeds 1..COUNT. Prints one
+# TAP line per report that breaks an invariant, then one summary line per kind of broken input
+# that must have been met. Exit 0 when every check held.
+import csv, io, json, os, re, subprocess, sys
 
 EPS = 1e-6
 
+# inf or nan as a word of the text ("A(m,inf)" is the model's name, not a number)
+BAD_NUMBER = re.compile(r"(?<![A-Za-z0-9_])[-+]?(?:nan|inf)(?![A-Za-z0-9_])", re.I)
+# shares of something that cannot exceed all of it
+SHARE = re.compile(r"(\d+(?:\.\d+)?)% of (?:the time|the timer expirations|the wall time|"
+                   r"the run-queue wait|the program's CPU time)")
+# notes whose text ends in fixed words after strings of any length (a note cut short does not)
+ENDINGS = [(re.compile(p), re.compile(e)) for p, e in [
+    (r"^omega unknown \(", r"(calib\.zst'|recording again as is would not help)$"),
+    (r"^run \d+ .*: the profile covers", r"to predict the whole program$"),
+    (r"^--machine ", r"(is a lower bound|the calibration machine's)$"),
+    (r"^the collector shared", r"\(taskset -c \S+,N pmcollect --cpus \S+ \.\.\.\)$"),
+    (r"^estimators disagree", r"as on an oversubscribed baseline$"),
+    (r"late or lost samples", r"re-record with a longer -i, or on quieter CPUs\)$"),
+]]
+SKIP_GROUP = r"runs? \d+(?:-\d+)?(?:, \d+(?:-\d+)?)* of '[^']*' \((?:other thread count|not finished with status 0)\)"
+SKIPPED = re.compile(r"left out of the calibration: (%s(?:, %s)*)$" % (SKIP_GROUP, SKIP_GROUP))
+
+
+def skipped_runs(text):
+    """The number of runs a 'left out of the calibration' note names (ranges expanded)."""
+    n = 0
+    for group in re.findall(r"runs? ([\d, -]+?) of '", text):
+        for part in group.split(", "):
+            lo, _, hi = part.partition("-")
+            n += int(hi or lo) - int(lo) + 1
+    return n
+
+
+def check_text(text, what):
+    """inf/nan and impossible shares in printed text."""
+    bad = []
+    m = BAD_NUMBER.search(text.replace("A(m,inf)", "A(m,_)"))
+    if m:
+        line = text[:m.start()].count("\n") + 1
+        bad.append("%s line %d prints %r: %s" % (what, line, m.group(0),
+                                                 text.splitlines()[line - 1][:120]))
+    for m in SHARE.finditer(text):
+        if float(m.group(1)) > 100:
+            bad.append("%s: a share above 100%%: %s" % (what, m.group(0)))
+    return bad
+
+
+def check_notes(doc):
+    bad = []
+    for text in doc["notes"]:
+        for start, end in ENDINGS:
+            if start.search(text) and not end.search(text):
+                bad.append("note cut short: ..." + text[-70:])
+        if text.startswith("left out of the calibration: "):
+            if not SKIPPED.match(text):
+                bad.append("left-out runs not listed whole: ..." + text[-70:])
+            elif len(doc["traces"]) == 1 and len(doc["memory"]["points"]) < 64:
+                # every run is a calibration point or left out (a single trace, <= 64 points)
+                named = skipped_runs(text) + len(doc["memory"]["points"])
+                if named != doc["traces"][0]["runs"]:
+                    bad.append("left-out runs: %d named + %d points != %d runs" % (
+                        skipped_runs(text), len(doc["memory"]["points"]), doc["traces"][0]["runs"]))
+    return bad
+
 
 def check(doc):
-    """Returns the list of broken invariants of one pmanalyze/1 document."""
+    """The broken invariants of one pmanalyze/1 document."""
     bad = []
     par = doc["parallelism"]
     A_inf, m = par["A_inf"], par["m"]
@@ -22,31 +91,125 @@ def check(doc):
     Tcp = par["T_cp_s"]
     if par["estimator"] == "sched-exact":
         U = par["estimates"]["sched-exact"]["work_s"]
+    known = any(q["omega"] is not None for q in doc["predictions"])
     for q in doc["predictions"]:
         n = q["cores"]
+        floor = max(Tcp, U / n) if n > 0 else Tcp
         if n == 1 and q["omega"] is not None and abs(q["omega"]) > EPS:
             bad.append("omega(1) = %g" % q["omega"])
         if q["A"] > min(n, A_inf) * (1 + EPS):
             bad.append("A(m,%d) = %g > min(n, A(m,inf) = %g)" % (n, q["A"], A_inf))
         if q["S"] is not None and q["S"] > min(n, A_inf) * (1 + EPS):
             bad.append("S(m,%d) = %g > min(n, A(m,inf) = %g)" % (n, q["S"], A_inf))
-        if q["T_s"] is not None and q["T_s"] < max(Tcp, U / n) * (1 - EPS):
-            bad.append("T(%d) = %g s < max(T_cp, U/n) = %g s" % (n, q["T_s"], max(Tcp, U / n)))
+        if q["T_s"] is not None and q["T_s"] < floor * (1 - EPS):
+            bad.append("T(%d) = %g s < max(T_cp, U/n) = %g s" % (n, q["T_s"], floor))
+        if q["cores"] == doc["optimal_cores"] and known and q["omega"] is None:
+            bad.append("optimum %d where omega is unknown (other rows know it)" % n)
     if doc["optimal_cores"] is not None and doc["optimal_cores"] > m:
         bad.append("optimum %d > m = %g" % (doc["optimal_cores"], m))
     L = doc["memory"]["params"].get("L")
     if L is not None and L < 0:
         bad.append("L = %g < 0" % L)
-    for text in doc["notes"]:
-        if "record them with" in text and not text.endswith("calib.zst'") \
-                and "re-record" not in text and not text.endswith("between runs"):
-            bad.append("note cut short: ..." + text[-60:])
+    bad += check_notes(doc)
+    bad += check_regions(doc.get("regions"), m)
+    bad += check_scaling(doc.get("scaling"), doc["predictions"], A_inf)
     return bad
 
 
+def check_regions(g, m):
+    bad = []
+    if not g:
+        return bad
+    n = g["cores"]
+    for w in g["rows"]:
+        name = w["name"]
+        if w["share"] > 1 + EPS or (w.get("cp_share") is not None and w["cp_share"] > 1 + EPS):
+            bad.append("region %s: share %g, cp_share %s > 1" % (name, w["share"], w.get("cp_share")))
+        if w.get("A") is None:
+            continue
+        if w["A"] > m * (1 + EPS):
+            bad.append("region %s: A = %g > m = %g" % (name, w["A"], m))
+        if w["S_n"] > min(n, w["A"]) * (1 + EPS):
+            bad.append("region %s: S_n = %g > min(%d, A = %g)" % (name, w["S_n"], n, w["A"]))
+        floor = max(w["T_cp_ns"], w["work_ns"] / n if n > 0 else 0)
+        if w["T_n_ns"] < floor * (1 - EPS):
+            bad.append("region %s: T_n = %g ns < max(T_cp, work/n) = %g ns" % (name, w["T_n_ns"], floor))
+        if w["gain_ns"] < -EPS * w["T_n_ns"]:
+            bad.append("region %s: gain %g ns < 0" % (name, w["gain_ns"]))
+    return bad
+
+
+def check_scaling(sc, preds, A_inf):
+    bad = []
+    if not sc:
+        return bad
+    S_at = {q["cores"]: q["S"] for q in preds}
+    for w in sc["configurations"]:
+        S, n = w.get("S_predicted"), w["cores"]
+        if S is None:
+            continue
+        if n in S_at and S_at[n] is not None and abs(S - S_at[n]) > EPS * max(1, S):
+            bad.append("scaling config %d: S_predicted %g != the prediction's S %g" % (w["config"], S, S_at[n]))
+        if S > min(n, A_inf) * (1 + EPS):
+            bad.append("scaling config %d: S_predicted %g > min(%d, A(m,inf) = %g)" % (w["config"], S, n, A_inf))
+        if w["T_predicted_s"] is not None and sc["T1_s"] is not None and \
+                w["T_predicted_s"] < sc["T1_s"] / n * (1 - EPS):
+            bad.append("scaling config %d: T_predicted %g s < T(1)/n" % (w["config"], w["T_predicted_s"]))
+    return bad
+
+
+def check_csv(text, doc):
+    """The CSV's prediction rows: numbers, "nan" where the JSON has null (unknown), "inf" only as a
+    saturated omega; equal to the JSON's values."""
+    bad = []
+    block = text.split("\n\n")[0]
+    rows = list(csv.DictReader(io.StringIO(block)))
+    if len(rows) != len(doc["predictions"]):
+        return ["CSV has %d prediction rows, JSON %d" % (len(rows), len(doc["predictions"]))]
+    for row, q in zip(rows, doc["predictions"]):
+        for key, jkey in [("A", "A"), ("omega", "omega"), ("S", "S"), ("T_s", "T_s"), ("R", "R"),
+                          ("cross_socket", "cross_socket")]:
+            v, j = row[key], q[jkey]
+            if v in ("nan", "inf"):
+                if j is not None or (v == "inf" and not (key == "omega" and q["saturated"])):
+                    bad.append("CSV n=%s %s = %s, JSON %s" % (row["cores"], key, v, j))
+                continue
+            try:
+                x = float(v)
+            except ValueError:
+                bad.append("CSV n=%s %s = %r is not a number" % (row["cores"], key, v))
+                continue
+            if x != x or x in (float("inf"), float("-inf")):
+                bad.append("CSV n=%s %s = %r" % (row["cores"], key, v))
+            elif j is None or abs(x - j) > 1e-5 * max(1, abs(j)):
+                bad.append("CSV n=%s %s = %s, JSON %s" % (row["cores"], key, v, j))
+    return bad
+
+
+def check_job(doc):
+    bad = []
+    ranks = [w for w in doc["ranks"] if w["complete"]]
+    for w in ranks:
+        if w["A_inf"] is not None and w["A_inf"] > w["m"] * (1 + EPS):
+            bad.append("rank %d: A_inf %g > m %g" % (w["rank"], w["A_inf"], w["m"]))
+    Tcp = max([w["T_cp_s"] for w in ranks if w["T_cp_s"] is not None] or [0])
+    for p in doc["predictions"]:
+        if p["T_job_s"] is not None and p["T_job_s"] < Tcp * (1 - EPS):
+            bad.append("job T(%d) = %g s < a rank's T_cp %g s" % (p["cores"], p["T_job_s"], Tcp))
+        if p["T_job_s"] is not None and p["T_sum_s"] is not None and \
+                p["T_sum_s"] < p["T_job_s"] * (1 - EPS):
+            bad.append("job T_sum(%d) < T_job" % p["cores"])
+    return bad
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
 def main():
-    pma, gen, tmp, count, traces = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
-    failed, seen, checked = 0, {}, 0
+    pma, gen, tmp, count, paths = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+    failed, seen, checked, csv_checked, regions_checked, scaling_checked = 0, {}, 0, 0, 0, 0
+    table_checked = 0
     # a negative omega (the generator draws C(n) < C(1)) is met either by the cap on S or, since
     # --calibrate --repeat (issue 13), earlier: a negative omega of CPU time is taken as 0 with a
     # note; both count as the tool meeting that broken input
@@ -56,19 +219,33 @@ def main():
              "cannot show a superlinear effect": "S capped or negative omega taken as 0",
              "invariant omega(1) = 0": "omega(1) set to 0",
              "invariant L >= 0": "L raised to 0", "invariant optimum <= m": "optimum limited to m",
-             "runs on 1 CPU disagree": "inflated C(1) left out"}
-    jobs = [(t, None) for t in traces] + [(None, s) for s in range(1, count + 1)]
+             "runs on 1 CPU disagree": "inflated C(1) left out",
+             "optimum over known omega": "optimum over rows of known omega",
+             "left out of the cross-socket term": "saturated socket left out of the cross term",
+             "late or lost samples": "late or lost samples noted"}
+    jobs = [(p, None) for p in paths] + [(None, s) for s in range(1, count + 1)]
     for path, seed in jobs:
         if seed is not None:
             path = os.path.join(tmp, "gen.zst")
             threads = 2 + seed % 15
             subprocess.run([gen, path, str(threads), "0.6", str(seed)], check=True,
                            stdout=subprocess.DEVNULL)
-        args = [pma, "-q", "--format", "json", "--cores", "1-24"]
+        name = path if seed is None else "gentrace seed %d" % seed
+        if os.path.isdir(path):  # a job of rank traces
+            p = run([pma, "-q", "--format", "json", path])
+            bad = ["pmanalyze exit %d: %s" % (p.returncode, p.stderr.strip()[:300])] if p.returncode \
+                else check_job(json.loads(p.stdout)) + check_text(p.stdout, "JSON")
+            checked += 1
+            if bad:
+                failed += 1
+                print("not ok - %s: %s" % (name, "; ".join(bad[:4])))
+            continue
+        args = [pma, "-q", "--cores", "1-24"]
         if seed is not None and seed % 3 == 0:
             args += ["--placement", "scatter", "--mem", "interleave"]
-        p = subprocess.run(args + [path], capture_output=True, text=True)
-        name = path if seed is None else "gentrace seed %d" % seed
+        # regions from the phases of the run (every sample trace, one generated trace in four)
+        jargs = args + (["--phases"] if seed is None or seed % 4 == 1 else [])
+        p = run(jargs + ["--format", "json", path])
         if p.returncode == 3 and "nothing to predict" in p.stderr:
             continue  # one thread: no prediction printed
         if p.returncode != 0:
@@ -81,19 +258,38 @@ def main():
             for k, v in codes.items():
                 if text.startswith(k) or k in text[:160]:
                     seen[v] = seen.get(v, 0) + 1
-        bad = check(doc)
+        bad = check(doc) + check_text(p.stdout, "JSON")
+        regions_checked += bool(doc.get("regions"))
+        scaling_checked += bool(doc.get("scaling"))
+        # the table of the sample traces and one generated trace in five, the CSV of one in eight
+        # (each a pmanalyze run more, ~15 ms: about 5 s for the 1000)
+        if seed is None or seed % 5 == 1:
+            t = run(args + [path])
+            bad += check_text(t.stdout, "table")
+            table_checked += 1
+        if seed is None or seed % 8 == 0:
+            c = run(args + ["--format", "csv", path])
+            bad += check_csv(c.stdout, doc)
+            csv_checked += 1
         if bad:
             failed += 1
             print("not ok - %s: %s" % (name, "; ".join(bad[:4])))
-    print("# %d reports checked, %d broke an invariant" % (checked, failed))
+    print("# %d reports checked (%d with the table, %d with CSV, %d with regions, %d with scaling), "
+          "%d broke an invariant" % (checked, table_checked, csv_checked, regions_checked,
+                                     scaling_checked, failed))
     for v in sorted(set(codes.values())):
         print("# inputs that broke an invariant: %s in %d reports" % (v, seen.get(v, 0)))
     missing = [v for v in sorted(set(codes.values())) if not seen.get(v)]
-    if missing and os.environ.get("PMT_INVARIANT_COVERAGE") == "0":
-        print("# not required here (PMT_INVARIANT_COVERAGE=0): never exercised: %s" % ", ".join(missing))
-    elif missing:
-        print("not ok - the generated traces never exercised: %s" % ", ".join(missing))
-        failed += 1
+    if os.environ.get("PMT_INVARIANT_COVERAGE") == "0":
+        if missing:
+            print("# not required here (PMT_INVARIANT_COVERAGE=0): never exercised: %s" % ", ".join(missing))
+    else:
+        if missing:
+            print("not ok - the generated traces never exercised: %s" % ", ".join(missing))
+            failed += 1
+        if not (regions_checked and scaling_checked and csv_checked and table_checked):
+            print("not ok - the table, regions, scaling or CSV never checked")
+            failed += 1
     return 1 if failed else 0
 
 

@@ -3,25 +3,38 @@
 # Issue 19: pmanalyze never prints an impossible number (docs/model.md "Invariants"). The property
 # test: every prediction of every sample trace and of PMT_INVARIANT_TRACES (1000) traces drawn by
 # gentrace's seeded family (inputs that break the invariants included: negative omega, inflated
-# C(1), L < 0, failed runs, late samples, long commands) holds omega(1) = 0, S(m,n) <= min(n,
-# A(m,inf)), T(n) >= max(T_cp, U/n), optimum <= m, L >= 0, notes whole (tests/cli/invariants.py).
-# Then one reproduction per degraded input the issue lists.
+# C(1), L < 0, failed runs, late samples, long commands, sweep runs) holds omega(1) = 0, S(m,n) <=
+# min(n, A(m,inf)), T(n) >= max(T_cp, U/n), optimum <= m and over known omega, L >= 0, in the
+# JSON, the CSV, the regions and scaling sections, a job of rank traces; no inf or nan printed,
+# shares <= 100%, notes whole (tests/cli/invariants.py says exactly what it covers).
+# Then one reproduction per degraded input the issue lists, each from a small generated trace
+# (gentrace KEY=VALUE) or a fixture.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 GEN="$(dirname "$W")/bench/gentrace"
-if [ ! -x "$GEN" ]; then
-	ok "invariants # SKIP gentrace not built (make tests)"; done_testing; exit 0
+GENRANKS="$(dirname "$W")/bench/genranks"
+if [ ! -x "$GEN" ] || [ ! -x "$GENRANKS" ]; then
+	ok "invariants # SKIP gentrace or genranks not built (make tests)"; done_testing; exit 0
 fi
+# pyjson FILE 'python statements on d (the parsed file)': a check on a JSON report
+pyjson() { python3 -c "import json,sys
+d=json.load(open(sys.argv[1]))
+$2" "$1"; }
 # Under the sanitizers 150 traces (416 s for 1000 in a stressed CI run: the longest test): that
 # pass looks for memory errors and undefined behaviour; the normal build's 1000 must also meet
 # every kind of broken input (PMT_INVARIANT_COVERAGE).
 if [ "$PMT_SANITIZED" = 1 ]; then
 	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-150}; export PMT_INVARIANT_COVERAGE=0
 fi
+"$GENRANKS" "$T/job" 4 3 0.3 >/dev/null
 python3 "$PMT_TOP/tests/cli/invariants.py" "$PMANALYZE" "$GEN" "$T" "${PMT_INVARIANT_TRACES:-1000}" \
-	"$PMT_TOP"/sample-traces/*.zst "$PMT_TOP/tests/golden/cal-phases-4t.zst" >"$T/prop.out" 2>&1
+	"$PMT_TOP"/sample-traces/*.zst "$PMT_TOP/tests/golden/cal-phases-4t.zst" \
+	"$PMT_TOP"/tests/fixtures/traces/*.zst "$T/job" >"$T/prop.out" 2>&1
 prc=$?
-if [ "$prc" -eq 0 ]; then ok "invariants hold over the sample traces and ${PMT_INVARIANT_TRACES:-1000} generated ones ($(grep -c 'broke an invariant:' "$T/prop.out") kinds of broken input met)"
+# the kinds of broken input actually met: summary lines with a count above 0
+kinds=$(grep -c 'broke an invariant: .* in [1-9][0-9]* reports' "$T/prop.out")
+all=$(grep -c 'broke an invariant: ' "$T/prop.out")
+if [ "$prc" -eq 0 ]; then ok "invariants hold over the sample traces, the fixtures, a job and ${PMT_INVARIANT_TRACES:-1000} generated traces ($kinds of $all kinds of broken input met)"
 else not_ok "invariants hold over the sample traces and generated ones" "$(grep -v '^# inputs' "$T/prop.out" | head -20)"; fi
 sed 's/^/# /' "$T/prop.out" | grep '^# #' | sed 's/^# //'
 
@@ -36,11 +49,7 @@ assert d["predictions"][0]["omega"] == 0 and d["predictions"][0]["S"] == 1, d["p
 assert d["optimal_cores"] <= d["parallelism"]["m"]' "$T/cal.json"
 
 # case 4: a failed run's status in the header, the JSON and a note
-"$GEN" "$T/fail.zst" 4 0.5 1 >/dev/null   # seed 1 draws no failure: make one from seed 11
-for seed in $(seq 1 60); do
-	"$GEN" "$T/fail.zst" 4 0.5 "$seed" >/dev/null
-	if "$PMANALYZE" --dump "$T/fail.zst" | grep -q '"code":3'; then break; fi
-done
+"$GEN" "$T/fail.zst" 4 0.5 exit=3 >/dev/null
 run_capture "$PMANALYZE" "$T/fail.zst"
 if grep -q "^run status   exited with status 3: FAILED OR PARTIAL RUN" "$T/out" &&
    grep -q "^note: run 0 exited with status 3: the profile covers a failed run" "$T/out"
@@ -48,6 +57,19 @@ then ok "case 4: exit status 3 in the header and a note"; else not_ok "case 4: e
 "$PMANALYZE" --format json "$T/fail.zst" >"$T/fail.json"
 check "case 4: JSON run_status and run_failed" python3 -c 'import json,sys
 p=json.load(open(sys.argv[1]))["parallelism"]; assert p["run_failed"] is True and p["run_status"] == "exited with status 3", p' "$T/fail.json"
+# ... killed by SIGSEGV (a failed run) and by SIGINT (a partial one: interrupted)
+for sig in 11:SIGSEGV:failed 2:SIGINT:partial; do
+	num=${sig%%:*}; rest=${sig#*:}; name=${rest%%:*}; kind=${rest#*:}
+	"$GEN" "$T/sig.zst" 4 0.5 signal="$num" >/dev/null
+	"$PMANALYZE" -q "$T/sig.zst" >"$T/sig.out" 2>&1
+	"$PMANALYZE" -q --format json "$T/sig.zst" >"$T/sig.json"
+	if grep -q "^run status   killed by signal $num ($name): FAILED OR PARTIAL RUN" "$T/sig.out" &&
+	   grep -q "^note: run 0 killed by signal $num ($name): the profile covers a $kind" "$T/sig.out" &&
+	   pyjson "$T/sig.json" "p = d['parallelism']
+assert p['run_failed'] is True and p['run_status'] == 'killed by signal $num ($name)', p" >/dev/null 2>&1
+	then ok "case 4: $name in the header, the JSON and a note ($kind run)"
+	else not_ok "case 4: $name in the header, the JSON and a note" "$(grep -E '^(run status|note: run)' "$T/sig.out")"; fi
+done
 
 # case 7: nothing to predict is exit 3 (a corrupt trace stays 1), with the -t hint on one CPU
 run_capture "$PMCOLLECT" -q --cpus 0 -o "$T/one.zst" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done'
@@ -79,5 +101,98 @@ if [ "$found" = 1 ] && [ "$(grep "^note: omega unknown" "$T/out" | wc -c)" -gt 3
    grep -q "^note: omega unknown.*calib.zst'$" "$T/out"
 then ok "case 7: a note with a 3000-byte command is whole (seed $seed)"
 else not_ok "case 7: a note with a 3000-byte command is whole" "found $found" "$(grep '^note: omega' "$T/out" | tail -c 200)"; fi
+# ... and in the HTML report's next steps (2048-byte buffers cut the action and its reason there)
+"$PMANALYZE" -q --html "$T/long.html" "$T/long.zst" >/dev/null 2>&1
+check "case 7: the HTML's next step and its reason are whole" python3 -c '
+import html, re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"<li><strong>(Record calibration runs.*?)</strong><br><span class=\"because\">Why: (omega unknown.*?)</span></li>", s, re.S)
+a, w = html.unescape(m.group(1)), html.unescape(m.group(2))
+assert len(a) > 3000 and a.endswith("calib.zst'"'"'."), a[-80:]
+assert len(w) > 3000 and w.endswith("calib.zst'"'"'"), w[-80:]' "$T/long.html"
+
+# case 1: late and lost samples at a fine interval on an oversubscribed baseline (4 threads on 1
+# CPU, 1 ms, 60 late and 40 lost of 400: 23% of the 440 expirations): both notes, A's uncertainty
+# widened by that share, and the --info warning
+"$GEN" "$T/fine.zst" 4 0.4 interval_ms=1 late=60 lost=40 >/dev/null
+"$PMANALYZE" -q --format json "$T/fine.zst" >"$T/fine.json"
+check "case 1: late samples and a fine interval: notes, uncertainty widened by 23% of A" pyjson "$T/fine.json" "
+p = d['parallelism']; n = d['notes']
+assert p['estimator'] == 'runnable' and p['interval_ms'] == 1, p
+assert p['A_inf_err'] >= p['A_inf'] * 100 / 440 - 1e-9, (p['A_inf'], p['A_inf_err'])
+assert any(t.startswith('late or lost samples: 60 of 400 samples were late and 40 lost (23% of the timer expirations) at a 1.00 ms interval') and 'widened by 23% of A' in t for t in n), n
+assert any(t.startswith('interval 1.00 ms on a baseline of 4 threads on 1 CPU') for t in n), n"
+"$PMANALYZE" -q --info "$T/fine.zst" >"$T/fine.info"
+if grep -q "^  run 0: 60 of 400 samples were late and 40 lost (23% of the timer expirations) at a 1.00 ms interval" "$T/fine.info" &&
+   ! grep -q "^warnings     none" "$T/fine.info"
+then ok "case 1: --info warns about the late samples"; else not_ok "case 1: --info warns about the late samples" "$(grep -A3 '^warnings' "$T/fine.info")"; fi
+
+# case 1 (make demo): late samples when the headline estimator is sched-exact: a note, not a wider
+# ±; the interval pmcollect lengthened (0.10 ms asked, 10 ms kept) is the one printed
+"$GEN" "$T/exact.zst" 4 0.5 sched >/dev/null
+"$GEN" "$T/exact-late.zst" 4 0.5 sched late=30 lost=20 requested_ms=0.1 >/dev/null
+"$PMANALYZE" -q --format json "$T/exact.zst" >"$T/exact.json"
+"$PMANALYZE" -q --format json "$T/exact-late.zst" >"$T/exact-late.json"
+check "case 1: sched-exact with late samples: a note, the same ±, the interval used" python3 -c '
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); p=b["parallelism"]
+assert p["estimator"] == "sched-exact" and p["A_inf_err"] == a["parallelism"]["A_inf_err"], p
+assert p["interval_ms"] == 10 and p["interval_requested_ms"] == 0.1, p
+assert any(t.startswith("late or lost samples: 30 of 50 samples were late and 20 lost (71% of the timer expirations) at a 10.00 ms interval (pmcollect lengthened it from the 0.10 ms asked for)") and "not widened" in t for t in b["notes"]), b["notes"]' "$T/exact.json" "$T/exact-late.json"
+"$PMANALYZE" -q "$T/exact-late.zst" >"$T/exact-late.out"
+"$PMANALYZE" -q --info "$T/exact-late.zst" >"$T/exact-late.info"
+if grep -q "^wall time    0.500 s, 50 samples every 10.00 ms (lengthened by pmcollect from 0.10 ms; measured mean 10.00 ms)" "$T/exact-late.out" &&
+   grep -q "^  run 0: 30 of 50 samples were late and 20 lost" "$T/exact-late.info" &&
+   grep -q "sampling: 50 samples, 30 late, 20 lost (71% of the timer expirations); interval 10.00 ms (lengthened 1 time from 0.10 ms)" "$T/exact-late.info"
+then ok "case 1: the wall-time line and --info give the interval used and the warning"
+else not_ok "case 1: the wall-time line and --info give the interval used and the warning" "$(grep '^wall' "$T/exact-late.out")" "$(grep -A2 -E '^(warnings|  run 0)' "$T/exact-late.info")"; fi
+
+# case 2: the optimum over rows of a known omega: 12 threads (gentrace seed 19) on an 8-core
+# --machine; omega is unknown from n = 9 on, where S = A(m,n) jumped past the rows of known omega
+# (6.1 at n = 8, 10.00 at n = 10, which was named optimal)
+"$GEN" "$T/opt.zst" 12 0.6 19 >/dev/null
+(cd "$PMT_TOP" && "$PMANALYZE" -q --format json --cores 1-16 --machine tests/fixtures/hwloc/2s4c2t.xml "$T/opt.zst") >"$T/opt.json"
+check "case 2: the optimum is over rows of known omega (8 cores of the 8-core target), with a note" pyjson "$T/opt.json" "
+S8 = [q['S'] for q in d['predictions'] if q['cores'] == 8][0]
+assert d['optimal_cores'] == 8 and 5 < S8 < 8, (d['optimal_cores'], S8)
+assert any(t.startswith('optimum over known omega: S is largest at n = 10 (S = 10.00) only where omega is unknown (n = 9-16, more cores than the target\'s 8)') and t.endswith('8 cores (S = %.2f)' % S8) for t in d['notes']), d['notes']"
+
+# case 2: inputs that gave -inf and nan (gentrace seed 816: a 6-core calibration run whose first
+# socket is past the fit's saturation made r delta -inf; omega(1) = -inf, -nan in the tables)
+"$GEN" "$T/sat.zst" 8 0.6 816 >/dev/null
+"$PMANALYZE" -q --cores 1-24 --placement scatter --mem interleave "$T/sat.zst" >"$T/sat.out"
+"$PMANALYZE" -q --cores 1-24 --placement scatter --mem interleave --format csv "$T/sat.zst" >"$T/sat.csv"
+if ! grep -Eiq '(^|[^a-z0-9_,])[-+]?(nan|inf)([^a-z0-9_]|$)' "$T/sat.out" "$T/sat.csv" &&
+   grep -q "^note: 1 calibration run left out of the cross-socket term: the run on 6 cores has 4 on one socket" "$T/sat.out" &&
+   grep -q "^note: invariant omega(1) = 0: the memory model gave omega(1) = -0.315" "$T/sat.out"
+then ok "case 2: a calibration run past saturation: no inf or nan printed, notes say why"
+else not_ok "case 2: a calibration run past saturation: no inf or nan printed, notes say why" "$(grep -Ei '(nan|[^,]inf)' "$T/sat.out" "$T/sat.csv" | head -5)"; fi
+
+# case 6: estimators 1.6x apart (the fixture's thread lived between two samples): the note says
+# which to trust and the ± covers half the gap
+"$PMANALYZE" -q --format json "$PMT_TOP/tests/fixtures/traces/thread-between-samples.zst" >"$T/dis.json"
+check "case 6: estimators disagree: a note, ± >= half the gap" pyjson "$T/dis.json" "
+p = d['parallelism']; e = p['estimates']
+gap = abs(e['sched-exact']['A_inf'] - e['runnable']['A_inf']) / 2
+assert gap > 0.25 and p['A_inf_err'] >= gap - 1e-9, (gap, p['A_inf_err'])
+assert any(t.startswith('estimators disagree: sched-exact gives A(m,inf) = 1.60, runnable gives 1.00 (1.60x); the uncertainty covers half the difference. Which to trust:') for t in d['notes']), d['notes']"
+
+# case 7: the suggested -t is the recorded one (pmcollect -t 8), not the peak of live threads (10)
+"$GEN" "$T/t8.zst" 10 0.3 t=8 >/dev/null
+"$PMANALYZE" -q "$T/t8.zst" >"$T/t8.out"
+if grep -q "^note: omega unknown .*record them with 'pmcollect --calibrate -t 8 -o calib.zst -- " "$T/t8.out" &&
+   ! grep -q -- "-t 10" "$T/t8.out"
+then ok "case 7: the -t suggested is the recorded -t 8, not the 10 threads seen"
+else not_ok "case 7: the -t suggested is the recorded -t 8" "$(grep '^note: omega' "$T/t8.out" | cut -c1-400)"; fi
+
+# case 7: --calibrate of a program whose later runs do less (make -j4 with nothing left to
+# rebuild: 12 calibration runs of one thread): recording again would not help, and the note
+# listing the 12 runs left out is whole (a 300-byte buffer cut it after a few)
+"$GEN" "$T/make.zst" 4 0.3 other_runs=12 >/dev/null
+"$PMANALYZE" -q --format json "$T/make.zst" >"$T/make.json"
+check "case 7: calibration runs that did less: 'would not help', all 12 runs left out named" pyjson "$T/make.json" "
+n = d['notes']
+assert any(t.startswith('omega unknown') and t.endswith('recording again as is would not help') for t in n), n
+assert \"left out of the calibration: runs 1-12 of '$T/make.zst' (other thread count)\" in n, n"
 
 done_testing
