@@ -25,7 +25,7 @@ struct pmc_interferer {
 	sem_t ready;
 	void *bufs[PMC_BWTHR_NBUFS]; /* BWThr: all; CSThr: bufs[0] */
 	size_t nbufs, buf_bytes;
-	uint64_t prime;              /* BWThr's stride, coprime with its element count */
+	uint64_t prime;              /* BWThr's stride in lines, coprime with its line count */
 	_Atomic int stop;
 	_Atomic uint64_t accesses;
 	_Atomic uint64_t start_ns, end_ns, cpu_ns;
@@ -49,9 +49,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* The first of a few large primes that is coprime with n (a prime p fails only when n is a
- * multiple of it). */
-static uint64_t pick_prime(uint64_t n)
+uint64_t pmc_bwthr_prime(uint64_t n)
 {
 	static const uint64_t primes[] = { 1000003u, 1000033u, 1000037u, 1000039u };
 
@@ -70,14 +68,14 @@ static void publish_end(struct pmc_interferer *t, uint64_t accesses)
 
 static void bwthr_loop(struct pmc_interferer *t)
 {
-	uint64_t n = t->buf_bytes / sizeof(uint64_t), acc = 0;
+	uint64_t nlines = t->buf_bytes / PMC_LINE_BYTES, acc = 0;
 	uint64_t *b[PMC_BWTHR_NBUFS];
 
 	for (size_t k = 0; k < t->nbufs; k++)
 		b[k] = t->bufs[k];
 	for (uint64_t i = 0;; i++) {
-		/* one index per round, applied to every buffer: 44 independent misses in flight */
-		uint64_t idx = pmc_identity(t->prime * i) % n;
+		/* one line per round, the same in every buffer: 44 independent misses in flight */
+		uint64_t idx = pmc_bwthr_element(i, t->prime, nlines);
 
 		for (size_t k = 0; k < PMC_BWTHR_NBUFS; k++)
 			b[k][idx]++;
@@ -187,7 +185,7 @@ int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_byte
 	t->cpu = cpu;
 	t->buf_bytes = buf_bytes;
 	t->nbufs = kind == PMC_BWTHR ? PMC_BWTHR_NBUFS : kind == PMC_CSTHR ? 1 : 0;
-	t->prime = pick_prime(buf_bytes / sizeof(uint64_t));
+	t->prime = pmc_bwthr_prime(buf_bytes / PMC_LINE_BYTES);
 	for (size_t k = 0; k < t->nbufs; k++) {
 		void *p = mmap(NULL, buf_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {

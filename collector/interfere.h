@@ -55,12 +55,33 @@ static inline uint64_t pmc_splitmix64(uint64_t *x)
  * stride and cannot reorder or vectorise the 44 increments away. Returns x. */
 uint64_t pmc_identity(uint64_t x);
 
+/* The large prime BWThr strides by (Fig. 2's largePrime): the first of 1000003, 1000033, 1000037,
+ * 1000039 that is coprime with nlines (a prime fails only when nlines is a multiple of it). */
+uint64_t pmc_bwthr_prime(uint64_t nlines);
+
+/* BWThr's element index (8-byte elements) in round i over a buffer of nlines cache lines:
+ * (identity(prime·i) mod nlines) · (PMC_LINE_BYTES / 8), the first element of a line. Fig. 2
+ * indexes elements (buf[identity(largePrime·i) % bufSize]); indexing whole lines keeps its
+ * constant stride and coprimality, and makes every nlines consecutive rounds touch every line
+ * exactly once (prime·i mod nlines runs through all residues when gcd(prime, nlines) = 1), so
+ * no line is touched twice within one pass, i.e. within PMC_BWTHR_NBUFS · buffer bytes of the
+ * thread's own traffic. With element indexing (stride 1000003 mod 66560 = 1603 elements) a line's
+ * 8 elements were touched at 8 times spread over the pass, half of the accesses with only 12.6 MiB
+ * of other lines touched since the line's previous access (LRU stack distance; 22.3 MiB for 3/8,
+ * 17.6 MiB for 1/8), so an LLC holding 13-22 MB for the thread served many of them and misses =
+ * accesses overestimated BW1 there. */
+static inline uint64_t pmc_bwthr_element(uint64_t i, uint64_t prime, uint64_t nlines)
+{
+	return (pmc_identity(prime * i) % nlines) * (PMC_LINE_BYTES / sizeof(uint64_t));
+}
+
 /* Starts one interference thread of the calling process, pinned to `cpu` (pthread attribute, so
  * it never runs elsewhere), and returns once it has touched its buffers and is running:
  *   PMC_BWTHR: PMC_BWTHR_NBUFS buffers of buf_bytes (0 = PMC_BWTHR_BUF_BYTES) of 8-byte integers;
- *     round i increments element identity(P·i) mod n of every buffer in turn, P a prime coprime
- *     with n (Casas & Bronevetsky Fig. 2, §2.1: the constant stride lets the prefetcher help,
- *     coprimality makes the working set the whole buffer).
+ *     round i increments element pmc_bwthr_element(i, P, buf_bytes / PMC_LINE_BYTES) of every
+ *     buffer in turn, one whole line per buffer and round, P = pmc_bwthr_prime (Casas &
+ *     Bronevetsky Fig. 2, §2.1: the constant stride lets the prefetcher help, coprimality makes
+ *     the working set the whole buffer).
  *   PMC_CSTHR: one buffer of buf_bytes (0 = PMC_CSTHR_DEFAULT_BYTES) of 4-byte integers; each
  *     access increments a uniformly random element (splitmix64, so the prefetcher sees no pattern
  *     and two consecutive accesses rarely share a line; Fig. 3, §2.2).
@@ -73,11 +94,13 @@ uint64_t pmc_identity(uint64_t x);
  *     and on a machine with group scheduling (autogroup) the session's CPU share is split
  *     between its busy CPUs; an idle k = 0 baseline would measure those, not the cache or the
  *     bandwidth (docs/interference.md).
- * Byte counts: eq. 1 is BW = 2 · line · misses / time. Without counters, misses = accesses: each
- * BWThr access is a different line, and 44 × 520 KB = 22.9 MB cycled in a fixed order misses in
- * any LRU last-level cache smaller than that, so BWThr's count is eq. 1 exactly on such a machine
- * and an upper bound otherwise. For CSThr (which is meant to hit the shared cache) it is only an
- * upper bound of its traffic.
+ * Byte counts: eq. 1 is BW = 2 · line · misses / time. Without counters, misses = accesses: every
+ * BWThr access is to a line not touched since one whole pass over its 44 buffers (44 × 520 KB =
+ * 22.9 MB of its own traffic, pmc_bwthr_element), which misses in any LRU cache of which the
+ * thread holds less than that, so BWThr's count is eq. 1 exactly on such a machine and an upper
+ * bound where it can keep more (a last-level cache above 22.9 MB, e.g. a 32 MB Zen 4 CCX with
+ * no other load). For CSThr (which is meant to hit the shared cache) it is only an upper bound
+ * of its traffic.
  * The thread runs until pmc_interferer_stop(); it is a thread of this process, so it cannot
  * outlive it. The caller owns *out. Returns 0, or -1 with a one-line reason (bad size, out of
  * memory, CPU not allowed). */

@@ -1017,6 +1017,12 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		cpu_set_t set;
 		if (cpu_list(o->interfere_cpus, &ss->online, ss->online_text, &set, &l) < 0)
 			return PMT_EXIT_USAGE;
+		/* a thread's affinity may name any online CPU, even one outside pmcollect's own
+		 * (taskset, a cgroup cpuset): refuse those, as --cpus does */
+		if (check_usable(o->interfere_cpus, &l, ss) < 0) {
+			pmt_intlist_free(&l);
+			return PMT_EXIT_USAGE;
+		}
 		n = (int)l.n;
 		for (size_t j = 0; j < l.n && n <= PMC_CAL_MAX_K; j++) {
 			if (o->cpus && in_list(&ss->cpus, l.v[j])) {
@@ -1034,9 +1040,15 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	} else {
+		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
+		 * set is sorted; its text is a cpulist such as "0-1", not one CPU) */
 		char anchor[16];
+		if (!o->cpus && ss->usable.cpus.n == 0) {
+			pmt_cli_error("cannot place the interferers: pmcollect may use no CPU");
+			return PMT_EXIT_USAGE;
+		}
 		if (!o->cpus)
-			snprintf(anchor, sizeof(anchor), "%.*s", (int)strcspn(allowed, ","), allowed);
+			snprintf(anchor, sizeof(anchor), "%u", ss->usable.cpus.v[0]);
 		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus_text : anchor, allowed, is->cpus,
 					PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
@@ -1099,9 +1111,12 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (lv.n == 0 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
-		pmt_cli_error("invalid --levels '%s': want 0 to %zu, starting at 0 (one interferer per CPU "
-			      "of --interfere-cpus %s)", o->levels ? o->levels : "", is->ncpus, is->cpus_text);
+	if (lv.n < 2 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
+		/* lv is sorted and deduplicated: "0" and "0,0" are one level, no curve (pmanalyze
+		 * needs k = 0 and at least one k > 0) */
+		pmt_cli_error("invalid --levels '%s': want 0 and at least one more level up to %zu (one "
+			      "interferer per CPU of --interfere-cpus %s)", o->levels ? o->levels : "",
+			      is->ncpus, is->cpus_text);
 		pmt_intlist_free(&lv);
 		return PMT_EXIT_USAGE;
 	}

@@ -18,6 +18,7 @@
 
 #include "interfere.h"
 #include "interfere_cal.h"
+#include "pm_util.h"
 
 #define MB (1024.0 * 1024.0)
 
@@ -347,6 +348,41 @@ static void run_one(enum pmc_interferer_kind kind)
 	assert_true(fin.bytes > 0 && fin.elapsed_ns > 0 && fin.bytes_per_s > 0 && fin.ns_per_access > 0);
 }
 
+/* BWThr's index (Fig. 2 over whole lines): over a 520 KB buffer, every window of nlines
+ * consecutive rounds -- one pass, 44 x 520 KB = 22.9 MB of the thread's traffic -- touches each
+ * of the buffer's lines exactly once, at the line's first element; so no line is re-touched
+ * within one pass and misses = accesses in an LRU cache holding less than 22.9 MB for the
+ * thread. Element indexing (identity(P i) % elements, the previous code) touched line 0 again
+ * 8320 rounds after round 0, with half its accesses at an LRU stack distance of 12.6 MiB. */
+static void test_bwthr_lines_once_per_pass(void **state)
+{
+	const uint64_t nlines = PMC_BWTHR_BUF_BYTES / PMC_LINE_BYTES, per_line = PMC_LINE_BYTES / 8;
+	const uint64_t starts[] = { 0, 1, 12345, 8320u * 7 + 3, (uint64_t)1 << 33 };
+	uint64_t prime = pmc_bwthr_prime(nlines);
+	uint32_t *seen = calloc(nlines, sizeof(*seen));
+
+	(void)state;
+	assert_non_null(seen);
+	assert_int_equal(nlines, 8320);
+	assert_int_equal(prime, 1000003); /* 8320 = 2^7 * 5 * 13: coprime with the first prime */
+	assert_int_equal(pmc_bwthr_prime(1000003u * 2), 1000033); /* a multiple of it: the next */
+	for (size_t s = 0; s < PM_ARRAY_SIZE(starts); s++) {
+		for (uint64_t i = starts[s]; i < starts[s] + nlines; i++) {
+			uint64_t e = pmc_bwthr_element(i, prime, nlines);
+			assert_int_equal(e % per_line, 0); /* a line's first element */
+			assert_true(e / per_line < nlines);
+			assert_int_equal(seen[e / per_line], s); /* not yet touched in this window */
+			seen[e / per_line] = (uint32_t)s + 1;
+		}
+		for (uint64_t l = 0; l < nlines; l++)
+			assert_int_equal(seen[l], s + 1); /* and every line touched */
+	}
+	/* consecutive rounds are far apart (1603 lines, 100 KB), as in Fig. 2: a constant stride */
+	assert_int_equal(pmc_bwthr_element(1, prime, nlines) - pmc_bwthr_element(0, prime, nlines),
+			 (1000003u % nlines) * per_line);
+	free(seen);
+}
+
 static void test_bwthr_runs_and_stops(void **state)
 {
 	(void)state;
@@ -421,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_summary),
 		cmocka_unit_test(test_orthogonal_bwthrs),
 		cmocka_unit_test(test_machine_file),
+		cmocka_unit_test(test_bwthr_lines_once_per_pass),
 		cmocka_unit_test(test_bwthr_runs_and_stops),
 		cmocka_unit_test(test_csthr_runs_and_stops),
 		cmocka_unit_test(test_group_and_bad_start),
