@@ -953,6 +953,9 @@ static void interf_need(char *buf, size_t size, const struct pma_interf_result *
 
 	if (x->sens.npoints == 0)
 		snprintf(buf, size, "no runs: the calibration only");
+	else if (s->verdict == PMA_SENS_NO_NOISE)
+		snprintf(buf, size, "no verdict: one repetition per level, so no noise estimate and no "
+			 "bound (record with --repeat 3 or more)");
 	else if (s->verdict == PMA_SENS_NOT_SENSITIVE)
 		snprintf(buf, size, "not sensitive in the measured range (no level slower by more than "
 			 "%.0f%% beyond the repetitions' noise)", 100 * x->threshold);
@@ -1057,7 +1060,8 @@ static cJSON *interference_json(const struct pma_result *r)
 		add_finite(p, "wall_s", x->wall_ns[l] / 1e9);
 	}
 	cJSON_AddStringToObject(o, "verdict", !s->npoints ? "none" : s->verdict == PMA_SENS_BOUNDED ?
-				"sensitive" : "not_sensitive");
+				"sensitive" : s->verdict == PMA_SENS_NO_NOISE ? "no_noise_estimate" :
+				"not_sensitive");
 	if (s->k_ok >= 0)
 		cJSON_AddNumberToObject(o, "k_ok", s->k_ok);
 	else
