@@ -89,7 +89,7 @@ static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, si
 		res->estimate = PMA_INTERF_EST_BANDWIDTH;
 		snprintf(res->reason, sizeof(res->reason), "B = %.2f GB/s (STREAM triad) and BW1 = %.2f GB/s "
 			 "(one BWThr, eq. 1 with %s) from the calibration", c->B_bytes_per_s / 1e9,
-			 c->BW1_bytes_per_s / 1e9, c->counters ? "counted LLC misses" : "misses = accesses, "
+			 c->BW1_bytes_per_s / 1e9, c->bw1_counters ? "counted LLC misses" : "misses = accesses, "
 			 "no counters");
 		return;
 	}

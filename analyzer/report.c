@@ -983,8 +983,9 @@ static void table_interference(FILE *out, const struct pma_result *r)
 			x->bandwidth ? "bandwidth" : "cache", x->bandwidth ? "BWThrs" : "CSThrs", x->nruns,
 			x->nreps, 100 * x->threshold);
 	if (c) {
-		fprintf(out, "  calibration (%s method): BW1 %.2f GB/s, B %.2f GB/s; capacity left:",
-			c->counters ? "counter" : "timing", c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
+		fprintf(out, "  calibration (capacity: %s method, BW1: %s): BW1 %.2f GB/s, B %.2f GB/s; "
+			"capacity left:", c->counters ? "counter" : "timing", c->bw1_counters ?
+			"counted misses" : "misses = accesses", c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
 		for (size_t k = 0; k < c->ncap; k++) {
 			if (isfinite(c->C_bytes[k]))
 				fprintf(out, "%s k=%zu %.1f MB", k ? "," : "", k, c->C_bytes[k] / MIB);
@@ -1034,6 +1035,7 @@ static cJSON *interference_json(const struct pma_result *r)
 	cal = c ? cJSON_AddObjectToObject(o, "calibration") : (cJSON_AddNullToObject(o, "calibration"), NULL);
 	if (cal) {
 		cJSON_AddStringToObject(cal, "method", c->counters ? "counters" : "timing");
+		cJSON_AddStringToObject(cal, "bw1_method", c->bw1_counters ? "counters" : "accesses");
 		add_finite(cal, "BW1_bytes_per_s", c->BW1_bytes_per_s);
 		add_finite(cal, "B_bytes_per_s", c->B_bytes_per_s);
 		caps = cJSON_AddArrayToObject(cal, "capacity_bytes");

@@ -36,7 +36,19 @@ struct pmc_interferer_stats {
 	double bytes_per_s;    /* bytes / elapsed */
 	double ns_per_access;  /* elapsed / accesses: Fig. 11's "time to perform a read, an
 			        * arithmetic addition and a write" */
+	int64_t llc_misses;    /* PMC_INTERFERER_COUNT_LLC: the last-level cache misses the thread
+			        * counted from start to stop (bytes is then eq. 1 of them); -1 when
+			        * not counted (llc_why says why) or not final (pmc_interferer_read) */
+	char llc_why[200];     /* why the misses were not counted, "" when they were or not asked */
 };
+
+/* Casas & Bronevetsky eq. 1 without the time: the bytes a thread moves between the last-level
+ * cache and memory for `misses` misses, 2 · line · misses (each miss fills a line, and a thread
+ * that writes what it reads writes the line back). Divide by the time for BW. */
+static inline double pmc_eq1_bytes(double misses)
+{
+	return 2.0 * PMC_LINE_BYTES * misses;
+}
 
 /* splitmix64 (Steele, Lea, Flood 2014): the next of a full-period sequence of well-mixed 64-bit
  * numbers from state *x; one multiply-xorshift chain, cheap next to a cache miss. CSThr and the
@@ -107,6 +119,16 @@ static inline uint64_t pmc_bwthr_element(uint64_t i, uint64_t prime, uint64_t nl
 int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes,
 			 struct pmc_interferer **out, char *why, size_t whysize);
 
+/* pmc_interferer_start with flags: PMC_INTERFERER_COUNT_LLC counts the thread's own last-level
+ * cache misses from when it has touched its buffers until it stops (a PAPI event set of that
+ * thread, pmc_counters_open_thread_llc; the caller runs pmc_counters_threads_init first), for
+ * eq. 1 with counted misses (§3.1: "computed based on the number of L3 cache misses it incurs").
+ * When they cannot be counted the thread runs all the same and the final stats have
+ * llc_misses = -1 and the reason in llc_why. */
+#define PMC_INTERFERER_COUNT_LLC 1u
+int pmc_interferer_start_ex(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes, unsigned flags,
+			    struct pmc_interferer **out, char *why, size_t whysize);
+
 /* Fills *st with the thread's counts so far (lock-free: the thread publishes them every few
  * thousand accesses), without stopping it. */
 void pmc_interferer_read(const struct pmc_interferer *t, struct pmc_interferer_stats *st);
@@ -130,6 +152,10 @@ void pmc_interferers_stop(struct pmc_interferer **ts, size_t n, struct pmc_inter
  * Returns 0 with *bytes, or -1 with a reason (no L2 in the topology, not larger than it). */
 int pmc_csthr_bytes(hwloc_topology_t topo, int cpu, unsigned l2_multiple, size_t *bytes, char *why,
 		    size_t whysize);
+
+/* The size in bytes of the last-level cache above CPU `cpu` (the outermost data or unified cache
+ * of its PU in topo), or 0 when hwloc shows none. */
+uint64_t pmc_llc_bytes(hwloc_topology_t topo, int cpu);
 
 /* Chooses the interferers' CPUs (Casas & Bronevetsky §2: interference threads run "on different
  * cores that share the resource", the last-level cache; §5.1 fills "some or all of the remaining

@@ -1043,8 +1043,11 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
 		 * set is sorted; its text is a cpulist such as "0-1", not one CPU) */
 		char anchor[16];
-		if (!o->cpus && ss->usable.cpus.n == 0) {
-			pmt_cli_error("cannot place the interferers: pmcollect may use no CPU");
+		if (ss->usable.cpus.n < 2) {
+			pmt_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
+				      "program and the interferers need CPUs of their own; give pmcollect more "
+				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
+				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
 			return PMT_EXIT_USAGE;
 		}
 		if (!o->cpus)
@@ -1184,6 +1187,11 @@ static int calibrate_interference(struct session *ss)
 	}
 	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
 	p.csthr_bytes = is->csthr_bytes;
+	{
+		uint64_t llc = pmc_llc_bytes(ss->topo, probe); /* B's arrays: each at least the LLC */
+		if (llc > p.triad_array_bytes && llc <= (uint64_t)1 << 30)
+			p.triad_array_bytes = llc;
+	}
 	cal_start_ns = pmc_now_ns();
 	p.progress = cal_progress;
 	if (!quiet)
@@ -1195,9 +1203,12 @@ static int calibrate_interference(struct session *ss)
 		return PMT_EXIT_FAILURE;
 	}
 	ss->have_cal = 1;
-	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s, B = %.2f GB/s (%s method)\n",
-		cal->BW1_bytes_per_s / 1e9, cal->B_bytes_per_s / 1e9,
+	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s (eq. 1 with %s), B = %.2f GB/s; capacity: %s method\n",
+		cal->BW1_bytes_per_s / 1e9, cal->bw1_method == PMC_CAL_COUNTERS ? "counted LLC misses" :
+		"misses = accesses", cal->B_bytes_per_s / 1e9,
 		cal->method == PMC_CAL_TIMING ? "timing" : "counters");
+	if (cal->counters_why[0] && !quiet)
+		fprintf(stderr, "pmcollect: no LLC miss counters for the calibration: %s\n", cal->counters_why);
 	for (size_t k = 0; k < cal->ncap; k++)
 		fprintf(stderr, "pmcollect: capacity left with %zu CSThrs: %s%.1f MB (probe %.1f..%.1f ns "
 			"per access)\n", k, cal->cap[k].valid ? "" : "not measurable, ",

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "counters.h"
 #include "interfere.h"
 #include "interfere_cal.h"
 #include "pm_util.h"
@@ -235,7 +236,12 @@ static void test_machine_file(void **state)
 	a.cap[1].t_l2_ns = 4.5;
 	a.cap[1].t_dram_ns = 210;
 	a.cap[1].npoints = 2;
-	a.cap[1].points[1] = (struct pmc_cal_point){ 32u << 20, 100, 0.5, 16 * MB };
+	a.cap[1].points[1] = (struct pmc_cal_point){ .F_bytes = 32u << 20, .ns_per_access = 100,
+						     .miss_rate = 0.5, .hit_rate = 0.5, .C_eff_bytes = 16 * MB };
+	a.cap[1].points[0].miss_rate = NAN; /* not counted: null in the file */
+	a.cap[1].counted = 1;
+	a.bw1_method = PMC_CAL_COUNTERS;
+	snprintf(a.counters_why, sizeof(a.counters_why), "capacity: no PMU");
 	a.north = 2;
 	a.orth_C_bytes[0] = 20 * MB;
 	a.orth_C_bytes[1] = 19 * MB;
@@ -254,6 +260,13 @@ static void test_machine_file(void **state)
 	assert_double_equal(b.cap[1].C_bytes, 15 * MB, 0);
 	assert_int_equal(b.cap[1].points[1].F_bytes, 32u << 20);
 	assert_double_equal(b.cap[1].points[1].hit_rate, 0.5, 0);
+	assert_double_equal(b.cap[1].points[1].miss_rate, 0.5, 0);
+	assert_true(isnan(b.cap[1].points[0].miss_rate));
+	assert_true(b.cap[1].counted);
+	assert_false(b.cap[0].counted);
+	assert_int_equal(b.method, PMC_CAL_TIMING);
+	assert_int_equal(b.bw1_method, PMC_CAL_COUNTERS);
+	assert_string_equal(b.counters_why, "capacity: no PMU");
 	assert_int_equal(b.orth_bwthrs, 1);
 	assert_double_equal(b.orth_C_bytes[1], 19 * MB, 0);
 	/* another machine: a warning (1) or, when strict, a refusal (-1) */
@@ -430,18 +443,82 @@ static void test_probe_triad_bw1(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(pmc_cal_probe(cpu, F, 2, 200000, ns, why, sizeof(why)), 0);
+	assert_int_equal(pmc_cal_probe(cpu, F, 2, 200000, ns, NULL, why, sizeof(why)), 0);
 	assert_true(ns[0] > 0);
 	assert_true(ns[1] > ns[0]);
-	assert_int_equal(pmc_cal_probe(cpu, F, 2, 0, ns, why, sizeof(why)), -1);
+	assert_int_equal(pmc_cal_probe(cpu, F, 2, 0, ns, NULL, why, sizeof(why)), -1);
 	assert_int_equal(pmc_cal_triad(&cpu, 1, 8u << 20, 2, &B, why, sizeof(why)), 0);
 	assert_true(B > 0);
-	assert_int_equal(pmc_cal_bw1(cpu, 20, &BW1, why, sizeof(why)), 0);
+	{
+		int counted = -1;
+		assert_int_equal(pmc_cal_bw1(cpu, 20, 0, &BW1, &counted, why, sizeof(why)), 0);
+		assert_int_equal(counted, 0);
+	}
 	assert_true(BW1 > 0);
 	{
 		int bad = CPU_SETSIZE - 1;
 		assert_int_equal(pmc_cal_triad(&bad, 1, 8u << 20, 1, &B, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "CPU 1023"));
+	}
+}
+
+/* The counter methods' arithmetic with known numbers (Casas & Bronevetsky eq. 1 and §3.2.3):
+ * 10^9 misses of 64-byte lines in 2 s are 2 · 64 · 10^9 / 2 = 64 GB/s; the paper's BWThr, 5.6
+ * GB/s, is 43.75 million misses per second; a probe over F = 32 MiB missing half its accesses had
+ * C_eff = (1 - 0.5) · 32 = 16 MiB, one over 64 MiB missing 3/4 also 16 MiB, and points outside
+ * 0.1 <= h <= 0.9 or not counted (NAN) are left out of the median. */
+static void test_counter_arithmetic(void **state)
+{
+	struct pmc_cal_point pts[5] = {
+		{ .F_bytes = 8u << 20, .miss_rate = 0.02 },   /* h 0.98: cache larger than F */
+		{ .F_bytes = 32u << 20, .miss_rate = 0.5 },   /* 16 MiB */
+		{ .F_bytes = 64u << 20, .miss_rate = 0.75 },  /* 16 MiB */
+		{ .F_bytes = 128u << 20, .miss_rate = 0.85 }, /* 19.2 MiB */
+		{ .F_bytes = 256u << 20, .miss_rate = NAN },  /* not counted */
+	};
+	int valid = 0;
+
+	(void)state;
+	assert_double_equal(pmc_eq1_bytes(1e9) / 2.0 / 1e9, 64, 1e-12);
+	assert_double_equal(pmc_eq1_bytes(5.6e9 / 128) / 1e9, 5.6, 1e-12);
+	assert_double_equal(pmc_cal_capacity_from_misses(pts, 5, &valid) / MB, 16, 1e-9);
+	assert_int_equal(valid, 1);
+	assert_double_equal(pts[0].hit_rate, 0.98, 1e-12);
+	assert_double_equal(pts[3].C_eff_bytes / MB, 0.15 * 128, 1e-9);
+	/* every point outside the range: no capacity */
+	pts[1].miss_rate = pts[2].miss_rate = pts[3].miss_rate = 0.95;
+	assert_double_equal(pmc_cal_capacity_from_misses(pts, 5, &valid), 0, 0);
+	assert_int_equal(valid, 0);
+}
+
+/* The counter path where PAPI counts nothing (this project's VM: the kernel has no PMU) falls
+ * back to timing: the probe's miss rates are NAN with the reason, BW1 is eq. 1 of accesses with
+ * counted = 0 and the reason. Where the kernel counts (a real server), the probe over 64 MiB
+ * misses in the LLC for most accesses and BW1 comes from counted misses. */
+static void test_counter_fallback(void **state)
+{
+	const uint64_t F[] = { 256u << 10, 64u << 20 };
+	double ns[2], mr[2] = { -1, -1 }, BW1 = 0;
+	int cpu = some_cpu(), counted = -1, papi = 0;
+	char why[256] = "", pwhy[256] = "";
+
+	(void)state;
+	papi = pmc_counters_threads_init(pwhy, sizeof(pwhy)) == 0;
+	assert_int_equal(pmc_cal_probe(cpu, F, 2, 200000, ns, mr, why, sizeof(why)), 0);
+	assert_true(ns[1] > ns[0]);
+	if (!papi) {
+		assert_true(pwhy[0] != '\0');
+		assert_true(isnan(mr[0]) && isnan(mr[1]));
+		assert_string_equal(why, pwhy); /* the same reason, not a new failure */
+	} else if (isfinite(mr[0])) {
+		assert_true(mr[1] > 0.5 && mr[1] <= 1.5); /* 64 MiB: more than the LLC on most machines */
+	}
+	why[0] = '\0';
+	assert_int_equal(pmc_cal_bw1(cpu, 20, 1, &BW1, &counted, why, sizeof(why)), 0);
+	assert_true(BW1 > 0);
+	if (!papi) {
+		assert_int_equal(counted, 0);
+		assert_string_equal(why, pwhy);
 	}
 }
 
@@ -462,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_csthr_runs_and_stops),
 		cmocka_unit_test(test_group_and_bad_start),
 		cmocka_unit_test(test_probe_triad_bw1),
+		cmocka_unit_test(test_counter_arithmetic),
+		cmocka_unit_test(test_counter_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
