@@ -946,30 +946,6 @@ static void energy_json(cJSON *o, const struct pma_result *r)
 
 /* ---- active interference (Casas & Bronevetsky), the whole report of an --interfere trace ---- */
 
-/* "needed" wording of the verdict, bytes or bytes/s per process as MB or GB/s. */
-static void interf_need(char *buf, size_t size, const struct pma_interf_result *x)
-{
-	const struct pma_sens_result *s = &x->sens;
-
-	if (x->sens.npoints == 0)
-		snprintf(buf, size, "no runs: the calibration only");
-	else if (s->verdict == PMA_SENS_NO_NOISE)
-		snprintf(buf, size, "no verdict: one repetition per level, so no noise estimate and no "
-			 "bound (record with --repeat 3 or more)");
-	else if (s->verdict == PMA_SENS_NOT_SENSITIVE)
-		snprintf(buf, size, "not sensitive in the measured range (no level slower by more than "
-			 "%.0f%% beyond the repetitions' noise)", 100 * x->threshold);
-	else if (x->estimate == PMA_INTERF_EST_NONE)
-		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d; no %s bound (%s)", s->k_ok, s->k_bad,
-			 x->bandwidth ? "bandwidth" : "cache", "the resource left is unknown");
-	else if (x->bandwidth)
-		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: bandwidth needed per process %.2f to "
-			 "%.2f GB/s (p = %u)", s->k_ok, s->k_bad, s->need_lo / 1e9, s->need_hi / 1e9, x->p);
-	else
-		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: cache needed per process %.1f to "
-			 "%.1f MB (p = %u)", s->k_ok, s->k_bad, s->need_lo / MIB, s->need_hi / MIB, x->p);
-}
-
 static void table_interference(FILE *out, const struct pma_result *r)
 {
 	const struct pma_interf_result *x = &r->interf;
@@ -1008,7 +984,7 @@ static void table_interference(FILE *out, const struct pma_result *r)
 				x->wall_ns[l] / 1e9, pt->degraded ? "yes" : pt->within_noise ? "within noise" : "no");
 		}
 	}
-	interf_need(need, sizeof(need), x);
+	pma_interf_summary(need, sizeof(need), x);
 	fprintf(out, "\n%s%s\n", need, x->sens.nonmonotonic ? " (non-monotonic: a level above k_bad "
 		"was not degraded)" : "");
 }
@@ -1076,7 +1052,7 @@ static cJSON *interference_json(const struct pma_result *r)
 	add_finite(o, "need_hi", s->verdict == PMA_SENS_BOUNDED && s->npoints ? s->need_hi : NAN);
 	cJSON_AddStringToObject(o, "need_unit", x->bandwidth ? "bytes_per_s" : "bytes");
 	cJSON_AddBoolToObject(o, "nonmonotonic", s->nonmonotonic);
-	interf_need(need, sizeof(need), x);
+	pma_interf_summary(need, sizeof(need), x);
 	cJSON_AddStringToObject(o, "summary", need);
 	return o;
 }
