@@ -183,6 +183,14 @@ static double interference_x(const struct pma_interf_result *x, size_t l)
 	return pt->left / (x->bandwidth ? 1e9 : 1048576.0);
 }
 
+/* v rounded up to a whole tick step (58 -> 60, not nice_ceil's 100: the curve fills the plot). */
+static double interference_ceil(double v)
+{
+	double step = tick_step(v);
+
+	return v > 0 && isfinite(v) ? ceil(v / step) * step : 1;
+}
+
 static void interference_axes(const struct pma_result *r, struct pma_plot_axes *a)
 {
 	const struct pma_interf_result *x = &r->interf;
@@ -196,9 +204,9 @@ static void interference_axes(const struct pma_result *r, struct pma_plot_axes *
 		ymin = fmin(ymin, 100 * (pt->min_ns / p0->runtime_ns - 1));
 	}
 	a->xmin = 0;
-	a->xmax = nice_ceil(xmax * (x->estimate == PMA_INTERF_EST_NONE ? 1 : 1.05));
-	a->ymin = ymin < 0 ? -nice_ceil(-ymin * 1.1) : 0;
-	a->ymax = nice_ceil(ymax * 1.1);
+	a->xmax = interference_ceil(xmax * (x->estimate == PMA_INTERF_EST_NONE ? 1 : 1.05));
+	a->ymin = ymin < 0 ? -interference_ceil(-ymin * 1.1) : 0;
+	a->ymax = interference_ceil(ymax * 1.1);
 }
 
 int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int w, int h,
@@ -876,7 +884,8 @@ static void draw_interference(cairo_t *cr, const struct pma_result *r, int w, in
 		snprintf(lab_need, sizeof(lab_need), "needed: k_ok = %d to k_bad = %d (p = %u)", s->k_ok, s->k_bad, x->p);
 		le[nl++] = (struct legend_entry){ PMA_PLOT_C_NEED, 2, lab_need };
 	}
-	legend(cr, a, le, nl, 1);
+	/* top left: the levels sit at the right (most resource left) or low (few interferers) */
+	legend(cr, a, le, nl, 0);
 }
 
 /* Draws plot k on cr (a w x h surface). Returns 0 or -1 (not available, out of memory). */
