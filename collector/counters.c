@@ -338,6 +338,35 @@ static void release(struct pmc_counters *c)
 	c->running = c->attached = 0;
 }
 
+/* A new pmc_counters with an empty PAPI event set bound to component cidx (options need a
+ * component: bind the set to perf_event before any event is added). Returns 0 with *out;
+ * PMT_E_NOMEM (*out NULL); or PMT_E_IO with why and *out to release by the caller. */
+static int new_eventset(struct pmc_counters **out, int cidx, int thread_local, char *why, size_t whysize)
+{
+	struct pmc_counters *c = calloc(1, sizeof(*c));
+	int r;
+
+	*out = c;
+	if (c == NULL) {
+		pm_set_why(why, whysize, "out of memory");
+		return PMT_E_NOMEM;
+	}
+	c->eventset = PAPI_NULL;
+	c->thread_local = thread_local;
+	r = PAPI_create_eventset(&c->eventset);
+	if (r != PAPI_OK) {
+		c->eventset = PAPI_NULL;
+		pm_set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+		return PMT_E_IO;
+	}
+	r = PAPI_assign_eventset_component(c->eventset, cidx);
+	if (r != PAPI_OK) {
+		pm_set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
+		return PMT_E_IO;
+	}
+	return 0;
+}
+
 int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, size_t whysize)
 {
 	struct pmc_counters *c = NULL;
@@ -357,24 +386,11 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 	if (cidx < 0 || kernel_counts_hardware(why, whysize) != 0)
 		return PMT_E_IO;
 
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		pm_set_why(why, whysize, "out of memory");
-		return PMT_E_NOMEM;
-	}
-	c->eventset = PAPI_NULL;
-	r = PAPI_create_eventset(&c->eventset);
-	if (r != PAPI_OK) {
-		c->eventset = PAPI_NULL;
-		pm_set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+	r = new_eventset(&c, cidx, 0, why, whysize);
+	if (r == PMT_E_NOMEM)
+		return r;
+	if (r != 0)
 		goto out;
-	}
-	/* Options need a component: bind the set to perf_event before any event is added. */
-	r = PAPI_assign_eventset_component(c->eventset, cidx);
-	if (r != PAPI_OK) {
-		pm_set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
-		goto out;
-	}
 	/* Inherit before attach and before events: the perf_event component checks the option with
 	 * a trial perf_event_open and then opens every event with attr.inherit set, so threads and
 	 * processes the traced program creates after the attach are counted into the same totals.
@@ -533,24 +549,11 @@ int pmc_counters_open_thread_llc(struct pmc_counters **out, char *why, size_t wh
 	cidx = perf_event_component(why, whysize);
 	if (cidx < 0)
 		return PMT_E_IO;
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		pm_set_why(why, whysize, "out of memory");
-		return PMT_E_NOMEM;
-	}
-	c->eventset = PAPI_NULL;
-	c->thread_local = 1;
-	r = PAPI_create_eventset(&c->eventset);
-	if (r != PAPI_OK) {
-		c->eventset = PAPI_NULL;
-		pm_set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+	r = new_eventset(&c, cidx, 1, why, whysize);
+	if (r == PMT_E_NOMEM)
+		return r;
+	if (r != 0)
 		goto fail;
-	}
-	r = PAPI_assign_eventset_component(c->eventset, cidx);
-	if (r != PAPI_OK) {
-		pm_set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
-		goto fail;
-	}
 	for (size_t j = 0; j < PM_ARRAY_SIZE(llc_cand) && c->n == 0; j++)
 		if (llc_cand[j].vendor == 0 || llc_cand[j].vendor == vendor)
 			(void)add_event(c, llc_cand[j].name);

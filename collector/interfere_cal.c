@@ -118,6 +118,14 @@ void pmc_cal_params_default(struct pmc_cal_params *p, int probe_cpu, const int *
 	p->counters = 1;
 }
 
+void pmc_cal_params_topology(struct pmc_cal_params *p, hwloc_topology_t topo)
+{
+	uint64_t llc = pmc_llc_bytes(topo, p->probe_cpu);
+
+	if (llc > p->triad_array_bytes && llc <= (uint64_t)1 << 30)
+		p->triad_array_bytes = llc;
+}
+
 int pmc_cal_bw1(int cpu, uint64_t duration_ms, int count_llc, double *BW1_bytes_per_s, int *counted,
 		char *why, size_t whysize)
 {

@@ -93,6 +93,10 @@ struct pmc_interference_cal {
 /* Fills p with the defaults above for probe_cpu and the K interferer CPUs cpus[0..K-1]. */
 void pmc_cal_params_default(struct pmc_cal_params *p, int probe_cpu, const int *cpus, size_t K);
 
+/* Fits p to the machine: each of the triad's three arrays at least the last-level cache above
+ * p->probe_cpu (pmc_llc_bytes; up to 1 GiB), so B streams from memory. */
+void pmc_cal_params_topology(struct pmc_cal_params *p, hwloc_topology_t topo);
+
 /* BW1 (Casas & Bronevetsky §3.1): runs one BWThr alone on `cpu` for duration_ms and returns its
  * own bytes per second of its CPU time (CPU time, not wall time, so other load on a shared CPU
  * does not lower it): eq. 1, BW = 2·line·misses / time, with the misses the thread counted

@@ -1187,11 +1187,7 @@ static int calibrate_interference(struct session *ss)
 	}
 	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
 	p.csthr_bytes = is->csthr_bytes;
-	{
-		uint64_t llc = pmc_llc_bytes(ss->topo, probe); /* B's arrays: each at least the LLC */
-		if (llc > p.triad_array_bytes && llc <= (uint64_t)1 << 30)
-			p.triad_array_bytes = llc;
-	}
+	pmc_cal_params_topology(&p, ss->topo);
 	cal_start_ns = pmc_now_ns();
 	p.progress = cal_progress;
 	if (!quiet)

@@ -38,35 +38,12 @@ run_capture "$PMANALYZE" -q --plot "$T/png" --plot-format png "$S"
 expect_status "--plot-format png on an interference trace (exit 0)" 0
 # ink: pixels of the curve's and the degraded level's colours inside the plot area (the margins of
 # analyzer/plot.c: left 78, right 28, top 48, bottom 88 px of 960 x 540)
-if python3 - "$T/png/interference.png" >"$T/py.out" 2>&1 <<'EOF'
-import struct, sys, zlib
-d = open(sys.argv[1], "rb").read()
-assert d[:8] == b"\x89PNG\r\n\x1a\n"
-at, idat = 8, b""
-while at < len(d):
-    n, kind = struct.unpack(">I4s", d[at:at + 8])
-    body = d[at + 8:at + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-    at += 12 + n
-assert (w, h, depth) == (960, 540, 8), (w, h, depth)
-bpp = {2: 3, 6: 4}[ctype]
-raw, stride = zlib.decompress(idat), 1 + w * bpp
-rows, prev = [], bytearray(w * bpp)
-for y in range(h):                       # undo the PNG filters (RFC 2083 6.3)
-    f, line = raw[y * stride], bytearray(raw[y * stride + 1:(y + 1) * stride])
-    for i in range(len(line)):
-        a = line[i - bpp] if i >= bpp else 0
-        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line); prev = line
+if python3 - "$T/png/interference.png" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+import pngpix
+w, h, bpp, rows = pngpix.read(sys.argv[1])
+assert (w, h) == (960, 540), (w, h)
 count = {}
 for y in range(48, h - 88):
     for x in range(78, w - 28):
