@@ -83,7 +83,7 @@ static void publish_end(struct pmc_interferer *t, uint64_t accesses)
 	}
 }
 
-static void bwthr_loop(struct pmc_interferer *t)
+PMC_NO_SANITIZE static void bwthr_loop(struct pmc_interferer *t)
 {
 	uint64_t nlines = t->buf_bytes / PMC_LINE_BYTES, acc = 0;
 	uint64_t *b[PMC_BWTHR_NBUFS];
@@ -106,7 +106,7 @@ static void bwthr_loop(struct pmc_interferer *t)
 	publish_end(t, acc);
 }
 
-static void csthr_loop(struct pmc_interferer *t)
+PMC_NO_SANITIZE static void csthr_loop(struct pmc_interferer *t)
 {
 	uint32_t *buf = t->bufs[0];
 	uint64_t n = t->buf_bytes / sizeof(uint32_t), x = (uint64_t)t->cpu * 0x2545f4914f6cdd1du + 1, acc = 0;
@@ -125,7 +125,7 @@ static void csthr_loop(struct pmc_interferer *t)
 
 /* PMC_FILLER: eight independent multiply-adds per step in registers (no loads or stores), so the
  * thread is busy and never leaves its CPU for the kernel. */
-static void filler_loop(struct pmc_interferer *t)
+PMC_NO_SANITIZE static void filler_loop(struct pmc_interferer *t)
 {
 	double x[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	uint64_t acc = 0;

@@ -183,12 +183,20 @@ struct triad_arg {
 	int cpu;
 };
 
+/* One timed pass of the triad over [lo, hi). */
+PMC_NO_SANITIZE static void triad_pass(double *a, const double *b, const double *c, size_t lo, size_t hi)
+{
+	const double s = 3.0;
+
+	for (size_t i = lo; i < hi; i++)
+		a[i] = b[i] + s * c[i];
+}
+
 static void *triad_main(void *arg)
 {
 	struct triad_arg *ta = arg;
 	struct triad_shared *sh = ta->sh;
 	size_t lo = sh->n_elems * ta->id / sh->nthreads, hi = sh->n_elems * (ta->id + 1) / sh->nthreads;
-	const double s = 3.0;
 	int go;
 
 	pthread_mutex_lock(&sh->gate_mu);
@@ -208,8 +216,7 @@ static void *triad_main(void *arg)
 
 		pthread_barrier_wait(&sh->bar);
 		t0 = now_ns();
-		for (size_t i = lo; i < hi; i++)
-			sh->a[i] = sh->b[i] + s * sh->c[i];
+		triad_pass(sh->a, sh->b, sh->c, lo, hi);
 		pthread_barrier_wait(&sh->bar);
 		if (ta->id == 0) {
 			double dt = (double)(now_ns() - t0) / 1e9;
@@ -307,7 +314,7 @@ struct probe_arg {
 /* Reads one word of `accesses` uniformly random lines among the first `lines` of buf, each index
  * shifted by the previous load's value (0) so the loads form one dependent chain; returns the
  * sum of the loaded values (0) so the loop is not removed. */
-static uint64_t probe_chain(const uint64_t *buf, uint64_t lines, uint64_t accesses, uint64_t *x)
+PMC_NO_SANITIZE static uint64_t probe_chain(const uint64_t *buf, uint64_t lines, uint64_t accesses, uint64_t *x)
 {
 	uint64_t v = 0;
 

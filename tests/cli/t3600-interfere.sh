@@ -307,16 +307,22 @@ res=$(jget "$T/cal.json.out" calibration.capacity_resolvable 2>/dev/null)
 C0m=$(awk -v v="$cap0" 'BEGIN { printf "%.1f", v / 1048576 }' 2>/dev/null); C1m=$(awk -v v="$cap1" 'BEGIN { printf "%.1f", v / 1048576 }' 2>/dev/null)
 if [ "$est" = capacity ]; then
 	ok "the CSThr takes capacity here (C(0) $C0m MB, C(1) $C1m MB): the cache estimate is C(k)"
-	# ground truth: W = 0.85 C(0) fits the cache without interference, not in C(1): sensitive when
-	# C(1) is well below it; W = 1 MiB fits in what a CSThr leaves when C(1) >= 2 MiB: not sensitive
-	whi=$(awk -v v="$cap0" 'BEGIN { printf "%.2f", 0.85 * v / 1048576 }')
-	if awk -v w="$whi" -v c="$cap1" 'BEGIN { exit !(w * 1048576 > 1.3 * c) }'; then
+	# ground truth: W = 0.85 C0 fits the cache without interference, where C0 is the smaller of
+	# the calibration's two runs without an interferer (C(0) and the orthogonality row with 0
+	# BWThrs); it is sensitive when the CSThr leaves at most half of C0 (then W > 1.7 C(1)). Only
+	# then: on this VM the no-interference rows alone vary by 2x from run to run (3.5-10 MB), and
+	# C(1)/C0 came out 0.65-1.26 with no capacity taken. W = 1 MiB fits in what a CSThr leaves when
+	# C(1) >= 2 MiB: not sensitive
+	corth=$(fget "$cal" orthogonality_C_bytes.0)
+	c0min=$(awk -v a="$cap0" -v o="$corth" 'BEGIN { print (a < o ? a : o) }')
+	whi=$(awk -v v="$c0min" 'BEGIN { printf "%.2f", 0.85 * v / 1048576 }')
+	if awk -v c="$cap1" -v m="$c0min" 'BEGIN { exit !(c <= 0.5 * m) }'; then
 		rw rwhi "$whi"
 		if [ "$(jget "$T/rwhi.json" verdict)" = sensitive ]; then
 			ok "randwalk -w $whi (just under C(0) = $C0m MB, above C(1) = $C1m MB): cache-sensitive ($(jget "$T/rwhi.json" summary))"
 		else not_ok "randwalk -w $whi (just under C(0), above C(1)): cache-sensitive" "$(jget "$T/rwhi.json" summary); slowdown $(jget "$T/rwhi.json" curve.1.slowdown); $(machine_load)"; fi
 	else
-		skip "randwalk just under C(0)" "C(1) = $C1m MB is not well below 0.85 C(0) = $whi MB"
+		skip "randwalk just under C(0)" "C(1) = $C1m MB is more than half of both no-interference rows (C(0) $C0m MB, $(awk -v v="$corth" 'BEGIN { printf "%.1f", v / 1048576 }') MB): too close for a ground truth here"
 	fi
 	if awk -v c="$cap1" 'BEGIN { exit !(c >= 2 * 1048576) }'; then
 		if [ "$(jget "$T/rw1.json" verdict)" = not_sensitive ]; then ok "randwalk -w 1 (fits in C(1) = $C1m MB): not sensitive"
