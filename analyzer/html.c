@@ -400,6 +400,8 @@ static int sec_sources(FILE *out, const struct pma_result *r, char *why, size_t 
 		}
 	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
 		const char *na;
+		if (k == PMA_PLOT_INTERFERENCE) /* a plot of --interfere traces, not missing here */
+			continue;
 		if (!pma_plot_available(r, (enum pma_plot_kind)k, &na)) {
 			P("<li>%s plot: %s</li>\n", pma_plot_title((enum pma_plot_kind)k), na);
 			missing++;
@@ -457,6 +459,92 @@ static const char css[] =
 	"@media (max-width:600px){body{font-size:14px;padding:8px}.kpi .v{font-size:1.4em}"
 	"th,td{padding:2px 5px}}";
 
+/* ---- the report of an active-interference trace (Casas & Bronevetsky §5.2): its own page ---- */
+
+/* The calibration the curve's resource left comes from, and which estimate was used. */
+static void interference_calibration(FILE *out, const struct pma_interf_result *x)
+{
+	const struct pma_interf_cal *c = x->cal;
+
+	P("<dl id=\"interference-calibration\">\n");
+	if (c) {
+		P("<dt>Calibration</dt><dd>BW1 %.2f GB/s (one BWThr, eq. 1 with %s), B %.2f GB/s (STREAM "
+		  "triad); capacity left (%s method):", c->BW1_bytes_per_s / 1e9, c->bw1_counters ?
+		  "counted LLC misses" : "misses = accesses", c->B_bytes_per_s / 1e9, c->counters ?
+		  "counter" : "timing");
+		for (size_t k = 0; k < c->ncap; k++) {
+			if (isfinite(c->C_bytes[k]))
+				P("%s k = %zu: %.1f MB", k ? "," : "", k, c->C_bytes[k] / 1048576.0);
+			else
+				P("%s k = %zu: not measurable", k ? "," : "", k);
+		}
+		P("; BWThrs leaving the capacity unchanged (Fig. 11): %.0f</dd>\n", c->orth_bwthrs);
+	} else {
+		P("<dt>Calibration</dt><dd>none in the trace</dd>\n");
+	}
+	P("<dt>Resource left</dt><dd>");
+	pma_html_escape(out, pma_interf_estimate_name(x->estimate));
+	P(": ");
+	pma_html_escape(out, x->reason);
+	P("</dd>\n</dl>\n");
+}
+
+/* One row per level, the numbers of the JSON report's "curve" (docs/pmanalyze-json.md). */
+static void interference_curve(FILE *out, const struct pma_interf_result *x)
+{
+	const struct pma_sens_result *s = &x->sens;
+
+	P("<div class=\"scroll\"><table id=\"interference-curve\">\n<thead><tr><th>k</th><th>%s</th>"
+	  "<th>CPU s</th><th>min s</th><th>max s</th><th>slowdown, %%</th><th>interferers, GB/s</th>"
+	  "<th>wall s</th><th>degraded</th></tr></thead>\n<tbody>\n",
+	  x->bandwidth ? "left, GB/s" : "left, MB");
+	for (size_t l = 0; l < s->npoints; l++) {
+		const struct pma_sens_point *pt = &s->points[l];
+		P("<tr%s><td>%u</td>", pt->degraded ? " class=\"best\"" : "", pt->k);
+		cell_num(out, pt->left / (x->bandwidth ? 1e9 : 1048576.0), x->bandwidth ? 2 : 1);
+		cell_num(out, pt->runtime_ns / 1e9, 3);
+		cell_num(out, pt->min_ns / 1e9, 3);
+		cell_num(out, pt->max_ns / 1e9, 3);
+		cell_num(out, 100 * pt->slowdown, 1);
+		cell_num(out, x->interferers_bytes_per_s[l] / 1e9, 2);
+		cell_num(out, x->wall_ns[l] / 1e9, 3);
+		P("<td>%s</td></tr>\n", pt->degraded ? "yes" : pt->within_noise ? "within noise" : "no");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">CPU s: the program's CPU time (utime + stime), "
+	  "median of %zu run%s per level; a level is degraded when its median slowdown exceeds %.0f%% "
+	  "and its fastest run is slower than the slowest at k = 0; the need per process is the "
+	  "resource left at k_bad to k_ok, divided by p = %u (Casas &amp; Bronevetsky &#167;5.2).</p>\n",
+	  x->nreps, x->nreps == 1 ? "" : "s", 100 * x->threshold, x->p);
+}
+
+static int interference_report(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_interf_result *x = &r->interf;
+	char summary[512];
+
+	pma_interf_summary(summary, sizeof(summary), x);
+	P("<section id=\"interference\">\n<p class=\"why\" id=\"interference-summary\">");
+	pma_html_escape(out, summary);
+	P("</p>\n<p class=\"est\">Kind: %s (%s); %zu runs used, %zu per level.</p>\n",
+	  x->sens.npoints ? (x->bandwidth ? "bandwidth" : "cache") : "none",
+	  x->bandwidth ? "BWThrs take memory bandwidth" : "CSThrs take last-level cache capacity",
+	  x->nruns, x->nreps);
+	interference_calibration(out, x);
+	if (x->sens.npoints) {
+		char *svg;
+		size_t len;
+		if (pma_plot_svg(r, PMA_PLOT_INTERFERENCE, &svg, &len, why, whysize) < 0)
+			return -1;
+		P("<figure class=\"plot\" id=\"plot-%s\">\n", pma_plot_name(PMA_PLOT_INTERFERENCE));
+		inline_svg(out, svg, "pi-");
+		P("\n<figcaption>%s</figcaption>\n</figure>\n", pma_plot_title(PMA_PLOT_INTERFERENCE));
+		free(svg);
+		interference_curve(out, x);
+	}
+	P("</section>\n");
+	return 0;
+}
+
 int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	/* no script may run even if an escape were missed: the policy allows inline styles and
@@ -466,13 +554,16 @@ int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t why
 	  "style-src 'unsafe-inline'; img-src data:\">\n"
 	  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>pmanalyze: ");
 	command_line(out, &r->t->meta);
-	P("</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>Speedup report</h1>\n"
-	  "<p class=\"prog\"><code>", css);
+	P("</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>%s</h1>\n"
+	  "<p class=\"prog\"><code>", css, r->interf.present ? "Active interference report" : "Speedup report");
 	command_line(out, &r->t->meta);
 	P("</code> on ");
 	pma_html_escape(out, r->t->meta.hostname ? r->t->meta.hostname : "an unknown host");
 	P("</p>\n</header>\n");
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+	/* a trace of pmcollect --interfere answers another question: its own section only */
+	if (r->interf.present && interference_report(out, r, why, whysize) < 0)
+		return -1;
+	for (size_t i = 0; !r->interf.present && i < sizeof(sections) / sizeof(sections[0]); i++) {
 		P("<section id=\"%s\">\n", sections[i].id);
 		if (sections[i].title)
 			P("<h2>%s</h2>\n", sections[i].title);
@@ -480,7 +571,8 @@ int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t why
 			return -1;
 		P("</section>\n");
 	}
-	P("<footer class=\"small\"><p>pmanalyze %s: Tudor &amp; Teo's speedup model; equations cited "
-	  "as in docs/model.md.</p></footer>\n</body>\n</html>\n", PMT_TOOLS_VERSION);
+	P("<footer class=\"small\"><p>pmanalyze %s: %s.</p></footer>\n</body>\n</html>\n", PMT_TOOLS_VERSION,
+	  r->interf.present ? "Casas &amp; Bronevetsky's active interference; docs/interference.md" :
+	  "Tudor &amp; Teo's speedup model; equations cited as in docs/model.md");
 	return 0;
 }

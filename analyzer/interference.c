@@ -89,7 +89,7 @@ static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, si
 		res->estimate = PMA_INTERF_EST_BANDWIDTH;
 		snprintf(res->reason, sizeof(res->reason), "B = %.2f GB/s (STREAM triad) and BW1 = %.2f GB/s "
 			 "(one BWThr, eq. 1 with %s) from the calibration", c->B_bytes_per_s / 1e9,
-			 c->BW1_bytes_per_s / 1e9, c->counters ? "counted LLC misses" : "misses = accesses, "
+			 c->BW1_bytes_per_s / 1e9, c->bw1_counters ? "counted LLC misses" : "misses = accesses, "
 			 "no counters");
 		return;
 	}
@@ -237,4 +237,27 @@ int pma_interference(const struct pma_trace *t, double threshold, uint32_t p,
 out:
 	free(rt);
 	return rc;
+}
+
+void pma_interf_summary(char *buf, size_t size, const struct pma_interf_result *x)
+{
+	const struct pma_sens_result *s = &x->sens;
+
+	if (x->sens.npoints == 0)
+		snprintf(buf, size, "no runs: the calibration only");
+	else if (s->verdict == PMA_SENS_NO_NOISE)
+		snprintf(buf, size, "no verdict: one repetition per level, so no noise estimate and no "
+			 "bound (record with --repeat 3 or more)");
+	else if (s->verdict == PMA_SENS_NOT_SENSITIVE)
+		snprintf(buf, size, "not sensitive in the measured range (no level slower by more than "
+			 "%.0f%% beyond the repetitions' noise)", 100 * x->threshold);
+	else if (x->estimate == PMA_INTERF_EST_NONE)
+		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d; no %s bound (%s)", s->k_ok, s->k_bad,
+			 x->bandwidth ? "bandwidth" : "cache", "the resource left is unknown");
+	else if (x->bandwidth)
+		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: bandwidth needed per process %.2f to "
+			 "%.2f GB/s (p = %u)", s->k_ok, s->k_bad, s->need_lo / 1e9, s->need_hi / 1e9, x->p);
+	else
+		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: cache needed per process %.1f to "
+			 "%.1f MB (p = %u)", s->k_ok, s->k_bad, s->need_lo / MB, s->need_hi / MB, x->p);
 }

@@ -53,6 +53,12 @@ int pma_interference(const struct pma_trace *t, double threshold, uint32_t p,
 		     struct pma_interf_result *res, char *why,
 		     size_t whysize);
 
+/* The verdict in one line, as the table, the JSON "summary" and the HTML report give it: "not
+ * sensitive in the measured range (...)", "no verdict: one repetition per level ...", "sensitive:
+ * k_ok = 0, k_bad = 1: bandwidth needed per process 45.00 to 58.50 GB/s (p = 1)" (MB for cache,
+ * 2^20 bytes), or without a bound when the resource left is unknown. Into buf (size bytes). */
+void pma_interf_summary(char *buf, size_t size, const struct pma_interf_result *x);
+
 /* "bandwidth (B - k BW1)", "capacity (C(k))" or "none". Static string. */
 const char *pma_interf_estimate_name(enum pma_interf_estimate e);
 

@@ -16,7 +16,7 @@
 static const char *const plot_names[PMA_PLOT_COUNT] = {
 	[PMA_PLOT_SPEEDUP] = "speedup", [PMA_PLOT_PROFILE] = "profile",
 	[PMA_PLOT_HISTOGRAM] = "histogram", [PMA_PLOT_TIMELINE] = "timeline",
-	[PMA_PLOT_OMEGA] = "omega",
+	[PMA_PLOT_OMEGA] = "omega", [PMA_PLOT_INTERFERENCE] = "interference",
 };
 static const char *const plot_titles[PMA_PLOT_COUNT] = {
 	[PMA_PLOT_SPEEDUP] = "Predicted speedup S(m,n)",
@@ -24,6 +24,7 @@ static const char *const plot_titles[PMA_PLOT_COUNT] = {
 	[PMA_PLOT_HISTOGRAM] = "Concurrency histogram",
 	[PMA_PLOT_TIMELINE] = "Thread timelines (exact mode) and critical path",
 	[PMA_PLOT_OMEGA] = "Memory contention \xcf\x89(n)",
+	[PMA_PLOT_INTERFERENCE] = "Sensitivity to active interference",
 };
 
 const char *pma_plot_name(enum pma_plot_kind k)
@@ -47,11 +48,28 @@ int pma_plot_format_parse(const char *name, enum pma_plot_format *f)
 	return 0;
 }
 
+/* ---- the active-interference plot (Casas & Bronevetsky §5.2): kept apart from the others ---- */
+
+/* pma_plot_available for a trace of pmcollect --interfere (its only plot is the sensitivity
+ * curve) and for PMA_PLOT_INTERFERENCE of any other trace. */
+static int interference_available(const struct pma_result *r, enum pma_plot_kind k, const char **why)
+{
+	if (k != PMA_PLOT_INTERFERENCE)
+		*why = "an active-interference trace has the sensitivity curve only";
+	else if (!r->interf.present)
+		*why = "no active-interference runs (record them with pmcollect --interfere)";
+	else if (r->interf.sens.npoints < 2)
+		*why = "the trace holds the interference calibration only (no runs)";
+	return *why == NULL;
+}
+
 int pma_plot_available(const struct pma_result *r, enum pma_plot_kind k, const char **why)
 {
 	const struct pma_profile *p = pma_result_profile(r);
 
 	*why = NULL;
+	if (r->interf.present || k == PMA_PLOT_INTERFERENCE)
+		return interference_available(r, k, why);
 	switch (k) {
 	case PMA_PLOT_SPEEDUP:
 	case PMA_PLOT_HISTOGRAM:
@@ -154,6 +172,43 @@ static void set_area(struct pma_plot_axes *a, int w, int h, double left)
 	a->height_px = h - M_TOP - M_BOTTOM;
 }
 
+/* The x value of level l: the resource left in MB (cache) or GB/s (bandwidth), or k when the
+ * resource left is unknown (estimate none). */
+static double interference_x(const struct pma_interf_result *x, size_t l)
+{
+	const struct pma_sens_point *pt = &x->sens.points[l];
+
+	if (x->estimate == PMA_INTERF_EST_NONE || !isfinite(pt->left))
+		return pt->k;
+	return pt->left / (x->bandwidth ? 1e9 : 1048576.0);
+}
+
+/* v rounded up to a whole tick step (58 -> 60, not nice_ceil's 100: the curve fills the plot). */
+static double interference_ceil(double v)
+{
+	double step = tick_step(v);
+
+	return v > 0 && isfinite(v) ? ceil(v / step) * step : 1;
+}
+
+static void interference_axes(const struct pma_result *r, struct pma_plot_axes *a)
+{
+	const struct pma_interf_result *x = &r->interf;
+	const struct pma_sens_point *p0 = &x->sens.points[0];
+	double xmax = 1, ymax = 100 * x->threshold, ymin = 0;
+
+	for (size_t l = 0; l < x->sens.npoints; l++) {
+		const struct pma_sens_point *pt = &x->sens.points[l];
+		xmax = fmax(xmax, interference_x(x, l));
+		ymax = fmax(ymax, 100 * (pt->max_ns / p0->runtime_ns - 1));
+		ymin = fmin(ymin, 100 * (pt->min_ns / p0->runtime_ns - 1));
+	}
+	a->xmin = 0;
+	a->xmax = interference_ceil(xmax * (x->estimate == PMA_INTERF_EST_NONE ? 1 : 1.05));
+	a->ymin = ymin < 0 ? -interference_ceil(-ymin * 1.1) : 0;
+	a->ymax = interference_ceil(ymax * 1.1);
+}
+
 int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int w, int h,
 		     struct pma_plot_axes *a)
 {
@@ -240,6 +295,9 @@ int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int w, in
 		a->ymax = nice_ceil(ymax * 1.05);
 		break;
 	}
+	case PMA_PLOT_INTERFERENCE:
+		interference_axes(r, a);
+		break;
 	default:
 		return -1;
 	}
@@ -295,6 +353,8 @@ static void frame(cairo_t *cr, const struct pma_result *r, enum pma_plot_kind k,
 		 r->t->meta.hostname ? r->t->meta.hostname : "unknown host", r->t->meta.topo.pus,
 		 r->t->meta.topo.cores, r->t->meta.topo.packages,
 		 r->t->meta.kernel_release ? r->t->meta.kernel_release : "?", r->par.m);
+	if (r->interf.present) /* no thread count is computed for an interference trace */
+		*strrchr(cap, ';') = '\0';
 	text_at(cr, 12, h - 10, 12, 0, cap);
 
 	/* grid and ticks */
@@ -746,6 +806,88 @@ static void draw_omega(cairo_t *cr, const struct pma_result *r, int w, int h,
 	}
 }
 
+/* ---- the active-interference plot, continued ---- */
+
+static void draw_interference(cairo_t *cr, const struct pma_result *r, int w, int h,
+			      const struct pma_plot_axes *a)
+{
+	const struct pma_interf_result *x = &r->interf;
+	const struct pma_sens_result *s = &x->sens;
+	const double med0 = s->points[0].runtime_ns;
+	const int known = x->estimate != PMA_INTERF_EST_NONE;
+	char xt[96], lab_thr[64], lab_need[128];
+	struct legend_entry le[4];
+	size_t nl = 0;
+	int bounded = known && s->verdict == PMA_SENS_BOUNDED && isfinite(s->need_lo) && isfinite(s->need_hi);
+
+	if (!known)
+		snprintf(xt, sizeof(xt), "%s (the resource left is unknown)", x->bandwidth ? "BWThrs k" : "CSThrs k");
+	else
+		snprintf(xt, sizeof(xt), "%s", x->bandwidth ? "memory bandwidth left B \xe2\x88\x92 k\xc2\xb7" "BW1 (GB/s)"
+						     : "cache capacity left C(k) (MB)");
+	frame(cr, r, PMA_PLOT_INTERFERENCE, w, h, a, xt, "slowdown against k = 0 (%, CPU time)", 1);
+	clip_area(cr, a);
+	/* the bound on the need (§5.2), per process times p: the resource left between k_bad and k_ok */
+	if (bounded) {
+		double div = x->bandwidth ? 1e9 : 1048576.0, lo = s->need_lo * x->p / div, hi = s->need_hi * x->p / div;
+		rgb(cr, PMA_PLOT_C_NEED, 0.18);
+		cairo_rectangle(cr, pma_plot_px_x(a, lo), a->top_px, pma_plot_px_x(a, hi) - pma_plot_px_x(a, lo),
+				a->height_px);
+		cairo_fill(cr);
+	}
+	/* no slowdown, and the degradation threshold */
+	cairo_set_line_width(cr, 1.5);
+	rgb(cr, PMA_PLOT_C_IDEAL, 1);
+	cairo_move_to(cr, a->left_px, pma_plot_px_y(a, 0));
+	cairo_line_to(cr, a->left_px + a->width_px, pma_plot_px_y(a, 0));
+	cairo_stroke(cr);
+	{
+		const double dash[] = { 6, 4 };
+		rgb(cr, PMA_PLOT_C_95, 1);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, a->left_px, pma_plot_px_y(a, 100 * x->threshold));
+		cairo_line_to(cr, a->left_px + a->width_px, pma_plot_px_y(a, 100 * x->threshold));
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+	/* each level's range (fastest to slowest repetition) and the line through the medians */
+	rgb(cr, PMA_PLOT_C_PRED, 1);
+	cairo_set_line_width(cr, 2);
+	for (size_t l = 0; l < s->npoints; l++) {
+		double px = pma_plot_px_x(a, interference_x(x, l));
+		cairo_move_to(cr, px, pma_plot_px_y(a, 100 * (s->points[l].min_ns / med0 - 1)));
+		cairo_line_to(cr, px, pma_plot_px_y(a, 100 * (s->points[l].max_ns / med0 - 1)));
+		cairo_stroke(cr);
+	}
+	cairo_set_line_width(cr, 2.5);
+	for (size_t l = 0; l < s->npoints; l++) {
+		double px = pma_plot_px_x(a, interference_x(x, l)), py = pma_plot_px_y(a, 100 * s->points[l].slowdown);
+		if (l == 0)
+			cairo_move_to(cr, px, py);
+		else
+			cairo_line_to(cr, px, py);
+	}
+	cairo_stroke(cr);
+	for (size_t l = 0; l < s->npoints; l++)
+		marker(cr, a, interference_x(x, l), 100 * s->points[l].slowdown, 5.5,
+		       s->points[l].degraded ? PMA_PLOT_C_OPT : PMA_PLOT_C_PRED);
+	cairo_restore(cr);
+	le[nl++] = (struct legend_entry){ PMA_PLOT_C_PRED, 1, "median slowdown, bar: fastest to slowest run" };
+	for (size_t l = 0; l < s->npoints; l++)
+		if (s->points[l].degraded) {
+			le[nl++] = (struct legend_entry){ PMA_PLOT_C_OPT, 1, "degraded (beyond the noise of the runs)" };
+			break;
+		}
+	snprintf(lab_thr, sizeof(lab_thr), "threshold %.0f%%", 100 * x->threshold);
+	le[nl++] = (struct legend_entry){ PMA_PLOT_C_95, 0, lab_thr };
+	if (bounded) {
+		snprintf(lab_need, sizeof(lab_need), "needed: k_ok = %d to k_bad = %d (p = %u)", s->k_ok, s->k_bad, x->p);
+		le[nl++] = (struct legend_entry){ PMA_PLOT_C_NEED, 2, lab_need };
+	}
+	/* top left: the levels sit at the right (most resource left) or low (few interferers) */
+	legend(cr, a, le, nl, 0);
+}
+
 /* Draws plot k on cr (a w x h surface). Returns 0 or -1 (not available, out of memory). */
 static int draw(cairo_t *cr, const struct pma_result *r, enum pma_plot_kind k, int w, int h)
 {
@@ -767,6 +909,9 @@ static int draw(cairo_t *cr, const struct pma_result *r, enum pma_plot_kind k, i
 		return draw_timeline(cr, r, w, h, &a);
 	case PMA_PLOT_OMEGA:
 		draw_omega(cr, r, w, h, &a);
+		return 0;
+	case PMA_PLOT_INTERFERENCE:
+		draw_interference(cr, r, w, h, &a);
 		return 0;
 	default:
 		return -1;

@@ -17,12 +17,14 @@ enum pma_plot_kind {
 	PMA_PLOT_HISTOGRAM,     /* share of T_cp at each level of active threads */
 	PMA_PLOT_TIMELINE,      /* exact mode: running / runnable / blocked per thread, critical path */
 	PMA_PLOT_OMEGA,         /* omega(n) of the memory model (eq. 7-10) and the measured C(n) */
+	PMA_PLOT_INTERFERENCE,  /* active interference: slowdown against the resource left
+				 * (Casas & Bronevetsky §5.2, Fig. 12); the only plot of such a trace */
 	PMA_PLOT_COUNT,
 };
 
 enum pma_plot_format { PMA_PLOT_SVG = 0, PMA_PLOT_PNG };
 
-/* File stem of a plot: "speedup", "profile", "histogram", "timeline", "omega". */
+/* File stem of a plot: "speedup", "profile", "histogram", "timeline", "omega", "interference". */
 const char *pma_plot_name(enum pma_plot_kind k);
 /* Its title for a report ("Predicted speedup", ...). */
 const char *pma_plot_title(enum pma_plot_kind k);
@@ -60,6 +62,10 @@ int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int width
 #define PMA_PLOT_C_RUNNABLE 0xff7f0e
 #define PMA_PLOT_C_BLOCKED 0xd9d9d9
 #define PMA_PLOT_C_CP 0x000000       /* critical path */
+/* the interference plot: the median slowdown per level and its range in PMA_PLOT_C_PRED, degraded
+ * levels in PMA_PLOT_C_OPT, the threshold in PMA_PLOT_C_95, the bound on the need in
+ * PMA_PLOT_C_NEED (a band over the resource left) */
+#define PMA_PLOT_C_NEED 0x9467bd
 
 /* Writes plot k of r to path as SVG or PNG (default size). Returns 0, or -1 with a one-line
  * reason in why (plot not available, cannot create or write the file, cairo's status). */

@@ -249,6 +249,8 @@ static void meta_interference(const cJSON *o, struct pma_interf_cal *c)
 		return;
 	c->present = 1;
 	c->counters = cJSON_IsString(method) && strcmp(method->valuestring, "counters") == 0;
+	method = item(o, "bw1_method");
+	c->bw1_counters = cJSON_IsString(method) && strcmp(method->valuestring, "counters") == 0;
 	c->BW1_bytes_per_s = fnum(o, "BW1_bytes_per_s", NAN);
 	c->B_bytes_per_s = fnum(o, "B_bytes_per_s", NAN);
 	c->csthr_bytes = fnum(o, "csthr_bytes", NAN);

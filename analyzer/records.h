@@ -43,6 +43,8 @@ struct pma_cpufreq {
 struct pma_interf_cal {
 	int present;
 	int counters;           /* method "counters" (else "timing": hit rate from time per access) */
+	int bw1_counters;       /* bw1_method "counters" (eq. 1 of counted misses), else "accesses"
+				   (misses = accesses; also when the key is absent) */
 	double BW1_bytes_per_s; /* one BWThr's bandwidth (eq. 1) */
 	double B_bytes_per_s;   /* the machine's, STREAM triad */
 	double csthr_bytes;

@@ -1024,27 +1024,6 @@ static void energy_json(cJSON *o, const struct pma_result *r)
 
 /* ---- active interference (Casas & Bronevetsky), the whole report of an --interfere trace ---- */
 
-/* "needed" wording of the verdict, bytes or bytes/s per process as MB or GB/s. */
-static void interf_need(char *buf, size_t size, const struct pma_interf_result *x)
-{
-	const struct pma_sens_result *s = &x->sens;
-
-	if (x->sens.npoints == 0)
-		snprintf(buf, size, "no runs: the calibration only");
-	else if (s->verdict == PMA_SENS_NOT_SENSITIVE)
-		snprintf(buf, size, "not sensitive in the measured range (no level slower by more than "
-			 "%.0f%% beyond the repetitions' noise)", 100 * x->threshold);
-	else if (x->estimate == PMA_INTERF_EST_NONE)
-		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d; no %s bound (%s)", s->k_ok, s->k_bad,
-			 x->bandwidth ? "bandwidth" : "cache", "the resource left is unknown");
-	else if (x->bandwidth)
-		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: bandwidth needed per process %.2f to "
-			 "%.2f GB/s (p = %u)", s->k_ok, s->k_bad, s->need_lo / 1e9, s->need_hi / 1e9, x->p);
-	else
-		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: cache needed per process %.1f to "
-			 "%.1f MB (p = %u)", s->k_ok, s->k_bad, s->need_lo / MIB, s->need_hi / MIB, x->p);
-}
-
 static void table_interference(FILE *out, const struct pma_result *r)
 {
 	const struct pma_interf_result *x = &r->interf;
@@ -1058,8 +1037,9 @@ static void table_interference(FILE *out, const struct pma_result *r)
 			x->bandwidth ? "bandwidth" : "cache", x->bandwidth ? "BWThrs" : "CSThrs", x->nruns,
 			x->nreps, 100 * x->threshold);
 	if (c) {
-		fprintf(out, "  calibration (%s method): BW1 %.2f GB/s, B %.2f GB/s; capacity left:",
-			c->counters ? "counter" : "timing", c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
+		fprintf(out, "  calibration (capacity: %s method, BW1: %s): BW1 %.2f GB/s, B %.2f GB/s; "
+			"capacity left:", c->counters ? "counter" : "timing", c->bw1_counters ?
+			"counted misses" : "misses = accesses", c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
 		for (size_t k = 0; k < c->ncap; k++) {
 			if (isfinite(c->C_bytes[k]))
 				fprintf(out, "%s k=%zu %.1f MB", k ? "," : "", k, c->C_bytes[k] / MIB);
@@ -1082,7 +1062,7 @@ static void table_interference(FILE *out, const struct pma_result *r)
 				x->wall_ns[l] / 1e9, pt->degraded ? "yes" : pt->within_noise ? "within noise" : "no");
 		}
 	}
-	interf_need(need, sizeof(need), x);
+	pma_interf_summary(need, sizeof(need), x);
 	fprintf(out, "\n%s%s\n", need, x->sens.nonmonotonic ? " (non-monotonic: a level above k_bad "
 		"was not degraded)" : "");
 }
@@ -1109,6 +1089,7 @@ static cJSON *interference_json(const struct pma_result *r)
 	cal = c ? cJSON_AddObjectToObject(o, "calibration") : (cJSON_AddNullToObject(o, "calibration"), NULL);
 	if (cal) {
 		cJSON_AddStringToObject(cal, "method", c->counters ? "counters" : "timing");
+		cJSON_AddStringToObject(cal, "bw1_method", c->bw1_counters ? "counters" : "accesses");
 		add_finite(cal, "BW1_bytes_per_s", c->BW1_bytes_per_s);
 		add_finite(cal, "B_bytes_per_s", c->B_bytes_per_s);
 		caps = cJSON_AddArrayToObject(cal, "capacity_bytes");
@@ -1135,7 +1116,8 @@ static cJSON *interference_json(const struct pma_result *r)
 		add_finite(p, "wall_s", x->wall_ns[l] / 1e9);
 	}
 	cJSON_AddStringToObject(o, "verdict", !s->npoints ? "none" : s->verdict == PMA_SENS_BOUNDED ?
-				"sensitive" : "not_sensitive");
+				"sensitive" : s->verdict == PMA_SENS_NO_NOISE ? "no_noise_estimate" :
+				"not_sensitive");
 	if (s->k_ok >= 0)
 		cJSON_AddNumberToObject(o, "k_ok", s->k_ok);
 	else
@@ -1148,7 +1130,7 @@ static cJSON *interference_json(const struct pma_result *r)
 	add_finite(o, "need_hi", s->verdict == PMA_SENS_BOUNDED && s->npoints ? s->need_hi : NAN);
 	cJSON_AddStringToObject(o, "need_unit", x->bandwidth ? "bytes_per_s" : "bytes");
 	cJSON_AddBoolToObject(o, "nonmonotonic", s->nonmonotonic);
-	interf_need(need, sizeof(need), x);
+	pma_interf_summary(need, sizeof(need), x);
 	cJSON_AddStringToObject(o, "summary", need);
 	return o;
 }

@@ -117,9 +117,14 @@ int pma_sensitivity(const struct pma_sens_input *in, struct pma_sens_result *res
 		summarize(in->runtime_ns + l * in->nreps, in->nreps, &pt->runtime_ns, &pt->min_ns, &pt->max_ns);
 		pt->slowdown = pt->runtime_ns / res->points[0].runtime_ns - 1;
 		if (l && pt->slowdown > thr) {
-			pt->degraded = pt->min_ns > res->points[0].max_ns;
+			/* one repetition: min = max = the run, no noise to compare with */
+			pt->degraded = in->nreps > 1 && pt->min_ns > res->points[0].max_ns;
 			pt->within_noise = !pt->degraded;
 		}
+	}
+	if (in->nreps == 1) {
+		res->verdict = PMA_SENS_NO_NOISE;
+		return 0;
 	}
 	for (l = 1; l < in->nlevels && !res->points[l].degraded; l++)
 		;

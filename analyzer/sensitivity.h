@@ -19,6 +19,8 @@ enum pma_sens_kind {
 enum pma_sens_verdict {
 	PMA_SENS_BOUNDED,       /* some level degraded: need_lo..need_hi hold */
 	PMA_SENS_NOT_SENSITIVE, /* "not sensitive in the measured range": no level degraded */
+	PMA_SENS_NO_NOISE,      /* one repetition per level: no noise estimate, so neither a
+				 * degradation nor its absence can be told from the run-to-run spread */
 };
 
 struct pma_sens_input {
@@ -67,7 +69,10 @@ struct pma_sens_result {
  * slower than level 0's slowest (the repetitions' noise cannot explain it); k_ok is the last level
  * below k_bad. When no level is degraded the verdict is PMA_SENS_NOT_SENSITIVE and no bound is
  * given (the paper: not sensitive means the program "primarily uses a higher level of the memory
- * hierarchy ... or doesn't fit in level X", §1).
+ * hierarchy ... or doesn't fit in level X", §1). With one repetition per level (nreps = 1) there
+ * is no noise estimate (a level's range is one run, so any slower run would count): no level is
+ * degraded, those above the threshold are within_noise, and the verdict is PMA_SENS_NO_NOISE
+ * with no bound (§5 notes that interference makes each run's slowdown stochastic).
  * Returns 0 with *res, or -1 with a one-line reason in why: bad shapes, level 0 not k = 0, k not
  * increasing, a runtime <= 0, p = 0, a capacity < 0, or bandwidth left B - k·BW1 <= 0 at some level. */
 int pma_sensitivity(const struct pma_sens_input *in, struct pma_sens_result *res, char *why, size_t whysize);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <papi.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ struct pmc_counters {
 	long long raw[PMT_MAX_COUNTERS];  /* PAPI_read/PAPI_stop buffer */
 	int attached;                     /* PAPI_attach succeeded */
 	int running;                      /* PAPI_start succeeded, not stopped yet */
+	int thread_local;                 /* pmc_counters_open_thread_llc: counts its thread only */
 };
 
 /* A concrete event to try for a logical counter; vendor 0 means any CPU. */
@@ -336,6 +338,35 @@ static void release(struct pmc_counters *c)
 	c->running = c->attached = 0;
 }
 
+/* A new pmc_counters with an empty PAPI event set bound to component cidx (options need a
+ * component: bind the set to perf_event before any event is added). Returns 0 with *out;
+ * PMT_E_NOMEM (*out NULL); or PMT_E_IO with why and *out to release by the caller. */
+static int new_eventset(struct pmc_counters **out, int cidx, int thread_local, char *why, size_t whysize)
+{
+	struct pmc_counters *c = calloc(1, sizeof(*c));
+	int r;
+
+	*out = c;
+	if (c == NULL) {
+		pm_set_why(why, whysize, "out of memory");
+		return PMT_E_NOMEM;
+	}
+	c->eventset = PAPI_NULL;
+	c->thread_local = thread_local;
+	r = PAPI_create_eventset(&c->eventset);
+	if (r != PAPI_OK) {
+		c->eventset = PAPI_NULL;
+		pm_set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+		return PMT_E_IO;
+	}
+	r = PAPI_assign_eventset_component(c->eventset, cidx);
+	if (r != PAPI_OK) {
+		pm_set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
+		return PMT_E_IO;
+	}
+	return 0;
+}
+
 int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, size_t whysize)
 {
 	struct pmc_counters *c = NULL;
@@ -355,24 +386,11 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 	if (cidx < 0 || kernel_counts_hardware(why, whysize) != 0)
 		return PMT_E_IO;
 
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		pm_set_why(why, whysize, "out of memory");
-		return PMT_E_NOMEM;
-	}
-	c->eventset = PAPI_NULL;
-	r = PAPI_create_eventset(&c->eventset);
-	if (r != PAPI_OK) {
-		c->eventset = PAPI_NULL;
-		pm_set_why(why, whysize, "PAPI_create_eventset failed: %s", PAPI_strerror(r));
+	r = new_eventset(&c, cidx, 0, why, whysize);
+	if (r == PMT_E_NOMEM)
+		return r;
+	if (r != 0)
 		goto out;
-	}
-	/* Options need a component: bind the set to perf_event before any event is added. */
-	r = PAPI_assign_eventset_component(c->eventset, cidx);
-	if (r != PAPI_OK) {
-		pm_set_why(why, whysize, "PAPI_assign_eventset_component failed: %s", PAPI_strerror(r));
-		goto out;
-	}
 	/* Inherit before attach and before events: the perf_event component checks the option with
 	 * a trial perf_event_open and then opens every event with attr.inherit set, so threads and
 	 * processes the traced program creates after the attach are counted into the same totals.
@@ -482,8 +500,77 @@ int pmc_counters_read(struct pmc_counters *c, int64_t *values)
 
 void pmc_counters_close(struct pmc_counters *c)
 {
+	int thread_local;
+
 	if (c == NULL)
 		return;
+	thread_local = c->thread_local;
 	release(c);
 	free(c);
+	if (thread_local)
+		PAPI_unregister_thread(); /* frees PAPI's record of the calling thread */
+}
+
+/* PAPI_thread_init's thread id (PAPI 7.0: "a function that returns a unique thread ID"). */
+static unsigned long papi_thread_id(void)
+{
+	return (unsigned long)pthread_self();
+}
+
+int pmc_counters_threads_init(char *why, size_t whysize)
+{
+	static int done;
+	int r;
+
+	if (done)
+		return 0;
+	if (papi_ready(why, whysize) < 0 || perf_event_component(why, whysize) < 0 ||
+	    kernel_counts_hardware(why, whysize) < 0)
+		return PMT_E_IO;
+	r = PAPI_thread_init(papi_thread_id);
+	if (r != PAPI_OK) {
+		pm_set_why(why, whysize, "PAPI_thread_init failed: %s", PAPI_strerror(r));
+		return PMT_E_IO;
+	}
+	done = 1;
+	return 0;
+}
+
+int pmc_counters_open_thread_llc(struct pmc_counters **out, char *why, size_t whysize)
+{
+	const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+	int vendor = hw != NULL ? hw->vendor : PAPI_VENDOR_UNKNOWN;
+	struct pmc_counters *c;
+	int cidx, r;
+
+	if (out == NULL)
+		return PMT_E_INVAL;
+	*out = NULL;
+	cidx = perf_event_component(why, whysize);
+	if (cidx < 0)
+		return PMT_E_IO;
+	r = new_eventset(&c, cidx, 1, why, whysize);
+	if (r == PMT_E_NOMEM)
+		return r;
+	if (r != 0)
+		goto fail;
+	for (size_t j = 0; j < PM_ARRAY_SIZE(llc_cand) && c->n == 0; j++)
+		if (llc_cand[j].vendor == 0 || llc_cand[j].vendor == vendor)
+			(void)add_event(c, llc_cand[j].name);
+	if (c->n == 0) {
+		pm_set_why(why, whysize, "no last-level cache miss event on this CPU (tried PAPI_L3_TCM and "
+			   "the native fallbacks, docs/counters.md)");
+		goto fail;
+	}
+	r = PAPI_start(c->eventset);
+	if (r != PAPI_OK) {
+		pm_set_why(why, whysize, "PAPI_start of %s failed: %s", c->names[0], PAPI_strerror(r));
+		goto fail;
+	}
+	c->running = 1;
+	*out = c;
+	return 0;
+fail:
+	pmc_counters_close(c);
+	return PMT_E_IO;
 }

@@ -43,7 +43,25 @@ int pmc_counter_kind(const char *name);
  * INT64_MIN (PMT_COUNTER_INVALID). Returns 0, PMT_E_IO (PAPI_read failed) or PMT_E_INVAL (NULL). */
 int pmc_counters_read(struct pmc_counters *c, int64_t *values);
 
-/* Stops counting, detaches; NULL is accepted. */
+/* Stops counting, detaches; NULL is accepted. A set of pmc_counters_open_thread_llc must be
+ * closed by the thread that opened it (it also unregisters that thread from PAPI). */
 void pmc_counters_close(struct pmc_counters *c);
+
+/* Prepares PAPI for event sets that count single threads of this process (the interference
+ * calibration's probe and BWThr, Casas & Bronevetsky §3.1 and §3.2.3): PAPI_library_init,
+ * PAPI_thread_init(pthread_self), then the same checks as pmc_counters_open (perf_event component
+ * enabled with counters, the kernel counts a hardware event). Call from the main thread before
+ * any thread calls pmc_counters_open_thread_llc; calling it again is harmless. Returns 0, or
+ * PMT_E_IO with a one-line reason (e.g. "PAPI perf_event component enabled, but the kernel counts
+ * no hardware event ..." on a VM without a PMU). Source: PAPI 7.0 API (PAPI_thread_init). */
+int pmc_counters_threads_init(char *why, size_t whysize);
+
+/* Opens and starts an event set that counts the calling thread only (no attach, no inherit) with
+ * one event: the default set's last-level cache misses, the first candidate PAPI accepts on this
+ * CPU (PAPI_L3_TCM; Intel LLC_MISSES, LONGEST_LAT_CACHE:MISS; AMD Zen demand data-cache fills
+ * from outside the CCX, see pmc_counters_open). pmc_counters_read gives the misses so far in
+ * values[0]; pmc_counters_name(c, 0) the event used. Needs pmc_counters_threads_init first.
+ * Returns 0 with *out, or PMT_E_IO with a reason (no such event on this CPU, PAPI_start failed). */
+int pmc_counters_open_thread_llc(struct pmc_counters **out, char *why, size_t whysize);
 
 #endif

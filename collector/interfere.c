@@ -3,6 +3,8 @@
  * process with a stop flag, and the choice of CPUs for them from the hwloc topology. */
 #include "interfere.h"
 
+#include "counters.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,10 +27,15 @@ struct pmc_interferer {
 	sem_t ready;
 	void *bufs[PMC_BWTHR_NBUFS]; /* BWThr: all; CSThr: bufs[0] */
 	size_t nbufs, buf_bytes;
-	uint64_t prime;              /* BWThr's stride, coprime with its element count */
+	uint64_t prime;              /* BWThr's stride in lines, coprime with its line count */
 	_Atomic int stop;
 	_Atomic uint64_t accesses;
 	_Atomic uint64_t start_ns, end_ns, cpu_ns;
+	unsigned flags;              /* PMC_INTERFERER_COUNT_LLC */
+	struct pmc_counters *llc;    /* the thread's own LLC miss counter, NULL when not counted */
+	int64_t llc0, llc_misses;    /* its value at start; misses start..stop (-1 unknown), written
+				      * by the thread before it ends (read after the join) */
+	char llc_why[200];
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -49,9 +56,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* The first of a few large primes that is coprime with n (a prime p fails only when n is a
- * multiple of it). */
-static uint64_t pick_prime(uint64_t n)
+uint64_t pmc_bwthr_prime(uint64_t n)
 {
 	static const uint64_t primes[] = { 1000003u, 1000033u, 1000037u, 1000039u };
 
@@ -63,21 +68,31 @@ static uint64_t pick_prime(uint64_t n)
 
 static void publish_end(struct pmc_interferer *t, uint64_t accesses)
 {
+	int64_t v;
+
 	atomic_store_explicit(&t->accesses, accesses, memory_order_relaxed);
 	atomic_store(&t->cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	atomic_store(&t->end_ns, clock_ns(CLOCK_MONOTONIC));
+	if (t->llc) { /* read and close in this thread, which owns the event set */
+		if (pmc_counters_read(t->llc, &v) == 0 && v >= t->llc0)
+			t->llc_misses = v - t->llc0;
+		else
+			snprintf(t->llc_why, sizeof(t->llc_why), "PAPI_read of the thread's LLC misses failed");
+		pmc_counters_close(t->llc);
+		t->llc = NULL;
+	}
 }
 
-static void bwthr_loop(struct pmc_interferer *t)
+PMC_NO_SANITIZE static void bwthr_loop(struct pmc_interferer *t)
 {
-	uint64_t n = t->buf_bytes / sizeof(uint64_t), acc = 0;
+	uint64_t nlines = t->buf_bytes / PMC_LINE_BYTES, acc = 0;
 	uint64_t *b[PMC_BWTHR_NBUFS];
 
 	for (size_t k = 0; k < t->nbufs; k++)
 		b[k] = t->bufs[k];
 	for (uint64_t i = 0;; i++) {
-		/* one index per round, applied to every buffer: 44 independent misses in flight */
-		uint64_t idx = pmc_identity(t->prime * i) % n;
+		/* one line per round, the same in every buffer: 44 independent misses in flight */
+		uint64_t idx = pmc_bwthr_element(i, t->prime, nlines);
 
 		for (size_t k = 0; k < PMC_BWTHR_NBUFS; k++)
 			b[k][idx]++;
@@ -91,7 +106,7 @@ static void bwthr_loop(struct pmc_interferer *t)
 	publish_end(t, acc);
 }
 
-static void csthr_loop(struct pmc_interferer *t)
+PMC_NO_SANITIZE static void csthr_loop(struct pmc_interferer *t)
 {
 	uint32_t *buf = t->bufs[0];
 	uint64_t n = t->buf_bytes / sizeof(uint32_t), x = (uint64_t)t->cpu * 0x2545f4914f6cdd1du + 1, acc = 0;
@@ -110,7 +125,7 @@ static void csthr_loop(struct pmc_interferer *t)
 
 /* PMC_FILLER: eight independent multiply-adds per step in registers (no loads or stores), so the
  * thread is busy and never leaves its CPU for the kernel. */
-static void filler_loop(struct pmc_interferer *t)
+PMC_NO_SANITIZE static void filler_loop(struct pmc_interferer *t)
 {
 	double x[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	uint64_t acc = 0;
@@ -132,9 +147,22 @@ static void *interferer_main(void *arg)
 {
 	struct pmc_interferer *t = arg;
 
+	/* a name for ps -L and /proc/PID/task/TID/comm, so the threads can be told apart */
+	pthread_setname_np(pthread_self(), t->kind == PMC_BWTHR ? "pmc-BWThr" : t->kind == PMC_CSTHR ?
+			   "pmc-CSThr" : "pmc-filler");
 	/* first touch from the pinned thread, so the pages are on its NUMA node */
 	for (size_t k = 0; k < t->nbufs; k++)
 		memset(t->bufs[k], 1, t->buf_bytes);
+	t->llc_misses = -1;
+	if (t->flags & PMC_INTERFERER_COUNT_LLC) {
+		if (pmc_counters_open_thread_llc(&t->llc, t->llc_why, sizeof(t->llc_why)) < 0)
+			t->llc = NULL;
+		else if (pmc_counters_read(t->llc, &t->llc0) < 0) {
+			snprintf(t->llc_why, sizeof(t->llc_why), "PAPI_read of the thread's LLC misses failed");
+			pmc_counters_close(t->llc);
+			t->llc = NULL;
+		}
+	}
 	atomic_store(&t->start_ns, clock_ns(CLOCK_MONOTONIC));
 	atomic_store(&t->cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID)); /* subtracted at the end */
 	sem_post(&t->ready);
@@ -156,6 +184,12 @@ static void free_bufs(struct pmc_interferer *t)
 
 int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes,
 			 struct pmc_interferer **out, char *why, size_t whysize)
+{
+	return pmc_interferer_start_ex(kind, cpu, buf_bytes, 0, out, why, whysize);
+}
+
+int pmc_interferer_start_ex(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes, unsigned flags,
+			    struct pmc_interferer **out, char *why, size_t whysize)
 {
 	struct pmc_interferer *t;
 	pthread_attr_t attr;
@@ -185,9 +219,10 @@ int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_byte
 	}
 	t->kind = kind;
 	t->cpu = cpu;
+	t->flags = flags;
 	t->buf_bytes = buf_bytes;
 	t->nbufs = kind == PMC_BWTHR ? PMC_BWTHR_NBUFS : kind == PMC_CSTHR ? 1 : 0;
-	t->prime = pick_prime(buf_bytes / sizeof(uint64_t));
+	t->prime = pmc_bwthr_prime(buf_bytes / PMC_LINE_BYTES);
 	for (size_t k = 0; k < t->nbufs; k++) {
 		void *p = mmap(NULL, buf_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
@@ -222,13 +257,17 @@ int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_byte
 }
 
 static void fill_stats(const struct pmc_interferer *t, uint64_t acc, uint64_t elapsed_ns, uint64_t cpu_ns,
-		       struct pmc_interferer_stats *st)
+		       int64_t llc_misses, struct pmc_interferer_stats *st)
 {
 	st->accesses = acc;
 	st->elapsed_ns = elapsed_ns;
 	st->cpu_ns = cpu_ns;
-	/* Casas & Bronevetsky eq. 1 with misses = accesses; a filler moves nothing */
-	st->bytes = t->kind == PMC_FILLER ? 0 : 2u * PMC_LINE_BYTES * acc;
+	st->llc_misses = llc_misses;
+	snprintf(st->llc_why, sizeof(st->llc_why), "%s", llc_misses >= 0 ? "" : t->llc_why);
+	/* Casas & Bronevetsky eq. 1 with the counted misses, else misses = accesses; a filler moves
+	 * nothing */
+	st->bytes = t->kind == PMC_FILLER ? 0 : llc_misses >= 0 ? (uint64_t)pmc_eq1_bytes((double)llc_misses)
+									: 2u * PMC_LINE_BYTES * acc;
 	st->bytes_per_s = elapsed_ns ? (double)st->bytes * 1e9 / (double)elapsed_ns : 0;
 	st->ns_per_access = acc ? (double)elapsed_ns / (double)acc : 0;
 }
@@ -243,7 +282,8 @@ void pmc_interferer_read(const struct pmc_interferer *t, struct pmc_interferer_s
 
 	if (pthread_getcpuclockid(t->thread, &clk) == 0 && clock_gettime(clk, &ts) == 0)
 		cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - atomic_load(&t->cpu_ns);
-	fill_stats(t, acc, now - start, cpu, st);
+	fill_stats(t, acc, now - start, cpu, -1, st);
+	st->llc_why[0] = '\0'; /* not final: the misses are read when the thread stops */
 }
 
 void pmc_interferer_stop(struct pmc_interferer *t, struct pmc_interferer_stats *st)
@@ -257,7 +297,7 @@ void pmc_interferer_stop(struct pmc_interferer *t, struct pmc_interferer_stats *
 	pthread_join(t->thread, NULL);
 	if (st)
 		fill_stats(t, atomic_load(&t->accesses), atomic_load(&t->end_ns) - atomic_load(&t->start_ns),
-			   atomic_load(&t->cpu_ns) - cpu0, st);
+			   atomic_load(&t->cpu_ns) - cpu0, t->llc_misses, st);
 	sem_destroy(&t->ready);
 	free_bufs(t);
 	free(t);
@@ -295,6 +335,14 @@ static hwloc_obj_t llc_of(hwloc_obj_t obj)
 		if (hwloc_obj_type_is_cache(obj->type) && !hwloc_obj_type_is_icache(obj->type))
 			llc = obj;
 	return llc;
+}
+
+uint64_t pmc_llc_bytes(hwloc_topology_t topo, int cpu)
+{
+	hwloc_obj_t pu = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu) : NULL;
+	hwloc_obj_t llc = pu ? llc_of(pu) : NULL;
+
+	return llc && llc->attr ? llc->attr->cache.size : 0;
 }
 
 static hwloc_obj_t l2_of(hwloc_obj_t obj)

@@ -19,6 +19,12 @@
  * paper's Xeon E5-2670, Table 1). */
 #define PMC_LINE_BYTES 64u
 
+/* The loops that load the memory system (BWThr, CSThr, the filler, the calibration's probe and
+ * triad) are built without the sanitizers' checks: in the sanitizer build (make SANITIZE=...) an
+ * instrumented triad read B = 15 GB/s against 42 GB/s, and an instrumented probe chain shifted
+ * every time per access, so the calibration measured the instrumentation, not the machine. */
+#define PMC_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+
 enum pmc_interferer_kind {
 	PMC_BWTHR, /* bandwidth thread, Fig. 2 */
 	PMC_CSTHR, /* cache-storage thread, Fig. 3 */
@@ -36,7 +42,19 @@ struct pmc_interferer_stats {
 	double bytes_per_s;    /* bytes / elapsed */
 	double ns_per_access;  /* elapsed / accesses: Fig. 11's "time to perform a read, an
 			        * arithmetic addition and a write" */
+	int64_t llc_misses;    /* PMC_INTERFERER_COUNT_LLC: the last-level cache misses the thread
+			        * counted from start to stop (bytes is then eq. 1 of them); -1 when
+			        * not counted (llc_why says why) or not final (pmc_interferer_read) */
+	char llc_why[200];     /* why the misses were not counted, "" when they were or not asked */
 };
+
+/* Casas & Bronevetsky eq. 1 without the time: the bytes a thread moves between the last-level
+ * cache and memory for `misses` misses, 2 · line · misses (each miss fills a line, and a thread
+ * that writes what it reads writes the line back). Divide by the time for BW. */
+static inline double pmc_eq1_bytes(double misses)
+{
+	return 2.0 * PMC_LINE_BYTES * misses;
+}
 
 /* splitmix64 (Steele, Lea, Flood 2014): the next of a full-period sequence of well-mixed 64-bit
  * numbers from state *x; one multiply-xorshift chain, cheap next to a cache miss. CSThr and the
@@ -55,12 +73,33 @@ static inline uint64_t pmc_splitmix64(uint64_t *x)
  * stride and cannot reorder or vectorise the 44 increments away. Returns x. */
 uint64_t pmc_identity(uint64_t x);
 
+/* The large prime BWThr strides by (Fig. 2's largePrime): the first of 1000003, 1000033, 1000037,
+ * 1000039 that is coprime with nlines (a prime fails only when nlines is a multiple of it). */
+uint64_t pmc_bwthr_prime(uint64_t nlines);
+
+/* BWThr's element index (8-byte elements) in round i over a buffer of nlines cache lines:
+ * (identity(prime·i) mod nlines) · (PMC_LINE_BYTES / 8), the first element of a line. Fig. 2
+ * indexes elements (buf[identity(largePrime·i) % bufSize]); indexing whole lines keeps its
+ * constant stride and coprimality, and makes every nlines consecutive rounds touch every line
+ * exactly once (prime·i mod nlines runs through all residues when gcd(prime, nlines) = 1), so
+ * no line is touched twice within one pass, i.e. within PMC_BWTHR_NBUFS · buffer bytes of the
+ * thread's own traffic. With element indexing (stride 1000003 mod 66560 = 1603 elements) a line's
+ * 8 elements were touched at 8 times spread over the pass, half of the accesses with only 12.6 MiB
+ * of other lines touched since the line's previous access (LRU stack distance; 22.3 MiB for 3/8,
+ * 17.6 MiB for 1/8), so an LLC holding 13-22 MB for the thread served many of them and misses =
+ * accesses overestimated BW1 there. */
+static inline uint64_t pmc_bwthr_element(uint64_t i, uint64_t prime, uint64_t nlines)
+{
+	return (pmc_identity(prime * i) % nlines) * (PMC_LINE_BYTES / sizeof(uint64_t));
+}
+
 /* Starts one interference thread of the calling process, pinned to `cpu` (pthread attribute, so
  * it never runs elsewhere), and returns once it has touched its buffers and is running:
  *   PMC_BWTHR: PMC_BWTHR_NBUFS buffers of buf_bytes (0 = PMC_BWTHR_BUF_BYTES) of 8-byte integers;
- *     round i increments element identity(P·i) mod n of every buffer in turn, P a prime coprime
- *     with n (Casas & Bronevetsky Fig. 2, §2.1: the constant stride lets the prefetcher help,
- *     coprimality makes the working set the whole buffer).
+ *     round i increments element pmc_bwthr_element(i, P, buf_bytes / PMC_LINE_BYTES) of every
+ *     buffer in turn, one whole line per buffer and round, P = pmc_bwthr_prime (Casas &
+ *     Bronevetsky Fig. 2, §2.1: the constant stride lets the prefetcher help, coprimality makes
+ *     the working set the whole buffer).
  *   PMC_CSTHR: one buffer of buf_bytes (0 = PMC_CSTHR_DEFAULT_BYTES) of 4-byte integers; each
  *     access increments a uniformly random element (splitmix64, so the prefetcher sees no pattern
  *     and two consecutive accesses rarely share a line; Fig. 3, §2.2).
@@ -73,16 +112,28 @@ uint64_t pmc_identity(uint64_t x);
  *     and on a machine with group scheduling (autogroup) the session's CPU share is split
  *     between its busy CPUs; an idle k = 0 baseline would measure those, not the cache or the
  *     bandwidth (docs/interference.md).
- * Byte counts: eq. 1 is BW = 2 · line · misses / time. Without counters, misses = accesses: each
- * BWThr access is a different line, and 44 × 520 KB = 22.9 MB cycled in a fixed order misses in
- * any LRU last-level cache smaller than that, so BWThr's count is eq. 1 exactly on such a machine
- * and an upper bound otherwise. For CSThr (which is meant to hit the shared cache) it is only an
- * upper bound of its traffic.
+ * Byte counts: eq. 1 is BW = 2 · line · misses / time. Without counters, misses = accesses: every
+ * BWThr access is to a line not touched since one whole pass over its 44 buffers (44 × 520 KB =
+ * 22.9 MB of its own traffic, pmc_bwthr_element), which misses in any LRU cache of which the
+ * thread holds less than that, so BWThr's count is eq. 1 exactly on such a machine and an upper
+ * bound where it can keep more (a last-level cache above 22.9 MB, e.g. a 32 MB Zen 4 CCX with
+ * no other load). For CSThr (which is meant to hit the shared cache) it is only an upper bound
+ * of its traffic.
  * The thread runs until pmc_interferer_stop(); it is a thread of this process, so it cannot
  * outlive it. The caller owns *out. Returns 0, or -1 with a one-line reason (bad size, out of
  * memory, CPU not allowed). */
 int pmc_interferer_start(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes,
 			 struct pmc_interferer **out, char *why, size_t whysize);
+
+/* pmc_interferer_start with flags: PMC_INTERFERER_COUNT_LLC counts the thread's own last-level
+ * cache misses from when it has touched its buffers until it stops (a PAPI event set of that
+ * thread, pmc_counters_open_thread_llc; the caller runs pmc_counters_threads_init first), for
+ * eq. 1 with counted misses (§3.1: "computed based on the number of L3 cache misses it incurs").
+ * When they cannot be counted the thread runs all the same and the final stats have
+ * llc_misses = -1 and the reason in llc_why. */
+#define PMC_INTERFERER_COUNT_LLC 1u
+int pmc_interferer_start_ex(enum pmc_interferer_kind kind, int cpu, size_t buf_bytes, unsigned flags,
+			    struct pmc_interferer **out, char *why, size_t whysize);
 
 /* Fills *st with the thread's counts so far (lock-free: the thread publishes them every few
  * thousand accesses), without stopping it. */
@@ -107,6 +158,10 @@ void pmc_interferers_stop(struct pmc_interferer **ts, size_t n, struct pmc_inter
  * Returns 0 with *bytes, or -1 with a reason (no L2 in the topology, not larger than it). */
 int pmc_csthr_bytes(hwloc_topology_t topo, int cpu, unsigned l2_multiple, size_t *bytes, char *why,
 		    size_t whysize);
+
+/* The size in bytes of the last-level cache above CPU `cpu` (the outermost data or unified cache
+ * of its PU in topo), or 0 when hwloc shows none. */
+uint64_t pmc_llc_bytes(hwloc_topology_t topo, int cpu);
 
 /* Chooses the interferers' CPUs (Casas & Bronevetsky §2: interference threads run "on different
  * cores that share the resource", the last-level cache; §5.1 fills "some or all of the remaining

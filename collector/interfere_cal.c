@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "counters.h"
 #include "interfere.h"
 
 #define CAL_FORMAT "pmtools-interference/1"
@@ -107,27 +108,61 @@ void pmc_cal_params_default(struct pmc_cal_params *p, int probe_cpu, const int *
 	p->accesses = 1u << 20;
 	p->probe_reps = 3;
 	p->bw1_ms = 1000;
-	p->triad_array_bytes = (uint64_t)128 << 20;
-	p->triad_reps = 5;
+	/* many short passes rather than a few long ones: a pass counts only when every thread ran
+	 * through it, and on a machine shared with other programs that happens for short passes
+	 * (measured on the project's VM at load average 10: 3 x 32 MiB best of 60 gave 50-52 GB/s
+	 * in 3 of 3 tries, 3 x 128 MiB best of 5 gave 22-32 and best of 30 12-18 GB/s); 3 arrays of
+	 * at least the last-level cache each (the caller raises array_bytes to it) still stream */
+	p->triad_array_bytes = (uint64_t)32 << 20;
+	p->triad_reps = 60;
+	p->counters = 1;
 }
 
-int pmc_cal_bw1(int cpu, uint64_t duration_ms, double *BW1_bytes_per_s, char *why, size_t whysize)
+void pmc_cal_params_topology(struct pmc_cal_params *p, hwloc_topology_t topo)
+{
+	uint64_t llc = pmc_llc_bytes(topo, p->probe_cpu);
+
+	if (llc > p->triad_array_bytes && llc <= (uint64_t)1 << 30)
+		p->triad_array_bytes = llc;
+}
+
+int pmc_cal_bw1(int cpu, uint64_t duration_ms, int count_llc, double *BW1_bytes_per_s, int *counted,
+		char *why, size_t whysize)
 {
 	struct pmc_interferer *t;
 	struct pmc_interferer_stats st;
+	char cwhy[256] = "";
+	unsigned flags = 0;
 
-	if (pmc_interferer_start(PMC_BWTHR, cpu, 0, &t, why, whysize) < 0)
+	*counted = 0;
+	if (count_llc) {
+		if (pmc_counters_threads_init(cwhy, sizeof(cwhy)) == 0)
+			flags = PMC_INTERFERER_COUNT_LLC;
+	}
+	if (pmc_interferer_start_ex(PMC_BWTHR, cpu, 0, flags, &t, why, whysize) < 0)
 		return -1;
 	sleep_ms(duration_ms);
 	pmc_interferer_stop(t, &st);
+	if (flags && st.llc_misses < 0)
+		snprintf(cwhy, sizeof(cwhy), "%s", st.llc_why);
+	/* a counter that saw no miss while the thread streamed 22.9 MB does not count this cache */
+	if (flags && st.llc_misses == 0)
+		snprintf(cwhy, sizeof(cwhy), "the LLC miss counter read 0 for the bandwidth thread");
+	*counted = flags && st.llc_misses > 0;
 	if (st.accesses == 0) {
 		snprintf(why, whysize, "the bandwidth thread on CPU %d made no progress in %llu ms", cpu,
 			 (unsigned long long)duration_ms);
 		return -1;
 	}
 	/* per second of the thread's CPU time: on a shared machine the wall-clock rate would include
-	 * the time other programs held the CPU */
-	*BW1_bytes_per_s = st.cpu_ns ? (double)st.bytes * 1e9 / (double)st.cpu_ns : st.bytes_per_s;
+	 * the time other programs held the CPU; eq. 1 of counted misses, else of accesses */
+	{
+		double bytes = *counted ? pmc_eq1_bytes((double)st.llc_misses) : pmc_eq1_bytes((double)st.accesses);
+		*BW1_bytes_per_s = st.cpu_ns ? bytes * 1e9 / (double)st.cpu_ns :
+				   st.elapsed_ns ? bytes * 1e9 / (double)st.elapsed_ns : 0;
+	}
+	if (count_llc && !*counted)
+		snprintf(why, whysize, "%s", cwhy);
 	return 0;
 }
 
@@ -148,12 +183,20 @@ struct triad_arg {
 	int cpu;
 };
 
+/* One timed pass of the triad over [lo, hi). */
+PMC_NO_SANITIZE static void triad_pass(double *a, const double *b, const double *c, size_t lo, size_t hi)
+{
+	const double s = 3.0;
+
+	for (size_t i = lo; i < hi; i++)
+		a[i] = b[i] + s * c[i];
+}
+
 static void *triad_main(void *arg)
 {
 	struct triad_arg *ta = arg;
 	struct triad_shared *sh = ta->sh;
 	size_t lo = sh->n_elems * ta->id / sh->nthreads, hi = sh->n_elems * (ta->id + 1) / sh->nthreads;
-	const double s = 3.0;
 	int go;
 
 	pthread_mutex_lock(&sh->gate_mu);
@@ -173,8 +216,7 @@ static void *triad_main(void *arg)
 
 		pthread_barrier_wait(&sh->bar);
 		t0 = now_ns();
-		for (size_t i = lo; i < hi; i++)
-			sh->a[i] = sh->b[i] + s * sh->c[i];
+		triad_pass(sh->a, sh->b, sh->c, lo, hi);
 		pthread_barrier_wait(&sh->bar);
 		if (ta->id == 0) {
 			double dt = (double)(now_ns() - t0) / 1e9;
@@ -263,6 +305,8 @@ struct probe_arg {
 	size_t nF;
 	uint64_t accesses;
 	double *ns;
+	double *miss_rate;  /* NULL: not counted */
+	char count_why[256];
 	uint64_t *buf;  /* 8 words per line, all 0 */
 	uint64_t zero;  /* 0, but the compiler cannot know it */
 };
@@ -270,7 +314,7 @@ struct probe_arg {
 /* Reads one word of `accesses` uniformly random lines among the first `lines` of buf, each index
  * shifted by the previous load's value (0) so the loads form one dependent chain; returns the
  * sum of the loaded values (0) so the loop is not removed. */
-static uint64_t probe_chain(const uint64_t *buf, uint64_t lines, uint64_t accesses, uint64_t *x)
+PMC_NO_SANITIZE static uint64_t probe_chain(const uint64_t *buf, uint64_t lines, uint64_t accesses, uint64_t *x)
 {
 	uint64_t v = 0;
 
@@ -282,26 +326,46 @@ static uint64_t probe_chain(const uint64_t *buf, uint64_t lines, uint64_t access
 static void *probe_main(void *arg)
 {
 	struct probe_arg *pa = arg;
+	struct pmc_counters *llc = NULL;
 	uint64_t x = 12345, sink = 0;
 
+	/* the probe thread's own LLC misses (Casas & Bronevetsky §3.2.3 measure "the resulting L3
+	 * miss rate"): an event set of this thread, opened and closed here */
+	if (pa->miss_rate && pmc_counters_open_thread_llc(&llc, pa->count_why, sizeof(pa->count_why)) < 0)
+		llc = NULL;
 	for (size_t i = 0; i < pa->nF; i++) {
 		uint64_t lines = pa->F_bytes[i] / PMC_LINE_BYTES, t0;
+		int64_t m0 = 0, m1 = 0;
 
 		sink += probe_chain(pa->buf, lines, pa->accesses / 2, &x); /* warm-up: steady state */
 		/* the thread's own CPU time: time other programs take the CPU away is not an access's
 		 * (the project's machines are shared, FIELD-NOTES.md) */
+		if (llc && pmc_counters_read(llc, &m0) < 0)
+			m0 = -1;
 		t0 = thread_cpu_ns();
 		sink += probe_chain(pa->buf, lines, pa->accesses, &x);
 		pa->ns[i] = (double)(thread_cpu_ns() - t0) / (double)pa->accesses;
+		if (llc && (m0 < 0 || pmc_counters_read(llc, &m1) < 0 || m1 < m0)) {
+			snprintf(pa->count_why, sizeof(pa->count_why), "PAPI_read of the probe's LLC misses failed");
+			pmc_counters_close(llc);
+			llc = NULL;
+		}
+		if (pa->miss_rate)
+			pa->miss_rate[i] = llc ? (double)(m1 - m0) / (double)pa->accesses : NAN;
 	}
+	if (pa->miss_rate && !llc)
+		for (size_t i = 0; i < pa->nF; i++)
+			pa->miss_rate[i] = NAN; /* all or none: a half-counted probe is timed */
+	pmc_counters_close(llc);
 	pa->zero = sink;
 	return NULL;
 }
 
 int pmc_cal_probe(int cpu, const uint64_t *F_bytes, size_t nF, uint64_t accesses, double *ns,
-		  char *why, size_t whysize)
+		  double *miss_rate, char *why, size_t whysize)
 {
-	struct probe_arg pa = { F_bytes, nF, accesses, ns, NULL, 0 };
+	struct probe_arg pa = { .F_bytes = F_bytes, .nF = nF, .accesses = accesses, .ns = ns,
+				.miss_rate = miss_rate };
 	uint64_t max = 0;
 	size_t len;
 	void *p;
@@ -331,8 +395,16 @@ int pmc_cal_probe(int cpu, const uint64_t *F_bytes, size_t nF, uint64_t accesses
 	madvise(p, len, MADV_HUGEPAGE);
 	memset(p, 0, len);
 	pa.buf = p;
+	/* PAPI's thread support is set up here, in the caller's thread, before the probe's */
+	if (miss_rate && pmc_counters_threads_init(pa.count_why, sizeof(pa.count_why)) < 0)
+		pa.miss_rate = NULL;
 	rc = run_pinned(cpu, probe_main, &pa, why, whysize);
 	munmap(p, len);
+	if (rc == 0 && miss_rate && (!pa.miss_rate || !isfinite(miss_rate[0]))) {
+		for (size_t i = 0; i < nF; i++)
+			miss_rate[i] = NAN;
+		snprintf(why, whysize, "%s", pa.count_why);
+	}
 	return rc;
 }
 
@@ -363,39 +435,83 @@ double pmc_cal_capacity_summary(struct pmc_cal_point *pts, size_t n, double t_l2
 	return median(c, m);
 }
 
-/* Measures refs and footprints p->probe_reps times with whatever interferers run now; fills out. */
-static int measure_capacity(const struct pmc_cal_params *p, struct pmc_cal_capacity *out, char *why,
-			    size_t whysize)
+double pmc_cal_capacity_from_misses(struct pmc_cal_point *pts, size_t n, int *valid)
+{
+	double c[PMC_CAL_MAX_FOOTPRINTS];
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double h = 1 - pts[i].miss_rate;
+
+		if (!isfinite(h))
+			continue;
+		pts[i].hit_rate = h < 0 ? 0 : h > 1 ? 1 : h;
+		pts[i].C_eff_bytes = pts[i].hit_rate * (double)pts[i].F_bytes;
+		if (m < PMC_CAL_MAX_FOOTPRINTS && pts[i].hit_rate >= PMC_CAL_H_MIN &&
+		    pts[i].hit_rate <= PMC_CAL_H_MAX)
+			c[m++] = pts[i].C_eff_bytes;
+	}
+	*valid = m > 0;
+	return median(c, m);
+}
+
+/* Measures refs and footprints p->probe_reps times with whatever interferers run now; fills out.
+ * With p->counters the probe also counts its LLC misses; the row uses them (out->counted) when
+ * every repetition counted, else the times, and *count_why (when not NULL) gets the reason. */
+static int measure_capacity(const struct pmc_cal_params *p, struct pmc_cal_capacity *out, char *count_why,
+			    size_t count_whysize, char *why, size_t whysize)
 {
 	uint64_t F[PMC_CAL_MAX_FOOTPRINTS + 2];
 	double ns[PMC_CAL_MAX_FOOTPRINTS + 2], reps[PMC_CAL_MAX_FOOTPRINTS + 2][16];
+	double mr[PMC_CAL_MAX_FOOTPRINTS + 2], mreps[PMC_CAL_MAX_FOOTPRINTS + 2][16];
 	size_t nF = p->nF < PMC_CAL_MAX_FOOTPRINTS ? p->nF : PMC_CAL_MAX_FOOTPRINTS;
 	unsigned R = p->probe_reps ? (p->probe_reps < 16 ? p->probe_reps : 16) : 1;
+	int counted = p->counters;
 
 	F[0] = p->l2_ref_bytes;
 	memcpy(F + 1, p->F_bytes, nF * sizeof(F[0]));
 	F[nF + 1] = p->dram_ref_bytes;
 	for (unsigned r = 0; r < R; r++) {
-		if (pmc_cal_probe(p->probe_cpu, F, nF + 2, p->accesses, ns, why, whysize) < 0)
+		char cwhy[256] = "";
+		if (pmc_cal_probe(p->probe_cpu, F, nF + 2, p->accesses, ns, counted ? mr : NULL, cwhy,
+				  sizeof(cwhy)) < 0) {
+			snprintf(why, whysize, "%s", cwhy);
 			return -1;
-		for (size_t i = 0; i < nF + 2; i++)
+		}
+		if (counted && !isfinite(mr[0])) {
+			counted = 0;
+			if (count_why && !count_why[0])
+				snprintf(count_why, count_whysize, "%s", cwhy);
+		}
+		for (size_t i = 0; i < nF + 2; i++) {
 			reps[i][r] = ns[i];
+			mreps[i][r] = counted ? mr[i] : NAN;
+		}
 	}
-	for (size_t i = 0; i < nF + 2; i++)
+	for (size_t i = 0; i < nF + 2; i++) {
 		ns[i] = median(reps[i], R);
+		mr[i] = counted ? median(mreps[i], R) : NAN;
+	}
 	out->t_l2_ns = ns[0];
 	out->t_dram_ns = ns[nF + 1];
 	out->npoints = nF;
 	for (size_t i = 0; i < nF; i++) {
 		out->points[i].F_bytes = F[i + 1];
 		out->points[i].ns_per_access = ns[i + 1];
+		out->points[i].miss_rate = mr[i + 1];
 	}
-	out->C_bytes = pmc_cal_capacity_summary(out->points, nF, out->t_l2_ns, out->t_dram_ns, &out->valid);
+	out->counted = counted;
+	if (counted)
+		out->C_bytes = pmc_cal_capacity_from_misses(out->points, nF, &out->valid);
+	else
+		out->C_bytes = pmc_cal_capacity_summary(out->points, nF, out->t_l2_ns, out->t_dram_ns,
+							&out->valid);
 	return 0;
 }
 
 static int with_interferers(const struct pmc_cal_params *p, enum pmc_interferer_kind kind, uint32_t k,
-			    size_t buf_bytes, struct pmc_cal_capacity *out, char *why, size_t whysize)
+			    size_t buf_bytes, struct pmc_cal_capacity *out, char *count_why, size_t count_whysize,
+			    char *why, size_t whysize)
 {
 	struct pmc_interferer *ts[PMC_CAL_MAX_K], *fill[PMC_CAL_MAX_K];
 	size_t nfill;
@@ -415,7 +531,7 @@ static int with_interferers(const struct pmc_cal_params *p, enum pmc_interferer_
 		pmc_interferers_stop(ts, k, NULL);
 		return -1;
 	}
-	rc = measure_capacity(p, out, why, whysize);
+	rc = measure_capacity(p, out, count_why, count_whysize, why, whysize);
 	pmc_interferers_stop(ts, k, NULL);
 	pmc_interferers_stop(fill, nfill, NULL);
 	return rc;
@@ -424,7 +540,7 @@ static int with_interferers(const struct pmc_cal_params *p, enum pmc_interferer_
 int pmc_cal_capacity(const struct pmc_cal_params *p, uint32_t k, struct pmc_cal_capacity *out, char *why,
 		     size_t whysize)
 {
-	return with_interferers(p, PMC_CSTHR, k, p->csthr_bytes, out, why, whysize);
+	return with_interferers(p, PMC_CSTHR, k, p->csthr_bytes, out, NULL, 0, why, whysize);
 }
 
 int pmc_cal_orthogonality(const struct pmc_cal_params *p, uint32_t jmax, double *C_by_j, char *why,
@@ -433,7 +549,7 @@ int pmc_cal_orthogonality(const struct pmc_cal_params *p, uint32_t jmax, double 
 	struct pmc_cal_capacity c;
 
 	for (uint32_t j = 0; j <= jmax; j++) {
-		if (with_interferers(p, PMC_BWTHR, j, 0, &c, why, whysize) < 0)
+		if (with_interferers(p, PMC_BWTHR, j, 0, &c, NULL, 0, why, whysize) < 0)
 			return -1;
 		C_by_j[j] = c.valid ? c.C_bytes : 0;
 	}
@@ -467,9 +583,11 @@ static void cal_step(const struct pmc_cal_params *p, unsigned step, unsigned nst
 	p->progress(p->progress_arg, step, nsteps, what);
 }
 
-int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pmc_interference_cal *cal,
+int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *params, struct pmc_interference_cal *cal,
 		char *why, size_t whysize)
 {
+	struct pmc_cal_params pc = *params, *p = &pc;
+	int counted = 0, all_counted = 1;
 	int cpus[PMC_CAL_MAX_K + 1];
 	size_t ncpus = 0;
 	unsigned step = 0, nsteps = (unsigned)p->ninterferers + 4;
@@ -483,14 +601,29 @@ int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pm
 		snprintf(why, whysize, "topology description too long");
 		return -1;
 	}
-	cal->method = PMC_CAL_TIMING;
+	cal->method = cal->bw1_method = PMC_CAL_TIMING;
+	/* counters where PAPI counts (the probe's and the BWThr's own LLC misses), else timing */
+	if (p->counters && pmc_counters_threads_init(cal->counters_why, sizeof(cal->counters_why)) < 0)
+		p->counters = 0;
+	else if (!p->counters)
+		snprintf(cal->counters_why, sizeof(cal->counters_why), "not asked for");
 	cal->probe_cpu = p->probe_cpu;
 	memcpy(cal->interferer_cpus, p->interferer_cpus, sizeof(cal->interferer_cpus));
 	cal->ninterferers = p->ninterferers;
 	cal->csthr_bytes = p->csthr_bytes;
 	cal_step(p, ++step, nsteps, "BW1: one BWThr alone on CPU %d", p->interferer_cpus[0]);
-	if (pmc_cal_bw1(p->interferer_cpus[0], p->bw1_ms, &cal->BW1_bytes_per_s, why, whysize) < 0)
-		return -1;
+	{
+		char bwhy[256] = "";
+		if (pmc_cal_bw1(p->interferer_cpus[0], p->bw1_ms, p->counters, &cal->BW1_bytes_per_s, &counted,
+				bwhy, sizeof(bwhy)) < 0) {
+			snprintf(why, whysize, "%s", bwhy);
+			return -1;
+		}
+		if (counted)
+			cal->bw1_method = PMC_CAL_COUNTERS;
+		else if (p->counters && !cal->counters_why[0])
+			snprintf(cal->counters_why, sizeof(cal->counters_why), "BW1: %s", bwhy);
+	}
 	/* B on the CPUs the measurement uses: the probe's and each distinct interferer CPU */
 	cpus[ncpus++] = p->probe_cpu;
 	for (size_t j = 0; j < p->ninterferers; j++) {
@@ -506,10 +639,14 @@ int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pm
 		return -1;
 	for (uint32_t k = 0; k <= p->ninterferers; k++) {
 		cal_step(p, ++step, nsteps, "cache capacity left with %u CSThr%s", k, k == 1 ? "" : "s");
-		if (pmc_cal_capacity(p, k, &cal->cap[k], why, whysize) < 0)
+		if (with_interferers(p, PMC_CSTHR, k, p->csthr_bytes, &cal->cap[k], cal->counters_why,
+				     sizeof(cal->counters_why), why, whysize) < 0)
 			return -1;
+		all_counted &= cal->cap[k].counted;
 	}
 	cal->ncap = p->ninterferers + 1;
+	if (p->counters && all_counted)
+		cal->method = PMC_CAL_COUNTERS;
 	cal_step(p, ++step, nsteps, "orthogonality: capacity with 0..%zu BWThrs", p->ninterferers);
 	if (pmc_cal_orthogonality(p, (uint32_t)p->ninterferers, cal->orth_C_bytes, why, whysize) < 0)
 		return -1;
@@ -571,6 +708,9 @@ cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal)
 	cJSON_AddStringToObject(o, "format", CAL_FORMAT);
 	cJSON_AddStringToObject(o, "topology", cal->topology);
 	cJSON_AddStringToObject(o, "method", cal->method == PMC_CAL_COUNTERS ? "counters" : "timing");
+	cJSON_AddStringToObject(o, "bw1_method", cal->bw1_method == PMC_CAL_COUNTERS ? "counters" : "accesses");
+	if (cal->counters_why[0])
+		cJSON_AddStringToObject(o, "counters_why", cal->counters_why);
 	cJSON_AddNumberToObject(o, "probe_cpu", cal->probe_cpu);
 	cJSON_AddItemToObject(o, "interferer_cpus", int_array(cal->interferer_cpus, cal->ninterferers));
 	cJSON_AddNumberToObject(o, "csthr_bytes", (double)cal->csthr_bytes);
@@ -585,6 +725,7 @@ cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal)
 		cJSON_AddNumberToObject(row, "k", c->k);
 		cJSON_AddNumberToObject(row, "C_bytes", c->C_bytes);
 		cJSON_AddBoolToObject(row, "valid", c->valid);
+		cJSON_AddStringToObject(row, "method", c->counted ? "counters" : "timing");
 		cJSON_AddNumberToObject(row, "t_l2_ns", c->t_l2_ns);
 		cJSON_AddNumberToObject(row, "t_dram_ns", c->t_dram_ns);
 		pts = cJSON_AddArrayToObject(row, "points");
@@ -594,6 +735,10 @@ cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal)
 			cJSON_AddItemToArray(pts, pt);
 			cJSON_AddNumberToObject(pt, "F_bytes", (double)c->points[i].F_bytes);
 			cJSON_AddNumberToObject(pt, "ns_per_access", c->points[i].ns_per_access);
+			if (isfinite(c->points[i].miss_rate))
+				cJSON_AddNumberToObject(pt, "miss_rate", c->points[i].miss_rate);
+			else
+				cJSON_AddNullToObject(pt, "miss_rate");
 			cJSON_AddNumberToObject(pt, "hit_rate", c->points[i].hit_rate);
 			cJSON_AddNumberToObject(pt, "C_eff_bytes", c->points[i].C_eff_bytes);
 		}
@@ -680,7 +825,7 @@ out:
 static int read_cap(const cJSON *row, struct pmc_cal_capacity *c, const char *path, char *why, size_t whysize)
 {
 	const cJSON *pts = cJSON_GetObjectItemCaseSensitive(row, "points"), *pt;
-	const cJSON *valid = cJSON_GetObjectItemCaseSensitive(row, "valid");
+	const cJSON *valid = cJSON_GetObjectItemCaseSensitive(row, "valid"), *it;
 	double k;
 
 	if (get_num(row, "k", &k, path, why, whysize) < 0 || get_num(row, "C_bytes", &c->C_bytes, path, why, whysize) < 0 ||
@@ -693,6 +838,8 @@ static int read_cap(const cJSON *row, struct pmc_cal_capacity *c, const char *pa
 	}
 	c->k = (uint32_t)k;
 	c->valid = cJSON_IsTrue(valid);
+	it = cJSON_GetObjectItemCaseSensitive(row, "method"); /* absent in files before counters */
+	c->counted = cJSON_IsString(it) && strcmp(it->valuestring, "counters") == 0;
 	c->npoints = 0;
 	cJSON_ArrayForEach(pt, pts) {
 		struct pmc_cal_point *q = &c->points[c->npoints];
@@ -707,6 +854,8 @@ static int read_cap(const cJSON *row, struct pmc_cal_capacity *c, const char *pa
 		    get_num(pt, "hit_rate", &q->hit_rate, path, why, whysize) < 0 ||
 		    get_num(pt, "C_eff_bytes", &q->C_eff_bytes, path, why, whysize) < 0)
 			return -1;
+		it = cJSON_GetObjectItemCaseSensitive(pt, "miss_rate"); /* null or absent: not counted */
+		q->miss_rate = cJSON_IsNumber(it) && isfinite(it->valuedouble) ? it->valuedouble : NAN;
 		q->F_bytes = (uint64_t)F;
 		c->npoints++;
 	}
@@ -747,6 +896,16 @@ int pmc_cal_read(const char *path, const char *topology_now, int strict, struct 
 		goto out;
 	}
 	cal->method = strcmp(it->valuestring, "timing") ? PMC_CAL_COUNTERS : PMC_CAL_TIMING;
+	/* optional (files before counted BW1 have neither): BW1 was eq. 1 of accesses */
+	it = cJSON_GetObjectItemCaseSensitive(o, "bw1_method");
+	if (it && (!cJSON_IsString(it) || (strcmp(it->valuestring, "accesses") && strcmp(it->valuestring, "counters")))) {
+		snprintf(why, whysize, "'%s': \"bw1_method\" is neither \"accesses\" nor \"counters\"", path);
+		goto out;
+	}
+	cal->bw1_method = it && strcmp(it->valuestring, "counters") == 0 ? PMC_CAL_COUNTERS : PMC_CAL_TIMING;
+	it = cJSON_GetObjectItemCaseSensitive(o, "counters_why");
+	if (cJSON_IsString(it))
+		snprintf(cal->counters_why, sizeof(cal->counters_why), "%s", it->valuestring);
 	if (get_num(o, "probe_cpu", &v, path, why, whysize) < 0)
 		goto out;
 	cal->probe_cpu = (int)v;

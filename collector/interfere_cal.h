@@ -19,14 +19,18 @@
 
 /* How the probe's hit rate was obtained. */
 enum pmc_cal_method {
-	PMC_CAL_TIMING,   /* from time per access between an L2- and a DRAM-resident reference */
-	PMC_CAL_COUNTERS, /* from LLC miss counters: C_eff = (1 - miss rate)·F (not implemented yet) */
+	PMC_CAL_TIMING,   /* capacity: from time per access between an L2- and a DRAM-resident
+			   * reference; BW1: eq. 1 with misses = accesses ("accesses" in the file) */
+	PMC_CAL_COUNTERS, /* from the thread's own LLC miss counter (PAPI): capacity C_eff =
+			   * (1 - miss rate)·F, BW1 = 2·line·misses / time (eq. 1) */
 };
 
 struct pmc_cal_point {
 	uint64_t F_bytes;     /* the probe's footprint */
 	double ns_per_access; /* median over the point's repetitions */
-	double hit_rate;      /* h in [0, 1] */
+	double miss_rate;     /* counted LLC misses per timed access, median over the repetitions;
+			       * NAN when not counted */
+	double hit_rate;      /* h in [0, 1]: 1 - miss_rate (counters) or from ns_per_access */
 	double C_eff_bytes;   /* h·F: the capacity the probe had (eq. 4 for a uniform pattern) */
 };
 
@@ -36,8 +40,10 @@ struct pmc_cal_capacity {
 	double t_l2_ns, t_dram_ns;   /* the references of this level's run, ns per access */
 	size_t npoints;
 	struct pmc_cal_point points[PMC_CAL_MAX_FOOTPRINTS];
-	double C_bytes;              /* pmc_cal_capacity_summary of the points; 0 when !valid */
+	double C_bytes;              /* pmc_cal_capacity_summary (timing) or
+				      * pmc_cal_capacity_from_misses (counters); 0 when !valid */
 	int valid;                   /* some point had PMC_CAL_H_MIN <= h <= PMC_CAL_H_MAX */
+	int counted;                 /* h from counted LLC misses (every point counted) */
 };
 
 /* What to measure and where. Zero fields take the defaults named. */
@@ -53,8 +59,12 @@ struct pmc_cal_params {
 	uint64_t accesses;             /* timed probe accesses per point [1 << 20] */
 	unsigned probe_reps;           /* repetitions per point, median kept [3] */
 	uint64_t bw1_ms;               /* how long BWThr runs for BW1 [1000] */
-	uint64_t triad_array_bytes;    /* per array of the triad [128 MiB] */
-	unsigned triad_reps;           /* best of [5] */
+	uint64_t triad_array_bytes;    /* per array of the triad [32 MiB; pmcollect raises it to
+					* the last-level cache's size, pmc_llc_bytes] */
+	unsigned triad_reps;           /* best of [60] */
+	int counters;                  /* 1: count LLC misses in the probe and the BW1 thread when
+					* PAPI can (pmc_counters_threads_init), else time; 0: time
+					* only [1] */
 	/* called before each step of pmc_cal_run (1-based step of nsteps = K + 4: BW1, B, capacity
 	 * with k = 0..K CSThrs, orthogonality), e.g. for a [k/N] line; NULL: none [NULL] */
 	void (*progress)(void *arg, unsigned step, unsigned nsteps, const char *what);
@@ -63,12 +73,15 @@ struct pmc_cal_params {
 
 struct pmc_interference_cal {
 	char topology[512];           /* pmc_cal_topology_signature of the machine measured */
-	enum pmc_cal_method method;
+	enum pmc_cal_method method;   /* capacity: COUNTERS when every row was counted */
+	enum pmc_cal_method bw1_method; /* BW1: COUNTERS when the BWThr's misses were counted */
+	char counters_why[256];       /* why counters were not used, "" when both used them */
 	int probe_cpu;
 	int interferer_cpus[PMC_CAL_MAX_K];
 	size_t ninterferers;
 	uint64_t csthr_bytes;
-	double BW1_bytes_per_s;       /* one BWThr's own bytes/s (eq. 1, misses = accesses) */
+	double BW1_bytes_per_s;       /* one BWThr's own bytes/s (eq. 1, counted misses or
+				       * misses = accesses, bw1_method) */
 	double B_bytes_per_s;         /* triad on probe CPU + interferer CPUs */
 	size_t ncap;                  /* levels k = 0..ncap-1 */
 	struct pmc_cal_capacity cap[PMC_CAL_MAX_K + 1];
@@ -80,10 +93,25 @@ struct pmc_interference_cal {
 /* Fills p with the defaults above for probe_cpu and the K interferer CPUs cpus[0..K-1]. */
 void pmc_cal_params_default(struct pmc_cal_params *p, int probe_cpu, const int *cpus, size_t K);
 
+/* Fits p to the machine: each of the triad's three arrays at least the last-level cache above
+ * p->probe_cpu (pmc_llc_bytes; up to 1 GiB), so B streams from memory. */
+void pmc_cal_params_topology(struct pmc_cal_params *p, hwloc_topology_t topo);
+
 /* BW1 (Casas & Bronevetsky §3.1): runs one BWThr alone on `cpu` for duration_ms and returns its
- * own bytes per second of its CPU time (eq. 1 with misses = accesses, see interfere.h; CPU time,
- * not wall time, so other load on a shared CPU does not lower it). Returns 0 or -1 with why. */
-int pmc_cal_bw1(int cpu, uint64_t duration_ms, double *BW1_bytes_per_s, char *why, size_t whysize);
+ * own bytes per second of its CPU time (CPU time, not wall time, so other load on a shared CPU
+ * does not lower it): eq. 1, BW = 2·line·misses / time, with the misses the thread counted
+ * (PAPI, "computed based on the number of L3 cache misses it incurs") when count_llc is set and
+ * they can be counted (*counted = 1), else with misses = accesses (interfere.h; *counted = 0 and,
+ * when count_llc was set, the reason in why). Returns 0, or -1 with why. */
+int pmc_cal_bw1(int cpu, uint64_t duration_ms, int count_llc, double *BW1_bytes_per_s, int *counted,
+		char *why, size_t whysize);
+
+/* Capacity from counted misses (Casas & Bronevetsky §3.2.3, "measuring the resulting L3 miss rate"
+ * and inverting eq. 4 for the uniform pattern, EHR = C/F): for each point with a finite
+ * miss_rate, hit_rate = 1 - miss_rate (clamped to [0, 1]) and C_eff_bytes = hit_rate·F; returns
+ * the median C_eff over the points with PMC_CAL_H_MIN <= h <= PMC_CAL_H_MAX with *valid = 1, or 0
+ * with *valid = 0. E.g. F = 32 MiB with half the accesses missing gives C_eff = 16 MiB. */
+double pmc_cal_capacity_from_misses(struct pmc_cal_point *pts, size_t n, int *valid);
 
 /* B (§3.1, "according to the STREAM benchmark"): a STREAM triad a[i] = b[i] + s·c[i] over three
  * arrays of array_bytes each, split among n threads pinned to cpus[0..n-1] (first touch by their
@@ -97,9 +125,13 @@ int pmc_cal_triad(const int *cpus, size_t n, uint64_t array_bytes, unsigned reps
  * of a uniformly random line among the first F/64 (i.i.d. uniform, the "Uni" pattern of Table 2,
  * whose eq. 4 gives hit rate C/F), each address depending on the previous load's value so the time
  * is latency, not memory parallelism. Writes ns of the probe thread's CPU time per access to ns[i]
- * (time other programs hold the CPU is not counted). Returns 0 or -1 with why. */
+ * (time other programs hold the CPU is not counted). With miss_rate not NULL it also counts the
+ * probe thread's LLC misses over each timed part (PAPI, pmc_counters_open_thread_llc after
+ * pmc_counters_threads_init, done here) into miss_rate[i] = misses / accesses; when they cannot
+ * be counted every miss_rate[i] is NAN and why holds the reason (the call still returns 0).
+ * Returns 0 or -1 with why. */
 int pmc_cal_probe(int cpu, const uint64_t *F_bytes, size_t nF, uint64_t accesses, double *ns,
-		  char *why, size_t whysize);
+		  double *miss_rate, char *why, size_t whysize);
 
 /* The hit rate of a probe that took t_ns per access, linear between t_l2_ns (every access a hit)
  * and t_dram_ns (every access a miss): h = (t_dram - t) / (t_dram - t_l2), clamped to [0, 1];
@@ -132,8 +164,10 @@ int pmc_cal_orthogonality(const struct pmc_cal_params *p, uint32_t jmax, double 
 int pmc_cal_orthogonal_bwthrs(const double *C_by_j, size_t n, double rel_tol);
 
 /* Whole calibration: BW1 on interferer_cpus[0], B on the probe CPU plus the interferer CPUs (each
- * once), capacity for k = 0..K, orthogonality for j = 0..K (tolerance 10%). Fills *cal; topology
- * from topo. Returns 0 or -1 with why. */
+ * once), capacity for k = 0..K, orthogonality for j = 0..K (tolerance 10%). With p->counters,
+ * BW1 and the capacity rows use counted LLC misses where PAPI counts them (method, bw1_method),
+ * else timing, with the reason in counters_why. Fills *cal; topology from topo. Returns 0 or -1
+ * with why. */
 int pmc_cal_run(hwloc_topology_t topo, const struct pmc_cal_params *p, struct pmc_interference_cal *cal,
 		char *why, size_t whysize);
 

@@ -1015,6 +1015,12 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		cpu_set_t set;
 		if (cpu_list(o->interfere_cpus, &ss->online, ss->online_text, &set, &l) < 0)
 			return PMT_EXIT_USAGE;
+		/* a thread's affinity may name any online CPU, even one outside pmcollect's own
+		 * (taskset, a cgroup cpuset): refuse those, as --cpus does */
+		if (check_usable(o->interfere_cpus, &l, ss) < 0) {
+			pmt_intlist_free(&l);
+			return PMT_EXIT_USAGE;
+		}
 		n = (int)l.n;
 		for (size_t j = 0; j < l.n && n <= PMC_CAL_MAX_K; j++) {
 			if (o->cpus && in_list(&ss->cpus, l.v[j])) {
@@ -1032,9 +1038,18 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	} else {
+		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
+		 * set is sorted; its text is a cpulist such as "0-1", not one CPU) */
 		char anchor[16];
+		if (ss->usable.cpus.n < 2) {
+			pmt_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
+				      "program and the interferers need CPUs of their own; give pmcollect more "
+				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
+				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
+			return PMT_EXIT_USAGE;
+		}
 		if (!o->cpus)
-			snprintf(anchor, sizeof(anchor), "%.*s", (int)strcspn(allowed, ","), allowed);
+			snprintf(anchor, sizeof(anchor), "%u", ss->usable.cpus.v[0]);
 		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus_text : anchor, allowed, is->cpus,
 					PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
@@ -1097,9 +1112,12 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (lv.n == 0 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
-		pmt_cli_error("invalid --levels '%s': want 0 to %zu, starting at 0 (one interferer per CPU "
-			      "of --interfere-cpus %s)", o->levels ? o->levels : "", is->ncpus, is->cpus_text);
+	if (lv.n < 2 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
+		/* lv is sorted and deduplicated: "0" and "0,0" are one level, no curve (pmanalyze
+		 * needs k = 0 and at least one k > 0) */
+		pmt_cli_error("invalid --levels '%s': want 0 and at least one more level up to %zu (one "
+			      "interferer per CPU of --interfere-cpus %s)", o->levels ? o->levels : "",
+			      is->ncpus, is->cpus_text);
 		pmt_intlist_free(&lv);
 		return PMT_EXIT_USAGE;
 	}
@@ -1167,6 +1185,7 @@ static int calibrate_interference(struct session *ss)
 	}
 	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
 	p.csthr_bytes = is->csthr_bytes;
+	pmc_cal_params_topology(&p, ss->topo);
 	cal_start_ns = pmc_now_ns();
 	p.progress = cal_progress;
 	if (!quiet)
@@ -1178,9 +1197,12 @@ static int calibrate_interference(struct session *ss)
 		return PMT_EXIT_FAILURE;
 	}
 	ss->have_cal = 1;
-	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s, B = %.2f GB/s (%s method)\n",
-		cal->BW1_bytes_per_s / 1e9, cal->B_bytes_per_s / 1e9,
+	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s (eq. 1 with %s), B = %.2f GB/s; capacity: %s method\n",
+		cal->BW1_bytes_per_s / 1e9, cal->bw1_method == PMC_CAL_COUNTERS ? "counted LLC misses" :
+		"misses = accesses", cal->B_bytes_per_s / 1e9,
 		cal->method == PMC_CAL_TIMING ? "timing" : "counters");
+	if (cal->counters_why[0] && !quiet)
+		fprintf(stderr, "pmcollect: no LLC miss counters for the calibration: %s\n", cal->counters_why);
 	for (size_t k = 0; k < cal->ncap; k++)
 		fprintf(stderr, "pmcollect: capacity left with %zu CSThrs: %s%.1f MB (probe %.1f..%.1f ns "
 			"per access)\n", k, cal->cap[k].valid ? "" : "not measurable, ",

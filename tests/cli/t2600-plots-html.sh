@@ -177,31 +177,12 @@ for width in 1280 375; do
 	chrome --allow-file-access-from-files --virtual-time-budget=5000 \
 		--window-size="$width,$height" --screenshot="$T/report-$width.png" \
 		"file://$T/layout-$width.html" >/dev/null
-	if python3 - "$T/report-$width.png" "$T/layout-$width.dom" "$width" >"$T/py.out" 2>&1 <<'EOF'
-import re, struct, sys, zlib
+	if python3 - "$T/report-$width.png" "$T/layout-$width.dom" "$width" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
+import re, sys
+sys.path.insert(0, sys.argv[4])
+import pngpix
 png, dom, width = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3])
-d = open(png, "rb").read()
-at, idat = 8, b""
-while at < len(d):
-    n, kind = struct.unpack(">I4s", d[at:at + 8])
-    if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", d[at + 8:at + 18])
-    if kind == b"IDAT": idat += d[at + 8:at + 8 + n]
-    at += 12 + n
-bpp = {2: 3, 6: 4}[ctype]
-raw, stride = zlib.decompress(idat), w * bpp
-rows, prev = [], bytearray(stride)
-for y in range(h):                      # PNG filters (RFC 2083 §6)
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(bytes(line)); prev = line
+w, h, bpp, rows = pngpix.read(png)
 boxes = re.findall(r"^(plot-\w+) (-?\d+) (-?\d+) (\d+) (\d+)$", dom, re.M)
 assert len(boxes) >= 4, "plot boxes: %s" % boxes
 sw = int(re.search(r"scrollWidth (\d+)", dom).group(1))

@@ -16,8 +16,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "counters.h"
 #include "interfere.h"
 #include "interfere_cal.h"
+#include "pm_util.h"
 
 #define MB (1024.0 * 1024.0)
 
@@ -234,7 +236,12 @@ static void test_machine_file(void **state)
 	a.cap[1].t_l2_ns = 4.5;
 	a.cap[1].t_dram_ns = 210;
 	a.cap[1].npoints = 2;
-	a.cap[1].points[1] = (struct pmc_cal_point){ 32u << 20, 100, 0.5, 16 * MB };
+	a.cap[1].points[1] = (struct pmc_cal_point){ .F_bytes = 32u << 20, .ns_per_access = 100,
+						     .miss_rate = 0.5, .hit_rate = 0.5, .C_eff_bytes = 16 * MB };
+	a.cap[1].points[0].miss_rate = NAN; /* not counted: null in the file */
+	a.cap[1].counted = 1;
+	a.bw1_method = PMC_CAL_COUNTERS;
+	snprintf(a.counters_why, sizeof(a.counters_why), "capacity: no PMU");
 	a.north = 2;
 	a.orth_C_bytes[0] = 20 * MB;
 	a.orth_C_bytes[1] = 19 * MB;
@@ -253,6 +260,13 @@ static void test_machine_file(void **state)
 	assert_double_equal(b.cap[1].C_bytes, 15 * MB, 0);
 	assert_int_equal(b.cap[1].points[1].F_bytes, 32u << 20);
 	assert_double_equal(b.cap[1].points[1].hit_rate, 0.5, 0);
+	assert_double_equal(b.cap[1].points[1].miss_rate, 0.5, 0);
+	assert_true(isnan(b.cap[1].points[0].miss_rate));
+	assert_true(b.cap[1].counted);
+	assert_false(b.cap[0].counted);
+	assert_int_equal(b.method, PMC_CAL_TIMING);
+	assert_int_equal(b.bw1_method, PMC_CAL_COUNTERS);
+	assert_string_equal(b.counters_why, "capacity: no PMU");
 	assert_int_equal(b.orth_bwthrs, 1);
 	assert_double_equal(b.orth_C_bytes[1], 19 * MB, 0);
 	/* another machine: a warning (1) or, when strict, a refusal (-1) */
@@ -347,6 +361,41 @@ static void run_one(enum pmc_interferer_kind kind)
 	assert_true(fin.bytes > 0 && fin.elapsed_ns > 0 && fin.bytes_per_s > 0 && fin.ns_per_access > 0);
 }
 
+/* BWThr's index (Fig. 2 over whole lines): over a 520 KB buffer, every window of nlines
+ * consecutive rounds -- one pass, 44 x 520 KB = 22.9 MB of the thread's traffic -- touches each
+ * of the buffer's lines exactly once, at the line's first element; so no line is re-touched
+ * within one pass and misses = accesses in an LRU cache holding less than 22.9 MB for the
+ * thread. Element indexing (identity(P i) % elements, the previous code) touched line 0 again
+ * 8320 rounds after round 0, with half its accesses at an LRU stack distance of 12.6 MiB. */
+static void test_bwthr_lines_once_per_pass(void **state)
+{
+	const uint64_t nlines = PMC_BWTHR_BUF_BYTES / PMC_LINE_BYTES, per_line = PMC_LINE_BYTES / 8;
+	const uint64_t starts[] = { 0, 1, 12345, 8320u * 7 + 3, (uint64_t)1 << 33 };
+	uint64_t prime = pmc_bwthr_prime(nlines);
+	uint32_t *seen = calloc(nlines, sizeof(*seen));
+
+	(void)state;
+	assert_non_null(seen);
+	assert_int_equal(nlines, 8320);
+	assert_int_equal(prime, 1000003); /* 8320 = 2^7 * 5 * 13: coprime with the first prime */
+	assert_int_equal(pmc_bwthr_prime(1000003u * 2), 1000033); /* a multiple of it: the next */
+	for (size_t s = 0; s < PM_ARRAY_SIZE(starts); s++) {
+		for (uint64_t i = starts[s]; i < starts[s] + nlines; i++) {
+			uint64_t e = pmc_bwthr_element(i, prime, nlines);
+			assert_int_equal(e % per_line, 0); /* a line's first element */
+			assert_true(e / per_line < nlines);
+			assert_int_equal(seen[e / per_line], s); /* not yet touched in this window */
+			seen[e / per_line] = (uint32_t)s + 1;
+		}
+		for (uint64_t l = 0; l < nlines; l++)
+			assert_int_equal(seen[l], s + 1); /* and every line touched */
+	}
+	/* consecutive rounds are far apart (1603 lines, 100 KB), as in Fig. 2: a constant stride */
+	assert_int_equal(pmc_bwthr_element(1, prime, nlines) - pmc_bwthr_element(0, prime, nlines),
+			 (1000003u % nlines) * per_line);
+	free(seen);
+}
+
 static void test_bwthr_runs_and_stops(void **state)
 {
 	(void)state;
@@ -394,18 +443,82 @@ static void test_probe_triad_bw1(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(pmc_cal_probe(cpu, F, 2, 200000, ns, why, sizeof(why)), 0);
+	assert_int_equal(pmc_cal_probe(cpu, F, 2, 200000, ns, NULL, why, sizeof(why)), 0);
 	assert_true(ns[0] > 0);
 	assert_true(ns[1] > ns[0]);
-	assert_int_equal(pmc_cal_probe(cpu, F, 2, 0, ns, why, sizeof(why)), -1);
+	assert_int_equal(pmc_cal_probe(cpu, F, 2, 0, ns, NULL, why, sizeof(why)), -1);
 	assert_int_equal(pmc_cal_triad(&cpu, 1, 8u << 20, 2, &B, why, sizeof(why)), 0);
 	assert_true(B > 0);
-	assert_int_equal(pmc_cal_bw1(cpu, 20, &BW1, why, sizeof(why)), 0);
+	{
+		int counted = -1;
+		assert_int_equal(pmc_cal_bw1(cpu, 20, 0, &BW1, &counted, why, sizeof(why)), 0);
+		assert_int_equal(counted, 0);
+	}
 	assert_true(BW1 > 0);
 	{
 		int bad = CPU_SETSIZE - 1;
 		assert_int_equal(pmc_cal_triad(&bad, 1, 8u << 20, 1, &B, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "CPU 1023"));
+	}
+}
+
+/* The counter methods' arithmetic with known numbers (Casas & Bronevetsky eq. 1 and §3.2.3):
+ * 10^9 misses of 64-byte lines in 2 s are 2 · 64 · 10^9 / 2 = 64 GB/s; the paper's BWThr, 5.6
+ * GB/s, is 43.75 million misses per second; a probe over F = 32 MiB missing half its accesses had
+ * C_eff = (1 - 0.5) · 32 = 16 MiB, one over 64 MiB missing 3/4 also 16 MiB, and points outside
+ * 0.1 <= h <= 0.9 or not counted (NAN) are left out of the median. */
+static void test_counter_arithmetic(void **state)
+{
+	struct pmc_cal_point pts[5] = {
+		{ .F_bytes = 8u << 20, .miss_rate = 0.02 },   /* h 0.98: cache larger than F */
+		{ .F_bytes = 32u << 20, .miss_rate = 0.5 },   /* 16 MiB */
+		{ .F_bytes = 64u << 20, .miss_rate = 0.75 },  /* 16 MiB */
+		{ .F_bytes = 128u << 20, .miss_rate = 0.85 }, /* 19.2 MiB */
+		{ .F_bytes = 256u << 20, .miss_rate = NAN },  /* not counted */
+	};
+	int valid = 0;
+
+	(void)state;
+	assert_double_equal(pmc_eq1_bytes(1e9) / 2.0 / 1e9, 64, 1e-12);
+	assert_double_equal(pmc_eq1_bytes(5.6e9 / 128) / 1e9, 5.6, 1e-12);
+	assert_double_equal(pmc_cal_capacity_from_misses(pts, 5, &valid) / MB, 16, 1e-9);
+	assert_int_equal(valid, 1);
+	assert_double_equal(pts[0].hit_rate, 0.98, 1e-12);
+	assert_double_equal(pts[3].C_eff_bytes / MB, 0.15 * 128, 1e-9);
+	/* every point outside the range: no capacity */
+	pts[1].miss_rate = pts[2].miss_rate = pts[3].miss_rate = 0.95;
+	assert_double_equal(pmc_cal_capacity_from_misses(pts, 5, &valid), 0, 0);
+	assert_int_equal(valid, 0);
+}
+
+/* The counter path where PAPI counts nothing (this project's VM: the kernel has no PMU) falls
+ * back to timing: the probe's miss rates are NAN with the reason, BW1 is eq. 1 of accesses with
+ * counted = 0 and the reason. Where the kernel counts (a real server), the probe over 64 MiB
+ * misses in the LLC for most accesses and BW1 comes from counted misses. */
+static void test_counter_fallback(void **state)
+{
+	const uint64_t F[] = { 256u << 10, 64u << 20 };
+	double ns[2], mr[2] = { -1, -1 }, BW1 = 0;
+	int cpu = some_cpu(), counted = -1, papi = 0;
+	char why[256] = "", pwhy[256] = "";
+
+	(void)state;
+	papi = pmc_counters_threads_init(pwhy, sizeof(pwhy)) == 0;
+	assert_int_equal(pmc_cal_probe(cpu, F, 2, 200000, ns, mr, why, sizeof(why)), 0);
+	assert_true(ns[1] > ns[0]);
+	if (!papi) {
+		assert_true(pwhy[0] != '\0');
+		assert_true(isnan(mr[0]) && isnan(mr[1]));
+		assert_string_equal(why, pwhy); /* the same reason, not a new failure */
+	} else if (isfinite(mr[0])) {
+		assert_true(mr[1] > 0.5 && mr[1] <= 1.5); /* 64 MiB: more than the LLC on most machines */
+	}
+	why[0] = '\0';
+	assert_int_equal(pmc_cal_bw1(cpu, 20, 1, &BW1, &counted, why, sizeof(why)), 0);
+	assert_true(BW1 > 0);
+	if (!papi) {
+		assert_int_equal(counted, 0);
+		assert_string_equal(why, pwhy);
 	}
 }
 
@@ -421,10 +534,13 @@ int main(void)
 		cmocka_unit_test(test_capacity_summary),
 		cmocka_unit_test(test_orthogonal_bwthrs),
 		cmocka_unit_test(test_machine_file),
+		cmocka_unit_test(test_bwthr_lines_once_per_pass),
 		cmocka_unit_test(test_bwthr_runs_and_stops),
 		cmocka_unit_test(test_csthr_runs_and_stops),
 		cmocka_unit_test(test_group_and_bad_start),
 		cmocka_unit_test(test_probe_triad_bw1),
+		cmocka_unit_test(test_counter_arithmetic),
+		cmocka_unit_test(test_counter_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,8 +81,8 @@ static void test_amg_bandwidth_bounds(void **state)
 static void test_mcb_bandwidth_bounds(void **state)
 {
 	const uint32_t k[] = { 0, 1, 2 };
-	const double t[] = { 50, 60, 70 };
-	struct pma_sens_input in = { PMA_SENS_BANDWIDTH, 3, k, 1, t, NULL, 40 * GB, 5.6 * GB, 4, 0 };
+	const double t[] = { 50, 50.5, 60, 60.5, 70, 70.5 };
+	struct pma_sens_input in = { PMA_SENS_BANDWIDTH, 3, k, 2, t, NULL, 40 * GB, 5.6 * GB, 4, 0 };
 	struct pma_sens_result r;
 	char why[200];
 
@@ -114,6 +114,29 @@ static void test_slowdown_within_noise_is_not_sensitive(void **state)
 }
 
 /* The same 8% with tight repetitions degrades at 5% but not at a 10% threshold. */
+/* One repetition per level: a single slower run (here +20% at k = 1, the MCB shape) is no
+ * evidence, since nothing measures the run-to-run noise; the verdict says so and no bound is
+ * given (a `true` run came out "sensitive: 36.00 to 47.00 GB/s" from one slow run before). */
+static void test_one_repetition_gives_no_bound(void **state)
+{
+	const double t[] = { 10.0, 12.0, 12.5, 13.0, 14.0, 15.0 };
+	struct pma_sens_input in = { PMA_SENS_CACHE, 6, k6, 1, t, C_paper, 0, 0, 1, 0 };
+	struct pma_sens_result r;
+	char why[200];
+
+	(void)state;
+	assert_int_equal(pma_sensitivity(&in, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.verdict, PMA_SENS_NO_NOISE);
+	assert_int_equal(r.k_ok, -1);
+	assert_int_equal(r.k_bad, -1);
+	assert_double_equal(r.need_lo, 0, 0);
+	assert_double_equal(r.need_hi, 0, 0);
+	for (size_t l = 0; l < r.npoints; l++)
+		assert_false(r.points[l].degraded);
+	assert_true(r.points[1].within_noise);
+	assert_double_equal(r.points[1].slowdown, 0.2, 1e-12); /* the curve is still there */
+}
+
 static void test_threshold_is_configurable(void **state)
 {
 	const uint32_t k[] = { 0, 1 };
@@ -136,8 +159,8 @@ static void test_threshold_is_configurable(void **state)
 /* Degradation first at k = 3 with a dip at k = 4: k_ok = 2, k_bad = 3, flagged non-monotonic. */
 static void test_nonmonotonic(void **state)
 {
-	const double t[] = { 10, 10.2, 10.1, 11, 16, 17 };
-	struct pma_sens_input in = { PMA_SENS_CACHE, 6, k6, 1, t, C_paper, 0, 0, 1, 0 };
+	const double t[] = { 10, 10.1, 10.2, 10.3, 10.1, 10.2, 11, 11.1, 16, 16.1, 17, 17.1 };
+	struct pma_sens_input in = { PMA_SENS_CACHE, 6, k6, 2, t, C_paper, 0, 0, 1, 0 };
 	struct pma_sens_result r;
 	char why[200];
 
@@ -149,7 +172,7 @@ static void test_nonmonotonic(void **state)
 	assert_double_equal(r.need_hi / MB, 12, 1e-12);
 	assert_false(r.nonmonotonic);
 	{
-		const double t2[] = { 10, 10.2, 10.1, 12, 10.3, 17 };
+		const double t2[] = { 10, 10.1, 10.2, 10.3, 10.1, 10.2, 12, 12.1, 10.3, 10.4, 17, 17.1 };
 		in.runtime_ns = t2;
 		assert_int_equal(pma_sensitivity(&in, &r, why, sizeof(why)), 0);
 		assert_int_equal(r.k_bad, 3);
@@ -197,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_amg_bandwidth_bounds),
 		cmocka_unit_test(test_mcb_bandwidth_bounds),
 		cmocka_unit_test(test_slowdown_within_noise_is_not_sensitive),
+		cmocka_unit_test(test_one_repetition_gives_no_bound),
 		cmocka_unit_test(test_threshold_is_configurable),
 		cmocka_unit_test(test_nonmonotonic),
 		cmocka_unit_test(test_bad_input),

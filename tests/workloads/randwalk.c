@@ -5,7 +5,7 @@
 /*
  * Usage: randwalk [-v] [-w <MiB>] [-n <millions of accesses>]
  *
- * Allocates W MiB (default 8), touches it, then reads one 8-byte word of a uniformly random
+ * Allocates W MiB (default 8; a decimal such as 2.5, rounded down to whole 64-byte lines), touches it, then reads one 8-byte word of a uniformly random
  * 64-byte line N million times (default 20), each address depending on the previous load, so the
  * run time is N times the latency of wherever the working set lives: it grows when interference
  * leaves less than W MiB of cache, and not when the cache left still holds W.
@@ -35,7 +35,8 @@ static uint64_t cpu_ns(void)
 
 int main(int argc, char **argv)
 {
-	long w_mib = 8, n_million = 20;
+	double w_mib = 8;
+	long n_million = 20;
 	int verbose = 0, c;
 	uint64_t *buf, lines, n, x = 42, v = 0, t0, t1;
 	size_t bytes;
@@ -44,17 +45,17 @@ int main(int argc, char **argv)
 		char *end;
 		switch (c) {
 		case 'v': verbose = 1; break;
-		case 'w': w_mib = strtol(optarg, &end, 10); if (*end || w_mib < 1 || w_mib > 65536) goto usage; break;
+		case 'w': w_mib = strtod(optarg, &end); if (*end || !(w_mib >= 1.0 / 16 && w_mib <= 65536)) goto usage; break;
 		case 'n': n_million = strtol(optarg, &end, 10); if (*end || n_million < 1 || n_million > 100000) goto usage; break;
 		default: goto usage;
 		}
 	}
 	if (optind != argc)
 		goto usage;
-	bytes = (size_t)w_mib << 20;
+	bytes = (size_t)(w_mib * 1048576.0) / 64 * 64;
 	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
-		fprintf(stderr, PROG ": error: cannot allocate %ld MiB\n", w_mib);
+		fprintf(stderr, PROG ": error: cannot allocate %g MiB\n", w_mib);
 		return 1;
 	}
 	madvise(buf, bytes, MADV_HUGEPAGE); /* the cache, not the TLB, is what is measured */
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 	}
 	t1 = cpu_ns();
 	if (verbose)
-		fprintf(stderr, PROG ": %ld MiB, %llu accesses, %.3f s CPU\n", w_mib, (unsigned long long)n,
+		fprintf(stderr, PROG ": %g MiB, %llu accesses, %.3f s CPU\n", w_mib, (unsigned long long)n,
 			(double)(t1 - t0) / 1e9);
 	printf("{\"workload\":\"randwalk\",\"m\":1,\"W_bytes\":%zu,\"accesses\":%llu,\"ns_per_access\":%.3f,"
 	       "\"sink\":%llu,\"program\":\"randwalk\",\"threads_peak\":1}\n",
