@@ -82,8 +82,35 @@ def check_notes(doc):
     return bad
 
 
+def check_interference(g):
+    """The broken invariants of an active-interference report (Casas & Bronevetsky §5.2): the
+    resource left falls with k, each runtime lies in its range, slowdown = T(k)/T(0) - 1, the
+    bounds are ordered, and k_bad is the first degraded level."""
+    bad = []
+    curve = g["curve"]
+    for a, b in zip(curve, curve[1:]):
+        if b["left_bytes_per_s"] is not None and a["left_bytes_per_s"] is not None and \
+                b["left_bytes_per_s"] > a["left_bytes_per_s"] * (1 + 1e-9):
+            bad.append("resource left grows from k=%d to k=%d" % (a["k"], b["k"]))
+    t0 = curve[0]["runtime_s"] if curve else None
+    for c in curve:
+        if not c["min_s"] <= c["runtime_s"] <= c["max_s"]:
+            bad.append("k=%d: runtime %g outside [%g, %g]" % (c["k"], c["runtime_s"], c["min_s"], c["max_s"]))
+        if t0 and abs(c["slowdown"] - (c["runtime_s"] / t0 - 1)) > 1e-9:
+            bad.append("k=%d: slowdown %g != T(k)/T(0) - 1" % (c["k"], c["slowdown"]))
+    if g.get("need_lo") is not None and g.get("need_hi") is not None and g["need_lo"] > g["need_hi"]:
+        bad.append("need %g > %g" % (g["need_lo"], g["need_hi"]))
+    if g.get("verdict") == "sensitive":
+        first = next((c["k"] for c in curve if c["degraded"]), None)
+        if g.get("k_bad") != first:
+            bad.append("k_bad %s is not the first degraded level %s" % (g.get("k_bad"), first))
+    return bad
+
+
 def check(doc):
     """The broken invariants of one pmanalyze/1 document."""
+    if "parallelism" not in doc and "interference" in doc:
+        return check_interference(doc["interference"])
     bad = []
     par = doc["parallelism"]
     A_inf, m = par["A_inf"], par["m"]
@@ -164,6 +191,14 @@ def check_csv(text, doc):
     bad = []
     block = text.split("\n\n")[0]
     rows = list(csv.DictReader(io.StringIO(block)))
+    if "predictions" not in doc:  # an interference report: its curve, one row per level
+        g = doc["interference"]
+        if len(rows) != len(g["curve"]):
+            return ["CSV has %d interference rows, JSON %d levels" % (len(rows), len(g["curve"]))]
+        for row, c in zip(rows, g["curve"]):
+            if int(row["k"]) != c["k"] or abs(float(row["slowdown"]) - c["slowdown"]) > 1e-5 * max(1, abs(c["slowdown"])):
+                bad.append("CSV level %s: slowdown %s, JSON k=%d %g" % (row["k"], row["slowdown"], c["k"], c["slowdown"]))
+        return bad
     if len(rows) != len(doc["predictions"]):
         return ["CSV has %d prediction rows, JSON %d" % (len(rows), len(doc["predictions"]))]
     for row, q in zip(rows, doc["predictions"]):
