@@ -3,10 +3,15 @@
 #include "machine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "analyze.h"
 
@@ -26,26 +31,86 @@ static void machine_counts(struct pma_machine *m, hwloc_topology_t topo)
 	m->topo = topo;
 }
 
+/* The XML comes from a trace or a file, i.e. from anywhere: hwloc's own minimal parser rather
+ * than its libxml2 plugin, which leaks on malformed input (fuzz_trace found it) and is more code
+ * to trust (hwloc-bind(1) documents HWLOC_LIBXML_IMPORT). Set once, before any thread's hwloc
+ * call reads it: pmanalyze -j loads traces in worker threads, and setenv beside getenv races. */
+static void xml_import_env(void)
+{
+	setenv("HWLOC_LIBXML_IMPORT", "0", 1);
+}
+
+static int hwloc_xml_load(hwloc_topology_t *topo, const char *xml, size_t len)
+{
+	int rc;
+
+	if (hwloc_topology_init(topo) != 0)
+		return -1;
+	rc = len ? hwloc_topology_set_xmlbuffer(*topo, xml, (int)len) : hwloc_topology_set_xml(*topo, xml);
+	if (rc == 0)
+		rc = hwloc_topology_load(*topo);
+	if (rc != 0) {
+		int e = errno;
+		hwloc_topology_destroy(*topo);
+		errno = e;
+	}
+	return rc;
+}
+
+/* hwloc 2.9 itself crashes on some malformed XML: a fuzzed trace (tests/fuzz/corpus/trace/0977...)
+ * makes hwloc_topology_load, and lstopo -i, die of SIGSEGV in hwloc_bitmap_compare_first. So
+ * the XML is first loaded in a child process: only when the child loads it and exits 0 does
+ * pmanalyze load it too (hwloc is deterministic). The child writes nothing (stderr to /dev/null:
+ * hwloc's own warnings) and dies after 10 s (alarm) if hwloc hangs. glibc's fork keeps malloc
+ * usable in the child of a multithreaded process; the workers of pmanalyze -j do not print.
+ * Returns 0 when the child loaded it, -1 with a reason otherwise (hwloc refused it, crashed, or
+ * no child could be started). */
+static int xml_loads_in_child(const char *xml, size_t len, char *why, size_t whysize)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0) {
+		snprintf(why, whysize, "cannot check the topology XML in a child process: fork: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		hwloc_topology_t topo;
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		alarm(10);
+		_exit(hwloc_xml_load(&topo, xml, len) == 0 ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(why, whysize, "cannot check the topology XML: waitpid: %s", strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFSIGNALED(status))
+		snprintf(why, whysize, "hwloc cannot load the topology XML: it %s on it (signal %d, %s; "
+			 "a malformed XML)", WTERMSIG(status) == SIGALRM ? "hung" : "crashed",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(why, whysize, "hwloc cannot load the topology XML: Invalid argument");
+	return -1;
+}
+
 /* Loads hwloc XML from a buffer (len > 0) or a file (len == 0). */
 static int machine_xml(struct pma_machine *m, const char *xml, size_t len, char *why, size_t whysize)
 {
+	static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 	hwloc_topology_t topo;
-	int rc;
 
-	/* the XML comes from a trace, i.e. from anywhere: hwloc's own minimal parser rather than
-	 * its libxml2 plugin, which leaks on malformed input (fuzz_trace found it) and is more
-	 * code to trust; hwloc-bind(1) documents HWLOC_LIBXML_IMPORT */
-	setenv("HWLOC_LIBXML_IMPORT", "0", 1);
-	if (hwloc_topology_init(&topo) != 0) {
-		snprintf(why, whysize, "hwloc_topology_init failed: %s", strerror(errno));
+	pthread_once(&env_once, xml_import_env);
+	if (xml_loads_in_child(xml, len, why, whysize) != 0)
 		return -1;
-	}
-	rc = len ? hwloc_topology_set_xmlbuffer(topo, xml, (int)len) : hwloc_topology_set_xml(topo, xml);
-	if (rc == 0)
-		rc = hwloc_topology_load(topo);
-	if (rc != 0) {
+	if (hwloc_xml_load(&topo, xml, len) != 0) {
 		snprintf(why, whysize, "hwloc cannot load the topology XML: %s", strerror(errno));
-		hwloc_topology_destroy(topo);
 		return -1;
 	}
 	machine_counts(m, topo);
