@@ -94,6 +94,9 @@ static void usage(FILE *f)
 		"                          cache (CSThr) or bandwidth (BWThr), into one trace\n"
 		"      --levels=LIST       interferer counts to run [default: 0 to one per CPU of\n"
 		"                          --interfere-cpus]; must start at 0\n"
+		"      --csthr-l2=N        CSThr buffers of N times the L2 above their CPU (hwloc),\n"
+		"                          N >= 2 [default: the paper's 4 MB, or 2x the L2 where\n"
+		"                          that is larger; --interfere cache: the machine file's]\n"
 		"      --interfere-cpus=LIST  the interferers' CPUs, a cpulist or a CPU expression\n"
 		"                          [default: CPUs sharing the program's last-level cache,\n"
 		"                          not its SMT siblings (hwloc)]\n"
@@ -468,6 +471,7 @@ struct pmc_opts {
 	enum pmc_interferer_kind interfere_kind;
 	const char *levels;         /* --levels, NULL = 0 .. one per interferer CPU */
 	const char *interfere_cpus; /* --interfere-cpus, NULL = placed by hwloc */
+	unsigned csthr_l2;          /* --csthr-l2: CSThr buffer in L2 sizes, 0 = default */
 	int calibrate_interference; /* --calibrate-interference */
 	const char *interference_file; /* --interference-file, NULL = the default path */
 	char **argv;                /* the command, NULL-terminated */
@@ -565,7 +569,7 @@ static int check_omp_events(const char *list, char *why, size_t whysize)
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
-	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS,
+	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS, OPT_CSTHR_L2,
 	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
 	       OPT_NO_BASELINE, OPT_PROGRESS };
 	static const struct option longopts[] = {
@@ -588,6 +592,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "label", required_argument, NULL, 'l' },
 		{ "interfere", required_argument, NULL, OPT_INTERFERE },
 		{ "levels", required_argument, NULL, OPT_LEVELS },
+		{ "csthr-l2", required_argument, NULL, OPT_CSTHR_L2 },
 		{ "interfere-cpus", required_argument, NULL, OPT_INTERFERE_CPUS },
 		{ "calibrate-interference", no_argument, NULL, OPT_CAL_INTERFERE },
 		{ "interference-file", required_argument, NULL, OPT_INTERFERENCE_FILE },
@@ -735,6 +740,20 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case OPT_LEVELS:
 			o->levels = optarg;
 			break;
+		case OPT_CSTHR_L2: {
+			char *end;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n < 2 || n > 64) {
+				pmt_cli_error("invalid --csthr-l2 '%s': want a whole number of L2 sizes, 2 to 64",
+					      optarg);
+				return PMT_EXIT_USAGE;
+			}
+			o->csthr_l2 = (unsigned)n;
+			break;
+		}
 		case OPT_INTERFERE_CPUS:
 			o->interfere_cpus = optarg;
 			break;
@@ -793,6 +812,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		return usage_error("a list of thread counts cannot be combined with --calibrate or --runs");
 	if (o->levels && !o->interfere)
 		return usage_error("--levels needs --interfere");
+	if (o->csthr_l2 && !o->calibrate_interference && !(o->interfere && o->interfere_kind == PMC_CSTHR))
+		return usage_error("--csthr-l2 needs --calibrate-interference or --interfere cache");
 	if (o->sweep && (o->interfere || o->calibrate_interference))
 		return usage_error("--sweep cannot be combined with --interfere or --calibrate-interference");
 	if (o->sweep && o->calibrate) {
@@ -988,6 +1009,28 @@ static int program_cpus_beside(hwloc_topology_t topo, const char *allowed, const
 	return w > 0 ? w : 0;
 }
 
+/* The CSThr buffer (is->csthr_bytes) for the first interferer CPU: l2x times its L2 when l2x > 0
+ * (--csthr-l2; an error line when hwloc shows no L2 there), else the paper's 4 MB (§5.1), or 2x
+ * the L2 where 4 MB is not larger than the L2 (a CSThr within its own core's cache takes none of
+ * the shared one, §2.2), or 4 MB where hwloc shows no L2. Returns 0, or -1 after the error line. */
+static int csthr_size(hwloc_topology_t topo, struct pmc_isess *is, unsigned l2x)
+{
+	char why[256];
+
+	if (l2x) {
+		if (pmc_csthr_bytes(topo, is->cpus[0], l2x, &is->csthr_bytes, why, sizeof(why)) < 0) {
+			pmt_cli_error("cannot use --csthr-l2 %u: %s", l2x, why);
+			return -1;
+		}
+		return 0;
+	}
+	if (pmc_csthr_bytes(topo, is->cpus[0], 0, &is->csthr_bytes, why, sizeof(why)) == 0)
+		return 0;
+	if (pmc_csthr_bytes(topo, is->cpus[0], 2, &is->csthr_bytes, why, sizeof(why)) < 0)
+		is->csthr_bytes = PMC_CSTHR_DEFAULT_BYTES; /* no L2 in the topology */
+	return 0;
+}
+
 /* --interfere / --calibrate-interference: the interferers' CPUs (--interfere-cpus, else hwloc's
  * placement: Casas & Bronevetsky §2, CPUs sharing the program's last-level cache that are not SMT
  * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
@@ -1076,8 +1119,8 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (pmc_csthr_bytes(ss->topo, is->cpus[0], 0, &is->csthr_bytes, why, sizeof(why)) < 0)
-		is->csthr_bytes = PMC_CSTHR_DEFAULT_BYTES; /* no L2 in the topology: the paper's 4 MB */
+	if (csthr_size(ss->topo, is, o->csthr_l2) < 0)
+		return PMT_EXIT_USAGE;
 	/* the machine file */
 	if (o->interference_file)
 		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
@@ -1100,6 +1143,17 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 		ss->have_cal = 1;
+		if (o->interfere_kind == PMC_CSTHR && is->cal.csthr_bytes && is->cal.csthr_bytes != is->csthr_bytes) {
+			if (o->csthr_l2) {
+				pmt_cli_error("--csthr-l2 %u gives CSThr buffers of %zu bytes, but the machine "
+					      "file '%s' measured the capacity left with %llu (recalibrate with "
+					      "--calibrate-interference --csthr-l2 %u)", o->csthr_l2,
+					      is->csthr_bytes, ss->interference_file,
+					      (unsigned long long)is->cal.csthr_bytes, o->csthr_l2);
+				return PMT_EXIT_USAGE;
+			}
+			is->csthr_bytes = (size_t)is->cal.csthr_bytes; /* the curve's "left" is per that size */
+		}
 	}
 	if (!o->interfere)
 		return -1; /* the calibration alone: no runs */

@@ -93,6 +93,25 @@ for lv in 0 0,0; do
 	expect_err_line "--levels $lv: one line" "^pmcollect: error: invalid --levels '$lv': want 0 and at least one more level"
 done
 if [ -e "$T/x.pmt" ]; then not_ok "refused levels leave no trace" "$T/x.pmt exists"; else ok "refused levels leave no trace"; fi
+# --csthr-l2: a whole number of L2 sizes from 2; only where CSThrs run; and a cache run must use
+# the CSThr size the machine file measured the capacity left with (else its "left" is not this run's)
+run_capture "$PMCOLLECT" -o "$T/x.pmt" --interfere cache --csthr-l2 1 --interference-file "$cal" -- true
+expect_status "--csthr-l2 1: exit 2" 2
+expect_err_line "--csthr-l2 1: one line" "^pmcollect: error: invalid --csthr-l2 '1': want a whole number of L2 sizes, 2 to 64$"
+run_capture "$PMCOLLECT" -o "$T/x.pmt" --interfere bandwidth --csthr-l2 3 --interference-file "$cal" -- true
+expect_status "--csthr-l2 with --interfere bandwidth: exit 2" 2
+if head -n 1 "$T/err" | grep -q "^pmcollect: error: --csthr-l2 needs --calibrate-interference or --interfere cache$" &&
+   [ "$(wc -l <"$T/err")" -eq 2 ] && tail -n 1 "$T/err" | grep -q '^usage: pmcollect '; then
+	ok "--csthr-l2 with --interfere bandwidth: the error line and the usage line"
+else not_ok "--csthr-l2 with --interfere bandwidth: the error line and the usage line" "$(head -c 300 "$T/err")"; fi
+fcs=$(fget "$cal" csthr_bytes)
+run_capture "$PMCOLLECT" -o "$T/x.pmt" --interfere cache --interfere-cpus "$c1" --csthr-l2 3 --interference-file "$cal" -- true
+if [ "$rc" -eq 2 ] && grep -q "^pmcollect: error: --csthr-l2 3 gives CSThr buffers of [0-9]* bytes, but the machine file '.*' measured the capacity left with $fcs (recalibrate with --calibrate-interference --csthr-l2 3)$" "$T/err"; then
+	ok "--csthr-l2 3 against a machine file of $fcs-byte CSThrs: exit 2, one line naming both sizes"
+elif [ "$rc" -eq 2 ] && grep -q "^pmcollect: error: cannot use --csthr-l2 3: hwloc shows no L2" "$T/err"; then
+	ok "--csthr-l2 3 where hwloc shows no L2: exit 2, one line"
+else not_ok "--csthr-l2 3 against the machine file's CSThr size: refused" "exit $rc: $(head -c 300 "$T/err")"; fi
+if [ -e "$T/x.pmt" ]; then not_ok "a refused --csthr-l2 leaves no trace" "$T/x.pmt exists"; else ok "a refused --csthr-l2 leaves no trace"; fi
 
 # ---- placement without --cpus or --interfere-cpus: program on the first usable CPU ----
 # runs: every run_begin's program CPUs and interferer CPUs, as "prog/interf" lines
@@ -300,6 +319,10 @@ rw() { # name W: pmcollect --interfere cache with randwalk over W MiB
 	"$PMANALYZE" -f json "$T/$1.pmt" >"$T/$1.json"
 }
 rw rw1 1
+got=$("$PMANALYZE" --dump "$T/rw1.pmt" 2>/dev/null | python3 -c 'import json,sys
+print(sorted({r["interference"].get("csthr_bytes") for r in map(json.loads, sys.stdin) if r.get("type") == "run_begin" and r["interference"].get("k", 0) > 0}))')
+if [ "$got" = "[$fcs]" ]; then ok "cache runs use the machine file's CSThr size ($fcs bytes)"
+else not_ok "cache runs use the machine file's CSThr size" "run_begin csthr_bytes $got, file $fcs"; fi
 est=$(jget "$T/rw1.json" estimate)
 reason=$(jget "$T/rw1.json" estimate_reason)
 cap0=$(jget "$T/cal.json.out" calibration.capacity_bytes.0); cap1=$(jget "$T/cal.json.out" calibration.capacity_bytes.1)

@@ -206,6 +206,19 @@ jcheck "whole-node readings by local rank 0 only" "$T/meta.0.json" 'd["node_read
 jcheck "local rank 2 says local rank 0 takes them" "$T/meta.2.json" 'not d["node_readings"]["taken"] and "hwloc_xml" not in d["topology"] and d["topology"]["hwloc_xml_by"]'
 "$PMANALYZE" -q -j 1 --format json "$T/job" >"$T/job1.json" 2>&1
 if cmp -s "$T/job.json" "$T/job1.json"; then ok "-j 1 and the default -j give the same report"; else not_ok "-j 1 and -j N agree" "$(diff "$T/job.json" "$T/job1.json" | head)"; fi
+# the job's CSV (docs/pmanalyze-json.md): a header and one row per rank, the same numbers as the JSON
+"$PMANALYZE" -q --format csv "$T/job" >"$T/job.csv" 2>"$T/err"
+if python3 -c 'import csv,json,math,sys
+rows = list(csv.DictReader(open(sys.argv[1]))); d = json.load(open(sys.argv[2]))
+want = "rank,local_rank,host,cpus,m,A_inf,T_cp_s,wall_s,busy_s,omega,start_offset_s,drift_ppm,complete,estimator,path,job".split(",")
+ok = list(rows[0].keys()) == want and len(rows) == len(d["ranks"]) == 4
+for r, j in zip(rows, d["ranks"]):
+    ok = ok and int(r["rank"]) == j["rank"] and int(r["local_rank"]) == j["local_rank"] and r["cpus"] == j["cpus"]
+    for k in ("A_inf", "T_cp_s", "busy_s", "wall_s"):
+        ok = ok and math.isclose(float(r[k]), j[k], rel_tol=1e-3, abs_tol=1e-6)
+    ok = ok and (r["omega"] == "nan") == (j["omega"] is None)
+sys.exit(not ok)' "$T/job.csv" "$T/job.json"; then ok "CSV: the documented header and one row per rank, as in the JSON"
+else not_ok "CSV: header and one row per rank, as in the JSON" "$(head -c 600 "$T/job.csv")"; fi
 "$PMANALYZE" "$T/job/trace.0.zst" "$T/job/trace.1.zst" "$T/job/trace.2.zst" "$T/job/trace.3.zst" >"$T/job.table" 2>&1
 if grep -q '^imbalance ' "$T/job.table" && grep -q '^summary ' "$T/job.table"; then ok "the traces named one by one: the merged table"
 else not_ok "traces named one by one: merged table" "$(head -c 600 "$T/job.table")"; fi
