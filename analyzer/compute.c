@@ -678,11 +678,12 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	check_inputs(r);
 	check_spinning(r);
 	{
-		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown) */
+		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown),
+		   and at every core count of the whole program's (--cores or its default) */
 		double pus = r->t->meta.topo.pus;
 		uint32_t n = pus >= 1 && pus <= 1e6 ? (uint32_t)pus : r->run->cpus_n;
-		if (pma_regions_compute(r->t, r->run, n, o->phases, o->tcm_event, &r->regions, why,
-					whysize) < 0)
+		if (pma_regions_compute(r->t, r->run, n, r->pred.cores, r->pred.ncores, o->phases,
+					o->tcm_event, &r->regions, why, whysize) < 0)
 			return -1;
 		r->regions.allande_all = o->allande_all;
 		if (pma_notes_append(&r->notes, &r->regions.notes) < 0) {

@@ -494,14 +494,55 @@ static int note_capped(struct pma_regions_result *out, double interval_ns)
 			     (const char *[]){ name }, 1);
 }
 
+/* row->pred at the core counts out->cores[0..k) from the row's profile p (eq. 6, omega 0), tmp
+ * [k] scratch. Issue 19's bounds, S <= min(n, A) and T >= max(T_cp, U/n), hold for eq. 6 by
+ * construction (each piece takes max(dT_cp, A dT_cp / n) on n cores); fmin/fmax only absorb the
+ * rounding of the bins' sums. Returns 0 or -1 (out of memory). */
+static int row_predictions(const struct pma_profile *p, struct pma_regions_result *out,
+			   struct pma_region_row *row, size_t k, struct pma_prediction *tmp)
+{
+	if (!k)
+		return 0;
+	row->pred = calloc(k, sizeof(*row->pred));
+	if (!row->pred)
+		return -1;
+	if (pma_profile_predict(p, out->cores, k, NULL, tmp) < 0) {
+		/* a core count of 0: the caller's list is refused before it gets here */
+		free(row->pred);
+		row->pred = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct pma_region_pred *q = &row->pred[i];
+		double n = tmp[i].cores, cap = fmin(n, row->A);
+
+		q->cores = tmp[i].cores;
+		q->A = fmin(tmp[i].A, cap);
+		q->S = fmin(tmp[i].S, cap);
+		q->T_ns = fmax(tmp[i].T_ns, fmax(row->T_cp_ns, row->work_ns / n));
+		q->gain_ns = fmax(q->T_ns - row->work_ns / n, 0);
+	}
+	row->npred = k;
+	return 0;
+}
+
 /* Per row: its windows w[nw] (the union of its instances' intervals; sorted here) cut out of the
- * steps st: work, T_cp, A and the predictions at out->n cores. */
+ * steps st: work, T_cp, A and the predictions at out->n cores and at out->cores. */
 static int rows_A(const struct steps *st, struct pma_regions_result *out, struct window *w, size_t nw)
 {
 	struct pma_profile whole;
-	size_t i = 0;
+	struct pma_prediction *tmp = NULL;
+	size_t i = 0, k = out->ncores;
 	int rc = 0;
 
+	if (out->nrows && k > PMA_REGION_MAX_PREDICTIONS / out->nrows) {
+		k = PMA_REGION_MAX_PREDICTIONS / out->nrows;
+		if (!k)
+			k = 1;
+		out->pred_left_out = out->ncores - k;
+	}
+	if (k && !(tmp = malloc(k * sizeof(*tmp))))
+		return -1;
 	qsort(w, nw, sizeof(*w), cmp_window);
 	while (i < nw && rc == 0) {
 		struct pma_region_row *row = &out->rows[w[i].row];
@@ -534,8 +575,11 @@ static int rows_A(const struct steps *st, struct pma_regions_result *out, struct
 			if (row->gain_ns < 0)
 				row->gain_ns = 0;
 		}
+		if (rc == 0)
+			rc = row_predictions(&p, out, row, k, tmp);
 		pma_profile_free(&p);
 	}
+	free(tmp);
 	pma_profile_init(&whole);
 	if (rc == 0 && st->n)
 		rc = cut_run(st, w, nw, &whole, &out->run_work_ns);
@@ -851,7 +895,7 @@ static int allande(const struct pma_trace *t, const char *tcm_event, struct pma_
 }
 
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			int want_phases, const char *tcm_event, struct pma_regions_result *out, char *why,
+			const uint32_t *cores, size_t ncores, int want_phases, const char *tcm_event, struct pma_regions_result *out, char *why,
 			size_t whysize)
 {
 	struct window *w = NULL;
@@ -870,6 +914,8 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 	out->reason = out->recorded ? NULL : run->info.omp.reason;
 	out->run_id = run->run_id;
 	out->n = n ? n : 1;
+	out->cores = cores;
+	out->ncores = cores ? ncores : 0;
 	out->instances = run->nomp;
 	out->phases = phases;
 	if (!run->nomp && !phases)
@@ -931,6 +977,8 @@ void pma_regions_free(struct pma_regions_result *r)
 {
 	if (!r)
 		return;
+	for (size_t i = 0; r->rows && i < r->nrows; i++)
+		free(r->rows[i].pred);
 	free(r->rows);
 	free(r->factors);
 	pma_allande_plan_free(&r->plan[0]);

@@ -843,6 +843,24 @@ static void region_counters_json(cJSON *o, const struct pma_regions_result *g)
 		cJSON_AddNullToObject(c, "tcm_event");
 }
 
+/* "regions.rows[].predictions": one object per core count of the top-level "predictions" ([]
+ * without A) */
+static void region_predictions_json(cJSON *a, const struct pma_region_row *w)
+{
+	for (size_t i = 0; a && i < w->npred; i++) {
+		const struct pma_region_pred *q = &w->pred[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			return;
+		cJSON_AddNumberToObject(o, "cores", q->cores);
+		add_finite(o, "A", q->A);
+		add_finite(o, "S", q->S);
+		add_finite(o, "T_ns", q->T_ns);
+		add_finite(o, "gain_ns", q->gain_ns);
+		cJSON_AddItemToArray(a, o);
+	}
+}
+
 static void regions_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
@@ -869,6 +887,7 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		region_counters_json(o, g);
 	cJSON_AddStringToObject(o, "A_source", g->have_A ? g->method : "none");
 	cJSON_AddNumberToObject(o, "cores", g->n);
+	cJSON_AddNumberToObject(o, "predictions_left_out", (double)g->pred_left_out);
 	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
 	rows = cJSON_AddArrayToObject(o, "rows");
 	for (size_t i = 0; rows && i < g->nrows; i++) {
@@ -902,6 +921,7 @@ static void regions_json(cJSON *root, const struct pma_result *r)
 		add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
 		add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
 		add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
+		region_predictions_json(cJSON_AddArrayToObject(e, "predictions"), w);
 		if (g->nevents && w->counter_tasks) {
 			cJSON *c = cJSON_AddObjectToObject(e, "counters");
 			for (size_t k = 0; c && k < g->nevents; k++)
@@ -1358,9 +1378,33 @@ static void csv_allande(FILE *out, const struct pma_regions_result *g)
 	}
 }
 
-/* --omp-regions traces: a second table after a blank line, one row per region (then, when the
- * trace has Allande's runs, csv_allande's tables). The per-thread counters' sums are the last
- * columns, one per event, named after it. */
+/* The regions' predictions (regions.h pred) in long form after a blank line: one row per region
+ * (or phase) with A and core count, in the order of the regions table, then of --cores; the header
+ * alone when no row has A. */
+static void csv_region_predictions(FILE *out, const struct pma_regions_result *g)
+{
+	char name[1400];
+
+	fputs("\nregion,cores,A,S,T_s,gain_s\n", out);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		pma_region_name(w, name, sizeof(name));
+		for (size_t k = 0; k < w->npred; k++) {
+			const struct pma_region_pred *q = &w->pred[k];
+			csv_field(out, name);
+			fprintf(out, ",%u", q->cores);
+			csv_sep_opt(out, ",", q->A);
+			csv_sep_opt(out, ",", q->S);
+			csv_sep_opt(out, ",", q->T_ns / 1e9);
+			csv_sep_opt(out, ",", q->gain_ns / 1e9);
+			fputc('\n', out);
+		}
+	}
+}
+
+/* --omp-regions traces: a second table after a blank line, one row per region, then
+ * csv_region_predictions' table (then, when the trace has Allande's runs, csv_allande's tables).
+ * The per-thread counters' sums are the last columns, one per event, named after it. */
 static void csv_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
@@ -1416,6 +1460,7 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 			csv_sep_opt(out, ",", ctr ? w->counters[e] : NAN);
 		fputc('\n', out);
 	}
+	csv_region_predictions(out, g);
 	if (g->allande)
 		csv_allande(out, g);
 }

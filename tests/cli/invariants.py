@@ -6,7 +6,7 @@
 #     S(m,n) <= min(n, A(m,inf)), T(n) >= max(T_cp, U/n), the optimum <= m and over rows of known
 #     omega when any is known, L >= 0; the CSV rows equal the JSON's;
 #   regions (--phases, or a trace's OpenMP regions): S_n <= min(cores, A), T_n >= max(T_cp,
-#     work/cores), shares <= 1, gain >= 0;
+#     work/cores), shares <= 1, gain >= 0; the same bounds on each row's predictions at every n;
 #   scaling (sweep runs): S_predicted = the prediction's S at that n, T_predicted >= T(1)/n;
 #   a job of rank traces (JOBDIR arguments): A_inf <= m per rank, T_job(n) >= every rank's T_cp,
 #     T_sum(n) >= T_job(n);
@@ -163,6 +163,13 @@ def check_regions(g, m):
             bad.append("region %s: T_n = %g ns < max(T_cp, work/n) = %g ns" % (name, w["T_n_ns"], floor))
         if w["gain_ns"] < -EPS * w["T_n_ns"]:
             bad.append("region %s: gain %g ns < 0" % (name, w["gain_ns"]))
+        for q in w.get("predictions", []):  # the same bounds at every core count
+            k = q["cores"]
+            if q["S"] > min(k, w["A"]) * (1 + EPS):
+                bad.append("region %s: S(%d) = %g > min(%d, A = %g)" % (name, k, q["S"], k, w["A"]))
+            floor = max(w["T_cp_ns"], w["work_ns"] / k)
+            if q["T_ns"] < floor * (1 - EPS):
+                bad.append("region %s: T(%d) = %g ns < max(T_cp, work/n) = %g ns" % (name, k, q["T_ns"], floor))
     return bad
 
 

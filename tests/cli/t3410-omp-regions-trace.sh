@@ -168,6 +168,32 @@ run_capture "$PMANALYZE" -q "$T/r.zst"
 check "table: a region line names imbalanced omp_regions.c" grep -q '^  imbalanced omp_regions.c:[0-9]' "$T/out"
 run_capture "$PMANALYZE" -q --format csv "$T/r.zst"
 check "CSV: the regions table follows the predictions" grep -q '^region,function,file,line,depth,calls' "$T/out"
+# per-region predictions at every --cores n (issue 17): JSON rows[].predictions, the CSV's
+# region,cores table; issue 19's bounds per n, and the single n = cores as T_n_ns / S_n
+"$PMANALYZE" -q --cores 1,2,4 --format json -o "$T/rc.json" "$T/r.zst"
+"$PMANALYZE" -q --cores 1,2,4 --format csv -o "$T/rc.csv" "$T/r.zst"
+check "per-region predictions at --cores 1,2,4: JSON per row, S <= min(n, A), T >= max(T_cp, U/n), n = cores as T_n_ns, CSV rows equal" python3 -c '
+import csv, json, sys
+g = json.load(open(sys.argv[1]))["regions"]
+tables = [list(csv.DictReader(t.strip().splitlines())) for t in open(sys.argv[2]).read().split("\n\n")]
+pc = [t for t in tables if t and tuple(t[0].keys()) == ("region", "cores", "A", "S", "T_s", "gain_s")]
+assert len(pc) == 1, [list(t[0].keys())[:3] for t in tables if t]
+rows = [w for w in g["rows"] if w.get("A") is not None]
+assert rows and g["predictions_left_out"] == 0, g
+for w in rows:
+    p = w["predictions"]
+    assert [q["cores"] for q in p] == [1, 2, 4], (w["name"], p)
+    for q in p:
+        n = q["cores"]
+        assert q["S"] <= min(n, w["A"]) * (1 + 1e-9), (w["name"], q)
+        assert q["T_ns"] >= max(w["T_cp_ns"], w["work_ns"] / n) * (1 - 1e-9), (w["name"], q)
+        if n == g["cores"]:
+            assert abs(q["T_ns"] - w["T_n_ns"]) <= 1e-6 * w["T_n_ns"] and abs(q["S"] - w["S_n"]) <= 1e-6 * w["S_n"], (w, q)
+    mine = [c for c in pc[0] if c["region"] == w["name"]]
+    assert [int(c["cores"]) for c in mine] == [1, 2, 4], mine
+    for c, q in zip(mine, p):
+        assert abs(float(c["T_s"]) * 1e9 - q["T_ns"]) <= 1e-5 * q["T_ns"] and abs(float(c["S"]) - q["S"]) <= 1e-5 * q["S"], (c, q)
+' "$T/rc.json" "$T/rc.csv"
 
 # --- a GCC binary (libgomp, no OMPT) with --omp-runtime llvm: libomp preloaded, with a warning -----
 pragma=$(grep -n '^#pragma omp parallel' "$PMT_TOP/tests/workloads/omp_phases.c" | cut -d: -f1)

@@ -135,8 +135,8 @@ def check(what, cond, why=""):
 by = {tuple(t[0].keys())[:2]: t for t in tables if t}
 regs, inputs, plans, confs = (by.get(k, []) for k in (("region", "function"), ("region", "threads"),
                                                     ("bound", "NC"), ("region", "aff")))
-check("CSV: five tables (predictions, regions, Allande's inputs, totals, every configuration)",
-      len(tables) == 5 and regs and inputs and plans and confs, str([list(t[0].keys())[:3] for t in tables if t]))
+check("CSV: six tables (predictions, regions, their predictions per n, Allande's inputs, totals, every configuration)",
+      len(tables) == 6 and regs and inputs and plans and confs, str([list(t[0].keys())[:3] for t in tables if t]))
 ladder = sorted(regs, key=lambda r: int(r["line"]))[:1] # ladder's pragma comes first
 # the analyzed run has 3 threads: 2 instances of U (1 + 2 + 3) = 6000 units, 6 task records
 check("CSV regions: ladder's %s column and tcm = 12000, counter_tasks 6" % ev,
