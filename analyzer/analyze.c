@@ -202,6 +202,23 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 								 .tid = c->tid };
 		return 0;
 	}
+	case PMT_REC_ENERGY: {
+		const struct pmt_energy *e = &rec->u.energy;
+		if (!(r = get_run(t, e->run_id)))
+			return LOAD_TOO_MANY;
+		if (!r->energy_nz)
+			r->energy_nz = e->n;
+		if (!e->n || e->n != r->energy_nz || r->nenergy == PMA_MAX_ENERGY_RECORDS) {
+			r->energy_refused++;
+			return 0;
+		}
+		if (PM_GROW(r->energy_t_ns, r->energy_t_cap, r->nenergy + 1) < 0 ||
+		    PM_GROW(r->energy_uj, r->energy_uj_cap, (r->nenergy + 1) * e->n) < 0)
+			return LOAD_NOMEM;
+		memcpy(&r->energy_uj[r->nenergy * e->n], e->energy_uj, e->n * sizeof(*e->energy_uj));
+		r->energy_t_ns[r->nenergy++] = e->t_ns;
+		return 0;
+	}
 	case PMT_REC_SCHED:
 		if (!(r = get_run(t, rec->u.sched.run_id)))
 			return LOAD_TOO_MANY;
@@ -418,6 +435,8 @@ void pma_trace_free(struct pma_trace *t)
 		free(t->runs[i].omp);
 		free(t->runs[i].omp_ctr);
 		free(t->runs[i].omp_cv);
+		free(t->runs[i].energy_t_ns);
+		free(t->runs[i].energy_uj);
 	}
 	pma_notes_free(&t->warnings);
 	memset(t, 0, sizeof(*t));

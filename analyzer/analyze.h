@@ -34,6 +34,9 @@ struct pma_omp_ctr {
 };
 /* Task records kept per run at most (16 + 8 x events bytes each); more are counted, not kept. */
 #define PMA_MAX_OMP_COUNTERS 100000000u
+/* ENERGY records kept per run at most (8 + 8 x zones bytes each; one per 100 ms: 11.5 days); more
+ * are counted, not kept. */
+#define PMA_MAX_ENERGY_RECORDS 10000000u
 
 struct pma_run {
 	uint32_t run_id;
@@ -63,6 +66,13 @@ struct pma_run {
 	size_t nomp_ctr, omp_ctr_cap, omp_cv_cap;
 	uint32_t omp_cn;       /* events per record (the first record's n; 0 none yet) */
 	uint64_t omp_ctr_refused; /* records beyond PMA_MAX_OMP_COUNTERS or with another n */
+	uint64_t *energy_t_ns;  /* ENERGY records of the run (FORMAT.md §5.8), in file order: when
+				   the counters were read (CLOCK_MONOTONIC ns) [nenergy] */
+	uint64_t *energy_uj;    /* their cumulative µJ since the run began, energy_nz per record,
+				   zone i in the order of info.energy_zones [nenergy * energy_nz] */
+	size_t nenergy, energy_t_cap, energy_uj_cap;
+	uint32_t energy_nz;     /* zones per record (the first record's n; 0 none yet) */
+	uint64_t energy_refused; /* records beyond PMA_MAX_ENERGY_RECORDS or with another n */
 	int finished;
 };
 

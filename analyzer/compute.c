@@ -670,7 +670,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	}
 	compute_uncertainty(r);
 	if (pma_energy_eval(traces, ntraces, r->pred.cores, r->pred.by_est[r->par.est], r->pred.ncores,
-			    &r->energy) < 0 || pma_notes_append(&r->notes, &r->energy.notes) < 0) {
+			    &r->energy) < 0 || pma_notes_append(&r->notes, &r->energy.notes) < 0 ||
+	    pma_run_power(r->run, &r->run_power) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}
@@ -714,6 +715,7 @@ void pma_result_free(struct pma_result *r)
 	pma_mem_eval_free(&r->mem);
 	pma_regions_free(&r->regions);
 	pma_energy_result_free(&r->energy);
+	pma_run_power_free(&r->run_power);
 	pma_notes_free(&r->notes);
 	pma_ranks_free(&r->ranks);
 	pma_scaling_free(&r->scaling);

@@ -103,6 +103,8 @@ struct pma_result {
 	struct pma_regions_result regions;        /* OpenMP regions (--omp-regions traces) */
 	struct pma_energy_result energy;          /* E(n), energy-optimal n; energy.have 0 with
 						     energy.reason when no run has energy */
+	struct pma_run_power run_power;           /* the analyzed run's power by energy zone over
+						     time (ENERGY records); run_power.s.n 0 without */
 	struct pma_measured_result measured;      /* measured S(n) of the runs, for the plots */
 	struct pma_interf_result interf;          /* active interference (Casas & Bronevetsky); when
 						     interf.present the other sections are empty:

@@ -195,3 +195,55 @@ void pma_energy_result_free(struct pma_energy_result *e)
 	pma_notes_free(&e->notes);
 	memset(e, 0, sizeof(*e));
 }
+
+/* Zone z's legend label: its name, with its id when another zone has the same name (two packages
+ * each have "core" and "dram"). Returns a malloc'ed string or NULL. */
+static char *zone_label(const struct pma_run_info *ri, size_t z)
+{
+	const char *name = z < ri->nenergy_zones ? ri->energy_zones[z] : NULL;
+	const char *id = z < ri->energy.nzone_ids ? ri->energy.zone_ids[z] : NULL;
+	int repeats = 0;
+	char buf[160];
+
+	for (size_t i = 0; name && i < ri->nenergy_zones; i++)
+		repeats |= i != z && ri->energy_zones[i] && strcmp(ri->energy_zones[i], name) == 0;
+	if (!name)
+		snprintf(buf, sizeof(buf), "zone %zu", z);
+	else if (repeats && id)
+		snprintf(buf, sizeof(buf), "%.60s (%.60s)", name, id);
+	else if (repeats)
+		snprintf(buf, sizeof(buf), "%.60s #%zu", name, z);
+	else
+		snprintf(buf, sizeof(buf), "%.100s", name);
+	return strdup(buf);
+}
+
+int pma_run_power(const struct pma_run *run, struct pma_run_power *out)
+{
+	int begin = run->info.has_begin;
+
+	memset(out, 0, sizeof(*out));
+	if (!run->nenergy || !run->energy_nz)
+		return 0;
+	if (pma_power_series(run->energy_t_ns, run->energy_uj, run->nenergy, run->energy_nz,
+			     begin ? run->t_begin_ns : run->energy_t_ns[0], begin, &out->s) < 0)
+		return -1;
+	if (!(out->labels = calloc(out->s.nzones, sizeof(*out->labels))))
+		return -1;
+	for (size_t z = 0; z < out->s.nzones; z++)
+		if (!(out->labels[z] = zone_label(&run->info, z)))
+			return -1;
+	out->source = run->info.energy.source;
+	return 0;
+}
+
+void pma_run_power_free(struct pma_run_power *p)
+{
+	if (!p)
+		return;
+	for (size_t z = 0; p->labels && z < p->s.nzones; z++)
+		free(p->labels[z]);
+	free(p->labels);
+	pma_power_series_free(&p->s);
+	memset(p, 0, sizeof(*p));
+}

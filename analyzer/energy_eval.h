@@ -67,6 +67,23 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 		    const struct pma_prediction *pred, size_t ncores, struct pma_energy_result *out);
 void pma_energy_result_free(struct pma_energy_result *e);
 
+/* The power of the analyzed run's energy zones over its time (the energy plot). */
+struct pma_run_power {
+	struct pma_power_series s; /* s.n 0: the run has fewer than two readings (no ENERGY records) */
+	char **labels;             /* [s.nzones]: the zone's RUN_BEGIN name ("package-0", "dram"), with
+				      its RUN_END id when the name repeats ("core (intel-rapl:1:0)");
+				      "zone i" when unnamed */
+	const char *source;        /* RUN_END energy.source ("powercap", "perf"; borrowed), or NULL */
+};
+
+/* The power of run's zones from its ENERGY records (pma_power_series: W = ΔµJ / Δns × 1e3 between
+ * consecutive readings), in seconds since its RUN_BEGIN, whose time is that of the run's first
+ * reading of 0 µJ (FORMAT.md §5.8; without RUN_BEGIN, since the first record). out is freed with
+ * pma_run_power_free, also on error. Returns 0 (out->s.n 0 when the run has no energy series), or
+ * -1 when memory runs out. */
+int pma_run_power(const struct pma_run *run, struct pma_run_power *out);
+void pma_run_power_free(struct pma_run_power *p);
+
 /* "good", "fair", "poor" or "unknown". */
 const char *pma_energy_trust_name(enum pma_energy_trust t);
 

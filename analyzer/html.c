@@ -189,23 +189,31 @@ static void inline_svg(FILE *out, const char *svg, const char *pfx)
 	}
 }
 
+/* Plot k inline as a figure, when r has its data. Returns 0 or -1 with why. */
+static int figure(FILE *out, const struct pma_result *r, enum pma_plot_kind k, char *why,
+		  size_t whysize)
+{
+	const char *na;
+	char *svg, pfx[16];
+	size_t len;
+
+	if (!pma_plot_available(r, k, &na))
+		return 0;
+	if (pma_plot_svg(r, k, &svg, &len, why, whysize) < 0)
+		return -1;
+	snprintf(pfx, sizeof(pfx), "p%d-", (int)k);
+	P("<figure class=\"plot\" id=\"plot-%s\">\n", pma_plot_name(k));
+	inline_svg(out, svg, pfx);
+	P("\n<figcaption>%s</figcaption>\n</figure>\n", pma_plot_title(k));
+	free(svg);
+	return 0;
+}
+
 static int sec_plots(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
-	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
-		const char *na;
-		char *svg, pfx[16];
-		size_t len;
-
-		if (!pma_plot_available(r, (enum pma_plot_kind)k, &na))
-			continue;
-		if (pma_plot_svg(r, (enum pma_plot_kind)k, &svg, &len, why, whysize) < 0)
-			return -1;
-		snprintf(pfx, sizeof(pfx), "p%d-", k);
-		P("<figure class=\"plot\" id=\"plot-%s\">\n", pma_plot_name((enum pma_plot_kind)k));
-		inline_svg(out, svg, pfx);
-		P("\n<figcaption>%s</figcaption>\n</figure>\n", pma_plot_title((enum pma_plot_kind)k));
-		free(svg);
-	}
+	for (int k = 0; k < PMA_PLOT_COUNT; k++)
+		if (k != PMA_PLOT_ENERGY && figure(out, r, (enum pma_plot_kind)k, why, whysize) < 0)
+			return -1; /* the energy plot is in the energy section */
 	return 0;
 }
 
@@ -326,23 +334,36 @@ static int sec_regions(FILE *out, const struct pma_result *r, char *why, size_t 
 	return 0;
 }
 
-/* Energy: E(n) and the energy-optimal core count (issue 16), or why there is none. */
+/* Energy: E(n) and the energy-optimal core count (issue 16), or why there is none; then the
+ * analyzed run's power by zone (the energy plot) when it has ENERGY records. */
 static int sec_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_energy_result *e = &r->energy;
+	const struct pma_run_power *rp = &r->run_power;
 
-	(void)why;
-	(void)whysize;
 	if (!e->have) {
 		P("<p>No energy estimate: ");
 		pma_html_escape(out, e->reason[0] ? e->reason : "no run has energy readings");
 		P(".</p>\n");
-		return 0;
+	} else {
+		P("<p>Fastest: %u cores, %.1f J. Least energy: %u cores, %.1f J. Least energy &#215; "
+		  "delay: %u cores.</p>\n", e->opt.n_time, e->opt.E_at_time_opt_j, e->opt.n_energy,
+		  e->opt.E_min_j, e->opt.n_edp);
 	}
-	P("<p>Fastest: %u cores, %.1f J. Least energy: %u cores, %.1f J. Least energy &#215; delay: "
-	  "%u cores.</p>\n", e->opt.n_time, e->opt.E_at_time_opt_j, e->opt.n_energy, e->opt.E_min_j,
-	  e->opt.n_edp);
-	return 0;
+	if (rp->s.n == 0)
+		return 0;
+	P("<p id=\"energy-zones\">Mean power of run %u over %.3g s:", r->run->run_id,
+	  rp->s.t1_s[rp->s.n - 1]);
+	for (size_t z = 0; z < rp->s.nzones; z++) {
+		P("%s ", z ? "," : "");
+		pma_html_escape(out, rp->labels[z]);
+		if (isfinite(rp->s.mean_w[z]))
+			P(" %.3g W", rp->s.mean_w[z]);
+		else
+			P(" unknown");
+	}
+	P(".</p>\n");
+	return figure(out, r, PMA_PLOT_ENERGY, why, whysize);
 }
 
 static int sec_sources(FILE *out, const struct pma_result *r, char *why, size_t whysize)

@@ -17,6 +17,7 @@ static const char *const plot_names[PMA_PLOT_COUNT] = {
 	[PMA_PLOT_SPEEDUP] = "speedup", [PMA_PLOT_PROFILE] = "profile",
 	[PMA_PLOT_HISTOGRAM] = "histogram", [PMA_PLOT_TIMELINE] = "timeline",
 	[PMA_PLOT_OMEGA] = "omega", [PMA_PLOT_INTERFERENCE] = "interference",
+	[PMA_PLOT_ENERGY] = "energy",
 };
 static const char *const plot_titles[PMA_PLOT_COUNT] = {
 	[PMA_PLOT_SPEEDUP] = "Predicted speedup S(m,n)",
@@ -25,7 +26,17 @@ static const char *const plot_titles[PMA_PLOT_COUNT] = {
 	[PMA_PLOT_TIMELINE] = "Thread timelines (exact mode) and critical path",
 	[PMA_PLOT_OMEGA] = "Memory contention \xcf\x89(n)",
 	[PMA_PLOT_INTERFERENCE] = "Sensitivity to active interference",
+	[PMA_PLOT_ENERGY] = "Power by energy zone",
 };
+
+unsigned pma_plot_zone_color(size_t z)
+{
+	static const unsigned tab10[PMA_PLOT_NZONE_COLORS] = {
+		0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+		0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf,
+	};
+	return tab10[z % PMA_PLOT_NZONE_COLORS];
+}
 
 const char *pma_plot_name(enum pma_plot_kind k)
 {
@@ -87,6 +98,10 @@ int pma_plot_available(const struct pma_result *r, enum pma_plot_kind k, const c
 	case PMA_PLOT_OMEGA:
 		if (r->mem.cal.npts == 0)
 			*why = "no calibration runs with C(n) (record them with pmcollect --calibrate)";
+		break;
+	case PMA_PLOT_ENERGY:
+		if (r->run_power.s.n == 0)
+			*why = "no energy readings (the run has no ENERGY records: see the energy section)";
 		break;
 	default:
 		*why = "no such plot";
@@ -298,6 +313,14 @@ int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int w, in
 	case PMA_PLOT_INTERFERENCE:
 		interference_axes(r, a);
 		break;
+	case PMA_PLOT_ENERGY: {
+		const struct pma_power_series *ps = &r->run_power.s;
+		a->xmin = 0;
+		a->xmax = interference_ceil(ps->t1_s[ps->n - 1]); /* the run fills the plot */
+		a->ymin = 0;
+		a->ymax = interference_ceil(ps->max_w * 1.1);
+		break;
+	}
 	default:
 		return -1;
 	}
@@ -888,6 +911,67 @@ static void draw_interference(cairo_t *cr, const struct pma_result *r, int w, in
 	legend(cr, a, le, nl, 0);
 }
 
+/* ---- the energy plot ---- */
+
+/* Legend entries at most: zones beyond are summed up in one line. */
+#define ENERGY_LEGEND_MAX 12
+
+/* Each zone's power as steps: a flat line over each interval between two readings at its mean
+ * power, joined to the next interval when they touch, broken where the power is NAN. */
+static void draw_energy(cairo_t *cr, const struct pma_result *r, int w, int h,
+			const struct pma_plot_axes *a)
+{
+	const struct pma_run_power *rp = &r->run_power;
+	const struct pma_power_series *ps = &rp->s;
+	char xt[96], labels[ENERGY_LEGEND_MAX][160];
+	struct legend_entry le[ENERGY_LEGEND_MAX];
+	size_t nl = 0;
+
+	snprintf(xt, sizeof(xt), "time since the run began (s); %s readings",
+		 rp->source ? rp->source : "energy");
+	frame(cr, r, PMA_PLOT_ENERGY, w, h, a, xt,
+	      "power (W), \xce\x94" "E / \xce\x94" "t between readings", 1);
+	clip_area(cr, a);
+	cairo_set_line_width(cr, 2);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	for (size_t z = 0; z < ps->nzones; z++) {
+		const double *pw = &ps->w[z * ps->n];
+		int started = 0;
+		rgb(cr, pma_plot_zone_color(z), 1);
+		for (size_t k = 0; k < ps->n; k++) {
+			double y = pma_plot_px_y(a, pw[k]);
+			if (!isfinite(pw[k])) {
+				started = 0;
+				continue;
+			}
+			if (started && ps->t0_s[k] == ps->t1_s[k - 1])
+				cairo_line_to(cr, pma_plot_px_x(a, ps->t0_s[k]), y);
+			else
+				cairo_move_to(cr, pma_plot_px_x(a, ps->t0_s[k]), y);
+			cairo_line_to(cr, pma_plot_px_x(a, ps->t1_s[k]), y);
+			started = 1;
+		}
+		cairo_stroke(cr);
+	}
+	cairo_restore(cr);
+	for (size_t z = 0; z < ps->nzones && nl < ENERGY_LEGEND_MAX; z++) {
+		if (nl == ENERGY_LEGEND_MAX - 1 && ps->nzones > ENERGY_LEGEND_MAX) {
+			snprintf(labels[nl], sizeof(labels[nl]), "and %zu more zones", ps->nzones - z);
+			le[nl] = (struct legend_entry){ 0x999999, 0, labels[nl] };
+			nl++;
+			break;
+		}
+		if (isfinite(ps->mean_w[z]))
+			snprintf(labels[nl], sizeof(labels[nl]), "%s: mean %.3g W", rp->labels[z],
+				 ps->mean_w[z]);
+		else
+			snprintf(labels[nl], sizeof(labels[nl]), "%s", rp->labels[z]);
+		le[nl] = (struct legend_entry){ pma_plot_zone_color(z), 0, labels[nl] };
+		nl++;
+	}
+	legend(cr, a, le, nl, 1);
+}
+
 /* Draws plot k on cr (a w x h surface). Returns 0 or -1 (not available, out of memory). */
 static int draw(cairo_t *cr, const struct pma_result *r, enum pma_plot_kind k, int w, int h)
 {
@@ -912,6 +996,9 @@ static int draw(cairo_t *cr, const struct pma_result *r, enum pma_plot_kind k, i
 		return 0;
 	case PMA_PLOT_INTERFERENCE:
 		draw_interference(cr, r, w, h, &a);
+		return 0;
+	case PMA_PLOT_ENERGY:
+		draw_energy(cr, r, w, h, &a);
 		return 0;
 	default:
 		return -1;

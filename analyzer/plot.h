@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plot.h: pmanalyze's plots, drawn with cairo from a computed result (struct pma_result) and its
  * loaded run: the speedup curve, the parallelism profile over critical-path time, the concurrency
- * histogram, the exact mode's thread timelines and omega(n). Each plot has axis titles with
+ * histogram, the exact mode's thread timelines, omega(n) and the power of the energy zones. Each plot has axis titles with
  * units, a legend and a caption naming the program and the machine. No computation of the model
  * here (compute.c); no printing (the caller reports errors). */
 #ifndef PMA_PLOT_H
@@ -19,12 +19,14 @@ enum pma_plot_kind {
 	PMA_PLOT_OMEGA,         /* omega(n) of the memory model (eq. 7-10) and the measured C(n) */
 	PMA_PLOT_INTERFERENCE,  /* active interference: slowdown against the resource left
 				 * (Casas & Bronevetsky §5.2, Fig. 12); the only plot of such a trace */
+	PMA_PLOT_ENERGY,        /* power of each energy zone over the run (ENERGY records, W) */
 	PMA_PLOT_COUNT,
 };
 
 enum pma_plot_format { PMA_PLOT_SVG = 0, PMA_PLOT_PNG };
 
-/* File stem of a plot: "speedup", "profile", "histogram", "timeline", "omega", "interference". */
+/* File stem of a plot: "speedup", "profile", "histogram", "timeline", "omega", "interference",
+ * "energy". */
 const char *pma_plot_name(enum pma_plot_kind k);
 /* Its title for a report ("Predicted speedup", ...). */
 const char *pma_plot_title(enum pma_plot_kind k);
@@ -32,7 +34,7 @@ const char *pma_plot_title(enum pma_plot_kind k);
 int pma_plot_format_parse(const char *name, enum pma_plot_format *f);
 
 /* Whether r has the data for plot k: 1, or 0 with a static one-line reason in *why (e.g. the
- * run has no scheduler events, no calibration runs). */
+ * run has no scheduler events, no calibration runs; the energy plot: "no energy readings ..."). */
 int pma_plot_available(const struct pma_result *r, enum pma_plot_kind k, const char **why);
 
 /* Default size of plot k in pixels (the timeline grows with the threads, up to 2000 px). */
@@ -66,6 +68,13 @@ int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int width
  * levels in PMA_PLOT_C_OPT, the threshold in PMA_PLOT_C_95, the bound on the need in
  * PMA_PLOT_C_NEED (a band over the resource left) */
 #define PMA_PLOT_C_NEED 0x9467bd
+/* the energy plot: zone z's line in pma_plot_zone_color(z) */
+#define PMA_PLOT_NZONE_COLORS 10
+
+/* Colour (0xRRGGBB) of energy zone z (its index in the run's RUN_BEGIN energy.zones): the ten of
+ * matplotlib's "tab10" in order (1f77b4 ff7f0e 2ca02c d62728 9467bd 8c564b e377c2 7f7f7f bcbd22
+ * 17becf), then again from the first. */
+unsigned pma_plot_zone_color(size_t z);
 
 /* Writes plot k of r to path as SVG or PNG (default size). Returns 0, or -1 with a one-line
  * reason in why (plot not available, cannot create or write the file, cairo's status). */

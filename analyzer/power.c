@@ -155,3 +155,75 @@ out:
 	free(S);
 	return rc;
 }
+
+int pma_power_series(const uint64_t *t_ns, const uint64_t *uj, size_t nreadings, size_t nzones,
+		     uint64_t t_start_ns, int start_is_reading, struct pma_power_series *out)
+{
+	size_t cap = nreadings + 1, k = 0;
+	const uint64_t *prev_uj = NULL;
+	uint64_t prev_t = t_start_ns;
+	double *e_j, *dt_s;
+
+	memset(out, 0, sizeof(*out));
+	if (nzones == 0)
+		return -1;
+	out->nzones = nzones;
+	out->t0_s = malloc(cap * sizeof(double));
+	out->t1_s = malloc(cap * sizeof(double));
+	out->w = malloc(cap * nzones * sizeof(double));
+	out->mean_w = malloc(nzones * sizeof(double));
+	e_j = calloc(nzones, sizeof(double));
+	dt_s = calloc(nzones, sizeof(double));
+	if (!out->t0_s || !out->t1_s || !out->w || !out->mean_w || !e_j || !dt_s) {
+		free(e_j);
+		free(dt_s);
+		return -1;
+	}
+	for (size_t i = 0; i < nreadings; i++) {
+		const uint64_t *cur = &uj[i * nzones];
+		int first = !prev_uj && !start_is_reading;
+		if (i > 0 || start_is_reading) {
+			if (t_ns[i] <= prev_t)
+				continue; /* the same or an earlier time: no interval */
+		}
+		if (!first) {
+			double d_ns = (double)(t_ns[i] - prev_t);
+			out->t0_s[k] = ((double)prev_t - (double)t_start_ns) / 1e9;
+			out->t1_s[k] = ((double)t_ns[i] - (double)t_start_ns) / 1e9;
+			for (size_t z = 0; z < nzones; z++) {
+				uint64_t e0 = prev_uj ? prev_uj[z] : 0;
+				double w = NAN;
+				if (cur[z] >= e0) {
+					w = (double)(cur[z] - e0) / d_ns * 1e3; /* µJ/ns = 1e3 W */
+					e_j[z] += (double)(cur[z] - e0) / 1e6;
+					dt_s[z] += d_ns / 1e9;
+					out->max_w = fmax(out->max_w, w);
+				}
+				out->w[z * cap + k] = w;
+			}
+			k++;
+		}
+		prev_uj = cur;
+		prev_t = t_ns[i];
+	}
+	/* the rows were laid out cap apart: pack them n apart */
+	for (size_t z = 1; z < nzones; z++)
+		memmove(&out->w[z * k], &out->w[z * cap], k * sizeof(double));
+	out->n = k;
+	for (size_t z = 0; z < nzones; z++)
+		out->mean_w[z] = dt_s[z] > 0 ? e_j[z] / dt_s[z] : NAN;
+	free(e_j);
+	free(dt_s);
+	return 0;
+}
+
+void pma_power_series_free(struct pma_power_series *s)
+{
+	if (!s)
+		return;
+	free(s->t0_s);
+	free(s->t1_s);
+	free(s->w);
+	free(s->mean_w);
+	memset(s, 0, sizeof(*s));
+}

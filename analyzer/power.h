@@ -76,4 +76,31 @@ struct pma_energy_optimum {
 /* Finds the optima among pts[0..k-1] (n increasing). Returns 0, or -1 when k is 0. */
 int pma_energy_optimum(const struct pma_energy_point *pts, size_t k, struct pma_energy_optimum *out);
 
+/* The power of each energy zone over a run, interval by interval (the energy plot). */
+struct pma_power_series {
+	size_t nzones;
+	size_t n;            /* intervals between consecutive readings */
+	double *t0_s, *t1_s; /* [n]: interval k runs from t0_s[k] to t1_s[k], s since t_start_ns */
+	double *w;           /* [nzones * n]: zone z's mean power over interval k at w[z * n + k], W;
+				NAN where its energy went down (never in a pmcollect trace) */
+	double *mean_w;      /* [nzones]: zone z's energy over its finite intervals / their time, W;
+				NAN when it has none */
+	double max_w;        /* the largest finite w, 0 when none */
+};
+
+/* Turns cumulative energy readings into power: W = ΔµJ / Δns × 1e3 between consecutive readings.
+ * t_ns[nreadings] are the readings' times (CLOCK_MONOTONIC ns), uj[nreadings * nzones] their µJ
+ * (reading k's zone z at uj[k * nzones + z]), cumulative since the run's first reading and
+ * wrap-corrected, as in ENERGY records (FORMAT.md §5.8: pmcollect has already added
+ * max_energy_range_uj at each wrap, so a counter never goes down here). Times are seconds since
+ * t_start_ns. start_is_reading: a reading of 0 µJ in every zone was taken at t_start_ns (pmcollect
+ * takes the run's first reading just after it writes RUN_BEGIN, and records none for it), so the
+ * first interval starts there; else the first reading only starts the first interval. A reading
+ * not later than the previous one is skipped. The arrays of out are malloc'ed (free with
+ * pma_power_series_free, also on error). Returns 0 (out->n may be 0: fewer than two readings), or
+ * -1 when memory runs out or nzones is 0. */
+int pma_power_series(const uint64_t *t_ns, const uint64_t *uj, size_t nreadings, size_t nzones,
+		     uint64_t t_start_ns, int start_is_reading, struct pma_power_series *out);
+void pma_power_series_free(struct pma_power_series *s);
+
 #endif

@@ -378,6 +378,40 @@ static double positive(const cJSON *o, const char *key)
 	return v >= 1 && v <= UINT32_MAX && v == floor(v) ? v : NAN;
 }
 
+/* The strings of array arr (or, with key, each element's string member key) into a malloc'ed
+ * array of at most PMT_MAX_ENERGY_ZONES malloc'ed strings (NULL where absent). Returns 0, or -1
+ * when memory runs out. */
+static int string_list(const cJSON *arr, const char *key, char ***out, size_t *n)
+{
+	const cJSON *el;
+	size_t k = 0, len = (size_t)cJSON_GetArraySize(arr);
+
+	*out = NULL;
+	*n = 0;
+	if (!cJSON_IsArray(arr) || len == 0)
+		return 0;
+	if (len > PMT_MAX_ENERGY_ZONES)
+		len = PMT_MAX_ENERGY_ZONES;
+	if (!(*out = calloc(len, sizeof(**out))))
+		return -1;
+	cJSON_ArrayForEach(el, arr) {
+		const cJSON *s = key ? item(el, key) : el;
+		if (k == len)
+			break;
+		*n = ++k; /* the slot is freed with the others, filled or not */
+		if (cJSON_IsString(s) && s->valuestring && !((*out)[k - 1] = strdup(s->valuestring)))
+			return -1;
+	}
+	return 0;
+}
+
+static void string_list_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 {
 	cJSON *o = parse_json(text);
@@ -425,6 +459,10 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	if (!(ri->threads >= 1 && ri->threads <= 1e6))
 		ri->threads = 0;
 	ri->mem_mode = str_dup(item(o, "mempolicy"), "mode");
+	if (string_list(item(item(o, "energy"), "zones"), NULL, &ri->energy_zones, &ri->nenergy_zones) < 0) {
+		cJSON_Delete(o);
+		return -1;
+	}
 	cJSON_Delete(o);
 	return 0;
 }
@@ -521,8 +559,9 @@ static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 	return 0;
 }
 
-/* RUN_END "energy", "energy_reason" and "other_load" (FORMAT.md §6, since 1.2). */
-static void energy_parse(const cJSON *o, struct pma_run_energy *e)
+/* RUN_END "energy", "energy_reason" and "other_load" (FORMAT.md §6, since 1.2). Returns 0, or -1
+ * when memory runs out. */
+static int energy_parse(const cJSON *o, struct pma_run_energy *e)
 {
 	const cJSON *en = item(o, "energy"), *l = item(o, "other_load");
 
@@ -540,6 +579,7 @@ static void energy_parse(const cJSON *o, struct pma_run_energy *e)
 	}
 	e->other_load_cpus = num(l, "cpus", NAN);
 	e->program_cpus = num(l, "program_cpus", NAN);
+	return string_list(item(en, "zones"), "id", &e->zone_ids, &e->nzone_ids);
 }
 
 int pma_run_end_parse(const char *text, struct pma_run_info *ri)
@@ -583,7 +623,10 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		cJSON_Delete(o);
 		return -1;
 	}
-	energy_parse(o, &ri->energy);
+	if (energy_parse(o, &ri->energy) < 0) {
+		cJSON_Delete(o);
+		return -1;
+	}
 	ri->wall_ns = fnum(o, "wall_ns", NAN);
 	ri->utime_ns = fnum(item(o, "rusage"), "utime_ns", NAN);
 	ri->stime_ns = fnum(item(o, "rusage"), "stime_ns", NAN);
@@ -610,6 +653,8 @@ void pma_run_info_free(struct pma_run_info *ri)
 	free(ri->mem_mode);
 	free(ri->energy.source);
 	free(ri->energy.reason);
+	string_list_free(ri->energy.zone_ids, ri->energy.nzone_ids);
+	string_list_free(ri->energy_zones, ri->nenergy_zones);
 	cpufreq_free(&ri->cpufreq);
 	free(ri->omp.reason);
 	free(ri->omp.runtime_version);

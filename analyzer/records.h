@@ -181,6 +181,10 @@ struct pma_run_energy {
 				   when absent. Over 1 s, two wraps may read as one (FORMAT.md §6) */
 	double other_load_cpus; /* other_load.cpus: other processes' busy CPUs; NAN when unknown */
 	double program_cpus;    /* other_load.program_cpus; NAN when unknown */
+	char **zone_ids;        /* energy.zones[].id ("intel-rapl:0:1"; NULL where absent), in the
+				   order of the ENERGY records; [nzone_ids], at most
+				   PMT_MAX_ENERGY_ZONES */
+	size_t nzone_ids;
 };
 
 /* RUN_BEGIN and RUN_END of one run. */
@@ -205,6 +209,10 @@ struct pma_run_info {
 	struct pma_cpufreq cpufreq;
 	struct pma_omp_info omp;  /* RUN_END "omp_regions" */
 	char *mem_mode;         /* RUN_BEGIN "mempolicy.mode", NULL when absent */
+	char **energy_zones;    /* RUN_BEGIN "energy.zones" (1.2): the zone names of the run's ENERGY
+				   records, in their order ("package-0", "dram", ...; NULL where not a
+				   string); [nenergy_zones], at most PMT_MAX_ENERGY_ZONES */
+	size_t nenergy_zones;
 	struct pma_run_energy energy;
 	double wall_ns;         /* RUN_END "wall_ns", NAN when absent */
 	double utime_ns, stime_ns; /* RUN_END "rusage", NAN when absent */

@@ -240,6 +240,86 @@ if grep -q "^note: 1 run read the energy counters more than 1 s apart (up to [0-
 	ok "a gap of $gap ns between energy readings: the note about missed wraps"
 else not_ok "note for energy readings over 1 s apart" "max_gap_ns $gap" "$(grep -i 'note' "$T/gap.table")"; fi
 
+# The energy plot (pmanalyze --plot, docs/energy.md): a tree with package-0 and dram zones, each
+# advanced by its own rapl_sim at P_static 20 W and 10 W (P_core 0), both running for the whole
+# run: their mean power over the run is 20 W and 10 W up to the few ms before and after rapl_sim
+# (exec, exit). energy.svg and energy.png are written with a line per zone, the HTML report's
+# energy section gives the zones' mean power; a trace without ENERGY records (this VM's own run)
+# gets no energy plot and the HTML says "no energy readings" where missing plots are listed.
+EP="$T/eplot"
+for z in intel-rapl:0/package-0 intel-rapl:0:0/dram; do
+	mkdir -p "$EP/sys/class/powercap/${z%/*}"
+	echo "${z#*/}" >"$EP/sys/class/powercap/${z%/*}/name"
+	echo 262143328850 >"$EP/sys/class/powercap/${z%/*}/max_energy_range_uj"
+	echo 1000000 >"$EP/sys/class/powercap/${z%/*}/energy_uj"
+done
+mkdir -p "$EP/proc"
+cp "$FIX/none/proc/stat" "$EP/proc/stat"
+cat >"$T/two-zones.sh" <<'EOF'
+"$1/rapl_sim" -t 1 -w 600 -s 20 -c 0 "$2/intel-rapl:0/energy_uj" >/dev/null &
+"$1/rapl_sim" -t 1 -w 600 -s 10 -c 0 "$2/intel-rapl:0:0/energy_uj" >/dev/null
+wait
+EOF
+run_capture env PMT_SYSFS_ROOT="$EP" "$PMCOLLECT" -q -o "$T/eplot.pmt" -- sh "$T/two-zones.sh" "$W" "$EP/sys/class/powercap"
+expect_status "pmcollect of two rapl_sim on package-0 (20 W) and dram (10 W)" 0
+run_capture "$PMANALYZE" -q --plot "$T/esvg" --html "$T/eplot.html" "$T/eplot.pmt"
+expect_status "pmanalyze --plot --html of a trace with energy" 0
+if python3 - "$T/esvg/energy.svg" >"$T/py.out" 2>&1 <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+data = open(sys.argv[1], "rb").read()
+assert ET.fromstring(data).tag == "{http://www.w3.org/2000/svg}svg"
+seen = set()
+for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
+    seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
+# zone 0 (package-0) 1f77b4, zone 1 (dram) ff7f0e: analyzer/plot.h pma_plot_zone_color
+missing = [c for c in ("1f77b4", "ff7f0e") if c not in seen]
+assert not missing, "zone colours missing: %s" % missing
+print("%d bytes" % len(data))
+EOF
+then ok "energy.svg parses and has a line per zone, package-0 and dram ($(cat "$T/py.out"))"
+else not_ok "energy.svg with a line per zone" "$(ls "$T/esvg" | tr '\n' ' ') $(tail -3 "$T/py.out")"; fi
+# the zone names are glyphs in cairo's SVG (t2600); the HTML energy section has them as text
+if python3 - "$T/eplot.html" >"$T/py.out" 2>&1 <<'EOF'
+import re, sys
+page = open(sys.argv[1]).read()
+m = re.search(r'<p id="energy-zones">Mean power of run 0 over ([0-9.e+-]+) s: package-0 ([0-9.e+-]+) W, dram ([0-9.e+-]+) W\.</p>', page)
+assert m, "no energy-zones paragraph"
+assert 'id="plot-energy"' in page, "no energy figure"
+assert page.index('id="plot-energy"') > page.index('<h2>Energy</h2>'), "the plot is not in the energy section"
+span, pkg, dram = map(float, m.groups())
+print("package-0 %.3g W, dram %.3g W over %.3g s" % (pkg, dram, span))
+assert abs(pkg / 20 - 1) < 0.15 and abs(dram / 10 - 1) < 0.15, "mean power off by more than 15%"
+EOF
+then ok "HTML energy section: the plot and the zones' mean power, 20 W and 10 W within 15% ($(cat "$T/py.out"))"
+else not_ok "HTML energy section with the plot and mean power" "$(tail -3 "$T/py.out")"; fi
+run_capture "$PMANALYZE" -q --plot "$T/epng" --plot-format png "$T/eplot.pmt"
+# ink of both zones inside the plot area (margins of analyzer/plot.c: left 78, right 28, top 48,
+# bottom 88 px of 960 x 540)
+if python3 - "$T/epng/energy.png" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+import pngpix
+w, h, bpp, rows = pngpix.read(sys.argv[1])
+assert (w, h) == (960, 540), (w, h)
+count = {}
+for y in range(48, h - 88):
+    for x in range(78, w - 28):
+        px = bytes(rows[y][x * bpp:x * bpp + 3])
+        count[px] = count.get(px, 0) + 1
+pkg, dram = count.get(bytes.fromhex("1f77b4"), 0), count.get(bytes.fromhex("ff7f0e"), 0)
+assert pkg > 40 and dram > 40, "package-0 %d px, dram %d px" % (pkg, dram)
+print("package-0 %d px, dram %d px" % (pkg, dram))
+EOF
+then ok "energy.png has ink of both zones in the plot area ($(cat "$T/py.out"))"
+else not_ok "energy.png has ink in the plot area" "$(tail -3 "$T/py.out")"; fi
+# no energy: a run on the fixture tree without powercap (this VM's own case)
+run_capture env PMT_SYSFS_ROOT="$FIX/none" "$PMCOLLECT" -q -o "$T/noenergy.pmt" -- "$W/phases" -t 2 -w 100 -r 1 balanced
+run_capture "$PMANALYZE" -q --plot "$T/nosvg" --html "$T/noenergy.html" "$T/noenergy.pmt"
+if [ -d "$T/nosvg" ] && [ ! -e "$T/nosvg/energy.svg" ] && ls "$T/nosvg" | grep -q . &&
+   grep -q '<li>Power by energy zone plot: no energy readings' "$T/noenergy.html"; then
+	ok "a trace without energy: no energy.svg (written: $(ls "$T/nosvg" | tr '\n' ' ')), 'no energy readings' in the HTML"
+else not_ok "a trace without energy writes no energy plot" "$(ls "$T/nosvg" 2>&1 | tr '\n' ' ') $(grep -o '<li>Power[^<]*' "$T/noenergy.html")"; fi
+
 # --label goes to META labels
 run_capture "$PMCOLLECT" -q -o "$T/label.pmt" --label size=1000 --label kind=a=b -- true
 if "$PMANALYZE" --dump "$T/label.pmt" | grep '"type":"meta"' | grep -q '"labels":{"size":"1000","kind":"a=b"}'

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_power.c: analyzer/power.c on synthetic runs of known P_static, P_core and T(n). */
+/* test_power.c: analyzer/power.c on synthetic runs of known P_static, P_core and T(n), and the
+ * power series of the energy plot on synthetic ENERGY readings of known watts. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,6 +191,112 @@ static void test_unphysical(void **state)
 	assert_non_null(strstr(why, "P_static < 0"));
 }
 
+/* Readings every 100 ms of a package zone at 20 W and a dram zone at 10 W, cumulative µJ since
+ * the first reading of 0 µJ at t_start (pmcollect's, just after RUN_BEGIN): W = ΔµJ / Δns × 1e3. */
+static void test_series_constant(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 5000000000ull;
+	uint64_t t_ns[5], uj[10];
+	struct pma_power_series s;
+
+	for (size_t k = 0; k < 5; k++) {
+		t_ns[k] = t0 + (k + 1) * 100000000ull;
+		uj[2 * k] = (k + 1) * 2000000ull;     /* 20 W x 0.1 s = 2 J */
+		uj[2 * k + 1] = (k + 1) * 1000000ull; /* 10 W x 0.1 s = 1 J */
+	}
+	assert_int_equal(pma_power_series(t_ns, uj, 5, 2, t0, 1, &s), 0);
+	assert_int_equal(s.nzones, 2);
+	assert_int_equal(s.n, 5); /* the first interval starts at RUN_BEGIN's zero reading */
+	assert_float_equal(s.t0_s[0], 0, 1e-12);
+	assert_float_equal(s.t1_s[0], 0.1, 1e-12);
+	assert_float_equal(s.t1_s[4], 0.5, 1e-12);
+	for (size_t k = 0; k < 5; k++) {
+		assert_float_equal(s.w[0 * s.n + k], 20, 1e-9);
+		assert_float_equal(s.w[1 * s.n + k], 10, 1e-9);
+	}
+	assert_float_equal(s.mean_w[0], 20, 1e-9);
+	assert_float_equal(s.mean_w[1], 10, 1e-9);
+	assert_float_equal(s.max_w, 20, 1e-9);
+	pma_power_series_free(&s);
+
+	/* without the zero reading (no RUN_BEGIN): the first record only starts the first interval */
+	assert_int_equal(pma_power_series(t_ns, uj, 5, 2, t_ns[0], 0, &s), 0);
+	assert_int_equal(s.n, 4);
+	assert_float_equal(s.t0_s[0], 0, 1e-12);
+	assert_float_equal(s.t1_s[3], 0.4, 1e-12);
+	assert_float_equal(s.w[1 * s.n + 3], 10, 1e-9);
+	assert_float_equal(s.mean_w[0], 20, 1e-9);
+	pma_power_series_free(&s);
+}
+
+/* Uneven readings and a change of power: 20 W for 0.2 s (two readings), then 40 W for 0.2 s in one
+ * reading 0.2 s later (a late reading); a repeated time is skipped. Mean 30 W, time-weighted. */
+static void test_series_steps(void **state)
+{
+	(void)state;
+	const uint64_t t_ns[] = { 100000000, 200000000, 200000000, 400000000 };
+	const uint64_t uj[] = { 2000000, 4000000, 4000000, 12000000 };
+	struct pma_power_series s;
+
+	assert_int_equal(pma_power_series(t_ns, uj, 4, 1, 0, 1, &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_float_equal(s.w[0], 20, 1e-9);
+	assert_float_equal(s.w[1], 20, 1e-9);
+	assert_float_equal(s.w[2], 40, 1e-9);
+	assert_float_equal(s.t0_s[2], 0.2, 1e-12);
+	assert_float_equal(s.t1_s[2], 0.4, 1e-12);
+	assert_float_equal(s.mean_w[0], 30, 1e-9);
+	assert_float_equal(s.max_w, 40, 1e-9);
+	pma_power_series_free(&s);
+}
+
+/* ENERGY values are cumulative and already wrap-corrected (pmcollect adds max_energy_range_uj at
+ * each wrap, FORMAT.md §5.8): across package-0's wrap at 262,143,328,850 µJ the series keeps
+ * counting up in 64 bits, and the power stays 100 W. A value that goes down (a hand-made or
+ * corrupt trace) has no power for that interval (NAN), and the mean leaves it out. */
+static void test_series_wrap_and_decrease(void **state)
+{
+	const uint64_t max_uj = 262143328850ull;
+	/* the raw counter: max - 25 J at the zero reading (t = 0), then every 0.1 s max - 15 J,
+	 * max - 5 J, 5 J after the wrap, 15 J: 10 J per 0.1 s */
+	const uint64_t raw[] = { max_uj - 25000000, max_uj - 15000000, max_uj - 5000000, 5000000,
+				 15000000 };
+	uint64_t t_ns[4], uj[4];
+	struct pma_power_series s;
+
+	(void)state;
+	for (size_t k = 0; k < 4; k++) {
+		/* what pmcollect records: d = e1 >= e0 ? e1 - e0 : e1 + max - e0, summed */
+		uint64_t e0 = raw[k], e1 = raw[k + 1], d = e1 >= e0 ? e1 - e0 : e1 + max_uj - e0;
+		t_ns[k] = (k + 1) * 100000000ull;
+		uj[k] = (k ? uj[k - 1] : 0) + d;
+	}
+	/* readings: 10 J at 0.1 s, 20 J at 0.2 s, 30 J at 0.3 s (across the wrap), 40 J at 0.4 s */
+	assert_int_equal(uj[2], 30000000);
+	assert_int_equal(pma_power_series(t_ns, uj, 4, 1, 0, 1, &s), 0);
+	assert_int_equal(s.n, 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_float_equal(s.w[k], 100, 1e-9);
+	pma_power_series_free(&s);
+
+	/* the third reading goes down: its interval is NAN, the next counts from it again */
+	uj[2] = 15000000;
+	assert_int_equal(pma_power_series(t_ns, uj, 4, 1, 0, 1, &s), 0);
+	assert_true(isnan(s.w[2]));
+	assert_float_equal(s.w[3], 250, 1e-9); /* 25 J in 0.1 s */
+	assert_float_equal(s.mean_w[0], (10 + 10 + 25) / 0.3, 1e-9);
+	pma_power_series_free(&s);
+
+	/* fewer than two readings without a zero reading: no interval; no zone: an error */
+	assert_int_equal(pma_power_series(t_ns, uj, 1, 1, t_ns[0], 0, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_true(isnan(s.mean_w[0]));
+	pma_power_series_free(&s);
+	assert_int_equal(pma_power_series(t_ns, uj, 4, 0, 0, 1, &s), -1);
+	pma_power_series_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +306,9 @@ int main(void)
 		cmocka_unit_test(test_energy_optimum),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_unphysical),
+		cmocka_unit_test(test_series_constant),
+		cmocka_unit_test(test_series_steps),
+		cmocka_unit_test(test_series_wrap_and_decrease),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
