@@ -40,3 +40,20 @@ def read(path):
         rows.append(bytes(line))
         prev = line
     return w, h, bpp, rows
+
+
+def plot_area_counts(path, colours):
+    """The number of pixels of each colour (hex "rrggbb") inside the plot area of a 960 x 540
+    plot of analyzer/plot.c (margins left 78, right 28, top 48, bottom 88 px), as a list in the
+    order of colours; AssertionError when the PNG is not 960 x 540."""
+    w, h, bpp, rows = read(path)
+    assert (w, h) == (960, 540), (w, h)
+    want = [bytes.fromhex(c) for c in colours]
+    count = dict.fromkeys(want, 0)
+    for y in range(48, h - 88):
+        row = rows[y]
+        for x in range(78, w - 28):
+            px = bytes(row[x * bpp:x * bpp + 3])
+            if px in count:
+                count[px] += 1
+    return [count[c] for c in want]

@@ -36,20 +36,13 @@ else not_ok "interference.svg parses and has its series" "$(tail -3 "$T/py.out")
 
 run_capture "$PMANALYZE" -q --plot "$T/png" --plot-format png "$S"
 expect_status "--plot-format png on an interference trace (exit 0)" 0
-# ink: pixels of the curve's and the degraded level's colours inside the plot area (the margins of
-# analyzer/plot.c: left 78, right 28, top 48, bottom 88 px of 960 x 540)
+# ink: pixels of the curve's and the degraded level's colours inside the plot area
+# (pngpix.plot_area_counts: the margins of analyzer/plot.c)
 if python3 - "$T/png/interference.png" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[2])
 import pngpix
-w, h, bpp, rows = pngpix.read(sys.argv[1])
-assert (w, h) == (960, 540), (w, h)
-count = {}
-for y in range(48, h - 88):
-    for x in range(78, w - 28):
-        px = rows[y][x * bpp:x * bpp + 3]
-        count[bytes(px)] = count.get(bytes(px), 0) + 1
-curve, degraded = count.get(bytes.fromhex("1f77b4"), 0), count.get(bytes.fromhex("d62728"), 0)
+curve, degraded = pngpix.plot_area_counts(sys.argv[1], ["1f77b4", "d62728"])
 assert curve > 100 and degraded > 20, "curve %d px, degraded %d px" % (curve, degraded)
 print("curve %d px, degraded %d px" % (curve, degraded))
 EOF
