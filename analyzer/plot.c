@@ -198,8 +198,9 @@ static double interference_x(const struct pma_interf_result *x, size_t l)
 	return pt->left / (x->bandwidth ? 1e9 : 1048576.0);
 }
 
-/* v rounded up to a whole tick step (58 -> 60, not nice_ceil's 100: the curve fills the plot). */
-static double interference_ceil(double v)
+/* v rounded up to a whole tick step (58 -> 60, not nice_ceil's 100: the curve fills the plot;
+ * the interference and energy plots). */
+static double tick_ceil(double v)
 {
 	double step = tick_step(v);
 
@@ -219,9 +220,9 @@ static void interference_axes(const struct pma_result *r, struct pma_plot_axes *
 		ymin = fmin(ymin, 100 * (pt->min_ns / p0->runtime_ns - 1));
 	}
 	a->xmin = 0;
-	a->xmax = interference_ceil(xmax * (x->estimate == PMA_INTERF_EST_NONE ? 1 : 1.05));
-	a->ymin = ymin < 0 ? -interference_ceil(-ymin * 1.1) : 0;
-	a->ymax = interference_ceil(ymax * 1.1);
+	a->xmax = tick_ceil(xmax * (x->estimate == PMA_INTERF_EST_NONE ? 1 : 1.05));
+	a->ymin = ymin < 0 ? -tick_ceil(-ymin * 1.1) : 0;
+	a->ymax = tick_ceil(ymax * 1.1);
 }
 
 int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int w, int h,
@@ -316,9 +317,9 @@ int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int w, in
 	case PMA_PLOT_ENERGY: {
 		const struct pma_power_series *ps = &r->run_power.s;
 		a->xmin = 0;
-		a->xmax = interference_ceil(ps->t1_s[ps->n - 1]); /* the run fills the plot */
+		a->xmax = tick_ceil(ps->t1_s[ps->n - 1]); /* the run fills the plot */
 		a->ymin = 0;
-		a->ymax = interference_ceil(ps->max_w * 1.1);
+		a->ymax = tick_ceil(ps->max_w * 1.1);
 		break;
 	}
 	default:

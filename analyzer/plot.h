@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* plot.h: pmanalyze's plots, drawn with cairo from a computed result (struct pma_result) and its
  * loaded run: the speedup curve, the parallelism profile over critical-path time, the concurrency
- * histogram, the exact mode's thread timelines, omega(n) and the power of the energy zones. Each plot has axis titles with
- * units, a legend and a caption naming the program and the machine. No computation of the model
- * here (compute.c); no printing (the caller reports errors). */
+ * histogram, the exact mode's thread timelines, omega(n) and the power of the energy zones. Each
+ * plot has axis titles with units, a legend and a caption naming the program and the machine. No
+ * computation of the model here (compute.c); no printing (the caller reports errors). */
 #ifndef PMA_PLOT_H
 #define PMA_PLOT_H
 

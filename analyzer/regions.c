@@ -895,8 +895,8 @@ static int allande(const struct pma_trace *t, const char *tcm_event, struct pma_
 }
 
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			const uint32_t *cores, size_t ncores, int want_phases, const char *tcm_event, struct pma_regions_result *out, char *why,
-			size_t whysize)
+			const uint32_t *cores, size_t ncores, int want_phases, const char *tcm_event,
+			struct pma_regions_result *out, char *why, size_t whysize)
 {
 	struct window *w = NULL;
 	struct steps st;

@@ -5,7 +5,8 @@
  * the sampled intervals) at the region's windows (Tudor & Teo eq. 4 restricted to the region), its
  * predicted T(n) and S(m,n) at every core count of the whole program's predictions (eq. 6 over the
  * region's own profile), and, when the trace holds one run per thread count 1..NC, the best thread
- * count and placement per region (Allande et al. §3, eq. 2-9, time-only variant). Pure computation over the loaded trace: no I/O. */
+ * count and placement per region (Allande et al. §3, eq. 2-9, time-only variant). Pure
+ * computation over the loaded trace: no I/O. */
 #ifndef PMA_REGIONS_H
 #define PMA_REGIONS_H
 
@@ -116,8 +117,9 @@ struct pma_regions_result {
 
 /* Computes the region section for run `run` of trace t (n: core count of the single prediction
  * T_n_ns/S_n/gain_ns, >= 1; cores[ncores]: the core counts, each >= 1, of every row's pred
- * array, borrowed until pma_regions_free (NULL/0: none); tcm_event: the per-thread counter taken as Allande's TCM, total cache misses of eq. 2-9, NULL for
- * the one the collector marked "llc_misses").
+ * array, borrowed until pma_regions_free (NULL/0: none); tcm_event: the per-thread counter taken
+ * as Allande's TCM, total cache misses of eq. 2-9, NULL for the one the collector marked
+ * "llc_misses").
  * The rows are the OpenMP regions; or, when the run was recorded with --omp-regions but has none
  * (no OMPT runtime: every non-OpenMP program) or want_phases is set, the run's phases (issue 17's
  * fallback): maximal intervals with >= 2 active threads bounded by serial gaps longer than one
@@ -130,8 +132,8 @@ struct pma_regions_result {
  * Returns 0, or -1 with a reason in why (out of memory, symbolizer failure); free out with
  * pma_regions_free also on error. */
 int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, uint32_t n,
-			const uint32_t *cores, size_t ncores, int want_phases, const char *tcm_event, struct pma_regions_result *out, char *why,
-			size_t whysize);
+			const uint32_t *cores, size_t ncores, int want_phases, const char *tcm_event,
+			struct pma_regions_result *out, char *why, size_t whysize);
 /* Frees what pma_regions_compute allocated in r (rows with their pred arrays, Allande's factors
  * and plans, notes) and zeroes r; r NULL is a no-op. */
 void pma_regions_free(struct pma_regions_result *r);

@@ -112,6 +112,13 @@ elif [ "$rc" -eq 2 ] && grep -q "^pmcollect: error: cannot use --csthr-l2 3: hwl
 	ok "--csthr-l2 3 where hwloc shows no L2: exit 2, one line"
 else not_ok "--csthr-l2 3 against the machine file's CSThr size: refused" "exit $rc: $(head -c 300 "$T/err")"; fi
 if [ -e "$T/x.pmt" ]; then not_ok "a refused --csthr-l2 leaves no trace" "$T/x.pmt exists"; else ok "a refused --csthr-l2 leaves no trace"; fi
+# a machine file calibrated with 3 MiB CSThrs (not this machine's default): the cache runs use 3 MiB
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["csthr_bytes"]=3145728; json.dump(d,open(sys.argv[2],"w"))' "$cal" "$T/cal3.json"
+run_capture "$PMCOLLECT" -q --interfere cache --interfere-cpus "$c1" --levels 0,1 --repeat 1 --interference-file "$T/cal3.json" -o "$T/cs3.pmt" -- true
+got=$("$PMANALYZE" --dump "$T/cs3.pmt" 2>/dev/null | python3 -c 'import json,sys
+print(sorted({r["interference"].get("csthr_bytes") for r in map(json.loads, sys.stdin) if r.get("type") == "run_begin" and r["interference"].get("k", 0) > 0}))')
+if [ "$rc" -eq 0 ] && [ "$got" = "[3145728]" ]; then ok "cache runs use the machine file's CSThr size (3 MiB, not the default $fcs bytes)"
+else not_ok "cache runs use the machine file's CSThr size" "exit $rc, run_begin csthr_bytes $got, file 3145728" "$(head -c 300 "$T/err")"; fi
 
 # ---- placement without --cpus or --interfere-cpus: program on the first usable CPU ----
 # runs: every run_begin's program CPUs and interferer CPUs, as "prog/interf" lines
@@ -319,10 +326,6 @@ rw() { # name W: pmcollect --interfere cache with randwalk over W MiB
 	"$PMANALYZE" -f json "$T/$1.pmt" >"$T/$1.json"
 }
 rw rw1 1
-got=$("$PMANALYZE" --dump "$T/rw1.pmt" 2>/dev/null | python3 -c 'import json,sys
-print(sorted({r["interference"].get("csthr_bytes") for r in map(json.loads, sys.stdin) if r.get("type") == "run_begin" and r["interference"].get("k", 0) > 0}))')
-if [ "$got" = "[$fcs]" ]; then ok "cache runs use the machine file's CSThr size ($fcs bytes)"
-else not_ok "cache runs use the machine file's CSThr size" "run_begin csthr_bytes $got, file $fcs"; fi
 est=$(jget "$T/rw1.json" estimate)
 reason=$(jget "$T/rw1.json" estimate_reason)
 cap0=$(jget "$T/cal.json.out" calibration.capacity_bytes.0); cap1=$(jget "$T/cal.json.out" calibration.capacity_bytes.1)
