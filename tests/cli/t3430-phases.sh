@@ -18,7 +18,7 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0;
 # phase_checks LABEL TRUTH JSON DUMP: the phases against the workload's step times
 phase_checks() {
 	python3 - "$@" >"$T/checks" <<'EOF'
-import json, sys
+import json, os, sys
 label, truth_p, json_p, dump_p = sys.argv[1:5]
 truth = json.loads(open(truth_p).read().strip().splitlines()[-1])
 g = json.load(open(json_p))["regions"]
@@ -37,10 +37,18 @@ check("rows are phases, method %s" % g["A_source"], g["rows_are"] == "phases", s
 check("%d phases, as many as the parallel steps" % len(want), len(rows) == len(want),
       str([(r["begin_ns"] / 1e6, r["end_ns"] / 1e6) for r in rows]) + " want " +
       str([(b / 1e6, e / 1e6) for b, e in want]))
+# A boundary is known to the sampling interval that holds it. Samples come late on a busy machine
+# (a quiet CI run: mean 19.2 ms for -i 20, one gap of 34 ms, a boundary 22.6 ms off), so make
+# check bounds the error by the run's longest gap between samples; make check-accuracy
+# (PMT_ACCURACY=strict) by the mean interval.
+ts = sorted(json.loads(l)["t_ns"] for l in open(dump_p) if '"type":"sample"' in l)
+longest = max((b - a for a, b in zip(ts, ts[1:])), default=gap)
+bound = gap if os.environ.get("PMT_ACCURACY") == "strict" else max(gap, longest)
 if len(rows) == len(want):
     err = max(max(abs(r["begin_ns"] - b), abs(r["end_ns"] - e)) for r, (b, e) in zip(rows, want))
-    check("boundaries within one sampling interval (%.1f ms; worst %.2f ms)" % (gap / 1e6, err / 1e6),
-          err <= gap, str([(r["begin_ns"] / 1e6, b / 1e6, r["end_ns"] / 1e6, e / 1e6) for r, (b, e) in zip(rows, want)]))
+    check("boundaries within one sampling interval (%.1f ms; mean %.1f ms, longest %.1f ms; worst %.2f ms)" %
+          (bound / 1e6, gap / 1e6, longest / 1e6, err / 1e6),
+          err <= bound, str([(r["begin_ns"] / 1e6, b / 1e6, r["end_ns"] / 1e6, e / 1e6) for r, (b, e) in zip(rows, want)]))
     # A inside a phase of 4 balanced threads: 4, less the barrier's drain at its end
     check("A of each phase is 4 within 15%", all(abs(r["A"] - 4) <= 0.6 for r in rows), str([r["A"] for r in rows]))
 EOF
