@@ -8,12 +8,12 @@
 
 INST=/sys/kernel/tracing/instances
 # no_instances NAME REGEX: no tracefs instance whose name matches REGEX is left (the watchdog of
-# a SIGKILLed pmcollect removes its instance a moment later: wait up to 5 s). Ranks' instances are
+# a SIGKILLed pmcollect removes its instance a moment later: wait up to 30 s, a hang guard). Ranks' instances are
 # pmcollect-<pid>-r<rank>; other pmcollects may run on this machine meanwhile, so only those.
 no_instances() {
 	[ -d "$INST" ] || { ok "$1 # SKIP no $INST"; return; }
 	i=0
-	while ls "$INST" | grep -Eq "$2" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while ls "$INST" | grep -Eq "$2" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	left=$(ls "$INST" | grep -E "$2")
 	if [ -z "$left" ]; then ok "$1"; else not_ok "$1" "left: $left"; fi
 }
@@ -80,7 +80,7 @@ then ok "pmcollect -- mpirun: warned"; else not_ok "pmcollect -- mpirun: warned"
 if [ "$(id -u)" -eq 0 ] && [ -d "$INST" ]; then
 	OMPI_COMM_WORLD_RANK=7 "$PMCOLLECT" -q -o "$T/inst.zst" -- sleep 1 2>/dev/null &
 	p=$!; i=0; seen=""
-	while [ -z "$seen" ] && [ $i -lt 40 ]; do seen=$(ls "$INST" | grep "^pmcollect-$p-r7\$"); sleep 0.05; i=$((i + 1)); done
+	while [ -z "$seen" ] && kill -0 $p 2>/dev/null; do seen=$(ls "$INST" | grep "^pmcollect-$p-r7\$"); sleep 0.05; i=$((i + 1)); done
 	wait $p
 	if [ -n "$seen" ]; then ok "rank 7's tracefs instance: $seen"; else not_ok "rank 7's tracefs instance is pmcollect-$p-r7" "$(ls "$INST")"; fi
 else
