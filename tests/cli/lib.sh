@@ -69,6 +69,30 @@ json_get() { python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
 print(d)' "$1" "$2"; }
+# steal_s TRACE: seconds the hypervisor stole from the machine's CPUs during the trace's first run
+# (RUN_END other_load.steal_cpus x wall; 0 when not recorded). The exact mode cannot see them: a
+# thread's running slice between two sched_switch events includes stolen time, which its own CPU
+# clock (the workloads' truth) leaves out. A quiet clean-clone CI run had the pipeline's T(1) and
+# T_cp both 10 ms over the truth, one 10 ms tick of steal on a 2-vCPU VM.
+steal_s() { "$PMANALYZE" --dump "$1" 2>/dev/null | python3 -c 'import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get("type") == "run_end":
+        o = r.get("other_load") or {}
+        print("%.6f" % ((o.get("steal_cpus") or 0) * r.get("wall_ns", 0) / 1e9)); break
+else:
+    print(0)'; }
+# exact_slack_s JSON TRACE WORK_MS: what the exact mode's T_cp may be off beyond its base
+# tolerance, in seconds: the switch-ins it inferred (inferred_s) plus the larger of the steal
+# (steal_s) and |U - WORK_MS|, how far its total CPU time U (sched-exact work_s) is from the
+# program's measured work. Time wrongly credited to (or missed from) running slices moves U by
+# its total and T_cp by at most that, so this bounds the effect of the steal even when /proc/stat's
+# 10 ms ticks miss it, while a replay that breaks the order (U right, T_cp wrong) still fails.
+exact_slack_s() {
+	awk -v g="$(json_get "$1" parallelism.estimates.sched-exact.inferred_s)" -v s="$(steal_s "$2")" \
+	    -v u="$(json_get "$1" parallelism.estimates.sched-exact.work_s)" -v w="$3" \
+	    'BEGIN { d = u - w / 1000; if (d < 0) d = -d; if (s > d) d = s; printf "%.6f\n", g + d }'
+}
 # fault_row TOOL INPUT EXPECTED HAPPENED RESULT: one row of docs/faults.md (tests/faults-table.sh)
 # appended to $PMT_FAULTS_TSV when tests/run-tests.sh set it; RESULT is pass, FAIL or skip
 fault_row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }
