@@ -89,10 +89,17 @@ else:
 # its total and T_cp by at most that, so this bounds the effect of the steal even when /proc/stat's
 # 10 ms ticks miss it, while a replay that breaks the order (U right, T_cp wrong) still fails.
 exact_slack_s() {
-	awk -v g="$(json_get "$1" parallelism.estimates.sched-exact.inferred_s)" -v s="$(steal_s "$2")" \
-	    -v u="$(json_get "$1" parallelism.estimates.sched-exact.work_s)" -v w="$3" \
+	awk -v g="$(exact_get "$1" inferred_s)" -v s="$(steal_s "$2")" -v u="$(exact_get "$1" work_s)" -v w="$3" \
 	    'BEGIN { d = u - w / 1000; if (d < 0) d = -d; if (s > d) d = s; printf "%.6f\n", g + d }'
 }
+# guess_s JSON TRACE: the exact mode's inferred_s plus the run's steal (steal_s), in seconds: how
+# far its U may be off beyond its base tolerance; for a program that may spin, where U's own error
+# must not widen the bound (exact_slack_s would excuse the spinning)
+guess_s() { awk -v g="$(exact_get "$1" inferred_s)" -v s="$(steal_s "$2")" 'BEGIN { printf "%.6f\n", g + s }'; }
+# exact_get JSON KEY: parallelism.estimates.sched-exact.KEY, 0 when there is no exact estimate
+exact_get() { python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["parallelism"]["estimates"].get("sched-exact") or {}
+print(e.get(sys.argv[2]) or 0)' "$1" "$2"; }
 # fault_row TOOL INPUT EXPECTED HAPPENED RESULT: one row of docs/faults.md (tests/faults-table.sh)
 # appended to $PMT_FAULTS_TSV when tests/run-tests.sh set it; RESULT is pass, FAIL or skip
 fault_row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }

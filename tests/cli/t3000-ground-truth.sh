@@ -77,6 +77,10 @@ for pat in $pats; do
 			accuracy "$pat m=$m: sched-exact A(m,inf) (tolerance $tol_A: 1% + ${inferred_s} s inferred, stolen or off in U)" \
 				"$(json_get "$T/gt.json" parallelism.estimates.sched-exact.A_inf)" "$(truth A_inf_measured)" "$tol_A"
 			accuracy "$pat m=$m: sched-exact T_cp (tolerance $tol_T)" "$(ms "$T_cp_s")" "$(truth T_cp_measured_ms)" "$tol_T"
+			# and U itself, which that slack must not excuse: 2% plus what was guessed or stolen
+			tol_U=$(awk -v g="$(guess_s "$T/gt.json" "$T/gt.zst")" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + g / (w / 1000)}')
+			accuracy "$pat m=$m: sched-exact U is the measured work (tolerance $tol_U)" \
+				"$(ms "$(json_get "$T/gt.json" parallelism.estimates.sched-exact.work_s)")" "$(truth work_measured_ms)" "$tol_U"
 		fi
 	done
 done

@@ -18,9 +18,10 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0;
 # 100 ms of CPU per thread and region: the team's fork, join and wake-ups and the scheduler's
 # uneven sharing at a window's end weigh ~1 ms per window (-w 30 gave balanced 2.97-2.99 alone,
 # 2.934 once in a CI run; -w 100 gives 2.98-2.996 alone and beside stress-ng --cpu 2)
-# check_known TRUTH JSON LABEL GCC: TAP lines for the known regions of one recording (TRUTH: the
-# workload's own lines, JSON: pmanalyze's report); LABEL prefixes each check; GCC 1: a GCC build,
-# whose call to GOMP_parallel may carry the line before the pragma (see known.py).
+# check_known TRACE TRUTH JSON LABEL GCC: TAP lines for the known regions of one recording (TRACE:
+# the trace, for its steal; TRUTH: the workload's own lines, JSON: pmanalyze's report); LABEL
+# prefixes each check; GCC 1: a GCC build, whose call to GOMP_parallel may carry the line before
+# the pragma (see known.py).
 cat >"$T/known.py" <<'EOF'
 import json, os, sys
 truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
@@ -71,19 +72,27 @@ for (fn, line), ts in sorted(sites.items(), key=lambda x: x[0][1]):
 tiny = [r for r in g["rows"] if r["function"] == "tiny"]
 check("tiny: 50 instances of one region", len(tiny) == 1 and tiny[0]["calls"] == 50, str(tiny))
 # A by construction: each thread burns its own CPU time (CLOCK_THREAD_CPUTIME_ID), so the
-# nominal work is the measured work; the fork, join and wake-ups of the team are in the windows
+# nominal work is the measured work; the fork, join and wake-ups of the team are in the windows.
+# Plus what the exact mode says it guessed over the whole run (inferred_s: switch-ins the kernel did
+# not record) and the hypervisor's steal (STEAL_S, lib.sh steal_s), which can fall in any region:
+# a region's U and T_cp move by at most that, A = U/T_cp by 2x that over T_cp. A stressed CI run
+# read imbalanced 2.646 (T_cp 218.8 ms for 240) with 4 switch-ins and 23.8 ms inferred.
+guess_s = (json.load(open(sys.argv[2]))["parallelism"]["estimates"].get("sched-exact", {}).get("inferred_s") or 0) \
+    + float(os.environ.get("STEAL_S") or 0)
+def a_tol(a, r):
+    return tol * a + a * 2 * guess_s / max(r["T_cp_ns"] / 1e9, 1e-9)
 want = {"balanced": 3.0, "imbalanced": 2.5, "serial_single": 1.0}
 for fn, a in want.items():
     r = [x for x in g["rows"] if x["function"] == fn]
     if not sched:
         skip(fn + ": A", "no scheduler events (needs root and tracefs)")
     elif r:
-        check("%s: A = %.2f within %d%% (%.2f)" % (fn, a, tol * 100, r[0]["A"]), abs(r[0]["A"] - a) <= tol * a,
-              "A %.3f, T_cp %.1f ms" % (r[0]["A"], r[0]["T_cp_ns"] / 1e6))
+        check("%s: A = %.2f within %d%% + %.1f ms inferred or stolen (%.2f)" % (fn, a, tol * 100, guess_s * 1e3, r[0]["A"]),
+              abs(r[0]["A"] - a) <= a_tol(a, r[0]), "A %.3f, T_cp %.1f ms" % (r[0]["A"], r[0]["T_cp_ns"] / 1e6))
 nested = [x for x in g["rows"] if x["function"] == "nested"]
 if sched:
-    check("nested: 2 regions (outer depth 1, inner depth 2), A = 4 within %d%%" % (tol * 100),
-          sorted(x["depth"] for x in nested) == [1, 2] and all(abs(x["A"] - 4) <= 4 * tol for x in nested),
+    check("nested: 2 regions (outer depth 1, inner depth 2), A = 4 within %d%% + %.1f ms inferred or stolen" % (tol * 100, guess_s * 1e3),
+          sorted(x["depth"] for x in nested) == [1, 2] and all(abs(x["A"] - 4) <= a_tol(4, x) for x in nested),
           str([(x["depth"], x["A"]) for x in nested]))
     check("each region's T_cp share of the run is in (0, 1]", all(0 < x["cp_share"] <= 1 for x in g["rows"] if x["function"] != "tiny"),
           str([x["cp_share"] for x in g["rows"]]))
@@ -91,7 +100,8 @@ else:
     skip("nested: A", "no scheduler events")
 EOF
 check_known() {
-	SCHED=$sched PMT_SANITIZED=$PMT_SANITIZED PMT_ACCURACY=$PMT_ACCURACY python3 "$T/known.py" "$@" >"$T/checks"
+	SCHED=$sched PMT_SANITIZED=$PMT_SANITIZED PMT_ACCURACY=$PMT_ACCURACY STEAL_S=$(steal_s "$1") \
+		python3 "$T/known.py" "$2" "$3" "$4" "$5" >"$T/checks"
 	while read -r verdict what; do
 		case $verdict in
 		ok) ok "$what" ;;
@@ -99,14 +109,14 @@ check_known() {
 		*) not_ok "$what" "$(machine_load)" ;;
 		esac
 	done <"$T/checks"
-	[ -s "$T/checks" ] || not_ok "$3region checks ran" "$(head -c 600 "$2")"
+	[ -s "$T/checks" ] || not_ok "$4region checks ran" "$(head -c 600 "$3")"
 }
 run_capture "$PMCOLLECT" -q --omp-regions --cpus 0 -t 4 -o "$T/r.zst" -- "$W/omp_regions" -w 100 -n 50
 expect_status "omp_regions recorded with --omp-regions" 0
 cp "$T/out" "$T/truth.jsonl"
 run_capture "$PMANALYZE" -q --format json -o "$T/r.json" "$T/r.zst"
 expect_status "pmanalyze reads the trace" 0
-check_known "$T/truth.jsonl" "$T/r.json" "" 0
+check_known "$T/r.zst" "$T/truth.jsonl" "$T/r.json" "" 0
 
 # --- the same workload built by GCC (libgomp: no OMPT) and recorded with --omp-runtime llvm:
 # libomp, preloaded, serves the GOMP ABI and reports through OMPT; the same names (the outlined
@@ -119,7 +129,7 @@ expect_status "omp_regions_gcc recorded with --omp-runtime llvm" 0
 cp "$T/out" "$T/gtruth.jsonl"
 run_capture "$PMANALYZE" -q --format json -o "$T/g.json" "$T/g.zst"
 expect_status "pmanalyze reads the GCC build's trace" 0
-check_known "$T/gtruth.jsonl" "$T/g.json" "gcc build: " 1
+check_known "$T/g.zst" "$T/gtruth.jsonl" "$T/g.json" "gcc build: " 1
 
 # --- the same regions without scheduler events: A from the samples, 100 ms of CPU per thread and
 # region (10 sampling intervals). make check-accuracy (PMT_ACCURACY=strict) asserts issue 17's 5%
