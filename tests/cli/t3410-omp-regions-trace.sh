@@ -159,20 +159,24 @@ check "samples only: the method is named" grep -qx samples "$T/method"
 # initial thread sleeps 1 ms after each of 200 tiny regions), from the samples: an interval's
 # average concurrency is then below 1, and dt r / q counted more critical path than work (A 0.03
 # on the tiny row, 0.35 on the others before the cap). With a team of 1 a region's A is 1: the
-# cap keeps every row at A >= 1, the tiny row within 5% of 1 (an interval it shares with the end
-# of the nested teams holds their threads too: 1.002 once), and the report says it capped.
+# cap keeps every row at A >= 1, the tiny row near 1, and the report says it capped. The first
+# intervals of the tiny regions hold the end of the nested teams too (concurrency up to ~2.5), so
+# how near 1 depends on where the samples fall: 1.002 once on a quiet machine, 1.107 in a stressed
+# CI run under the sanitizers (9.4 ms mean interval). make check-accuracy (PMT_ACCURACY=strict)
+# asserts 5%, make check 25% (one such interval in the tiny regions' ~20).
+tiny_tol=0.25; [ "$PMT_ACCURACY" = strict ] && tiny_tol=0.05
 run_capture "$PMCOLLECT" -q --no-sched --omp-regions --cpus 0 -t 1 -o "$T/idle.zst" -- "$W/omp_regions" -w 0 -n 200 -p 1
 expect_status "tiny regions with idle gaps recorded without scheduler events" 0
 "$PMANALYZE" -q --format json -o "$T/idle.json" "$T/idle.zst"
-check "samples only, idle between tiny regions: every region's A >= 1, the team-of-1 tiny row A = 1 within 5%, and a note says T_cp was capped" python3 -c '
+check "samples only, idle between tiny regions: every region's A >= 1, the team-of-1 tiny row A = 1 within $tiny_tol, and a note says T_cp was capped" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = d["regions"]["rows"]
 tiny = [r for r in rows if r["function"] == "tiny"]
 print([(r["name"], r["A"]) for r in rows])
 sys.exit(not (d["regions"]["A_source"] == "samples" and all(r["A"] >= 1 - 1e-9 for r in rows) and
-              len(tiny) == 1 and tiny[0]["A"] <= 1.05 and
-              any("T_cp was capped at their work (A >= 1" in n for n in d["notes"])))' "$T/idle.json"
+              len(tiny) == 1 and tiny[0]["A"] <= 1 + float(sys.argv[2]) and
+              any("T_cp was capped at their work (A >= 1" in n for n in d["notes"])))' "$T/idle.json" "$tiny_tol"
 
 run_capture "$PMANALYZE" -q "$T/r.zst"
 check "table: a region line names imbalanced omp_regions.c" grep -q '^  imbalanced omp_regions.c:[0-9]' "$T/out"
