@@ -63,12 +63,16 @@ quiet_accuracy() {
 		accuracy "$2" "$3" "$4" "$5"
 	fi
 }
-# json_get FILE PATH: the value at a dotted PATH in a JSON file (list elements by index:
-# traces.0.wall_s)
+# json_get FILE PATH [DEFAULT]: the value at a dotted PATH in a JSON file (list elements by index:
+# traces.0.wall_s); DEFAULT, when given, where the path is missing or null
 json_get() { python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
-print(d)' "$1" "$2"; }
+try:
+    for k in sys.argv[2].split("."): d=d[int(k)] if isinstance(d, list) else d[k]
+except (KeyError, IndexError, TypeError):
+    if len(sys.argv) < 4: raise
+    d=None
+print(sys.argv[3] if d is None and len(sys.argv) > 3 else d)' "$@"; }
 # steal_s TRACE: seconds the hypervisor stole from the machine's CPUs during the trace's first run
 # (RUN_END other_load.steal_cpus x wall; 0 when not recorded). The exact mode cannot see them: a
 # thread's running slice between two sched_switch events includes stolen time, which its own CPU
@@ -82,24 +86,23 @@ for l in sys.stdin:
         print("%.6f" % ((o.get("steal_cpus") or 0) * r.get("wall_ns", 0) / 1e9)); break
 else:
     print(0)'; }
-# exact_slack_s JSON TRACE WORK_MS: what the exact mode's T_cp may be off beyond its base
+# exact_slack_s JSON STEAL_S WORK_MS: what the exact mode's T_cp may be off beyond its base
 # tolerance, in seconds: the switch-ins it inferred (inferred_s) plus the larger of the steal
-# (steal_s) and |U - WORK_MS|, how far its total CPU time U (sched-exact work_s) is from the
-# program's measured work. Time wrongly credited to (or missed from) running slices moves U by
-# its total and T_cp by at most that, so this bounds the effect of the steal even when /proc/stat's
-# 10 ms ticks miss it, while a replay that breaks the order (U right, T_cp wrong) still fails.
+# (STEAL_S, from steal_s) and |U - WORK_MS|, how far its total CPU time U (sched-exact work_s) is
+# from the program's measured work. Time wrongly credited to (or missed from) running slices moves
+# U by its total and T_cp by at most that, so this bounds the effect of the steal even when
+# /proc/stat's 10 ms ticks miss it, while a replay that breaks the order (U right, T_cp wrong)
+# still fails.
 exact_slack_s() {
-	awk -v g="$(exact_get "$1" inferred_s)" -v s="$(steal_s "$2")" -v u="$(exact_get "$1" work_s)" -v w="$3" \
+	awk -v g="$(exact_get "$1" inferred_s)" -v s="$2" -v u="$(exact_get "$1" work_s)" -v w="$3" \
 	    'BEGIN { d = u - w / 1000; if (d < 0) d = -d; if (s > d) d = s; printf "%.6f\n", g + d }'
 }
-# guess_s JSON TRACE: the exact mode's inferred_s plus the run's steal (steal_s), in seconds: how
-# far its U may be off beyond its base tolerance; for a program that may spin, where U's own error
-# must not widen the bound (exact_slack_s would excuse the spinning)
-guess_s() { awk -v g="$(exact_get "$1" inferred_s)" -v s="$(steal_s "$2")" 'BEGIN { printf "%.6f\n", g + s }'; }
+# guess_s JSON STEAL_S: the exact mode's inferred_s plus the run's steal (STEAL_S, from steal_s),
+# in seconds: how far its U may be off beyond its base tolerance; for a program that may spin,
+# where U's own error must not widen the bound (exact_slack_s would excuse the spinning)
+guess_s() { awk -v g="$(exact_get "$1" inferred_s)" -v s="$2" 'BEGIN { printf "%.6f\n", g + s }'; }
 # exact_get JSON KEY: parallelism.estimates.sched-exact.KEY, 0 when there is no exact estimate
-exact_get() { python3 -c 'import json, sys
-e = json.load(open(sys.argv[1]))["parallelism"]["estimates"].get("sched-exact") or {}
-print(e.get(sys.argv[2]) or 0)' "$1" "$2"; }
+exact_get() { json_get "$1" "parallelism.estimates.sched-exact.$2" 0; }
 # fault_row TOOL INPUT EXPECTED HAPPENED RESULT: one row of docs/faults.md (tests/faults-table.sh)
 # appended to $PMT_FAULTS_TSV when tests/run-tests.sh set it; RESULT is pass, FAIL or skip
 fault_row() { [ -n "${PMT_FAULTS_TSV:-}" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$PMT_FAULTS_TSV"; return 0; }

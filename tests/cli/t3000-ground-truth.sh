@@ -70,7 +70,8 @@ for pat in $pats; do
 				test "$(json_get "$T/gt.json" parallelism.estimator)" = sched-exact
 			T_cp_s=$(json_get "$T/gt.json" parallelism.estimates.sched-exact.T_cp_s)
 			# inferred switch-ins, plus the steal or U's error, whichever is larger (lib.sh)
-			inferred_s=$(exact_slack_s "$T/gt.json" "$T/gt.zst" "$(truth work_measured_ms)")
+			steal=$(steal_s "$T/gt.zst")
+			inferred_s=$(exact_slack_s "$T/gt.json" "$steal" "$(truth work_measured_ms)")
 			# A = U/T_cp: a guess of g seconds moves each of U and T_cp by at most g
 			tol_A=$(awk -v g="$inferred_s" -v c="$T_cp_s" 'BEGIN{print 0.01 + 2 * g / c}')
 			tol_T=$(awk -v g="$inferred_s" -v c="$T_cp_s" 'BEGIN{print 0.01 + g / c}')
@@ -78,7 +79,7 @@ for pat in $pats; do
 				"$(json_get "$T/gt.json" parallelism.estimates.sched-exact.A_inf)" "$(truth A_inf_measured)" "$tol_A"
 			accuracy "$pat m=$m: sched-exact T_cp (tolerance $tol_T)" "$(ms "$T_cp_s")" "$(truth T_cp_measured_ms)" "$tol_T"
 			# and U itself, which that slack must not excuse: 2% plus what was guessed or stolen
-			tol_U=$(awk -v g="$(guess_s "$T/gt.json" "$T/gt.zst")" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + g / (w / 1000)}')
+			tol_U=$(awk -v g="$(guess_s "$T/gt.json" "$steal")" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + g / (w / 1000)}')
 			accuracy "$pat m=$m: sched-exact U is the measured work (tolerance $tol_U)" \
 				"$(ms "$(json_get "$T/gt.json" parallelism.estimates.sched-exact.work_s)")" "$(truth work_measured_ms)" "$tol_U"
 		fi

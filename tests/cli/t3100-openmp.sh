@@ -24,11 +24,12 @@ record direct-passive passive 2 0-1 100
 # a_tol NAME: 3%, plus twice what the exact mode guessed or the hypervisor stole over T_cp (A = U/T_cp;
 # guess_s in lib.sh)
 a_tol() {
-	awk -v g="$(guess_s "$T/$1.json" "$T/$1.zst")" -v c="$(json_get "$T/$1.json" parallelism.T_cp_s)" \
+	awk -v g="$(guess_s "$T/$1.json" "$(steal_s "$T/$1.zst")")" -v c="$(json_get "$T/$1.json" parallelism.T_cp_s)" \
 		'BEGIN { printf "%.4f\n", 0.03 + (c > 0 ? 2 * g / c : 0) }'
 }
-accuracy "direct, passive: A(m,inf) is the truth (within $(a_tol direct-passive))" \
-	"$(json_get "$T/direct-passive.json" parallelism.A_inf)" "$(truth direct-passive A_inf_measured)" "$(a_tol direct-passive)"
+tol=$(a_tol direct-passive)
+accuracy "direct, passive: A(m,inf) is the truth (within $tol)" \
+	"$(json_get "$T/direct-passive.json" parallelism.A_inf)" "$(truth direct-passive A_inf_measured)" "$tol"
 if notes "$T/direct-passive.json" | grep -q spinning; then not_ok "direct, passive: no spinning note" "$(notes "$T/direct-passive.json")"
 else ok "direct, passive: no spinning note"; fi
 
@@ -59,14 +60,16 @@ then ok "direct, active: the table shows the note"; else not_ok "direct, active:
 
 # --- 4 threads on 1 CPU: the oversubscribed baseline ---------------------------------------------
 record base-passive passive 4 0 50
-accuracy "baseline, passive: A(m,inf) is the truth (within $(a_tol base-passive))" \
-	"$(json_get "$T/base-passive.json" parallelism.A_inf)" "$(truth base-passive A_inf_measured)" "$(a_tol base-passive)"
+tol=$(a_tol base-passive)
+accuracy "baseline, passive: A(m,inf) is the truth (within $tol)" \
+	"$(json_get "$T/base-passive.json" parallelism.A_inf)" "$(truth base-passive A_inf_measured)" "$tol"
 if notes "$T/base-passive.json" | grep -q spinning; then not_ok "baseline, passive: no spinning note" "$(notes "$T/base-passive.json")"
 else ok "baseline, passive: no spinning note"; fi
 
 record base-active active 4 0 50
-accuracy "baseline, active: libgomp barely spins when oversubscribed, A(m,inf) is the truth (within $(a_tol base-active))" \
-	"$(json_get "$T/base-active.json" parallelism.A_inf)" "$(truth base-active A_inf_measured)" "$(a_tol base-active)"
+tol=$(a_tol base-active)
+accuracy "baseline, active: libgomp barely spins when oversubscribed, A(m,inf) is the truth (within $tol)" \
+	"$(json_get "$T/base-active.json" parallelism.A_inf)" "$(truth base-active A_inf_measured)" "$tol"
 if notes "$T/base-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set: .* re-record with OMP_WAIT_POLICY=passive to be sure$'
 then ok "baseline, active: the recorded policy is flagged"
 else not_ok "baseline, active: the recorded policy is flagged" "$(notes "$T/base-active.json")"; fi

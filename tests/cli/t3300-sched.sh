@@ -22,12 +22,12 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then
 	echo "# not root or no tracefs: exact-mode recording cannot be tested here"
 fi
 
-# inferred NAME: seconds of switch-ins the exact mode inferred (the kernel did not record them,
-# placed half way) plus the seconds the hypervisor stole during the run (steal_s, lib.sh): its
+# inferred NAME STEAL_S: seconds of switch-ins the exact mode inferred (the kernel did not record them,
+# placed half way) plus STEAL_S, the seconds the hypervisor stole during the run (steal_s, lib.sh): its
 # total CPU time U cannot be off by more than that beyond the tolerance; its T_cp by no more than
 # exact_slack_s (lib.sh)
 inferred() {
-	awk -v g="$(json_get "$T/$1.json" parallelism.estimates.sched-exact.inferred_s)" -v s="$(steal_s "$T/$1.zst")" \
+	awk -v g="$(json_get "$T/$1.json" parallelism.estimates.sched-exact.inferred_s)" -v s="$2" \
 		'BEGIN { print g + s }'
 }
 # tol BASE GUESS_S T_S [K]: BASE + K*GUESS_S/T_S (K = 1; 2 for a ratio like A = U/T_cp)
@@ -45,7 +45,7 @@ expect_status "short phases analyzed" 0
 cp "$T/out" "$T/short.json"
 check "short phases: exact mode by default" test "$(json_get "$T/short.json" parallelism.estimator)" = sched-exact
 T_cp_s=$(json_get "$T/short.json" parallelism.T_cp_s)
-g=$(exact_slack_s "$T/short.json" "$T/short.zst" "$(truth "$T/short.truth" work_measured_ms)")
+g=$(exact_slack_s "$T/short.json" "$(steal_s "$T/short.zst")" "$(truth "$T/short.truth" work_measured_ms)")
 accuracy "short phases: sched-exact A(m,inf)" "$(json_get "$T/short.json" parallelism.A_inf)" \
 	"$(truth "$T/short.truth" A_inf_measured)" "$(tol 0.03 "$g" "$T_cp_s" 2)"
 accuracy "short phases: sched-exact T_cp (3% + $g s)" "$(ms "$T_cp_s")" \
@@ -71,7 +71,8 @@ for mode in stream strict; do
 	cp "$T/out" "$T/p.json"
 	work=$(truth "$T/p.truth" work_measured_ms); tcp=$(truth "$T/p.truth" T_cp_measured_ms)
 	T_cp_s=$(json_get "$T/p.json" parallelism.T_cp_s)
-	g1=$(inferred p); g=$(exact_slack_s "$T/p.json" "$T/p.zst" "$work")
+	steal=$(steal_s "$T/p.zst")
+	g1=$(inferred p "$steal"); g=$(exact_slack_s "$T/p.json" "$steal" "$work")
 	t=$(tol 0.02 "$g" "$T_cp_s")
 	cp "$T/p.zst" "$T/p-$mode.zst" # kept for a look after a failure
 	accuracy "pipeline $mode: T_cp (tolerance $t: 2% + $g s inferred, stolen or off in U)" "$(ms "$T_cp_s")" "$tcp" "$t"

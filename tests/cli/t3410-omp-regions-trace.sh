@@ -26,7 +26,8 @@ cat >"$T/known.py" <<'EOF'
 import json, os, sys
 truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
 total = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"regions"')][0]["regions"]
-g = json.load(open(sys.argv[2]))["regions"]
+report = json.load(open(sys.argv[2]))
+g = report["regions"]
 label, sched = sys.argv[3], os.environ["SCHED"] == "1"
 gcc = sys.argv[4] == "1"
 # issue 17: A within 2% of the construction with scheduler events; a sanity bound of 15% when the
@@ -77,7 +78,7 @@ check("tiny: 50 instances of one region", len(tiny) == 1 and tiny[0]["calls"] ==
 # not record) and the hypervisor's steal (STEAL_S, lib.sh steal_s), which can fall in any region:
 # a region's U and T_cp move by at most that, A = U/T_cp by 2x that over T_cp. A stressed CI run
 # read imbalanced 2.646 (T_cp 218.8 ms for 240) with 4 switch-ins and 23.8 ms inferred.
-guess_s = (json.load(open(sys.argv[2]))["parallelism"]["estimates"].get("sched-exact", {}).get("inferred_s") or 0) \
+guess_s = (report["parallelism"]["estimates"].get("sched-exact", {}).get("inferred_s") or 0) \
     + float(os.environ.get("STEAL_S") or 0)
 def a_tol(a, r):
     return tol * a + a * 2 * guess_s / max(r["T_cp_ns"] / 1e9, 1e-9)
