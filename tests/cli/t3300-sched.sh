@@ -22,14 +22,6 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then
 	echo "# not root or no tracefs: exact-mode recording cannot be tested here"
 fi
 
-# inferred NAME STEAL_S: seconds of switch-ins the exact mode inferred (the kernel did not record them,
-# placed half way) plus STEAL_S, the seconds the hypervisor stole during the run (steal_s, lib.sh): its
-# total CPU time U cannot be off by more than that beyond the tolerance; its T_cp by no more than
-# exact_slack_s (lib.sh)
-inferred() {
-	awk -v g="$(json_get "$T/$1.json" parallelism.estimates.sched-exact.inferred_s)" -v s="$2" \
-		'BEGIN { print g + s }'
-}
 # tol BASE GUESS_S T_S [K]: BASE + K*GUESS_S/T_S (K = 1; 2 for a ratio like A = U/T_cp)
 tol() { awk -v b="$1" -v g="$2" -v c="$3" -v k="${4:-1}" 'BEGIN{print b + k * g / c}'; }
 
@@ -72,7 +64,7 @@ for mode in stream strict; do
 	work=$(truth "$T/p.truth" work_measured_ms); tcp=$(truth "$T/p.truth" T_cp_measured_ms)
 	T_cp_s=$(json_get "$T/p.json" parallelism.T_cp_s)
 	steal=$(steal_s "$T/p.zst")
-	g1=$(inferred p "$steal"); g=$(exact_slack_s "$T/p.json" "$steal" "$work")
+	g1=$(guess_s "$T/p.json" "$steal"); g=$(exact_slack_s "$T/p.json" "$steal" "$work")
 	t=$(tol 0.02 "$g" "$T_cp_s")
 	cp "$T/p.zst" "$T/p-$mode.zst" # kept for a look after a failure
 	accuracy "pipeline $mode: T_cp (tolerance $t: 2% + $g s inferred, stolen or off in U)" "$(ms "$T_cp_s")" "$tcp" "$t"

@@ -14,11 +14,7 @@
 cal="$T/cal.json"
 R=3; [ "$PMT_ACCURACY" = strict ] && R=5
 # the JSON report's interference object, field by field (python3 is in the CI image: tests use it)
-jget() { python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))["interference"]
-for k in sys.argv[2].split("."):
-    d=d[int(k)] if isinstance(d,list) else d[k]
-print(d)' "$1" "$2"; }
+jget() { json_get "$1" "interference.$2"; }
 # the file's number at a dotted path
 fget() { json_get "$1" "$2"; }
 
@@ -282,15 +278,18 @@ else not_ok "k = 1: stream and the BWThr together move no more than B" "stream $
 # together, 24 of B's 45.6), where 40 other runs stayed under 2%. So "not sensitive" is asserted
 # at 25% by make check-accuracy (PMT_ACCURACY=strict) and at 50% by make check: bandwidth left,
 # stream is not starved (the sensitive branch below, with under half of it left, stays at 25%).
-"$PMANALYZE" -f json --threshold 25 "$T/stream.pmt" >"$T/stream25.json" 2>/dev/null
-v25=$(jget "$T/stream25.json" verdict)
+# verdict_at PCT: pmanalyze's verdict on stream's runs at --threshold PCT
+verdict_at() {
+	"$PMANALYZE" -f json --threshold "$1" "$T/stream.pmt" >"$T/stream$1.json" 2>/dev/null
+	jget "$T/stream$1.json" verdict
+}
 ns_thr=50; [ "$PMT_ACCURACY" = strict ] && ns_thr=25
-"$PMANALYZE" -f json --threshold "$ns_thr" "$T/stream.pmt" >"$T/streamns.json" 2>/dev/null
-vns=$(jget "$T/streamns.json" verdict)
 if awk -v l="$left1" -v s="$S0" 'BEGIN { exit !(l >= s) }'; then
+	vns=$(verdict_at "$ns_thr")
 	if [ "$vns" = not_sensitive ]; then ok "B - BW1 = $L1g GB/s leaves stream its $S0g GB/s: not sensitive at $ns_thr% (slowdown $s)"
 	else not_ok "B - BW1 leaves stream its bandwidth: not sensitive at $ns_thr%" "verdict $vns, slowdown $s, B - BW1 $L1g, stream $S0g GB/s; $(machine_load)"; fi
 elif awk -v l="$left1" -v s="$S0" -v x="$X1" -v w="$BW1c" 'BEGIN { exit !(l < s / 2 && x >= 0.75 * w) }'; then
+	v25=$(verdict_at 25)
 	if [ "$v25" = sensitive ]; then ok "B - BW1 = $L1g GB/s is under half of stream's $S0g GB/s: sensitive at 25% (slowdown $s)"
 	else not_ok "B - BW1 under half of stream's bandwidth: sensitive at 25%" "verdict $v25, slowdown $s; $(machine_load)"; fi
 else
