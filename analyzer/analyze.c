@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "pm_util.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* Adds a warning note with numbers n[0..nn-1] (out of memory: the warning is dropped, the
  * analysis goes on). */
@@ -58,8 +58,8 @@ static void run_cpus(struct pma_trace *t, struct pma_run *r)
 	if (!c)
 		return;
 	snprintf(r->cpus, sizeof(r->cpus), "%s", c);
-	pmt_intlist_free(&r->cpu_list);
-	if (pmt_intlist_parse(c, 0, 1u << 20, &r->cpu_list, why, sizeof(why)) < 0)
+	pm_intlist_free(&r->cpu_list);
+	if (pm_intlist_parse(c, 0, 1u << 20, &r->cpu_list, why, sizeof(why)) < 0)
 		memset(&r->cpu_list, 0, sizeof(r->cpu_list)); /* unknown: 0 CPUs */
 	r->cpus_n = (uint32_t)r->cpu_list.n;
 }
@@ -428,7 +428,7 @@ void pma_trace_free(struct pma_trace *t)
 	pma_meta_free(&t->meta);
 	for (uint32_t i = 0; i < t->nruns; i++) {
 		pma_run_info_free(&t->runs[i].info);
-		pmt_intlist_free(&t->runs[i].cpu_list);
+		pm_intlist_free(&t->runs[i].cpu_list);
 		pma_est_free(t->runs[i].est);
 		pma_exact_free(t->runs[i].exact);
 		pma_profile_free(&t->runs[i].xprof);
@@ -498,8 +498,8 @@ int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *w
 				continue;
 			snprintf(why, whysize, "'%s' records a different program than '%s': argument %zu is "
 				 "'%s', not '%s' (use --force to combine them)", traces[i].path,
-				 traces[0].path, k, pmt_cli_sanitize(cb, sizeof(cb), sb, strlen(sb)),
-				 pmt_cli_sanitize(ca, sizeof(ca), sa, strlen(sa)));
+				 traces[0].path, k, pm_cli_sanitize(cb, sizeof(cb), sb, strlen(sb)),
+				 pm_cli_sanitize(ca, sizeof(ca), sa, strlen(sa)));
 			return -1;
 		}
 	}

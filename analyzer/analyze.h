@@ -10,7 +10,7 @@
 #include "exact.h"
 #include "notes.h"
 #include "pmt.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 #include "records.h"
 
 #define PMA_MAX_RUNS 1024u /* a sweep of 16 configurations x 5 repetitions is 81 runs */
@@ -54,7 +54,7 @@ struct pma_run {
 	struct pma_exact_stats xst;
 	int has_exact;         /* the run has scheduler events and pma_exact_finish succeeded */
 	int exact_refused;     /* more than PMA_EXACT_MAX_EVENTS: exact mode off for the run */
-	struct pmt_intlist cpu_list; /* CPUs the run was allowed (from RUN_BEGIN or META "cpus");
+	struct pm_intlist cpu_list; /* CPUs the run was allowed (from RUN_BEGIN or META "cpus");
 				       empty when unknown */
 	uint32_t cpus_n;       /* cpu_list.n, 0 unknown */
 	char cpus[128];        /* as a cpulist, as recorded ("" unknown) */

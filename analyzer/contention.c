@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pm_util.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* The program's command as shell words (quoted where needed, a ' as '\''), whole: malloc'ed, NULL
  * when memory runs out. */
@@ -29,7 +29,7 @@ static char *shell_command(const struct pma_meta *meta)
 		char *w;
 		if (!a || !(w = malloc(strlen(a) + 1)))
 			continue;
-		len = strlen(pmt_cli_sanitize(w, strlen(a) + 1, a, strlen(a)));
+		len = strlen(pm_cli_sanitize(w, strlen(a) + 1, a, strlen(a)));
 		if (o)
 			buf[o++] = ' ';
 		if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 static const char *rec_name(uint16_t type)
 {
@@ -81,7 +81,7 @@ static void dump_task(FILE *out, const struct pmt_record *rec)
 	char comm[PMT_COMM_MAX * 4 + 1];
 	cJSON *o = cJSON_CreateObject();
 
-	pmt_cli_sanitize(comm, sizeof(comm), e->comm ? e->comm : "", e->comm_len);
+	pm_cli_sanitize(comm, sizeof(comm), e->comm ? e->comm : "", e->comm_len);
 	cJSON_AddStringToObject(o, "type", "task");
 	cJSON_AddNumberToObject(o, "run_id", e->run_id);
 	cJSON_AddNumberToObject(o, "t_ns", (double)e->t_ns);

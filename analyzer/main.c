@@ -21,7 +21,7 @@
 #include "html.h"
 #include "memory.h"
 #include "pmt.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 #include "perfetto.h"
 #include "plot.h"
 #include "report.h"
@@ -146,13 +146,13 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 	int rc;
 
 	if (!run || !run->has_exact) {
-		pmt_cli_error("cannot export '%s': the run has no scheduler events (record them with "
+		pm_cli_error("cannot export '%s': the run has no scheduler events (record them with "
 			      "pmcollect --sched, as root)", path);
 		return -1;
 	}
 	f = fopen(path, "w");
 	if (!f) {
-		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		pm_cli_error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	rc = pma_export_perfetto(f, run, why, sizeof(why));
@@ -161,7 +161,7 @@ static int export_perfetto(const char *path, const struct pma_trace *t, long run
 		rc = -1;
 	}
 	if (rc < 0)
-		pmt_cli_error("cannot write '%s': %s", path, why);
+		pm_cli_error("cannot write '%s': %s", path, why);
 	return rc;
 }
 
@@ -173,7 +173,7 @@ static int write_plots(const char *dir, enum pma_plot_format fmt, const struct p
 	char path[4096], why[512];
 
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		pmt_cli_error("cannot create '%s': %s", dir, strerror(errno));
+		pm_cli_error("cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
@@ -183,7 +183,7 @@ static int write_plots(const char *dir, enum pma_plot_format fmt, const struct p
 		snprintf(path, sizeof(path), "%s/%s.%s", dir,
 			 pma_plot_name((enum pma_plot_kind)k), ext);
 		if (pma_plot_write(r, (enum pma_plot_kind)k, fmt, path, why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
+			pm_cli_error("%s", why);
 			return -1;
 		}
 	}
@@ -200,7 +200,7 @@ static int write_extrap_file(const char *path, const struct pma_extrap_data *d, 
 
 	eo.f = fopen(path, "w");
 	if (!eo.f) {
-		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		pm_cli_error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	n = jsonl ? pma_extrap_write_jsonl(&eo, d, why, sizeof(why))
@@ -210,7 +210,7 @@ static int write_extrap_file(const char *path, const struct pma_extrap_data *d, 
 		n = -1;
 	}
 	if (n < 0) {
-		pmt_cli_error("cannot write '%s': %s", path, why);
+		pm_cli_error("cannot write '%s': %s", path, why);
 		return -1;
 	}
 	return 0;
@@ -224,7 +224,7 @@ static int write_html(const char *path, const struct pma_result *r)
 	int rc;
 
 	if (!f) {
-		pmt_cli_error("cannot open '%s': %s", path, strerror(errno));
+		pm_cli_error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	rc = pma_html_report(f, r, why, sizeof(why));
@@ -236,7 +236,7 @@ static int write_html(const char *path, const struct pma_result *r)
 		rc = -1;
 	}
 	if (rc < 0)
-		pmt_cli_error("cannot write '%s': %s", path, why);
+		pm_cli_error("cannot write '%s': %s", path, why);
 	return rc;
 }
 
@@ -250,7 +250,7 @@ static int export_extrap(const char *path, const struct pma_result *r)
 	int rc;
 
 	if (!r->scaling.present || r->scaling.npoints == 0) {
-		pmt_cli_error("cannot export '%s': the trace has no finished sweep runs (record them "
+		pm_cli_error("cannot export '%s': the trace has no finished sweep runs (record them "
 			      "with pmcollect --sweep)", path);
 		return -1;
 	}
@@ -260,7 +260,7 @@ static int export_extrap(const char *path, const struct pma_result *r)
 		 r->t->meta.command[0] : "?", r->scaling.parameter, r->t->path);
 	jpath = malloc(strlen(path) + sizeof(".jsonl"));
 	if (!jpath) {
-		pmt_cli_error("out of memory");
+		pm_cli_error("out of memory");
 		return -1;
 	}
 	sprintf(jpath, "%s.jsonl", path);
@@ -272,13 +272,13 @@ static int export_extrap(const char *path, const struct pma_result *r)
 }
 
 /* An error in the command line itself: one error line, the usage line, status 2. */
-#define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
+#define usage_error(...) pm_cli_usage_error(usage_line, __VA_ARGS__)
 
 /* The command line, parsed. */
 struct cli_opts {
 	struct pma_compute_opts co;
 	enum pma_format format;
-	struct pmt_intlist cores;
+	struct pm_intlist cores;
 	int force, quiet;
 	int progress;           /* --progress: reading progress whatever the size or terminal */
 	int mode;               /* 0 report, 'i' --info, 'd' --dump, 'L' --learn, 'T' --toep,
@@ -312,7 +312,7 @@ static FILE *output_open(struct output *o)
 		return o->f = stdout;
 	o->f = fopen(o->path, "w");
 	if (!o->f)
-		pmt_cli_error("cannot open '%s': %s", o->path, strerror(errno));
+		pm_cli_error("cannot open '%s': %s", o->path, strerror(errno));
 	return o->f;
 }
 
@@ -320,11 +320,11 @@ static FILE *output_open(struct output *o)
 static int output_close(struct output *o, int rc)
 {
 	if (o->f && o->f != stdout && fclose(o->f) != 0 && rc == 0) {
-		pmt_cli_error("cannot write '%s': %s", o->path, strerror(errno));
+		pm_cli_error("cannot write '%s': %s", o->path, strerror(errno));
 		rc = PMT_EXIT_FAILURE;
 	}
 	if (o->f == stdout && fflush(stdout) != 0 && rc == 0) {
-		pmt_cli_error("cannot write to standard output: %s", strerror(errno));
+		pm_cli_error("cannot write to standard output: %s", strerror(errno));
 		rc = PMT_EXIT_FAILURE;
 	}
 	return rc;
@@ -354,7 +354,7 @@ static int parse_placement(const char *arg, uint32_t *chunk)
 		k = 0;
 	else if (strcmp(arg, "scatter") == 0)
 		k = 1;
-	else if (pmt_cli_parse_long(arg, 1, 1000000, &k) < 0)
+	else if (pm_cli_parse_long(arg, 1, 1000000, &k) < 0)
 		return -1;
 	*chunk = (uint32_t)k;
 	return 0;
@@ -416,8 +416,8 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	while ((c = getopt_long(argc, argv, ":c:f:e:r:o:j:sidqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			pmt_intlist_free(&o->cores);
-			if (pmt_intlist_parse(optarg, 1, 1000000, &o->cores, why, sizeof(why)) < 0)
+			pm_intlist_free(&o->cores);
+			if (pm_intlist_parse(optarg, 1, 1000000, &o->cores, why, sizeof(why)) < 0)
 				return usage_error("invalid --cores '%s': %s", optarg, why);
 			break;
 		case 'f':
@@ -430,7 +430,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 				return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
 			break;
 		case 'r':
-			if (pmt_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)
+			if (pm_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)
 				return usage_error("invalid --run '%s': not a run id", optarg);
 			break;
 		case 'o':
@@ -470,7 +470,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			o->html_path = optarg;
 			break;
 		case 'j':
-			if (pmt_cli_parse_long(optarg, 1, 4096, &o->jobs) < 0)
+			if (pm_cli_parse_long(optarg, 1, 4096, &o->jobs) < 0)
 				return usage_error("invalid --jobs '%s': want 1 to 4096", optarg);
 			break;
 		case OPT_EXTRAP:
@@ -478,7 +478,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_PMNF_CLASSES: {
 			long unit = 1;
-			if (optarg && pmt_cli_parse_long(optarg, 1, 65536, &unit) < 0)
+			if (optarg && pm_cli_parse_long(optarg, 1, 65536, &unit) < 0)
 				return usage_error("invalid --pmnf-classes '%s': want a unit from 1 to "
 						   "65536", optarg);
 			o->co.pmnf_class_unit = (unsigned)unit;
@@ -596,7 +596,7 @@ static int run_dump(const struct cli_opts *o, struct output *out)
 	FILE *f;
 
 	if (pma_dump_open(&rd, o->traces[0], o->flags, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	if (!(f = output_open(out))) {
@@ -604,7 +604,7 @@ static int run_dump(const struct cli_opts *o, struct output *out)
 		return PMT_EXIT_FAILURE;
 	}
 	if (pma_dump(f, rd, o->traces[0], why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	return PMT_EXIT_OK;
@@ -657,7 +657,7 @@ static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 		p.start_ns = p.last_ns = pm_mono_ns();
 		if (pma_trace_load_progress(&traces[i], o->traces[i], o->flags,
 					    want ? load_progress_line : NULL, &p, why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
+			pm_cli_error("%s", why);
 			return -1;
 		}
 		if (p.on)
@@ -670,7 +670,7 @@ static int load_traces(const struct cli_opts *o, struct pma_trace *traces)
 			for (size_t w = 0; w < traces[i].warnings.n; w++)
 			{
 				char *text = pma_note_alloc(&traces[i].warnings.v[w]);
-				pmt_cli_warning("%s", text ? text : "out of memory");
+				pm_cli_warning("%s", text ? text : "out of memory");
 				free(text);
 			}
 	return 0;
@@ -699,7 +699,7 @@ static int expand_operands(struct cli_opts *o)
 			char **grown = realloc(list, (n + 1) * sizeof(*list));
 			if (!grown || !(grown[n] = strdup(o->traces[i]))) {
 				list = grown ? grown : list;
-				pmt_cli_error("out of memory");
+				pm_cli_error("out of memory");
 				rc = PMT_EXIT_FAILURE;
 				break;
 			}
@@ -710,10 +710,10 @@ static int expand_operands(struct cli_opts *o)
 		o->had_dir = 1;
 		k = scandir(o->traces[i], &ents, is_trace_name, alphasort);
 		if (k < 0) {
-			pmt_cli_error("cannot read directory '%s': %s", o->traces[i], strerror(errno));
+			pm_cli_error("cannot read directory '%s': %s", o->traces[i], strerror(errno));
 			rc = PMT_EXIT_FAILURE;
 		} else if (k == 0) {
-			pmt_cli_error("no trace in directory '%s' (looked for *.zst files)", o->traces[i]);
+			pm_cli_error("no trace in directory '%s' (looked for *.zst files)", o->traces[i]);
 			rc = PMT_EXIT_USAGE;
 		}
 		for (int e = 0; e < k; e++) {
@@ -726,7 +726,7 @@ static int expand_operands(struct cli_opts *o)
 				snprintf(path, len, "%s/%s", o->traces[i], ents[e]->d_name);
 				list[n++] = path;
 			} else if (rc < 0) {
-				pmt_cli_error("out of memory");
+				pm_cli_error("out of memory");
 				rc = PMT_EXIT_FAILURE;
 			}
 			free(ents[e]);
@@ -785,7 +785,7 @@ static int is_rank_job(const struct cli_opts *o)
 		return 0;
 	if (pma_trace_peek_meta(o->traces[0], o->flags, &m, why, sizeof(why)) < 0) {
 		pma_meta_free(&m);
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return -1;
 	}
 	yes = m.job.present && m.job.rank >= 0;
@@ -811,17 +811,17 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 	if (o->cal_path) {
 		/* loaded once and shared read-only by the workers */
 		if (!(cal = calloc(1, sizeof(*cal)))) {
-			pmt_cli_error("out of memory");
+			pm_cli_error("out of memory");
 			rc = PMT_EXIT_FAILURE;
 			goto out;
 		}
 		if (pma_trace_load(cal, o->cal_path, o->flags, why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
+			pm_cli_error("%s", why);
 			rc = PMT_EXIT_FAILURE;
 			goto out;
 		}
 		if (pma_ranks_calibration_check(cal, &o->co, why, sizeof(why)) < 0) {
-			pmt_cli_error("--calibration: %s", why);
+			pm_cli_error("--calibration: %s", why);
 			rc = PMT_EXIT_USAGE;
 			goto out;
 		}
@@ -831,7 +831,7 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 	w.rc = calloc(n, sizeof(*w.rc));
 	w.why = calloc(n, sizeof(*w.why));
 	if (!tids || !w.rows || !w.rc || !w.why) {
-		pmt_cli_error("out of memory");
+		pm_cli_error("out of memory");
 		rc = PMT_EXIT_FAILURE;
 		goto out;
 	}
@@ -845,7 +845,7 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 		pthread_join(tids[i], NULL);
 	for (size_t i = 0; i < n && rc == PMT_EXIT_OK; i++)
 		if (w.rc[i] < 0) {
-			pmt_cli_error("%s", w.why[i]);
+			pm_cli_error("%s", w.why[i]);
 			rc = w.rc[i] == -2 ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
 		}
 	if (rc != PMT_EXIT_OK) {
@@ -856,7 +856,7 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 	}
 	err = pma_ranks_merge(w.rows, n, o->force, o->cal_path, &r.ranks, why, sizeof(why));
 	if (err < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		rc = err == PMA_RANKS_E_MIXED ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
 		goto out;
 	}
@@ -883,11 +883,11 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 	int rc = PMT_EXIT_FAILURE;
 
 	if (!o->force && pma_traces_same_program(traces, o->ntraces, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	if ((rc = pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why))) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		rc = rc == PMA_COMPUTE_NOTHING ? PMA_EXIT_NOTHING : PMT_EXIT_FAILURE;
 		goto out;
 	}
@@ -915,7 +915,7 @@ static int write_file(const char *path, const unsigned char *buf, size_t n)
 	FILE *f = fopen(path, "wb");
 
 	if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0) {
-		pmt_cli_error("cannot write '%s': %s", path, strerror(errno));
+		pm_cli_error("cannot write '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -932,19 +932,19 @@ static int parse_configs(const char *list, unsigned *m, unsigned *n, int max)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char end;
 		if (k == max) {
-			pmt_cli_error("too many configurations in --predict (at most %d)", max);
+			pm_cli_error("too many configurations in --predict (at most %d)", max);
 			return -1;
 		}
 		if (sscanf(tok, "%u:%u%c", &m[k], &n[k], &end) != 2 || m[k] == 0 || n[k] == 0 ||
 		    m[k] > 1000000 || n[k] > 1000000) {
-			pmt_cli_error("invalid configuration '%s' in --predict: want <threads>:<cores>",
+			pm_cli_error("invalid configuration '%s' in --predict: want <threads>:<cores>",
 				      tok);
 			return -1;
 		}
 		k++;
 	}
 	if (!k)
-		pmt_cli_error("--predict: no configuration given");
+		pm_cli_error("--predict: no configuration given");
 	return k ? k : -1;
 }
 
@@ -987,7 +987,7 @@ static int predict_lines(FILE *fo, const struct pma_forest *f, const struct pma_
 				T_s = NAN;
 			}
 			if (pma_forest_predict(f, x, 1, &mean, &lo, &hi, why, sizeof(why)) < 0) {
-				pmt_cli_error("%s", why);
+				pm_cli_error("%s", why);
 				return PMT_EXIT_FAILURE;
 			}
 			fprintf(fo, "%8u %6u %12.5g %12.5g %12.5g %12.5g  %s", m[i], n[i], mean, lo, hi,
@@ -1027,13 +1027,13 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 			return PMT_EXIT_USAGE; /* before the training, not after it */
 	}
 	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	if (pma_learn_evaluate(&t, &fp, &ev, why, sizeof(why)) < 0 ||
 	    pma_forest_train(&f, t.X, t.y, t.rows, PMA_LEARN_NFEAT, &fp, why, sizeof(why)) < 0 ||
 	    pma_forest_importance(f, imp, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		goto done;
 	}
 	if (!(fo = output_open(out)))
@@ -1064,7 +1064,7 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	}
 	if (o->model_out) {
 		if (pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
+			pm_cli_error("%s", why);
 			goto done;
 		}
 		if (write_file(o->model_out, buf, len) < 0)
@@ -1122,13 +1122,13 @@ static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, st
 	pma_forest_params_default(&fp);
 	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0 ||
 	    pma_learn_check(&t, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		pma_learn_table_free(&t);
 		return PMT_EXIT_FAILURE;
 	}
 	if (pma_toep_run(t.X, &fx, t.y, t.config, t.rows, PMA_LEARN_NFEAT, &fp, &r, why,
 			 sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		goto done;
 	}
 	if (!(fo = output_open(out)))
@@ -1177,7 +1177,7 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 	int rc = PMT_EXIT_FAILURE;
 
 	if (!(in = fopen(o->model_in, "rb"))) {
-		pmt_cli_error("cannot open '%s': %s", o->model_in, strerror(errno));
+		pm_cli_error("cannot open '%s': %s", o->model_in, strerror(errno));
 		return PMT_EXIT_FAILURE;
 	}
 	for (;;) {
@@ -1185,7 +1185,7 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 			unsigned char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
 			if (!nb) {
 				fclose(in);
-				pmt_cli_error("out of memory");
+				pm_cli_error("out of memory");
 				goto done;
 			}
 			buf = nb;
@@ -1197,17 +1197,17 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 	}
 	fclose(in);
 	if (pma_forest_load(&f, buf, len, why, sizeof(why)) < 0) {
-		pmt_cli_error("'%s': %s", o->model_in, why);
+		pm_cli_error("'%s': %s", o->model_in, why);
 		goto done;
 	}
 	if (pma_forest_cols(f) != PMA_LEARN_NFEAT) {
-		pmt_cli_error("'%s': the model has %zu features, --predict needs %d (a model of an "
+		pm_cli_error("'%s': the model has %zu features, --predict needs %d (a model of an "
 			      "older pmanalyze: train it again with --learn --model-out)", o->model_in,
 			      pma_forest_cols(f), PMA_LEARN_NFEAT);
 		goto done;
 	}
 	if (o->ntraces && pma_learn_table(traces, o->ntraces, PMA_TARGET_TIME, &t, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		goto done;
 	}
 	if (!(fo = output_open(out)))
@@ -1228,7 +1228,7 @@ int main(int argc, char **argv)
 	struct pma_trace *traces = NULL;
 	int rc;
 
-	pmt_cli_set_prog("pmanalyze");
+	pm_cli_set_prog("pmanalyze");
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		goto done;
@@ -1257,7 +1257,7 @@ int main(int argc, char **argv)
 	}
 	traces = calloc(o.ntraces ? (size_t)o.ntraces : 1, sizeof(*traces));
 	if (!traces) {
-		pmt_cli_error("out of memory");
+		pm_cli_error("out of memory");
 		goto done;
 	}
 	if (load_traces(&o, traces) < 0)
@@ -1290,7 +1290,7 @@ done:
 	for (int i = 0; o.owned && i < o.ntraces; i++)
 		free(o.owned[i]);
 	free(o.owned);
-	pmt_intlist_free(&o.cores);
+	pm_intlist_free(&o.cores);
 	if (o.plot_dir || o.html_path)
 		pma_plot_cleanup();
 	return output_close(&out, rc);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* A change of the counter track: at t, running and runnable change by dr and dq. */
 struct change {
@@ -28,7 +28,7 @@ static void put_name(FILE *out, const char *name)
 	cJSON *s;
 	char *text;
 
-	pmt_cli_sanitize(clean, sizeof(clean), name, strlen(name));
+	pm_cli_sanitize(clean, sizeof(clean), name, strlen(name));
 	s = cJSON_CreateString(clean);
 	text = s ? cJSON_PrintUnformatted(s) : NULL;
 	fputs(text ? text : "\"?\"", out);

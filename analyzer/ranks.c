@@ -11,7 +11,7 @@
 #include "compute.h"
 #include "contention.h"
 #include "pm_util.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -182,10 +182,10 @@ static int row_predictions(const struct pma_trace *t, const struct pma_compute_o
 	}
 	/* omega at the rank's own CPUs: its affinity as the launcher bound it, else the run's */
 	if (t->meta.affinity_cpus) {
-		struct pmt_intlist l = { 0 };
-		if (pmt_intlist_parse(t->meta.affinity_cpus, 0, UINT32_MAX - 1, &l, cwhy, sizeof(cwhy)) == 0)
+		struct pm_intlist l = { 0 };
+		if (pm_intlist_parse(t->meta.affinity_cpus, 0, UINT32_MAX - 1, &l, cwhy, sizeof(cwhy)) == 0)
 			n_rank = (uint32_t)l.n;
-		pmt_intlist_free(&l);
+		pm_intlist_free(&l);
 	}
 	if (pma_compute(t, 1, o, &r, cwhy, sizeof(cwhy)) < 0) {
 		char text[600];

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* Replaces control characters and invalid UTF-8 in one string of a parsed JSON record (in place:
  * the result is never longer). */
@@ -23,7 +23,7 @@ static void sanitize_string(char *s)
 		memset(s, '?', n);
 		return;
 	}
-	pmt_cli_sanitize(clean, n + 1, s, n);
+	pm_cli_sanitize(clean, n + 1, s, n);
 	memcpy(s, clean, strlen(clean) + 1);
 	free(clean);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pm_util.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 #define MIB (1024.0 * 1024.0) /* the calibration's MB */
 
@@ -26,7 +26,7 @@ static void command_string(const struct pma_meta *meta, char *buf, size_t size)
 	}
 	if (o >= sizeof(raw))
 		o = sizeof(raw) - 1;
-	pmt_cli_sanitize(buf, size, raw, o);
+	pm_cli_sanitize(buf, size, raw, o);
 }
 
 /* Note x as a JSON string, whole (never truncated). */
@@ -68,7 +68,7 @@ static void print_sources(FILE *out, const struct pma_meta *meta)
 		const char *reason = meta->sources[i].reason ? meta->sources[i].reason :
 				     "no reason recorded";
 		if (!meta->sources[i].recorded) {
-			pmt_cli_sanitize(clean, sizeof(clean), reason, strlen(reason));
+			pm_cli_sanitize(clean, sizeof(clean), reason, strlen(reason));
 			fprintf(out, "%-13s%s: not recorded: %s\n", "", meta->sources[i].name, clean);
 		}
 	}
@@ -80,8 +80,8 @@ static void machine_line(FILE *out, const struct pma_meta *meta)
 	const char *host = meta->hostname, *rel = meta->kernel_release;
 	char h[128], k[128];
 
-	pmt_cli_sanitize(h, sizeof(h), host ? host : "?", strlen(host ? host : "?"));
-	pmt_cli_sanitize(k, sizeof(k), rel ? rel : "?", strlen(rel ? rel : "?"));
+	pm_cli_sanitize(h, sizeof(h), host ? host : "?", strlen(host ? host : "?"));
+	pm_cli_sanitize(k, sizeof(k), rel ? rel : "?", strlen(rel ? rel : "?"));
 	fprintf(out, "%-13s%s: %.0f packages, %.0f cores, %.0f PUs, %.0f NUMA nodes; Linux %s\n",
 		"machine", h, topo->packages, topo->cores, topo->pus, topo->numa_nodes, k);
 }
@@ -1595,8 +1595,8 @@ static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 		const struct pma_rank_row *w = &j->rows[i];
 		char host[64], cpus[64], name[96];
 		rank_name(name, sizeof(name), j, (struct pma_rank_ref){ .job = w->job, .rank = w->rank });
-		pmt_cli_sanitize(host, sizeof(host), or_q(w->host), strlen(or_q(w->host)));
-		pmt_cli_sanitize(cpus, sizeof(cpus), or_q(w->cpus), strlen(or_q(w->cpus)));
+		pm_cli_sanitize(host, sizeof(host), or_q(w->host), strlen(or_q(w->host)));
+		pm_cli_sanitize(cpus, sizeof(cpus), or_q(w->cpus), strlen(or_q(w->cpus)));
 		fmt_num(a, sizeof(a), 0, w->m, "");
 		fmt_num(b, sizeof(b), 2, w->A_inf, "");
 		fmt_num(c, sizeof(c), 3, w->T_cp_s, "");
@@ -1809,8 +1809,8 @@ static void csv_ranks(FILE *out, const struct pma_ranks_result *j)
 	for (size_t i = 0; i < j->n; i++) {
 		const struct pma_rank_row *w = &j->rows[i];
 		char host[128], cpus[128];
-		pmt_cli_sanitize(host, sizeof(host), or_q(w->host), strlen(or_q(w->host)));
-		pmt_cli_sanitize(cpus, sizeof(cpus), or_q(w->cpus), strlen(or_q(w->cpus)));
+		pm_cli_sanitize(host, sizeof(host), or_q(w->host), strlen(or_q(w->host)));
+		pm_cli_sanitize(cpus, sizeof(cpus), or_q(w->cpus), strlen(or_q(w->cpus)));
 		fprintf(out, "%ld,%ld,", w->rank, w->local_rank);
 		csv_str(out, host);
 		fputc(',', out);
@@ -1870,7 +1870,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 		t->minor, (unsigned long long)t->rst.chunks, (unsigned long long)t->rst.bytes_read);
 	fprintf(out, "%-13s%s\n", "command", cmd);
 	s = meta->cwd ? meta->cwd : "?";
-	fprintf(out, "%-13s%s\n", "cwd", pmt_cli_sanitize(buf, 256, s, strlen(s)));
+	fprintf(out, "%-13s%s\n", "cwd", pm_cli_sanitize(buf, 256, s, strlen(s)));
 	fprintf(out, "%-13s%s by %s %s\n", "recorded", meta->start_utc ? meta->start_utc : "?",
 		meta->tool ? meta->tool : "?", meta->tool_version ? meta->tool_version : "?");
 	machine_line(out, meta);
@@ -1888,7 +1888,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	if (!meta->nenv)
 		fputs("(no OMP_/GOMP_/KMP_ variables)", out);
 	for (size_t i = 0; i < meta->nenv; i++) {
-		pmt_cli_sanitize(buf, 256, meta->env[i].value, strlen(meta->env[i].value));
+		pm_cli_sanitize(buf, 256, meta->env[i].value, strlen(meta->env[i].value));
 		fprintf(out, "%s=%s ", meta->env[i].name, buf);
 	}
 	fputc('\n', out);
@@ -1939,7 +1939,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	for (size_t i = 0; i < t->warnings.n; i++) {
 		char *text = pma_note_alloc(&t->warnings.v[i]), *clean = text ? strdup(text) : NULL;
 		if (clean)
-			pmt_cli_sanitize(clean, strlen(text) + 1, text, strlen(text));
+			pm_cli_sanitize(clean, strlen(text) + 1, text, strlen(text));
 		fprintf(out, "  %s\n", clean ? clean : "out of memory");
 		free(clean);
 		free(text);

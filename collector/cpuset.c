@@ -172,7 +172,7 @@ int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file,
 }
 
 /* 1 when the sorted list l has v. */
-static int has(const struct pmt_intlist *l, uint32_t v)
+static int has(const struct pm_intlist *l, uint32_t v)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
@@ -180,10 +180,10 @@ static int has(const struct pmt_intlist *l, uint32_t v)
 	return 0;
 }
 
-int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, const cpu_set_t *aff,
+int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const cpu_set_t *aff,
 			struct pmc_usable_cpus *u, char *why, size_t whysize)
 {
-	struct pmt_intlist cg = { 0 };
+	struct pm_intlist cg = { 0 };
 	int have_cg = 0;
 	char e[200];
 
@@ -195,7 +195,7 @@ int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, cons
 	}
 	if (root && pmc_cgroup_cpuset(root, u->cgroup_cpus, sizeof(u->cgroup_cpus), u->cgroup_file,
 				      sizeof(u->cgroup_file), e, sizeof(e)) == 0)
-		have_cg = pmt_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, &cg, e, sizeof(e)) == 0;
+		have_cg = pm_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, &cg, e, sizeof(e)) == 0;
 	if (!have_cg)
 		u->cgroup_cpus[0] = u->cgroup_file[0] = '\0';
 	for (int pass = 0; pass < 2 && u->cpus.n == 0; pass++) {
@@ -210,21 +210,21 @@ int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, cons
 		}
 	}
 	if (aff) {
-		struct pmt_intlist a = { .v = malloc((online->n ? online->n : 1) * sizeof(uint32_t)) };
+		struct pm_intlist a = { .v = malloc((online->n ? online->n : 1) * sizeof(uint32_t)) };
 		for (size_t i = 0; a.v && i < online->n; i++)
 			if (online->v[i] < CPU_SETSIZE && CPU_ISSET(online->v[i], aff))
 				a.v[a.n++] = online->v[i];
 		if (a.v && a.n)
-			pmt_intlist_format(&a, u->affinity, sizeof(u->affinity));
+			pm_intlist_format(&a, u->affinity, sizeof(u->affinity));
 		free(a.v);
 	}
-	pmt_intlist_free(&cg);
+	pm_intlist_free(&cg);
 	if (u->cpus.n == 0) {
 		snprintf(why, whysize, "none of the online CPUs is in pmcollect's affinity");
 		pmc_usable_cpus_free(u);
 		return -1;
 	}
-	pmt_intlist_format(&u->cpus, u->text, sizeof(u->text));
+	pm_intlist_format(&u->cpus, u->text, sizeof(u->text));
 	u->restricted = u->cpus.n < online->n;
 	return 0;
 }
@@ -232,5 +232,5 @@ int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, cons
 void pmc_usable_cpus_free(struct pmc_usable_cpus *u)
 {
 	if (u)
-		pmt_intlist_free(&u->cpus);
+		pm_intlist_free(&u->cpus);
 }

@@ -8,11 +8,11 @@
 #include <sched.h>
 #include <stddef.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* What the CPU sets of pmcollect's process were at the start. Texts are cpulists ("0-3,8"). */
 struct pmc_usable_cpus {
-	struct pmt_intlist cpus;   /* online ∩ affinity ∩ cgroup cpuset, sorted; free with
+	struct pm_intlist cpus;   /* online ∩ affinity ∩ cgroup cpuset, sorted; free with
 				      pmc_usable_cpus_free */
 	char text[4096];           /* cpus as a cpulist */
 	char affinity[4096];       /* sched_getaffinity(2) ∩ online, "" when not known */
@@ -39,7 +39,7 @@ int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file,
  * pmc_cgroup_cpuset; NULL = not looked up). A cgroup list that shares no CPU with the rest is
  * ignored (the kernel keeps a task's affinity inside its cpuset, so that is a stale file).
  * Returns 0, or -1 when out of memory or when no online CPU is left (a one-line reason in why). */
-int pmc_usable_cpus_get(const char *root, const struct pmt_intlist *online, const cpu_set_t *aff,
+int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const cpu_set_t *aff,
 			struct pmc_usable_cpus *u, char *why, size_t whysize);
 
 void pmc_usable_cpus_free(struct pmc_usable_cpus *u);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "pm_util.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 #define POWERCAP_DIR "/sys/class/powercap"
 #define POWERCAP_PREFIX "intel-rapl:"
@@ -179,7 +179,7 @@ static long sys_perf_event_open(struct perf_event_attr *attr, int cpu)
 /* Opens one counter of event `name` (config) on each CPU of the PMU's cpumask. Returns the number
  * opened, or -errno of the first failure with the reason in why. */
 static int perf_open_event(struct pmc_energy *e, const char *pmu, const char *root, uint32_t type,
-			   const char *name, const struct pmt_intlist *cpus, char *why, size_t whysize)
+			   const char *name, const struct pm_intlist *cpus, char *why, size_t whysize)
 {
 	char path[4096 + 64], buf[128], *end;
 	unsigned long long config;
@@ -218,7 +218,7 @@ static int perf_open_event(struct pmc_energy *e, const char *pmu, const char *ro
 			if (err == EACCES || err == EPERM) {
 				snprintf(path, sizeof(path), "%s" PARANOID_FILE, root);
 				if (read_small(path, buf, sizeof(buf)) < 0 ||
-				    pmt_cli_parse_long(buf, -10, 10, &paranoid) < 0)
+				    pm_cli_parse_long(buf, -10, 10, &paranoid) < 0)
 					snprintf(why, whysize, "perf power PMU: perf_event_open(%s, CPU %" PRIu32
 						 ") denied (%s unreadable; system-wide events need it <= 0 "
 						 "or CAP_PERFMON)", name, cpus->v[i], path);
@@ -256,7 +256,7 @@ static int perf_open_event(struct pmc_energy *e, const char *pmu, const char *ro
 static size_t perf_open(struct pmc_energy *e, const char *root, char *why, size_t whysize)
 {
 	char pmu[4096], path[4096 + 32], buf[4096], why1[256] = "";
-	struct pmt_intlist cpus = { NULL, 0 };
+	struct pm_intlist cpus = { NULL, 0 };
 	char *names[PMC_ENERGY_MAX_ZONES];
 	size_t nnames = 0, i;
 	struct dirent *de;
@@ -271,7 +271,7 @@ static size_t perf_open(struct pmc_energy *e, const char *root, char *why, size_
 		return 0;
 	snprintf(path, sizeof(path), "%s/cpumask", pmu);
 	if (read_small(path, buf, sizeof(buf)) < 0 ||
-	    pmt_intlist_parse(buf, 0, 1u << 20, &cpus, why1, sizeof(why1)) < 0) {
+	    pm_intlist_parse(buf, 0, 1u << 20, &cpus, why1, sizeof(why1)) < 0) {
 		snprintf(why, whysize, "perf power PMU: bad cpumask '%s'", path);
 		return 0;
 	}
@@ -279,7 +279,7 @@ static size_t perf_open(struct pmc_energy *e, const char *root, char *why, size_
 	d = opendir(path);
 	if (!d) {
 		snprintf(why, whysize, "perf power PMU: no events in '%s'", path);
-		pmt_intlist_free(&cpus);
+		pm_intlist_free(&cpus);
 		return 0;
 	}
 	while ((de = readdir(d)) && nnames < PMC_ENERGY_MAX_ZONES)
@@ -301,7 +301,7 @@ static size_t perf_open(struct pmc_energy *e, const char *root, char *why, size_
 	}
 	for (i = 0; i < nnames; i++)
 		free(names[i]);
-	pmt_intlist_free(&cpus);
+	pm_intlist_free(&cpus);
 	return e->n;
 }
 

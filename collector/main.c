@@ -34,7 +34,7 @@
 #include "rank.h"
 #include "pm_util.h"
 #include "pmt.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -139,7 +139,7 @@ static void usage(FILE *f)
 }
 
 /* An error in the command line itself: one error line, the usage line, status 2. */
-#define usage_error(...) pmt_cli_usage_error(usage_line, __VA_ARGS__)
+#define usage_error(...) pm_cli_usage_error(usage_line, __VA_ARGS__)
 
 static int quiet;
 static int progress_forced; /* --progress */
@@ -147,7 +147,7 @@ static int progress_forced; /* --progress */
 static void warn_user(const char *msg)
 {
 	if (!quiet)
-		pmt_cli_warning("%s", msg);
+		pm_cli_warning("%s", msg);
 }
 
 /* Whether long work (a plan of runs, the interference calibration) reports its steps: with
@@ -189,7 +189,7 @@ static int parse_double(const char *s, double *out)
 }
 
 /* The online CPUs (/sys/devices/system/cpu/online), else 0..nprocs-1. */
-static int online_cpus(struct pmt_intlist *out)
+static int online_cpus(struct pm_intlist *out)
 {
 	char buf[4096], why[128];
 	ssize_t n = -1;
@@ -203,13 +203,13 @@ static int online_cpus(struct pmt_intlist *out)
 		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 			n--;
 		buf[n] = '\0';
-		if (pmt_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why)) == 0)
+		if (pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why)) == 0)
 			return 0;
 	}
 	{
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		snprintf(buf, sizeof(buf), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
-		return pmt_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why));
+		return pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why));
 	}
 }
 
@@ -219,7 +219,7 @@ static int is_cpulist_word(const char *s)
 	return s && *s && *s != '-' && strspn(s, "0123456789-,") == strlen(s);
 }
 
-static int in_list(const struct pmt_intlist *l, uint32_t v)
+static int in_list(const struct pm_intlist *l, uint32_t v)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
@@ -233,7 +233,7 @@ static int in_list(const struct pmt_intlist *l, uint32_t v)
 static int expand_cpus(const char *text, char *out, size_t size, char *why, size_t whysize)
 {
 	hwloc_topology_t topo;
-	struct pmt_cpuexpr e;
+	struct pm_cpuexpr e;
 	int rc;
 
 	if (strspn(text, "0123456789-,:") == strlen(text)) {
@@ -244,32 +244,32 @@ static int expand_cpus(const char *text, char *out, size_t size, char *why, size
 		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
 		return -1;
 	}
-	rc = pmt_cpuexpr_parse(topo, text, &e, why, whysize);
+	rc = pm_cpuexpr_parse(topo, text, &e, why, whysize);
 	hwloc_topology_destroy(topo);
 	if (rc < 0)
 		return -1;
-	pmt_intlist_format(&e.set, out, size);
-	pmt_cpuexpr_free(&e);
+	pm_intlist_format(&e.set, out, size);
+	pm_cpuexpr_free(&e);
 	return 0;
 }
 
 /* Parses the cpulist text into set and l, every CPU online; prints the error and returns -1. */
-static int cpu_list(const char *text, const struct pmt_intlist *online, const char *online_text,
-		    cpu_set_t *set, struct pmt_intlist *l)
+static int cpu_list(const char *text, const struct pm_intlist *online, const char *online_text,
+		    cpu_set_t *set, struct pm_intlist *l)
 {
 	char why[256];
 
 	char list[4096];
 
 	if (expand_cpus(text, list, sizeof(list), why, sizeof(why)) < 0 ||
-	    pmt_intlist_parse(list, 0, UINT32_MAX - 1, l, why, sizeof(why)) < 0) {
-		pmt_cli_error("invalid CPU list '%s': %s", text, why);
+	    pm_intlist_parse(list, 0, UINT32_MAX - 1, l, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid CPU list '%s': %s", text, why);
 		return -1;
 	}
 	CPU_ZERO(set);
 	for (size_t i = 0; i < l->n; i++) {
 		if (!in_list(online, l->v[i]) || l->v[i] >= CPU_SETSIZE) {
-			pmt_cli_error("invalid CPU list '%s': CPU %u is not online (online: %s)", text,
+			pm_cli_error("invalid CPU list '%s': CPU %u is not online (online: %s)", text,
 				      l->v[i], online_text);
 			return -1;
 		}
@@ -280,7 +280,7 @@ static int cpu_list(const char *text, const struct pmt_intlist *online, const ch
 
 /* Pins pmcollect to the highest CPU it may use that the program does not, so a 1-CPU baseline keeps
  * its CPU to itself; without one, back to the start affinity. Returns the CPU or -1. */
-static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const struct pmt_intlist *online)
+static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const struct pm_intlist *online)
 {
 	for (int cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--) {
 		if (CPU_ISSET(cpu, start) && !CPU_ISSET(cpu, prog) && in_list(online, (uint32_t)cpu)) {
@@ -402,7 +402,7 @@ static int create_output(const char *path, int force, int *created)
 		/* replace rather than truncate or follow: another link to the old file keeps its
 		 * contents, and a symlink cannot redirect the trace */
 		if (unlink(path) < 0) {
-			pmt_cli_error("cannot remove '%s': %s", path, strerror(errno));
+			pm_cli_error("cannot remove '%s': %s", path, strerror(errno));
 			return -1;
 		}
 	}
@@ -415,9 +415,9 @@ static int create_output(const char *path, int force, int *created)
 	}
 	if (fd < 0) {
 		if (errno == EEXIST)
-			pmt_cli_error("'%s' already exists (use --force to overwrite it)", path);
+			pm_cli_error("'%s' already exists (use --force to overwrite it)", path);
 		else
-			pmt_cli_error("cannot create '%s': %s", path, strerror(errno));
+			pm_cli_error("cannot create '%s': %s", path, strerror(errno));
 	}
 	return fd;
 }
@@ -434,12 +434,12 @@ static int create_rank_output(const char *path, int force)
 
 	if (force && lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 	    unlink(path) < 0) {
-		pmt_cli_error("cannot remove '%s': %s", path, strerror(errno));
+		pm_cli_error("cannot remove '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	fd = pmc_output_create(path, why, sizeof(why));
 	if (fd < 0)
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 	return fd;
 }
 
@@ -480,13 +480,13 @@ struct pmc_opts {
 
 /* What pmcollect sets up and holds while it records; session_close releases it all. */
 struct session {
-	struct pmt_intlist online;  /* /sys/devices/system/cpu/online, read once */
+	struct pm_intlist online;  /* /sys/devices/system/cpu/online, read once */
 	char online_text[4096];
 	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (issue 19) */
 	struct pmc_usable_cpus usable;
 	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
 	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */
-	struct pmt_intlist cpus;    /* --cpus */
+	struct pm_intlist cpus;    /* --cpus */
 	cpu_set_t prog_cpus;        /* the CPUs of the current run */
 	char cpus_text[4096];
 	struct pmc_plan plan;
@@ -622,7 +622,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case 'i':
 			if (parse_double(optarg, &o->interval_ms) < 0 || o->interval_ms < 0.1 ||
 			    o->interval_ms > 10000) {
-				pmt_cli_error("invalid interval '%s': want milliseconds from 0.1 to 10000",
+				pm_cli_error("invalid interval '%s': want milliseconds from 0.1 to 10000",
 					      optarg);
 				return PMT_EXIT_USAGE;
 			}
@@ -638,8 +638,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 				break;
 			}
 			o->threads_list = NULL;
-			if (pmt_cli_parse_long(optarg, 1, 1000000, &v) < 0) {
-				pmt_cli_error("invalid thread count '%s': want 1 to 1000000", optarg);
+			if (pm_cli_parse_long(optarg, 1, 1000000, &v) < 0) {
+				pm_cli_error("invalid thread count '%s': want 1 to 1000000", optarg);
 				return PMT_EXIT_USAGE;
 			}
 			o->threads = (int)v;
@@ -647,7 +647,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case OPT_MEMBIND:
 		case OPT_INTERLEAVE:
 			if (o->mem_nodes) {
-				pmt_cli_error("--membind and --interleave cannot be combined");
+				pm_cli_error("--membind and --interleave cannot be combined");
 				return PMT_EXIT_USAGE;
 			}
 			o->mem_mode = c == OPT_MEMBIND ? "bind" : "interleave";
@@ -661,8 +661,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			o->sched_mode = c == OPT_SCHED;
 			break;
 		case OPT_SCHED_BUFFER:
-			if (pmt_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
-				pmt_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
+			if (pm_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
+				pm_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
 					      optarg);
 				return PMT_EXIT_USAGE;
 			}
@@ -691,7 +691,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			while (!bad && optind < argc && is_cpulist_word(argv[optind]))
 				bad = pmc_plan_add(&o->runs, argv[optind++], why, sizeof(why)) < 0;
 			if (bad) {
-				pmt_cli_error("invalid --runs: %s", why);
+				pm_cli_error("invalid --runs: %s", why);
 				return PMT_EXIT_USAGE;
 			}
 			break;
@@ -701,7 +701,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			break;
 		case OPT_OMP_RUNTIME:
 			if (strcmp(optarg, "llvm") != 0 && optarg[0] != '/' && optarg[0] != '.') {
-				pmt_cli_error("invalid --omp-runtime '%s': want 'llvm' or the path of a "
+				pm_cli_error("invalid --omp-runtime '%s': want 'llvm' or the path of a "
 					      "libomp", optarg);
 				return PMT_EXIT_USAGE;
 			}
@@ -710,7 +710,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case OPT_OMP_EVENTS: {
 			char ewhy[160];
 			if (check_omp_events(optarg, ewhy, sizeof(ewhy)) < 0) {
-				pmt_cli_error("invalid --omp-events '%.200s': %s", optarg, ewhy);
+				pm_cli_error("invalid --omp-events '%.200s': %s", optarg, ewhy);
 				return PMT_EXIT_USAGE;
 			}
 			o->omp_events = optarg;
@@ -719,12 +719,12 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case 'l': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || eq - optarg > 64 || strlen(eq + 1) > 256) {
-				pmt_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
+				pm_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
 					      "value up to 256)", optarg);
 				return PMT_EXIT_USAGE;
 			}
 			if (o->nlabels == PMC_MAX_LABELS) {
-				pmt_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
+				pm_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
 				return PMT_EXIT_USAGE;
 			}
 			o->labels[o->nlabels++] = optarg;
@@ -732,7 +732,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		}
 		case OPT_INTERFERE:
 			if (pmc_interfere_kind_parse(optarg, &o->interfere_kind) < 0) {
-				pmt_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
+				pm_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
 				return PMT_EXIT_USAGE;
 			}
 			o->interfere = 1;
@@ -747,7 +747,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			errno = 0;
 			n = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' || n < 2 || n > 64) {
-				pmt_cli_error("invalid --csthr-l2 '%s': want a whole number of L2 sizes, 2 to 64",
+				pm_cli_error("invalid --csthr-l2 '%s': want a whole number of L2 sizes, 2 to 64",
 					      optarg);
 				return PMT_EXIT_USAGE;
 			}
@@ -767,8 +767,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			o->sweep = optarg;
 			break;
 		case OPT_REPEAT:
-			if (pmt_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
-				pmt_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
+			if (pm_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
+				pm_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
 				return PMT_EXIT_USAGE;
 			}
 			o->repeat = v;
@@ -817,15 +817,15 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	if (o->sweep && (o->interfere || o->calibrate_interference))
 		return usage_error("--sweep cannot be combined with --interfere or --calibrate-interference");
 	if (o->sweep && o->calibrate) {
-		pmt_cli_error("--sweep cannot be combined with --calibrate or --runs");
+		pm_cli_error("--sweep cannot be combined with --calibrate or --runs");
 		return PMT_EXIT_USAGE;
 	}
 	if (o->repeat && !o->sweep && !o->calibrate && !o->interfere) {
-		pmt_cli_error("--repeat needs --sweep, --calibrate or --interfere");
+		pm_cli_error("--repeat needs --sweep, --calibrate or --interfere");
 		return PMT_EXIT_USAGE;
 	}
 	if (o->no_baseline && !o->sweep) {
-		pmt_cli_error("--no-baseline needs --sweep");
+		pm_cli_error("--no-baseline needs --sweep");
 		return PMT_EXIT_USAGE;
 	}
 	if (optind >= argc && o->calibrate_interference && !o->interfere)
@@ -846,29 +846,29 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
  * or after reporting PMT_EXIT_USAGE (a bad list) or PMT_EXIT_FAILURE (hwloc failed). */
 static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
 {
-	struct pmt_intlist l = { 0 };
+	struct pm_intlist l = { 0 };
 	uint32_t threads[PMC_PLAN_MAX_RUNS];
 	char why[256];
 
-	if (pmt_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
-		pmt_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
+	if (pm_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
 		return PMT_EXIT_USAGE;
 	}
 	if (l.n > PMC_PLAN_MAX_RUNS) {
-		pmt_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
+		pm_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
 			      PMC_PLAN_MAX_RUNS);
-		pmt_intlist_free(&l);
+		pm_intlist_free(&l);
 		return PMT_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < l.n; i++)
 		threads[i] = l.v[i];
 	if (pmc_plan_thread_list(&ss->plan, &ss->plan.runs[0], threads, l.n, ss->usable.text,
 				 !o->cpus, why, sizeof(why)) < 0) {
-		pmt_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
-		pmt_intlist_free(&l);
+		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
+		pm_intlist_free(&l);
 		return PMT_EXIT_FAILURE;
 	}
-	pmt_intlist_free(&l);
+	pm_intlist_free(&l);
 	return 0;
 }
 
@@ -946,7 +946,7 @@ static void usable_desc(const struct session *ss, char *buf, size_t size)
 
 /* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
  * the program could not be pinned there. Returns 0 or -1 after reporting. */
-static int check_usable(const char *text, const struct pmt_intlist *l, const struct session *ss)
+static int check_usable(const char *text, const struct pm_intlist *l, const struct session *ss)
 {
 	char desc[2048];
 
@@ -954,7 +954,7 @@ static int check_usable(const char *text, const struct pmt_intlist *l, const str
 		if (in_list(&ss->usable.cpus, l->v[i]))
 			continue;
 		usable_desc(ss, desc, sizeof(desc));
-		pmt_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
+		pm_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
 			      l->v[i], desc);
 		return -1;
 	}
@@ -1019,7 +1019,7 @@ static int csthr_size(hwloc_topology_t topo, struct pmc_isess *is, unsigned l2x)
 
 	if (l2x) {
 		if (pmc_csthr_bytes(topo, is->cpus[0], l2x, &is->csthr_bytes, why, sizeof(why)) < 0) {
-			pmt_cli_error("cannot use --csthr-l2 %u: %s", l2x, why);
+			pm_cli_error("cannot use --csthr-l2 %u: %s", l2x, why);
 			return -1;
 		}
 		return 0;
@@ -1039,7 +1039,7 @@ static int csthr_size(hwloc_topology_t topo, struct pmc_isess *is, unsigned l2x)
 static int plan_interference(const struct pmc_opts *o, struct session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
-	struct pmt_intlist lv = { 0 };
+	struct pm_intlist lv = { 0 };
 	const char *allowed = ss->usable.text;
 	char why[512], prog[4096], sig[512];
 	uint32_t nprog, levels[PMC_PLAN_MAX_RUNS];
@@ -1050,33 +1050,33 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		return usage_error("--interfere and --calibrate-interference cannot be combined with "
 				   "--calibrate or --runs");
 	if (hwloc_topology_init(&ss->topo) != 0 || hwloc_topology_load(ss->topo) != 0) {
-		pmt_cli_error("cannot read the machine's topology (hwloc): %s", strerror(errno));
+		pm_cli_error("cannot read the machine's topology (hwloc): %s", strerror(errno));
 		return PMT_EXIT_FAILURE;
 	}
 	if (o->interfere_cpus) {
-		struct pmt_intlist l = { 0 };
+		struct pm_intlist l = { 0 };
 		cpu_set_t set;
 		if (cpu_list(o->interfere_cpus, &ss->online, ss->online_text, &set, &l) < 0)
 			return PMT_EXIT_USAGE;
 		/* a thread's affinity may name any online CPU, even one outside pmcollect's own
 		 * (taskset, a cgroup cpuset): refuse those, as --cpus does */
 		if (check_usable(o->interfere_cpus, &l, ss) < 0) {
-			pmt_intlist_free(&l);
+			pm_intlist_free(&l);
 			return PMT_EXIT_USAGE;
 		}
 		n = (int)l.n;
 		for (size_t j = 0; j < l.n && n <= PMC_CAL_MAX_K; j++) {
 			if (o->cpus && in_list(&ss->cpus, l.v[j])) {
-				pmt_intlist_free(&l);
-				pmt_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
+				pm_intlist_free(&l);
+				pm_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
 					      "CPUs of their own", o->interfere_cpus, ss->cpus_text);
 				return PMT_EXIT_USAGE;
 			}
 			is->cpus[j] = (int)l.v[j];
 		}
-		pmt_intlist_free(&l);
+		pm_intlist_free(&l);
 		if (n > PMC_CAL_MAX_K) {
-			pmt_cli_error("invalid --interfere-cpus '%s': at most %d CPUs", o->interfere_cpus,
+			pm_cli_error("invalid --interfere-cpus '%s': at most %d CPUs", o->interfere_cpus,
 				      PMC_CAL_MAX_K);
 			return PMT_EXIT_USAGE;
 		}
@@ -1085,7 +1085,7 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		 * set is sorted; its text is a cpulist such as "0-1", not one CPU) */
 		char anchor[16];
 		if (ss->usable.cpus.n < 2) {
-			pmt_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
+			pm_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
 				      "program and the interferers need CPUs of their own; give pmcollect more "
 				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
 				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
@@ -1096,16 +1096,16 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus_text : anchor, allowed, is->cpus,
 					PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
-			pmt_cli_error("cannot place the interferers: %s", why);
+			pm_cli_error("cannot place the interferers: %s", why);
 			return PMT_EXIT_USAGE;
 		}
 	}
 	is->ncpus = (size_t)n;
 	{
-		struct pmt_intlist l = { .v = (uint32_t[PMC_CAL_MAX_K]){ 0 }, .n = is->ncpus };
+		struct pm_intlist l = { .v = (uint32_t[PMC_CAL_MAX_K]){ 0 }, .n = is->ncpus };
 		for (size_t j = 0; j < is->ncpus; j++)
 			l.v[j] = (uint32_t)is->cpus[j];
-		pmt_intlist_format(&l, is->cpus_text, sizeof(is->cpus_text));
+		pm_intlist_format(&l, is->cpus_text, sizeof(is->cpus_text));
 	}
 	/* the program's CPUs */
 	if (o->cpus) {
@@ -1114,7 +1114,7 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	} else {
 		nprog = (uint32_t)program_cpus_beside(ss->topo, allowed, is->cpus, is->ncpus, prog, sizeof(prog));
 		if (nprog == 0) {
-			pmt_cli_error("no CPU is left for the program beside the interferers' (%s): give "
+			pm_cli_error("no CPU is left for the program beside the interferers' (%s): give "
 				      "fewer with --interfere-cpus", is->cpus_text);
 			return PMT_EXIT_USAGE;
 		}
@@ -1126,18 +1126,18 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
 	else if (pmc_interference_file_default(ss->interference_file, sizeof(ss->interference_file), why,
 					       sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	if (!o->calibrate_interference) {
 		if (pmc_cal_topology_signature(ss->topo, sig, sizeof(sig)) < 0 ||
 		    pmc_cal_read(ss->interference_file, sig, 1, &is->cal, why, sizeof(why)) < 0) {
-			pmt_cli_error("no usable interference calibration: %s (measure this machine with "
+			pm_cli_error("no usable interference calibration: %s (measure this machine with "
 				      "pmcollect --calibrate-interference)", why);
 			return PMT_EXIT_USAGE;
 		}
 		if (!(is->cal.B_bytes_per_s > 0) || !(is->cal.BW1_bytes_per_s > 0) || is->cal.ncap == 0) {
-			pmt_cli_error("no usable interference calibration: '%s' has no B, BW1 or capacity "
+			pm_cli_error("no usable interference calibration: '%s' has no B, BW1 or capacity "
 				      "(measure this machine with pmcollect --calibrate-interference)",
 				      ss->interference_file);
 			return PMT_EXIT_USAGE;
@@ -1145,7 +1145,7 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		ss->have_cal = 1;
 		if (o->interfere_kind == PMC_CSTHR && is->cal.csthr_bytes && is->cal.csthr_bytes != is->csthr_bytes) {
 			if (o->csthr_l2) {
-				pmt_cli_error("--csthr-l2 %u gives CSThr buffers of %zu bytes, but the machine "
+				pm_cli_error("--csthr-l2 %u gives CSThr buffers of %zu bytes, but the machine "
 					      "file '%s' measured the capacity left with %llu (recalibrate with "
 					      "--calibrate-interference --csthr-l2 %u)", o->csthr_l2,
 					      is->csthr_bytes, ss->interference_file,
@@ -1161,25 +1161,25 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	{
 		char dflt[32];
 		snprintf(dflt, sizeof(dflt), "0-%zu", is->ncpus);
-		if (pmt_intlist_parse(o->levels ? o->levels : dflt, 0, PMC_CAL_MAX_K, &lv, why, sizeof(why)) < 0) {
-			pmt_cli_error("invalid --levels '%s': %s", o->levels, why);
+		if (pm_intlist_parse(o->levels ? o->levels : dflt, 0, PMC_CAL_MAX_K, &lv, why, sizeof(why)) < 0) {
+			pm_cli_error("invalid --levels '%s': %s", o->levels, why);
 			return PMT_EXIT_USAGE;
 		}
 	}
 	if (lv.n < 2 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
 		/* lv is sorted and deduplicated: "0" and "0,0" are one level, no curve (pmanalyze
 		 * needs k = 0 and at least one k > 0) */
-		pmt_cli_error("invalid --levels '%s': want 0 and at least one more level up to %zu (one "
+		pm_cli_error("invalid --levels '%s': want 0 and at least one more level up to %zu (one "
 			      "interferer per CPU of --interfere-cpus %s)", o->levels ? o->levels : "",
 			      is->ncpus, is->cpus_text);
-		pmt_intlist_free(&lv);
+		pm_intlist_free(&lv);
 		return PMT_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < lv.n; i++)
 		levels[nlevels++] = lv.v[i];
-	pmt_intlist_free(&lv);
+	pm_intlist_free(&lv);
 	if (o->interfere_kind == PMC_CSTHR && ss->have_cal && levels[nlevels - 1] >= is->cal.ncap) {
-		pmt_cli_error("invalid --levels: the machine file '%s' has the capacity left for up to %zu "
+		pm_cli_error("invalid --levels: the machine file '%s' has the capacity left for up to %zu "
 			      "CSThrs (recalibrate with more --interfere-cpus)", ss->interference_file,
 			      is->cal.ncap - 1);
 		return PMT_EXIT_USAGE;
@@ -1187,14 +1187,14 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	is->kind = o->interfere_kind;
 	if (pmc_plan_interfere(&ss->plan, prog, nprog, levels, nlevels,
 			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
-		pmt_cli_error("cannot plan the interference runs: %s", why);
+		pm_cli_error("cannot plan the interference runs: %s", why);
 		return PMT_EXIT_USAGE;
 	}
 	/* the program's CPU set for pin_collector and META */
 	{
-		struct pmt_intlist l = { 0 };
+		struct pm_intlist l = { 0 };
 		(void)cpu_list(prog, &ss->online, ss->online_text, &ss->prog_cpus, &l);
-		pmt_intlist_free(&l);
+		pm_intlist_free(&l);
 	}
 	ss->interfering = 1;
 	return -1;
@@ -1233,7 +1233,7 @@ static int calibrate_interference(struct session *ss)
 		}
 	}
 	if (probe < 0) {
-		pmt_cli_error("no CPU is left for the calibration's probe beside the interferers' (%s): "
+		pm_cli_error("no CPU is left for the calibration's probe beside the interferers' (%s): "
 			      "give fewer with --interfere-cpus", is->cpus_text);
 		return PMT_EXIT_USAGE;
 	}
@@ -1247,7 +1247,7 @@ static int calibrate_interference(struct session *ss)
 			"CPUs %s (BW1, B, capacity left with 0..%zu CSThrs, orthogonality)\n", probe,
 			is->cpus_text, is->ncpus);
 	if (pmc_cal_run(ss->topo, &p, cal, why, sizeof(why)) < 0) {
-		pmt_cli_error("calibration failed: %s", why);
+		pm_cli_error("calibration failed: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	ss->have_cal = 1;
@@ -1264,7 +1264,7 @@ static int calibrate_interference(struct session *ss)
 	fprintf(stderr, "pmcollect: BWThrs leaving the capacity unchanged (Fig. 11): %d\n", cal->orth_bwthrs);
 	if (pmc_mkdir_parents(ss->interference_file, why, sizeof(why)) < 0 ||
 	    pmc_cal_write(ss->interference_file, cal, why, sizeof(why)) < 0) {
-		pmt_cli_error("cannot write the machine file: %s", why);
+		pm_cli_error("cannot write the machine file: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	if (!quiet)
@@ -1284,7 +1284,7 @@ static int job_context(struct pmc_opts *o, struct session *ss)
 	const char *launcher;
 
 	if (pmc_rank_detect(environ, &ss->rank, why, sizeof(why)) < 0) {
-		pmt_cli_error("%s", why);
+		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	ss->in_job = ss->rank.rank_var || ss->rank.local_rank_var || ss->rank.size_var ||
@@ -1298,7 +1298,7 @@ static int job_context(struct pmc_opts *o, struct session *ss)
 		host[sizeof(host) - 1] = '\0';
 		if (pmc_output_name(o->output, &ss->rank, host, (long)getpid(), ss->output,
 				    sizeof(ss->output), why, sizeof(why)) < 0) {
-			pmt_cli_error("%s", why);
+			pm_cli_error("%s", why);
 			return PMT_EXIT_USAGE;
 		}
 		ss->output_template = 1;
@@ -1325,7 +1325,7 @@ static int plan_user(const struct pmc_opts *o, struct session *ss)
 	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
 		name = su;
 	if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
-		pmt_cli_error("invalid user '%s': %s", name, why);
+		pm_cli_error("invalid user '%s': %s", name, why);
 		return PMT_EXIT_USAGE;
 	}
 	ss->have_user = name != NULL;
@@ -1345,22 +1345,22 @@ static int plan_sweep(const struct pmc_opts *o, struct session *ss)
 				  (uint32_t)ss->usable.cpus.n, o->argv, !o->no_baseline, &ss->sweep,
 				  why, sizeof(why));
 	if (err < 0) {
-		pmt_cli_error("invalid --sweep '%s': %s", o->sweep,
+		pm_cli_error("invalid --sweep '%s': %s", o->sweep,
 			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
 		return PMT_EXIT_USAGE;
 	}
 	if (ss->sweep.has_threads && o->threads > 0) {
-		pmt_cli_error("-t cannot be combined with a threads= sweep");
+		pm_cli_error("-t cannot be combined with a threads= sweep");
 		return PMT_EXIT_USAGE;
 	}
 	ss->compact = calloc(ss->online.n ? ss->online.n : 1, sizeof(*ss->compact));
 	if (!ss->compact) {
-		pmt_cli_error("%s", strerror(ENOMEM));
+		pm_cli_error("%s", strerror(ENOMEM));
 		return PMT_EXIT_FAILURE;
 	}
 	if (pmc_plan_compact_order(allowed, ss->compact, ss->online.n, &ss->ncompact, why,
 				   sizeof(why)) < 0) {
-		pmt_cli_error("cannot plan the sweep's CPUs: %s", why);
+		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	return -1;
@@ -1374,17 +1374,17 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	char why[512];
 
 	if (online_cpus(&ss->online) < 0) {
-		pmt_cli_error("cannot read the online CPUs");
+		pm_cli_error("cannot read the online CPUs");
 		return PMT_EXIT_FAILURE;
 	}
-	pmt_intlist_format(&ss->online, ss->online_text, sizeof(ss->online_text));
+	pm_intlist_format(&ss->online, ss->online_text, sizeof(ss->online_text));
 	{
 		/* taskset, a launcher's binding, a Slurm or container cpuset: the machine's usable CPUs */
 		cpu_set_t aff;
 		int have_aff = sched_getaffinity(0, sizeof(aff), &aff) == 0;
 		if (pmc_usable_cpus_get("", &ss->online, have_aff ? &aff : NULL, &ss->usable, why,
 					sizeof(why)) < 0) {
-			pmt_cli_error("cannot read the CPUs pmcollect may use: %s", why);
+			pm_cli_error("cannot read the CPUs pmcollect may use: %s", why);
 			return PMT_EXIT_FAILURE;
 		}
 	}
@@ -1392,7 +1392,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
 				   "runs' CPUs with --runs)");
 	if (o->sweep && o->cpus) {
-		pmt_cli_error("--cpus cannot be combined with --sweep (give the core counts in SPEC: "
+		pm_cli_error("--cpus cannot be combined with --sweep (give the core counts in SPEC: "
 			      "cores=1,2,4)");
 		return PMT_EXIT_USAGE;
 	}
@@ -1406,7 +1406,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0 ||
 		    check_usable(o->cpus, &ss->cpus, ss) < 0)
 			return PMT_EXIT_USAGE;
-		pmt_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
+		pm_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
 	}
 	if (o->interfere || o->calibrate_interference) {
 		int r = plan_interference(o, ss);
@@ -1427,7 +1427,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 				CPU_SET(ss->usable.cpus.v[i], &ss->prog_cpus);
 	} else if (o->runs.n == 0) {
 		if (pmc_plan_calibrate(&ss->plan, ss->usable.text, why, sizeof(why)) < 0) {
-			pmt_cli_error("cannot plan the calibration runs: %s", why);
+			pm_cli_error("cannot plan the calibration runs: %s", why);
 			return PMT_EXIT_FAILURE;
 		}
 	} else {
@@ -1438,11 +1438,11 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 					    o->runs.n ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
 		return usage_error("invalid --repeat: %s", why);
 	for (size_t i = 0; o->calibrate && i < ss->plan.n; i++) {
-		struct pmt_intlist l = { 0 };
+		struct pm_intlist l = { 0 };
 		cpu_set_t set;
 		int bad = cpu_list(ss->plan.runs[i].cpus, &ss->online, ss->online_text, &set, &l) ||
 			  check_usable(ss->plan.runs[i].cpus, &l, ss);
-		pmt_intlist_free(&l);
+		pm_intlist_free(&l);
 		if (bad)
 			return PMT_EXIT_USAGE;
 	}
@@ -1460,13 +1460,13 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		omp_setup(o, ss);
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
-			pmt_cli_error("cannot use --%s: NUMA is not available on this machine",
+			pm_cli_error("cannot use --%s: NUMA is not available on this machine",
 				      strcmp(o->mem_mode, "bind") == 0 ? "membind" : "interleave");
 			return PMT_EXIT_USAGE;
 		}
 		ss->mem_mask = numa_parse_nodestring(o->mem_nodes);
 		if (!ss->mem_mask) {
-			pmt_cli_error("invalid NUMA node list '%s'", o->mem_nodes);
+			pm_cli_error("invalid NUMA node list '%s'", o->mem_nodes);
 			return PMT_EXIT_USAGE;
 		}
 	}
@@ -1506,7 +1506,7 @@ static int setup_signals(const struct pmc_opts *o, struct session *ss)
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	ss->sig_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ss->sig_fd < 0) {
-		pmt_cli_error("cannot create a signalfd: %s", strerror(errno));
+		pm_cli_error("cannot create a signalfd: %s", strerror(errno));
 		return -1;
 	}
 	/* before becoming subreaper: the watchdog must not end up as pmcollect's child */
@@ -1619,7 +1619,7 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
 	}
 	if (err < 0) {
-		pmt_cli_error("cannot describe the machine: %s", why);
+		pm_cli_error("cannot describe the machine: %s", why);
 		return -1;
 	}
 	if (o->sched_mode == 0) {
@@ -1640,7 +1640,7 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		if (!ic || !cJSON_AddItemToObject(meta, "interference", ic)) {
 			cJSON_Delete(ic);
 			cJSON_Delete(meta);
-			pmt_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
+			pm_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
 			return -1;
 		}
 	}
@@ -1664,14 +1664,14 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
 	cJSON_Delete(meta);
 	if (!meta_text) {
-		pmt_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
+		pm_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
 		return -1;
 	}
 	err = pmt_writer_open(&ss->w, ss->out_fd, meta_text, NULL);
 	free(meta_text);
 	if (err < 0) {
 		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
-		pmt_cli_error("cannot write '%s': %s", o->output,
+		pm_cli_error("cannot write '%s': %s", o->output,
 			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
 		ss->w = NULL;
 		return -1;
@@ -1815,18 +1815,18 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		uint64_t t0;
 		int once, sig = i ? stop_pending(ss) : 0;
 		if (sig) {
-			pmt_cli_error("stopped by signal %d after %zu of %zu runs", sig, i, nruns);
+			pm_cli_error("stopped by signal %d after %zu of %zu runs", sig, i, nruns);
 			ret = 128 + sig;
 			break;
 		}
 		if (o->sweep) {
 			if (sweep_run(o, ss, i, &sweep_tmp) < 0) {
-				pmt_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
+				pm_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
 				break;
 			}
 			argv = pmc_sweep_argv(o->argv, ss->sweep.runs[i].threads);
 			if (!argv) {
-				pmt_cli_error("%s", strerror(ENOMEM));
+				pm_cli_error("%s", strerror(ENOMEM));
 				break;
 			}
 		}
@@ -1834,7 +1834,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 			progress(i + 1, nruns, plan_start_ns, "%d threads", run_threads(o, run));
 		if (ss->interfering) {
 			if (pmc_isess_start(&ss->isess, run->level_k, why, sizeof(why)) < 0) {
-				pmt_cli_error("cannot start the interferers: %s", why);
+				pm_cli_error("cannot start the interferers: %s", why);
 				ret = PMT_EXIT_FAILURE;
 				break;
 			}
@@ -1844,9 +1844,9 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				 run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1);
 		}
 		if (many && run->cpus[0]) {
-			struct pmt_intlist l = { 0 };
+			struct pm_intlist l = { 0 };
 			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
-			pmt_intlist_free(&l);
+			pm_intlist_free(&l);
 			ss->collector_cpu = pin_or_warn(ss, run->cpus, run->role);
 		} else if (many) {
 			/* the program on every CPU: pmcollect back on its start affinity */
@@ -1879,10 +1879,10 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 		if (ss->interfering)
 			pmc_isess_stop(&ss->isess); /* also after SIGINT: the runs so far stay recorded */
 		if (once < 0) {
-			pmt_cli_error("%s", why);
+			pm_cli_error("%s", why);
 			ret = PMT_EXIT_FAILURE;
 		} else if (!res.started) {
-			pmt_cli_error("%s", res.error);
+			pm_cli_error("%s", res.error);
 			ret = 127;
 		} else {
 			ret = res.exit_status;
@@ -1902,7 +1902,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				warn_user(msg);
 		}
 		if (ret != 0 && i + 1 < nruns)
-			pmt_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
+			pm_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
 				      o->sweep ? "sweep" : ss->interfering ? "interference measurement" :
 				      "calibration");
 		ss->total.samples += res.samples;
@@ -1975,7 +1975,7 @@ static int finish_trace(const struct pmc_opts *o, struct session *ss, int ret)
 	ss->out_fd = -1;
 	if (ss->writer_err) {
 		/* the program ran to its end regardless; the trace holds every complete chunk */
-		pmt_cli_error("cannot write '%s': %s", o->output,
+		pm_cli_error("cannot write '%s': %s", o->output,
 			      ss->writer_err == PMT_E_IO ? strerror(ss->writer_errno)
 							 : pmt_strerror(ss->writer_err));
 		ret = PMT_EXIT_FAILURE;
@@ -1998,8 +1998,8 @@ static void session_close(struct session *ss)
 		close(ss->sig_fd);
 	if (ss->mem_mask)
 		numa_bitmask_free(ss->mem_mask);
-	pmt_intlist_free(&ss->cpus);
-	pmt_intlist_free(&ss->online);
+	pm_intlist_free(&ss->cpus);
+	pm_intlist_free(&ss->online);
 	pmc_sweep_plan_free(&ss->sweep);
 	free(ss->compact);
 	pmc_usable_cpus_free(&ss->usable);
@@ -2019,7 +2019,7 @@ int main(int argc, char **argv)
 	};
 	int ret;
 
-	pmt_cli_set_prog("pmcollect");
+	pm_cli_set_prog("pmcollect");
 	ret = parse_options(argc, argv, &o);
 	if (ret < 0)
 		ret = job_context(&o, &ss);

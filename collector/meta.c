@@ -4,7 +4,7 @@
 #include "meta.h"
 #include "rank.h"
 #include "pm_util.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pmt.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 const char *pmc_role_name(enum pmc_run_role role)
 {
@@ -44,23 +44,23 @@ void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, in
 int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize)
 {
 	struct pmc_plan_run *r;
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	char e[200];
 
 	if (plan->n >= PMC_PLAN_MAX_RUNS) {
 		snprintf(why, whysize, "more than %d runs", PMC_PLAN_MAX_RUNS);
 		return PMT_E_INVAL;
 	}
-	if (pmt_intlist_parse(cpulist, 0, 1u << 20, &l, e, sizeof(e)) < 0) {
+	if (pm_intlist_parse(cpulist, 0, 1u << 20, &l, e, sizeof(e)) < 0) {
 		snprintf(why, whysize, "invalid CPU list '%s': %s", cpulist, e);
 		return PMT_E_INVAL;
 	}
 	r = &plan->runs[plan->n++];
 	memset(r, 0, sizeof(*r));
-	pmt_intlist_format(&l, r->cpus, sizeof(r->cpus));
+	pm_intlist_format(&l, r->cpus, sizeof(r->cpus));
 	r->ncpus = (uint32_t)l.n;
 	r->role = PMC_ROLE_CALIBRATION;
-	pmt_intlist_free(&l);
+	pm_intlist_free(&l);
 	return 0;
 }
 

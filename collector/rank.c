@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* The lists of rank.h, in the order of precedence of issue 18. */
 static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
@@ -45,9 +45,9 @@ static int env_number(char *const envp[], const char *const *vars, size_t n, con
 		const char *s = env_get(envp, vars[i]);
 		if (!s)
 			continue;
-		if (pmt_cli_parse_long(s, 0, 2147483647L, value) != 0) {
+		if (pm_cli_parse_long(s, 0, 2147483647L, value) != 0) {
 			char clean[64];
-			pmt_cli_sanitize(clean, sizeof(clean), s, strlen(s));
+			pm_cli_sanitize(clean, sizeof(clean), s, strlen(s));
 			snprintf(why, whysize, "%s='%s' is not a %s number", vars[i], clean, what);
 			*value = -1;
 			return -1;
@@ -197,7 +197,7 @@ int pmc_output_name(const char *tmpl, const struct pmc_rank *r, const char *host
 			return -1;
 		default: {
 			char c[8];
-			pmt_cli_sanitize(c, sizeof(c), p, 1);
+			pm_cli_sanitize(c, sizeof(c), p, 1);
 			snprintf(why, whysize,
 				 "unknown placeholder '%%%s' in '%s' (known: %%r %%l %%h %%j %%p %%%%)", c,
 				 tmpl);

@@ -348,7 +348,7 @@ static int configure(struct pmc_sched *s, unsigned buffer_kb, char *why, size_t 
 }
 
 /* Step 4: trace_pipe_raw of every online CPU, read a page at a time. */
-static int open_cpu_buffers(struct pmc_sched *s, const struct pmt_intlist *online, char *why,
+static int open_cpu_buffers(struct pmc_sched *s, const struct pm_intlist *online, char *why,
 			    size_t whysize)
 {
 	if (!online->n) {
@@ -390,7 +390,7 @@ static int open_cpu_buffers(struct pmc_sched *s, const struct pmt_intlist *onlin
 	return 0;
 }
 
-int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pm_intlist *online,
 		   char *why, size_t whysize)
 {
 	struct pmc_sched *s = calloc(1, sizeof(*s));

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #include "pmt.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 struct pmc_sched;
 
@@ -42,7 +42,7 @@ void pmc_sched_set_rank(long rank);
  * tracefs file that cannot be written), PMT_E_INVAL (an event or field missing) or PMT_E_NOMEM,
  * with a one-line reason in why. Source: Documentation/trace/ftrace.rst (instances,
  * set_event_pid, options/event-fork, trace_clock), libtracefs(3). */
-int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pmt_intlist *online,
+int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pm_intlist *online,
 		   char *why, size_t whysize);
 
 /* Starts recording run run_id of the process pid (still waiting to exec): clears the buffer,

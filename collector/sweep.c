@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 #include "sweep.h"
 
 static const char *const keys[2] = { "cores", "threads" };
 
 /* Parses the list of one key into *l. len: bytes of the list in SPEC (not NUL-terminated there). */
 static int parse_list(const char *key, const char *s, size_t len, uint32_t online_cpus,
-		      struct pmt_intlist *l, char *why, size_t whysize)
+		      struct pm_intlist *l, char *why, size_t whysize)
 {
 	char list[256], reason[160];
 
@@ -27,7 +27,7 @@ static int parse_list(const char *key, const char *s, size_t len, uint32_t onlin
 	}
 	memcpy(list, s, len);
 	list[len] = '\0';
-	if (pmt_intlist_parse(list, 0, PMC_SWEEP_MAX_VALUE, l, reason, sizeof(reason))) {
+	if (pm_intlist_parse(list, 0, PMC_SWEEP_MAX_VALUE, l, reason, sizeof(reason))) {
 		snprintf(why, whysize, "--sweep: %s=%s: %s", key, list, reason);
 		return strstr(reason, "outside") ? PMC_SWEEP_E_LIMIT : PMC_SWEEP_E_SYNTAX;
 	}
@@ -44,7 +44,7 @@ static int parse_list(const char *key, const char *s, size_t len, uint32_t onlin
 }
 
 /* Splits SPEC into the lists of its keys: lists[0] cores, lists[1] threads (n = 0 when absent). */
-static int parse_spec(const char *spec, uint32_t online_cpus, struct pmt_intlist lists[2],
+static int parse_spec(const char *spec, uint32_t online_cpus, struct pm_intlist lists[2],
 		      char *why, size_t whysize)
 {
 	const char *p = spec;
@@ -82,7 +82,7 @@ int pmc_sweep_plan_make(const char *spec, uint32_t repeat, uint32_t online_cpus,
 			char *const *argv, int baseline, struct pmc_sweep_plan *out, char *why,
 			size_t whysize)
 {
-	struct pmt_intlist lists[2] = { { NULL, 0 }, { NULL, 0 } };
+	struct pm_intlist lists[2] = { { NULL, 0 }, { NULL, 0 } };
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -47,7 +47,7 @@ struct pmc_sweep_plan {
 /* Parses SPEC and expands it into the runs to make.
  *   SPEC  = ITEM *(";" ITEM)          at most one ITEM per key
  *   ITEM  = ("cores" / "threads") "=" LIST
- *   LIST  = the cpulist syntax of pmt_intlist_parse: "1,2,4,8", "1-16", "1-64:4" (sorted,
+ *   LIST  = the cpulist syntax of pm_intlist_parse: "1,2,4,8", "1-16", "1-64:4" (sorted,
  *           duplicates dropped)
  * e.g. "cores=1,2,4,8", "threads=1-16", "cores=1,2;threads=1-16". With both keys the
  * configurations are every (cores, threads) pair, cores outer. Each configuration is run K =

@@ -142,7 +142,7 @@ static hwloc_obj_t find_domain(hwloc_topology_t topo, const char *name, char *wh
 	if (strcmp(name, "N") == 0)
 		return hwloc_get_root_obj(topo);
 	if (domain_type(topo, name[0], &type) != 0 || name[1] < '0' || name[1] > '9' ||
-	    pmt_cli_parse_long(name + 1, 0, MAX_INDEX, &idx) != 0) {
+	    pm_cli_parse_long(name + 1, 0, MAX_INDEX, &idx) != 0) {
 		snprintf(why, whysize, "'%s' is not a domain (N, S#, D#, C#, M#)", name);
 		return NULL;
 	}
@@ -181,10 +181,10 @@ static int sel_push(struct sel *s, uint32_t cpu, size_t part)
 	return 0;
 }
 
-/* Parses a list like pmt_intlist_parse ("0-3,8", "0-7:2") but keeps the order in which the items
- * are written: each ','-separated item goes through pmt_intlist_parse on its own (an item's values
+/* Parses a list like pm_intlist_parse ("0-3,8", "0-7:2") but keeps the order in which the items
+ * are written: each ','-separated item goes through pm_intlist_parse on its own (an item's values
  * come out ascending, as written) and the results are concatenated. */
-static int ordered_list(const char *s, uint32_t max_value, struct pmt_intlist *out, char *why,
+static int ordered_list(const char *s, uint32_t max_value, struct pm_intlist *out, char *why,
 			size_t whysize)
 {
 	char *copy = strdup(s), *save = NULL;
@@ -203,27 +203,27 @@ static int ordered_list(const char *s, uint32_t max_value, struct pmt_intlist *o
 	}
 	for (char *item = strtok_r(copy, ",", &save); item && rc == 0;
 	     item = strtok_r(NULL, ",", &save)) {
-		struct pmt_intlist one;
+		struct pm_intlist one;
 		uint32_t *v;
-		if (pmt_intlist_parse(item, 0, max_value, &one, why, whysize) != 0) {
+		if (pm_intlist_parse(item, 0, max_value, &one, why, whysize) != 0) {
 			rc = -1;
 			break;
 		}
 		v = realloc(out->v, (out->n + one.n) * sizeof(*v));
 		if (!v) {
 			snprintf(why, whysize, "%s", strerror(ENOMEM));
-			pmt_intlist_free(&one);
+			pm_intlist_free(&one);
 			rc = -1;
 			break;
 		}
 		memcpy(v + out->n, one.v, one.n * sizeof(*v));
 		out->v = v;
 		out->n += one.n;
-		pmt_intlist_free(&one);
+		pm_intlist_free(&one);
 	}
 	free(copy);
 	if (rc != 0)
-		pmt_intlist_free(out);
+		pm_intlist_free(out);
 	return rc;
 }
 
@@ -232,7 +232,7 @@ static long field_number(const char *s, long lo, const char *what, char *why, si
 {
 	long v;
 
-	if (pmt_cli_parse_long(s, lo, MAX_INDEX, &v) != 0) {
+	if (pm_cli_parse_long(s, lo, MAX_INDEX, &v) != 0) {
 		snprintf(why, whysize, "%s '%s' is not a number >= %ld", what, s, lo);
 		return -1;
 	}
@@ -260,7 +260,7 @@ static int named_domain_cpus(hwloc_topology_t topo, const char *name, int physic
 static int part_logical(hwloc_topology_t topo, const char *dom, const char *list, size_t part,
 			struct sel *s, char *why, size_t whysize)
 {
-	struct pmt_intlist idx;
+	struct pm_intlist idx;
 	uint32_t *cpus;
 	size_t n;
 	int rc = 0;
@@ -268,7 +268,7 @@ static int part_logical(hwloc_topology_t topo, const char *dom, const char *list
 	if (named_domain_cpus(topo, dom, 1, &cpus, &n, why, whysize) != 0)
 		return -1;
 	if (ordered_list(list, (uint32_t)n - 1, &idx, why, whysize) != 0) {
-		/* pmt_intlist_parse's "'9' is outside 0-7", plus what the range is */
+		/* pm_intlist_parse's "'9' is outside 0-7", plus what the range is */
 		size_t len = strlen(why);
 		snprintf(why + len, whysize > len ? whysize - len : 0,
 			 " (%s has %zu CPUs, logical indices 0-%zu)", dom, n, n - 1);
@@ -277,7 +277,7 @@ static int part_logical(hwloc_topology_t topo, const char *dom, const char *list
 	}
 	for (size_t i = 0; i < idx.n && rc == 0; i++)
 		rc = sel_push(s, cpus[idx.v[i]], part);
-	pmt_intlist_free(&idx);
+	pm_intlist_free(&idx);
 	free(cpus);
 	return rc;
 }
@@ -416,7 +416,7 @@ out:
 static int part_plain(hwloc_topology_t topo, const char *list, uint32_t max_os, size_t part,
 		      struct sel *s, char *why, size_t whysize)
 {
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	int rc = 0;
 
 	if (ordered_list(list, max_os, &l, why, whysize) != 0)
@@ -429,7 +429,7 @@ static int part_plain(hwloc_topology_t topo, const char *list, uint32_t max_os, 
 			rc = sel_push(s, l.v[i], part);
 		}
 	}
-	pmt_intlist_free(&l);
+	pm_intlist_free(&l);
 	return rc;
 }
 
@@ -493,7 +493,7 @@ static int parse_part(hwloc_topology_t topo, char *text, uint32_t max_os, size_t
 	return part_logical(topo, text, colon + 1, part, s, why, whysize);
 }
 
-int pmt_cpuexpr_parse(hwloc_topology_t topo, const char *expr, struct pmt_cpuexpr *out,
+int pm_cpuexpr_parse(hwloc_topology_t topo, const char *expr, struct pm_cpuexpr *out,
 		      char *why, size_t whysize)
 {
 	struct sel s = { 0 };
@@ -526,7 +526,7 @@ int pmt_cpuexpr_parse(hwloc_topology_t topo, const char *expr, struct pmt_cpuexp
 	for (size_t i = 0; i < nparts; i++) {
 		/* parse_part cuts its text into fields: keep a copy for messages */
 		char shown[64], *text = parts[i];
-		pmt_cli_sanitize(shown, sizeof(shown), text, strlen(text));
+		pm_cli_sanitize(shown, sizeof(shown), text, strlen(text));
 		parts[i] = strdup(shown);
 		if (!parts[i]) {
 			parts[i] = text; /* not freed below: it points into copy */
@@ -576,16 +576,16 @@ out:
 	free(s.cpus);
 	free(s.part);
 	if (rc != 0)
-		pmt_cpuexpr_free(out);
+		pm_cpuexpr_free(out);
 	return rc;
 }
 
-void pmt_cpuexpr_free(struct pmt_cpuexpr *e)
+void pm_cpuexpr_free(struct pm_cpuexpr *e)
 {
 	if (!e)
 		return;
 	free(e->cpus);
-	pmt_intlist_free(&e->set);
+	pm_intlist_free(&e->set);
 	e->cpus = NULL;
 	e->ncpus = 0;
 }

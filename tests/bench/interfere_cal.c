@@ -14,7 +14,7 @@
 
 #include "interfere.h"
 #include "interfere_cal.h"
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 #define MB (1024.0 * 1024.0)
 
@@ -29,50 +29,50 @@ int main(int argc, char **argv)
 	long accesses = 0, reps = 0, dram_mb = 0;
 	int timing_only = 0;
 
-	pmt_cli_set_prog("interfere_cal");
+	pm_cli_set_prog("interfere_cal");
 	while ((c = getopt(argc, argv, "p:i:o:a:r:d:T")) != -1) {
 		long v;
 		switch (c) {
 		case 'p':
-			if (pmt_cli_parse_long(optarg, 0, 4095, &v) < 0)
-				return pmt_cli_usage_error(NULL, "bad -p '%s'", optarg);
+			if (pm_cli_parse_long(optarg, 0, 4095, &v) < 0)
+				return pm_cli_usage_error(NULL, "bad -p '%s'", optarg);
 			probe = (int)v;
 			break;
 		case 'i': icpus = optarg; break;
 		case 'o': out = optarg; break;
 		case 'T': timing_only = 1; break;
 		case 'a':
-			if (pmt_cli_parse_long(optarg, 1000, 1L << 30, &accesses) < 0)
-				return pmt_cli_usage_error(NULL, "bad -a '%s'", optarg);
+			if (pm_cli_parse_long(optarg, 1000, 1L << 30, &accesses) < 0)
+				return pm_cli_usage_error(NULL, "bad -a '%s'", optarg);
 			break;
 		case 'd':
-			if (pmt_cli_parse_long(optarg, 1, 65536, &dram_mb) < 0)
-				return pmt_cli_usage_error(NULL, "bad -d '%s'", optarg);
+			if (pm_cli_parse_long(optarg, 1, 65536, &dram_mb) < 0)
+				return pm_cli_usage_error(NULL, "bad -d '%s'", optarg);
 			break;
 		case 'r':
-			if (pmt_cli_parse_long(optarg, 1, 15, &reps) < 0)
-				return pmt_cli_usage_error(NULL, "bad -r '%s'", optarg);
+			if (pm_cli_parse_long(optarg, 1, 15, &reps) < 0)
+				return pm_cli_usage_error(NULL, "bad -r '%s'", optarg);
 			break;
 		default:
-			return pmt_cli_usage_error(NULL, "usage: interfere_cal [-p CPU] [-i CPUS] [-o FILE] [-a N] [-r R] [-d MB] [-T]");
+			return pm_cli_usage_error(NULL, "usage: interfere_cal [-p CPU] [-i CPUS] [-o FILE] [-a N] [-r R] [-d MB] [-T]");
 		}
 	}
 	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-		pmt_cli_report("error", "cannot read the topology (hwloc)");
+		pm_cli_report("error", "cannot read the topology (hwloc)");
 		return 1;
 	}
 	if (icpus) {
-		struct pmt_intlist l;
-		if (pmt_intlist_parse(icpus, 0, 4095, &l, why, sizeof(why)) < 0 || l.n > PMC_CAL_MAX_K)
-			return pmt_cli_usage_error(NULL, "bad -i '%s'", icpus);
+		struct pm_intlist l;
+		if (pm_intlist_parse(icpus, 0, 4095, &l, why, sizeof(why)) < 0 || l.n > PMC_CAL_MAX_K)
+			return pm_cli_usage_error(NULL, "bad -i '%s'", icpus);
 		for (size_t j = 0; j < l.n; j++)
 			cpus[n++] = (int)l.v[j];
-		pmt_intlist_free(&l);
+		pm_intlist_free(&l);
 	} else {
 		snprintf(probe_list, sizeof(probe_list), "%d", probe);
 		n = pmc_interfere_place(topo, probe_list, NULL, cpus, PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
-			pmt_cli_report("error", "%s", why);
+			pm_cli_report("error", "%s", why);
 			return 1;
 		}
 	}
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		p.counters = 0;
 	pmc_cal_params_topology(&p, topo);
 	if (pmc_cal_run(topo, &p, &cal, why, sizeof(why)) < 0) {
-		pmt_cli_report("error", "%s", why);
+		pm_cli_report("error", "%s", why);
 		return 1;
 	}
 	printf("topology: %s\ncapacity method: %s\nBW1 method: %s\n", cal.topology,
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 		printf("orthogonality: %zu BWThrs, capacity %.1f MB\n", j, cal.orth_C_bytes[j] / MB);
 	printf("orthogonal BWThrs (capacity within 10%%): %d\n", cal.orth_bwthrs);
 	if (out && pmc_cal_write(out, &cal, why, sizeof(why)) < 0) {
-		pmt_cli_report("error", "%s", why);
+		pm_cli_report("error", "%s", why);
 		return 1;
 	}
 	hwloc_topology_destroy(topo);

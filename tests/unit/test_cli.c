@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_cli.c: cmocka tests of the front ends' shared helpers (common/pmt_cli.c). */
+/* test_cli.c: cmocka tests of the front ends' shared helpers (common/pm_cli.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,20 +12,20 @@
 
 #include <cmocka.h>
 
-#include "pmt_cli.h"
+#include "pm_cli.h"
 
 /* Parses s in [lo, hi] and asserts success with exactly the values want[0..n-1]. */
 static void expect_list(const char *s, uint32_t lo, uint32_t hi, const uint32_t *want, size_t n)
 {
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	char why[128] = "";
 
-	assert_int_equal(pmt_intlist_parse(s, lo, hi, &l, why, sizeof(why)), 0);
+	assert_int_equal(pm_intlist_parse(s, lo, hi, &l, why, sizeof(why)), 0);
 	assert_string_equal(why, "");
 	assert_int_equal(l.n, n);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(l.v[i], want[i]);
-	pmt_intlist_free(&l);
+	pm_intlist_free(&l);
 	assert_null(l.v);
 	assert_int_equal(l.n, 0);
 }
@@ -33,10 +33,10 @@ static void expect_list(const char *s, uint32_t lo, uint32_t hi, const uint32_t 
 /* Parses s and asserts failure with an empty list and a reason containing needle. */
 static void expect_reject(const char *s, uint32_t lo, uint32_t hi, const char *needle)
 {
-	struct pmt_intlist l = { (uint32_t *)&l, 99 };
+	struct pm_intlist l = { (uint32_t *)&l, 99 };
 	char why[128] = "";
 
-	assert_int_equal(pmt_intlist_parse(s, lo, hi, &l, why, sizeof(why)), -1);
+	assert_int_equal(pm_intlist_parse(s, lo, hi, &l, why, sizeof(why)), -1);
 	assert_null(l.v);
 	assert_int_equal(l.n, 0);
 	assert_true(why[0] != '\0');
@@ -120,11 +120,11 @@ static void test_reject_backwards(void **state)
 
 static void test_reject_empty(void **state)
 {
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	char why[64];
 	(void)state;
 	expect_reject("", 0, 1023, "empty");
-	assert_int_equal(pmt_intlist_parse(NULL, 0, 10, &l, why, sizeof(why)), -1);
+	assert_int_equal(pm_intlist_parse(NULL, 0, 10, &l, why, sizeof(why)), -1);
 }
 
 static void test_reject_empty_item(void **state)
@@ -153,37 +153,37 @@ static void test_reject_below_min(void **state)
 /* The documented limit is 1,000,000 values: exactly that many must parse. */
 static void test_million_values(void **state)
 {
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	char why[128] = "";
 	(void)state;
-	assert_int_equal(pmt_intlist_parse("0-999999", 0, UINT32_MAX, &l, why, sizeof(why)), 0);
+	assert_int_equal(pm_intlist_parse("0-999999", 0, UINT32_MAX, &l, why, sizeof(why)), 0);
 	assert_int_equal(l.n, 1000000);
 	assert_int_equal(l.v[999999], 999999);
-	pmt_intlist_free(&l);
+	pm_intlist_free(&l);
 	expect_reject("0-1000000", 0, UINT32_MAX, "more than 1000000 values");
-	pmt_intlist_free(NULL);
+	pm_intlist_free(NULL);
 }
 
 static void test_reject_without_why(void **state)
 {
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	(void)state;
-	assert_int_equal(pmt_intlist_parse("5-2", 0, 10, &l, NULL, 0), -1);
+	assert_int_equal(pm_intlist_parse("5-2", 0, 10, &l, NULL, 0), -1);
 }
 
 /* Formats s parsed in [lo, hi]; asserts the text and that it parses back to the same list. */
 static void expect_format(const char *s, const char *want)
 {
-	struct pmt_intlist a, b;
+	struct pm_intlist a, b;
 	char why[128], buf[512];
 
-	assert_int_equal(pmt_intlist_parse(s, 0, 100000, &a, why, sizeof(why)), 0);
-	assert_string_equal(pmt_intlist_format(&a, buf, sizeof(buf)), want);
-	assert_int_equal(pmt_intlist_parse(buf, 0, 100000, &b, why, sizeof(why)), 0);
+	assert_int_equal(pm_intlist_parse(s, 0, 100000, &a, why, sizeof(why)), 0);
+	assert_string_equal(pm_intlist_format(&a, buf, sizeof(buf)), want);
+	assert_int_equal(pm_intlist_parse(buf, 0, 100000, &b, why, sizeof(why)), 0);
 	assert_int_equal(a.n, b.n);
 	assert_memory_equal(a.v, b.v, a.n * sizeof(*a.v));
-	pmt_intlist_free(&a);
-	pmt_intlist_free(&b);
+	pm_intlist_free(&a);
+	pm_intlist_free(&b);
 }
 
 static void test_format_round_trip(void **state)
@@ -199,27 +199,27 @@ static void test_format_round_trip(void **state)
 
 static void test_format_empty_list(void **state)
 {
-	struct pmt_intlist l = { NULL, 0 };
+	struct pm_intlist l = { NULL, 0 };
 	char buf[8] = "junk";
 	(void)state;
-	assert_string_equal(pmt_intlist_format(&l, buf, sizeof(buf)), "");
+	assert_string_equal(pm_intlist_format(&l, buf, sizeof(buf)), "");
 }
 
 /* A list that does not fit ends in "...", never in a cut number that would parse as another list. */
 static void test_format_truncated(void **state)
 {
-	struct pmt_intlist l;
+	struct pm_intlist l;
 	char why[64], buf[7];
 	(void)state;
-	assert_int_equal(pmt_intlist_parse("0-31,1000", 0, 1000, &l, why, sizeof(why)), 0);
-	assert_string_equal(pmt_intlist_format(&l, buf, sizeof(buf)), "...");
-	assert_string_equal(pmt_intlist_format(&l, why, 9), "0-31,...");
-	assert_string_equal(pmt_intlist_format(&l, why, 10), "0-31,1000");
-	assert_string_equal(pmt_intlist_format(&l, why, 3), "");
-	pmt_intlist_free(&l);
-	assert_int_equal(pmt_intlist_parse("1,3,5,7,9,11", 0, 1000, &l, why, sizeof(why)), 0);
-	assert_string_equal(pmt_intlist_format(&l, buf, sizeof(buf)), "1,...");
-	pmt_intlist_free(&l);
+	assert_int_equal(pm_intlist_parse("0-31,1000", 0, 1000, &l, why, sizeof(why)), 0);
+	assert_string_equal(pm_intlist_format(&l, buf, sizeof(buf)), "...");
+	assert_string_equal(pm_intlist_format(&l, why, 9), "0-31,...");
+	assert_string_equal(pm_intlist_format(&l, why, 10), "0-31,1000");
+	assert_string_equal(pm_intlist_format(&l, why, 3), "");
+	pm_intlist_free(&l);
+	assert_int_equal(pm_intlist_parse("1,3,5,7,9,11", 0, 1000, &l, why, sizeof(why)), 0);
+	assert_string_equal(pm_intlist_format(&l, buf, sizeof(buf)), "1,...");
+	pm_intlist_free(&l);
 }
 
 static void expect_sanitized(const char *in, size_t inlen, size_t dstsize, const char *want)
@@ -227,7 +227,7 @@ static void expect_sanitized(const char *in, size_t inlen, size_t dstsize, const
 	char out[256];
 	assert_true(dstsize <= sizeof(out));
 	memset(out, 'Z', sizeof(out));
-	assert_ptr_equal(pmt_cli_sanitize(out, dstsize, in, inlen), out);
+	assert_ptr_equal(pm_cli_sanitize(out, dstsize, in, inlen), out);
 	assert_string_equal(out, want);
 }
 
@@ -269,7 +269,7 @@ static void test_sanitize_bounds(void **state)
 	expect_sanitized("x", 1, 1, "");
 }
 
-/* pmt_cli_report prints one sanitized line "<prog>: <level>: <message>" to stderr. */
+/* pm_cli_report prints one sanitized line "<prog>: <level>: <message>" to stderr. */
 static void test_report_line(void **state)
 {
 	char got[256] = "";
@@ -282,9 +282,9 @@ static void test_report_line(void **state)
 	saved = dup(2);
 	assert_true(saved >= 0);
 	assert_int_equal(dup2(fd, 2), 2);
-	pmt_cli_set_prog("pmanalyze");
-	pmt_cli_error("cannot open '%s': %s", "x\x1b]0;owned\x07.zst", "No such file or directory");
-	pmt_cli_warning("trace ends inside chunk %d", 3);
+	pm_cli_set_prog("pmanalyze");
+	pm_cli_error("cannot open '%s': %s", "x\x1b]0;owned\x07.zst", "No such file or directory");
+	pm_cli_warning("trace ends inside chunk %d", 3);
 	fflush(stderr);
 	assert_int_equal(dup2(saved, 2), 2);
 	close(saved);
@@ -293,7 +293,7 @@ static void test_report_line(void **state)
 	assert_true(n > 0);
 	assert_string_equal(got, "pmanalyze: error: cannot open 'x?]0;owned?.zst': No such file or "
 				 "directory\npmanalyze: warning: trace ends inside chunk 3\n");
-	assert_string_equal(pmt_cli_prog(), "pmanalyze");
+	assert_string_equal(pm_cli_prog(), "pmanalyze");
 }
 
 /* Whole decimal numbers in range only; *out untouched on refusal. */
@@ -302,16 +302,16 @@ static void test_parse_long(void **state)
 	long v = 7;
 
 	(void)state;
-	assert_int_equal(pmt_cli_parse_long("4096", 4, 4194304, &v), 0);
+	assert_int_equal(pm_cli_parse_long("4096", 4, 4194304, &v), 0);
 	assert_int_equal(v, 4096);
-	assert_int_equal(pmt_cli_parse_long("4", 4, 10, &v), 0);
+	assert_int_equal(pm_cli_parse_long("4", 4, 10, &v), 0);
 	assert_int_equal(v, 4);
 	v = 7;
-	assert_int_equal(pmt_cli_parse_long("3", 4, 10, &v), -1);
-	assert_int_equal(pmt_cli_parse_long("11", 4, 10, &v), -1);
-	assert_int_equal(pmt_cli_parse_long("", 0, 10, &v), -1);
-	assert_int_equal(pmt_cli_parse_long("5k", 0, 10, &v), -1);
-	assert_int_equal(pmt_cli_parse_long("99999999999999999999", 0, 10, &v), -1);
+	assert_int_equal(pm_cli_parse_long("3", 4, 10, &v), -1);
+	assert_int_equal(pm_cli_parse_long("11", 4, 10, &v), -1);
+	assert_int_equal(pm_cli_parse_long("", 0, 10, &v), -1);
+	assert_int_equal(pm_cli_parse_long("5k", 0, 10, &v), -1);
+	assert_int_equal(pm_cli_parse_long("99999999999999999999", 0, 10, &v), -1);
 	assert_int_equal(v, 7);
 }
 

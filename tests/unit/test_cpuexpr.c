@@ -38,11 +38,11 @@ static hwloc_topology_t load(const char *name)
  * sorted set matches. */
 static void expect(hwloc_topology_t topo, const char *expr, const uint32_t *want, size_t n)
 {
-	struct pmt_cpuexpr e;
+	struct pm_cpuexpr e;
 	char why[256] = "", got[512] = "";
 	size_t pos = 0;
 
-	if (pmt_cpuexpr_parse(topo, expr, &e, why, sizeof(why)) != 0)
+	if (pm_cpuexpr_parse(topo, expr, &e, why, sizeof(why)) != 0)
 		fail_msg("'%s' rejected: %s", expr, why);
 	for (size_t i = 0; i < e.ncpus && pos < sizeof(got); i++)
 		pos += (size_t)snprintf(got + pos, sizeof(got) - pos, "%s%u", i ? "," : "", e.cpus[i]);
@@ -61,7 +61,7 @@ static void expect(hwloc_topology_t topo, const char *expr, const uint32_t *want
 			k++;
 		assert_true(k < n);
 	}
-	pmt_cpuexpr_free(&e);
+	pm_cpuexpr_free(&e);
 	assert_null(e.cpus);
 	assert_null(e.set.v);
 }
@@ -75,10 +75,10 @@ static void expect(hwloc_topology_t topo, const char *expr, const uint32_t *want
 /* Parses expr and asserts it is rejected with a reason containing needle, and *out empty. */
 static void reject(hwloc_topology_t topo, const char *expr, const char *needle)
 {
-	struct pmt_cpuexpr e;
+	struct pm_cpuexpr e;
 	char why[256] = "";
 
-	assert_int_equal(pmt_cpuexpr_parse(topo, expr, &e, why, sizeof(why)), -1);
+	assert_int_equal(pm_cpuexpr_parse(topo, expr, &e, why, sizeof(why)), -1);
 	assert_null(e.cpus);
 	assert_int_equal(e.ncpus, 0);
 	assert_null(e.set.v);
@@ -208,7 +208,7 @@ static void test_duplicates_rejected(void **state)
 static void test_bad_expressions(void **state)
 {
 	hwloc_topology_t t = load("2s4c2t.xml");
-	struct pmt_cpuexpr e;
+	struct pm_cpuexpr e;
 	char why[256];
 	(void)state;
 
@@ -238,9 +238,9 @@ static void test_bad_expressions(void **state)
 	reject(t, "S:scatter:2:1", "want <kind>:scatter[:<count>]");
 	reject(t, "L:S0", "want L:<domain>:<indexlist>");
 	/* a NULL topology or expression is refused, not dereferenced */
-	assert_int_equal(pmt_cpuexpr_parse(NULL, "0", &e, why, sizeof(why)), -1);
-	assert_int_equal(pmt_cpuexpr_parse(t, NULL, &e, why, sizeof(why)), -1);
-	pmt_cpuexpr_free(NULL);
+	assert_int_equal(pm_cpuexpr_parse(NULL, "0", &e, why, sizeof(why)), -1);
+	assert_int_equal(pm_cpuexpr_parse(t, NULL, &e, why, sizeof(why)), -1);
+	pm_cpuexpr_free(NULL);
 	hwloc_topology_destroy(t);
 }
 
@@ -259,7 +259,7 @@ static void test_random_expressions(void **state)
 
 	for (int iter = 0; iter < 50000; iter++) {
 		char expr[64] = "", why[256] = "";
-		struct pmt_cpuexpr e;
+		struct pm_cpuexpr e;
 		int natoms;
 
 		seed = seed * 6364136223846793005u + 1442695040888963407u;
@@ -270,7 +270,7 @@ static void test_random_expressions(void **state)
 			if (strlen(expr) + strlen(a) < sizeof(expr))
 				strcat(expr, a);
 		}
-		if (pmt_cpuexpr_parse(t, expr, &e, why, sizeof(why)) == 0) {
+		if (pm_cpuexpr_parse(t, expr, &e, why, sizeof(why)) == 0) {
 			int seen[16] = { 0 };
 			accepted++;
 			assert_true(e.ncpus >= 1 && e.ncpus <= 16);
@@ -282,7 +282,7 @@ static void test_random_expressions(void **state)
 			for (size_t i = 0, k = 0; i < 16; i++)
 				if (seen[i])
 					assert_int_equal(e.set.v[k++], i);
-			pmt_cpuexpr_free(&e);
+			pm_cpuexpr_free(&e);
 		} else {
 			assert_true(why[0] != '\0');
 			assert_null(strchr(why, '\n'));

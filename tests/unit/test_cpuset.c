@@ -50,9 +50,9 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static struct pmt_intlist list(uint32_t *v, size_t n)
+static struct pm_intlist list(uint32_t *v, size_t n)
 {
-	struct pmt_intlist l = { v, n };
+	struct pm_intlist l = { v, n };
 	return l;
 }
 
@@ -112,7 +112,7 @@ static void test_no_hierarchy(void **state)
 static void test_intersection(void **state)
 {
 	uint32_t on[] = { 0, 1, 2, 3 };
-	struct pmt_intlist online = list(on, 4);
+	struct pm_intlist online = list(on, 4);
 	struct pmc_usable_cpus u;
 	cpu_set_t aff;
 	char why[256];

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* pmt_cli.h: helpers shared by the two front ends (pmcollect, pmanalyze): the one error reporter
+/* pm_cli.h: helpers shared by the two front ends (pmcollect, pmanalyze): the one error reporter
  * in git's grammar, sanitizing of untrusted strings, and CPU/core list parsing. Unlike pmt.h,
- * pmt_cli_report() prints (to stderr): only the tools' main files and option parsers call it. */
-#ifndef PMT_CLI_H
-#define PMT_CLI_H
+ * pm_cli_report() prints (to stderr): only the tools' main files and option parsers call it. */
+#ifndef PM_CLI_H
+#define PM_CLI_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,32 +17,32 @@
 #define PMT_EXIT_USAGE 2   /* bad command line */
 
 /* Sets the program name used as the prefix of every message ("pmcollect"). */
-void pmt_cli_set_prog(const char *prog);
-const char *pmt_cli_prog(void);
+void pm_cli_set_prog(const char *prog);
+const char *pm_cli_prog(void);
 
 /* Prints "<prog>: <level>: <message>\n" to stderr, where level is "error" or "warning".
- * The formatted message is passed through pmt_cli_sanitize() so control characters that came from
+ * The formatted message is passed through pm_cli_sanitize() so control characters that came from
  * a trace or a process name cannot reach the terminal. One line, no capital, no full stop. */
-void pmt_cli_report(const char *level, const char *fmt, ...)
+void pm_cli_report(const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A mistake in the command line itself: prints the error line as pmt_cli_report("error", ...)
+/* A mistake in the command line itself: prints the error line as pm_cli_report("error", ...)
  * does, then the usage text (a final newline is added when missing), and returns PMT_EXIT_USAGE. */
-int pmt_cli_usage_error(const char *usage, const char *fmt, ...)
+int pm_cli_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-#define pmt_cli_error(...) pmt_cli_report("error", __VA_ARGS__)
-#define pmt_cli_warning(...) pmt_cli_report("warning", __VA_ARGS__)
+#define pm_cli_error(...) pm_cli_report("error", __VA_ARGS__)
+#define pm_cli_warning(...) pm_cli_report("warning", __VA_ARGS__)
 
 /* Copies at most srclen bytes of src into dst (size dstsize > 0, always NUL-terminated), replacing
  * bytes < 0x20, 0x7f, and invalid UTF-8 with '?'. Returns dst. */
-char *pmt_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen);
+char *pm_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen);
 
 /* Parses s as a whole decimal integer in [lo, hi] into *out. Returns 0, or -1 (not a number,
  * trailing characters, out of range) leaving *out alone; the caller words the error. */
-int pmt_cli_parse_long(const char *s, long lo, long hi, long *out);
+int pm_cli_parse_long(const char *s, long lo, long hi, long *out);
 
 /* A set of non-negative integers (CPUs or core counts) as a sorted, deduplicated array. */
-struct pmt_intlist {
+struct pm_intlist {
 	uint32_t *v;
 	size_t n;
 };
@@ -52,12 +52,12 @@ struct pmt_intlist {
  * backwards. On success fills *out (caller frees out->v with free()) and returns 0; on error returns
  * -1 and writes a one-line reason (e.g. "range '5-2' runs backwards") into why (size whysize).
  * At most 1,000,000 values. Source: the cpulist format of cpuset(7) "List format". */
-int pmt_intlist_parse(const char *s, uint32_t min_value, uint32_t max_value,
-		      struct pmt_intlist *out, char *why, size_t whysize);
+int pm_intlist_parse(const char *s, uint32_t min_value, uint32_t max_value,
+		      struct pm_intlist *out, char *why, size_t whysize);
 
 /* Formats a sorted list back into cpulist syntax ("0-3,8") in buf; returns buf. */
-char *pmt_intlist_format(const struct pmt_intlist *l, char *buf, size_t bufsize);
+char *pm_intlist_format(const struct pm_intlist *l, char *buf, size_t bufsize);
 
-void pmt_intlist_free(struct pmt_intlist *l);
+void pm_intlist_free(struct pm_intlist *l);
 
 #endif

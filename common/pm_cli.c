@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* pmt_cli.c: error reporter, string sanitizing and list parsing shared by both front ends. */
-#include "pmt_cli.h"
+/* pm_cli.c: error reporter, string sanitizing and list parsing shared by both front ends. */
+#include "pm_cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,12 +10,12 @@
 
 static const char *prog_name = "pmtools";
 
-void pmt_cli_set_prog(const char *prog)
+void pm_cli_set_prog(const char *prog)
 {
 	prog_name = prog;
 }
 
-const char *pmt_cli_prog(void)
+const char *pm_cli_prog(void)
 {
 	return prog_name;
 }
@@ -54,7 +54,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-char *pmt_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen)
+char *pm_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t o = 0, i = 0;
@@ -79,7 +79,7 @@ char *pmt_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen
 	return dst;
 }
 
-void pmt_cli_report(const char *level, const char *fmt, ...)
+void pm_cli_report(const char *level, const char *fmt, ...)
 {
 	char small[1024], *raw = small, *clean;
 	va_list ap;
@@ -102,14 +102,14 @@ void pmt_cli_report(const char *level, const char *fmt, ...)
 	}
 	clean = malloc((size_t)len + 1);
 	if (clean)
-		pmt_cli_sanitize(clean, (size_t)len + 1, raw, (size_t)len);
+		pm_cli_sanitize(clean, (size_t)len + 1, raw, (size_t)len);
 	fprintf(stderr, "%s: %s: %s\n", prog_name, level, clean ? clean : "out of memory");
 	free(clean);
 	if (raw != small)
 		free(raw);
 }
 
-int pmt_cli_usage_error(const char *usage, const char *fmt, ...)
+int pm_cli_usage_error(const char *usage, const char *fmt, ...)
 {
 	char msg[1024];
 	size_t len = strlen(usage);
@@ -118,7 +118,7 @@ int pmt_cli_usage_error(const char *usage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pmt_cli_report("error", "%s", msg);
+	pm_cli_report("error", "%s", msg);
 	fputs(usage, stderr);
 	if (len == 0 || usage[len - 1] != '\n')
 		fputc('\n', stderr);
@@ -151,8 +151,8 @@ static long long parse_num(const char **p)
 
 #define MAX_LIST_VALUES 1000000u
 
-int pmt_intlist_parse(const char *s, uint32_t min_value, uint32_t max_value,
-		      struct pmt_intlist *out, char *why, size_t whysize)
+int pm_intlist_parse(const char *s, uint32_t min_value, uint32_t max_value,
+		      struct pm_intlist *out, char *why, size_t whysize)
 {
 	uint32_t *v = NULL;
 	size_t n = 0, cap = 0;
@@ -240,7 +240,7 @@ fail:
 	return -1;
 }
 
-char *pmt_intlist_format(const struct pmt_intlist *l, char *buf, size_t bufsize)
+char *pm_intlist_format(const struct pm_intlist *l, char *buf, size_t bufsize)
 {
 	size_t o = 0;
 
@@ -283,7 +283,7 @@ char *pmt_intlist_format(const struct pmt_intlist *l, char *buf, size_t bufsize)
 	return buf;
 }
 
-void pmt_intlist_free(struct pmt_intlist *l)
+void pm_intlist_free(struct pm_intlist *l)
 {
 	if (!l)
 		return;
@@ -292,7 +292,7 @@ void pmt_intlist_free(struct pmt_intlist *l)
 	l->n = 0;
 }
 
-int pmt_cli_parse_long(const char *s, long lo, long hi, long *out)
+int pm_cli_parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	long v;
