@@ -261,6 +261,17 @@ static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point
 		cal->sum[k].C = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 		cal->sum[k].r = rn ? rsum / (double)rn : NAN;
 		cal->C_err[k] = (v[n - 1] - v[0]) / 2;
+		cal->sum[k].C_se = 0;
+		if (n >= 2) { /* the spread of the repeats: sample sd / sqrt(K) (issue 28) */
+			double mean = 0, ss = 0;
+			for (size_t j = 0; j < n; j++)
+				mean += v[j] / (double)n;
+			for (size_t j = 0; j < n; j++)
+				ss += (v[j] - mean) * (v[j] - mean);
+			/* identical repeats still measured it: at least C's resolution, > 0 */
+			cal->sum[k].C_se = fmax(sqrt(ss / (double)(n - 1) / (double)n),
+						1e-3 * cal->sum[k].C);
+		}
 		cal->nrep[k] = (uint32_t)n;
 		cal->repeated &= n >= 2;
 		cal->nsum++;
@@ -433,27 +444,6 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 	return rc;
 }
 
-/* The model fitted to the two extremes of the calibration's spread (issue 13): ext[0] with
- * C(1) + dC(1) and every other C(n) - dC(n) (the least contention the runs allow), ext[1] the
- * opposite (the most). omega(n)'s uncertainty is the larger distance of their omega(n) from the
- * fit's. Returns 0, or -1 when either extreme cannot be fitted. */
-static int extreme_fits(const struct pma_mem_cal *cal, uint32_t c, struct pma_mem_params ext[2])
-{
-	struct pma_mem_point pts[PMA_CAL_MAX_POINTS];
-	char why[300];
-
-	for (int e = 0; e < 2; e++) {
-		for (size_t k = 0; k < cal->nsum; k++) {
-			double sign = (cal->sum[k].cores == 1) == (e == 0) ? 1 : -1;
-			pts[k] = cal->sum[k];
-			pts[k].C += sign * cal->C_err[k];
-		}
-		if (pma_mem_fit(pts, cal->nsum, c, cal->params.model, &ext[e], why, sizeof(why)) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 double pma_mem_S_err(double S, double S_err, double omega, double omega_err)
 {
 	if (!isfinite(omega_err) || !isfinite(omega) || !isfinite(S) || !(1 + omega > 0))
@@ -485,7 +475,8 @@ int pma_mem_superlinear_evidence(const struct pma_mem_cal *cal, uint32_t n, uint
 
 /* A negative omega(n) makes S = A / (1 + omega) exceed A and, for A near n, n: a superlinear
  * speedup. Single calibration runs gave omega(2) = -0.28 and +0.14 for one command on this VM
- * (issue 13), so a negative omega is taken as 0 unless it is below 0 beyond its uncertainty,
+ * (issue 13), so a negative omega is taken as 0 unless it is below 0 beyond its uncertainty
+ * (twice its standard error, about 95%),
  * which needs repeated runs, C(n) is cycles, and the runs pass
  * pma_mem_superlinear_evidence (K >= 5 at 1 and at n, every C(n) below every C(1)): the half
  * range of 3 runs underestimates the spread from one trace to the next (five triad traces on this
@@ -496,7 +487,8 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 	int noted_noise = 0, noted_super = 0, noted_unconfirmed = 0;
 
 	for (size_t i = 0; i < ncores; i++) {
-		double w = out->omega[i], d = out->omega_err[i];
+		/* a spread only from repeated runs: one run's is assumed (PMA_MEM_C_REL_SD) */
+		double w = out->omega[i], d = out->cal.repeated ? out->omega_err[i] : NAN;
 		out->omega_fit[i] = w;
 		/* omega(1) is 0 by definition: the invariant's own note says so (compute.c) */
 		if (!(w < 0) || cores[i] == 1)
@@ -504,7 +496,7 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 		/* CPU time cannot show a superlinear effect: a 1-CPU run's includes its threads'
 		 * switching and the hypervisor's steal (measured here: omega(2) = -0.29 +- 0.03 for
 		 * a triad in one trace, +0.06 +- 0.06 in the next); only cycles can */
-		if (isfinite(d) && w + d < 0 && strcmp(out->cal.source, "cycles") == 0) {
+		if (isfinite(d) && w + 2 * d < 0 && strcmp(out->cal.source, "cycles") == 0) {
 			uint32_t K1, Kn;
 			int why = pma_mem_superlinear_evidence(&out->cal, cores[i], &K1, &Kn);
 			if (!why) {
@@ -524,7 +516,7 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 		out->omega[i] = 0;
 		if (!noted_noise++ && w < -5e-4 &&
 		    pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE,
-				  (double[]){ cores[i], w, d, isfinite(d) && w + d < 0 }, 4, NULL,
+				  (double[]){ cores[i], w, d, isfinite(d) && w + 2 * d < 0 }, 4, NULL,
 				  0) < 0)
 			return -1;
 	}
@@ -550,8 +542,6 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 	const struct pma_machine *t;
 	uint32_t *per;
 	double sat_n = 0;
-	struct pma_mem_params ext[2];
-	int have_ext;
 
 	memset(out, 0, sizeof(*out));
 	out->omega = calloc(ncores ? ncores : 1, sizeof(double));
@@ -559,7 +549,9 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 	out->per_socket = calloc(ncores ? ncores : 1, sizeof(*out->per_socket));
 	out->omega_err = calloc(ncores ? ncores : 1, sizeof(double));
 	out->omega_fit = calloc(ncores ? ncores : 1, sizeof(double));
-	if (!out->omega || !out->cross || !out->per_socket || !out->omega_err || !out->omega_fit)
+	out->busy = calloc(ncores ? ncores : 1, sizeof(uint32_t));
+	if (!out->omega || !out->cross || !out->per_socket || !out->omega_err || !out->omega_fit ||
+	    !out->busy)
 		goto nomem;
 	out->ncores = ncores;
 	if (pma_machine_from_meta(&traces[0].meta, traces[0].path, &out->rec, why, whysize) < 0) {
@@ -603,13 +595,16 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 	per = calloc(t->sockets, sizeof(*per));
 	if (!per)
 		goto nomem;
-	have_ext = p->model != PMA_MEM_NONE && out->cal.repeated &&
-		   extreme_fits(&out->cal, out->rec.c, ext) == 0;
 	for (size_t i = 0; i < ncores; i++) {
 		struct pma_mem_omega o;
 		size_t k = 0;
 		out->omega[i] = out->cross[i] = out->omega_err[i] = NAN;
-		if (pma_place(t->sockets, t->c, cores[i], out->chunk, per) < 0) {
+		/* m threads keep at most m cores busy; the others idle and do not contend (Tudor &
+		 * Teo: "we consider them not to contend for memory"): S(n >= m) = S(m) */
+		out->busy[i] = m && m < cores[i] ? m : cores[i];
+		/* n up to the PUs (SMT siblings) while the busy threads fit on the cores */
+		if (pma_place(t->sockets, t->c, out->busy[i], out->chunk, per) < 0 ||
+		    cores[i] > (t->pus > t->sockets * t->c ? t->pus : t->sockets * t->c)) {
 			snprintf(out->per_socket[i], sizeof(out->per_socket[i]), "-");
 			continue; /* more cores than the machine has */
 		}
@@ -622,12 +617,7 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 			continue;
 		out->omega[i] = o.omega;
 		out->cross[i] = t->sockets > 1 ? o.cross : 0;
-		for (int e = 0; have_ext && isfinite(o.omega) && e < 2; e++) {
-			struct pma_mem_omega oe;
-			double d = pma_mem_predict(&ext[e], per, t->sockets, t->numa_nodes, out->pol,
-						   &oe) == 0 ? fabs(oe.omega - o.omega) : INFINITY;
-			out->omega_err[i] = e ? fmax(out->omega_err[i], d) : d;
-		}
+		out->omega_err[i] = o.omega_err;
 		if (isinf(o.omega) && !sat_n)
 			sat_n = cores[i];
 	}
@@ -653,6 +643,8 @@ void pma_mem_eval_free(struct pma_mem_eval *e)
 	free(e->cross);
 	free(e->omega_err);
 	free(e->omega_fit);
+	free(e->busy);
+	e->busy = NULL;
 	e->omega_err = e->omega_fit = NULL;
 	free(e->per_socket);
 	e->omega = e->cross = NULL;

@@ -66,18 +66,22 @@ struct pma_mem_eval {
 	struct pma_mem_cal cal;
 	double *omega;               /* per core count: omega(n); NAN unknown; INFINITY saturated */
 	double *cross;               /* its cross-socket part; NAN unknown */
-	double *omega_err;           /* per core count: uncertainty of omega(n) from the spread of the
-					repeated calibration runs; NAN unknown (one run per core count) */
+	double *omega_err;           /* per core count: standard error of omega(n), the fit's
+					covariance (from the spread of repeated calibration runs, or
+					PMA_MEM_C_REL_SD per single run) propagated through eq. 8-10
+					(pma_mem_predict); NAN only where omega is not finite */
+	uint32_t *busy;              /* per core count n: the cores running a thread, min(n, m);
+					omega and per_socket count these only (issue 28) */
 	double *omega_fit;           /* omega(n) as fitted, before a negative value inside its
 					uncertainty is taken as 0 (omega[]) */
-	char (*per_socket)[64];      /* per core count: the placement, "{6,3}" */
+	char (*per_socket)[64];      /* per core count: the busy cores' placement, "{6,3}" */
 	size_t ncores;
 	struct pma_notes notes;      /* for the user: missing runs, frequency, saturation, ... */
 };
 
 /* Fits the memory model to the runs of traces (pma_mem_calibrate) and predicts omega(n) for each
- * cores[i] on the target machine (machine_path, NULL = the recording machine) with threads placed
- * per socket in chunks of `chunk` (0 = compact: a socket at a time; Allande et al.) under memory
+ * cores[i] on the target machine (machine_path, NULL = the recording machine) with min(cores[i],
+ * m) threads (m = 0: cores[i]) placed per socket in chunks of `chunk` (0 = compact: a socket at a time; Allande et al.) under memory
  * policy pol (-1 = from the recorded policy: interleave -> interleave, bind -> local-then-remote,
  * else local). Saturation (mu <= kL on a socket) gives INFINITY and a note saying where. With
  * another machine, the per-socket M/M/1 parameters are assumed to be the same per socket there,

@@ -188,6 +188,14 @@ void pma_machine_free(struct pma_machine *m)
 		m->topo = NULL;
 }
 
+char *pma_machine_summary(const struct pma_machine *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u package%s of %u cores, %u cores, %u PUs, %u NUMA node%s", m->sockets,
+		 m->sockets == 1 ? "" : "s", m->c, m->cores, m->pus, m->numa_nodes,
+		 m->numa_nodes == 1 ? "" : "s");
+	return buf;
+}
+
 uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus, uint32_t n)
 {
 	hwloc_topology_t topo = (hwloc_topology_t)m->topo;

@@ -32,6 +32,10 @@ int pma_machine_from_meta(const struct pma_meta *meta, const char *path, struct 
 int pma_machine_load(const char *path, struct pma_machine *m, char *why, size_t whysize);
 void pma_machine_free(struct pma_machine *m);
 
+/* "2 packages of 18 cores, 36 cores, 72 PUs, 2 NUMA nodes": m's shape in one line, written to
+ * buf (size bytes, cut to fit). Returns buf. */
+char *pma_machine_summary(const struct pma_machine *m, char *buf, size_t size);
+
 /* CPUs of the cpulist `cpus` on the package that holds most of them (n_1 of eq. 9-10): counted
  * with the hwloc topology when m has one, else min(n, c) (compact). */
 uint32_t pma_machine_first_socket(const struct pma_machine *m, const char *cpus, uint32_t n);

@@ -45,12 +45,23 @@ double pma_mem_omega_socket(const struct pma_mem_params *p, double k)
 	return (p->alpha - p->beta) / denom - 1;
 }
 
-/* Points merged by core count and placement: the mean C and r of repeated runs. */
+/* Points merged by core count and placement: the mean C and r of repeated runs, and the
+ * standard error of that mean C (from the points' C_se, or PMA_MEM_C_REL_SD per run). */
 struct merged {
 	uint32_t cores, n_first;
-	double C, r;
+	double C, r, var_C;
 	unsigned nC, nr;
 };
+
+/* The variance of one point's C: C_se^2, or (PMA_MEM_C_REL_SD C)^2 when unknown; at least
+ * (1e-3 C)^2 so that identical repeats do not make a point exact. */
+static double point_var_C(const struct pma_mem_point *p)
+{
+	double se = p->C_se > 0 && isfinite(p->C_se) ? p->C_se : PMA_MEM_C_REL_SD * p->C;
+
+	se = fmax(se, 1e-3 * p->C);
+	return se * se;
+}
 
 static size_t merge_points(const struct pma_mem_point *pts, size_t npts, struct merged *m)
 {
@@ -68,6 +79,7 @@ static size_t merge_points(const struct pma_mem_point *pts, size_t npts, struct 
 			k++;
 		}
 		m[j].C += pts[i].C;
+		m[j].var_C += point_var_C(&pts[i]);
 		m[j].nC++;
 		if (isfinite(pts[i].r)) {
 			m[j].r += pts[i].r;
@@ -76,9 +88,45 @@ static size_t merge_points(const struct pma_mem_point *pts, size_t npts, struct 
 	}
 	for (size_t j = 0; j < k; j++) {
 		m[j].C /= m[j].nC;
+		m[j].var_C /= (double)m[j].nC * m[j].nC; /* the mean's */
 		m[j].r = m[j].nr ? m[j].r / m[j].nr : NAN;
 	}
 	return k;
+}
+
+/* The covariance of the least-squares line's (alpha, beta) (issue 28): the sandwich
+ * (X'X)^-1 X' V X (X'X)^-1 of X = [1 n] over the one-socket points, V diagonal with the variance
+ * of each 1/C(n), var(C) / C^4 (first order), raised to the residual variance RSS / (ns - 2) when
+ * there are more than two points and they scatter more than their spreads say. */
+static void line_covariance(const struct merged *m, size_t k, uint32_t c, size_t ns, double sx,
+			    double sxx, struct pma_mem_params *out)
+{
+	double det = ns * sxx - sx * sx, rss = 0, s2 = 0;
+	double b00 = sxx / det, b01 = -sx / det, b11 = ns / det;
+	double m00 = 0, m01 = 0, m11 = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < k; i++) {
+			double x = m[i].cores, y = 1 / m[i].C, v;
+			if (!(m[i].n_first == m[i].cores && m[i].cores <= (c ? c : m[i].cores)))
+				continue;
+			if (pass == 0) {
+				double e = y - (out->alpha - out->beta * x);
+				rss += e * e;
+				continue;
+			}
+			v = fmax(m[i].var_C / (m[i].C * m[i].C * m[i].C * m[i].C), s2);
+			m00 += v;
+			m01 += v * x;
+			m11 += v * x * x;
+		}
+		if (pass == 0 && ns > 2)
+			s2 = rss / (double)(ns - 2);
+	}
+	/* B M B with B = (X'X)^-1 (symmetric); slope = -beta, so cov(alpha, beta) = -cov(a, s) */
+	out->cov_aa = b00 * (b00 * m00 + b01 * m01) + b01 * (b00 * m01 + b01 * m11);
+	out->cov_bb = b01 * (b01 * m00 + b11 * m01) + b11 * (b01 * m01 + b11 * m11);
+	out->cov_ab = -(b00 * (b01 * m00 + b11 * m01) + b01 * (b01 * m01 + b11 * m11));
 }
 
 int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum pma_mem_model model,
@@ -87,13 +135,14 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 	struct merged *m;
 	size_t k, ns = 0;
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, r_sum = 0, C1 = NAN;
-	double cross_num = 0, cross_den = 0;
+	double cross_num = 0, cross_den = 0, cross_var = 0;
 	unsigned r_n = 0;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->model = PMA_MEM_NONE;
 	out->dC = out->r_delta = out->r = NAN;
+	out->dC_err = out->r_delta_err = NAN;
 	out->n_sat = INFINITY;
 	for (size_t i = 0; i < npts; i++) {
 		if (!(pts[i].C > 0) || !isfinite(pts[i].C) || pts[i].cores == 0) {
@@ -139,6 +188,7 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 		double slope = (ns * sxy - sx * sy) / det;
 		out->alpha = (sy - slope * sx) / ns;
 		out->beta = -slope + 0.0; /* + 0.0: a flat line is L = 0, not -0 */
+		line_covariance(m, k, c, ns, sx, sxx, out);
 	}
 	out->C1 = C1;
 	out->c = c;
@@ -164,32 +214,67 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 			continue;
 		}
 		om = pma_mem_omega_measured(m[i].C, C1) - pma_mem_omega_socket(out, m[i].n_first);
+		/* om has C(n)'s spread over C(1): var(om) C(1)^2 = var(C(n)) */
 		if (out->model == PMA_MEM_UMA) {
 			cross_num += om - pma_mem_omega_socket(out, x);
 			cross_den += 1;
+			cross_var += m[i].var_C;
 		} else {
 			cross_num += om * x;
 			cross_den += x * x;
+			cross_var += x * x * m[i].var_C;
 		}
 		out->cross_points++;
 	}
-	if (out->cross_points && out->model == PMA_MEM_UMA)
+	if (out->cross_points && out->model == PMA_MEM_UMA) {
 		out->dC = C1 * cross_num / cross_den;
-	else if (out->cross_points && out->model == PMA_MEM_NUMA)
+		out->dC_err = sqrt(cross_var) / cross_den;
+	} else if (out->cross_points && out->model == PMA_MEM_NUMA) {
 		out->r_delta = C1 * cross_num / cross_den;
+		out->r_delta_err = sqrt(cross_var) / cross_den;
+	}
 	rc = 0;
 out:
 	free(m);
 	return rc;
 }
 
+/* C_s(k) / C_s(k0) - 1 = (alpha - beta k0) / (alpha - beta k) - 1 (eq. 8 with eq. 7 on a base of k0
+ * cores); adds its gradient over (alpha, beta), (k - k0) / D^2 (-beta, alpha) with D = alpha -
+ * beta k, to g (delta method). INFINITY at or past saturation (D <= 0). */
+static double omega_socket_grad(const struct pma_mem_params *p, double k0, double k, double g[2])
+{
+	double D = p->alpha - p->beta * k;
+
+	if (k <= 0)
+		return 0;
+	if (D <= 0)
+		return INFINITY;
+	g[0] += (k - k0) / (D * D) * -p->beta;
+	g[1] += (k - k0) / (D * D) * p->alpha;
+	return (p->alpha - p->beta * k0) / D - 1;
+}
+
+/* The standard error of omega from its gradient g over (alpha, beta) and the cross term's
+ * standard error cross_se (0 or NAN: none). */
+static double omega_se(const struct pma_mem_params *p, const double g[2], double cross_se)
+{
+	double v = g[0] * g[0] * p->cov_aa + 2 * g[0] * g[1] * p->cov_ab + g[1] * g[1] * p->cov_bb;
+
+	return sqrt(fmax(v, 0) + (isfinite(cross_se) ? cross_se * cross_se : 0));
+}
+
 int pma_mem_predict(const struct pma_mem_params *p, const uint32_t *per_socket, uint32_t nsockets,
 		    uint32_t numa_nodes, enum pma_mem_policy pol, struct pma_mem_omega *out)
 {
-	double n = 0, sum_s = 0;
+	double n = 0, sum_s = 0, g[2] = { 0, 0 }, cross_se = 0;
+	/* a negative cross-socket cost is the calibration's noise: 0 (the header's rule) */
+	double dC = p->dC > 0 ? p->dC : isnan(p->dC) ? NAN : 0;
+	double r_delta = p->r_delta > 0 ? p->r_delta : isnan(p->r_delta) ? NAN : 0;
 	uint32_t active = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->omega_err = NAN;
 	if (p->model == PMA_MEM_NONE || nsockets == 0)
 		return -1;
 	for (uint32_t s = 0; s < nsockets; s++) {
@@ -198,40 +283,40 @@ int pma_mem_predict(const struct pma_mem_params *p, const uint32_t *per_socket, 
 			continue;
 		n += per_socket[s];
 		active++;
-		w = pma_mem_omega_socket(p, per_socket[s]);
+		w = omega_socket_grad(p, 1, per_socket[s], g);
 		if (isinf(w) && !out->saturated_socket)
 			out->saturated_socket = s + 1;
 		sum_s += w;
 	}
 	if (active <= 1 && !(numa_nodes > 1 && pol == PMA_POL_INTERLEAVE)) {
 		out->omega = sum_s;
-		return 0;
-	}
-	if (numa_nodes <= 1) { /* UMA, eq. 9 */
-		out->cross = (active - 1) * p->dC / p->C1;
+	} else if (numa_nodes <= 1) { /* UMA, eq. 9 */
+		out->cross = (active - 1) * dC / p->C1;
+		cross_se = (active - 1) * p->dC_err / p->C1;
 		out->omega = sum_s + (isnan(out->cross) ? 0 : out->cross);
-		return 0;
-	}
-	switch (pol) {
-	case PMA_POL_LOCAL:
+	} else if (pol == PMA_POL_LOCAL) {
 		out->cross = 0;
 		out->omega = sum_s;
-		break;
-	case PMA_POL_INTERLEAVE: {
-		double N = numa_nodes, w = pma_mem_omega_socket(p, n / N);
+	} else if (pol == PMA_POL_INTERLEAVE) {
+		double N = numa_nodes, w;
+		g[0] = g[1] = 0;
+		w = omega_socket_grad(p, 1 / N, n / N, g);
 		out->saturated_socket = isinf(w) ? 1 : 0;
-		out->cross = p->r_delta * n * (N - 1) / N / p->C1;
-		out->omega = N * w + (isnan(out->cross) ? 0 : out->cross);
-		break;
-	}
-	default: { /* local-then-remote, eq. 10 */
-		double w = pma_mem_omega_socket(p, per_socket[0]);
-		out->saturated_socket = isinf(w) ? 1 : 0;
-		out->cross = p->r_delta * (n - per_socket[0]) / p->C1;
+		out->cross = r_delta * (n - 1) * (N - 1) / N / p->C1;
+		cross_se = p->r_delta_err * (n - 1) * (N - 1) / N / p->C1;
 		out->omega = w + (isnan(out->cross) ? 0 : out->cross);
-		break;
+	} else { /* local-then-remote, eq. 10 */
+		double w, remote = n - per_socket[0];
+		g[0] = g[1] = 0;
+		w = omega_socket_grad(p, 1, per_socket[0], g);
+		out->saturated_socket = isinf(w) ? 1 : 0;
+		/* every thread beside its memory: no remote term, known to be 0 */
+		out->cross = remote > 0 ? r_delta * remote / p->C1 : 0;
+		cross_se = remote > 0 ? p->r_delta_err * remote / p->C1 : 0;
+		out->omega = w + (isnan(out->cross) ? 0 : out->cross);
 	}
-	}
+	if (isfinite(out->omega))
+		out->omega_err = omega_se(p, g, cross_se);
 	return 0;
 }
 

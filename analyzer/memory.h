@@ -35,7 +35,14 @@ struct pma_mem_point {
 	uint32_t n_first;
 	double C;
 	double r;
+	double C_se;        /* standard error of C (same unit): the spread of repeated runs over
+			       sqrt(K); 0 = unknown (one run), then PMA_MEM_C_REL_SD C is assumed */
 };
+
+/* A single run's relative standard deviation of C(n) when no repetition measures it: on the
+ * shared VMs the CPU time of identical 1-CPU runs of NPB CG varied by +-15% (FIELD-NOTES), so one
+ * run is taken to be known to 10% (1 sigma). Only the uncertainty uses it, never omega. */
+#define PMA_MEM_C_REL_SD 0.10
 
 /* A fitted memory model. Symbols of Tudor & Teo §II-B. */
 struct pma_mem_params {
@@ -55,6 +62,13 @@ struct pma_mem_params {
 	uint32_t socket_points, cross_points; /* points behind the two parts of the fit */
 	uint32_t cross_skipped; /* points beyond one socket left out of the cross term: a socket of
 				   theirs at or past saturation (omega_s infinite) */
+	/* the fit's uncertainty (issue 28): the covariance of the least-squares (alpha, beta) of
+	 * eq. 8, (X'X)^-1 X' V X (X'X)^-1 with V the variances of the points' 1/C(n) (C_se / C^2,
+	 * or the residual variance when the points scatter more than their spreads say); and the
+	 * standard errors of Delta C and r delta from their points' C_se (NAN when not
+	 * calibrated) */
+	double cov_aa, cov_ab, cov_bb;
+	double dC_err, r_delta_err;
 };
 
 /* omega(n) = C(n) / C(1) - 1 (eq. 7). C1 > 0. */
@@ -88,18 +102,28 @@ struct pma_mem_omega {
 			       delta); 0 on one socket; NAN when needed but not calibrated (omega
 			       then leaves it out and is a lower bound) */
 	uint32_t saturated_socket; /* 1-based socket whose load reached mu <= kL, 0 none */
+	double omega_err;   /* standard error of omega: the fit's covariance propagated through
+			       eq. 8-10 (delta method) plus the cross term's; NAN when omega is not
+			       finite. Grows with every busy core added (k - 1 >= 0 per socket) */
 };
 
-/* omega for per_socket[0..nsockets-1] threads per socket (per_socket[0] is the socket the memory
- * starts on) on a target with numa_nodes memory nodes, under policy pol:
+/* omega for per_socket[0..nsockets-1] busy threads per socket (per_socket[0] is the socket the
+ * memory starts on; idle cores are not counted: Tudor & Teo, "when only c cores from the total of
+ * n are active ... we consider them not to contend for memory") on a target with numa_nodes
+ * memory nodes, under policy pol:
  *   one active socket: omega_s(n_1) (eq. 8).
  *   numa_nodes == 1 (UMA, eq. 9): sum over active sockets of omega_s(n_s) + (k - 1) Delta C / C(1),
  *     k active sockets (the paper's two-socket eq. 9 read on contention cycles M = C - C(1), so
  *     that C(c+1) is reproduced; one Delta C per extra socket is our extension). Policy ignored.
- *   NUMA, local-then-remote (eq. 10): omega_s(n_1) + r delta (n - n_1) / C(1).
+ *   NUMA, local-then-remote (eq. 10): omega_s(n_1) + r delta (n - n_1) / C(1); the cross term is
+ *     0, not unknown, when every thread is on the first socket (n = n_1).
  *   NUMA, local: sum of omega_s(n_s), no remote term (each socket its own controller).
- *   NUMA, interleave: numa_nodes omega_s(n / numa_nodes) + r delta n (N - 1) / N / C(1): each
- *     controller serves an equal share, (N - 1)/N of the accesses are remote (our extension).
+ *   NUMA, interleave (our extension): each of the N controllers serves n/N cores' requests and
+ *     (N - 1)/N of them are remote: C_s(n/N) / C_s(1/N) - 1 + r delta (n - 1) (N - 1) / N / C(1),
+ *     which is 0 at n = 1 (eq. 7 with C(1) under the same policy) and grows with n.
+ * Delta C and r delta below 0 (noise of the calibration: a second socket cannot make memory
+ * faster) count as 0, so omega never falls as busy cores are added. out->omega_err from the
+ * fit's covariance (see struct pma_mem_params).
  * Returns 0, or -1 when p has no model or nsockets is 0. */
 int pma_mem_predict(const struct pma_mem_params *p, const uint32_t *per_socket, uint32_t nsockets,
 		    uint32_t numa_nodes, enum pma_mem_policy pol, struct pma_mem_omega *out);

@@ -179,7 +179,8 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 	snprintf(buf, size, "%8.2f %7s %6s %8s %8s %10s %7s  %s%s", q->A, w, x, S, dS, T, R,
 		 r->mem.per_socket[i],
 		 q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
-		 q->cores == r->opt.n_95 ? "  <- 95% of the best S" : "");
+		 q->cores == r->opt.n_95 ? "  <- 95% of the best S" :
+		 r->mem.busy[i] < q->cores ? "  = S(m): m threads, the other cores idle" : "");
 	return buf;
 }
 
@@ -192,6 +193,11 @@ static void table_run(FILE *out, const struct pma_result *r)
 	fprintf(out, "%-13s%s\n", "program", cmd);
 	fprintf(out, "%-13s%s\n", "trace", r->t->path);
 	machine_line(out, &r->t->meta);
+	if (r->mem.target_given) {
+		char sum[160];
+		fprintf(out, "%-13s%s: %s (the predictions' machine)\n", "target", r->mem.target.source,
+			pma_machine_summary(&r->mem.target, sum, sizeof(sum)));
+	}
 	fprintf(out, "%-13srun %u on CPUs %s (%u): %s\n", "baseline", r->run->run_id,
 		r->run->cpus[0] ? r->run->cpus : "?", r->par.baseline_cores, r->par.baseline_case);
 	fprintf(out, "%-13s%s%s\n", "run status", r->par.status, r->par.failed ?
@@ -278,7 +284,8 @@ static void table_predictions(FILE *out, const struct pma_result *r)
 			snprintf(n, sizeof(n), "%u", r->pred.cores[i]);
 		else
 			snprintf(n, sizeof(n), "%u-%u", r->pred.cores[i], r->pred.cores[j]);
-		fprintf(out, "  %6s %s%s\n", n, row, j == i ? "" : "  (saturated)");
+		fprintf(out, "  %6s %s%s\n", n, row, j == i || r->mem.busy[i] < r->pred.cores[i] ? "" :
+			"  (saturated)");
 	}
 	if (r->opt.n_best) {
 		fprintf(out, "optimal      %u core%s (S = %.2f); 95%% of it from %u core%s; S increases over",
@@ -635,6 +642,20 @@ static void add_finite(cJSON *o, const char *key, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* A machine's source and shape (docs/pmanalyze-json.md "memory"). */
+static void machine_json(cJSON *o, const struct pma_machine *mc)
+{
+	char sum[160];
+
+	cJSON_AddStringToObject(o, "source", mc->source);
+	cJSON_AddStringToObject(o, "summary", pma_machine_summary(mc, sum, sizeof(sum)));
+	cJSON_AddNumberToObject(o, "sockets", mc->sockets);
+	cJSON_AddNumberToObject(o, "cores_per_socket", mc->c);
+	cJSON_AddNumberToObject(o, "cores", mc->cores);
+	cJSON_AddNumberToObject(o, "pus", mc->pus);
+	cJSON_AddNumberToObject(o, "numa_nodes", mc->numa_nodes);
+}
+
 /* "memory": source, model, params, points (docs/pmanalyze-json.md) */
 static cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
 {
@@ -648,6 +669,8 @@ static cJSON *memory_json(const struct pma_result *r, const struct pma_trace *tr
 	cJSON_AddStringToObject(m, "policy", pma_mem_policy_name(e->pol));
 	cJSON_AddStringToObject(m, "policy_source", e->pol_source);
 	cJSON_AddStringToObject(m, "machine", e->target.source);
+	machine_json(cJSON_AddObjectToObject(m, "recording_machine"), &e->rec);
+	machine_json(cJSON_AddObjectToObject(m, "target_machine"), &e->target);
 	par = cJSON_AddObjectToObject(m, "params");
 	if (p->model != PMA_MEM_NONE) {
 		add_finite(par, "C1", p->C1);
@@ -791,6 +814,7 @@ static void predictions_json(cJSON *preds, const struct pma_result *r)
 		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
 		add_finite(o, "cross_socket", r->mem.cross[i]);
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
+		cJSON_AddNumberToObject(o, "busy_cores", r->mem.busy[i]);
 		cJSON_AddBoolToObject(o, "saturated", isinf(q->omega));
 		add_finite(o, "S", q->S);
 		cJSON_AddNumberToObject(o, "S_err", r->pred.S_err[i]);

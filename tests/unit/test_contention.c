@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // test_contention.c: omega(n) with an uncertainty from repeated calibration runs (issue 13,
 // analyzer/contention.c) on synthetic C(n) x K repetitions of known value: the median, the spread
-// dC (half the range), domega from the fits to the spread's extremes (Tudor & Teo eq. 7-8), the
+// dC (half the range), domega as the standard error of omega(2) = C(2)/C(1) - 1 from the runs'
+// sd / sqrt(K) (issue 28: the fit's covariance through eq. 7-8, checked here by the direct
+// delta method), idle cores for n > m (issue 28), the
 // three branches of a negative omega (noise, CPU time, cycles), the superlinear safeguard (K >= 5
 // and every C(n) below every C(1)) and dS = S domega / (1 + omega) in quadrature.
 
@@ -37,14 +39,17 @@ static void free_traces(struct pma_trace *t, int n)
 	free(t);
 }
 
-/* Appends runs of 2 threads on `cores` CPUs, one per value of C[0..K): cycles when cycles,
+/* The thread count of the runs add_runs writes and eval analyzes. */
+static uint32_t run_m = 2;
+
+/* Appends runs of run_m threads on `cores` CPUs, one per value of C[0..K): cycles when cycles,
  * else CPU time in ns (RUN_END "C" as pmcollect writes it). */
 static void add_runs(struct pma_trace *t, uint32_t cores, const double *C, size_t K, int cycles)
 {
 	for (size_t k = 0; k < K; k++) {
 		struct pma_run *r = &t->runs[t->nruns];
 		r->run_id = t->nruns++;
-		r->m = 2;
+		r->m = run_m;
 		r->cpus_n = cores;
 		snprintf(r->cpus, sizeof(r->cpus), cores == 1 ? "0" : "0-%u", cores - 1);
 		r->info.role = r->run_id == 0 ? PMA_ROLE_BASELINE : PMA_ROLE_CALIBRATION;
@@ -78,7 +83,7 @@ static void eval(const struct pma_trace *t, int ntraces, size_t ncores, struct p
 
 	for (size_t i = 0; i < ncores; i++)
 		cores[i] = (uint32_t)i + 1;
-	assert_int_equal(pma_mem_eval(t, ntraces, NULL, 0, -1, 2, cores, ncores, e, why,
+	assert_int_equal(pma_mem_eval(t, ntraces, NULL, 0, -1, run_m, cores, ncores, e, why,
 				      sizeof(why)), 0);
 }
 
@@ -92,24 +97,28 @@ static const struct pma_mem_point *sum_at(const struct pma_mem_cal *cal, uint32_
 	return NULL;
 }
 
-/* omega(2) from the line through (1, 1/C1) and (2, 1/C2) (eq. 8 with two points) is C2/C1 - 1. */
-static double omega2(double C1, double C2)
+/* The standard error of the mean of v[0..K): sample sd / sqrt(K). */
+static double se(const double *v, size_t K)
 {
-	return C2 / C1 - 1;
+	double mean = 0, ss = 0;
+
+	for (size_t k = 0; k < K; k++)
+		mean += v[k] / (double)K;
+	for (size_t k = 0; k < K; k++)
+		ss += (v[k] - mean) * (v[k] - mean);
+	return sqrt(ss / (double)(K - 1) / (double)K);
 }
 
-/* domega(2): the larger distance of the extremes' omega(2), (C2 - d2)/(C1 + d1) - 1 and
- * (C2 + d2)/(C1 - d1) - 1, from omega(2). */
-static double domega2(double C1, double d1, double C2, double d2)
+/* domega(2) for omega(2) = C2/C1 - 1 by the delta method: (C2/C1) hypot(s1/C1, s2/C2), with s1,
+ * s2 the standard errors of C1 and C2. */
+static double domega2(double C1, double s1, double C2, double s2)
 {
-	double w = omega2(C1, C2);
-
-	return fmax(fabs(omega2(C1 + d1, C2 - d2) - w), fabs(omega2(C1 - d1, C2 + d2) - w));
+	return C2 / C1 * hypot(s1 / C1, s2 / C2);
 }
 
 /* CPU time, three runs each, ranges overlapping: median 100 and 97, dC 3 and 2, omega(2) = -0.03,
- * domega = 0.050619 (the extreme 99/97 - 1 = +0.0206): inside its uncertainty, taken as 0 with
- * the noise note (n3 = 0). */
+ * domega = 0.020641 (standard errors 1.764 and 1.155): -0.03 is inside twice its standard error,
+ * taken as 0 with the noise note (n3 = 0). */
 static void test_median_spread_and_noise(void **state)
 {
 	static const double C1[] = { 104, 100, 98 }, C2[] = { 95, 97, 99 };
@@ -128,8 +137,8 @@ static void test_median_spread_and_noise(void **state)
 	assert_double_equal(sum_at(&e.cal, 2, &k)->C, 97, 1e-12);
 	assert_double_equal(e.cal.C_err[k], 2, 1e-12);
 	assert_double_equal(e.omega_fit[1], -0.03, 1e-12);
-	assert_double_equal(e.omega_err[1], 0.0506185567, 1e-9);
-	assert_double_equal(e.omega_err[1], domega2(100, 3, 97, 2), 1e-12);
+	assert_double_equal(e.omega_err[1], 0.0206411671, 1e-9);
+	assert_double_equal(e.omega_err[1], domega2(100, se(C1, 3), 97, se(C2, 3)), 1e-9);
 	assert_double_equal(e.omega[1], 0, 0);
 	const struct pma_note *n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE);
 	assert_non_null(n);
@@ -141,24 +150,24 @@ static void test_median_spread_and_noise(void **state)
 	free_traces(t, 1);
 }
 
-/* C(2) 20% below C(1) beyond the spread: omega(2) = -0.2 +- 0.018182. With CPU time: taken as 0
+/* C(2) 20% below C(1) beyond the spread: omega(2) = -0.2 +- 0.0073937 (3 runs). With CPU time: taken as 0
  * (n3 = 1); with cycles and 3 runs each: not enough to call it superlinear (was kept before the
  * safeguard); with cycles and 5 disjoint runs each: kept, the superlinear note. */
 static void test_beyond_spread(void **state)
 {
 	static const double C1[] = { 100, 101, 99, 100.5, 99.5 }, C2[] = { 80, 81, 79, 80.5, 79.5 };
-	double d = domega2(100, 1, 80, 1);
+	double d = domega2(100, se(C1, 3), 80, se(C2, 3));
 	struct pma_mem_eval e;
 	const struct pma_note *n;
 
 	(void)state;
-	assert_double_equal(d, 0.0181818182, 1e-9);
+	assert_double_equal(d, 0.007393691, 1e-9);
 	for (int cycles = 0; cycles < 2; cycles++) {
 		struct pma_trace *t = cal_trace(C1, 3, C2, 3, cycles);
 		eval(t, 1, 2, &e);
 		assert_string_equal(e.cal.source, cycles ? "cycles" : "cpu_time");
 		assert_double_equal(e.omega_fit[1], -0.2, 1e-12);
-		assert_double_equal(e.omega_err[1], d, 1e-12);
+		assert_double_equal(e.omega_err[1], d, 1e-9);
 		assert_double_equal(e.omega[1], 0, 0);
 		assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
 		if (!cycles) {
@@ -169,7 +178,7 @@ static void test_beyond_spread(void **state)
 			assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
 			assert_double_equal(n->n[0], 2, 0);
 			assert_double_equal(n->n[1], -0.2, 1e-12);
-			assert_double_equal(n->n[2], d, 1e-12);
+			assert_double_equal(n->n[2], d, 1e-9);
 			assert_double_equal(n->n[3], PMA_SUPERLIN_FEW_REPS, 0);
 			assert_double_equal(n->n[4], 3, 0);
 			assert_double_equal(n->n[5], 3, 0);
@@ -184,7 +193,9 @@ static void test_beyond_spread(void **state)
 
 	struct pma_trace *t = cal_trace(C1, 5, C2, 5, 1);
 	eval(t, 1, 2, &e);
-	assert_double_equal(e.omega_err[1], d, 1e-12);   /* same medians and half ranges */
+	/* same medians, five runs: a smaller standard error */
+	assert_double_equal(e.omega_err[1], domega2(100, se(C1, 5), 80, se(C2, 5)), 1e-9);
+	assert_true(e.omega_err[1] < d);
 	assert_double_equal(e.omega[1], -0.2, 1e-12);    /* kept */
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
 	assert_double_equal(n->n[1], -0.2, 1e-12);
@@ -194,8 +205,9 @@ static void test_beyond_spread(void **state)
 }
 
 /* Cycles, 5 runs each, one 1-core run low (85 below the 2-core runs' 88): median 100 with dC 7.5
- * and 88 with dC 0, omega(2) = -0.12 +- 0.071351, beyond the half-range spread, but the runs
- * overlap: taken as 0 with the reason. */
+ * and 88 with dC 0 (standard errors 3 and, identical runs, the floor 1e-3 C = 0.088), omega(2) =
+ * -0.12 +- 0.026415, beyond twice the standard error, but the runs overlap: taken as 0 with the
+ * reason. */
 static void test_overlap_not_superlinear(void **state)
 {
 	static const double C1[] = { 100, 100, 85, 100, 100 }, C2[] = { 88, 88, 88, 88, 88 };
@@ -206,9 +218,9 @@ static void test_overlap_not_superlinear(void **state)
 	(void)state;
 	eval(t, 1, 2, &e);
 	assert_double_equal(e.omega_fit[1], -0.12, 1e-12);
-	assert_double_equal(e.omega_err[1], domega2(100, 7.5, 88, 0), 1e-12);
-	assert_double_equal(e.omega_err[1], 0.0713513514, 1e-9);
-	assert_true(e.omega_fit[1] + e.omega_err[1] < 0);
+	assert_double_equal(e.omega_err[1], domega2(100, 3, 88, 0.088), 1e-9);
+	assert_double_equal(e.omega_err[1], 0.0264146626, 1e-9);
+	assert_true(e.omega_fit[1] + 2 * e.omega_err[1] < 0);
 	assert_double_equal(e.omega[1], 0, 0);
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
 	assert_double_equal(n->n[3], PMA_SUPERLIN_OVERLAP, 0);
@@ -217,9 +229,9 @@ static void test_overlap_not_superlinear(void **state)
 	free_traces(t, 1);
 }
 
-/* Two traces of 3 cycle runs each, analyzed together: pooled to 6 and 6, disjoint: kept. On a
- * 4-core machine calibrated at 1 and 2 only, omega(4) = 1/(alpha - 4 beta)/C(1) - 1 with the
- * line through (1, 1/100) and (2, 1/80) is -0.428571, extrapolated: taken as 0. */
+/* Two traces of 3 cycle runs of 4 threads each, analyzed together: pooled to 6 and 6, disjoint:
+ * kept. On a 4-core machine calibrated at 1 and 2 only, omega(4) = 1/(alpha - 4 beta)/C(1) - 1
+ * with the line through (1, 1/100) and (2, 1/80) is -0.428571, extrapolated: taken as 0. */
 static void test_pooled_traces_and_extrapolated(void **state)
 {
 	static const double C1[] = { 100, 101, 99 }, C2[] = { 80, 81, 79 };
@@ -229,6 +241,7 @@ static void test_pooled_traces_and_extrapolated(void **state)
 
 	(void)state;
 	assert_non_null(t);
+	run_m = 4; /* 4 threads: every core of the 4 busy */
 	for (int i = 0; i < 2; i++) {
 		struct pma_trace *one = new_trace(4);
 		t[i] = *one;
@@ -249,11 +262,43 @@ static void test_pooled_traces_and_extrapolated(void **state)
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
 	assert_double_equal(n->n[0], 3, 0);   /* the smallest n said: 3 is extrapolated too */
 	assert_double_equal(n->n[3], PMA_SUPERLIN_NOT_MEASURED, 0);
+	/* the uncertainty grows away from the calibrated counts (issue 28) */
+	for (size_t i = 1; i < 4; i++)
+		assert_true(e.omega_err[i] > e.omega_err[i - 1]);
 	pma_mem_eval_free(&e);
 	free_traces(t, 2);
+	run_m = 2;
 }
 
-/* One run per core count: no spread (domega NAN), a negative omega taken as 0 with the note
+/* m = 2 threads on 1..6 cores of a 6-core machine: from n = 2 the other cores idle and do not
+ * contend (Tudor & Teo, "we consider them not to contend for memory"; issue 28): omega, its
+ * uncertainty and the placement of n > 2 are those of n = 2, and busy says 2. With the idle cores
+ * counted (the bug), omega(6) = 1/(alpha - 6 beta)/C(1) - 1 would be 0.45 / ... > omega(2). */
+static void test_idle_cores(void **state)
+{
+	static const double C1[] = { 100, 102, 98 }, C2[] = { 110, 112, 108 };
+	struct pma_trace *t = new_trace(6);
+	struct pma_mem_eval e;
+
+	(void)state;
+	add_runs(t, 1, C1, 3, 1);
+	add_runs(t, 2, C2, 3, 1);
+	eval(t, 1, 6, &e);
+	assert_double_equal(e.omega[1], 0.1, 1e-12);
+	for (size_t i = 2; i < 6; i++) {
+		assert_int_equal(e.busy[i], 2);
+		assert_double_equal(e.omega[i], e.omega[1], 0);
+		assert_double_equal(e.omega_err[i], e.omega_err[1], 0);
+		assert_string_equal(e.per_socket[i], "{2}");
+	}
+	assert_int_equal(e.busy[0], 1);
+	assert_int_equal(e.busy[1], 2);
+	pma_mem_eval_free(&e);
+	free_traces(t, 1);
+}
+
+/* One run per core count: no measured spread, so each C is taken to be known to PMA_MEM_C_REL_SD
+ * (domega = 0.8 hypot(0.1, 0.1), never null: issue 28); a negative omega taken as 0 with the note
  * asking for --repeat. */
 static void test_single_runs(void **state)
 {
@@ -265,7 +310,8 @@ static void test_single_runs(void **state)
 	(void)state;
 	eval(t, 1, 2, &e);
 	assert_false(e.cal.repeated);
-	assert_true(isnan(e.omega_err[1]));
+	assert_double_equal(e.omega_err[1], domega2(100, PMA_MEM_C_REL_SD * 100, 80,
+						     PMA_MEM_C_REL_SD * 80), 1e-12);
 	assert_double_equal(e.omega[1], 0, 0);
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
 	assert_true(isnan(n->n[2]));
@@ -288,6 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median_spread_and_noise),
 		cmocka_unit_test(test_beyond_spread),
+		cmocka_unit_test(test_idle_cores),
 		cmocka_unit_test(test_overlap_not_superlinear),
 		cmocka_unit_test(test_pooled_traces_and_extrapolated),
 		cmocka_unit_test(test_single_runs),

@@ -48,7 +48,7 @@ static double C_true(const struct truth *t, uint32_t n, int numa)
 
 static struct pma_mem_point point(const struct truth *t, uint32_t n, int numa, double noise)
 {
-	struct pma_mem_point p = { n, n < t->c ? n : t->c, C_true(t, n, numa) * (1 + noise), t->r };
+	struct pma_mem_point p = { n, n < t->c ? n : t->c, C_true(t, n, numa) * (1 + noise), t->r, 0 };
 	return p;
 }
 
@@ -205,9 +205,9 @@ static void test_saturation(void **state)
 /* Bad input: one core count is not a line; no C(1); C <= 0. */
 static void test_fit_refuses(void **state)
 {
-	struct pma_mem_point one[2] = { { 1, 1, 100, NAN }, { 1, 1, 102, NAN } };
-	struct pma_mem_point no1[2] = { { 2, 2, 100, NAN }, { 4, 4, 130, NAN } };
-	struct pma_mem_point zero[2] = { { 1, 1, 100, NAN }, { 2, 2, 0, NAN } };
+	struct pma_mem_point one[2] = { { 1, 1, 100, NAN, 0 }, { 1, 1, 102, NAN, 0 } };
+	struct pma_mem_point no1[2] = { { 2, 2, 100, NAN, 0 }, { 4, 4, 130, NAN, 0 } };
+	struct pma_mem_point zero[2] = { { 1, 1, 100, NAN, 0 }, { 2, 2, 0, NAN, 0 } };
 	struct pma_mem_params p;
 	char why[256];
 
@@ -260,7 +260,7 @@ static void test_table_iv(void **state)
 		}
 		/* UMA: omega(4) from C(1), C(4) */
 		{
-			struct pma_mem_point pts[3] = { { 1, 1, 1.0, NAN }, { 4, 4, 1 + rows[i].uma4_meas, NAN } };
+			struct pma_mem_point pts[3] = { { 1, 1, 1.0, NAN, 0 }, { 4, 4, 1 + rows[i].uma4_meas, NAN, 0 } };
 			fit_ok(pts, 2, 4, PMA_MEM_UMA, &p);
 			assert_double_equal(omega_compact(&p, 2, 4, 4, 1, PMA_POL_LOCAL, NULL),
 					    rows[i].uma4_mod, 0.005);
@@ -270,14 +270,14 @@ static void test_table_iv(void **state)
 				assert_true(rows[i].uma8_mod - rows[i].uma4_mod - 1 <= -1);
 			w5 = rows[i].uma8_mod - rows[i].uma4_mod;
 			assert_true(w5 >= rows[i].uma4_mod - 0.01);
-			pts[2] = (struct pma_mem_point){ 5, 4, 1 + w5, NAN };
+			pts[2] = (struct pma_mem_point){ 5, 4, 1 + w5, NAN, 0 };
 			fit_ok(pts, 3, 4, PMA_MEM_UMA, &p);
 			assert_double_equal(omega_compact(&p, 2, 4, 8, 1, PMA_POL_LOCAL, NULL),
 					    rows[i].uma8_mod, 0.005);
 		}
 		/* NUMA: omega(8) from C(1), C(8) (hardware threads counted as cores, c = 8) */
 		{
-			struct pma_mem_point pts[2] = { { 1, 1, 1.0, NAN }, { 8, 8, 1 + rows[i].numa8_meas, NAN } };
+			struct pma_mem_point pts[2] = { { 1, 1, 1.0, NAN, 0 }, { 8, 8, 1 + rows[i].numa8_meas, NAN, 0 } };
 			fit_ok(pts, 2, 8, PMA_MEM_NUMA, &p);
 			assert_double_equal(omega_compact(&p, 2, 8, 8, 2, PMA_POL_LOCAL_THEN_REMOTE, NULL),
 					    rows[i].numa8_mod, 0.005);
