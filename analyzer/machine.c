@@ -57,6 +57,110 @@ static int hwloc_xml_load(hwloc_topology_t *topo, const char *xml, size_t len)
 	return rc;
 }
 
+/* The text of a file (len == 0: xml is its path) or of the buffer xml[0..len): malloc'ed and
+ * NUL-terminated in *text, at most 64 MiB of it. Returns its length, or -1 (*text NULL). */
+static long xml_text(const char *xml, size_t len, char **text)
+{
+	FILE *f;
+	size_t n = 0, cap = 1 << 16;
+	char *buf;
+
+	*text = NULL;
+	if (len) {
+		if (!(buf = malloc(len + 1)))
+			return -1;
+		memcpy(buf, xml, len);
+		buf[len] = '\0';
+		*text = buf;
+		return (long)strnlen(buf, len);
+	}
+	if (!(f = fopen(xml, "rb")))
+		return -1;
+	buf = malloc(cap + 1);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0 || n == (size_t)64 << 20)
+			break;
+		if (n == cap) {
+			char *b = cap < (size_t)32 << 20 ? realloc(buf, 2 * cap + 1) : NULL;
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		return -1;
+	buf[n] = '\0';
+	*text = buf;
+	return (long)n;
+}
+
+/* Why hwloc refused an XML that did not crash it (it says only EINVAL; lstopo prints the reason
+ * on stderr): not XML, a root element other than <topology>, an XML version newer than this
+ * hwloc reads (hwloc 3.0 writes version="3.0"; hwloc 2.x reads "2.x" and "1.x"), no object in
+ * the topology, or else a malformed XML. One line into why (issue 28). */
+static void xml_diagnose(const char *xml, size_t len, char *why, size_t whysize)
+{
+	char *text, *p, *end, name[32], ver[16] = "";
+	unsigned api = hwloc_get_api_version();
+	size_t k = 0;
+
+	if (xml_text(xml, len, &text) < 0) {
+		snprintf(why, whysize, "hwloc cannot load the topology XML: %s", strerror(errno));
+		return;
+	}
+	p = text;
+	for (;;) { /* the prolog: whitespace, <?xml ...?>, <!DOCTYPE ...>, <!-- ... --> */
+		p += strspn(p, " \t\r\n");
+		if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+			p += 3;
+		else if (strncmp(p, "<?", 2) == 0 && (end = strstr(p, "?>")))
+			p = end + 2;
+		else if (strncmp(p, "<!--", 4) == 0 && (end = strstr(p, "-->")))
+			p = end + 3;
+		else if (strncmp(p, "<!", 2) == 0 && (end = strchr(p, '>')))
+			p = end + 1;
+		else
+			break;
+	}
+	if (*p != '<') {
+		snprintf(why, whysize, "not XML: no element where the topology should start");
+		goto out;
+	}
+	for (p++; *p && !strchr(" \t\r\n/>", *p) && k + 1 < sizeof(name); p++)
+		name[k++] = *p;
+	name[k] = '\0';
+	if (strcmp(name, "topology") != 0) {
+		snprintf(why, whysize, "not an hwloc topology: the root element is <%s>, not <topology>",
+			 name);
+		goto out;
+	}
+	end = strchr(p, '>');
+	{
+		char *v = strstr(p, "version=\"");
+		if (v && (!end || v < end))
+			sscanf(v + 9, "%15[^\"]", ver);
+	}
+	if (ver[0] && (unsigned)atoi(ver) > api >> 16) {
+		snprintf(why, whysize, "hwloc XML version %s is newer than this hwloc %u reads (up to "
+			 "%u.x): export the topology with hwloc %u's lstopo --of xml", ver, api >> 16,
+			 api >> 16, api >> 16);
+		goto out;
+	}
+	if (!end || !strstr(end, "<object")) {
+		snprintf(why, whysize, "the topology is empty: no object (lstopo --of xml writes a "
+			 "Machine object and its children)");
+		goto out;
+	}
+	snprintf(why, whysize, "hwloc cannot parse the topology XML (malformed or cut short; "
+		 "lstopo -i FILE says where)");
+out:
+	free(text);
+}
+
 /* hwloc 2.9 itself crashes on some malformed XML: a fuzzed trace (tests/fuzz/corpus/trace/0977...)
  * makes hwloc_topology_load, and lstopo -i, die of SIGSEGV in hwloc_bitmap_compare_first. So
  * the XML is first loaded in a child process: only when the child loads it and exits 0 does
@@ -96,7 +200,7 @@ static int xml_loads_in_child(const char *xml, size_t len, char *why, size_t why
 			 "a malformed XML)", WTERMSIG(status) == SIGALRM ? "hung" : "crashed",
 			 WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
-		snprintf(why, whysize, "hwloc cannot load the topology XML: Invalid argument");
+		xml_diagnose(xml, len, why, whysize);
 	return -1;
 }
 
