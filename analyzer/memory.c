@@ -302,8 +302,9 @@ int pma_mem_predict(const struct pma_mem_params *p, const uint32_t *per_socket, 
 		g[0] = g[1] = 0;
 		w = omega_socket_grad(p, 1 / N, n / N, g);
 		out->saturated_socket = isinf(w) ? 1 : 0;
-		out->cross = r_delta * (n - 1) * (N - 1) / N / p->C1;
-		cross_se = p->r_delta_err * (n - 1) * (N - 1) / N / p->C1;
+		/* one busy core: its remote share is in C(1) already, the cross term is 0, known */
+		out->cross = n > 1 ? r_delta * (n - 1) * (N - 1) / N / p->C1 : 0;
+		cross_se = n > 1 ? p->r_delta_err * (n - 1) * (N - 1) / N / p->C1 : 0;
 		out->omega = w + (isnan(out->cross) ? 0 : out->cross);
 	} else { /* local-then-remote, eq. 10 */
 		double w, remote = n - per_socket[0];

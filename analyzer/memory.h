@@ -120,7 +120,8 @@ struct pma_mem_omega {
  *   NUMA, local: sum of omega_s(n_s), no remote term (each socket its own controller).
  *   NUMA, interleave (our extension): each of the N controllers serves n/N cores' requests and
  *     (N - 1)/N of them are remote: C_s(n/N) / C_s(1/N) - 1 + r delta (n - 1) (N - 1) / N / C(1),
- *     which is 0 at n = 1 (eq. 7 with C(1) under the same policy) and grows with n.
+ *     which is 0 at n = 1 (eq. 7 with C(1) under the same policy; its cross term 0, known) and
+ *     grows with n.
  * Delta C and r delta below 0 (noise of the calibration: a second socket cannot make memory
  * faster) count as 0, so omega never falls as busy cores are added. out->omega_err from the
  * fit's covariance (see struct pma_mem_params).

@@ -158,6 +158,91 @@ static void test_numa_two_sockets(void **state)
 	assert_double_equal(cross, 0, 0);
 }
 
+/* Issue 28, the policies by their definitions (docs/memory-model.md), on the Gainestown fit of
+ * 2 x 8 cores, 2 NUMA nodes, and on a fit whose cross term was never calibrated (one socket):
+ *   interleave: omega(1) = 0 (C(1) under the same policy), omega rising with every busy core,
+ *     C_s(n/2)/C_s(1/2) - 1 + r delta (n - 1)/2/C(1) (written out here);
+ *   local-then-remote: the cross term 0, not unknown, while every thread is on the first socket,
+ *     and interleave's on one busy core;
+ *   a negative r delta (calibration noise) counts as 0: omega never falls as cores are added. */
+static void test_policies(void **state)
+{
+	struct truth t = { .mu = 0.03, .L = 0.0015, .r = 1e8, .r_delta = 2.5e8, .c = 8 };
+	struct pma_mem_point pts[3] = { point(&t, 1, 1, 0), point(&t, 8, 1, 0), point(&t, 9, 1, 0) };
+	struct pma_mem_params p, one;
+	double prev = -1, cross, C1 = C_true(&t, 1, 1);
+
+	(void)state;
+	fit_ok(pts, 3, 8, PMA_MEM_NUMA, &p);
+	for (uint32_t n = 1; n <= 16; n++) {
+		double w = omega_compact(&p, 2, 8, n, 2, PMA_POL_INTERLEAVE, &cross);
+		double want = C_socket(&t, n / 2.0) / C_socket(&t, 0.5) - 1 +
+			      t.r_delta * (n - 1) / 2.0 / C1;
+		assert_rel(w, want, 1e-6);
+		assert_true(w > prev);
+		prev = w;
+	}
+	assert_double_equal(omega_compact(&p, 2, 8, 1, 2, PMA_POL_INTERLEAVE, NULL), 0, 1e-12);
+	/* no cross term calibrated: still 0 on the first socket under local-then-remote */
+	fit_ok(pts, 2, 8, PMA_MEM_SINGLE, &one);
+	assert_true(isnan(one.r_delta));
+	for (uint32_t n = 1; n <= 8; n++) {
+		omega_compact(&one, 2, 8, n, 2, PMA_POL_LOCAL_THEN_REMOTE, &cross);
+		assert_double_equal(cross, 0, 0);
+	}
+	omega_compact(&one, 2, 8, 9, 2, PMA_POL_LOCAL_THEN_REMOTE, &cross);
+	assert_true(isnan(cross));  /* a thread on the second socket: unknown, said as such */
+	/* interleave on one busy core: no cross term beyond C(1)'s own, 0 and not unknown */
+	assert_double_equal(omega_compact(&one, 2, 8, 1, 2, PMA_POL_INTERLEAVE, &cross), 0, 1e-12);
+	assert_double_equal(cross, 0, 0);
+	omega_compact(&one, 2, 8, 2, 2, PMA_POL_INTERLEAVE, &cross);
+	assert_true(isnan(cross));
+	/* a negative r delta: 0, omega flat past the first socket instead of falling */
+	p.r_delta = -1e8;
+	prev = -1;
+	for (uint32_t n = 1; n <= 16; n++) {
+		double w = omega_compact(&p, 2, 8, n, 2, PMA_POL_LOCAL_THEN_REMOTE, &cross);
+		assert_true(w >= prev);
+		assert_true(cross >= 0);
+		prev = w;
+	}
+}
+
+/* Issue 28, omega's uncertainty: through two points (1, C1 +- s1) and (2, C2 +- s2) omega(2) =
+ * C2/C1 - 1 has the delta method's (C2/C1) hypot(s1/C1, s2/C2); omega_err(1) = 0; it grows with
+ * every core past the calibrated 2 (on one socket and, compact, on two); single runs (C_se 0)
+ * are taken to be known to PMA_MEM_C_REL_SD. */
+static void test_omega_err(void **state)
+{
+	struct pma_mem_point pts[2] = { { 1, 1, 100, NAN, 2 }, { 2, 2, 110, NAN, 3 } };
+	struct pma_mem_params p;
+	struct pma_mem_omega o;
+	uint32_t per[2];
+	double prev = 0;
+
+	(void)state;
+	fit_ok(pts, 2, 8, PMA_MEM_SINGLE, &p);
+	for (uint32_t n = 1; n <= 16; n++) {
+		assert_int_equal(pma_place(2, 8, n, 8, per), 0);
+		assert_int_equal(pma_mem_predict(&p, per, 2, 1, PMA_POL_LOCAL, &o), 0);
+		if (n == 1)
+			assert_double_equal(o.omega_err, 0, 1e-15);
+		if (n == 2) {
+			assert_double_equal(o.omega, 0.1, 1e-12);
+			assert_double_equal(o.omega_err, 1.1 * hypot(0.02, 3 / 110.0), 1e-12);
+		}
+		if (n > 1 && n != 9) /* 9: {8,1}, the second socket's one core adds nothing */
+			assert_true(o.omega_err > prev);
+		assert_true(o.omega_err >= prev);
+		prev = o.omega_err;
+	}
+	pts[0].C_se = pts[1].C_se = 0;
+	fit_ok(pts, 2, 8, PMA_MEM_SINGLE, &p);
+	per[0] = 2;
+	assert_int_equal(pma_mem_predict(&p, per, 1, 1, PMA_POL_LOCAL, &o), 0);
+	assert_double_equal(o.omega_err, 1.1 * hypot(PMA_MEM_C_REL_SD, PMA_MEM_C_REL_SD), 1e-12);
+}
+
 /* Four sockets of 10 (Allande's SuperMIG): UMA and NUMA from 1, 10, 11 cores, predictions for
  * 12..40 compact cores within 1%. */
 static void test_four_sockets(void **state)
@@ -377,6 +462,8 @@ int main(void)
 		cmocka_unit_test(test_single_socket),
 		cmocka_unit_test(test_uma_two_sockets),
 		cmocka_unit_test(test_numa_two_sockets),
+		cmocka_unit_test(test_policies),
+		cmocka_unit_test(test_omega_err),
 		cmocka_unit_test(test_four_sockets),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_fit_refuses),
