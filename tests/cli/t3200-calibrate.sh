@@ -85,10 +85,11 @@ p2 = [p for p in d["predictions"] if p["cores"] == 2][0]
 w, dw = p2["omega_fitted"], p2["omega_err"]
 print("omega(2) = %.3f +- %.3f" % (w, dw))
 assert dw is not None and dw >= 0, p2
-# compute-bound: no contention, so omega(2) is 0 within its uncertainty (make check: plus a
-# sanity margin for a loaded machine; make check-accuracy: within it)
-assert abs(w) <= dw + (0 if strict else 0.1), (w, dw)
-assert p2["omega"] >= 0 or w + dw < 0, p2        # negative only beyond the spread
+# compute-bound: no contention, so omega(2) is 0 within twice its standard error (issue 28: dw
+# is one standard error; make check: plus a sanity margin for a loaded machine; make
+# check-accuracy: within it)
+assert abs(w) <= 2 * dw + (0 if strict else 0.1), (w, dw)
+assert p2["omega"] >= 0 or w + 2 * dw < 0, p2    # negative only beyond the spread
 for p in d["predictions"]:
     assert p["S"] is None or p["S"] <= p["cores"] + 1e-9 or p["omega"] < 0, p   # never above n by noise
 assert p2["S_err"] > 0, p2                       # omega's spread shows in +-S
