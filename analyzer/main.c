@@ -11,20 +11,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze.h"
+#include "trace/analyze.h"
 #include "pm_util.h"
-#include "compute.h"
-#include "forest.h"
-#include "learn.h"
-#include "toep.h"
-#include "dump.h"
-#include "html.h"
-#include "memory.h"
+#include "result/compute.h"
+#include "model/forest.h"
+#include "studies/learn.h"
+#include "studies/toep.h"
+#include "render/dump.h"
+#include "render/extrap.h"
+#include "render/html.h"
+#include "model/memory.h"
 #include "pmt.h"
 #include "pm_cli.h"
-#include "perfetto.h"
-#include "plot.h"
-#include "report.h"
+#include "render/perfetto.h"
+#include "render/plot.h"
+#include "render/report.h"
 
 
 /* A sound trace of a program that ran one thread at a time: nothing to predict (issue 19), apart

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # pmanalyze --plot and --html on the recorded sample traces: every plot parses as SVG with its
-# series (the palette colours of analyzer/plot.h) and stays under a size bound, PNGs decode at
+# series (the palette colours of analyzer/render/plot.h) and stays under a size bound, PNGs decode at
 # their size; the HTML report in headless Chromium (Debian's chromium, installed here through
 # .ci/deps.sh when missing; the browser checks are skipped, never passed, when it cannot be):
 # --dump-dom holds A(m,inf), the optimal n and one row per prediction, as the JSON report says;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // test_contention.c: omega(n) with an uncertainty from repeated calibration runs (issue 13,
-// analyzer/contention.c) on synthetic C(n) x K repetitions of known value: the median, the spread
+// analyzer/studies/contention.c) on synthetic C(n) x K repetitions of known value: the median, the spread
 // dC (half the range), domega from the fits to the spread's extremes (Tudor & Teo eq. 7-8), the
 // three branches of a negative omega (noise, CPU time, cycles), the superlinear safeguard (K >= 5
 // and every C(n) below every C(1)) and dS = S domega / (1 + omega) in quadrature.

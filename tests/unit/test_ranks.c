@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ranks.c: the merge of a job's rank traces (analyzer/ranks.c) and the parsing of META "job"
+/* test_ranks.c: the merge of a job's rank traces (analyzer/result/ranks.c) and the parsing of META "job"
  * and the clock pairs (records.c), on rows and JSON texts written here: every expected number is
  * known by construction. */
 #include <setjmp.h>

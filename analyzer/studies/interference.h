@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "sensitivity.h"
+#include "trace/analyze.h"
+#include "model/sensitivity.h"
 
 /* Which estimate of the resource left the curve and the bounds use. */
 enum pma_interf_estimate {

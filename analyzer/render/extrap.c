@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "extrap.h"
+#include "studies/scaling.h"
 #include "pmt.h"
 
 /* Output to a FILE * or a caller's buffer, counting what the whole text needs (as snprintf). */
@@ -242,4 +243,23 @@ long pma_extrap_write_jsonl(const struct pma_extrap_out *out, const struct pma_e
 		}
 	}
 	return finish(&s, why, whysize);
+}
+
+void pma_scaling_extrap_data(const struct pma_scaling *s, struct pma_extrap_series *series,
+			     struct pma_extrap_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->parameter = s->parameter;
+	d->npoints = s->npoints;
+	d->points = s->points;
+	d->series = series;
+	for (int k = 0; k < PMA_SM_COUNT; k++) {
+		if (!s->measured[k])
+			continue;
+		series[d->nseries].region = "main";
+		series[d->nseries].metric = pma_scaling_metric_name((enum pma_scaling_metric)k);
+		series[d->nseries].nreps = s->nreps;
+		series[d->nseries].values = s->values[k];
+		d->nseries++;
+	}
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contention.h"
 #include "pm_util.h"
 
 static void note_free(struct pma_note *x)

@@ -1528,7 +1528,7 @@ static void print_csv(FILE *out, const struct pma_result *r)
 	print_csv_scaling(out, r);
 }
 
-/* ---- the merged job of several rank traces (analyzer/ranks.c) ---- */
+/* ---- the merged job of several rank traces (analyzer/result/ranks.c) ---- */
 
 static const char *or_q(const char *s)
 {

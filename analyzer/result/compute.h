@@ -9,17 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "contention.h"
-#include "energy_eval.h"
-#include "estimate.h"
-#include "interference.h"
-#include "memory.h"
-#include "model.h"
-#include "notes.h"
-#include "regions.h"
+#include "trace/analyze.h"
+#include "studies/contention.h"
+#include "studies/energy_eval.h"
+#include "model/estimate.h"
+#include "studies/interference.h"
+#include "model/memory.h"
+#include "model/model.h"
+#include "notes/notes.h"
+#include "studies/regions.h"
 #include "ranks.h"
-#include "scaling.h"
+#include "studies/scaling.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -110,7 +110,7 @@ struct pma_result {
 						     interf.present the other sections are empty:
 						     a trace of pmcollect --interfere answers that */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
-	/* Several rank traces of one MPI job (analyzer/ranks.c): when ranks.n > 0 the result is
+	/* Several rank traces of one MPI job (analyzer/result/ranks.c): when ranks.n > 0 the result is
 	 * the merged job and the sections above are empty. */
 	struct pma_ranks_result ranks;
 	struct pma_scaling scaling;               /* --sweep runs: measured vs predicted, PMNF fits

@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "model.h"
-#include "notes.h"
-#include "power.h"
+#include "trace/analyze.h"
+#include "model/model.h"
+#include "notes/notes.h"
+#include "model/power.h"
 
 /* A run whose energy readings were further apart than this may have missed a counter wrap
  * (two wraps between readings read as one; the collector reads every 100 ms). */

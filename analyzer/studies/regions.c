@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimate.h"
-#include "machine.h"
-#include "model.h"
-#include "phases.h"
+#include "model/estimate.h"
+#include "trace/machine.h"
+#include "model/model.h"
+#include "model/phases.h"
 #include "pm_util.h"
-#include "symbols.h"
+#include "trace/symbols.h"
 
 /* Processes of one run whose objects are symbolized; instances of more are left unnamed. */
 #define MAX_PIDS 16
@@ -593,7 +593,7 @@ static int rows_A(const struct steps *st, struct pma_regions_result *out, struct
 /* ---- the phase fallback (no region recorded) ---- */
 
 /* Rows for the phases of the steps: maximal intervals with >= 2 active threads (q), serial gaps
- * longer than out->gap_ns cutting (analyzer/phases.h); phases shorter than out->gap_ns (one
+ * longer than out->gap_ns cutting (analyzer/model/phases.h); phases shorter than out->gap_ns (one
  * sampling interval: threads created or woken for a moment, and runnable a while on a busy
  * machine) are left out. Fills out->rows and w (one window per phase). */
 static int build_phase_rows(const struct pma_run *run, const struct steps *st,

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "compute.h"
+#include "result/compute.h"
 
 /* Writes s to out with &, <, >, " and ' as character references (text and attribute values
  * alike). NULL writes nothing. */

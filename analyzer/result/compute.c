@@ -85,7 +85,7 @@ static void check_spinning(struct pma_result *r)
 }
 
 /* Exact mode's predictions: T(n) from replaying the recorded segments and wake edges on n cores
- * (analyzer/exact.h), A(m,n) = U / T(n) (eq. 6 as the time-weighted mean of active threads, which
+ * (analyzer/model/exact.h), A(m,n) = U / T(n) (eq. 6 as the time-weighted mean of active threads, which
  * for a replay without idle time is the work over the time), S = A(m,n) / (1 + omega) (eq. 1). */
 static int replay_predictions(struct pma_result *r, char *why, size_t whysize)
 {

@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "machine.h"
-#include "memory.h"
-#include "notes.h"
+#include "trace/analyze.h"
+#include "trace/machine.h"
+#include "model/memory.h"
+#include "notes/notes.h"
 
 #define PMA_CAL_MAX_POINTS 64
 
@@ -94,19 +94,8 @@ void pma_mem_eval_free(struct pma_mem_eval *e);
  * 13). Returns S_err unchanged when omega, domega or S is not finite or 1 + omega <= 0. */
 double pma_mem_S_err(double S, double S_err, double omega, double omega_err);
 
-/* A superlinear effect, omega(n) < 0 beyond its uncertainty, is kept only when the calibration
- * runs show it consistently (issue 13): at least PMA_SUPERLIN_MIN_REPS runs on 1 core and on n
- * cores, and every C(n) below every C(1). Disjoint groups of 5 and 5 runs happen by chance with
- * probability 1/252 when the two have the same distribution (the one-sided Mann-Whitney test at its
- * extreme; 3 and 3: 1/20), which guards against what the half range of 3 runs misses: five triad
- * traces on this VM gave omega(2) = -0.325 +- 0.033 and +0.057 +- 0.056, which do not overlap.
- * Runs of several traces analyzed together are pooled. */
-#define PMA_SUPERLIN_MIN_REPS 5
-enum {
-	PMA_SUPERLIN_FEW_REPS = 1,     /* fewer than PMA_SUPERLIN_MIN_REPS runs on 1 or on n cores */
-	PMA_SUPERLIN_NOT_MEASURED,     /* no calibration run on n cores: omega(n) is extrapolated */
-	PMA_SUPERLIN_OVERLAP,          /* a run on n cores took as many C as a run on 1 core */
-};
+/* PMA_SUPERLIN_* and PMA_SUPERLIN_MIN_REPS (notes/notes.h): the reasons a superlinear claim is
+ * not kept, values of PMA_NOTE_SUPERLINEAR_UNCONFIRMED. */
 /* Checks the runs of cal (cal->pts, C(n) per run) at 1 and n cores for a superlinear claim at n.
  * Writes the runs found, K1 on 1 core and Kn on n. Returns 0 when they show it consistently, else
  * PMA_SUPERLIN_*. */

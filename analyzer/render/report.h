@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "analyze.h"
-#include "compute.h"
+#include "trace/analyze.h"
+#include "result/compute.h"
 
 enum pma_format { PMA_FMT_TABLE, PMA_FMT_JSON, PMA_FMT_CSV };
 

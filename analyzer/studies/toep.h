@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "forest.h"
+#include "model/forest.h"
 
 #define PMA_TOEP_NSETS 6      /* TRSet1+SD .. TRSet6+SD (§III-A-3) */
 #define PMA_TOEP_NMETHODS 8   /* Methods 1-8 of Figures 5-7: 1 all features, 2 three, 3-8 TRSets */

@@ -2,7 +2,7 @@
 /* scaling.h: the scaling study of a trace recorded with `pmcollect --sweep` (issue 13): measured
  * against predicted speedup per configuration, and empirical scaling models (PMNF, Iwainsky et
  * al. §2, §4; pmnf.h) of the overheads over the sweep's parameter, with the data for Extra-P's
- * formats (extrap.h). Pure computation over the typed trace model and the prediction of
+ * formats (render/extrap.c builds them from it). Pure computation over the typed trace model and the prediction of
  * compute.c: no I/O; report.c renders it, main.c writes the Extra-P files. */
 #ifndef PMA_SCALING_H
 #define PMA_SCALING_H
@@ -10,9 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "extrap.h"
-#include "pmnf.h"
+#include "trace/analyze.h"
+#include "model/pmnf.h"
 
 /* The metrics measured per run, fitted over the parameter x (issue 13, "Metrics to fit":
  * increasing quantities, not T(x), which falls with x). */
@@ -111,11 +110,5 @@ int pma_scaling_compute(const struct pma_trace *t, const struct pma_run *base,
 			const double *omega, size_t npred, unsigned class_unit,
 			struct pma_scaling *out);
 void pma_scaling_free(struct pma_scaling *s);
-
-/* Fills d (and series, PMA_SM_COUNT entries of the caller's) with the measurements of s for
- * pma_extrap_write_text / pma_extrap_write_jsonl: parameter s->parameter, region "main", one
- * series per measured metric. Borrows s. */
-void pma_scaling_extrap_data(const struct pma_scaling *s, struct pma_extrap_series *series,
-			     struct pma_extrap_data *d);
 
 #endif

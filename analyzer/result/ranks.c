@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "trace/analyze.h"
 #include "compute.h"
-#include "contention.h"
+#include "studies/contention.h"
 #include "pm_util.h"
 #include "pm_cli.h"
 

@@ -398,22 +398,3 @@ void pma_scaling_free(struct pma_scaling *s)
 		free(s->values[k]);
 	memset(s, 0, sizeof(*s));
 }
-
-void pma_scaling_extrap_data(const struct pma_scaling *s, struct pma_extrap_series *series,
-			     struct pma_extrap_data *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->parameter = s->parameter;
-	d->npoints = s->npoints;
-	d->points = s->points;
-	d->series = series;
-	for (int k = 0; k < PMA_SM_COUNT; k++) {
-		if (!s->measured[k])
-			continue;
-		series[d->nseries].region = "main";
-		series[d->nseries].metric = metric_names[k];
-		series[d->nseries].nreps = s->nreps;
-		series[d->nseries].values = s->values[k];
-		d->nseries++;
-	}
-}

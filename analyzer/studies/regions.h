@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "allande.h"
-#include "analyze.h"
-#include "notes.h"
+#include "model/allande.h"
+#include "trace/analyze.h"
+#include "notes/notes.h"
 
 /* The prediction of one row at one core count: Tudor & Teo's eq. 6 over the row's own profile (the
  * pieces cut out of its windows), omega 0 (no memory contention term per region). */

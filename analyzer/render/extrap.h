@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct pma_scaling;
+
 /* The measurements of one metric in one region (Extra-P: callpath) at every point. */
 struct pma_extrap_series {
 	const char *region;   /* callpath, e.g. "main"; Extra-P splits it at "->" into a tree */
@@ -67,5 +69,12 @@ long pma_extrap_write_jsonl(const struct pma_extrap_out *out, const struct pma_e
  * needs up to 340 digits for the smallest doubles) with the fewest significant digits (1-17) that
  * strtod reads back as v; fixed = 1 never uses an exponent. v finite. Returns buf. */
 char *pma_extrap_format_number(double v, int fixed, char *buf, size_t size);
+
+/* The data of a sweep's scaling study (studies/scaling.h) for the writers above. Fills d (and
+ * series, PMA_SM_COUNT entries of the caller's) with the measurements of s for
+ * pma_extrap_write_text / pma_extrap_write_jsonl: parameter s->parameter, region "main", one
+ * series per measured metric. Borrows s. */
+void pma_scaling_extrap_data(const struct pma_scaling *s, struct pma_extrap_series *series,
+			     struct pma_extrap_data *d);
 
 #endif

@@ -22,7 +22,7 @@ enum pma_estimator_kind {
 	 * progresses sum tau / sum runnable of the time, and on infinite cores it would progress all
 	 * of it. Robust to slices longer than the interval; see docs/estimators.md. */
 	PMA_EST_RUNNABLE = 1,
-	/* Exact mode (analyzer/exact.h): the critical path of the happens-before graph of the
+	/* Exact mode (analyzer/model/exact.h): the critical path of the happens-before graph of the
 	 * scheduler events, and replay on n cores; only when the trace holds SCHED records. */
 	PMA_EST_SCHED = 2,
 	PMA_EST_COUNT = 3,

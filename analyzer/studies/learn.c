@@ -10,7 +10,7 @@
 
 #include "contention.h"
 #include "energy_eval.h"
-#include "model.h"
+#include "model/model.h"
 
 const char *pma_learn_feature_name(int f)
 {

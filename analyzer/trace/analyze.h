@@ -6,9 +6,9 @@
 
 #include <stdint.h>
 
-#include "estimate.h"
-#include "exact.h"
-#include "notes.h"
+#include "model/estimate.h"
+#include "model/exact.h"
+#include "notes/notes.h"
 #include "pmt.h"
 #include "pm_cli.h"
 #include "records.h"

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "compute.h"
+#include "result/compute.h"
 
 enum pma_plot_kind {
 	PMA_PLOT_SPEEDUP = 0,   /* S(m,n) against n, +-S band, S = n, optimum and 95% (eq. 1, 6, 11) */

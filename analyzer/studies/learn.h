@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze.h"
-#include "forest.h"
-#include "machine.h"
-#include "memory.h"
-#include "power.h"
+#include "trace/analyze.h"
+#include "model/forest.h"
+#include "trace/machine.h"
+#include "model/memory.h"
+#include "model/power.h"
 
 /* Feature columns. The first PMA_LEARN_NBASE describe the configuration and the run's counters;
  * the model's columns follow. */

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "analyze.h"
+#include "trace/analyze.h"
 
 /* Writes run's timelines (it must have scheduler events: run->has_exact) to out as one JSON
  * object {"traceEvents": [...], "displayTimeUnit": "ns"}: per thread "running" and "runnable"

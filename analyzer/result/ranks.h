@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "notes.h"
+#include "notes/notes.h"
 
 struct pma_trace;
 struct pma_compute_opts;
