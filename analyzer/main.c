@@ -14,6 +14,7 @@
 #include "trace/analyze.h"
 #include "pm_util.h"
 #include "result/compute.h"
+#include "result/ranks.h"
 #include "model/forest.h"
 #include "studies/learn.h"
 #include "studies/toep.h"
@@ -250,7 +251,7 @@ static int export_extrap(const char *path, const struct pma_result *r)
 	char comment[1200], *jpath;
 	int rc;
 
-	if (!r->scaling.present || r->scaling.npoints == 0) {
+	if (r->kind != PMA_RESULT_RUN || !r->scaling.present || r->scaling.npoints == 0) {
 		pm_cli_error("cannot export '%s': the trace has no finished sweep runs (record them "
 			      "with pmcollect --sweep)", path);
 		return -1;
@@ -855,7 +856,7 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 		free(w.rows);
 		goto out;
 	}
-	err = pma_ranks_merge(w.rows, n, o->force, o->cal_path, &r.ranks, why, sizeof(why));
+	err = pma_ranks_job_result(w.rows, n, o->force, o->cal_path, &r, why, sizeof(why));
 	if (err < 0) {
 		pm_cli_error("%s", why);
 		rc = err == PMA_RANKS_E_MIXED ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;

@@ -576,15 +576,15 @@ int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t why
 	  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>pmanalyze: ");
 	command_line(out, &r->t->meta);
 	P("</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>%s</h1>\n"
-	  "<p class=\"prog\"><code>", css, r->interf.present ? "Active interference report" : "Speedup report");
+	  "<p class=\"prog\"><code>", css, r->kind == PMA_RESULT_INTERFERENCE ? "Active interference report" : "Speedup report");
 	command_line(out, &r->t->meta);
 	P("</code> on ");
 	pma_html_escape(out, r->t->meta.hostname ? r->t->meta.hostname : "an unknown host");
 	P("</p>\n</header>\n");
 	/* a trace of pmcollect --interfere answers another question: its own section only */
-	if (r->interf.present && interference_report(out, r, why, whysize) < 0)
+	if (r->kind == PMA_RESULT_INTERFERENCE && interference_report(out, r, why, whysize) < 0)
 		return -1;
-	for (size_t i = 0; !r->interf.present && i < sizeof(sections) / sizeof(sections[0]); i++) {
+	for (size_t i = 0; r->kind != PMA_RESULT_INTERFERENCE && i < sizeof(sections) / sizeof(sections[0]); i++) {
 		P("<section id=\"%s\">\n", sections[i].id);
 		if (sections[i].title)
 			P("<h2>%s</h2>\n", sections[i].title);
@@ -593,7 +593,7 @@ int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t why
 		P("</section>\n");
 	}
 	P("<footer class=\"small\"><p>pmanalyze %s: %s.</p></footer>\n</body>\n</html>\n", PMT_TOOLS_VERSION,
-	  r->interf.present ? "Casas &amp; Bronevetsky's active interference; docs/interference.md" :
+	  r->kind == PMA_RESULT_INTERFERENCE ? "Casas &amp; Bronevetsky's active interference; docs/interference.md" :
 	  "Tudor &amp; Teo's speedup model; equations cited as in docs/model.md");
 	return 0;
 }

@@ -67,7 +67,7 @@ static int interference_available(const struct pma_result *r, enum pma_plot_kind
 {
 	if (k != PMA_PLOT_INTERFERENCE)
 		*why = "an active-interference trace has the sensitivity curve only";
-	else if (!r->interf.present)
+	else if (r->kind != PMA_RESULT_INTERFERENCE)
 		*why = "no active-interference runs (record them with pmcollect --interfere)";
 	else if (r->interf.sens.npoints < 2)
 		*why = "the trace holds the interference calibration only (no runs)";
@@ -79,7 +79,7 @@ int pma_plot_available(const struct pma_result *r, enum pma_plot_kind k, const c
 	const struct pma_profile *p = pma_result_profile(r);
 
 	*why = NULL;
-	if (r->interf.present || k == PMA_PLOT_INTERFERENCE)
+	if (r->kind == PMA_RESULT_INTERFERENCE || k == PMA_PLOT_INTERFERENCE)
 		return interference_available(r, k, why);
 	switch (k) {
 	case PMA_PLOT_SPEEDUP:
@@ -377,7 +377,7 @@ static void frame(cairo_t *cr, const struct pma_result *r, enum pma_plot_kind k,
 		 r->t->meta.hostname ? r->t->meta.hostname : "unknown host", r->t->meta.topo.pus,
 		 r->t->meta.topo.cores, r->t->meta.topo.packages,
 		 r->t->meta.kernel_release ? r->t->meta.kernel_release : "?", r->par.m);
-	if (r->interf.present) /* no thread count is computed for an interference trace */
+	if (r->kind == PMA_RESULT_INTERFERENCE) /* no thread count is computed for an interference trace */
 		*strrchr(cap, ';') = '\0';
 	text_at(cr, 12, h - 10, 12, 0, cap);
 

@@ -1252,7 +1252,7 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	char *text;
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze/1");
-	if (r->interf.present) {
+	if (r->kind == PMA_RESULT_INTERFERENCE) {
 		cJSON_AddItemToObject(root, "interference", interference_json(r));
 		goto traces;
 	}
@@ -1828,13 +1828,13 @@ static void csv_ranks(FILE *out, const struct pma_ranks_result *j)
 
 int pma_render(FILE *out, const struct pma_result *r, enum pma_format format)
 {
-	if (r->ranks.n > 0) {
+	if (r->kind == PMA_RESULT_JOB) {
 		if (format == PMA_FMT_JSON)
-			json_ranks(out, &r->ranks);
+			json_ranks(out, &r->job);
 		else if (format == PMA_FMT_CSV)
-			csv_ranks(out, &r->ranks);
+			csv_ranks(out, &r->job);
 		else
-			table_ranks(out, &r->ranks);
+			table_ranks(out, &r->job);
 		return ferror(out) ? -1 : 0;
 	}
 	switch (format) {
@@ -1842,13 +1842,13 @@ int pma_render(FILE *out, const struct pma_result *r, enum pma_format format)
 		print_json(out, r, r->traces, r->ntraces);
 		break;
 	case PMA_FMT_CSV:
-		if (r->interf.present)
+		if (r->kind == PMA_RESULT_INTERFERENCE)
 			print_interference_csv(out, r);
 		else
 			print_csv(out, r);
 		break;
 	default:
-		if (r->interf.present)
+		if (r->kind == PMA_RESULT_INTERFERENCE)
 			table_interference(out, r);
 		else
 			print_table(out, r);

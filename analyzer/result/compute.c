@@ -638,6 +638,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_est_stats *st;
+	struct pma_interf_result interf;
 	double work_ns;
 	int rc;
 
@@ -645,9 +646,12 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	r->traces = traces;
 	r->ntraces = ntraces;
 	r->t = &traces[0];
-	if (pma_interference(r->t, o->threshold, o->procs, &r->interf, why, whysize) < 0)
+	/* into a struct of its own: r->interf shares its bytes with the run body */
+	if (pma_interference(r->t, o->threshold, o->procs, &interf, why, whysize) < 0)
 		return -1;
-	if (r->interf.present) {
+	if (interf.present) {
+		r->kind = PMA_RESULT_INTERFERENCE;
+		r->interf = interf;
 		r->run = pma_trace_run(r->t, o->run_id);
 		return 0;
 	}
@@ -708,6 +712,13 @@ void pma_result_free(struct pma_result *r)
 {
 	if (!r)
 		return;
+	pma_notes_free(&r->notes);
+	if (r->kind == PMA_RESULT_JOB)
+		pma_ranks_free(&r->job);
+	if (r->kind != PMA_RESULT_RUN) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
 	for (int k = 0; k < PMA_EST_COUNT; k++)
 		free(r->pred.by_est[k]);
 	free(r->pred.S_err);
@@ -716,13 +727,13 @@ void pma_result_free(struct pma_result *r)
 	pma_regions_free(&r->regions);
 	pma_energy_result_free(&r->energy);
 	pma_run_power_free(&r->run_power);
-	pma_notes_free(&r->notes);
-	pma_ranks_free(&r->ranks);
 	pma_scaling_free(&r->scaling);
 	memset(r, 0, sizeof(*r));
 }
 
 const struct pma_profile *pma_result_profile(const struct pma_result *r)
 {
+	if (r->kind != PMA_RESULT_RUN)
+		return NULL;
 	return pma_run_profile(r->run, r->par.est);
 }

@@ -18,7 +18,7 @@
 #include "model/model.h"
 #include "notes/notes.h"
 #include "studies/regions.h"
-#include "ranks.h"
+#include "job.h"
 #include "studies/scaling.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
@@ -88,33 +88,48 @@ struct pma_measured_result {
 	double wall_s[PMA_MEASURED_MAX];
 };
 
-/* The result of pma_compute. Each later capability (sweeps, interference, energy, regions, MPI
- * ranks, plots) adds one section struct and one field here, computed by its own module and
- * rendered by its own function of report.c, without touching the others. */
+/* The kinds of result (issue 27): which member of struct pma_result's body is live. */
+enum pma_result_kind {
+	PMA_RESULT_RUN = 0,       /* one run of traces[0]: pma_compute on a recorded program */
+	PMA_RESULT_INTERFERENCE,  /* a trace of pmcollect --interfere (Casas & Bronevetsky) */
+	PMA_RESULT_JOB,           /* the traces of an MPI job's ranks merged (ranks.h) */
+};
+
+/* The result: a common header (what was analyzed, the notes) plus a body tagged by kind, one
+ * shape per kind. pma_compute makes a run or an interference result; pma_ranks_merge's job
+ * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. Each
+ * later capability of a run (sweeps, energy, regions, plots) adds one section struct to the run
+ * body, computed by its own module and rendered by its own function of report.c. The members
+ * of the body are anonymous: r->par is the run's, r->interf the interference study's, r->job the
+ * job's; only the member of r->kind may be read. */
 struct pma_result {
-	const struct pma_trace *traces;           /* borrowed: the caller keeps them loaded */
+	/* header */
+	enum pma_result_kind kind;
+	const struct pma_trace *traces;           /* borrowed: the caller keeps them loaded; NULL
+						     for a job (its rows name their traces) */
 	int ntraces;
 	const struct pma_trace *t;                /* traces[0] */
 	const struct pma_run *run;                /* the analyzed run of traces[0] */
-	struct pma_par_result par;
-	struct pma_pred_result pred;
-	struct pma_mem_eval mem;                  /* omega(n): calibration, fit, per core count */
-	struct pma_optimal opt;                   /* eq. 11 over S; opt.n_best 0 when none */
-	struct pma_regions_result regions;        /* OpenMP regions (--omp-regions traces) */
-	struct pma_energy_result energy;          /* E(n), energy-optimal n; energy.have 0 with
-						     energy.reason when no run has energy */
-	struct pma_run_power run_power;           /* the analyzed run's power by energy zone over
-						     time (ENERGY records); run_power.s.n 0 without */
-	struct pma_measured_result measured;      /* measured S(n) of the runs, for the plots */
-	struct pma_interf_result interf;          /* active interference (Casas & Bronevetsky); when
-						     interf.present the other sections are empty:
-						     a trace of pmcollect --interfere answers that */
 	struct pma_notes notes;                   /* for the user, in the order they arose */
-	/* Several rank traces of one MPI job (analyzer/result/ranks.c): when ranks.n > 0 the result is
-	 * the merged job and the sections above are empty. */
-	struct pma_ranks_result ranks;
-	struct pma_scaling scaling;               /* --sweep runs: measured vs predicted, PMNF fits
-						     (scaling.h); scaling.present 0 without */
+	/* body, by kind */
+	union {
+		struct {                          /* PMA_RESULT_RUN */
+			struct pma_par_result par;
+			struct pma_pred_result pred;
+			struct pma_mem_eval mem;          /* omega(n): calibration, fit, per core count */
+			struct pma_optimal opt;           /* eq. 11 over S; opt.n_best 0 when none */
+			struct pma_regions_result regions; /* OpenMP regions (--omp-regions traces) */
+			struct pma_energy_result energy;  /* E(n), energy-optimal n; energy.have 0 with
+							     energy.reason when no run has energy */
+			struct pma_run_power run_power;   /* the analyzed run's power by energy zone over
+							     time (ENERGY records); run_power.s.n 0 without */
+			struct pma_measured_result measured; /* measured S(n) of the runs, for the plots */
+			struct pma_scaling scaling;       /* --sweep runs: measured vs predicted, PMNF
+							     fits (scaling.h); scaling.present 0 without */
+		};
+		struct pma_interf_result interf;  /* PMA_RESULT_INTERFERENCE: active interference */
+		struct pma_ranks_result job;      /* PMA_RESULT_JOB: the merged ranks (job.h) */
+	};
 };
 
 /* pma_compute's return when the trace is sound but there is nothing to predict: the program ran
@@ -129,6 +144,7 @@ struct pma_result {
  * error. */
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize);
+/* Frees what r owns, by its kind (a job's rows too), and zeroes it; NULL is accepted. */
 void pma_result_free(struct pma_result *r);
 
 /* The estimator of the headline numbers for run: requested (enum pma_estimator_kind) when >= 0,
@@ -136,7 +152,8 @@ void pma_result_free(struct pma_result *r);
  * runnable estimator. */
 int pma_choose_estimator(const struct pma_run *run, int requested);
 
-/* The headline profile of r (its run's profile by r->par.est). */
+/* The headline profile of r (its run's profile by r->par.est); NULL when r is not of kind
+ * PMA_RESULT_RUN or the run has no profile of that estimator. */
 const struct pma_profile *pma_result_profile(const struct pma_result *r);
 
 #endif

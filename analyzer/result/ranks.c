@@ -318,23 +318,6 @@ nomem:
 	return -1;
 }
 
-void pma_rank_row_free(struct pma_rank_row *row)
-{
-	if (!row)
-		return;
-	free(row->path);
-	free(row->job);
-	free(row->host);
-	free(row->cpus);
-	free(row->problem);
-	free(row->cores);
-	free(row->T_ns);
-	free(row->omega_n);
-	free(row->on_packages);
-	free(row->cal_failed_what);
-	memset(row, 0, sizeof(*row));
-}
-
 static int same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -713,21 +696,10 @@ nomem:
 	return PMA_RANKS_E_BAD;
 }
 
-void pma_ranks_free(struct pma_ranks_result *r)
+int pma_ranks_job_result(struct pma_rank_row *rows, size_t n, int force, const char *cal_path,
+			 struct pma_result *out, char *why, size_t whysize)
 {
-	if (!r)
-		return;
-	for (size_t i = 0; i < r->n; i++)
-		pma_rank_row_free(&r->rows[i]);
-	free(r->rows);
-	free(r->job);
-	free(r->jobs);
-	free(r->missing);
-	free(r->critical);
-	free(r->cores);
-	free(r->T_max_ns);
-	free(r->T_sum_ns);
-	free(r->T_max);
-	pma_notes_free(&r->notes);
-	memset(r, 0, sizeof(*r));
+	memset(out, 0, sizeof(*out));
+	out->kind = PMA_RESULT_JOB;
+	return pma_ranks_merge(rows, n, force, cal_path, &out->job, why, whysize);
 }
