@@ -31,7 +31,9 @@ struct pma_compute_opts {
 	long run_id;            /* run to analyze, -1 = the baseline run */
 	const uint32_t *cores;  /* n values, sorted; NULL = the default range */
 	size_t ncores;
-	const char *machine;    /* --machine: hwloc XML or a trace to predict for; NULL = recording machine */
+	const struct pma_machine *machine; /* --machine (hwloc XML or a trace to predict for), loaded
+				   before the computation (pma_machine_load) and borrowed; NULL =
+				   the recording machine */
 	uint32_t chunk;         /* --placement: threads per socket turn, 0 = compact, 1 = scatter */
 	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
 	double threshold;       /* --threshold: degradation threshold of the interference
@@ -140,7 +142,7 @@ struct pma_result {
  * trace of pmcollect --interfere or --calibrate-interference, the interference section only.
  * r borrows traces until pma_result_free. Returns 0, PMA_COMPUTE_NOTHING with the reason and a
  * hint in why (one thread), or -1 with a one-line reason in why (no such run, no samples, a
- * failed replay, a bad --machine, out of memory); r is freed with pma_result_free also on
+ * failed replay, out of memory); no I/O: what it reads is loaded before; r is freed with pma_result_free also on
  * error. */
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize);

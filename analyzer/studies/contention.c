@@ -542,7 +542,7 @@ static enum pma_mem_policy recorded_policy(const struct pma_meta *meta)
 	return PMA_POL_LOCAL;
 }
 
-int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machine_path,
+int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_machine *machine,
 		 uint32_t chunk, int pol, uint32_t m, const uint32_t *cores, size_t ncores,
 		 struct pma_mem_eval *out, char *why, size_t whysize)
 {
@@ -572,9 +572,8 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machin
 			 "assumed (1 socket, 1 core): %s", why);
 		why[0] = '\0';
 	}
-	if (machine_path) {
-		if (pma_machine_load(machine_path, &out->target, why, whysize) < 0)
-			return -1;
+	if (machine) {
+		out->target = *machine; /* borrowed: its topo stays the caller's */
 		out->target_given = 1;
 	} else {
 		out->target = out->rec;
@@ -648,7 +647,7 @@ void pma_mem_eval_free(struct pma_mem_eval *e)
 	if (!e)
 		return;
 	pma_machine_free(&e->rec);
-	pma_machine_free(&e->target);
+	/* e->target is borrowed (--machine) or a copy of rec's counts: nothing of its own */
 	free(e->omega);
 	free(e->cross);
 	free(e->omega_err);

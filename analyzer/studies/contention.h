@@ -57,7 +57,7 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 /* The memory model applied to the core counts of a report. */
 struct pma_mem_eval {
 	struct pma_machine rec;      /* the machine traces[0] was recorded on */
-	struct pma_machine target;   /* --machine, else a copy of rec's counts */
+	struct pma_machine target;   /* a copy of --machine (its topo borrowed), else of rec's counts */
 	int target_given;
 	enum pma_mem_policy pol;
 	const char *pol_source;      /* "--mem" or "recorded memory policy" */
@@ -76,15 +76,16 @@ struct pma_mem_eval {
 };
 
 /* Fits the memory model to the runs of traces (pma_mem_calibrate) and predicts omega(n) for each
- * cores[i] on the target machine (machine_path, NULL = the recording machine) with threads placed
+ * cores[i] on the target machine (machine, loaded by the caller with pma_machine_load and borrowed
+ * until pma_mem_eval_free; NULL = the recording machine) with threads placed
  * per socket in chunks of `chunk` (0 = compact: a socket at a time; Allande et al.) under memory
  * policy pol (-1 = from the recorded policy: interleave -> interleave, bind -> local-then-remote,
  * else local). Saturation (mu <= kL on a socket) gives INFINITY and a note saying where. With
  * another machine, the per-socket M/M/1 parameters are assumed to be the same per socket there,
  * and the cross-socket term is the calibration machine's (unknown when that had one socket); the
- * notes say so. Returns 0, or -1 with a reason (bad --machine, out of memory). out is freed with
+ * notes say so. No I/O. Returns 0, or -1 with a reason (out of memory). out is freed with
  * pma_mem_eval_free also on error. */
-int pma_mem_eval(const struct pma_trace *traces, int ntraces, const char *machine_path,
+int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_machine *machine,
 		 uint32_t chunk, int pol, uint32_t m, const uint32_t *cores, size_t ncores,
 		 struct pma_mem_eval *out, char *why, size_t whysize);
 void pma_mem_eval_free(struct pma_mem_eval *e);

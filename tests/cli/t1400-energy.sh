@@ -153,7 +153,7 @@ power_case() { # NAME P_STATIC P_CORE
 	run_capture env PMT_SYSFS_ROOT="$PM" "$PMCOLLECT" -q -o "$T/$1.pmt" --runs 0 0-1 -- \
 		"$W/rapl_sim" -t 2 -w 150 -s "$2" -c "$3" "$Z/energy_uj"
 	expect_status "pmcollect --runs 0 0-1 of rapl_sim -s $2 -c $3" 0
-	"$PMANALYZE" -f json "$T/$1.pmt" >"$T/$1.json" 2>"$T/$1.err"
+	"$PMANALYZE" -F json "$T/$1.pmt" >"$T/$1.json" 2>"$T/$1.err"
 	"$PMANALYZE" "$T/$1.pmt" >"$T/$1.table" 2>&1
 }
 power_case fit 20 10

@@ -29,7 +29,7 @@ expect_status "no trace exits 2" 2
 
 # every value-taking option of --help, given last without its value: one line naming it, status 2
 run_capture "$PMANALYZE" --help
-for opt in $(sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\) <.*/\2/p' "$T/out"); do
+for opt in $(sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)=<.*/\2/p' "$T/out"); do
 	run_capture "$PMANALYZE" x.zst "$opt"
 	expect_status "$opt without its value exits 2" 2
 	if head -n 1 "$T/err" | grep -q "^pmanalyze: error: option '$opt' needs a value$"; then ok "$opt without its value: named"
@@ -193,4 +193,42 @@ else
 	skip "a 0.1 MB trace on a terminal: no progress line" "no script(1) (bsdutils)"
 fi
 
+# one letter, one meaning across both tools (issue 27): -f is --force, -F --format, -E --estimator,
+# -I --info; for one release the old forms still work with one warning line each
+# (in $PMT_TOP with the goldens' relative path: the reports name the trace as given)
+G="$PMT_TOP/tests/golden"
+rel=sample-traces/phases-mixed-8t-cpu0.zst
+inrepo() { (cd "$PMT_TOP" && "$@"); }
+run_capture inrepo "$PMANALYZE" -f json "$rel"
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$G/phases-mixed.json" &&
+   [ "$(cat "$T/err")" = "pmanalyze: warning: '-f json' is deprecated: use -F json (--format)" ]; then
+	ok "deprecated -f json: the JSON report and one warning line"
+else not_ok "deprecated -f json: the JSON report and one warning line" "exit $rc" "$(head -c 300 "$T/err")"; fi
+run_capture inrepo "$PMANALYZE" -fcsv "$rel"
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$G/phases-mixed.csv" &&
+   [ "$(cat "$T/err")" = "pmanalyze: warning: '-fcsv' is deprecated: use -F csv (--format)" ]; then
+	ok "deprecated -fcsv: the CSV report and one warning line"
+else not_ok "deprecated -fcsv: the CSV report and one warning line" "exit $rc" "$(head -c 300 "$T/err")"; fi
+run_capture inrepo "$PMANALYZE" -i "$rel"
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$G/phases-mixed.info" &&
+   [ "$(cat "$T/err")" = "pmanalyze: warning: '-i' is deprecated: use -I (--info)" ]; then
+	ok "deprecated -i: --info and one warning line"
+else not_ok "deprecated -i: --info and one warning line" "exit $rc" "$(head -c 300 "$T/err")"; fi
+run_capture "$PMANALYZE" -F json -E runnable "$sample"
+cp "$T/out" "$T/E.json"
+run_capture "$PMANALYZE" -F json -e runnable "$sample"
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/E.json" && grep -q '"estimator":[[:space:]]*"runnable"' "$T/out" &&
+   [ "$(cat "$T/err")" = "pmanalyze: warning: '-e runnable' is deprecated: use -E runnable (--estimator)" ]; then
+	ok "deprecated -e runnable: as -E runnable, one warning line"
+else not_ok "deprecated -e runnable: as -E runnable, one warning line" "exit $rc" "$(head -c 300 "$T/err")"; fi
+run_capture inrepo "$PMANALYZE" -I "$rel"
+if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$G/phases-mixed.info" && [ ! -s "$T/err" ]; then ok "-I is --info, silent"
+else not_ok "-I is --info, silent" "exit $rc" "$(head -c 300 "$T/err")"; fi
+# -f alone is --force: two traces of different programs are refused without it, combined with it
+other="$PMT_TOP/sample-traces/pipeline-4t-cpu0-sched.zst"
+run_capture "$PMANALYZE" -F csv "$sample" "$other"
+rc_plain=$rc
+run_capture "$PMANALYZE" -f -F csv "$sample" "$other"
+if [ "$rc_plain" -eq 2 ] && [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "-f is --force: different programs combined, no warning"
+else not_ok "-f is --force: different programs combined, no warning" "exit $rc_plain then $rc" "$(head -c 300 "$T/err")"; fi
 done_testing

@@ -78,7 +78,7 @@ if head -1 "$T/err" | grep -q "^pmanalyze: error: invalid --plot-format 'jpg': u
 else not_ok "the error line for --plot-format jpg" "$(head -2 "$T/err")"; fi
 
 # --- HTML in headless Chromium ----------------------------------------------------------------
-run_capture "$PMANALYZE" -q --html "$T/report.html" -f json -o "$T/report.json" "$S"
+run_capture "$PMANALYZE" -q --html "$T/report.html" -F json -o "$T/report.json" "$S"
 expect_status "--html writes the report (exit 0)" 0
 if grep -q '<script' "$T/report.html" || grep -Eq '(src|href)="(https?:)?//' "$T/report.html"; then
 	not_ok "the report has no script and no network reference"

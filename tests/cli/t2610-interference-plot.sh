@@ -9,7 +9,7 @@
 . "$PMT_TOP/tests/cli/lib.sh"
 
 S="$PMT_TOP/tests/fixtures/traces/interfere-synthetic-bw.zst"
-"$PMANALYZE" -f json "$S" >"$T/r.json" 2>"$T/r.err"
+"$PMANALYZE" -F json "$S" >"$T/r.json" 2>"$T/r.err"
 if [ "$(json_get "$T/r.json" interference.verdict)" = sensitive ] && [ "$(json_get "$T/r.json" interference.k_bad)" = 1 ]; then
 	ok "the fixture is sensitive by construction: k_bad = 1"
 else not_ok "the fixture is sensitive by construction" "$(head -c 400 "$T/r.json") $(cat "$T/r.err")"; fi
