@@ -1136,8 +1136,8 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), imp[k],
 			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
 	if (t.energy_gap_runs) {
-		struct pma_note gap = { PMA_NOTE_ENERGY_GAP, { t.energy_gap_runs, t.energy_gap_max_s,
-							       NAN }, { NULL } };
+		struct pma_note gap = { .code = PMA_NOTE_ENERGY_GAP, .nn = 3,
+					.n = { t.energy_gap_runs, t.energy_gap_max_s, NAN } };
 		char *text = pma_note_alloc(&gap);
 		fprintf(fo, "note: %s\n", text ? text : "out of memory");
 		free(text);

@@ -128,6 +128,18 @@ enum pma_note_code {
 				      calibrated the term */
 };
 
+/* How much a note matters (issue 27): a warning says a number may be wrong or was brought back
+ * to a bound (the trace lost data, an invariant was enforced); info explains a number. */
+enum pma_note_severity { PMA_SEV_INFO, PMA_SEV_WARNING };
+
+/* The code's stable name for scripts ("omega-unknown": PMA_NOTE_OMEGA_UNKNOWN in lower case with
+ * '-'), "unknown" for a code without one. Static. */
+const char *pma_note_code_name(enum pma_note_code code);
+/* The code's severity (trace and model-invariant notes are warnings, the others info). */
+enum pma_note_severity pma_note_severity_of(enum pma_note_code code);
+/* "info" or "warning". Static. */
+const char *pma_note_severity_name(enum pma_note_severity sev);
+
 /* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */
 enum { PMA_RUNST_EXIT_CODE = 1, PMA_RUNST_SIGNAL, PMA_RUNST_NO_END };
 
@@ -138,6 +150,7 @@ struct pma_note {
 	enum pma_note_code code;
 	double n[PMA_NOTE_NUMS];
 	char *s[PMA_NOTE_STRS];    /* owned, NULL when unused */
+	size_t nn, ns;             /* numbers and strings it was made with (the rest are 0, NULL) */
 };
 
 /* A growable list of notes (zero-initialized is empty). */

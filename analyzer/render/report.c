@@ -39,6 +39,38 @@ static cJSON *note_string(const struct pma_note *x)
 	return j;
 }
 
+/* Note x as a JSON object for scripts (issue 27): {"code", "severity", "text", "numbers",
+ * "strings"}: its stable code name, "info" or "warning", the whole text, and the values it was
+ * made with in the order notes/notes.h lists them for its code (a NaN or infinite number as
+ * null, an absent string as null). */
+static cJSON *note_object(const struct pma_note *x)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+
+	cJSON_AddStringToObject(o, "code", pma_note_code_name(x->code));
+	cJSON_AddStringToObject(o, "severity", pma_note_severity_name(pma_note_severity_of(x->code)));
+	cJSON_AddItemToObject(o, "text", note_string(x));
+	a = cJSON_AddArrayToObject(o, "numbers");
+	for (size_t i = 0; i < x->nn; i++)
+		cJSON_AddItemToArray(a, isfinite(x->n[i]) ? cJSON_CreateNumber(x->n[i]) : cJSON_CreateNull());
+	a = cJSON_AddArrayToObject(o, "strings");
+	for (size_t i = 0; i < x->ns; i++)
+		cJSON_AddItemToArray(a, x->s[i] ? cJSON_CreateString(x->s[i]) : cJSON_CreateNull());
+	return o;
+}
+
+/* The notes of l under key (their texts: pmanalyze/1 as it was) and under key_coded (the
+ * objects of note_object, added by issue 27). */
+static void notes_json(cJSON *root, const char *key, const char *key_coded, const struct pma_notes *l)
+{
+	cJSON *t = cJSON_AddArrayToObject(root, key), *c = cJSON_AddArrayToObject(root, key_coded);
+
+	for (size_t i = 0; i < l->n; i++) {
+		cJSON_AddItemToArray(t, note_string(&l->v[i]));
+		cJSON_AddItemToArray(c, note_object(&l->v[i]));
+	}
+}
+
 /* "note: <text>" lines of a list, whole. */
 static void print_notes(FILE *out, const struct pma_notes *l, const char *prefix)
 {
@@ -604,7 +636,7 @@ static void print_table(FILE *out, const struct pma_result *r)
 
 static cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 {
-	cJSON *o = cJSON_CreateObject(), *cmd, *w;
+	cJSON *o = cJSON_CreateObject(), *cmd;
 
 	cJSON_AddStringToObject(o, "path", t->path);
 	cmd = cJSON_AddArrayToObject(o, "command");
@@ -619,9 +651,7 @@ static cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 	/* the recorded object as is: its fields are per source (docs/pmanalyze-json.md) */
 	cJSON_AddItemToObject(o, "sources", t->meta.sources_json ? cJSON_Parse(t->meta.sources_json) :
 			      cJSON_CreateObject());
-	w = cJSON_AddArrayToObject(o, "warnings");
-	for (size_t i = 0; i < t->warnings.n; i++)
-		cJSON_AddItemToArray(w, note_string(&t->warnings.v[i]));
+	notes_json(o, "warnings", "coded_warnings", &t->warnings);
 	cJSON_AddBoolToObject(o, "truncated", t->rst.truncated || (run && !run->info.has_end));
 	return o;
 }
@@ -1248,7 +1278,7 @@ static void scaling_json(cJSON *root, const struct pma_result *r)
 
 static void print_json(FILE *out, const struct pma_result *r, const struct pma_trace *traces, int ntraces)
 {
-	cJSON *root = cJSON_CreateObject(), *tr, *notes;
+	cJSON *root = cJSON_CreateObject(), *tr;
 	char *text;
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze/1");
@@ -1268,9 +1298,7 @@ traces:
 	tr = cJSON_AddArrayToObject(root, "traces");
 	for (int i = 0; i < ntraces; i++)
 		cJSON_AddItemToArray(tr, trace_json(&traces[i], i == 0 ? r->run : pma_trace_baseline(&traces[i])));
-	notes = cJSON_AddArrayToObject(root, "notes");
-	for (size_t i = 0; i < r->notes.n; i++)
-		cJSON_AddItemToArray(notes, note_string(&r->notes.v[i]));
+	notes_json(root, "notes", "coded_notes", &r->notes);
 	text = cJSON_Print(root);
 	if (text)
 		fprintf(out, "%s\n", text);
@@ -1700,7 +1728,7 @@ static void add_str_or_null(cJSON *o, const char *key, const char *v)
 
 static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 {
-	cJSON *root = cJSON_CreateObject(), *rows, *sum, *imb, *clk, *pred, *jobs, *notes;
+	cJSON *root = cJSON_CreateObject(), *rows, *sum, *imb, *clk, *pred, *jobs;
 	char *text;
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze-job/1");
@@ -1780,9 +1808,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		add_finite(o, "T_sum_s", j->T_sum_ns[i] / 1e9);
 		cJSON_AddItemToArray(pred, o);
 	}
-	notes = cJSON_AddArrayToObject(root, "notes");
-	for (size_t i = 0; i < j->notes.n; i++)
-		cJSON_AddItemToArray(notes, note_string(&j->notes.v[i]));
+	notes_json(root, "notes", "coded_notes", &j->notes);
 	text = cJSON_Print(root);
 	if (text)
 		fprintf(out, "%s\n", text);
