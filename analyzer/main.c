@@ -21,6 +21,7 @@
 #include "render/dump.h"
 #include "render/extrap.h"
 #include "render/html.h"
+#include "render/learn.h"
 #include "model/memory.h"
 #include "pmt.h"
 #include "pm_cli.h"
@@ -1028,53 +1029,52 @@ static int parse_configs(const char *list, unsigned *m, unsigned *n, int max)
 	return k ? k : -1;
 }
 
-/* The forest's prediction and its 5-95% spread across trees for each configuration of list, one
- * line per configuration and family of the table that ran its thread count (a command and size
- * label; one line without model columns when none did; t may be empty: the
- * features are then threads and cores alone). The features of a configuration never run are
- * computed as for a run (pma_learn_config_x): placement on CPUs 0..n-1, the analytical model's
- * A(m,n), omega(n) and T(n) from the family's runs with the same thread count. Returns the exit
- * status. */
-static int predict_lines(FILE *fo, const struct pma_forest *f, const struct pma_learn_table *t,
-			 const char *list)
+/* The forest's predictions for the configurations of list (--predict) into a malloc'ed array
+ * (*n rows; the caller frees it): per configuration, one row per program family of t that ran
+ * its thread count (with the model's T(n)), else one row of the last family (without). Returns
+ * the exit status: 0, 2 for a malformed list, 1 after reporting a prediction error. */
+static int predict_rows(const struct pma_forest *f, const struct pma_learn_table *t,
+			const char *list, struct pma_predict_row **rows, size_t *n)
 {
-	unsigned m[256], n[256];
-	double x[PMA_LEARN_NFEAT], mean, lo, hi, T_s;
+	unsigned m[256], c[256];
+	double x[PMA_LEARN_NFEAT], T_s;
 	char why[512];
-	int k = parse_configs(list, m, n, 256);
+	int k = parse_configs(list, m, c, 256);
+	size_t cap = 0;
 
+	*rows = NULL;
+	*n = 0;
 	if (k < 0)
 		return PMT_EXIT_USAGE;
-	fprintf(fo, "%8s %6s %12s %12s %12s %12s  %s\n", "threads", "cores", "prediction", "p5", "p95",
-		"T_model_s", "program (size)");
 	for (int i = 0; i < k; i++) {
 		uint32_t nfam = t->rows ? t->nfamilies : 1, shown = 0;
 		/* the families that ran m threads; when none did, the last one (without model columns) */
 		for (uint32_t fam = 0; fam < nfam; fam++) {
-			const char *prog = "-";
-			double size = NAN;
+			struct pma_predict_row r = { .threads = m[i], .cores = c[i], .program = "-",
+						     .size = NAN };
 			if (t->rows) {
-				int has = pma_learn_config_x(t, fam, m[i], n[i], x, &T_s);
+				int has = pma_learn_config_x(t, fam, m[i], c[i], x, &T_s);
 				if (!has && (shown || fam + 1 < nfam))
 					continue;
-				pma_learn_family(t, fam, &prog, &size);
+				pma_learn_family(t, fam, &r.program, &r.size);
 			} else {
-				for (int c = 0; c < PMA_LEARN_NFEAT; c++)
-					x[c] = NAN;
+				for (int col = 0; col < PMA_LEARN_NFEAT; col++)
+					x[col] = NAN;
 				x[PMA_F_THREADS] = m[i];
-				x[PMA_F_CORES] = n[i];
+				x[PMA_F_CORES] = c[i];
 				x[PMA_F_MEMPOL] = 0;
 				T_s = NAN;
 			}
-			if (pma_forest_predict(f, x, 1, &mean, &lo, &hi, why, sizeof(why)) < 0) {
+			r.T_model_s = T_s;
+			if (pma_forest_predict(f, x, 1, &r.mean, &r.p5, &r.p95, why, sizeof(why)) < 0) {
 				pm_cli_error("%s", why);
 				return PMT_EXIT_FAILURE;
 			}
-			fprintf(fo, "%8u %6u %12.5g %12.5g %12.5g %12.5g  %s", m[i], n[i], mean, lo, hi,
-				T_s, prog);
-			if (isfinite(size))
-				fprintf(fo, " (%g)", size);
-			fputc('\n', fo);
+			if (PM_GROW(*rows, cap, *n + 1) < 0) {
+				pm_cli_error("out of memory");
+				return PMT_EXIT_FAILURE;
+			}
+			(*rows)[(*n)++] = r;
 			shown++;
 		}
 	}
@@ -1090,10 +1090,9 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	struct pma_learn_table t;
 	struct pma_learn_eval ev;
 	struct pma_forest *f = NULL;
+	struct pma_predict_row *rows = NULL;
+	size_t nrows = 0;
 	double imp[PMA_LEARN_NFEAT];
-	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
-	const char *model_name = o->target == PMA_TARGET_ENERGY ? "analytical model (E = P(n) T(n))"
-								 : "analytical model (T(n), eq. 1)";
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char why[512];
@@ -1112,89 +1111,38 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	}
 	if (pma_learn_evaluate(&t, &fp, &ev, why, sizeof(why)) < 0 ||
 	    pma_forest_train(&f, t.X, t.y, t.rows, PMA_LEARN_NFEAT, &fp, why, sizeof(why)) < 0 ||
-	    pma_forest_importance(f, imp, why, sizeof(why)) < 0) {
+	    pma_forest_importance(f, imp, why, sizeof(why)) < 0 ||
+	    (o->model_out && pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0)) {
 		pm_cli_error("%s", why);
 		goto done;
 	}
+	if ((o->model_out && write_file(o->model_out, buf, len) < 0) ||
+	    (o->predict && (rc = predict_rows(f, &t, o->predict, &rows, &nrows)) != PMT_EXIT_OK))
+		goto done;
+	rc = PMT_EXIT_FAILURE;
 	if (!(fo = output_open(out)))
 		goto done;
-	fprintf(fo, "training table: %zu runs, %u configurations, target %s (%s); %u trees; "
-		"held out: whole configurations, %u folds\n", t.rows, t.nconfigs,
-		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, pma_forest_trees(f), ev.folds);
-	fprintf(fo, "  %-34s %8s %14s %6s\n", "predictor", "R2", "mean |err|", "rows");
-	if (ev.model.n)
-		fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", model_name, ev.model.R2,
-			ev.model.mean_abs_err, unit, ev.model.n);
-	else
-		fprintf(fo, "  %-34s %8s %14s %6s  (%s)\n", model_name, "-", "-", "-", ev.model_why);
-	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, configuration features",
-		ev.forest_base.R2, ev.forest_base.mean_abs_err, unit, ev.forest_base.n);
-	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, + model features",
-		ev.forest_model.R2, ev.forest_model.mean_abs_err, unit, ev.forest_model.n);
-	fprintf(fo, "importances (forest + model features, all rows):");
-	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
-		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), imp[k],
-			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
-	if (t.energy_gap_runs) {
-		struct pma_note gap = { .code = PMA_NOTE_ENERGY_GAP, .nn = 3,
-					.n = { t.energy_gap_runs, t.energy_gap_max_s, NAN } };
-		char *text = pma_note_alloc(&gap);
-		fprintf(fo, "note: %s\n", text ? text : "out of memory");
-		free(text);
-	}
-	if (o->model_out) {
-		if (pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0) {
-			pm_cli_error("%s", why);
-			goto done;
-		}
-		if (write_file(o->model_out, buf, len) < 0)
-			goto done;
-		fprintf(fo, "model written to %s (%zu bytes)\n", o->model_out, len);
-	}
-	rc = o->predict ? predict_lines(fo, f, &t, o->predict) : PMT_EXIT_OK;
+	pma_render_learn(fo, &(struct pma_learn_view){ .rows = t.rows, .nconfigs = t.nconfigs,
+			 .trees = pma_forest_trees(f), .target = o->target, .ev = &ev, .importance = imp,
+			 .energy_gap_runs = t.energy_gap_runs, .energy_gap_max_s = t.energy_gap_max_s,
+			 .model_out = o->model_out, .model_bytes = len }, rows, nrows, o->format);
+	rc = PMT_EXIT_OK;
 done:
+	free(rows);
 	free(buf);
 	pma_forest_free(f);
 	pma_learn_table_free(&t);
 	return rc;
 }
 
-/* Prints one --toep method row: R2 of the forest and of linear regression, TOEP_t, Selection. */
-static void toep_row(FILE *fo, const char *name, const struct pma_toep_method *m, const char *unit,
-		     int elected)
-{
-	char share[16], lrm[16];
-
-	snprintf(share, sizeof(share), "1/%u", m->denominator);
-	if (!m->ok) {
-		fprintf(fo, "  %-24s %6s %6zu %6zu  skipped: %s\n", name, share, m->ntrain, m->ntest, m->why);
-		return;
-	}
-	if (m->lrm_ok)
-		snprintf(lrm, sizeof(lrm), "%8.4f", m->lrm.R2);
-	else
-		snprintf(lrm, sizeof(lrm), "%8s", "-");
-	fprintf(fo, "  %-24s %6s %6zu %6zu %8.4f %s %10.4g %s %9.3f", name, share, m->ntrain,
-		m->ntest, m->rfm.R2, lrm, m->rfm.mean_abs_err, unit, m->toep_t_s);
-	if (isnan(m->selection))
-		fprintf(fo, " %10s\n", "-");
-	else
-		fprintf(fo, " %10.2f%s\n", m->selection, elected ? "  <- elected" : "");
-}
-
 /* --toep: TOEP's own procedure over the training table (toep.h). Returns the exit status. */
 static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
-	static const char *const names[PMA_TOEP_NMETHODS] = {
-		"1 all features + SD", "2 three features + SD", "3 TRSet1+SD", "4 TRSet2+SD",
-		"5 TRSet3+SD", "6 TRSet4+SD", "7 TRSet5+SD", "8 TRSet6+SD",
-	};
 	struct pma_forest_params fp;
 	struct pma_learn_table t;
 	struct pma_learn_fold_ctx ctx = { &t, NULL };
 	struct pma_fold_x fx = { pma_learn_fold_x, &ctx };
 	struct pma_toep_result r;
-	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
 	char why[512];
 	FILE *fo;
 	int rc = PMT_EXIT_FAILURE;
@@ -1211,45 +1159,24 @@ static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, st
 		pm_cli_error("%s", why);
 		goto done;
 	}
-	if (!(fo = output_open(out)))
-		goto done_r;
-	fprintf(fo, "TOEP: %zu runs, %u configurations, target %s (%s); rows sorted by decreasing "
-		"target (SD); %u trees\n", t.rows, t.nconfigs,
-		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, fp.num_parallel_tree);
-	fprintf(fo, "importances (method 1):");
-	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
-		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), r.importance[k],
-			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
-	fprintf(fo, "features kept:");
-	for (size_t k = 0; k < r.nkeep; k++)
-		fprintf(fo, " %s%s", pma_learn_feature_name((int)r.keep[k]), k + 1 < r.nkeep ? "," : "\n");
-	fprintf(fo, "  %-24s %6s %6s %6s %8s %8s %12s %9s %10s\n", "method", "share", "train", "test",
-		"R2 RFM", "R2 LRM", "|err| RFM", "TOEP_t s", "Selection");
-	for (int m = 0; m < PMA_TOEP_NMETHODS; m++)
-		toep_row(fo, names[m], &r.method[m], unit, m == r.selected);
-	if (r.selected >= 0)
-		fprintf(fo, "elected: %s (Selection = 100 R2 / TOEP_t = %.2f, the final threshold)\n",
-			names[r.selected] + 2, r.threshold);
-	else
-		fprintf(fo, "elected: none (no method has a positive R2)\n");
-	if (r.holdout_folds)
-		fprintf(fo, "held-out whole configurations, the kept features, %u folds: R2 %.4f, mean "
-			"|err| %.4g %s (TOEP's test rows neighbour its training rows in the sorted table)\n",
-			r.holdout_folds, r.holdout.R2, r.holdout.mean_abs_err, unit);
-	rc = PMT_EXIT_OK;
-done_r:
+	if ((fo = output_open(out)) != NULL) {
+		pma_render_toep(fo, &r, t.rows, t.nconfigs, fp.num_parallel_tree, o->target, o->format);
+		rc = PMT_EXIT_OK;
+	}
 	pma_toep_result_free(&r);
 done:
 	pma_learn_table_free(&t);
 	return rc;
 }
 
-/* --predict T:N[,T:N...] --model FILE [traces]: predict_lines with a forest of --model-out; the
+/* --predict T:N[,T:N...] --model FILE [traces]: predict_rows with a forest of --model-out; the
  * traces, when given, give the configurations' other columns. */
 static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	struct pma_forest *f = NULL;
 	struct pma_learn_table t = { 0 };
+	struct pma_predict_row *rows = NULL;
+	size_t nrows = 0;
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
 	char why[512];
@@ -1290,10 +1217,15 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 		pm_cli_error("%s", why);
 		goto done;
 	}
+	if ((rc = predict_rows(f, &t, o->predict, &rows, &nrows)) != PMT_EXIT_OK)
+		goto done;
+	rc = PMT_EXIT_FAILURE;
 	if (!(fo = output_open(out)))
 		goto done;
-	rc = predict_lines(fo, f, &t, o->predict);
+	pma_render_predict(fo, rows, nrows, o->format);
+	rc = PMT_EXIT_OK;
 done:
+	free(rows);
 	free(buf);
 	pma_forest_free(f);
 	pma_learn_table_free(&t);

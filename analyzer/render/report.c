@@ -1319,7 +1319,7 @@ static void csv_num(FILE *out, double v)
 }
 
 /* Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_field(FILE *out, const char *s)
+void pma_csv_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
@@ -1367,7 +1367,7 @@ static void csv_allande(FILE *out, const struct pma_regions_result *g)
 		f = &g->factors[w->allande];
 		pma_region_name(w, name, sizeof(name));
 		for (uint32_t k = 1; k <= g->NC; k++) {
-			csv_field(out, name);
+			pma_csv_field(out, name);
 			fprintf(out, ",%u,%.6g,%.6g", k, f->T_ns[k] / 1e9, f->idealTime_ns[k] / 1e9);
 			csv_sep_opt(out, ",", f->time_only ? NAN : f->TCM[k]);
 			csv_sep_opt(out, ",", f->time_only ? NAN : f->cf[k]);
@@ -1382,7 +1382,7 @@ static void csv_allande(FILE *out, const struct pma_regions_result *g)
 		aff_text(p, p->best_single, a, sizeof(a));
 		fprintf(out, "%s,%u,%u,%zu,%d,", k == PMA_ALLANDE_MAX ? "max" : "sum", g->NC, g->NS,
 			p->nconf, g->time_only);
-		csv_field(out, a);
+		pma_csv_field(out, a);
 		fprintf(out, ",%u,%.6g,%.6g,%.6g\n", aff_threads(p, p->best_single),
 			p->single_total_ns / 1e9, p->per_region_total_ns / 1e9, p->gain_ns / 1e9);
 	}
@@ -1397,9 +1397,9 @@ static void csv_allande(FILE *out, const struct pma_regions_result *g)
 		pma_region_name(w, name, sizeof(name));
 		for (size_t c = 0; c < ps->nconf; c++) {
 			aff_text(ps, c, a, sizeof(a));
-			csv_field(out, name);
+			pma_csv_field(out, name);
 			fputc(',', out);
-			csv_field(out, a);
+			pma_csv_field(out, a);
 			fprintf(out, ",%u,%.6g,%.6g\n", aff_threads(ps, c), est_s(g, PMA_ALLANDE_SUM, w->allande, c),
 				est_s(g, PMA_ALLANDE_MAX, w->allande, c));
 		}
@@ -1419,7 +1419,7 @@ static void csv_region_predictions(FILE *out, const struct pma_regions_result *g
 		pma_region_name(w, name, sizeof(name));
 		for (size_t k = 0; k < w->npred; k++) {
 			const struct pma_region_pred *q = &w->pred[k];
-			csv_field(out, name);
+			pma_csv_field(out, name);
 			fprintf(out, ",%u", q->cores);
 			csv_sep_opt(out, ",", q->A);
 			csv_sep_opt(out, ",", q->S);
@@ -1445,7 +1445,7 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 	      "mean_team,tcm,counter_tasks", out);
 	for (size_t e = 0; !g->phases && e < g->nevents; e++) {
 		fputc(',', out);
-		csv_field(out, g->events[e]);
+		pma_csv_field(out, g->events[e]);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < g->nrows; i++) {
@@ -1454,11 +1454,11 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 		size_t bm = al ? g->plan[PMA_ALLANDE_MAX].best[w->allande] : 0;
 		size_t bs = al ? g->plan[PMA_ALLANDE_SUM].best[w->allande] : 0;
 		pma_region_name(w, name, sizeof(name));
-		csv_field(out, name);
+		pma_csv_field(out, name);
 		fputc(',', out);
-		csv_field(out, w->function);
+		pma_csv_field(out, w->function);
 		fputc(',', out);
-		csv_field(out, w->file);
+		pma_csv_field(out, w->file);
 		fprintf(out, ",%d,%u,%llu,%.6g,%.6g,", w->line, w->depth, (unsigned long long)w->calls,
 			w->time_ns / 1e9, w->share);
 		if (w->have_A)
@@ -1470,11 +1470,11 @@ static void csv_regions(FILE *out, const struct pma_result *r)
 		if (al)
 			aff_text(&g->plan[PMA_ALLANDE_MAX], bm, a, sizeof(a));
 		fputc(',', out);
-		csv_field(out, a);
+		pma_csv_field(out, a);
 		if (al)
 			aff_text(&g->plan[PMA_ALLANDE_SUM], bs, a, sizeof(a));
 		fputc(',', out);
-		csv_field(out, a);
+		pma_csv_field(out, a);
 		if (al)
 			fprintf(out, ",%u,%.6g,%u,%.6g", aff_threads(&g->plan[PMA_ALLANDE_MAX], bm),
 				est_s(g, PMA_ALLANDE_MAX, w->allande, bm),
