@@ -1235,10 +1235,9 @@ done:
 /* --info: what the trace holds. Returns the exit status. */
 static int run_info(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
-	(void)o;
 	if (!output_open(out))
 		return PMT_EXIT_FAILURE;
-	pma_info(out->f, &traces[0]);
+	pma_render_info(out->f, &traces[0], o->format);
 	return PMT_EXIT_OK;
 }
 

@@ -1971,3 +1971,64 @@ void pma_info(FILE *out, const struct pma_trace *t)
 		free(text);
 	}
 }
+
+/* --info --format json: the trace's object of the report (trace_json) and one object per run. */
+static void info_json(FILE *out, const struct pma_trace *t)
+{
+	cJSON *root = cJSON_CreateObject(), *runs;
+	char *text, ver[16];
+
+	cJSON_AddStringToObject(root, "schema", "pmanalyze-info/1");
+	snprintf(ver, sizeof(ver), "%u.%u", t->major, t->minor);
+	cJSON_AddStringToObject(root, "format_version", ver);
+	cJSON_AddNumberToObject(root, "chunks", (double)t->rst.chunks);
+	cJSON_AddNumberToObject(root, "bytes", (double)t->rst.bytes_read);
+	cJSON_AddItemToObject(root, "trace", trace_json(t, pma_trace_baseline(t)));
+	runs = cJSON_AddArrayToObject(root, "runs");
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "run_id", r->run_id);
+		cJSON_AddStringToObject(o, "cpus", r->cpus);
+		cJSON_AddNumberToObject(o, "wall_s", pma_run_wall_s(r));
+		cJSON_AddNumberToObject(o, "samples", (double)r->st.samples);
+		cJSON_AddNumberToObject(o, "thread_samples", (double)r->st.thread_samples);
+		cJSON_AddNumberToObject(o, "peak_threads", r->m);
+		cJSON_AddNumberToObject(o, "threads_seen", (double)r->st.threads_seen);
+		cJSON_AddStringToObject(o, "exit", r->info.exit_kind_name ? r->info.exit_kind_name : "unknown");
+		cJSON_AddNumberToObject(o, "sched_events", r->has_exact ? (double)r->xst.events : 0);
+		cJSON_AddItemToArray(runs, o);
+	}
+	text = cJSON_Print(root);
+	if (text)
+		fprintf(out, "%s\n", text);
+	free(text);
+	cJSON_Delete(root);
+}
+
+/* --info --format csv: one row per run. */
+static void info_csv(FILE *out, const struct pma_trace *t)
+{
+	fprintf(out, "run_id,cpus,wall_s,samples,thread_samples,peak_threads,threads_seen,exit,"
+		"sched_events\n");
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		fprintf(out, "%u,", r->run_id);
+		pma_csv_field(out, r->cpus);
+		fprintf(out, ",%.9f,%llu,%llu,%u,%llu,%s,%llu\n", pma_run_wall_s(r),
+			(unsigned long long)r->st.samples, (unsigned long long)r->st.thread_samples, r->m,
+			(unsigned long long)r->st.threads_seen,
+			r->info.exit_kind_name ? r->info.exit_kind_name : "unknown",
+			r->has_exact ? (unsigned long long)r->xst.events : 0ull);
+	}
+}
+
+void pma_render_info(FILE *out, const struct pma_trace *t, enum pma_format format)
+{
+	if (format == PMA_FMT_JSON)
+		info_json(out, t);
+	else if (format == PMA_FMT_CSV)
+		info_csv(out, t);
+	else
+		pma_info(out, t);
+}

@@ -22,5 +22,8 @@ void pma_csv_field(FILE *out, const char *s);
 
 /* Writes what a trace holds (metadata, runs, threads, samples, sources, warnings) as text. */
 void pma_info(FILE *out, const struct pma_trace *t);
+/* --info in format: the text of pma_info, JSON (schema "pmanalyze-info/1": the report's trace
+ * object and one object per run) or CSV (one row per run); docs/pmanalyze-json.md. */
+void pma_render_info(FILE *out, const struct pma_trace *t, enum pma_format format);
 
 #endif

@@ -231,4 +231,24 @@ rc_plain=$rc
 run_capture "$PMANALYZE" -f -F csv "$sample" "$other"
 if [ "$rc_plain" -eq 2 ] && [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "-f is --force: different programs combined, no warning"
 else not_ok "-f is --force: different programs combined, no warning" "exit $rc_plain then $rc" "$(head -c 300 "$T/err")"; fi
+# --info honours --format (issue 27): JSON and CSV give the runs and samples the text gives
+run_capture inrepo "$PMANALYZE" -I -F json "$rel"
+cp "$T/out" "$T/info.json"
+run_capture inrepo "$PMANALYZE" -I -F csv "$rel"
+if python3 - "$G/phases-mixed.info" "$T/info.json" "$T/out" >"$T/info.check" 2>&1 <<'PY'
+import csv, json, re, sys
+text = open(sys.argv[1]).read()
+j = json.load(open(sys.argv[2]))
+rows = list(csv.DictReader(open(sys.argv[3])))
+runs = int(re.search(r"^runs +(\d+)$", text, re.M).group(1))
+samples = int(re.search(r"^samples +(\d+) ", text, re.M).group(1))
+run0 = re.search(r"^  run 0: CPUs (\S+), [0-9.]+ s, (\d+) samples, (\d+) thread-samples, peak (\d+)", text, re.M)
+assert j["schema"] == "pmanalyze-info/1" and len(j["runs"]) == runs == len(rows), (len(j["runs"]), runs, len(rows))
+assert j["trace"]["samples"] == samples and j["trace"]["path"] == "sample-traces/phases-mixed-8t-cpu0.zst", j["trace"]
+assert (j["runs"][0]["cpus"], j["runs"][0]["samples"], j["runs"][0]["thread_samples"], j["runs"][0]["peak_threads"]) == \
+       (run0.group(1), int(run0.group(2)), int(run0.group(3)), int(run0.group(4))), (j["runs"][0], run0.groups())
+assert rows[0]["samples"] == run0.group(2) and rows[0]["peak_threads"] == run0.group(4), rows[0]
+PY
+then ok "--info --format json and csv: the runs and samples of the text"
+else not_ok "--info --format json and csv" "$(head -c 1200 "$T/info.check")"; fi
 done_testing
