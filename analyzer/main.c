@@ -333,6 +333,7 @@ struct cli_opts {
 	long jobs;              /* -j: rank traces analyzed at once */
 	const char *cal_path;   /* --calibration: omega of the rank traces from this trace */
 	const char *machine_path; /* --machine: loaded into the inputs before the computation */
+	struct pma_forest *model; /* --model, loaded by load_inputs for --predict (owned) */
 	char **owned;           /* traces[] when expand_operands built it */
 };
 
@@ -1169,23 +1170,20 @@ done:
 	return rc;
 }
 
-/* --predict T:N[,T:N...] --model FILE [traces]: predict_rows with a forest of --model-out; the
- * traces, when given, give the configurations' other columns. */
-static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+/* --model FILE: the forest of --learn --model-out, read whole and checked against the features
+ * of this pmanalyze. Returns 0 with *f set, or -1 after reporting the error. */
+static int load_model(const char *path, struct pma_forest **f)
 {
-	struct pma_forest *f = NULL;
-	struct pma_learn_table t = { 0 };
-	struct pma_predict_row *rows = NULL;
-	size_t nrows = 0;
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
 	char why[512];
-	FILE *in, *fo;
-	int rc = PMT_EXIT_FAILURE;
+	FILE *in;
+	int rc = -1;
 
-	if (!(in = fopen(o->model_in, "rb"))) {
-		pm_cli_error("cannot open '%s': %s", o->model_in, strerror(errno));
-		return PMT_EXIT_FAILURE;
+	*f = NULL;
+	if (!(in = fopen(path, "rb"))) {
+		pm_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	}
 	for (;;) {
 		if (len == cap) {
@@ -1203,16 +1201,38 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 			break;
 	}
 	fclose(in);
-	if (pma_forest_load(&f, buf, len, why, sizeof(why)) < 0) {
-		pm_cli_error("'%s': %s", o->model_in, why);
+	if (pma_forest_load(f, buf, len, why, sizeof(why)) < 0) {
+		pm_cli_error("'%s': %s", path, why);
 		goto done;
 	}
-	if (pma_forest_cols(f) != PMA_LEARN_NFEAT) {
+	if (pma_forest_cols(*f) != PMA_LEARN_NFEAT) {
 		pm_cli_error("'%s': the model has %zu features, --predict needs %d (a model of an "
-			      "older pmanalyze: train it again with --learn --model-out)", o->model_in,
-			      pma_forest_cols(f), PMA_LEARN_NFEAT);
+			      "older pmanalyze: train it again with --learn --model-out)", path,
+			      pma_forest_cols(*f), PMA_LEARN_NFEAT);
 		goto done;
 	}
+	rc = 0;
+done:
+	if (rc < 0) {
+		pma_forest_free(*f);
+		*f = NULL;
+	}
+	free(buf);
+	return rc;
+}
+
+/* --predict T:N[,T:N...] --model FILE [traces]: predict_rows with the forest load_inputs read
+ * (o->model); the traces, when given, give the configurations' other columns. */
+static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	const struct pma_forest *f = o->model;
+	struct pma_learn_table t = { 0 };
+	struct pma_predict_row *rows = NULL;
+	size_t nrows = 0;
+	char why[512];
+	FILE *fo;
+	int rc = PMT_EXIT_FAILURE;
+
 	if (o->ntraces && pma_learn_table(traces, o->ntraces, PMA_TARGET_TIME, &t, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		goto done;
@@ -1226,8 +1246,6 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 	rc = PMT_EXIT_OK;
 done:
 	free(rows);
-	free(buf);
-	pma_forest_free(f);
 	pma_learn_table_free(&t);
 	return rc;
 }
@@ -1257,8 +1275,9 @@ static const struct cli_cmd {
 };
 
 /* Everything the computation reads from disk is loaded here, before it starts (issue 27): the
- * traces (when cmd loads them) and --machine (for the modes that compute a result; pma_compute
- * borrows it through o->co.machine). Returns 0, or -1 after reporting the error. */
+ * traces (when cmd loads them), --machine (for the modes that compute a result; pma_compute
+ * borrows it through o->co.machine) and --predict's --model (o->model). Returns 0, or -1 after
+ * reporting the error. */
 static int load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pma_trace **traces,
 		       struct pma_machine *machine)
 {
@@ -1277,7 +1296,9 @@ static int load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pma
 		pm_cli_error("out of memory");
 		return -1;
 	}
-	return load_traces(o, *traces);
+	if (load_traces(o, *traces) < 0)
+		return -1;
+	return cmd->mode == CLI_PREDICT ? load_model(o->model_in, &o->model) : 0;
 }
 
 /* The command line's combinations that need the operands read: a job's rank traces, and what
@@ -1324,6 +1345,7 @@ done:
 			pma_trace_free(&traces[i]);
 	free(traces);
 	pma_machine_free(&machine);
+	pma_forest_free(o.model);
 	for (int i = 0; o.owned && i < o.ntraces; i++)
 		free(o.owned[i]);
 	free(o.owned);
