@@ -57,7 +57,12 @@ BIN := $(if $(SANITIZE),$(B)/bin,bin)
 FORMATS_SRC := $(wildcard formats/*.c)
 COMMON_SRC := $(wildcard common/*.c)
 COLLECTOR_SRC := $(filter-out collector/main.c,$(wildcard collector/*.c))
-ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
+# The analyzer's layers are folders (analyzer/README.md says which may include which); its own
+# files name a header of another folder by its path from analyzer/ ("model/estimate.h").
+ANALYZER_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard analyzer/*/*.c analyzer/*/*.h))))
+ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c $(ANALYZER_DIRS:%=%/*.c)))
+# Tests and fuzz targets include the analyzer's headers by their bare names, from any folder.
+ANALYZER_INC := -Ianalyzer $(ANALYZER_DIRS:%=-I%)
 
 # One static archive per layer. Archives are linked highest layer first and the linker takes
 # each in one pass, so a lower layer calling up (formats into the analyzer, common into formats)
@@ -92,7 +97,7 @@ pkgcheck-tests: pkgcheck
 $(B)/formats/%.o: LAYER_CFLAGS = $(FORMATS_CFLAGS)
 $(B)/common/%.o: LAYER_CFLAGS = $(COMMON_CFLAGS)
 $(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS)
-$(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS)
+$(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS) -Ianalyzer
 $(B)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
@@ -114,7 +119,7 @@ $(BIN)/pmanalyze: $(B)/analyzer/main.o $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 TEST_ARCHIVES = $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 $(B)/tests/%: tests/unit/%.c $(TEST_ARCHIVES) | pkgcheck-tests
 	@mkdir -p $(dir $@) $(B)/dep
-	$(CC) $(ALL_CFLAGS) -Icollector -Ianalyzer -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(TEST_LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Icollector $(ANALYZER_INC) -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(TEST_LIBS) -lcmocka
 
 # Workloads are plain programs: no project code, OpenMP where the name says so. They are built
 # without the sanitizers in every build: they produce the ground truth (their own CPU clocks), and
@@ -142,7 +147,7 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
 FUZZ_ARCHIVES = $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 $(B)/fuzz/replay-%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVES) | pkgcheck
 	@mkdir -p $(dir $@) $(B)/dep
-	$(CC) $(ALL_CFLAGS) -Ianalyzer -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ANALYZER_INC) -MMD -MP -MF $(B)/dep/replay-$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(PMANALYZE_LIBS)
 
 tests: all $(UNIT_BIN) $(WORKLOAD_BIN) $(REPLAY_BIN) $(B)/bench/gentrace $(B)/bench/gentoep \
 	$(B)/bench/genranks
@@ -201,7 +206,7 @@ $(B)/workloads/omp_sde: tests/workloads/omp_sde.c | pkgcheck pkgcheck-omp
 # The test reader: runs a program with the tool and prints its symbolized region records.
 $(B)/ompt/ompt_dump: tests/ompt/ompt_dump.c $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_PKG_CFLAGS) -Icollector -Ianalyzer -o $@ $(filter %.c %.a,$^) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_PKG_CFLAGS) -Icollector $(ANALYZER_INC) -o $@ $(filter %.c %.a,$^) $(TEST_LIBS)
 # The batch decoder's fuzz target needs the collector's object, which the generic fuzz rules do
 # not link: these two rules take precedence over them for fuzz_ompt.
 $(B)/fuzz/replay-ompt: tests/fuzz/replay.c tests/fuzz/fuzz_ompt.c $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
@@ -221,7 +226,7 @@ FUZZ_CC ?= clang
 # into build-fuzz/ with the same archives.
 FZ := build-fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(ALL_PKG_CFLAGS) -Iformats -Icommon -Ianalyzer
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(ALL_PKG_CFLAGS) -Iformats -Icommon $(ANALYZER_INC)
 $(FZ)/obj/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<

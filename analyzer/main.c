@@ -11,20 +11,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze.h"
+#include "trace/analyze.h"
 #include "pm_util.h"
-#include "compute.h"
-#include "forest.h"
-#include "learn.h"
-#include "toep.h"
-#include "dump.h"
-#include "html.h"
-#include "memory.h"
+#include "result/compute.h"
+#include "result/ranks.h"
+#include "model/forest.h"
+#include "studies/learn.h"
+#include "studies/toep.h"
+#include "render/dump.h"
+#include "render/extrap.h"
+#include "render/html.h"
+#include "render/learn.h"
+#include "model/memory.h"
 #include "pmt.h"
 #include "pm_cli.h"
-#include "perfetto.h"
-#include "plot.h"
-#include "report.h"
+#include "pm_opt.h"
+#include "render/perfetto.h"
+#include "render/plot.h"
+#include "render/report.h"
 
 
 /* A sound trace of a program that ran one thread at a time: nothing to predict (issue 19), apart
@@ -47,82 +51,102 @@ static const char usage_line[] =
 	"   or: pmanalyze --toep [--target time|energy] <trace>...\n"
 	"   or: pmanalyze --predict <threads>:<cores>[,...] --model <file> [<trace>...]\n";
 
+/* ids of the long-only options (pm_opt.h: above 255) */
+enum {
+	OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_PERFETTO, OPT_LEARN, OPT_TARGET, OPT_MODEL_OUT,
+	OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML, OPT_THRESHOLD, OPT_EXTRAP,
+	OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS, OPT_TCM_EVENT, OPT_CALIBRATION,
+	OPT_ALLANDE_ALL, OPT_PMNF_CLASSES,
+};
+
+/* pmanalyze's options: getopt_long's arguments, --help's option lines and the man-page test
+ * (t2000, from --help) come from here (common/pm_opt.h). One meaning per letter across pmanalyze
+ * and pmcollect (issue 27): -f is --force in both; --format is -F, --estimator -E, --info -I. */
+static const struct pm_opt options[] = {
+	{ "cores", 'c', PM_OPT_REQUIRED, "<list>",
+	  "core counts to predict for: 1-40, 1,2,4,8, 1-64:4\n"
+	  "[default: 1 up to max(m, CPUs of the recording machine),\nat most 1024]", 0 },
+	{ "format", 'F', PM_OPT_REQUIRED, "<fmt>", "table, json or csv [default: table]", 0 },
+	{ "estimator", 'E', PM_OPT_REQUIRED, "<name>",
+	  "estimator of A(m,inf): sched-exact, runnable or paper\n"
+	  "[default: sched-exact when the run has scheduler events\nand lost under 1% of them, else runnable]", 0 },
+	{ "run", 'r', PM_OPT_REQUIRED, "<id>", "run of the trace to analyze [default: the baseline run]", 0 },
+	{ "placement", 0, PM_OPT_REQUIRED, "<p>",
+	  "threads per socket for omega(n): compact (fill a socket\nfirst), scatter (round robin) or <k> (round robin in\n"
+	  "chunks of k) [default: compact]", OPT_PLACEMENT },
+	{ "mem", 0, PM_OPT_REQUIRED, "<policy>",
+	  "local, interleave or local-then-remote\n[default: from the recorded memory policy]", OPT_MEM },
+	{ "machine", 0, PM_OPT_REQUIRED, "<file>",
+	  "predict for this machine: hwloc XML (lstopo --of xml) or\nanother trace [default: the recording machine]",
+	  OPT_MACHINE },
+	{ "force", 'f', PM_OPT_NONE, NULL,
+	  "combine traces of different programs (or of different\njobs, for rank traces)", 0 },
+	{ "threshold", 0, PM_OPT_REQUIRED, "<pct>",
+	  "slowdown that counts as degradation in a trace of\npmcollect --interfere [default: 5]", OPT_THRESHOLD },
+	{ "procs", 0, PM_OPT_REQUIRED, "<p>",
+	  "the program's processes that share the resource, for\nthe needs per process of --interfere [default: 1]",
+	  OPT_PROCS },
+	{ "phases", 0, PM_OPT_NONE, NULL,
+	  "the run's parallel phases (>= 2 active threads, cut at\nserial gaps over one sampling interval), each with its A,\n"
+	  "T_cp and T(n); shown anyway for an --omp-regions trace\nwithout regions", OPT_PHASES },
+	{ "tcm-event", 0, PM_OPT_REQUIRED, "<name>",
+	  "the per-thread region counter (pmcollect --omp-events)\ntaken as Allande's TCM [default: the LLC-miss event]",
+	  OPT_TCM_EVENT },
+	{ "allande-all", 0, PM_OPT_NONE, NULL,
+	  "with runs of 1..NC threads: every configuration's SUM\nand MAX estimate per region (JSON and CSV)",
+	  OPT_ALLANDE_ALL },
+	{ "jobs", 'j', PM_OPT_REQUIRED, "<n>", "analyze rank traces n at a time [default: the CPU count]", 0 },
+	{ "calibration", 0, PM_OPT_REQUIRED, "<trace>",
+	  "omega(n) of every rank from this trace's calibration\nruns (recorded outside the launcher, on one node)",
+	  OPT_CALIBRATION },
+	{ "output", 'o', PM_OPT_REQUIRED, "<file>", "write the report to <file> instead of standard output", 0 },
+	{ "export-perfetto", 0, PM_OPT_REQUIRED, "<file>",
+	  "write the run's exact timelines (scheduler events) as\nChrome trace-event JSON for ui.perfetto.dev", OPT_PERFETTO },
+	{ "plot", 0, PM_OPT_REQUIRED, "<dir>",
+	  "write the plots (speedup, profile, histogram, timeline,\nomega, energy; interference for --interfere traces: those\n"
+	  "the data allows) into <dir>, created if missing", OPT_PLOT },
+	{ "plot-format", 0, PM_OPT_REQUIRED, "<fmt>", "svg or png [default: svg]", OPT_PLOT_FORMAT },
+	{ "html", 0, PM_OPT_REQUIRED, "<file>",
+	  "write a self-contained HTML report (headline, next steps,\nplots, predictions, data sources) to <file>", OPT_HTML },
+	{ "export-extrap", 0, PM_OPT_REQUIRED, "<file>",
+	  "write a --sweep trace's measurements in Extra-P's text\nformat to <file> and as JSON Lines to <file>.jsonl",
+	  OPT_EXTRAP },
+	{ "pmnf-classes", 0, PM_OPT_OPTIONAL, "<unit>",
+	  "fit a --sweep trace's scaling models also per class\nof x, separately: powers of two, odd and even multiples of\n"
+	  "<unit> (Iwainsky et al. 4.2; 8: their 16k+8 and 16k)\n[default unit: 1]", OPT_PMNF_CLASSES },
+	{ "salvage", 's', PM_OPT_NONE, NULL, "skip damaged chunks instead of stopping at the first", 0 },
+	{ "info", 'I', PM_OPT_NONE, NULL, "print what the trace holds (metadata, threads, samples)", 0 },
+	{ "dump", 'd', PM_OPT_NONE, NULL, "print every record as one JSON object per line", 0 },
+	{ "learn", 0, PM_OPT_NONE, NULL,
+	  "random forest over the traces' runs (TOEP): R2 and mean\n|error| of the model, the forest and the forest with the\n"
+	  "model's predictions as features, on held-out configurations", OPT_LEARN },
+	{ "toep", 0, PM_OPT_NONE, NULL,
+	  "TOEP's own procedure: rows sorted by the target, the 3\nmost important features, training shares 1/2000 to 1/3,\n"
+	  "R2 of the forest and of linear regression, Selection =\nR2 / training time (TOEP eq. 1)", OPT_TOEP },
+	{ "target", 0, PM_OPT_REQUIRED, "<t>", "what --learn and --toep predict: time or energy\n[default: time]",
+	  OPT_TARGET },
+	{ "model-out", 0, PM_OPT_REQUIRED, "<file>", "write the --learn forest to <file>", OPT_MODEL_OUT },
+	{ "predict", 0, PM_OPT_REQUIRED, "<list>",
+	  "predict <threads>:<cores>,... with the forest of --model\nor of --learn", OPT_PREDICT },
+	{ "model", 0, PM_OPT_REQUIRED, "<file>", "the forest --predict loads", OPT_MODEL },
+	{ "progress", 0, PM_OPT_NONE, NULL,
+	  "show how far the reading of each trace got, on\nstandard error [default: for traces over 100 MB when\n"
+	  "standard error is a terminal]", OPT_PROGRESS },
+	{ "quiet", 'q', PM_OPT_NONE, NULL, "do not print warnings or progress on standard error", 0 },
+	{ "help", 'h', PM_OPT_NONE, NULL, "print this help and exit", 0 },
+	{ "version", 'V', PM_OPT_NONE, NULL, "print the version and exit", 0 },
+	PM_OPT_END,
+};
+
 static void usage_full(void)
 {
 	fputs(usage_line, stdout);
 	fputs("\n"
 	      "Predicts the speedup of the program recorded in <trace> by pmcollect on any number of\n"
 	      "cores (Tudor & Teo's model: S(m,n) = A(m,n) / (1 + omega(n))).\n"
-	      "\n"
-	      "  -c, --cores <list>        core counts to predict for: 1-40, 1,2,4,8, 1-64:4\n"
-	      "                            [default: 1 up to max(m, CPUs of the recording machine),\n"
-	      "                            at most 1024]\n"
-	      "  -f, --format <fmt>        table, json or csv [default: table]\n"
-	      "  -e, --estimator <name>    estimator of A(m,inf): sched-exact, runnable or paper\n"
-	      "                            [default: sched-exact when the run has scheduler events\n"
-	      "                            and lost under 1% of them, else runnable]\n"
-	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
-	      "      --placement <p>       threads per socket for omega(n): compact (fill a socket\n"
-	      "                            first), scatter (round robin) or <k> (round robin in\n"
-	      "                            chunks of k) [default: compact]\n"
-	      "      --mem <policy>        local, interleave or local-then-remote\n"
-	      "                            [default: from the recorded memory policy]\n"
-	      "      --machine <file>      predict for this machine: hwloc XML (lstopo --of xml) or\n"
-	      "                            another trace [default: the recording machine]\n"
-	      "      --force               combine traces of different programs (or of different\n"
-	      "                            jobs, for rank traces)\n"
-	      "      --threshold <pct>     slowdown that counts as degradation in a trace of\n"
-	      "                            pmcollect --interfere [default: 5]\n"
-	      "      --procs <p>           the program's processes that share the resource, for\n"
-	      "                            the needs per process of --interfere [default: 1]\n"
-	      "      --phases              the run's parallel phases (>= 2 active threads, cut at\n"
-	      "                            serial gaps over one sampling interval), each with its A,\n"
-	      "                            T_cp and T(n); shown anyway for an --omp-regions trace\n"
-	      "                            without regions\n"
-	      "      --tcm-event <name>    the per-thread region counter (pmcollect --omp-events)\n"
-	      "                            taken as Allande's TCM [default: the LLC-miss event]\n"
-	      "      --allande-all         with runs of 1..NC threads: every configuration's SUM\n"
-	      "                            and MAX estimate per region (JSON and CSV)\n"
-	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
-	      "      --calibration <trace> omega(n) of every rank from this trace's calibration\n"
-	      "                            runs (recorded outside the launcher, on one node)\n"
-	      "  -o, --output <file>       write the report to <file> instead of standard output\n"
-	      "      --export-perfetto <file>  write the run's exact timelines (scheduler events) as\n"
-	      "                            Chrome trace-event JSON for ui.perfetto.dev\n"
-	      "      --plot <dir>          write the plots (speedup, profile, histogram, timeline,\n"
-	      "                            omega, energy; interference for --interfere traces: those\n"
-	      "                            the data allows) into <dir>, created if missing\n"
-	      "      --plot-format <fmt>   svg or png [default: svg]\n"
-	      "      --html <file>         write a self-contained HTML report (headline, next steps,\n"
-	      "                            plots, predictions, data sources) to <file>\n"
-	      "      --export-extrap <file>  write a --sweep trace's measurements in Extra-P's text\n"
-	      "                            format to <file> and as JSON Lines to <file>.jsonl\n"	      "      --pmnf-classes[=<unit>]  fit a --sweep trace's scaling models also per class\n"
-	      "                            of x, separately: powers of two, odd and even multiples of\n"
-	      "                            <unit> (Iwainsky et al. 4.2; 8: their 16k+8 and 16k)\n"
-	      "                            [default unit: 1]\n"
-	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
-	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
-	      "  -d, --dump                print every record as one JSON object per line\n"
-	      "      --learn               random forest over the traces' runs (TOEP): R2 and mean\n"
-	      "                            |error| of the model, the forest and the forest with the\n"
-	      "                            model's predictions as features, on held-out configurations\n"
-	      "      --toep                TOEP's own procedure: rows sorted by the target, the 3\n"
-	      "                            most important features, training shares 1/2000 to 1/3,\n"
-	      "                            R2 of the forest and of linear regression, Selection =\n"
-	      "                            R2 / training time (TOEP eq. 1)\n"
-	      "      --target <t>          what --learn and --toep predict: time or energy\n"
-	      "                            [default: time]\n"
-	      "      --model-out <file>    write the --learn forest to <file>\n"
-	      "      --predict <list>      predict <threads>:<cores>,... with the forest of --model\n"
-	      "                            or of --learn\n"
-	      "      --model <file>        the forest --predict loads\n"
-	      "      --progress            show how far the reading of each trace got, on\n"
-	      "                            standard error [default: for traces over 100 MB when\n"
-	      "                            standard error is a terminal]\n"
-	      "  -q, --quiet               do not print warnings or progress on standard error\n"
-	      "  -h, --help                print this help and exit\n"
-	      "  -V, --version             print the version and exit\n"
-	      "\n"
+	      "\n", stdout);
+	pm_opt_help(stdout, options, PM_OPT_HELP_COLUMN, 90);
+	fputs("\n"
 	      "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
 	      "docs/memory-model.md. A trace of pmcollect --sweep adds the scaling study: measured\n"
 	      "vs predicted speedup per configuration and empirical scaling models (docs/scaling.md).\n"
@@ -130,6 +154,9 @@ static void usage_full(void)
 	      "The traces of one MPI or Slurm job (pmcollect -o 'pm-%j/trace.%r.zst' under mpirun\n"
 	      "or srun; a directory stands for its *.zst files) are merged: a row per rank, the\n"
 	      "load imbalance across ranks, the slowest rank and the job's T(n); see docs/cluster.md.\n"
+	      "\n"
+	      "Deprecated (one release, with a warning): -f table|json|csv for -F, -e <name> for -E,\n"
+	      "-i for -I.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error (also: traces of\n"
 	      "different programs without --force), 3 nothing to predict (one thread at a time).\n",
@@ -249,7 +276,7 @@ static int export_extrap(const char *path, const struct pma_result *r)
 	char comment[1200], *jpath;
 	int rc;
 
-	if (!r->scaling.present || r->scaling.npoints == 0) {
+	if (r->kind != PMA_RESULT_RUN || !r->scaling.present || r->scaling.npoints == 0) {
 		pm_cli_error("cannot export '%s': the trace has no finished sweep runs (record them "
 			      "with pmcollect --sweep)", path);
 		return -1;
@@ -274,6 +301,18 @@ static int export_extrap(const char *path, const struct pma_result *r)
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pm_cli_usage_error(usage_line, __VA_ARGS__)
 
+/* What pmanalyze does (issue 27): one entry each in the dispatch table of main(). */
+enum cli_mode {
+	CLI_REPORT = 0,  /* the prediction report of a run (pma_compute) */
+	CLI_INFO,        /* --info */
+	CLI_DUMP,        /* --dump */
+	CLI_LEARN,       /* --learn */
+	CLI_TOEP,        /* --toep */
+	CLI_PREDICT,     /* --predict with --model */
+	CLI_JOB,         /* the rank traces of an MPI job, merged */
+	CLI_NMODES
+};
+
 /* The command line, parsed. */
 struct cli_opts {
 	struct pma_compute_opts co;
@@ -281,8 +320,7 @@ struct cli_opts {
 	struct pm_intlist cores;
 	int force, quiet;
 	int progress;           /* --progress: reading progress whatever the size or terminal */
-	int mode;               /* 0 report, 'i' --info, 'd' --dump, 'L' --learn, 'T' --toep,
-	                         * 'P' --predict */
+	enum cli_mode mode;
 	enum pma_learn_target target; /* --target */
 	const char *model_out, *model_in, *predict; /* --model-out, --model, --predict */
 	unsigned flags;         /* PMT_READ_* */
@@ -294,6 +332,8 @@ struct cli_opts {
 	int had_dir;            /* an operand was a directory */
 	long jobs;              /* -j: rank traces analyzed at once */
 	const char *cal_path;   /* --calibration: omega of the rank traces from this trace */
+	const char *machine_path; /* --machine: loaded into the inputs before the computation */
+	struct pma_forest *model; /* --model, loaded by load_inputs for --predict (owned) */
 	char **owned;           /* traces[] when expand_operands built it */
 };
 
@@ -360,225 +400,265 @@ static int parse_placement(const char *arg, uint32_t *chunk)
 	return 0;
 }
 
+/* The old short forms, for one release (issue 27): "-f table|json|csv" and "-fjson" mean
+ * --format (-f is --force now, as in pmcollect), "-e <name>" and "-e<name>" --estimator (-E),
+ * "-i" --info (-I). Rewrites them in argv (up to "--") with a one-line warning each. */
+static void deprecated_forms(int argc, char **argv)
+{
+	static char buf[4][48], info[] = "--info", format[] = "--format", estimator[] = "--estimator";
+	static const char *const formats[] = { "table", "json", "csv" };
+	int nbuf = 0;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i], *val = NULL, *newshort = NULL;
+		char *newopt = NULL;
+
+		if (strcmp(a, "-i") == 0) {
+			pm_cli_warning("'-i' is deprecated: use -I (--info)");
+			argv[i] = info;
+			continue;
+		}
+		if (strncmp(a, "-f", 2) == 0 || strncmp(a, "-e", 2) == 0) {
+			int sep = a[2] == '\0';
+			val = sep ? (i + 1 < argc ? argv[i + 1] : NULL) : a + 2;
+			newopt = a[1] == 'f' ? format : estimator;
+			newshort = a[1] == 'f' ? "-F" : "-E";
+		}
+		if (!val)
+			continue;
+		if (a[1] == 'f') {
+			int known = 0;
+			for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
+				known |= strcmp(val, formats[k]) == 0;
+			if (!known)
+				continue; /* -f alone: --force */
+		}
+		pm_cli_warning("'%s%s%s' is deprecated: use %s %s (%s)", a, a[2] ? "" : " ",
+			       a[2] ? "" : val, newshort, val, newopt);
+		if (a[2] == '\0')
+			argv[i] = newopt;
+		else if (nbuf < 4 && (size_t)snprintf(buf[nbuf], sizeof(buf[nbuf]), "%s=%s", newopt, val) <
+			 sizeof(buf[nbuf]))
+			argv[i] = buf[nbuf++];
+	}
+}
+
+/* One option of the model and its inputs (cores, estimator, run, memory, interference, regions,
+ * sweeps) into o->co. Returns -1 when taken, -2 when c is none of them, else the exit status of
+ * a usage error already reported. */
+static int parse_model_option(int c, struct cli_opts *o)
+{
+	char why[512];
+
+	switch (c) {
+	case 'c':
+		pm_intlist_free(&o->cores);
+		if (pm_intlist_parse(optarg, 1, 1000000, &o->cores, why, sizeof(why)) < 0)
+			return usage_error("invalid --cores '%s': %s", optarg, why);
+		break;
+	case 'E':
+		o->co.estimator = pma_estimator_parse(optarg);
+		if (o->co.estimator < 0)
+			return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
+		break;
+	case 'r':
+		if (pm_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)
+			return usage_error("invalid --run '%s': not a run id", optarg);
+		break;
+	case OPT_PMNF_CLASSES: {
+		long unit = 1;
+		if (optarg && pm_cli_parse_long(optarg, 1, 65536, &unit) < 0)
+			return usage_error("invalid --pmnf-classes '%s': want a unit from 1 to "
+					   "65536", optarg);
+		o->co.pmnf_class_unit = (unsigned)unit;
+		break;
+	}
+	case OPT_PLACEMENT:
+		if (parse_placement(optarg, &o->co.chunk) < 0)
+			return usage_error("invalid --placement '%s': use compact, scatter or a "
+					   "chunk size from 1", optarg);
+		break;
+	case OPT_MEM:
+		o->co.mem_policy = pma_mem_policy_parse(optarg);
+		if (o->co.mem_policy < 0)
+			return usage_error("invalid --mem '%s': use local, interleave or "
+					   "local-then-remote", optarg);
+		break;
+	case OPT_MACHINE:
+		o->machine_path = optarg;
+		break;
+	case OPT_PHASES:
+		o->co.phases = 1;
+		break;
+	case OPT_ALLANDE_ALL:
+		o->co.allande_all = 1;
+		break;
+	case OPT_TCM_EVENT:
+		if (!optarg[0] || strlen(optarg) >= 128)
+			return usage_error("invalid --tcm-event '%.200s': want an event name of 1 to "
+					   "127 bytes", optarg);
+		o->co.tcm_event = optarg;
+		break;
+	case OPT_THRESHOLD: {
+		char *end;
+		double pct = strtod(optarg, &end);
+		if (end == optarg || *end || !(pct > 0 && pct <= 1000))
+			return usage_error("invalid --threshold '%s': want a percentage above 0, up to 1000",
+					   optarg);
+		o->co.threshold = pct / 100;
+		break;
+	}
+	case OPT_PROCS: {
+		char *end;
+		unsigned long p = strtoul(optarg, &end, 10);
+		if (end == optarg || *end || *optarg == '-' || p < 1 || p > 65536)
+			return usage_error("invalid --procs '%s': want 1 to 65536", optarg);
+		o->co.procs = (uint32_t)p;
+		break;
+	}
+	default:
+		return -2;
+	}
+	return -1;
+}
+
+/* One option of the output, the modes and the reading of traces into o. Returns -1 when taken,
+ * else the exit status to return now (--help, --version, a usage error already reported). */
+static int parse_option(int c, char **argv, struct cli_opts *o)
+{
+	char why[160];
+
+	switch (c) {
+	case 'F':
+		if (parse_format(optarg, &o->format) < 0)
+			return usage_error("invalid --format '%s': use table, json or csv", optarg);
+		break;
+	case 'o':
+		o->outpath = optarg;
+		break;
+	case OPT_PERFETTO:
+		o->perfetto_path = optarg;
+		break;
+	case OPT_LEARN:
+		o->mode = CLI_LEARN;
+		break;
+	case OPT_TOEP:
+		o->mode = CLI_TOEP;
+		break;
+	case OPT_TARGET:
+		if (strcmp(optarg, "time") != 0 && strcmp(optarg, "energy") != 0)
+			return usage_error("invalid --target '%s': want time or energy", optarg);
+		o->target = strcmp(optarg, "energy") == 0 ? PMA_TARGET_ENERGY : PMA_TARGET_TIME;
+		break;
+	case OPT_MODEL_OUT:
+		o->model_out = optarg;
+		break;
+	case OPT_MODEL:
+		o->model_in = optarg;
+		break;
+	case OPT_PREDICT:
+		o->predict = optarg;
+		break;
+	case OPT_PLOT:
+		o->plot_dir = optarg;
+		break;
+	case OPT_PLOT_FORMAT:
+		if (pma_plot_format_parse(optarg, &o->plot_format) < 0)
+			return usage_error("invalid --plot-format '%s': use svg or png", optarg);
+		break;
+	case OPT_HTML:
+		o->html_path = optarg;
+		break;
+	case 'j':
+		if (pm_cli_parse_long(optarg, 1, 4096, &o->jobs) < 0)
+			return usage_error("invalid --jobs '%s': want 1 to 4096", optarg);
+		break;
+	case OPT_EXTRAP:
+		o->extrap_path = optarg;
+		break;
+	case 'f':
+		o->force = 1;
+		break;
+	case OPT_CALIBRATION:
+		o->cal_path = optarg;
+		break;
+	case 's':
+		o->flags |= PMT_READ_SALVAGE;
+		break;
+	case 'I':
+		o->mode = CLI_INFO;
+		break;
+	case 'd':
+		o->mode = CLI_DUMP;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case OPT_PROGRESS:
+		o->progress = 1;
+		break;
+	case 'h':
+		usage_full();
+		return PMT_EXIT_OK;
+	case 'V':
+		printf("pmanalyze %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION,
+		       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
+		return PMT_EXIT_OK;
+	default:
+		return usage_error("%s", pm_opt_error(c, argv, optind, optopt, why, sizeof(why)));
+	}
+	return -1;
+}
+
+/* The combinations of modes and options, after getopt: --predict alone is its own mode. Returns
+ * -1 when they are sound, else the exit status of a usage error already reported. */
+static int check_modes(struct cli_opts *o, int noperands)
+{
+	if (o->mode == CLI_TOEP && o->model_out)
+		return usage_error("--model-out goes with --learn (a --toep forest has 3 features, "
+				   "--predict needs all)");
+	if (o->predict && o->mode == CLI_TOEP)
+		return usage_error("--predict goes with --learn or --model (a --toep forest has 3 "
+				   "features)");
+	if (o->predict && o->mode != CLI_LEARN) {
+		if (o->mode != CLI_REPORT)
+			return usage_error("--predict goes with --learn or --model");
+		o->mode = CLI_PREDICT;
+	}
+	if (o->mode == CLI_PREDICT && !o->model_in)
+		return usage_error("--predict needs --model <file> (written by --learn --model-out) or "
+				   "--learn <trace>...");
+	if (o->mode == CLI_LEARN && o->model_in)
+		return usage_error("--model goes with --predict alone (--learn trains its own forest)");
+	if (noperands == 0 && o->mode != CLI_PREDICT)
+		return usage_error("no trace given");
+	if ((o->mode == CLI_INFO || o->mode == CLI_DUMP) && noperands != 1)
+		return usage_error("--info and --dump take one trace");
+	return -1;
+}
+
 /* Parses argv into o. Returns -1 when parsing is complete, else the exit status to return now
  * (--help, --version, a usage error already reported). */
 static int parse_options(int argc, char **argv, struct cli_opts *o)
 {
-	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
-	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
-	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
-	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL, OPT_PMNF_CLASSES };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	static const struct option longopts[] = {
-		{ "cores", required_argument, NULL, 'c' },
-		{ "placement", required_argument, NULL, OPT_PLACEMENT },
-		{ "mem", required_argument, NULL, OPT_MEM },
-		{ "machine", required_argument, NULL, OPT_MACHINE },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "format", required_argument, NULL, 'f' },
-		{ "estimator", required_argument, NULL, 'e' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "salvage", no_argument, NULL, 's' },
-		{ "info", no_argument, NULL, 'i' },
-		{ "dump", no_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "export-perfetto", required_argument, NULL, OPT_PERFETTO },
-		{ "learn", no_argument, NULL, OPT_LEARN },
-		{ "toep", no_argument, NULL, OPT_TOEP },
-		{ "target", required_argument, NULL, OPT_TARGET },
-		{ "model-out", required_argument, NULL, OPT_MODEL_OUT },
-		{ "model", required_argument, NULL, OPT_MODEL },
-		{ "predict", required_argument, NULL, OPT_PREDICT },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "plot-format", required_argument, NULL, OPT_PLOT_FORMAT },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "procs", required_argument, NULL, OPT_PROCS },
-		{ "phases", no_argument, NULL, OPT_PHASES },
-		{ "tcm-event", required_argument, NULL, OPT_TCM_EVENT },
-		{ "allande-all", no_argument, NULL, OPT_ALLANDE_ALL },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
-		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
-		{ "pmnf-classes", optional_argument, NULL, OPT_PMNF_CLASSES },
-		{ NULL, 0, NULL, 0 },
-	};
-	char why[512];
-	int c;
+	struct pm_opt_getopt g;
+	int c, rc = -1;
 
-	opterr = 0;
+	deprecated_forms(argc, argv);
 	/* no leading '+': options may follow the traces (GNU permutation); ':' reports a missing
 	 * value apart from an unknown option */
-	while ((c = getopt_long(argc, argv, ":c:f:e:r:o:j:sidqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			pm_intlist_free(&o->cores);
-			if (pm_intlist_parse(optarg, 1, 1000000, &o->cores, why, sizeof(why)) < 0)
-				return usage_error("invalid --cores '%s': %s", optarg, why);
-			break;
-		case 'f':
-			if (parse_format(optarg, &o->format) < 0)
-				return usage_error("invalid --format '%s': use table, json or csv", optarg);
-			break;
-		case 'e':
-			o->co.estimator = pma_estimator_parse(optarg);
-			if (o->co.estimator < 0)
-				return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
-			break;
-		case 'r':
-			if (pm_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)
-				return usage_error("invalid --run '%s': not a run id", optarg);
-			break;
-		case 'o':
-			o->outpath = optarg;
-			break;
-		case OPT_PERFETTO:
-			o->perfetto_path = optarg;
-			break;
-		case OPT_LEARN:
-			o->mode = 'L';
-			break;
-		case OPT_TOEP:
-			o->mode = 'T';
-			break;
-		case OPT_TARGET:
-			if (strcmp(optarg, "time") != 0 && strcmp(optarg, "energy") != 0)
-				return usage_error("invalid --target '%s': want time or energy", optarg);
-			o->target = strcmp(optarg, "energy") == 0 ? PMA_TARGET_ENERGY : PMA_TARGET_TIME;
-			break;
-		case OPT_MODEL_OUT:
-			o->model_out = optarg;
-			break;
-		case OPT_MODEL:
-			o->model_in = optarg;
-			break;
-		case OPT_PREDICT:
-			o->predict = optarg;
-			break;
-		case OPT_PLOT:
-			o->plot_dir = optarg;
-			break;
-		case OPT_PLOT_FORMAT:
-			if (pma_plot_format_parse(optarg, &o->plot_format) < 0)
-				return usage_error("invalid --plot-format '%s': use svg or png", optarg);
-			break;
-		case OPT_HTML:
-			o->html_path = optarg;
-			break;
-		case 'j':
-			if (pm_cli_parse_long(optarg, 1, 4096, &o->jobs) < 0)
-				return usage_error("invalid --jobs '%s': want 1 to 4096", optarg);
-			break;
-		case OPT_EXTRAP:
-			o->extrap_path = optarg;
-			break;
-		case OPT_PMNF_CLASSES: {
-			long unit = 1;
-			if (optarg && pm_cli_parse_long(optarg, 1, 65536, &unit) < 0)
-				return usage_error("invalid --pmnf-classes '%s': want a unit from 1 to "
-						   "65536", optarg);
-			o->co.pmnf_class_unit = (unsigned)unit;
-			break;
-		}
-		case OPT_PLACEMENT:
-			if (parse_placement(optarg, &o->co.chunk) < 0)
-				return usage_error("invalid --placement '%s': use compact, scatter or a "
-						   "chunk size from 1", optarg);
-			break;
-		case OPT_MEM:
-			o->co.mem_policy = pma_mem_policy_parse(optarg);
-			if (o->co.mem_policy < 0)
-				return usage_error("invalid --mem '%s': use local, interleave or "
-						   "local-then-remote", optarg);
-			break;
-		case OPT_MACHINE:
-			o->co.machine = optarg;
-			break;
-		case OPT_FORCE:
-			o->force = 1;
-			break;
-		case OPT_CALIBRATION:
-			o->cal_path = optarg;
-			break;
-		case OPT_PHASES:
-			o->co.phases = 1;
-			break;
-		case OPT_ALLANDE_ALL:
-			o->co.allande_all = 1;
-			break;
-		case OPT_TCM_EVENT:
-			if (!optarg[0] || strlen(optarg) >= 128)
-				return usage_error("invalid --tcm-event '%.200s': want an event name of 1 to "
-						   "127 bytes", optarg);
-			o->co.tcm_event = optarg;
-			break;
-		case OPT_THRESHOLD: {
-			char *end;
-			double pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(pct > 0 && pct <= 1000))
-				return usage_error("invalid --threshold '%s': want a percentage above 0, up to 1000",
-						   optarg);
-			o->co.threshold = pct / 100;
-			break;
-		}
-		case OPT_PROCS: {
-			char *end;
-			unsigned long p = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || *optarg == '-' || p < 1 || p > 65536)
-				return usage_error("invalid --procs '%s': want 1 to 65536", optarg);
-			o->co.procs = (uint32_t)p;
-			break;
-		}
-		case 's':
-			o->flags |= PMT_READ_SALVAGE;
-			break;
-		case 'i':
-		case 'd':
-			o->mode = c;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case OPT_PROGRESS:
-			o->progress = 1;
-			break;
-		case 'h':
-			usage_full();
-			return PMT_EXIT_OK;
-		case 'V':
-			printf("pmanalyze %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION,
-			       PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR);
-			return PMT_EXIT_OK;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
+	if (pm_opt_getopt_build(options, PM_OPT_COLON, &g) < 0) {
+		pm_cli_error("out of memory");
+		return PMT_EXIT_FAILURE;
 	}
-	if (o->mode == 'T' && o->model_out)
-		return usage_error("--model-out goes with --learn (a --toep forest has 3 features, "
-				   "--predict needs all)");
-	if (o->predict && o->mode == 'T')
-		return usage_error("--predict goes with --learn or --model (a --toep forest has 3 "
-				   "features)");
-	if (o->predict && o->mode != 'L') {
-		if (o->mode)
-			return usage_error("--predict goes with --learn or --model");
-		o->mode = 'P';
-	}
-	if (o->mode == 'P' && !o->model_in)
-		return usage_error("--predict needs --model <file> (written by --learn --model-out) or "
-				   "--learn <trace>...");
-	if (o->mode == 'L' && o->model_in)
-		return usage_error("--model goes with --predict alone (--learn trains its own forest)");
-	if (optind >= argc && o->mode != 'P')
-		return usage_error("no trace given");
-	if ((o->mode == 'i' || o->mode == 'd') && argc - optind != 1)
-		return usage_error("--info and --dump take one trace");
+	opterr = 0;
+	while (rc == -1 && (c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1)
+		if ((rc = parse_model_option(c, o)) == -2)
+			rc = parse_option(c, argv, o);
+	pm_opt_getopt_free(&g);
+	if (rc != -1 || (rc = check_modes(o, argc - optind)) != -1)
+		return rc;
 	o->traces = argv + optind;
 	o->ntraces = argc - optind;
 	if (o->jobs == 0)
@@ -589,8 +669,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 }
 
 /* --dump: every record of the trace. Returns the exit status. */
-static int run_dump(const struct cli_opts *o, struct output *out)
+static int run_dump(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
+	(void)traces;
 	struct pmt_reader *rd;
 	char why[512];
 	FILE *f;
@@ -781,7 +862,7 @@ static int is_rank_job(const struct cli_opts *o)
 	char why[512];
 	int yes;
 
-	if (o->mode || (o->ntraces < 2 && !o->had_dir))
+	if (o->mode != CLI_REPORT || (o->ntraces < 2 && !o->had_dir))
 		return 0;
 	if (pma_trace_peek_meta(o->traces[0], o->flags, &m, why, sizeof(why)) < 0) {
 		pma_meta_free(&m);
@@ -794,8 +875,9 @@ static int is_rank_job(const struct cli_opts *o)
 }
 
 /* The merged report of a job's rank traces. Returns the exit status. */
-static int run_ranks(const struct cli_opts *o, struct output *out)
+static int run_ranks(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
+	(void)traces;
 	struct rank_work w = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct pma_trace *cal = NULL; /* on the heap: a struct pma_trace is 1.3 MB */
 	size_t n = (size_t)o->ntraces;
@@ -854,7 +936,7 @@ static int run_ranks(const struct cli_opts *o, struct output *out)
 		free(w.rows);
 		goto out;
 	}
-	err = pma_ranks_merge(w.rows, n, o->force, o->cal_path, &r.ranks, why, sizeof(why));
+	err = pma_ranks_job_result(w.rows, n, o->force, o->cal_path, &r, why, sizeof(why));
 	if (err < 0) {
 		pm_cli_error("%s", why);
 		rc = err == PMA_RANKS_E_MIXED ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
@@ -948,53 +1030,52 @@ static int parse_configs(const char *list, unsigned *m, unsigned *n, int max)
 	return k ? k : -1;
 }
 
-/* The forest's prediction and its 5-95% spread across trees for each configuration of list, one
- * line per configuration and family of the table that ran its thread count (a command and size
- * label; one line without model columns when none did; t may be empty: the
- * features are then threads and cores alone). The features of a configuration never run are
- * computed as for a run (pma_learn_config_x): placement on CPUs 0..n-1, the analytical model's
- * A(m,n), omega(n) and T(n) from the family's runs with the same thread count. Returns the exit
- * status. */
-static int predict_lines(FILE *fo, const struct pma_forest *f, const struct pma_learn_table *t,
-			 const char *list)
+/* The forest's predictions for the configurations of list (--predict) into a malloc'ed array
+ * (*n rows; the caller frees it): per configuration, one row per program family of t that ran
+ * its thread count (with the model's T(n)), else one row of the last family (without). Returns
+ * the exit status: 0, 2 for a malformed list, 1 after reporting a prediction error. */
+static int predict_rows(const struct pma_forest *f, const struct pma_learn_table *t,
+			const char *list, struct pma_predict_row **rows, size_t *n)
 {
-	unsigned m[256], n[256];
-	double x[PMA_LEARN_NFEAT], mean, lo, hi, T_s;
+	unsigned m[256], c[256];
+	double x[PMA_LEARN_NFEAT], T_s;
 	char why[512];
-	int k = parse_configs(list, m, n, 256);
+	int k = parse_configs(list, m, c, 256);
+	size_t cap = 0;
 
+	*rows = NULL;
+	*n = 0;
 	if (k < 0)
 		return PMT_EXIT_USAGE;
-	fprintf(fo, "%8s %6s %12s %12s %12s %12s  %s\n", "threads", "cores", "prediction", "p5", "p95",
-		"T_model_s", "program (size)");
 	for (int i = 0; i < k; i++) {
 		uint32_t nfam = t->rows ? t->nfamilies : 1, shown = 0;
 		/* the families that ran m threads; when none did, the last one (without model columns) */
 		for (uint32_t fam = 0; fam < nfam; fam++) {
-			const char *prog = "-";
-			double size = NAN;
+			struct pma_predict_row r = { .threads = m[i], .cores = c[i], .program = "-",
+						     .size = NAN };
 			if (t->rows) {
-				int has = pma_learn_config_x(t, fam, m[i], n[i], x, &T_s);
+				int has = pma_learn_config_x(t, fam, m[i], c[i], x, &T_s);
 				if (!has && (shown || fam + 1 < nfam))
 					continue;
-				pma_learn_family(t, fam, &prog, &size);
+				pma_learn_family(t, fam, &r.program, &r.size);
 			} else {
-				for (int c = 0; c < PMA_LEARN_NFEAT; c++)
-					x[c] = NAN;
+				for (int col = 0; col < PMA_LEARN_NFEAT; col++)
+					x[col] = NAN;
 				x[PMA_F_THREADS] = m[i];
-				x[PMA_F_CORES] = n[i];
+				x[PMA_F_CORES] = c[i];
 				x[PMA_F_MEMPOL] = 0;
 				T_s = NAN;
 			}
-			if (pma_forest_predict(f, x, 1, &mean, &lo, &hi, why, sizeof(why)) < 0) {
+			r.T_model_s = T_s;
+			if (pma_forest_predict(f, x, 1, &r.mean, &r.p5, &r.p95, why, sizeof(why)) < 0) {
 				pm_cli_error("%s", why);
 				return PMT_EXIT_FAILURE;
 			}
-			fprintf(fo, "%8u %6u %12.5g %12.5g %12.5g %12.5g  %s", m[i], n[i], mean, lo, hi,
-				T_s, prog);
-			if (isfinite(size))
-				fprintf(fo, " (%g)", size);
-			fputc('\n', fo);
+			if (PM_GROW(*rows, cap, *n + 1) < 0) {
+				pm_cli_error("out of memory");
+				return PMT_EXIT_FAILURE;
+			}
+			(*rows)[(*n)++] = r;
 			shown++;
 		}
 	}
@@ -1010,10 +1091,9 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	struct pma_learn_table t;
 	struct pma_learn_eval ev;
 	struct pma_forest *f = NULL;
+	struct pma_predict_row *rows = NULL;
+	size_t nrows = 0;
 	double imp[PMA_LEARN_NFEAT];
-	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
-	const char *model_name = o->target == PMA_TARGET_ENERGY ? "analytical model (E = P(n) T(n))"
-								 : "analytical model (T(n), eq. 1)";
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char why[512];
@@ -1032,89 +1112,38 @@ static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, s
 	}
 	if (pma_learn_evaluate(&t, &fp, &ev, why, sizeof(why)) < 0 ||
 	    pma_forest_train(&f, t.X, t.y, t.rows, PMA_LEARN_NFEAT, &fp, why, sizeof(why)) < 0 ||
-	    pma_forest_importance(f, imp, why, sizeof(why)) < 0) {
+	    pma_forest_importance(f, imp, why, sizeof(why)) < 0 ||
+	    (o->model_out && pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0)) {
 		pm_cli_error("%s", why);
 		goto done;
 	}
+	if ((o->model_out && write_file(o->model_out, buf, len) < 0) ||
+	    (o->predict && (rc = predict_rows(f, &t, o->predict, &rows, &nrows)) != PMT_EXIT_OK))
+		goto done;
+	rc = PMT_EXIT_FAILURE;
 	if (!(fo = output_open(out)))
 		goto done;
-	fprintf(fo, "training table: %zu runs, %u configurations, target %s (%s); %u trees; "
-		"held out: whole configurations, %u folds\n", t.rows, t.nconfigs,
-		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, pma_forest_trees(f), ev.folds);
-	fprintf(fo, "  %-34s %8s %14s %6s\n", "predictor", "R2", "mean |err|", "rows");
-	if (ev.model.n)
-		fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", model_name, ev.model.R2,
-			ev.model.mean_abs_err, unit, ev.model.n);
-	else
-		fprintf(fo, "  %-34s %8s %14s %6s  (%s)\n", model_name, "-", "-", "-", ev.model_why);
-	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, configuration features",
-		ev.forest_base.R2, ev.forest_base.mean_abs_err, unit, ev.forest_base.n);
-	fprintf(fo, "  %-34s %8.4f %12.4g %s %6zu\n", "forest, + model features",
-		ev.forest_model.R2, ev.forest_model.mean_abs_err, unit, ev.forest_model.n);
-	fprintf(fo, "importances (forest + model features, all rows):");
-	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
-		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), imp[k],
-			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
-	if (t.energy_gap_runs) {
-		struct pma_note gap = { PMA_NOTE_ENERGY_GAP, { t.energy_gap_runs, t.energy_gap_max_s,
-							       NAN }, { NULL } };
-		char *text = pma_note_alloc(&gap);
-		fprintf(fo, "note: %s\n", text ? text : "out of memory");
-		free(text);
-	}
-	if (o->model_out) {
-		if (pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0) {
-			pm_cli_error("%s", why);
-			goto done;
-		}
-		if (write_file(o->model_out, buf, len) < 0)
-			goto done;
-		fprintf(fo, "model written to %s (%zu bytes)\n", o->model_out, len);
-	}
-	rc = o->predict ? predict_lines(fo, f, &t, o->predict) : PMT_EXIT_OK;
+	pma_render_learn(fo, &(struct pma_learn_view){ .rows = t.rows, .nconfigs = t.nconfigs,
+			 .trees = pma_forest_trees(f), .target = o->target, .ev = &ev, .importance = imp,
+			 .energy_gap_runs = t.energy_gap_runs, .energy_gap_max_s = t.energy_gap_max_s,
+			 .model_out = o->model_out, .model_bytes = len }, rows, nrows, o->format);
+	rc = PMT_EXIT_OK;
 done:
+	free(rows);
 	free(buf);
 	pma_forest_free(f);
 	pma_learn_table_free(&t);
 	return rc;
 }
 
-/* Prints one --toep method row: R2 of the forest and of linear regression, TOEP_t, Selection. */
-static void toep_row(FILE *fo, const char *name, const struct pma_toep_method *m, const char *unit,
-		     int elected)
-{
-	char share[16], lrm[16];
-
-	snprintf(share, sizeof(share), "1/%u", m->denominator);
-	if (!m->ok) {
-		fprintf(fo, "  %-24s %6s %6zu %6zu  skipped: %s\n", name, share, m->ntrain, m->ntest, m->why);
-		return;
-	}
-	if (m->lrm_ok)
-		snprintf(lrm, sizeof(lrm), "%8.4f", m->lrm.R2);
-	else
-		snprintf(lrm, sizeof(lrm), "%8s", "-");
-	fprintf(fo, "  %-24s %6s %6zu %6zu %8.4f %s %10.4g %s %9.3f", name, share, m->ntrain,
-		m->ntest, m->rfm.R2, lrm, m->rfm.mean_abs_err, unit, m->toep_t_s);
-	if (isnan(m->selection))
-		fprintf(fo, " %10s\n", "-");
-	else
-		fprintf(fo, " %10.2f%s\n", m->selection, elected ? "  <- elected" : "");
-}
-
 /* --toep: TOEP's own procedure over the training table (toep.h). Returns the exit status. */
 static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
-	static const char *const names[PMA_TOEP_NMETHODS] = {
-		"1 all features + SD", "2 three features + SD", "3 TRSet1+SD", "4 TRSet2+SD",
-		"5 TRSet3+SD", "6 TRSet4+SD", "7 TRSet5+SD", "8 TRSet6+SD",
-	};
 	struct pma_forest_params fp;
 	struct pma_learn_table t;
 	struct pma_learn_fold_ctx ctx = { &t, NULL };
 	struct pma_fold_x fx = { pma_learn_fold_x, &ctx };
 	struct pma_toep_result r;
-	const char *unit = o->target == PMA_TARGET_ENERGY ? "J" : "s";
 	char why[512];
 	FILE *fo;
 	int rc = PMT_EXIT_FAILURE;
@@ -1131,54 +1160,30 @@ static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, st
 		pm_cli_error("%s", why);
 		goto done;
 	}
-	if (!(fo = output_open(out)))
-		goto done_r;
-	fprintf(fo, "TOEP: %zu runs, %u configurations, target %s (%s); rows sorted by decreasing "
-		"target (SD); %u trees\n", t.rows, t.nconfigs,
-		o->target == PMA_TARGET_ENERGY ? "energy" : "time", unit, fp.num_parallel_tree);
-	fprintf(fo, "importances (method 1):");
-	for (int k = 0; k < PMA_LEARN_NFEAT; k++)
-		fprintf(fo, " %s %.3f%s", pma_learn_feature_name(k), r.importance[k],
-			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
-	fprintf(fo, "features kept:");
-	for (size_t k = 0; k < r.nkeep; k++)
-		fprintf(fo, " %s%s", pma_learn_feature_name((int)r.keep[k]), k + 1 < r.nkeep ? "," : "\n");
-	fprintf(fo, "  %-24s %6s %6s %6s %8s %8s %12s %9s %10s\n", "method", "share", "train", "test",
-		"R2 RFM", "R2 LRM", "|err| RFM", "TOEP_t s", "Selection");
-	for (int m = 0; m < PMA_TOEP_NMETHODS; m++)
-		toep_row(fo, names[m], &r.method[m], unit, m == r.selected);
-	if (r.selected >= 0)
-		fprintf(fo, "elected: %s (Selection = 100 R2 / TOEP_t = %.2f, the final threshold)\n",
-			names[r.selected] + 2, r.threshold);
-	else
-		fprintf(fo, "elected: none (no method has a positive R2)\n");
-	if (r.holdout_folds)
-		fprintf(fo, "held-out whole configurations, the kept features, %u folds: R2 %.4f, mean "
-			"|err| %.4g %s (TOEP's test rows neighbour its training rows in the sorted table)\n",
-			r.holdout_folds, r.holdout.R2, r.holdout.mean_abs_err, unit);
-	rc = PMT_EXIT_OK;
-done_r:
+	if ((fo = output_open(out)) != NULL) {
+		pma_render_toep(fo, &r, t.rows, t.nconfigs, fp.num_parallel_tree, o->target, o->format);
+		rc = PMT_EXIT_OK;
+	}
 	pma_toep_result_free(&r);
 done:
 	pma_learn_table_free(&t);
 	return rc;
 }
 
-/* --predict T:N[,T:N...] --model FILE [traces]: predict_lines with a forest of --model-out; the
- * traces, when given, give the configurations' other columns. */
-static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+/* --model FILE: the forest of --learn --model-out, read whole and checked against the features
+ * of this pmanalyze. Returns 0 with *f set, or -1 after reporting the error. */
+static int load_model(const char *path, struct pma_forest **f)
 {
-	struct pma_forest *f = NULL;
-	struct pma_learn_table t = { 0 };
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
 	char why[512];
-	FILE *in, *fo;
-	int rc = PMT_EXIT_FAILURE;
+	FILE *in;
+	int rc = -1;
 
-	if (!(in = fopen(o->model_in, "rb"))) {
-		pm_cli_error("cannot open '%s': %s", o->model_in, strerror(errno));
-		return PMT_EXIT_FAILURE;
+	*f = NULL;
+	if (!(in = fopen(path, "rb"))) {
+		pm_cli_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	}
 	for (;;) {
 		if (len == cap) {
@@ -1196,28 +1201,124 @@ static int run_predict(const struct cli_opts *o, const struct pma_trace *traces,
 			break;
 	}
 	fclose(in);
-	if (pma_forest_load(&f, buf, len, why, sizeof(why)) < 0) {
-		pm_cli_error("'%s': %s", o->model_in, why);
+	if (pma_forest_load(f, buf, len, why, sizeof(why)) < 0) {
+		pm_cli_error("'%s': %s", path, why);
 		goto done;
 	}
-	if (pma_forest_cols(f) != PMA_LEARN_NFEAT) {
+	if (pma_forest_cols(*f) != PMA_LEARN_NFEAT) {
 		pm_cli_error("'%s': the model has %zu features, --predict needs %d (a model of an "
-			      "older pmanalyze: train it again with --learn --model-out)", o->model_in,
-			      pma_forest_cols(f), PMA_LEARN_NFEAT);
+			      "older pmanalyze: train it again with --learn --model-out)", path,
+			      pma_forest_cols(*f), PMA_LEARN_NFEAT);
 		goto done;
 	}
+	rc = 0;
+done:
+	if (rc < 0) {
+		pma_forest_free(*f);
+		*f = NULL;
+	}
+	free(buf);
+	return rc;
+}
+
+/* --predict T:N[,T:N...] --model FILE [traces]: predict_rows with the forest load_inputs read
+ * (o->model); the traces, when given, give the configurations' other columns. */
+static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	const struct pma_forest *f = o->model;
+	struct pma_learn_table t = { 0 };
+	struct pma_predict_row *rows = NULL;
+	size_t nrows = 0;
+	char why[512];
+	FILE *fo;
+	int rc = PMT_EXIT_FAILURE;
+
 	if (o->ntraces && pma_learn_table(traces, o->ntraces, PMA_TARGET_TIME, &t, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		goto done;
 	}
+	if ((rc = predict_rows(f, &t, o->predict, &rows, &nrows)) != PMT_EXIT_OK)
+		goto done;
+	rc = PMT_EXIT_FAILURE;
 	if (!(fo = output_open(out)))
 		goto done;
-	rc = predict_lines(fo, f, &t, o->predict);
+	pma_render_predict(fo, rows, nrows, o->format);
+	rc = PMT_EXIT_OK;
 done:
-	free(buf);
-	pma_forest_free(f);
+	free(rows);
 	pma_learn_table_free(&t);
 	return rc;
+}
+
+/* --info: what the trace holds. Returns the exit status. */
+static int run_info(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	if (!output_open(out))
+		return PMT_EXIT_FAILURE;
+	pma_render_info(out->f, &traces[0], o->format);
+	return PMT_EXIT_OK;
+}
+
+/* The modes, as git's builtins: what each loads before it runs, and the function that runs it. */
+static const struct cli_cmd {
+	enum cli_mode mode;
+	int load;       /* the traces are loaded (and their warnings printed) before run */
+	int (*run)(const struct cli_opts *o, const struct pma_trace *traces, struct output *out);
+} commands[CLI_NMODES] = {
+	{ CLI_REPORT, 1, run_report },
+	{ CLI_INFO, 1, run_info },
+	{ CLI_DUMP, 0, run_dump },     /* streams the records itself */
+	{ CLI_LEARN, 1, run_learn },
+	{ CLI_TOEP, 1, run_toep },
+	{ CLI_PREDICT, 1, run_predict },
+	{ CLI_JOB, 0, run_ranks },     /* loads the ranks in worker threads */
+};
+
+/* Everything the computation reads from disk is loaded here, before it starts (issue 27): the
+ * traces (when cmd loads them), --machine (for the modes that compute a result; pma_compute
+ * borrows it through o->co.machine) and --predict's --model (o->model). Returns 0, or -1 after
+ * reporting the error. */
+static int load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pma_trace **traces,
+		       struct pma_machine *machine)
+{
+	char why[512];
+
+	if (o->machine_path && (cmd->mode == CLI_REPORT || cmd->mode == CLI_JOB)) {
+		if (pma_machine_load(o->machine_path, machine, why, sizeof(why)) < 0) {
+			pm_cli_error("%s", why);
+			return -1;
+		}
+		o->co.machine = machine;
+	}
+	if (!cmd->load)
+		return 0;
+	if (!(*traces = calloc(o->ntraces ? (size_t)o->ntraces : 1, sizeof(**traces)))) {
+		pm_cli_error("out of memory");
+		return -1;
+	}
+	if (load_traces(o, *traces) < 0)
+		return -1;
+	return cmd->mode == CLI_PREDICT ? load_model(o->model_in, &o->model) : 0;
+}
+
+/* The command line's combinations that need the operands read: a job's rank traces, and what
+ * goes with them. Returns -1 to go on, else the exit status. */
+static int pick_mode(struct cli_opts *o)
+{
+	int rc = is_rank_job(o);
+
+	if (rc > 0 && o->perfetto_path)
+		return usage_error("--export-perfetto takes one trace, not the ranks of a job");
+	if (rc < 0)
+		return PMT_EXIT_FAILURE;
+	if (rc > 0) {
+		o->mode = CLI_JOB;
+		return -1;
+	}
+	if (o->cal_path)
+		return usage_error("--calibration goes with the rank traces of a job; for one trace, "
+				   "give the calibration trace as another operand");
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -1226,67 +1327,25 @@ int main(int argc, char **argv)
 			      .format = PMA_FMT_TABLE };
 	struct output out = { 0 };
 	struct pma_trace *traces = NULL;
+	struct pma_machine machine = { 0 };
 	int rc;
 
 	pm_cli_set_prog("pmanalyze");
-	rc = parse_options(argc, argv, &o);
-	if (rc >= 0)
+	if ((rc = parse_options(argc, argv, &o)) >= 0)
 		goto done;
 	out.path = o.outpath;
-	rc = expand_operands(&o);
-	if (rc >= 0)
+	if ((rc = expand_operands(&o)) >= 0 || (rc = pick_mode(&o)) >= 0)
 		goto done;
-	rc = is_rank_job(&o);
-	if (rc > 0 && o.perfetto_path) {
-		rc = usage_error("--export-perfetto takes one trace, not the ranks of a job");
-		goto done;
-	}
-	if (rc != 0) {
-		rc = rc < 0 ? PMT_EXIT_FAILURE : run_ranks(&o, &out);
-		goto done;
-	}
-	if (o.cal_path) {
-		rc = usage_error("--calibration goes with the rank traces of a job; for one trace, "
-				 "give the calibration trace as another operand");
-		goto done;
-	}
 	rc = PMT_EXIT_FAILURE;
-	if (o.mode == 'd') {
-		rc = run_dump(&o, &out);
-		goto done;
-	}
-	traces = calloc(o.ntraces ? (size_t)o.ntraces : 1, sizeof(*traces));
-	if (!traces) {
-		pm_cli_error("out of memory");
-		goto done;
-	}
-	if (load_traces(&o, traces) < 0)
-		goto done;
-	if (o.mode == 'i') {
-		if (output_open(&out)) {
-			pma_info(out.f, &traces[0]);
-			rc = PMT_EXIT_OK;
-		}
-		goto done;
-	}
-	if (o.mode == 'L') {
-		rc = run_learn(&o, traces, &out);
-		goto done;
-	}
-	if (o.mode == 'T') {
-		rc = run_toep(&o, traces, &out);
-		goto done;
-	}
-	if (o.mode == 'P') {
-		rc = run_predict(&o, traces, &out);
-		goto done;
-	}
-	rc = run_report(&o, traces, &out);
+	if (load_inputs(&o, &commands[o.mode], &traces, &machine) == 0)
+		rc = commands[o.mode].run(&o, traces, &out);
 done:
 	if (traces)
 		for (int i = 0; i < o.ntraces; i++)
 			pma_trace_free(&traces[i]);
 	free(traces);
+	pma_machine_free(&machine);
+	pma_forest_free(o.model);
 	for (int i = 0; o.owned && i < o.ntraces; i++)
 		free(o.owned[i]);
 	free(o.owned);

@@ -44,7 +44,7 @@ def read(path):
 
 def plot_area_counts(path, colours):
     """The number of pixels of each colour (hex "rrggbb") inside the plot area of a 960 x 540
-    plot of analyzer/plot.c (margins left 78, right 28, top 48, bottom 88 px), as a list in the
+    plot of analyzer/render/plot.c (margins left 78, right 28, top 48, bottom 88 px), as a list in the
     order of colours; AssertionError when the PNG is not 960 x 540."""
     w, h, bpp, rows = read(path)
     assert (w, h) == (960, 540), (w, h)

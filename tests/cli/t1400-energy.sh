@@ -153,7 +153,7 @@ power_case() { # NAME P_STATIC P_CORE
 	run_capture env PMT_SYSFS_ROOT="$PM" "$PMCOLLECT" -q -o "$T/$1.pmt" --runs 0 0-1 -- \
 		"$W/rapl_sim" -t 2 -w 150 -s "$2" -c "$3" "$Z/energy_uj"
 	expect_status "pmcollect --runs 0 0-1 of rapl_sim -s $2 -c $3" 0
-	"$PMANALYZE" -f json "$T/$1.pmt" >"$T/$1.json" 2>"$T/$1.err"
+	"$PMANALYZE" -F json "$T/$1.pmt" >"$T/$1.json" 2>"$T/$1.err"
 	"$PMANALYZE" "$T/$1.pmt" >"$T/$1.table" 2>&1
 }
 power_case fit 20 10
@@ -275,7 +275,7 @@ assert ET.fromstring(data).tag == "{http://www.w3.org/2000/svg}svg"
 seen = set()
 for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
     seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
-# zone 0 (package-0) 1f77b4, zone 1 (dram) ff7f0e: analyzer/plot.h pma_plot_zone_color
+# zone 0 (package-0) 1f77b4, zone 1 (dram) ff7f0e: analyzer/render/plot.h pma_plot_zone_color
 missing = [c for c in ("1f77b4", "ff7f0e") if c not in seen]
 assert not missing, "zone colours missing: %s" % missing
 print("%d bytes" % len(data))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # pmanalyze --plot and --html on the recorded sample traces: every plot parses as SVG with its
-# series (the palette colours of analyzer/plot.h) and stays under a size bound, PNGs decode at
+# series (the palette colours of analyzer/render/plot.h) and stays under a size bound, PNGs decode at
 # their size; the HTML report in headless Chromium (Debian's chromium, installed here through
 # .ci/deps.sh when missing; the browser checks are skipped, never passed, when it cannot be):
 # --dump-dom holds A(m,inf), the optimal n and one row per prediction, as the JSON report says;
@@ -78,7 +78,7 @@ if head -1 "$T/err" | grep -q "^pmanalyze: error: invalid --plot-format 'jpg': u
 else not_ok "the error line for --plot-format jpg" "$(head -2 "$T/err")"; fi
 
 # --- HTML in headless Chromium ----------------------------------------------------------------
-run_capture "$PMANALYZE" -q --html "$T/report.html" -f json -o "$T/report.json" "$S"
+run_capture "$PMANALYZE" -q --html "$T/report.html" -F json -o "$T/report.json" "$S"
 expect_status "--html writes the report (exit 0)" 0
 if grep -q '<script' "$T/report.html" || grep -Eq '(src|href)="(https?:)?//' "$T/report.html"; then
 	not_ok "the report has no script and no network reference"

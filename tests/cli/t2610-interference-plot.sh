@@ -3,13 +3,13 @@
 # pmanalyze --plot and --html on a trace of pmcollect --interfere (issue 15; Casas & Bronevetsky
 # §5.2), tests/fixtures/traces/interfere-synthetic-bw.zst: a program 50% slower by construction
 # whenever a BWThr runs (README there). --plot writes the interference plot only; its SVG parses
-# and holds the curve, threshold, degraded and need colours (analyzer/plot.h), its PNG has ink of
+# and holds the curve, threshold, degraded and need colours (analyzer/render/plot.h), its PNG has ink of
 # the curve and of the degraded level inside the plot area; the HTML report's verdict and curve
 # table hold the JSON report's numbers.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 S="$PMT_TOP/tests/fixtures/traces/interfere-synthetic-bw.zst"
-"$PMANALYZE" -f json "$S" >"$T/r.json" 2>"$T/r.err"
+"$PMANALYZE" -F json "$S" >"$T/r.json" 2>"$T/r.err"
 if [ "$(json_get "$T/r.json" interference.verdict)" = sensitive ] && [ "$(json_get "$T/r.json" interference.k_bad)" = 1 ]; then
 	ok "the fixture is sensitive by construction: k_bad = 1"
 else not_ok "the fixture is sensitive by construction" "$(head -c 400 "$T/r.json") $(cat "$T/r.err")"; fi
@@ -37,7 +37,7 @@ else not_ok "interference.svg parses and has its series" "$(tail -3 "$T/py.out")
 run_capture "$PMANALYZE" -q --plot "$T/png" --plot-format png "$S"
 expect_status "--plot-format png on an interference trace (exit 0)" 0
 # ink: pixels of the curve's and the degraded level's colours inside the plot area
-# (pngpix.plot_area_counts: the margins of analyzer/plot.c)
+# (pngpix.plot_area_counts: the margins of analyzer/render/plot.c)
 if python3 - "$T/png/interference.png" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[2])

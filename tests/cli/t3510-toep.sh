@@ -123,6 +123,62 @@ if awk '/^held-out whole configurations/ { for (i = 1; i <= NF; i++) if ($i == "
 	ok "held-out whole configurations with the kept features: R2 >= 0.9"
 else not_ok "held-out line" "$(cat "$T/out")"; fi
 
+# --format json and csv (issue 27): the same numbers as the table, in every mode
+cp "$T/out" "$T/toep.table"
+run_capture "$PMANALYZE" -q --toep --format json "$T"/size-*.pmt
+cp "$T/out" "$T/toep.json"
+run_capture "$PMANALYZE" -q --toep --format csv "$T"/size-*.pmt
+cp "$T/out" "$T/toep.csv"
+if python3 - "$T/toep.table" "$T/toep.json" "$T/toep.csv" >"$T/toep.check" 2>&1 <<'PY'
+import csv, json, sys
+table = open(sys.argv[1]).read().splitlines()
+j = json.load(open(sys.argv[2]))
+rows = list(csv.DictReader(open(sys.argv[3])))
+r2 = {l.split()[1]: l.split()[5] for l in table if len(l.split()) > 5 and l.split()[0].isdigit() and l.split()[1].startswith("TRSet")}
+elected = [l for l in table if l.startswith("elected: ")][0].split(" (")[0][len("elected: "):]
+assert j["schema"] == "pmanalyze-toep/1" and j["runs"] == 384 and j["configurations"] == 192, j
+assert j["features_kept"][0] == "T_model_s", j["features_kept"]
+assert len(j["methods"]) == 8 and len(rows) == 8, (len(j["methods"]), len(rows))
+assert j["elected"] == elected, (j["elected"], elected)
+for m, c in zip(j["methods"][2:], rows[2:]):
+    name = m["method"].split()[1]
+    assert "%.4f" % m["R2_RFM"] == r2[name], (name, m["R2_RFM"], r2[name])
+    assert "%.4f" % float(c["R2_RFM"]) == r2[name], (name, c["R2_RFM"], r2[name])
+    assert (c["elected"] == "1") == m["elected"], (name, c["elected"], m["elected"])
+print("ok")
+PY
+then ok "--toep --format json and csv: the table's R2 of every TRSet, its elected method, 8 methods"
+else not_ok "--toep --format json and csv" "$(head -c 1500 "$T/toep.check")"; fi
+
+run_capture "$PMANALYZE" -q --predict 8:1,8:2,8:4,3:4,16:3 --model "$T/m.forest" "$T/size-2-r1.pmt"
+cp "$T/out" "$T/pred.table"
+run_capture "$PMANALYZE" -q --predict 8:1,8:2,8:4,3:4,16:3 --model "$T/m.forest" --format json "$T/size-2-r1.pmt"
+cp "$T/out" "$T/pred.json"
+run_capture "$PMANALYZE" -q --learn --predict 8:4 --format json "$T"/size-*.pmt
+cp "$T/out" "$T/learn.json"
+run_capture "$PMANALYZE" -q --learn --predict 8:4 --format csv "$T"/size-*.pmt
+cp "$T/out" "$T/learn.csv"
+if python3 - "$T/pred.table" "$T/pred.json" "$T/learn.json" "$T/learn.csv" >"$T/learn.check" 2>&1 <<'PY'
+import json, sys
+table = [l.split() for l in open(sys.argv[1]) if l.split() and l.split()[0].isdigit()]
+p = json.load(open(sys.argv[2]))
+assert p["schema"] == "pmanalyze-predict/1" and len(p["predictions"]) == len(table) == 5, p
+for t, q in zip(table, p["predictions"]):
+    assert (int(t[0]), int(t[1])) == (q["threads"], q["cores"]), (t, q)
+    assert "%.5g" % q["prediction"] == t[2], (t, q)
+l = json.load(open(sys.argv[3]))
+assert l["schema"] == "pmanalyze-learn/1" and l["runs"] == 384 and l["configurations"] == 192, l
+assert [x["predictor"] for x in l["predictors"]][1:] == ["forest, configuration features", "forest, + model features"]
+assert l["predictors"][2]["R2"] > 0.9 and len(l["importance"]) >= 5, l
+assert all(x["threads"] == 8 and x["cores"] == 4 for x in l["predictions"]) and len(l["predictions"]) == 3, l["predictions"]
+c = open(sys.argv[4]).read().split("\n\n")
+assert c[0].splitlines()[0] == "predictor,R2,mean_abs_err,unit,rows" and len(c[0].splitlines()) == 4, c[0]
+assert c[1].splitlines()[0].startswith("threads,cores,prediction,") and len(c[1].splitlines()) == 4, c[1]
+print("ok")
+PY
+then ok "--learn and --predict --format json and csv: the table's predictions, the training set's shape"
+else not_ok "--learn and --predict --format json and csv" "$(head -c 1500 "$T/learn.check")"; fi
+
 # bad input
 "$GENTRACE" "$T/g4.pmt" 4 0.5 >/dev/null && "$GENTRACE" "$T/g8.pmt" 8 0.5 >/dev/null
 run_capture "$PMANALYZE" -q --toep "$T/g4.pmt" "$T/g8.pmt"

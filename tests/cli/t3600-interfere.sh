@@ -64,7 +64,7 @@ if d["method"] == "timing" or d["bw1_method"] == "accesses": ok = ok and len(d.g
 sys.exit(not ok)' "$cal"; then
 	ok "machine file: method $(fget "$cal" method), BW1 $(fget "$cal" bw1_method), the reason when not counted"
 else not_ok "machine file: methods and their reason" "$(grep -E '"(method|bw1_method|counters_why)"' "$cal")"; fi
-run_capture "$PMANALYZE" -f json "$T/cal.pmt"
+run_capture "$PMANALYZE" -F json "$T/cal.pmt"
 expect_status "pmanalyze on the calibration trace exits 0" 0
 cp "$T/out" "$T/cal.json.out"
 bw1=$(jget "$T/cal.json.out" calibration.BW1_bytes_per_s 2>/dev/null)
@@ -208,14 +208,14 @@ ends=$("$PMANALYZE" --dump "$T/int.pmt" 2>/dev/null | grep '"type":"run_end"' | 
 if [ $seen = yes ] && [ "$ends" = 4 ] && gone $bg && gone "$child"; then
 	ok "SIGINT: the 4 finished runs kept; the filler, pmcollect and the program are gone"
 else not_ok "SIGINT: runs kept, interferers stopped" "filler and program seen: $seen; finished runs $ends; $(tail -c 300 "$T/int.err")"; fi
-run_capture "$PMANALYZE" -f json "$T/int.pmt"
+run_capture "$PMANALYZE" -F json "$T/int.pmt"
 if [ "$rc" -eq 0 ] && [ "$(jget "$T/out" reps)" = 2 ] && [ "$(jget "$T/out" runs)" = 4 ]; then
 	ok "pmanalyze reads the interrupted measurement: 4 runs, 2 per level"
 else not_ok "pmanalyze reads the interrupted measurement" "exit $rc" "$(head -c 400 "$T/err")" "$(head -c 400 "$T/out")"; fi
 
 # ---- --repeat 1: no noise estimate, no verdict and no bound ----
 run_capture "$PMCOLLECT" -q --interfere bandwidth --interfere-cpus "$c1" --repeat 1 --interference-file "$cal" -o "$T/r1.pmt" -- true
-"$PMANALYZE" -f json "$T/r1.pmt" >"$T/r1.json" 2>"$T/r1.err"
+"$PMANALYZE" -F json "$T/r1.pmt" >"$T/r1.json" 2>"$T/r1.err"
 if [ "$(jget "$T/r1.json" verdict)" = no_noise_estimate ] && [ "$(jget "$T/r1.json" need_lo)" = None ] &&
 	jget "$T/r1.json" summary | grep -q "one repetition per level"; then
 	ok "--repeat 1: verdict no_noise_estimate, no bound, the summary says why"
@@ -227,7 +227,7 @@ measure() { # name, then the command: the k = 1 slowdown into $T/name.slow, the 
 	run_capture "$PMCOLLECT" -q --interfere bandwidth --interfere-cpus "$c1" --repeat "$R" --interference-file "$cal" -o "$T/$name.pmt" -- "$@"
 	expect_status "$name: pmcollect --interfere bandwidth exits 0" 0
 	cp "$T/out" "$T/$name.stdout"
-	"$PMANALYZE" -f json "$T/$name.pmt" >"$T/$name.json" 2>"$T/$name.err"
+	"$PMANALYZE" -F json "$T/$name.pmt" >"$T/$name.json" 2>"$T/$name.err"
 	jget "$T/$name.json" curve.1.slowdown >"$T/$name.slow" 2>>"$T/$name.err"
 }
 # stream: 3 x 32 MiB (the size of this machine's L3 each), 100 passes, so the passes (about 0.4 s)
@@ -280,7 +280,7 @@ else not_ok "k = 1: stream and the BWThr together move no more than B" "stream $
 # stream is not starved (the sensitive branch below, with under half of it left, stays at 25%).
 # verdict_at PCT: pmanalyze's verdict on stream's runs at --threshold PCT
 verdict_at() {
-	"$PMANALYZE" -f json --threshold "$1" "$T/stream.pmt" >"$T/stream$1.json" 2>/dev/null
+	"$PMANALYZE" -F json --threshold "$1" "$T/stream.pmt" >"$T/stream$1.json" 2>/dev/null
 	jget "$T/stream$1.json" verdict
 }
 ns_thr=50; [ "$PMT_ACCURACY" = strict ] && ns_thr=25
@@ -309,7 +309,7 @@ if [ "$v" = sensitive ]; then
 	near "stream: bandwidth needed up to B - k_ok BW1 (upper bound)" "$hi" "$left0" 0.000001
 fi
 # --procs p: the needs per process are the resource left divided by p (§5.2)
-"$PMANALYZE" -f json --procs 3 "$T/stream.pmt" >"$T/stream3.json"
+"$PMANALYZE" -F json --procs 3 "$T/stream.pmt" >"$T/stream3.json"
 if [ "$(jget "$T/stream3.json" p)" = 3 ]; then ok "--procs 3: p = 3 in the report"
 else not_ok "--procs 3: p = 3 in the report" "$(head -c 400 "$T/stream3.json")"; fi
 if [ "$v" = sensitive ]; then
@@ -318,7 +318,7 @@ if [ "$v" = sensitive ]; then
 fi
 run_capture "$PMANALYZE" --procs 0 "$T/stream.pmt"
 expect_status "pmanalyze --procs 0: exit 2" 2
-run_capture "$PMANALYZE" -f csv "$T/stream.pmt"
+run_capture "$PMANALYZE" -F csv "$T/stream.pmt"
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 3 ] && head -1 "$T/out" | grep -q '^kind,k,left,'; then
 	ok "CSV: a header and one row per level"
 else not_ok "CSV: a header and one row per level" "$(head -c 400 "$T/out")"; fi
@@ -330,7 +330,7 @@ else not_ok "CSV: a header and one row per level" "$(head -c 400 "$T/out")"; fi
 rw() { # name W: pmcollect --interfere cache with randwalk over W MiB
 	run_capture "$PMCOLLECT" -q --interfere cache --interfere-cpus "$c1" --repeat "$R" --interference-file "$cal" -o "$T/$1.pmt" -- "$W/randwalk" -w "$2" -n 10
 	expect_status "randwalk -w $2: pmcollect --interfere cache exits 0" 0
-	"$PMANALYZE" -f json "$T/$1.pmt" >"$T/$1.json"
+	"$PMANALYZE" -F json "$T/$1.pmt" >"$T/$1.json"
 }
 rw rw1 1
 est=$(jget "$T/rw1.json" estimate)

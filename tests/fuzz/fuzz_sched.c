@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_sched.c: libFuzzer target for the exact mode (analyzer/exact.c, analyzer/perfetto.c):
+/* fuzz_sched.c: libFuzzer target for the exact mode (analyzer/model/exact.c, analyzer/render/perfetto.c):
  * arbitrary bytes become the scheduler events of an otherwise valid trace, which pmanalyze then
  * loads, reports with every estimator (timelines, critical path, replay on n cores) and exports
  * for Perfetto. */

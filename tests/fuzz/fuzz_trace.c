@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_trace.c: libFuzzer target for the metadata/JSON path: arbitrary JSON texts become the META,
  * RUN_BEGIN, RUN_END, SUMMARY and WARNING records of an otherwise valid trace, which pmanalyze's
- * loader (analyzer/analyze.c) and every report (--info, table, JSON, CSV, --dump) then read. */
+ * loader (analyzer/trace/analyze.c) and every report (--info, table, JSON, CSV, --dump) then read. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // test_contention.c: omega(n) with an uncertainty from repeated calibration runs (issue 13,
-// analyzer/contention.c) on synthetic C(n) x K repetitions of known value: the median, the spread
+// analyzer/studies/contention.c) on synthetic C(n) x K repetitions of known value: the median, the spread
 // dC (half the range), domega as the standard error of omega(2) = C(2)/C(1) - 1 from the runs'
 // sd / sqrt(K) (issue 28: the fit's covariance through eq. 7-8, checked here by the direct
 // delta method), idle cores for n > m (issue 28), the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_energy_eval.c: analyzer/energy_eval.c, the energy section of a report, on runs built
+/* test_energy_eval.c: analyzer/studies/energy_eval.c, the energy section of a report, on runs built
  * with known power P(x) = 40 W + x 5 W and predictions T(n) = 100 s (0.05 + 0.95 / n), A = n:
  * E(n) = 675 + 3800 / n + 25 n J is least at n = 12 while T keeps falling to n = 16
  * (docs/energy.md §2). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_exact.c: the exact mode (analyzer/exact.c) on hand-built scheduler event streams whose
+/* test_exact.c: the exact mode (analyzer/model/exact.c) on hand-built scheduler event streams whose
  * critical path, profile and n-core replay are worked out by hand in the comments. */
 #include <setjmp.h>
 #include <stdarg.h>

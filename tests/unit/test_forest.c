@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_forest.c: analyzer/forest.c (xgboost random forest) on a synthetic table of configurations
+/* test_forest.c: analyzer/model/forest.c (xgboost random forest) on a synthetic table of configurations
  * whose time is a known function of threads, cores and problem size. */
 #include <math.h>
 #include <setjmp.h>

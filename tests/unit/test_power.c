@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_power.c: analyzer/power.c on synthetic runs of known P_static, P_core and T(n), and the
+/* test_power.c: analyzer/model/power.c on synthetic runs of known P_static, P_core and T(n), and the
  * power series of the energy plot on synthetic ENERGY readings of known watts. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ranks.c: the merge of a job's rank traces (analyzer/ranks.c) and the parsing of META "job"
+/* test_ranks.c: the merge of a job's rank traces (analyzer/result/ranks.c) and the parsing of META "job"
  * and the clock pairs (records.c), on rows and JSON texts written here: every expected number is
  * known by construction. */
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "assert_near.h"
+#include "compute.h"
 #include "ranks.h"
 #include "records.h"
 
@@ -428,6 +429,41 @@ static void test_omega_notes(void **state)
 	pma_ranks_free(&r);
 }
 
+/* The merge builds a result of kind PMA_RESULT_JOB (issue 27): its body is the merged job, its
+ * header names no trace, and pma_result_free frees the rows by the kind (the sanitizer build
+ * sees a leak or a free of the wrong member); on an error the kind is set too, so the caller's
+ * one pma_result_free frees the rows it handed over. */
+static void test_job_result_is_tagged(void **state)
+{
+	struct pma_rank_row *rows = calloc(2, sizeof(*rows));
+	struct pma_result r;
+	char why[256];
+
+	(void)state;
+	row(&rows[0], 1, "7", 2, "n0", 2, 2, 10.0);
+	row(&rows[1], 0, "7", 2, "n0", 1, 2, 10.0);
+	memset(&r, 0xa5, sizeof(r));
+	assert_int_equal(pma_ranks_job_result(rows, 2, 0, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.kind, PMA_RESULT_JOB);
+	assert_null(r.t);
+	assert_int_equal(r.ntraces, 0);
+	assert_int_equal(r.job.n, 2);
+	assert_int_equal(r.job.rows[0].rank, 0);
+	assert_string_equal(r.job.job, "7");
+	assert_double_equal(r.job.imbalance, 2.0 / 1.5, 1e-12);
+	assert_null(pma_result_profile(&r));
+	pma_result_free(&r);
+	assert_int_equal(r.kind, PMA_RESULT_RUN);
+	assert_int_equal(r.job.n, 0);
+
+	rows = calloc(2, sizeof(*rows));
+	row(&rows[0], 0, "7", 2, "n0", 1, 2, 10.0);
+	row(&rows[1], 0, "7", 2, "n0", 1, 2, 10.0);
+	assert_int_equal(pma_ranks_job_result(rows, 2, 0, NULL, &r, why, sizeof(why)), PMA_RANKS_E_BAD);
+	assert_int_equal(r.kind, PMA_RESULT_JOB);
+	pma_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_ranks_per_package),
 		cmocka_unit_test(test_parse_affinity_packages),
 		cmocka_unit_test(test_omega_notes),
+		cmocka_unit_test(test_job_result_is_tagged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_toep.c: analyzer/toep.c, TOEP's procedure (Benedict, Gschwandtner & Fahringer §III-A):
+/* test_toep.c: analyzer/studies/toep.c, TOEP's procedure (Benedict, Gschwandtner & Fahringer §III-A):
  * the eq. (1) threshold selection on the paper's own numbers, and the whole procedure on a
  * synthetic table whose relevant features are known by construction. */
 #include <math.h>

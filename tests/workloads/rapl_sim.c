@@ -14,7 +14,7 @@
  * (getrusage RUSAGE_SELF: every thread, start-up included), and replaces the file (a temporary
  * file, then rename: a reader never sees half a number). So a run's mean power is exactly
  * P(x) = P_static + x P_core with x = cpu / wall its busy cores, the linear power model of
- * analyzer/power.h: pmcollect with PMT_SYSFS_ROOT on a fixture powercap tree records it as the
+ * analyzer/model/power.h: pmcollect with PMT_SYSFS_ROOT on a fixture powercap tree records it as the
  * run's package energy (tests/cli/t1400-energy.sh). P_core may be negative (an impossible
  * machine, for the analyzer's refusal); the counter never goes below 0.
  *

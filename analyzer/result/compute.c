@@ -1,0 +1,739 @@
+/* SPDX-License-Identifier: MIT */
+/* compute.c: from loaded traces to struct pma_result: estimator choice, parallelism, predictions,
+ * uncertainty, memory model, optimal core count and the spinning check. */
+#include "compute.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void note(struct pma_result *r, enum pma_note_code code, const double *n, size_t nn)
+{
+	/* out of memory: the note is dropped, the numbers are still right */
+	(void)pma_notes_add(&r->notes, code, n, nn, NULL, 0);
+}
+
+/* The value of environment variable name as recorded in META "env", or NULL. */
+static const char *recorded_env(const struct pma_meta *m, const char *name)
+{
+	for (size_t i = 0; i < m->nenv; i++)
+		if (strcmp(m->env[i].name, name) == 0)
+			return m->env[i].value;
+	return NULL;
+}
+
+/* Notes when the baseline may hide dependencies behind spinning: a spinning waiter is runnable, so
+ * the run queue cannot see the dependency (Tudor & Teo, §II-B "Limitations"). Two signals, in
+ * oversubscribed and direct runs alike: OMP_WAIT_POLICY=active in the recorded environment, and
+ * what the samples show, the threads runnable nearly all the time (A > 0.97 k, k the highest level
+ * of active threads holding >= 5% of T_cp) with fewer than one voluntary context switch per thread
+ * per second (status nvcsw). libgomp spins under
+ * OMP_WAIT_POLICY=active, but only ~1000 iterations when its threads outnumber its CPUs, so a 1-CPU
+ * baseline is mostly immune and a run on enough CPUs is not (tests/cli/t3100-openmp.sh: 2 threads
+ * on 2 CPUs, imbalanced, truth 1.50: passive 1.50, active 1.99). */
+static void check_spinning(struct pma_result *r)
+{
+	const char *policy = recorded_env(&r->t->meta, "OMP_WAIT_POLICY");
+	const struct pma_est_stats *st = &r->run->st;
+	const struct pma_par_result *pr = &r->par;
+	/* on the exact mode's profile when the run has one, else the samples' runnable estimate: a
+	 * spinner is running and never blocking in both, but when other processes share the CPUs the
+	 * runnable estimate of two spinners falls below the threshold (1.92 for 2 in a loaded run,
+	 * exact 1.97: issue 11), while the events still see every thread active */
+	enum pma_estimator_kind est = r->run->has_exact ? PMA_EST_SCHED : PMA_EST_RUNNABLE;
+	double A = pr->by_est[est].A_inf, secs = pr->wall_s > 0 ? pr->wall_s : 1;
+	/* and the larger of the two when both exist: switch-ins the kernel did not record cost the
+	 * exact mode a spinner's CPU time (1.91 for two spinners with 183 ms inferred, a quiet CI
+	 * run; runnable 1.99), other processes cost the runnable estimate (above) */
+	if (est == PMA_EST_SCHED && pr->have[PMA_EST_RUNNABLE] && pr->by_est[PMA_EST_RUNNABLE].A_inf > A)
+		A = pr->by_est[PMA_EST_RUNNABLE].A_inf;
+	double vol_per_thread_s = st->status_reads && pr->m > 0 ?
+		(double)st->nvcsw_total / pr->m / secs : -1;
+	const struct pma_profile *prof = pma_run_profile(r->run, est);
+	const struct pma_parallelism *p = &pr->by_est[est];
+	size_t busiest = 0; /* highest level of active threads holding >= 5% of T_cp */
+	int looks_spinning, active = policy && strcasecmp(policy, "active") == 0;
+
+	/* against the busiest level rather than m, so that a thread that only sleeps (a runtime's
+	 * helper, e.g. the sanitizers' background thread) does not hide the pattern */
+	for (size_t k = 1; k < prof->nbins; k++)
+		if (p->T_cp_ns > 0 && pma_profile_level_ns(prof, k) >= 0.05 * p->T_cp_ns)
+			busiest = k;
+	looks_spinning = busiest >= 2 && A > 0.97 * (double)busiest && vol_per_thread_s >= 0 &&
+			 vol_per_thread_s < 1.0;
+	/* what the note prints: the share of T_cp with at least `busiest` threads active, <= 100%
+	 * (A / busiest read 101-114% when levels above the busiest held < 5% each: gentrace seeds
+	 * 401, 537, ...) */
+	double runnable_pct = 0;
+	for (size_t k = busiest; busiest && k < prof->nbins; k++)
+		runnable_pct += p->T_cp_ns > 0 ? 100 * pma_profile_level_ns(prof, k) / p->T_cp_ns : 0;
+	runnable_pct = fmin(runnable_pct, 100);
+
+	if (pr->m < 2)
+		return;
+	if (active && looks_spinning)
+		note(r, PMA_NOTE_SPIN_ACTIVE_SEEN, (double[]){ (double)busiest, runnable_pct,
+			vol_per_thread_s }, 3);
+	else if (active)
+		note(r, PMA_NOTE_SPIN_ACTIVE, NULL, 0);
+	else if (looks_spinning)
+		note(r, PMA_NOTE_SPIN_SEEN, (double[]){ (double)busiest, runnable_pct,
+							vol_per_thread_s }, 3);
+}
+
+/* Exact mode's predictions: T(n) from replaying the recorded segments and wake edges on n cores
+ * (analyzer/model/exact.h), A(m,n) = U / T(n) (eq. 6 as the time-weighted mean of active threads, which
+ * for a replay without idle time is the work over the time), S = A(m,n) / (1 + omega) (eq. 1). */
+static int replay_predictions(struct pma_result *r, char *why, size_t whysize)
+{
+	double U = r->run->xst.work_ns;
+
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		struct pma_prediction *q = &r->pred.by_est[PMA_EST_SCHED][i];
+		uint32_t n = r->pred.cores[i];
+		double T = r->run->xst.T_cp_ns;
+		/* with a core for every thread nothing ever shares one: the replay is T_cp (this
+		 * keeps --cores 1-100000 from replaying 100000 times) */
+		if (n < r->run->xst.threads && (pma_exact_replay(r->run->exact, n, &T) < 0 || T <= 0)) {
+			snprintf(why, whysize, "'%s': the replay of run %u on %u cores failed (a wake "
+				 "dependency never resolved)", r->t->path, r->run->run_id, n);
+			return -1;
+		}
+		q->A = U / T;
+		q->T_ns = T * (1 + q->omega); /* T(n) = T(1) / S = U (1 + omega) / A(m,n) */
+		q->S = pma_speedup(q->A, q->omega);
+		q->R = pma_speedup_loss(q->A, q->omega);
+	}
+	return 0;
+}
+
+int pma_choose_estimator(const struct pma_run *run, int requested)
+{
+	if (requested >= 0)
+		return requested;
+	return run->has_exact && run->xst.lost <= run->xst.events / 100 ? PMA_EST_SCHED
+									 : PMA_EST_RUNNABLE;
+}
+
+/* The run, the estimator and the parallelism section. Returns 0 or -1 with why. */
+static int compute_parallelism(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+			       size_t whysize)
+{
+	const struct pma_trace *t = r->t;
+	const struct pma_run *run = pma_trace_run(t, o->run_id);
+	struct pma_par_result *pr = &r->par;
+
+	if (!run && o->run_id >= 0) {
+		snprintf(why, whysize, "'%s': no run %ld in the trace", t->path, o->run_id);
+		return -1;
+	}
+	if (!run || run->st.intervals == 0) {
+		snprintf(why, whysize, "'%s': no samples to analyze", t->path);
+		return -1;
+	}
+	r->run = run;
+	/* the exact mode when the run has scheduler events and lost (nearly) none of them; the
+	 * runnable estimator otherwise */
+	pr->est = pma_choose_estimator(run, o->estimator);
+	if (pr->est == PMA_EST_SCHED && !run->has_exact) {
+		snprintf(why, whysize, "'%s': run %u has no scheduler events (record them with "
+			 "pmcollect --sched, as root)", t->path, run->run_id);
+		return -1;
+	}
+	pr->m = run->m;
+	pr->m_source = run->m > run->st.m_peak ? "peak of threads running at once in the scheduler events"
+						 : "peak of simultaneously live threads in the samples";
+	if (pr->m < 2) {
+		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
+		 * set: on one CPU, one thread (issue 19, case 7) */
+		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
+		snprintf(why, whysize, "'%s': the program ran one thread at a time: nothing to predict "
+			 "(A(m,inf) = 1)%s", t->path, hint ? "; it ran on 1 CPU without OMP_NUM_THREADS, "
+			 "and an OpenMP runtime then starts one thread: give the thread count with "
+			 "'pmcollect -t M' (or the program's own option)" : "");
+		return PMA_COMPUTE_NOTHING;
+	}
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		const struct pma_profile *pk = pma_run_profile(run, k);
+		pr->have[k] = pk != NULL;
+		if (pk)
+			pma_profile_parallelism(pk, pr->m, &pr->by_est[k]);
+	}
+	if (pr->by_est[pr->est].T_cp_ns <= 0) {
+		snprintf(why, whysize, "'%s': the program received no CPU time in the samples", t->path);
+		return -1;
+	}
+	pr->baseline_cores = run->cpus_n;
+	pr->baseline_case = !pr->baseline_cores ? "unknown CPU set" :
+		pr->baseline_cores < pr->m ? "oversubscribed baseline: A(m,inf) reconstructed (Tudor & Teo, eq. 4)" :
+		"enough CPUs for every thread: A(m,inf) measured directly";
+	{
+		struct pma_run_sampling smp;
+		pma_run_sampling(t, run, &smp);
+		pr->interval_ms = smp.interval_ms;
+		pr->interval_requested_ms = smp.requested_ms;
+	}
+	pr->wall_s = pma_run_wall_s(run);
+	pr->T1_s = (pr->by_est[pr->est].work_ns + pma_run_profile(run, pr->est)->idle_ns) / 1e9;
+	return 0;
+}
+
+/* The core counts to predict for: --cores, else 1 .. max(m, PUs of the recording machine), at
+ * most PMA_DEFAULT_MAX_CORES of them (with a note): a trace may claim any count. Returns 0 or -1
+ * (out of memory). */
+static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
+{
+	double maxn = fmax(r->par.m, r->t->meta.topo.pus);
+
+	if (!o->cores && maxn > PMA_DEFAULT_MAX_CORES) {
+		note(r, PMA_NOTE_CORES_CAPPED, (double[]){ PMA_DEFAULT_MAX_CORES, maxn }, 2);
+		maxn = PMA_DEFAULT_MAX_CORES;
+	}
+	r->pred.ncores = o->cores ? o->ncores : (size_t)maxn;
+	r->pred.cores = malloc(r->pred.ncores * sizeof(uint32_t));
+	r->pred.S_err = calloc(r->pred.ncores, sizeof(double));
+	if (!r->pred.cores || !r->pred.S_err)
+		return -1;
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		r->pred.cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
+	return 0;
+}
+
+/* Predictions of every estimator with data, omega from the memory model (unknown omega predicts
+ * with 0: no contention, S an upper bound; saturated omega gives no S), and the optimal core count
+ * (eq. 11) over the headline estimator's S. Returns 0 or -1 with why. */
+static int compute_predictions(struct pma_result *r, char *why, size_t whysize)
+{
+	struct pma_pred_result *pd = &r->pred;
+	double *S = calloc(pd->ncores ? pd->ncores : 1, sizeof(double));
+
+	if (!S)
+		goto nomem;
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		if (!r->par.have[k])
+			continue;
+		pd->by_est[k] = calloc(pd->ncores ? pd->ncores : 1, sizeof(struct pma_prediction));
+		if (!pd->by_est[k])
+			goto nomem;
+		for (size_t i = 0; i < pd->ncores; i++)
+			S[i] = isfinite(r->mem.omega[i]) ? r->mem.omega[i] : 0;
+		pma_profile_predict(pma_run_profile(r->run, k), pd->cores, pd->ncores, S, pd->by_est[k]);
+		if (k == PMA_EST_SCHED && replay_predictions(r, why, whysize) < 0) {
+			free(S);
+			return -1;
+		}
+		for (size_t i = 0; i < pd->ncores; i++) {
+			struct pma_prediction *q = &pd->by_est[k][i];
+			q->omega = r->mem.omega[i];
+			if (isinf(r->mem.omega[i]))
+				q->S = q->R = q->T_ns = NAN;
+			S[i] = q->S;
+		}
+		if (k == r->par.est)
+			pma_optimal_cores(pd->cores, S, pd->ncores, &r->opt);
+	}
+	free(S);
+	return 0;
+nomem:
+	free(S);
+	snprintf(why, whysize, "out of memory");
+	return -1;
+}
+
+/* Uncertainty: one sampling interval's worth of misplaced critical path (a change of parallelism
+ * is located to within one interval). The other estimator's value is reported beside it rather
+ * than folded in: the paper's is biased low by design when slices are long. */
+static void compute_uncertainty(struct pma_result *r)
+{
+	const struct pma_run *run = r->run;
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	/* exact mode: lost events as a share of all events, and CPU time credited to switches the
+	 * kernel did not record, as a share of the work */
+	double gran = r->par.est == PMA_EST_SCHED ?
+		(double)run->xst.lost / (double)(run->xst.events + run->xst.lost) +
+			run->xst.inferred_ns / run->xst.work_ns :
+		run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / p->T_cp_ns : 0;
+
+	r->par.A_err = p->A_inf * gran;
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
+		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
+		/* omega's uncertainty from the spread of repeated calibration runs (issue 13) */
+		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * gran, w, dw);
+	}
+}
+
+/* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
+ * or -1 (out of memory). */
+static int compute_scaling(struct pma_result *r, unsigned class_unit)
+{
+	size_t n = r->pred.ncores;
+	double *S = calloc(n ? n : 1, sizeof(double));
+	int rc = -1;
+
+	if (S) {
+		for (size_t i = 0; i < n; i++)
+			S[i] = r->pred.by_est[r->par.est][i].S;
+		rc = pma_scaling_compute(r->t, r->run, r->pred.cores, S, r->pred.S_err, r->mem.omega,
+					 n, class_unit, &r->scaling);
+	}
+	free(S);
+	/* x T(x) - T(1) counts x CPUs: say so when the threads outnumber the runs' CPUs */
+	if (rc == 0 && r->scaling.oversub_threads &&
+	    pma_notes_add(&r->notes, PMA_NOTE_OVERHEAD_OVERSUBSCRIBED,
+			  (double[]){ r->scaling.oversub_threads, r->scaling.oversub_cores }, 2, NULL,
+			  0) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* Measured S(n) = T(1) / T(n) from the wall times of finished runs with the same m. */
+static void compute_measured(struct pma_result *r)
+{
+	struct pma_measured_result *ms = &r->measured;
+	double T1 = 0; /* sum of the one-CPU wall times, s */
+	int n1 = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < r->ntraces; i++)
+			for (uint32_t j = 0; j < r->traces[i].nruns; j++) {
+				const struct pma_run *run = &r->traces[i].runs[j];
+				double wall = pma_run_wall_s(run);
+				if (!run->info.has_end || !run->cpus_n || !(wall > 0) ||
+				    (double)run->m != r->par.m)
+					continue;
+				if (pass == 0 && run->cpus_n == 1) {
+					T1 += wall;
+					n1++;
+				} else if (pass == 1 && n1 > 0 && ms->n < PMA_MEASURED_MAX) {
+					ms->cores[ms->n] = run->cpus_n;
+					ms->wall_s[ms->n] = wall;
+					ms->S[ms->n++] = T1 / n1 / wall;
+				}
+			}
+}
+
+/* ---- the model's invariants (issue 19; docs/model.md "Invariants") ----
+ * Whatever the inputs, the report never shows a number that breaks: omega(1) = 0 (eq. 7: C(1)/C(1)
+ * - 1), L >= 0 (eq. 8: an arrival rate), S(m,n) <= min(n, A(m,inf)) (n cores run at most n
+ * threads at once, and no more than A(m,inf) on average: eq. 1 and 6), T(n) >= max(T_cp, U/n),
+ * and an optimum (eq. 11) <= m. Where the inputs break one, the number is brought back to the
+ * bound and a note names the input and by how much. */
+
+/* An oversubscribed baseline needs intervals of several CFS time slices (a few ms each) for the
+ * runnable estimator; below this it gets PMA_NOTE_FINE_INTERVAL. */
+#define PMA_MIN_OVERSUB_INTERVAL_MS 5.0
+
+/* Relative slack for rounding: a bound broken by less is not broken. */
+#define INV_EPS 1e-9
+
+/* omega(1) = 0 and L >= 0 on the memory model's output, before the predictions use it. */
+static void enforce_omega_invariants(struct pma_result *r)
+{
+	struct pma_mem_eval *e = &r->mem;
+	struct pma_mem_params *p = &e->cal.params;
+
+	if (p->model != PMA_MEM_NONE && p->L < 0) {
+		size_t far = 0; /* the calibration point with the most cores on one socket */
+		for (size_t i = 0; i < e->cal.npts; i++)
+			if (e->cal.pts[i].cores == e->cal.pts[i].n_first &&
+			    e->cal.pts[i].cores > e->cal.pts[far].cores)
+				far = i;
+		note(r, PMA_NOTE_INV_L_NEG, (double[]){ p->L, p->C1, e->cal.pts[far].cores,
+			e->cal.pts[far].C, e->cal.omega_meas[far] }, 5);
+		p->L = 0;
+		p->beta = 0;
+		p->n_sat = INFINITY;
+		for (size_t i = 0; i < e->cal.npts; i++)
+			e->cal.omega_model[i] = fmax(e->cal.omega_model[i], 0);
+		for (size_t i = 0; i < e->ncores; i++)
+			if (isfinite(e->omega[i]))
+				e->omega[i] = fmax(e->omega[i], 0);
+	}
+	for (size_t i = 0; i < e->ncores; i++) {
+		if (r->pred.cores[i] != 1 || !isfinite(e->omega[i]))
+			continue;
+		if (fabs(e->omega[i]) >= 0.005) /* visible at the table's precision */
+			note(r, PMA_NOTE_INV_OMEGA1, (double[]){ e->omega[i] }, 1);
+		e->omega[i] = 0;
+		e->cross[i] = 0;
+	}
+}
+
+/* S <= min(n, A(m,inf)) and T(n) >= max(T_cp, U/n) on the predictions of estimator k; notes
+ * (for the headline estimator) where the inputs broke them. */
+static void enforce_prediction_bounds(struct pma_result *r, int k)
+{
+	const struct pma_parallelism *p = &r->par.by_est[k];
+	struct pma_prediction *v = r->pred.by_est[k];
+	double worst = 0, wS = 0, wcap = 0, wom = 0, wn = 0, first = 0, last = 0;
+	double tworst = 0, tn = 0, tT = 0, tbound = 0, traised = 0;
+
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		struct pma_prediction *q = &v[i];
+		double n = q->cores, cap = fmin(n, p->A_inf), floor_ns = fmax(p->T_cp_ns, p->work_ns / n);
+
+		if (q->A > cap * (1 + INV_EPS)) /* rounding in the replay or the profile sums */
+			q->A = cap;
+		if (isfinite(q->S) && q->S > cap * (1 + INV_EPS)) {
+			double S_old = q->S;
+			if (!first)
+				first = n;
+			last = n;
+			if (S_old / cap > worst) {
+				worst = S_old / cap;
+				wS = S_old;
+				wcap = cap;
+				wom = q->omega;
+				wn = n;
+			}
+			q->S = cap;
+			/* omega that gives S = A / (1 + omega) = cap (eq. 1) and R = A - S (eq. 3) */
+			if (isfinite(q->omega))
+				q->omega = q->A / cap - 1;
+			q->R = q->A - q->S;
+			q->T_ns += p->work_ns * (1 / q->S - 1 / S_old); /* T = U / S plus idle time */
+		}
+		if (isfinite(q->T_ns) && q->T_ns < floor_ns * (1 - INV_EPS)) {
+			if (floor_ns / q->T_ns > tworst) {
+				tworst = floor_ns / q->T_ns;
+				tn = n;
+				tT = q->T_ns;
+				tbound = floor_ns;
+			}
+			traised++;
+			q->T_ns = floor_ns;
+		}
+	}
+	if (k != r->par.est)
+		return;
+	if (first)
+		note(r, PMA_NOTE_INV_S_CAP, (double[]){ first, last, wn, wS, wcap, wom }, 6);
+	if (traised)
+		note(r, PMA_NOTE_INV_T_FLOOR, (double[]){ tn, tT / 1e9, tbound / 1e9, traised }, 4);
+}
+
+/* The optimum (eq. 11) of the headline S over the rows with a known omega, then over n <= m.
+ * A row whose omega is unknown (more cores than the target has, or no placement) predicts with
+ * omega = 0, an upper bound of S: mixed with rows of a known omega, S jumps where omega becomes
+ * unknown (5.71 at n = 8 -> 6.12 at n = 9 on an 8-core --machine) and that row would win (issue
+ * 19's audit). With no known omega at all (no calibration) every row is the same upper bound and
+ * all count. And m threads run on at most m cores, so a higher S beyond m comes from omega alone
+ * (a placement spreading the same threads over more sockets) and is not a reason to buy more
+ * cores than threads. */
+static void enforce_optimum(struct pma_result *r)
+{
+	const struct pma_prediction *v = r->pred.by_est[r->par.est];
+	size_t n = r->pred.ncores, k_m = 0;
+	double *S = malloc((n ? n : 1) * sizeof(double)), *S_all = malloc((n ? n : 1) * sizeof(double));
+	double first_unk = 0, last_unk = 0;
+	struct pma_optimal all, known;
+	int any_known = 0;
+
+	memset(&r->opt, 0, sizeof(r->opt));
+	if (!S || !S_all) {
+		free(S);
+		free(S_all);
+		return; /* out of memory: no optimum */
+	}
+	for (size_t i = 0; i < n; i++)
+		any_known |= isfinite(v[i].omega);
+	for (size_t i = 0; i < n; i++) {
+		S[i] = S_all[i] = v[i].S;
+		if (any_known && isnan(v[i].omega)) {
+			S[i] = NAN;
+			if (!first_unk)
+				first_unk = r->pred.cores[i];
+			last_unk = r->pred.cores[i];
+		}
+		if (r->pred.cores[i] <= r->par.m)
+			k_m = i + 1; /* cores are ascending: the prefix up to m */
+	}
+	memset(&all, 0, sizeof(all));
+	memset(&known, 0, sizeof(known));
+	(void)pma_optimal_cores(r->pred.cores, S_all, n, &all);
+	if (pma_optimal_cores(r->pred.cores, S, n, &known) == 0 && known.n_best > r->par.m) {
+		if (k_m)
+			pma_optimal_cores(r->pred.cores, S, k_m, &r->opt);
+		if (!r->opt.n_best || known.S_best > r->opt.S_best * (1 + INV_EPS))
+			note(r, PMA_NOTE_INV_OPT_CAP, (double[]){ known.n_best, known.S_best, r->par.m,
+				r->opt.n_best, r->opt.S_best }, 5);
+	} else {
+		r->opt = known;
+	}
+	/* the best row overall has an unknown omega and beats the optimum given */
+	for (size_t i = 0; first_unk && all.n_best && i < n; i++) {
+		if (r->pred.cores[i] != all.n_best || !isnan(S[i]) ||
+		    !(all.S_best > (r->opt.n_best ? r->opt.S_best : 0) * (1 + INV_EPS)))
+			continue;
+		note(r, PMA_NOTE_OPT_KNOWN_OMEGA, (double[]){ all.n_best, all.S_best, first_unk,
+			last_unk, r->opt.n_best, r->opt.n_best ? r->opt.S_best : 0,
+			(double)r->mem.target.sockets * r->mem.target.c }, 7);
+	}
+	free(S);
+	free(S_all);
+}
+
+/* The final pass over the predictions: every estimator's bounds, then the optimum. */
+static void enforce_invariants(struct pma_result *r)
+{
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		if (r->par.have[k] && r->pred.by_est[k])
+			enforce_prediction_bounds(r, k);
+	enforce_optimum(r);
+}
+
+/* ---- degraded inputs (issue 19; docs/model.md "Invariants") ---- */
+
+/* How the run ended, into r->par.status and failed; a note when it did not exit with 0. */
+static void check_run_status(struct pma_result *r)
+{
+	const struct pma_run_info *ri = &r->run->info;
+	struct pma_par_result *pr = &r->par;
+	int kind = 0;
+	double code = 0;
+
+	if (!ri->has_end) {
+		snprintf(pr->status, sizeof(pr->status), "interrupted: no end-of-run record");
+		kind = PMA_RUNST_NO_END;
+	} else if (ri->exit_kind == PMA_EXIT_SIGNALED) {
+		const char *abbrev = isfinite(ri->exit_signal) ? sigabbrev_np((int)ri->exit_signal) : NULL;
+		code = isfinite(ri->exit_signal) ? ri->exit_signal : 0;
+		snprintf(pr->status, sizeof(pr->status), "killed by signal %.0f%s%s%s", code,
+			 abbrev ? " (SIG" : "", abbrev ? abbrev : "", abbrev ? ")" : "");
+		kind = code == SIGINT || code == SIGTERM || code == SIGHUP ? PMA_RUNST_NO_END :
+		       PMA_RUNST_SIGNAL;
+	} else if (ri->exit_kind == PMA_EXIT_EXITED && ri->exit_code == 0) {
+		snprintf(pr->status, sizeof(pr->status), "exited 0");
+	} else if (ri->exit_kind == PMA_EXIT_EXITED) {
+		code = isfinite(ri->exit_code) ? ri->exit_code : -1;
+		snprintf(pr->status, sizeof(pr->status), "exited with status %.0f", code);
+		kind = PMA_RUNST_EXIT_CODE;
+	} else {
+		snprintf(pr->status, sizeof(pr->status), "ended unknown (%s)",
+			 ri->exit_kind_name ? ri->exit_kind_name : "no exit status recorded");
+		kind = PMA_RUNST_NO_END;
+	}
+	pr->failed = kind != 0;
+	if (kind) {
+		const char *st = pr->status;
+		(void)pma_notes_add(&r->notes, PMA_NOTE_RUN_FAILED, (double[]){ r->run->run_id, kind,
+				    code }, 3, &st, 1);
+	}
+}
+
+/* Late and lost samples (the run's RUN_END counts, else SUMMARY) widen the uncertainty of a
+ * sampled estimator by their share of the timer expirations; the exact mode takes A(m,inf) from
+ * the scheduler events, so its uncertainty stays, but the note is given all the same (make demo:
+ * 74 late and 202 lost of 1410 samples, no note: issue 19). An interval shorter than a few time
+ * slices on an oversubscribed baseline gets a note, since the runnable estimator cannot work there
+ * (issue 19, case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
+static void check_sampling(struct pma_result *r)
+{
+	const struct pma_summary *sm = &r->t->summary;
+	struct pma_run_sampling smp;
+	double ms = r->run->st.mean_interval_ns / 1e6, widen;
+
+	if (r->par.est != PMA_EST_SCHED && r->par.baseline_cores &&
+	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
+		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
+	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
+	 * run: taskset -c 0 pmcollect -t 2 (issue 19, case 3) */
+	double ccpu = isnan(r->run->info.collector_cpu) ? r->t->meta.collector_cpu : r->run->info.collector_cpu;
+	if (ccpu < 0 && r->par.baseline_cores && r->par.baseline_cores < r->par.m) {
+		double U_s = r->par.by_est[r->par.est].work_ns / 1e9;
+		double c_s = (isnan(sm->sampling_cpu_ns) ? sm->collector_cpu_ns : sm->sampling_cpu_ns) / 1e9;
+		const char *cpus = r->run->cpus;
+		(void)pma_notes_add(&r->notes, PMA_NOTE_COLLECTOR_SHARED, (double[]){ r->par.baseline_cores,
+				    r->par.m, c_s, sm->present && U_s > 0 ? 100 * c_s / U_s : -1 }, 4, &cpus, 1);
+	}
+	pma_run_sampling(r->t, r->run, &smp);
+	if (!smp.present || smp.share <= 0)
+		return;
+	widen = r->par.est == PMA_EST_SCHED ? 0 : smp.share;
+	r->par.A_err += r->par.by_est[r->par.est].A_inf * widen;
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		if (isfinite(r->pred.by_est[r->par.est][i].S))
+			r->pred.S_err[i] += r->pred.by_est[r->par.est][i].S * widen;
+	/* widened always, worth a note from 5% (and PMA_LATE_MIN expirations) */
+	if (smp.share >= PMA_LATE_SHARE && smp.late + smp.lost >= PMA_LATE_MIN)
+		note(r, PMA_NOTE_LATE_SAMPLES, (double[]){ smp.samples, smp.late, smp.lost,
+		     100 * smp.share, smp.interval_ms, widen, smp.requested_ms }, 7);
+}
+
+/* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
+ * with omega = 0: the contention is already in the recorded CPU time); the rest the program was
+ * ready to run while its CPUs ran other processes (issue 19, case 5: wall 3.95 s, CPU 1.94 s, idle
+ * 0 on one CPU). Noted above 10% of the wall time. */
+static void check_unexplained(struct pma_result *r)
+{
+	const struct pma_profile *prof = pma_result_profile(r);
+	uint32_t c = r->par.baseline_cores;
+	struct pma_prediction q;
+	double explained_s;
+
+	if (!c || r->par.wall_s <= 0 || pma_profile_predict(prof, &c, 1, NULL, &q) < 0 || q.A <= 0)
+		return;
+	explained_s = q.T_ns / 1e9;
+	r->par.unexplained_s = fmax(r->par.wall_s - explained_s, 0);
+	if (r->par.unexplained_s > 0.10 * r->par.wall_s)
+		note(r, PMA_NOTE_STOLEN, (double[]){ r->par.wall_s, explained_s, r->par.unexplained_s,
+			100 * r->par.unexplained_s / r->par.wall_s, c }, 5);
+}
+
+/* The estimators of A(m,inf) that are meant to agree (sched-exact and runnable; the paper's is
+ * biased low by design) 25% apart or more, or any two 2x apart: the uncertainty covers half the
+ * gap and a note says which to trust (issue 19, case 6: 6.06 +- 0.00 beside 3.85 and 2.51). */
+static void check_estimators(struct pma_result *r)
+{
+	const struct pma_par_result *pr = &r->par;
+	double A = pr->by_est[pr->est].A_inf, worst = 1, other = A, gap = 0;
+	int wk = -1, wfolded = 0;
+
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		double B = pr->by_est[k].A_inf, ratio;
+		int folded = k != PMA_EST_PAPER && pr->est != PMA_EST_PAPER;
+		if (k == pr->est || !pr->have[k] || !(B > 0) || !(A > 0))
+			continue;
+		ratio = fmax(A / B, B / A);
+		if (folded)
+			gap = fmax(gap, fabs(A - B) / 2);
+		if (!(ratio >= 2 || (folded && ratio >= 1.25)))
+			continue;
+		/* the pair the uncertainty covers first (pigz: sched-exact 5.87, runnable 2.60 and
+		 * paper 1.73 noted the paper's 3.4x and said the uncertainty covered it), then the
+		 * larger ratio */
+		if (wk < 0 || folded > wfolded || (folded == wfolded && ratio > worst)) {
+			worst = ratio;
+			other = B;
+			wk = k;
+			wfolded = folded;
+		}
+	}
+	if (gap > r->par.A_err) {
+		for (size_t i = 0; i < r->pred.ncores; i++)
+			r->pred.S_err[i] = fmax(r->pred.S_err[i],
+						r->pred.by_est[pr->est][i].S * gap / A);
+		r->par.A_err = gap;
+	}
+	if (wk >= 0) {
+		const char *names[2] = { pma_estimator_name(pr->est), pma_estimator_name(wk) };
+		(void)pma_notes_add(&r->notes, PMA_NOTE_EST_DISAGREE, (double[]){ A, other, worst,
+				    wfolded }, 4, names, 2);
+	}
+}
+
+static void check_inputs(struct pma_result *r)
+{
+	check_run_status(r);
+	check_sampling(r);
+	check_unexplained(r);
+	check_estimators(r);
+}
+
+int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
+		struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_est_stats *st;
+	struct pma_interf_result interf;
+	double work_ns;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->traces = traces;
+	r->ntraces = ntraces;
+	r->t = &traces[0];
+	/* into a struct of its own: r->interf shares its bytes with the run body */
+	if (pma_interference(r->t, o->threshold, o->procs, &interf, why, whysize) < 0)
+		return -1;
+	if (interf.present) {
+		r->kind = PMA_RESULT_INTERFERENCE;
+		r->interf = interf;
+		r->run = pma_trace_run(r->t, o->run_id);
+		return 0;
+	}
+	if ((rc = compute_parallelism(r, o, why, whysize)) < 0)
+		return rc;
+	if (choose_cores(r, o) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	if (pma_mem_eval(traces, ntraces, o->machine, o->chunk, o->mem_policy, (uint32_t)r->par.m,
+			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
+		return -1;
+	enforce_omega_invariants(r);
+	if (compute_predictions(r, why, whysize) < 0)
+		return -1;
+	enforce_invariants(r);
+	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	compute_uncertainty(r);
+	if (pma_energy_eval(traces, ntraces, r->pred.cores, r->pred.by_est[r->par.est], r->pred.ncores,
+			    &r->energy) < 0 || pma_notes_append(&r->notes, &r->energy.notes) < 0 ||
+	    pma_run_power(r->run, &r->run_power) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	compute_measured(r);
+	check_inputs(r);
+	check_spinning(r);
+	{
+		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown),
+		   and at every core count of the whole program's (--cores or its default) */
+		double pus = r->t->meta.topo.pus;
+		uint32_t n = pus >= 1 && pus <= 1e6 ? (uint32_t)pus : r->run->cpus_n;
+		if (pma_regions_compute(r->t, r->run, n, r->pred.cores, r->pred.ncores, o->phases,
+					o->tcm_event, &r->regions, why, whysize) < 0)
+			return -1;
+		r->regions.allande_all = o->allande_all;
+		if (pma_notes_append(&r->notes, &r->regions.notes) < 0) {
+			snprintf(why, whysize, "out of memory");
+			return -1;
+		}
+	}
+	st = &r->run->st;
+	work_ns = r->par.by_est[r->par.est].work_ns;
+	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
+		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
+							    128 * st->mean_interval_ns / 1e9 }, 2);
+	if (compute_scaling(r, o->pmnf_class_unit) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void pma_result_free(struct pma_result *r)
+{
+	if (!r)
+		return;
+	pma_notes_free(&r->notes);
+	if (r->kind == PMA_RESULT_JOB)
+		pma_ranks_free(&r->job);
+	if (r->kind != PMA_RESULT_RUN) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	for (int k = 0; k < PMA_EST_COUNT; k++)
+		free(r->pred.by_est[k]);
+	free(r->pred.S_err);
+	free(r->pred.cores);
+	pma_mem_eval_free(&r->mem);
+	pma_regions_free(&r->regions);
+	pma_energy_result_free(&r->energy);
+	pma_run_power_free(&r->run_power);
+	pma_scaling_free(&r->scaling);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct pma_profile *pma_result_profile(const struct pma_result *r)
+{
+	if (r->kind != PMA_RESULT_RUN)
+		return NULL;
+	return pma_run_profile(r->run, r->par.est);
+}

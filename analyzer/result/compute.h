@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* compute.h: everything a pmanalyze report shows, computed once from loaded traces into
+ * struct pma_result: the estimator choice, the parallelism of the analyzed run, the predictions
+ * per core count with their uncertainty, the memory model, the optimal core count and the notes.
+ * Pure computation over the typed trace model (analyze.h): no I/O; report.c renders the result. */
+#ifndef PMA_COMPUTE_H
+#define PMA_COMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/analyze.h"
+#include "studies/contention.h"
+#include "studies/energy_eval.h"
+#include "model/estimate.h"
+#include "studies/interference.h"
+#include "model/memory.h"
+#include "model/model.h"
+#include "notes/notes.h"
+#include "studies/regions.h"
+#include "job.h"
+#include "studies/scaling.h"
+
+/* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
+ * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
+#define PMA_DEFAULT_MAX_CORES 1024u
+
+/* What to compute (the command line's choices). */
+struct pma_compute_opts {
+	int estimator;          /* enum pma_estimator_kind for the headline numbers, -1 = choose */
+	long run_id;            /* run to analyze, -1 = the baseline run */
+	const uint32_t *cores;  /* n values, sorted; NULL = the default range */
+	size_t ncores;
+	const struct pma_machine *machine; /* --machine (hwloc XML or a trace to predict for), loaded
+				   before the computation (pma_machine_load) and borrowed; NULL =
+				   the recording machine */
+	uint32_t chunk;         /* --placement: threads per socket turn, 0 = compact, 1 = scatter */
+	int mem_policy;         /* --mem: enum pma_mem_policy, -1 = from the recorded policy */
+	double threshold;       /* --threshold: degradation threshold of the interference
+				   analysis (0.05 = 5%), 0 = PMA_SENS_THRESHOLD_DEFAULT */
+	uint32_t procs;         /* --procs: the program's processes sharing the resource
+				   (Casas & Bronevetsky §5.2's p), 0 = 1 */
+	int phases;             /* --phases: the phase table for any run (regions.h) */
+	const char *tcm_event;  /* --tcm-event: the region counter used as Allande's TCM, NULL = the
+				   one marked llc_misses */
+	int allande_all;        /* --allande-all: report every configuration's estimates */
+	unsigned pmnf_class_unit; /* --pmnf-classes: fit the sweep's PMNF classes PO2, ODD, EVEN
+				     separately with this unit (scaling.h), 0 = not */
+};
+
+/* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */
+struct pma_par_result {
+	int est;                                  /* the estimator the headline numbers use */
+	struct pma_parallelism by_est[PMA_EST_COUNT];
+	int have[PMA_EST_COUNT];                  /* the run has data for estimator k */
+	double m;                                 /* threads */
+	const char *m_source;
+	double A_err;                             /* uncertainty of A(m,inf) of est, threads */
+	double T1_s, wall_s;
+	double interval_ms;                       /* the sampling interval the collector used (RUN_END
+						     interval.final_ms, else META interval_ms) */
+	double interval_requested_ms;             /* -i as asked when pmcollect lengthened it, else 0 */
+	uint32_t baseline_cores;                  /* CPUs of the run, 0 unknown */
+	const char *baseline_case;
+	/* degraded inputs (issue 19) */
+	char status[96];                          /* how the run ended: "exited 0", "killed by
+						     signal 11 (SIGSEGV)", "interrupted: ..." */
+	int failed;                               /* not "exited 0": the profile covers a failed
+						     or partial run */
+	double unexplained_s;                     /* wall time the profile does not explain (the
+						     program ready while its CPUs ran others) */
+};
+
+/* Section: one prediction per core count (eq. 1, 3, 6). */
+struct pma_pred_result {
+	size_t ncores;
+	uint32_t *cores;                          /* [ncores] */
+	struct pma_prediction *by_est[PMA_EST_COUNT]; /* [ncores] each; NULL when !have[k] */
+	double *S_err;                            /* [ncores]: uncertainty of S of est */
+};
+
+/* Section: measured speedups of the traces' finished runs with the analyzed run's m and a known CPU
+ * count: S(n) = T(1) / T(n), wall times, T(1) the mean wall time of the runs on one CPU. Empty when
+ * no run has one CPU. For the speedup plot's measured points. */
+#define PMA_MEASURED_MAX 64
+struct pma_measured_result {
+	size_t n;
+	uint32_t cores[PMA_MEASURED_MAX];
+	double S[PMA_MEASURED_MAX];
+	double wall_s[PMA_MEASURED_MAX];
+};
+
+/* The kinds of result (issue 27): which member of struct pma_result's body is live. */
+enum pma_result_kind {
+	PMA_RESULT_RUN = 0,       /* one run of traces[0]: pma_compute on a recorded program */
+	PMA_RESULT_INTERFERENCE,  /* a trace of pmcollect --interfere (Casas & Bronevetsky) */
+	PMA_RESULT_JOB,           /* the traces of an MPI job's ranks merged (ranks.h) */
+};
+
+/* The result: a common header (what was analyzed, the notes) plus a body tagged by kind, one
+ * shape per kind. pma_compute makes a run or an interference result; pma_ranks_merge's job
+ * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. Each
+ * later capability of a run (sweeps, energy, regions, plots) adds one section struct to the run
+ * body, computed by its own module and rendered by its own function of report.c. The members
+ * of the body are anonymous: r->par is the run's, r->interf the interference study's, r->job the
+ * job's; only the member of r->kind may be read. */
+struct pma_result {
+	/* header */
+	enum pma_result_kind kind;
+	const struct pma_trace *traces;           /* borrowed: the caller keeps them loaded; NULL
+						     for a job (its rows name their traces) */
+	int ntraces;
+	const struct pma_trace *t;                /* traces[0] */
+	const struct pma_run *run;                /* the analyzed run of traces[0] */
+	struct pma_notes notes;                   /* for the user, in the order they arose */
+	/* body, by kind */
+	union {
+		struct {                          /* PMA_RESULT_RUN */
+			struct pma_par_result par;
+			struct pma_pred_result pred;
+			struct pma_mem_eval mem;          /* omega(n): calibration, fit, per core count */
+			struct pma_optimal opt;           /* eq. 11 over S; opt.n_best 0 when none */
+			struct pma_regions_result regions; /* OpenMP regions (--omp-regions traces) */
+			struct pma_energy_result energy;  /* E(n), energy-optimal n; energy.have 0 with
+							     energy.reason when no run has energy */
+			struct pma_run_power run_power;   /* the analyzed run's power by energy zone over
+							     time (ENERGY records); run_power.s.n 0 without */
+			struct pma_measured_result measured; /* measured S(n) of the runs, for the plots */
+			struct pma_scaling scaling;       /* --sweep runs: measured vs predicted, PMNF
+							     fits (scaling.h); scaling.present 0 without */
+		};
+		struct pma_interf_result interf;  /* PMA_RESULT_INTERFERENCE: active interference */
+		struct pma_ranks_result job;      /* PMA_RESULT_JOB: the merged ranks (job.h) */
+	};
+};
+
+/* pma_compute's return when the trace is sound but there is nothing to predict: the program ran
+ * one thread at a time (A(m,inf) = 1). pmanalyze exits PMA_EXIT_NOTHING for it. */
+#define PMA_COMPUTE_NOTHING (-2)
+
+/* Computes the result for the chosen run of traces[0] (the others add calibration runs); for a
+ * trace of pmcollect --interfere or --calibrate-interference, the interference section only.
+ * r borrows traces until pma_result_free. Returns 0, PMA_COMPUTE_NOTHING with the reason and a
+ * hint in why (one thread), or -1 with a one-line reason in why (no such run, no samples, a
+ * failed replay, out of memory); no I/O: what it reads is loaded before; r is freed with pma_result_free also on
+ * error. */
+int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
+		struct pma_result *r, char *why, size_t whysize);
+/* Frees what r owns, by its kind (a job's rows too), and zeroes it; NULL is accepted. */
+void pma_result_free(struct pma_result *r);
+
+/* The estimator of the headline numbers for run: requested (enum pma_estimator_kind) when >= 0,
+ * else the exact mode when the run has scheduler events and lost under 1% of them, else the
+ * runnable estimator. */
+int pma_choose_estimator(const struct pma_run *run, int requested);
+
+/* The headline profile of r (its run's profile by r->par.est); NULL when r is not of kind
+ * PMA_RESULT_RUN or the run has no profile of that estimator. */
+const struct pma_profile *pma_result_profile(const struct pma_result *r);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* contention.h: from the runs of one or more traces to the memory model: calibration points C(n),
+ * the fit, what is missing, and omega(n) for the core counts of a report (machines: machine.h). */
+#ifndef PMA_CONTENTION_H
+#define PMA_CONTENTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/analyze.h"
+#include "trace/machine.h"
+#include "model/memory.h"
+#include "notes/notes.h"
+
+#define PMA_CAL_MAX_POINTS 64
+
+/* The calibration as found in the traces. */
+struct pma_mem_cal {
+	const char *source;      /* "cycles", "cpu_time" or "none" (C(n) of every point) */
+	struct pma_mem_params params; /* params.model == PMA_MEM_NONE when omega is unknown */
+	size_t npts;
+	struct pma_mem_point pts[PMA_CAL_MAX_POINTS];
+	uint32_t run_id[PMA_CAL_MAX_POINTS];
+	int trace[PMA_CAL_MAX_POINTS];     /* index into traces[] */
+	double omega_meas[PMA_CAL_MAX_POINTS], omega_model[PMA_CAL_MAX_POINTS];
+	/* the points summarized per placement (cores, n_first) over the repetitions of
+	 * --calibrate --repeat K (issue 13): sum[k].C the median C(n), C_err[k] half its range
+	 * (0 for one run), nrep[k] the runs; the model is fitted to these medians */
+	size_t nsum;
+	struct pma_mem_point sum[PMA_CAL_MAX_POINTS];
+	double C_err[PMA_CAL_MAX_POINTS];
+	uint32_t nrep[PMA_CAL_MAX_POINTS];
+	int repeated;            /* every summarized point has two runs or more: omega has a spread */
+};
+
+/* C(n) of one run (Tudor & Teo eq. 7): RUN_END "C" (cycles when want_cycles and the run has
+ * them, else its CPU time in ns), else the schedstat CPU time (ns) its samples add up to (the
+ * runnable profile's work). *llc gets the run's LLC misses (NAN unknown), *is_cycles whether the
+ * run has cycles. */
+double pma_mem_run_C(const struct pma_run *r, int want_cycles, double *llc, int *is_cycles);
+
+/* Collects one point per finished run of every trace (the repetitions of --calibrate --repeat K
+ * summarized per core count by their median, with half the range as C's uncertainty, and the
+ * model fitted to the medians) (Tudor & Teo §II-B: C(n) of the program with
+ * the same m on n cores, n = the run's CPU count) and fits the model of the recording machine rec
+ * (one socket: eq. 8; several: UMA eq. 9 or NUMA eq. 10 when rec has several NUMA nodes). C(n) is
+ * RUN_END "C" (cycles, or schedstat CPU time as the proxy; one source for all points: cpu_time when
+ * any point lacks cycles); traces without it use the CPU time summed from the samples. Runs whose
+ * peak thread count differs from m are left out (C(n) must be for the same m). m_peak is the
+ * analyzed run's m. Appends to notes: PMA_NOTE_OMEGA_UNKNOWN when the model cannot be fitted
+ * (which core counts are missing, and the pmcollect command from META), PMA_NOTE_FREQ_* when CPU
+ * time stands in for cycles, PMA_NOTE_CAL_SKIPPED for runs left out. Returns 0 (also when omega
+ * is unknown), or -1 when memory runs out. */
+int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
+		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes);
+
+/* The memory model applied to the core counts of a report. */
+struct pma_mem_eval {
+	struct pma_machine rec;      /* the machine traces[0] was recorded on */
+	struct pma_machine target;   /* a copy of --machine (its topo borrowed), else of rec's counts */
+	int target_given;
+	enum pma_mem_policy pol;
+	const char *pol_source;      /* "--mem" or "recorded memory policy" */
+	uint32_t chunk;              /* placement: threads per socket turn (c = compact, 1 = scatter) */
+	char placement[32];          /* "compact", "scatter" or "chunks of k" */
+	struct pma_mem_cal cal;
+	double *omega;               /* per core count: omega(n); NAN unknown; INFINITY saturated */
+	double *cross;               /* its cross-socket part; NAN unknown */
+	double *omega_err;           /* per core count: standard error of omega(n), the fit's
+					covariance (from the spread of repeated calibration runs, or
+					PMA_MEM_C_REL_SD per single run) propagated through eq. 8-10
+					(pma_mem_predict); NAN only where omega is not finite */
+	uint32_t *busy;              /* per core count n: the cores running a thread, min(n, m);
+					omega and per_socket count these only (issue 28) */
+	double *omega_fit;           /* omega(n) as fitted, before a negative value inside its
+					uncertainty is taken as 0 (omega[]) */
+	char (*per_socket)[64];      /* per core count: the busy cores' placement, "{6,3}" */
+	size_t ncores;
+	struct pma_notes notes;      /* for the user: missing runs, frequency, saturation, ... */
+};
+
+/* Fits the memory model to the runs of traces (pma_mem_calibrate) and predicts omega(n) for each
+ * cores[i] on the target machine (machine, loaded by the caller with pma_machine_load and borrowed
+ * until pma_mem_eval_free; NULL = the recording machine) with min(cores[i], m) threads (m = 0:
+ * cores[i]) placed per socket in chunks of `chunk` (0 = compact: a socket at a time; Allande et al.) under memory
+ * policy pol (-1 = from the recorded policy: interleave -> interleave, bind -> local-then-remote,
+ * else local). Saturation (mu <= kL on a socket) gives INFINITY and a note saying where. With
+ * another machine, the per-socket M/M/1 parameters are assumed to be the same per socket there,
+ * and the cross-socket term is the calibration machine's (unknown when that had one socket); the
+ * notes say so. No I/O. Returns 0, or -1 with a reason (out of memory). out is freed with
+ * pma_mem_eval_free also on error. */
+int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_machine *machine,
+		 uint32_t chunk, int pol, uint32_t m, const uint32_t *cores, size_t ncores,
+		 struct pma_mem_eval *out, char *why, size_t whysize);
+void pma_mem_eval_free(struct pma_mem_eval *e);
+
+/* The uncertainty of S = A / (1 + omega) (Tudor & Teo, eq. 1) with omega's: dS = S domega /
+ * (1 + omega), added in quadrature to S_err (the sampling's uncertainty, same unit as S) (issue
+ * 13). Returns S_err unchanged when omega, domega or S is not finite or 1 + omega <= 0. */
+double pma_mem_S_err(double S, double S_err, double omega, double omega_err);
+
+/* PMA_SUPERLIN_* and PMA_SUPERLIN_MIN_REPS (notes/notes.h): the reasons a superlinear claim is
+ * not kept, values of PMA_NOTE_SUPERLINEAR_UNCONFIRMED. */
+/* Checks the runs of cal (cal->pts, C(n) per run) at 1 and n cores for a superlinear claim at n.
+ * Writes the runs found, K1 on 1 core and Kn on n. Returns 0 when they show it consistently, else
+ * PMA_SUPERLIN_*. */
+int pma_mem_superlinear_evidence(const struct pma_mem_cal *cal, uint32_t n, uint32_t *K1,
+				 uint32_t *Kn);
+
+#endif

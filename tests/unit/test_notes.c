@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* test_notes.c: the notes' codes, severities and wording (analyzer/notes/, issue 27): every code
+ * has a stable name, one of two severities and a wording in its topic's file; the values a note
+ * was made with are kept and copied. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "notes.h"
+
+/* the last code of enum pma_note_code (notes.h): new codes go after it */
+#define LAST_CODE PMA_NOTE_CROSS_SATURATED
+
+/* Every code from 1 to the last is worded by its topic's function (pma_note_text falls back to
+ * "note N" when none takes it) and has a name of lower-case words joined by '-', unique. */
+static void test_every_code_named_and_worded(void **state)
+{
+	char buf[2048], fallback[32];
+
+	(void)state;
+	for (int c = 1; c <= LAST_CODE; c++) {
+		struct pma_note x = { .code = (enum pma_note_code)c };
+		const char *name = pma_note_code_name(x.code);
+
+		snprintf(fallback, sizeof(fallback), "note %d", c);
+		pma_note_text(&x, buf, sizeof(buf));
+		if (strcmp(buf, fallback) == 0)
+			fail_msg("code %d (%s) has no wording", c, name);
+		assert_string_not_equal(name, "unknown");
+		assert_true(strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(name));
+		for (int d = 1; d < c; d++)
+			assert_string_not_equal(name, pma_note_code_name((enum pma_note_code)d));
+	}
+	assert_string_equal(pma_note_code_name((enum pma_note_code)(LAST_CODE + 1)), "unknown");
+}
+
+/* The names scripts match are the enum's; trace notes are warnings, memory notes info. */
+static void test_names_and_severities(void **state)
+{
+	(void)state;
+	assert_string_equal(pma_note_code_name(PMA_NOTE_OMEGA_UNKNOWN), "omega-unknown");
+	assert_string_equal(pma_note_code_name(PMA_NOTE_SCHED_LOST), "sched-lost");
+	assert_string_equal(pma_note_code_name(PMA_NOTE_INV_OMEGA1), "inv-omega1");
+	assert_int_equal(pma_note_severity_of(PMA_NOTE_SCHED_LOST), PMA_SEV_WARNING);
+	assert_int_equal(pma_note_severity_of(PMA_NOTE_INV_S_CAP), PMA_SEV_WARNING);
+	assert_int_equal(pma_note_severity_of(PMA_NOTE_OMEGA_UNKNOWN), PMA_SEV_INFO);
+	assert_string_equal(pma_note_severity_name(PMA_SEV_WARNING), "warning");
+	assert_string_equal(pma_note_severity_name(PMA_SEV_INFO), "info");
+}
+
+/* A note keeps the counts of values it was made with, through pma_notes_append too; each topic
+ * file words its own codes (one code per topic, with the values in the text). */
+static void test_values_kept_and_worded(void **state)
+{
+	struct pma_notes a = { 0 }, b = { 0 };
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_NO_PID, (double[]){ 7 }, 1, NULL, 0), 0);
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_RECORDED, NULL, 0, (const char *[]){ "disk full" }, 1), 0);
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_POWER_TWO_COUNTS, (double[]){ 4, 0.5 }, 2, NULL, 0), 0);
+	assert_int_equal(pma_notes_append(&b, &a), 0);
+	assert_int_equal(b.n, 3);
+	assert_int_equal(b.v[0].nn, 1);
+	assert_int_equal(b.v[0].ns, 0);
+	assert_int_equal(b.v[1].nn, 0);
+	assert_int_equal(b.v[1].ns, 1);
+	assert_int_equal(b.v[2].nn, 2);
+	pma_note_text(&b.v[0], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "run 7: scheduler events ignored"));
+	pma_note_text(&b.v[1], buf, sizeof(buf));
+	assert_string_equal(buf, "recorded: disk full");
+	pma_note_text(&b.v[2], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "two core counts"));
+	pma_notes_free(&a);
+	pma_notes_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_code_named_and_worded),
+		cmocka_unit_test(test_names_and_severities),
+		cmocka_unit_test(test_values_kept_and_worded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
