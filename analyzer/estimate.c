@@ -61,6 +61,8 @@ const char *pma_estimator_name(enum pma_estimator_kind k)
 		return "runnable";
 	case PMA_EST_SCHED:
 		return "sched-exact";
+	case PMA_EST_SWITCH:
+		return "switch-exact";
 	default:
 		return "?";
 	}

@@ -58,9 +58,11 @@ static void usage_full(void)
 	      "                            [default: 1 up to max(m, CPUs of the recording machine),\n"
 	      "                            at most 1024]\n"
 	      "  -f, --format <fmt>        table, json or csv [default: table]\n"
-	      "  -e, --estimator <name>    estimator of A(m,inf): sched-exact, runnable or paper\n"
-	      "                            [default: sched-exact when the run has scheduler events\n"
-	      "                            and lost under 1% of them, else runnable]\n"
+	      "  -e, --estimator <name>    estimator of A(m,inf): sched-exact, switch-exact,\n"
+	      "                            runnable or paper [default: sched-exact when the run\n"
+	      "                            has scheduler events and lost under 1% of them, else\n"
+	      "                            switch-exact on the same terms for perf's context\n"
+	      "                            switches (pmcollect --perf-switch), else runnable]\n"
 	      "  -r, --run <id>            run of the trace to analyze [default: the baseline run]\n"
 	      "      --placement <p>       threads per socket for omega(n): compact (fill a socket\n"
 	      "                            first), scatter (round robin) or <k> (round robin in\n"
@@ -427,7 +429,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		case 'e':
 			o->co.estimator = pma_estimator_parse(optarg);
 			if (o->co.estimator < 0)
-				return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
+				return usage_error("invalid --estimator '%s': use sched-exact, switch-exact, runnable or paper", optarg);
 			break;
 		case 'r':
 			if (pm_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)
