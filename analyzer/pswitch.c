@@ -279,7 +279,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			break;
 		case PMT_PSWITCH_OUT:
 			if (t->state != ST_RUNNING) {
-				st->anomalies += collect;
+				st->anomalies += collect && t->state != ST_GONE;
 				break;
 			}
 			t->t_out_ns = e->t_ns;
@@ -293,10 +293,13 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			}
 			break;
 		case PMT_PSWITCH_EXIT:
+			/* the task's events are closed in do_exit before its last switch-out: perf
+			 * reports none, so a running task stops running here */
 			if (t->state == ST_QUEUED)
 				DELTA(e->t_ns, -1, 0);
-			if (t->state != ST_RUNNING)
-				t->state = ST_GONE;
+			else if (t->state == ST_RUNNING)
+				DELTA(e->t_ns, -1, -1);
+			t->state = ST_GONE;
 			break;
 		}
 #undef DELTA
