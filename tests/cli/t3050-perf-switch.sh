@@ -76,8 +76,10 @@ exact_switch() {
 	tol_U=$(awk -v s="$steal" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + s / (w / 1000)}')
 	accuracy "$what: switch-exact U is the measured work (tolerance $tol_U)" \
 		"$(awk -v u="$U_s" 'BEGIN{print u*1000}')" "$(truth work_measured_ms)" "$tol_U"
-	"$PMANALYZE" --dump "$T/nobody/sw.zst" | grep '"type":"run_end"' | grep -o '"perf_switch":{[^}]*}' >"$T/ps"
+	"$PMANALYZE" --dump "$T/nobody/sw.zst" >"$T/dump"
+	grep '"type":"run_end"' "$T/dump" | grep -o '"perf_switch":{[^}]*}' >"$T/ps"
 	check "$what: RUN_END counts the switches" grep -q '"switches":[1-9][0-9]*,"preempted":[0-9]*,"tasks":[1-9]' "$T/ps"
+	check "$what: --dump lists them" grep -q '^{"type":"pswitch","run_id":0,"t_ns":[0-9]*,"event":"out"' "$T/dump"
 }
 
 pats="balanced imbalanced serial mixed"
