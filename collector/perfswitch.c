@@ -167,6 +167,7 @@ int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const c
 		      char *why, size_t whysize)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = PMC_PSWITCH_PAGES;
 	struct perf_event_attr a;
 
 	close_all(p);
@@ -189,8 +190,12 @@ int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const c
 		b->fd = (int)fd;
 		b->cpu = (uint16_t)cpu;
 		b->lost = 0;
-		b->map_bytes = (size_t)page * (1 + PMC_PSWITCH_PAGES);
-		b->map = mmap(NULL, b->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
+		do {
+			b->map_bytes = (size_t)page * (1 + pages);
+			b->map = mmap(NULL, b->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
+				      0);
+		} while (b->map == MAP_FAILED && (errno == EPERM || errno == ENOMEM) &&
+			 (pages /= 2) >= PMC_PSWITCH_PAGES_MIN);
 		p->nbuf++;
 		if (b->map == MAP_FAILED) {
 			b->map = NULL;
@@ -201,6 +206,7 @@ int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const c
 		}
 	}
 	p->st.cpus = (uint32_t)p->nbuf;
+	p->st.pages = (uint32_t)pages;
 	return 0;
 }
 
@@ -380,4 +386,5 @@ void pmc_pswitch_run_end(cJSON *o, const struct pmc_pswitch_stats *st)
 	cJSON_AddNumberToObject(e, "tasks", (double)st->tasks);
 	cJSON_AddNumberToObject(e, "lost", (double)st->lost);
 	cJSON_AddNumberToObject(e, "cpus", st->cpus);
+	cJSON_AddNumberToObject(e, "pages_per_cpu", st->pages);
 }

@@ -19,9 +19,13 @@
 struct pmc_pswitch;
 
 /* Ring buffer per CPU: data pages (a power of two) of the mmapped perf buffer. A switch record
- * is 40 bytes; 64 pages (256 KiB) hold 6500 of them, 65 ms of a ping-pong at 100k switches per
- * second, drained at every sample and at least every 10 ms. */
-#define PMC_PSWITCH_PAGES 64u
+ * is 40 bytes; 256 pages (1 MiB) hold 26000 of them, 0.3 s of a ping-pong at 87k records per
+ * second, drained at every sample and at least every 10 ms: a collector starved by load 40 lost
+ * 0.7% and 5.5% of them with 64 pages (make bench section 7). A user's mmapped perf buffers
+ * are limited (kernel.perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK): where the kernel
+ * refuses, the size is halved down to PMC_PSWITCH_PAGES_MIN. */
+#define PMC_PSWITCH_PAGES 256u
+#define PMC_PSWITCH_PAGES_MIN 8u
 
 /* Whether this process may record context switches: reads kernel.perf_event_paranoid from
  * $PMT_PROCFS_ROOT/sys/kernel/perf_event_paranoid (PMT_PROCFS_ROOT defaults to /proc; tests point
@@ -53,7 +57,7 @@ int pmc_pswitch_new(struct pmc_pswitch **out, const struct pm_intlist *online);
  * it makes inherits the events): one PERF_COUNT_SW_DUMMY event with context_switch, task,
  * inherit, sample_id_all, PERF_SAMPLE_TID | PERF_SAMPLE_TIME and use_clockid CLOCK_MONOTONIC per
  * CPU of cpus (every online CPU when cpus is NULL), each mmapped with PMC_PSWITCH_PAGES data
- * pages. Returns 0, or PMT_E_IO / PMT_E_NOMEM with a one-line reason in why (nothing stays
+ * pages, or fewer where the kernel's limits refuse them. Returns 0, or PMT_E_IO / PMT_E_NOMEM with a one-line reason in why (nothing stays
  * open). */
 int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
 		      char *why, size_t whysize);
@@ -70,6 +74,7 @@ struct pmc_pswitch_stats {
 	uint64_t tasks;     /* fork and exit events written */
 	uint64_t lost;      /* records the kernel reported lost (PERF_RECORD_LOST) */
 	uint32_t cpus;      /* buffers (CPUs) recorded */
+	uint32_t pages;     /* data pages per buffer (PMC_PSWITCH_PAGES or fewer) */
 };
 
 /* Stops the run: disables the events, drains what is left into w (when w is not NULL), closes
@@ -78,7 +83,7 @@ int pmc_pswitch_stop(struct pmc_pswitch *p, struct pmt_writer *w, struct pmc_psw
 
 struct cJSON;
 /* Adds RUN_END key "perf_switch" (FORMAT.md §6 RUN_END) to o: {"switches", "preempted", "tasks",
- * "lost", "cpus"}. Out of memory leaves the key out. */
+ * "lost", "cpus", "pages_per_cpu"}. Out of memory leaves the key out. */
 void pmc_pswitch_run_end(struct cJSON *o, const struct pmc_pswitch_stats *st);
 
 /* Frees the recorder (stopping a run still open, without draining). NULL is accepted. */
