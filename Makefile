@@ -291,8 +291,8 @@ install: all
 clean:
 	rm -rf build build-* bin
 
-# Header dependencies recorded by -MMD (absent before the first build).
--include $(wildcard $(B)/*/*.d $(FZ)/obj/*/*.d $(FZ)/dep/*.d)
+# Header dependencies recorded by -MMD (absent before the first build), in every sub-folder.
+-include $(wildcard $(B)/*/*.d $(B)/*/*/*.d $(B)/*/*/*/*.d $(FZ)/obj/*/*.d $(FZ)/obj/*/*/*.d $(FZ)/obj/*/*/*/*.d $(FZ)/dep/*.d)
 
 # Active interference (collector/interfere.c): BWThr's identity() must stay opaque to the compiler
 # (Casas & Bronevetsky Fig. 2), so its file is never part of link-time optimisation.

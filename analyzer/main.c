@@ -68,8 +68,9 @@ static const struct pm_opt options[] = {
 	  "[default: 1 up to max(m, CPUs of the recording machine),\nat most 1024]", 0 },
 	{ "format", 'F', PM_OPT_REQUIRED, "<fmt>", "table, json or csv [default: table]", 0 },
 	{ "estimator", 'E', PM_OPT_REQUIRED, "<name>",
-	  "estimator of A(m,inf): sched-exact, runnable or paper\n"
-	  "[default: sched-exact when the run has scheduler events\nand lost under 1% of them, else runnable]", 0 },
+	  "estimator of A(m,inf): sched-exact, switch-exact,\nrunnable or paper [default: sched-exact when the run\n"
+	  "has scheduler events and lost under 1% of them, else\nswitch-exact on the same terms for perf's context\n"
+	  "switches (pmcollect --perf-switch), else runnable]", 0 },
 	{ "run", 'r', PM_OPT_REQUIRED, "<id>", "run of the trace to analyze [default: the baseline run]", 0 },
 	{ "placement", 0, PM_OPT_REQUIRED, "<p>",
 	  "threads per socket for omega(n): compact (fill a socket\nfirst), scatter (round robin) or <k> (round robin in\n"
@@ -459,7 +460,7 @@ static int parse_model_option(int c, struct cli_opts *o)
 	case 'E':
 		o->co.estimator = pma_estimator_parse(optarg);
 		if (o->co.estimator < 0)
-			return usage_error("invalid --estimator '%s': use sched-exact, runnable or paper", optarg);
+			return usage_error("invalid --estimator '%s': use sched-exact, switch-exact, runnable or paper", optarg);
 		break;
 	case 'r':
 		if (pm_cli_parse_long(optarg, 0, 0xffffffffL, &o->co.run_id) < 0)

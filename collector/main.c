@@ -74,6 +74,10 @@ static void usage(FILE *f)
 		"      --sched             record scheduler events from a private tracefs instance\n"
 		"                          (exact mode of pmanalyze) [default: on when tracefs is usable]\n"
 		"      --no-sched          do not record scheduler events\n"
+		"      --perf-switch       record the program's context switches with perf_event_open\n"
+		"                          (exact mode without root) [default: on when scheduler\n"
+		"                          events are not recorded, unless --no-sched]\n"
+		"      --no-perf-switch    do not record context switches with perf_event_open\n"
 		"      --sched-buffer-kb=KB  tracefs ring buffer per CPU, KiB [default: 4096]\n"
 		"      --calibrate         run the program several times into one trace: the baseline\n"
 		"                          (1 CPU) and the core counts of the memory model (all cores\n"
@@ -454,6 +458,7 @@ struct pmc_opts {
 	const char *mem_nodes;      /* their node list, NULL for default */
 	const char *events;         /* -e, NULL = the default counters */
 	int sched_mode;             /* -1 default (when usable), 0 --no-sched, 1 --sched */
+	int pswitch_mode;           /* -1 default, 0 --no-perf-switch, 1 --perf-switch */
 	unsigned sched_buffer_kb;
 	int calibrate;              /* --calibrate or --runs */
 	struct pmc_plan runs;       /* the --runs lists (roles not yet decided) */
@@ -507,6 +512,8 @@ struct session {
 	/* data sources (open_sources) */
 	struct pmc_counters *counters;
 	struct pmc_sched *sched;
+	struct pmc_pswitch *pswitch; /* NULL: not recorded, pswitch_why says why */
+	char pswitch_why[512];
 	struct pmc_energy *energy;  /* NULL: none, energy_why says why */
 	char energy_why[1024];
 	int pc_fd, ts_fd;
@@ -571,7 +578,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
 	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS, OPT_CSTHR_L2,
 	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
-	       OPT_NO_BASELINE, OPT_PROGRESS };
+	       OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -583,6 +590,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "events", required_argument, NULL, 'e' },
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
+		{ "perf-switch", no_argument, NULL, OPT_PERF_SWITCH },
+		{ "no-perf-switch", no_argument, NULL, OPT_NO_PERF_SWITCH },
 		{ "sched-buffer-kb", required_argument, NULL, OPT_SCHED_BUFFER },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
@@ -659,6 +668,10 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case OPT_SCHED:
 		case OPT_NO_SCHED:
 			o->sched_mode = c == OPT_SCHED;
+			break;
+		case OPT_PERF_SWITCH:
+		case OPT_NO_PERF_SWITCH:
+			o->pswitch_mode = c == OPT_PERF_SWITCH;
 			break;
 		case OPT_SCHED_BUFFER:
 			if (pm_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
@@ -1633,6 +1646,12 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 	} else {
 		src.sched_events = pmc_sched_event_names();
 	}
+	if (pmc_pswitch_session(&ss->pswitch, o->pswitch_mode, ss->sched != NULL, o->sched_mode == 0,
+				&ss->online, ss->pswitch_why, sizeof(ss->pswitch_why)) < 0) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "context switches not recorded: %s", ss->pswitch_why);
+		warn_user(msg);
+	}
 	if (ss->have_cal) {
 		cJSON *ic = pmc_cal_to_json(&ss->isess.cal);
 		if (ic)
@@ -1661,6 +1680,9 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
 	if (err == 0 && o->omp_regions)
 		omp_source(meta, ss);
+	if (err == 0)
+		pmc_meta_source(meta, "perf_switch", ss->pswitch != NULL,
+				ss->pswitch ? NULL : ss->pswitch_why);
 	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
 	cJSON_Delete(meta);
 	if (!meta_text) {
@@ -1733,6 +1755,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.plan_run = run,
 		.warn = warn_user,
 		.sched = ss->sched,
+		.pswitch = ss->pswitch,
 		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
 		.energy = ss->energy,
 		.energy_why = ss->energy_why,
@@ -1991,6 +2014,7 @@ static void session_close(struct session *ss)
 {
 	pmc_counters_close(ss->counters);
 	pmc_sched_close(ss->sched);
+	pmc_pswitch_free(ss->pswitch);
 	pmc_energy_close(ss->energy);
 	pmc_procconn_close(ss->pc_fd);
 	pmc_taskstats_close(ss->ts_fd);
@@ -2012,7 +2036,7 @@ int main(int argc, char **argv)
 {
 	struct pmc_opts o = {
 		.output = DEFAULT_OUTPUT, .interval_ms = 10.0, .mem_mode = "default",
-		.sched_mode = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
+		.sched_mode = -1, .pswitch_mode = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
 	};
 	struct session ss = {
 		.out_fd = -1, .sig_fd = -1, .pc_fd = -1, .ts_fd = -1, .collector_cpu = -1,

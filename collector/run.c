@@ -328,6 +328,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		add_energy(o, st, cpu_ns, wall_ns);
 	}
 	add_omp_regions(o, st);
+	if (res->pswitch_recorded)
+		pmc_pswitch_run_end(o, &res->pswitch);
 	if (cfg->annotate)
 		cfg->annotate(cfg->annotate_arg, o, 1);
 	text = cJSON_PrintUnformatted(o);
@@ -414,6 +416,7 @@ struct run_state {
 	struct pmc_sampler *s;
 	struct pmc_counters *counters; /* NULL once they could not be attached */
 	struct pmc_sched *sched;       /* NULL once the events could not be started */
+	struct pmc_pswitch *pswitch;   /* NULL once the perf switch events could not be started */
 	struct pmc_omp *omp;           /* --omp-regions: the tool's socket of this run */
 	int go[2], report[2], tfd;
 	pid_t pid;
@@ -643,6 +646,15 @@ static void attach_sources(struct run_state *st)
 			st->res->sched_recorded = 1;
 		}
 	}
+	if (st->pswitch && pmc_pswitch_start(st->pswitch, st->pid, st->run_id, cfg->cpus, why,
+					     sizeof(why)) < 0) {
+		snprintf(msg, sizeof(msg), "context switches not recorded: %s", why);
+		if (cfg->warn)
+			cfg->warn(msg);
+		write_warning(st->res, st->w, st->run_id, msg);
+		st->pswitch = NULL;
+	}
+	st->res->pswitch_recorded = st->pswitch != NULL;
 }
 
 /* Absolute schedule: sample k is due at start + k*interval whatever the previous sample cost, so
@@ -794,10 +806,12 @@ static int housekeeping(struct run_state *st)
 			return 0;
 		}
 	}
-	if (st->sched && now >= st->next_drain_ns) {
+	if ((st->sched || st->pswitch) && now >= st->next_drain_ns) {
 		/* samples further apart than 10 ms: drain the ring buffers anyway */
 		st->next_drain_ns = now + SCHED_DRAIN_NS;
-		err = pmc_sched_drain(st->sched, st->w);
+		err = st->sched ? pmc_sched_drain(st->sched, st->w) : 0;
+		if (err == 0 && st->pswitch)
+			err = pmc_pswitch_drain(st->pswitch, st->w);
 		if (err < 0) {
 			stop_sampling(st, err);
 			return 0;
@@ -806,7 +820,7 @@ static int housekeeping(struct run_state *st)
 	if (st->energy_on && now >= st->next_energy_ns)
 		energy_tick(st, now, 1);
 	timeout_ms = (int)((st->next_flush_ns - now) / 1000000u) + 1;
-	if (st->sched && (int)((st->next_drain_ns - now) / 1000000u) + 1 < timeout_ms)
+	if ((st->sched || st->pswitch) && (int)((st->next_drain_ns - now) / 1000000u) + 1 < timeout_ms)
 		timeout_ms = (int)((st->next_drain_ns - now) / 1000000u) + 1;
 	if (st->energy_on && (int)((st->next_energy_ns - now) / 1000000u) + 1 < timeout_ms)
 		timeout_ms = (int)((st->next_energy_ns - now) / 1000000u) + 1;
@@ -896,6 +910,8 @@ static void take_sample(struct run_state *st)
 		err = pmc_sched_drain(st->sched, st->w);
 		st->next_drain_ns = now + SCHED_DRAIN_NS;
 	}
+	if (err == 0 && st->pswitch)
+		err = pmc_pswitch_drain(st->pswitch, st->w);
 	if (err == 0 && st->counters && pmc_counters_read(st->counters, st->values) == 0) {
 		struct pmt_counters c = { st->run_id, now, pmc_counters_count(st->counters), st->values };
 		err = pmt_writer_counters(st->w, &c);
@@ -954,6 +970,9 @@ static void run_finish(struct run_state *st)
 	energy_tick(st, st->end_ns, !res->writer_err);
 	pmc_clock_pair_now(&st->clk[1]);
 	stop_sched(st->sched, res, st->w, st->run_id);
+	if (st->pswitch)
+		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
+							   &res->pswitch));
 	if (st->omp) {
 		/* the tool's last batches (thread ends, finalize) were sent before the program ended */
 		int err = 1;
@@ -997,7 +1016,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 {
 	struct run_state st = {
 		.w = w, .run_id = run_id, .cfg = cfg, .res = res, .counters = cfg->counters,
-		.sched = cfg->sched, .go = { -1, -1 }, .report = { -1, -1 }, .tfd = -1, .pid = -1,
+		.sched = cfg->sched, .pswitch = cfg->pswitch, .go = { -1, -1 }, .report = { -1, -1 }, .tfd = -1, .pid = -1,
 	};
 	int rc;
 

@@ -16,6 +16,7 @@
 #include "energy.h"
 #include "plan.h"
 #include "pmt.h"
+#include "perfswitch.h"
 #include "schedtrace.h"
 
 struct bitmask; /* libnuma */
@@ -67,6 +68,7 @@ struct pmc_run_config {
 	const struct pmc_plan_run *plan_run; /* the plan's run, for RUN_BEGIN "rep" (when nrep > 0)
 				       and "sweep" (role sweep); NULL: neither */
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
+	struct pmc_pswitch *pswitch; /* perf context switches (perfswitch.h) or NULL: not recorded */
 	const struct pmc_omp_opts *omp; /* --omp-regions: load the OMPT tool and record its regions
 				       (omp.h); NULL = not asked */
 	struct pmc_energy *energy;  /* energy counters (pmc_energy_open) or NULL: not recorded */
@@ -102,6 +104,8 @@ struct pmc_run_result {
 	uint32_t interval_changes;
 	int sched_recorded;     /* scheduler events were recorded for this run */
 	struct pmc_sched_stats sched; /* their counts */
+	int pswitch_recorded;   /* perf context switches were recorded for this run */
+	struct pmc_pswitch_stats pswitch; /* their counts */
 	int omp_answered;       /* --omp-regions: an OpenMP runtime started the tool */
 	uint64_t omp_regions;   /* OMP_REGION records written */
 	char omp_reason[512];   /* why no runtime answered ("" when one did) */

@@ -61,6 +61,8 @@ enum pmt_record_type {
 	PMT_REC_ENERGY = 0x8003,    /* binary, optional (1.2): energy of the machine's zones so far */
 	PMT_REC_OMP_COUNTERS = 0x8005, /* binary, optional (1.3): one thread's counter deltas over
 					  its implicit task of an OpenMP region */
+	PMT_REC_PSWITCH = 0x8006,   /* binary, optional: the program's context switches from
+				       perf_event_open (PERF_RECORD_SWITCH), one CPU's buffer */
 };
 #define PMT_REC_OPTIONAL_BIT 0x8000u
 
@@ -168,6 +170,20 @@ struct pmt_sched_batch {
 };
 #define PMT_SCHED_MISSED_UNKNOWN 0xFFFFFFFFu
 
+/* The program's context switches as perf_event_open reports them to an unprivileged user
+ * (FORMAT.md §5.10): a PSWITCH record has the layout of a SCHED record (struct pmt_sched_batch,
+ * missed = records the kernel reported lost, PERF_RECORD_LOST, just before the batch) with its
+ * own kinds. Source: perf_event_open(2), PERF_RECORD_SWITCH, PERF_RECORD_FORK, PERF_RECORD_EXIT;
+ * t_ns is the sample_id time with use_clockid CLOCK_MONOTONIC. ctx is 0. */
+enum pmt_pswitch_kind {
+	PMT_PSWITCH_IN = 1,   /* switch-in: common_pid = tid, a = pid (tgid), b = tid */
+	PMT_PSWITCH_OUT = 2,  /* switch-out: as IN, c = 1 when preempted (still runnable,
+				 PERF_RECORD_MISC_SWITCH_OUT_PREEMPT), 0 when it blocked */
+	PMT_PSWITCH_FORK = 3, /* a task was created: a = pid, b = tid, c = parent tid,
+				 common_pid = parent pid */
+	PMT_PSWITCH_EXIT = 4, /* a task ended: a = pid, b = tid */
+};
+
 /* One OpenMP parallel region instance (FORMAT.md §5.7), as the OMPT tool libpmompt.so reported
  * it (OpenMP 5.0 §4.5.2.3 parallel_begin / parallel_end, §4.5.2.11 implicit_task). Times are
  * CLOCK_MONOTONIC ns like every time in the file. */
@@ -231,6 +247,7 @@ struct pmt_record {
 		struct pmt_task_event task; /* TASK */
 		struct pmt_counters counters; /* COUNTERS */
 		struct pmt_sched_batch sched; /* SCHED */
+		struct pmt_sched_batch pswitch; /* PSWITCH (enum pmt_pswitch_kind) */
 		struct pmt_omp_region omp;  /* OMP_REGION */
 		struct pmt_energy energy;   /* ENERGY */
 		struct pmt_omp_counters omp_counters; /* OMP_COUNTERS */
@@ -264,6 +281,8 @@ int pmt_writer_sample(struct pmt_writer *w, const struct pmt_sample *s);
 int pmt_writer_task(struct pmt_writer *w, const struct pmt_task_event *e);
 int pmt_writer_counters(struct pmt_writer *w, const struct pmt_counters *c);
 int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *b);
+/* A PSWITCH record: b's events are enum pmt_pswitch_kind, b->missed the lost-record count. */
+int pmt_writer_pswitch(struct pmt_writer *w, const struct pmt_sched_batch *b);
 int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o);
 int pmt_writer_energy(struct pmt_writer *w, const struct pmt_energy *e);
 int pmt_writer_omp_counters(struct pmt_writer *w, const struct pmt_omp_counters *c);

@@ -546,6 +546,8 @@ static int decode_record(struct pmt_reader *r, struct pmt_record *rec)
 		return decode_counters(r, b, len, &rec->u.counters);
 	case PMT_REC_SCHED:
 		return decode_sched(r, b, len, &rec->u.sched);
+	case PMT_REC_PSWITCH:
+		return decode_sched(r, b, len, &rec->u.pswitch); /* one layout, §5.10 */
 	case PMT_REC_OMP_REGION:
 		return decode_omp_region(r, b, len, &rec->u.omp);
 	case PMT_REC_ENERGY:

@@ -355,7 +355,8 @@ int pmt_writer_energy(struct pmt_writer *w, const struct pmt_energy *e)
 	return writer_commit(w);
 }
 
-int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
+/* SCHED and PSWITCH share one layout (FORMAT.md §5.6, §5.10) */
+static int write_event_batch(struct pmt_writer *w, uint16_t type, const struct pmt_sched_batch *sb)
 {
 	uint8_t *b;
 	int rc;
@@ -364,7 +365,7 @@ int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
 		return PMT_E_INVAL;
 	if (sb->n > PMT_MAX_SCHED_EVENTS)
 		return PMT_E_LIMIT;
-	rc = writer_reserve(w, PMT_REC_SCHED, SCHED_FIXED_BYTES + SCHED_ENTRY_BYTES * sb->n, &b);
+	rc = writer_reserve(w, type, SCHED_FIXED_BYTES + SCHED_ENTRY_BYTES * sb->n, &b);
 	if (rc)
 		return rc;
 	put_le32(b, sb->run_id);
@@ -385,6 +386,16 @@ int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
 		put_le32(b + 24, e->c);
 	}
 	return writer_commit(w);
+}
+
+int pmt_writer_sched(struct pmt_writer *w, const struct pmt_sched_batch *sb)
+{
+	return write_event_batch(w, PMT_REC_SCHED, sb);
+}
+
+int pmt_writer_pswitch(struct pmt_writer *w, const struct pmt_sched_batch *sb)
+{
+	return write_event_batch(w, PMT_REC_PSWITCH, sb);
 }
 
 int pmt_writer_omp_region(struct pmt_writer *w, const struct pmt_omp_region *o)

@@ -61,6 +61,8 @@ const char *pma_estimator_name(enum pma_estimator_kind k)
 		return "runnable";
 	case PMA_EST_SCHED:
 		return "sched-exact";
+	case PMA_EST_SWITCH:
+		return "switch-exact";
 	default:
 		return "?";
 	}
@@ -263,6 +265,34 @@ static double place_wait(struct pma_est *e, struct thr *t, uint64_t k, double wa
 	return wait_ns;
 }
 
+/* Places run_ns of thread t's CPU time, credited in interval k beyond what k can hold (one thread
+ * runs at most dT of an interval), in the intervals before k where it was spent: schedstat's run
+ * time (se.sum_exec_runtime, proc(5) schedstat field 1) of a running thread advances only at
+ * scheduler ticks and at switch-out (update_curr), 4 ms apart at HZ = 250, so a sample between
+ * two ticks sees no run at all and the next one sees the whole tick. The run that one credit
+ * reveals began after the previous credit, so the placement stops in the interval of the thread's
+ * previous CPU time, as place_wait's does. Without it, intervals shorter than a tick show running
+ * threads idle, every credit looks like a wake-up and cuts the window, and A collapses to 1
+ * (issue 34). Returns the part that found no room before k. */
+static double place_run(struct pma_est *e, struct thr *t, uint64_t k, double run_ns)
+{
+	uint64_t i = k;
+
+	while (run_ns > 0 && i > e->k_final && i > t->first_k) {
+		size_t slot = --i % RING;
+		double room = e->ring_dT_ns[slot] - (t->a_r[slot] > t->tau_r[slot] ? t->a_r[slot]
+										      : t->tau_r[slot]);
+		int had_run = t->tau_r[slot] > 0;
+		double put = room > 0 ? (run_ns < room ? run_ns : room) : 0;
+		t->tau_r[slot] += (float)put;
+		t->a_r[slot] += (float)put;
+		run_ns -= put;
+		if (had_run || room <= 0)
+			break;
+	}
+	return run_ns;
+}
+
 int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 {
 	double dT, tau, tau_max;
@@ -341,11 +371,15 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		tau += r;
 		if (r > tau_max)
 			tau_max = r;
-		/* The thread's runnable time in this interval: its run plus the part of the wait
-		 * that does not fit before the interval. run_ns of a running thread is updated at
-		 * ticks, so a delta may exceed dT a little: keep it rather than lose CPU time. */
-		t->tau_r[slot] = (float)r;
+		t->tau_r[slot] = 0;
 		t->a_r[slot] = 0;
+		/* run_ns of a running thread is updated at ticks: the part of a delta beyond dT ran
+		 * in earlier intervals; what finds no room there stays here rather than be lost */
+		if (r > dT)
+			r = dT + place_run(e, t, k, r - dT);
+		/* The thread's runnable time in this interval: its run plus the part of the wait
+		 * that does not fit before the interval. */
+		t->tau_r[slot] = (float)r;
 		cap = dT > r ? dT : r;
 		in_k = w < cap - r ? w : cap - r;
 		a = r + in_k + place_wait(e, t, k, w - in_k);

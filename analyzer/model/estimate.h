@@ -25,13 +25,17 @@ enum pma_estimator_kind {
 	/* Exact mode (analyzer/model/exact.h): the critical path of the happens-before graph of the
 	 * scheduler events, and replay on n cores; only when the trace holds SCHED records. */
 	PMA_EST_SCHED = 2,
-	PMA_EST_COUNT = 3,
+	/* Exact run segments without root (analyzer/pswitch.h): the program's context switches from
+	 * perf_event_open, wakes placed from schedstat; only when the trace holds PSWITCH records. */
+	PMA_EST_SWITCH = 3,
+	PMA_EST_COUNT = 4,
 };
 /* How many kinds (the first ones, PAPER and RUNNABLE) are built from samples here: a count, not
  * a kind, so it is not one of the enum's names. */
 #define PMA_EST_SAMPLED 2
 
-/* Name used in output and on the command line: "paper", "runnable", "sched-exact". */
+/* Name used in output and on the command line: "paper", "runnable", "sched-exact",
+ * "switch-exact". */
 const char *pma_estimator_name(enum pma_estimator_kind k);
 /* Returns the kind for a name, or -1. */
 int pma_estimator_parse(const char *name);

@@ -21,6 +21,7 @@ static const char *rec_name(uint16_t type)
 	case PMT_REC_TASK: return "task";
 	case PMT_REC_COUNTERS: return "counters";
 	case PMT_REC_SCHED: return "sched";
+	case PMT_REC_PSWITCH: return "pswitch";
 	case PMT_REC_ENERGY: return "energy";
 	case PMT_REC_SUMMARY: return "summary";
 	case PMT_REC_WARNING: return "warning";
@@ -121,18 +122,17 @@ static void dump_energy(FILE *out, const struct pmt_record *rec)
 	fputs("]}\n", out);
 }
 
-static void dump_sched(FILE *out, const struct pmt_record *rec)
+/* SCHED and PSWITCH records share one layout (FORMAT.md §5.6, §5.10): one line per event, a
+ * record holds up to a million; kinds[k] names kind k < nkinds */
+static void dump_events(FILE *out, const struct pmt_sched_batch *b, const char *type,
+			const char *const *kinds, unsigned nkinds)
 {
-	/* one line per event: a record holds up to a million */
-	static const char *const sched_kinds[] = { "?", "switch", "waking", "wakeup", "wakeup_new",
-					     "fork", "exit", "migrate" };
-	const struct pmt_sched_batch *b = &rec->u.sched;
 	for (uint32_t i = 0; i < b->n; i++) {
 		const struct pmt_sched_event *e = &b->events[i];
-		fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"t_ns\":%llu,\"event\":\"%s\","
+		fprintf(out, "{\"type\":\"%s\",\"run_id\":%u,\"t_ns\":%llu,\"event\":\"%s\","
 			"\"cpu\":%u,\"ctx\":%u,\"common_pid\":%u,\"a\":%u,\"b\":%u,\"c\":%u",
-			b->run_id, (unsigned long long)e->t_ns,
-			sched_kinds[e->kind < 8 ? e->kind : 0], e->cpu, e->ctx, e->common_pid, e->a,
+			type, b->run_id, (unsigned long long)e->t_ns,
+			kinds[e->kind < nkinds ? e->kind : 0], e->cpu, e->ctx, e->common_pid, e->a,
 			e->b, e->c);
 		if (i == 0 && b->missed)
 			fprintf(out, ",\"missed_before\":%lld",
@@ -140,9 +140,22 @@ static void dump_sched(FILE *out, const struct pmt_record *rec)
 		fputs("}\n", out);
 	}
 	if (b->n == 0)
-		fprintf(out, "{\"type\":\"sched\",\"run_id\":%u,\"cpu\":%u,\"events\":0,"
-			"\"missed_before\":%lld}\n", b->run_id, b->cpu,
+		fprintf(out, "{\"type\":\"%s\",\"run_id\":%u,\"cpu\":%u,\"events\":0,"
+			"\"missed_before\":%lld}\n", type, b->run_id, b->cpu,
 			b->missed == PMT_SCHED_MISSED_UNKNOWN ? -1LL : (long long)b->missed);
+}
+
+static void dump_sched(FILE *out, const struct pmt_record *rec)
+{
+	static const char *const kinds[] = { "?", "switch", "waking", "wakeup", "wakeup_new",
+					     "fork", "exit", "migrate" };
+	dump_events(out, &rec->u.sched, "sched", kinds, 8);
+}
+
+static void dump_pswitch(FILE *out, const struct pmt_record *rec)
+{
+	static const char *const kinds[] = { "?", "in", "out", "fork", "exit" };
+	dump_events(out, &rec->u.pswitch, "pswitch", kinds, 5);
 }
 
 static void dump_omp_region(FILE *out, const struct pmt_record *rec)
@@ -186,6 +199,9 @@ static void dump_record(FILE *out, const struct pmt_record *rec)
 		break;
 	case PMT_REC_SCHED:
 		dump_sched(out, rec);
+		break;
+	case PMT_REC_PSWITCH:
+		dump_pswitch(out, rec);
 		break;
 	case PMT_REC_OMP_REGION:
 		dump_omp_region(out, rec);

@@ -268,6 +268,8 @@ static void table_parallelism(FILE *out, const struct pma_result *r)
 			(unsigned long long)x->events, (unsigned long long)x->lost,
 			(unsigned long long)x->wake_edges, (unsigned long long)x->outside_wakes,
 			x->threads, (unsigned long long)x->inferred_switch_ins, x->inferred_ns / 1e6);
+	if (r->par.have[PMA_EST_SWITCH])
+		pma_pswitch_describe(out, &r->run->pst);
 	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
 	fprintf(out, "%-13s%.3f s  (total CPU time of the program)\n", "T(1)", r->par.T1_s);
 	fprintf(out, "%-13s%.2f threads  (m - A(m,inf), eq. 2)\n", "D(m)", p->D);

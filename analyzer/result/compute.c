@@ -114,7 +114,10 @@ int pma_choose_estimator(const struct pma_run *run, int requested)
 {
 	if (requested >= 0)
 		return requested;
-	return run->has_exact && run->xst.lost <= run->xst.events / 100 ? PMA_EST_SCHED
+	if (run->has_exact && run->xst.lost <= run->xst.events / 100)
+		return PMA_EST_SCHED;
+	/* perf's context switches (a user without tracefs, issue 34) before the samples */
+	return run->has_pswitch && run->pst.lost <= run->pst.events / 100 ? PMA_EST_SWITCH
 									 : PMA_EST_RUNNABLE;
 }
 
@@ -141,6 +144,11 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 	if (pr->est == PMA_EST_SCHED && !run->has_exact) {
 		snprintf(why, whysize, "'%s': run %u has no scheduler events (record them with "
 			 "pmcollect --sched, as root)", t->path, run->run_id);
+		return -1;
+	}
+	if (pr->est == PMA_EST_SWITCH && !run->has_pswitch) {
+		snprintf(why, whysize, "'%s': run %u has no context switches (record them with "
+			 "pmcollect --perf-switch)", t->path, run->run_id);
 		return -1;
 	}
 	pr->m = run->m;
@@ -257,6 +265,8 @@ static void compute_uncertainty(struct pma_result *r)
 			run->xst.inferred_ns / run->xst.work_ns :
 		run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / p->T_cp_ns : 0;
 
+	if (r->par.est == PMA_EST_SWITCH)
+		gran = pma_pswitch_rel_err(&run->pst);
 	r->par.A_err = p->A_inf * gran;
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
@@ -537,7 +547,7 @@ static void check_sampling(struct pma_result *r)
 	struct pma_run_sampling smp;
 	double ms = r->run->st.mean_interval_ns / 1e6, widen;
 
-	if (r->par.est != PMA_EST_SCHED && r->par.baseline_cores &&
+	if (r->par.est != PMA_EST_SCHED && r->par.est != PMA_EST_SWITCH && r->par.baseline_cores &&
 	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
 		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
 	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
@@ -553,7 +563,7 @@ static void check_sampling(struct pma_result *r)
 	pma_run_sampling(r->t, r->run, &smp);
 	if (!smp.present || smp.share <= 0)
 		return;
-	widen = r->par.est == PMA_EST_SCHED ? 0 : smp.share;
+	widen = r->par.est == PMA_EST_SCHED || r->par.est == PMA_EST_SWITCH ? 0 : smp.share;
 	r->par.A_err += r->par.by_est[r->par.est].A_inf * widen;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		if (isfinite(r->pred.by_est[r->par.est][i].S))

@@ -36,10 +36,13 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 	r->run_id = run_id;
 	r->est = pma_est_new();
 	r->exact = pma_exact_new();
+	r->pswitch = pma_pswitch_new();
 	pma_profile_init(&r->xprof);
-	if (!r->est || !r->exact) {
+	pma_profile_init(&r->pprof);
+	if (!r->est || !r->exact || !r->pswitch) {
 		pma_est_free(r->est);
 		pma_exact_free(r->exact);
+		pma_pswitch_free(r->pswitch);
 		return NULL;
 	}
 	t->nruns++;
@@ -100,6 +103,8 @@ const struct pma_profile *pma_run_profile(const struct pma_run *r, int k)
 {
 	if (k == PMA_EST_SCHED)
 		return r->has_exact ? &r->xprof : NULL;
+	if (k == PMA_EST_SWITCH)
+		return r->has_pswitch ? &r->pprof : NULL;
 	return pma_est_profile(r->est, (enum pma_estimator_kind)k);
 }
 
@@ -131,6 +136,8 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		t->samples++;
 		t->thread_samples += rec->u.sample.n;
 		if (!r->finished && pma_est_sample(r->est, &rec->u.sample) < 0)
+			return LOAD_NOMEM;
+		if (pma_pswitch_sample(r->pswitch, &rec->u.sample) < 0)
 			return LOAD_NOMEM;
 		return 0;
 	case PMT_REC_TASK:
@@ -232,6 +239,14 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 			warn(t, PMA_NOTE_EXACT_REFUSED, (double[]){ r->run_id, PMA_EXACT_MAX_EVENTS }, 2);
 		}
 		return rc == -1 ? LOAD_NOMEM : 0;
+	case PMT_REC_PSWITCH:
+		if (!(r = get_run(t, rec->u.pswitch.run_id)))
+			return LOAD_TOO_MANY;
+		if (r->pswitch_refused)
+			return 0;
+		rc = pma_pswitch_add(r->pswitch, &rec->u.pswitch);
+		r->pswitch_refused = rc == -2;
+		return rc == -1 ? LOAD_NOMEM : 0;
 	default:
 		return 0;
 	}
@@ -300,6 +315,9 @@ static int finish_trace(struct pma_trace *t)
 			return -1;
 		if (t->sched_events && !r->exact_refused && finish_exact(t, r) < 0)
 			return -1;
+		if (!r->pswitch_refused && pma_pswitch_finish(r->pswitch, &r->pprof, &r->pst) < 0)
+			return -1;
+		r->has_pswitch = r->pst.T_cp_ns > 0;
 		r->m = r->st.m_peak;
 		if (r->has_exact && r->xst.max_active > r->m)
 			r->m = r->xst.max_active;
@@ -432,6 +450,8 @@ void pma_trace_free(struct pma_trace *t)
 		pma_est_free(t->runs[i].est);
 		pma_exact_free(t->runs[i].exact);
 		pma_profile_free(&t->runs[i].xprof);
+		pma_pswitch_free(t->runs[i].pswitch);
+		pma_profile_free(&t->runs[i].pprof);
 		free(t->runs[i].omp);
 		free(t->runs[i].omp_ctr);
 		free(t->runs[i].omp_cv);

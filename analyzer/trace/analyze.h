@@ -8,6 +8,7 @@
 
 #include "model/estimate.h"
 #include "model/exact.h"
+#include "model/pswitch.h"
 #include "notes/notes.h"
 #include "pmt.h"
 #include "pm_cli.h"
@@ -54,6 +55,11 @@ struct pma_run {
 	struct pma_exact_stats xst;
 	int has_exact;         /* the run has scheduler events and pma_exact_finish succeeded */
 	int exact_refused;     /* more than PMA_EXACT_MAX_EVENTS: exact mode off for the run */
+	struct pma_pswitch *pswitch; /* perf context switches of the run (PSWITCH records) */
+	struct pma_profile pprof; /* switch-exact profile (valid when has_pswitch) */
+	struct pma_pswitch_stats pst;
+	int has_pswitch;       /* the run has PSWITCH records and pma_pswitch_finish succeeded */
+	int pswitch_refused;   /* more than PMA_PSWITCH_MAX_EVENTS */
 	struct pm_intlist cpu_list; /* CPUs the run was allowed (from RUN_BEGIN or META "cpus");
 				       empty when unknown */
 	uint32_t cpus_n;       /* cpu_list.n, 0 unknown */

@@ -369,7 +369,8 @@ def accuracy(cfg):
 # --- 7. scheduler events: overhead at a high context-switch rate, loss, bytes per event --------
 def sched_cost(cfg):
     """A futex ping-pong (pipeline -t 2 -s: one item in flight between two threads, 1 us of work
-    per hand-over) on CPU 0, alone, under pmcollect --no-sched and under pmcollect --sched (the
+    per hand-over) on CPU 0, alone, under pmcollect --no-sched, under pmcollect --sched and under
+    pmcollect --no-sched --perf-switch (perf_event_open context switches, issue 34) (the
     collector on CPU 1), alternated; then the same program under perf sched record for the bytes
     per event. Pinned: unpinned, the two threads' placement (same CPU or an IPI per hand-over)
     changes the program's speed 3x from run to run here, which would hide the tracing cost; the
@@ -381,6 +382,7 @@ def sched_cost(cfg):
     prog = [os.path.join(WL, "pipeline"), "-t", "2", "-s", "-w", "0.008", "-n",
             str(cfg["pingpong_items"])]
     alone, nosched, sched, ev, lost, rate, size_s, size_n = [], [], [], [], [], [], [], []
+    psw, psw_rec, psw_lost, size_p = [], [], [], []  # --no-sched --perf-switch (issue 34)
     for _ in range(cfg["reps"]):
         alone.append(timed(["taskset", "-c", "0", *prog])[0])
         tr_n, tr_s = os.path.join(TMP, "pp-n.zst"), os.path.join(TMP, "pp-s.zst")
@@ -396,6 +398,15 @@ def sched_cost(cfg):
         switches = sum(1 for e in recs.get("sched", []) if e["event"] == "switch")
         rate.append(switches / (end["wall_ns"] / 1e9))
         size_s.append(os.path.getsize(tr_s))
+        tr_p = os.path.join(TMP, "pp-p.zst")
+        timed([PMCOLLECT, "-q", "-f", "--no-sched", "--perf-switch", "--cpus", "0", "-o", tr_p,
+               "--", *prog])
+        pend = dump(tr_p)["run_end"][0]
+        psw.append(pend["wall_ns"] / 1e9)
+        ps = pend.get("perf_switch") or {}
+        psw_rec.append(ps.get("switches", 0) + ps.get("tasks", 0))
+        psw_lost.append(ps.get("lost", 0))
+        size_p.append(os.path.getsize(tr_p))
     bytes_per_event = [(s - n) / e for s, n, e in zip(size_s, size_n, ev) if e]
     r = {"program": "pipeline -t 2 -s -w 0.008 -n %d (futex ping-pong)" % cfg["pingpong_items"],
          "alone_s": alone, "no_sched_s": nosched, "sched_s": sched,
@@ -404,6 +415,11 @@ def sched_cost(cfg):
          "events_per_s": [e / s for e, s in zip(ev, sched)], "bytes_per_event": bytes_per_event}
     # what each event costs the program: the kernel writes it in the program's context
     r["us_per_event"] = (med(sched) - med(nosched)) / med(ev) * 1e6
+    r["perf_switch_s"] = psw
+    r["ratio_perf_switch"] = med(psw) / med(alone)
+    r["perf_switch_records"] = psw_rec
+    r["perf_switch_lost"] = psw_lost
+    r["perf_switch_bytes_per_record"] = [(p - n) / e for p, n, e in zip(size_p, size_n, psw_rec) if e]
     perf_bpe = perf_ratio = None
     if shutil.which("perf"):
         pd = os.path.join(TMP, "pp.data")
@@ -420,10 +436,14 @@ def sched_cost(cfg):
                                   "ratio_end_to_end": perf_ratio}
     table("7. scheduler events (--sched) on a futex ping-pong on CPU 0 (target: ratio <= 1.05, no loss)",
           ["switches/s", "alone s", "--no-sched s", "--sched s", "ratio --sched", "ratio --no-sched",
+           "--perf-switch s", "ratio --perf-switch", "perf-switch lost", "perf-switch bytes/record",
            "us/event", "events/s", "lost", "bytes/event", "perf sched record bytes/event",
            "perf sched record ratio"],
           [["%.0f" % med(rate), "%.3f" % med(alone), "%.3f" % med(nosched), "%.3f" % med(sched),
-            "%.3f" % r["ratio_sched"], "%.3f" % r["ratio_no_sched"], "%.2f" % r["us_per_event"],
+            "%.3f" % r["ratio_sched"], "%.3f" % r["ratio_no_sched"], "%.3f" % med(psw),
+            "%.3f" % r["ratio_perf_switch"], "%d" % max(psw_lost),
+            "%.2f" % med(r["perf_switch_bytes_per_record"]) if r["perf_switch_bytes_per_record"] else "-",
+            "%.2f" % r["us_per_event"],
             "%.0f" % med(r["events_per_s"]),
             "%d" % max(lost), "%.2f" % med(bytes_per_event),
             "%.1f" % perf_bpe if perf_bpe else "perf not installed",

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/* pswitch.c: the switch-exact estimator over perf_event_open context switches (PSWITCH). */
+#include "pswitch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_util.h"
+
+struct pev {
+	uint64_t t_ns;
+	uint32_t seq;  /* file order: ties keep it */
+	uint32_t tid;
+	uint8_t kind;  /* enum pmt_pswitch_kind */
+	uint8_t preempt;
+};
+
+struct psmp {
+	uint32_t tid;
+	uint64_t t_ns, wait_ns;
+};
+
+struct pma_pswitch {
+	struct pev *ev;
+	size_t nev, ev_cap;
+	struct psmp *smp;
+	size_t nsmp, smp_cap;
+	uint64_t lost;
+	int armed;     /* a PSWITCH record came: samples are kept from the one before it on */
+};
+
+/* A switch-in that ended a wait: after a preemption (known) or a block (wake unknown). */
+struct credit {
+	uint32_t tid;
+	uint32_t ev;       /* index of the switch-in in the sorted events */
+	uint64_t t_in_ns, gap_ns; /* gap: since the switch-out */
+	int unknown;
+	double wait_ns[3]; /* point, lo, hi: time from the wake to the switch-in */
+};
+
+enum { ST_UNKNOWN = 0, ST_RUNNING, ST_QUEUED, ST_BLOCKED, ST_GONE };
+
+struct th {
+	uint32_t tid;
+	uint8_t state;
+	uint64_t t_out_ns;
+};
+
+struct delta {
+	uint64_t t_ns;
+	uint32_t seq;
+	int8_t dr, dc;
+};
+
+struct pma_pswitch *pma_pswitch_new(void)
+{
+	return calloc(1, sizeof(struct pma_pswitch));
+}
+
+void pma_pswitch_free(struct pma_pswitch *p)
+{
+	if (!p)
+		return;
+	free(p->ev);
+	free(p->smp);
+	free(p);
+}
+
+int pma_pswitch_add(struct pma_pswitch *p, const struct pmt_sched_batch *b)
+{
+	p->armed = 1;
+	if (b->missed != PMT_SCHED_MISSED_UNKNOWN)
+		p->lost += b->missed;
+	else
+		p->lost++;
+	if (p->nev + b->n > PMA_PSWITCH_MAX_EVENTS)
+		return -2;
+	if (PM_GROW(p->ev, p->ev_cap, p->nev + b->n) < 0)
+		return -1;
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct pmt_sched_event *e = &b->events[i];
+		if (e->kind < PMT_PSWITCH_IN || e->kind > PMT_PSWITCH_EXIT || e->b == 0)
+			continue; /* kinds this reader does not know; the idle task */
+		p->ev[p->nev] = (struct pev){ e->t_ns, (uint32_t)p->nev, e->b, e->kind, e->c != 0 };
+		p->nev++;
+	}
+	return 0;
+}
+
+int pma_pswitch_sample(struct pma_pswitch *p, const struct pmt_sample *s)
+{
+	if (!p->armed)
+		p->nsmp = 0; /* a run without PSWITCH records keeps one sample, not all */
+	if (p->nsmp + s->n > PMA_PSWITCH_MAX_SAMPLES)
+		return 0; /* the wakes after this are bounded, not placed */
+	if (PM_GROW(p->smp, p->smp_cap, p->nsmp + s->n) < 0)
+		return -1;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->threads[i].flags & PMT_TS_SCHEDSTAT_OK)
+			p->smp[p->nsmp++] = (struct psmp){ s->threads[i].tid, s->t_ns,
+							   s->threads[i].wait_ns };
+	return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct pev *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_smp(const void *a, const void *b)
+{
+	const struct psmp *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+static int cmp_credit(const void *a, const void *b)
+{
+	const struct credit *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->t_in_ns < y->t_in_ns ? -1 : x->t_in_ns > y->t_in_ns;
+}
+
+static int cmp_delta(const void *a, const void *b)
+{
+	const struct delta *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct th *thread_of(struct pm_tidmap *map, struct th **ths, size_t *n, size_t *cap,
+			    uint32_t tid)
+{
+	uint32_t i;
+
+	if (pm_tidmap_get(map, tid, &i))
+		return &(*ths)[i];
+	if (PM_GROW(*ths, *cap, *n + 1) < 0 || pm_tidmap_put(map, tid, (uint32_t)*n) < 0)
+		return NULL;
+	(*ths)[*n] = (struct th){ tid, ST_UNKNOWN, 0 };
+	return &(*ths)[(*n)++];
+}
+
+/* First sample of thread tid's run [lo, hi) of p->smp at or after t_ns (hi when none). */
+static size_t first_at(const struct psmp *s, size_t lo, size_t hi, uint64_t t_ns)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].t_ns < t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Places the waits of the credits of one thread, c[0..n), from its samples s[0..ns). */
+static void place_thread(struct credit *c, size_t n, const struct psmp *s, size_t ns,
+			 struct pma_pswitch_stats *st)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t at = first_at(s, 0, ns, c[i].t_in_ns), j = i, unknown = 0;
+		double known = 0, W;
+		/* the credits that the same sample revealed: one sampling interval */
+		while (j < n && first_at(s, 0, ns, c[j].t_in_ns) == at) {
+			if (c[j].unknown)
+				unknown++;
+			else
+				known += c[j].wait_ns[0];
+			j++;
+		}
+		if (at == 0 || at == ns) {
+			W = -1; /* no sample on one side: nothing to place from */
+		} else {
+			W = (double)s[at].wait_ns - (double)s[at - 1].wait_ns - known;
+			if (W < 0)
+				W = 0;
+		}
+		for (size_t k = i; k < j; k++) {
+			struct credit *x = &c[k];
+			double gap = (double)x->gap_ns;
+			if (!x->unknown)
+				continue;
+			if (W >= 0 && unknown == 1) {
+				double w = W < gap ? W : gap;
+				x->wait_ns[0] = x->wait_ns[1] = x->wait_ns[2] = w;
+				st->wakes_placed++;
+			} else {
+				double hi = W >= 0 ? (W < gap ? W : gap) : gap;
+				double pt = W >= 0 ? W / (double)unknown : 0;
+				x->wait_ns[0] = pt < hi ? pt : hi;
+				x->wait_ns[1] = 0;
+				x->wait_ns[2] = hi;
+				st->wakes_bounded++;
+				st->bound_ns += hi;
+			}
+		}
+		i = j;
+	}
+}
+
+/* Walks the sorted events once: thread states; with collect, the credits of every switch-in
+ * that ended a wait (into credits, *ncred, and the counts into st); without, the changes of r and
+ * c with variant v's wakes (credits[cred_of[i]] for event i) into deltas. */
+static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, int collect,
+		const int32_t *cred_of, int v, struct delta *deltas, size_t *ndel,
+		struct pma_pswitch_stats *st)
+{
+	struct pm_tidmap map;
+	struct th *ths = NULL;
+	size_t nth = 0, cap = 0;
+	int rc = 0;
+
+	pm_tidmap_init(&map);
+	*ndel = 0;
+	if (collect)
+		*ncred = 0;
+	for (size_t i = 0; i < p->nev; i++) {
+		const struct pev *e = &p->ev[i];
+		struct th *t = thread_of(&map, &ths, &nth, &cap, e->tid);
+		uint32_t seq = (uint32_t)i * 2 + 1;
+#define DELTA(T, R, C) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), seq, (R), (C) }) : (void)0)
+		if (!t) {
+			rc = -1;
+			break;
+		}
+		switch (e->kind) {
+		case PMT_PSWITCH_FORK:
+			if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
+				t->state = ST_QUEUED;
+				t->t_out_ns = e->t_ns;
+				DELTA(e->t_ns, 1, 0);
+			}
+			break;
+		case PMT_PSWITCH_IN:
+			if (collect)
+				st->switch_ins++;
+			if (t->state == ST_QUEUED || t->state == ST_BLOCKED) {
+				int unknown = t->state == ST_BLOCKED;
+				if (collect) {
+					struct credit *c = &credits[(*ncred)++];
+					memset(c, 0, sizeof(*c));
+					c->tid = e->tid;
+					c->ev = (uint32_t)i;
+					c->t_in_ns = e->t_ns;
+					c->gap_ns = e->t_ns - t->t_out_ns;
+					c->unknown = unknown;
+					if (!unknown)
+						c->wait_ns[0] = c->wait_ns[1] = c->wait_ns[2] =
+							(double)c->gap_ns;
+				}
+				if (unknown && !collect && cred_of[i] >= 0) {
+					double w = credits[cred_of[i]].wait_ns[v];
+					uint64_t wake = e->t_ns - (uint64_t)w;
+					deltas[(*ndel)++] = (struct delta){ wake, seq - 1, 1, 0 };
+				} else if (unknown) {
+					DELTA(e->t_ns, 1, 0);
+				}
+				DELTA(e->t_ns, 0, 1);
+			} else if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
+				DELTA(e->t_ns, 1, 1);
+			} else {
+				st->anomalies += collect;
+				break;
+			}
+			t->state = ST_RUNNING;
+			break;
+		case PMT_PSWITCH_OUT:
+			if (t->state != ST_RUNNING) {
+				st->anomalies += collect && t->state != ST_GONE;
+				break;
+			}
+			t->t_out_ns = e->t_ns;
+			if (e->preempt) {
+				st->preempted += collect;
+				t->state = ST_QUEUED;
+				DELTA(e->t_ns, 0, -1);
+			} else {
+				t->state = ST_BLOCKED;
+				DELTA(e->t_ns, -1, -1);
+			}
+			break;
+		case PMT_PSWITCH_EXIT:
+			/* the task's events are closed in do_exit before its last switch-out: perf
+			 * reports none, so a running task stops running here */
+			if (t->state == ST_QUEUED)
+				DELTA(e->t_ns, -1, 0);
+			else if (t->state == ST_RUNNING)
+				DELTA(e->t_ns, -1, -1);
+			t->state = ST_GONE;
+			break;
+		}
+#undef DELTA
+	}
+	if (collect)
+		st->threads = (uint32_t)nth;
+	free(ths);
+	pm_tidmap_free(&map);
+	return rc;
+}
+
+/* Sweeps the deltas of one variant: U and T_cp (and the pieces into prof when not NULL). */
+static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_ns, double *T_ns)
+{
+	long r = 0, c = 0;
+
+	*U_ns = *T_ns = 0;
+	qsort(d, n, sizeof(*d), cmp_delta);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && d[i].t_ns > d[i - 1].t_ns) {
+			double dt = (double)(d[i].t_ns - d[i - 1].t_ns);
+			long run = c < r ? c : r;
+			if (r > 0 && run > 0) {
+				double dT_cp = dt * (double)run / (double)r;
+				*U_ns += dt * (double)run;
+				*T_ns += dT_cp;
+				if (prof && pma_profile_add(prof, (double)r, dT_cp) < 0)
+					return -1;
+			} else if (r == 0 && prof && pma_profile_add(prof, 0, dt) < 0) {
+				return -1;
+			}
+		}
+		r += d[i].dr;
+		c += d[i].dc;
+		if (r < 0)
+			r = 0;
+		if (c < 0)
+			c = 0;
+	}
+	return 0;
+}
+
+int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
+		       struct pma_pswitch_stats *st)
+{
+	struct credit *cr = NULL;
+	struct delta *d = NULL;
+	int32_t *cred_of = NULL;
+	size_t ncred = 0, nd = 0;
+	double U[3], T[3];
+	int rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	st->events = p->nev;
+	st->lost = p->lost;
+	if (!p->nev)
+		return 0;
+	qsort(p->ev, p->nev, sizeof(*p->ev), cmp_ev);
+	qsort(p->smp, p->nsmp, sizeof(*p->smp), cmp_smp);
+	st->first_t_ns = (double)p->ev[0].t_ns;
+	st->last_t_ns = (double)p->ev[p->nev - 1].t_ns;
+	cr = malloc(p->nev * sizeof(*cr));
+	d = malloc(2 * p->nev * sizeof(*d));
+	cred_of = malloc(p->nev * sizeof(*cred_of));
+	if (!cr || !d || !cred_of)
+		goto out;
+	if (walk(p, cr, &ncred, 1, NULL, 0, d, &nd, st) < 0)
+		goto out;
+	/* wakes per thread, from its samples */
+	qsort(cr, ncred, sizeof(*cr), cmp_credit);
+	for (size_t i = 0, s0 = 0; i < ncred;) {
+		size_t j = i, s1;
+		while (j < ncred && cr[j].tid == cr[i].tid)
+			j++;
+		while (s0 < p->nsmp && p->smp[s0].tid < cr[i].tid)
+			s0++;
+		s1 = s0;
+		while (s1 < p->nsmp && p->smp[s1].tid == cr[i].tid)
+			s1++;
+		place_thread(&cr[i], j - i, &p->smp[s0], s1 - s0, st);
+		i = j;
+	}
+	for (size_t i = 0; i < p->nev; i++)
+		cred_of[i] = -1;
+	for (size_t i = 0; i < ncred; i++)
+		cred_of[cr[i].ev] = (int32_t)i;
+	for (int v = 0; v < 3; v++) {
+		if (walk(p, cr, &ncred, 0, cred_of, v, d, &nd, st) < 0 ||
+		    sweep(d, nd, v == 0 ? prof : NULL, &U[v], &T[v]) < 0)
+			goto out;
+	}
+	st->work_ns = U[0];
+	st->T_cp_ns = T[0];
+	st->A_inf = T[0] > 0 ? U[0] / T[0] : 0;
+	st->A_lo = T[1] > 0 ? U[1] / T[1] : 0;
+	st->A_hi = T[2] > 0 ? U[2] / T[2] : 0;
+	rc = 0;
+out:
+	free(cr);
+	free(d);
+	free(cred_of);
+	return rc;
+}
+
+double pma_pswitch_rel_err(const struct pma_pswitch_stats *st)
+{
+	double d_hi = st->A_hi - st->A_inf, d_lo = st->A_inf - st->A_lo, d = d_hi > d_lo ? d_hi : d_lo;
+
+	if (!(st->A_inf > 0))
+		return 0;
+	if (d < 0)
+		d = 0;
+	return d / st->A_inf + (double)st->lost / (double)(st->events + st->lost + 1);
+}
+
+void pma_pswitch_describe(FILE *out, const struct pma_pswitch_stats *st)
+{
+	fprintf(out, "%-13s%llu records, %llu lost, %u threads: run segments exact; %llu "
+		"preempted (wait exact), %llu wakes placed from schedstat, %llu bounded "
+		"(%.1f ms); A(m,inf) %.2f with wakes placed, %.2f-%.2f over the bounds\n",
+		"switches", (unsigned long long)st->events, (unsigned long long)st->lost, st->threads,
+		(unsigned long long)st->preempted, (unsigned long long)st->wakes_placed,
+		(unsigned long long)st->wakes_bounded, st->bound_ns / 1e6, st->A_inf, st->A_lo,
+		st->A_hi);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* pswitch.h: the switch-exact estimator: A(m,inf), T_cp and the parallelism profile from the
+ * program's context switches as perf_event_open reports them to a user without root (PSWITCH
+ * records, formats/FORMAT.md §5.10), with the wake-ups the kernel does not report placed from
+ * the schedstat run-queue delay of the samples (issue 34). Pure computation: no I/O. */
+#ifndef PMA_PSWITCH_H
+#define PMA_PSWITCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "pmt.h"
+
+struct pma_pswitch;
+
+/* Creates an empty store. Returns NULL when memory runs out. */
+struct pma_pswitch *pma_pswitch_new(void);
+void pma_pswitch_free(struct pma_pswitch *p);
+
+/* Events kept per run at most (32 bytes each); beyond, pma_pswitch_add refuses (-2). */
+#define PMA_PSWITCH_MAX_EVENTS 100000000u
+/* Thread samples kept for placing wakes (24 bytes each); beyond, wakes are bounded only. */
+#define PMA_PSWITCH_MAX_SAMPLES 50000000u
+
+/* Stores one PSWITCH record's events (copied; records of different CPUs in any order); its missed
+ * count adds to the lost records. Returns 0, -1 when memory runs out, -2 beyond
+ * PMA_PSWITCH_MAX_EVENTS (nothing stored). */
+int pma_pswitch_add(struct pma_pswitch *p, const struct pmt_sched_batch *b);
+
+/* Stores the schedstat run-queue delay (wait_ns, proc(5) schedstat field 2) of each thread of
+ * one SAMPLE, for placing wakes; until the first PSWITCH record only the latest sample is kept
+ * (the collector writes a sample before the context switches it drains after it). Returns 0 or
+ * -1 (out of memory). */
+int pma_pswitch_sample(struct pma_pswitch *p, const struct pmt_sample *s);
+
+/* Results of pma_pswitch_finish. Wake-ups: a thread that blocked becomes runnable again at a
+ * time the records do not give. Where its next switch-in is the only one after a block in a
+ * sampling interval, the wake is placed at switch-in - (delta run_delay - the waits after
+ * preemptions, which the records give exactly): schedstat adds a thread's run-queue wait at its
+ * switch-in (sched_info_arrive). Otherwise the interval's unexplained wait is shared among its
+ * switch-ins (point) and each wake is bounded between its switch-in and that whole wait. */
+struct pma_pswitch_stats {
+	uint64_t events;          /* events stored */
+	uint64_t lost;            /* records the kernel reported lost */
+	uint32_t threads;         /* threads seen */
+	uint64_t switch_ins;
+	uint64_t preempted;       /* switch-outs still runnable: their wait is exact */
+	uint64_t wakes_placed;    /* wakes placed from schedstat */
+	uint64_t wakes_bounded;   /* wakes only bounded (several in one interval, or no samples) */
+	double bound_ns;          /* sum of the bounded wakes' ranges */
+	uint64_t anomalies;       /* transitions that did not fit (a switch-in while running...) */
+	double work_ns;           /* U: CPU time of the program's threads, exact */
+	double T_cp_ns;           /* sum of dt c(t) / r(t) (see pma_pswitch_finish) */
+	double A_inf;             /* U / T_cp with the placed (and shared) wakes */
+	double A_lo, A_hi;        /* A with every bounded wake at its latest / earliest bound */
+	double first_t_ns, last_t_ns;
+};
+
+/* Sorts the events by time and walks the threads' states: running between switch-in and
+ * switch-out (exact), runnable after a preempted switch-out (exact) or from a placed or bounded
+ * wake, blocked after a voluntary switch-out, runnable from a fork (exact). With c(t) program
+ * threads running and r(t) runnable, each runnable thread progresses at c/r of real time (the
+ * recorded CPUs are shared; processor sharing, CFS's ideal); on infinite cores all r run at once:
+ * the piece has A(m,inf,t) = r(t) for dT_cp = dt c(t) / r(t) (Tudor & Teo, eq. 4 over exact
+ * segments), added to prof (initialized by the caller); time with nothing runnable is idle.
+ * T_cp is the critical path under the recorded order of wakes: without wake edges (the waker is
+ * not recorded), a wake is taken where it happened in the program's progress, not moved to where
+ * its waker would reach it on more cores. Returns 0, or -1 when memory runs out. */
+int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
+		       struct pma_pswitch_stats *st);
+
+#include <stdio.h>
+/* One line for the table report: what the switch-exact numbers rest on (segments exact; wakes
+ * exact after a preemption or fork, placed from schedstat, or bounded) and A's bounds. */
+void pma_pswitch_describe(FILE *out, const struct pma_pswitch_stats *st);
+
+/* Relative uncertainty of A(m,inf) of st: the larger distance of A_lo and A_hi from A_inf, plus
+ * the share of records lost, over A_inf (0 when A_inf is 0). */
+double pma_pswitch_rel_err(const struct pma_pswitch_stats *st);
+
+#endif
