@@ -20,6 +20,7 @@
 #include "regions.h"
 #include "ranks.h"
 #include "scaling.h"
+#include "wakecost.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -75,6 +76,8 @@ struct pma_pred_result {
 	uint32_t *cores;                          /* [ncores] */
 	struct pma_prediction *by_est[PMA_EST_COUNT]; /* [ncores] each; NULL when !have[k] */
 	double *S_err;                            /* [ncores]: uncertainty of S of est */
+	double *T_err_ns;                         /* [ncores]: uncertainty of the replay's T(n) from
+						     the wake-up cost's spread (0 without) */
 };
 
 /* Section: measured speedups of the traces' finished runs with the analyzed run's m and a known CPU
@@ -115,6 +118,7 @@ struct pma_result {
 	struct pma_ranks_result ranks;
 	struct pma_scaling scaling;               /* --sweep runs: measured vs predicted, PMNF fits
 						     (scaling.h); scaling.present 0 without */
+	struct pma_wake_result wake;              /* the replay's wake charges (wakecost.h) */
 };
 
 /* pma_compute's return when the trace is sound but there is nothing to predict: the program ran
