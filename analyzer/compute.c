@@ -90,8 +90,6 @@ static void check_spinning(struct pma_result *r)
 static int replay_predictions(struct pma_result *r, char *why, size_t whysize)
 {
 	double U = r->run->xst.work_ns;
-
-	pma_wakecost_choose(r->traces, r->ntraces, &r->wake);
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		struct pma_prediction *q = &r->pred.by_est[PMA_EST_SCHED][i];
 		uint32_t n = r->pred.cores[i];
@@ -665,6 +663,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
 		return -1;
 	enforce_omega_invariants(r);
+	if (!o->no_wake_cost)
+		pma_wakecost_choose(traces, ntraces, &r->wake);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
 	enforce_invariants(r);

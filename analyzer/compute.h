@@ -43,6 +43,7 @@ struct pma_compute_opts {
 	const char *tcm_event;  /* --tcm-event: the region counter used as Allande's TCM, NULL = the
 				   one marked llc_misses */
 	int allande_all;        /* --allande-all: report every configuration's estimates */
+	int no_wake_cost;       /* --no-wake-cost: the replay charges no wake-up cost */
 	unsigned pmnf_class_unit; /* --pmnf-classes: fit the sweep's PMNF classes PO2, ODD, EVEN
 				     separately with this unit (scaling.h), 0 = not */
 };

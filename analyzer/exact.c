@@ -496,6 +496,7 @@ struct rthr {
 	size_t pc;
 	int started, done;
 	int woken; /* on the work stack after a signal, not yet advanced */
+	int reserving; /* delayed by a cross-core wake: the idle core it goes to waits for it */
 };
 
 struct heapent {
@@ -557,7 +558,7 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 	int64_t *waiter = NULL;
 	double *at_ns = NULL;  /* per edge: real time its wakee may run (with c only) */
 	uint32_t *work = NULL; /* stack of threads to advance */
-	size_t nheap = 0, ndelayed = 0, nwork = 0, nwoken = 0, done = 0, started = 0;
+	size_t nheap = 0, ndelayed = 0, nwork = 0, nwoken = 0, nreserved = 0, done = 0, started = 0;
 	double V = 0, t = 0;
 	int rc = -1;
 
@@ -620,8 +621,10 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 				if (s->kind == ST_WAIT && wait_delayed(at_ns, s->arg, t)) {
 					struct heapent h = { at_ns[s->arg], i };
 					heap_push(delayed, &ndelayed, h);
+					nreserved += r[i].reserving;
 					break;
 				}
+				r[i].reserving = 0;
 				if (s->kind == ST_SIGNAL) {
 					signaled[s->arg] = 1;
 					if (waiter[s->arg] >= 0) {
@@ -631,6 +634,7 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 						int cross = n >= 2 && nheap + ndelayed + nwoken + 1 < n;
 						if (c)
 							at_ns[s->arg] = t + (cross ? c->cross_ns : c->same_ns);
+						r[waiter[s->arg]].reserving = cross;
 						if (wk && cross)
 							wk->cross++;
 						else if (wk)
@@ -652,8 +656,11 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 			break;
 		{
 			/* processor sharing: the k ready threads each get min(1, n/k) of a core, so
-			 * the shared service clock V runs at that rate */
-			double rate = nheap <= n ? 1.0 : (double)n / (double)nheap;
+			 * the shared service clock V runs at that rate; a core that a cross-core wake
+			 * is on its way to serves nobody until the wakee arrives (on a VM: the idle
+			 * vCPU is halted until the interrupt brings it back) */
+			double avail = (double)(n - nreserved);
+			double rate = (double)nheap <= avail ? 1.0 : avail / (double)nheap;
 			double t_done = nheap ? t + (heap[0].v - V) / rate : INFINITY;
 			struct heapent top;
 			if (ndelayed && delayed[0].v < t_done) {
@@ -662,6 +669,8 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 				t = delayed[0].v;
 				while (ndelayed && delayed[0].v <= t) {
 					top = heap_pop(delayed, &ndelayed);
+					nreserved -= r[top.i].reserving;
+					r[top.i].reserving = 0;
 					work[nwork++] = top.i;
 				}
 				continue;

@@ -90,7 +90,9 @@ struct pma_replay_wakes {
  * another core than the waker's, c->same_ns later when on the waker's. It goes to another core
  * when one is idle: n >= 2 and fewer than n threads hold a core (the waker, the ready threads, the
  * wakees still on their way); otherwise it queues on a busy core, taken as the waker's (the
- * latency of reaching a busy core overlaps the wakee's wait for its share). A wake of a thread
+ * latency of reaching a busy core overlaps the wakee's wait for its share). The idle core a
+ * cross-core wake goes to serves no other thread until its wakee arrives (on a VM the halted
+ * vCPU waits for the interrupt): the k ready threads share n - (such cores) cores. A wake of a thread
  * that has not reached its wait yet costs nothing. c NULL charges nothing (pma_exact_replay).
  * wk (may be NULL) counts the wakes by placement. Returns as pma_exact_replay. */
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,

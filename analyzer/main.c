@@ -81,6 +81,7 @@ static void usage_full(void)
 	      "                            without regions\n"
 	      "      --tcm-event <name>    the per-thread region counter (pmcollect --omp-events)\n"
 	      "                            taken as Allande's TCM [default: the LLC-miss event]\n"
+	      "      --no-wake-cost        replay without the calibration's wake-up cost (issue 35)\n"
 	      "      --allande-all         with runs of 1..NC threads: every configuration's SUM\n"
 	      "                            and MAX estimate per region (JSON and CSV)\n"
 	      "  -j, --jobs <n>            analyze rank traces n at a time [default: the CPU count]\n"
@@ -367,7 +368,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
 	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
-	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL, OPT_PMNF_CLASSES };
+	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL, OPT_PMNF_CLASSES, OPT_NO_WAKE_COST };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -401,6 +402,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "phases", no_argument, NULL, OPT_PHASES },
 		{ "tcm-event", required_argument, NULL, OPT_TCM_EVENT },
 		{ "allande-all", no_argument, NULL, OPT_ALLANDE_ALL },
+		{ "no-wake-cost", no_argument, NULL, OPT_NO_WAKE_COST },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
@@ -509,6 +511,9 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			break;
 		case OPT_ALLANDE_ALL:
 			o->co.allande_all = 1;
+			break;
+		case OPT_NO_WAKE_COST:
+			o->co.no_wake_cost = 1;
 			break;
 		case OPT_TCM_EVENT:
 			if (!optarg[0] || strlen(optarg) >= 128)
