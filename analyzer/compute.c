@@ -698,6 +698,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	}
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;
+	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* issue 35 */
+		note(r, PMA_NOTE_WAKE_NOT_CHARGED, (double[]){ r->wake.charge.cross_ns / 1e3 }, 1);
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
 							    128 * st->mean_interval_ns / 1e9 }, 2);

@@ -195,6 +195,12 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "overestimated; re-record with OMP_WAIT_POLICY=passive to check", n[0], n[1],
 			 n[2]);
 		break;
+	case PMA_NOTE_WAKE_NOT_CHARGED:
+		snprintf(buf, size, "the sampled estimators have no wake edges: they take a wake-up to "
+			 "cost nothing beyond the recorded CPU time, so the calibration's %.1f us per "
+			 "cross-core wake is not charged (S may be high for programs that synchronize "
+			 "often)", n[0]);
+		break;
 	case PMA_NOTE_UNPLACED_WAIT:
 		snprintf(buf, size, "%.1f%% of the run-queue wait could not be placed in time (waits "
 			 "longer than %.1f s): A(m,inf) may be underestimated", n[0], n[1]);
@@ -503,6 +509,7 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 			 "mode) to see the real dependencies.");
 		break;
 	case PMA_NOTE_UNPLACED_WAIT:
+	case PMA_NOTE_WAKE_NOT_CHARGED:
 	case PMA_NOTE_SCHED_LOST:
 		snprintf(buf, size, "Record again with scheduler events ('pmcollect --sched', as root, "
 			 "a larger --sched-buffer-kb when events were lost).");
