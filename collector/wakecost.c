@@ -82,20 +82,32 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One pair: the calling thread pinned to cpu_a, a second one to cpu_b; each batch's mean one-way
- * latency is its time over 2 round_trips wakes (each side sleeps in FUTEX_WAIT until the other
- * wakes it: every hand-over is a real wake). Returns 0 or -1 with why. */
+/* The median of v[0..n) (sorted in place). */
+static double median_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One pair: the calling thread pinned to cpu_a, a second one to cpu_b; each round trip is two
+ * wakes (each side sleeps in FUTEX_WAIT until the other wakes it: every hand-over is a real
+ * wake), timed one by one; a batch's figure is the median of its round trips over 2. Medians,
+ * not means: on a shared machine a few round trips wait milliseconds for a CPU that another
+ * process holds, which is the machine's load, not the cost of a wake-up. Returns 0 or -1 with
+ * why. */
 static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_trips,
 			struct pmc_wake_pair *out, char *why, size_t whysize)
 {
 	struct pingpong p = { .cpu_b = cpu_b };
-	double *v = calloc(batches, sizeof(*v));
+	double *v = calloc(batches, sizeof(*v)), *rt = calloc(round_trips, sizeof(*rt));
 	cpu_set_t set, old;
 	pthread_t th;
 	int e, have_old = pthread_getaffinity_np(pthread_self(), sizeof(old), &old) == 0;
 
-	if (!v) {
+	if (!v || !rt) {
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		free(v);
+		free(rt);
 		return -1;
 	}
 	CPU_ZERO(&set);
@@ -103,6 +115,7 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 	if ((e = pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) != 0) {
 		snprintf(why, whysize, "cannot pin to CPU %d: %s", cpu_a, strerror(e));
 		free(v);
+		free(rt);
 		return -1;
 	}
 	if ((e = pthread_create(&th, NULL, pong, &p)) != 0) {
@@ -113,11 +126,15 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 	for (uint32_t b = 0; b <= batches; b++) {
 		uint64_t t0 = now_ns();
 		for (uint32_t i = 0; i < round_trips; i++) {
+			uint64_t t1;
 			hand_over(&p.turn, 1);
 			wait_while(&p.turn, 1);
+			t1 = now_ns();
+			rt[i] = (double)(t1 - t0) / 2;
+			t0 = t1;
 		}
 		if (b > 0)
-			v[b - 1] = (double)(now_ns() - t0) / (2.0 * round_trips);
+			v[b - 1] = median_sort(rt, round_trips);
 	}
 	hand_over(&p.turn, 2);
 	pthread_join(th, NULL);
@@ -126,18 +143,18 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 		e = p.pin_err;
 		goto restore;
 	}
-	qsort(v, batches, sizeof(*v), cmp_double);
+	out->median_ns = median_sort(v, batches);
 	out->cpu_a = cpu_a;
 	out->cpu_b = cpu_b;
 	out->batches = batches;
 	out->round_trips = round_trips;
-	out->median_ns = batches % 2 ? v[batches / 2] : (v[batches / 2 - 1] + v[batches / 2]) / 2;
 	out->min_ns = v[0];
 	out->max_ns = v[batches - 1];
 restore:
 	if (have_old)
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	free(v);
+	free(rt);
 	return e ? -1 : 0;
 }
 

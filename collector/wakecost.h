@@ -22,13 +22,14 @@ enum pmc_wake_class { PMC_WAKE_SAME_CPU = 0, PMC_WAKE_SMT, PMC_WAKE_SHARED_CACHE
 const char *pmc_wake_class_name(enum pmc_wake_class c);
 
 /* One measured pair: the one-way wake latency (futex_wake to the woken thread running again, the
- * waker's system call included) of `batches` batches of `round_trips` round trips each. */
+ * waker's system call included) of `batches` batches of `round_trips` round trips each, each
+ * round trip timed (half of it is one wake); a batch's figure is the median of its round trips. */
 struct pmc_wake_pair {
 	enum pmc_wake_class cls;
 	int cpu_a, cpu_b;        /* OS CPU numbers */
 	uint32_t batches, round_trips;
-	double median_ns;        /* median over the batches of each batch's mean one-way latency */
-	double min_ns, max_ns;   /* the fastest and slowest batch: the spread */
+	double median_ns;        /* median of the batches' figures */
+	double min_ns, max_ns;   /* the lowest and highest batch figure: the spread */
 };
 
 struct pmc_wakecost {
