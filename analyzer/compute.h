@@ -20,7 +20,7 @@
 #include "regions.h"
 #include "ranks.h"
 #include "scaling.h"
-#include "wakecost.h"
+#include "wakecharge.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -119,7 +119,7 @@ struct pma_result {
 	struct pma_ranks_result ranks;
 	struct pma_scaling scaling;               /* --sweep runs: measured vs predicted, PMNF fits
 						     (scaling.h); scaling.present 0 without */
-	struct pma_wake_result wake;              /* the replay's wake charges (wakecost.h) */
+	struct pma_wake_result wake;              /* the replay's wake charges (wakecharge.h) */
 };
 
 /* pma_compute's return when the trace is sound but there is nothing to predict: the program ran

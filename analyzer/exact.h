@@ -73,7 +73,7 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns);
 
 /* What a wake edge costs in the replay beyond the recorded CPU time, in ns of real time during
- * which the wakee is not yet ready (analyzer/wakecost.h derives it from the machine's futex
+ * which the wakee is not yet ready (analyzer/wakecharge.h derives it from the machine's futex
  * ping-pong calibration). */
 struct pma_wake_charge {
 	double same_ns;   /* the wakee runs on the waker's core */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* wakecost.h: what the n-core replay charges a wake edge, from the machine's wake-up cost
+/* wakecharge.h: what the n-core replay charges a wake edge, from the machine's wake-up cost
  * (META "wake_cost" of pmcollect --calibrate / --calibrate-wake, records.h struct pma_wake_cal):
  * an extension of Tudor & Teo's processor-sharing model (docs/model.md "Wake-up costs"). Pure
  * computation, except pma_wakecost_info, which renders for pmanalyze --info. */
-#ifndef PMA_WAKECOST_H
-#define PMA_WAKECOST_H
+#ifndef PMA_WAKECHARGE_H
+#define PMA_WAKECHARGE_H
 
 #include <stdint.h>
 #include <stdio.h>

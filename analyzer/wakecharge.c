@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* wakecost.c: the replay's wake charges from the machine's wake-up cost (wakecost.h). */
-#include "wakecost.h"
+/* wakecharge.c: the replay's wake charges from the machine's wake-up cost (wakecharge.h). */
+#include "wakecharge.h"
 
 #include <math.h>
 #include <string.h>
