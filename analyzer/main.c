@@ -56,7 +56,7 @@ enum {
 	OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_PERFETTO, OPT_LEARN, OPT_TARGET, OPT_MODEL_OUT,
 	OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML, OPT_THRESHOLD, OPT_EXTRAP,
 	OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS, OPT_TCM_EVENT, OPT_CALIBRATION,
-	OPT_ALLANDE_ALL, OPT_PMNF_CLASSES,
+	OPT_ALLANDE_ALL, OPT_PMNF_CLASSES, OPT_NO_WAKE_COST,
 };
 
 /* pmanalyze's options: getopt_long's arguments, --help's option lines and the man-page test
@@ -93,6 +93,8 @@ static const struct pm_opt options[] = {
 	{ "tcm-event", 0, PM_OPT_REQUIRED, "<name>",
 	  "the per-thread region counter (pmcollect --omp-events)\ntaken as Allande's TCM [default: the LLC-miss event]",
 	  OPT_TCM_EVENT },
+	{ "no-wake-cost", 0, PM_OPT_NONE, NULL,
+	  "replay without the calibration's wake-up cost", OPT_NO_WAKE_COST },
 	{ "allande-all", 0, PM_OPT_NONE, NULL,
 	  "with runs of 1..NC threads: every configuration's SUM\nand MAX estimate per region (JSON and CSV)",
 	  OPT_ALLANDE_ALL },
@@ -493,6 +495,9 @@ static int parse_model_option(int c, struct cli_opts *o)
 		break;
 	case OPT_ALLANDE_ALL:
 		o->co.allande_all = 1;
+		break;
+	case OPT_NO_WAKE_COST:
+		o->co.no_wake_cost = 1;
 		break;
 	case OPT_TCM_EVENT:
 		if (!optarg[0] || strlen(optarg) >= 128)

@@ -37,6 +37,7 @@
 #include "pm_cli.h"
 #include "run.h"
 #include "sweep.h"
+#include "wakecost.h"
 
 #define DEFAULT_OUTPUT "pmtrace.zst"
 #define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
@@ -104,6 +105,9 @@ static void usage(FILE *f)
 		"      --interfere-cpus=LIST  the interferers' CPUs, a cpulist or a CPU expression\n"
 		"                          [default: CPUs sharing the program's last-level cache,\n"
 		"                          not its SMT siblings (hwloc)]\n"
+		"      --calibrate-wake    measure the wake-up cost (futex ping-pong between pairs of\n"
+		"                          CPUs) into META; without a command a trace of it alone\n"
+		"                          [--calibrate measures it too]\n"
 		"      --calibrate-interference  measure BW1, B and the cache capacity left with k\n"
 		"                          CSThrs; write the machine file and (with a command and\n"
 		"                          --interfere) use it at once\n"
@@ -478,6 +482,7 @@ struct pmc_opts {
 	const char *interfere_cpus; /* --interfere-cpus, NULL = placed by hwloc */
 	unsigned csthr_l2;          /* --csthr-l2: CSThr buffer in L2 sizes, 0 = default */
 	int calibrate_interference; /* --calibrate-interference */
+	int calibrate_wake;         /* --calibrate-wake (collector/wakecost.h) */
 	const char *interference_file; /* --interference-file, NULL = the default path */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
@@ -578,7 +583,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
 	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS, OPT_CSTHR_L2,
 	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
-	       OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH };
+	       OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH, OPT_CAL_WAKE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -604,6 +609,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "csthr-l2", required_argument, NULL, OPT_CSTHR_L2 },
 		{ "interfere-cpus", required_argument, NULL, OPT_INTERFERE_CPUS },
 		{ "calibrate-interference", no_argument, NULL, OPT_CAL_INTERFERE },
+		{ "calibrate-wake", no_argument, NULL, OPT_CAL_WAKE },
 		{ "interference-file", required_argument, NULL, OPT_INTERFERENCE_FILE },
 		{ "sweep", required_argument, NULL, OPT_SWEEP },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
@@ -773,6 +779,9 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		case OPT_CAL_INTERFERE:
 			o->calibrate_interference = 1;
 			break;
+		case OPT_CAL_WAKE:
+			o->calibrate_wake = 1;
+			break;
 		case OPT_INTERFERENCE_FILE:
 			o->interference_file = optarg;
 			break;
@@ -843,6 +852,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	}
 	if (optind >= argc && o->calibrate_interference && !o->interfere)
 		return -1; /* the calibration alone */
+	if (optind >= argc && o->calibrate_wake)
+		return -1; /* the wake-up cost alone: a trace of META only */
 	if (optind >= argc)
 		return usage_error("no command given");
 	if (o->calibrate_interference && !o->interfere)
@@ -1401,6 +1412,8 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_FAILURE;
 		}
 	}
+	if (o->calibrate_wake && !o->argv && !o->calibrate_interference)
+		return -1; /* the wake-up cost alone: no runs */
 	if (o->calibrate && o->cpus)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
 				   "runs' CPUs with --runs)");
@@ -1676,6 +1689,18 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 		src.energy = ss->energy;
 	}
 	err = add_labels(meta, o);
+	if (err == 0 && (o->calibrate || o->calibrate_wake)) {
+		/* the machine's wake-up cost, for the replay's wake edges (issue 35) */
+		struct pmc_wakecost wc;
+		char line[600];
+		if (pmc_wakecost_meta(meta, &ss->usable.cpus, &wc, why, sizeof(why)) < 0) {
+			snprintf(line, sizeof(line), "wake-up cost not measured: %s", why);
+			warn_user(line);
+		} else if (!quiet) {
+			pmc_wakecost_describe(&wc, line, sizeof(line));
+			fprintf(stderr, "pmcollect: wake-up cost (futex ping-pong, one way): %s\n", line);
+		}
+	}
 	if (err == 0)
 		err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
 	if (err == 0 && o->omp_regions)

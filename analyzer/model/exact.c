@@ -495,6 +495,8 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 struct rthr {
 	size_t pc;
 	int started, done;
+	int woken; /* on the work stack after a signal, not yet advanced */
+	int reserving; /* delayed by a cross-core wake: the idle core it goes to waits for it */
 };
 
 struct heapent {
@@ -537,28 +539,48 @@ static struct heapent heap_pop(struct heapent *h, size_t *n)
 
 int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 {
+	return pma_exact_replay_charged(x, n, NULL, T_ns, NULL);
+}
+
+/* A thread past a satisfied WAIT whose wake still travels: it joins the ready threads at
+ * real time at_ns[edge] (a wake charge, pma_wake_charge). */
+static int wait_delayed(const double *at_ns, uint32_t edge, double t)
+{
+	return at_ns && at_ns[edge] > t;
+}
+
+int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			     double *T_ns, struct pma_replay_wakes *wk)
+{
 	struct rthr *r = NULL;
-	struct heapent *heap = NULL;
+	struct heapent *heap = NULL, *delayed = NULL; /* delayed: keyed by real release time */
 	uint8_t *signaled = NULL;
 	int64_t *waiter = NULL;
+	double *at_ns = NULL;  /* per edge: real time its wakee may run (with c only) */
 	uint32_t *work = NULL; /* stack of threads to advance */
-	size_t nheap = 0, nwork = 0, done = 0, started = 0;
+	size_t nheap = 0, ndelayed = 0, nwork = 0, nwoken = 0, nreserved = 0, done = 0, started = 0;
 	double V = 0, t = 0;
 	int rc = -1;
 
 	*T_ns = 0;
+	if (wk)
+		memset(wk, 0, sizeof(*wk));
 	if (n == 0)
 		return -1;
 	if (x->nthr == 0)
 		return 0;
 	r = calloc(x->nthr, sizeof(*r));
 	heap = malloc(x->nthr * sizeof(*heap));
-	/* a thread is on the stack at most once: it is pushed only when it leaves the heap, when its
-	 * wait is signalled (it is then in neither) or when it is spawned (before it ever ran) */
+	delayed = malloc(x->nthr * sizeof(*delayed));
+	/* a thread is on the stack at most once: it is pushed only when it leaves the heap or the
+	 * delayed heap, when its wait is signalled (it is then in neither) or when it is spawned
+	 * (before it ever ran) */
 	work = malloc(x->nthr * sizeof(*work));
 	signaled = calloc(x->nedges ? x->nedges : 1, 1);
 	waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*waiter));
-	if (!r || !heap || !work || !signaled || !waiter)
+	if (c)
+		at_ns = calloc(x->nedges ? x->nedges : 1, sizeof(*at_ns));
+	if (!r || !heap || !delayed || !work || !signaled || !waiter || (c && !at_ns))
 		goto out;
 	for (uint32_t e = 0; e < x->nedges; e++)
 		waiter[e] = -1;
@@ -572,6 +594,10 @@ int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 		while (nwork) {
 			uint32_t i = work[--nwork];
 			const struct xthr *th = &x->thr[i];
+			if (r[i].woken) {
+				r[i].woken = 0;
+				nwoken--;
+			}
 			if (!r[i].started || r[i].done)
 				continue;
 			for (;;) {
@@ -592,11 +618,33 @@ int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 					break;
 				}
 				r[i].pc++;
+				if (s->kind == ST_WAIT && wait_delayed(at_ns, s->arg, t)) {
+					struct heapent h = { at_ns[s->arg], i };
+					heap_push(delayed, &ndelayed, h);
+					nreserved += r[i].reserving;
+					break;
+				}
+				r[i].reserving = 0;
 				if (s->kind == ST_SIGNAL) {
 					signaled[s->arg] = 1;
 					if (waiter[s->arg] >= 0) {
+						/* a blocked wakee: on the waker's core when every core
+						 * is taken (the waker's, the ready threads', the woken
+						 * ones still on their way), else on an idle one */
+						int cross = n >= 2 && nheap + ndelayed + nwoken + 1 < n;
+						if (c)
+							at_ns[s->arg] = t + (cross ? c->cross_ns : c->same_ns);
+						r[waiter[s->arg]].reserving = cross;
+						if (wk && cross)
+							wk->cross++;
+						else if (wk)
+							wk->same++;
 						work[nwork++] = (uint32_t)waiter[s->arg];
+						r[waiter[s->arg]].woken = 1;
+						nwoken++;
 						waiter[s->arg] = -1;
+					} else if (c) {
+						at_ns[s->arg] = t; /* not waiting yet: no wake to pay */
 					}
 				} else if (s->kind == ST_SPAWN && !r[s->arg].started) {
 					r[s->arg].started = 1;
@@ -604,14 +652,31 @@ int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 				}
 			}
 		}
-		if (!nheap)
+		if (!nheap && !ndelayed)
 			break;
 		{
 			/* processor sharing: the k ready threads each get min(1, n/k) of a core, so
-			 * the shared service clock V runs at that rate */
-			double rate = nheap <= n ? 1.0 : (double)n / (double)nheap;
-			struct heapent top = heap_pop(heap, &nheap);
-			t += (top.v - V) / rate;
+			 * the shared service clock V runs at that rate; a core that a cross-core wake
+			 * is on its way to serves nobody until the wakee arrives (on a VM: the idle
+			 * vCPU is halted until the interrupt brings it back) */
+			double avail = (double)(n - nreserved);
+			double rate = (double)nheap <= avail ? 1.0 : avail / (double)nheap;
+			double t_done = nheap ? t + (heap[0].v - V) / rate : INFINITY;
+			struct heapent top;
+			if (ndelayed && delayed[0].v < t_done) {
+				/* a travelling wake arrives before the next step completes */
+				V += (delayed[0].v - t) * rate;
+				t = delayed[0].v;
+				while (ndelayed && delayed[0].v <= t) {
+					top = heap_pop(delayed, &ndelayed);
+					nreserved -= r[top.i].reserving;
+					r[top.i].reserving = 0;
+					work[nwork++] = top.i;
+				}
+				continue;
+			}
+			top = heap_pop(heap, &nheap);
+			t = t_done;
 			V = top.v;
 			r[top.i].pc++;
 			work[nwork++] = top.i;
@@ -630,9 +695,11 @@ int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 out:
 	free(r);
 	free(heap);
+	free(delayed);
 	free(work);
 	free(signaled);
 	free(waiter);
+	free(at_ns);
 	return rc;
 }
 

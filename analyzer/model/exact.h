@@ -72,6 +72,32 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
  * gives T_cp. Returns 0, or -1 (n == 0, out of memory, or a dependency that never resolves). */
 int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns);
 
+/* What a wake edge costs in the replay beyond the recorded CPU time, in ns of real time during
+ * which the wakee is not yet ready (analyzer/wakecharge.h derives it from the machine's futex
+ * ping-pong calibration). */
+struct pma_wake_charge {
+	double same_ns;   /* the wakee runs on the waker's core */
+	double cross_ns;  /* the wakee runs on another core */
+};
+/* How the replay placed the wakes of blocked wakees. */
+struct pma_replay_wakes {
+	uint64_t same, cross;
+};
+
+/* pma_exact_replay with wake costs (an extension of Tudor & Teo's processor-sharing model, see
+ * docs/model.md "Wake-up costs"): when a program thread signals a wake edge whose wakee is already
+ * blocked on it, the wakee becomes ready c->cross_ns later when the replayed schedule puts it on
+ * another core than the waker's, c->same_ns later when on the waker's. It goes to another core
+ * when one is idle: n >= 2 and fewer than n threads hold a core (the waker, the ready threads, the
+ * wakees still on their way); otherwise it queues on a busy core, taken as the waker's (the
+ * latency of reaching a busy core overlaps the wakee's wait for its share). The idle core a
+ * cross-core wake goes to serves no other thread until its wakee arrives (on a VM the halted
+ * vCPU waits for the interrupt): the k ready threads share n - (such cores) cores. A wake of a thread
+ * that has not reached its wait yet costs nothing. c NULL charges nothing (pma_exact_replay).
+ * wk (may be NULL) counts the wakes by placement. Returns as pma_exact_replay. */
+int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			     double *T_ns, struct pma_replay_wakes *wk);
+
 /* One slice of a thread's timeline, real time of the recording. */
 enum pma_slice_kind { PMA_SLICE_RUNNING = 1, PMA_SLICE_RUNNABLE = 2 };
 struct pma_slice {

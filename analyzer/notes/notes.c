@@ -153,6 +153,7 @@ static const struct note_info note_infos[] = {
 	[PMA_NOTE_LATE_WARNING] = { "late-warning", PMA_SEV_WARNING, TOPIC_TRACE },
 	[PMA_NOTE_OPT_KNOWN_OMEGA] = { "opt-known-omega", PMA_SEV_WARNING, TOPIC_MODEL },
 	[PMA_NOTE_CROSS_SATURATED] = { "cross-saturated", PMA_SEV_INFO, TOPIC_MEMORY },
+	[PMA_NOTE_WAKE_NOT_CHARGED] = { "wake-not-charged", PMA_SEV_INFO, TOPIC_MODEL },
 };
 
 static const struct note_info *note_info(enum pma_note_code code)
@@ -217,6 +218,7 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 			 "mode) to see the real dependencies.");
 		break;
 	case PMA_NOTE_UNPLACED_WAIT:
+	case PMA_NOTE_WAKE_NOT_CHARGED:
 	case PMA_NOTE_SCHED_LOST:
 		snprintf(buf, size, "Record again with scheduler events ('pmcollect --sched', as root, "
 			 "a larger --sched-buffer-kb when events were lost).");

@@ -126,6 +126,9 @@ enum pma_note_code {
 				      cores of the first, n2 its cores on the first socket, n3 n at
 				      which mu = nL (the one-socket fit), n4 1 when other points
 				      calibrated the term */
+	PMA_NOTE_WAKE_NOT_CHARGED, /* n0 the calibration's charge per cross-core wake, us: the
+				      headline estimator is a sampled one, which has no wake edges
+				      (issue 35) */
 };
 
 /* How much a note matters (issue 27): a warning says a number may be wrong or was brought back

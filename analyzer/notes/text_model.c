@@ -78,6 +78,12 @@ int pma_note_text_model(const struct pma_note *x, char *buf, size_t size)
 				 "optimum is given", n[2], n[3], why);
 		break;
 	}
+	case PMA_NOTE_WAKE_NOT_CHARGED:
+		snprintf(buf, size, "the sampled estimators have no wake edges: they take a wake-up to "
+			 "cost nothing beyond the recorded CPU time, so the calibration's %.1f us per "
+			 "cross-core wake is not charged (S may be high for programs that synchronize "
+			 "often)", n[0]);
+		break;
 	default:
 		return -1;
 	}

@@ -247,6 +247,8 @@ static void table_run(FILE *out, const struct pma_result *r)
 			r->par.unexplained_s);
 	fputc('\n', out);
 	print_sources(out, &r->t->meta);
+	if (r->par.est == PMA_EST_SCHED)
+		pma_wakecost_line(out, &r->wake);
 }
 
 /* A(m,inf) by every estimator, T_cp, T(1), D(m), idle time. */
@@ -851,6 +853,8 @@ static void predictions_json(cJSON *preds, const struct pma_result *r)
 		add_finite(o, "S", q->S);
 		cJSON_AddNumberToObject(o, "S_err", r->pred.S_err[i]);
 		add_finite(o, "T_s", q->T_ns / 1e9);
+		if (r->wake.have && r->par.est == PMA_EST_SCHED) /* the wake-up cost's spread */
+			add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);
 		add_finite(o, "R", q->R);
 		if (r->par.est != PMA_EST_SCHED && r->par.have[PMA_EST_SCHED])
 			cJSON_AddNumberToObject(o, "A_sched_exact", r->pred.by_est[PMA_EST_SCHED][i].A);
@@ -1926,6 +1930,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	fprintf(out, "%-13s%s by %s %s\n", "recorded", meta->start_utc ? meta->start_utc : "?",
 		meta->tool ? meta->tool : "?", meta->tool_version ? meta->tool_version : "?");
 	machine_line(out, meta);
+	pma_wakecost_info(out, &meta->wake);
 	fprintf(out, "%-13s%.2f ms; program CPUs %s; collector CPU %.0f\n", "interval",
 		meta->interval_ms, meta->cpus ? meta->cpus : "all", meta->collector_cpu);
 	/* the whole machine and what pmcollect was allowed (issue 19, case 3) */

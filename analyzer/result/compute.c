@@ -90,14 +90,12 @@ static void check_spinning(struct pma_result *r)
 static int replay_predictions(struct pma_result *r, char *why, size_t whysize)
 {
 	double U = r->run->xst.work_ns;
-
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		struct pma_prediction *q = &r->pred.by_est[PMA_EST_SCHED][i];
 		uint32_t n = r->pred.cores[i];
-		double T = r->run->xst.T_cp_ns;
-		/* with a core for every thread nothing ever shares one: the replay is T_cp (this
-		 * keeps --cores 1-100000 from replaying 100000 times) */
-		if (n < r->run->xst.threads && (pma_exact_replay(r->run->exact, n, &T) < 0 || T <= 0)) {
+		double T;
+		if (pma_wakecost_T(r->run->exact, &r->run->xst, n, &r->wake, &T, &r->pred.T_err_ns[i]) < 0 ||
+		    T <= 0) {
 			snprintf(why, whysize, "'%s': the replay of run %u on %u cores failed (a wake "
 				 "dependency never resolved)", r->t->path, r->run->run_id, n);
 			return -1;
@@ -203,7 +201,8 @@ static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
 	r->pred.ncores = o->cores ? o->ncores : (size_t)maxn;
 	r->pred.cores = malloc(r->pred.ncores * sizeof(uint32_t));
 	r->pred.S_err = calloc(r->pred.ncores, sizeof(double));
-	if (!r->pred.cores || !r->pred.S_err)
+	r->pred.T_err_ns = calloc(r->pred.ncores, sizeof(double));
+	if (!r->pred.cores || !r->pred.S_err || !r->pred.T_err_ns)
 		return -1;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		r->pred.cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
@@ -272,7 +271,10 @@ static void compute_uncertainty(struct pma_result *r)
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
 		/* omega's uncertainty from the spread of repeated calibration runs (issue 13) */
-		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * gran, w, dw);
+		/* and the replay's, from the wake-up cost's spread: S = T(1) / T(n) */
+		double dT = r->par.est == PMA_EST_SCHED && q->T_ns > 0 ?
+				    r->pred.T_err_ns[i] * (1 + q->omega) / q->T_ns : 0;
+		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * hypot(gran, dT), w, dw);
 	}
 }
 
@@ -675,6 +677,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
 		return -1;
 	enforce_omega_invariants(r);
+	if (!o->no_wake_cost)
+		pma_wakecost_choose(traces, ntraces, &r->wake);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
 	enforce_invariants(r);
@@ -708,6 +712,8 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	}
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;
+	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* issue 35 */
+		note(r, PMA_NOTE_WAKE_NOT_CHARGED, (double[]){ r->wake.charge.cross_ns / 1e3 }, 1);
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
 							    128 * st->mean_interval_ns / 1e9 }, 2);
@@ -732,6 +738,7 @@ void pma_result_free(struct pma_result *r)
 	for (int k = 0; k < PMA_EST_COUNT; k++)
 		free(r->pred.by_est[k]);
 	free(r->pred.S_err);
+	free(r->pred.T_err_ns);
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
 	pma_regions_free(&r->regions);

@@ -20,6 +20,7 @@
 #include "studies/regions.h"
 #include "job.h"
 #include "studies/scaling.h"
+#include "studies/wakecharge.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -44,6 +45,7 @@ struct pma_compute_opts {
 	const char *tcm_event;  /* --tcm-event: the region counter used as Allande's TCM, NULL = the
 				   one marked llc_misses */
 	int allande_all;        /* --allande-all: report every configuration's estimates */
+	int no_wake_cost;       /* --no-wake-cost: the replay charges no wake-up cost */
 	unsigned pmnf_class_unit; /* --pmnf-classes: fit the sweep's PMNF classes PO2, ODD, EVEN
 				     separately with this unit (scaling.h), 0 = not */
 };
@@ -77,6 +79,8 @@ struct pma_pred_result {
 	uint32_t *cores;                          /* [ncores] */
 	struct pma_prediction *by_est[PMA_EST_COUNT]; /* [ncores] each; NULL when !have[k] */
 	double *S_err;                            /* [ncores]: uncertainty of S of est */
+	double *T_err_ns;                         /* [ncores]: uncertainty of the replay's T(n) from
+						     the wake-up cost's spread (0 without) */
 };
 
 /* Section: measured speedups of the traces' finished runs with the analyzed run's m and a known CPU
@@ -128,6 +132,7 @@ struct pma_result {
 			struct pma_measured_result measured; /* measured S(n) of the runs, for the plots */
 			struct pma_scaling scaling;       /* --sweep runs: measured vs predicted, PMNF
 							     fits (scaling.h); scaling.present 0 without */
+			struct pma_wake_result wake;      /* the replay's wake charges (wakecharge.h) */
 		};
 		struct pma_interf_result interf;  /* PMA_RESULT_INTERFERENCE: active interference */
 		struct pma_ranks_result job;      /* PMA_RESULT_JOB: the merged ranks (job.h) */

@@ -510,6 +510,9 @@ int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *w
 	for (int i = 1; i < ntraces; i++) {
 		const struct pma_meta *mi = &traces[i].meta;
 		size_t n = m0->ncommand > mi->ncommand ? m0->ncommand : mi->ncommand;
+		/* a machine's calibration alone (pmcollect --calibrate-wake): no program, no runs */
+		if (!traces[i].nruns && !mi->ncommand)
+			continue;
 		for (size_t k = 0; k < n; k++) {
 			const char *sa = k < m0->ncommand && m0->command[k] ? m0->command[k] : "(nothing)";
 			const char *sb = k < mi->ncommand && mi->command[k] ? mi->command[k] : "(nothing)";

@@ -135,7 +135,9 @@ const struct pma_run *pma_trace_run(const struct pma_trace *t, long run_id);
 const struct pma_profile *pma_run_profile(const struct pma_run *r, int k);
 
 /* Traces of different programs must not be mixed: returns 0 when every trace's META "command"
- * equals the first's, else -1 with a one-line reason naming the first difference. */
+ * equals the first's (a trace with no runs and no command, a machine's calibration alone such as
+ * pmcollect --calibrate-wake, goes with any), else -1 with a one-line reason naming the first
+ * difference. */
 int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *why, size_t whysize);
 
 /* Wall time of run r in seconds: RUN_BEGIN to RUN_END, or the span of its samples when either

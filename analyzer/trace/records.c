@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pm_cli.h"
+#include "pm_util.h"
 
 /* Replaces control characters and invalid UTF-8 in one string of a parsed JSON record (in place:
  * the result is never longer). */
@@ -238,6 +239,38 @@ static double fnum(const cJSON *o, const char *key, double dflt)
 	return isfinite(v) ? v : dflt;
 }
 
+/* META "wake_cost" (pmcollect --calibrate, --calibrate-wake). */
+static void meta_wake_cost(const cJSON *o, struct pma_wake_cal *w)
+{
+	static const char *const classes[] = { "same_cpu", "smt", "shared_cache", "same_package",
+						"other_package" };
+	const cJSON *p;
+
+	w->n = 0;
+	cJSON_ArrayForEach(p, item(o, "pairs")) {
+		const cJSON *cls = item(p, "class"), *cpus = item(p, "cpus");
+		double med = num(p, "median_ns", NAN);
+		struct pma_wake_pair *q = &w->pairs[w->n];
+		size_t k = 0;
+		while (k < PM_ARRAY_SIZE(classes) && !(cJSON_IsString(cls) &&
+							strcmp(cls->valuestring, classes[k]) == 0))
+			k++;
+		if (w->n == PMA_WAKE_MAX_PAIRS || k == PM_ARRAY_SIZE(classes) || !(med >= 0) || isinf(med))
+			continue;
+		snprintf(q->cls, sizeof(q->cls), "%s", classes[k]);
+		q->cpu_a = cJSON_IsNumber(cJSON_GetArrayItem(cpus, 0)) ? cJSON_GetArrayItem(cpus, 0)->valueint : -1;
+		q->cpu_b = cJSON_IsNumber(cJSON_GetArrayItem(cpus, 1)) ? cJSON_GetArrayItem(cpus, 1)->valueint : -1;
+		q->median_ns = med;
+		q->min_ns = fmin(num(p, "min_ns", med), med);
+		q->max_ns = fmax(num(p, "max_ns", med), med);
+		if (!isfinite(q->min_ns) || q->min_ns < 0)
+			q->min_ns = med;
+		if (!isfinite(q->max_ns))
+			q->max_ns = med;
+		w->n++;
+	}
+}
+
 /* META "interference" (pmcollect's machine file as recorded). Rows beyond PMA_INTERF_MAX_K are
  * ignored; a row that is not valid, or whose C_bytes is not a finite number >= 0, reads NAN. */
 static void meta_interference(const cJSON *o, struct pma_interf_cal *c)
@@ -308,6 +341,7 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	m->topo.hwloc_xml = str_dup(topo, "hwloc_xml");
 	cpufreq_parse(item(meta, "cpufreq"), &m->cpufreq);
 	meta_interference(item(meta, "interference"), &m->interf);
+	meta_wake_cost(item(meta, "wake_cost"), &m->wake);
 	job_parse(meta, &m->job);
 	clock_pair_parse(item(meta, "clocks"), &m->clocks);
 	m->affinity_cpus = str_dup(item(meta, "affinity"), "cpus");

@@ -38,6 +38,19 @@ struct pma_cpufreq {
 
 #define PMA_INTERF_MAX_K 15 /* interferers per level, as pmcollect's PMC_CAL_MAX_K */
 
+/* META "wake_cost": the machine's one-way wake-up latency by pair class (pmcollect --calibrate,
+ * --calibrate-wake; formats/FORMAT.md). Pairs with an unknown class or a median that is not a
+ * number >= 0 are left out; min and max default to the median. */
+#define PMA_WAKE_MAX_PAIRS 8
+struct pma_wake_cal {
+	size_t n;               /* 0: no wake_cost in META */
+	struct pma_wake_pair {
+		char cls[16];   /* "same_cpu", "smt", "shared_cache", "same_package", "other_package" */
+		int cpu_a, cpu_b;
+		double median_ns, min_ns, max_ns;
+	} pairs[PMA_WAKE_MAX_PAIRS];
+};
+
 /* META "interference": the machine's calibration for active interference (Casas & Bronevetsky
  * §3; pmcollect --calibrate-interference, formats/FORMAT.md). Numbers NAN when absent. */
 struct pma_interf_cal {
@@ -104,6 +117,7 @@ struct pma_meta {
 	struct pma_env_var *labels; /* META "labels" (pmcollect --label KEY=VALUE, since 1.2) */
 	size_t nlabels;
 	struct pma_interf_cal interf;
+	struct pma_wake_cal wake;   /* META "wake_cost", n 0 when absent */
 	struct pma_job job;
 	struct pma_clock_pair clocks; /* META "clocks", the collector's start */
 	char *affinity_cpus;    /* META "affinity.cpus", NULL when absent */

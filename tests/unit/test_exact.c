@@ -76,6 +76,20 @@ static void load(struct fixture *f, const struct stream *s, uint32_t root, uint3
 	assert_int_equal(pma_exact_finish(f->x, &f->prof, &f->st), 0);
 }
 
+/* The stream as one record: events at the same instant keep their order (load's two records
+ * number the second half first). */
+static void load_one(struct fixture *f, const struct stream *s, uint32_t root)
+{
+	struct pmt_sched_batch b = { 0, 0, 0, s->n, s->ev };
+
+	f->x = pma_exact_new();
+	assert_non_null(f->x);
+	pma_profile_init(&f->prof);
+	pma_exact_set_root(f->x, root);
+	assert_int_equal(pma_exact_add(f->x, &b), 0);
+	assert_int_equal(pma_exact_finish(f->x, &f->prof, &f->st), 0);
+}
+
 static void unload(struct fixture *f)
 {
 	pma_exact_free(f->x);
@@ -350,6 +364,119 @@ static void test_replay_rejects_zero_cores(void **state)
 	unload(&f);
 }
 
+/* A ping-pong recorded on one CPU: root R (10) forks C (11) at 0.5 and is preempted at 1; C runs
+ * 1-2 and blocks; then PINGPONG_K rounds of: R runs 1 ms, wakes C, blocks; C runs 1 ms, wakes R,
+ * blocks; R runs 1 ms more and exits. Every wake finds its wakee blocked, and nothing else is
+ * ready while it travels: 2 PINGPONG_K wakes in a row on the critical chain. */
+#define PINGPONG_K 5
+static void pingpong(struct fixture *f)
+{
+	struct stream s = { .n = 0 };
+	double t = 2;
+
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 0.5, 10, 11);
+	sw(&s, 1, 10, 'R', 11);
+	sw(&s, 2, 11, 'S', 10);
+	for (int k = 0; k < PINGPONG_K; k++, t += 2) {
+		wake(&s, t + 1, 10, 11);
+		sw(&s, t + 1, 10, 'S', 11);
+		wake(&s, t + 2, 11, 10);
+		sw(&s, t + 2, 11, 'S', 10);
+	}
+	sw(&s, t + 1, 10, 'X', IDLE);
+	load_one(f, &s, 10);
+}
+
+static double replay_charged_ms(const struct fixture *f, uint32_t n, double same_ms, double cross_ms,
+				struct pma_replay_wakes *wk)
+{
+	struct pma_wake_charge c = { same_ms * MS, cross_ms * MS };
+	double T;
+	assert_int_equal(pma_exact_replay_charged(f->x, n, &c, &T, wk), 0);
+	return T / MS;
+}
+
+/* U = 13 ms: R 0-1, 1 ms per round (the first is 2-3) and 1 at the end (7); C 1-2 and 1 ms per
+ * round (6). All of it is one chain once C has blocked, except C's first ms, which runs beside R's
+ * second on 2 cores: T(1) = 13, T(2) = 12. k cross-core wakes
+ * of cost c add exactly k c to T(2); on one core every wake is same-core and adds the same-core
+ * figure (0 when the recording's CPU time already holds it). */
+static void test_replay_wake_charges(void **state)
+{
+	struct pma_replay_wakes wk;
+	struct fixture f;
+	double T1, T2;
+
+	(void)state;
+	pingpong(&f);
+	assert_int_equal(f.st.wake_edges, 2 * PINGPONG_K);
+	assert_true(fabs(f.st.work_ns - 13.0 * MS) < 1);
+	T1 = replay_ms(&f, 1);
+	T2 = replay_ms(&f, 2);
+	assert_true(fabs(T1 - 13) < 1e-9);
+	assert_true(fabs(T2 - 12) < 1e-9);
+	/* no charge: the same as pma_exact_replay, and the placements are counted */
+	assert_true(fabs(replay_charged_ms(&f, 2, 0, 0, &wk) - T2) < 1e-9);
+	assert_int_equal(wk.cross, 2 * PINGPONG_K);
+	assert_int_equal(wk.same, 0);
+	/* 2 cores: every wake finds the other core idle */
+	assert_true(fabs(replay_charged_ms(&f, 2, 0, 0.045, &wk) - (T2 + 2 * PINGPONG_K * 0.045)) < 1e-9);
+	assert_true(fabs(replay_charged_ms(&f, 2, 0.0015, 0.045, &wk) - (T2 + 2 * PINGPONG_K * 0.045)) < 1e-9);
+	/* 1 core: no cross-core wake; the same-core figure per wake */
+	assert_true(fabs(replay_charged_ms(&f, 1, 0, 0.045, &wk) - T1) < 1e-9);
+	assert_int_equal(wk.cross, 0);
+	assert_int_equal(wk.same, 2 * PINGPONG_K);
+	assert_true(fabs(replay_charged_ms(&f, 1, 0.0015, 0.045, &wk) - (T1 + 2 * PINGPONG_K * 0.0015)) < 1e-9);
+	/* more cores than threads change nothing */
+	assert_true(fabs(replay_charged_ms(&f, 8, 0, 0.045, &wk) - (T2 + 2 * PINGPONG_K * 0.045)) < 1e-9);
+	unload(&f);
+}
+
+/* Three threads on one CPU: R (10) forks A (11) and B (12) at 0 and runs to 2; A runs 2-3 and
+ * blocks, B 3-4 and blocks; R runs 4-10, waking A and B at 5 (its position 3); A runs 10-11, B
+ * 11-12. U = 12. Replay on 2 cores: R, A, B share 2 cores (rate 2/3) until A and B block at
+ * t = 1.5 (R at position 1); R alone reaches its wakes at 3.5. Without charges A and B are ready
+ * at once: three threads at 2/3 until A and B are done at 5 (R at 4), R's last 4 ms end at 9.
+ * Charging 1 ms cross-core and 0.25 ms same-core: A's wake finds the other core idle (cross-core,
+ * ready at 4.5, and that core waits for it); B's finds both taken, R's and A's on its way
+ * (same-core, ready at 3.75). R alone to 3.75; R and B share the one core left (rate 1/2) to 4.5
+ * (R at 0.625 of its last 5, B at 0.375); three at 2/3 until B's last 0.625 at 5.4375 (R at 1.25,
+ * A at 0.625); R and A at rate 1 until A is done at 5.8125 (R at 1.625); R ends at 9.1875: the
+ * core held for A costs 0.1875 more than without charges. On 3 cores everything runs at once: R
+ * reaches its wakes at 3, both find an idle core (cross-core), A and B run 4-5, R ends at 8 =
+ * T_cp. */
+static void test_replay_wake_busy_cores(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct pma_replay_wakes wk;
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 0, 10, 11);
+	fork_ev(&s, 0, 10, 12);
+	sw(&s, 2, 10, 'R', 11);
+	sw(&s, 3, 11, 'S', 12);
+	sw(&s, 4, 12, 'S', 10);
+	wake(&s, 5, 10, 11);
+	wake(&s, 5, 10, 12);
+	sw(&s, 10, 10, 'X', 11);
+	sw(&s, 11, 11, 'X', 12);
+	sw(&s, 12, 12, 'X', IDLE);
+	load_one(&f, &s, 10);
+	assert_int_equal(f.st.wake_edges, 2);
+	assert_true(fabs(replay_ms(&f, 2) - 9) < 1e-9);
+	assert_true(fabs(replay_charged_ms(&f, 2, 0.25, 1, &wk) - 9.1875) < 1e-9);
+	assert_int_equal(wk.cross, 1);
+	assert_int_equal(wk.same, 1);
+	/* 3 cores: both wakees find an idle core */
+	assert_true(fabs(replay_charged_ms(&f, 3, 0.25, 1, &wk) - 8) < 1e-9);
+	assert_int_equal(wk.cross, 2);
+	assert_int_equal(wk.same, 0);
+	unload(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +489,8 @@ int main(void)
 		cmocka_unit_test(test_missing_switch_in_inferred),
 		cmocka_unit_test(test_missing_switch_in_from_idle),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
+		cmocka_unit_test(test_replay_wake_charges),
+		cmocka_unit_test(test_replay_wake_busy_cores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
