@@ -581,6 +581,10 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		return usage_error("--info and --dump take one trace");
 	o->traces = argv + optind;
 	o->ntraces = argc - optind;
+	for (int i = 0; i < o->ntraces; i++) /* standard input can be read once */
+		if (strcmp(o->traces[i], "-") == 0 &&
+		    (o->ntraces > 1 || (o->cal_path && strcmp(o->cal_path, "-") == 0)))
+			return usage_error("'-' (a trace on standard input) must be the only trace");
 	if (o->jobs == 0)
 		o->jobs = ncpu > 0 ? ncpu : 1;
 	o->co.cores = o->cores.n ? o->cores.v : NULL;
