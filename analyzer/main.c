@@ -38,6 +38,7 @@ static const char usage_line[] =
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
 	"                 [--phases] [--tcm-event <name>] [--allande-all] [--pmnf-classes[=<unit>]]\n"
+	"                 [--pmnf-aggregate trimmed|median|mean|min]\n"
 	"                 [-j <n>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] [--calibration <trace>] <directory>|<rank trace>...  (MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
@@ -100,6 +101,9 @@ static void usage_full(void)
 	      "                            of x, separately: powers of two, odd and even multiples of\n"
 	      "                            <unit> (Iwainsky et al. 4.2; 8: their 16k+8 and 16k)\n"
 	      "                            [default unit: 1]\n"
+	      "      --pmnf-aggregate <a>  summarize a --sweep configuration's repetitions before\n"
+	      "                            the fits by trimmed, median, mean (Extra-P's) or min\n"
+	      "                            [default: trimmed]\n"
 	      "  -s, --salvage             skip damaged chunks instead of stopping at the first\n"
 	      "  -i, --info                print what the trace holds (metadata, threads, samples)\n"
 	      "  -d, --dump                print every record as one JSON object per line\n"
@@ -367,7 +371,8 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 	enum { OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_FORCE, OPT_PERFETTO, OPT_LEARN,
 	       OPT_TARGET, OPT_MODEL_OUT, OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML,
 	       OPT_THRESHOLD, OPT_EXTRAP, OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS,
-	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL, OPT_PMNF_CLASSES };
+	       OPT_TCM_EVENT, OPT_CALIBRATION, OPT_ALLANDE_ALL, OPT_PMNF_CLASSES,
+	       OPT_PMNF_AGGREGATE };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "cores", required_argument, NULL, 'c' },
@@ -405,6 +410,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "export-extrap", required_argument, NULL, OPT_EXTRAP },
 		{ "pmnf-classes", optional_argument, NULL, OPT_PMNF_CLASSES },
+		{ "pmnf-aggregate", required_argument, NULL, OPT_PMNF_AGGREGATE },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[512];
@@ -484,6 +490,11 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 			o->co.pmnf_class_unit = (unsigned)unit;
 			break;
 		}
+		case OPT_PMNF_AGGREGATE:
+			if ((o->co.pmnf_aggregate = pma_pmnf_aggregate_parse(optarg)) < 0)
+				return usage_error("invalid --pmnf-aggregate '%s': use trimmed, median, mean "
+						   "or min", optarg);
+			break;
 		case OPT_PLACEMENT:
 			if (parse_placement(optarg, &o->co.chunk) < 0)
 				return usage_error("invalid --placement '%s': use compact, scatter or a "
