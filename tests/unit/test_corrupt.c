@@ -544,8 +544,6 @@ static void test_many_threads_linear(void **state)
 	double ratio;
 
 	(void)state;
-	if (frame_major != PMT_FORMAT_MAJOR)
-		skip(); /* the writer writes PMT_FORMAT_MAJOR only: measured in that pass */
 	analyze_many_threads(N / 4, &small_o);
 	analyze_many_threads(N, &big_o);
 	ratio = small_o.seconds > 0 ? big_o.seconds / small_o.seconds : 0;
@@ -579,11 +577,17 @@ int main(void)
 		cmocka_unit_test(test_garbage_between_chunks),
 		cmocka_unit_test(test_many_threads_linear),
 	};
+	const size_t n = sizeof(tests) / sizeof(tests[0]);
 	int failed = 0;
 
+	/* the damage cases on both framings; the last test writes its own traces (the writer's
+	 * framing only), so it runs once */
 	for (frame_major = 1; frame_major <= PMT_FORMAT_MAJOR; frame_major++) {
 		print_message("# samples framed as pmtrace %u.x\n", frame_major);
-		failed += cmocka_run_group_tests(tests, setup, teardown);
+		failed += _cmocka_run_group_tests(frame_major >= 2 ? "tests (pmtrace 2.x)" :
+						  "tests (pmtrace 1.x)", tests,
+						  frame_major == PMT_FORMAT_MAJOR ? n : n - 1, setup,
+						  teardown);
 	}
 	return failed;
 }
