@@ -42,6 +42,7 @@ static const char usage_line[] =
 	"                 [--export-perfetto <file>] [--export-extrap <file>] [--plot <dir>]\n"
 	"                 [--plot-format svg|png] [--html <file>] [--threshold <pct>] [--procs <p>]\n"
 	"                 [--phases] [--tcm-event <name>] [--allande-all] [--pmnf-classes[=<unit>]]\n"
+	"                 [--pmnf-aggregate trimmed|median|mean|min]\n"
 	"                 [-j <n>] [-o <file>] [-q] <trace>...\n"
 	"   or: pmanalyze [options] [--calibration <trace>] <directory>|<rank trace>...  (MPI job)\n"
 	"   or: pmanalyze --info <trace>\n"
@@ -56,7 +57,7 @@ enum {
 	OPT_PLACEMENT = 256, OPT_MEM, OPT_MACHINE, OPT_PERFETTO, OPT_LEARN, OPT_TARGET, OPT_MODEL_OUT,
 	OPT_MODEL, OPT_PREDICT, OPT_PLOT, OPT_PLOT_FORMAT, OPT_HTML, OPT_THRESHOLD, OPT_EXTRAP,
 	OPT_PROCS, OPT_TOEP, OPT_PHASES, OPT_PROGRESS, OPT_TCM_EVENT, OPT_CALIBRATION,
-	OPT_ALLANDE_ALL, OPT_PMNF_CLASSES, OPT_NO_WAKE_COST,
+	OPT_ALLANDE_ALL, OPT_PMNF_CLASSES, OPT_NO_WAKE_COST, OPT_PMNF_AGGREGATE,
 };
 
 /* pmanalyze's options: getopt_long's arguments, --help's option lines and the man-page test
@@ -117,6 +118,9 @@ static const struct pm_opt options[] = {
 	{ "pmnf-classes", 0, PM_OPT_OPTIONAL, "<unit>",
 	  "fit a --sweep trace's scaling models also per class\nof x, separately: powers of two, odd and even multiples of\n"
 	  "<unit> (Iwainsky et al. 4.2; 8: their 16k+8 and 16k)\n[default unit: 1]", OPT_PMNF_CLASSES },
+	{ "pmnf-aggregate", 0, PM_OPT_REQUIRED, "<a>",
+	  "summarize a --sweep configuration's repetitions before\nthe fits by trimmed, median, mean (Extra-P's) or min\n"
+	  "[default: trimmed]", OPT_PMNF_AGGREGATE },
 	{ "salvage", 's', PM_OPT_NONE, NULL, "skip damaged chunks instead of stopping at the first", 0 },
 	{ "info", 'I', PM_OPT_NONE, NULL, "print what the trace holds (metadata, threads, samples)", 0 },
 	{ "dump", 'd', PM_OPT_NONE, NULL, "print every record as one JSON object per line", 0 },
@@ -476,6 +480,11 @@ static int parse_model_option(int c, struct cli_opts *o)
 		o->co.pmnf_class_unit = (unsigned)unit;
 		break;
 	}
+	case OPT_PMNF_AGGREGATE:
+		if ((o->co.pmnf_aggregate = pma_pmnf_aggregate_parse(optarg)) < 0)
+			return usage_error("invalid --pmnf-aggregate '%s': use trimmed, median, mean "
+					   "or min", optarg);
+		break;
 	case OPT_PLACEMENT:
 		if (parse_placement(optarg, &o->co.chunk) < 0)
 			return usage_error("invalid --placement '%s': use compact, scatter or a "
@@ -667,6 +676,10 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		return rc;
 	o->traces = argv + optind;
 	o->ntraces = argc - optind;
+	for (int i = 0; i < o->ntraces; i++) /* standard input can be read once */
+		if (strcmp(o->traces[i], "-") == 0 &&
+		    (o->ntraces > 1 || (o->cal_path && strcmp(o->cal_path, "-") == 0)))
+			return usage_error("'-' (a trace on standard input) must be the only trace");
 	if (o->jobs == 0)
 		o->jobs = ncpu > 0 ? ncpu : 1;
 	o->co.cores = o->cores.n ? o->cores.v : NULL;

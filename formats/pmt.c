@@ -7,6 +7,14 @@
 
 const uint8_t pmt_file_magic[8] = { 0x89, 'P', 'M', 'T', '\r', '\n', 0x1a, '\n' };
 const uint8_t pmt_chunk_magic[4] = { 'P', 'M', 'C', 'K' };
+/* FORMAT.md §2: skippable magic 0x184D2A5B (little-endian), frame size 16 or 24, then the magic */
+const uint8_t pmt_file_magic_v2[SKIPPABLE_HEADER_BYTES + 8] = {
+	0x5B, 0x2A, 0x4D, 0x18, FILE_HEADER_BYTES, 0, 0, 0,
+	0x89, 'P', 'M', 'T', '\r', '\n', 0x1a, '\n'
+};
+const uint8_t pmt_chunk_magic_v2[SKIPPABLE_HEADER_BYTES + 4] = {
+	0x5B, 0x2A, 0x4D, 0x18, CHUNK_HEADER_BYTES, 0, 0, 0, 'P', 'M', 'C', 'K'
+};
 
 /* The field behind this thread's last reader PMT_E_LIMIT (pmt_limit_detail()). Thread-local like
  * errno, because pmt_reader_open() frees the reader when it fails. */

@@ -7,8 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PMT_FORMAT_MAJOR 1
-#define PMT_FORMAT_MINOR 3
+/* The version the writer writes (FORMAT.md). Readers read majors 1 and 2 (PMT_FORMAT_MAJOR_MIN). */
+#define PMT_FORMAT_MAJOR 2
+#define PMT_FORMAT_MINOR 0
+#define PMT_FORMAT_MAJOR_MIN 1
 
 /* Hard limits a reader enforces before allocating (FORMAT.md §7). */
 #define PMT_MAX_CHUNK_BYTES   (64u << 20) /* compressed or uncompressed size of one chunk */

@@ -7,13 +7,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <zlib.h>
 
 #include "pmt.h"
 
-/* Fixed sizes in bytes (FORMAT.md §3 file header, §4 chunk header, §5 records). */
+/* Fixed sizes in bytes (FORMAT.md §3 file header, §4 chunk header, §5 records). FILE_HEADER_BYTES
+ * and CHUNK_HEADER_BYTES are the pmtrace headers themselves; from format 2 each travels in a zstd
+ * skippable frame, whose 8-byte frame header (SKIPPABLE_HEADER_BYTES) comes first (§2). */
 #define FILE_HEADER_BYTES 16u
 #define CHUNK_HEADER_BYTES 24u
+#define SKIPPABLE_HEADER_BYTES 8u
 #define RECORD_HEADER_BYTES 8u
 #define JSON_FIXED_BYTES 12u
 #define SAMPLE_FIXED_BYTES 20u
@@ -30,6 +34,43 @@
  * Defined in pmt.c. */
 extern const uint8_t pmt_file_magic[8];
 extern const uint8_t pmt_chunk_magic[4];
+
+/* Format 2 (FORMAT.md §2): the zstd skippable-frame magic number pmtrace uses (RFC 8878 §3.1.2;
+ * 0x184D2A50 is pzstd's and 0x184D2A5E the seekable format's, so neither), and the bytes that
+ * open a format-2 file (skippable frame header of 16 bytes, then pmt_file_magic) and a format-2
+ * chunk (skippable frame header of 24 bytes, then pmt_chunk_magic). Defined in pmt.c. */
+#define PMT_SKIPPABLE_MAGIC 0x184D2A5Bu
+extern const uint8_t pmt_file_magic_v2[SKIPPABLE_HEADER_BYTES + 8];
+extern const uint8_t pmt_chunk_magic_v2[SKIPPABLE_HEADER_BYTES + 4];
+
+/* Bytes before the first chunk, and from a chunk's start to its payload, in a file of format
+ * major (1: bare headers; 2 and later: headers in skippable frames). */
+static inline size_t pmt_file_header_bytes(unsigned major)
+{
+	return major >= 2 ? SKIPPABLE_HEADER_BYTES + FILE_HEADER_BYTES : FILE_HEADER_BYTES;
+}
+
+static inline size_t pmt_chunk_header_bytes(unsigned major)
+{
+	return major >= 2 ? SKIPPABLE_HEADER_BYTES + CHUNK_HEADER_BYTES : CHUNK_HEADER_BYTES;
+}
+
+/* Where the pmtrace header fields start within those bytes (after the skippable frame header). */
+static inline size_t pmt_header_fields_at(unsigned major)
+{
+	return major >= 2 ? SKIPPABLE_HEADER_BYTES : 0;
+}
+
+/* The format major of a file from its first n bytes (1 or 2), 0 when they match neither magic
+ * (or too few bytes to tell). For tests and tools that walk a trace's bytes. */
+static inline unsigned pmt_major_of(const uint8_t *p, size_t n)
+{
+	if (n >= 8 && memcmp(p, pmt_file_magic, 8) == 0)
+		return 1;
+	if (n >= sizeof(pmt_file_magic_v2) && memcmp(p, pmt_file_magic_v2, sizeof(pmt_file_magic_v2)) == 0)
+		return 2;
+	return 0;
+}
 
 /* ---- little-endian helpers (FORMAT.md §1: nothing in the file is native-endian) ---- */
 

@@ -27,6 +27,11 @@ struct pmt_reader {
 	unsigned major, minor;
 	char *meta;
 
+	/* the framing of the file's major (FORMAT.md §2): what opens a chunk, the bytes from a
+	 * chunk's start to its payload, and where its header fields start */
+	const uint8_t *chunk_magic;
+	size_t chunk_magic_len, chunk_hb, fields_at;
+
 	/* input: file bytes in[in_pos, in_end) not yet consumed */
 	uint8_t *in;
 	size_t in_cap, in_pos, in_end;
@@ -159,9 +164,12 @@ static void note_seq(struct pmt_reader *r, uint32_t seq)
 		r->next_seq = (uint64_t)seq + 1;
 }
 
-/* Salvage: passes over the byte at in_pos, then up to the next "PMCK" or the end of the file. */
+/* Salvage: passes over the byte at in_pos, then up to the next chunk magic ("PMCK", in format 2
+ * with its skippable frame header before it) or the end of the file. */
 static int scan_for_chunk(struct pmt_reader *r)
 {
+	const size_t mlen = r->chunk_magic_len;
+
 	r->in_pos++;
 	r->st.bytes_skipped++;
 	for (;;) {
@@ -169,8 +177,8 @@ static int scan_for_chunk(struct pmt_reader *r)
 		const uint8_t *p = NULL;
 		int rc;
 
-		if (avail >= sizeof(pmt_chunk_magic))
-			p = memmem(r->in + r->in_pos, avail, pmt_chunk_magic, sizeof(pmt_chunk_magic));
+		if (avail >= mlen)
+			p = memmem(r->in + r->in_pos, avail, r->chunk_magic, mlen);
 		if (p) {
 			size_t off = (size_t)(p - (r->in + r->in_pos));
 			r->in_pos += off;
@@ -182,10 +190,10 @@ static int scan_for_chunk(struct pmt_reader *r)
 			r->st.bytes_skipped += avail;
 			return 0;
 		}
-		/* keep the last 3 bytes: they may begin a magic split across two reads */
-		if (avail > 3) {
-			r->in_pos += avail - 3;
-			r->st.bytes_skipped += avail - 3;
+		/* keep the last mlen - 1 bytes: they may begin a magic split across two reads */
+		if (avail > mlen - 1) {
+			r->in_pos += avail - (mlen - 1);
+			r->st.bytes_skipped += avail - (mlen - 1);
 		}
 		rc = in_fill(r, r->in_end - r->in_pos + 1);
 		if (rc < 0)
@@ -198,6 +206,7 @@ static int scan_for_chunk(struct pmt_reader *r)
  * error unless salvaging (never for chunk 0, which must hold META). */
 static int next_chunk(struct pmt_reader *r, int first)
 {
+	const size_t hb = r->chunk_hb;
 	int scanning = 0;
 
 	for (;;) {
@@ -206,29 +215,32 @@ static int next_chunk(struct pmt_reader *r, int first)
 		size_t avail;
 		int rc;
 
-		rc = in_fill(r, CHUNK_HEADER_BYTES);
+		rc = in_fill(r, hb);
 		if (rc < 0)
 			return rc;
 		avail = r->in_end - r->in_pos;
 		if (avail == 0)
 			return 0;
-		if (avail < CHUNK_HEADER_BYTES) {
+		if (avail < hb) {
 			r->st.truncated = 1;
 			return 0;
 		}
-		rc = check_chunk_header(r->in + r->in_pos, &seq, &csize, &usize);
+		h = r->in + r->in_pos;
+		/* format 2: the skippable frame header before "PMCK" must be ours, sized 24 (§4.3) */
+		rc = memcmp(h, r->chunk_magic, r->fields_at) == 0 ?
+			check_chunk_header(h + r->fields_at, &seq, &csize, &usize) : PMT_E_CORRUPT;
 		if (rc == 0) {
-			rc = in_fill(r, CHUNK_HEADER_BYTES + (size_t)csize);
+			rc = in_fill(r, hb + (size_t)csize);
 			if (rc < 0)
 				return rc;
-			if (r->in_end - r->in_pos < CHUNK_HEADER_BYTES + (size_t)csize) {
+			if (r->in_end - r->in_pos < hb + (size_t)csize) {
 				r->st.truncated = 1;
 				return 0;
 			}
 			h = r->in + r->in_pos;
-			rc = decode_payload(r, h + CHUNK_HEADER_BYTES, csize, usize, get_le32(h + 16));
+			rc = decode_payload(r, h + hb, csize, usize, get_le32(h + r->fields_at + 16));
 			if (rc == 0) {
-				r->in_pos += CHUNK_HEADER_BYTES + (size_t)csize;
+				r->in_pos += hb + (size_t)csize;
 				r->dlen = usize;
 				r->dpos = 0;
 				r->seq = seq;
@@ -567,31 +579,42 @@ static int decode_record(struct pmt_reader *r, struct pmt_record *rec)
 	}
 }
 
-/* Checks the 16-byte file header (FORMAT.md §3, in the order of §8: magic, version, CRC). */
+/* Checks the file header (FORMAT.md §3, in the order of §8: magic, version, CRC): bare in format
+ * 1, in a zstd skippable frame from format 2 (§2). Sets the framing the chunks are read with. */
 static int read_file_header(struct pmt_reader *r)
 {
-	const uint8_t *h;
-	size_t avail;
+	const uint8_t *h, *magic;
+	size_t avail, mlen, m;
+	unsigned framed;
 	int rc;
 
-	rc = in_fill(r, FILE_HEADER_BYTES);
+	rc = in_fill(r, pmt_file_header_bytes(2));
 	if (rc < 0)
 		return rc;
 	avail = r->in_end - r->in_pos;
 	h = r->in + r->in_pos;
-	if (avail < FILE_HEADER_BYTES) {
-		size_t m = avail < sizeof(pmt_file_magic) ? avail : sizeof(pmt_file_magic);
-		return memcmp(h, pmt_file_magic, m) == 0 ? PMT_E_TRUNCATED : PMT_E_NOT_TRACE;
-	}
-	if (memcmp(h, pmt_file_magic, sizeof(pmt_file_magic)) != 0)
+	/* format 1 opens with the PNG-style magic, format 2 with a skippable frame holding it */
+	framed = avail > 0 && h[0] != pmt_file_magic[0];
+	magic = framed ? pmt_file_magic_v2 : pmt_file_magic;
+	mlen = framed ? sizeof(pmt_file_magic_v2) : sizeof(pmt_file_magic);
+	m = avail < mlen ? avail : mlen;
+	if (memcmp(h, magic, m) != 0)
 		return PMT_E_NOT_TRACE;
+	if (avail < pmt_file_header_bytes(framed ? 2 : 1))
+		return PMT_E_TRUNCATED;
+	h += pmt_header_fields_at(framed ? 2 : 1);
 	r->major = get_le16(h + 8);
 	r->minor = get_le16(h + 10);
-	if (r->major != PMT_FORMAT_MAJOR)
+	/* a framed header names major 2 or later, a bare one major 1 (§3) */
+	if (framed ? r->major < 2 || r->major > PMT_FORMAT_MAJOR : r->major != 1)
 		return PMT_E_VERSION;
 	if (crc32_of(h, 12) != get_le32(h + 12))
 		return PMT_E_CORRUPT;
-	r->in_pos += FILE_HEADER_BYTES;
+	r->in_pos += pmt_file_header_bytes(r->major);
+	r->chunk_magic = framed ? pmt_chunk_magic_v2 : pmt_chunk_magic;
+	r->chunk_magic_len = framed ? sizeof(pmt_chunk_magic_v2) : sizeof(pmt_chunk_magic);
+	r->chunk_hb = pmt_chunk_header_bytes(r->major);
+	r->fields_at = pmt_header_fields_at(r->major);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* pmt_writer.c: the pmtrace writer: records into zstd chunks with checksums (FORMAT.md §4, §5). */
+/* pmt_writer.c: the pmtrace writer: records into zstd chunks with checksums (FORMAT.md §4, §5),
+ * headers in zstd skippable frames so that the file is a zstd file (format 2, §2). */
 #include "pmt_internal.h"
 
 #include <errno.h>
@@ -70,7 +71,7 @@ fail:
 
 int pmt_writer_flush(struct pmt_writer *w)
 {
-	size_t bound, csize;
+	size_t bound, csize, hb;
 	uint8_t *h;
 	int rc;
 
@@ -80,7 +81,8 @@ int pmt_writer_flush(struct pmt_writer *w)
 		return 0;
 	if (w->broken)
 		return PMT_E_IO;
-	bound = CHUNK_HEADER_BYTES + ZSTD_compressBound(w->ulen);
+	hb = pmt_chunk_header_bytes(PMT_FORMAT_MAJOR);
+	bound = hb + ZSTD_compressBound(w->ulen);
 	if (bound > w->ccap) {
 		uint8_t *nb = malloc(bound);
 		if (!nb)
@@ -89,24 +91,24 @@ int pmt_writer_flush(struct pmt_writer *w)
 		w->cbuf = nb;
 		w->ccap = bound;
 	}
-	csize = ZSTD_compress2(w->cctx, w->cbuf + CHUNK_HEADER_BYTES, w->ccap - CHUNK_HEADER_BYTES,
-			       w->ubuf, w->ulen);
+	csize = ZSTD_compress2(w->cctx, w->cbuf + hb, w->ccap - hb, w->ubuf, w->ulen);
 	if (ZSTD_isError(csize))
 		return PMT_E_ZSTD;
 	if (csize > PMT_MAX_CHUNK_BYTES) /* impossible with WRITER_MAX_USIZE; never write it */
 		return PMT_E_LIMIT;
-	h = w->cbuf;
-	memcpy(h, pmt_chunk_magic, 4);
+	/* the skippable frame header and "PMCK" (FORMAT.md §2, §4.1), then the header's fields */
+	memcpy(w->cbuf, pmt_chunk_magic_v2, sizeof(pmt_chunk_magic_v2));
+	h = w->cbuf + pmt_header_fields_at(PMT_FORMAT_MAJOR);
 	put_le32(h + 4, w->seq);
 	put_le32(h + 8, (uint32_t)csize);
 	put_le32(h + 12, (uint32_t)w->ulen);
-	put_le32(h + 16, crc32_of(h + CHUNK_HEADER_BYTES, csize));
+	put_le32(h + 16, crc32_of(w->cbuf + hb, csize));
 	put_le32(h + 20, crc32_of(h, 20));
 	/* On failure the records stay pending, so a later flush may retry them. */
-	rc = writer_write(w, h, CHUNK_HEADER_BYTES + csize);
+	rc = writer_write(w, w->cbuf, hb + csize);
 	if (rc)
 		return rc;
-	w->bytes += CHUNK_HEADER_BYTES + csize;
+	w->bytes += hb + csize;
 	w->seq++;
 	w->ulen = 0;
 	return 0;
@@ -175,7 +177,7 @@ int pmt_writer_open(struct pmt_writer **out, int fd, const char *meta_json,
 		    const struct pmt_writer_opts *opts)
 {
 	struct pmt_writer *w = NULL;
-	uint8_t hdr[FILE_HEADER_BYTES];
+	uint8_t hdr[SKIPPABLE_HEADER_BYTES + FILE_HEADER_BYTES], *h;
 	int level = WRITER_DEFAULT_LEVEL;
 	uint32_t chunk_bytes = WRITER_DEFAULT_CHUNK_BYTES;
 	size_t meta_len;
@@ -221,14 +223,17 @@ int pmt_writer_open(struct pmt_writer **out, int fd, const char *meta_json,
 		goto out;
 	}
 
-	memcpy(hdr, pmt_file_magic, sizeof(pmt_file_magic));
-	put_le16(hdr + 8, PMT_FORMAT_MAJOR);
-	put_le16(hdr + 10, PMT_FORMAT_MINOR);
-	put_le32(hdr + 12, crc32_of(hdr, 12));
+	/* a skippable frame holding the 16-byte file header (FORMAT.md §2, §3) */
+	_Static_assert(PMT_FORMAT_MAJOR >= 2, "the writer frames its headers as format 2");
+	memcpy(hdr, pmt_file_magic_v2, sizeof(pmt_file_magic_v2));
+	h = hdr + pmt_header_fields_at(PMT_FORMAT_MAJOR);
+	put_le16(h + 8, PMT_FORMAT_MAJOR);
+	put_le16(h + 10, PMT_FORMAT_MINOR);
+	put_le32(h + 12, crc32_of(h, 12));
 	rc = writer_write(w, hdr, sizeof(hdr));
 	if (rc)
 		goto out;
-	w->bytes = FILE_HEADER_BYTES;
+	w->bytes = sizeof(hdr);
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
 		t_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

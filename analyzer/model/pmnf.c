@@ -312,6 +312,60 @@ double pma_pmnf_summarize(double *values, size_t K)
 	return sum / (double)(K - 2 * drop);
 }
 
+double pma_pmnf_aggregate(double *values, size_t K, enum pma_pmnf_aggregate a)
+{
+	double sum = 0;
+
+	if (a == PMA_PMNF_AGG_TRIMMED)
+		return pma_pmnf_summarize(values, K);
+	if (!K || (unsigned)a >= PMA_PMNF_AGG_COUNT)
+		return NAN;
+	for (size_t k = 0; k < K; k++) {
+		if (!isfinite(values[k]))
+			return NAN;
+		sum += values[k];
+	}
+	if (a == PMA_PMNF_AGG_MEAN)
+		return sum / (double)K;
+	qsort(values, K, sizeof(*values), cmp_double);
+	if (a == PMA_PMNF_AGG_MIN)
+		return values[0];
+	return K % 2 ? values[K / 2] : (values[K / 2 - 1] + values[K / 2]) / 2;
+}
+
+static const char *const aggregate_names[PMA_PMNF_AGG_COUNT] = {
+	[PMA_PMNF_AGG_TRIMMED] = "trimmed",
+	[PMA_PMNF_AGG_MEDIAN] = "median",
+	[PMA_PMNF_AGG_MEAN] = "mean",
+	[PMA_PMNF_AGG_MIN] = "min",
+};
+
+const char *pma_pmnf_aggregate_name(enum pma_pmnf_aggregate a)
+{
+	return (unsigned)a < PMA_PMNF_AGG_COUNT ? aggregate_names[a] : "?";
+}
+
+const char *pma_pmnf_aggregate_what(enum pma_pmnf_aggregate a)
+{
+	switch (a) {
+	case PMA_PMNF_AGG_TRIMMED:
+		return "the trimmed mean of its repetitions (Iwainsky et al. 4.1: the middle half from 4 "
+		       "on, else the median)";
+	case PMA_PMNF_AGG_MEDIAN: return "the median of its repetitions";
+	case PMA_PMNF_AGG_MEAN: return "the mean of its repetitions (as Extra-P by default)";
+	case PMA_PMNF_AGG_MIN: return "the minimum of its repetitions";
+	default: return "?";
+	}
+}
+
+int pma_pmnf_aggregate_parse(const char *s)
+{
+	for (int a = 0; s && a < PMA_PMNF_AGG_COUNT; a++)
+		if (strcmp(s, aggregate_names[a]) == 0)
+			return a;
+	return -1;
+}
+
 const char *pma_pmnf_class_name(enum pma_pmnf_class c)
 {
 	switch (c) {
@@ -363,14 +417,15 @@ int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf
 			if (x[s] == x[r])
 				reps[K++] = v[s];
 		px[n] = x[r];
-		py[n++] = pma_pmnf_summarize(reps, K);
+		py[n++] = pma_pmnf_aggregate(reps, K, PMA_PMNF_AGGREGATE_OF(flags));
 	}
 	int rc = PMT_E_INVAL;
 	if (n < 3)
 		snprintf(why, whysize, "%zu distinct x in class %s (of %zu runs): a fit needs at "
 			 "least 3", n, pma_pmnf_class_name(c), nv);
 	else
-		rc = pma_pmnf_fit_points_ex(px, py, n, flags, out, why, whysize);
+		rc = pma_pmnf_fit_points_ex(px, py, n, flags & ~PMA_PMNF_AGGREGATE(0xfu), out, why,
+					    whysize);
 	free(px);
 	return rc;
 }

@@ -104,6 +104,33 @@ int pma_pmnf_fit_points(const double *x, const double *y, size_t n, struct pma_p
 int pma_pmnf_fit_points_ex(const double *x, const double *y, size_t n, unsigned flags,
 			   struct pma_pmnf_fit *out, char *why, size_t whysize);
 
+/* How the K repetitions of one x are summarized before the fit (pmanalyze --pmnf-aggregate):
+ * PMA_PMNF_AGG_TRIMMED, the default, is pma_pmnf_summarize (Iwainsky et al. §4.1's trimmed mean,
+ * the median below 4 repetitions); MEDIAN the median; MEAN the arithmetic mean, what Extra-P
+ * fits by default (its Measurement.mean; `--median` makes it fit the median); MIN the smallest,
+ * the least disturbed run. */
+enum pma_pmnf_aggregate {
+	PMA_PMNF_AGG_TRIMMED = 0,
+	PMA_PMNF_AGG_MEDIAN,
+	PMA_PMNF_AGG_MEAN,
+	PMA_PMNF_AGG_MIN,
+	PMA_PMNF_AGG_COUNT
+};
+/* "trimmed", "median", "mean", "min". */
+const char *pma_pmnf_aggregate_name(enum pma_pmnf_aggregate a);
+/* What aggregate a fits, in words for a report: "the trimmed mean of its repetitions (...)". */
+const char *pma_pmnf_aggregate_what(enum pma_pmnf_aggregate a);
+/* The aggregate named s (a name above), or -1. */
+int pma_pmnf_aggregate_parse(const char *s);
+/* In pma_pmnf_fit_runs' flags: summarize the repetitions with aggregate a (bits 8-11; 0 is the
+ * default, PMA_PMNF_AGG_TRIMMED). */
+#define PMA_PMNF_AGGREGATE(a) ((unsigned)(a) << 8)
+#define PMA_PMNF_AGGREGATE_OF(flags) ((enum pma_pmnf_aggregate)(((flags) >> 8) & 0xfu))
+
+/* The K values[] (the caller's, sorted in place) summarized by aggregate a. Returns NAN when
+ * K = 0, a value is not finite or a is unknown. */
+double pma_pmnf_aggregate(double *values, size_t K, enum pma_pmnf_aggregate a);
+
 /* Summarizes the K repetitions of one configuration into one value, as Iwainsky et al. §4.1 do
  * ("removing the 25% best and 25% worst values of a series"): when K >= 4 the floor(K/4) lowest
  * and floor(K/4) highest values are dropped and the rest averaged; when K < 4 the median. Sorts
@@ -128,7 +155,8 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit);
 /* Fits a metric measured in nv runs: x[r] the configuration (thread or core count) of run r and
  * v[r] its value (any unit), several runs per x for repetitions, any order. Keeps the runs whose x
  * is in class c (unit as for pma_pmnf_in_class), summarizes the repetitions of each x with
- * pma_pmnf_summarize, and fits with pma_pmnf_fit_points_ex (flags as there). Inputs are not
+ * pma_pmnf_aggregate (the aggregate in flags, PMA_PMNF_AGGREGATE(a); default the trimmed mean of
+ * pma_pmnf_summarize), and fits with pma_pmnf_fit_points_ex (the other flags as there). Inputs are not
  * modified. Errors as pma_pmnf_fit_points (fewer than 3 distinct x in the class is PMT_E_INVAL). */
 int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf_class c,
 		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,

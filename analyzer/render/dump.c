@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/analyze.h"
 #include "pm_cli.h"
 
 static const char *rec_name(uint16_t type)
@@ -232,7 +233,7 @@ int pma_dump_open(struct pmt_reader **rd, const char *path, unsigned flags, char
 
 	*rd = NULL;
 	errno = 0;
-	rc = pmt_reader_open(rd, path, -1, flags);
+	rc = pma_trace_open_reader(rd, path, flags);
 	if (rc < 0) {
 		if (rc == PMT_E_IO)
 			snprintf(why, whysize, "cannot open '%s': %s", path, strerror(errno));

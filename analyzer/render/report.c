@@ -607,7 +607,8 @@ static void table_scaling(FILE *out, const struct pma_result *r)
 		"leave-one-out SMAPE)", sc->var, sc->parameter, sc->var, sc->var);
 	if (isfinite(sc->fit_other))
 		fprintf(out, " at %.0f cores", sc->fit_other);
-	fputc('\n', out);
+	fprintf(out, "\n  each %s: %s (--pmnf-aggregate %s)\n", sc->var,
+		pma_pmnf_aggregate_what(sc->aggregate), pma_pmnf_aggregate_name(sc->aggregate));
 	fprintf(out, "  %-9s %-8s %-34s %-14s %7s %7s  %s\n", "metric", "unit", "model", "growth",
 		"adj R2", "SMAPE", "verdict");
 	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++)
@@ -1294,6 +1295,7 @@ static void scaling_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddBoolToObject(j, "fitted", w->in_fit);
 		cJSON_AddItemToArray(rows, j);
 	}
+	cJSON_AddStringToObject(o, "aggregate", pma_pmnf_aggregate_name(sc->aggregate));
 	fits = cJSON_AddArrayToObject(o, "fits");
 	for (int k = PMA_SM_OVERHEAD; k < PMA_SM_COUNT; k++)
 		cJSON_AddItemToArray(fits, fit_json(&sc->fits[k]));

@@ -280,7 +280,7 @@ static void compute_uncertainty(struct pma_result *r)
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
  * or -1 (out of memory). */
-static int compute_scaling(struct pma_result *r, unsigned class_unit)
+static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggregate)
 {
 	size_t n = r->pred.ncores;
 	double *S = calloc(n ? n : 1, sizeof(double));
@@ -290,7 +290,7 @@ static int compute_scaling(struct pma_result *r, unsigned class_unit)
 		for (size_t i = 0; i < n; i++)
 			S[i] = r->pred.by_est[r->par.est][i].S;
 		rc = pma_scaling_compute(r->t, r->run, r->pred.cores, S, r->pred.S_err, r->mem.omega,
-					 n, class_unit, &r->scaling);
+					 n, class_unit, (enum pma_pmnf_aggregate)aggregate, &r->scaling);
 	}
 	free(S);
 	/* x T(x) - T(1) counts x CPUs: say so when the threads outnumber the runs' CPUs */
@@ -717,7 +717,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
 							    128 * st->mean_interval_ns / 1e9 }, 2);
-	if (compute_scaling(r, o->pmnf_class_unit) < 0) {
+	if (compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}

@@ -48,6 +48,8 @@ struct pma_compute_opts {
 	int no_wake_cost;       /* --no-wake-cost: the replay charges no wake-up cost */
 	unsigned pmnf_class_unit; /* --pmnf-classes: fit the sweep's PMNF classes PO2, ODD, EVEN
 				     separately with this unit (scaling.h), 0 = not */
+	int pmnf_aggregate;     /* --pmnf-aggregate: enum pma_pmnf_aggregate of the sweep's fits,
+				   0 = PMA_PMNF_AGG_TRIMMED */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */

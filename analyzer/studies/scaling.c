@@ -319,7 +319,8 @@ static void fit_metrics(struct pma_scaling *s, const double *x, size_t nv, enum 
 				 k == PMA_SM_OVERHEAD ? "no T(1): the sweep has no x = 1" :
 				 "not measured in every run");
 		} else if (pma_pmnf_fit_runs(x, s->values[k], nv, c, unit,
-					     k == PMA_SM_OVERHEAD ? PMA_PMNF_ZERO_AT_1 : 0, &f->fit,
+					     (k == PMA_SM_OVERHEAD ? PMA_PMNF_ZERO_AT_1 : 0) |
+					     PMA_PMNF_AGGREGATE(s->aggregate), &f->fit,
 					     f->why, sizeof(f->why)) == 0) {
 			f->fitted = 1;
 			pma_pmnf_growth(&f->fit.model, s->var, f->growth, sizeof(f->growth));
@@ -362,12 +363,13 @@ static void find_oversubscription(struct pma_scaling *s)
 int pma_scaling_compute(const struct pma_trace *t, const struct pma_run *base,
 			const uint32_t *pred_cores, const double *S, const double *S_err,
 			const double *omega, size_t npred, unsigned class_unit,
-			struct pma_scaling *out)
+			enum pma_pmnf_aggregate aggregate, struct pma_scaling *out)
 {
 	int any = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->class_unit = class_unit;
+	out->aggregate = aggregate;
 	out->T1_s = out->m = out->mean_abs_err_pct = out->fit_other = NAN;
 	for (uint32_t i = 0; i < t->nruns; i++)
 		any |= is_sweep_run(&t->runs[i]);

@@ -79,6 +79,8 @@ struct pma_scaling {
 	 * asked, else the unit of pma_pmnf_in_class (1: plain odd and even x; 8: the paper's BCS
 	 * classes 16k + 8 and 16k). class_fits[c - PMA_PMNF_PO2][k]: class c, metric k */
 	unsigned class_unit;
+	/* --pmnf-aggregate: how the repetitions of one x are summarized before every fit */
+	enum pma_pmnf_aggregate aggregate;
 	struct pma_scaling_fit class_fits[PMA_SCALING_NCLASSES][PMA_SM_COUNT];
 	/* the parameter is threads and some fitted configuration runs more threads than CPUs: the
 	 * overhead x T(x) - T(1) then counts CPUs the runs did not have (largest such threads, and
@@ -98,7 +100,7 @@ struct pma_scaling {
  * baseline run `base` for the configuration's core count, taken from pred_cores/S/S_err/omega
  * (npred values, the report's predictions: S NAN when unknown) when the configuration runs the
  * baseline's threads; the error and the mean |error|; PMNF fits (pma_pmnf_fit_runs: repetitions
- * trimmed or median, fewer than 5 x flagged) of every measured metric over the parameter: threads
+ * summarized by aggregate, PMA_PMNF_AGG_TRIMMED by default; fewer than 5 x flagged) of every measured metric over the parameter: threads
  * when the sweep has several thread counts, else cores; when both vary, over threads at the
  * largest core count. The overhead is fitted with PMA_PMNF_ZERO_AT_1 (it is 0 at x = 1 by
  * construction). class_unit > 0 (--pmnf-classes) adds one fit per class PO2, ODD, EVEN and metric
@@ -108,7 +110,7 @@ struct pma_scaling {
 int pma_scaling_compute(const struct pma_trace *t, const struct pma_run *base,
 			const uint32_t *pred_cores, const double *S, const double *S_err,
 			const double *omega, size_t npred, unsigned class_unit,
-			struct pma_scaling *out);
+			enum pma_pmnf_aggregate aggregate, struct pma_scaling *out);
 void pma_scaling_free(struct pma_scaling *s);
 
 #endif

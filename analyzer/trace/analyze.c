@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pm_util.h"
 #include "pm_cli.h"
@@ -337,6 +338,13 @@ static int finish_trace(struct pma_trace *t)
 	return 0;
 }
 
+int pma_trace_open_reader(struct pmt_reader **rd, const char *path, unsigned flags)
+{
+	int in = strcmp(path, "-") == 0;
+
+	return pmt_reader_open(rd, in ? NULL : path, in ? STDIN_FILENO : -1, flags);
+}
+
 int pma_trace_peek_meta(const char *path, unsigned flags, struct pma_meta *m, char *why,
 			size_t whysize)
 {
@@ -345,7 +353,7 @@ int pma_trace_peek_meta(const char *path, unsigned flags, struct pma_meta *m, ch
 
 	memset(m, 0, sizeof(*m));
 	errno = 0;
-	rc = pmt_reader_open(&rd, path, -1, flags);
+	rc = pma_trace_open_reader(&rd, path, flags);
 	if (rc < 0) {
 		snprintf(why, whysize, "cannot open '%s': %s", path,
 			 rc == PMT_E_IO ? strerror(rd ? pmt_reader_errno(rd) : errno) : pmt_strerror(rc));
@@ -383,7 +391,7 @@ int pma_trace_load_progress(struct pma_trace *t, const char *path, unsigned flag
 	memset(t, 0, sizeof(*t));
 	t->path = strdup(path);
 	errno = 0;
-	rc = pmt_reader_open(&rd, path, -1, flags);
+	rc = pma_trace_open_reader(&rd, path, flags);
 	if (rc < 0) {
 		if (rc == PMT_E_IO)
 			snprintf(why, whysize, "cannot open '%s': %s", path,

@@ -115,6 +115,11 @@ int pma_trace_load_progress(struct pma_trace *t, const char *path, unsigned flag
 			    pma_load_progress_fn progress, void *arg, char *why, size_t whysize);
 void pma_trace_free(struct pma_trace *t);
 
+/* Opens the trace at path for reading (pmt_reader_open), or standard input when path is "-" (a
+ * pipe: the reader only ever read()s, FORMAT.md §1, so `cat t.zst | pmanalyze -` streams). Returns
+ * 0 or a negative PMT_E_* code; errno after PMT_E_IO. */
+int pma_trace_open_reader(struct pmt_reader **rd, const char *path, unsigned flags);
+
 /* Reads only the META record of the trace at path into m (free it with pma_meta_free, also on
  * error): to tell a rank of a job from a single trace before loading everything. Returns 0, or a
  * negative PMT_E_* code with a one-line reason in why. */

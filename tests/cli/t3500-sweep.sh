@@ -247,6 +247,19 @@ expect_status "--pmnf-classes=0 is refused" 2
 if head -1 "$T/err" | grep -qx "pmanalyze: error: invalid --pmnf-classes '0': want a unit from 1 to 65536"
 then ok "--pmnf-classes=0: the error line"; else not_ok "--pmnf-classes=0: the error line" "$(head -c 300 "$T/err")"; fi
 
+# ---- --pmnf-aggregate: the table and the JSON name what each x's repetitions were summarized by
+# (the fits' answers by aggregate are test_pmnf's test_aggregate_choice, on a sweep built for it) ----
+run_capture "$PMANALYZE" -q --pmnf-aggregate mean "$T/linear.zst"
+if [ "$rc" -eq 0 ] && grep -qx "  each t: the mean of its repetitions (as Extra-P by default) (--pmnf-aggregate mean)" "$T/out"
+then ok "--pmnf-aggregate mean: the table names it"; else not_ok "--pmnf-aggregate mean: the table names it" "exit $rc" "$(grep -A1 '^empirical' "$T/out")"; fi
+run_capture "$PMANALYZE" -q --format json "$T/linear.zst"
+if [ "$rc" -eq 0 ] && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["scaling"]["aggregate"] == "trimmed"' "$T/out"
+then ok "JSON scaling.aggregate: trimmed by default"; else not_ok "JSON scaling.aggregate: trimmed by default" "exit $rc"; fi
+run_capture "$PMANALYZE" -q --pmnf-aggregate avg "$T/linear.zst"
+expect_status "--pmnf-aggregate avg is refused" 2
+if head -1 "$T/err" | grep -qx "pmanalyze: error: invalid --pmnf-aggregate 'avg': use trimmed, median, mean or min"
+then ok "--pmnf-aggregate avg: the error line"; else not_ok "--pmnf-aggregate avg: the error line" "$(head -c 300 "$T/err")"; fi
+
 # ---- SIGINT mid-sweep: the runs before it stay in the trace ----
 # a background job of a non-interactive shell ignores SIGINT; env makes it default again
 env --default-signal=INT "$PMCOLLECT" -q -o "$T/int.zst" --sweep 'cores=1' --repeat 4 -- \

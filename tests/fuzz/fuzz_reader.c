@@ -14,9 +14,11 @@
 /* The first input byte picks how the rest becomes a file. Random bytes almost never pass the
  * CRCs and zstd's checksum, so modes 1 and 2 make the inner layers reachable:
  *   0: the rest is the file, as is;
- *   1: the rest is the file with its header and chunk CRCs recomputed (reaches the zstd decoder);
+ *   1: the rest is the file with its header and chunk CRCs recomputed (reaches the zstd decoder;
+ *      either framing, FORMAT.md §2);
  *   2: the rest is a list of chunk bodies, each a u16 length then the bytes, which are compressed
- *      and framed here (reaches the record decoder with arbitrary records). */
+ *      and framed here (reaches the record decoder with arbitrary records): as format 1 when
+ *      (first byte / 3) is even, as format 2 (headers in zstd skippable frames) when odd. */
 enum { MODE_RAW, MODE_FIX_CRC, MODE_RECORDS, MODES };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -99,18 +101,23 @@ static void read_all(int fd, unsigned flags)
 
 static void fix_crcs(uint8_t *p, size_t n)
 {
-	size_t at = 16;
+	unsigned major = pmt_major_of(p, n) == 2 ? 2 : 1;
+	size_t at = pmt_file_header_bytes(major), hb = pmt_chunk_header_bytes(major);
+	size_t fa = pmt_header_fields_at(major);
+	const uint8_t *magic = major == 2 ? pmt_chunk_magic_v2 : pmt_chunk_magic;
+	size_t mlen = major == 2 ? sizeof(pmt_chunk_magic_v2) : sizeof(pmt_chunk_magic);
 
-	if (n < 16)
+	if (n < at)
 		return;
-	put_le32(p + 12, (uint32_t)crc32(0, p, 12));
-	while (at + 24 <= n && memcmp(p + at, pmt_chunk_magic, 4) == 0) {
-		uint32_t csize = get_le32(p + at + 8);
-		if (csize > n - at - 24)
-			csize = (uint32_t)(n - at - 24);
-		put_le32(p + at + 16, (uint32_t)crc32(0, p + at + 24, csize));
-		put_le32(p + at + 20, (uint32_t)crc32(0, p + at, 20));
-		at += 24 + (size_t)get_le32(p + at + 8);
+	put_le32(p + fa + 12, (uint32_t)crc32(0, p + fa, 12));
+	while (at + hb <= n && memcmp(p + at, magic, mlen) == 0) {
+		uint8_t *h = p + at + fa;
+		uint32_t csize = get_le32(h + 8);
+		if (csize > n - at - hb)
+			csize = (uint32_t)(n - at - hb);
+		put_le32(h + 16, (uint32_t)crc32(0, p + at + hb, csize));
+		put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+		at += hb + (size_t)get_le32(h + 8);
 	}
 }
 
@@ -121,12 +128,14 @@ static size_t body_len(const uint8_t *p, size_t left)
 	return len > left - 2 ? left - 2 : len;
 }
 
-/* Mode 2: frames the chunk bodies of d as a valid file in *out (malloc'd); returns its size. */
-static size_t frame_records(const uint8_t *d, size_t n, uint8_t **out)
+/* Mode 2: frames the chunk bodies of d as a valid file of format major (1 or 2) in *out
+ * (malloc'd); returns its size. */
+static size_t frame_records(const uint8_t *d, size_t n, unsigned major, uint8_t **out)
 {
 	static ZSTD_CCtx *cctx;
 	const uint8_t *p = d;
-	size_t left = n, cap = 16, o = 16;
+	const size_t hb = pmt_chunk_header_bytes(major), fa = pmt_header_fields_at(major);
+	size_t left = n, cap = pmt_file_header_bytes(major), o = cap;
 	uint32_t seq = 0;
 	uint8_t *f;
 
@@ -138,29 +147,34 @@ static size_t frame_records(const uint8_t *d, size_t n, uint8_t **out)
 	}
 	while (left >= 2) {
 		size_t len = body_len(p, left);
-		cap += 24 + ZSTD_compressBound(len);
+		cap += hb + ZSTD_compressBound(len);
 		p += 2 + len;
 		left -= 2 + len;
 	}
 	f = malloc(cap);
 	if (!f)
 		__builtin_trap();
-	memcpy(f, pmt_file_magic, sizeof(pmt_file_magic));
-	put_le32(f + 8, PMT_FORMAT_MAJOR); /* major 1, minor 0 */
-	put_le32(f + 12, (uint32_t)crc32(0, f, 12));
+	if (major == 2)
+		memcpy(f, pmt_file_magic_v2, sizeof(pmt_file_magic_v2));
+	else
+		memcpy(f, pmt_file_magic, sizeof(pmt_file_magic));
+	put_le32(f + fa + 8, major); /* major, minor 0 */
+	put_le32(f + fa + 12, (uint32_t)crc32(0, f + fa, 12));
 	for (p = d, left = n; left >= 2;) {
 		size_t len = body_len(p, left);
-		uint8_t *h = f + o;
-		size_t csize = ZSTD_compress2(cctx, h + 24, cap - o - 24, p + 2, len);
+		uint8_t *h = f + o + fa;
+		size_t csize = ZSTD_compress2(cctx, f + o + hb, cap - o - hb, p + 2, len);
 		if (ZSTD_isError(csize))
 			__builtin_trap();
+		if (major == 2)
+			memcpy(f + o, pmt_chunk_magic_v2, SKIPPABLE_HEADER_BYTES);
 		memcpy(h, pmt_chunk_magic, 4);
 		put_le32(h + 4, seq++);
 		put_le32(h + 8, (uint32_t)csize);
 		put_le32(h + 12, (uint32_t)len);
-		put_le32(h + 16, (uint32_t)crc32(0, h + 24, (uInt)csize));
+		put_le32(h + 16, (uint32_t)crc32(0, f + o + hb, (uInt)csize));
 		put_le32(h + 20, (uint32_t)crc32(0, h, 20));
-		o += 24 + csize;
+		o += hb + csize;
 		p += 2 + len;
 		left -= 2 + len;
 	}
@@ -189,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fix_crcs(buf, n);
 		file = buf;
 	} else if (mode == MODE_RECORDS) {
-		n = frame_records(file, n, &buf);
+		n = frame_records(file, n, (data[0] / MODES) % 2 ? 2 : 1, &buf);
 		file = buf;
 	}
 	if (fd < 0) {

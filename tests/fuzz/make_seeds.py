@@ -10,18 +10,15 @@ import subprocess
 import sys
 
 top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(top, "tests", "cli"))
+import pmtrace  # noqa: E402
 out = os.path.join(top, "tests", "fuzz", "corpus")
 
 
 def chunks(data):
-    """(header, payload) of every chunk of a pmtrace file (FORMAT.md §4)."""
-    at = 16
-    while at + 24 <= len(data):
-        if data[at:at + 4] != b"PMCK":
-            raise SystemExit("bad chunk magic at %d" % at)
-        csize = struct.unpack_from("<I", data, at + 8)[0]
-        yield data[at:at + 24], data[at + 24:at + 24 + csize]
-        at += 24 + csize
+    """(header, payload) of every chunk of a pmtrace file of either framing (FORMAT.md §2-§4)."""
+    for _, h, payload in pmtrace.parse(data)[3]:
+        yield h, payload
 
 
 def records(body):
@@ -55,6 +52,12 @@ def main():
     xz = traces["xz-T2-cpus01"]
     head = 16 + sum(24 + len(p) for _, p in list(chunks(xz))[:2])
     write("reader/xz-2chunks-raw", b"\x00" + xz[:head])
+    # format 2 (headers in zstd skippable frames): the same traces re-framed
+    pigz2, xz2 = pmtrace.reframe(pigz, 2), pmtrace.reframe(xz, 2)
+    write("reader/v2-pigz-raw", b"\x00" + pigz2)
+    write("reader/v2-pigz-fixcrc", b"\x01" + pigz2)
+    head2 = 24 + sum(32 + len(p) for _, p in list(chunks(xz2))[:2])
+    write("reader/v2-xz-2chunks-raw", b"\x00" + xz2[:head2])
     # mode 2: each chunk body is a u16 length and records; bodies are cut at record boundaries
     # to stay under 64 KiB, and only the first records of each kind are kept (small seeds)
     seen = {}
@@ -70,7 +73,9 @@ def main():
                 cur = b""
             cur += rec
     bodies.append(cur)
-    write("reader/pigz-records", b"\x02" + b"".join(struct.pack("<H", len(b)) + b for b in bodies))
+    framed = b"".join(struct.pack("<H", len(b)) + b for b in bodies)
+    write("reader/pigz-records", b"\x02" + framed)
+    write("reader/v2-pigz-records", b"\x05" + framed)  # (5 / 3) odd: framed as format 2
     # trace/: the JSON texts of the pigz trace (META of chunk 0, then the first of each type)
     texts = {}
     for _, payload in chunks(pigz):

@@ -277,6 +277,22 @@ static void make_small_trace(struct buf *out)
 	make_trace(out, fixture, NFIX, 1u << 20, flush_after);
 }
 
+/* make_small_trace() framed as format major (the writer writes 2; 1 is re-framed: the 1.x
+ * traces readers must keep reading, FORMAT.md §2). */
+static void make_small_trace_major(struct buf *out, unsigned major)
+{
+	uint8_t *q;
+	size_t n;
+
+	make_small_trace(out);
+	if (major == PMT_FORMAT_MAJOR)
+		return;
+	n = reframe(out->p, out->n, major, &q);
+	buf_free(out);
+	buf_add(out, q, n);
+	free(q);
+}
+
 /* ---- reading back ---- */
 
 /* One line holding every field of a record, to compare records exactly. */
@@ -613,7 +629,7 @@ static void test_roundtrip_all_types(void **state)
 	assert_int_equal(pmt_reader_open(&r, NULL, fd, 0), 0);
 	assert_string_equal(pmt_reader_meta(r), meta_json);
 	pmt_reader_version(r, &major, &minor);
-	assert_int_equal(major, 1);
+	assert_int_equal(major, PMT_FORMAT_MAJOR);
 	assert_int_equal(minor, PMT_FORMAT_MINOR);
 	for (size_t i = 0; i < NFIX; i++) {
 		assert_int_equal(pmt_reader_next(r, &rec), 1);
@@ -858,14 +874,13 @@ static void test_open_by_path(void **state)
 
 /* ---- (b) truncation at every length ---- */
 
-static void test_truncation_every_length(void **state)
+static void truncation_every_length_major(unsigned major)
 {
 	struct readout full, o;
 	struct buf f = { 0 };
 	size_t off[16], k;
 
-	(void)state;
-	make_small_trace(&f);
+	make_small_trace_major(&f, major);
 	k = chunk_offsets(f.p, f.n, off, 15);
 	assert_int_equal(k, 6);
 	read_bytes(f.p, f.n, 0, &full);
@@ -902,12 +917,19 @@ static void test_truncation_every_length(void **state)
 	buf_free(&f);
 }
 
+static void test_truncation_every_length(void **state)
+{
+	(void)state;
+	truncation_every_length_major(PMT_FORMAT_MAJOR);
+	truncation_every_length_major(1);
+}
+
 /* ---- (c) a flipped byte anywhere ---- */
 
 /* Which part of the file position pos is in: -1 file header, else the chunk index. */
 static int region_of(size_t pos, const size_t *off, size_t k)
 {
-	if (pos < 16)
+	if (pos < off[0])
 		return -1;
 	for (size_t c = 0; c < k; c++)
 		if (pos < off[c + 1])
@@ -916,15 +938,14 @@ static int region_of(size_t pos, const size_t *off, size_t k)
 	return -2;
 }
 
-static void test_flip_every_byte(void **state)
+static void flip_every_byte_major(unsigned major)
 {
 	static const uint8_t flips[] = { 0x01, 0x80, 0xff };
 	struct readout full, o;
 	struct buf f = { 0 };
 	size_t off[16], k;
 
-	(void)state;
-	make_small_trace(&f);
+	make_small_trace_major(&f, major);
 	k = chunk_offsets(f.p, f.n, off, 15);
 	read_bytes(f.p, f.n, 0, &full);
 	for (size_t pos = 0; pos < f.n; pos++) {
@@ -934,7 +955,10 @@ static void test_flip_every_byte(void **state)
 			read_bytes(f.p, f.n, 0, &o);
 			f.p[pos] ^= flips[x];
 			if (reg < 0) {
-				int want = pos < 8 ? PMT_E_NOT_TRACE : pos < 10 ? PMT_E_VERSION : PMT_E_CORRUPT;
+				/* the magic (in format 2 with its skippable frame header), the major */
+				size_t at = pmt_header_fields_at(major);
+				int want = pos < at + 8 ? PMT_E_NOT_TRACE : pos < at + 10 ? PMT_E_VERSION :
+					   PMT_E_CORRUPT;
 				assert_int_equal(o.open_rc, want);
 			} else if (reg == 0) {
 				assert_int_equal(o.open_rc, PMT_E_CORRUPT);
@@ -952,14 +976,20 @@ static void test_flip_every_byte(void **state)
 	buf_free(&f);
 }
 
-static void test_flip_every_byte_salvage(void **state)
+static void test_flip_every_byte(void **state)
+{
+	(void)state;
+	flip_every_byte_major(PMT_FORMAT_MAJOR);
+	flip_every_byte_major(1);
+}
+
+static void flip_every_byte_salvage_major(unsigned major)
 {
 	struct readout full, o;
 	struct buf f = { 0 };
 	size_t off[16], k;
 
-	(void)state;
-	make_small_trace(&f);
+	make_small_trace_major(&f, major);
 	k = chunk_offsets(f.p, f.n, off, 15);
 	read_bytes(f.p, f.n, 0, &full);
 	for (size_t pos = 0; pos < f.n; pos++) {
@@ -990,16 +1020,22 @@ static void test_flip_every_byte_salvage(void **state)
 	buf_free(&f);
 }
 
+static void test_flip_every_byte_salvage(void **state)
+{
+	(void)state;
+	flip_every_byte_salvage_major(PMT_FORMAT_MAJOR);
+	flip_every_byte_salvage_major(1);
+}
+
 /* Garbage between two chunks, including a fake "PMCK": salvage skips exactly the garbage. */
-static void test_salvage_garbage_between_chunks(void **state)
+static void salvage_garbage_between_chunks_major(unsigned major)
 {
 	static const char junk[] = "junk PMCK more junk PMCKPMC";
 	struct readout full, o;
 	struct buf f = { 0 }, g = { 0 };
 	size_t off[16], k;
 
-	(void)state;
-	make_small_trace(&f);
+	make_small_trace_major(&f, major);
 	k = chunk_offsets(f.p, f.n, off, 15);
 	buf_add(&g, f.p, off[2]);
 	buf_add(&g, junk, sizeof(junk) - 1);
@@ -1022,6 +1058,13 @@ static void test_salvage_garbage_between_chunks(void **state)
 	readout_free(&full);
 	buf_free(&f);
 	buf_free(&g);
+}
+
+static void test_salvage_garbage_between_chunks(void **state)
+{
+	(void)state;
+	salvage_garbage_between_chunks_major(PMT_FORMAT_MAJOR);
+	salvage_garbage_between_chunks_major(1);
 }
 
 /* ---- (d) unknown record types ---- */
@@ -1108,12 +1151,15 @@ static void test_unknown_required_refused(void **state)
 
 /* ---- (e) file header and META ---- */
 
+/* Sets the version fields of the file header of f (either framing) to major.minor. */
 static void patch_header(struct buf *f, uint16_t major, uint16_t minor, int fix_crc)
 {
-	put_le16(f->p + 8, major);
-	put_le16(f->p + 10, minor);
+	uint8_t *h = f->p + pmt_header_fields_at(pmt_major_of(f->p, f->n));
+
+	put_le16(h + 8, major);
+	put_le16(h + 10, minor);
 	if (fix_crc)
-		put_le32(f->p + 12, (uint32_t)crc32(0, f->p, 12));
+		put_le32(h + 12, (uint32_t)crc32(0, h, 12));
 }
 
 static void test_major_version_refused(void **state)
@@ -1123,12 +1169,21 @@ static void test_major_version_refused(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	patch_header(&f, 2, 0, 1);
+	patch_header(&f, PMT_FORMAT_MAJOR + 1, 0, 1);
 	read_bytes(f.p, f.n, 0, &o);
 	assert_int_equal(o.open_rc, PMT_E_VERSION);
 	read_bytes(f.p, f.n, PMT_READ_SALVAGE, &o);
 	assert_int_equal(o.open_rc, PMT_E_VERSION);
 	patch_header(&f, 0, 0, 1);
+	read_bytes(f.p, f.n, 0, &o);
+	assert_int_equal(o.open_rc, PMT_E_VERSION);
+	/* a framed header names major 2 or later, a bare one major 1 (FORMAT.md §3) */
+	patch_header(&f, 1, 3, 1);
+	read_bytes(f.p, f.n, 0, &o);
+	assert_int_equal(o.open_rc, PMT_E_VERSION);
+	buf_free(&f);
+	make_small_trace_major(&f, 1);
+	patch_header(&f, 2, 0, 1);
 	read_bytes(f.p, f.n, 0, &o);
 	assert_int_equal(o.open_rc, PMT_E_VERSION);
 	buf_free(&f);
@@ -1140,15 +1195,17 @@ static void test_minor_version_accepted(void **state)
 	struct buf f = { 0 };
 
 	(void)state;
-	make_small_trace(&f);
-	patch_header(&f, 1, 7, 1);
-	read_bytes(f.p, f.n, 0, &o);
-	assert_int_equal(o.open_rc, 0);
-	assert_int_equal(o.major, 1);
-	assert_int_equal(o.minor, 7);
-	assert_int_equal(o.n, NFIX);
-	readout_free(&o);
-	buf_free(&f);
+	for (unsigned major = 1; major <= PMT_FORMAT_MAJOR; major++) {
+		make_small_trace_major(&f, major);
+		patch_header(&f, (uint16_t)major, 7, 1);
+		read_bytes(f.p, f.n, 0, &o);
+		assert_int_equal(o.open_rc, 0);
+		assert_int_equal(o.major, major);
+		assert_int_equal(o.minor, 7);
+		assert_int_equal(o.n, NFIX);
+		readout_free(&o);
+		buf_free(&f);
+	}
 }
 
 static void test_header_crc_checked(void **state)
@@ -1158,7 +1215,7 @@ static void test_header_crc_checked(void **state)
 
 	(void)state;
 	make_small_trace(&f);
-	patch_header(&f, 1, PMT_FORMAT_MINOR + 1, 0); /* minor changed, CRC not updated */
+	patch_header(&f, PMT_FORMAT_MAJOR, PMT_FORMAT_MINOR + 1, 0); /* minor changed, CRC not updated */
 	read_bytes(f.p, f.n, 0, &o);
 	assert_int_equal(o.open_rc, PMT_E_CORRUPT);
 	buf_free(&f);
@@ -1514,7 +1571,7 @@ static void test_payload_content_size_checked(void **state)
 static void reorder_chunks(const struct buf *f, const size_t *off, const uint32_t *order,
 			   size_t n, struct buf *out)
 {
-	buf_add(out, f->p, 16);
+	buf_add(out, f->p, off[0]);
 	for (size_t i = 0; i < n; i++)
 		buf_add(out, f->p + off[order[i]], off[order[i] + 1] - off[order[i]]);
 }
@@ -1690,10 +1747,14 @@ static void test_omp_region_roundtrip(void **state)
 
 static void test_little_endian_layout(void **state)
 {
-	static const uint8_t header[16] = { 0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
-					    0x01, 0x00, 0x03, 0x00,
-					    /* CRC-32 of bytes 0-11 = 0xfee69535, little-endian */
-					    0x35, 0x95, 0xe6, 0xfe };
+	/* format 2.0 (FORMAT.md §2, §3): a zstd skippable frame (magic 0x184D2A5B, 16 bytes) holding
+	 * the file header */
+	static const uint8_t header[24] = { 0x5b, 0x2a, 0x4d, 0x18, 0x10, 0x00, 0x00, 0x00,
+					    0x89, 0x50, 0x4d, 0x54, 0x0d, 0x0a, 0x1a, 0x0a,
+					    0x02, 0x00, 0x00, 0x00,
+					    /* CRC-32 of bytes 8-19 = 0xc77e6918, little-endian */
+					    0x18, 0x69, 0x7e, 0xc7 };
+	_Static_assert(PMT_FORMAT_MAJOR == 2 && PMT_FORMAT_MINOR == 0, "header[] spells out 2.0");
 	struct pmt_thread_sample t = { .tid = 0x04030201, .tgid = 0x08070605,
 				       .run_ns = 0x1817161514131211ull, .wait_ns = 1, .timeslices = 2,
 				       .nvcsw = 0xa1a2a3a4u, .nivcsw = 5, .cpu = PMT_CPU_UNKNOWN,
@@ -1716,29 +1777,31 @@ static void test_little_endian_layout(void **state)
 	fd_contents(fd, &f);
 	close(fd);
 
-	assert_memory_equal(f.p, header, 16);
-	/* chunk 0 at offset 16: "PMCK", seq 0, usize = 8 + 12 + 2 = 22 */
-	assert_memory_equal(f.p + 16, "PMCK", 4);
-	assert_memory_equal(f.p + 20, "\x00\x00\x00\x00", 4);
-	assert_memory_equal(f.p + 28, "\x16\x00\x00\x00", 4);
-	csize0 = get_le32(f.p + 24);
-	assert_int_equal(get_le32(f.p + 32), (uint32_t)crc32(0, f.p + 40, (uInt)csize0));
-	assert_int_equal(get_le32(f.p + 36), (uint32_t)crc32(0, f.p + 16, 20));
+	assert_memory_equal(f.p, header, 24);
+	/* chunk 0 at offset 24: a skippable frame of 24 bytes, then "PMCK", seq 0,
+	 * usize = 8 + 12 + 2 = 22 */
+	assert_memory_equal(f.p + 24, "\x5b\x2a\x4d\x18\x18\x00\x00\x00", 8);
+	assert_memory_equal(f.p + 32, "PMCK", 4);
+	assert_memory_equal(f.p + 36, "\x00\x00\x00\x00", 4);
+	assert_memory_equal(f.p + 44, "\x16\x00\x00\x00", 4);
+	csize0 = get_le32(f.p + 40);
+	assert_int_equal(get_le32(f.p + 48), (uint32_t)crc32(0, f.p + 56, (uInt)csize0));
+	assert_int_equal(get_le32(f.p + 52), (uint32_t)crc32(0, f.p + 32, 20));
 	/* zstd frame magic 0xFD2FB528, little-endian; checksum flag set in the descriptor */
-	assert_memory_equal(f.p + 40, "\x28\xb5\x2f\xfd", 4);
-	assert_true(f.p[44] & 0x04);
-	assert_int_equal(ZSTD_decompress(u, sizeof(u), f.p + 40, csize0), 22);
+	assert_memory_equal(f.p + 56, "\x28\xb5\x2f\xfd", 4);
+	assert_true(f.p[60] & 0x04);
+	assert_int_equal(ZSTD_decompress(u, sizeof(u), f.p + 56, csize0), 22);
 	assert_memory_equal(u, "\x01\x00\x00\x00\x0e\x00\x00\x00", 8); /* META, flags 0, len 14 */
 	assert_memory_equal(u + 8, "\x00\x00\x00\x00", 4);             /* run_id 0 */
 	assert_memory_equal(u + 20, "{}", 2);
 
 	/* chunk 1: seq 1, usize = 8 + 20 + 44 = 72 */
-	c1 = 16 + 24 + csize0;
-	assert_memory_equal(f.p + c1, "PMCK\x01\x00\x00\x00", 8);
-	assert_memory_equal(f.p + c1 + 12, "\x48\x00\x00\x00", 4);
-	csize1 = get_le32(f.p + c1 + 8);
-	assert_int_equal(f.n, c1 + 24 + csize1);
-	assert_int_equal(ZSTD_decompress(u, sizeof(u), f.p + c1 + 24, csize1), 72);
+	c1 = 24 + 32 + csize0;
+	assert_memory_equal(f.p + c1, "\x5b\x2a\x4d\x18\x18\x00\x00\x00PMCK\x01\x00\x00\x00", 16);
+	assert_memory_equal(f.p + c1 + 20, "\x48\x00\x00\x00", 4);
+	csize1 = get_le32(f.p + c1 + 16);
+	assert_int_equal(f.n, c1 + 32 + csize1);
+	assert_int_equal(ZSTD_decompress(u, sizeof(u), f.p + c1 + 32, csize1), 72);
 	assert_memory_equal(u, "\x04\x00\x00\x00\x40\x00\x00\x00", 8); /* SAMPLE, len 64 */
 	assert_memory_equal(u + 8, "\x44\x33\x22\x11", 4);
 	assert_memory_equal(u + 12, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);

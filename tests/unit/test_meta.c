@@ -100,7 +100,7 @@ static void test_versions_interval_and_cpus(void **state)
 
 	(void)state;
 	assert_string_equal(str(m, "format"), "pmtrace");
-	assert_string_equal(str(m, "format_version"), "1.3");
+	assert_string_equal(str(m, "format_version"), "2.0");
 	assert_string_equal(str(m, "tool"), "pmcollect");
 	assert_string_equal(str(m, "tool_version"), "0.1.0");
 	assert_true(num(m, "interval_ms") == 10.0);

@@ -652,6 +652,58 @@ static void test_overhead(void **state)
 	assert_int_equal(pma_parallel_overhead_ns(x, bad, 3, 1e9, o), PMT_E_INVAL);
 }
 
+/* --pmnf-aggregate: each aggregate on its own, then the same sweep fitted both ways. The sweep
+ * x = 1..16 has 3 repetitions per x: B(x), B(x) and 3 A(x) - 2 B(x), with A = 10 + 2 x (growth x)
+ * and B = 10 + 5 log2 x (growth log x). Their median (and the default trimmed mean, the median
+ * below 4 repetitions) is B, their mean A: fitting the median must find 10 + 5 log x, fitting the
+ * mean (Extra-P's default, Measurement.mean) 10 + 2 x, to 1e-9. */
+static void test_aggregate_choice(void **state)
+{
+	enum { NX = 16, K = 3 };
+	double v4[] = { 5, 1, 3, 100 }, x[NX * K], v[NX * K];
+	char why[256], g[32];
+	struct pma_pmnf_fit f;
+	static const struct {
+		enum pma_pmnf_aggregate a;
+		double want; /* of v4 */
+	} agg[] = { { PMA_PMNF_AGG_TRIMMED, 4 }, { PMA_PMNF_AGG_MEDIAN, 4 },
+		    { PMA_PMNF_AGG_MEAN, 27.25 }, { PMA_PMNF_AGG_MIN, 1 } };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(agg) / sizeof(agg[0]); k++) {
+		double tmp[4];
+		memcpy(tmp, v4, sizeof(tmp));
+		assert_double_equal(pma_pmnf_aggregate(tmp, 4, agg[k].a), agg[k].want, 1e-12);
+		assert_int_equal(pma_pmnf_aggregate_parse(pma_pmnf_aggregate_name(agg[k].a)), agg[k].a);
+	}
+	assert_int_equal(pma_pmnf_aggregate_parse("avg"), -1);
+	assert_true(isnan(pma_pmnf_aggregate(v4, 0, PMA_PMNF_AGG_MEAN)));
+
+	for (int i = 0; i < NX; i++) {
+		double t = i + 1, A = 10 + 2 * t, B = 10 + 5 * log2(t);
+		for (int r = 0; r < K; r++) {
+			x[i * K + r] = t;
+			v[i * K + r] = r < 2 ? B : 3 * A - 2 * B;
+		}
+	}
+	/* the median (and the default): log x */
+	for (int a = 0; a < 2; a++) {
+		unsigned flags = a ? PMA_PMNF_AGGREGATE(PMA_PMNF_AGG_MEDIAN) : 0;
+		assert_int_equal(pma_pmnf_fit_runs(x, v, NX * K, PMA_PMNF_ALL, 1, flags, &f, why,
+						   sizeof(why)), 0);
+		assert_string_equal(pma_pmnf_growth(&f.model, "x", g, sizeof(g)), "log x");
+		assert_double_equal(f.model.c0, 10, 1e-9);
+		assert_double_equal(f.model.c1, 5, 1e-9);
+	}
+	/* the mean, as Extra-P: x */
+	assert_int_equal(pma_pmnf_fit_runs(x, v, NX * K, PMA_PMNF_ALL, 1,
+					   PMA_PMNF_AGGREGATE(PMA_PMNF_AGG_MEAN), &f, why, sizeof(why)), 0);
+	assert_string_equal(pma_pmnf_growth(&f.model, "x", g, sizeof(g)), "x");
+	assert_double_equal(f.model.c0, 10, 1e-9);
+	assert_double_equal(f.model.c1, 2, 1e-9);
+	assert_true(f.scalability_problem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_zero_at_1),
 		cmocka_unit_test(test_domain),
 		cmocka_unit_test(test_summarize),
+		cmocka_unit_test(test_aggregate_choice),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_verdict_and_growth),
 		cmocka_unit_test(test_overhead),
