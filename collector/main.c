@@ -610,12 +610,60 @@ static int check_omp_events(const char *list, char *why, size_t whysize)
 	}
 }
 
+/* --runs LISTS: one value "0 0-7 0-8", or the lists as separate words up to the command (moving
+ * optind), each a calibration run of o->runs. Returns -1 to go on, or PMT_EXIT_USAGE after
+ * reporting. */
+static int parse_runs(const char *value, int argc, char **argv, struct pmc_opts *o)
+{
+	char why[512], buf[4096], *save = NULL, *tok;
+	int bad = 0;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	o->calibrate = 1;
+	/* CPU expressions ("S0:0-3", "E:N:4") only inside the option's own value:
+	 * the words after it are taken as lists only when they are plain ones */
+	for (tok = strtok_r(buf, " \t", &save); tok && !bad; tok = strtok_r(NULL, " \t", &save)) {
+		char list[4096], e[300];
+		if (expand_cpus(tok, list, sizeof(list), e, sizeof(e)) < 0) {
+			snprintf(why, sizeof(why), "invalid CPU list '%.100s': %s", tok, e);
+			bad = 1;
+		} else {
+			bad = pmc_plan_add(&o->runs, list, why, sizeof(why)) < 0;
+		}
+	}
+	while (!bad && optind < argc && is_cpulist_word(argv[optind]))
+		bad = pmc_plan_add(&o->runs, argv[optind++], why, sizeof(why)) < 0;
+	if (bad) {
+		pm_cli_error("invalid --runs: %s", why);
+		return PMT_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* -l KEY=VALUE: one more label of o (META "labels"). Returns -1 to go on, or PMT_EXIT_USAGE after
+ * reporting. */
+static int parse_label(const char *value, struct pmc_opts *o)
+{
+	const char *eq = strchr(value, '=');
+
+	if (!eq || eq == value || eq - value > 64 || strlen(eq + 1) > 256) {
+		pm_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
+			      "value up to 256)", value);
+		return PMT_EXIT_USAGE;
+	}
+	if (o->nlabels == PMC_MAX_LABELS) {
+		pm_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
+		return PMT_EXIT_USAGE;
+	}
+	o->labels[o->nlabels++] = value;
+	return -1;
+}
+
 /* Takes option c (an id of options[]) with its value optarg into o; --runs also takes the plain
  * CPU lists that follow it in argv (moving optind). Returns -1 to go on, or PMT_EXIT_USAGE after
  * reporting. */
 static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 {
-	char why[512];
 	long v;
 
 	switch (c) {
@@ -677,31 +725,8 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 	case OPT_CALIBRATE:
 		o->calibrate = 1;
 		break;
-	case OPT_RUNS: {
-		/* one argument "0 0-7 0-8", or the lists as separate words up to the command */
-		char buf[4096], *save = NULL, *tok;
-		int bad = 0;
-		snprintf(buf, sizeof(buf), "%s", optarg);
-		o->calibrate = 1;
-		/* CPU expressions ("S0:0-3", "E:N:4") only inside the option's own value:
-		 * the words after it are taken as lists only when they are plain ones */
-		for (tok = strtok_r(buf, " \t", &save); tok && !bad; tok = strtok_r(NULL, " \t", &save)) {
-			char list[4096], e[300];
-			if (expand_cpus(tok, list, sizeof(list), e, sizeof(e)) < 0) {
-				snprintf(why, sizeof(why), "invalid CPU list '%.100s': %s", tok, e);
-				bad = 1;
-			} else {
-				bad = pmc_plan_add(&o->runs, list, why, sizeof(why)) < 0;
-			}
-		}
-		while (!bad && optind < argc && is_cpulist_word(argv[optind]))
-			bad = pmc_plan_add(&o->runs, argv[optind++], why, sizeof(why)) < 0;
-		if (bad) {
-			pm_cli_error("invalid --runs: %s", why);
-			return PMT_EXIT_USAGE;
-		}
-		break;
-	}
+	case OPT_RUNS:
+		return parse_runs(optarg, argc, argv, o);
 	case OPT_OMP_REGIONS:
 		o->omp_regions = 1;
 		break;
@@ -722,20 +747,8 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		o->omp_events = optarg;
 		break;
 	}
-	case 'l': {
-		const char *eq = strchr(optarg, '=');
-		if (!eq || eq == optarg || eq - optarg > 64 || strlen(eq + 1) > 256) {
-			pm_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
-				      "value up to 256)", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		if (o->nlabels == PMC_MAX_LABELS) {
-			pm_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
-			return PMT_EXIT_USAGE;
-		}
-		o->labels[o->nlabels++] = optarg;
-		break;
-	}
+	case 'l':
+		return parse_label(optarg, o);
 	case OPT_INTERFERE:
 		if (pmc_interfere_kind_parse(optarg, &o->interfere_kind) < 0) {
 			pm_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
