@@ -23,7 +23,6 @@
 #include "counters.h"
 #include "cpuset.h"
 #include "energy.h"
-#include "cpuexpr.h"
 #include "interfere.h"
 #include "interfere_cal.h"
 #include "interfere_session.h"
@@ -37,6 +36,7 @@
 #include "pm_cli.h"
 #include "pm_opt.h"
 #include "run.h"
+#include "session.h"
 #include "sweep.h"
 
 #define DEFAULT_OUTPUT "pmtrace.zst"
@@ -235,92 +235,21 @@ static int parse_double(const char *s, double *out)
 	return 0;
 }
 
-/* The online CPUs (/sys/devices/system/cpu/online), else 0..nprocs-1. */
-static int online_cpus(struct pm_intlist *out)
-{
-	char buf[4096], why[128];
-	ssize_t n = -1;
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0) {
-		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-			n--;
-		buf[n] = '\0';
-		if (pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why)) == 0)
-			return 0;
-	}
-	{
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		snprintf(buf, sizeof(buf), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
-		return pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why));
-	}
-}
-
 /* A word of --runs: digits, '-' and ',' only (a command never looks like that). */
 static int is_cpulist_word(const char *s)
 {
 	return s && *s && *s != '-' && strspn(s, "0123456789-,") == strlen(s);
 }
 
-static int in_list(const struct pm_intlist *l, uint32_t v)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i] == v)
-			return 1;
-	return 0;
-}
-
-/* A CPU expression (common/cpuexpr.h, docs/cpu-expressions.md) as a cpulist in out: a plain OS
- * CPU list ("0-3,8", "1-7:2") is copied unchanged (so it behaves exactly as before expressions);
- * anything else is evaluated on this machine's hwloc topology. Returns 0, or -1 with why. */
-static int expand_cpus(const char *text, char *out, size_t size, char *why, size_t whysize)
-{
-	hwloc_topology_t topo;
-	struct pm_cpuexpr e;
-	int rc;
-
-	if (strspn(text, "0123456789-,:") == strlen(text)) {
-		snprintf(out, size, "%s", text);
-		return 0;
-	}
-	if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0) {
-		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
-		return -1;
-	}
-	rc = pm_cpuexpr_parse(topo, text, &e, why, whysize);
-	hwloc_topology_destroy(topo);
-	if (rc < 0)
-		return -1;
-	pm_intlist_format(&e.set, out, size);
-	pm_cpuexpr_free(&e);
-	return 0;
-}
-
-/* Parses the cpulist text into set and l, every CPU online; prints the error and returns -1. */
-static int cpu_list(const char *text, const struct pm_intlist *online, const char *online_text,
-		    cpu_set_t *set, struct pm_intlist *l)
+/* Parses the CPU list or expression text on the session's topology into *out, every CPU online
+ * (pmc_cpus_parse); prints the error and returns -1. */
+static int cpu_list(const struct pmc_session *ss, const char *text, struct pmc_cpus *out)
 {
 	char why[256];
 
-	char list[4096];
-
-	if (expand_cpus(text, list, sizeof(list), why, sizeof(why)) < 0 ||
-	    pm_intlist_parse(list, 0, UINT32_MAX - 1, l, why, sizeof(why)) < 0) {
+	if (pmc_cpus_parse(ss->topo, text, &ss->online, out, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid CPU list '%s': %s", text, why);
 		return -1;
-	}
-	CPU_ZERO(set);
-	for (size_t i = 0; i < l->n; i++) {
-		if (!in_list(online, l->v[i]) || l->v[i] >= CPU_SETSIZE) {
-			pm_cli_error("invalid CPU list '%s': CPU %u is not online (online: %s)", text,
-				      l->v[i], online_text);
-			return -1;
-		}
-		CPU_SET(l->v[i], set);
 	}
 	return 0;
 }
@@ -330,7 +259,7 @@ static int cpu_list(const char *text, const struct pm_intlist *online, const cha
 static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const struct pm_intlist *online)
 {
 	for (int cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--) {
-		if (CPU_ISSET(cpu, start) && !CPU_ISSET(cpu, prog) && in_list(online, (uint32_t)cpu)) {
+		if (CPU_ISSET(cpu, start) && !CPU_ISSET(cpu, prog) && pmc_intlist_has(online, (uint32_t)cpu)) {
 			cpu_set_t one;
 			CPU_ZERO(&one);
 			CPU_SET(cpu, &one);
@@ -368,73 +297,6 @@ static char *summary_json(const struct pmc_run_result *r, int runs, int exit_sta
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
-}
-
-/* Looks up user name (or a numeric uid) for --user: uid, primary gid, supplementary groups,
- * home (getpwnam(3), getgrouplist(3)). Switching to another user needs root (CAP_SETUID): a
- * non-root pmcollect may only name itself. Returns 0, or -1 with a reason in why. */
-static int resolve_user(const char *name, struct pmc_user *u, char *why, size_t whysize)
-{
-	struct passwd *pw;
-	gid_t *groups = NULL;
-	int n = 32;
-	char *end;
-	unsigned long id;
-
-	errno = 0;
-	pw = getpwnam(name);
-	if (!pw) {
-		id = strtoul(name, &end, 10);
-		if (*name && !*end && id <= UINT32_MAX)
-			pw = getpwuid((uid_t)id);
-	}
-	if (!pw) {
-		snprintf(why, whysize, "%s", errno ? strerror(errno) : "no such user");
-		return -1;
-	}
-	if (geteuid() != 0 && pw->pw_uid != geteuid()) {
-		snprintf(why, whysize, "running the program as another user needs root");
-		return -1;
-	}
-	for (;;) {
-		gid_t *g = realloc(groups, (size_t)n * sizeof(*g));
-		int want = n;
-		if (!g) {
-			free(groups);
-			snprintf(why, whysize, "%s", strerror(ENOMEM));
-			return -1;
-		}
-		groups = g;
-		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &want) >= 0) {
-			n = want;
-			break;
-		}
-		if (want <= n || want > 65536) {
-			free(groups);
-			snprintf(why, whysize, "cannot list its groups");
-			return -1;
-		}
-		n = want;
-	}
-	u->name = strdup(pw->pw_name);
-	u->home = pw->pw_dir ? strdup(pw->pw_dir) : NULL;
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	u->groups = groups;
-	u->ngroups = n;
-	if (!u->name) {
-		snprintf(why, whysize, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	return 0;
-}
-
-static void user_free(struct pmc_user *u)
-{
-	free(u->name);
-	free(u->home);
-	free(u->groups);
-	memset(u, 0, sizeof(*u));
 }
 
 /* Creates the trace file 0644 (never writable by others), refusing to replace an existing one
@@ -503,7 +365,9 @@ struct pmc_opts {
 	int sched_mode;             /* -1 default (when usable), 0 --no-sched, 1 --sched */
 	unsigned sched_buffer_kb;
 	int calibrate;              /* --calibrate or --runs */
-	struct pmc_plan runs;       /* the --runs lists (roles not yet decided) */
+	const char *runs_value;     /* --runs: its value, CPU lists separated by blanks */
+	char **runs_words;          /* the plain CPU lists given as words after it */
+	size_t nruns_words;
 	const char *sweep;          /* --sweep SPEC, NULL = no sweep */
 	long repeat;                /* --repeat K, 0 = not given */
 	int no_baseline;            /* --no-baseline */
@@ -525,61 +389,6 @@ struct pmc_opts {
 	int argc;
 };
 
-/* What pmcollect sets up and holds while it records; session_close releases it all. */
-struct session {
-	struct pm_intlist online;  /* /sys/devices/system/cpu/online, read once */
-	char online_text[4096];
-	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (issue 19) */
-	struct pmc_usable_cpus usable;
-	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
-	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */
-	struct pm_intlist cpus;    /* --cpus */
-	cpu_set_t prog_cpus;        /* the CPUs of the current run */
-	char cpus_text[4096];
-	struct pmc_plan plan;
-	struct pmc_user user;
-	int have_user;
-	struct bitmask *mem_mask;
-	int out_fd, created_output, started_writer;
-	struct pmt_writer *w;
-	int writer_err, writer_errno; /* the first writer failure, reported once */
-	/* signals (setup_signals) */
-	int sig_fd;
-	sigset_t forward, orig_mask;
-	int sigpipe_ignored, sigxfsz_ignored;
-	struct rlimit nofile_orig;
-	cpu_set_t start_cpus;
-	int have_start_cpus;
-	int collector_cpu;
-	/* data sources (open_sources) */
-	struct pmc_counters *counters;
-	struct pmc_sched *sched;
-	struct pmc_energy *energy;  /* NULL: none, energy_why says why */
-	char energy_why[1024];
-	int pc_fd, ts_fd;
-	uint16_t ts_family;
-	/* one rank of an MPI or Slurm job (collector/rank.h) */
-	struct pmc_rank rank;
-	int in_job;                 /* a launcher variable was set */
-	int node_readings;          /* this process takes the whole-node readings (local rank 0) */
-	int output_template;        /* -o had a placeholder: ss->output holds the expanded name */
-	char output[4096];
-	/* the runs' totals for SUMMARY */
-	struct pmc_run_result total;
-	size_t nruns_done;
-	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
-	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
-	/* --interfere / --calibrate-interference (plan_interference) */
-	int interfering;            /* the plan's runs have interferers */
-	int have_cal;               /* isess.cal holds the machine's calibration */
-	struct pmc_isess isess;
-	hwloc_topology_t topo;
-	char interference_file[4096];
-	/* --sweep: its plan, and the allowed CPUs in compact order (the first k for k cores) */
-	struct pmc_sweep_plan sweep;
-	uint32_t *compact;
-	size_t ncompact;
-};
 
 /* --omp-events LIST: "none", or 1..PMOMPT_MAX_EVENTS comma-separated names without spaces, each
  * shorter than 128 bytes (PAPI_MAX_STR_LEN). Returns 0, or -1 with why. */
@@ -610,32 +419,19 @@ static int check_omp_events(const char *list, char *why, size_t whysize)
 	}
 }
 
-/* --runs LISTS: one value "0 0-7 0-8", or the lists as separate words up to the command (moving
- * optind), each a calibration run of o->runs. Returns -1 to go on, or PMT_EXIT_USAGE after
- * reporting. */
+/* --runs LISTS: one value "0 0-7 0-8" (CPU expressions allowed inside it), or the lists as
+ * separate words up to the command (moving optind; plain cpulists only, so a command is never
+ * taken for one). Kept as text: plan_runs parses them on the session's topology. Returns -1 to go
+ * on, or PMT_EXIT_USAGE after reporting. */
 static int parse_runs(const char *value, int argc, char **argv, struct pmc_opts *o)
 {
-	char why[512], buf[4096], *save = NULL, *tok;
-	int bad = 0;
-
-	snprintf(buf, sizeof(buf), "%s", value);
 	o->calibrate = 1;
-	/* CPU expressions ("S0:0-3", "E:N:4") only inside the option's own value:
-	 * the words after it are taken as lists only when they are plain ones */
-	for (tok = strtok_r(buf, " \t", &save); tok && !bad; tok = strtok_r(NULL, " \t", &save)) {
-		char list[4096], e[300];
-		if (expand_cpus(tok, list, sizeof(list), e, sizeof(e)) < 0) {
-			snprintf(why, sizeof(why), "invalid CPU list '%.100s': %s", tok, e);
-			bad = 1;
-		} else {
-			bad = pmc_plan_add(&o->runs, list, why, sizeof(why)) < 0;
-		}
-	}
-	while (!bad && optind < argc && is_cpulist_word(argv[optind]))
-		bad = pmc_plan_add(&o->runs, argv[optind++], why, sizeof(why)) < 0;
-	if (bad) {
-		pm_cli_error("invalid --runs: %s", why);
-		return PMT_EXIT_USAGE;
+	o->runs_value = value;
+	o->runs_words = argv + optind;
+	o->nruns_words = 0;
+	while (optind < argc && is_cpulist_word(argv[optind])) {
+		optind++;
+		o->nruns_words++;
 	}
 	return -1;
 }
@@ -886,7 +682,7 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
  * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1); without --cpus
  * on several packages each run on the first package's cores (pmc_plan_thread_list). Returns 0,
  * or after reporting PMT_EXIT_USAGE (a bad list) or PMT_EXIT_FAILURE (hwloc failed). */
-static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
+static int plan_thread_list(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pm_intlist l = { 0 };
 	uint32_t threads[PMC_PLAN_MAX_RUNS];
@@ -904,7 +700,7 @@ static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
 	}
 	for (size_t i = 0; i < l.n; i++)
 		threads[i] = l.v[i];
-	if (pmc_plan_thread_list(&ss->plan, &ss->plan.runs[0], threads, l.n, ss->usable.text,
+	if (pmc_plan_thread_list(&ss->plan, ss->topo, &ss->plan.runs[0], threads, l.n, ss->usable.text,
 				 !o->cpus, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
 		pm_intlist_free(&l);
@@ -917,7 +713,7 @@ static int plan_thread_list(const struct pmc_opts *o, struct session *ss)
 /* The per-thread region counters of --omp-regions (ss->omp.events): --omp-events, else the cycles
  * and LLC-miss events of pmcollect's own counters when they opened (what Allande's eq. 2 needs,
  * and few enough to sit beside the process counters without multiplexing); else none, and why. */
-static void omp_events(const struct pmc_opts *o, struct session *ss, const char *papi_why)
+static void omp_events(const struct pmc_opts *o, struct pmc_session *ss, const char *papi_why)
 {
 	size_t len = 0;
 
@@ -947,7 +743,7 @@ static void omp_events(const struct pmc_opts *o, struct session *ss, const char 
 /* --omp-regions: finds the tool and, with --omp-runtime, the runtime to preload. A missing tool
  * is not fatal: the program is recorded without regions and the trace says why (META
  * sources.omp_regions). */
-static void omp_setup(const struct pmc_opts *o, struct session *ss)
+static void omp_setup(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char why[1024];
 
@@ -976,7 +772,7 @@ static void omp_setup(const struct pmc_opts *o, struct session *ss)
 }
 
 /* What pmcollect may use, for messages: "CPUs 0 (affinity 0, cgroup cpuset 0-1, online 0-1)". */
-static void usable_desc(const struct session *ss, char *buf, size_t size)
+static void usable_desc(const struct pmc_session *ss, char *buf, size_t size)
 {
 	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->usable.text,
 			 ss->usable.affinity[0] ? ss->usable.affinity : "unknown");
@@ -988,12 +784,12 @@ static void usable_desc(const struct session *ss, char *buf, size_t size)
 
 /* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
  * the program could not be pinned there. Returns 0 or -1 after reporting. */
-static int check_usable(const char *text, const struct pm_intlist *l, const struct session *ss)
+static int check_usable(const char *text, const struct pm_intlist *l, const struct pmc_session *ss)
 {
 	char desc[2048];
 
 	for (size_t i = 0; i < l->n; i++) {
-		if (in_list(&ss->usable.cpus, l->v[i]))
+		if (pmc_intlist_has(&ss->usable.cpus, l->v[i]))
 			continue;
 		usable_desc(ss, desc, sizeof(desc));
 		pm_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
@@ -1007,7 +803,7 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
  * when a baseline run leaves no CPU for the collector outside them: the estimators read the
  * program's run-queue waits, and the collector's sampling would add to them (issue 19, case 3;
  * FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
-static int pin_or_warn(struct session *ss, const char *prog, enum pmc_run_role role)
+static int pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
 {
 	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
 	char *msg = ss->shared_msg, desc[2048];
@@ -1078,7 +874,7 @@ static int csthr_size(hwloc_topology_t topo, struct pmc_isess *is, unsigned l2x)
  * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
  * unless it is to be measured now), the levels and the run plan. Returns -1 to go on, or the
  * exit status after reporting. */
-static int plan_interference(const struct pmc_opts *o, struct session *ss)
+static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
 	struct pm_intlist lv = { 0 };
@@ -1091,32 +887,28 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	if (o->calibrate)
 		return usage_error("--interfere and --calibrate-interference cannot be combined with "
 				   "--calibrate or --runs");
-	if (hwloc_topology_init(&ss->topo) != 0 || hwloc_topology_load(ss->topo) != 0) {
-		pm_cli_error("cannot read the machine's topology (hwloc): %s", strerror(errno));
-		return PMT_EXIT_FAILURE;
-	}
 	if (o->interfere_cpus) {
-		struct pm_intlist l = { 0 };
-		cpu_set_t set;
-		if (cpu_list(o->interfere_cpus, &ss->online, ss->online_text, &set, &l) < 0)
+		struct pmc_cpus ic;
+		const struct pm_intlist *l = &ic.list;
+		if (cpu_list(ss, o->interfere_cpus, &ic) < 0)
 			return PMT_EXIT_USAGE;
 		/* a thread's affinity may name any online CPU, even one outside pmcollect's own
 		 * (taskset, a cgroup cpuset): refuse those, as --cpus does */
-		if (check_usable(o->interfere_cpus, &l, ss) < 0) {
-			pm_intlist_free(&l);
+		if (check_usable(o->interfere_cpus, l, ss) < 0) {
+			pmc_cpus_free(&ic);
 			return PMT_EXIT_USAGE;
 		}
-		n = (int)l.n;
-		for (size_t j = 0; j < l.n && n <= PMC_CAL_MAX_K; j++) {
-			if (o->cpus && in_list(&ss->cpus, l.v[j])) {
-				pm_intlist_free(&l);
+		n = (int)l->n;
+		for (size_t j = 0; j < l->n && n <= PMC_CAL_MAX_K; j++) {
+			if (o->cpus && pmc_intlist_has(&ss->cpus.list, l->v[j])) {
+				pmc_cpus_free(&ic);
 				pm_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
-					      "CPUs of their own", o->interfere_cpus, ss->cpus_text);
+					      "CPUs of their own", o->interfere_cpus, ss->cpus.text);
 				return PMT_EXIT_USAGE;
 			}
-			is->cpus[j] = (int)l.v[j];
+			is->cpus[j] = (int)l->v[j];
 		}
-		pm_intlist_free(&l);
+		pmc_cpus_free(&ic);
 		if (n > PMC_CAL_MAX_K) {
 			pm_cli_error("invalid --interfere-cpus '%s': at most %d CPUs", o->interfere_cpus,
 				      PMC_CAL_MAX_K);
@@ -1135,7 +927,7 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 		}
 		if (!o->cpus)
 			snprintf(anchor, sizeof(anchor), "%u", ss->usable.cpus.v[0]);
-		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus_text : anchor, allowed, is->cpus,
+		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus.text : anchor, allowed, is->cpus,
 					PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
 			pm_cli_error("cannot place the interferers: %s", why);
@@ -1151,8 +943,8 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	}
 	/* the program's CPUs */
 	if (o->cpus) {
-		snprintf(prog, sizeof(prog), "%s", ss->cpus_text);
-		nprog = (uint32_t)ss->cpus.n;
+		snprintf(prog, sizeof(prog), "%s", ss->cpus.text);
+		nprog = (uint32_t)ss->cpus.list.n;
 	} else {
 		nprog = (uint32_t)program_cpus_beside(ss->topo, allowed, is->cpus, is->ncpus, prog, sizeof(prog));
 		if (nprog == 0) {
@@ -1234,9 +1026,11 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 	}
 	/* the program's CPU set for pin_collector and META */
 	{
-		struct pm_intlist l = { 0 };
-		(void)cpu_list(prog, &ss->online, ss->online_text, &ss->prog_cpus, &l);
-		pm_intlist_free(&l);
+		struct pmc_cpus pc;
+		if (cpu_list(ss, prog, &pc) < 0)
+			return PMT_EXIT_USAGE;
+		ss->prog_cpus = pc.set;
+		pmc_cpus_free(&pc);
 	}
 	ss->interfering = 1;
 	return -1;
@@ -1254,7 +1048,7 @@ static void cal_progress(void *arg, unsigned step, unsigned nsteps, const char *
 /* --calibrate-interference: measures the machine (Casas & Bronevetsky §3, interfere_cal.h) with
  * the probe on the program's first CPU and the interferers on theirs, prints the result on stderr
  * and writes the machine file. Returns -1 to go on, or the exit status after reporting. */
-static int calibrate_interference(struct session *ss)
+static int calibrate_interference(struct pmc_session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
 	struct pmc_interference_cal *cal = &is->cal;
@@ -1319,7 +1113,7 @@ static int calibrate_interference(struct session *ss)
  * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
  * wrapped command is itself a launcher. Returns -1 to go on, or the exit status after reporting
  * (2: a variable that is not a number, a template that cannot be expanded). */
-static int job_context(struct pmc_opts *o, struct session *ss)
+static int job_context(struct pmc_opts *o, struct pmc_session *ss)
 {
 	extern char **environ;
 	char why[512], host[256];
@@ -1359,14 +1153,14 @@ static int job_context(struct pmc_opts *o, struct session *ss)
 
 /* --user, or the user who ran `sudo pmcollect`. Returns -1 to go on, or the exit status after
  * reporting. */
-static int plan_user(const struct pmc_opts *o, struct session *ss)
+static int plan_user(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	const char *name = o->user, *su = getenv("SUDO_USER");
 	char why[512];
 
 	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
 		name = su;
-	if (name && resolve_user(name, &ss->user, why, sizeof(why)) < 0) {
+	if (name && pmc_user_resolve(name, &ss->user, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid user '%s': %s", name, why);
 		return PMT_EXIT_USAGE;
 	}
@@ -1377,7 +1171,7 @@ static int plan_user(const struct pmc_opts *o, struct session *ss)
 /* The rest of plan_runs for --sweep: the sweep's plan from SPEC (every bad SPEC refused here,
  * before anything starts), the compact CPU order its core counts take CPUs from, the user.
  * Returns -1 to go on, or the exit status after reporting. */
-static int plan_sweep(const struct pmc_opts *o, struct session *ss)
+static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	const char *allowed = ss->usable.text; /* plan_runs read the usable CPUs */
 	char why[512];
@@ -1400,7 +1194,7 @@ static int plan_sweep(const struct pmc_opts *o, struct session *ss)
 		pm_cli_error("%s", strerror(ENOMEM));
 		return PMT_EXIT_FAILURE;
 	}
-	if (pmc_plan_compact_order(allowed, ss->compact, ss->online.n, &ss->ncompact, why,
+	if (pmc_plan_compact_order(ss->topo, allowed, ss->compact, ss->online.n, &ss->ncompact, why,
 				   sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
 		return PMT_EXIT_FAILURE;
@@ -1408,27 +1202,54 @@ static int plan_sweep(const struct pmc_opts *o, struct session *ss)
 	return -1;
 }
 
+/* One run of --runs on the CPUs of text (a cpulist or CPU expression), parsed on the session's
+ * topology and checked against the CPUs pmcollect may use. Returns 0 or -1 after reporting. */
+static int add_run_list(struct pmc_session *ss, const char *text)
+{
+	struct pmc_cpus c;
+	char why[512];
+	int bad;
+
+	if (cpu_list(ss, text, &c) < 0)
+		return -1;
+	bad = check_usable(text, &c.list, ss);
+	if (!bad && pmc_plan_add_list(&ss->plan, &c.list, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid --runs: %s", why);
+		bad = -1;
+	}
+	pmc_cpus_free(&c);
+	return bad;
+}
+
+/* The runs of --runs: each list of its value and each plain list after it, in order; the first
+ * with fewer CPUs than threads is the baseline (pmc_plan_roles). Returns -1 to go on, or
+ * PMT_EXIT_USAGE after reporting. */
+static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	char buf[4096], *save = NULL;
+
+	memset(&ss->plan, 0, sizeof(ss->plan));
+	snprintf(buf, sizeof(buf), "%s", o->runs_value);
+	for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		if (add_run_list(ss, tok) < 0)
+			return PMT_EXIT_USAGE;
+	for (size_t i = 0; i < o->nruns_words; i++)
+		if (add_run_list(ss, o->runs_words[i]) < 0)
+			return PMT_EXIT_USAGE;
+	pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
+	return -1;
+}
+
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
  * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
  * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
-static int plan_runs(const struct pmc_opts *o, struct session *ss)
+static int plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char why[512];
 
-	if (online_cpus(&ss->online) < 0) {
-		pm_cli_error("cannot read the online CPUs");
+	if (pmc_session_machine(ss, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
-	}
-	pm_intlist_format(&ss->online, ss->online_text, sizeof(ss->online_text));
-	{
-		/* taskset, a launcher's binding, a Slurm or container cpuset: the machine's usable CPUs */
-		cpu_set_t aff;
-		int have_aff = sched_getaffinity(0, sizeof(aff), &aff) == 0;
-		if (pmc_usable_cpus_get("", &ss->online, have_aff ? &aff : NULL, &ss->usable, why,
-					sizeof(why)) < 0) {
-			pm_cli_error("cannot read the CPUs pmcollect may use: %s", why);
-			return PMT_EXIT_FAILURE;
-		}
 	}
 	if (o->calibrate && o->cpus)
 		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
@@ -1445,10 +1266,9 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	}
 	if (o->cpus) {
 		/* every CPU must be online (and fit a cpu_set_t) */
-		if (cpu_list(o->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &ss->cpus) < 0 ||
-		    check_usable(o->cpus, &ss->cpus, ss) < 0)
+		if (cpu_list(ss, o->cpus, &ss->cpus) < 0 || check_usable(o->cpus, &ss->cpus.list, ss) < 0)
 			return PMT_EXIT_USAGE;
-		pm_intlist_format(&ss->cpus, ss->cpus_text, sizeof(ss->cpus_text));
+		ss->prog_cpus = ss->cpus.set;
 	}
 	if (o->interfere || o->calibrate_interference) {
 		int r = plan_interference(o, ss);
@@ -1457,7 +1277,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	} else if (o->sweep) {
 		/* the runs are made one at a time from ss->sweep (sweep_run) */
 	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
-		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus_text : NULL, (uint32_t)ss->cpus.n,
+		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus.text : NULL, (uint32_t)ss->cpus.list.n,
 				o->threads, (uint32_t)ss->online.n);
 	} else if (!o->calibrate) {
 		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
@@ -1467,27 +1287,19 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 		for (size_t i = 0; i < ss->usable.cpus.n; i++)
 			if (ss->usable.cpus.v[i] < CPU_SETSIZE)
 				CPU_SET(ss->usable.cpus.v[i], &ss->prog_cpus);
-	} else if (o->runs.n == 0) {
-		if (pmc_plan_calibrate(&ss->plan, ss->usable.text, why, sizeof(why)) < 0) {
+	} else if (o->runs_value == 0) {
+		if (pmc_plan_calibrate(&ss->plan, ss->topo, ss->usable.text, why, sizeof(why)) < 0) {
 			pm_cli_error("cannot plan the calibration runs: %s", why);
 			return PMT_EXIT_FAILURE;
 		}
 	} else {
-		ss->plan = o->runs;
-		pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
+		int ret = plan_runs_lists(o, ss);
+		if (ret >= 0)
+			return ret;
 	}
 	if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
-					    o->runs.n ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
+					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
 		return usage_error("invalid --repeat: %s", why);
-	for (size_t i = 0; o->calibrate && i < ss->plan.n; i++) {
-		struct pm_intlist l = { 0 };
-		cpu_set_t set;
-		int bad = cpu_list(ss->plan.runs[i].cpus, &ss->online, ss->online_text, &set, &l) ||
-			  check_usable(ss->plan.runs[i].cpus, &l, ss);
-		pm_intlist_free(&l);
-		if (bad)
-			return PMT_EXIT_USAGE;
-	}
 	if (o->threads > 0) {
 		char text[16];
 		snprintf(text, sizeof(text), "%d", o->threads);
@@ -1519,7 +1331,7 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
  * when pmcollect started (nohup, a background job of a non-interactive shell) stays ignored for
  * pmcollect and the program alike. Also becomes child subreaper and raises RLIMIT_NOFILE.
  * Returns 0, or -1 after reporting. */
-static int setup_signals(const struct pmc_opts *o, struct session *ss)
+static int setup_signals(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
@@ -1570,7 +1382,7 @@ static int setup_signals(const struct pmc_opts *o, struct session *ss)
 }
 
 /* META sources.omp_regions (FORMAT.md §6, 1.2). */
-static void omp_source(cJSON *meta, const struct session *ss)
+static void omp_source(cJSON *meta, const struct pmc_session *ss)
 {
 	cJSON *src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
 	cJSON *e = src ? cJSON_AddObjectToObject(src, "omp_regions") : NULL;
@@ -1607,7 +1419,7 @@ static int add_labels(cJSON *meta, const struct pmc_opts *o)
 
 /* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
  * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
-static int open_sources(const struct pmc_opts *o, struct session *ss)
+static int open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char papi_why[512] = "", pc_why[512] = "", ts_why[512] = "", sched_why[512] = "";
 	char why[512], *meta_text;
@@ -1642,7 +1454,7 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 			.argc = o->argc,
 			.argv = o->argv,
 			.interval_ms = o->interval_ms,
-			.cpus = o->cpus ? ss->cpus_text : ss->interfering ? ss->plan.runs[0].cpus
+			.cpus = o->cpus ? ss->cpus.text : ss->interfering ? ss->plan.runs[0].cpus
 						  : ss->usable.restricted ? ss->usable.text : NULL,
 			.usable_cpus = ss->usable.text,
 			.cgroup_cpus = ss->usable.cgroup_cpus[0] ? ss->usable.cgroup_cpus : NULL,
@@ -1656,6 +1468,7 @@ static int open_sources(const struct pmc_opts *o, struct session *ss)
 			.rank = ss->in_job ? &ss->rank : NULL,
 			.node_readings = ss->node_readings,
 			.affinity = ss->have_start_cpus ? &ss->start_cpus : NULL,
+			.topo = ss->topo,
 		};
 		pmc_clock_pair_now(&start);
 		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
@@ -1741,7 +1554,7 @@ static int run_threads(const struct pmc_opts *o, const struct pmc_plan_run *run)
 
 /* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->prog_cpus must
  * hold them), role and environment, and what the session opened. */
-static struct pmc_run_config run_config(const struct pmc_opts *o, struct session *ss,
+static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_session *ss,
 					const struct pmc_plan_run *run)
 {
 	struct pmc_run_config cfg = {
@@ -1788,7 +1601,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 /* Run i of --sweep as a plan run: the baseline (1 CPU) or configuration (cores, threads) with
  * its repetition; k cores are the first k CPUs of the compact order; OMP_NUM_THREADS is the
  * configuration's threads, else -t. Returns 0, or -1 when the CPU list does not fit. */
-static int sweep_run(const struct pmc_opts *o, const struct session *ss, size_t i,
+static int sweep_run(const struct pmc_opts *o, const struct pmc_session *ss, size_t i,
 		     struct pmc_plan_run *run)
 {
 	const struct pmc_sweep_run *sr = &ss->sweep.runs[i];
@@ -1822,7 +1635,7 @@ static int sweep_run(const struct pmc_opts *o, const struct session *ss, size_t 
 
 /* A forwarded signal (SIGINT, SIGTERM, SIGHUP) waiting in the signalfd: pmcollect was told to stop
  * between two runs of a plan. Returns the signal or 0. */
-static int stop_pending(const struct session *ss)
+static int stop_pending(const struct pmc_session *ss)
 {
 	sigset_t pend;
 
@@ -1839,7 +1652,7 @@ static int stop_pending(const struct session *ss)
  * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
  * pmcollect exits with so far: the last run's status (the program's, 127 when it could not
  * start, 128+N after signal N), or 1. */
-static int collect(const struct pmc_opts *o, struct session *ss)
+static int collect(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pmc_plan *plan = &ss->plan;
 	size_t nruns = o->sweep ? ss->sweep.nruns : plan->n;
@@ -1886,9 +1699,10 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 				 run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1);
 		}
 		if (many && run->cpus[0]) {
-			struct pm_intlist l = { 0 };
-			(void)cpu_list(run->cpus, &ss->online, ss->online_text, &ss->prog_cpus, &l);
-			pm_intlist_free(&l);
+			struct pmc_cpus rc;
+			if (pmc_cpus_parse(NULL, run->cpus, &ss->online, &rc, why, sizeof(why)) == 0)
+				ss->prog_cpus = rc.set;
+			pmc_cpus_free(&rc);
 			ss->collector_cpu = pin_or_warn(ss, run->cpus, run->role);
 		} else if (many) {
 			/* the program on every CPU: pmcollect back on its start affinity */
@@ -1976,7 +1790,7 @@ static int collect(const struct pmc_opts *o, struct session *ss)
 
 /* Appends SUMMARY (the runs' totals and pmcollect's exit status) and flushes; a failure is kept
  * in ss->writer_err for finish_trace. */
-static void write_summary(struct session *ss, int exit_status)
+static void write_summary(struct pmc_session *ss, int exit_status)
 {
 	char *json;
 	int err;
@@ -1998,7 +1812,7 @@ static void write_summary(struct session *ss, int exit_status)
  * finished is always reported, once, whatever the program's status was: pmcollect then exits 1.
  * Removes the file when set-up failed before the trace began (and only a file it made).
  * Returns the exit status. */
-static int finish_trace(const struct pmc_opts *o, struct session *ss, int ret)
+static int finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int ret)
 {
 	if (ss->w) {
 		/* flush first: pmt_writer_errno() is gone once the writer is freed */
@@ -2029,39 +1843,17 @@ static int finish_trace(const struct pmc_opts *o, struct session *ss, int ret)
 	return ret;
 }
 
-static void session_close(struct session *ss)
-{
-	pmc_counters_close(ss->counters);
-	pmc_sched_close(ss->sched);
-	pmc_energy_close(ss->energy);
-	pmc_procconn_close(ss->pc_fd);
-	pmc_taskstats_close(ss->ts_fd);
-	if (ss->sig_fd >= 0)
-		close(ss->sig_fd);
-	if (ss->mem_mask)
-		numa_bitmask_free(ss->mem_mask);
-	pm_intlist_free(&ss->cpus);
-	pm_intlist_free(&ss->online);
-	pmc_sweep_plan_free(&ss->sweep);
-	free(ss->compact);
-	pmc_usable_cpus_free(&ss->usable);
-	user_free(&ss->user);
-	if (ss->topo)
-		hwloc_topology_destroy(ss->topo);
-}
-
 int main(int argc, char **argv)
 {
 	struct pmc_opts o = {
 		.output = DEFAULT_OUTPUT, .interval_ms = 10.0, .mem_mode = "default",
 		.sched_mode = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
 	};
-	struct session ss = {
-		.out_fd = -1, .sig_fd = -1, .pc_fd = -1, .ts_fd = -1, .collector_cpu = -1,
-	};
+	struct pmc_session ss;
 	int ret;
 
 	pm_cli_set_prog("pmcollect");
+	pmc_session_init(&ss);
 	ret = parse_options(argc, argv, &o);
 	if (ret < 0)
 		ret = job_context(&o, &ss);
@@ -2089,6 +1881,6 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		ret = PMT_EXIT_FAILURE;
 	ret = finish_trace(&o, &ss, ret);
-	session_close(&ss);
+	pmc_session_close(&ss);
 	return ret;
 }

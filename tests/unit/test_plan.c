@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <hwloc.h>
 
 #include "plan.h"
 #include "pmt.h"
@@ -130,16 +131,29 @@ static void test_interfere_interleaved(void **state)
 	assert_string_equal(why, "3 levels x 22 repetitions is more than 64 runs");
 }
 
+/* The topology hwloc loads (HWLOC_XMLFILE when set, else this machine's), as the session's:
+ * the planners take a loaded one. The caller destroys it. */
+static hwloc_topology_t load_topology(void)
+{
+	hwloc_topology_t topo;
+
+	assert_int_equal(hwloc_topology_init(&topo), 0);
+	assert_int_equal(hwloc_topology_load(topo), 0);
+	return topo;
+}
+
 static void test_calibrate_one_core(void **state)
 {
+	hwloc_topology_t topo = load_topology();
 	struct pmc_plan p;
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(pmc_plan_calibrate(&p, "0", why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_calibrate(&p, topo, "0", why, sizeof(why)), PMT_E_INVAL);
 	assert_non_null(strstr(why, "one core on the first socket"));
-	assert_int_equal(pmc_plan_calibrate(&p, "not a list", why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_calibrate(&p, topo, "not a list", why, sizeof(why)), PMT_E_INVAL);
 	assert_string_equal(why, "cannot read the CPU list 'not a list'");
+	hwloc_topology_destroy(topo);
 }
 
 /* --calibrate --repeat K (issue 13): runs (a, b) become a, b, a, b, a, b with rep 0, 0, 1, 1,
@@ -173,20 +187,22 @@ static void test_repeat_interleaved(void **state)
 /* The compact order of the allowed CPUs holds each allowed CPU once and no other. */
 static void test_compact_order(void **state)
 {
+	hwloc_topology_t topo = load_topology();
 	uint32_t order[8];
 	size_t n = 0;
 	char why[200];
 	int seen0 = 0;
 
 	(void)state;
-	assert_int_equal(pmc_plan_compact_order("0", order, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_compact_order(topo, "0", order, 8, &n, why, sizeof(why)), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(order[0], 0);
-	assert_int_equal(pmc_plan_compact_order("0-1", order, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_compact_order(topo, "0-1", order, 8, &n, why, sizeof(why)), 0);
 	for (size_t i = 0; i < n; i++)
 		seen0 += order[i] == 0;
 	assert_true(n >= 1 && n <= 2 && seen0 == 1); /* 1 when the machine has one CPU online */
-	assert_int_equal(pmc_plan_compact_order("x", order, 8, &n, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_compact_order(topo, "x", order, 8, &n, why, sizeof(why)), PMT_E_INVAL);
+	hwloc_topology_destroy(topo);
 }
 
 /* Points hwloc at tests/fixtures/hwloc/<name> (relative to $PMT_TOP, else the current
@@ -209,13 +225,15 @@ static void test_thread_list_one_socket(void **state)
 {
 	static const uint32_t th[] = { 1, 2, 3, 4, 5, 6 };
 	static const char *const want[] = { "0", "0-1", "0-2", "0-3", "0-3", "0-3" };
+	hwloc_topology_t topo;
 	struct pmc_plan p;
 	char why[256] = "";
 
 	(void)state;
 	use_topology("2s4c2t.xml");
+	topo = load_topology();
 	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 6, "0-15", 1, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 6, "0-15", 1, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 6);
 	for (size_t i = 0; i < p.n; i++) {
 		char v[16];
@@ -230,35 +248,38 @@ static void test_thread_list_one_socket(void **state)
 	}
 	/* the first package with an allowed CPU: here package 1 only, so no pin */
 	pmc_plan_single(&p, "4-7", 4, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 3, "4-7", 1, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 3, "4-7", 1, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 3);
 	assert_string_equal(p.runs[2].cpus, "4-7");
 	assert_string_equal(p.runs[2].placement, "one_package");
 	/* allowed on both packages but package 0 only partly: its allowed cores */
 	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 6, "2-5,10", 1, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 6, "2-5,10", 1, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[0].cpus, "2");
 	assert_string_equal(p.runs[5].cpus, "2-3");
 	/* --cpus across both sockets: kept, and said so */
 	pmc_plan_single(&p, "0-15", 16, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 2, "0-15", 0, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 2, "0-15", 0, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[1].cpus, "0-15");
 	assert_string_equal(p.runs[1].placement, "cpus");
 	assert_string_equal(p.runs[1].env[0].value, "2");
 	/* no run, or a list hwloc cannot read */
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 0, "0-15", 1, why, sizeof(why)),
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 0, "0-15", 1, why, sizeof(why)),
 			 PMT_E_INVAL);
 	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 2, "x", 1, why, sizeof(why)),
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 2, "x", 1, why, sizeof(why)),
 			 PMT_E_INVAL);
 	assert_string_equal(why, "cannot read the CPU list 'x'");
 	assert_int_equal(p.n, 0);
 	/* one package: every run keeps the plain run's CPUs */
+	hwloc_topology_destroy(topo);
 	use_topology("1s2ccx.xml");
+	topo = load_topology();
 	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 4, "0-15", 1, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 4, "0-15", 1, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[3].cpus, "");
 	assert_string_equal(p.runs[3].placement, "one_package");
+	hwloc_topology_destroy(topo);
 	unsetenv("HWLOC_XMLFILE");
 }
 
