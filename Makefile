@@ -56,7 +56,9 @@ BIN := $(if $(SANITIZE),$(B)/bin,bin)
 
 FORMATS_SRC := $(wildcard formats/*.c)
 COMMON_SRC := $(wildcard common/*.c)
-COLLECTOR_SRC := $(filter-out collector/main.c,$(wildcard collector/*.c))
+COLLECTOR_SRC := $(wildcard collector/*.c)
+# pmcollect's front end (options, main(), the files that print): linked into the tool only
+COLLECTOR_CLI_SRC := $(wildcard collector/cli/*.c)
 ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
 
 # One static archive per layer. Archives are linked highest layer first and the linker takes
@@ -92,6 +94,7 @@ pkgcheck-tests: pkgcheck
 $(B)/formats/%.o: LAYER_CFLAGS = $(FORMATS_CFLAGS)
 $(B)/common/%.o: LAYER_CFLAGS = $(COMMON_CFLAGS)
 $(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS)
+$(B)/collector/cli/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS) -Icollector
 $(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS)
 $(B)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
@@ -101,7 +104,7 @@ $(B)/%.o: %.c | pkgcheck
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN)/pmcollect: $(B)/collector/main.o $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON)
+$(BIN)/pmcollect: $(COLLECTOR_CLI_SRC:%.c=$(B)/%.o) $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PMCOLLECT_LIBS)
 
@@ -287,7 +290,7 @@ clean:
 	rm -rf build build-* bin
 
 # Header dependencies recorded by -MMD (absent before the first build).
--include $(wildcard $(B)/*/*.d $(FZ)/obj/*/*.d $(FZ)/dep/*.d)
+-include $(wildcard $(B)/*/*.d $(B)/*/*/*.d $(FZ)/obj/*/*.d $(FZ)/dep/*.d)
 
 # Active interference (collector/interfere.c): BWThr's identity() must stay opaque to the compiler
 # (Casas & Bronevetsky Fig. 2), so its file is never part of link-time optimisation.
