@@ -475,3 +475,26 @@ out:
 	hwloc_bitmap_free(cand);
 	return rc;
 }
+
+int pmc_interfere_program_cpus(hwloc_topology_t topo, const char *allowed, const int *icpus, size_t n,
+			       char *buf, size_t size)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int w;
+
+	if (!set || hwloc_bitmap_list_sscanf(set, allowed) != 0) {
+		hwloc_bitmap_free(set);
+		return 0;
+	}
+	for (size_t j = 0; j < n; j++) {
+		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)icpus[j]);
+		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
+		if (core)
+			hwloc_bitmap_andnot(set, set, core->cpuset);
+		hwloc_bitmap_clr(set, (unsigned)icpus[j]);
+	}
+	hwloc_bitmap_list_snprintf(buf, size, set);
+	w = hwloc_bitmap_weight(set);
+	hwloc_bitmap_free(set);
+	return w > 0 ? w : 0;
+}

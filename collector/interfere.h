@@ -175,4 +175,11 @@ uint64_t pmc_llc_bytes(hwloc_topology_t topo, int cpu);
 int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const char *allowed,
 			int *cpus, size_t maxcpus, char *why, size_t whysize);
 
+/* The program's CPUs beside the interferers when --cpus is not given: the CPUs of the cpulist
+ * allowed (what pmcollect may use) minus the cores of the interferers' CPUs icpus[0..n-1] (so no
+ * SMT sibling of an interferer runs the program), as a cpulist into buf (size bytes). Returns the
+ * count (0: none left, or a list hwloc cannot read). */
+int pmc_interfere_program_cpus(hwloc_topology_t topo, const char *allowed, const int *icpus, size_t n,
+			       char *buf, size_t size);
+
 #endif

@@ -190,54 +190,6 @@ int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_r
 	return cpu;
 }
 
-/* The program's CPUs beside the interferers when --cpus is not given: the CPUs pmcollect may use
- * (allowed) minus the interferers' cores (so no SMT sibling of an interferer runs the program),
- * as a cpulist into buf. Returns the count (0: none left). */
-static int program_cpus_beside(hwloc_topology_t topo, const char *allowed, const int *icpus, size_t n,
-			       char *buf, size_t size)
-{
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int w;
-
-	if (!set || hwloc_bitmap_list_sscanf(set, allowed) != 0) {
-		hwloc_bitmap_free(set);
-		return 0;
-	}
-	for (size_t j = 0; j < n; j++) {
-		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)icpus[j]);
-		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
-		if (core)
-			hwloc_bitmap_andnot(set, set, core->cpuset);
-		hwloc_bitmap_clr(set, (unsigned)icpus[j]);
-	}
-	hwloc_bitmap_list_snprintf(buf, size, set);
-	w = hwloc_bitmap_weight(set);
-	hwloc_bitmap_free(set);
-	return w > 0 ? w : 0;
-}
-
-/* The CSThr buffer (is->csthr_bytes) for the first interferer CPU: l2x times its L2 when l2x > 0
- * (--csthr-l2; an error line when hwloc shows no L2 there), else the paper's 4 MB (§5.1), or 2x
- * the L2 where 4 MB is not larger than the L2 (a CSThr within its own core's cache takes none of
- * the shared one, §2.2), or 4 MB where hwloc shows no L2. Returns 0, or -1 after the error line. */
-static int csthr_size(hwloc_topology_t topo, struct pmc_isess *is, unsigned l2x)
-{
-	char why[256];
-
-	if (l2x) {
-		if (pmc_csthr_bytes(topo, is->cpus[0], l2x, &is->csthr_bytes, why, sizeof(why)) < 0) {
-			pm_cli_error("cannot use --csthr-l2 %u: %s", l2x, why);
-			return -1;
-		}
-		return 0;
-	}
-	if (pmc_csthr_bytes(topo, is->cpus[0], 0, &is->csthr_bytes, why, sizeof(why)) == 0)
-		return 0;
-	if (pmc_csthr_bytes(topo, is->cpus[0], 2, &is->csthr_bytes, why, sizeof(why)) < 0)
-		is->csthr_bytes = PMC_CSTHR_DEFAULT_BYTES; /* no L2 in the topology */
-	return 0;
-}
-
 /* --interfere / --calibrate-interference: the interferers' CPUs (--interfere-cpus, else hwloc's
  * placement: Casas & Bronevetsky §2, CPUs sharing the program's last-level cache that are not SMT
  * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
@@ -246,9 +198,8 @@ static int csthr_size(hwloc_topology_t topo, struct pmc_isess *is, unsigned l2x)
 static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
-	struct pm_intlist lv = { 0 };
 	const char *allowed = ss->usable.text;
-	char why[512], prog[4096], sig[512];
+	char why[512], prog[4096];
 	uint32_t nprog, levels[PMC_PLAN_MAX_RUNS];
 	size_t nlevels = 0;
 	int n;
@@ -303,27 +254,23 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	is->ncpus = (size_t)n;
-	{
-		struct pm_intlist l = { .v = (uint32_t[PMC_CAL_MAX_K]){ 0 }, .n = is->ncpus };
-		for (size_t j = 0; j < is->ncpus; j++)
-			l.v[j] = (uint32_t)is->cpus[j];
-		pm_intlist_format(&l, is->cpus_text, sizeof(is->cpus_text));
-	}
+	pmc_isess_set_ncpus(is, (size_t)n);
 	/* the program's CPUs */
 	if (o->cpus) {
 		snprintf(prog, sizeof(prog), "%s", ss->cpus.text);
 		nprog = (uint32_t)ss->cpus.list.n;
 	} else {
-		nprog = (uint32_t)program_cpus_beside(ss->topo, allowed, is->cpus, is->ncpus, prog, sizeof(prog));
+		nprog = (uint32_t)pmc_interfere_program_cpus(ss->topo, allowed, is->cpus, is->ncpus, prog, sizeof(prog));
 		if (nprog == 0) {
 			pm_cli_error("no CPU is left for the program beside the interferers' (%s): give "
 				      "fewer with --interfere-cpus", is->cpus_text);
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (csthr_size(ss->topo, is, o->csthr_l2) < 0)
+	if (pmc_isess_csthr_size(is, ss->topo, o->csthr_l2, why, sizeof(why)) < 0) {
+		pm_cli_error("cannot use --csthr-l2 %u: %s", o->csthr_l2, why);
 		return PMT_EXIT_USAGE;
+	}
 	/* the machine file */
 	if (o->interference_file)
 		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
@@ -333,58 +280,19 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		return PMT_EXIT_USAGE;
 	}
 	if (!o->calibrate_interference) {
-		if (pmc_cal_topology_signature(ss->topo, sig, sizeof(sig)) < 0 ||
-		    pmc_cal_read(ss->interference_file, sig, 1, &is->cal, why, sizeof(why)) < 0) {
-			pm_cli_error("no usable interference calibration: %s (measure this machine with "
-				      "pmcollect --calibrate-interference)", why);
-			return PMT_EXIT_USAGE;
-		}
-		if (!(is->cal.B_bytes_per_s > 0) || !(is->cal.BW1_bytes_per_s > 0) || is->cal.ncap == 0) {
-			pm_cli_error("no usable interference calibration: '%s' has no B, BW1 or capacity "
-				      "(measure this machine with pmcollect --calibrate-interference)",
-				      ss->interference_file);
+		if (pmc_isess_load_cal(is, ss->topo, ss->interference_file, o->interfere_kind,
+				       o->csthr_l2, why, sizeof(why)) < 0) {
+			pm_cli_error("%s", why);
 			return PMT_EXIT_USAGE;
 		}
 		ss->have_cal = 1;
-		if (o->interfere_kind == PMC_CSTHR && is->cal.csthr_bytes && is->cal.csthr_bytes != is->csthr_bytes) {
-			if (o->csthr_l2) {
-				pm_cli_error("--csthr-l2 %u gives CSThr buffers of %zu bytes, but the machine "
-					      "file '%s' measured the capacity left with %llu (recalibrate with "
-					      "--calibrate-interference --csthr-l2 %u)", o->csthr_l2,
-					      is->csthr_bytes, ss->interference_file,
-					      (unsigned long long)is->cal.csthr_bytes, o->csthr_l2);
-				return PMT_EXIT_USAGE;
-			}
-			is->csthr_bytes = (size_t)is->cal.csthr_bytes; /* the curve's "left" is per that size */
-		}
 	}
 	if (!o->interfere)
 		return -1; /* the calibration alone: no runs */
-	/* the levels: 0 first, increasing, at most one interferer per CPU */
-	{
-		char dflt[32];
-		snprintf(dflt, sizeof(dflt), "0-%zu", is->ncpus);
-		if (pm_intlist_parse(o->levels ? o->levels : dflt, 0, PMC_CAL_MAX_K, &lv, why, sizeof(why)) < 0) {
-			pm_cli_error("invalid --levels '%s': %s", o->levels, why);
-			return PMT_EXIT_USAGE;
-		}
-	}
-	if (lv.n < 2 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > PMC_PLAN_MAX_RUNS) {
-		/* lv is sorted and deduplicated: "0" and "0,0" are one level, no curve (pmanalyze
-		 * needs k = 0 and at least one k > 0) */
-		pm_cli_error("invalid --levels '%s': want 0 and at least one more level up to %zu (one "
-			      "interferer per CPU of --interfere-cpus %s)", o->levels ? o->levels : "",
-			      is->ncpus, is->cpus_text);
-		pm_intlist_free(&lv);
-		return PMT_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < lv.n; i++)
-		levels[nlevels++] = lv.v[i];
-	pm_intlist_free(&lv);
-	if (o->interfere_kind == PMC_CSTHR && ss->have_cal && levels[nlevels - 1] >= is->cal.ncap) {
-		pm_cli_error("invalid --levels: the machine file '%s' has the capacity left for up to %zu "
-			      "CSThrs (recalibrate with more --interfere-cpus)", ss->interference_file,
-			      is->cal.ncap - 1);
+	if (pmc_isess_levels(is, o->levels, o->interfere_kind,
+			     ss->have_cal ? ss->interference_file : NULL, levels,
+			     PMC_PLAN_MAX_RUNS, &nlevels, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	is->kind = o->interfere_kind;
