@@ -426,41 +426,6 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 	return cfg;
 }
 
-/* Run i of --sweep as a plan run: the baseline (1 CPU) or configuration (cores, threads) with
- * its repetition; k cores are the first k CPUs of the compact order; OMP_NUM_THREADS is the
- * configuration's threads, else -t. Returns 0, or -1 when the CPU list does not fit. */
-static int sweep_run(const struct pmc_opts *o, const struct pmc_session *ss, size_t i,
-		     struct pmc_plan_run *run)
-{
-	const struct pmc_sweep_run *sr = &ss->sweep.runs[i];
-	uint32_t k = sr->baseline ? 1 : sr->cores, threads = sr->threads ? sr->threads :
-							(uint32_t)(o->threads > 0 ? o->threads : 0);
-	size_t off = 0;
-
-	memset(run, 0, sizeof(*run));
-	run->role = sr->baseline ? PMC_ROLE_BASELINE : PMC_ROLE_SWEEP;
-	for (uint32_t c = 0; c < k && c < ss->ncompact; c++) {
-		off += (size_t)snprintf(run->cpus + off, sizeof(run->cpus) - off, "%s%u", c ? "," : "",
-					ss->compact[c]);
-		if (off >= sizeof(run->cpus))
-			return -1;
-	}
-	run->ncpus = k ? k : (uint32_t)ss->online.n;
-	if (threads) {
-		snprintf(run->env[0].name, sizeof(run->env[0].name), "OMP_NUM_THREADS");
-		snprintf(run->env[0].value, sizeof(run->env[0].value), "%u", threads);
-		run->nenv = 1;
-	}
-	if (!sr->baseline) {
-		run->rep = sr->rep;
-		run->nrep = ss->sweep.repeat;
-		run->config = sr->config;
-		run->sweep_cores = sr->cores;
-		run->sweep_threads = sr->threads;
-	}
-	return 0;
-}
-
 /* A forwarded signal (SIGINT, SIGTERM, SIGHUP) waiting in the signalfd: pmcollect was told to stop
  * between two runs of a plan. Returns the signal or 0. */
 static int stop_pending(const struct pmc_session *ss)
@@ -503,7 +468,9 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 			break;
 		}
 		if (o->sweep) {
-			if (sweep_run(o, ss, i, &sweep_tmp) < 0) {
+			if (pmc_sweep_plan_run(&ss->sweep, i, ss->compact, ss->ncompact,
+					       (uint32_t)ss->online.n,
+					       (uint32_t)(o->threads > 0 ? o->threads : 0), &sweep_tmp) < 0) {
 				pm_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
 				break;
 			}
