@@ -308,6 +308,24 @@ int pmc_cpus_parse(hwloc_topology_t topo, const char *expr, const struct pm_intl
 	return 0;
 }
 
+int pmc_cpus_from_list(const struct pm_intlist *l, struct pmc_cpus *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (l->n) {
+		out->list.v = malloc(l->n * sizeof(*l->v));
+		if (!out->list.v)
+			return -1;
+		memcpy(out->list.v, l->v, l->n * sizeof(*l->v));
+		out->list.n = l->n;
+	}
+	CPU_ZERO(&out->set);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] < CPU_SETSIZE)
+			CPU_SET(l->v[i], &out->set);
+	pm_intlist_format(&out->list, out->text, sizeof(out->text));
+	return 0;
+}
+
 void pmc_cpus_free(struct pmc_cpus *c)
 {
 	pm_intlist_free(&c->list);

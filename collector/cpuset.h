@@ -71,6 +71,11 @@ struct pmc_cpus {
 int pmc_cpus_parse(hwloc_topology_t topo, const char *expr, const struct pm_intlist *online,
 		   struct pmc_cpus *out, char *why, size_t whysize);
 
+/* Builds *out from the list l (copied; CPUs at or above CPU_SETSIZE are left out of out->set):
+ * the CPU model of a set pmcollect computed itself (the usable CPUs, hwloc's placement). Returns 0,
+ * or -1 when out of memory (*out empty). Free with pmc_cpus_free. */
+int pmc_cpus_from_list(const struct pm_intlist *l, struct pmc_cpus *out);
+
 /* Frees out->list and empties *c; accepts an empty (zeroed) one. */
 void pmc_cpus_free(struct pmc_cpus *c);
 

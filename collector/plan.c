@@ -28,15 +28,40 @@ const char *pmc_role_name(enum pmc_run_role role)
 	return "run";
 }
 
-void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, int threads,
+/* Sets r's CPUs (text, count, set) from the CPU model c. */
+static void run_cpus(struct pmc_plan_run *r, const struct pmc_cpus *c)
+{
+	/* a list longer than the run's field is cut there, as pmc_plan_single always did */
+	snprintf(r->cpus, sizeof(r->cpus), "%.*s", (int)sizeof(r->cpus) - 1, c->text);
+	r->ncpus = (uint32_t)c->list.n;
+	r->set = c->set;
+}
+
+/* Sets r's CPUs (text, count, set) from the hwloc bitmap set. */
+static void run_bitmap(struct pmc_plan_run *r, hwloc_const_bitmap_t set)
+{
+	int pu = -1;
+
+	hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set);
+	r->ncpus = (uint32_t)hwloc_bitmap_weight(set);
+	CPU_ZERO(&r->set);
+	while ((pu = hwloc_bitmap_next(set, pu)) >= 0)
+		if (pu < CPU_SETSIZE)
+			CPU_SET(pu, &r->set);
+}
+
+void pmc_plan_single(struct pmc_plan *plan, const struct pmc_cpus *cpus, int threads,
 		     uint32_t online_cpus)
 {
 	struct pmc_plan_run *r = &plan->runs[0];
+	uint32_t ncpus = cpus ? (uint32_t)cpus->list.n : online_cpus;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->n = 1;
-	snprintf(r->cpus, sizeof(r->cpus), "%s", cpus ? cpus : "");
-	r->ncpus = cpus ? ncpus : online_cpus;
+	if (cpus)
+		run_cpus(r, cpus);
+	else
+		r->ncpus = online_cpus;
 	r->role = cpus && ncpus < online_cpus && (threads == 0 || threads > (int)ncpus)
 			  ? PMC_ROLE_BASELINE : PMC_ROLE_RUN;
 }
@@ -60,6 +85,9 @@ int pmc_plan_add_list(struct pmc_plan *plan, const struct pm_intlist *cpus, char
 	memset(r, 0, sizeof(*r));
 	memcpy(r->cpus, text, strlen(text) + 1);
 	r->ncpus = (uint32_t)cpus->n;
+	for (size_t i = 0; i < cpus->n; i++)
+		if (cpus->v[i] < CPU_SETSIZE)
+			CPU_SET(cpus->v[i], &r->set);
 	r->role = PMC_ROLE_CALIBRATION;
 	plan->n++;
 	return 0;
@@ -92,7 +120,7 @@ void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus)
 	}
 }
 
-int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
+int pmc_plan_interfere(struct pmc_plan *plan, const struct pmc_cpus *cpus, const uint32_t *levels,
 		       size_t nlevels, uint32_t R, char *why, size_t whysize)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -108,8 +136,7 @@ int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, 
 	for (uint32_t rep = 0; rep < R; rep++) {
 		for (size_t l = 0; l < nlevels; l++) {
 			struct pmc_plan_run *r = &plan->runs[plan->n++];
-			snprintf(r->cpus, sizeof(r->cpus), "%s", cpus);
-			r->ncpus = ncpus;
+			run_cpus(r, cpus);
 			r->role = PMC_ROLE_INTERFERENCE;
 			r->rep = rep;
 			r->level_k = levels[l];
@@ -169,8 +196,7 @@ static void push(struct pmc_plan *plan, hwloc_const_bitmap_t set, enum pmc_run_r
 {
 	struct pmc_plan_run *r = &plan->runs[plan->n++];
 
-	hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set);
-	r->ncpus = (uint32_t)hwloc_bitmap_weight(set);
+	run_bitmap(r, set);
 	r->role = role;
 }
 
@@ -276,12 +302,13 @@ int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const str
 			continue;
 		/* the first min(threads, c) cores of the package, one allowed PU each */
 		hwloc_bitmap_zero(set);
-		r->ncpus = add_cores(topo, pkg, allowed, set, threads[i]);
+		add_cores(topo, pkg, allowed, set, threads[i]);
 		r->role = PMC_ROLE_RUN;
-		if (hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set) >= (int)sizeof(r->cpus)) {
+		if (hwloc_bitmap_list_snprintf(NULL, 0, set) >= (int)sizeof(r->cpus)) {
 			snprintf(why, whysize, "the first package's cores do not fit one CPU list");
 			goto out;
 		}
+		run_bitmap(r, set);
 	}
 	plan->n = n;
 	rc = 0;

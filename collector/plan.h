@@ -10,6 +10,7 @@
 
 #include <hwloc.h>
 
+#include "cpuset.h"
 #include "pm_cli.h"
 
 #define PMC_PLAN_MAX_RUNS 64
@@ -34,6 +35,8 @@ struct pmc_plan_run {
 	enum pmc_run_role role;
 	char cpus[256];        /* the run's CPUs as a cpulist; "" = every CPU pmcollect may use */
 	uint32_t ncpus;        /* CPUs in cpus (the online CPUs when cpus is "") */
+	cpu_set_t set;         /* the same CPUs as a CPU set for sched_setaffinity(2) (empty when
+				  cpus is ""), so no one parses cpus again */
 	struct pmc_env_override env[PMC_PLAN_MAX_ENV]; /* set in the child before exec */
 	size_t nenv;
 	uint32_t rep;          /* repetition index of this configuration, 0 for the first */
@@ -56,11 +59,11 @@ struct pmc_plan {
 /* RUN_BEGIN "role" of role: "run", "baseline", "calibration" or "sweep". Static string. */
 const char *pmc_role_name(enum pmc_run_role role);
 
-/* Plans a plain run: one run on cpus (a cpulist of ncpus CPUs; NULL = every CPU, ncpus then the
- * online count). The run is the model's baseline when it has fewer CPUs than online_cpus and
+/* Plans a plain run: one run on cpus (the CPU model, parsed once; NULL = every CPU, ncpus then
+ * the online count). The run is the model's baseline when it has fewer CPUs than online_cpus and
  * fewer than threads (threads 0 = unknown: a restricted CPU set is taken as one; Tudor & Teo
  * §III-A-1), else role "run". Replaces what plan held. */
-void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, int threads,
+void pmc_plan_single(struct pmc_plan *plan, const struct pmc_cpus *cpus, int threads,
 		     uint32_t online_cpus);
 
 /* Appends one --runs cpulist as a calibration run (roles are decided by pmc_plan_roles).
@@ -91,10 +94,10 @@ int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const char 
 /* Plans the active-interference runs (Casas & Bronevetsky §5.1: the program with k = 0..K
  * interferers): R rounds, each running every level of levels[0..nlevels-1] once in order
  * (interleaved, so a drift of the machine's load spreads over every level alike), all on the
- * program's CPUs cpus (a cpulist of ncpus CPUs), role PMC_ROLE_INTERFERENCE, rep = the round.
+ * program's CPUs cpus (the CPU model), role PMC_ROLE_INTERFERENCE, rep = the round.
  * Replaces what plan held. Returns 0, or PMT_E_INVAL with a one-line reason in why (no level,
  * R = 0, more than PMC_PLAN_MAX_RUNS runs). */
-int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
+int pmc_plan_interfere(struct pmc_plan *plan, const struct pmc_cpus *cpus, const uint32_t *levels,
 		       size_t nlevels, uint32_t R, char *why, size_t whysize);
 
 /* Repeats the runs of plan K times, interleaved: runs (a, b, c) become a, b, c, a, b, c, ...

@@ -67,6 +67,7 @@ void pmc_session_close(struct pmc_session *ss)
 	if (ss->mem_mask)
 		numa_bitmask_free(ss->mem_mask);
 	pmc_cpus_free(&ss->cpus);
+	pmc_cpus_free(&ss->interfere_prog);
 	pm_intlist_free(&ss->online);
 	pmc_sweep_plan_free(&ss->sweep);
 	free(ss->compact);

@@ -40,6 +40,7 @@ struct pmc_session {
 	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
 	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */
 	struct pmc_cpus cpus;       /* --cpus, parsed once (empty without --cpus) */
+	struct pmc_cpus interfere_prog; /* --interfere: the program's CPUs beside the interferers */
 	cpu_set_t prog_cpus;        /* the CPUs of the current run */
 	struct pmc_plan plan;
 	struct pmc_user user;

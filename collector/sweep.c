@@ -239,6 +239,8 @@ int pmc_sweep_plan_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t
 					compact[c]);
 		if (off >= sizeof(run->cpus))
 			return -1;
+		if (compact[c] < CPU_SETSIZE)
+			CPU_SET(compact[c], &run->set);
 	}
 	run->ncpus = k ? k : online_cpus;
 	if (threads) {

@@ -494,10 +494,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				 run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1);
 		}
 		if (many && run->cpus[0]) {
-			struct pmc_cpus rc;
-			if (pmc_cpus_parse(NULL, run->cpus, &ss->online, &rc, why, sizeof(why)) == 0)
-				ss->prog_cpus = rc.set;
-			pmc_cpus_free(&rc);
+			ss->prog_cpus = run->set;
 			ss->collector_cpu = pmc_cli_pin_or_warn(ss, run->cpus, run->role);
 		} else if (many) {
 			/* the program on every CPU: pmcollect back on its start affinity */

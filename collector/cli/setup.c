@@ -199,8 +199,9 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
 	const char *allowed = ss->usable.text;
-	char why[512], prog[4096];
-	uint32_t nprog, levels[PMC_PLAN_MAX_RUNS];
+	struct pmc_cpus *prog = &ss->interfere_prog;
+	char why[512];
+	uint32_t levels[PMC_PLAN_MAX_RUNS];
 	size_t nlevels = 0;
 	int n;
 
@@ -255,13 +256,18 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	}
 	pmc_isess_set_ncpus(is, (size_t)n);
-	/* the program's CPUs */
+	/* the program's CPUs: --cpus, else what is left beside the interferers */
 	if (o->cpus) {
-		snprintf(prog, sizeof(prog), "%s", ss->cpus.text);
-		nprog = (uint32_t)ss->cpus.list.n;
+		if (pmc_cpus_from_list(&ss->cpus.list, prog) < 0) {
+			pm_cli_error("%s", strerror(ENOMEM));
+			return PMT_EXIT_FAILURE;
+		}
 	} else {
-		nprog = (uint32_t)pmc_interfere_program_cpus(ss->topo, allowed, is->cpus, is->ncpus, prog, sizeof(prog));
-		if (nprog == 0) {
+		struct pm_intlist left;
+		int bad = pmc_interfere_program_cpus(ss->topo, &ss->usable.cpus, is->cpus, is->ncpus,
+						     &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
+		pm_intlist_free(&left);
+		if (bad) {
 			pm_cli_error("no CPU is left for the program beside the interferers' (%s): give "
 				      "fewer with --interfere-cpus", is->cpus_text);
 			return PMT_EXIT_USAGE;
@@ -296,19 +302,12 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		return PMT_EXIT_USAGE;
 	}
 	is->kind = o->interfere_kind;
-	if (pmc_plan_interfere(&ss->plan, prog, nprog, levels, nlevels,
+	if (pmc_plan_interfere(&ss->plan, prog, levels, nlevels,
 			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the interference runs: %s", why);
 		return PMT_EXIT_USAGE;
 	}
-	/* the program's CPU set for pin_collector and META */
-	{
-		struct pmc_cpus pc;
-		if (cpu_list(ss, prog, &pc) < 0)
-			return PMT_EXIT_USAGE;
-		ss->prog_cpus = pc.set;
-		pmc_cpus_free(&pc);
-	}
+	ss->prog_cpus = prog->set; /* for pin_collector and META */
 	ss->interfering = 1;
 	return -1;
 }
@@ -554,16 +553,17 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	} else if (o->sweep) {
 		/* the runs are made one at a time from ss->sweep (sweep_run) */
 	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
-		pmc_plan_single(&ss->plan, o->cpus ? ss->cpus.text : NULL, (uint32_t)ss->cpus.list.n,
-				o->threads, (uint32_t)ss->online.n);
+		pmc_plan_single(&ss->plan, o->cpus ? &ss->cpus : NULL, o->threads, (uint32_t)ss->online.n);
 	} else if (!o->calibrate) {
 		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
-		pmc_plan_single(&ss->plan, ss->usable.text, (uint32_t)ss->usable.cpus.n, o->threads,
-				(uint32_t)ss->online.n);
-		CPU_ZERO(&ss->prog_cpus);
-		for (size_t i = 0; i < ss->usable.cpus.n; i++)
-			if (ss->usable.cpus.v[i] < CPU_SETSIZE)
-				CPU_SET(ss->usable.cpus.v[i], &ss->prog_cpus);
+		struct pmc_cpus u;
+		if (pmc_cpus_from_list(&ss->usable.cpus, &u) < 0) {
+			pm_cli_error("%s", strerror(ENOMEM));
+			return PMT_EXIT_FAILURE;
+		}
+		pmc_plan_single(&ss->plan, &u, o->threads, (uint32_t)ss->online.n);
+		ss->prog_cpus = u.set;
+		pmc_cpus_free(&u);
 	} else if (o->runs_value == 0) {
 		if (pmc_plan_calibrate(&ss->plan, ss->topo, ss->usable.text, why, sizeof(why)) < 0) {
 			pm_cli_error("cannot plan the calibration runs: %s", why);

@@ -16,6 +16,24 @@
 #include "plan.h"
 #include "pmt.h"
 
+/* pmc_plan_single on the CPUs of the cpulist text (NULL: every CPU), parsed as pmcollect parses
+ * --cpus (16 CPUs online). */
+static void single(struct pmc_plan *p, const char *text, int threads, uint32_t online)
+{
+	static uint32_t on[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	const struct pm_intlist all = { on, 16 };
+	struct pmc_cpus c;
+	char why[128];
+
+	if (!text) {
+		pmc_plan_single(p, NULL, threads, online);
+		return;
+	}
+	assert_int_equal(pmc_cpus_parse(NULL, text, &all, &c, why, sizeof(why)), 0);
+	pmc_plan_single(p, &c, threads, online);
+	pmc_cpus_free(&c);
+}
+
 /* --cpus 0 of 2 online CPUs with -t 8 (or no -t) is the baseline; -t 1 on 1 CPU is not
  * oversubscribed, and every CPU is a plain run. */
 static void test_single_roles(void **state)
@@ -23,17 +41,19 @@ static void test_single_roles(void **state)
 	struct pmc_plan p;
 
 	(void)state;
-	pmc_plan_single(&p, "0", 1, 8, 2);
+	single(&p, "0", 8, 2);
 	assert_int_equal(p.n, 1);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
 	assert_string_equal(p.runs[0].cpus, "0");
 	assert_int_equal(p.runs[0].ncpus, 1);
+	assert_true(CPU_ISSET(0, &p.runs[0].set)); /* the set travels with the run */
+	assert_int_equal(CPU_COUNT(&p.runs[0].set), 1);
 	assert_string_equal(pmc_role_name(p.runs[0].role), "baseline");
-	pmc_plan_single(&p, "0", 1, 0, 2);
+	single(&p, "0", 0, 2);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
-	pmc_plan_single(&p, "0", 1, 1, 2);
+	single(&p, "0", 1, 2);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_RUN);
-	pmc_plan_single(&p, NULL, 0, 8, 2);
+	single(&p, NULL, 8, 2);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_RUN);
 	assert_string_equal(p.runs[0].cpus, "");
 	assert_int_equal(p.runs[0].ncpus, 2);
@@ -112,11 +132,15 @@ static void test_setenv(void **state)
 static void test_interfere_interleaved(void **state)
 {
 	static const uint32_t levels[] = { 0, 1, 3 };
+	uint32_t zero = 0;
+	const struct pm_intlist l0 = { &zero, 1 };
+	struct pmc_cpus c0;
 	struct pmc_plan p;
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 2, why, sizeof(why)), 0);
+	assert_int_equal(pmc_cpus_from_list(&l0, &c0), 0);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 3, 2, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 6);
 	for (size_t i = 0; i < p.n; i++) {
 		assert_int_equal(p.runs[i].role, PMC_ROLE_INTERFERENCE);
@@ -125,10 +149,11 @@ static void test_interfere_interleaved(void **state)
 		assert_string_equal(p.runs[i].cpus, "0");
 	}
 	assert_string_equal(pmc_role_name(p.runs[0].role), "interference");
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 0, 2, why, sizeof(why)), PMT_E_INVAL);
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 0, why, sizeof(why)), PMT_E_INVAL);
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 22, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 0, 2, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 3, 0, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 3, 22, why, sizeof(why)), PMT_E_INVAL);
 	assert_string_equal(why, "3 levels x 22 repetitions is more than 64 runs");
+	pmc_cpus_free(&c0);
 }
 
 /* The topology hwloc loads (HWLOC_XMLFILE when set, else this machine's), as the session's:
@@ -179,6 +204,7 @@ static void test_repeat_interleaved(void **state)
 	for (size_t i = 0; i < 6; i++) {
 		assert_string_equal(p.runs[i].cpus, i % 2 ? "0-1" : "0");
 		assert_int_equal(p.runs[i].ncpus, i % 2 ? 2 : 1);
+		assert_int_equal(CPU_COUNT(&p.runs[i].set), i % 2 ? 2 : 1);
 		assert_int_equal(p.runs[i].rep, i / 2);
 		assert_int_equal(p.runs[i].nrep, 3);
 	}
@@ -232,7 +258,7 @@ static void test_thread_list_one_socket(void **state)
 	(void)state;
 	use_topology("2s4c2t.xml");
 	topo = load_topology();
-	pmc_plan_single(&p, NULL, 0, 0, 16);
+	single(&p, NULL, 0, 16);
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 6, "0-15", 1, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 6);
 	for (size_t i = 0; i < p.n; i++) {
@@ -240,6 +266,8 @@ static void test_thread_list_one_socket(void **state)
 		snprintf(v, sizeof(v), "%u", th[i]);
 		assert_string_equal(p.runs[i].cpus, want[i]);
 		assert_int_equal(p.runs[i].ncpus, i < 4 ? i + 1 : 4);
+		assert_int_equal(CPU_COUNT(&p.runs[i].set), i < 4 ? i + 1 : 4);
+		assert_true(CPU_ISSET(0, &p.runs[i].set));
 		assert_string_equal(p.runs[i].placement, "first_package");
 		assert_int_equal(p.runs[i].role, PMC_ROLE_RUN);
 		assert_int_equal(p.runs[i].nenv, 1);
@@ -247,18 +275,18 @@ static void test_thread_list_one_socket(void **state)
 		assert_string_equal(p.runs[i].env[0].value, v);
 	}
 	/* the first package with an allowed CPU: here package 1 only, so no pin */
-	pmc_plan_single(&p, "4-7", 4, 0, 16);
+	single(&p, "4-7", 0, 16);
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 3, "4-7", 1, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 3);
 	assert_string_equal(p.runs[2].cpus, "4-7");
 	assert_string_equal(p.runs[2].placement, "one_package");
 	/* allowed on both packages but package 0 only partly: its allowed cores */
-	pmc_plan_single(&p, NULL, 0, 0, 16);
+	single(&p, NULL, 0, 16);
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 6, "2-5,10", 1, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[0].cpus, "2");
 	assert_string_equal(p.runs[5].cpus, "2-3");
 	/* --cpus across both sockets: kept, and said so */
-	pmc_plan_single(&p, "0-15", 16, 0, 16);
+	single(&p, "0-15", 0, 16);
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 2, "0-15", 0, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[1].cpus, "0-15");
 	assert_string_equal(p.runs[1].placement, "cpus");
@@ -266,7 +294,7 @@ static void test_thread_list_one_socket(void **state)
 	/* no run, or a list hwloc cannot read */
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 0, "0-15", 1, why, sizeof(why)),
 			 PMT_E_INVAL);
-	pmc_plan_single(&p, NULL, 0, 0, 16);
+	single(&p, NULL, 0, 16);
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 2, "x", 1, why, sizeof(why)),
 			 PMT_E_INVAL);
 	assert_string_equal(why, "cannot read the CPU list 'x'");
@@ -275,7 +303,7 @@ static void test_thread_list_one_socket(void **state)
 	hwloc_topology_destroy(topo);
 	use_topology("1s2ccx.xml");
 	topo = load_topology();
-	pmc_plan_single(&p, NULL, 0, 0, 16);
+	single(&p, NULL, 0, 16);
 	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 4, "0-15", 1, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[3].cpus, "");
 	assert_string_equal(p.runs[3].placement, "one_package");

@@ -212,6 +212,8 @@ static void test_plan_run(void **state)
 	assert_int_equal(r.role, PMC_ROLE_SWEEP);
 	assert_string_equal(r.cpus, "2,0");
 	assert_int_equal(r.ncpus, 2);
+	assert_true(CPU_ISSET(0, &r.set) && CPU_ISSET(2, &r.set));
+	assert_int_equal(CPU_COUNT(&r.set), 2);
 	assert_int_equal(r.nenv, 1);
 	assert_string_equal(r.env[0].name, "OMP_NUM_THREADS");
 	assert_string_equal(r.env[0].value, "3");
