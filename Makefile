@@ -56,7 +56,9 @@ BIN := $(if $(SANITIZE),$(B)/bin,bin)
 
 FORMATS_SRC := $(wildcard formats/*.c)
 COMMON_SRC := $(wildcard common/*.c)
-COLLECTOR_SRC := $(filter-out collector/main.c,$(wildcard collector/*.c))
+COLLECTOR_SRC := $(wildcard collector/*.c)
+# pmcollect's front end (options, main(), the files that print): linked into the tool only
+COLLECTOR_CLI_SRC := $(wildcard collector/cli/*.c)
 # The analyzer's layers are folders (analyzer/README.md says which may include which); its own
 # files name a header of another folder by its path from analyzer/ ("model/estimate.h").
 ANALYZER_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard analyzer/*/*.c analyzer/*/*.h))))
@@ -97,6 +99,7 @@ pkgcheck-tests: pkgcheck
 $(B)/formats/%.o: LAYER_CFLAGS = $(FORMATS_CFLAGS)
 $(B)/common/%.o: LAYER_CFLAGS = $(COMMON_CFLAGS)
 $(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS)
+$(B)/collector/cli/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS) -Icollector
 $(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS) -Ianalyzer
 $(B)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
@@ -106,7 +109,7 @@ $(B)/%.o: %.c | pkgcheck
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN)/pmcollect: $(B)/collector/main.o $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON)
+$(BIN)/pmcollect: $(COLLECTOR_CLI_SRC:%.c=$(B)/%.o) $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PMCOLLECT_LIBS)
 

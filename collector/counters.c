@@ -169,14 +169,7 @@ static int perf_event_component(char *why, size_t whysize)
 	return cidx;
 }
 
-/* Asks the kernel itself whether it counts a hardware event: a disabled perf_event_open(2) of
- * PERF_COUNT_HW_CPU_CYCLES on this thread, user space only. libpfm4 can recognise the CPU from
- * CPUID (so PAPI's component is enabled and reports counters) in a VM whose hypervisor exposes no
- * PMU, where the kernel has no "cpu" PMU under /sys/bus/event_source/devices and every hardware
- * event fails with ENOENT (seen on a KVM guest, AMD Zen 4, Linux 6.18). Returns 0 when the kernel
- * counts cycles or refuses only for permission (attach reports that later, with the
- * perf_event_paranoid level); PMT_E_IO with a reason when it has no hardware PMU. */
-static int kernel_counts_hardware(char *why, size_t whysize)
+int pmc_kernel_counts_hardware(char *why, size_t whysize)
 {
 	struct perf_event_attr attr;
 	long fd;
@@ -383,7 +376,7 @@ int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, 
 	if (papi_ready(why, whysize) != 0)
 		return PMT_E_IO;
 	cidx = perf_event_component(why, whysize);
-	if (cidx < 0 || kernel_counts_hardware(why, whysize) != 0)
+	if (cidx < 0 || pmc_kernel_counts_hardware(why, whysize) != 0)
 		return PMT_E_IO;
 
 	r = new_eventset(&c, cidx, 0, why, whysize);
@@ -525,7 +518,7 @@ int pmc_counters_threads_init(char *why, size_t whysize)
 	if (done)
 		return 0;
 	if (papi_ready(why, whysize) < 0 || perf_event_component(why, whysize) < 0 ||
-	    kernel_counts_hardware(why, whysize) < 0)
+	    pmc_kernel_counts_hardware(why, whysize) < 0)
 		return PMT_E_IO;
 	r = PAPI_thread_init(papi_thread_id);
 	if (r != PAPI_OK) {

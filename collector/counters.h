@@ -64,4 +64,13 @@ int pmc_counters_threads_init(char *why, size_t whysize);
  * Returns 0 with *out, or PMT_E_IO with a reason (no such event on this CPU, PAPI_start failed). */
 int pmc_counters_open_thread_llc(struct pmc_counters **out, char *why, size_t whysize);
 
+/* Asks the kernel itself whether it counts a hardware event: a disabled perf_event_open(2) of
+ * PERF_COUNT_HW_CPU_CYCLES on this thread, user space only. libpfm4 can recognise the CPU from
+ * CPUID (so PAPI's component is enabled and reports counters) in a VM whose hypervisor exposes no
+ * PMU, where the kernel has no "cpu" PMU under /sys/bus/event_source/devices and every hardware
+ * event fails with ENOENT (seen on a KVM guest, AMD Zen 4, Linux 6.18). Returns 0 when the kernel
+ * counts cycles or refuses only for permission (attach reports that later, with the
+ * perf_event_paranoid level); PMT_E_IO with a reason when it has no hardware PMU. */
+int pmc_kernel_counts_hardware(char *why, size_t whysize);
+
 #endif

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cpuexpr.h"
 
 /* Reads the first line of root+path into buf without its newline and trailing spaces. Returns 0
  * or -1 (errno set). */
@@ -233,4 +237,97 @@ void pmc_usable_cpus_free(struct pmc_usable_cpus *u)
 {
 	if (u)
 		pm_intlist_free(&u->cpus);
+}
+
+int pmc_online_cpus(struct pm_intlist *out)
+{
+	char buf[4096], why[128];
+	ssize_t n = -1;
+	long ncpu;
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+			n--;
+		buf[n] = '\0';
+		if (pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why)) == 0)
+			return 0;
+	}
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(buf, sizeof(buf), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
+	return pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why));
+}
+
+int pmc_intlist_has(const struct pm_intlist *l, uint32_t v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return 1;
+	return 0;
+}
+
+int pmc_cpus_parse(hwloc_topology_t topo, const char *expr, const struct pm_intlist *online,
+		   struct pmc_cpus *out, char *why, size_t whysize)
+{
+	memset(out, 0, sizeof(*out));
+	/* a plain OS CPU list is taken as written, exactly as before CPU expressions */
+	if (strspn(expr, "0123456789-,:") == strlen(expr)) {
+		if (pm_intlist_parse(expr, 0, UINT32_MAX - 1, &out->list, why, whysize) < 0)
+			return -1;
+	} else {
+		struct pm_cpuexpr e;
+
+		if (!topo) {
+			snprintf(why, whysize, "a CPU expression needs the machine's topology");
+			return -1;
+		}
+		if (pm_cpuexpr_parse(topo, expr, &e, why, whysize) < 0)
+			return -1;
+		out->list = e.set; /* the sorted set; the expression's order is not needed here */
+		e.set.v = NULL;
+		e.set.n = 0;
+		pm_cpuexpr_free(&e);
+	}
+	CPU_ZERO(&out->set);
+	for (size_t i = 0; i < out->list.n; i++) {
+		if (!pmc_intlist_has(online, out->list.v[i]) || out->list.v[i] >= CPU_SETSIZE) {
+			char online_text[4096];
+
+			snprintf(why, whysize, "CPU %u is not online (online: %s)", out->list.v[i],
+				 pm_intlist_format(online, online_text, sizeof(online_text)));
+			pmc_cpus_free(out);
+			return -1;
+		}
+		CPU_SET(out->list.v[i], &out->set);
+	}
+	pm_intlist_format(&out->list, out->text, sizeof(out->text));
+	return 0;
+}
+
+int pmc_cpus_from_list(const struct pm_intlist *l, struct pmc_cpus *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (l->n) {
+		out->list.v = malloc(l->n * sizeof(*l->v));
+		if (!out->list.v)
+			return -1;
+		memcpy(out->list.v, l->v, l->n * sizeof(*l->v));
+		out->list.n = l->n;
+	}
+	CPU_ZERO(&out->set);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] < CPU_SETSIZE)
+			CPU_SET(l->v[i], &out->set);
+	pm_intlist_format(&out->list, out->text, sizeof(out->text));
+	return 0;
+}
+
+void pmc_cpus_free(struct pmc_cpus *c)
+{
+	pm_intlist_free(&c->list);
+	memset(c, 0, sizeof(*c));
 }

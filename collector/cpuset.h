@@ -8,6 +8,8 @@
 #include <sched.h>
 #include <stddef.h>
 
+#include <hwloc.h>
+
 #include "pm_cli.h"
 
 /* What the CPU sets of pmcollect's process were at the start. Texts are cpulists ("0-3,8"). */
@@ -43,5 +45,38 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 			struct pmc_usable_cpus *u, char *why, size_t whysize);
 
 void pmc_usable_cpus_free(struct pmc_usable_cpus *u);
+
+/* The online CPUs (/sys/devices/system/cpu/online), else 0..sysconf(_SC_NPROCESSORS_ONLN)-1, into
+ * *out (free with pm_intlist_free). Returns 0, or -1 when neither can be read. */
+int pmc_online_cpus(struct pm_intlist *out);
+
+/* Whether v is in the list l (sorted or not). */
+int pmc_intlist_has(const struct pm_intlist *l, uint32_t v);
+
+/* One set of CPUs the user named (--cpus, --interfere-cpus, a --runs list), parsed once into the
+ * three forms its users need: planning and checks read list, placement reads set, META and the
+ * messages read text. */
+struct pmc_cpus {
+	struct pm_intlist list; /* sorted, deduplicated OS CPU numbers */
+	cpu_set_t set;          /* the same CPUs, for sched_setaffinity(2) */
+	char text[4096];        /* the same CPUs as a cpulist ("0-3,8") */
+};
+
+/* Parses expr, a cpulist ("0-3,8", "1-7:2") or a CPU expression ("S0:0-3", "E:N:4";
+ * common/cpuexpr.h, docs/cpu-expressions.md) evaluated on topo (the session's topology; a plain
+ * cpulist does not need it, so topo may be NULL for those), into *out; every CPU must be in online
+ * and below CPU_SETSIZE. Returns 0, or -1 with *out empty and a one-line reason in why (the caller
+ * prefixes "invalid CPU list '<expr>': "), e.g. "CPU 9 is not online (online: 0-1)". Free with
+ * pmc_cpus_free. */
+int pmc_cpus_parse(hwloc_topology_t topo, const char *expr, const struct pm_intlist *online,
+		   struct pmc_cpus *out, char *why, size_t whysize);
+
+/* Builds *out from the list l (copied; CPUs at or above CPU_SETSIZE are left out of out->set):
+ * the CPU model of a set pmcollect computed itself (the usable CPUs, hwloc's placement). Returns 0,
+ * or -1 when out of memory (*out empty). Free with pmc_cpus_free. */
+int pmc_cpus_from_list(const struct pm_intlist *l, struct pmc_cpus *out);
+
+/* Frees out->list and empties *c; accepts an empty (zeroed) one. */
+void pmc_cpus_free(struct pmc_cpus *c);
 
 #endif

@@ -475,3 +475,30 @@ out:
 	hwloc_bitmap_free(cand);
 	return rc;
 }
+
+int pmc_interfere_program_cpus(hwloc_topology_t topo, const struct pm_intlist *allowed,
+			       const int *icpus, size_t n, struct pm_intlist *out)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int w, cpu = -1;
+
+	out->v = NULL;
+	out->n = 0;
+	if (!set)
+		return 0;
+	for (size_t i = 0; i < allowed->n; i++)
+		hwloc_bitmap_set(set, allowed->v[i]);
+	for (size_t j = 0; j < n; j++) {
+		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)icpus[j]);
+		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;
+		if (core)
+			hwloc_bitmap_andnot(set, set, core->cpuset);
+		hwloc_bitmap_clr(set, (unsigned)icpus[j]);
+	}
+	w = hwloc_bitmap_weight(set);
+	out->v = w > 0 ? malloc((size_t)w * sizeof(*out->v)) : NULL;
+	while (out->v && (cpu = hwloc_bitmap_next(set, cpu)) >= 0)
+		out->v[out->n++] = (uint32_t)cpu;
+	hwloc_bitmap_free(set);
+	return (int)out->n;
+}

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pm_cli.h"
+
 /* Casas & Bronevetsky §2.1 and §3.1: 44 buffers of 520 KB each ("44, which we discovered to be
  * sufficient"; "using a 520KB buffer a single BWThr utilizes 5.6GB/s"). */
 #define PMC_BWTHR_NBUFS 44
@@ -174,5 +176,12 @@ uint64_t pmc_llc_bytes(hwloc_topology_t topo, int cpu);
  * do: a private 508 MB "L3" per vCPU, whatever the host shares). */
 int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const char *allowed,
 			int *cpus, size_t maxcpus, char *why, size_t whysize);
+
+/* The program's CPUs beside the interferers when --cpus is not given: the CPUs of allowed (what
+ * pmcollect may use) minus the cores of the interferers' CPUs icpus[0..n-1] (so no SMT sibling of
+ * an interferer runs the program), sorted into *out (free with pm_intlist_free). Returns the count
+ * (0: none left, or out of memory; *out then empty). */
+int pmc_interfere_program_cpus(hwloc_topology_t topo, const struct pm_intlist *allowed,
+			       const int *icpus, size_t n, struct pm_intlist *out);
 
 #endif

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pm_cli.h"
+
 int pmc_interfere_kind_parse(const char *word, enum pmc_interferer_kind *kind)
 {
 	if (strcmp(word, "cache") == 0)
@@ -165,4 +167,91 @@ void pmc_isess_annotate(void *arg, cJSON *record, int end)
 		cJSON_AddNumberToObject(o, "cpu_ns", cpu_ns);
 		cJSON_AddNumberToObject(o, "accesses", accesses);
 	}
+}
+
+int pmc_isess_csthr_size(struct pmc_isess *is, hwloc_topology_t topo, unsigned l2x, char *why,
+			 size_t whysize)
+{
+	if (l2x)
+		return pmc_csthr_bytes(topo, is->cpus[0], l2x, &is->csthr_bytes, why, whysize) < 0 ? -1 : 0;
+	if (pmc_csthr_bytes(topo, is->cpus[0], 0, &is->csthr_bytes, why, whysize) == 0)
+		return 0;
+	if (pmc_csthr_bytes(topo, is->cpus[0], 2, &is->csthr_bytes, why, whysize) < 0)
+		is->csthr_bytes = PMC_CSTHR_DEFAULT_BYTES; /* no L2 in the topology */
+	return 0;
+}
+
+void pmc_isess_set_ncpus(struct pmc_isess *is, size_t n)
+{
+	uint32_t v[PMC_CAL_MAX_K];
+	struct pm_intlist l = { .v = v, .n = n < PMC_CAL_MAX_K ? n : PMC_CAL_MAX_K };
+
+	is->ncpus = l.n;
+	for (size_t j = 0; j < l.n; j++)
+		v[j] = (uint32_t)is->cpus[j];
+	pm_intlist_format(&l, is->cpus_text, sizeof(is->cpus_text));
+}
+
+int pmc_isess_load_cal(struct pmc_isess *is, hwloc_topology_t topo, const char *file,
+		       enum pmc_interferer_kind kind, unsigned l2x, char *why, size_t whysize)
+{
+	char sig[512], e[512];
+
+	if (pmc_cal_topology_signature(topo, sig, sizeof(sig)) < 0 ||
+	    pmc_cal_read(file, sig, 1, &is->cal, e, sizeof(e)) < 0) {
+		snprintf(why, whysize, "no usable interference calibration: %s (measure this machine "
+			 "with pmcollect --calibrate-interference)", e);
+		return -1;
+	}
+	if (!(is->cal.B_bytes_per_s > 0) || !(is->cal.BW1_bytes_per_s > 0) || is->cal.ncap == 0) {
+		snprintf(why, whysize, "no usable interference calibration: '%s' has no B, BW1 or "
+			 "capacity (measure this machine with pmcollect --calibrate-interference)", file);
+		return -1;
+	}
+	if (kind == PMC_CSTHR && is->cal.csthr_bytes && is->cal.csthr_bytes != is->csthr_bytes) {
+		if (l2x) {
+			snprintf(why, whysize, "--csthr-l2 %u gives CSThr buffers of %zu bytes, but the "
+				 "machine file '%s' measured the capacity left with %llu (recalibrate with "
+				 "--calibrate-interference --csthr-l2 %u)", l2x, is->csthr_bytes, file,
+				 (unsigned long long)is->cal.csthr_bytes, l2x);
+			return -1;
+		}
+		is->csthr_bytes = (size_t)is->cal.csthr_bytes; /* the curve's "left" is per that size */
+	}
+	return 0;
+}
+
+int pmc_isess_levels(const struct pmc_isess *is, const char *text, enum pmc_interferer_kind kind,
+		     const char *cal_file, uint32_t *levels, size_t max, size_t *n, char *why, size_t whysize)
+{
+	struct pm_intlist lv = { 0 };
+	char dflt[32], e[256];
+
+	*n = 0;
+	snprintf(dflt, sizeof(dflt), "0-%zu", is->ncpus);
+	if (pm_intlist_parse(text ? text : dflt, 0, PMC_CAL_MAX_K, &lv, e, sizeof(e)) < 0) {
+		snprintf(why, whysize, "invalid --levels '%s': %s", text ? text : dflt, e);
+		return -1;
+	}
+	if (lv.n < 2 || lv.v[0] != 0 || lv.v[lv.n - 1] > is->ncpus || lv.n > max) {
+		/* lv is sorted and deduplicated: "0" and "0,0" are one level, no curve (pmanalyze
+		 * needs k = 0 and at least one k > 0) */
+		snprintf(why, whysize, "invalid --levels '%s': want 0 and at least one more level up to "
+			 "%zu (one interferer per CPU of --interfere-cpus %s)", text ? text : "",
+			 is->ncpus, is->cpus_text);
+		pm_intlist_free(&lv);
+		return -1;
+	}
+	for (size_t i = 0; i < lv.n; i++)
+		levels[i] = lv.v[i];
+	*n = lv.n;
+	pm_intlist_free(&lv);
+	if (kind == PMC_CSTHR && cal_file && levels[*n - 1] >= is->cal.ncap) {
+		snprintf(why, whysize, "invalid --levels: the machine file '%s' has the capacity left "
+			 "for up to %zu CSThrs (recalibrate with more --interfere-cpus)", cal_file,
+			 is->cal.ncap - 1);
+		*n = 0;
+		return -1;
+	}
+	return 0;
 }

@@ -60,4 +60,30 @@ void pmc_isess_stop(struct pmc_isess *s);
  * "cpu_ns" (their CPU time over the run, summed; never part of the program's), "accesses"}. */
 void pmc_isess_annotate(void *arg, struct cJSON *record, int end);
 
+/* The CSThr buffer (is->csthr_bytes) for the first interferer CPU is->cpus[0] on topo: l2x times its
+ * L2 when l2x > 0 (--csthr-l2), else the paper's 4 MB (Casas & Bronevetsky §5.1), or 2x the L2
+ * where 4 MB is not larger than the L2 (a CSThr within its own core's cache takes none of the shared
+ * one, §2.2), or 4 MB where hwloc shows no L2. Returns 0, or -1 with why when l2x > 0 and hwloc
+ * shows no L2 above that CPU. */
+int pmc_isess_csthr_size(struct pmc_isess *is, hwloc_topology_t topo, unsigned l2x, char *why,
+			 size_t whysize);
+
+/* Sets is->ncpus to n (at most PMC_CAL_MAX_K) and is->cpus_text to is->cpus[0..n-1] as a cpulist. */
+void pmc_isess_set_ncpus(struct pmc_isess *is, size_t n);
+
+/* Reads the machine file `file` into is->cal for an --interfere run (pmc_cal_read, checked against
+ * topo's signature), refusing one without B, BW1 or a capacity curve. For CSThrs (kind) the buffer
+ * is->csthr_bytes becomes the file's, as its capacity curve is per that size, unless l2x
+ * (--csthr-l2) asked for another: that is an error. Returns 0, or -1 with a one-line reason in
+ * why that says how to recalibrate. */
+int pmc_isess_load_cal(struct pmc_isess *is, hwloc_topology_t topo, const char *file,
+		       enum pmc_interferer_kind kind, unsigned l2x, char *why, size_t whysize);
+
+/* The interferer counts of --levels (text; NULL = 0 to is->ncpus) into levels[0..*n-1]: sorted, 0
+ * first, at least two, none above is->ncpus, at most max; for CSThrs with a calibration read from
+ * cal_file (NULL: none) none at or past its capacity curve's end (Casas & Bronevetsky §5.1: k = 0..K). Returns 0, or -1
+ * with a one-line reason in why and *n = 0. */
+int pmc_isess_levels(const struct pmc_isess *is, const char *text, enum pmc_interferer_kind kind,
+		     const char *cal_file, uint32_t *levels, size_t max, size_t *n, char *why, size_t whysize);
+
 #endif

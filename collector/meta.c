@@ -298,33 +298,25 @@ out:
 	return ret;
 }
 
-/* Returns the "topology" object built with hwloc, or {"error": "..."} when hwloc cannot load the
- * topology. Sources: hwloc_get_nbobjs_by_type (PACKAGE, CORE, PU, NUMANODE), the distances API,
+/* Returns the "topology" object built from topo (the session's loaded hwloc topology), or
+ * {"error": "..."} without one. Sources: hwloc_get_nbobjs_by_type (PACKAGE, CORE, PU, NUMANODE), the distances API,
  * cache objects, the CPUModel/CPUVendor info of the first package, hwloc_topology_export_xmlbuffer
  * (only when with_xml: the XML is a whole-node reading, taken by local rank 0 of a job's node).
  * With aff, *aff_out = build_affinity's object (NULL when hwloc failed). NULL only when out of
  * memory. */
-static cJSON *build_topology(int with_xml, const cpu_set_t *aff, cJSON **aff_out)
+static cJSON *build_topology(hwloc_topology_t topo, int with_xml, const cpu_set_t *aff,
+			     cJSON **aff_out)
 {
-	hwloc_topology_t topo = NULL;
 	cJSON *t = NULL, *ret = NULL;
 	char *xml = NULL;
-	int xmllen = 0, nodes, initialized = 0;
+	int xmllen = 0, nodes;
 	unsigned api = hwloc_get_api_version();
 	char msg[160], ver[32];
 	hwloc_obj_t pkg;
 	const char *info;
 
-	if (hwloc_topology_init(&topo) != 0) {
-		snprintf(msg, sizeof(msg), "hwloc_topology_init failed: %s", strerror(errno));
-		return error_object(msg);
-	}
-	initialized = 1;
-	if (hwloc_topology_load(topo) != 0) {
-		snprintf(msg, sizeof(msg), "hwloc_topology_load failed: %s", strerror(errno));
-		ret = error_object(msg);
-		goto out;
-	}
+	if (!topo)
+		return error_object("no hwloc topology was loaded");
 	t = cJSON_CreateObject();
 	if (t == NULL)
 		goto out;
@@ -367,8 +359,6 @@ static cJSON *build_topology(int with_xml, const cpu_set_t *aff, cJSON **aff_out
 out:
 	if (xml != NULL)
 		hwloc_free_xmlbuffer(topo, xml);
-	if (initialized)
-		hwloc_topology_destroy(topo);
 	cJSON_Delete(t);
 	return ret;
 }
@@ -652,7 +642,7 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 
 	{
 		cJSON *aff = NULL;
-		topo = build_topology(in->rank == NULL || in->node_readings, in->affinity, &aff);
+		topo = build_topology(in->topo, in->rank == NULL || in->node_readings, in->affinity, &aff);
 		if (add_item(meta, "topology", topo) != 0 || (aff != NULL && add_item(meta, "affinity", aff) != 0))
 			goto out;
 	}

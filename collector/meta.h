@@ -5,6 +5,8 @@
 
 #include <cjson/cJSON.h>
 #include <sched.h>
+
+#include <hwloc.h>
 #include <stdint.h>
 
 #include "energy.h"
@@ -56,6 +58,9 @@ struct pmc_meta_input {
 	const char *usable_cpus;
 	const char *cgroup_cpus;   /* the cgroup's effective cpuset, NULL = none found */
 	const char *cgroup_file;   /* the file it was read from */
+	/* The session's hwloc topology (collector/session.h), read for META "topology" and
+	 * "affinity"; NULL gives "topology": {"error": ...}. */
+	hwloc_topology_t topo;
 };
 
 /* Builds the META object of FORMAT.md §6: tool and format versions, command, cwd, the OMP_ GOMP_

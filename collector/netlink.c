@@ -219,7 +219,17 @@ static ssize_t recv_batch(int fd, char *buf, size_t size, int *dropped)
 	}
 }
 
-int pmc_procconn_drain(int fd, pmc_proc_event_fn fn, void *ctx, int *dropped)
+/* What a drain hands to its parser: the proc connector's or taskstats' callback and context. */
+struct drain_to {
+	pmc_proc_event_fn proc_fn;
+	pmc_task_exit_fn exit_fn;
+	uint16_t family;
+	void *ctx;
+};
+
+/* Receives every batch waiting on fd (recv_batch) and parses each with the proc connector's
+ * parser (to->proc_fn set) or taskstats' (to->exit_fn). Returns the events delivered. */
+static int drain(int fd, const struct drain_to *to, int *dropped)
 {
 	union {
 		char buf[RECV_BYTES];
@@ -231,8 +241,17 @@ int pmc_procconn_drain(int fd, pmc_proc_event_fn fn, void *ctx, int *dropped)
 	if (fd < 0)
 		return 0;
 	while ((n = recv_batch(fd, u.buf, sizeof(u.buf), dropped)) > 0)
-		count += pmc_procconn_parse(u.buf, (size_t)n, fn, ctx);
+		count += to->proc_fn ? pmc_procconn_parse(u.buf, (size_t)n, to->proc_fn, to->ctx)
+				     : pmc_taskstats_parse(u.buf, (size_t)n, to->family, to->exit_fn,
+							   to->ctx);
 	return count;
+}
+
+int pmc_procconn_drain(int fd, pmc_proc_event_fn fn, void *ctx, int *dropped)
+{
+	const struct drain_to to = { .proc_fn = fn, .ctx = ctx };
+
+	return drain(fd, &to, dropped);
 }
 
 void pmc_procconn_close(int fd)
@@ -504,18 +523,9 @@ int pmc_taskstats_parse(const void *buf, size_t len, uint16_t family, pmc_task_e
 
 int pmc_taskstats_drain(int fd, uint16_t family, pmc_task_exit_fn fn, void *ctx, int *dropped)
 {
-	union {
-		char buf[RECV_BYTES];
-		struct nlmsghdr align;
-	} u;
-	ssize_t n;
-	int count = 0;
+	const struct drain_to to = { .exit_fn = fn, .family = family, .ctx = ctx };
 
-	if (fd < 0)
-		return 0;
-	while ((n = recv_batch(fd, u.buf, sizeof(u.buf), dropped)) > 0)
-		count += pmc_taskstats_parse(u.buf, (size_t)n, family, fn, ctx);
-	return count;
+	return drain(fd, &to, dropped);
 }
 
 void pmc_taskstats_close(int fd)

@@ -28,40 +28,84 @@ const char *pmc_role_name(enum pmc_run_role role)
 	return "run";
 }
 
-void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, int threads,
+/* Sets r's CPUs (text, count, set) from the CPU model c. */
+static void run_cpus(struct pmc_plan_run *r, const struct pmc_cpus *c)
+{
+	/* a list longer than the run's field is cut there, as pmc_plan_single always did */
+	snprintf(r->cpus, sizeof(r->cpus), "%.*s", (int)sizeof(r->cpus) - 1, c->text);
+	r->ncpus = (uint32_t)c->list.n;
+	r->set = c->set;
+}
+
+/* Sets r's CPUs (text, count, set) from the hwloc bitmap set. */
+static void run_bitmap(struct pmc_plan_run *r, hwloc_const_bitmap_t set)
+{
+	int pu = -1;
+
+	hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set);
+	r->ncpus = (uint32_t)hwloc_bitmap_weight(set);
+	CPU_ZERO(&r->set);
+	while ((pu = hwloc_bitmap_next(set, pu)) >= 0)
+		if (pu < CPU_SETSIZE)
+			CPU_SET(pu, &r->set);
+}
+
+void pmc_plan_single(struct pmc_plan *plan, const struct pmc_cpus *cpus, int threads,
 		     uint32_t online_cpus)
 {
 	struct pmc_plan_run *r = &plan->runs[0];
+	uint32_t ncpus = cpus ? (uint32_t)cpus->list.n : online_cpus;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->n = 1;
-	snprintf(r->cpus, sizeof(r->cpus), "%s", cpus ? cpus : "");
-	r->ncpus = cpus ? ncpus : online_cpus;
+	if (cpus)
+		run_cpus(r, cpus);
+	else
+		r->ncpus = online_cpus;
 	r->role = cpus && ncpus < online_cpus && (threads == 0 || threads > (int)ncpus)
 			  ? PMC_ROLE_BASELINE : PMC_ROLE_RUN;
 }
 
-int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize)
+int pmc_plan_add_list(struct pmc_plan *plan, const struct pm_intlist *cpus, char *why, size_t whysize)
 {
 	struct pmc_plan_run *r;
-	struct pm_intlist l;
-	char e[200];
+	char text[4096];
 
 	if (plan->n >= PMC_PLAN_MAX_RUNS) {
 		snprintf(why, whysize, "more than %d runs", PMC_PLAN_MAX_RUNS);
 		return PMT_E_INVAL;
 	}
+	pm_intlist_format(cpus, text, sizeof(text));
+	r = &plan->runs[plan->n];
+	if (strlen(text) >= sizeof(r->cpus)) {
+		snprintf(why, whysize, "the CPU list of run %zu is longer than %zu bytes", plan->n + 1,
+			 sizeof(r->cpus) - 1);
+		return PMT_E_INVAL;
+	}
+	memset(r, 0, sizeof(*r));
+	memcpy(r->cpus, text, strlen(text) + 1);
+	r->ncpus = (uint32_t)cpus->n;
+	for (size_t i = 0; i < cpus->n; i++)
+		if (cpus->v[i] < CPU_SETSIZE)
+			CPU_SET(cpus->v[i], &r->set);
+	r->role = PMC_ROLE_CALIBRATION;
+	plan->n++;
+	return 0;
+}
+
+int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize)
+{
+	struct pm_intlist l;
+	char e[200];
+	int rc;
+
 	if (pm_intlist_parse(cpulist, 0, 1u << 20, &l, e, sizeof(e)) < 0) {
 		snprintf(why, whysize, "invalid CPU list '%s': %s", cpulist, e);
 		return PMT_E_INVAL;
 	}
-	r = &plan->runs[plan->n++];
-	memset(r, 0, sizeof(*r));
-	pm_intlist_format(&l, r->cpus, sizeof(r->cpus));
-	r->ncpus = (uint32_t)l.n;
-	r->role = PMC_ROLE_CALIBRATION;
+	rc = pmc_plan_add_list(plan, &l, why, whysize);
 	pm_intlist_free(&l);
-	return 0;
+	return rc;
 }
 
 void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus)
@@ -76,7 +120,7 @@ void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus)
 	}
 }
 
-int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
+int pmc_plan_interfere(struct pmc_plan *plan, const struct pmc_cpus *cpus, const uint32_t *levels,
 		       size_t nlevels, uint32_t R, char *why, size_t whysize)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -92,8 +136,7 @@ int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, 
 	for (uint32_t rep = 0; rep < R; rep++) {
 		for (size_t l = 0; l < nlevels; l++) {
 			struct pmc_plan_run *r = &plan->runs[plan->n++];
-			snprintf(r->cpus, sizeof(r->cpus), "%s", cpus);
-			r->ncpus = ncpus;
+			run_cpus(r, cpus);
 			r->role = PMC_ROLE_INTERFERENCE;
 			r->rep = rep;
 			r->level_k = levels[l];
@@ -153,29 +196,38 @@ static void push(struct pmc_plan *plan, hwloc_const_bitmap_t set, enum pmc_run_r
 {
 	struct pmc_plan_run *r = &plan->runs[plan->n++];
 
-	hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set);
-	r->ncpus = (uint32_t)hwloc_bitmap_weight(set);
+	run_bitmap(r, set);
 	r->role = role;
 }
 
-int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed_list, char *why, size_t whysize)
+/* The cpulist allowed_list as the bitmap *allowed, and an empty bitmap *set to fill: the
+ * preamble of the hwloc planners. Returns 0, or PMT_E_INVAL with why (a list hwloc cannot read,
+ * out of memory); the caller frees both bitmaps either way (NULL is fine). */
+static int allowed_bitmaps(const char *allowed_list, hwloc_bitmap_t *allowed, hwloc_bitmap_t *set,
+			   char *why, size_t whysize)
 {
-	hwloc_topology_t topo = NULL;
-	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+	*allowed = hwloc_bitmap_alloc();
+	*set = hwloc_bitmap_alloc();
+	if (!*allowed || !*set || hwloc_bitmap_list_sscanf(*allowed, allowed_list) != 0) {
+		snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+		return PMT_E_INVAL;
+	}
+	return 0;
+}
+
+int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const char *allowed_list,
+		       char *why, size_t whysize)
+{
+	hwloc_bitmap_t allowed, set;
 	hwloc_obj_t pkg[2] = { NULL, NULL };
 	unsigned c, npkg = 0;
-	int rc = PMT_E_INVAL;
+	int rc;
 
 	memset(plan, 0, sizeof(*plan));
-	if (!allowed || !set || hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
-		snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+	rc = allowed_bitmaps(allowed_list, &allowed, &set, why, whysize);
+	if (rc < 0)
 		goto out;
-	}
-	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
-		rc = PMT_E_IO;
-		goto out;
-	}
+	rc = PMT_E_INVAL;
 	/* the first two packages that have an allowed CPU */
 	for (hwloc_obj_t p = NULL; npkg < 2 && (p = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p));)
 		if (hwloc_bitmap_intersects(p->cpuset, allowed))
@@ -197,8 +249,6 @@ int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed_list, char *wh
 		push(plan, set, PMC_ROLE_CALIBRATION);
 	rc = 0;
 out:
-	if (topo)
-		hwloc_topology_destroy(topo);
 	hwloc_bitmap_free(allowed);
 	hwloc_bitmap_free(set);
 	return rc;
@@ -217,10 +267,10 @@ static hwloc_obj_t first_of_several(hwloc_topology_t topo, hwloc_const_bitmap_t 
 	return n > 1 ? first : NULL;
 }
 
-int pmc_plan_thread_list(struct pmc_plan *plan, const struct pmc_plan_run *one, const uint32_t *threads,
-			 size_t n, const char *allowed_list, int pin, char *why, size_t whysize)
+int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const struct pmc_plan_run *one,
+			 const uint32_t *threads, size_t n, const char *allowed_list, int pin, char *why,
+			 size_t whysize)
 {
-	hwloc_topology_t topo = NULL;
 	hwloc_bitmap_t allowed = NULL, set = NULL;
 	hwloc_obj_t pkg = NULL;
 	struct pmc_plan_run base = *one;
@@ -231,18 +281,8 @@ int pmc_plan_thread_list(struct pmc_plan *plan, const struct pmc_plan_run *one, 
 		return PMT_E_INVAL;
 	}
 	if (pin) {
-		allowed = hwloc_bitmap_alloc();
-		set = hwloc_bitmap_alloc();
-		if (!allowed || !set || hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
-			snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+		if (allowed_bitmaps(allowed_list, &allowed, &set, why, whysize) < 0)
 			goto out;
-		}
-		if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-			snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s",
-				 strerror(errno));
-			rc = PMT_E_IO;
-			goto out;
-		}
 		pkg = first_of_several(topo, allowed);
 	}
 	base.rep = 0;
@@ -262,20 +302,19 @@ int pmc_plan_thread_list(struct pmc_plan *plan, const struct pmc_plan_run *one, 
 			continue;
 		/* the first min(threads, c) cores of the package, one allowed PU each */
 		hwloc_bitmap_zero(set);
-		r->ncpus = add_cores(topo, pkg, allowed, set, threads[i]);
+		add_cores(topo, pkg, allowed, set, threads[i]);
 		r->role = PMC_ROLE_RUN;
-		if (hwloc_bitmap_list_snprintf(r->cpus, sizeof(r->cpus), set) >= (int)sizeof(r->cpus)) {
+		if (hwloc_bitmap_list_snprintf(NULL, 0, set) >= (int)sizeof(r->cpus)) {
 			snprintf(why, whysize, "the first package's cores do not fit one CPU list");
 			goto out;
 		}
+		run_bitmap(r, set);
 	}
 	plan->n = n;
 	rc = 0;
 out:
 	if (rc < 0)
 		plan->n = 0;
-	if (topo)
-		hwloc_topology_destroy(topo);
 	hwloc_bitmap_free(allowed);
 	hwloc_bitmap_free(set);
 	return rc;
@@ -308,24 +347,17 @@ int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize
 	return 0;
 }
 
-int pmc_plan_compact_order(const char *allowed_list, uint32_t *order, size_t max, size_t *n,
-			   char *why, size_t whysize)
+int pmc_plan_compact_order(hwloc_topology_t topo, const char *allowed_list, uint32_t *order,
+			   size_t max, size_t *n, char *why, size_t whysize)
 {
-	hwloc_topology_t topo = NULL;
-	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
-	int rc = PMT_E_INVAL, pu = -1;
+	hwloc_bitmap_t allowed, set;
+	int rc, pu = -1;
 	hwloc_obj_t pkg = NULL;
 
 	*n = 0;
-	if (!allowed || !set || hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
-		snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
+	rc = allowed_bitmaps(allowed_list, &allowed, &set, why, whysize);
+	if (rc < 0)
 		goto out;
-	}
-	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
-		rc = PMT_E_IO;
-		goto out;
-	}
 	/* one PU per core, package by package (the whole machine when there is no package) */
 	while ((pkg = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pkg)))
 		add_cores(topo, pkg, allowed, set, ~0u);
@@ -348,8 +380,6 @@ int pmc_plan_compact_order(const char *allowed_list, uint32_t *order, size_t max
 			order[(*n)++] = (uint32_t)pu;
 	rc = 0;
 out:
-	if (topo)
-		hwloc_topology_destroy(topo);
 	hwloc_bitmap_free(allowed);
 	hwloc_bitmap_free(set);
 	return rc;

@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwloc.h>
+
+#include "cpuset.h"
+#include "pm_cli.h"
+
 #define PMC_PLAN_MAX_RUNS 64
 #define PMC_PLAN_MAX_ENV 4
 
@@ -30,6 +35,8 @@ struct pmc_plan_run {
 	enum pmc_run_role role;
 	char cpus[256];        /* the run's CPUs as a cpulist; "" = every CPU pmcollect may use */
 	uint32_t ncpus;        /* CPUs in cpus (the online CPUs when cpus is "") */
+	cpu_set_t set;         /* the same CPUs as a CPU set for sched_setaffinity(2) (empty when
+				  cpus is ""), so no one parses cpus again */
 	struct pmc_env_override env[PMC_PLAN_MAX_ENV]; /* set in the child before exec */
 	size_t nenv;
 	uint32_t rep;          /* repetition index of this configuration, 0 for the first */
@@ -52,17 +59,22 @@ struct pmc_plan {
 /* RUN_BEGIN "role" of role: "run", "baseline", "calibration" or "sweep". Static string. */
 const char *pmc_role_name(enum pmc_run_role role);
 
-/* Plans a plain run: one run on cpus (a cpulist of ncpus CPUs; NULL = every CPU, ncpus then the
- * online count). The run is the model's baseline when it has fewer CPUs than online_cpus and
+/* Plans a plain run: one run on cpus (the CPU model, parsed once; NULL = every CPU, ncpus then
+ * the online count). The run is the model's baseline when it has fewer CPUs than online_cpus and
  * fewer than threads (threads 0 = unknown: a restricted CPU set is taken as one; Tudor & Teo
  * §III-A-1), else role "run". Replaces what plan held. */
-void pmc_plan_single(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, int threads,
+void pmc_plan_single(struct pmc_plan *plan, const struct pmc_cpus *cpus, int threads,
 		     uint32_t online_cpus);
 
 /* Appends one --runs cpulist as a calibration run (roles are decided by pmc_plan_roles).
  * Returns 0, or PMT_E_INVAL with a one-line reason in why (a bad list, more than
  * PMC_PLAN_MAX_RUNS runs). */
 int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize);
+
+/* pmc_plan_add for a list already parsed (pmc_cpus_parse: a --runs list or CPU expression read
+ * once). Returns 0, or PMT_E_INVAL with a one-line reason in why (more than PMC_PLAN_MAX_RUNS
+ * runs, a list longer than a run's cpus field). */
+int pmc_plan_add_list(struct pmc_plan *plan, const struct pm_intlist *cpus, char *why, size_t whysize);
 
 /* Marks the first run with fewer CPUs than threads (threads 0 = unknown: fewer than online_cpus)
  * as the baseline and every other run as calibration. */
@@ -73,18 +85,19 @@ void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus);
  *   1. the baseline: 1 CPU (M threads on it give A(m,inf), and its C is C(1));
  *   2. c CPUs: every core of the first package (c = its cores);
  *   3. with several packages, c + 1: plus the first core of the second package (eq. 9, 10).
- * Replaces what plan held. Returns 0, or PMT_E_IO (hwloc failed) / PMT_E_INVAL (a bad list, only
- * one core) with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
+ * topo is the session's loaded topology (collector/session.h). Replaces what plan held. Returns 0,
+ * or PMT_E_INVAL (a bad list, only one core) with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
  * runs", "(ii) multiple socket ... 1, c and c + 1 cores". */
-int pmc_plan_calibrate(struct pmc_plan *plan, const char *allowed, char *why, size_t whysize);
+int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const char *allowed, char *why,
+		       size_t whysize);
 
 /* Plans the active-interference runs (Casas & Bronevetsky §5.1: the program with k = 0..K
  * interferers): R rounds, each running every level of levels[0..nlevels-1] once in order
  * (interleaved, so a drift of the machine's load spreads over every level alike), all on the
- * program's CPUs cpus (a cpulist of ncpus CPUs), role PMC_ROLE_INTERFERENCE, rep = the round.
+ * program's CPUs cpus (the CPU model), role PMC_ROLE_INTERFERENCE, rep = the round.
  * Replaces what plan held. Returns 0, or PMT_E_INVAL with a one-line reason in why (no level,
  * R = 0, more than PMC_PLAN_MAX_RUNS runs). */
-int pmc_plan_interfere(struct pmc_plan *plan, const char *cpus, uint32_t ncpus, const uint32_t *levels,
+int pmc_plan_interfere(struct pmc_plan *plan, const struct pmc_cpus *cpus, const uint32_t *levels,
 		       size_t nlevels, uint32_t R, char *why, size_t whysize);
 
 /* Repeats the runs of plan K times, interleaved: runs (a, b, c) become a, b, c, a, b, c, ...
@@ -97,9 +110,10 @@ int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize
  * one PU per core, the cores of the first package first, then the next package; then the
  * remaining PUs, e.g. SMT siblings, in the same order), so that the first k of them are the
  * compact placement of k cores. Writes up to max CPU numbers to order and their count to *n.
- * Returns 0, or PMT_E_IO (hwloc failed) / PMT_E_INVAL (a bad list) with a reason in why. */
-int pmc_plan_compact_order(const char *allowed, uint32_t *order, size_t max, size_t *n,
-			   char *why, size_t whysize);
+ * topo is the session's loaded topology. Returns 0, or PMT_E_INVAL (a bad list) with a reason in
+ * why. */
+int pmc_plan_compact_order(hwloc_topology_t topo, const char *allowed, uint32_t *order, size_t max,
+			   size_t *n, char *why, size_t whysize);
 
 /* -t LIST with --omp-regions: the runs with 1..NC threads of Allande et al. §3.1, which must lie on
  * one socket ("NC being the number of cores in a single socket, the i-th execution runs on threads
@@ -112,11 +126,12 @@ int pmc_plan_compact_order(const char *allowed, uint32_t *order, size_t max, siz
  *     package holding an allowed CPU, one allowed PU per core in hwloc order (compact, as
  *     pmc_plan_calibrate), c = that package's allowed cores; role PMC_ROLE_RUN. A run with more
  *     threads than c shares the c cores (pmanalyze caps NC at the cores per socket).
- * hwloc honours HWLOC_XMLFILE (synthetic topologies in the tests). Returns 0, or PMT_E_INVAL (n is
- * 0 or over PMC_PLAN_MAX_RUNS, a bad list, an override that does not fit) / PMT_E_IO (hwloc
- * failed) with a one-line reason in why; plan then holds no run. `one` may be a run of plan. */
-int pmc_plan_thread_list(struct pmc_plan *plan, const struct pmc_plan_run *one, const uint32_t *threads,
-			 size_t n, const char *allowed, int pin, char *why, size_t whysize);
+ * topo is the session's loaded topology (the tests load synthetic ones through HWLOC_XMLFILE).
+ * Returns 0, or PMT_E_INVAL (n is 0 or over PMC_PLAN_MAX_RUNS, a bad list, an override that does
+ * not fit) with a one-line reason in why; plan then holds no run. `one` may be a run of plan. */
+int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const struct pmc_plan_run *one,
+			 const uint32_t *threads, size_t n, const char *allowed, int pin, char *why,
+			 size_t whysize);
 
 /* Sets name=value in the environment of every run of the plan (a later override of the same name
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run

@@ -176,7 +176,11 @@ char *pm_opt_error(int c, char *const argv[], int optind_now, int optopt_now, ch
 
 	if (c == ':')
 		snprintf(buf, bufsize, "option '%s' needs a value", arg);
-	else if (optopt_now > 0 && optopt_now < 256 && strncmp(arg, "--", 2) != 0)
+	else if (optopt_now != 0 && strncmp(arg, "--", 2) == 0)
+		/* getopt_long sets optopt to the id of a known long option given a value it takes
+		 * none of ("--force=1"); an unknown one leaves it 0 */
+		snprintf(buf, bufsize, "option '%.*s' takes no value", (int)strcspn(arg, "="), arg);
+	else if (optopt_now > 0 && optopt_now < 256)
 		snprintf(buf, bufsize, "unknown option '-%c'", optopt_now);
 	else
 		snprintf(buf, bufsize, "unknown option '%s'", arg);

@@ -89,7 +89,7 @@ int pm_opt_print_names(FILE *f, const struct pm_opt *opts);
 
 /* Words the error of a getopt_long return of ':' (missing value) or anything unexpected (unknown
  * option) in git's grammar, into buf (size bufsize): "option '--output' needs a value",
- * "unknown option '-x'". c is getopt_long's return; argv and optind, optopt are getopt's state
+ * "option '--force' takes no value", "unknown option '-x'". c is getopt_long's return; argv and optind, optopt are getopt's state
  * after that call. Returns buf. */
 char *pm_opt_error(int c, char *const argv[], int optind_now, int optopt_now, char *buf,
 		   size_t bufsize);

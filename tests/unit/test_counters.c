@@ -10,12 +10,10 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <papi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,30 +27,10 @@ struct pmu_state {
 	char disabled_reason[PAPI_HUGE_STR_LEN];
 };
 
-/* The kernel's own answer, asked without PAPI: can this thread count user-space cycles? A KVM
- * guest without a virtual PMU fails with ENOENT even where libpfm4 recognises the CPU. */
-static int kernel_counts_cycles(void)
-{
-	struct perf_event_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0L);
-	if (fd < 0)
-		return errno == EACCES || errno == EPERM;
-	close((int)fd);
-	return 1;
-}
-
 static void pmu_state(struct pmu_state *s)
 {
 	const PAPI_component_info_t *info;
+	char why[512];
 	int cidx;
 
 	memset(s, 0, sizeof(*s));
@@ -68,7 +46,7 @@ static void pmu_state(struct pmu_state *s)
 	if (info->disabled)
 		snprintf(s->disabled_reason, sizeof(s->disabled_reason), "%s", info->disabled_reason);
 	s->component_enabled = !info->disabled && info->num_cntrs > 0;
-	s->usable = s->component_enabled && kernel_counts_cycles();
+	s->usable = s->component_enabled && pmc_kernel_counts_hardware(why, sizeof(why)) == 0;
 	if (s->component_enabled && !s->usable)
 		snprintf(s->disabled_reason, sizeof(s->disabled_reason), "kernel has no hardware PMU");
 }

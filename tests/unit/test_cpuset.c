@@ -155,6 +155,49 @@ static void test_intersection(void **state)
 	assert_string_equal(why, "none of the online CPUs is in pmcollect's affinity");
 }
 
+/* One CPU model for the CPUs the user names (pmc_cpus_parse): a plain cpulist as written, a CPU
+ * expression on the topology given (2 sockets x 4 cores x 2 SMT: S1:0-1 is CPUs 4-5), the three
+ * forms agreeing; offline CPUs and an expression without a topology refused with a reason. */
+static void test_cpus_parse(void **state)
+{
+	static uint32_t on[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	const struct pm_intlist online = { on, 16 }, two = { on, 2 };
+	const char *top = getenv("PMT_TOP");
+	hwloc_topology_t topo;
+	struct pmc_cpus c;
+	char path[4096], why[256] = "";
+
+	(void)state;
+	assert_int_equal(pmc_cpus_parse(NULL, "1-3,8", &online, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.list.n, 4);
+	assert_string_equal(c.text, "1-3,8");
+	assert_true(CPU_ISSET(8, &c.set) && CPU_ISSET(1, &c.set) && !CPU_ISSET(0, &c.set));
+	assert_int_equal(CPU_COUNT(&c.set), 4);
+	pmc_cpus_free(&c);
+	assert_null(c.list.v);
+	pmc_cpus_free(&c); /* twice is fine */
+
+	assert_int_equal(pmc_cpus_parse(NULL, "0-3", &two, &c, why, sizeof(why)), -1);
+	assert_string_equal(why, "CPU 2 is not online (online: 0-1)");
+	assert_null(c.list.v);
+	assert_int_equal(pmc_cpus_parse(NULL, "S0:0", &online, &c, why, sizeof(why)), -1);
+	assert_string_equal(why, "a CPU expression needs the machine's topology");
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hwloc/2s4c2t.xml", top ? top : ".");
+	assert_int_equal(hwloc_topology_init(&topo), 0);
+	assert_int_equal(hwloc_topology_set_xml(topo, path), 0);
+	assert_int_equal(hwloc_topology_load(topo), 0);
+	assert_int_equal(pmc_cpus_parse(topo, "S1:0-1", &online, &c, why, sizeof(why)), 0);
+	assert_string_equal(c.text, "4-5");
+	assert_int_equal(c.list.n, 2);
+	assert_true(CPU_ISSET(4, &c.set) && CPU_ISSET(5, &c.set));
+	assert_int_equal(CPU_COUNT(&c.set), 2);
+	pmc_cpus_free(&c);
+	assert_int_equal(pmc_cpus_parse(topo, "S2:0", &online, &c, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "S2"));
+	hwloc_topology_destroy(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +205,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_v1_container, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_hierarchy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_intersection, setup, teardown),
+		cmocka_unit_test(test_cpus_parse),
 	};
 	return cmocka_run_group_tests_name("cpuset", tests, NULL, NULL);
 }

@@ -22,6 +22,21 @@
 static char arg0[] = "./app", arg1[] = "x";
 static char *const test_argv[] = {arg0, arg1, NULL};
 
+/* pmc_meta_build with the topology hwloc loads now (HWLOC_XMLFILE when set), as the session
+ * passes its own. */
+static int meta_build(struct pmc_meta_input *in, cJSON **m, char *why, size_t whysize)
+{
+	hwloc_topology_t topo;
+	int rc;
+
+	assert_int_equal(hwloc_topology_init(&topo), 0);
+	assert_int_equal(hwloc_topology_load(topo), 0);
+	in->topo = topo;
+	rc = pmc_meta_build(in, m, why, whysize);
+	hwloc_topology_destroy(topo);
+	return rc;
+}
+
 /* Builds META for argv {"./app", "x"}, interval 10 ms, CPUs "0", the way pmcollect calls it. */
 static cJSON *build(const char *cpus, const char *mode, const char *nodes, int collector_cpu)
 {
@@ -38,7 +53,7 @@ static cJSON *build(const char *cpus, const char *mode, const char *nodes, int c
 	char why[256] = "";
 	cJSON *m;
 
-	if (pmc_meta_build(&in, &m, why, sizeof(why)) < 0)
+	if (meta_build(&in, &m, why, sizeof(why)) < 0)
 		print_message("# pmc_meta_build: %s\n", why);
 	assert_non_null(m);
 	return m;
@@ -471,7 +486,7 @@ static void test_online_cpus_from_caller(void **state)
 	cJSON *m;
 
 	(void)state;
-	assert_int_equal(pmc_meta_build(&in, &m, why, sizeof(why)), 0);
+	assert_int_equal(meta_build(&in, &m, why, sizeof(why)), 0);
 	assert_non_null(m);
 	assert_string_equal(str(m, "online_cpus"), "0,2-3");
 	assert_string_equal(str(m, "cpus"), "0,2-3");
@@ -509,7 +524,7 @@ static cJSON *build_rank(long local_rank, int node_readings)
 	CPU_ZERO(&aff);
 	CPU_SET(0, &aff);
 	pmc_clock_pair_now(&clk);
-	if (pmc_meta_build(&in, &m, why, sizeof(why)) < 0)
+	if (meta_build(&in, &m, why, sizeof(why)) < 0)
 		print_message("# pmc_meta_build: %s\n", why);
 	assert_non_null(m);
 	return m;

@@ -135,9 +135,11 @@ static void test_error_words(void **state)
 			    "unknown option '-z'");
 	/* a value given to a long option that takes none: getopt sets optopt to its id */
 	assert_string_equal(pm_opt_error('?', argv, 4, 'f', msg, sizeof(msg)),
-			    "unknown option '--force=1'");
+			    "option '--force' takes no value");
 	assert_string_equal(pm_opt_error(':', argv, 2, 0, msg, sizeof(msg)),
 			    "option '--nope' needs a value");
+	assert_string_equal(pm_opt_error('?', argv, 4, OPT_SCHED, msg, sizeof(msg)),
+			    "option '--force' takes no value");
 	assert_string_equal(pm_opt_error('?', argv, 2, 0, msg, 10), "unknown o");
 }
 

@@ -11,9 +11,28 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <hwloc.h>
 
 #include "plan.h"
 #include "pmt.h"
+
+/* pmc_plan_single on the CPUs of the cpulist text (NULL: every CPU), parsed as pmcollect parses
+ * --cpus (16 CPUs online). */
+static void single(struct pmc_plan *p, const char *text, int threads, uint32_t online)
+{
+	static uint32_t on[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	const struct pm_intlist all = { on, 16 };
+	struct pmc_cpus c;
+	char why[128];
+
+	if (!text) {
+		pmc_plan_single(p, NULL, threads, online);
+		return;
+	}
+	assert_int_equal(pmc_cpus_parse(NULL, text, &all, &c, why, sizeof(why)), 0);
+	pmc_plan_single(p, &c, threads, online);
+	pmc_cpus_free(&c);
+}
 
 /* --cpus 0 of 2 online CPUs with -t 8 (or no -t) is the baseline; -t 1 on 1 CPU is not
  * oversubscribed, and every CPU is a plain run. */
@@ -22,17 +41,19 @@ static void test_single_roles(void **state)
 	struct pmc_plan p;
 
 	(void)state;
-	pmc_plan_single(&p, "0", 1, 8, 2);
+	single(&p, "0", 8, 2);
 	assert_int_equal(p.n, 1);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
 	assert_string_equal(p.runs[0].cpus, "0");
 	assert_int_equal(p.runs[0].ncpus, 1);
+	assert_true(CPU_ISSET(0, &p.runs[0].set)); /* the set travels with the run */
+	assert_int_equal(CPU_COUNT(&p.runs[0].set), 1);
 	assert_string_equal(pmc_role_name(p.runs[0].role), "baseline");
-	pmc_plan_single(&p, "0", 1, 0, 2);
+	single(&p, "0", 0, 2);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_BASELINE);
-	pmc_plan_single(&p, "0", 1, 1, 2);
+	single(&p, "0", 1, 2);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_RUN);
-	pmc_plan_single(&p, NULL, 0, 8, 2);
+	single(&p, NULL, 8, 2);
 	assert_int_equal(p.runs[0].role, PMC_ROLE_RUN);
 	assert_string_equal(p.runs[0].cpus, "");
 	assert_int_equal(p.runs[0].ncpus, 2);
@@ -111,11 +132,15 @@ static void test_setenv(void **state)
 static void test_interfere_interleaved(void **state)
 {
 	static const uint32_t levels[] = { 0, 1, 3 };
+	uint32_t zero = 0;
+	const struct pm_intlist l0 = { &zero, 1 };
+	struct pmc_cpus c0;
 	struct pmc_plan p;
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 2, why, sizeof(why)), 0);
+	assert_int_equal(pmc_cpus_from_list(&l0, &c0), 0);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 3, 2, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 6);
 	for (size_t i = 0; i < p.n; i++) {
 		assert_int_equal(p.runs[i].role, PMC_ROLE_INTERFERENCE);
@@ -124,22 +149,36 @@ static void test_interfere_interleaved(void **state)
 		assert_string_equal(p.runs[i].cpus, "0");
 	}
 	assert_string_equal(pmc_role_name(p.runs[0].role), "interference");
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 0, 2, why, sizeof(why)), PMT_E_INVAL);
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 0, why, sizeof(why)), PMT_E_INVAL);
-	assert_int_equal(pmc_plan_interfere(&p, "0", 1, levels, 3, 22, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 0, 2, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 3, 0, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_interfere(&p, &c0, levels, 3, 22, why, sizeof(why)), PMT_E_INVAL);
 	assert_string_equal(why, "3 levels x 22 repetitions is more than 64 runs");
+	pmc_cpus_free(&c0);
+}
+
+/* The topology hwloc loads (HWLOC_XMLFILE when set, else this machine's), as the session's:
+ * the planners take a loaded one. The caller destroys it. */
+static hwloc_topology_t load_topology(void)
+{
+	hwloc_topology_t topo;
+
+	assert_int_equal(hwloc_topology_init(&topo), 0);
+	assert_int_equal(hwloc_topology_load(topo), 0);
+	return topo;
 }
 
 static void test_calibrate_one_core(void **state)
 {
+	hwloc_topology_t topo = load_topology();
 	struct pmc_plan p;
 	char why[256] = "";
 
 	(void)state;
-	assert_int_equal(pmc_plan_calibrate(&p, "0", why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_calibrate(&p, topo, "0", why, sizeof(why)), PMT_E_INVAL);
 	assert_non_null(strstr(why, "one core on the first socket"));
-	assert_int_equal(pmc_plan_calibrate(&p, "not a list", why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_calibrate(&p, topo, "not a list", why, sizeof(why)), PMT_E_INVAL);
 	assert_string_equal(why, "cannot read the CPU list 'not a list'");
+	hwloc_topology_destroy(topo);
 }
 
 /* --calibrate --repeat K (issue 13): runs (a, b) become a, b, a, b, a, b with rep 0, 0, 1, 1,
@@ -165,6 +204,7 @@ static void test_repeat_interleaved(void **state)
 	for (size_t i = 0; i < 6; i++) {
 		assert_string_equal(p.runs[i].cpus, i % 2 ? "0-1" : "0");
 		assert_int_equal(p.runs[i].ncpus, i % 2 ? 2 : 1);
+		assert_int_equal(CPU_COUNT(&p.runs[i].set), i % 2 ? 2 : 1);
 		assert_int_equal(p.runs[i].rep, i / 2);
 		assert_int_equal(p.runs[i].nrep, 3);
 	}
@@ -173,20 +213,22 @@ static void test_repeat_interleaved(void **state)
 /* The compact order of the allowed CPUs holds each allowed CPU once and no other. */
 static void test_compact_order(void **state)
 {
+	hwloc_topology_t topo = load_topology();
 	uint32_t order[8];
 	size_t n = 0;
 	char why[200];
 	int seen0 = 0;
 
 	(void)state;
-	assert_int_equal(pmc_plan_compact_order("0", order, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_compact_order(topo, "0", order, 8, &n, why, sizeof(why)), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(order[0], 0);
-	assert_int_equal(pmc_plan_compact_order("0-1", order, 8, &n, why, sizeof(why)), 0);
+	assert_int_equal(pmc_plan_compact_order(topo, "0-1", order, 8, &n, why, sizeof(why)), 0);
 	for (size_t i = 0; i < n; i++)
 		seen0 += order[i] == 0;
 	assert_true(n >= 1 && n <= 2 && seen0 == 1); /* 1 when the machine has one CPU online */
-	assert_int_equal(pmc_plan_compact_order("x", order, 8, &n, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_plan_compact_order(topo, "x", order, 8, &n, why, sizeof(why)), PMT_E_INVAL);
+	hwloc_topology_destroy(topo);
 }
 
 /* Points hwloc at tests/fixtures/hwloc/<name> (relative to $PMT_TOP, else the current
@@ -209,19 +251,23 @@ static void test_thread_list_one_socket(void **state)
 {
 	static const uint32_t th[] = { 1, 2, 3, 4, 5, 6 };
 	static const char *const want[] = { "0", "0-1", "0-2", "0-3", "0-3", "0-3" };
+	hwloc_topology_t topo;
 	struct pmc_plan p;
 	char why[256] = "";
 
 	(void)state;
 	use_topology("2s4c2t.xml");
-	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 6, "0-15", 1, why, sizeof(why)), 0);
+	topo = load_topology();
+	single(&p, NULL, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 6, "0-15", 1, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 6);
 	for (size_t i = 0; i < p.n; i++) {
 		char v[16];
 		snprintf(v, sizeof(v), "%u", th[i]);
 		assert_string_equal(p.runs[i].cpus, want[i]);
 		assert_int_equal(p.runs[i].ncpus, i < 4 ? i + 1 : 4);
+		assert_int_equal(CPU_COUNT(&p.runs[i].set), i < 4 ? i + 1 : 4);
+		assert_true(CPU_ISSET(0, &p.runs[i].set));
 		assert_string_equal(p.runs[i].placement, "first_package");
 		assert_int_equal(p.runs[i].role, PMC_ROLE_RUN);
 		assert_int_equal(p.runs[i].nenv, 1);
@@ -229,36 +275,39 @@ static void test_thread_list_one_socket(void **state)
 		assert_string_equal(p.runs[i].env[0].value, v);
 	}
 	/* the first package with an allowed CPU: here package 1 only, so no pin */
-	pmc_plan_single(&p, "4-7", 4, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 3, "4-7", 1, why, sizeof(why)), 0);
+	single(&p, "4-7", 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 3, "4-7", 1, why, sizeof(why)), 0);
 	assert_int_equal(p.n, 3);
 	assert_string_equal(p.runs[2].cpus, "4-7");
 	assert_string_equal(p.runs[2].placement, "one_package");
 	/* allowed on both packages but package 0 only partly: its allowed cores */
-	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 6, "2-5,10", 1, why, sizeof(why)), 0);
+	single(&p, NULL, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 6, "2-5,10", 1, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[0].cpus, "2");
 	assert_string_equal(p.runs[5].cpus, "2-3");
 	/* --cpus across both sockets: kept, and said so */
-	pmc_plan_single(&p, "0-15", 16, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 2, "0-15", 0, why, sizeof(why)), 0);
+	single(&p, "0-15", 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 2, "0-15", 0, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[1].cpus, "0-15");
 	assert_string_equal(p.runs[1].placement, "cpus");
 	assert_string_equal(p.runs[1].env[0].value, "2");
 	/* no run, or a list hwloc cannot read */
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 0, "0-15", 1, why, sizeof(why)),
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 0, "0-15", 1, why, sizeof(why)),
 			 PMT_E_INVAL);
-	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 2, "x", 1, why, sizeof(why)),
+	single(&p, NULL, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 2, "x", 1, why, sizeof(why)),
 			 PMT_E_INVAL);
 	assert_string_equal(why, "cannot read the CPU list 'x'");
 	assert_int_equal(p.n, 0);
 	/* one package: every run keeps the plain run's CPUs */
+	hwloc_topology_destroy(topo);
 	use_topology("1s2ccx.xml");
-	pmc_plan_single(&p, NULL, 0, 0, 16);
-	assert_int_equal(pmc_plan_thread_list(&p, &p.runs[0], th, 4, "0-15", 1, why, sizeof(why)), 0);
+	topo = load_topology();
+	single(&p, NULL, 0, 16);
+	assert_int_equal(pmc_plan_thread_list(&p, topo, &p.runs[0], th, 4, "0-15", 1, why, sizeof(why)), 0);
 	assert_string_equal(p.runs[3].cpus, "");
 	assert_string_equal(p.runs[3].placement, "one_package");
+	hwloc_topology_destroy(topo);
 	unsetenv("HWLOC_XMLFILE");
 }
 

@@ -193,6 +193,45 @@ static void test_bad_spec(void **state)
 	}
 }
 
+/* A sweep run as a plan run: k cores are the first k CPUs of the compact order, the baseline is 1
+ * CPU, OMP_NUM_THREADS is the configuration's threads else the default; RUN_BEGIN's sweep keys. */
+static void test_plan_run(void **state)
+{
+	(void)state;
+	struct pmc_sweep_plan p = make("cores=1,2;threads=3", 2, 4, NULL, 1);
+	const uint32_t compact[] = { 2, 0, 3, 1 };
+	struct pmc_plan_run r;
+
+	assert_int_equal(p.nruns, 5); /* baseline, then (1,3) (2,3) twice */
+	assert_int_equal(pmc_sweep_plan_run(&p, 0, compact, 4, 4, 7, &r), 0);
+	assert_int_equal(r.role, PMC_ROLE_BASELINE);
+	assert_string_equal(r.cpus, "2");
+	assert_int_equal(r.ncpus, 1);
+	assert_int_equal(r.nrep, 0);
+	assert_int_equal(pmc_sweep_plan_run(&p, 4, compact, 4, 4, 7, &r), 0);
+	assert_int_equal(r.role, PMC_ROLE_SWEEP);
+	assert_string_equal(r.cpus, "2,0");
+	assert_int_equal(r.ncpus, 2);
+	assert_true(CPU_ISSET(0, &r.set) && CPU_ISSET(2, &r.set));
+	assert_int_equal(CPU_COUNT(&r.set), 2);
+	assert_int_equal(r.nenv, 1);
+	assert_string_equal(r.env[0].name, "OMP_NUM_THREADS");
+	assert_string_equal(r.env[0].value, "3");
+	assert_int_equal(r.rep, 1);
+	assert_int_equal(r.nrep, 2);
+	assert_int_equal(r.config, 1);
+	assert_int_equal(r.sweep_cores, 2);
+	assert_int_equal(r.sweep_threads, 3);
+	pmc_sweep_plan_free(&p);
+	/* no threads key: the default (-t), none when 0 */
+	p = make("cores=2", 1, 4, NULL, 0);
+	assert_int_equal(pmc_sweep_plan_run(&p, 0, compact, 4, 4, 7, &r), 0);
+	assert_string_equal(r.env[0].value, "7");
+	assert_int_equal(pmc_sweep_plan_run(&p, 0, compact, 4, 4, 0, &r), 0);
+	assert_int_equal(r.nenv, 0);
+	pmc_sweep_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_both_and_baseline),
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_bad_spec),
+		cmocka_unit_test(test_plan_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

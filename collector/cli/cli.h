@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h: pmcollect's front end, shared by its files: main.c (options, main()), setup.c (the
+ * machine, the job, the run plan, the interference calibration) and record.c (the trace, its data
+ * sources and the runs). Only these files print or choose exit statuses; they call the collector's
+ * modules (the headers in collector/, which never print) through the session (session.h). */
+#ifndef PMC_CLI_H
+#define PMC_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "interfere.h"
+#include "pm_cli.h"
+#include "plan.h"
+
+struct pmc_session;
+
+#define PMC_MAX_LABELS 32
+/* The command line, parsed (main.c parse_options). */
+struct pmc_opts {
+	const char *output;
+	int force;
+	double interval_ms;
+	const char *cpus;           /* --cpus text, NULL = every CPU */
+	int threads;                /* -t, 0 = not given */
+	const char *mem_mode;       /* "default", "bind" (--membind) or "interleave" */
+	const char *mem_nodes;      /* their node list, NULL for default */
+	const char *events;         /* -e, NULL = the default counters */
+	int sched_mode;             /* -1 default (when usable), 0 --no-sched, 1 --sched */
+	int pswitch_mode;           /* -1 default, 0 --no-perf-switch, 1 --perf-switch */
+	unsigned sched_buffer_kb;
+	int calibrate;              /* --calibrate or --runs */
+	const char *runs_value;     /* --runs: its value, CPU lists separated by blanks */
+	char **runs_words;          /* the plain CPU lists given as words after it */
+	size_t nruns_words;
+	const char *sweep;          /* --sweep SPEC, NULL = no sweep */
+	long repeat;                /* --repeat K, 0 = not given */
+	int no_baseline;            /* --no-baseline */
+	const char *user;           /* -u, NULL = SUDO_USER under sudo */
+	const char *threads_list;   /* -t with more than one count (--omp-regions), NULL = none */
+	int omp_regions;            /* --omp-regions */
+	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
+	const char *omp_events;     /* --omp-events: PAPI event names or "none", NULL = default */
+	const char *labels[PMC_MAX_LABELS]; /* -l KEY=VALUE, nlabels of them (META "labels") */
+	size_t nlabels;
+	int interfere;              /* --interfere given: interference_kind is set */
+	enum pmc_interferer_kind interfere_kind;
+	const char *levels;         /* --levels, NULL = 0 .. one per interferer CPU */
+	const char *interfere_cpus; /* --interfere-cpus, NULL = placed by hwloc */
+	unsigned csthr_l2;          /* --csthr-l2: CSThr buffer in L2 sizes, 0 = default */
+	int calibrate_interference; /* --calibrate-interference */
+	int calibrate_wake;         /* --calibrate-wake (collector/wakecost.h) */
+	const char *interference_file; /* --interference-file, NULL = the default path */
+	char **argv;                /* the command, NULL-terminated */
+	int argc;
+};
+
+/* "usage: pmcollect [options] [--] <command> [<args>...]" (main.c). */
+extern const char pmc_cli_usage_line[];
+
+/* An error in the command line itself: one error line, the usage line, status 2. */
+#define usage_error(...) pm_cli_usage_error(pmc_cli_usage_line, __VA_ARGS__)
+
+/* report.c: -q (no warnings, no progress) and --progress. */
+extern int pmc_cli_quiet;
+extern int pmc_cli_progress_forced;
+
+/* Prints msg as "pmcollect: warning: msg" unless -q (also pmc_run_config.warn). */
+void pmc_cli_warn(const char *msg);
+
+/* Whether long work (a plan of runs, the interference calibration) reports its steps: with
+ * --progress, or when stderr is a terminal; never with -q. */
+int pmc_cli_show_progress(void);
+
+/* One progress line, "pmcollect: [k/N] what, elapsed S s", on stderr when
+ * pmc_cli_show_progress(); start_ns is a pmc_now_ns() time. */
+void pmc_cli_progress(size_t k, size_t n, uint64_t start_ns, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* setup.c. Each returns -1 to go on, or the exit status after reporting. */
+
+/* The job context (issue 18, docs/cluster.md): the rank from the launcher's variables, the
+ * output name expanded from its template (into ss->output, o->output then points there), the
+ * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
+ * wrapped command is itself a launcher (2: a variable that is not a number, a template that cannot
+ * be expanded). */
+int pmc_cli_job_context(struct pmc_opts *o, struct pmc_session *ss);
+
+/* Reads the machine once (pmc_session_machine), checks the options against it and builds the run
+ * plan: --cpus, the runs of --calibrate / --runs / --sweep / --interfere / -t LIST or the one
+ * plain run, their environment, the NUMA node mask, the user. */
+int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss);
+
+/* --calibrate-interference: measures the machine (Casas & Bronevetsky §3, interfere_cal.h) with
+ * the probe on the program's first CPU and the interferers on theirs, prints the result on stderr
+ * and writes the machine file. */
+int pmc_cli_calibrate_interference(struct pmc_session *ss);
+
+/* Pins pmcollect beside the program's CPUs of the current run (ss->prog_cpus, the cpulist prog),
+ * warning once when a baseline run leaves no CPU for the collector outside them. Returns the
+ * collector's CPU or -1. */
+int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role);
+
+/* record.c */
+
+/* Creates the trace file path 0644 (O_EXCL unless force); *created says whether pmcollect made
+ * it. Returns the descriptor, or -1 after reporting. */
+int pmc_cli_create_output(const char *path, int force, int *created);
+
+/* The same for the expanded name of an -o template of a job's rank (missing directories are
+ * made). Returns the descriptor, or -1 after reporting. */
+int pmc_cli_create_rank_output(const char *path, int force);
+
+/* Routes SIGCHLD and the forwarded signals through a signalfd, becomes child subreaper and
+ * raises RLIMIT_NOFILE. Returns 0, or -1 after reporting. */
+int pmc_cli_setup_signals(const struct pmc_opts *o, struct pmc_session *ss);
+
+/* Opens the data sources (counters, proc connector, taskstats, scheduler events, energy),
+ * describes the machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
+int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss);
+
+/* Records every run of the plan (or of --sweep) in order. Returns what pmcollect exits with so
+ * far: the last run's status (the program's, 127 when it could not start, 128+N after signal N),
+ * or 1. */
+int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss);
+
+/* Appends SUMMARY (the runs' totals and pmcollect's exit status) and flushes. */
+void pmc_cli_write_summary(struct pmc_session *ss, int exit_status);
+
+/* Ends the trace file, reports a trace that could not be finished (then 1), removes a file made
+ * for a set-up that failed. Returns the exit status. */
+int pmc_cli_finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int ret);
+
+#endif

@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/* record.c: pmcollect's recording: the trace file, signals, the data sources and META, the runs
+ * of the plan one by one, SUMMARY and the end of the trace. Reports its errors (front end, cli.h). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <math.h>
+#include <numa.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "cpuset.h"
+#include "energy.h"
+#include "interfere.h"
+#include "interfere_cal.h"
+#include "interfere_session.h"
+#include "meta.h"
+#include "netlink.h"
+#include "omp.h"
+#include "plan.h"
+#include "perfswitch.h"
+#include "rank.h"
+#include "pm_util.h"
+#include "pmt.h"
+#include "pm_cli.h"
+#include "pm_opt.h"
+#include "run.h"
+#include "session.h"
+
+#include "cli.h"
+#include "sweep.h"
+#include "wakecost.h"
+
+#define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
+#define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
+#define NETLINK_RCVBUF_BYTES (8 << 20) /* room for a burst of system-wide exits between samples */
+
+static char *summary_json(const struct pmc_run_result *r, int runs, int exit_status)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct rusage ru;
+	char *text;
+	double cpu_ns = 0;
+
+	if (!o)
+		return NULL;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu_ns = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+			 ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+	cJSON_AddNumberToObject(o, "samples", (double)r->samples);
+	cJSON_AddNumberToObject(o, "thread_samples", (double)r->thread_samples);
+	cJSON_AddNumberToObject(o, "late_samples", (double)r->late_samples);
+	cJSON_AddNumberToObject(o, "lost_samples", (double)r->lost_samples);
+	cJSON_AddNumberToObject(o, "collector_cpu_ns", cpu_ns);
+	/* collector_cpu_ns includes start-up (hwloc topology, PAPI); this is the sampling alone */
+	cJSON_AddNumberToObject(o, "sampling_cpu_ns", (double)r->sampling_cpu_ns);
+	cJSON_AddNumberToObject(o, "exit_status", exit_status);
+	cJSON_AddNumberToObject(o, "runs", runs);
+	cJSON_AddNumberToObject(o, "warnings", r->warnings);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+/* Creates the trace file 0644 (never writable by others), refusing to replace an existing one
+ * unless force. Returns the descriptor (*created = 1 when this call made the file, so only then
+ * may a failure remove it) or -1 after reporting the error. */
+int pmc_cli_create_output(const char *path, int force, int *created)
+{
+	struct stat st;
+	int fd;
+
+	if (force && lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+		/* replace rather than truncate or follow: another link to the old file keeps its
+		 * contents, and a symlink cannot redirect the trace */
+		if (unlink(path) < 0) {
+			pm_cli_error("cannot remove '%s': %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	if (force && lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		/* /dev/null and the like: write to it as it is, and never remove it */
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		*created = fd >= 0;
+	}
+	if (fd < 0) {
+		if (errno == EEXIST)
+			pm_cli_error("'%s' already exists (use --force to overwrite it)", path);
+		else
+			pm_cli_error("cannot create '%s': %s", path, strerror(errno));
+	}
+	return fd;
+}
+
+/* Creates the trace of an expanded -o template (collector/rank.h): missing directories made
+ * (another rank making one at the same moment is fine), the file with O_EXCL; with force an
+ * existing regular file or link is replaced first. Returns the descriptor or -1 after reporting. */
+int pmc_cli_create_rank_output(const char *path, int force)
+{
+	struct stat st;
+	char why[4096 + 128];
+	int fd;
+
+	if (force && lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+	    unlink(path) < 0) {
+		pm_cli_error("cannot remove '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fd = pmc_output_create(path, why, sizeof(why));
+	if (fd < 0)
+		pm_cli_error("%s", why);
+	return fd;
+}
+
+/* The per-thread region counters of --omp-regions (ss->omp.events): --omp-events, else the cycles
+ * and LLC-miss events of pmcollect's own counters when they opened (what Allande's eq. 2 needs,
+ * and few enough to sit beside the process counters without multiplexing); else none, and why. */
+static void omp_events(const struct pmc_opts *o, struct pmc_session *ss, const char *papi_why)
+{
+	size_t len = 0;
+
+	ss->omp.events[0] = 0;
+	if (o->omp_events && !strcmp(o->omp_events, "none")) {
+		snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "--omp-events none");
+	} else if (o->omp_events) {
+		snprintf(ss->omp.events, sizeof(ss->omp.events), "%s", o->omp_events); /* checked: fits */
+	} else if (!ss->counters) {
+		snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "hardware counters unavailable: %s",
+			 papi_why);
+	} else {
+		for (uint32_t i = 0; i < pmc_counters_count(ss->counters); i++) {
+			const char *name = pmc_counters_name(ss->counters, i);
+			int kind = pmc_counter_kind(name);
+			if (kind != PMC_KIND_CYCLES && kind != PMC_KIND_LLC_MISSES)
+				continue;
+			len += (size_t)snprintf(ss->omp.events + len, sizeof(ss->omp.events) - len, "%s%s",
+						len ? "," : "", name);
+		}
+		if (!len)
+			snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "pmcollect's counters (-e) "
+				 "have no cycles or LLC-miss event; name them with --omp-events");
+	}
+}
+
+/* Signals: SIGCHLD and the forwarded ones arrive through a signalfd. A signal that was ignored
+ * when pmcollect started (nohup, a background job of a non-interactive shell) stays ignored for
+ * pmcollect and the program alike. Also becomes child subreaper and raises RLIMIT_NOFILE.
+ * Returns 0, or -1 after reporting. */
+int pmc_cli_setup_signals(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	struct rlimit nofile;
+	sigset_t block;
+	char why[256];
+
+	sigprocmask(SIG_SETMASK, NULL, &ss->orig_mask);
+	sigemptyset(&block);
+	sigemptyset(&ss->forward);
+	sigaddset(&block, SIGCHLD);
+	for (size_t i = 0; i < PM_ARRAY_SIZE(fwd); i++) {
+		if (sigaction(fwd[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&block, fwd[i]);
+		sigaddset(&ss->forward, fwd[i]);
+	}
+	ss->sigpipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	ss->sigxfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	/* a full pipe or a file-size limit must come back as a write error (EPIPE, EFBIG) that
+	 * the writer reports, not kill pmcollect in the middle of a chunk */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	/* an inherited SIGCHLD ignore would make the kernel reap the program before wait4() */
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	ss->sig_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ss->sig_fd < 0) {
+		pm_cli_error("cannot create a signalfd: %s", strerror(errno));
+		return -1;
+	}
+	/* before becoming subreaper: the watchdog must not end up as pmcollect's child */
+	if (o->sched_mode != 0 && geteuid() == 0)
+		(void)pmc_sched_watchdog(why, sizeof(why));
+	/* double-forked daemons are reparented to pmcollect instead of init, so they stay in the
+	 * followed tree and are reaped here */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		pmc_cli_warn("cannot become child subreaper: orphaned processes will not be followed");
+	/* one descriptor per thread file is kept open: use all the descriptors we may have */
+	if (getrlimit(RLIMIT_NOFILE, &ss->nofile_orig) == 0) {
+		nofile = ss->nofile_orig;
+		nofile.rlim_cur = nofile.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+	if (sched_getaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus) == 0)
+		ss->have_start_cpus = 1;
+	return 0;
+}
+
+/* META sources.omp_regions (FORMAT.md §6, 1.2). */
+static void omp_source(cJSON *meta, const struct pmc_session *ss)
+{
+	cJSON *src = cJSON_GetObjectItemCaseSensitive(meta, "sources");
+	cJSON *e = src ? cJSON_AddObjectToObject(src, "omp_regions") : NULL;
+
+	if (!e)
+		return;
+	cJSON_AddBoolToObject(e, "recorded", !ss->omp_why[0]);
+	if (ss->omp_why[0]) {
+		cJSON_AddStringToObject(e, "reason", ss->omp_why);
+		return;
+	}
+	cJSON_AddStringToObject(e, "tool", ss->omp.tool);
+	cJSON_AddStringToObject(e, "runtime", ss->omp.preload[0] ? "llvm-preload" : "program");
+	if (ss->omp.preload[0])
+		cJSON_AddStringToObject(e, "preload", ss->omp.preload);
+}
+
+/* META "labels": {"KEY": "VALUE", ...} from -l (the last of a repeated key wins). Returns 0 or
+ * PMT_E_NOMEM. */
+static int add_labels(cJSON *meta, const struct pmc_opts *o)
+{
+	cJSON *l = cJSON_AddObjectToObject(meta, "labels");
+
+	for (size_t i = 0; l && i < o->nlabels; i++) {
+		char key[65];
+		const char *eq = strchr(o->labels[i], '=');
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - o->labels[i]), o->labels[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(l, key);
+		if (!cJSON_AddStringToObject(l, key, eq + 1))
+			return PMT_E_NOMEM;
+	}
+	return l ? 0 : PMT_E_NOMEM;
+}
+
+/* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
+ * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
+int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	char papi_why[512] = "", pc_why[512] = "", ts_why[512] = "", sched_why[512] = "";
+	char why[512], *meta_text;
+	struct pmc_meta_sources src = {
+		.stat_every = STAT_EVERY, .status_every = STATUS_EVERY,
+		.sched_buffer_kb = o->sched_buffer_kb,
+	};
+	cJSON *meta;
+	int err;
+
+	if (pmc_counters_open(&ss->counters, o->events, papi_why, sizeof(papi_why)) < 0) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "hardware counters unavailable: %s", papi_why);
+		pmc_cli_warn(msg);
+		ss->counters = NULL;
+		src.papi_why = papi_why;
+	}
+	if (o->omp_regions)
+		omp_events(o, ss, papi_why);
+	ss->pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, pc_why, sizeof(pc_why));
+	src.procconn_why = ss->pc_fd < 0 ? pc_why : NULL;
+	ss->ts_fd = pmc_taskstats_open(ss->online_text, NETLINK_RCVBUF_BYTES, &ss->ts_family, ts_why,
+				       sizeof(ts_why));
+	src.taskstats_why = ss->ts_fd < 0 ? ts_why : NULL;
+	/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its CPU to
+	 * itself (the runs of a plan pin again, each for its own CPUs) */
+	if (o->cpus || ss->interfering || (!o->calibrate && ss->usable.restricted))
+		ss->collector_cpu = pmc_cli_pin_or_warn(ss, ss->plan.runs[0].cpus, ss->plan.runs[0].role);
+	{
+		struct pmc_clock_pair start;
+		struct pmc_meta_input mi = {
+			.argc = o->argc,
+			.argv = o->argv,
+			.interval_ms = o->interval_ms,
+			.cpus = o->cpus ? ss->cpus.text : ss->interfering ? ss->plan.runs[0].cpus
+						  : ss->usable.restricted ? ss->usable.text : NULL,
+			.usable_cpus = ss->usable.text,
+			.cgroup_cpus = ss->usable.cgroup_cpus[0] ? ss->usable.cgroup_cpus : NULL,
+			.cgroup_file = ss->usable.cgroup_file,
+			.online_cpus = ss->online_text,
+			.collector_cpu = ss->collector_cpu,
+			.mem_mode = o->mem_mode,
+			.mem_nodes = o->mem_nodes,
+			.start_mono_ns = pmc_now_ns(),
+			.clocks = &start,
+			.rank = ss->in_job ? &ss->rank : NULL,
+			.node_readings = ss->node_readings,
+			.affinity = ss->have_start_cpus ? &ss->start_cpus : NULL,
+			.topo = ss->topo,
+		};
+		pmc_clock_pair_now(&start);
+		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
+	}
+	if (err < 0) {
+		pm_cli_error("cannot describe the machine: %s", why);
+		return -1;
+	}
+	if (o->sched_mode == 0) {
+		src.sched_why = "turned off with --no-sched";
+	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online, sched_why,
+				  sizeof(sched_why)) < 0) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
+		pmc_cli_warn(msg);
+		src.sched_why = sched_why;
+	} else {
+		src.sched_events = pmc_sched_event_names();
+	}
+	if (pmc_pswitch_session(&ss->pswitch, o->pswitch_mode, ss->sched != NULL, o->sched_mode == 0,
+				&ss->online, ss->pswitch_why, sizeof(ss->pswitch_why)) < 0) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "context switches not recorded: %s", ss->pswitch_why);
+		pmc_cli_warn(msg);
+	}
+	if (ss->have_cal) {
+		cJSON *ic = pmc_cal_to_json(&ss->isess.cal);
+		if (ic)
+			cJSON_AddStringToObject(ic, "machine_file", ss->interference_file);
+		if (!ic || !cJSON_AddItemToObject(meta, "interference", ic)) {
+			cJSON_Delete(ic);
+			cJSON_Delete(meta);
+			pm_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
+			return -1;
+		}
+	}
+	if (!ss->node_readings) {
+		/* package energy is the whole node's: one reading per node (issue 18) */
+		snprintf(ss->energy_why, sizeof(ss->energy_why), "taken by local rank 0 of this node "
+			 "(package energy covers every rank on it)");
+		ss->energy = NULL;
+		src.energy_why = ss->energy_why;
+	} else if (pmc_energy_open(&ss->energy, ss->energy_why, sizeof(ss->energy_why)) < 0) {
+		ss->energy = NULL;
+		src.energy_why = ss->energy_why;
+	} else {
+		src.energy = ss->energy;
+	}
+	err = add_labels(meta, o);
+	if (err == 0 && (o->calibrate || o->calibrate_wake)) {
+		/* the machine's wake-up cost, for the replay's wake edges (wakecost.h) */
+		struct pmc_wakecost wc;
+		char line[600];
+		if (pmc_wakecost_meta(meta, &ss->usable.cpus, &wc, why, sizeof(why)) < 0) {
+			snprintf(line, sizeof(line), "wake-up cost not measured: %s", why);
+			pmc_cli_warn(line);
+		} else if (!pmc_cli_quiet) {
+			pmc_wakecost_describe(&wc, line, sizeof(line));
+			fprintf(stderr, "pmcollect: wake-up cost (futex ping-pong, one way): %s\n", line);
+		}
+	}
+	if (err == 0)
+		err = pmc_meta_add_sources(meta, &src, why, sizeof(why));
+	if (err == 0 && o->omp_regions)
+		omp_source(meta, ss);
+	if (err == 0)
+		pmc_meta_source(meta, "perf_switch", ss->pswitch != NULL,
+				ss->pswitch ? NULL : ss->pswitch_why);
+	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
+	cJSON_Delete(meta);
+	if (!meta_text) {
+		pm_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
+		return -1;
+	}
+	err = pmt_writer_open(&ss->w, ss->out_fd, meta_text, NULL);
+	free(meta_text);
+	if (err < 0) {
+		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
+		pm_cli_error("cannot write '%s': %s", o->output,
+			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
+		ss->w = NULL;
+		return -1;
+	}
+	ss->started_writer = 1;
+	/* META on disk at once: a rank killed before its first one-second flush (a launcher
+	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
+	 * was, instead of an empty file */
+	err = pmt_writer_flush(ss->w);
+	if (err < 0) {
+		ss->writer_err = err;
+		ss->writer_errno = pmt_writer_errno(ss->w);
+	}
+	return 0;
+}
+
+/* RUN_BEGIN "threads" of a run: its OMP_NUM_THREADS override (-t, one count of a -t list). */
+static int run_threads(const struct pmc_opts *o, const struct pmc_plan_run *run)
+{
+	for (size_t i = 0; i < run->nenv; i++)
+		if (strcmp(run->env[i].name, "OMP_NUM_THREADS") == 0)
+			return atoi(run->env[i].value);
+	return o->threads;
+}
+
+/* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->prog_cpus must
+ * hold them), role and environment, and what the session opened. */
+static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_session *ss,
+					const struct pmc_plan_run *run)
+{
+	struct pmc_run_config cfg = {
+		.argv = o->argv,
+		.cpus = run->cpus[0] ? &ss->prog_cpus : NULL,
+		.child_default_cpus = ss->have_start_cpus ? &ss->start_cpus : NULL,
+		.cpus_text = run->cpus[0] ? run->cpus : NULL,
+		.online_text = ss->online_text,
+		.collector_cpu = ss->collector_cpu,
+		.threads = run_threads(o, run),
+		.env = run->env,
+		.nenv = run->nenv,
+		.mem_mode = o->mem_mode,
+		.mem_nodes = o->mem_nodes,
+		.mem_mask = ss->mem_mask,
+		.interval_ms = o->interval_ms,
+		.stat_every = STAT_EVERY,
+		.status_every = STATUS_EVERY,
+		.counters = ss->counters,
+		.procconn_fd = ss->pc_fd,
+		.taskstats_fd = ss->ts_fd,
+		.taskstats_family = ss->ts_family,
+		.signal_fd = ss->sig_fd,
+		.forward = &ss->forward,
+		.child_sigmask = &ss->orig_mask,
+		.child_sigpipe_ignored = ss->sigpipe_ignored,
+		.child_sigxfsz_ignored = ss->sigxfsz_ignored,
+		.child_nofile = &ss->nofile_orig,
+		.user = ss->have_user ? &ss->user : NULL,
+		.role = pmc_role_name(run->role),
+		.plan_run = run,
+		.warn = pmc_cli_warn,
+		.sched = ss->sched,
+		.pswitch = ss->pswitch,
+		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
+		.energy = ss->energy,
+		.energy_why = ss->energy_why,
+		.user_hz = sysconf(_SC_CLK_TCK),
+		.annotate = ss->interfering ? pmc_isess_annotate : NULL,
+		.annotate_arg = &ss->isess,
+	};
+	return cfg;
+}
+
+/* A forwarded signal (SIGINT, SIGTERM, SIGHUP) waiting in the signalfd: pmcollect was told to stop
+ * between two runs of a plan. Returns the signal or 0. */
+static int stop_pending(const struct pmc_session *ss)
+{
+	sigset_t pend;
+
+	if (sigpending(&pend) < 0)
+		return 0;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&ss->forward, sig) == 1 && sigismember(&pend, sig) == 1)
+			return sig;
+	return 0;
+}
+
+/* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
+ * calibration of a failing program measures the failure), when the trace cannot grow, or when
+ * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
+ * pmcollect exits with so far: the last run's status (the program's, 127 when it could not
+ * start, 128+N after signal N), or 1. */
+int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	struct pmc_plan *plan = &ss->plan;
+	size_t nruns = o->sweep ? ss->sweep.nruns : plan->n;
+	uint64_t plan_start_ns = pmc_now_ns();
+	/* no runs: the interference calibration alone */
+	int ret = nruns ? PMT_EXIT_FAILURE : PMT_EXIT_OK,
+	    many = o->calibrate || o->sweep || o->threads_list; /* runs on CPUs of their own */
+	char why[512];
+
+	for (size_t i = 0; i < nruns; i++) {
+		struct pmc_plan_run sweep_tmp;
+		const struct pmc_plan_run *run = o->sweep ? &sweep_tmp : &plan->runs[i];
+		struct pmc_run_result res;
+		char **argv = NULL, line[160];
+		uint64_t t0;
+		int once, sig = i ? stop_pending(ss) : 0;
+		if (sig) {
+			pm_cli_error("stopped by signal %d after %zu of %zu runs", sig, i, nruns);
+			ret = 128 + sig;
+			break;
+		}
+		if (o->sweep) {
+			if (pmc_sweep_plan_run(&ss->sweep, i, ss->compact, ss->ncompact,
+					       (uint32_t)ss->online.n,
+					       (uint32_t)(o->threads > 0 ? o->threads : 0), &sweep_tmp) < 0) {
+				pm_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
+				break;
+			}
+			argv = pmc_sweep_argv(o->argv, ss->sweep.runs[i].threads);
+			if (!argv) {
+				pm_cli_error("%s", strerror(ENOMEM));
+				break;
+			}
+		}
+		if (o->threads_list)
+			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%d threads", run_threads(o, run));
+		if (ss->interfering) {
+			if (pmc_isess_start(&ss->isess, run->level_k, why, sizeof(why)) < 0) {
+				pm_cli_error("cannot start the interferers: %s", why);
+				ret = PMT_EXIT_FAILURE;
+				break;
+			}
+			pmc_cli_progress(i + 1, nruns, plan_start_ns, "interference: %u %s on CPUs %s, program on "
+				 "CPUs %s, round %u", run->level_k,
+				 ss->isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
+				 run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1);
+		}
+		if (many && run->cpus[0]) {
+			ss->prog_cpus = run->set;
+			ss->collector_cpu = pmc_cli_pin_or_warn(ss, run->cpus, run->role);
+		} else if (many) {
+			/* the program on every CPU: pmcollect back on its start affinity */
+			if (ss->have_start_cpus)
+				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
+			ss->collector_cpu = -1;
+		}
+		if (o->calibrate)
+			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
+				 run->cpus);
+		if (ss->shared_msg[0]) {
+			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
+			cJSON *wo = cJSON_CreateObject();
+			char *text = wo && cJSON_AddStringToObject(wo, "what", ss->shared_msg)
+					     ? cJSON_PrintUnformatted(wo) : NULL;
+			if (text)
+				(void)pmt_writer_json(ss->w, PMT_REC_WARNING, (uint32_t)i, pmc_now_ns(), text);
+			free(text);
+			cJSON_Delete(wo);
+			ss->shared_msg[0] = '\0';
+		}
+		struct pmc_run_config cfg = run_config(o, ss, run);
+		if (argv) {
+			cfg.argv = argv;
+			if (run->nenv)
+				cfg.threads = atoi(run->env[0].value);
+		}
+		t0 = pmc_now_ns();
+		once = pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why));
+		if (ss->interfering)
+			pmc_isess_stop(&ss->isess); /* also after SIGINT: the runs so far stay recorded */
+		if (once < 0) {
+			pm_cli_error("%s", why);
+			ret = PMT_EXIT_FAILURE;
+		} else if (!res.started) {
+			pm_cli_error("%s", res.error);
+			ret = 127;
+		} else {
+			ret = res.exit_status;
+		}
+		pmc_sweep_argv_free(argv);
+		if (o->sweep && pmc_cli_show_progress())
+			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
+					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
+		ss->nruns_done = i + 1;
+		if (o->omp_regions && res.started) {
+			char msg[1200];
+			if (ss->omp_why[0])
+				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", ss->omp_why);
+			else if (!res.omp_answered)
+				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", res.omp_reason);
+			if (ss->omp_why[0] || !res.omp_answered)
+				pmc_cli_warn(msg);
+		}
+		if (ret != 0 && i + 1 < nruns)
+			pm_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
+				      o->sweep ? "sweep" : ss->interfering ? "interference measurement" :
+				      "calibration");
+		ss->total.samples += res.samples;
+		ss->total.thread_samples += res.thread_samples;
+		ss->total.late_samples += res.late_samples;
+		ss->total.lost_samples += res.lost_samples;
+		ss->total.sampling_cpu_ns += res.sampling_cpu_ns;
+		ss->total.warnings += res.warnings;
+		if (res.writer_err) {
+			ss->writer_err = res.writer_err;
+			ss->writer_errno = res.writer_errno;
+		} else if (i + 1 < nruns) {
+			/* each finished run on disk before the next starts: runs shorter than the
+			 * once-a-second flush would otherwise all wait for the end of the plan */
+			int err = pmt_writer_flush(ss->w);
+			if (err < 0) {
+				ss->writer_err = err;
+				ss->writer_errno = errno;
+			}
+		}
+		if (ret != 0 || ss->writer_err)
+			break;
+	}
+	if ((many || ss->interfering) && pmc_cli_show_progress())
+		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
+			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
+	return ret;
+}
+
+/* Appends SUMMARY (the runs' totals and pmcollect's exit status) and flushes; a failure is kept
+ * in ss->writer_err for finish_trace. */
+void pmc_cli_write_summary(struct pmc_session *ss, int exit_status)
+{
+	char *json;
+	int err;
+
+	if (ss->writer_err)
+		return;
+	json = summary_json(&ss->total, (int)ss->nruns_done, exit_status);
+	err = json ? pmt_writer_json(ss->w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
+	free(json);
+	if (err == 0)
+		err = pmt_writer_flush(ss->w);
+	if (err < 0) {
+		ss->writer_err = err;
+		ss->writer_errno = pmt_writer_errno(ss->w);
+	}
+}
+
+/* Ends the trace file: the writer's last flush, then close(2). A trace that could not be
+ * finished is always reported, once, whatever the program's status was: pmcollect then exits 1.
+ * Removes the file when set-up failed before the trace began (and only a file it made).
+ * Returns the exit status. */
+int pmc_cli_finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int ret)
+{
+	if (ss->w) {
+		/* flush first: pmt_writer_errno() is gone once the writer is freed */
+		int err = pmt_writer_flush(ss->w);
+		if (err < 0 && !ss->writer_err) {
+			ss->writer_err = err;
+			ss->writer_errno = pmt_writer_errno(ss->w);
+		}
+		(void)pmt_writer_close(ss->w);
+		ss->w = NULL;
+	}
+	if (ss->out_fd >= 0 && close(ss->out_fd) < 0 && ss->started_writer && !ss->writer_err) {
+		ss->writer_err = PMT_E_IO;
+		ss->writer_errno = errno;
+	}
+	ss->out_fd = -1;
+	if (ss->writer_err) {
+		/* the program ran to its end regardless; the trace holds every complete chunk */
+		pm_cli_error("cannot write '%s': %s", o->output,
+			      ss->writer_err == PMT_E_IO ? strerror(ss->writer_errno)
+							 : pmt_strerror(ss->writer_err));
+		ret = PMT_EXIT_FAILURE;
+	}
+	/* nothing was recorded (set-up failed before the trace began): remove the file we made,
+	 * and only that */
+	if (!ss->started_writer && ss->created_output)
+		unlink(o->output);
+	return ret;
+}

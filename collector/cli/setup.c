@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: MIT */
+/* setup.c: pmcollect's set-up before anything runs: the job context, the machine read once into
+ * the session, the CPU sets the user named, the run plan (--calibrate, --runs, --sweep, -t LIST,
+ * --interfere) and the interference calibration. Reports its errors (front end, cli.h). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <math.h>
+#include <numa.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "cpuset.h"
+#include "energy.h"
+#include "interfere.h"
+#include "interfere_cal.h"
+#include "interfere_session.h"
+#include "meta.h"
+#include "netlink.h"
+#include "omp.h"
+#include "plan.h"
+#include "rank.h"
+#include "pm_util.h"
+#include "pmt.h"
+#include "pm_cli.h"
+#include "pm_opt.h"
+#include "run.h"
+#include "session.h"
+
+#include "cli.h"
+#include "sweep.h"
+
+#define INTERFERE_REPEAT_DEFAULT 3 /* --interfere without --repeat: runs per level */
+#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (issue 13) */
+
+/* Parses the CPU list or expression text on the session's topology into *out, every CPU online
+ * (pmc_cpus_parse); prints the error and returns -1. */
+static int cpu_list(const struct pmc_session *ss, const char *text, struct pmc_cpus *out)
+{
+	char why[256];
+
+	if (pmc_cpus_parse(ss->topo, text, &ss->online, out, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid CPU list '%s': %s", text, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Pins pmcollect to the highest CPU it may use that the program does not, so a 1-CPU baseline keeps
+ * its CPU to itself; without one, back to the start affinity. Returns the CPU or -1. */
+static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const struct pm_intlist *online)
+{
+	for (int cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--) {
+		if (CPU_ISSET(cpu, start) && !CPU_ISSET(cpu, prog) && pmc_intlist_has(online, (uint32_t)cpu)) {
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			if (sched_setaffinity(0, sizeof(one), &one) == 0)
+				return cpu;
+			break;
+		}
+	}
+	(void)sched_setaffinity(0, sizeof(*start), start);
+	return -1;
+}
+
+/* -t LIST with --omp-regions: one run of the plain plan per thread count, in the list's order,
+ * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1); without --cpus
+ * on several packages each run on the first package's cores (pmc_plan_thread_list). Returns 0,
+ * or after reporting PMT_EXIT_USAGE (a bad list) or PMT_EXIT_FAILURE (hwloc failed). */
+static int plan_thread_list(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	struct pm_intlist l = { 0 };
+	uint32_t threads[PMC_PLAN_MAX_RUNS];
+	char why[256];
+
+	if (pm_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
+		return PMT_EXIT_USAGE;
+	}
+	if (l.n > PMC_PLAN_MAX_RUNS) {
+		pm_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
+			      PMC_PLAN_MAX_RUNS);
+		pm_intlist_free(&l);
+		return PMT_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		threads[i] = l.v[i];
+	if (pmc_plan_thread_list(&ss->plan, ss->topo, &ss->plan.runs[0], threads, l.n, ss->usable.text,
+				 !o->cpus, why, sizeof(why)) < 0) {
+		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
+		pm_intlist_free(&l);
+		return PMT_EXIT_FAILURE;
+	}
+	pm_intlist_free(&l);
+	return 0;
+}
+
+/* --omp-regions: finds the tool and, with --omp-runtime, the runtime to preload. A missing tool
+ * is not fatal: the program is recorded without regions and the trace says why (META
+ * sources.omp_regions). */
+static void omp_setup(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	char why[1024];
+
+	if (pmc_omp_find_tool(ss->omp.tool, sizeof(ss->omp.tool), why, sizeof(why)) < 0) {
+		snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+		return;
+	}
+	if (!o->omp_runtime)
+		return;
+	if (strcmp(o->omp_runtime, "llvm") == 0) {
+		if (pmc_omp_find_libomp(ss->omp.preload, sizeof(ss->omp.preload), why, sizeof(why)) < 0) {
+			snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+			return;
+		}
+	} else if (!realpath(o->omp_runtime, ss->omp.preload)) {
+		snprintf(ss->omp_why, sizeof(ss->omp_why), "--omp-runtime '%s': %s", o->omp_runtime,
+			 strerror(errno));
+		return;
+	}
+	{
+		char msg[4200];
+		snprintf(msg, sizeof(msg), "--omp-runtime: the program runs on %s instead of its own "
+			 "OpenMP runtime (behaviour and timings may change)", ss->omp.preload);
+		pmc_cli_warn(msg);
+	}
+}
+
+/* What pmcollect may use, for messages: "CPUs 0 (affinity 0, cgroup cpuset 0-1, online 0-1)". */
+static void usable_desc(const struct pmc_session *ss, char *buf, size_t size)
+{
+	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->usable.text,
+			 ss->usable.affinity[0] ? ss->usable.affinity : "unknown");
+	if (o > 0 && (size_t)o < size && ss->usable.cgroup_cpus[0])
+		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->usable.cgroup_cpus);
+	if (o > 0 && (size_t)o < size)
+		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->online_text);
+}
+
+/* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
+ * the program could not be pinned there. Returns 0 or -1 after reporting. */
+static int check_usable(const char *text, const struct pm_intlist *l, const struct pmc_session *ss)
+{
+	char desc[2048];
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (pmc_intlist_has(&ss->usable.cpus, l->v[i]))
+			continue;
+		usable_desc(ss, desc, sizeof(desc));
+		pm_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
+			      l->v[i], desc);
+		return -1;
+	}
+	return 0;
+}
+
+/* pin_collector for a run on the CPUs of ss->prog_cpus (the cpulist prog), with a warning (once)
+ * when a baseline run leaves no CPU for the collector outside them: the estimators read the
+ * program's run-queue waits, and the collector's sampling would add to them (issue 19, case 3;
+ * FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
+int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
+{
+	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
+	char *msg = ss->shared_msg, desc[2048];
+
+	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
+		return cpu;
+	ss->collector_shared = 1;
+	ss->total.warnings++;
+	usable_desc(ss, desc, sizeof(desc));
+	snprintf(msg, sizeof(ss->shared_msg), "the collector shares the program's CPUs %.200s: pmcollect may use "
+		 "%.1800s, none outside the program's, so its sampling takes CPU time from the program "
+		 "(give pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
+		 "%.200s ...)", prog, desc, prog, prog);
+	pmc_cli_warn(msg);
+	return cpu;
+}
+
+/* --interfere / --calibrate-interference: the interferers' CPUs (--interfere-cpus, else hwloc's
+ * placement: Casas & Bronevetsky §2, CPUs sharing the program's last-level cache that are not SMT
+ * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
+ * unless it is to be measured now), the levels and the run plan. Returns -1 to go on, or the
+ * exit status after reporting. */
+static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	struct pmc_isess *is = &ss->isess;
+	const char *allowed = ss->usable.text;
+	struct pmc_cpus *prog = &ss->interfere_prog;
+	char why[512];
+	uint32_t levels[PMC_PLAN_MAX_RUNS];
+	size_t nlevels = 0;
+	int n;
+
+	if (o->calibrate)
+		return usage_error("--interfere and --calibrate-interference cannot be combined with "
+				   "--calibrate or --runs");
+	if (o->interfere_cpus) {
+		struct pmc_cpus ic;
+		const struct pm_intlist *l = &ic.list;
+		if (cpu_list(ss, o->interfere_cpus, &ic) < 0)
+			return PMT_EXIT_USAGE;
+		/* a thread's affinity may name any online CPU, even one outside pmcollect's own
+		 * (taskset, a cgroup cpuset): refuse those, as --cpus does */
+		if (check_usable(o->interfere_cpus, l, ss) < 0) {
+			pmc_cpus_free(&ic);
+			return PMT_EXIT_USAGE;
+		}
+		n = (int)l->n;
+		for (size_t j = 0; j < l->n && n <= PMC_CAL_MAX_K; j++) {
+			if (o->cpus && pmc_intlist_has(&ss->cpus.list, l->v[j])) {
+				pmc_cpus_free(&ic);
+				pm_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
+					      "CPUs of their own", o->interfere_cpus, ss->cpus.text);
+				return PMT_EXIT_USAGE;
+			}
+			is->cpus[j] = (int)l->v[j];
+		}
+		pmc_cpus_free(&ic);
+		if (n > PMC_CAL_MAX_K) {
+			pm_cli_error("invalid --interfere-cpus '%s': at most %d CPUs", o->interfere_cpus,
+				      PMC_CAL_MAX_K);
+			return PMT_EXIT_USAGE;
+		}
+	} else {
+		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
+		 * set is sorted; its text is a cpulist such as "0-1", not one CPU) */
+		char anchor[16];
+		if (ss->usable.cpus.n < 2) {
+			pm_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
+				      "program and the interferers need CPUs of their own; give pmcollect more "
+				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
+				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
+			return PMT_EXIT_USAGE;
+		}
+		if (!o->cpus)
+			snprintf(anchor, sizeof(anchor), "%u", ss->usable.cpus.v[0]);
+		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus.text : anchor, allowed, is->cpus,
+					PMC_CAL_MAX_K, why, sizeof(why));
+		if (n < 0) {
+			pm_cli_error("cannot place the interferers: %s", why);
+			return PMT_EXIT_USAGE;
+		}
+	}
+	pmc_isess_set_ncpus(is, (size_t)n);
+	/* the program's CPUs: --cpus, else what is left beside the interferers */
+	if (o->cpus) {
+		if (pmc_cpus_from_list(&ss->cpus.list, prog) < 0) {
+			pm_cli_error("%s", strerror(ENOMEM));
+			return PMT_EXIT_FAILURE;
+		}
+	} else {
+		struct pm_intlist left;
+		int bad = pmc_interfere_program_cpus(ss->topo, &ss->usable.cpus, is->cpus, is->ncpus,
+						     &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
+		pm_intlist_free(&left);
+		if (bad) {
+			pm_cli_error("no CPU is left for the program beside the interferers' (%s): give "
+				      "fewer with --interfere-cpus", is->cpus_text);
+			return PMT_EXIT_USAGE;
+		}
+	}
+	if (pmc_isess_csthr_size(is, ss->topo, o->csthr_l2, why, sizeof(why)) < 0) {
+		pm_cli_error("cannot use --csthr-l2 %u: %s", o->csthr_l2, why);
+		return PMT_EXIT_USAGE;
+	}
+	/* the machine file */
+	if (o->interference_file)
+		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
+	else if (pmc_interference_file_default(ss->interference_file, sizeof(ss->interference_file), why,
+					       sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	}
+	if (!o->calibrate_interference) {
+		if (pmc_isess_load_cal(is, ss->topo, ss->interference_file, o->interfere_kind,
+				       o->csthr_l2, why, sizeof(why)) < 0) {
+			pm_cli_error("%s", why);
+			return PMT_EXIT_USAGE;
+		}
+		ss->have_cal = 1;
+	}
+	if (!o->interfere)
+		return -1; /* the calibration alone: no runs */
+	if (pmc_isess_levels(is, o->levels, o->interfere_kind,
+			     ss->have_cal ? ss->interference_file : NULL, levels,
+			     PMC_PLAN_MAX_RUNS, &nlevels, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	}
+	is->kind = o->interfere_kind;
+	if (pmc_plan_interfere(&ss->plan, prog, levels, nlevels,
+			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
+		pm_cli_error("cannot plan the interference runs: %s", why);
+		return PMT_EXIT_USAGE;
+	}
+	ss->prog_cpus = prog->set; /* for pin_collector and META */
+	ss->interfering = 1;
+	return -1;
+}
+
+static uint64_t cal_start_ns; /* when pmc_cli_calibrate_interference started measuring */
+
+/* pmc_cal_params.progress: the calibration's steps as [k/N] lines. */
+static void cal_progress(void *arg, unsigned step, unsigned nsteps, const char *what)
+{
+	(void)arg;
+	pmc_cli_progress(step, nsteps, cal_start_ns, "%s", what);
+}
+
+/* --calibrate-interference: measures the machine (Casas & Bronevetsky §3, interfere_cal.h) with
+ * the probe on the program's first CPU and the interferers on theirs, prints the result on stderr
+ * and writes the machine file. Returns -1 to go on, or the exit status after reporting. */
+int pmc_cli_calibrate_interference(struct pmc_session *ss)
+{
+	struct pmc_isess *is = &ss->isess;
+	struct pmc_interference_cal *cal = &is->cal;
+	struct pmc_cal_params p;
+	char why[512];
+	int probe = -1;
+
+	for (int c = 0; c < CPU_SETSIZE && probe < 0; c++)
+		if (CPU_ISSET(c, &ss->prog_cpus))
+			probe = c;
+	if (probe < 0) { /* calibration alone: the first CPU that is not an interferer's */
+		for (size_t i = 0; i < ss->online.n && probe < 0; i++) {
+			int c = (int)ss->online.v[i], mine = 0;
+			for (size_t j = 0; j < is->ncpus; j++)
+				mine |= is->cpus[j] == c;
+			if (!mine && (!ss->have_start_cpus || CPU_ISSET(c, &ss->start_cpus)))
+				probe = c;
+		}
+	}
+	if (probe < 0) {
+		pm_cli_error("no CPU is left for the calibration's probe beside the interferers' (%s): "
+			      "give fewer with --interfere-cpus", is->cpus_text);
+		return PMT_EXIT_USAGE;
+	}
+	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
+	p.csthr_bytes = is->csthr_bytes;
+	pmc_cal_params_topology(&p, ss->topo);
+	cal_start_ns = pmc_now_ns();
+	p.progress = cal_progress;
+	if (!pmc_cli_quiet)
+		fprintf(stderr, "pmcollect: calibrating interference: probe on CPU %d, interferers on "
+			"CPUs %s (BW1, B, capacity left with 0..%zu CSThrs, orthogonality)\n", probe,
+			is->cpus_text, is->ncpus);
+	if (pmc_cal_run(ss->topo, &p, cal, why, sizeof(why)) < 0) {
+		pm_cli_error("calibration failed: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	ss->have_cal = 1;
+	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s (eq. 1 with %s), B = %.2f GB/s; capacity: %s method\n",
+		cal->BW1_bytes_per_s / 1e9, cal->bw1_method == PMC_CAL_COUNTERS ? "counted LLC misses" :
+		"misses = accesses", cal->B_bytes_per_s / 1e9,
+		cal->method == PMC_CAL_TIMING ? "timing" : "counters");
+	if (cal->counters_why[0] && !pmc_cli_quiet)
+		fprintf(stderr, "pmcollect: no LLC miss counters for the calibration: %s\n", cal->counters_why);
+	for (size_t k = 0; k < cal->ncap; k++)
+		fprintf(stderr, "pmcollect: capacity left with %zu CSThrs: %s%.1f MB (probe %.1f..%.1f ns "
+			"per access)\n", k, cal->cap[k].valid ? "" : "not measurable, ",
+			cal->cap[k].C_bytes / 1048576.0, cal->cap[k].t_l2_ns, cal->cap[k].t_dram_ns);
+	fprintf(stderr, "pmcollect: BWThrs leaving the capacity unchanged (Fig. 11): %d\n", cal->orth_bwthrs);
+	if (pmc_mkdir_parents(ss->interference_file, why, sizeof(why)) < 0 ||
+	    pmc_cal_write(ss->interference_file, cal, why, sizeof(why)) < 0) {
+		pm_cli_error("cannot write the machine file: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (!pmc_cli_quiet)
+		fprintf(stderr, "pmcollect: machine file '%s' written\n", ss->interference_file);
+	return -1;
+}
+
+/* The job context (issue 18, docs/cluster.md): the rank from the launcher's variables, the
+ * output name expanded from its template (into ss->output, o->output then points there), the
+ * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
+ * wrapped command is itself a launcher. Returns -1 to go on, or the exit status after reporting
+ * (2: a variable that is not a number, a template that cannot be expanded). */
+int pmc_cli_job_context(struct pmc_opts *o, struct pmc_session *ss)
+{
+	extern char **environ;
+	char why[512], host[256];
+	const char *launcher;
+
+	if (pmc_rank_detect(environ, &ss->rank, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	}
+	ss->in_job = ss->rank.rank_var || ss->rank.local_rank_var || ss->rank.size_var ||
+		     ss->rank.job_var;
+	/* a rank whose local rank is unknown takes the readings too: better twice than never */
+	ss->node_readings = !ss->in_job || ss->rank.local_rank <= 0;
+	pmc_sched_set_rank(ss->rank.rank);
+	if (strchr(o->output, '%')) {
+		if (gethostname(host, sizeof(host)) != 0)
+			snprintf(host, sizeof(host), "unknown");
+		host[sizeof(host) - 1] = '\0';
+		if (pmc_output_name(o->output, &ss->rank, host, (long)getpid(), ss->output,
+				    sizeof(ss->output), why, sizeof(why)) < 0) {
+			pm_cli_error("%s", why);
+			return PMT_EXIT_USAGE;
+		}
+		ss->output_template = 1;
+		o->output = ss->output;
+	}
+	launcher = o->argc > 0 && o->argv ? pmc_launcher_name(o->argv[0]) : NULL; /* none with --calibrate-interference alone */
+	if (launcher) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "the command is the launcher '%s': this records the launcher, "
+			 "not the ranks (put pmcollect inside it: %s ... pmcollect -o 'trace.%%r.zst' -- "
+			 "./app)", launcher, launcher);
+		pmc_cli_warn(msg);
+	}
+	return -1;
+}
+
+/* --user, or the user who ran `sudo pmcollect`. Returns -1 to go on, or the exit status after
+ * reporting. */
+static int plan_user(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	const char *name = o->user, *su = getenv("SUDO_USER");
+	char why[512];
+
+	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
+		name = su;
+	if (name && pmc_user_resolve(name, &ss->user, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid user '%s': %s", name, why);
+		return PMT_EXIT_USAGE;
+	}
+	ss->have_user = name != NULL;
+	return -1;
+}
+
+/* The rest of pmc_cli_plan_runs for --sweep: the sweep's plan from SPEC (every bad SPEC refused here,
+ * before anything starts), the compact CPU order its core counts take CPUs from, the user.
+ * Returns -1 to go on, or the exit status after reporting. */
+static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	const char *allowed = ss->usable.text; /* pmc_cli_plan_runs read the usable CPUs */
+	char why[512];
+	int err;
+
+	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1,
+				  (uint32_t)ss->usable.cpus.n, o->argv, !o->no_baseline, &ss->sweep,
+				  why, sizeof(why));
+	if (err < 0) {
+		pm_cli_error("invalid --sweep '%s': %s", o->sweep,
+			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
+		return PMT_EXIT_USAGE;
+	}
+	if (ss->sweep.has_threads && o->threads > 0) {
+		pm_cli_error("-t cannot be combined with a threads= sweep");
+		return PMT_EXIT_USAGE;
+	}
+	ss->compact = calloc(ss->online.n ? ss->online.n : 1, sizeof(*ss->compact));
+	if (!ss->compact) {
+		pm_cli_error("%s", strerror(ENOMEM));
+		return PMT_EXIT_FAILURE;
+	}
+	if (pmc_plan_compact_order(ss->topo, allowed, ss->compact, ss->online.n, &ss->ncompact, why,
+				   sizeof(why)) < 0) {
+		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	return -1;
+}
+
+/* One run of --runs on the CPUs of text (a cpulist or CPU expression), parsed on the session's
+ * topology and checked against the CPUs pmcollect may use. Returns 0 or -1 after reporting. */
+static int add_run_list(struct pmc_session *ss, const char *text)
+{
+	struct pmc_cpus c;
+	char why[512];
+	int bad;
+
+	if (cpu_list(ss, text, &c) < 0)
+		return -1;
+	bad = check_usable(text, &c.list, ss);
+	if (!bad && pmc_plan_add_list(&ss->plan, &c.list, why, sizeof(why)) < 0) {
+		pm_cli_error("invalid --runs: %s", why);
+		bad = -1;
+	}
+	pmc_cpus_free(&c);
+	return bad;
+}
+
+/* The runs of --runs: each list of its value and each plain list after it, in order; the first
+ * with fewer CPUs than threads is the baseline (pmc_plan_roles). Returns -1 to go on, or
+ * PMT_EXIT_USAGE after reporting. */
+static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	char buf[4096], *save = NULL;
+
+	memset(&ss->plan, 0, sizeof(ss->plan));
+	snprintf(buf, sizeof(buf), "%s", o->runs_value);
+	for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		if (add_run_list(ss, tok) < 0)
+			return PMT_EXIT_USAGE;
+	for (size_t i = 0; i < o->nruns_words; i++)
+		if (add_run_list(ss, o->runs_words[i]) < 0)
+			return PMT_EXIT_USAGE;
+	pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
+	return -1;
+}
+
+/* Checks the options against the machine and builds the run plan: the online CPUs (read once
+ * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
+ * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
+int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	char why[512];
+
+	if (pmc_session_machine(ss, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (o->calibrate_wake && !o->argv && !o->calibrate_interference)
+		return -1; /* the wake-up cost alone: no runs */
+	if (o->calibrate && o->cpus)
+		return usage_error("--cpus cannot be combined with --calibrate or --runs (give the "
+				   "runs' CPUs with --runs)");
+	if (o->sweep && o->cpus) {
+		pm_cli_error("--cpus cannot be combined with --sweep (give the core counts in SPEC: "
+			      "cores=1,2,4)");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->sweep) {
+		int ret = plan_sweep(o, ss);
+		if (ret >= 0)
+			return ret;
+	}
+	if (o->cpus) {
+		/* every CPU must be online (and fit a cpu_set_t) */
+		if (cpu_list(ss, o->cpus, &ss->cpus) < 0 || check_usable(o->cpus, &ss->cpus.list, ss) < 0)
+			return PMT_EXIT_USAGE;
+		ss->prog_cpus = ss->cpus.set;
+	}
+	if (o->interfere || o->calibrate_interference) {
+		int r = plan_interference(o, ss);
+		if (r >= 0)
+			return r;
+	} else if (o->sweep) {
+		/* the runs are made one at a time from ss->sweep (sweep_run) */
+	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
+		pmc_plan_single(&ss->plan, o->cpus ? &ss->cpus : NULL, o->threads, (uint32_t)ss->online.n);
+	} else if (!o->calibrate) {
+		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
+		struct pmc_cpus u;
+		if (pmc_cpus_from_list(&ss->usable.cpus, &u) < 0) {
+			pm_cli_error("%s", strerror(ENOMEM));
+			return PMT_EXIT_FAILURE;
+		}
+		pmc_plan_single(&ss->plan, &u, o->threads, (uint32_t)ss->online.n);
+		ss->prog_cpus = u.set;
+		pmc_cpus_free(&u);
+	} else if (o->runs_value == 0) {
+		if (pmc_plan_calibrate(&ss->plan, ss->topo, ss->usable.text, why, sizeof(why)) < 0) {
+			pm_cli_error("cannot plan the calibration runs: %s", why);
+			return PMT_EXIT_FAILURE;
+		}
+	} else {
+		int ret = plan_runs_lists(o, ss);
+		if (ret >= 0)
+			return ret;
+	}
+	if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
+					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
+		return usage_error("invalid --repeat: %s", why);
+	if (o->threads > 0) {
+		char text[16];
+		snprintf(text, sizeof(text), "%d", o->threads);
+		(void)pmc_plan_setenv(&ss->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
+	}
+	if (o->threads_list) {
+		int ret = plan_thread_list(o, ss);
+		if (ret)
+			return ret;
+	}
+	if (o->omp_regions)
+		omp_setup(o, ss);
+	if (o->mem_nodes) {
+		if (numa_available() < 0) {
+			pm_cli_error("cannot use --%s: NUMA is not available on this machine",
+				      strcmp(o->mem_mode, "bind") == 0 ? "membind" : "interleave");
+			return PMT_EXIT_USAGE;
+		}
+		ss->mem_mask = numa_parse_nodestring(o->mem_nodes);
+		if (!ss->mem_mask) {
+			pm_cli_error("invalid NUMA node list '%s'", o->mem_nodes);
+			return PMT_EXIT_USAGE;
+		}
+	}
+	return plan_user(o, ss);
+}
