@@ -143,6 +143,7 @@ static void job_parse(const cJSON *meta, struct pma_job *j)
 	j->id = str_dup(o, "id");
 	j->host = str_dup(o, "host");
 	j->rank_var = str_dup(o, "rank_var");
+	j->id_var = str_dup(o, "id_var");
 }
 
 static void cpufreq_parse(const cJSON *cf, struct pma_cpufreq *out)
@@ -360,6 +361,7 @@ void pma_meta_free(struct pma_meta *m)
 	free(m->job.id);
 	free(m->job.host);
 	free(m->job.rank_var);
+	free(m->job.id_var);
 	free(m->affinity_cpus);
 	free(m->affinity_packages);
 	free(m->online_cpus);

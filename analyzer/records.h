@@ -80,6 +80,7 @@ struct pma_job {
 	char *id;               /* job id ("1234.0"), NULL when none */
 	char *host;             /* host name of the rank, NULL when unknown */
 	char *rank_var;         /* the variable the rank came from, NULL when none */
+	char *id_var;           /* the variable(s) the job id came from ("PMIX_NAMESPACE"), NULL */
 	int node_readings;      /* 1 taken by this rank, 0 by local rank 0, -1 not recorded */
 };
 

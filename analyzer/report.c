@@ -1871,6 +1871,10 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	fprintf(out, "%-13s%s\n", "command", cmd);
 	s = meta->cwd ? meta->cwd : "?";
 	fprintf(out, "%-13s%s\n", "cwd", pm_cli_sanitize(buf, 256, s, strlen(s)));
+	if (meta->job.present) /* issue 31: which launcher variable gave the job id */
+		fprintf(out, "%-13sid %s (%s), rank %ld (%s) of %ld\n", "job",
+			meta->job.id ? meta->job.id : "none", meta->job.id_var ? meta->job.id_var : "-",
+			meta->job.rank, meta->job.rank_var ? meta->job.rank_var : "-", meta->job.size);
 	fprintf(out, "%-13s%s by %s %s\n", "recorded", meta->start_utc ? meta->start_utc : "?",
 		meta->tool ? meta->tool : "?", meta->tool_version ? meta->tool_version : "?");
 	machine_line(out, meta);
