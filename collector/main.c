@@ -29,6 +29,7 @@
 #include "interfere_session.h"
 #include "meta.h"
 #include "netlink.h"
+#include "mpitool.h"
 #include "omp.h"
 #include "plan.h"
 #include "rank.h"
@@ -84,6 +85,8 @@ static void usage(FILE *f)
 		"                          libomp); with -t LIST, one run per thread count\n"
 		"      --omp-runtime=RT    with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
 		"                          (libgomp) binary, or give the path of a libomp\n"
+		"      --mpi, --no-mpi     time the blocking MPI calls of each rank with a PMPI preload\n"
+		"                          library [default: on when the program links libmpi]\n"
 		"      --omp-events=LIST   with --omp-regions: PAPI events each thread counts over each\n"
 		"                          region (at most 6, resolved in the program, so its own\n"
 		"                          sde::: events work); default cycles and LLC misses when\n"
@@ -465,6 +468,7 @@ struct pmc_opts {
 	int omp_regions;            /* --omp-regions */
 	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
 	const char *omp_events;     /* --omp-events: PAPI event names or "none", NULL = default */
+	int mpi;                    /* --mpi 1, --no-mpi 0, -1 default (mpitool.h pmc_mpi_decide) */
 	const char *labels[PMC_MAX_LABELS]; /* -l KEY=VALUE, nlabels of them (META "labels") */
 	size_t nlabels;
 	int interfere;              /* --interfere given: interference_kind is set */
@@ -522,6 +526,8 @@ struct session {
 	size_t nruns_done;
 	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
 	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
+	int mpi_on;                 /* --mpi: the runs preload mpi_tool */
+	char mpi_tool[4096], mpi_why[1024];
 	/* --interfere / --calibrate-interference (plan_interference) */
 	int interfering;            /* the plan's runs have interferers */
 	int have_cal;               /* isess.cal holds the machine's calibration */
@@ -569,7 +575,7 @@ static int check_omp_events(const char *list, char *why, size_t whysize)
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
 	enum { OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER,
-	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS, OPT_CSTHR_L2,
+	       OPT_CALIBRATE, OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_MPI, OPT_NO_MPI, OPT_INTERFERE, OPT_LEVELS, OPT_CSTHR_L2,
 	       OPT_REPEAT, OPT_INTERFERE_CPUS, OPT_CAL_INTERFERE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
 	       OPT_NO_BASELINE, OPT_PROGRESS };
 	static const struct option longopts[] = {
@@ -589,6 +595,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		{ "omp-regions", no_argument, NULL, OPT_OMP_REGIONS },
 		{ "omp-runtime", required_argument, NULL, OPT_OMP_RUNTIME },
 		{ "omp-events", required_argument, NULL, OPT_OMP_EVENTS },
+		{ "mpi", no_argument, NULL, OPT_MPI },
+		{ "no-mpi", no_argument, NULL, OPT_NO_MPI },
 		{ "label", required_argument, NULL, 'l' },
 		{ "interfere", required_argument, NULL, OPT_INTERFERE },
 		{ "levels", required_argument, NULL, OPT_LEVELS },
@@ -698,6 +706,10 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 		}
 		case OPT_OMP_REGIONS:
 			o->omp_regions = 1;
+			break;
+		case OPT_MPI:
+		case OPT_NO_MPI:
+			o->mpi = c == OPT_MPI;
 			break;
 		case OPT_OMP_RUNTIME:
 			if (strcmp(optarg, "llvm") != 0 && optarg[0] != '/' && optarg[0] != '.') {
@@ -1458,6 +1470,11 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 	}
 	if (o->omp_regions)
 		omp_setup(o, ss);
+	ss->mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL, ss->mpi_tool,
+				    sizeof(ss->mpi_tool),
+				    ss->mpi_why, sizeof(ss->mpi_why));
+	if (ss->mpi_why[0])
+		pm_cli_warning("--mpi: %s", ss->mpi_why);
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",
@@ -1734,6 +1751,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.warn = warn_user,
 		.sched = ss->sched,
 		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
+		.mpi_tool = ss->mpi_on ? ss->mpi_tool : NULL,
 		.energy = ss->energy,
 		.energy_why = ss->energy_why,
 		.user_hz = sysconf(_SC_CLK_TCK),
@@ -2012,7 +2030,7 @@ int main(int argc, char **argv)
 {
 	struct pmc_opts o = {
 		.output = DEFAULT_OUTPUT, .interval_ms = 10.0, .mem_mode = "default",
-		.sched_mode = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
+		.sched_mode = -1, .mpi = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
 	};
 	struct session ss = {
 		.out_fd = -1, .sig_fd = -1, .pc_fd = -1, .ts_fd = -1, .collector_cpu = -1,

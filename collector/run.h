@@ -69,6 +69,8 @@ struct pmc_run_config {
 	struct pmc_sched *sched;    /* scheduler events (pmc_sched_open) or NULL: not recorded */
 	const struct pmc_omp_opts *omp; /* --omp-regions: load the OMPT tool and record its regions
 				       (omp.h); NULL = not asked */
+	const char *mpi_tool;       /* --mpi: libpmmpi.so to preload, its totals into RUN_END "mpi"
+				       (mpitool.h); NULL = off */
 	struct pmc_energy *energy;  /* energy counters (pmc_energy_open) or NULL: not recorded */
 	const char *energy_why;     /* why there is no energy source (RUN_END energy_reason) */
 	long user_hz;               /* sysconf(_SC_CLK_TCK): /proc/stat ticks per second */
