@@ -360,6 +360,12 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 				 "%.0f of them", n[1]);
 		}
 		break;
+	case PMA_NOTE_RANKS_MPI_UNMEASURED:
+		snprintf(buf, size, "time inside MPI not measured in %.0f of %.0f ranks: their busy "
+			 "time includes the time they polled inside MPI (Open MPI and MPICH wait by "
+			 "polling), so the imbalance is underestimated; record with 'pmcollect --mpi' "
+			 "(the default when the program links libmpi)", n[0], n[1]);
+		break;
 	case PMA_NOTE_REGION_A_CAPPED:
 		snprintf(buf, size, "per-region A from the samples: %.0f of %.0f regions lie in sampled "
 			 "intervals with less than one runnable thread on average (regions shorter than "

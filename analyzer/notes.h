@@ -79,6 +79,7 @@ enum pma_note_code {
 	PMA_NOTE_RANKS_CAL_FILE,   /* n0 ranks given omega from the calibration trace, n1 of them
 				      whose own calibration it replaced, n2 its threads; s0 the
 				      calibration trace */
+	PMA_NOTE_RANKS_MPI_UNMEASURED, /* n0 analyzed ranks without --mpi totals, n1 analyzed ranks */
 	/* the regions section (analyzer/regions.c) */
 	PMA_NOTE_REGION_A_CAPPED,  /* n0 regions whose sampled T_cp was capped at their work, n1
 				      regions, n2 the lowest A before the cap, n3 sampling interval

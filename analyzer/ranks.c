@@ -312,6 +312,8 @@ int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *
 	row->A_inf = par.A_inf;
 	row->T_cp_s = par.T_cp_ns / 1e9;
 	row->wall_s = pma_run_wall_s(run);
+	if (pma_mpi_rank_from(&run->info.mpi, row->busy_s, row->T_cp_s, &row->mpi) < 0)
+		goto nomem;
 	return row_predictions(t, o, cal, prof, row, why, whysize);
 nomem:
 	snprintf(why, whysize, "out of memory");
@@ -332,6 +334,7 @@ void pma_rank_row_free(struct pma_rank_row *row)
 	free(row->omega_n);
 	free(row->on_packages);
 	free(row->cal_failed_what);
+	pma_mpi_rank_free(&row->mpi);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -705,7 +708,8 @@ int pma_ranks_merge(struct pma_rank_row *rows, size_t n, int force, const char *
 		}
 	}
 	ranks_per_socket(out);
-	if (merge_predictions(out) < 0 || omega_notes(out, cal_path) < 0)
+	if (merge_predictions(out) < 0 || omega_notes(out, cal_path) < 0 ||
+	    pma_mpi_job_compute(out) < 0)
 		goto nomem;
 	return 0;
 nomem:
@@ -729,5 +733,6 @@ void pma_ranks_free(struct pma_ranks_result *r)
 	free(r->T_sum_ns);
 	free(r->T_max);
 	pma_notes_free(&r->notes);
+	pma_mpi_job_free(&r->mpi);
 	memset(r, 0, sizeof(*r));
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpitime.h"
 #include "notes.h"
 
 struct pma_trace;
@@ -70,6 +71,7 @@ struct pma_rank_row {
 	 * rounded up; for a rank without affinity.packages, the ranks of its job on its host over
 	 * the host's sockets, rounded up */
 	long ranks_per_socket;
+	struct pma_mpi_rank mpi;  /* computation vs time inside MPI (pmcollect --mpi, mpitime.h) */
 };
 
 /* A rank named in the merged result: its rank number and job id (borrowed from a row; NULL when
@@ -133,6 +135,7 @@ struct pma_ranks_result {
 	/* what the user should know: PMA_NOTE_RANKS_OMEGA_UNKNOWN (ranks without omega, with
 	 * failed calibration runs), PMA_NOTE_RANKS_CAL_FILE (omega from --calibration) */
 	struct pma_notes notes;
+	struct pma_mpi_job mpi;         /* the job's MPI figures (pma_mpi_job_compute) */
 };
 
 /* Fills row from one loaded rank trace: its META job and clocks and, through pma_compute on this

@@ -625,7 +625,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		cJSON_Delete(o);
 		return -1;
 	}
-	if (energy_parse(o, &ri->energy) < 0) {
+	if (energy_parse(o, &ri->energy) < 0 || pma_mpi_info_parse(item(o, "mpi"), &ri->mpi) < 0) {
 		cJSON_Delete(o);
 		return -1;
 	}
@@ -659,6 +659,7 @@ void pma_run_info_free(struct pma_run_info *ri)
 	string_list_free(ri->energy_zones, ri->nenergy_zones);
 	cpufreq_free(&ri->cpufreq);
 	free(ri->omp.reason);
+	pma_mpi_info_free(&ri->mpi);
 	free(ri->omp.runtime_version);
 	free(ri->omp.counters.reason);
 	for (size_t i = 0; i < ri->omp.counters.nevents; i++)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpitime.h"
 #include "pmt.h"
 
 /* A recorded environment variable (META "env": OMP_, GOMP_, KMP_ variables). */
@@ -209,6 +210,7 @@ struct pma_run_info {
 	struct pma_run_cost C;
 	struct pma_cpufreq cpufreq;
 	struct pma_omp_info omp;  /* RUN_END "omp_regions" */
+	struct pma_mpi_info mpi;  /* RUN_END "mpi" (pmcollect --mpi, mpitime.h) */
 	char *mem_mode;         /* RUN_BEGIN "mempolicy.mode", NULL when absent */
 	char **energy_zones;    /* RUN_BEGIN "energy.zones" (1.2): the zone names of the run's ENERGY
 				   records, in their order ("package-0", "dram", ...; NULL where not a

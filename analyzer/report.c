@@ -1658,6 +1658,7 @@ static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 				"the ranks of a socket sharing its memory system\n", "", j->omega_shared,
 				j->omega_shared == 1 ? "" : "s");
 	}
+	pma_mpi_table(out, j);
 	print_notes(out, &j->notes, "\nnote: ");
 }
 
@@ -1780,6 +1781,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		add_finite(o, "T_sum_s", j->T_sum_ns[i] / 1e9);
 		cJSON_AddItemToArray(pred, o);
 	}
+	pma_mpi_json(root, j);
 	notes = cJSON_AddArrayToObject(root, "notes");
 	for (size_t i = 0; i < j->notes.n; i++)
 		cJSON_AddItemToArray(notes, note_string(&j->notes.v[i]));
