@@ -191,7 +191,7 @@ int pmc_mpi_parse(const char *text, size_t len, cJSON *procs, double *ns, double
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *f[8];
 		size_t n = fields(line, f, 8);
-		double v[5];
+		double v[5] = { 0 };
 
 		lineno++;
 		if (complete) {
@@ -218,9 +218,10 @@ int pmc_mpi_parse(const char *text, size_t len, cJSON *procs, double *ns, double
 			   number(f[2], 0, v + 1) == 0) {
 			cJSON_AddNumberToObject(proc, "init_end_ns", v[0]);
 			cJSON_AddNumberToObject(proc, "finalize_begin_ns", v[1]);
-		} else if (n == 6 && strcmp(f[0], "call") == 0 && number(f[1], 1, v) == 0 &&
+		} else if (n == 7 && strcmp(f[0], "call") == 0 && number(f[1], 1, v) == 0 &&
 			   call_name_ok(f[2]) && number(f[3], 1, v + 1) == 0 &&
-			   number(f[4], 0, v + 2) == 0 && number(f[5], 0, v + 3) == 0) {
+			   number(f[4], 0, v + 2) == 0 && number(f[5], 0, v + 3) == 0 &&
+			   number(f[6], 0, v + 4) == 0) {
 			cJSON *c = cJSON_CreateObject();
 			if (!c || !cJSON_AddItemToArray(calls, c)) {
 				cJSON_Delete(c);
@@ -232,6 +233,7 @@ int pmc_mpi_parse(const char *text, size_t len, cJSON *procs, double *ns, double
 			cJSON_AddNumberToObject(c, "count", v[1]);
 			cJSON_AddNumberToObject(c, "ns", v[2]);
 			cJSON_AddNumberToObject(c, "cpu_ns", v[3]);
+			cJSON_AddNumberToObject(c, "missed", v[4]);
 			sum_ns += v[2];
 			sum_cpu_ns += v[3];
 		} else if (n == 1 && strcmp(f[0], "end") == 0) {

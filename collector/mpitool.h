@@ -40,7 +40,7 @@ int pmc_mpi_child(const struct pmc_mpi *m);
 
 /* Parses one process's file (pmmpi.h: text of len bytes) and appends it to procs (a cJSON array) as
  * {"pid", "rank", "size", "init_end_ns", "finalize_begin_ns", "calls": [{"tid", "name", "count",
- * "ns", "cpu_ns"}], "complete"}; adds its calls' ns and cpu_ns to *ns and *cpu_ns. A file cut
+ * "ns", "cpu_ns", "missed"}], "complete"}; adds its calls' ns and cpu_ns to *ns and *cpu_ns. A file cut
  * short (no "end" line: the process was killed while writing) keeps the lines before the cut and
  * "complete": false. Returns 0, or -1 with why (not a pmmpi file, bad line N, out of memory). */
 int pmc_mpi_parse(const char *text, size_t len, struct cJSON *procs, double *ns, double *cpu_ns,

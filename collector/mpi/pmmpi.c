@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pmmpi.c: libpmmpi.so, the PMPI preload library of `pmcollect --mpi`: defines the blocking MPI
- * calls, times each around its PMPI_ twin, and at MPI_Finalize (or at exit) writes per thread and
+ * calls, times each around its PMPI_ twin, and at exit writes per thread and
  * call the number of calls and the ns spent inside them for pmcollect (pmmpi.h).
  *
  * The MPI standard's profiling interface (MPI-3.1 §14.2) lets a library define MPI_X and forward
@@ -8,8 +8,16 @@
  * definitions come before libmpi's in the symbol lookup order of a dynamically linked program, so
  * the program is not recompiled. Only the MPI_ symbols are exported (-fvisibility=hidden).
  *
- * Aggregates, not intervals: a wrapped call costs two reads each of CLOCK_MONOTONIC (vDSO) and of
- * the thread's CPU clock (a system call), and three adds to a table of the calling thread (no lock, no I/O: docs/performance.md has the measured cost); the table of
+ * CPU time inside a call tells a polling wait (Open MPI's and MPICH's default) from a blocking one,
+ * but the thread's CPU clock is a system call here (1.9 us on the project's VM, against 75 ns for
+ * CLOCK_MONOTONIC through the vDSO: docs/performance.md). So it is read only around calls
+ * predicted long: the first call of each kind on a thread, and any call after one of its kind
+ * that took PMMPI_LONG_NS or more. A call predicted short that was short counts its wall time as
+ * CPU (it returned before the scheduler would have moved it off its CPU); one predicted short that
+ * turned out long (a miss) counts its wall time too, and the misses are counted.
+ *
+ * Aggregates, not intervals: a call predicted short costs two vDSO clock reads and a few adds to a
+ * table of the calling thread (no lock, no I/O: docs/performance.md has the measured cost); the table of
  * 31 calls per thread goes out once. Recording each call's interval would ship 24 bytes per call
  * (a rank doing 10^6 small messages a second: 24 MB/s), for a split (MPI vs computation per
  * rank, per call) the aggregates already give. */
@@ -39,6 +47,10 @@
 	X(Waitsome) X(Send) X(Ssend) X(Bsend) X(Rsend) X(Recv) X(Sendrecv) X(Sendrecv_replace)    \
 	X(Probe)
 
+/* A call of at least this wall time is long: the next of its kind on the thread reads the CPU
+ * clock (two system calls, under 8% of such a call). */
+#define PMMPI_LONG_NS 50000u
+
 enum pmmpi_call {
 #define ID(name) CALL_##name,
 	PMMPI_CALLS(ID)
@@ -59,11 +71,15 @@ struct thread_table {
 	uint64_t count[NCALLS];
 	uint64_t ns[NCALLS];
 	uint64_t cpu_ns[NCALLS];
+	uint64_t missed[NCALLS];  /* long calls predicted short: CPU counted as their wall time */
+	unsigned char short_next[NCALLS]; /* 1: the last call of this kind was short */
 	struct thread_table *next;
 };
 
 static _Atomic(struct thread_table *) tables;
-static __thread struct thread_table *self;
+/* initial-exec: the library is loaded at start (LD_PRELOAD), so its TLS is static: no
+ * __tls_get_addr call per MPI call */
+static __thread struct thread_table *self __attribute__((tls_model("initial-exec")));
 static int world_rank = -1, world_size = -1;
 static uint64_t init_end_ns, finalize_begin_ns;
 static atomic_int written;
@@ -99,17 +115,34 @@ static struct thread_table *table(void)
 	return t;
 }
 
-/* Adds one call that began at t0_ns (CLOCK_MONOTONIC) and c0_ns (the thread's CPU clock). */
-static void account(enum pmmpi_call id, uint64_t t0_ns, uint64_t c0_ns)
+/* At a call's start: 1 when the thread's CPU clock is to be read around it (predicted long). */
+static int predict_long(enum pmmpi_call id)
 {
-	uint64_t t1_ns = now_ns(), c1_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct thread_table *t = table();
 
-	if (t) {
-		t->count[id]++;
-		t->ns[id] += t1_ns - t0_ns;
-		t->cpu_ns[id] += c1_ns - c0_ns;
-	}
+	return !t || !t->short_next[id];
+}
+
+/* The thread's CPU clock when cpu is set, else 0. */
+static uint64_t cpu_now_ns(int cpu)
+{
+	return cpu ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
+}
+
+/* Adds one call that began at t0_ns (CLOCK_MONOTONIC) and, when cpu, c0_ns (the thread's CPU
+ * clock), and predicts the next of its kind. */
+static void account(enum pmmpi_call id, uint64_t t0_ns, int cpu, uint64_t c0_ns)
+{
+	uint64_t t1_ns = now_ns(), c1_ns = cpu_now_ns(cpu), wall_ns = t1_ns - t0_ns;
+	struct thread_table *t = table();
+
+	if (!t)
+		return;
+	t->count[id]++;
+	t->ns[id] += wall_ns;
+	t->cpu_ns[id] += cpu ? c1_ns - c0_ns : wall_ns;
+	t->missed[id] += !cpu && wall_ns >= PMMPI_LONG_NS;
+	t->short_next[id] = wall_ns < PMMPI_LONG_NS;
 }
 
 /* Writes PMT_MPI_DIR/pmmpi.<pid> once (pmmpi.h). Errors are silent: the program must not notice
@@ -141,14 +174,15 @@ static void write_file(void)
 	for (struct thread_table *t = atomic_load(&tables); t; t = t->next)
 		for (int i = 0; i < NCALLS; i++)
 			if (t->count[i])
-				fprintf(f, "call %ld %s %llu %llu %llu\n", t->tid, call_names[i],
-					(unsigned long long)t->count[i], (unsigned long long)t->ns[i],
-					(unsigned long long)t->cpu_ns[i]);
+				fprintf(f, "call %ld %s %llu %llu %llu %llu\n", t->tid,
+					call_names[i], (unsigned long long)t->count[i],
+					(unsigned long long)t->ns[i], (unsigned long long)t->cpu_ns[i],
+					(unsigned long long)t->missed[i]);
 	fputs("end\n", f);
 	fclose(f);
 }
 
-/* A program that never calls MPI_Finalize (exit after an error) still leaves its file. */
+/* At exit (normal exit or return from main, with or without MPI_Finalize). */
 __attribute__((destructor)) static void at_exit(void)
 {
 	write_file();
@@ -162,13 +196,14 @@ static void after_init(void)
 }
 
 /* Times one call: rc = PMPI_<name>(args), accounted to CALL_<name>. */
-#define TIMED(name, call)                                             \
-	do {                                                          \
-		uint64_t c0_ns_ = clock_ns(CLOCK_THREAD_CPUTIME_ID);  \
-		uint64_t t0_ns_ = now_ns();                           \
-		int rc_ = (call);                                     \
-		account(CALL_##name, t0_ns_, c0_ns_);                 \
-		return rc_;                                           \
+#define TIMED(name, call)                                      \
+	do {                                                   \
+		int cpu_ = predict_long(CALL_##name);          \
+		uint64_t c0_ns_ = cpu_now_ns(cpu_);            \
+		uint64_t t0_ns_ = now_ns();                    \
+		int rc_ = (call);                              \
+		account(CALL_##name, t0_ns_, cpu_, c0_ns_);    \
+		return rc_;                                    \
 	} while (0)
 
 EXPORT int MPI_Init(int *argc, char ***argv)
@@ -176,7 +211,7 @@ EXPORT int MPI_Init(int *argc, char ***argv)
 	uint64_t c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0_ns = now_ns();
 	int rc = PMPI_Init(argc, argv);
 
-	account(CALL_Init, t0_ns, c0_ns);
+	account(CALL_Init, t0_ns, 1, c0_ns);
 	if (rc == MPI_SUCCESS)
 		after_init();
 	return rc;
@@ -187,7 +222,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	uint64_t c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0_ns = now_ns();
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
-	account(CALL_Init_thread, t0_ns, c0_ns);
+	account(CALL_Init_thread, t0_ns, 1, c0_ns);
 	if (rc == MPI_SUCCESS)
 		after_init();
 	return rc;
@@ -200,8 +235,9 @@ EXPORT int MPI_Finalize(void)
 
 	finalize_begin_ns = t0_ns;
 	rc = PMPI_Finalize();
-	account(CALL_Finalize, t0_ns, c0_ns);
-	write_file();
+	account(CALL_Finalize, t0_ns, 1, c0_ns);
+	/* the file is written at exit (at_exit), not here: writing it takes milliseconds on a busy
+	 * machine, which the program would see as time inside MPI_Finalize that no table counts */
 	return rc;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pmmpi.h: what libpmmpi.so (the PMPI preload library inside each MPI rank, pmmpi.c) hands to
  * pmcollect (collector/mpi.c): the environment variable naming the directory it writes into, and
- * the lines of the file it writes there at MPI_Finalize (or at exit). docs/mpi.md describes both. */
+ * the lines of the file it writes there at exit (a normal exit, after MPI_Finalize or without it). docs/mpi.md describes both. */
 #ifndef PMMPI_H
 #define PMMPI_H
 
@@ -15,10 +15,12 @@
  *   pmmpi 1                                 first line: magic and PMMPI_VERSION
  *   process PID RANK SIZE                   RANK SIZE of MPI_COMM_WORLD, -1 before MPI_Init
  *   span INIT_END_NS FINALIZE_BEGIN_NS      CLOCK_MONOTONIC ns; 0 when that call never came
- *   call TID NAME COUNT NS CPU_NS           per thread and MPI function: calls, ns inside them
+ *   call TID NAME COUNT NS CPU_NS MISSED    per thread and MPI function: calls, ns inside them
  *                                           (CLOCK_MONOTONIC) and the thread's CPU ns inside
  *                                           them (CLOCK_THREAD_CPUTIME_ID: a busy-polling wait
- *                                           burns CPU, a blocking one does not)
+ *                                           burns CPU, a blocking one does not; a call predicted
+ *                                           short counts its wall time, pmmpi.c); MISSED: long
+ *                                           calls predicted short
  *   end                                     last line: the file is complete
  * NAME is the MPI function ("MPI_Allreduce"). A thread that made no wrapped call has no line. */
 #define PMMPI_FILE_PREFIX "pmmpi."

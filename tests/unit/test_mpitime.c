@@ -29,10 +29,10 @@ static const char good[] =
 	"pmmpi 1\n"
 	"process 4242 1 2\n"
 	"span 1000 9000\n"
-	"call 4242 MPI_Init 1 200000000 100000000\n"
-	"call 4242 MPI_Barrier 2 3000000000 1500000000\n"
-	"call 4242 MPI_Finalize 1 50000000 10000000\n"
-	"call 4243 MPI_Wait 1 500000000 500000000\n"
+	"call 4242 MPI_Init 1 200000000 100000000 0\n"
+	"call 4242 MPI_Barrier 2 3000000000 1500000000 1\n"
+	"call 4242 MPI_Finalize 1 50000000 10000000 0\n"
+	"call 4243 MPI_Wait 1 500000000 500000000 0\n"
 	"end\n";
 
 static cJSON *parse_ok(const char *text, double *ns, double *cpu_ns)
@@ -80,6 +80,7 @@ static void test_parse_process_file(void **state)
 	assert_string_equal(cJSON_GetObjectItem(c, "name")->valuestring, "MPI_Barrier");
 	assert_double_equal(cJSON_GetObjectItem(c, "count")->valuedouble, 2, 0);
 	assert_double_equal(cJSON_GetObjectItem(c, "cpu_ns")->valuedouble, 1.5e9, 0);
+	assert_double_equal(cJSON_GetObjectItem(c, "missed")->valuedouble, 1, 0);
 	cJSON_Delete(procs);
 }
 
@@ -112,9 +113,10 @@ static void test_parse_rejects(void **state)
 		} bad[] = {
 			{ "hello\n", "not a pmmpi file" },
 			{ "pmmpi 2\nend\n", "version 2" },
-			{ "pmmpi 1\ncall 1 MPI_Barrier x 1 1\n", "line 2" },
-			{ "pmmpi 1\ncall 1 rm\x1b[2J 1 1 1\n", "line 2" },
-			{ "pmmpi 1\ncall 1 MPI_Barrier 1 -5 1\n", "line 2" },
+			{ "pmmpi 1\ncall 1 MPI_Barrier x 1 1 0\n", "line 2" },
+			{ "pmmpi 1\ncall 1 MPI_Barrier 1 1 1\n", "line 2" },
+			{ "pmmpi 1\ncall 1 rm\x1b[2J 1 1 1 0\n", "line 2" },
+			{ "pmmpi 1\ncall 1 MPI_Barrier 1 -5 1 0\n", "line 2" },
 			{ "pmmpi 1\nend\nprocess 1 0 1\n", "after \"end\"" },
 		};
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
