@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pmmpi.h: what libpmmpi.so (the PMPI preload library inside each MPI rank, pmmpi.c) hands to
- * pmcollect (collector/mpi.c): the environment variable naming the directory it writes into, and
- * the lines of the file it writes there at exit (a normal exit, after MPI_Finalize or without it). docs/mpi.md describes both. */
+ * pmcollect (collector/mpitool.c): the environment variable naming the directory it writes into,
+ * and the lines of the file it writes there at exit. docs/mpi.md describes both. */
 #ifndef PMMPI_H
 #define PMMPI_H
 
