@@ -366,6 +366,17 @@ char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 			 "polling), so the imbalance is underestimated; record with 'pmcollect --mpi' "
 			 "(the default when the program links libmpi)", n[0], n[1]);
 		break;
+	case PMA_NOTE_RANKS_COLLECTOR_ON_RANK:
+		snprintf(buf, size, "pmcollect sampled %.0f rank%s from the rank's own CPUs (the "
+			 "launcher's binding left no CPU outside them and no free SMT sibling), sleeping "
+			 "between samples: %.3f s of CPU in all, at most %.2f%% of a rank's busy time "
+			 "(rank %.0f)", n[0], n[0] == 1 ? "" : "s", n[1], n[2], n[3]);
+		if (n[4] > 0) {
+			size_t o = strlen(buf);
+			snprintf(buf + o, size - o, "; %.0f rank%s had pmcollect on a CPU of its own", n[4],
+				 n[4] == 1 ? "" : "s");
+		}
+		break;
 	case PMA_NOTE_REGION_A_CAPPED:
 		snprintf(buf, size, "per-region A from the samples: %.0f of %.0f regions lie in sampled "
 			 "intervals with less than one runnable thread on average (regions shorter than "

@@ -80,6 +80,9 @@ enum pma_note_code {
 				      whose own calibration it replaced, n2 its threads; s0 the
 				      calibration trace */
 	PMA_NOTE_RANKS_MPI_UNMEASURED, /* n0 analyzed ranks without --mpi totals, n1 analyzed ranks */
+	PMA_NOTE_RANKS_COLLECTOR_ON_RANK, /* n0 ranks whose pmcollect sampled on their own CPUs, n1
+				      its CPU s over them, n2 the largest % of a rank's busy time, n3
+				      that rank, n4 ranks whose pmcollect had a CPU of its own */
 	/* the regions section (analyzer/regions.c) */
 	PMA_NOTE_REGION_A_CAPPED,  /* n0 regions whose sampled T_cp was capped at their work, n1
 				      regions, n2 the lowest A before the cap, n3 sampling interval

@@ -72,6 +72,8 @@ struct pma_rank_row {
 	 * the host's sockets, rounded up */
 	long ranks_per_socket;
 	struct pma_mpi_rank mpi;  /* computation vs time inside MPI (pmcollect --mpi, mpitime.h) */
+	double collector_cpu;   /* the CPU pmcollect ran on, -1 the rank's own (bindings.h), NAN unknown */
+	double collector_s;     /* pmcollect's sampling CPU time (SUMMARY), s; NAN unknown */
 };
 
 /* A rank named in the merged result: its rank number and job id (borrowed from a row; NULL when

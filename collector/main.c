@@ -29,6 +29,7 @@
 #include "interfere_session.h"
 #include "meta.h"
 #include "netlink.h"
+#include "bindings.h"
 #include "mpitool.h"
 #include "omp.h"
 #include "plan.h"
@@ -982,6 +983,10 @@ static int pin_or_warn(struct session *ss, const char *prog, enum pmc_run_role r
 	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
 	char *msg = ss->shared_msg, desc[2048];
 
+	/* a rank the launcher bound (issue 31): an SMT sibling of its binding, else its own CPUs
+	 * without a warning per rank: the job report says what the sampling cost (bindings.h) */
+	if (cpu < 0 && ss->in_job)
+		return pmc_binding_pin(&ss->prog_cpus, &ss->online, ss->usable.cgroup_cpus);
 	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
 		return cpu;
 	ss->collector_shared = 1;

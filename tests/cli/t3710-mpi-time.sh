@@ -31,6 +31,11 @@ job() {
 	n=$(ls "$dir" 2>/dev/null | wc -l)
 	if [ -n "$dir" ] && [ "$n" -eq "$np" ]; then ok "$name: pm-%j is Open MPI's job id: $(basename "$dir") holds $np traces"
 	else not_ok "$name: one directory pm-<job id> with $np traces" "got: $(ls -R "$T/$name" | tr '\n' ' ')" "$(head -c 600 "$T/$name/err.txt")"; return; fi
+	# bound by mpirun: no rank warns that the collector shares its CPUs (the job report's note
+	# says what the sampling cost instead, or the collector found an SMT sibling)
+	if grep -q "collector shares the program's CPUs" "$T/$name/err.txt"
+	then not_ok "$name: no per-rank 'collector shares' warning" "$(grep -m1 shares "$T/$name/err.txt")"
+	else ok "$name: no per-rank 'collector shares' warning"; fi
 	"$PMANALYZE" --info "$dir/trace.0.zst" >"$T/$name/info.txt" 2>&1
 	if grep -Eq "^job +id $(basename "$dir" | sed 's/^pm-//') \((PMIX_NAMESPACE|OMPI_MCA_ess_base_jobid)\), rank 0 \(OMPI_COMM_WORLD_RANK\) of $np$" "$T/$name/info.txt"
 	then ok "$name: --info names the variable the job id came from"
