@@ -123,6 +123,7 @@ int pma_mpi_rank_from(const struct pma_mpi_info *mi, double busy_s, double T_cp_
 
 	memset(out, 0, sizeof(*out));
 	out->mpi_s = out->mpi_cpu_s = out->comp_s = out->A_comp = NAN;
+	out->present = mi && mi->present;
 	if (!mi || !mi->recorded)
 		return 0;
 	out->recorded = 1;
@@ -188,7 +189,7 @@ int pma_mpi_job_compute(struct pma_ranks_result *r)
 {
 	struct pma_mpi_job *j = &r->mpi;
 	double comp_sum = 0, comp_max = -1, mpi_sum = 0, wall_sum = 0;
-	size_t cap = 0;
+	size_t cap = 0, npresent = 0;
 
 	memset(j, 0, sizeof(*j));
 	j->imbalance = j->mpi_s_min = j->mpi_s_max = j->mpi_s_avg = j->mpi_share = NAN;
@@ -199,8 +200,9 @@ int pma_mpi_job_compute(struct pma_ranks_result *r)
 			continue;
 		j->nranks++;
 		j->nrecorded += w->mpi.recorded && isfinite(w->mpi.comp_s);
+		npresent += w->mpi.present;
 	}
-	if (j->nranks == 0)
+	if (j->nranks == 0 || (j->nrecorded < j->nranks && npresent == 0))
 		return 0;
 	if (j->nrecorded < j->nranks)
 		return pma_notes_add(&r->notes, PMA_NOTE_RANKS_MPI_UNMEASURED,

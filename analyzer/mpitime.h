@@ -42,6 +42,7 @@ void pma_mpi_info_free(struct pma_mpi_info *mi);
 
 /* One rank's split of its time (set by the ranks merge from its trace). NAN unknown. */
 struct pma_mpi_rank {
+	int present;            /* its trace has RUN_END "mpi": the program links libmpi */
 	int recorded;           /* its trace has --mpi totals */
 	double mpi_s;           /* wall time inside MPI, s (what the rank waited or talked) */
 	double mpi_cpu_s;       /* CPU time inside MPI, s (busy-polling waits burn it) */
@@ -80,8 +81,9 @@ struct pma_mpi_job {
 
 /* Computes r->mpi from its rows' pma_mpi_rank (r->rows[i].mpi), the ranks' T_ns and r->cores (after
  * the merge's predictions). Nothing is computed (nrecorded < nranks) unless every complete,
- * analyzed rank was recorded with --mpi; then r->notes gets PMA_NOTE_RANKS_MPI_UNMEASURED (busy
- * time includes the time ranks polled inside MPI). Returns 0, or -1 when memory runs out. */
+ * analyzed rank was recorded with --mpi; then, when some rank was measured or has RUN_END "mpi"
+ * (its program links libmpi), r->notes gets PMA_NOTE_RANKS_MPI_UNMEASURED (busy time includes
+ * the time ranks polled inside MPI): a job of non-MPI programs under srun gets no note. Returns 0, or -1 when memory runs out. */
 int pma_mpi_job_compute(struct pma_ranks_result *r);
 void pma_mpi_job_free(struct pma_mpi_job *j);
 

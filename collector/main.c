@@ -529,6 +529,7 @@ struct session {
 	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
 	int mpi_on;                 /* --mpi: the runs preload mpi_tool */
 	char mpi_tool[4096], mpi_why[1024];
+	char mpi_off[1100];         /* off though the program links libmpi: why ("" otherwise) */
 	/* --interfere / --calibrate-interference (plan_interference) */
 	int interfering;            /* the plan's runs have interferers */
 	int have_cal;               /* isess.cal holds the machine's calibration */
@@ -1480,6 +1481,8 @@ static int plan_runs(const struct pmc_opts *o, struct session *ss)
 				    ss->mpi_why, sizeof(ss->mpi_why));
 	if (ss->mpi_why[0])
 		pm_cli_warning("--mpi: %s", ss->mpi_why);
+	if (!ss->mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
+		snprintf(ss->mpi_off, sizeof(ss->mpi_off), "%s", ss->mpi_why[0] ? ss->mpi_why : "--no-mpi");
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",
@@ -1757,6 +1760,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct session
 		.sched = ss->sched,
 		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
 		.mpi_tool = ss->mpi_on ? ss->mpi_tool : NULL,
+		.mpi_off = ss->mpi_off[0] ? ss->mpi_off : NULL,
 		.energy = ss->energy,
 		.energy_why = ss->energy_why,
 		.user_hz = sysconf(_SC_CLK_TCK),

@@ -337,6 +337,16 @@ void pmc_mpi_run_end(struct pmc_mpi *m, cJSON *run_end)
 		cJSON_AddStringToObject(j, "first_bad_file", first_bad);
 }
 
+void pmc_mpi_run_end_off(const char *why, cJSON *run_end)
+{
+	cJSON *j = cJSON_AddObjectToObject(run_end, "mpi");
+
+	if (!j)
+		return;
+	cJSON_AddBoolToObject(j, "recorded", 0);
+	cJSON_AddStringToObject(j, "reason", why);
+}
+
 void pmc_mpi_close(struct pmc_mpi *m)
 {
 	DIR *d;

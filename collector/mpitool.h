@@ -50,6 +50,11 @@ int pmc_mpi_parse(const char *text, size_t len, struct cJSON *procs, double *ns,
  * "reason" (when nothing came), "tool", "processes": [...], "ns", "cpu_ns", "bad_files"}. */
 void pmc_mpi_run_end(struct pmc_mpi *m, struct cJSON *run_end);
 
+/* RUN_END "mpi" of a run whose program links libmpi but was not measured: {"recorded": false,
+ * "reason": why} ("--no-mpi", or why the library could not be used), so that pmanalyze can say
+ * the rank's busy time includes MPI polling. */
+void pmc_mpi_run_end_off(const char *why, struct cJSON *run_end);
+
 /* Removes the directory and its files; accepts NULL. */
 void pmc_mpi_close(struct pmc_mpi *m);
 

@@ -457,6 +457,8 @@ static void add_mpi(cJSON *o, const struct run_state *st)
 {
 	if (st && st->mpi)
 		pmc_mpi_run_end(st->mpi, o);
+	else if (st && st->cfg->mpi_off)
+		pmc_mpi_run_end_off(st->cfg->mpi_off, o);
 }
 
 /* Takes the first energy reading and /proc/stat just before the program is released, so every

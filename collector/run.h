@@ -71,6 +71,8 @@ struct pmc_run_config {
 				       (omp.h); NULL = not asked */
 	const char *mpi_tool;       /* --mpi: libpmmpi.so to preload, its totals into RUN_END "mpi"
 				       (mpitool.h); NULL = off */
+	const char *mpi_off;        /* off though the program links libmpi: why (RUN_END "mpi"
+				       {"recorded": false, "reason"}), NULL otherwise */
 	struct pmc_energy *energy;  /* energy counters (pmc_energy_open) or NULL: not recorded */
 	const char *energy_why;     /* why there is no energy source (RUN_END energy_reason) */
 	long user_hz;               /* sysconf(_SC_CLK_TCK): /proc/stat ticks per second */

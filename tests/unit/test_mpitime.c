@@ -320,6 +320,25 @@ static void test_job_unmeasured_note(void **state)
 	assert_double_equal(n->n[0], 1, 0);
 	assert_double_equal(n->n[1], 2, 0);
 	pma_ranks_free(&r);
+
+	/* a job of programs that do not link libmpi (no RUN_END "mpi" anywhere): no note */
+	rows = calloc(2, sizeof(*rows));
+	rank_row(&rows[0], 0, 2, 0, 0.1, 0);
+	rank_row(&rows[1], 1, 1, 1, 1.1, 0);
+	rows[0].size = rows[1].size = 2;
+	assert_int_equal(pma_ranks_merge(rows, 2, 0, NULL, &r, why, sizeof(why)), 0);
+	assert_null(pma_notes_find(&r.notes, PMA_NOTE_RANKS_MPI_UNMEASURED));
+	pma_ranks_free(&r);
+
+	/* --no-mpi on a program that links libmpi: RUN_END "mpi" not recorded: the note */
+	rows = calloc(2, sizeof(*rows));
+	rank_row(&rows[0], 0, 2, 0, 0.1, 0);
+	rank_row(&rows[1], 1, 1, 1, 1.1, 0);
+	rows[0].size = rows[1].size = 2;
+	rows[0].mpi.present = rows[1].mpi.present = 1;
+	assert_int_equal(pma_ranks_merge(rows, 2, 0, NULL, &r, why, sizeof(why)), 0);
+	assert_non_null(pma_notes_find(&r.notes, PMA_NOTE_RANKS_MPI_UNMEASURED));
+	pma_ranks_free(&r);
 }
 
 int main(void)
