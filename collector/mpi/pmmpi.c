@@ -10,11 +10,13 @@
  *
  * CPU time inside a call tells a polling wait (Open MPI's and MPICH's default) from a blocking one,
  * but the thread's CPU clock is a system call here (1.9 us on the project's VM, against 75 ns for
- * CLOCK_MONOTONIC through the vDSO: docs/performance.md). So it is read only around calls
- * predicted long: the first call of each kind on a thread, and any call after one of its kind
- * that took PMMPI_LONG_NS or more. A call predicted short that was short counts its wall time as
- * CPU (it returned before the scheduler would have moved it off its CPU); one predicted short that
- * turned out long (a miss) counts its wall time too, and the misses are counted.
+ * CLOCK_MONOTONIC through the vDSO: docs/performance.md). So it is read around every call
+ * except in a run of short ones: after PMMPI_SHORT_STREAK calls of one kind in a row on a thread
+ * each shorter than PMMPI_LONG_NS, the next of that kind reads only CLOCK_MONOTONIC, until one is
+ * long. A call not read that was short counts its wall time as CPU (it returned before the
+ * scheduler would have moved it off its CPU). One not read that turned out long (a miss, counted)
+ * counts its wall time times the thread's measured CPU/wall ratio of its long calls so far (1
+ * before any), so a loaded machine's waits are not taken for polling.
  *
  * Aggregates, not intervals: a call predicted short costs two vDSO clock reads and a few adds to a
  * table of the calling thread (no lock, no I/O: docs/performance.md has the measured cost); the table of
@@ -50,6 +52,7 @@
 /* A call of at least this wall time is long: the next of its kind on the thread reads the CPU
  * clock (two system calls, under 8% of such a call). */
 #define PMMPI_LONG_NS 50000u
+#define PMMPI_SHORT_STREAK 8
 
 enum pmmpi_call {
 #define ID(name) CALL_##name,
@@ -72,7 +75,8 @@ struct thread_table {
 	uint64_t ns[NCALLS];
 	uint64_t cpu_ns[NCALLS];
 	uint64_t missed[NCALLS];  /* long calls predicted short: CPU counted as their wall time */
-	unsigned char short_next[NCALLS]; /* 1: the last call of this kind was short */
+	unsigned char streak[NCALLS];     /* short calls of this kind in a row, up to the streak */
+	uint64_t long_ns, long_cpu_ns;    /* wall and CPU of the measured long calls (any kind) */
 	struct thread_table *next;
 };
 
@@ -120,7 +124,7 @@ static int predict_long(enum pmmpi_call id)
 {
 	struct thread_table *t = table();
 
-	return !t || !t->short_next[id];
+	return !t || t->streak[id] < PMMPI_SHORT_STREAK;
 }
 
 /* The thread's CPU clock when cpu is set, else 0. */
@@ -140,9 +144,21 @@ static void account(enum pmmpi_call id, uint64_t t0_ns, int cpu, uint64_t c0_ns)
 		return;
 	t->count[id]++;
 	t->ns[id] += wall_ns;
-	t->cpu_ns[id] += cpu ? c1_ns - c0_ns : wall_ns;
+	if (cpu && wall_ns >= PMMPI_LONG_NS) {
+		t->long_ns += wall_ns;
+		t->long_cpu_ns += c1_ns - c0_ns;
+	}
+	if (cpu)
+		t->cpu_ns[id] += c1_ns - c0_ns;
+	else if (wall_ns < PMMPI_LONG_NS || !t->long_ns)
+		t->cpu_ns[id] += wall_ns;
+	else
+		t->cpu_ns[id] += (uint64_t)((double)wall_ns * (double)t->long_cpu_ns / (double)t->long_ns);
 	t->missed[id] += !cpu && wall_ns >= PMMPI_LONG_NS;
-	t->short_next[id] = wall_ns < PMMPI_LONG_NS;
+	if (wall_ns >= PMMPI_LONG_NS)
+		t->streak[id] = 0;
+	else if (t->streak[id] < PMMPI_SHORT_STREAK)
+		t->streak[id]++;
 }
 
 /* Writes PMT_MPI_DIR/pmmpi.<pid> once (pmmpi.h). Errors are silent: the program must not notice

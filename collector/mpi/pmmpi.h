@@ -18,9 +18,9 @@
  *   call TID NAME COUNT NS CPU_NS MISSED    per thread and MPI function: calls, ns inside them
  *                                           (CLOCK_MONOTONIC) and the thread's CPU ns inside
  *                                           them (CLOCK_THREAD_CPUTIME_ID: a busy-polling wait
- *                                           burns CPU, a blocking one does not; a call predicted
- *                                           short counts its wall time, pmmpi.c); MISSED: long
- *                                           calls predicted short
+ *                                           burns CPU, a blocking one does not; calls in a run
+ *                                           of short ones are estimated, pmmpi.c); MISSED: long
+ *                                           calls whose CPU was estimated
  *   end                                     last line: the file is complete
  * NAME is the MPI function ("MPI_Allreduce"). A thread that made no wrapped call has no line. */
 #define PMMPI_FILE_PREFIX "pmmpi."
