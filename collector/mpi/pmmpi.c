@@ -137,7 +137,9 @@ static uint64_t cpu_now_ns(int cpu)
  * clock), and predicts the next of its kind. */
 static void account(enum pmmpi_call id, uint64_t t0_ns, int cpu, uint64_t c0_ns)
 {
-	uint64_t t1_ns = now_ns(), c1_ns = cpu_now_ns(cpu), wall_ns = t1_ns - t0_ns;
+	/* the CPU clock before the wall clock: the wall time covers the library's own reads (a
+	 * system call can be where a loaded machine preempts the thread), as the program sees it */
+	uint64_t c1_ns = cpu_now_ns(cpu), t1_ns = now_ns(), wall_ns = t1_ns - t0_ns;
 	struct thread_table *t = table();
 
 	if (!t)
@@ -214,9 +216,9 @@ static void after_init(void)
 /* Times one call: rc = PMPI_<name>(args), accounted to CALL_<name>. */
 #define TIMED(name, call)                                      \
 	do {                                                   \
+		uint64_t t0_ns_ = now_ns();                    \
 		int cpu_ = predict_long(CALL_##name);          \
 		uint64_t c0_ns_ = cpu_now_ns(cpu_);            \
-		uint64_t t0_ns_ = now_ns();                    \
 		int rc_ = (call);                              \
 		account(CALL_##name, t0_ns_, cpu_, c0_ns_);    \
 		return rc_;                                    \
@@ -224,7 +226,7 @@ static void after_init(void)
 
 EXPORT int MPI_Init(int *argc, char ***argv)
 {
-	uint64_t c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0_ns = now_ns();
+	uint64_t t0_ns = now_ns(), c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int rc = PMPI_Init(argc, argv);
 
 	account(CALL_Init, t0_ns, 1, c0_ns);
@@ -235,7 +237,7 @@ EXPORT int MPI_Init(int *argc, char ***argv)
 
 EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	uint64_t c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0_ns = now_ns();
+	uint64_t t0_ns = now_ns(), c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
 	account(CALL_Init_thread, t0_ns, 1, c0_ns);
@@ -246,7 +248,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 EXPORT int MPI_Finalize(void)
 {
-	uint64_t c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0_ns = now_ns();
+	uint64_t t0_ns = now_ns(), c0_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int rc;
 
 	finalize_begin_ns = t0_ns;
