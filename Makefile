@@ -297,6 +297,7 @@ install: all
 	install -m 755 bin/pmcollect bin/pmanalyze $(DESTDIR)$(bindir)/
 	install -d $(DESTDIR)$(prefix)/lib/pmtools
 	install -m 755 $(OMPT_LIB) $(DESTDIR)$(prefix)/lib/pmtools/
+	$(if $(HAVE_MPICC),install -m 755 $(MPI_LIB) $(DESTDIR)$(prefix)/lib/pmtools/)
 	install -m 644 docs/pmcollect.1 docs/pmanalyze.1 $(DESTDIR)$(mandir)/man1/
 	install -m 644 docs/pmtrace.5 $(DESTDIR)$(mandir)/man5/
 
