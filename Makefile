@@ -140,7 +140,11 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 $(B)/workloads/hybrid_workload: tests/workloads/mpi/hybrid_workload.c tests/workloads/workload.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=gnu11 -O2 -g $(WARN) -fopenmp -o $@ $< -lm
-tests: $(if $(HAVE_MPICC),$(B)/workloads/hybrid_workload)
+tests: $(if $(HAVE_MPICC),$(B)/workloads/hybrid_workload $(B)/workloads/mpi_imbalance)
+# Issue 31's job of known unequal work meeting in busy-polling MPI_Barrier and MPI_Allreduce.
+$(B)/workloads/mpi_imbalance: tests/workloads/mpi/mpi_imbalance.c tests/workloads/workload.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -lm
 
 # Fuzz targets (tests/fuzz/fuzz_*.c) linked with the plain replay main instead of libFuzzer, so
 # the corpus in tests/fuzz/corpus/<name>/ is replayed by every build of `make check` (t2100).
@@ -220,6 +224,19 @@ build-fuzz/fuzz-ompt: tests/fuzz/fuzz_ompt.c collector/ompt_reader.c collector/o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icollector -o $@ $< collector/ompt_reader.c
 tests: $(OMPT_LIB) $(B)/ompt/ompt_dump
 
+# ---- MPI time per rank (issue 31, docs/mpi.md) ----
+# libpmmpi.so, the PMPI preload library of `pmcollect --mpi`: built with mpicc against the MPI the
+# machine has (Debian libopenmpi-dev), never sanitized (it runs inside an uninstrumented program),
+# only the MPI_ symbols exported. Without mpicc it is not built and pmcollect --mpi says so.
+MPI_LIB := $(B)/lib/libpmmpi.so
+$(MPI_LIB): collector/mpi/pmmpi.c collector/mpi/pmmpi.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=gnu11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $<
+ifneq ($(HAVE_MPICC),)
+all: $(MPI_LIB)
+tests: $(MPI_LIB)
+endif
+
 # `make fuzz FUZZ_SECONDS=N`: builds each target with libFuzzer (clang) and runs it for N seconds,
 # seeded from tests/fuzz/corpus/<name>/; new inputs go to build-fuzz/corpus-<name>/, crashes to
 # build-fuzz/crash-<name>-*. The last line of build-fuzz/<name>.log says how many runs were made.
@@ -288,6 +305,7 @@ install: all
 	install -m 755 bin/pmcollect bin/pmanalyze $(DESTDIR)$(bindir)/
 	install -d $(DESTDIR)$(prefix)/lib/pmtools
 	install -m 755 $(OMPT_LIB) $(DESTDIR)$(prefix)/lib/pmtools/
+	$(if $(HAVE_MPICC),install -m 755 $(MPI_LIB) $(DESTDIR)$(prefix)/lib/pmtools/)
 	install -m 644 docs/pmcollect.1 docs/pmanalyze.1 $(DESTDIR)$(mandir)/man1/
 	install -m 644 docs/pmtrace.5 $(DESTDIR)$(mandir)/man5/
 

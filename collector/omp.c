@@ -80,15 +80,20 @@ static int exists(const char *p)
 
 int pmc_omp_find_tool(char *out, size_t size, char *why, size_t whysize)
 {
-	static const char *const rel[] = { "../lib/pmtools/libpmompt.so", "../build/lib/libpmompt.so",
-					   "../lib/libpmompt.so" };
-	const char *env = getenv("PMT_OMPT_TOOL");
+	return pmc_find_helper_lib("libpmompt.so", "PMT_OMPT_TOOL", out, size, why, whysize);
+}
+
+int pmc_find_helper_lib(const char *name, const char *env_var, char *out, size_t size, char *why,
+			size_t whysize)
+{
+	static const char *const rel[] = { "../lib/pmtools/", "../build/lib/", "../lib/" };
+	const char *env = getenv(env_var);
 	char exe[4096], cand[8192], *slash;
 	ssize_t n;
 
 	if (env && *env) {
 		if (!realpath(env, out) || !exists(out)) {
-			snprintf(why, whysize, "PMT_OMPT_TOOL '%s': %s", env, strerror(errno ? errno : ENOENT));
+			snprintf(why, whysize, "%s '%s': %s", env_var, env, strerror(errno ? errno : ENOENT));
 			return -1;
 		}
 		(void)size;
@@ -106,14 +111,14 @@ int pmc_omp_find_tool(char *out, size_t size, char *why, size_t whysize)
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char real[4096];
 
-		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
+		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
 		if (exists(cand) && realpath(cand, real) && strlen(real) < size) {
 			snprintf(out, size, "%s", real);
 			return 0;
 		}
 	}
-	snprintf(why, whysize, "libpmompt.so not found in %s../lib/pmtools, %s../build/lib or %s../lib "
-		 "(build it with `make`, or set PMT_OMPT_TOOL)", exe, exe, exe);
+	snprintf(why, whysize, "%s not found in %s../lib/pmtools, %s../build/lib or %s../lib "
+		 "(build it with `make`, or set %s)", name, exe, exe, exe, env_var);
 	return -1;
 }
 

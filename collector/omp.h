@@ -31,6 +31,12 @@ struct pmc_omp_opts {
  * with the places looked at in why. */
 int pmc_omp_find_tool(char *out, size_t size, char *why, size_t whysize);
 
+/* The same search for any library pmcollect loads into the program (name, e.g. "libpmmpi.so"):
+ * $env_var when set, else beside the pmcollect executable as above. Returns 0 with the absolute
+ * path in out, or -1 with the places looked at in why. */
+int pmc_find_helper_lib(const char *name, const char *env_var, char *out, size_t size, char *why,
+			size_t whysize);
+
 /* Finds LLVM's OpenMP runtime for --omp-runtime llvm: $PMT_LIBOMP when set, else
  * /usr/lib/llvm-N/lib/libomp.so.5 (highest N) or the multiarch libomp.so.5 of Debian's libomp5
  * packages. Returns 0, or -1 with a reason in why. */

@@ -19,7 +19,12 @@ static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "P
 static const char *const local_rank_vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
 					       "MPI_LOCALRANKID" };
 static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE" };
-static const char *const job_vars[] = { "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID" };
+/* The batch systems' job ids first (a job of several mpiruns stays one job), then the MPI
+ * launchers' own: the PMIx namespace (Open MPI 4 and 5 / PRRTE, Slurm with --mpi=pmix) and Open MPI
+ * 4's ORTE job id. MPICH Hydra exports no job id to its processes (PMI_RANK, PMI_SIZE, PMI_FD,
+ * PMI_PORT, PMI_ID, MPI_LOCALRANKID, MPI_LOCALNRANKS only), so under Hydra alone %j stays unknown. */
+static const char *const job_vars[] = { "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "PMIX_NAMESPACE",
+					"OMPI_MCA_ess_base_jobid" };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

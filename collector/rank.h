@@ -21,7 +21,8 @@ struct pmc_rank {
 	long size;               /* number of ranks of the job (MPI_COMM_WORLD size) */
 	const char *size_var;
 	char job[PMC_RANK_JOB_MAX]; /* job id as the batch system prints it: "1234", "1234.0" */
-	const char *job_var;     /* "SLURM_JOB_ID", "SLURM_JOB_ID+SLURM_STEP_ID", "PBS_JOBID", ... */
+	const char *job_var;     /* "SLURM_JOB_ID", "SLURM_JOB_ID+SLURM_STEP_ID", "PBS_JOBID",
+				    "PMIX_NAMESPACE", ... */
 };
 
 /* Reads the job context from envp (a NULL-terminated "NAME=value" array such as environ, so tests
@@ -29,10 +30,13 @@ struct pmc_rank {
  *   rank:       OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK
  *   local rank: OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, MPI_LOCALRANKID
  *   size:       OMPI_COMM_WORLD_SIZE, SLURM_NTASKS, PMI_SIZE
- *   job:        SLURM_JOB_ID (+ "." SLURM_STEP_ID when that is set), PBS_JOBID, LSB_JOBID
+ *   job:        SLURM_JOB_ID (+ "." SLURM_STEP_ID when that is set), PBS_JOBID, LSB_JOBID,
+ *               PMIX_NAMESPACE (Open MPI / PRRTE, Slurm's PMIx plugin), OMPI_MCA_ess_base_jobid
+ *               (Open MPI 4); MPICH Hydra exports none (issue 31)
  * Sources: Open MPI mpirun(1) "Exported Environment Variables"; PMIx standard (PMIX_RANK); MPICH
  * Hydra (PMI_RANK, PMI_SIZE, MPI_LOCALRANKID); srun(1) "OUTPUT ENVIRONMENT VARIABLES"; MVAPICH2
- * user guide (MV2_COMM_WORLD_RANK); qsub(1B) PBS_JOBID; LSF bsub LSB_JOBID.
+ * user guide (MV2_COMM_WORLD_RANK); qsub(1B) PBS_JOBID; LSF bsub LSB_JOBID; PMIx standard
+ * (PMIX_NAMESPACE); the environment Open MPI 4.1's mpirun gives its ranks (OMPI_MCA_ess_base_jobid).
  * A variable that is set but is not a whole decimal number in [0, 2^31) (ranks, size), or an
  * empty or too long job id, is an error rather than skipped: a launcher that sets it means it.
  * Returns 0 with *out filled (no variable at all is not an error: every field is then unset), or -1

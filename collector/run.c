@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "meta.h"
+#include "mpitool.h"
 #include "pm_util.h"
 #include "sampler.h"
 
@@ -70,8 +71,8 @@ static void child_fail(int fd, enum child_stage stage, int err)
 
 /* In the child, between fork and exec: only the program's own setup; every failure goes to the
  * parent through report_fd and the child exits 127. */
-static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *omp, pid_t collector,
-		       int go_fd, int report_fd)
+static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *omp,
+		       const struct pmc_mpi *mpi, pid_t collector, int go_fd, int report_fd)
 {
 	const cpu_set_t *cpus = cfg->cpus ? cfg->cpus : cfg->child_default_cpus;
 	ssize_t n;
@@ -95,6 +96,8 @@ static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *o
 			child_fail(report_fd, STAGE_ENV, errno);
 	if (omp && pmc_omp_child(omp) < 0)
 		child_fail(report_fd, STAGE_OMP, errno);
+	if (mpi && pmc_mpi_child(mpi) < 0)
+		child_fail(report_fd, STAGE_ENV, errno);
 	/* undo what pmcollect did to itself: the program gets the limits, mask and dispositions
 	 * pmcollect was started with */
 	if (cfg->child_nofile)
@@ -253,6 +256,7 @@ static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *
 struct run_state;
 static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, uint64_t wall_ns);
 static void add_omp_regions(cJSON *o, const struct run_state *st);
+static void add_mpi(cJSON *o, const struct run_state *st);
 
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct pmc_clock_pair clk[2], const struct rusage *ru,
@@ -330,6 +334,7 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 	add_omp_regions(o, st);
 	if (res->pswitch_recorded)
 		pmc_pswitch_run_end(o, &res->pswitch);
+	add_mpi(o, st);
 	if (cfg->annotate)
 		cfg->annotate(cfg->annotate_arg, o, 1);
 	text = cJSON_PrintUnformatted(o);
@@ -418,6 +423,7 @@ struct run_state {
 	struct pmc_sched *sched;       /* NULL once the events could not be started */
 	struct pmc_pswitch *pswitch;   /* NULL once the perf switch events could not be started */
 	struct pmc_omp *omp;           /* --omp-regions: the tool's socket of this run */
+	struct pmc_mpi *mpi;           /* --mpi: the PMPI library's directory of this run */
 	int go[2], report[2], tfd;
 	pid_t pid;
 	int64_t *values;               /* the counters' last cumulative values */
@@ -447,6 +453,15 @@ static void add_omp_regions(cJSON *o, const struct run_state *st)
 {
 	if (st && st->omp)
 		pmc_omp_run_end(st->omp, o);
+}
+
+/* RUN_END "mpi" of a --mpi run (mpitool.h); nothing for other runs or st NULL. */
+static void add_mpi(cJSON *o, const struct run_state *st)
+{
+	if (st && st->mpi)
+		pmc_mpi_run_end(st->mpi, o);
+	else if (st && st->cfg->mpi_off)
+		pmc_mpi_run_end_off(st->cfg->mpi_off, o);
 }
 
 /* Takes the first energy reading and /proc/stat just before the program is released, so every
@@ -720,6 +735,9 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 
 	if (cfg->omp && pmc_omp_open(&st->omp, cfg->omp, st->run_id, why, whysize) < 0)
 		return PMT_E_IO;
+	if (cfg->mpi_tool && pmc_mpi_open(&st->mpi, cfg->mpi_tool, cfg->user ? cfg->user->uid : (uid_t)-1,
+					  cfg->user ? cfg->user->gid : (gid_t)-1, why, whysize) < 0)
+		return PMT_E_IO;
 
 	st->pid = fork();
 	if (st->pid < 0) {
@@ -729,7 +747,7 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	if (st->pid == 0) {
 		close(st->go[1]);
 		close(st->report[0]);
-		child_main(cfg, st->omp, getppid(), st->go[0], st->report[1]);
+		child_main(cfg, st->omp, st->mpi, getppid(), st->go[0], st->report[1]);
 	}
 	if (st->omp)
 		pmc_omp_after_fork(st->omp);
@@ -1034,6 +1052,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	free(st.energy_run_uj);
 	pmc_sampler_free(st.s);
 	pmc_omp_close(st.omp);
+	pmc_mpi_close(st.mpi);
 	for (int i = 0; i < 2; i++) {
 		if (st.go[i] >= 0)
 			close(st.go[i]);

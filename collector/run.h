@@ -71,6 +71,10 @@ struct pmc_run_config {
 	struct pmc_pswitch *pswitch; /* perf context switches (perfswitch.h) or NULL: not recorded */
 	const struct pmc_omp_opts *omp; /* --omp-regions: load the OMPT tool and record its regions
 				       (omp.h); NULL = not asked */
+	const char *mpi_tool;       /* --mpi: libpmmpi.so to preload, its totals into RUN_END "mpi"
+				       (mpitool.h); NULL = off */
+	const char *mpi_off;        /* off though the program links libmpi: why (RUN_END "mpi"
+				       {"recorded": false, "reason"}), NULL otherwise */
 	struct pmc_energy *energy;  /* energy counters (pmc_energy_open) or NULL: not recorded */
 	const char *energy_why;     /* why there is no energy source (RUN_END energy_reason) */
 	long user_hz;               /* sysconf(_SC_CLK_TCK): /proc/stat ticks per second */

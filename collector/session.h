@@ -77,6 +77,9 @@ struct pmc_session {
 	size_t nruns_done;
 	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
 	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
+	int mpi_on;                 /* --mpi: the runs preload mpi_tool */
+	char mpi_tool[4096], mpi_why[1024];
+	char mpi_off[1100];         /* off though the program links libmpi: why ("" otherwise) */
 	/* --interfere / --calibrate-interference (plan_interference) */
 	int interfering;            /* the plan's runs have interferers */
 	int have_cal;               /* isess.cal holds the machine's calibration */

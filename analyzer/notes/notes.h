@@ -129,6 +129,10 @@ enum pma_note_code {
 	PMA_NOTE_WAKE_NOT_CHARGED, /* n0 the calibration's charge per cross-core wake, us: the
 				      headline estimator is a sampled one, which has no wake edges
 				      (issue 35) */
+	PMA_NOTE_RANKS_MPI_UNMEASURED, /* n0 analyzed ranks without --mpi totals, n1 analyzed ranks */
+	PMA_NOTE_RANKS_COLLECTOR_ON_RANK, /* n0 ranks whose pmcollect sampled on their own CPUs, n1
+				      its CPU s over them, n2 the largest % of a rank's busy time, n3
+				      that rank, n4 ranks whose pmcollect had a CPU of its own */
 };
 
 /* How much a note matters (issue 27): a warning says a number may be wrong or was brought back

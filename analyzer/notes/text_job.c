@@ -40,6 +40,23 @@ int pma_note_text_job(const struct pma_note *x, char *buf, size_t size)
 				 "%.0f of them", n[1]);
 		}
 		break;
+	case PMA_NOTE_RANKS_MPI_UNMEASURED:
+		snprintf(buf, size, "time inside MPI not measured in %.0f of %.0f ranks: their busy "
+			 "time includes the time they polled inside MPI (Open MPI and MPICH wait by "
+			 "polling), so the imbalance is underestimated; record with 'pmcollect --mpi' "
+			 "(the default when the program links libmpi)", n[0], n[1]);
+		break;
+	case PMA_NOTE_RANKS_COLLECTOR_ON_RANK:
+		snprintf(buf, size, "pmcollect sampled %.0f rank%s from the rank's own CPUs (the "
+			 "launcher's binding left no CPU outside them and no free SMT sibling), sleeping "
+			 "between samples: %.3f s of CPU in all, at most %.2f%% of a rank's busy time "
+			 "(rank %.0f)", n[0], n[0] == 1 ? "" : "s", n[1], n[2], n[3]);
+		if (n[4] > 0) {
+			size_t o = strlen(buf);
+			snprintf(buf + o, size - o, "; %.0f rank%s had pmcollect on a CPU of its own", n[4],
+				 n[4] == 1 ? "" : "s");
+		}
+		break;
 	default:
 		return -1;
 	}

@@ -10,6 +10,7 @@
 
 #include "pm_util.h"
 #include "pm_cli.h"
+#include "result/mpitime.h"
 
 #define MIB (1024.0 * 1024.0) /* the calibration's MB */
 
@@ -1718,6 +1719,7 @@ static void table_ranks(FILE *out, const struct pma_ranks_result *j)
 				"the ranks of a socket sharing its memory system\n", "", j->omega_shared,
 				j->omega_shared == 1 ? "" : "s");
 	}
+	pma_mpi_table(out, j);
 	print_notes(out, &j->notes, "\nnote: ");
 }
 
@@ -1840,6 +1842,7 @@ static void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		add_finite(o, "T_sum_s", j->T_sum_ns[i] / 1e9);
 		cJSON_AddItemToArray(pred, o);
 	}
+	pma_mpi_json(root, j);
 	notes_json(root, "notes", "coded_notes", &j->notes);
 	text = cJSON_Print(root);
 	if (text)
@@ -1929,6 +1932,10 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	fprintf(out, "%-13s%s\n", "command", cmd);
 	s = meta->cwd ? meta->cwd : "?";
 	fprintf(out, "%-13s%s\n", "cwd", pm_cli_sanitize(buf, 256, s, strlen(s)));
+	if (meta->job.present) /* issue 31: which launcher variable gave the job id */
+		fprintf(out, "%-13sid %s (%s), rank %ld (%s) of %ld\n", "job",
+			meta->job.id ? meta->job.id : "none", meta->job.id_var ? meta->job.id_var : "-",
+			meta->job.rank, meta->job.rank_var ? meta->job.rank_var : "-", meta->job.size);
 	fprintf(out, "%-13s%s by %s %s\n", "recorded", meta->start_utc ? meta->start_utc : "?",
 		meta->tool ? meta->tool : "?", meta->tool_version ? meta->tool_version : "?");
 	machine_line(out, meta);

@@ -20,6 +20,7 @@ void pma_rank_row_free(struct pma_rank_row *row)
 	free(row->omega_n);
 	free(row->on_packages);
 	free(row->cal_failed_what);
+	pma_mpi_rank_free(&row->mpi);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -39,5 +40,23 @@ void pma_ranks_free(struct pma_ranks_result *r)
 	free(r->T_sum_ns);
 	free(r->T_max);
 	pma_notes_free(&r->notes);
+	pma_mpi_job_free(&r->mpi);
 	memset(r, 0, sizeof(*r));
+}
+
+void pma_mpi_rank_free(struct pma_mpi_rank *r)
+{
+	if (!r)
+		return;
+	free(r->calls);
+	memset(r, 0, sizeof(*r));
+}
+
+void pma_mpi_job_free(struct pma_mpi_job *j)
+{
+	if (!j)
+		return;
+	free(j->T_comp_ns);
+	free(j->calls);
+	memset(j, 0, sizeof(*j));
 }

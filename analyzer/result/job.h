@@ -9,10 +9,46 @@
 #include <stdint.h>
 
 #include "notes/notes.h"
+#include "trace/mpi_info.h"
 
 /* A rank whose busy time is at least this share of the slowest rank's is reported on the
  * critical path: the job waits for it nearly as long as for the slowest. */
 #define PMA_RANKS_CRITICAL_SHARE 0.95
+
+/* One rank's split of its time (set by the ranks merge from its trace). NAN unknown. */
+struct pma_mpi_rank {
+	int present;            /* its trace has RUN_END "mpi": the program links libmpi */
+	int recorded;           /* its trace has --mpi totals */
+	double mpi_s;           /* wall time inside MPI, s (what the rank waited or talked) */
+	double mpi_cpu_s;       /* CPU time inside MPI, s (busy-polling waits burn it) */
+	double comp_s;          /* computation: busy_s - mpi_cpu_s, s */
+	double A_comp;          /* A(m,inf) over the non-MPI time: comp_s / (T_cp_s - thread MPI
+				   CPU s), Tudor & Teo eq. 4 with MPI left out of work and span */
+	size_t ncalls;          /* per MPI function (owned copy) */
+	struct pma_mpi_call *calls;
+};
+
+/* The job's figures over its complete, analyzed ranks. */
+struct pma_mpi_job {
+	size_t nranks;          /* complete, analyzed ranks */
+	size_t nrecorded;       /* of them with --mpi totals; the figures below need all */
+	/* load-imbalance factor of the computation: max_r comp_r / mean_r comp_r (the busy-time
+	   imbalance of ranks.h with the MPI time taken out of busy) */
+	double imbalance;
+	long critical_rank;     /* the rank of max computation (the job waits for it), -1 none */
+	const char *critical_job; /* its job id (borrowed), NULL none */
+	double mpi_s_min, mpi_s_max, mpi_s_avg; /* time in MPI per rank, s */
+	double mpi_share;       /* sum of MPI wall over sum of the ranks' wall times */
+	/* T(n) of the computation alone: max over ranks of T_r(n) comp_r / busy_r, for the
+	   merge's cores[i] (ncores), NAN where unknown */
+	size_t ncores;
+	double *T_comp_ns;
+	size_t ncalls;          /* per MPI function over the ranks, by wall time, largest first */
+	struct pma_mpi_call *calls;
+};
+
+void pma_mpi_rank_free(struct pma_mpi_rank *r);
+void pma_mpi_job_free(struct pma_mpi_job *j);
 
 /* One rank: what its own trace says (pma_rank_row_from). Strings are owned; numbers NAN when
  * unknown. */
@@ -65,6 +101,9 @@ struct pma_rank_row {
 	 * rounded up; for a rank without affinity.packages, the ranks of its job on its host over
 	 * the host's sockets, rounded up */
 	long ranks_per_socket;
+	struct pma_mpi_rank mpi;  /* computation vs time inside MPI (pmcollect --mpi, mpitime.h) */
+	double collector_cpu;   /* the CPU pmcollect ran on, -1 the rank's own (bindings.h), NAN unknown */
+	double collector_s;     /* pmcollect's sampling CPU time (SUMMARY), s; NAN unknown */
 };
 
 /* A rank named in the merged result: its rank number and job id (borrowed from a row; NULL when
@@ -128,6 +167,7 @@ struct pma_ranks_result {
 	/* what the user should know: PMA_NOTE_RANKS_OMEGA_UNKNOWN (ranks without omega, with
 	 * failed calibration runs), PMA_NOTE_RANKS_CAL_FILE (omega from --calibration) */
 	struct pma_notes notes;
+	struct pma_mpi_job mpi;         /* the job's MPI figures (pma_mpi_job_compute) */
 };
 
 /* Frees what row owns and zeroes it; NULL is accepted. */

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "trace/analyze.h"
+#include "collector_cost.h"
+#include "mpitime.h"
 #include "compute.h"
 #include "studies/contention.h"
 #include "pm_util.h"
@@ -261,6 +263,7 @@ int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *
 	memset(row, 0, sizeof(*row));
 	row->m = row->A_inf = row->T_cp_s = row->wall_s = row->busy_s = row->omega = NAN;
 	row->begin_realtime_s = row->drift_ppm = row->start_offset_s = NAN;
+	row->collector_cpu = row->collector_s = NAN;
 	row->rank = j->rank;
 	row->local_rank = j->local_rank;
 	row->packages = t->meta.topo.packages;
@@ -312,6 +315,11 @@ int pma_rank_row_from(const struct pma_trace *t, const struct pma_compute_opts *
 	row->A_inf = par.A_inf;
 	row->T_cp_s = par.T_cp_ns / 1e9;
 	row->wall_s = pma_run_wall_s(run);
+	row->collector_cpu = isnan(run->info.collector_cpu) ? t->meta.collector_cpu : run->info.collector_cpu;
+	row->collector_s = (isnan(t->summary.sampling_cpu_ns) ? t->summary.collector_cpu_ns
+			    : t->summary.sampling_cpu_ns) / 1e9;
+	if (pma_mpi_rank_from(&run->info.mpi, row->busy_s, row->T_cp_s, &row->mpi) < 0)
+		goto nomem;
 	return row_predictions(t, o, cal, prof, row, why, whysize);
 nomem:
 	snprintf(why, whysize, "out of memory");
@@ -688,7 +696,8 @@ int pma_ranks_merge(struct pma_rank_row *rows, size_t n, int force, const char *
 		}
 	}
 	ranks_per_socket(out);
-	if (merge_predictions(out) < 0 || omega_notes(out, cal_path) < 0)
+	if (merge_predictions(out) < 0 || omega_notes(out, cal_path) < 0 ||
+	    pma_mpi_job_compute(out) < 0 || pma_ranks_collector_note(out) < 0)
 		goto nomem;
 	return 0;
 nomem:

@@ -144,6 +144,7 @@ static void job_parse(const cJSON *meta, struct pma_job *j)
 	j->id = str_dup(o, "id");
 	j->host = str_dup(o, "host");
 	j->rank_var = str_dup(o, "rank_var");
+	j->id_var = str_dup(o, "id_var");
 }
 
 static void cpufreq_parse(const cJSON *cf, struct pma_cpufreq *out)
@@ -394,6 +395,7 @@ void pma_meta_free(struct pma_meta *m)
 	free(m->job.id);
 	free(m->job.host);
 	free(m->job.rank_var);
+	free(m->job.id_var);
 	free(m->affinity_cpus);
 	free(m->affinity_packages);
 	free(m->online_cpus);
@@ -657,7 +659,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		cJSON_Delete(o);
 		return -1;
 	}
-	if (energy_parse(o, &ri->energy) < 0) {
+	if (energy_parse(o, &ri->energy) < 0 || pma_mpi_info_parse(item(o, "mpi"), &ri->mpi) < 0) {
 		cJSON_Delete(o);
 		return -1;
 	}
@@ -691,6 +693,7 @@ void pma_run_info_free(struct pma_run_info *ri)
 	string_list_free(ri->energy_zones, ri->nenergy_zones);
 	cpufreq_free(&ri->cpufreq);
 	free(ri->omp.reason);
+	pma_mpi_info_free(&ri->mpi);
 	free(ri->omp.runtime_version);
 	free(ri->omp.counters.reason);
 	for (size_t i = 0; i < ri->omp.counters.nevents; i++)

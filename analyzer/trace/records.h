@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpi_info.h"
 #include "pmt.h"
 
 /* A recorded environment variable (META "env": OMP_, GOMP_, KMP_ variables). */
@@ -93,6 +94,7 @@ struct pma_job {
 	char *id;               /* job id ("1234.0"), NULL when none */
 	char *host;             /* host name of the rank, NULL when unknown */
 	char *rank_var;         /* the variable the rank came from, NULL when none */
+	char *id_var;           /* the variable(s) the job id came from ("PMIX_NAMESPACE"), NULL */
 	int node_readings;      /* 1 taken by this rank, 0 by local rank 0, -1 not recorded */
 };
 
@@ -222,6 +224,7 @@ struct pma_run_info {
 	struct pma_run_cost C;
 	struct pma_cpufreq cpufreq;
 	struct pma_omp_info omp;  /* RUN_END "omp_regions" */
+	struct pma_mpi_info mpi;  /* RUN_END "mpi" (pmcollect --mpi, mpitime.h) */
 	char *mem_mode;         /* RUN_BEGIN "mempolicy.mode", NULL when absent */
 	char **energy_zones;    /* RUN_BEGIN "energy.zones" (1.2): the zone names of the run's ENERGY
 				   records, in their order ("package-0", "dram", ...; NULL where not a

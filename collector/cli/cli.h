@@ -41,6 +41,7 @@ struct pmc_opts {
 	int omp_regions;            /* --omp-regions */
 	const char *omp_runtime;    /* --omp-runtime: "llvm" or a libomp path, NULL = the program's */
 	const char *omp_events;     /* --omp-events: PAPI event names or "none", NULL = default */
+	int mpi;                    /* --mpi 1, --no-mpi 0, -1 default (mpitool.h pmc_mpi_decide) */
 	const char *labels[PMC_MAX_LABELS]; /* -l KEY=VALUE, nlabels of them (META "labels") */
 	size_t nlabels;
 	int interfere;              /* --interfere given: interference_kind is set */

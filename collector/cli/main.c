@@ -52,7 +52,7 @@ enum {
 	OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER_KB, OPT_CALIBRATE,
 	OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS,
 	OPT_CSTHR_L2, OPT_INTERFERE_CPUS, OPT_CALIBRATE_INTERFERENCE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
-	OPT_REPEAT, OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH, OPT_CAL_WAKE,
+	OPT_REPEAT, OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH, OPT_CAL_WAKE, OPT_MPI, OPT_NO_MPI,
 };
 
 /* pmcollect's options: getopt_long's arguments, --help and the man-page test come from here. */
@@ -106,6 +106,10 @@ static const struct pm_opt options[] = {
 	{ "omp-runtime", 0, PM_OPT_REQUIRED, "RT",
 	  "with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
 	  "(libgomp) binary, or give the path of a libomp", OPT_OMP_RUNTIME },
+	{ "mpi", 0, PM_OPT_NONE, NULL,
+	  "time the blocking MPI calls of each rank with a PMPI preload\n"
+	  "library [default: on when the program links libmpi]", OPT_MPI },
+	{ "no-mpi", 0, PM_OPT_NONE, NULL, "do not time the MPI calls", OPT_NO_MPI },
 	{ "omp-events", 0, PM_OPT_REQUIRED, "LIST",
 	  "with --omp-regions: PAPI events each thread counts over each\n"
 	  "region (at most 6, resolved in the program, so its own\n"
@@ -344,6 +348,10 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 	case OPT_CAL_WAKE:
 		o->calibrate_wake = 1;
 		break;
+	case OPT_MPI:
+	case OPT_NO_MPI:
+		o->mpi = c == OPT_MPI;
+		break;
 	case OPT_SCHED_BUFFER_KB:
 		if (pm_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
 			pm_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
@@ -518,7 +526,7 @@ int main(int argc, char **argv)
 {
 	struct pmc_opts o = {
 		.output = DEFAULT_OUTPUT, .interval_ms = 10.0, .mem_mode = "default",
-		.sched_mode = -1, .pswitch_mode = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
+		.sched_mode = -1, .pswitch_mode = -1, .mpi = -1, .sched_buffer_kb = PMC_SCHED_BUFFER_KB_DEFAULT,
 	};
 	struct pmc_session ss;
 	int ret;

@@ -441,6 +441,8 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.sched = ss->sched,
 		.pswitch = ss->pswitch,
 		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
+		.mpi_tool = ss->mpi_on ? ss->mpi_tool : NULL,
+		.mpi_off = ss->mpi_off[0] ? ss->mpi_off : NULL,
 		.energy = ss->energy,
 		.energy_why = ss->energy_why,
 		.user_hz = sysconf(_SC_CLK_TCK),

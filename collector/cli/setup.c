@@ -30,6 +30,8 @@
 #include "interfere_session.h"
 #include "meta.h"
 #include "netlink.h"
+#include "bindings.h"
+#include "mpitool.h"
 #include "omp.h"
 #include "plan.h"
 #include "rank.h"
@@ -177,6 +179,10 @@ int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_r
 	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
 	char *msg = ss->shared_msg, desc[2048];
 
+	/* a rank the launcher bound: an SMT sibling of its binding, else its own CPUs without a
+	 * warning per rank: the job report says what the sampling cost (bindings.h) */
+	if (cpu < 0 && ss->in_job)
+		return pmc_binding_pin(&ss->prog_cpus, &ss->online, ss->usable.cgroup_cpus);
 	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
 		return cpu;
 	ss->collector_shared = 1;
@@ -591,6 +597,12 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	if (o->omp_regions)
 		omp_setup(o, ss);
+	ss->mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL, ss->mpi_tool,
+				    sizeof(ss->mpi_tool), ss->mpi_why, sizeof(ss->mpi_why));
+	if (ss->mpi_why[0])
+		pm_cli_warning("--mpi: %s", ss->mpi_why);
+	if (!ss->mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
+		snprintf(ss->mpi_off, sizeof(ss->mpi_off), "%s", ss->mpi_why[0] ? ss->mpi_why : "--no-mpi");
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",

@@ -522,6 +522,51 @@ def omp_regions_cost(cfg):
     return res
 
 
+def mpi_cost(cfg):
+    """The PMPI preload library's cost per MPI call (issue 31): tests/bench/mpi_calls (built here
+    with mpicc) times N MPI_Barrier and N MPI_Allreduce calls as one rank, where both return at
+    once, without and with LD_PRELOAD=libpmmpi.so, alternated; the difference of the medians is
+    the library's cost per call (calls predicted short: two CLOCK_MONOTONIC reads)."""
+    mpicc, mpirun = shutil.which("mpicc"), shutil.which("mpirun")
+    lib = os.path.join(os.path.dirname(WL), "lib", "libpmmpi.so")
+    if not mpicc or not mpirun or not os.path.exists(lib):
+        log("bench: mpi skipped: mpicc, mpirun or %s missing" % lib)
+        return {"skipped": "mpicc, mpirun or libpmmpi.so missing"}
+    prog = os.path.join(TMP, "mpi_calls")
+    subprocess.run([mpicc, "-O2", "-o", prog, os.path.join(TOP, "tests/bench/mpi_calls.c")],
+                   check=True)
+    n = cfg["mpi_calls"]
+    d = tempfile.mkdtemp(dir=TMP)
+    runs = {"plain": [], "preload": []}
+    for _ in range(cfg["reps"]):
+        for key in ("plain", "preload"):
+            env = dict(os.environ)
+            extra = []
+            if key == "preload":
+                env["PMT_MPI_DIR"] = d
+                extra = ["-x", "PMT_MPI_DIR", "-x", "LD_PRELOAD=" + lib]
+            out = subprocess.run([mpirun, "--allow-run-as-root", "-np", "1", *extra, prog, str(n)],
+                                 env=env, capture_output=True, text=True, check=True).stdout
+            runs[key].append(json.loads(out.strip().splitlines()[-1]))
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+    res, rows = {"calls": n, "runs": runs}, []
+    for call in ("barrier_ns", "allreduce_ns"):
+        p = med([r[call] for r in runs["plain"]])
+        q = med([r[call] for r in runs["preload"]])
+        res[call] = {"plain": p, "preload": q, "overhead_ns": q - p,
+                     "overhead_range_ns": [min(r[call] for r in runs["preload"]) -
+                                           max(r[call] for r in runs["plain"]),
+                                           max(r[call] for r in runs["preload"]) -
+                                           min(r[call] for r in runs["plain"])]}
+        rows.append([call[:-3], "%.1f" % p, "%.1f" % q, "%+.1f" % (q - p),
+                     "%+.0f..%+.0f" % tuple(res[call]["overhead_range_ns"])])
+    table("9. --mpi: the PMPI library's cost per call, one rank, %d calls, alternated x%d"
+          % (n, cfg["reps"]), ["call", "plain ns/call", "preloaded ns/call", "overhead ns/call",
+                               "overhead range"], rows)
+    return res
+
+
 # --- 6. predicted S(m,2) vs measured T(1 CPU)/T(2 CPUs) --------------------------------------
 def make_input(path, mbytes):
     rnd = random.Random(42)
@@ -727,7 +772,7 @@ def main():
                "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
                "pingpong_items": 100000, "ranks": 1024, "val_reps": 1,
                "val_workloads": ["phases mixed", "overhead linear", "pigz -p"],
-               "omp_tiny_regions": 100000}
+               "omp_tiny_regions": 100000, "mpi_calls": 1000000}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -742,7 +787,7 @@ def main():
                                  "phases mixed", "pipeline", "overhead linear",
                                  "omp_phases imbalanced", "triad (memory-bound)", "xz -T",
                                  "pigz -p", "zstd -T", "stress-ng --cpu", "make -j"],
-               "omp_tiny_regions": 1000000}
+               "omp_tiny_regions": 1000000, "mpi_calls": 2000000}
     if o.workloads:
         want = o.workloads.split(",")
         for key in ("pred_workloads", "val_workloads"):
@@ -766,7 +811,7 @@ def main():
         for key, fn in (("overhead", overhead), ("cost", cost), ("perf", perf_compare),
                         ("analyzer", throughput), ("ranks", ranks_merge), ("accuracy", accuracy),
                         ("predictions", predictions), ("sched", sched_cost),
-                        ("omp_regions", omp_regions_cost), ("plots", plots),
+                        ("omp_regions", omp_regions_cost), ("mpi", mpi_cost), ("plots", plots),
                         ("validation", validation)):
             if o.only and key not in o.only.split(","):
                 continue

@@ -175,6 +175,66 @@ static void test_detect_bad_values(void **state)
 	detect_fails(env_of(huge), "OMPI_COMM_WORLD_RANK");
 }
 
+/* Issue 31: the launchers' own job ids where no batch system gives one, from the environments
+ * the launchers really set (Open MPI 4.1.4's mpirun -n 2, captured on this machine; Open MPI 5 /
+ * PRRTE's namespace form; MPICH Hydra's PMI variables), and the README's template over them. */
+static void test_detect_launcher_jobs(void **state)
+{
+	static const char *const ompi4[] = {
+		"OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
+		"OMPI_MCA_ess_base_jobid=1553203201", "OMPI_MCA_ess_base_vpid=1",
+		"PMIX_ID=1553203201.1", "PMIX_NAMESPACE=1553203201", "PMIX_RANK=1", NULL
+	};
+	static const char *const ompi4_no_pmix[] = { "OMPI_COMM_WORLD_RANK=0",
+						     "OMPI_MCA_ess_base_jobid=77", NULL };
+	static const char *const prrte[] = { "PMIX_RANK=3", "PMIX_NAMESPACE=prterun-vm-4321@1",
+					     "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=4", NULL };
+	static const char *const slurm_pmix[] = { "PMIX_NAMESPACE=slurm.pmix.99.0", "PMIX_RANK=0",
+						  "SLURM_JOB_ID=99", "SLURM_STEP_ID=0",
+						  "SLURM_PROCID=0", NULL };
+	static const char *const hydra[] = { "PMI_RANK=2", "PMI_SIZE=4", "PMI_FD=9",
+					     "MPI_LOCALRANKID=0", "MPI_LOCALNRANKS=2", NULL };
+	struct pmc_rank r;
+	char out[256], why[256];
+	(void)state;
+
+	detect_ok(env_of(ompi4), &r);
+	assert_int_equal(r.rank, 1);
+	assert_string_equal(r.rank_var, "OMPI_COMM_WORLD_RANK");
+	assert_string_equal(r.job, "1553203201");
+	assert_string_equal(r.job_var, "PMIX_NAMESPACE");
+	/* the README's own form (issue 31 failed here) */
+	assert_int_equal(pmc_output_name("pm-%j/trace.%r.zst", &r, "vm", 1, out, sizeof(out), why,
+					 sizeof(why)), 0);
+	assert_string_equal(out, "pm-1553203201/trace.1.zst");
+
+	detect_ok(env_of(ompi4_no_pmix), &r);
+	assert_string_equal(r.job, "77");
+	assert_string_equal(r.job_var, "OMPI_MCA_ess_base_jobid");
+
+	detect_ok(env_of(prrte), &r);
+	assert_string_equal(r.job, "prterun-vm-4321@1");
+	assert_string_equal(r.job_var, "PMIX_NAMESPACE");
+	assert_int_equal(pmc_output_name("pm-%j/trace.%r.zst", &r, "vm", 1, out, sizeof(out), why,
+					 sizeof(why)), 0);
+	assert_string_equal(out, "pm-prterun-vm-4321_1/trace.3.zst");
+
+	/* the batch system's id wins over the launcher's: one job of several steps stays one job */
+	detect_ok(env_of(slurm_pmix), &r);
+	assert_string_equal(r.job, "99.0");
+	assert_string_equal(r.job_var, "SLURM_JOB_ID+SLURM_STEP_ID");
+
+	detect_ok(env_of(hydra), &r);
+	assert_int_equal(r.rank, 2);
+	assert_string_equal(r.rank_var, "PMI_RANK");
+	assert_int_equal(r.size, 4);
+	assert_string_equal(r.size_var, "PMI_SIZE");
+	assert_int_equal(r.local_rank, 0);
+	assert_string_equal(r.local_rank_var, "MPI_LOCALRANKID");
+	assert_string_equal(r.job, "");
+	assert_null(r.job_var);
+}
+
 /* Every placeholder in one template, with the values known by construction. */
 static void test_name_every_placeholder(void **state)
 {
@@ -232,7 +292,8 @@ static void test_name_missing_variables(void **state)
 		   "PMI_RANK, SLURM_PROCID or MV2_COMM_WORLD_RANK is set");
 	name_fails("t.%l", &r, 256, "none of OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID or "
 				    "MPI_LOCALRANKID is set");
-	name_fails("pm-%j/t", &r, 256, "none of SLURM_JOB_ID, PBS_JOBID or LSB_JOBID is set");
+	name_fails("pm-%j/t", &r, 256, "none of SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, PMIX_NAMESPACE or "
+				       "OMPI_MCA_ess_base_jobid is set");
 	name_fails("t.%r", NULL, 256, "needs a rank");
 }
 
@@ -424,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_detect_ompi_over_slurm),
 		cmocka_unit_test(test_detect_each_variable_in_order),
 		cmocka_unit_test(test_detect_jobs),
+		cmocka_unit_test(test_detect_launcher_jobs),
 		cmocka_unit_test(test_detect_bad_values),
 		cmocka_unit_test(test_name_every_placeholder),
 		cmocka_unit_test(test_name_cleans_host_and_job),
