@@ -126,6 +126,8 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 				k++;
 			} else if (!reason && run->info.energy.reason) {
 				reason = run->info.energy.reason;
+			} else if (!reason && run->info.energy.present) {
+				reason = "no run records a package zone (the power model needs one)";
 			}
 		}
 	out->nruns = k;
@@ -134,7 +136,7 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 		goto done;
 	if (k == 0) {
 		snprintf(out->reason, sizeof(out->reason), "no run has energy readings: %s",
-			 reason ? reason : "the traces predate energy recording (format 1.2)");
+			 reason ? reason : "no run has RUN_END energy (a trace before format 1.2)");
 		rc = 0;
 		goto done;
 	}

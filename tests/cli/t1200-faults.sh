@@ -195,7 +195,7 @@ if mount -t tmpfs -o size=1m,mode=0755 pmtfull "$T/full" 2>"$T/mount.err"; then
 	cp "$T/full/full.zst" "$T/full.zst"
 	umount "$T/full"
 	finished=no; grep -q '"program":"phases"' "$T/bg.out" && finished=yes
-	oneline=no; [ "$(wc -l <"$T/bg.err")" -eq 1 ] && grep -q "^pmcollect: error: cannot write '.*full.zst': No space left on device$" "$T/bg.err" && oneline=yes
+	oneline=no; err_line_only "$T/bg.err" "^pmcollect: error: cannot write '.*full.zst': No space left on device$" && oneline=yes
 	verdict full "output file system fills up during the run (tmpfs, filled once the first chunk of samples is written)" \
 		"exit 1 with one error line; the program runs to its end; the trace keeps every complete chunk" 1 no \
 		"$([ "$finished" = yes ] && [ "$oneline" = yes ] && [ "$size" -ge "$before" ] && echo yes || echo no)" \
