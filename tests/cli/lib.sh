@@ -8,7 +8,9 @@ PMCOLLECT="$PMT_BIN/pmcollect"; PMANALYZE="$PMT_BIN/pmanalyze"; W="$PMT_WORKLOAD
 T="$PMT_TMP/$(basename "$0" .sh)"; rm -rf "$T"; mkdir -p "$T"
 tap_n=0; tap_failed=0
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
-not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+# not_ok NAME [DETAIL...]: every line of every DETAIL as a "#   " comment (a detail's own line that
+# starts with "ok" must not read as a TAP result)
+not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done; }
 # skip NAME REASON: TAP's "ok N - NAME # SKIP REASON"; tests/run-tests.sh counts it as skipped
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 # check NAME CMD...: passes when CMD exits 0
