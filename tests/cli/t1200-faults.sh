@@ -109,16 +109,23 @@ execs=$(grep '"type":"task"' "$T/exec.jsonl" | grep '"kind":"exec"' | grep -c '"
 verdict exec "program execs another program (sh -c 'exec phases')" "exit 0; an EXEC record names the new program; SUMMARY" 0 yes \
 	"$([ "$execs" -ge 1 ] && echo yes || echo no)" "$execs EXEC records naming phases"
 
-# an orphan that exits while the program still runs is pmcollect's child (subreaper): reaped at
-# once, never a zombie
-collect_bg orphan -q -o "$T/orphan.zst" -- sh -c '(sleep 0.2 &); sleep 1.5'
-wait_program $bg; sleep 0.8
-zombies=$(ps -o stat= --ppid $bg | grep -c '^Z')
-adopted=$(ps -o pid= --ppid $bg | wc -l)
+# an orphan that exits while the program still runs is pmcollect's child (subreaper): reaped while
+# the program runs, never left a zombie. A busy machine may delay pmcollect's reaping by some
+# scheduling delay (issue 33): pmcollect's children are polled for up to 3 s after the orphan's
+# 0.2 s, while the program still runs (4 s), and a zombie must be gone by then
+collect_bg orphan -q -o "$T/orphan.zst" -- sh -c '(sleep 0.2 &); sleep 4'
+wait_program $bg; sleep 0.3
+i=0
+while :; do
+	zombies=$(ps -o stat= --ppid $bg | grep -c '^Z')
+	adopted=$(ps -o pid= --ppid $bg | wc -l)
+	{ [ "$zombies" -eq 0 ] && [ "$adopted" -le 1 ]; } || [ $i -ge 30 ] && break
+	sleep 0.1; i=$((i + 1))
+done
 wait $bg; rc=$?
 verdict orphan "an orphan of the program (reparented to pmcollect) exits while the program runs" \
-	"exit 0; the orphan is reaped by pmcollect at once (no zombie); SUMMARY" 0 yes \
-	"$([ "$zombies" -eq 0 ] && echo yes || echo no)" "$zombies zombies among pmcollect's $adopted children 0.6 s after the orphan exited"
+	"exit 0; the orphan is reaped by pmcollect while the program runs (no zombie); SUMMARY" 0 yes \
+	"$([ "$zombies" -eq 0 ] && [ "$adopted" -le 1 ] && echo yes || echo no)" "$zombies zombies among pmcollect's $adopted children $((300 + 100 * i)) ms after the program started, 0.2 s after it the orphan exited"
 
 # double-forked daemon: followed while the program runs (pmcollect is child subreaper), left
 # running when the program ends (docs/pmcollect.1, WHAT IS FOLLOWED); the test ends it itself.
