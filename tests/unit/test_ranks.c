@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assert_near.h"
+#include "testlib.h"
 #include "ranks.h"
 #include "records.h"
 
