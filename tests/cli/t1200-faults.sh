@@ -26,21 +26,33 @@ left_behind() {
 	while [ $i -lt 100 ] && [ -n "$(tagged "$1")" ]; do sleep 0.1; i=$((i + 1)); done
 	tagged "$1" | wc -l
 }
-# tracefs instances are named pmcollect-<pid>: one whose pmcollect is gone was left behind. Only
-# those that appeared during the case count (other pmcollect runs may share the machine).
-instances_now() { ls "$INSTANCES" 2>/dev/null | grep '^pmcollect-' ; }
-instances_mark() { instances_now >"$T/instances.before"; }
+# tracefs instances are named pmcollect-<pid>: the case's own pmcollect ($pmc_pid, set by
+# collect_fg and collect_bg) left one behind when pmcollect-$pmc_pid is still there once it is gone.
+# Only that name counts: other sessions on the machine run (and SIGKILL) pmcollect at the same
+# time, and their instances appear and vanish whenever they do (4 counted here once at load 40).
+pmc_pid=""
+# A SIGKILLed pmcollect's instance is removed by its watchdog (schedtrace.h), which a busy machine
+# may run late: up to 10 s are given.
 instances() {
-	instances_now | while read -r i; do
-		grep -qx "$i" "$T/instances.before" || [ -d "/proc/${i#pmcollect-}" ] || echo "$i"
-	done | wc -l
+	j=0
+	while [ -n "$pmc_pid" ] && [ -d "$INSTANCES/pmcollect-$pmc_pid" ] && [ ! -d "/proc/$pmc_pid" ]; do
+		[ $j -ge 100 ] && { echo 1; return; }
+		sleep 0.1; j=$((j + 1))
+	done
+	echo 0
 }
-instances_mark
+instances_mark() { pmc_pid=""; }
+# collect_fg ARGS...: run_capture of pmcollect ARGS (env VAR=... first, as for run_capture), its
+# pid in $pmc_pid
+collect_fg() {
+	run_capture sh -c 'echo $$ >"$0"; exec "$@"' "$T/pmc.pid" "$@"
+	pmc_pid=$(cat "$T/pmc.pid" 2>/dev/null)
+}
 # collect TAG ARGS...: pmcollect with the tag in the environment, in the background; sets $bg
 collect_bg() {
 	tag=$1; shift
 	env --default-signal=INT,TERM,HUP PMT_FAULT_TAG="$tag" "$PMCOLLECT" "$@" >"$T/bg.out" 2>"$T/bg.err" &
-	bg=$!
+	bg=$!; pmc_pid=$bg
 }
 # wait_child PID: until PID has a child (the program runs) and a first second was flushed
 wait_program() {
@@ -71,7 +83,7 @@ verdict() {
 }
 
 # --- the program misbehaves --------------------------------------------------------------------------
-run_capture env PMT_FAULT_TAG=segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
+collect_fg env PMT_FAULT_TAG=segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
 trace_facts segv
 verdict segv "program segfaults (exitwith -k SEGV)" "exit 139 (128+11); RUN_END signaled 11; SUMMARY" 139 yes \
 	"$(echo "$end" | grep -q 'signal:11' && echo yes || echo no)" "RUN_END signal checked"
@@ -85,25 +97,25 @@ trace_facts kill9
 verdict kill9 "program killed with SIGKILL by another process" "exit 137 (128+9); RUN_END signaled 9; SUMMARY" 137 yes \
 	"$(echo "$end" | grep -q 'signal:9' && echo yes || echo no)" "RUN_END signal checked"
 
-run_capture env PMT_FAULT_TAG=texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
+collect_fg env PMT_FAULT_TAG=texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
 trace_facts texit
 tids=$(grep '"type":"sample"' "$T/texit.jsonl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
 verdict texit "program calls exit(3) from one of 4 busy threads (exitwith -T 4 -e)" "exit 3; all 5 threads sampled; SUMMARY" 3 yes \
 	"$([ "$tids" -ge 5 ] && echo yes || echo no)" "$tids threads sampled"
 
-run_capture env PMT_FAULT_TAG=threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
+collect_fg env PMT_FAULT_TAG=threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
 trace_facts threads
 exits=$(grep '"type":"task"' "$T/threads.jsonl" | grep -c '"kind":"exit"')
 verdict threads "program creates and joins 10,000 short-lived threads (spawn_threads -n 10000)" "exit 0; every thread has an EXIT record (taskstats); SUMMARY" 0 yes \
 	"$([ "$exits" -ge 10001 ] && echo yes || echo no)" "$exits EXIT records"
 
-run_capture env PMT_FAULT_TAG=fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- $WL "$W/forker" -p 100 -t 1 -w 20
+collect_fg env PMT_FAULT_TAG=fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- $WL "$W/forker" -p 100 -t 1 -w 20
 trace_facts fork100
 procs=$(grep '"type":"sample"' "$T/fork100.jsonl" | grep -o '"tgid":[0-9]*' | sort -u | wc -l)
 verdict fork100 "program forks 100 children (forker -p 100)" "exit 0; 101 processes sampled; SUMMARY" 0 yes \
 	"$([ "$procs" -eq 101 ] && echo yes || echo no)" "$procs processes sampled"
 
-run_capture env PMT_FAULT_TAG=exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
+collect_fg env PMT_FAULT_TAG=exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
 trace_facts exec
 execs=$(grep '"type":"task"' "$T/exec.jsonl" | grep '"kind":"exec"' | grep -c '"comm":"phases"')
 verdict exec "program execs another program (sh -c 'exec phases')" "exit 0; an EXEC record names the new program; SUMMARY" 0 yes \
@@ -132,7 +144,7 @@ verdict orphan "an orphan of the program (reparented to pmcollect) exits while t
 # The daemon lives 30 s after the program's 0.3 s: pmcollect taking under 15 s can only mean it
 # did not wait for the daemon, however loaded the machine (no speed bound: issue 11).
 t0=$(date +%s%N)
-run_capture env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
+collect_fg env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
 ms=$((($(date +%s%N) - t0) / 1000000))
 dpid=$(sed -n 's/.*"daemon_pid":\([0-9]*\).*/\1/p' "$T/out")
 trace_facts daemon
