@@ -443,6 +443,7 @@ struct run_state {
 	int energy_on;                 /* the counters are read; 0 after a read error */
 	char energy_why[512];          /* why the run has no energy, "" when it has */
 	uint64_t next_energy_ns, last_energy_ns, energy_readings, energy_max_gap_ns;
+	uint64_t energy_start_ns;       /* the first reading, before the program was released */
 	struct pmc_stat_cpu stat0;     /* /proc/stat when the run began */
 	char stat_why[512];            /* why the other load is unknown, "" when known */
 	struct pmc_clock_pair clk[2]; /* RUN_END "clocks": begin, end (FORMAT.md 1.2) */
@@ -488,6 +489,7 @@ static int energy_start(struct run_state *st)
 		st->energy0_uj[i] = pmc_energy_zone(cfg->energy, i)->energy_uj;
 	st->energy_on = 1;
 	st->last_energy_ns = pmc_now_ns();
+	st->energy_start_ns = st->last_energy_ns;
 	st->next_energy_ns = st->last_energy_ns + PMC_ENERGY_PERIOD_NS;
 	return 0;
 }
@@ -522,6 +524,32 @@ static void energy_tick(struct run_state *st, uint64_t now, int write)
 		struct pmt_energy e = { st->run_id, now, (uint32_t)st->nzones, st->energy_run_uj };
 		writer_failed(st->res, st->w, pmt_writer_energy(st->w, &e));
 	}
+}
+
+/* A source none of whose counters advanced over the run measured nothing: a perf `power` PMU
+ * whose energy-psys reads 0 throughout (FIELD-NOTES, kernel 6.18 guests, issue 29) would
+ * otherwise be recorded as a working source of 0 J. Such a run's energy is "unavailable: the
+ * counter did not advance (N readings over T s)": a warning, a WARNING record and RUN_END's
+ * energy_reason (add_energy then writes energy null). */
+static void energy_check_advanced(struct run_state *st)
+{
+	uint64_t total_uj = 0;
+
+	if (!st->energy_on)
+		return;
+	for (size_t i = 0; i < st->nzones; i++)
+		total_uj += st->energy_run_uj[i];
+	if (total_uj > 0)
+		return;
+	snprintf(st->energy_why, sizeof(st->energy_why),
+		 "energy unavailable: the counter did not advance (%llu readings over %.1f s, %s)",
+		 (unsigned long long)st->energy_readings + 1,
+		 (double)(st->last_energy_ns - st->energy_start_ns) / 1e9,
+		 pmc_energy_source(st->cfg->energy) == PMC_ENERGY_PERF ? "perf power PMU" : "powercap");
+	st->energy_on = 0;
+	write_warning(st->res, st->w, st->run_id, st->energy_why);
+	if (st->cfg->warn)
+		st->cfg->warn(st->energy_why);
 }
 
 /* RUN_END "energy" (per zone and the run's totals by kind) or null with "energy_reason", and
@@ -986,6 +1014,7 @@ static void run_finish(struct run_state *st)
 	}
 	/* the last energy reading, after the root was reaped: the run's energy is complete */
 	energy_tick(st, st->end_ns, !res->writer_err);
+	energy_check_advanced(st);
 	pmc_clock_pair_now(&st->clk[1]);
 	stop_sched(st->sched, res, st->w, st->run_id);
 	if (st->pswitch)

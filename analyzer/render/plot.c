@@ -100,7 +100,10 @@ int pma_plot_available(const struct pma_result *r, enum pma_plot_kind k, const c
 			*why = "no calibration runs with C(n) (record them with pmcollect --calibrate)";
 		break;
 	case PMA_PLOT_ENERGY:
-		if (r->run_power.s.n == 0)
+		/* a source that did not advance wrote ENERGY records of 0 µJ: no "mean 0 W" plot */
+		if (!r->run->info.energy.present && r->run->info.energy.reason)
+			*why = r->run->info.energy.reason;
+		else if (r->run_power.s.n == 0)
 			*why = "no energy readings (the run has no ENERGY records: see the energy section)";
 		break;
 	default:

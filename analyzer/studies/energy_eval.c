@@ -126,6 +126,8 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 				k++;
 			} else if (!reason && run->info.energy.reason) {
 				reason = run->info.energy.reason;
+			} else if (!reason && run->info.energy.present) {
+				reason = "no run records a package zone (the power model needs one)";
 			}
 		}
 	out->nruns = k;
@@ -133,8 +135,14 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 	if (gap_note(traces, ntraces, &out->notes) < 0)
 		goto done;
 	if (k == 0) {
+		/* no run gave a reason: traces before format 1.2 (no RUN_END energy), or no run of a
+		 * 1.2+ trace finished (a 1.3 trace was told it "predates energy recording") */
+		int old = 1;
+		for (int t = 0; t < ntraces; t++)
+			old &= traces[t].major == 1 && traces[t].minor < 2;
 		snprintf(out->reason, sizeof(out->reason), "no run has energy readings: %s",
-			 reason ? reason : "the traces predate energy recording (format 1.2)");
+			 reason ? reason : old ? "the traces predate energy recording (format 1.2)" :
+			 "no run finished (no RUN_END)");
 		rc = 0;
 		goto done;
 	}

@@ -276,7 +276,8 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 				continue;
 			if (target == PMA_TARGET_ENERGY && !(ri->energy.present && isfinite(ri->energy.package_uj))) {
 				if (!energy_reason)
-					energy_reason = ri->energy.reason;
+					energy_reason = ri->energy.reason ? ri->energy.reason :
+						ri->energy.present ? "no package zone" : NULL;
 				continue;
 			}
 			src[k].t = &traces[i];

@@ -306,6 +306,37 @@ static void warn_late(struct pma_trace *t)
 	}
 }
 
+/* META says energy was recorded, but no finished run has energy and one gives the reason (a
+ * source whose counters did not advance, issue 29): the source was not working, so the report
+ * must not list it among the working ones. The META "energy" source becomes "not recorded" with
+ * the first run's reason. Returns 0 or -1 (out of memory). */
+static int energy_source_check(struct pma_trace *t)
+{
+	const char *reason = NULL;
+
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run_energy *e = &t->runs[i].info.energy;
+		if (!t->runs[i].info.has_end)
+			continue;
+		if (e->present)
+			return 0;
+		if (!reason)
+			reason = e->reason;
+	}
+	for (size_t i = 0; reason && i < t->meta.nsources; i++) {
+		struct pma_source *src = &t->meta.sources[i];
+		char *copy;
+		if (strcmp(src->name, "energy") != 0 || !src->recorded)
+			continue;
+		if (!(copy = strdup(reason)))
+			return -1;
+		free(src->reason);
+		src->reason = copy;
+		src->recorded = 0;
+	}
+	return 0;
+}
+
 /* After the last record: finishes every run's estimators and the exact mode, and warns about
  * what is missing. Returns 0 or -1 (out of memory). */
 static int finish_trace(struct pma_trace *t)
@@ -335,7 +366,7 @@ static int finish_trace(struct pma_trace *t)
 	if (!t->summary.present && !t->rst.truncated)
 		warn(t, PMA_NOTE_INCOMPLETE, NULL, 0);
 	warn_late(t);
-	return 0;
+	return energy_source_check(t);
 }
 
 int pma_trace_open_reader(struct pmt_reader **rd, const char *path, unsigned flags)

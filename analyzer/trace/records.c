@@ -595,6 +595,33 @@ static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 	return 0;
 }
 
+/* A trace recorded before pmcollect judged its counters (issue 29) can claim a working source
+ * none of whose zones advanced over the run: a perf `power` PMU whose energy-psys reads 0
+ * throughout. Such a run has no energy: present 0 and the reason pmcollect now records, "energy
+ * unavailable: the counter did not advance (N readings over T s)", with N = energy.readings + 1
+ * (the first reading is not counted there) and T the run's wall_ns. Returns 0, or -1 when memory
+ * runs out. */
+static int energy_did_not_advance(const cJSON *run_end, const cJSON *en, struct pma_run_energy *e)
+{
+	const cJSON *zs = item(en, "zones"), *z;
+	double total_uj = 0;
+	char why[160];
+
+	cJSON_ArrayForEach(z, zs)
+		total_uj += fabs(num(z, "energy_uj", 0));
+	if (!cJSON_IsArray(zs) || total_uj > 0)
+		return 0;
+	snprintf(why, sizeof(why), "energy unavailable: the counter did not advance "
+		 "(%.0f readings over %.1f s, %s)", num(en, "readings", 0) + 1,
+		 num(run_end, "wall_ns", 0) / 1e9, e->source && strcmp(e->source, "perf") == 0 ?
+		 "perf power PMU" : "powercap");
+	e->present = 0;
+	e->package_uj = e->core_uj = e->dram_uj = e->max_gap_ns = NAN;
+	free(e->source);
+	e->source = NULL;
+	return (e->reason = strdup(why)) ? 0 : -1;
+}
+
 /* RUN_END "energy", "energy_reason" and "other_load" (FORMAT.md §6, since 1.2). Returns 0, or -1
  * when memory runs out. */
 static int energy_parse(const cJSON *o, struct pma_run_energy *e)
@@ -610,6 +637,8 @@ static int energy_parse(const cJSON *o, struct pma_run_energy *e)
 		e->core_uj = num(en, "core_uj", NAN);
 		e->dram_uj = num(en, "dram_uj", NAN);
 		e->max_gap_ns = num(en, "max_gap_ns", NAN);
+		if (energy_did_not_advance(o, en, e) < 0)
+			return -1;
 	} else {
 		e->reason = str_dup(o, "energy_reason");
 	}

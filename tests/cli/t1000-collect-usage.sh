@@ -14,14 +14,15 @@ not_started() {
 	else not_ok "$1: program not started, no trace" "marker or $T/out.zst exists"; rm -f "$marker" "$T/out.zst"; fi
 }
 
-# expect_usage_error NAME REGEX: exit 2, stderr = error line matching REGEX + the usage line
+# expect_usage_error NAME REGEX: exit 2, stderr = error line matching REGEX, then the usage line
+# (warnings aside: lib.sh err_line_only)
 expect_usage_error() {
-	lines=$(wc -l <"$T/err")
-	if [ "$rc" -eq 2 ] && [ "$lines" -eq 2 ] && head -1 "$T/err" | grep -Eq "$2" &&
-	   tail -1 "$T/err" | grep -Eq "$usage_re"; then
+	if [ "$rc" -eq 2 ] && grep -Ev "$usage_re" "$T/err" >"$T/err.nousage" &&
+	   err_line_only "$T/err.nousage" "$2" && [ "$(grep -Ec "$usage_re" "$T/err")" -eq 1 ] &&
+	   grep -Ev "$PMT_WARNING_RE" "$T/err" | tail -1 | grep -Eq "$usage_re"; then
 		ok "$1"
 	else
-		not_ok "$1" "exit $rc (want 2), $lines stderr lines (want 2: /$2/ and the usage line):" "$(head -c 400 "$T/err")"
+		not_ok "$1" "want exit 2, one line /$2/ and then the usage line" "$(diag)"
 	fi
 }
 

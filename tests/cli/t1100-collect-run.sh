@@ -94,11 +94,12 @@ if grep '"type":"run_end"' "$T/missing.jsonl" | grep -q '"kind":"not_started"' &
 then ok "trace of a program that could not start: RUN_END not_started, SUMMARY"
 else not_ok "trace of a program that could not start: RUN_END not_started, SUMMARY"; fi
 
-# the one warning line when counters are unavailable (and -q silences it)
+# the counters' warning comes at most once (and -q silences it); other warnings (late samples, a
+# busy machine) may come too, but nothing that is not a warning
 run_capture "$PMCOLLECT" -o "$T/warn.zst" -- true
 warn=$(grep -c '^pmcollect: warning: hardware counters unavailable: ' "$T/err")
-if [ "$rc" -eq 0 ] && { [ "$(wc -l <"$T/err")" -eq 0 ] || { [ "$warn" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ]; }; }
-then ok "at most one warning line (counters)"; else not_ok "at most one warning line (counters)" "$(head -c 300 "$T/err")"; fi
+if [ "$rc" -eq 0 ] && [ "$warn" -le 1 ] && [ "$(grep -Evc "$PMT_WARNING_RE" "$T/err")" -eq 0 ]
+then ok "at most one warning line (counters)"; else not_ok "at most one warning line (counters)" "$(diag)"; fi
 
 # --- signals are forwarded and the trace is finished ---------------------------------------------
 # start_bg NAME: pmcollect on a long workload in the background, waits until it runs
@@ -139,30 +140,69 @@ procs=$(grep '"kind":"appear"' "$T/fork.jsonl" | grep -o '"flags":[0-9]*' | cut 
 if [ "$procs" -eq 4 ]; then ok "4 APPEAR records flagged PROCESS"; else not_ok "4 APPEAR records flagged PROCESS" "$procs"; fi
 
 # --- the sampling rate follows --interval -------------------------------------------------------
-# timer ticks per second of wall time at 5 ms and at 10 ms, for the same workload: samples taken
-# plus the ones the collector counted lost (lost_samples: timer expirations it could not serve),
-# so that a busy machine, which makes the collector miss ticks, does not change the rate
-rate() { # NAME: (samples + lost_samples) / wall seconds of its RUN_END
-	awk -v s="$(grep '"type":"summary"' "$T/$1.jsonl" | grep -o '"\(samples\|lost_samples\)":[0-9]*' | awk -F: '{ s += $2 } END { print s }')" \
-	    -v w="$(grep '"type":"run_end"' "$T/$1.jsonl" | grep -o '"wall_ns":[0-9.e+]*' | cut -d: -f2)" \
-	    'BEGIN { printf "%.3f", s / (w / 1e9) }'
+# What the collector promised is checked against what its trace says it did, at any load: either
+# it kept the interval asked for, or it lengthened it and recorded that it did (issue 19: a WARNING
+# "cannot keep a X ms interval ...: sampling every Y ms from S s into the run" per change, RUN_END
+# interval {requested_ms, final_ms = requested_ms x 2^changes, changes, first_change_s}). Its timer
+# ticks (samples plus lost_samples, the expirations it could not serve) from the run's begin to its
+# last sample (the samples' own timestamps) must match the schedule the trace describes over that
+# span (the requested interval, then each recorded one from its change on), within 20% (and 3
+# ticks). Up to the last sample, not the run's end: a collector starved at load 20+ may take its
+# last sample well before the program's end (seen: 32 ticks, 0.32 s, of a 0.83 s run). A collector that ignored -i,
+# or lengthened without saying so, fails; a busy machine that made it lengthen, as designed, does not.
+kept_or_recorded() {
+	if python3 - "$T/$1.jsonl" "$2" >"$T/rate.out" 2>&1 <<'EOF'
+import json, re, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+want = float(sys.argv[2])
+begin = [r for r in recs if r["type"] == "run_begin"][0]
+end = [r for r in recs if r["type"] == "run_end"][0]
+iv = end["interval"]
+ticks = end["samples"] + end["lost_samples"]
+ts = sorted({r["t_ns"] for r in recs if r["type"] == "sample"})
+t0_s, t1_s = (ts[0] - begin["t_ns"]) / 1e9, (ts[-1] - begin["t_ns"]) / 1e9
+changes = [(float(m.group(2)), float(m.group(3))) for m in
+           (re.search(r"cannot keep a ([0-9.]+) ms interval .*: sampling every ([0-9.]+) ms from ([0-9.]+) s into the run",
+                      r.get("what", "")) for r in recs if r["type"] == "warning") if m]
+bounds, ms = [-1e9], [want]
+for every_ms, from_s in changes:
+    bounds.append(from_s)
+    ms.append(every_ms)
+bounds.append(1e9)
+# the first sample is taken as the run begins (RUN_BEGIN's time), then one tick per interval of the
+# schedule up to the last sample; expirations missed at the start are lost_samples of the first read
+expect = 1 + sum(max(0.0, min(bounds[i + 1], t1_s) - max(bounds[i], 0.0)) * 1000 / ms[i] for i in range(len(ms)))
+print("requested %s ms, final %s ms, %d change(s)%s; %d ticks from %.3f s to %.3f s of a %.3f s run, the recorded schedule gives %.1f" %
+      (iv["requested_ms"], iv["final_ms"], iv["changes"],
+       " from %.3f s" % iv["first_change_s"] if iv["changes"] else "", ticks, t0_s, t1_s,
+       end["wall_ns"] / 1e9, expect))
+good = (iv["requested_ms"] == want and iv["changes"] == len(changes) and
+        iv["final_ms"] == want * 2 ** iv["changes"] and
+        (iv["changes"] == 0 or abs(iv["first_change_s"] - changes[0][1]) < 0.002) and
+        abs(ticks - expect) <= max(3, 0.2 * expect))
+sys.exit(not good)
+EOF
+	then ok "-i $2: the interval kept, or lengthened and recorded as lengthened ($(cat "$T/rate.out"))"
+	else not_ok "-i $2: the interval kept, or lengthened and recorded as lengthened" "$(cat "$T/rate.out")" "$(machine_load)"; fi
 }
 run_capture "$PMCOLLECT" -q --cpus 0 -i 10 -o "$T/i10.zst" -- "$W/phases" -t 2 -w 300 -r 1 balanced
 dump i10
+kept_or_recorded i10 10
 run_capture "$PMCOLLECT" -q --cpus 0 --interval 5 -o "$T/i5.zst" -- "$W/phases" -t 2 -w 300 -r 1 balanced
 dump i5
-near "--interval 5 samples twice as often as --interval 10" "$(rate i5)" "$(awk -v r="$(rate i10)" 'BEGIN {printf "%.3f", 2 * r}')" 0.2
+kept_or_recorded i5 5
 # and for a program whose wall time does not depend on the machine's load
 run_capture "$PMCOLLECT" -q -i 10 -o "$T/s10.zst" -- sleep 0.6
 dump s10
+kept_or_recorded s10 10
 run_capture "$PMCOLLECT" -q -i 5 -o "$T/s5.zst" -- sleep 0.6
 dump s5
-# ticks NAME: samples plus lost_samples, as in rate()
+kept_or_recorded s5 5
+# ticks NAME: samples plus lost_samples of its SUMMARY
 ticks() { echo $(($(num samples "$T/$1.jsonl") + $(num lost_samples "$T/$1.jsonl"))); }
-near "--interval 5 ticks twice as often as --interval 10 over sleep 0.6 ($(ticks s5) vs $(ticks s10) ticks)" \
-	"$(rate s5)" "$(awk -v r="$(rate s10)" 'BEGIN {printf "%.3f", 2 * r}')" 0.15
 run_capture "$PMCOLLECT" -q -i 0.5 -o "$T/frac.zst" -- "$W/phases" -t 1 -w 50 -r 1 balanced
 dump frac
+kept_or_recorded frac 0.5
 if [ "$rc" -eq 0 ] && grep -q '"interval_ms":0.5' "$T/frac.jsonl" && [ "$(ticks frac)" -gt 40 ]
 then ok "fractional interval 0.5 ms ($(ticks frac) ticks)"; else not_ok "fractional interval 0.5 ms" "exit $rc, samples + lost_samples $(ticks frac)" "$(machine_load)"; fi
 

@@ -26,21 +26,33 @@ left_behind() {
 	while [ $i -lt 100 ] && [ -n "$(tagged "$1")" ]; do sleep 0.1; i=$((i + 1)); done
 	tagged "$1" | wc -l
 }
-# tracefs instances are named pmcollect-<pid>: one whose pmcollect is gone was left behind. Only
-# those that appeared during the case count (other pmcollect runs may share the machine).
-instances_now() { ls "$INSTANCES" 2>/dev/null | grep '^pmcollect-' ; }
-instances_mark() { instances_now >"$T/instances.before"; }
+# tracefs instances are named pmcollect-<pid>: the case's own pmcollect ($pmc_pid, set by
+# collect_fg and collect_bg) left one behind when pmcollect-$pmc_pid is still there once it is gone.
+# Only that name counts: other sessions on the machine run (and SIGKILL) pmcollect at the same
+# time, and their instances appear and vanish whenever they do (4 counted here once at load 40).
+pmc_pid=""
+# A SIGKILLed pmcollect's instance is removed by its watchdog (schedtrace.h), which a busy machine
+# may run late: up to 10 s are given.
 instances() {
-	instances_now | while read -r i; do
-		grep -qx "$i" "$T/instances.before" || [ -d "/proc/${i#pmcollect-}" ] || echo "$i"
-	done | wc -l
+	j=0
+	while [ -n "$pmc_pid" ] && [ -d "$INSTANCES/pmcollect-$pmc_pid" ] && [ ! -d "/proc/$pmc_pid" ]; do
+		[ $j -ge 100 ] && { echo 1; return; }
+		sleep 0.1; j=$((j + 1))
+	done
+	echo 0
 }
-instances_mark
+instances_mark() { pmc_pid=""; }
+# collect_fg ARGS...: run_capture of pmcollect ARGS (env VAR=... first, as for run_capture), its
+# pid in $pmc_pid
+collect_fg() {
+	run_capture sh -c 'echo $$ >"$0"; exec "$@"' "$T/pmc.pid" "$@"
+	pmc_pid=$(cat "$T/pmc.pid" 2>/dev/null)
+}
 # collect TAG ARGS...: pmcollect with the tag in the environment, in the background; sets $bg
 collect_bg() {
 	tag=$1; shift
 	env --default-signal=INT,TERM,HUP PMT_FAULT_TAG="$tag" "$PMCOLLECT" "$@" >"$T/bg.out" 2>"$T/bg.err" &
-	bg=$!
+	bg=$!; pmc_pid=$bg
 }
 # wait_child PID: until PID has a child (the program runs) and a first second was flushed
 wait_program() {
@@ -71,7 +83,7 @@ verdict() {
 }
 
 # --- the program misbehaves --------------------------------------------------------------------------
-run_capture env PMT_FAULT_TAG=segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
+collect_fg env PMT_FAULT_TAG=segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
 trace_facts segv
 verdict segv "program segfaults (exitwith -k SEGV)" "exit 139 (128+11); RUN_END signaled 11; SUMMARY" 139 yes \
 	"$(echo "$end" | grep -q 'signal:11' && echo yes || echo no)" "RUN_END signal checked"
@@ -85,47 +97,54 @@ trace_facts kill9
 verdict kill9 "program killed with SIGKILL by another process" "exit 137 (128+9); RUN_END signaled 9; SUMMARY" 137 yes \
 	"$(echo "$end" | grep -q 'signal:9' && echo yes || echo no)" "RUN_END signal checked"
 
-run_capture env PMT_FAULT_TAG=texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
+collect_fg env PMT_FAULT_TAG=texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
 trace_facts texit
 tids=$(grep '"type":"sample"' "$T/texit.jsonl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
 verdict texit "program calls exit(3) from one of 4 busy threads (exitwith -T 4 -e)" "exit 3; all 5 threads sampled; SUMMARY" 3 yes \
 	"$([ "$tids" -ge 5 ] && echo yes || echo no)" "$tids threads sampled"
 
-run_capture env PMT_FAULT_TAG=threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
+collect_fg env PMT_FAULT_TAG=threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
 trace_facts threads
 exits=$(grep '"type":"task"' "$T/threads.jsonl" | grep -c '"kind":"exit"')
 verdict threads "program creates and joins 10,000 short-lived threads (spawn_threads -n 10000)" "exit 0; every thread has an EXIT record (taskstats); SUMMARY" 0 yes \
 	"$([ "$exits" -ge 10001 ] && echo yes || echo no)" "$exits EXIT records"
 
-run_capture env PMT_FAULT_TAG=fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- $WL "$W/forker" -p 100 -t 1 -w 20
+collect_fg env PMT_FAULT_TAG=fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- $WL "$W/forker" -p 100 -t 1 -w 20
 trace_facts fork100
 procs=$(grep '"type":"sample"' "$T/fork100.jsonl" | grep -o '"tgid":[0-9]*' | sort -u | wc -l)
 verdict fork100 "program forks 100 children (forker -p 100)" "exit 0; 101 processes sampled; SUMMARY" 0 yes \
 	"$([ "$procs" -eq 101 ] && echo yes || echo no)" "$procs processes sampled"
 
-run_capture env PMT_FAULT_TAG=exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
+collect_fg env PMT_FAULT_TAG=exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
 trace_facts exec
 execs=$(grep '"type":"task"' "$T/exec.jsonl" | grep '"kind":"exec"' | grep -c '"comm":"phases"')
 verdict exec "program execs another program (sh -c 'exec phases')" "exit 0; an EXEC record names the new program; SUMMARY" 0 yes \
 	"$([ "$execs" -ge 1 ] && echo yes || echo no)" "$execs EXEC records naming phases"
 
-# an orphan that exits while the program still runs is pmcollect's child (subreaper): reaped at
-# once, never a zombie
-collect_bg orphan -q -o "$T/orphan.zst" -- sh -c '(sleep 0.2 &); sleep 1.5'
-wait_program $bg; sleep 0.8
-zombies=$(ps -o stat= --ppid $bg | grep -c '^Z')
-adopted=$(ps -o pid= --ppid $bg | wc -l)
+# an orphan that exits while the program still runs is pmcollect's child (subreaper): reaped while
+# the program runs, never left a zombie. A busy machine may delay pmcollect's reaping by some
+# scheduling delay (issue 33): pmcollect's children are polled for up to 3 s after the orphan's
+# 0.2 s, while the program still runs (4 s), and a zombie must be gone by then
+collect_bg orphan -q -o "$T/orphan.zst" -- sh -c '(sleep 0.2 &); sleep 4'
+wait_program $bg; sleep 0.3
+i=0
+while :; do
+	zombies=$(ps -o stat= --ppid $bg | grep -c '^Z')
+	adopted=$(ps -o pid= --ppid $bg | wc -l)
+	{ [ "$zombies" -eq 0 ] && [ "$adopted" -le 1 ]; } || [ $i -ge 30 ] && break
+	sleep 0.1; i=$((i + 1))
+done
 wait $bg; rc=$?
 verdict orphan "an orphan of the program (reparented to pmcollect) exits while the program runs" \
-	"exit 0; the orphan is reaped by pmcollect at once (no zombie); SUMMARY" 0 yes \
-	"$([ "$zombies" -eq 0 ] && echo yes || echo no)" "$zombies zombies among pmcollect's $adopted children 0.6 s after the orphan exited"
+	"exit 0; the orphan is reaped by pmcollect while the program runs (no zombie); SUMMARY" 0 yes \
+	"$([ "$zombies" -eq 0 ] && [ "$adopted" -le 1 ] && echo yes || echo no)" "$zombies zombies among pmcollect's $adopted children $((300 + 100 * i)) ms after the program started, 0.2 s after it the orphan exited"
 
 # double-forked daemon: followed while the program runs (pmcollect is child subreaper), left
 # running when the program ends (docs/pmcollect.1, WHAT IS FOLLOWED); the test ends it itself.
 # The daemon lives 30 s after the program's 0.3 s: pmcollect taking under 15 s can only mean it
 # did not wait for the daemon, however loaded the machine (no speed bound: issue 11).
 t0=$(date +%s%N)
-run_capture env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
+collect_fg env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
 ms=$((($(date +%s%N) - t0) / 1000000))
 dpid=$(sed -n 's/.*"daemon_pid":\([0-9]*\).*/\1/p' "$T/out")
 trace_facts daemon
@@ -195,7 +214,7 @@ if mount -t tmpfs -o size=1m,mode=0755 pmtfull "$T/full" 2>"$T/mount.err"; then
 	cp "$T/full/full.zst" "$T/full.zst"
 	umount "$T/full"
 	finished=no; grep -q '"program":"phases"' "$T/bg.out" && finished=yes
-	oneline=no; [ "$(wc -l <"$T/bg.err")" -eq 1 ] && grep -q "^pmcollect: error: cannot write '.*full.zst': No space left on device$" "$T/bg.err" && oneline=yes
+	oneline=no; err_line_only "$T/bg.err" "^pmcollect: error: cannot write '.*full.zst': No space left on device$" && oneline=yes
 	verdict full "output file system fills up during the run (tmpfs, filled once the first chunk of samples is written)" \
 		"exit 1 with one error line; the program runs to its end; the trace keeps every complete chunk" 1 no \
 		"$([ "$finished" = yes ] && [ "$oneline" = yes ] && [ "$size" -ge "$before" ] && echo yes || echo no)" \

@@ -38,8 +38,8 @@ run_capture env SUDO_USER=nobody "$PMCOLLECT" -q -o "$T/sudoroot.zst" --user roo
 expect_user "--user root overrides SUDO_USER" "pmcollect run by sudo with --user root" 0 0 "$(id -G root)" root
 
 run_capture "$PMCOLLECT" -q -o "$T/nosuch.zst" --user no-such-user-pmt -- true
-if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^pmcollect: error: invalid user 'no-such-user-pmt': no such user$" "$T/err" && [ ! -e "$T/nosuch.zst" ]
-then ok "unknown --user: exit 2, one line, no file"; r=pass; else not_ok "unknown --user: exit 2, one line, no file" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi
+if [ "$rc" -eq 2 ] && err_line_only "$T/err" "^pmcollect: error: invalid user 'no-such-user-pmt': no such user$" && [ ! -e "$T/nosuch.zst" ]
+then ok "unknown --user: exit 2, one line, no file"; r=pass; else not_ok "unknown --user: exit 2, one line, no file" "$(diag)"; r=FAIL; fi
 fault_row privileges "--user names no user" "exit 2, one error line, no trace file" "exit $rc: $(head -1 "$T/err")" $r
 
 # --- the trace file: 0644 at most, whatever the umask ------------------------------------------------

@@ -5,7 +5,8 @@
 # copy of tests/fixtures/sysfs/two-packages (PMT_SYSFS_ROOT) whose counters the traced program
 # itself advances, so the truth is known by construction: a wrap of package-0, two packages,
 # core and dram zones, a zone that disappears mid-run, and a duplicate (intel-rapl-mmio) that must
-# not count. On this VM (no powercap, no perf power PMU) a real run records the reason. The perf
+# not count. A perf power PMU that is present but reads 0 (perf-zero) is "unavailable" with its
+# reason; the machine's own run is checked against whatever sources it has. The perf
 # fallback runs on a PMU tree whose event is the kernel's cpu-clock; the power model is recovered
 # end to end from runs of rapl_sim, which advances a fixture counter by a known P(x).
 . "$PMT_TOP/tests/cli/lib.sh"
@@ -91,19 +92,77 @@ while IFS= read -r line; do
 done <"$T/check"
 [ -s "$T/check" ] || not_ok "fixture: the trace could be checked" "$(head -c 300 "$T/dump.err")"
 
-# this VM: no powercap, no perf power PMU; the reason is in META and RUN_END
-if [ -d /sys/class/powercap ] && ls /sys/class/powercap | grep -q intel-rapl; then
-	tap_n=$((tap_n + 1)); echo "ok $tap_n - real run without energy # SKIP this machine has powercap"
+# A source that is present but never advances (issue 29): the perf-zero fixture's power PMU has an
+# energy-psys that is the kernel's dummy software event, which counts nothing, like the power PMU
+# of kernel 6.18 guests whose energy-psys reads 0 throughout. pmcollect must not record it as a
+# working source of 0 J: a warning, a WARNING record and RUN_END energy null, all with the reason
+# "energy unavailable: the counter did not advance (N readings over T s, perf power PMU)"; and
+# pmanalyze's table, JSON, --plot, --html and --learn --target energy give that reason.
+ZR='energy unavailable: the counter did not advance \([0-9]+ readings over [0-9.]+ s, perf power PMU\)'
+run_capture env PMT_SYSFS_ROOT="$FIX/perf-zero" "$PMCOLLECT" -o "$T/zero.pmt" --runs 0 0-1 -- "$W/phases" -t 2 -w 100 -r 1 balanced
+"$PMANALYZE" --dump "$T/zero.pmt" >"$T/zero.dump" 2>&1
+if grep '"type":"meta"' "$T/zero.dump" | grep -q '"energy":{"recorded":false,"reason":"[^"]*denied'; then
+	skip "perf-zero fixture: a power PMU that reads 0" "perf_event_open of a CPU-wide event is denied here"
 else
-	run_capture "$PMCOLLECT" -q -o "$T/real.pmt" -- sleep 0.2
-	"$PMANALYZE" --dump "$T/real.pmt" >"$T/real.dump"
-	if grep '"type":"run_end"' "$T/real.dump" | grep -q '"energy":null,"energy_reason":"no powercap (no /sys/class/powercap/intel-rapl:\* zone)' &&
-	   grep '"type":"meta"' "$T/real.dump" | grep -q '"energy":{"recorded":false,"reason":"no powercap'; then
-		ok "real run on this VM: energy null, reason 'no powercap' in RUN_END and META"
-	else
-		not_ok "real run on this VM: energy null with the reason" "$(grep -o '"energy[^}]*' "$T/real.dump" | head -3)"
-	fi
+	expect_status "perf-zero fixture: pmcollect exits 0" 0
+	if [ "$(grep -Ec "^pmcollect: warning: $ZR$" "$T/err")" -eq 2 ]
+	then ok "perf-zero fixture: one warning per run with the reason"; else not_ok "perf-zero fixture: one warning per run with the reason" "$(diag)"; fi
+	ends=$(grep -c '"type":"run_end"' "$T/zero.dump")
+	nulls=$(grep '"type":"run_end"' "$T/zero.dump" | grep -Ec "\"energy\":null,\"energy_reason\":\"$ZR\"")
+	warns=$(grep '"type":"warning"' "$T/zero.dump" | grep -Ec "$ZR")
+	if [ "$ends" -eq 2 ] && [ "$nulls" -eq 2 ] && [ "$warns" -eq 2 ]
+	then ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record, both runs"
+	else not_ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record" "$ends RUN_END, $nulls with energy null and the reason, $warns WARNING records" "$(grep -o '"energy[^}]*' "$T/zero.dump" | head -3)"; fi
+	run_capture "$PMANALYZE" -q "$T/zero.pmt"
+	if [ "$rc" -eq 0 ] && grep -Eq "^energy: none \(no run has energy readings: $ZR\)$" "$T/out" &&
+	   grep '^sources ' "$T/out" | grep -vq 'energy' && grep -Eq "^ +energy: not recorded: $ZR$" "$T/out"
+	then ok "perf-zero fixture: the table says 'energy: none' with the reason and lists energy as not recorded"
+	else not_ok "perf-zero fixture: the table gives the reason" "$(diag)" "$(grep -E '^energy|^sources| energy:' "$T/out")"; fi
+	run_capture "$PMANALYZE" -q --format json "$T/zero.pmt"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, re, sys
+e = json.load(open(sys.argv[1]))["energy"]
+sys.exit(not (e["available"] is False and re.search(sys.argv[2], e["reason"]) and e["points"] is None))' "$T/out" "$ZR"
+	then ok "perf-zero fixture: JSON energy unavailable with the reason"
+	else not_ok "perf-zero fixture: JSON energy unavailable with the reason" "$(diag)" "$(grep -o '"energy": {[^}]*' "$T/out")"; fi
+	run_capture "$PMANALYZE" -q --plot "$T/zsvg" --html "$T/zero.html" "$T/zero.pmt"
+	if [ "$rc" -eq 0 ] && [ -e "$T/zsvg/speedup.svg" ] && [ ! -e "$T/zsvg/energy.svg" ] &&
+	   grep -Eq "<li>Power by energy zone plot: $ZR" "$T/zero.html"
+	then ok "perf-zero fixture: --plot draws no energy plot (no 'mean 0 W'), the HTML gives the reason"
+	else not_ok "perf-zero fixture: no energy plot, the reason in the HTML" "$(diag)" "written: $(ls "$T/zsvg" 2>&1 | tr '\n' ' ')" "$(grep -o '<li>Power[^<]*' "$T/zero.html")"; fi
+	run_capture "$PMANALYZE" -q --learn --target energy "$T/zero.pmt"
+	expect_status "perf-zero fixture: --learn --target energy exits 1" 1
+	expect_err_line "perf-zero fixture: --learn --target energy gives the reason, not 'no finished run'" \
+		"^pmanalyze: error: --target energy: no run has energy readings \($ZR\)$"
 fi
+
+# The machine's own sources, whatever they are (a test of the tools, not of the machine): what
+# pmcollect recorded must agree with what the machine exposes. No powercap zone and no perf power
+# PMU: energy null with the reason naming both. Otherwise either a working source whose counters
+# advanced (energy > 0: never a working source of 0 J) or energy null with a reason.
+run_capture "$PMCOLLECT" -q -o "$T/real.pmt" -- sleep 0.3
+"$PMANALYZE" --dump "$T/real.pmt" >"$T/real.dump" 2>&1
+has_rapl=no; ls /sys/class/powercap 2>/dev/null | grep -q '^intel-rapl:' && has_rapl=yes
+has_pmu=no; ls /sys/bus/event_source/devices/power/events 2>/dev/null | grep -q '^energy-' && has_pmu=yes
+if python3 - "$T/real.dump" "$has_rapl" "$has_pmu" >"$T/py.out" 2>&1 <<'EOF'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+end = [r for r in recs if r["type"] == "run_end"][0]
+meta = [r for r in recs if r["type"] == "meta"][0]["sources"]["energy"]
+rapl, pmu = sys.argv[2] == "yes", sys.argv[3] == "yes"
+e, why = end["energy"], end.get("energy_reason") or ""
+print("machine: powercap %s, perf power PMU %s; RUN_END energy %s" %
+      (sys.argv[2], sys.argv[3], json.dumps(e)[:160] if e else "null: " + why))
+if not rapl and not pmu:
+    good = e is None and "no powercap" in why and "no perf power PMU" in why and meta["recorded"] is False
+elif e is None:
+    good = bool(why)
+else:
+    good = (sum(z["energy_uj"] for z in e["zones"]) > 0 and meta["recorded"] and
+            e["source"] in (["powercap"] if rapl else []) + (["perf"] if pmu else []))
+sys.exit(not good)
+EOF
+then ok "the real machine's energy: what pmcollect recorded agrees with the machine ($(head -1 "$T/py.out"))"
+else not_ok "the real machine's energy: what pmcollect recorded agrees with the machine" "$(cat "$T/py.out")"; fi
 
 # The perf power PMU fallback, through pmcollect: a PMU tree whose energy-pkg is the kernel's
 # cpu-clock on CPU 0 (type 1 PERF_TYPE_SOFTWARE, event 0 PERF_COUNT_SW_CPU_CLOCK, scale 1e-9 J per
@@ -228,9 +287,10 @@ EOF
 fi
 
 # Readings more than 1 s apart (a stalled collector: SIGSTOP for 1.2 s) may hide a second wrap:
-# RUN_END max_gap_ns says so, and pmanalyze must say it too.
+# RUN_END max_gap_ns says so, and pmanalyze must say it too. The program advances the counter by
+# 1 J (write, then rename) before it execs: a counter that never advances is no source at all.
 echo 1000000 >"$Z/energy_uj"
-env PMT_SYSFS_ROOT="$PM" "$PMCOLLECT" -q -o "$T/gap.pmt" -- "$W/phases" -t 2 -w 1000 -r 1 balanced >/dev/null 2>&1 &
+env PMT_SYSFS_ROOT="$PM" "$PMCOLLECT" -q -o "$T/gap.pmt" -- sh -c 'printf "2000000\n" >"$1.tmp" && mv "$1.tmp" "$1" && exec "$2/phases" -t 2 -w 1000 -r 1 balanced' sh "$Z/energy_uj" "$W" >/dev/null 2>&1 &
 gpid=$!
 # stopped once its run has begun (the program is its child), not during its start-up on a busy
 # machine (a stop before the first reading, or after the run, leaves no gap between readings:
@@ -248,8 +308,8 @@ else not_ok "note for energy readings over 1 s apart" "max_gap_ns $gap" "$(grep 
 # advanced by its own rapl_sim at P_static 20 W and 10 W (P_core 0), both running for the whole
 # run: their mean power over the run is 20 W and 10 W up to the few ms before and after rapl_sim
 # (exec, exit). energy.svg and energy.png are written with a line per zone, the HTML report's
-# energy section gives the zones' mean power; a trace without ENERGY records (this VM's own run)
-# gets no energy plot and the HTML says "no energy readings" where missing plots are listed.
+# energy section gives the zones' mean power; a trace without an energy source (the fixture `none`)
+# gets no energy plot and the HTML gives the recorded reason where missing plots are listed.
 EP="$T/eplot"
 for z in intel-rapl:0/package-0 intel-rapl:0:0/dram; do
 	mkdir -p "$EP/sys/class/powercap/${z%/*}"
@@ -319,8 +379,8 @@ else not_ok "energy.png has ink in the plot area" "$(tail -3 "$T/py.out")"; fi
 run_capture env PMT_SYSFS_ROOT="$FIX/none" "$PMCOLLECT" -q -o "$T/noenergy.pmt" -- "$W/phases" -t 2 -w 100 -r 1 balanced
 run_capture "$PMANALYZE" -q --plot "$T/nosvg" --html "$T/noenergy.html" "$T/noenergy.pmt"
 if [ -d "$T/nosvg" ] && [ ! -e "$T/nosvg/energy.svg" ] && ls "$T/nosvg" | grep -q . &&
-   grep -q '<li>Power by energy zone plot: no energy readings' "$T/noenergy.html"; then
-	ok "a trace without energy: no energy.svg (written: $(ls "$T/nosvg" | tr '\n' ' ')), 'no energy readings' in the HTML"
+   grep -q '<li>Power by energy zone plot: no powercap (no .*); no perf power PMU' "$T/noenergy.html"; then
+	ok "a trace without energy: no energy.svg (written: $(ls "$T/nosvg" | tr '\n' ' ')), the recorded reason in the HTML"
 else not_ok "a trace without energy writes no energy plot" "$(ls "$T/nosvg" 2>&1 | tr '\n' ' ') $(grep -o '<li>Power[^<]*' "$T/noenergy.html")"; fi
 
 # --label goes to META labels

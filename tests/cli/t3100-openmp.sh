@@ -39,16 +39,21 @@ A=$(json_get "$T/direct-active.json" parallelism.A_inf)
 # CPUs preempts the spinners and lowers it (1.77 seen in a quiet CI run at load 5: 1.18x): make
 # check asks 10%, over 3x the 3% the passive run is asserted at, so it still tells inflation from
 # the estimator's error; make check-accuracy (PMT_ACCURACY=strict) keeps 20%.
+# At load 10+ the spinners may hardly ever run together (issue 33): when the run's profile explains
+# less than PMT_MIN_CPU_SHARE of its wall time (other processes took the CPUs, issue 19) make check
+# reports a skip with the share, as for the detection below; make check-accuracy asserts it.
 infl=1.1; [ "$PMT_ACCURACY" = strict ] && infl=1.2
+stolen=$(json_get "$T/direct-active.json" parallelism.unexplained_s)
+share=$(awk -v u="$stolen" -v w="$(json_get "$T/direct-active.json" parallelism.wall_s)" 'BEGIN{printf "%.3f", (w > 0 ? 1 - u / w : 1)}')
 if awk -v a="$A" -v t="$(truth direct-active A_inf)" -v f="$infl" 'BEGIN{exit !(a > f * t)}'
 then ok "direct, active: spinning inflates A(m,inf) by over $infl x ($A vs truth $(truth direct-active A_inf))"
-else not_ok "direct, active: spinning inflates A(m,inf) by over $infl x" "A $A, truth $(truth direct-active A_inf)" "$(machine_load)"; fi
+elif [ "$PMT_ACCURACY" != strict ] && awk -v s="$share" -v m="$PMT_MIN_CPU_SHARE" 'BEGIN{exit !(s < m)}'
+then skip "direct, active: spinning inflates A(m,inf) by over $infl x" "machine busy: A $A, truth $(truth direct-active A_inf); the run's profile explains $share of its wall time (< $PMT_MIN_CPU_SHARE; $(machine_load)); make check-accuracy asserts it"
+else not_ok "direct, active: spinning inflates A(m,inf) by over $infl x" "A $A, truth $(truth direct-active A_inf); the profile explains $share of the wall time" "$(machine_load)"; fi
 # Two spinners on 2 CPUs are told from the profile (A(m,inf) close to 2); when other processes took
 # the CPUs (wall time the run's profile does not explain, issue 19) the spinners were not both
 # running and A falls short: then make check reports a skip with the share (measured: A 1.83, 22%
 # of the wall time unexplained, with two CI runs on the machine) and make check-accuracy asserts it.
-stolen=$(json_get "$T/direct-active.json" parallelism.unexplained_s)
-share=$(awk -v u="$stolen" -v w="$(json_get "$T/direct-active.json" parallelism.wall_s)" 'BEGIN{printf "%.3f", (w > 0 ? 1 - u / w : 1)}')
 if notes "$T/direct-active.json" | grep -q '^spinning: OMP_WAIT_POLICY=active was set and 2 threads were runnable .* re-record with OMP_WAIT_POLICY=passive$'
 then ok "direct, active: detected from the samples, remedy given"
 elif [ "$PMT_ACCURACY" != strict ] && awk -v s="$share" -v m="$PMT_MIN_CPU_SHARE" 'BEGIN{exit !(s < m)}' &&

@@ -15,11 +15,16 @@
 sched=1
 if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0; fi
 
-# phase_checks LABEL TRUTH JSON DUMP: the phases against the workload's step times
+# phase_checks LABEL TRUTH JSON DUMP: the phases against the workload's step times. The program's
+# 4 threads share CPU 0: when other load gives it under PMT_MIN_CPU_SHARE of that CPU, threads
+# waiting on its run queue read as parallel (seen at load 12 with the program at 46% of its CPU: a
+# fourth "phase" in the first 30 ms, the threads just started), so make check reports a skip with
+# the share and the load (issue 33); make check-accuracy asserts the phases at any share.
 phase_checks() {
-	python3 - "$@" >"$T/checks" <<'EOF'
+	python3 - "$@" "$(cpu_share "$3")" "$PMT_MIN_CPU_SHARE" "$(machine_load)" >"$T/checks" <<'EOF'
 import json, os, sys
 label, truth_p, json_p, dump_p = sys.argv[1:5]
+share, min_share, load = float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
 truth = json.loads(open(truth_p).read().strip().splitlines()[-1])
 g = json.load(open(json_p))["regions"]
 t0 = [json.loads(l) for l in open(dump_p) if '"type":"run_begin"' in l][0]["t_ns"]
@@ -29,6 +34,10 @@ gap = g["gap_ns"]
 if gap > 1.5 * 20e6:
     # the collector itself did not get a CPU for its samples: nothing to check against
     print("skip %s: phases: machine busy: mean sampling interval %.0f ms for -i 20" % (label, gap / 1e6))
+    sys.exit(0)
+if share < min_share and os.environ.get("PMT_ACCURACY") != "strict":
+    print("skip %s: phases: machine busy: the program had %.3f of its CPU (< %.2f; %s); make check-accuracy asserts them"
+          % (label, share, min_share, load))
     sys.exit(0)
 ends = [e - t0 for e in truth["step_end_ns"]]
 want = [(ends[2 * k], ends[2 * k + 1]) for k in range(truth["repeats"])]
@@ -93,15 +102,21 @@ export KMP_BLOCKTIME=0
 run_capture "$PMCOLLECT" -q --no-sched --omp-regions --cpus 0 -i 10 -t 4 -o "$T/omp.zst" -- "$W/omp_regions" -w 40
 expect_status "omp_regions recorded with --no-sched" 0
 "$PMANALYZE" -q --format json -o "$T/omp.json" "$T/omp.zst"
-python3 - "$T/omp.json" >"$T/checks" <<'EOF'
+# The samples read "runnable, not running" as waiting for the program's own threads: other load on
+# CPU 0 biases A (lib.sh PMT_MIN_CPU_SHARE), so make check skips below that share, with the share
+# and the load (issue 33); make check-accuracy asserts it.
+python3 - "$T/omp.json" "$(cpu_share "$T/omp.json")" "$PMT_MIN_CPU_SHARE" "$PMT_ACCURACY" "$(machine_load)" >"$T/checks" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
+share, min_share, strict, load = float(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "strict", sys.argv[5]
 g = d["regions"]
 A = {r["function"]: r["A"] for r in g["rows"] if r["depth"] == 1}
 iv = d["parallelism"]["mean_interval_ms"]
 what = "regions without scheduler events: A from the samples, imbalanced 2.5 and balanced 3 within 15%"
 if iv > 15:
     print("skip %s: machine busy: mean sampling interval %.0f ms for -i 10" % (what, iv))
+elif share < min_share and not strict:
+    print("skip %s: machine busy: the program had %.3f of its CPU (< %.2f; %s); make check-accuracy asserts it" % (what, share, min_share, load))
 else:
     ok = g["A_source"] == "samples" and abs(A["imbalanced"] - 2.5) <= 0.375 and abs(A["balanced"] - 3) <= 0.45
     print(("ok %s" if ok else "fail %s: %s %s") % ((what,) if ok else (what, g["A_source"], A)))

@@ -12,18 +12,9 @@
 
 #include "allande.h"
 #include "memory.h"
+#include "testlib.h"
 
 #define S 1e9 /* ns per s */
-
-/* cmocka 1.1.5 (Debian 12) has no assert_double_equal: compare within tol, print both on failure */
-#define assert_double_equal(a, b, tol) assert_near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_near_impl(double a, double b, double tol, const char *expr, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 /* Table 3: measured time (s) and TCM of x_solve with 1..6 threads on one socket. */
 static const double table3_T_s[6] = {123, 63, 57, 70, 74, 78};

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "assert_near.h"
+#include "testlib.h"
 #include "bindings.h"
 #include "ranks.h"
 

@@ -20,17 +20,9 @@
 #include "interfere.h"
 #include "interfere_cal.h"
 #include "pm_util.h"
+#include "testlib.h"
 
 #define MB (1024.0 * 1024.0)
-
-#define assert_double_equal(a, b, tol) assert_near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_near_impl(double a, double b, double tol, const char *expr, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 /* Loads tests/fixtures/hwloc/<name> (relative to $PMT_TOP, else the current directory). */
 static hwloc_topology_t load(const char *name)

@@ -13,9 +13,6 @@
 #include "memory.h"
 #include "testlib.h"
 
-/* relative: |a - b| <= rel |b| */
-#define assert_rel(a, b, rel) assert_double_equal((a), (b), (rel) * fabs(b))
-
 /* A synthetic machine: per-socket M/M/1 (eq. 8) with service rate mu and per-core arrival rate L
  * (requests per cycle), r misses; the second socket's term Delta C (UMA) or r delta (NUMA). */
 struct truth {

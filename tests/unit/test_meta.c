@@ -548,11 +548,14 @@ static void test_rank_job_and_clocks(void **state)
 	assert_null(cJSON_GetObjectItemCaseSensitive(get(m, "topology"), "hwloc_xml"));
 	assert_string_equal(str(get(m, "topology"), "hwloc_xml_by"), "local rank 0 of this node");
 	assert_true(num(get(m, "topology"), "pus") >= 1); /* the counts stay */
-	/* the pair: realtime within a second of now, nsec in range, a small uncertainty */
+	/* the pair: a realtime of now (not a monotonic time: those differ by the boot's age), nsec in
+	 * range, an uncertainty below a second. A preemption between its clock reads on a busy machine
+	 * (load 10+) makes the uncertainty a few ms, and building META can take seconds there
+	 * (issue 33): the bounds are what tells a broken pair from a good one, not the machine's speed */
 	clock_gettime(CLOCK_REALTIME, &now);
-	assert_true(fabs(num(c, "realtime_s") - (double)now.tv_sec) <= 1);
+	assert_true(fabs(num(c, "realtime_s") - (double)now.tv_sec) <= 60);
 	assert_true(num(c, "realtime_nsec") >= 0 && num(c, "realtime_nsec") < 1e9);
-	assert_true(num(c, "mono_ns") > 0 && num(c, "uncertainty_ns") < 1e6);
+	assert_true(num(c, "mono_ns") > 0 && num(c, "uncertainty_ns") < 1e9);
 	assert_string_equal(str(a, "cpus"), "0");
 	assert_int_equal(cJSON_GetArraySize(get(a, "packages")), 1);
 	assert_int_equal(cJSON_GetArraySize(get(a, "numa_nodes")), 1);

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "assert_near.h"
+#include "testlib.h"
 #include "mpitime.h"
 #include "mpitool.h"
 #include "ranks.h"

@@ -9,18 +9,9 @@
 #include <cmocka.h>
 
 #include "phases.h"
+#include "testlib.h"
 
 #define MS 1000000ull
-
-/* cmocka 1.1.5 (Debian 12) has no assert_double_equal: compare within tol, print both on failure */
-#define assert_double_equal(a, b, tol) assert_near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_near_impl(double a, double b, double tol, const char *expr, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
-		_fail(file, line);
-	}
-}
 
 /* serial 0-10 ms; 4 threads 10-50; serial 50-51 (1 ms); 2 threads 51-80; serial 80-100 (20 ms);
  * 3 threads 100-130; nothing 130-140 (end). */

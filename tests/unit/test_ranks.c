@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assert_near.h"
 #include "compute.h"
+#include "testlib.h"
 #include "ranks.h"
 #include "records.h"
 

@@ -121,6 +121,46 @@ static void test_run(void **state)
 	pma_run_info_free(&ri);
 }
 
+/* RUN_END energy of a source none of whose zones advanced (a perf power PMU whose energy-psys
+ * reads 0, kernel 6.18 guests; issue 29), as traces before the fix recorded it: no energy, with
+ * pmcollect's reason; a zone that advanced keeps the source working. */
+static void test_energy_did_not_advance(void **state)
+{
+	struct pma_run_info ri;
+
+	(void)state;
+	memset(&ri, 0, sizeof(ri));
+	assert_int_equal(pma_run_end_parse("{\"wall_ns\":600000000,\"energy\":{\"source\":\"perf\","
+					   "\"zones\":[{\"name\":\"energy-psys@cpu0\",\"id\":\"energy-psys\","
+					   "\"kind\":\"psys\",\"energy_uj\":0}],\"package_uj\":null,"
+					   "\"psys_uj\":0,\"readings\":6,\"max_gap_ns\":1e8}}", &ri), 0);
+	assert_false(ri.energy.present);
+	assert_null(ri.energy.source);
+	assert_true(isnan(ri.energy.package_uj) && isnan(ri.energy.max_gap_ns));
+	assert_string_equal(ri.energy.reason, "energy unavailable: the counter did not advance "
+			    "(7 readings over 0.6 s, perf power PMU)");
+	pma_run_info_free(&ri);
+
+	/* one zone of two advanced: the source works */
+	memset(&ri, 0, sizeof(ri));
+	assert_int_equal(pma_run_end_parse("{\"wall_ns\":1e9,\"energy\":{\"source\":\"powercap\","
+					   "\"zones\":[{\"id\":\"intel-rapl:0\",\"energy_uj\":5e6},"
+					   "{\"id\":\"intel-rapl:0:0\",\"energy_uj\":0}],"
+					   "\"package_uj\":5e6,\"readings\":10}}", &ri), 0);
+	assert_true(ri.energy.present);
+	assert_string_equal(ri.energy.source, "powercap");
+	assert_true(ri.energy.package_uj == 5e6);
+	assert_null(ri.energy.reason);
+	pma_run_info_free(&ri);
+
+	/* energy null with pmcollect's own reason: kept as recorded */
+	memset(&ri, 0, sizeof(ri));
+	assert_int_equal(pma_run_end_parse("{\"energy\":null,\"energy_reason\":\"no powercap\"}", &ri), 0);
+	assert_false(ri.energy.present);
+	assert_string_equal(ri.energy.reason, "no powercap");
+	pma_run_info_free(&ri);
+}
+
 static void test_summary_warning(void **state)
 {
 	struct pma_summary s;
@@ -197,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_energy_did_not_advance),
 		cmocka_unit_test(test_summary_warning),
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_wall),

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "assert_near.h"
+#include "testlib.h"
 #include "estimate.h"
 #include "regions.h"
 

@@ -11,15 +11,7 @@
 #include <cmocka.h>
 
 #include "sensitivity.h"
-
-#define assert_double_equal(a, b, tol) assert_near_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_near_impl(double a, double b, double tol, const char *expr, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
-		_fail(file, line);
-	}
-}
+#include "testlib.h"
 
 #define MB (1024.0 * 1024.0)
 #define GB 1e9

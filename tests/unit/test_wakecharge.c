@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "assert_near.h"
+#include "testlib.h"
 #include "wakecharge.h"
 
 static void add_pair(struct pma_wake_cal *c, const char *cls, double med, double lo, double hi)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* testlib.h: helpers the cmocka unit tests share (include after <cmocka.h>): a tolerance compare
- * of doubles and the chunk layout of a trace. Trace bytes are built and patched with the
- * format's own little-endian helpers and sizes (formats/pmt_internal.h), not test copies. */
+/* testlib.h: helpers the cmocka unit tests share (include after <cmocka.h>): the one tolerance
+ * compare of doubles (assert_double_equal, assert_rel) and the chunk layout of a trace. Trace
+ * bytes are built and patched with the format's own little-endian helpers and sizes
+ * (formats/pmt_internal.h), not test copies. */
 #ifndef TESTLIB_H
 #define TESTLIB_H
 
@@ -16,6 +17,8 @@
 /* cmocka 1.1.5 (Debian 12) has no assert_double_equal: |a - b| <= tol, printing both (and the
  * expression) on failure. A NaN on either side fails. */
 #define assert_double_equal(a, b, tol) testlib_assert_near((a), (b), (tol), #a, __FILE__, __LINE__)
+/* relative: |a - b| <= rel |b| */
+#define assert_rel(a, b, rel) assert_double_equal((a), (b), (rel) * fabs(b))
 
 static inline void testlib_assert_near(double a, double b, double tol, const char *expr,
 				       const char *file, int line)
