@@ -1143,6 +1143,9 @@ static int plan_interference(const struct pmc_opts *o, struct session *ss)
 			return PMT_EXIT_USAGE;
 		}
 		ss->have_cal = 1;
+		/* one machine file per host is shared by its users: say when another made it */
+		if (pmc_cal_foreign(&is->cal, why, sizeof(why)))
+			pm_cli_warning("machine file '%s': %s", ss->interference_file, why);
 		if (o->interfere_kind == PMC_CSTHR && is->cal.csthr_bytes && is->cal.csthr_bytes != is->csthr_bytes) {
 			if (o->csthr_l2) {
 				pm_cli_error("--csthr-l2 %u gives CSThr buffers of %zu bytes, but the machine "
