@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "counters.h"
 #include "interfere.h"
@@ -707,6 +710,16 @@ cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal)
 		return NULL;
 	cJSON_AddStringToObject(o, "format", CAL_FORMAT);
 	cJSON_AddStringToObject(o, "topology", cal->topology);
+	if (cal->written.id[0]) {
+		cJSON *w = cJSON_AddObjectToObject(o, "written");
+
+		cJSON_AddStringToObject(w, "id", cal->written.id);
+		cJSON_AddStringToObject(w, "user", cal->written.user);
+		cJSON_AddNumberToObject(w, "uid", (double)cal->written.uid);
+		cJSON_AddStringToObject(w, "host", cal->written.host);
+		cJSON_AddStringToObject(w, "time_utc", cal->written.time_utc);
+		cJSON_AddNumberToObject(w, "time_unix_s", (double)cal->written.time_unix_s);
+	}
 	cJSON_AddStringToObject(o, "method", cal->method == PMC_CAL_COUNTERS ? "counters" : "timing");
 	cJSON_AddStringToObject(o, "bw1_method", cal->bw1_method == PMC_CAL_COUNTERS ? "counters" : "accesses");
 	if (cal->counters_why[0])
@@ -750,36 +763,96 @@ cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal)
 	return o;
 }
 
-int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char *why, size_t whysize)
+/* Stamps w with this process's user, host and the time, and a new id. */
+static void cal_stamp(struct pmc_cal_written *w)
 {
-	cJSON *o = pmc_cal_to_json(cal);
-	char *text = o ? cJSON_Print(o) : NULL;
-	FILE *f = NULL;
-	int rc = -1;
+	struct timespec ts;
+	struct passwd *pw;
+	struct tm tm;
 
+	memset(w, 0, sizeof(*w));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	w->uid = (long)getuid();
+	pw = getpwuid(getuid());
+	if (pw && pw->pw_name)
+		snprintf(w->user, sizeof(w->user), "%s", pw->pw_name);
+	else
+		snprintf(w->user, sizeof(w->user), "%ld", w->uid);
+	if (gethostname(w->host, sizeof(w->host)) != 0)
+		snprintf(w->host, sizeof(w->host), "unknown");
+	w->host[sizeof(w->host) - 1] = '\0';
+	w->time_unix_s = (int64_t)ts.tv_sec;
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(w->time_utc, sizeof(w->time_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(w->id, sizeof(w->id), "%.12s-%ld-%llx", w->host, (long)getpid(),
+		 (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+}
+
+int pmc_cal_write(const char *path, struct pmc_interference_cal *cal, char *why, size_t whysize)
+{
+	cJSON *o;
+	char *text = NULL, tmp[4096];
+	FILE *f = NULL;
+	int rc = -1, fd;
+
+	cal_stamp(&cal->written);
+	o = pmc_cal_to_json(cal);
+	text = o ? cJSON_Print(o) : NULL;
 	if (!text)
 		goto oom;
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fputc('\n', f) == EOF) {
-		snprintf(why, whysize, "cannot write '%s': %s", path, strerror(errno));
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp)) {
+		snprintf(why, whysize, "cannot write '%s': path too long", path);
 		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		snprintf(why, whysize, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		goto out;
+	}
+	if (fputs(text, f) < 0 || fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0 ||
+	    fchmod(fileno(f), 0644) != 0) {
+		snprintf(why, whysize, "cannot write '%s': %s", path, strerror(errno));
+		goto fail;
 	}
 	if (fclose(f) != 0) {
 		f = NULL;
 		snprintf(why, whysize, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
+		goto fail;
 	}
 	f = NULL;
+	if (rename(tmp, path) != 0) {
+		snprintf(why, whysize, "cannot write '%s': %s", path, strerror(errno));
+		goto fail;
+	}
 	rc = 0;
+	goto out;
+fail:
+	if (f)
+		fclose(f);
+	f = NULL;
+	unlink(tmp);
 	goto out;
 oom:
 	snprintf(why, whysize, "out of memory");
 out:
-	if (f)
-		fclose(f);
 	free(text);
 	cJSON_Delete(o);
 	return rc;
+}
+
+int pmc_cal_foreign(const struct pmc_interference_cal *cal, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (!cal->written.id[0] || cal->written.uid == (long)getuid())
+		return 0;
+	snprintf(buf, size, "its calibration %s was made by user %s (uid %ld) on %s at %s, not by you",
+		 cal->written.id, cal->written.user, cal->written.uid, cal->written.host,
+		 cal->written.time_utc);
+	return 1;
 }
 
 /* Reads number `key` of o into *v; -1 with why naming it when missing or not a number. */
@@ -890,6 +963,28 @@ int pmc_cal_read(const char *path, const char *topology_now, int strict, struct 
 		goto out;
 	}
 	strcpy(cal->topology, it->valuestring);
+	it = cJSON_GetObjectItemCaseSensitive(o, "written"); /* optional: files before provenance */
+	if (cJSON_IsObject(it)) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+		const cJSON *user = cJSON_GetObjectItemCaseSensitive(it, "user");
+		const cJSON *host = cJSON_GetObjectItemCaseSensitive(it, "host");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "time_utc");
+
+		if (!cJSON_IsString(id) || get_num(it, "uid", &v, path, why, whysize) < 0) {
+			snprintf(why, whysize, "'%s': \"written\" lacks its \"id\" or \"uid\"", path);
+			goto out;
+		}
+		snprintf(cal->written.id, sizeof(cal->written.id), "%s", id->valuestring);
+		cal->written.uid = (long)v;
+		snprintf(cal->written.user, sizeof(cal->written.user), "%s",
+			 cJSON_IsString(user) ? user->valuestring : "?");
+		snprintf(cal->written.host, sizeof(cal->written.host), "%s",
+			 cJSON_IsString(host) ? host->valuestring : "?");
+		snprintf(cal->written.time_utc, sizeof(cal->written.time_utc), "%s",
+			 cJSON_IsString(t) ? t->valuestring : "?");
+		if (get_num(it, "time_unix_s", &v, path, why, whysize) == 0)
+			cal->written.time_unix_s = (int64_t)v;
+	}
 	it = cJSON_GetObjectItemCaseSensitive(o, "method");
 	if (!cJSON_IsString(it) || (strcmp(it->valuestring, "timing") && strcmp(it->valuestring, "counters"))) {
 		snprintf(why, whysize, "'%s': \"method\" is neither \"timing\" nor \"counters\"", path);

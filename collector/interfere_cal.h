@@ -71,8 +71,21 @@ struct pmc_cal_params {
 	void *progress_arg;
 };
 
+/* Who wrote a machine file, and when: pmc_cal_write fills it in (absent from files written
+ * before it existed: id[0] == '\0'). The id changes with every calibration, so a trace that
+ * copies the file (META "interference") names the calibration it used. */
+struct pmc_cal_written {
+	char id[40];                  /* "<host>-<pid>-<unix ns>", unique per calibration */
+	char user[64];                /* getpwuid(uid)->pw_name, or the uid in decimal */
+	long uid;
+	char host[128];
+	char time_utc[32];            /* ISO 8601, e.g. 2026-11-26T22:30:01Z */
+	int64_t time_unix_s;
+};
+
 struct pmc_interference_cal {
 	char topology[512];           /* pmc_cal_topology_signature of the machine measured */
+	struct pmc_cal_written written; /* set by pmc_cal_write, read back by pmc_cal_read */
 	enum pmc_cal_method method;   /* capacity: COUNTERS when every row was counted */
 	enum pmc_cal_method bw1_method; /* BW1: COUNTERS when the BWThr's misses were counted */
 	char counters_why[256];       /* why counters were not used, "" when both used them */
@@ -182,8 +195,17 @@ int pmc_cal_topology_signature(hwloc_topology_t topo, char *buf, size_t size);
 struct cJSON;
 struct cJSON *pmc_cal_to_json(const struct pmc_interference_cal *cal);
 
-/* Writes *cal to path as JSON ("format": "pmtools-interference/1"). Returns 0 or -1 with why. */
-int pmc_cal_write(const char *path, const struct pmc_interference_cal *cal, char *why, size_t whysize);
+/* Writes *cal to path as JSON ("format": "pmtools-interference/1"), first stamping cal->written
+ * with this process's user, host, the time and a new id. Atomic: the JSON goes to a temporary
+ * file beside path (mkstemp), is flushed with fsync and renamed over path, so a reader never sees
+ * half a file and two calibrations writing at once leave one whole file, the later one's.
+ * Returns 0 or -1 with why (the temporary file removed). */
+int pmc_cal_write(const char *path, struct pmc_interference_cal *cal, char *why, size_t whysize);
+
+/* When the machine file's calibration was made by another user than the caller's real uid, a
+ * sentence saying by whom, where and when (in buf, for a warning), and 1; else 0 (buf ""). A file
+ * without provenance (written before it was recorded) returns 0. */
+int pmc_cal_foreign(const struct pmc_interference_cal *cal, char *buf, size_t size);
 
 /* Reads a machine file written by pmc_cal_write into *cal. When its topology differs from
  * topology_now (NULL: not checked), returns -1 with why when strict, else 1 with the difference

@@ -714,8 +714,12 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	work_ns = r->par.by_est[r->par.est].work_ns;
 	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* issue 35 */
 		note(r, PMA_NOTE_WAKE_NOT_CHARGED, (double[]){ r->wake.charge.cross_ns / 1e3 }, 1);
-	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE)
-		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * st->unplaced_wait_ns / work_ns,
+	/* the share is of the run-queue wait (schedstat field 2 summed over the run), of which the
+	   unplaced wait is a part, so it never exceeds 100%; the threshold stays relative to U */
+	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE &&
+	    st->wait_total_ns > 0)
+		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * fmin(1.0, st->unplaced_wait_ns /
+									  st->wait_total_ns),
 							    128 * st->mean_interval_ns / 1e9 }, 2);
 	if (compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
 		snprintf(why, whysize, "out of memory");

@@ -298,6 +298,9 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 			return PMT_EXIT_USAGE;
 		}
 		ss->have_cal = 1;
+		/* one machine file per host is shared by its users: say when another made it */
+		if (pmc_cal_foreign(&is->cal, why, sizeof(why)))
+			pm_cli_warning("machine file '%s': %s", ss->interference_file, why);
 	}
 	if (!o->interfere)
 		return -1; /* the calibration alone: no runs */

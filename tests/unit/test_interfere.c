@@ -242,6 +242,40 @@ static void test_machine_file(void **state)
 	assert_int_equal(pmc_cal_write(path, &a, why, sizeof(why)), 0);
 	assert_int_equal(pmc_cal_read(path, a.topology, 1, &b, why, sizeof(why)), 0);
 	assert_string_equal(b.topology, a.topology);
+	/* provenance: who, where, when, and an id per calibration, read back; a second write is a
+	 * new calibration (a new id) and leaves no temporary file beside the machine file */
+	assert_true(a.written.id[0] != '\0');
+	assert_string_equal(b.written.id, a.written.id);
+	assert_int_equal(b.written.uid, (long)getuid());
+	assert_string_equal(b.written.user, a.written.user);
+	assert_string_equal(b.written.time_utc, a.written.time_utc);
+	assert_true(b.written.time_unix_s > 1700000000);
+	assert_int_equal(pmc_cal_foreign(&b, why, sizeof(why)), 0);
+	b.written.uid = (long)getuid() + 1;
+	assert_int_equal(pmc_cal_foreign(&b, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "was made by user"));
+	assert_non_null(strstr(why, a.written.id));
+	{
+		char first_id[sizeof(a.written.id)], dir[4096], *slash;
+		DIR *d;
+		struct dirent *de;
+		int others = 0;
+
+		snprintf(first_id, sizeof(first_id), "%s", a.written.id);
+		usleep(1000);
+		assert_int_equal(pmc_cal_write(path, &a, why, sizeof(why)), 0);
+		assert_string_not_equal(a.written.id, first_id);
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		assert_non_null(slash);
+		*slash = '\0';
+		d = opendir(dir);
+		assert_non_null(d);
+		while ((de = readdir(d)))
+			others += strstr(de->d_name, "cal.json.tmp.") != NULL;
+		closedir(d);
+		assert_int_equal(others, 0);
+	}
 	assert_int_equal(b.ninterferers, 1);
 	assert_int_equal(b.interferer_cpus[0], 1);
 	assert_double_equal(b.BW1_bytes_per_s, 5.6e9, 0);
