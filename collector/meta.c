@@ -2,6 +2,7 @@
 /* meta.c: builds the META JSON record (FORMAT.md §6): how the program was run and, through hwloc,
  * the machine it ran on, so a trace can be modelled on another machine. */
 #include "meta.h"
+#include "energy.h"
 #include "rank.h"
 #include "pm_util.h"
 #include "pm_cli.h"
@@ -365,14 +366,15 @@ out:
 
 /* Adds "cpufreq" ({"governor", "cur_khz": [...], "cpu_ids": [...]}) for the CPUs listed in
  * online (a cpulist), read from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and
- * scaling_cur_freq (kHz). When no CPU has a cpufreq directory (VMs, containers without sysfs),
+ * scaling_cur_freq (kHz; Documentation/admin-guide/pm/cpufreq.rst), below pmc_sysfs_root() (a
+ * fixture tree in tests, "" otherwise). When no CPU has a cpufreq directory (VMs, containers without sysfs),
  * "cpufreq" is null and "cpufreq_reason" says why. "governor" is "mixed" when CPUs differ, then
  * "governors" lists them. A CPU without the files gets null entries. */
 int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	cJSON *cf = NULL, *govs = NULL, *khz, *ids;
-	char first_gov[128] = "", buf[128], path[96];
+	char first_gov[128] = "", buf[128], path[4200];
 	const char *reason = NULL;
 	int cpu, found = 0, mixed = 0, ret = PMT_E_NOMEM;
 
@@ -393,7 +395,8 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 	hwloc_bitmap_foreach_begin(cpu, set) {
 		cJSON *g, *k, *id;
 
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 pmc_sysfs_root(), cpu);
 		if (read_line(path, buf, sizeof(buf)) == 0) {
 			found = 1;
 			if (first_gov[0] == '\0')
@@ -408,7 +411,8 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 			cJSON_Delete(g);
 			goto out;
 		}
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
+		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
+			 pmc_sysfs_root(), cpu);
 		k = NULL;
 		if (read_line(path, buf, sizeof(buf)) == 0) {
 			char *end;

@@ -400,6 +400,49 @@ static void test_cpufreq_or_reason(void **state)
 	cJSON_Delete(m);
 }
 
+/* cpufreq read from the fixture tree tests/fixtures/sysfs/cpufreq (PMT_SYSFS_ROOT), whatever this
+ * machine has: CPUs 0 and 1 "performance" at 2.4 and 2.5 GHz, CPU 2 "powersave" at 0.8 GHz,
+ * CPU 3 without a cpufreq folder. */
+static void test_cpufreq_fixture(void **state)
+{
+	const char *top = getenv("PMT_TOP");
+	char root[4096];
+	cJSON *m, *cf, *khz;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/tests/fixtures/sysfs/cpufreq", top ? top : ".");
+	assert_int_equal(setenv("PMT_SYSFS_ROOT", root, 1), 0);
+	/* one governor */
+	m = cJSON_CreateObject();
+	assert_int_equal(pmc_meta_add_cpufreq(m, "0-1"), 0);
+	cf = get(m, "cpufreq");
+	assert_true(cJSON_IsObject(cf));
+	assert_string_equal(str(cf, "governor"), "performance");
+	khz = get(cf, "cur_khz");
+	assert_int_equal(cJSON_GetArraySize(khz), 2);
+	assert_true(cJSON_GetArrayItem(khz, 0)->valuedouble == 2400000);
+	assert_true(cJSON_GetArrayItem(khz, 1)->valuedouble == 2500000);
+	assert_null(cJSON_GetObjectItem(cf, "governors"));
+	cJSON_Delete(m);
+	/* two governors: "mixed", each CPU's listed; a CPU without cpufreq gets null entries */
+	m = cJSON_CreateObject();
+	assert_int_equal(pmc_meta_add_cpufreq(m, "0-3"), 0);
+	cf = get(m, "cpufreq");
+	assert_string_equal(str(cf, "governor"), "mixed");
+	assert_string_equal(cJSON_GetArrayItem(get(cf, "governors"), 2)->valuestring, "powersave");
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(get(cf, "governors"), 3)));
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(get(cf, "cur_khz"), 3)));
+	assert_true(cJSON_GetArrayItem(get(cf, "cur_khz"), 2)->valuedouble == 800000);
+	cJSON_Delete(m);
+	/* no CPU with cpufreq: null and the reason */
+	m = cJSON_CreateObject();
+	assert_int_equal(pmc_meta_add_cpufreq(m, "3"), 0);
+	assert_true(cJSON_IsNull(get(m, "cpufreq")));
+	assert_non_null(strstr(str(m, "cpufreq_reason"), "no cpufreq driver"));
+	cJSON_Delete(m);
+	unsetenv("PMT_SYSFS_ROOT");
+}
+
 static void test_meta_source_adds_and_replaces(void **state)
 {
 	cJSON *m = build_default(), *src, *papi, *ss;
@@ -600,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_start_utc_is_iso_and_now),
 		cmocka_unit_test(test_mempolicy_and_default_cpus),
 		cmocka_unit_test(test_cpufreq_or_reason),
+		cmocka_unit_test(test_cpufreq_fixture),
 		cmocka_unit_test(test_meta_source_adds_and_replaces),
 		cmocka_unit_test(test_meta_add_sources_exact),
 		cmocka_unit_test(test_online_cpus_from_caller),
