@@ -607,7 +607,10 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
 			ss->collector_cpu = -1;
 		}
-		if (o->calibrate)
+		if (o->calibrate && ss->calstop_on) /* N is the most runs the rounds may take */
+			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s, round %zu",
+					 pmc_role_name(run->role), run->cpus, i / ss->cal_points + 1);
+		else if (o->calibrate)
 			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
 				 run->cpus);
 		if (ss->shared_msg[0]) {
