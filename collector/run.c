@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <numa.h>
 #include <poll.h>
@@ -221,17 +222,18 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 /* RUN_END "C": the run's C(n) for the memory model (Tudor & Teo, eq. 7): total cycles when a
  * cycles counter ran (PAPI_TOT_CYC or its fallback), else the tree's schedstat CPU time as the
  * proxy; r(n) and stall cycles when those counters ran. values are the last cumulative counts
- * (NULL when none were read). */
-static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *values,
-		  uint64_t cpu_ns)
+ * (NULL when none were read). Returns the value written as "C" "value" (NAN when out of memory). */
+static double add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *values,
+		    uint64_t cpu_ns)
 {
 	static const char *const keys[][2] = { [PMC_KIND_LLC_MISSES] = { "llc_misses", "llc_event" },
 					      [PMC_KIND_STALLS] = { "stall_cycles", "stall_event" } };
 	cJSON *c = cJSON_AddObjectToObject(o, "C");
 	int cyc = -1, idx[4] = { -1, -1, -1, -1 };
+	double value;
 
 	if (!c)
-		return;
+		return NAN;
 	for (uint32_t i = 0; counters && values && i < pmc_counters_count(counters); i++) {
 		int k = pmc_counter_kind(pmc_counters_name(counters, i));
 		if (k >= 0 && idx[k] < 0 && values[i] != PMT_COUNTER_INVALID)
@@ -240,7 +242,8 @@ static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *
 	cyc = idx[PMC_KIND_CYCLES];
 	cJSON_AddStringToObject(c, "source", cyc >= 0 ? "cycles" : "cpu_time");
 	cJSON_AddStringToObject(c, "event", cyc >= 0 ? pmc_counters_name(counters, (uint32_t)cyc) : "schedstat");
-	cJSON_AddNumberToObject(c, "value", cyc >= 0 ? (double)values[cyc] : (double)cpu_ns);
+	value = cyc >= 0 ? (double)values[cyc] : (double)cpu_ns;
+	cJSON_AddNumberToObject(c, "value", value);
 	cJSON_AddStringToObject(c, "unit", cyc >= 0 ? "cycles" : "ns");
 	cJSON_AddNumberToObject(c, "cpu_time_ns", (double)cpu_ns);
 	for (int k = PMC_KIND_STALLS; k <= PMC_KIND_LLC_MISSES; k++) {
@@ -251,6 +254,7 @@ static void add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *
 			cJSON_AddNullToObject(c, keys[k][0]);
 		}
 	}
+	return value;
 }
 
 struct run_state;
@@ -260,7 +264,7 @@ static void add_mpi(cJSON *o, const struct run_state *st);
 
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct pmc_clock_pair clk[2], const struct rusage *ru,
-			  const struct pmc_run_result *res,
+			  struct pmc_run_result *res,
 			  const struct pmc_run_config *cfg, const struct pmc_counters *counters,
 			  const int64_t *values, uint64_t cpu_ns, const struct run_state *st)
 {
@@ -327,7 +331,7 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		}
 	}
 	if (started) {
-		add_C(o, counters, values, cpu_ns);
+		res->C_value = add_C(o, counters, values, cpu_ns);
 		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : cfg->online_text);
 		add_energy(o, st, cpu_ns, wall_ns);
 	}
@@ -1068,6 +1072,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	res->C_value = NAN;
 	why[0] = '\0';
 	rc = run_start(&st, why, whysize);
 	if (rc == 0 && res->started) {

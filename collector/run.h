@@ -102,6 +102,8 @@ struct pmc_run_result {
 	uint64_t samples, thread_samples, late_samples, lost_samples;
 	uint64_t sampling_cpu_ns; /* CPU time pmcollect spent between the first and last sample */
 	uint32_t warnings;      /* WARNING records written */
+	double C_value;         /* RUN_END "C" "value": C(n) of Tudor & Teo eq. 7, cycles or ns of
+				   CPU time (NAN when the program did not start) */
 	/* an interval pmcollect could not keep was doubled interval_changes times (run.c
 	   keep_interval), the first time interval_first_change_s into the run, to interval_final_ms */
 	double interval_final_ms, interval_first_change_s;

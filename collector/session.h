@@ -14,6 +14,7 @@
 
 #include <hwloc.h>
 
+#include "calstop.h"
 #include "counters.h"
 #include "cpuset.h"
 #include "energy.h"
@@ -75,6 +76,15 @@ struct pmc_session {
 	/* the runs' totals for SUMMARY */
 	struct pmc_run_result total;
 	size_t nruns_done;
+	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
+	 * that ends them when calstop_on (issue 28; collector/calstop.h), and how they ended */
+	int calstop_on;
+	struct pmc_calstop_rule calstop;
+	size_t cal_points, cal_one; /* runs per round; the round's run on 1 CPU (C(1)), or cal_points */
+	enum pmc_calstop_reason cal_stop;
+	uint32_t cal_rounds;        /* complete rounds */
+	double cal_worst_se;        /* the largest standard error of omega then, NAN unknown */
+	uint32_t cal_worst_cpus;    /* the CPU count of the run where it was */
 	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
 	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
 	int mpi_on;                 /* --mpi: the runs preload mpi_tool */

@@ -35,6 +35,9 @@ struct pmc_opts {
 	size_t nruns_words;
 	const char *sweep;          /* --sweep SPEC, NULL = no sweep */
 	long repeat;                /* --repeat K, 0 = not given */
+	double omega_se;            /* --omega-se: target standard error of omega, 0 = not given */
+	double calibrate_budget_s;  /* --calibrate-budget SECONDS, 0 = not given */
+	int calibrate_adaptive;     /* --calibrate repeats until the target or the budget (check_options) */
 	int no_baseline;            /* --no-baseline */
 	const char *user;           /* -u, NULL = SUDO_USER under sudo */
 	const char *threads_list;   /* -t with more than one count (--omp-regions), NULL = none */

@@ -44,6 +44,12 @@
 
 #define DEFAULT_OUTPUT "pmtrace.zst"
 #define REPEAT_MAX 1000
+/* --calibrate's defaults (issue 28): omega(2) from three runs was 0.22 +- 0.31 on the project's
+ * VM; 0.05 tells omega = 0.1 from 0 at two standard errors */
+#define CALSTOP_SE_DEFAULT 0.05
+#define CALSTOP_SE_DEFAULT_TEXT "0.05"
+#define CALSTOP_BUDGET_DEFAULT_S 600
+#define CALSTOP_BUDGET_DEFAULT_TEXT "600"
 
 const char pmc_cli_usage_line[] = "usage: pmcollect [options] [--] <command> [<args>...]";
 
@@ -53,6 +59,7 @@ enum {
 	OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS,
 	OPT_CSTHR_L2, OPT_INTERFERE_CPUS, OPT_CALIBRATE_INTERFERENCE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
 	OPT_REPEAT, OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH, OPT_CAL_WAKE, OPT_MPI, OPT_NO_MPI,
+	OPT_OMEGA_SE, OPT_CALIBRATE_BUDGET,
 };
 
 /* pmcollect's options: getopt_long's arguments, --help and the man-page test come from here. */
@@ -96,7 +103,16 @@ static const struct pm_opt options[] = {
 	{ "calibrate", 0, PM_OPT_NONE, NULL,
 	  "run the program several times into one trace: the baseline\n"
 	  "(1 CPU) and the core counts of the memory model (all cores\n"
-	  "of a socket; with several sockets also one more core)", OPT_CALIBRATE },
+	  "of a socket; with several sockets also one more core), in\n"
+	  "rounds until omega's standard error is at most --omega-se\n"
+	  "or --calibrate-budget is spent (--repeat K alone: K rounds)", OPT_CALIBRATE },
+	{ "omega-se", 0, PM_OPT_REQUIRED, "SE",
+	  "--calibrate: stop the rounds once the standard error of\n"
+	  "omega(n) at every calibrated core count is at most SE,\n"
+	  "after --repeat rounds [default: " CALSTOP_SE_DEFAULT_TEXT "]", OPT_OMEGA_SE },
+	{ "calibrate-budget", 0, PM_OPT_REQUIRED, "SECONDS",
+	  "--calibrate: start no round that would end later than\n"
+	  "SECONDS after the first [default: " CALSTOP_BUDGET_DEFAULT_TEXT "]", OPT_CALIBRATE_BUDGET },
 	{ "runs", 0, PM_OPT_REQUIRED, "LISTS",
 	  "the runs' CPU lists instead, e.g. --runs 0 0-7 0-8 (CPU\n"
 	  "expressions inside the value: --runs 'N:0 S0:0-1 E:N:3')", OPT_RUNS },
@@ -151,7 +167,8 @@ static const struct pm_opt options[] = {
 	{ "repeat", 0, PM_OPT_REQUIRED, "K",
 	  "run each configuration of --sweep, --calibrate or\n"
 	  "--interfere K times, interleaved [default: 1 for --sweep\n"
-	  "and --runs, 3 for --calibrate and --interfere]", OPT_REPEAT },
+	  "and --runs, 3 for --calibrate and --interfere]; with\n"
+	  "--omega-se or --calibrate-budget the fewest rounds", OPT_REPEAT },
 	{ "no-baseline", 0, PM_OPT_NONE, NULL,
 	  "--sweep without the baseline run", OPT_NO_BASELINE },
 	{ "user", 'u', PM_OPT_REQUIRED, "NAME",
@@ -430,6 +447,19 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		}
 		o->repeat = v;
 		break;
+	case OPT_OMEGA_SE:
+		if (parse_double(optarg, &o->omega_se) < 0 || !(o->omega_se > 0)) {
+			pm_cli_error("invalid --omega-se '%s': want a number above 0", optarg);
+			return PMT_EXIT_USAGE;
+		}
+		break;
+	case OPT_CALIBRATE_BUDGET:
+		if (parse_double(optarg, &o->calibrate_budget_s) < 0 || !(o->calibrate_budget_s > 0) ||
+		    o->calibrate_budget_s > 1e7) {
+			pm_cli_error("invalid --calibrate-budget '%s': want seconds above 0", optarg);
+			return PMT_EXIT_USAGE;
+		}
+		break;
 	case OPT_NO_BASELINE:
 		o->no_baseline = 1;
 		break;
@@ -472,6 +502,16 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 		pm_cli_error("--repeat needs --sweep, --calibrate or --interfere");
 		return PMT_EXIT_USAGE;
 	}
+	if ((o->omega_se > 0 || o->calibrate_budget_s > 0) && !o->calibrate)
+		return usage_error("--%s needs --calibrate or --runs",
+				   o->omega_se > 0 ? "omega-se" : "calibrate-budget");
+	/* --repeat K alone (and --runs) keep K rounds; otherwise K is the fewest (issue 28) */
+	o->calibrate_adaptive = o->calibrate && ((!o->repeat && !o->runs_value) || o->omega_se > 0 ||
+						 o->calibrate_budget_s > 0);
+	if (o->calibrate_adaptive && !(o->omega_se > 0))
+		o->omega_se = CALSTOP_SE_DEFAULT;
+	if (o->calibrate_adaptive && !(o->calibrate_budget_s > 0))
+		o->calibrate_budget_s = CALSTOP_BUDGET_DEFAULT_S;
 	if (o->no_baseline && !o->sweep) {
 		pm_cli_error("--no-baseline needs --sweep");
 		return PMT_EXIT_USAGE;

@@ -48,8 +48,39 @@
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
 #define NETLINK_RCVBUF_BYTES (8 << 20) /* room for a burst of system-wide exits between samples */
 
-static char *summary_json(const struct pmc_run_result *r, int runs, int exit_status)
+/* SUMMARY "calibration" of --calibrate (issue 28; formats/FORMAT.md §6 SUMMARY): the rounds run,
+ * why they ended, omega's worst standard error then, and the rule (null for --repeat K alone). */
+static void add_calibration(cJSON *o, const struct pmc_session *ss)
 {
+	cJSON *c = cJSON_AddObjectToObject(o, "calibration");
+
+	if (!c)
+		return;
+	cJSON_AddNumberToObject(c, "runs", (double)ss->nruns_done);
+	cJSON_AddNumberToObject(c, "rounds", ss->cal_rounds);
+	cJSON_AddNumberToObject(c, "runs_per_round", (double)ss->cal_points);
+	cJSON_AddStringToObject(c, "stop", pmc_calstop_reason_name(ss->cal_stop));
+	if (isfinite(ss->cal_worst_se)) {
+		cJSON_AddNumberToObject(c, "omega_se", ss->cal_worst_se);
+		cJSON_AddNumberToObject(c, "omega_se_cpus", ss->cal_worst_cpus);
+	} else {
+		cJSON_AddNullToObject(c, "omega_se");
+		cJSON_AddNullToObject(c, "omega_se_cpus");
+	}
+	if (ss->calstop_on) {
+		cJSON_AddNumberToObject(c, "omega_se_target", ss->calstop.omega_se_target);
+		cJSON_AddNumberToObject(c, "budget_s", (double)ss->calstop.budget_ns / 1e9);
+		cJSON_AddNumberToObject(c, "min_rounds", ss->calstop.min_rounds);
+		cJSON_AddNumberToObject(c, "max_rounds", ss->calstop.max_rounds);
+	} else {
+		cJSON_AddNullToObject(c, "omega_se_target");
+		cJSON_AddNullToObject(c, "budget_s");
+	}
+}
+
+static char *summary_json(const struct pmc_session *ss, int runs, int exit_status)
+{
+	const struct pmc_run_result *r = &ss->total;
 	cJSON *o = cJSON_CreateObject();
 	struct rusage ru;
 	char *text;
@@ -70,6 +101,8 @@ static char *summary_json(const struct pmc_run_result *r, int runs, int exit_sta
 	cJSON_AddNumberToObject(o, "exit_status", exit_status);
 	cJSON_AddNumberToObject(o, "runs", runs);
 	cJSON_AddNumberToObject(o, "warnings", r->warnings);
+	if (ss->cal_points)
+		add_calibration(o, ss);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -466,6 +499,51 @@ static int stop_pending(const struct pmc_session *ss)
 	return 0;
 }
 
+/* --calibrate after `rounds` complete rounds of C[] (run i of the plan at C[i]) that took
+ * elapsed_ns: omega's worst standard error so far into ss, and with an adaptive calibration the
+ * rule of calstop.h. Returns 1 when the rounds end here (ss->cal_stop says why), else 0. */
+static int calibration_round(struct pmc_session *ss, const double *C, uint32_t rounds,
+			     uint64_t elapsed_ns)
+{
+	size_t p;
+
+	ss->cal_rounds = rounds;
+	ss->cal_worst_se = pmc_calstop_worst_se(C, rounds, ss->cal_points, ss->cal_one, &p);
+	ss->cal_worst_cpus = p < ss->cal_points ? ss->plan.runs[p].ncpus : 0;
+	if (!ss->calstop_on)
+		return 0;
+	ss->cal_stop = pmc_calstop_decide(&ss->calstop, rounds, elapsed_ns, ss->cal_worst_se);
+	return ss->cal_stop != PMC_CALSTOP_CONTINUE;
+}
+
+/* The calibration's last word: why its rounds ended into ss->cal_stop (a run that failed or a
+ * signal: "failed"; --repeat K alone: "repeat") and one line on stderr unless -q:
+ * "pmcollect: calibration: 10 runs (5 rounds of 2) in 12.3 s, stopped: target (omega's standard
+ * error 0.043 at 2 CPUs, target 0.05)". */
+static void calibration_report(const struct pmc_opts *o, struct pmc_session *ss, int ret,
+			       uint64_t elapsed_ns)
+{
+	char se[96], target[48] = "";
+
+	if (ret != 0 || ss->writer_err || ss->nruns_done != (size_t)ss->cal_rounds * ss->cal_points)
+		ss->cal_stop = PMC_CALSTOP_FAILED;
+	else if (!ss->calstop_on)
+		ss->cal_stop = PMC_CALSTOP_REPEAT;
+	if (pmc_cli_quiet)
+		return;
+	if (isfinite(ss->cal_worst_se))
+		snprintf(se, sizeof(se), "omega's standard error %.3g at %u CPUs", ss->cal_worst_se,
+			 ss->cal_worst_cpus);
+	else
+		snprintf(se, sizeof(se), "omega's standard error unknown");
+	if (ss->calstop_on)
+		snprintf(target, sizeof(target), ", target %g", o->omega_se);
+	fprintf(stderr, "pmcollect: calibration: %zu run%s (%u round%s of %zu) in %.1f s, stopped: %s "
+		"(%s%s)\n", ss->nruns_done, ss->nruns_done == 1 ? "" : "s", ss->cal_rounds,
+		ss->cal_rounds == 1 ? "" : "s", ss->cal_points, (double)elapsed_ns / 1e9,
+		pmc_calstop_reason_name(ss->cal_stop), se, target);
+}
+
 /* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
  * calibration of a failing program measures the failure), when the trace cannot grow, or when
  * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
@@ -480,6 +558,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 	int ret = nruns ? PMT_EXIT_FAILURE : PMT_EXIT_OK,
 	    many = o->calibrate || o->sweep || o->threads_list; /* runs on CPUs of their own */
 	char why[512];
+	double cal_C[PMC_PLAN_MAX_RUNS]; /* --calibrate: C of run i (RUN_END "C" "value") */
 
 	for (size_t i = 0; i < nruns; i++) {
 		struct pmc_plan_run sweep_tmp;
@@ -528,7 +607,10 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
 			ss->collector_cpu = -1;
 		}
-		if (o->calibrate)
+		if (o->calibrate && ss->calstop_on) /* N is the most runs the rounds may take */
+			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s, round %zu",
+					 pmc_role_name(run->role), run->cpus, i / ss->cal_points + 1);
+		else if (o->calibrate)
 			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
 				 run->cpus);
 		if (ss->shared_msg[0]) {
@@ -599,7 +681,16 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 		if (ret != 0 || ss->writer_err)
 			break;
+		if (o->calibrate && ss->cal_points) {
+			cal_C[i] = res.C_value;
+			if ((i + 1) % ss->cal_points == 0 &&
+			    calibration_round(ss, cal_C, (uint32_t)((i + 1) / ss->cal_points),
+					      pmc_now_ns() - plan_start_ns))
+				break;
+		}
 	}
+	if (o->calibrate && ss->cal_points)
+		calibration_report(o, ss, ret, pmc_now_ns() - plan_start_ns);
 	if ((many || ss->interfering) && pmc_cli_show_progress())
 		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
 			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
@@ -615,7 +706,7 @@ void pmc_cli_write_summary(struct pmc_session *ss, int exit_status)
 
 	if (ss->writer_err)
 		return;
-	json = summary_json(&ss->total, (int)ss->nruns_done, exit_status);
+	json = summary_json(ss, (int)ss->nruns_done, exit_status);
 	err = json ? pmt_writer_json(ss->w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
 	free(json);
 	if (err == 0)

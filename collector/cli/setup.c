@@ -525,6 +525,42 @@ static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
 	return -1;
 }
 
+/* The run of the first round (runs[0..npoints)) on one CPU, whose C is C(1); npoints when none. */
+static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
+{
+	for (size_t r = 0; r < npoints && r < plan->n; r++)
+		if (plan->runs[r].ncpus == 1)
+			return r;
+	return npoints;
+}
+
+/* An adaptive --calibrate (issue 28): the plan holds as many rounds of its runs as fit
+ * (PMC_PLAN_MAX_RUNS), and record.c ends them by the rule of collector/calstop.h: --repeat K (or 3)
+ * rounds at least, then until omega's standard error is at most --omega-se or the next round
+ * would end past --calibrate-budget. Returns -1 to go on, or the exit status after reporting. */
+static int plan_calibrate_rounds(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	size_t npoints = ss->plan.n;
+	uint32_t min = o->repeat ? (uint32_t)o->repeat : CALIBRATE_REPEAT;
+	uint32_t max = npoints ? (uint32_t)(PMC_PLAN_MAX_RUNS / npoints) : 0;
+	char why[256];
+
+	if (min > max)
+		return usage_error("invalid --repeat: %u rounds of %zu runs exceed %d runs", min, npoints,
+				   PMC_PLAN_MAX_RUNS);
+	if (pmc_plan_repeat(&ss->plan, max, why, sizeof(why)) < 0)
+		return usage_error("invalid --repeat: %s", why);
+	ss->calstop_on = 1;
+	ss->calstop.omega_se_target = o->omega_se;
+	ss->calstop.budget_ns = (uint64_t)(o->calibrate_budget_s * 1e9);
+	ss->calstop.min_rounds = min;
+	ss->calstop.max_rounds = max;
+	ss->cal_points = npoints;
+	ss->cal_one = cal_one_cpu(&ss->plan, npoints);
+	ss->cal_worst_se = NAN;
+	return -1;
+}
+
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
  * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
  * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
@@ -585,9 +621,20 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 		if (ret >= 0)
 			return ret;
 	}
-	if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
-					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0)
+	if (o->calibrate_adaptive) {
+		int ret = plan_calibrate_rounds(o, ss);
+		if (ret >= 0)
+			return ret;
+	} else if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
+					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0) {
 		return usage_error("invalid --repeat: %s", why);
+	} else if (o->calibrate) {
+		/* a fixed number of rounds: SUMMARY "calibration" still says how many and omega's
+		 * standard error (record.c) */
+		ss->cal_points = ss->plan.n / (o->repeat ? (size_t)o->repeat : o->runs_value ? 1 : CALIBRATE_REPEAT);
+		ss->cal_one = cal_one_cpu(&ss->plan, ss->cal_points);
+		ss->cal_worst_se = NAN;
+	}
 	if (o->threads > 0) {
 		char text[16];
 		snprintf(text, sizeof(text), "%d", o->threads);

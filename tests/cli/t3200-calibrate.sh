@@ -71,9 +71,9 @@ then ok "compute-bound: |omega(2)| < $wtol ($w)"; else not_ok "compute-bound: |o
 check "optimal_cores is given" test "$(json_get "$T/triad.json" optimal_cores)" -ge 1
 
 # --- --calibrate --repeat (issue 13): C(n) a median with a spread, omega(2) with an uncertainty ---
-# default K = 3, interleaved: baseline, calibration, baseline, calibration, ...
-run_capture "$PMCOLLECT" --calibrate -t 2 -o "$T/rep.zst" -- "$W/triad" -t 2 -m 64 -r 30 -c
-expect_status "--calibrate repeats 3 times by default" 0
+# --repeat 3 alone: exactly 3 rounds, interleaved: baseline, calibration, baseline, calibration, ...
+run_capture "$PMCOLLECT" --calibrate --repeat 3 -t 2 -o "$T/rep.zst" -- "$W/triad" -t 2 -m 64 -r 30 -c
+expect_status "--calibrate --repeat 3 runs 3 rounds" 0
 "$PMANALYZE" --dump "$T/rep.zst" | grep '"type":"run_begin"' | sed 's/.*"role":"\([a-z]*\)".*"rep":\([0-9]\).*/\1 \2/' | tr '\n' ' ' >"$T/roles"
 if [ "$(cat "$T/roles")" = "baseline 0 calibration 0 baseline 1 calibration 1 baseline 2 calibration 2 " ]
 then ok "repetitions interleaved: $(cat "$T/roles")"; else not_ok "repetitions interleaved" "$(cat "$T/roles")"; fi
@@ -136,4 +136,34 @@ run_capture "$PMCOLLECT" --calibrate --cpus 0 -o "$T/x.zst" -- true
 expect_status "--calibrate with --cpus is a usage error" 2
 run_capture "$PMCOLLECT" --runs 0 99999 -o "$T/x.zst" -- true
 expect_status "--runs with an offline CPU is a usage error" 2
+# --- rounds until omega's standard error is small enough or the budget is spent (issue 28) ---
+# what the trace says (SUMMARY "calibration", RUN_BEGIN records) and the stderr line, not timing:
+# a budget far below one round stops after the first whatever the load; a target of 1000 is met
+# by any finite standard error, so the minimum rounds (--repeat 3) are run and no more
+cal_summary() { "$PMANALYZE" --dump "$1" | python3 -c 'import json,sys
+runs = 0
+for l in sys.stdin:
+    d = json.loads(l)
+    runs += d["type"] == "run_begin"
+    if d["type"] == "summary":
+        c = d["calibration"]
+        print(c["stop"], c["rounds"], c["runs"], runs, c["runs_per_round"],
+              "se" if c["omega_se"] is not None else "nose")'; }
+run_capture "$PMCOLLECT" --calibrate --calibrate-budget 0.001 -t 2 -o "$T/budget.zst" -- "$W/triad" -t 2 -m 16 -r 5 -c
+expect_status "--calibrate-budget 0.001 succeeds" 0
+check "--calibrate-budget below one round: stop budget after 1 round of 2 runs, omega's se unknown" \
+	test "$(cal_summary "$T/budget.zst")" = "budget 1 2 2 2 nose"
+check "--calibrate-budget: the stderr line says the runs and why they stopped" grep -Eq \
+	"^pmcollect: calibration: 2 runs \\(1 round of 2\\) in [0-9.]+ s, stopped: budget \\(omega's standard error unknown, target 0.05\\)$" "$T/err"
+run_capture "$PMCOLLECT" --calibrate --repeat 3 --omega-se 1000 -t 2 -o "$T/target.zst" -- "$W/triad" -t 2 -m 16 -r 5 -c
+expect_status "--omega-se 1000 succeeds" 0
+check "--omega-se 1000 --repeat 3: stop target after the minimum 3 rounds, 6 runs" \
+	test "$(cal_summary "$T/target.zst")" = "target 3 6 6 2 se"
+check "--omega-se: the stderr line says the runs, why they stopped and the standard error" grep -Eq \
+	"^pmcollect: calibration: 6 runs \\(3 rounds of 2\\) in [0-9.]+ s, stopped: target \\(omega's standard error [0-9.e+-]+ at 2 CPUs, target 1000\\)$" "$T/err"
+check "--repeat 3 alone: SUMMARY stop repeat, 3 rounds" test "$(cal_summary "$T/rep.zst")" = "repeat 3 6 6 2 se"
+run_capture "$PMCOLLECT" --omega-se 0.1 -o "$T/x.zst" -- true
+expect_status "--omega-se without --calibrate is a usage error" 2
+run_capture "$PMCOLLECT" --calibrate --omega-se 0 -o "$T/x.zst" -- true
+expect_status "--omega-se 0 is a usage error" 2
 done_testing

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "calstop.h"
 #include "contention.h"
 #include "testlib.h"
 
@@ -329,6 +330,35 @@ static void test_S_err(void **state)
 	assert_double_equal(pma_mem_S_err(1.8, 0, 0, 0.05), 0.09, 1e-12);
 }
 
+/* pmcollect's stopping rule computes omega(2) and its standard error from the runs itself
+ * (collector/calstop.c); on the same numbers it gives pmanalyze's omega_fit and omega_err: odd
+ * and even repeats, a spread on one side only, identical repeats (the 1e-3 floor), cycles. */
+static void test_collector_se_matches(void **state)
+{
+	static const struct { double C1[7], C2[7]; size_t K; int cycles; } cases[] = {
+		{ { 104, 100, 98 }, { 95, 97, 99 }, 3, 0 },
+		{ { 1.2e9, 1.38e9, 1.05e9, 1.21e9 }, { 1.3e9, 1.31e9, 1.29e9, 1.5e9 }, 4, 0 },
+		{ { 100, 100, 100, 100, 100 }, { 120, 118, 125, 121, 119 }, 5, 1 },
+		{ { 7, 7, 7 }, { 7, 7, 7 }, 3, 0 },
+		{ { 3.1e9, 2.9e9, 3.0e9, 3.3e9, 2.7e9, 3.05e9, 2.95e9 },
+		  { 3.6e9, 3.4e9, 3.9e9, 3.5e9, 3.45e9, 3.7e9, 3.55e9 }, 7, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pma_trace *t = cal_trace(cases[i].C1, cases[i].K, cases[i].C2, cases[i].K,
+						cases[i].cycles);
+		struct pma_mem_eval e;
+		double w, dw;
+		eval(t, 1, 2, &e);
+		pmc_calstop_omega(cases[i].C1, cases[i].K, cases[i].C2, cases[i].K, &w, &dw);
+		assert_double_equal(w, e.omega_fit[1], 1e-12);
+		assert_double_equal(dw, e.omega_err[1], 1e-9 * e.omega_err[1]);
+		pma_mem_eval_free(&e);
+		free_traces(t, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_pooled_traces_and_extrapolated),
 		cmocka_unit_test(test_single_runs),
 		cmocka_unit_test(test_S_err),
+		cmocka_unit_test(test_collector_se_matches),
 	};
 
 	return cmocka_run_group_tests_name("contention", tests, NULL, NULL);
