@@ -35,9 +35,11 @@ gcc = sys.argv[4] == "1"
 tol = 0.15 if os.environ["PMT_SANITIZED"] == "1" else 0.02
 # region times against the workload's clock reads just outside each construct: the fork before
 # parallel_begin and the join after parallel_end cost 0.001-0.02% of a region here (also beside a
-# process spinning on the program's CPU); 2% in make check leaves room for a preemption at the
-# edge of a construct, make check-accuracy asserts 0.5%
-ttol = 0.005 if os.environ["PMT_ACCURACY"] == "strict" else 0.02
+# process spinning on the program's CPU), but a preemption at the edge of a construct lasts as long
+# as the scheduler makes it (t3400 saw 6.8 ms of a 175 ms region at load 8): make check asserts the
+# time lies inside the clock reads and covers at least half of them (a region charged to the wrong
+# site, or an end taken at its begin, fails), make check-accuracy (a quiet machine) 0.5%
+ttol = 0.005 if os.environ["PMT_ACCURACY"] == "strict" else 0.5
 def check(what, cond, why=""):
     print(("ok " if cond else "fail ") + label + what + ("" if cond else ": " + why))
 def skip(what, why):
