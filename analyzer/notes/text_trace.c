@@ -114,8 +114,8 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 n[0], n[2], n[1], n[1] == 1 ? "" : "s");
 		break;
 	case PMA_NOTE_COLLECTOR_SHARED:
-		snprintf(buf, size, "the collector shared the baseline's CPU%s %s (collector CPU -1: "
-			 "pmcollect was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "
+		snprintf(buf, size, "the collector shared the baseline's CPU%s %s (pmcollect was not "
+			 "pinned: it was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "
 			 "also for its sampling", n[0] == 1 ? "" : "s", s(x, 0), n[1], n[0],
 			 n[0] == 1 ? "" : "s");
 		if (n[3] >= 0) {
