@@ -99,7 +99,11 @@ int pmc_cli_create_output(const char *path, int force, int *created)
 		*created = fd >= 0;
 	}
 	if (fd < 0) {
-		if (errno == EEXIST)
+		/* --force replaces a file, never a directory: "use --force" would not help there */
+		if (errno == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			pm_cli_error("'%s' is a directory (give the trace a file name, e.g. -o '%s/trace.zst')",
+				     path, path);
+		else if (errno == EEXIST)
 			pm_cli_error("'%s' already exists (use --force to overwrite it)", path);
 		else
 			pm_cli_error("cannot create '%s': %s", path, strerror(errno));
