@@ -514,11 +514,17 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 			continue;
 		}
 		out->omega[i] = 0;
-		if (!noted_noise++ && w < -5e-4 &&
-		    pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE,
-				  (double[]){ cores[i], w, d, isfinite(d) && w + 2 * d < 0 }, 4, NULL,
-				  0) < 0)
-			return -1;
+		/* n4: whether a calibration run had n cores, or omega(n) is the fit's extrapolation
+		 * (a note must not call that "the spread of the repeated runs": issue 29) */
+		if (!noted_noise++ && w < -5e-4) {
+			uint32_t K1, Kn;
+			int measured = pma_mem_superlinear_evidence(&out->cal, cores[i], &K1, &Kn) !=
+				       PMA_SUPERLIN_NOT_MEASURED;
+			if (pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE,
+					  (double[]){ cores[i], w, d, isfinite(d) && w + 2 * d < 0,
+						      measured }, 5, NULL, 0) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
