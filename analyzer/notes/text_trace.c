@@ -91,7 +91,9 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
 				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
 				 "not keep the interval; the headline A(m,inf) comes from the scheduler "
-				 "events, which do not depend on it, so its uncertainty is not widened, but "
+				 "events, which do not depend on it, so the late samples add nothing to "
+				 "its uncertainty (any ± beside it has other causes, given in their own "
+				 "notes), but "
 				 "the sampled estimators beside it (runnable, paper) place changes of "
 				 "parallelism less precisely (to compare them, re-record with a longer -i, or on "
 				 "quieter CPUs)",
