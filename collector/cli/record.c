@@ -314,7 +314,12 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	if (o->sched_mode == 0) {
 		src.sched_why = "turned off with --no-sched";
 	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online, sched_why,
-				  sizeof(sched_why)) < 0) {
+				  sizeof(sched_why)) < 0 && o->sched_mode == 1) {
+		/* asked for with --sched: not recording them would not be what was asked */
+		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
+		cJSON_Delete(meta);
+		return -1;
+	} else if (!ss->sched) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
 		pmc_cli_warn(msg);
