@@ -131,6 +131,14 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 		snprintf(why, whysize, "'%s': no run %ld in the trace", t->path, o->run_id);
 		return -1;
 	}
+	/* pmcollect -- ./no-such-prog: RUN_END "not_started" (status 127), not an empty profile */
+	if (run && run->st.intervals == 0 && run->info.exit_kind_name &&
+	    strcmp(run->info.exit_kind_name, "not_started") == 0) {
+		snprintf(why, whysize, "'%s': the program never started (run %u: pmcollect could not "
+			 "execute the command, exit status %.0f): nothing to analyze", t->path,
+			 run->run_id, run->info.exit_code);
+		return -1;
+	}
 	if (!run || run->st.intervals == 0) {
 		snprintf(why, whysize, "'%s': no samples to analyze", t->path);
 		return -1;
