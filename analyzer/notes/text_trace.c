@@ -131,9 +131,13 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 		}
 		break;
 	case PMA_NOTE_LATE_WARNING: {
-		char iv[96], run[32] = "the trace";
+		char iv[96], run[96] = "the trace";
 		pma_note_interval_text(iv, sizeof(iv), n[5], n[6]);
-		if (n[0] >= 0)
+		/* n[7]: how many runs had them, said once for the worst (issue 29) */
+		if (n[0] >= 0 && n[7] > 1)
+			snprintf(run, sizeof(run), "%.0f runs had late or lost samples; the worst, run "
+				 "%.0f", n[7], n[0]);
+		else if (n[0] >= 0)
 			snprintf(run, sizeof(run), "run %.0f", n[0]);
 		snprintf(buf, size, "%s: %.0f of %.0f samples were late and %.0f lost (%.0f%% of the "
 			 "timer expirations) at %s: the collector could not keep the interval (a busy "

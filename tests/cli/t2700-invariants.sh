@@ -127,6 +127,15 @@ if grep -q "^  run 0: 60 of 400 samples were late and 40 lost (23% of the timer 
    ! grep -q "^warnings     none" "$T/fine.info"
 then ok "case 1: --info warns about the late samples"; else not_ok "case 1: --info warns about the late samples" "$(grep -A3 '^warnings' "$T/fine.info")"; fi
 
+# issue 29: late samples in several runs (a sweep on a busy machine gave one warning per run): one
+# warning for the trace, naming the worst run (run 3: 15 late and 10 lost of 100) and the count
+"$GEN" "$T/many-late.zst" 4 0.5 other_runs=3 other_late=5 >/dev/null
+"$PMANALYZE" "$T/many-late.zst" >/dev/null 2>"$T/many-late.err"
+if [ "$(grep -c "late or lost\|samples were late" "$T/many-late.err")" -eq 1 ] &&
+   grep -q "^pmanalyze: warning: 3 runs had late or lost samples; the worst, run 3: 15 of 100 samples were late and 10 lost (23% of the timer expirations) at a 10.00 ms interval" "$T/many-late.err"
+then ok "late samples in 3 runs: one warning with the count and the worst run"
+else not_ok "late samples in 3 runs: one warning with the count and the worst run" "$(cat "$T/many-late.err")"; fi
+
 # case 1 (make demo): late samples when the headline estimator is sched-exact: a note, not a wider
 # ±; the interval pmcollect lengthened (0.10 ms asked, 10 ms kept) is the one printed
 "$GEN" "$T/exact.zst" 4 0.5 sched >/dev/null
