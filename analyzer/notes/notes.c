@@ -196,11 +196,15 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 	const double *n = x->n;
 
 	switch (x->code) {
-	case PMA_NOTE_OMEGA_UNKNOWN:
+	case PMA_NOTE_OMEGA_UNKNOWN: {
+		char t[32] = ""; /* -t only when the threads were recorded (as in the note's text) */
+		if (n[3] > 0)
+			snprintf(t, sizeof(t), "-t %.0f ", n[3]);
 		snprintf(buf, size, "Record calibration runs for the memory model: 'pmcollect "
-			 "--calibrate -t %.0f -o calib.zst -- %s', then 'pmanalyze %s calib.zst'.", n[3],
+			 "--calibrate %s-o calib.zst -- %s', then 'pmanalyze %s calib.zst'.", t,
 			 s(x, 3), s(x, 4));
 		break;
+	}
 	case PMA_NOTE_FREQ_UNKNOWN:
 		snprintf(buf, size, "Take omega as approximate, or calibrate where hardware cycle "
 			 "counters (PAPI) or cpufreq are available.");

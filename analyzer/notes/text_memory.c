@@ -69,22 +69,31 @@ int pma_note_text_memory(const struct pma_note *x, char *buf, size_t size)
 			 "inflates C(1) and makes omega(n) too small; omega(n) uses the smallest C(1)",
 			 n[0], n[1], n[2], s(x, 0), n[3]);
 		break;
-	case PMA_NOTE_OMEGA_NOISE:
+	case PMA_NOTE_OMEGA_NOISE: {
+		/* n[4] 0: no calibration run had n cores, omega(n) is the fit's extrapolation */
+		char ext[120] = "";
+		if (n[4] == 0)
+			snprintf(ext, sizeof(ext), " (extrapolated: no calibration run has %.0f cores, "
+				 "the value is the fit of eq. 8)", n[0]);
 		if (n[3] == 1)
-			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of "
-				 "the calibration runs, but C(n) is CPU time, which cannot show a "
-				 "superlinear effect (a 1-CPU run's CPU time includes switching between its "
-				 "threads and the hypervisor's steal): taken as 0; count cycles to see one",
-				 n[0], n[1], n[2]);
+			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f%s is below 0 beyond %s, but C(n) "
+				 "is CPU time, which cannot show a superlinear effect (a 1-CPU run's CPU "
+				 "time includes switching between its threads and the hypervisor's steal): "
+				 "taken as 0; count cycles to see one", n[0], n[1], n[2], ext,
+				 n[4] == 0 ? "its uncertainty" : "the spread of the calibration runs");
 		else if (isnan(n[2]))
-			snprintf(buf, size, "omega(%.0f) = %.3f from one run per core count, no spread to "
-				 "tell a superlinear effect from noise: taken as 0 (record the calibration "
-				 "with pmcollect --calibrate --repeat 3 or more)", n[0], n[1]);
+			snprintf(buf, size, "omega(%.0f) = %.3f%s from one run per core count, no spread "
+				 "to tell a superlinear effect from noise: taken as 0 (record the "
+				 "calibration with pmcollect --calibrate --repeat 3 or more)", n[0], n[1],
+				 ext);
 		else
-			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 only within its "
-				 "uncertainty (the spread of the repeated calibration runs): taken as 0, so "
-				 "noise cannot make the speedup superlinear", n[0], n[1], n[2]);
+			snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f%s is below 0 only within its "
+				 "uncertainty (%s): taken as 0, so noise cannot make the speedup "
+				 "superlinear", n[0], n[1], n[2], ext,
+				 n[4] == 0 ? "the spread of the repeated calibration runs, carried through "
+				 "the fit" : "the spread of the repeated calibration runs");
 		break;
+	}
 	case PMA_NOTE_SUPERLINEAR:
 		snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of the "
 			 "repeated calibration runs: a superlinear effect (e.g. more cache with more "

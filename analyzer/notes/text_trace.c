@@ -91,7 +91,9 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
 				 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
 				 "not keep the interval; the headline A(m,inf) comes from the scheduler "
-				 "events, which do not depend on it, so its uncertainty is not widened, but "
+				 "events, which do not depend on it, so the late samples add nothing to "
+				 "its uncertainty (any ± beside it has other causes, given in their own "
+				 "notes), but "
 				 "the sampled estimators beside it (runnable, paper) place changes of "
 				 "parallelism less precisely (to compare them, re-record with a longer -i, or on "
 				 "quieter CPUs)",
@@ -114,8 +116,8 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 n[0], n[2], n[1], n[1] == 1 ? "" : "s");
 		break;
 	case PMA_NOTE_COLLECTOR_SHARED:
-		snprintf(buf, size, "the collector shared the baseline's CPU%s %s (collector CPU -1: "
-			 "pmcollect was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "
+		snprintf(buf, size, "the collector shared the baseline's CPU%s %s (pmcollect was not "
+			 "pinned: it was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "
 			 "also for its sampling", n[0] == 1 ? "" : "s", s(x, 0), n[1], n[0],
 			 n[0] == 1 ? "" : "s");
 		if (n[3] >= 0) {
@@ -129,9 +131,13 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 		}
 		break;
 	case PMA_NOTE_LATE_WARNING: {
-		char iv[96], run[32] = "the trace";
+		char iv[96], run[96] = "the trace";
 		pma_note_interval_text(iv, sizeof(iv), n[5], n[6]);
-		if (n[0] >= 0)
+		/* n[7]: how many runs had them, said once for the worst (issue 29) */
+		if (n[0] >= 0 && n[7] > 1)
+			snprintf(run, sizeof(run), "%.0f runs had late or lost samples; the worst, run "
+				 "%.0f", n[7], n[0]);
+		else if (n[0] >= 0)
 			snprintf(run, sizeof(run), "run %.0f", n[0]);
 		snprintf(buf, size, "%s: %.0f of %.0f samples were late and %.0f lost (%.0f%% of the "
 			 "timer expirations) at %s: the collector could not keep the interval (a busy "

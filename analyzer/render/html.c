@@ -94,6 +94,7 @@ static int sec_headline(FILE *out, const struct pma_result *r, char *why, size_t
 	const struct pma_optimal *o = &r->opt;
 	const struct pma_prediction *best = o->n_best ? pred_at(r, o->n_best) : NULL;
 	uint32_t nlast = r->pred.ncores ? r->pred.cores[r->pred.ncores - 1] : 0;
+	const struct pma_prediction *last = nlast ? pred_at(r, nlast) : NULL;
 
 	(void)why;
 	(void)whysize;
@@ -117,13 +118,22 @@ static int sec_headline(FILE *out, const struct pma_result *r, char *why, size_t
 	else if (o->n_best == nlast)
 		P("S(m,n) still rises at the largest core count predicted (n = %u): more cores keep "
 		  "helping, up to the program's average parallelism A(m,&#8734;) = %.2f.", nlast, p->A_inf);
+	else if (best && last && isfinite(best->omega) && isnan(last->omega))
+		/* the optimum is capped where omega stops being known (compute.c enforce_optimum) */
+		P("n = %u is the largest core count with a known memory contention &#969;(n): beyond it "
+		  "&#969; is unknown and S(m,n) = A(m,n) only an upper bound (%.2f at n = %u); calibrate "
+		  "on more cores to place the optimum there (eq. 1, 11).", o->n_best, last->S, nlast);
 	else if (best && isfinite(best->omega) && best->omega > 0.005)
 		P("Beyond n = %u, memory contention &#969;(n) (%.3f at n = %u) grows faster than the "
 		  "parallelism gained: S(m,n) = A(m,n) / (1 + &#969;(n)) falls (eq. 1, 11).", o->n_best,
 		  best->omega, o->n_best);
-	else
+	else if (best && best->A >= p->A_inf * (1 - 0.005))
 		P("At n = %u, A(m,n) reaches the program's average parallelism A(m,&#8734;) = %.2f: more "
 		  "cores find no more work to run at once (eq. 6, 11).", o->n_best, p->A_inf);
+	else if (best)
+		P("At n = %u, S(m,n) = %.2f is the largest predicted: A(m,n) = %.2f of the program's "
+		  "average parallelism A(m,&#8734;) = %.2f (eq. 1, 6, 11).", o->n_best, best->S, best->A,
+		  p->A_inf);
 	if (o->n_best && o->n_95 < o->n_best)
 		P(" Paying per core, n = %u already gives 95%% of the best speedup.", o->n_95);
 	P("</p>\n<p class=\"est\">Estimator: %s (%s).", pma_estimator_name(r->par.est),
@@ -134,35 +144,58 @@ static int sec_headline(FILE *out, const struct pma_result *r, char *why, size_t
 	return 0;
 }
 
-/* The notes, each as what to do next when there is something to do. */
+/* Writes the notes that ask for an action (actions = 1: each action with its reason) or those
+ * that ask for none (actions = 0: the text alone) as one list; returns how many it wrote. */
+static int note_list(FILE *out, const struct pma_result *r, int actions)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < r->notes.n; i++) {
+		/* whole, however long (a 3000-byte command was cut at 2048 bytes) */
+		const struct pma_note *nt = &r->notes.v[i];
+		char *a = pma_note_action_alloc(nt), *text;
+
+		if (!a == !actions) {
+			text = pma_note_alloc(nt);
+			P("%s<li>", any++ ? "" : "<ul class=\"notes\">\n");
+			if (a) {
+				P("<strong>");
+				pma_html_escape(out, a);
+				P("</strong><br><span class=\"because\">Why: ");
+			}
+			pma_html_escape(out, text ? text : "out of memory");
+			P("%s</li>\n", a ? "</span>" : "");
+			free(text);
+		}
+		free(a);
+	}
+	if (any)
+		P("</ul>\n");
+	return any;
+}
+
+/* The notes that ask for an action (pma_note_action), each with its reason: an invariant's or a
+ * statement's note is no action and goes to "Notes" (sec_notes; issue 29). */
 static int sec_next(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	(void)why;
 	(void)whysize;
-	if (!r->notes.n) {
-		P("<p>Nothing to do: the model had every input it uses.</p>\n");
+	if (note_list(out, r, 1))
 		return 0;
-	}
-	P("<ul class=\"notes\">\n");
-	for (size_t i = 0; i < r->notes.n; i++) {
-		/* whole, however long (a 3000-byte command was cut at 2048 bytes) */
-		const struct pma_note *nt = &r->notes.v[i];
-		char *a = pma_note_action_alloc(nt), *text = pma_note_alloc(nt);
-		P("<li>");
-		if (a) {
-			P("<strong>");
-			pma_html_escape(out, a);
-			P("</strong><br><span class=\"because\">Why: ");
-			pma_html_escape(out, text ? text : "out of memory");
-			P("</span>");
-		} else {
-			pma_html_escape(out, text ? text : "out of memory");
-		}
-		free(a);
-		free(text);
-		P("</li>\n");
-	}
-	P("</ul>\n");
+	if (r->notes.n)
+		P("<p>Nothing to do: no note asks for an action (see Notes).</p>\n");
+	else
+		P("<p>Nothing to do: the model had every input it uses.</p>\n");
+	return 0;
+}
+
+/* The notes that ask for no action (invariants enforced, statements about the result). */
+static int sec_notes(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	(void)why;
+	(void)whysize;
+	if (!note_list(out, r, 0))
+		P("<p>None.</p>\n");
 	return 0;
 }
 
@@ -449,6 +482,7 @@ static const struct pma_html_section sections[] = {
 	{ "next", "What to do next", sec_next },
 	{ "plots", "Plots", sec_plots },
 	{ "predictions", "Predictions", sec_predictions },
+	{ "notes", "Notes", sec_notes },
 	{ "scaling", "Scaling study: measured against predicted", sec_scaling },
 	{ "regions", "Regions", sec_regions },
 	{ "energy", "Energy", sec_energy },

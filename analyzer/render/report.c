@@ -1940,8 +1940,13 @@ void pma_info(FILE *out, const struct pma_trace *t)
 		meta->tool ? meta->tool : "?", meta->tool_version ? meta->tool_version : "?");
 	machine_line(out, meta);
 	pma_wakecost_info(out, &meta->wake);
-	fprintf(out, "%-13s%.2f ms; program CPUs %s; collector CPU %.0f\n", "interval",
-		meta->interval_ms, meta->cpus ? meta->cpus : "all", meta->collector_cpu);
+	fprintf(out, "%-13s%.2f ms; program CPUs %s; ", "interval", meta->interval_ms,
+		meta->cpus ? meta->cpus : "all");
+	/* collector_cpu -1 is the trace's "not pinned" (or absent), not a CPU number (issue 29) */
+	if (meta->collector_cpu >= 0)
+		fprintf(out, "collector CPU %.0f\n", meta->collector_cpu);
+	else
+		fputs("collector not pinned (it ran on the program's CPUs)\n", out);
 	/* the whole machine and what pmcollect was allowed (issue 19, case 3) */
 	if (meta->usable_cpus || (meta->affinity_cpus && meta->online_cpus &&
 				  strcmp(meta->affinity_cpus, meta->online_cpus) != 0))

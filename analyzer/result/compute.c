@@ -131,6 +131,14 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 		snprintf(why, whysize, "'%s': no run %ld in the trace", t->path, o->run_id);
 		return -1;
 	}
+	/* pmcollect -- ./no-such-prog: RUN_END "not_started" (status 127), not an empty profile */
+	if (run && run->st.intervals == 0 && run->info.exit_kind_name &&
+	    strcmp(run->info.exit_kind_name, "not_started") == 0) {
+		snprintf(why, whysize, "'%s': the program never started (run %u: pmcollect could not "
+			 "execute the command, exit status %.0f): nothing to analyze", t->path,
+			 run->run_id, run->info.exit_code);
+		return -1;
+	}
 	if (!run || run->st.intervals == 0) {
 		snprintf(why, whysize, "'%s': no samples to analyze", t->path);
 		return -1;
@@ -156,10 +164,22 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
 		 * set: on one CPU, one thread (issue 19, case 7) */
 		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
+		const struct pma_run *many = NULL;
+		size_t len;
+		/* a trace of several runs (pmcollect --omp-regions -t 1-2): another run may have had
+		 * threads to predict from; name it (issue 29) */
+		for (uint32_t k = 0; k < t->nruns; k++)
+			if (&t->runs[k] != run && t->runs[k].m >= 2 && (!many || t->runs[k].m > many->m))
+				many = &t->runs[k];
 		snprintf(why, whysize, "'%s': the program ran one thread at a time: nothing to predict "
 			 "(A(m,inf) = 1)%s", t->path, hint ? "; it ran on 1 CPU without OMP_NUM_THREADS, "
 			 "and an OpenMP runtime then starts one thread: give the thread count with "
 			 "'pmcollect -t M' (or the program's own option)" : "");
+		len = strlen(why);
+		if (many && len < whysize)
+			snprintf(why + len, whysize - len, " in run %u; run %u of the trace ran %.0f threads: "
+				 "analyze it with --run %u", run->run_id, many->run_id, (double)many->m,
+				 many->run_id);
 		return PMA_COMPUTE_NOTHING;
 	}
 	for (int k = 0; k < PMA_EST_COUNT; k++) {

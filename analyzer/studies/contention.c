@@ -11,46 +11,53 @@
 #include "pm_util.h"
 #include "pm_cli.h"
 
-/* The program's command as shell words (quoted where needed, a ' as '\''), whole: malloc'ed, NULL
- * when memory runs out. */
-static char *shell_command(const struct pma_meta *meta)
+/* Appends word w (control characters already replaced) to buf at *o as one shell word: as it is
+ * when every character is safe, else in double quotes with \\ " $ ` escaped. Double, not single,
+ * quotes: a note puts a suggested command between single quotes ('pmcollect ... -- CMD'), which a
+ * single-quoted word would close early (issue 29: -- sh -c 'xz -T8 -k f' inside '...').
+ * buf must hold 2 * strlen(w) + 3 more bytes. */
+static void shell_word(char *buf, size_t *o, const char *w)
+{
+	size_t len = strlen(w);
+
+	if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		       "-_./=:,+@%") == len) {
+		memcpy(buf + *o, w, len);
+		*o += len;
+		return;
+	}
+	buf[(*o)++] = '"';
+	for (size_t c = 0; c < len; c++) {
+		if (strchr("\\\"$`", w[c]))
+			buf[(*o)++] = '\\';
+		buf[(*o)++] = w[c];
+	}
+	buf[(*o)++] = '"';
+}
+
+/* The shell words of n strings (control characters replaced, each quoted by shell_word) joined by
+ * spaces, whole: malloc'ed, NULL when memory runs out. */
+static char *shell_words(char *const *v, size_t n)
 {
 	size_t o = 0, size = 1;
 	char *buf;
 
-	for (size_t i = 0; i < meta->ncommand; i++)
-		size += meta->command[i] ? 4 * strlen(meta->command[i]) + 3 : 0;
+	for (size_t i = 0; i < n; i++)
+		size += v[i] ? 8 * strlen(v[i]) + 4 : 0;
 	if (!(buf = malloc(size)))
 		return NULL;
-	buf[0] = '\0';
-	for (size_t i = 0; i < meta->ncommand; i++) {
-		const char *a = meta->command[i];
-		size_t len;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = v[i];
 		char *w;
-		if (!a || !(w = malloc(strlen(a) + 1)))
+		if (!a || !(w = malloc(4 * strlen(a) + 1)))
 			continue;
-		len = strlen(pm_cli_sanitize(w, strlen(a) + 1, a, strlen(a)));
+		pm_cli_sanitize(w, 4 * strlen(a) + 1, a, strlen(a));
 		if (o)
 			buf[o++] = ' ';
-		if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			       "-_./=:,+@%") == len) {
-			memcpy(buf + o, w, len);
-			o += len;
-		} else {
-			buf[o++] = '\'';
-			for (size_t c = 0; c < len; c++) {
-				if (w[c] == '\'') {
-					memcpy(buf + o, "'\\''", 4);
-					o += 4;
-				} else {
-					buf[o++] = w[c];
-				}
-			}
-			buf[o++] = '\'';
-		}
-		buf[o] = '\0';
+		shell_word(buf, &o, w);
 		free(w);
 	}
+	buf[o] = '\0';
 	return buf;
 }
 
@@ -137,7 +144,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	uint32_t need[3] = { 1, rec->c, rec->c + 1 }, nneed = rec->sockets > 1 ? 3 : 2;
 	uint32_t have_v[PMA_CAL_MAX_POINTS], miss_v[3];
 	size_t nmiss = 0;
-	char *have, *missing, *cmd;
+	char *have, *missing, *cmd, *path;
 	const char *omp = NULL;
 	char omp_buf[16];
 	int rc, cal_unusable = 0;
@@ -171,17 +178,19 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 					traces[ti].runs[k].m != m_peak;
 	have = count_list(have_v, cal->npts);
 	missing = count_list(miss_v, nmiss);
-	cmd = shell_command(&traces[0].meta);
+	cmd = shell_words(traces[0].meta.command, traces[0].meta.ncommand);
+	path = shell_words((char *[]){ traces[0].path }, 1);
 	rc = -1;
-	if (have && missing && cmd)
+	if (have && missing && cmd && path)
 		rc = pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
 				   (double[]){ nneed, rec->sockets, rec->c, omp ? atof(omp) : 0,
 					       cal_unusable }, 5,
 				   (const char *[]){ fit_why, have[0] ? have : NULL,
-						     missing[0] ? missing : NULL, cmd, traces[0].path }, 5);
+						     missing[0] ? missing : NULL, cmd, path }, 5);
 	free(have);
 	free(missing);
 	free(cmd);
+	free(path);
 	return rc;
 }
 
@@ -514,11 +523,17 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 			continue;
 		}
 		out->omega[i] = 0;
-		if (!noted_noise++ && w < -5e-4 &&
-		    pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE,
-				  (double[]){ cores[i], w, d, isfinite(d) && w + 2 * d < 0 }, 4, NULL,
-				  0) < 0)
-			return -1;
+		/* n4: whether a calibration run had n cores, or omega(n) is the fit's extrapolation
+		 * (a note must not call that "the spread of the repeated runs": issue 29) */
+		if (!noted_noise++ && w < -5e-4) {
+			uint32_t K1, Kn;
+			int measured = pma_mem_superlinear_evidence(&out->cal, cores[i], &K1, &Kn) !=
+				       PMA_SUPERLIN_NOT_MEASURED;
+			if (pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE,
+					  (double[]){ cores[i], w, d, isfinite(d) && w + 2 * d < 0,
+						      measured }, 5, NULL, 0) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }

@@ -132,7 +132,11 @@ int pmc_cli_create_output(const char *path, int force, int *created)
 		*created = fd >= 0;
 	}
 	if (fd < 0) {
-		if (errno == EEXIST)
+		/* --force replaces a file, never a directory: "use --force" would not help there */
+		if (errno == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			pm_cli_error("'%s' is a directory (give the trace a file name, e.g. -o '%s/trace.zst')",
+				     path, path);
+		else if (errno == EEXIST)
 			pm_cli_error("'%s' already exists (use --force to overwrite it)", path);
 		else
 			pm_cli_error("cannot create '%s': %s", path, strerror(errno));
@@ -343,7 +347,12 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	if (o->sched_mode == 0) {
 		src.sched_why = "turned off with --no-sched";
 	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online, sched_why,
-				  sizeof(sched_why)) < 0) {
+				  sizeof(sched_why)) < 0 && o->sched_mode == 1) {
+		/* asked for with --sched: not recording them would not be what was asked */
+		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
+		cJSON_Delete(meta);
+		return -1;
+	} else if (!ss->sched) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
 		pmc_cli_warn(msg);

@@ -665,5 +665,13 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
+	/* an explicit --sched is a request, the default only a wish that falls back with a warning:
+	 * the tracefs instance needs root (issue 29) */
+	if (o->sched_mode == 1 && geteuid() != 0) {
+		pm_cli_error("cannot record scheduler events (--sched): tracefs needs root (leave "
+			     "--sched out to record without them; --perf-switch records context "
+			     "switches without root)");
+		return PMT_EXIT_USAGE;
+	}
 	return plan_user(o, ss);
 }

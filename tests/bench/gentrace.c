@@ -32,7 +32,8 @@
  * late and lost timer expirations (SUMMARY and the baseline's RUN_END); exit=N or signal=N how
  * the baseline ended; t=N pmcollect -t N (RUN_BEGIN threads, OMP_NUM_THREADS); cpus=N the
  * baseline on CPUs 0..N-1; other_runs=N calibration runs of one thread (pmcollect --calibrate of
- * make -j4, whose later runs have nothing left to rebuild). */
+ * make -j4, whose later runs have nothing left to rebuild); other_late=N gives the k-th of them
+ * (from 0) N + 5k late and 10 lost of 100 samples (RUN_END). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -79,6 +80,9 @@ static double rnd2(void)
 /* One run of `threads` threads all runnable for `samples` samples on `n` CPUs (ids from tid_base),
  * its RUN_BEGIN extra keys `begin_extra` (",\"k\":v..." or ""), role `role`, and RUN_END with
  * C(n) = C_ns. Returns 0 or a PMT_E_* code. */
+/* extra keys of flat_run's RUN_END (",\"k\":v..." or ""): other_late=N's sampling counts */
+static char flat_end_extra[128];
+
 static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, const char *begin_extra,
 		    unsigned threads, unsigned n, unsigned samples, uint64_t *now, double C_ns)
 {
@@ -112,8 +116,8 @@ static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, con
 	}
 	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":"
 		 "\"exited\",\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":"
-		 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}}", run_id, 1000 + run_id,
-		 (unsigned long long)(*now - t0), C_ns, C_ns);
+		 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}%s}", run_id, 1000 + run_id,
+		 (unsigned long long)(*now - t0), C_ns, C_ns, flat_end_extra);
 	if (err >= 0)
 		err = pmt_writer_json(w, PMT_REC_RUN_END, run_id, *now, json);
 	free(ts);
@@ -192,6 +196,7 @@ int main(int argc, char **argv)
 	/* KEY=VALUE options; -1 (or 0 for the counts) when not given */
 	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
+	double o_other_late = -1;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0)
@@ -224,6 +229,8 @@ int main(int argc, char **argv)
 			o_cpus = (int)v;
 		} else if (!strncmp(arg, "other_runs=", 11)) {
 			o_other = (int)v;
+		} else if (!strncmp(arg, "other_late=", 11)) {
+			o_other_late = v;
 		} else {
 			goto usage;
 		}
@@ -434,9 +441,14 @@ int main(int argc, char **argv)
 			return fail("sweep", err);
 	}
 	/* calibration runs of one thread: a make -j4 whose later runs had nothing to rebuild */
-	for (int k = 0; k < o_other; k++)
+	for (int k = 0; k < o_other; k++) {
+		/* other_late=N: the k-th such run says N + 5k late and 10 lost of 100 samples */
+		if (o_other_late >= 0)
+			snprintf(flat_end_extra, sizeof(flat_end_extra), ",\"samples\":100,"
+				 "\"late_samples\":%.0f,\"lost_samples\":10", o_other_late + 5 * k);
 		if ((err = flat_run(w, next_id++, "calibration", "", 1, 1, 3, &now, 3e7)) < 0)
 			return fail("other run", err);
+	}
 	snprintf(json, sizeof(json), "{\"samples\":%llu,\"late_samples\":%.0f,\"lost_samples\":%.0f,"
 		 "\"exit_status\":0,\"runs\":%u,\"warnings\":0}",
 		 (unsigned long long)((now - t0) / interval_ns), late, lost, runs);

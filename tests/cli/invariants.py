@@ -18,7 +18,7 @@
 # Checks each TRACE and JOBDIR, then COUNT traces drawn by gentrace from seeds 1..COUNT. Prints one
 # TAP line per report that breaks an invariant, then one summary line per kind of broken input
 # that must have been met. Exit 0 when every check held.
-import csv, io, json, os, re, subprocess, sys
+import csv, io, json, os, re, shlex, subprocess, sys
 
 EPS = 1e-6
 
@@ -64,8 +64,46 @@ def check_text(text, what):
     return bad
 
 
-def check_notes(doc):
+def suggested_commands(text):
+    """The commands a note suggests between single quotes ('pmcollect ...', 'pmanalyze ...'), each
+    with the character after its closing quote: a command ends at the first single quote outside
+    double quotes, which the analyzer uses to quote the program's words (issue 29)."""
+    out = []
+    for m in re.finditer(r"'(pm(?:collect|analyze) )", text):
+        i, dq = m.start(1), False
+        while i < len(text):
+            c = text[i]
+            if c == "\\" and dq:
+                i += 2
+                continue
+            if c == '"':
+                dq = not dq
+            elif c == "'" and not dq:
+                break
+            i += 1
+        out.append((text[m.start(1):i], text[i + 1:i + 2]))
+    return out
+
+
+def check_commands(texts, what):
+    """Every suggested command parses as shell (sh -n, shlex) and its closing quote ends a word."""
     bad = []
+    for text in texts:
+        for cmd, after in suggested_commands(text):
+            p = subprocess.run(["sh", "-n", "-c", cmd], capture_output=True, text=True)
+            try:
+                shlex.split(cmd)
+                ok = p.returncode == 0
+            except ValueError:
+                ok = False
+            if not ok or (after and not re.match(r"[\s,.;:)]", after)):
+                bad.append("%s: a suggested command that is not one shell command: '%s'%s" %
+                           (what, cmd[:100], after))
+    return bad
+
+
+def check_notes(doc):
+    bad = check_commands(doc["notes"], "note")
     for text in doc["notes"]:
         for start, end in ENDINGS:
             if start.search(text) and not end.search(text):

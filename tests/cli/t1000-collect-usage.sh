@@ -97,6 +97,17 @@ expect_err_line "existing output without -f: one error line" \
 if [ "$(cat "$T/existing.zst")" = keep ] && [ ! -e "$marker" ]; then ok "existing output left alone, program not started"
 else not_ok "existing output left alone, program not started"; fi
 
+# a directory: --force would not help, so the error says what it is (issue 29, item 11)
+mkdir -p "$T/outdir"
+for f in "" -f; do
+	run_capture "$PMCOLLECT" $f -o "$T/outdir" -- touch "$marker"
+	expect_status "pmcollect $f -o DIR: exit 2" 2
+	expect_err_line "pmcollect $f -o DIR: the error says it is a directory" \
+		"^pmcollect: error: '$T/outdir' is a directory \(give the trace a file name, e.g. -o '$T/outdir/trace.zst'\)$"
+done
+if [ -d "$T/outdir" ] && [ ! -e "$marker" ]; then ok "-o DIR: the directory left alone, program not started"
+else not_ok "-o DIR: the directory left alone, program not started"; fi
+
 value_error "CPU list '0-'" "^pmcollect: error: invalid CPU list '0-': " --cpus 0- -o "$T/out.zst" -- touch "$marker"
 value_error "CPU list 'x'" "^pmcollect: error: invalid CPU list 'x': " -C x -o "$T/out.zst" -- touch "$marker"
 value_error "CPU that is not online" \

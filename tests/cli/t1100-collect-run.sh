@@ -93,6 +93,11 @@ dump missing
 if grep '"type":"run_end"' "$T/missing.jsonl" | grep -q '"kind":"not_started"' && has_summary missing
 then ok "trace of a program that could not start: RUN_END not_started, SUMMARY"
 else not_ok "trace of a program that could not start: RUN_END not_started, SUMMARY"; fi
+# ... whose analysis says the program never started, not "no samples to analyze" (issue 29)
+run_capture "$PMANALYZE" "$T/missing.zst"
+expect_status "pmanalyze of a program that could not start: exit 1" 1
+expect_err_line "pmanalyze of a program that could not start: it never started" \
+	"^pmanalyze: error: '$T/missing.zst': the program never started \(run 0: pmcollect could not execute the command, exit status 127\): nothing to analyze$"
 
 # the counters' warning comes at most once (and -q silences it); other warnings (late samples, a
 # busy machine) may come too, but nothing that is not a warning

@@ -28,14 +28,15 @@ else
 	else not_ok "taskset -c 0: warning that the collector shares CPU 0" "$(cat "$T/err")"; fi
 	run_capture "$PMANALYZE" "$T/c3.zst"
 	if grep -q "^baseline     run 0 on CPUs 0 (1): oversubscribed baseline" "$T/out" &&
-	   grep -q "^note: the collector shared the baseline's CPU 0 (collector CPU -1" "$T/out"
+	   grep -q "^note: the collector shared the baseline's CPU 0 (pmcollect was not pinned: it was allowed no CPU outside them)" "$T/out"
 	then ok "pmanalyze: baseline on CPUs 0 (1), note that the collector shared it"
 	else not_ok "pmanalyze: baseline on CPUs 0 (1), note that the collector shared it" "$(grep -E '^baseline|^note' "$T/out")"; fi
 	run_capture "$PMANALYZE" --info "$T/c3.zst"
 	if grep -q "^cpu sets     online 0-$((ncpu - 1)); pmcollect's affinity 0; cgroup cpuset .*; usable 0$" "$T/out" &&
-	   grep -q "^  recorded: the collector shares the program's CPUs 0" "$T/out"
-	then ok "pmanalyze --info: the whole machine, the allowed set and the recorded warning"
-	else not_ok "pmanalyze --info: the whole machine, the allowed set and the recorded warning" "$(cat "$T/out")"; fi
+	   grep -q "^  recorded: the collector shares the program's CPUs 0" "$T/out" &&
+	   grep -q "^interval     .*; program CPUs 0; collector not pinned (it ran on the program's CPUs)$" "$T/out"
+	then ok "pmanalyze --info: the whole machine, the allowed set, the unpinned collector (no CPU -1) and the recorded warning"
+	else not_ok "pmanalyze --info: the whole machine, the allowed set, the unpinned collector (no CPU -1) and the recorded warning" "$(cat "$T/out")"; fi
 
 	# --cpus outside the affinity: a usage error, not a child that cannot be pinned
 	run_capture taskset -c 0 "$PMCOLLECT" --cpus 1 -o "$T/bad.zst" -- true

@@ -64,6 +64,15 @@ then ok "without root: recorded, taskstats marked unavailable with a reason"; r=
 else not_ok "without root: recorded, taskstats marked unavailable with a reason" "exit $rc, dump $drc, $samples samples, $pc"; r=FAIL; fi
 fault_row privileges "pmcollect run as nobody (no root)" "records from /proc; META says which root-only source is missing and why" "exit $rc; $samples samples; META $pc" $r
 
+# an explicit --sched cannot be honoured without root: an error before anything starts, while
+# the default falls back (the plain run above) (issue 29)
+run_capture asnobody "$PMCOLLECT" -q --sched -o "$T/nobody/sched.zst" -- touch "$T/nobody/sched-ran"
+if [ "$rc" -eq 2 ] && err_line_only "$T/err" "^pmcollect: error: cannot record scheduler events \(--sched\): tracefs needs root \(" &&
+   [ ! -e "$T/nobody/sched.zst" ] && [ ! -e "$T/nobody/sched-ran" ]
+then ok "--sched without root: exit 2, one line, no trace, the program not started"; r=pass
+else not_ok "--sched without root: exit 2, one line, no trace, the program not started" "exit $rc" "$(cat "$T/err")" "$(ls "$T/nobody")"; r=FAIL; fi
+fault_row privileges "pmcollect as nobody with --sched" "exit 2 with one error line, no trace file" "exit $rc: $(head -1 "$T/err")" $r
+
 run_capture asnobody "$PMCOLLECT" -q -o "$T/nobody/other.zst" --user root -- true
 if [ "$rc" -eq 2 ] && grep -q "^pmcollect: error: invalid user 'root': running the program as another user needs root$" "$T/err" && [ ! -e "$T/nobody/other.zst" ]
 then ok "--user without root: exit 2, one line"; r=pass; else not_ok "--user without root: exit 2, one line" "exit $rc" "$(cat "$T/err")"; r=FAIL; fi

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,43 @@ static void test_values_kept_and_worded(void **state)
 	pma_notes_free(&b);
 }
 
+/* The omega-noise note of an n no calibration run had (n4 = 0, the fit's extrapolation) says so
+ * instead of "the spread of the repeated calibration runs" (issue 29: "omega(5) = ... below 0 only
+ * within its uncertainty (the spread of the repeated calibration runs)" for an uncalibrated 5);
+ * a measured n (n4 = 1) keeps the spread of its runs. */
+static void test_omega_noise_extrapolated(void **state)
+{
+	struct pma_notes a = { 0 };
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_OMEGA_NOISE, (double[]){ 5, -0.01, 0.02, 0, 0 }, 5,
+				       NULL, 0), 0);
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_OMEGA_NOISE, (double[]){ 2, -0.01, 0.02, 0, 1 }, 5,
+				       NULL, 0), 0);
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_OMEGA_NOISE, (double[]){ 5, -0.01, NAN, 0, 0 }, 5,
+				       NULL, 0), 0);
+	pma_note_text(&a.v[0], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "omega(5) = -0.010 ± 0.020 (extrapolated: no calibration run has 5 "
+				    "cores, the value is the fit of eq. 8) is below 0 only within its "
+				    "uncertainty (the spread of the repeated calibration runs, carried "
+				    "through the fit)"));
+	pma_note_text(&a.v[1], buf, sizeof(buf));
+	assert_null(strstr(buf, "extrapolated"));
+	assert_non_null(strstr(buf, "omega(2) = -0.010 ± 0.020 is below 0 only within its uncertainty "
+				    "(the spread of the repeated calibration runs)"));
+	pma_note_text(&a.v[2], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "omega(5) = -0.010 (extrapolated: no calibration run has 5 cores"));
+	pma_notes_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_code_named_and_worded),
 		cmocka_unit_test(test_names_and_severities),
 		cmocka_unit_test(test_values_kept_and_worded),
+		cmocka_unit_test(test_omega_noise_extrapolated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
