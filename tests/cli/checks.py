@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""checks.py: the Python checks of the shell tests in tests/cli, one function per check.
+
+Called as `python3 "$PMT_TOP/tests/cli/checks.py" NAME ARG...`: NAME is a function below and
+argv is [NAME, ARG...], so argv[1] is the first argument, as sys.argv[1] was in the here-document
+the check came from. A check prints its findings (most print "ok ..." / "FAIL ..." lines that the
+shell test turns into results) and exits with its own status; each docstring names the test that
+calls it and its arguments."""
+import sys
+
+
+def energy_fixture_zones(argv):
+    """t1400: '$T/dump'"""
+    import json, sys
+    recs = [json.loads(l) for l in open(argv[1])]
+    end = [r for r in recs if r["type"] == "run_end"][0]
+    begin = [r for r in recs if r["type"] == "run_begin"][0]
+    meta = [r for r in recs if r["type"] == "meta"][0]
+    energy = [r for r in recs if r["type"] == "energy"]
+    truth = {"intel-rapl:0": (262142000000 + 328850 + 2000000, 1, False),
+             "intel-rapl:1": (10000000, 0, False), "intel-rapl:0:0": (5000000, 0, False),
+             "intel-rapl:0:1": (1000000, 0, False), "intel-rapl:1:1": (3000000, 0, False),
+             "intel-rapl:1:0": (800000, 0, True)}
+    e = end["energy"]
+    zones = {z["id"]: z for z in e["zones"]}
+    out = []
+    def check(name, good, detail):
+        out.append("%s %s: %s" % ("ok" if good else "FAIL", name, detail))
+    check("the six zones, not the mmio duplicate", sorted(zones) == sorted(truth), sorted(zones))
+    for zid, (uj, wraps, gone) in truth.items():
+        z = zones.get(zid, {})
+        check("zone %s energy_uj" % zid, z.get("energy_uj") == uj, "%s, truth %d" % (z.get("energy_uj"), uj))
+        check("zone %s wraps %d gone %s" % (zid, wraps, gone), z.get("wraps") == wraps and z.get("gone") == gone,
+              "wraps %s gone %s" % (z.get("wraps"), z.get("gone")))
+    check("package_uj", e["package_uj"] == truth["intel-rapl:0"][0] + 10000000, e["package_uj"])
+    check("dram_uj", e["dram_uj"] == 4000000, e["dram_uj"])
+    check("core_uj", e["core_uj"] == 5800000, e["core_uj"])
+    check("uncore_uj null", e["uncore_uj"] is None, e["uncore_uj"])
+    check("source powercap", e["source"] == "powercap" and meta["sources"]["energy"]["recorded"], e["source"])
+    order = begin["energy"]["zones"]
+    names = [z["name"] for z in e["zones"]]
+    check("RUN_BEGIN zone order = RUN_END's", order == names, order)
+    check("ENERGY records: one per reading, every 100 ms (>= 4 in 1.5 s on a loaded machine)", len(energy) >= 4, len(energy))
+    last = energy[-1]["energy_uj"] if energy else []
+    check("last ENERGY record = RUN_END", last == [z["energy_uj"] for z in e["zones"]], last)
+    mono = all(all(b >= a for a, b in zip(x["energy_uj"], y["energy_uj"])) for x, y in zip(energy, energy[1:]))
+    check("ENERGY values never decrease", mono, "")
+    check("max gap between readings < 1 s", 0 < e["max_gap_ns"] < 1e9, e["max_gap_ns"])
+    check("other_load from the fixture's static /proc/stat: 0 CPUs", end["other_load"]["cpus"] == 0, end["other_load"])
+    print("\n".join(out))
+
+
+def energy_real_machine(argv):
+    """t1400: '$T/real.dump' '$has_rapl' '$has_pmu'"""
+    import json, sys
+    recs = [json.loads(l) for l in open(argv[1])]
+    end = [r for r in recs if r["type"] == "run_end"][0]
+    meta = [r for r in recs if r["type"] == "meta"][0]["sources"]["energy"]
+    rapl, pmu = argv[2] == "yes", argv[3] == "yes"
+    e, why = end["energy"], end.get("energy_reason") or ""
+    print("machine: powercap %s, perf power PMU %s; RUN_END energy %s" %
+          (argv[2], argv[3], json.dumps(e)[:160] if e else "null: " + why))
+    if not rapl and not pmu:
+        good = e is None and "no powercap" in why and "no perf power PMU" in why and meta["recorded"] is False
+    elif e is None:
+        good = bool(why)
+    else:
+        good = (sum(z["energy_uj"] for z in e["zones"]) > 0 and meta["recorded"] and
+                e["source"] in (["powercap"] if rapl else []) + (["perf"] if pmu else []))
+    sys.exit(not good)
+
+
+def energy_perf_fallback(argv):
+    """t1400: '$T/perf.dump'"""
+    import json, sys
+    recs = [json.loads(l) for l in open(argv[1])]
+    end = [r for r in recs if r["type"] == "run_end"][0]
+    e = end["energy"]
+    z = e["zones"][0]
+    ratio = z["energy_uj"] / (end["wall_ns"] / 1e3)
+    print("# source %s zone %s kind %s: %d uJ over %.0f us of wall time (ratio %.4f)"
+          % (e["source"], z["name"], z["kind"], z["energy_uj"], end["wall_ns"] / 1e3, ratio))
+    sys.exit(not (e["source"] == "perf" and z["name"] == "energy-pkg@cpu0" and
+                  e["package_uj"] == z["energy_uj"] and 0.8 < ratio < 1.25))
+
+
+def energy_power_fit(argv):
+    """t1400: '$T/fit.json' '$tol'"""
+    import json, sys
+    d = json.load(open(argv[1]))
+    tol = float(argv[2])
+    e = d["energy"]
+    pm = e["power_model"]
+    A = {p["cores"]: p["A"] for p in d["predictions"]}
+    bad = []
+    if abs(pm["P_static_w"] / 20 - 1) > tol: bad.append("P_static %.3f" % pm["P_static_w"])
+    if abs(pm["P_core_w"] / 10 - 1) > tol: bad.append("P_core %.3f" % pm["P_core_w"])
+    for p in e["points"]:
+        want = (20 + 10 * A[p["cores"]]) * p["T_s"]
+        if abs(p["E_j"] / want - 1) > tol: bad.append("E(%d) %.4f, truth %.4f" % (p["cores"], p["E_j"], want))
+    if len(e["points"]) != 2: bad.append("%d points" % len(e["points"]))
+    if not any("rests on two core counts" in n for n in d["notes"]): bad.append("no two-count note")
+    print("# P_static %.3f W, P_core %.3f W, E(n) %s" % (pm["P_static_w"], pm["P_core_w"],
+          ", ".join("%d: %.3f J" % (p["cores"], p["E_j"]) for p in e["points"])))
+    if bad:
+        print("# " + "; ".join(bad))
+    sys.exit(bool(bad))
+
+
+def energy_impossible_fit(argv):
+    """t1400: '$T/impossible.json'"""
+    import json, sys
+    d = json.load(open(argv[1]))
+    e = d["energy"]
+    ok = (e["available"] is False and e["reason"].startswith("the power fit is not physical: P_core < 0")
+          and e["points"] is None and e["energy_optimal_cores"] is None
+          and any("is not physical" in n and "E(n) and the energy-optimal core count are not shown" in n
+                  for n in d["notes"]))
+    print("# " + e.get("reason", "no reason"))
+    sys.exit(not ok)
+
+
+def energy_plot_svg(argv):
+    """t1400: '$T/esvg/energy.svg'"""
+    import re, sys, xml.etree.ElementTree as ET
+    data = open(argv[1], "rb").read()
+    assert ET.fromstring(data).tag == "{http://www.w3.org/2000/svg}svg"
+    seen = set()
+    for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
+        seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
+    # zone 0 (package-0) 1f77b4, zone 1 (dram) ff7f0e: analyzer/render/plot.h pma_plot_zone_color
+    missing = [c for c in ("1f77b4", "ff7f0e") if c not in seen]
+    assert not missing, "zone colours missing: %s" % missing
+    print("%d bytes" % len(data))
+
+
+def energy_html_section(argv):
+    """t1400: '$T/eplot.html' '$T/pkg.json' '$T/dram.json'"""
+    import json, re, sys
+    page = open(argv[1]).read()
+    e_pkg_j, e_dram_j = (json.load(open(f))["energy_uj"] / 1e6 for f in argv[2:4])
+    m = re.search(r'<p id="energy-zones">Mean power of run 0 over ([0-9.e+-]+) s: package-0 ([0-9.e+-]+) W, dram ([0-9.e+-]+) W\.</p>', page)
+    assert m, "no energy-zones paragraph"
+    assert 'id="plot-energy"' in page, "no energy figure"
+    assert page.index('id="plot-energy"') > page.index('<h2>Energy</h2>'), "the plot is not in the energy section"
+    span, pkg, dram = map(float, m.groups())
+    print("package-0 %.3g W for %.3g W added, dram %.3g W for %.3g W added, over %.3g s" %
+          (pkg, e_pkg_j / span, dram, e_dram_j / span, span))
+    # 2%: the page prints 3 significant digits
+    assert abs(pkg / (e_pkg_j / span) - 1) < 0.02 and abs(dram / (e_dram_j / span) - 1) < 0.02, \
+        "mean power off by more than 2%"
+
+
+def energy_plot_png(argv):
+    """t1400: '$T/epng/energy.png' '$PMT_TOP/tests/cli'"""
+    import sys
+    sys.path.insert(0, argv[2])
+    import pngpix
+    pkg, dram = pngpix.plot_area_counts(argv[1], ["1f77b4", "ff7f0e"])
+    assert pkg > 40 and dram > 40, "package-0 %d px, dram %d px" % (pkg, dram)
+    print("package-0 %d px, dram %d px" % (pkg, dram))
+
+
+# ---- the dispatcher ----
+def main():
+    if len(sys.argv) < 2 or not callable(globals().get(sys.argv[1])) or sys.argv[1] == "main":
+        sys.stderr.write("usage: checks.py NAME [ARG...]\n")
+        return 2
+    return globals()[sys.argv[1]](sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
