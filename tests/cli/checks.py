@@ -402,6 +402,61 @@ def html_dom_layout(argv):
     print(head)
 
 
+def hostile_corrupt(argv):
+    """t2100: '$full' '$T/bad' '$PMT_TOP/tests/cli'"""
+    import random, sys
+    sys.path.insert(0, argv[3])
+    import pmtrace
+    out = argv[2]
+    for major in (1, 2):
+        data = pmtrace.reframe(open(argv[1], "rb").read(), major)
+        _, _, head, parsed = pmtrace.parse(data)
+        offs = [at for at, _, _ in parsed] + [len(data)]
+        chunks = [data[offs[i]:offs[i + 1]] for i in range(len(parsed))]
+        rnd = random.Random(6)
+        def put(name, b):
+            open("%s/v%d-%s.zst" % (out, major, name), "wb").write(b)
+        for i in range(8):
+            n = rnd.randrange(len(data))
+            put("cut-%d" % n, data[:n])
+        for i in range(12):
+            n = rnd.randrange(len(data)); b = bytearray(data); b[n] ^= 1 << rnd.randrange(8)
+            put("flip-%d" % n, bytes(b))
+        for i in range(4):
+            a, b = rnd.sample(range(1, len(chunks)), 2); c = list(chunks); c[a], c[b] = c[b], c[a]
+            put("swap-%d-%d" % (a, b), head + b"".join(c))
+            a = rnd.randrange(len(chunks)); c = list(chunks); c.insert(rnd.randrange(len(c)) + 1, chunks[a])
+            put("repeat-%d" % a, head + b"".join(c))
+            a = rnd.randrange(1, len(chunks)); c = list(chunks); del c[a]
+            put("drop-%d" % a, head + b"".join(c))
+
+
+def hostile_limit(argv):
+    """t2100: '$full' '$T/limit.zst' '$PMT_TOP/tests/cli'"""
+    import struct, subprocess, sys
+    sys.path.insert(0, argv[3])
+    import pmtrace
+    _, _, _, chunks = pmtrace.parse(open(argv[1], "rb").read())
+    out = pmtrace.file_header(2)
+    for _, h, payload in chunks:
+        body = bytearray(subprocess.run(["zstd", "-d", "-c", "-q"], input=payload,
+                                        stdout=subprocess.PIPE, check=True).stdout)
+        r, hit = 0, False
+        while r + 8 <= len(body):
+            rtype, _, ln = struct.unpack_from("<HHI", body, r)
+            if rtype == 4 and not hit:
+                struct.pack_into("<I", body, r + 8 + 16, 1000001)
+                hit = True
+            r += 8 + ln
+        payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=bytes(body),
+                                 stdout=subprocess.PIPE, check=True).stdout
+        out += pmtrace.chunk(2, pmtrace.chunk_header(struct.unpack_from("<I", h, 4)[0], payload, len(body)),
+                             payload)
+        if hit:
+            break
+    open(argv[2], "wb").write(out)
+
+
 # ---- the dispatcher ----
 def main():
     if len(sys.argv) < 2 or not callable(globals().get(sys.argv[1])) or sys.argv[1] == "main":
