@@ -778,6 +778,29 @@ def usage_info_outputs(argv):
     assert rows[0]["samples"] == run0.group(2) and rows[0]["peak_threads"] == run0.group(4), rows[0]
 
 
+def zstd_layout(argv):
+    """t2150: '$tr' '$PMT_TOP/tests/cli'"""
+    import sys
+    sys.path.insert(0, argv[2])
+    import pmtrace, struct
+    major, minor, head, chunks = pmtrace.parse(open(argv[1], "rb").read())
+    print(major, minor, len(chunks), sum(struct.unpack_from("<I", h, 12)[0] for _, h, _ in chunks))
+
+
+def zstd_records(argv):
+    """t2150: '$T/records'"""
+    import struct, sys
+    b = open(argv[1], "rb").read()
+    at, types = 0, []
+    while at + 8 <= len(b):
+        t, _, ln = struct.unpack_from("<HHI", b, at)
+        types.append(t)
+        at += 8 + ln
+    assert at == len(b), "records end at %d of %d" % (at, len(b))
+    assert types[0] == 1 and types[-1] == 7, "first %#x, last %#x" % (types[0], types[-1])
+    print(len(types), "records")
+
+
 # ---- the dispatcher ----
 def main():
     if len(sys.argv) < 2 or not callable(globals().get(sys.argv[1])) or sys.argv[1] == "main":
