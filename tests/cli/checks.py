@@ -778,6 +778,39 @@ def usage_info_outputs(argv):
     assert rows[0]["samples"] == run0.group(2) and rows[0]["peak_threads"] == run0.group(4), rows[0]
 
 
+def collect_interval_kept(argv):
+    """t1100: '$T/$1.jsonl' '$2'"""
+    import json, re, sys
+    recs = [json.loads(l) for l in open(argv[1])]
+    want = float(argv[2])
+    begin = [r for r in recs if r["type"] == "run_begin"][0]
+    end = [r for r in recs if r["type"] == "run_end"][0]
+    iv = end["interval"]
+    ticks = end["samples"] + end["lost_samples"]
+    ts = sorted({r["t_ns"] for r in recs if r["type"] == "sample"})
+    t0_s, t1_s = (ts[0] - begin["t_ns"]) / 1e9, (ts[-1] - begin["t_ns"]) / 1e9
+    changes = [(float(m.group(2)), float(m.group(3))) for m in
+               (re.search(r"cannot keep a ([0-9.]+) ms interval .*: sampling every ([0-9.]+) ms from ([0-9.]+) s into the run",
+                          r.get("what", "")) for r in recs if r["type"] == "warning") if m]
+    bounds, ms = [-1e9], [want]
+    for every_ms, from_s in changes:
+        bounds.append(from_s)
+        ms.append(every_ms)
+    bounds.append(1e9)
+    # the first sample is taken as the run begins (RUN_BEGIN's time), then one tick per interval of the
+    # schedule up to the last sample; expirations missed at the start are lost_samples of the first read
+    expect = 1 + sum(max(0.0, min(bounds[i + 1], t1_s) - max(bounds[i], 0.0)) * 1000 / ms[i] for i in range(len(ms)))
+    print("requested %s ms, final %s ms, %d change(s)%s; %d ticks from %.3f s to %.3f s of a %.3f s run, the recorded schedule gives %.1f" %
+          (iv["requested_ms"], iv["final_ms"], iv["changes"],
+           " from %.3f s" % iv["first_change_s"] if iv["changes"] else "", ticks, t0_s, t1_s,
+           end["wall_ns"] / 1e9, expect))
+    good = (iv["requested_ms"] == want and iv["changes"] == len(changes) and
+            iv["final_ms"] == want * 2 ** iv["changes"] and
+            (iv["changes"] == 0 or abs(iv["first_change_s"] - changes[0][1]) < 0.002) and
+            abs(ticks - expect) <= max(3, 0.2 * expect))
+    sys.exit(not good)
+
+
 def zstd_layout(argv):
     """t2150: '$tr' '$PMT_TOP/tests/cli'"""
     import sys
