@@ -854,6 +854,15 @@ def calibrate_repeat(argv):
     print("ok")
 
 
+def interfere_bandwidth(argv):
+    """t3600: '$T/stream.stdout' '$B' '$bw1' '$(jget '$T/stream.json' curve.1.interferers_bytes_per_s)'"""
+    import json, statistics, sys
+    rates = [json.loads(l)["bytes_per_s"] for l in open(argv[1]) if l.startswith('{"workload":"stream"')]
+    B, BW1, X1 = map(float, argv[2:5])
+    S0, S1 = statistics.median(rates[0::2]), statistics.median(rates[1::2])
+    print(len(rates), S0, S1, B, BW1, X1, B - BW1)
+
+
 # ---- the dispatcher ----
 def main():
     if len(sys.argv) < 2 or not callable(globals().get(sys.argv[1])) or sys.argv[1] == "main":
