@@ -10,6 +10,19 @@ calls it and its arguments."""
 import sys
 
 
+def plot_ink(argv, series):
+    """Not a check: the ink of a PNG plot, for the checks below. argv[1] the PNG, argv[2] the
+    directory of pngpix.py; series [(name, colour "rrggbb", minimum px)]. Counts each colour's
+    pixels inside the plot area (pngpix.plot_area_counts), asserts each count is above its minimum
+    and prints "name N px, ..."."""
+    sys.path.insert(0, argv[2])
+    import pngpix
+    counts = pngpix.plot_area_counts(argv[1], [colour for _, colour, _ in series])
+    text = ", ".join("%s %d px" % (name, n) for (name, _, _), n in zip(series, counts))
+    assert all(n > least for (_, _, least), n in zip(series, counts)), text
+    print(text)
+
+
 def energy_fixture_zones(argv):
     """t1400: '$T/dump'"""
     import json, sys
@@ -154,12 +167,7 @@ def energy_html_section(argv):
 
 def energy_plot_png(argv):
     """t1400: '$T/epng/energy.png' '$PMT_TOP/tests/cli'"""
-    import sys
-    sys.path.insert(0, argv[2])
-    import pngpix
-    pkg, dram = pngpix.plot_area_counts(argv[1], ["1f77b4", "ff7f0e"])
-    assert pkg > 40 and dram > 40, "package-0 %d px, dram %d px" % (pkg, dram)
-    print("package-0 %d px, dram %d px" % (pkg, dram))
+    plot_ink(argv, [("package-0", "1f77b4", 40), ("dram", "ff7f0e", 40)])
 
 
 def sweep_core_plan(argv):
@@ -578,6 +586,62 @@ def phases_omp(argv):
         print(("ok %s" if ok else "fail %s: %s %s") % ((what,) if ok else (what, g["A_source"], A)))
 
 
+def interference_plot_svg(argv):
+    """t2610: '$T/svg/interference.svg'"""
+    import re, sys, xml.etree.ElementTree as ET
+    data = open(argv[1], "rb").read()
+    root = ET.fromstring(data)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+    seen = set()
+    for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
+        seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
+    # curve 1f77b4, threshold ff7f0e, degraded level d62728, need band 9467bd, zero line 7f7f7f
+    missing = [c for c in ("1f77b4", "ff7f0e", "d62728", "9467bd", "7f7f7f") if c not in seen]
+    assert not missing, "series colours missing: %s" % missing
+    print("%d bytes" % len(data))
+
+
+def interference_plot_png(argv):
+    """t2610: '$T/png/interference.png' '$PMT_TOP/tests/cli'"""
+    plot_ink(argv, [("curve", "1f77b4", 100), ("degraded", "d62728", 20)])
+
+
+def interference_html(argv):
+    """t2610: '$T/r.html' '$T/r.json'"""
+    import html.parser, json, sys
+    page = open(argv[1]).read()
+    x = json.load(open(argv[2]))["interference"]
+    class P(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__(); self.ids, self.rows, self.cell, self.where = [], [], None, None
+            self.summary = None
+        def handle_starttag(self, tag, a):
+            a = dict(a)
+            if "id" in a: self.ids.append(a["id"]); self.where = a["id"] if tag in ("table", "p") else self.where
+            if self.where == "interference-curve" and tag == "tr": self.rows.append([])
+            if self.where == "interference-curve" and tag == "td": self.cell = ""
+        def handle_endtag(self, tag):
+            if tag == "td" and self.cell is not None: self.rows[-1].append(self.cell.strip()); self.cell = None
+            if tag in ("table", "p"): self.where = None
+        def handle_data(self, d):
+            if self.cell is not None: self.cell += d
+            if self.where == "interference-summary": self.summary = (self.summary or "") + d
+    p = P(); p.feed(page)
+    assert "<script" not in page
+    assert p.summary == x["summary"], (p.summary, x["summary"])
+    rows = [r for r in p.rows if r]
+    assert len(rows) == len(x["curve"]), (rows, x["curve"])
+    for r, c in zip(rows, x["curve"]):
+        assert int(r[0]) == c["k"], (r, c)
+        assert abs(float(r[1]) - c["left_bytes_per_s"] / 1e9) < 0.006, (r, c)
+        for i, key in ((2, "runtime_s"), (3, "min_s"), (4, "max_s")):
+            assert abs(float(r[i]) - c[key]) < 0.0006, (key, r, c)
+        assert abs(float(r[5]) - 100 * c["slowdown"]) < 0.06, (r, c)
+        assert (r[8] == "yes") == c["degraded"], (r, c)
+    assert "plot-interference" in p.ids and "kpi-A" not in p.ids
+    print("%d rows, summary '%s'" % (len(rows), p.summary))
+
+
 def hostile_corrupt(argv):
     """t2100: '$full' '$T/bad' '$PMT_TOP/tests/cli'"""
     import random, sys
@@ -865,7 +929,7 @@ def interfere_bandwidth(argv):
 
 # ---- the dispatcher ----
 def main():
-    if len(sys.argv) < 2 or not callable(globals().get(sys.argv[1])) or sys.argv[1] == "main":
+    if len(sys.argv) < 2 or sys.argv[1] in ("main", "plot_ink") or not callable(globals().get(sys.argv[1])):
         sys.stderr.write("usage: checks.py NAME [ARG...]\n")
         return 2
     return globals()[sys.argv[1]](sys.argv[1:])
