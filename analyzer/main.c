@@ -31,7 +31,7 @@
 #include "render/report.h"
 
 
-/* A sound trace of a program that ran one thread at a time: nothing to predict (docs/model.md "Invariants"), apart
+/* A sound trace of a program that ran one thread at a time: nothing to predict (docs/model.md), apart
  * from 1 (a trace that cannot be read or is corrupt). */
 #define PMA_EXIT_NOTHING 3
 

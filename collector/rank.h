@@ -26,13 +26,13 @@ struct pmc_rank {
 };
 
 /* Reads the job context from envp (a NULL-terminated "NAME=value" array such as environ, so tests
- * pass their own). For each field the first variable that is set wins, in this order (docs/cluster.md "Where the rank comes from"):
+ * pass their own). For each field the first variable that is set wins, in this order (docs/cluster.md):
  *   rank:       OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK
  *   local rank: OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, MPI_LOCALRANKID
  *   size:       OMPI_COMM_WORLD_SIZE, SLURM_NTASKS, PMI_SIZE
  *   job:        SLURM_JOB_ID (+ "." SLURM_STEP_ID when that is set), PBS_JOBID, LSB_JOBID,
  *               PMIX_NAMESPACE (Open MPI / PRRTE, Slurm's PMIx plugin), OMPI_MCA_ess_base_jobid
- *               (Open MPI 4); MPICH Hydra exports none (docs/cluster.md "Ranks bound by the launcher")
+ *               (Open MPI 4); MPICH Hydra exports none (docs/cluster.md)
  * Sources: Open MPI mpirun(1) "Exported Environment Variables"; PMIx standard (PMIX_RANK); MPICH
  * Hydra (PMI_RANK, PMI_SIZE, MPI_LOCALRANKID); srun(1) "OUTPUT ENVIRONMENT VARIABLES"; MVAPICH2
  * user guide (MV2_COMM_WORLD_RANK); qsub(1B) PBS_JOBID; LSF bsub LSB_JOBID; PMIx standard

@@ -897,7 +897,7 @@ static int handle_signals(struct run_state *st)
 	return root_done | reap(st->pid, st->s, &st->root_status, &st->root_ru);
 }
 
-/* An interval pmcollect cannot keep (docs/model.md "The seven degraded-input cases", case 1): when more than half of the last
+/* An interval pmcollect cannot keep (docs/model.md, degraded-input case 1): when more than half of the last
  * PMC_KEEP_WINDOW expirations were lost (the timer fired again before the sample was read) or
  * late (taken more than half an interval after it was due), the interval is doubled from now on
  * (up to PMC_KEEP_MAX_MS), with a WARNING record; RUN_END "interval" has the outcome. A

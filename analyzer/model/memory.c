@@ -94,7 +94,7 @@ static size_t merge_points(const struct pma_mem_point *pts, size_t npts, struct 
 	return k;
 }
 
-/* The covariance of the least-squares line's (alpha, beta) (docs/memory-model.md "Uncertainty"): the sandwich
+/* The covariance of the least-squares line's (alpha, beta) (docs/memory-model.md): the sandwich
  * (X'X)^-1 X' V X (X'X)^-1 of X = [1 n] over the one-socket points, V diagonal with the variance
  * of each 1/C(n), var(C) / C^4 (first order), raised to the residual variance RSS / (ns - 2) when
  * there are more than two points and they scatter more than their spreads say. */

@@ -115,7 +115,7 @@ enum pma_note_code {
 	PMA_NOTE_OVERHEAD_OVERSUBSCRIBED, /* n0 largest thread count fitted, n1 its cores: the
 				      parallel overhead x T(x) - T(1) counts x CPUs the runs did not
 				      have */
-	/* degraded inputs, docs/model.md "Invariants" (added at the end: other codes are added in parallel) */
+	/* degraded inputs, docs/model.md (added at the end: other codes are added in parallel) */
 	PMA_NOTE_LATE_WARNING,     /* trace warning: n0 run id (-1: the whole trace, from SUMMARY),
 				      n1 samples, n2 late, n3 lost, n4 % late or lost, n5 interval
 				      used ms (0 unknown), n6 interval requested ms (0: the same) */

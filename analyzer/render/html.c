@@ -254,7 +254,7 @@ static int sec_predictions(FILE *out, const struct pma_result *r, char *why, siz
 	return 0;
 }
 
-/* The scaling study of a --sweep trace: measured against predicted per configuration (docs/scaling.md). */
+/* A --sweep trace's scaling study (docs/scaling.md): measured against predicted per configuration. */
 static int sec_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_scaling *sc = &r->scaling;
@@ -288,7 +288,7 @@ static int sec_scaling(FILE *out, const struct pma_result *r, char *why, size_t 
 	return 0;
 }
 
-/* Per-region (or per-phase) parallelism of an --omp-regions trace (docs/regions.md), by potential gain. */
+/* Per-region (or per-phase) parallelism of an --omp-regions trace, by potential gain. */
 static int sec_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_regions_result *g = &r->regions;

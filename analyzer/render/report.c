@@ -1932,7 +1932,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	fprintf(out, "%-13s%s\n", "command", cmd);
 	s = meta->cwd ? meta->cwd : "?";
 	fprintf(out, "%-13s%s\n", "cwd", pm_cli_sanitize(buf, 256, s, strlen(s)));
-	if (meta->job.present) /* docs/cluster.md "Where the rank comes from": which launcher variable gave the job id */
+	if (meta->job.present) /* which launcher variable gave the job id (docs/cluster.md) */
 		fprintf(out, "%-13sid %s (%s), rank %ld (%s) of %ld\n", "job",
 			meta->job.id ? meta->job.id : "none", meta->job.id_var ? meta->job.id_var : "-",
 			meta->job.rank, meta->job.rank_var ? meta->job.rank_var : "-", meta->job.size);
@@ -1942,7 +1942,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	pma_wakecost_info(out, &meta->wake);
 	fprintf(out, "%-13s%.2f ms; program CPUs %s; collector CPU %.0f\n", "interval",
 		meta->interval_ms, meta->cpus ? meta->cpus : "all", meta->collector_cpu);
-	/* the whole machine and what pmcollect was allowed (docs/model.md "The seven degraded-input cases", case 3) */
+	/* the whole machine and what pmcollect was allowed (docs/model.md, degraded-input case 3) */
 	if (meta->usable_cpus || (meta->affinity_cpus && meta->online_cpus &&
 				  strcmp(meta->affinity_cpus, meta->online_cpus) != 0))
 		fprintf(out, "%-13sonline %s; pmcollect's affinity %s; cgroup cpuset %s; usable %s\n",

@@ -114,7 +114,7 @@ int pma_choose_estimator(const struct pma_run *run, int requested)
 		return requested;
 	if (run->has_exact && run->xst.lost <= run->xst.events / 100)
 		return PMA_EST_SCHED;
-	/* perf's context switches (a user without tracefs, docs/model.md "switch-exact") before the samples */
+	/* perf's context switches (without tracefs: docs/model.md "switch-exact") first */
 	return run->has_pswitch && run->pst.lost <= run->pst.events / 100 ? PMA_EST_SWITCH
 									 : PMA_EST_RUNNABLE;
 }
@@ -154,7 +154,7 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 						 : "peak of simultaneously live threads in the samples";
 	if (pr->m < 2) {
 		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
-		 * set: on one CPU, one thread (docs/model.md "The seven degraded-input cases", case 7) */
+		 * set: on one CPU, one thread (docs/model.md, degraded-input case 7) */
 		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
 		snprintf(why, whysize, "'%s': the program ran one thread at a time: nothing to predict "
 			 "(A(m,inf) = 1)%s", t->path, hint ? "; it ran on 1 CPU without OMP_NUM_THREADS, "
@@ -542,7 +542,7 @@ static void check_run_status(struct pma_result *r)
  * the scheduler events, so its uncertainty stays, but the note is given all the same (make demo:
  * 74 late and 202 lost of 1410 samples, no note). An interval shorter than a few time
  * slices on an oversubscribed baseline gets a note, since the runnable estimator cannot work there
- * (docs/model.md "The seven degraded-input cases", case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
+ * (docs/model.md, degraded-input case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
 static void check_sampling(struct pma_result *r)
 {
 	const struct pma_summary *sm = &r->t->summary;
@@ -553,7 +553,7 @@ static void check_sampling(struct pma_result *r)
 	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
 		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
 	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
-	 * run: taskset -c 0 pmcollect -t 2 (docs/model.md "The seven degraded-input cases", case 3) */
+	 * run: taskset -c 0 pmcollect -t 2 (docs/model.md, degraded-input case 3) */
 	double ccpu = isnan(r->run->info.collector_cpu) ? r->t->meta.collector_cpu : r->run->info.collector_cpu;
 	if (ccpu < 0 && r->par.baseline_cores && r->par.baseline_cores < r->par.m) {
 		double U_s = r->par.by_est[r->par.est].work_ns / 1e9;
@@ -578,8 +578,8 @@ static void check_sampling(struct pma_result *r)
 
 /* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
  * with omega = 0: the contention is already in the recorded CPU time); the rest the program was
- * ready to run while its CPUs ran other processes (docs/model.md "The seven degraded-input cases", case 5: wall 3.95 s, CPU 1.94 s, idle
- * 0 on one CPU). Noted above 10% of the wall time. */
+ * ready to run while its CPUs ran other processes (docs/model.md, degraded-input case 5: wall
+ * 3.95 s, CPU 1.94 s, idle 0 on one CPU). Noted above 10% of the wall time. */
 static void check_unexplained(struct pma_result *r)
 {
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -598,7 +598,8 @@ static void check_unexplained(struct pma_result *r)
 
 /* The estimators of A(m,inf) that are meant to agree (sched-exact and runnable; the paper's is
  * biased low by design) 25% apart or more, or any two 2x apart: the uncertainty covers half the
- * gap and a note says which to trust (docs/model.md "The seven degraded-input cases", case 6: 6.06 +- 0.00 beside 3.85 and 2.51). */
+ * gap and a note says which to trust (docs/model.md, degraded-input case 6: 6.06 +- 0.00 beside
+ * 3.85 and 2.51). */
 static void check_estimators(struct pma_result *r)
 {
 	const struct pma_par_result *pr = &r->par;

@@ -262,7 +262,7 @@ static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point
 		cal->sum[k].r = rn ? rsum / (double)rn : NAN;
 		cal->C_err[k] = (v[n - 1] - v[0]) / 2;
 		cal->sum[k].C_se = 0;
-		if (n >= 2) { /* the spread of the repeats: sample sd / sqrt(K) (docs/memory-model.md "Uncertainty") */
+		if (n >= 2) { /* the spread of the repeats: sample sd / sqrt(K) (docs/memory-model.md) */
 			double mean = 0, ss = 0;
 			for (size_t j = 0; j < n; j++)
 				mean += v[j] / (double)n;

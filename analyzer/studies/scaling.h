@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* scaling.h: the scaling study of a trace recorded with `pmcollect --sweep` (Iwainsky et al.; docs/scaling.md): measured
+/* scaling.h: the scaling study of a trace recorded with `pmcollect --sweep` (docs/scaling.md): measured
  * against predicted speedup per configuration, and empirical scaling models (PMNF, Iwainsky et
  * al. §2, §4; pmnf.h) of the overheads over the sweep's parameter, with the data for Extra-P's
  * formats (render/extrap.c builds them from it). Pure computation over the typed trace model and the prediction of

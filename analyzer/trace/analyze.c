@@ -51,8 +51,8 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 }
 
 /* The run's CPUs: RUN_BEGIN "cpus", else META "affinity" (pmcollect's own, which a run without
- * --cpus inherited: taskset -c 0 pmcollect, a launcher's binding; docs/model.md "The seven degraded-input cases", case 3), else META
- * "cpus". */
+ * --cpus inherited: taskset -c 0 pmcollect, a launcher's binding; docs/model.md, degraded-input
+ * case 3), else META "cpus". */
 static void run_cpus(struct pma_trace *t, struct pma_run *r)
 {
 	const char *c = r->info.cpus ? r->info.cpus
@@ -307,7 +307,7 @@ static void warn_late(struct pma_trace *t)
 }
 
 /* META says energy was recorded, but no finished run has energy and one gives the reason (a
- * source whose counters did not advance, docs/energy.md "A counter that does not advance"): the source was not working, so the report
+ * source whose counters did not advance, docs/energy.md): the source was not working, so the report
  * must not list it among the working ones. The META "energy" source becomes "not recorded" with
  * the first run's reason. Returns 0 or -1 (out of memory). */
 static int energy_source_check(struct pma_trace *t)

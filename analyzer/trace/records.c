@@ -595,8 +595,8 @@ static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 	return 0;
 }
 
-/* A trace recorded before pmcollect judged its counters (docs/energy.md, "A counter that does
- * not advance") can claim a working source none of whose zones advanced over the run: a perf `power` PMU whose energy-psys reads 0
+/* A trace recorded before pmcollect judged its counters (docs/energy.md) can claim a working source
+ * none of whose zones advanced over the run: a perf `power` PMU whose energy-psys reads 0
  * throughout. Such a run has no energy: present 0 and the reason pmcollect now records, "energy
  * unavailable: the counter did not advance (N readings over T s)", with N = energy.readings + 1
  * (the first reading is not counted there) and T the run's wall_ns. Returns 0, or -1 when memory

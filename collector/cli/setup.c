@@ -172,8 +172,8 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
 
 /* pin_collector for a run on the CPUs of ss->prog_cpus (the cpulist prog), with a warning (once)
  * when a baseline run leaves no CPU for the collector outside them: the estimators read the
- * program's run-queue waits, and the collector's sampling would add to them (docs/model.md "The seven degraded-input cases", case 3;
- * FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
+ * program's run-queue waits, and the collector's sampling would add to them (docs/model.md,
+ * degraded-input case 3; FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
 {
 	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
