@@ -31,7 +31,7 @@
 #include "render/report.h"
 
 
-/* A sound trace of a program that ran one thread at a time: nothing to predict (issue 19), apart
+/* A sound trace of a program that ran one thread at a time: nothing to predict (docs/model.md), apart
  * from 1 (a trace that cannot be read or is corrupt). */
 #define PMA_EXIT_NOTHING 3
 
@@ -62,7 +62,7 @@ enum {
 
 /* pmanalyze's options: getopt_long's arguments, --help's option lines and the man-page test
  * (t2000, from --help) come from here (common/pm_opt.h). One meaning per letter across pmanalyze
- * and pmcollect (issue 27): -f is --force in both; --format is -F, --estimator -E, --info -I. */
+ * and pmcollect: -f is --force in both; --format is -F, --estimator -E, --info -I. */
 static const struct pm_opt options[] = {
 	{ "cores", 'c', PM_OPT_REQUIRED, "<list>",
 	  "core counts to predict for: 1-40, 1,2,4,8, 1-64:4\n"
@@ -308,7 +308,7 @@ static int export_extrap(const char *path, const struct pma_result *r)
 /* An error in the command line itself: one error line, the usage line, status 2. */
 #define usage_error(...) pm_cli_usage_error(usage_line, __VA_ARGS__)
 
-/* What pmanalyze does (issue 27): one entry each in the dispatch table of main(). */
+/* What pmanalyze does: one entry each in the dispatch table of main(). */
 enum cli_mode {
 	CLI_REPORT = 0,  /* the prediction report of a run (pma_compute) */
 	CLI_INFO,        /* --info */
@@ -407,7 +407,7 @@ static int parse_placement(const char *arg, uint32_t *chunk)
 	return 0;
 }
 
-/* The old short forms, for one release (issue 27): "-f table|json|csv" and "-fjson" mean
+/* The old short forms, for one release (docs/pmanalyze.1): "-f table|json|csv" and "-fjson" mean
  * --format (-f is --force now, as in pmcollect), "-e <name>" and "-e<name>" --estimator (-E),
  * "-i" --info (-I). Rewrites them in argv (up to "--") with a one-line warning each. */
 static void deprecated_forms(int argc, char **argv)
@@ -710,7 +710,7 @@ static int run_dump(const struct cli_opts *o, const struct pma_trace *traces, st
 	return PMT_EXIT_OK;
 }
 
-/* Traces larger than this show their reading progress on a terminal (issue 14, part 4). */
+/* Traces larger than this show their reading progress on a terminal. */
 #define PROGRESS_MIN_BYTES 100000000ull
 
 /* State of one trace's progress lines. */
@@ -1293,7 +1293,7 @@ static const struct cli_cmd {
 	{ CLI_JOB, 0, run_ranks },     /* loads the ranks in worker threads */
 };
 
-/* Everything the computation reads from disk is loaded here, before it starts (issue 27): the
+/* Everything the computation reads from disk is loaded here, before it starts: the
  * traces (when cmd loads them), --machine (for the modes that compute a result; pma_compute
  * borrows it through o->co.machine) and --predict's --model (o->model). Returns 0, or -1 after
  * reporting the error. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bindings.h: where pmcollect's own thread goes when the launcher bound the rank it records to
- * CPUs (issue 31): an SMT sibling of the binding that the rank does not use, so the sampling
+ * CPUs (docs/cluster.md): an SMT sibling of the binding that the rank does not use, so the sampling
  * disturbs the rank least; without one it stays on the rank's CPUs and sleeps between samples
  * (its CPU time is in the trace's SUMMARY, and pmanalyze's job report says what it cost). */
 #ifndef PMC_BINDINGS_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cpuset.h: the CPUs pmcollect may use: the online CPUs, its own affinity (taskset, a launcher's
  * binding) and its cgroup's cpuset (Slurm, a container), so a program started inside a restricted
- * set is recorded on the CPUs it really had (issue 19, case 3). */
+ * set is recorded on the CPUs it really had (docs/model.md, degraded-input case 3). */
 #ifndef PMC_CPUSET_H
 #define PMC_CPUSET_H
 

@@ -18,7 +18,7 @@ struct pmc_rank;
  * clock read between two monotonic reads, mono_ns their midpoint and uncertainty_ns half their
  * gap. Monotonic clocks of two nodes are unrelated; realtime clocks agree to what NTP/PTP keeps
  * them to. Pairs at the start and end of each run let a reader place the runs of several nodes on
- * one time axis and see each node's drift between the two clocks (issue 18). */
+ * one time axis and see each node's drift between the two clocks (docs/cluster.md). */
 struct pmc_clock_pair {
 	uint64_t mono_ns;
 	int64_t realtime_s;        /* seconds since the epoch */

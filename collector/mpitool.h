@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mpitool.h: `pmcollect --mpi` (issue 31): preloads the PMPI library libpmmpi.so
+/* mpitool.h: `pmcollect --mpi` (docs/mpi.md): preloads the PMPI library libpmmpi.so
  * (collector/mpi/pmmpi.c) into the traced program, collects the per-thread, per-call totals each
  * process of the run leaves in the run's private directory, and writes them as RUN_END "mpi"
  * (formats/FORMAT.md, docs/mpi.md). One struct pmc_mpi per run. No printing. */

@@ -2,7 +2,7 @@
 /* perfswitch.h: records the traced program's context switches, forks and exits with
  * perf_event_open (PERF_RECORD_SWITCH, PERF_RECORD_FORK, PERF_RECORD_EXIT), which an unprivileged
  * user may open on their own processes, and writes them as PSWITCH records (formats/FORMAT.md
- * §5.10): the exact mode for users who cannot use tracefs (issue 34).
+ * §5.10): the exact mode for users who cannot use tracefs (docs/model.md "switch-exact").
  * Errors: every function returns 0 or a negative PMT_E_* code (pmt.h); set-up failures also give a
  * one-line reason in why, writer failures pass the writer's own code on. */
 #ifndef PMC_PERFSWITCH_H

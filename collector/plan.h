@@ -22,7 +22,7 @@ enum pmc_run_role {
 	PMC_ROLE_BASELINE,    /* more threads than CPUs: A(m,inf) (Tudor & Teo §III-A-1) */
 	PMC_ROLE_CALIBRATION, /* a core count of the memory model, C(n) (Tudor & Teo §II-B, eq. 7) */
 	PMC_ROLE_INTERFERENCE, /* the program beside k interference threads (Casas & Bronevetsky §5) */
-	PMC_ROLE_SWEEP,       /* one configuration of --sweep (issue 13; collector/sweep.h) */
+	PMC_ROLE_SWEEP,       /* one configuration of --sweep (docs/scaling.md; collector/sweep.h) */
 };
 
 /* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
@@ -101,7 +101,7 @@ int pmc_plan_interfere(struct pmc_plan *plan, const struct pmc_cpus *cpus, const
 		       size_t nlevels, uint32_t R, char *why, size_t whysize);
 
 /* Repeats the runs of plan K times, interleaved: runs (a, b, c) become a, b, c, a, b, c, ...
- * (issue 13: machine drift spreads evenly over the core counts), run r of pass k getting rep = k
+ * (docs/scaling.md: machine drift spreads evenly over the core counts), run r of pass k getting rep = k
  * and nrep = K. K = 1 leaves the plan as it is (nrep 0). Returns 0, or PMT_E_INVAL with a
  * one-line reason in why when K is 0 or the plan would exceed PMC_PLAN_MAX_RUNS. */
 int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize);

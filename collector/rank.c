@@ -13,7 +13,7 @@
 
 #include "pm_cli.h"
 
-/* The lists of rank.h, in the order of precedence of issue 18. */
+/* The lists of rank.h, in the order of precedence of docs/cluster.md. */
 static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
 					 "SLURM_PROCID", "MV2_COMM_WORLD_RANK" };
 static const char *const local_rank_vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",

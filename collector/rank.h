@@ -2,7 +2,7 @@
 /* rank.h: what pmcollect needs to run as one rank of an MPI or Slurm job: the rank, local rank,
  * size and job id read from the launchers' environment variables, output names expanded from a
  * template (%r %l %h %j %p %%), race-free creation of the output file, and recognition of a
- * launcher wrapped by mistake (issue 18). No printing; errors come back with a one-line reason. */
+ * launcher wrapped by mistake (docs/cluster.md). No printing; errors come back with a one-line reason. */
 #ifndef PMC_RANK_H
 #define PMC_RANK_H
 
@@ -26,13 +26,13 @@ struct pmc_rank {
 };
 
 /* Reads the job context from envp (a NULL-terminated "NAME=value" array such as environ, so tests
- * pass their own). For each field the first variable that is set wins, in this order (issue 18):
+ * pass their own). For each field the first variable that is set wins, in this order (docs/cluster.md):
  *   rank:       OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK
  *   local rank: OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, MPI_LOCALRANKID
  *   size:       OMPI_COMM_WORLD_SIZE, SLURM_NTASKS, PMI_SIZE
  *   job:        SLURM_JOB_ID (+ "." SLURM_STEP_ID when that is set), PBS_JOBID, LSB_JOBID,
  *               PMIX_NAMESPACE (Open MPI / PRRTE, Slurm's PMIx plugin), OMPI_MCA_ess_base_jobid
- *               (Open MPI 4); MPICH Hydra exports none (issue 31)
+ *               (Open MPI 4); MPICH Hydra exports none (docs/cluster.md)
  * Sources: Open MPI mpirun(1) "Exported Environment Variables"; PMIx standard (PMIX_RANK); MPICH
  * Hydra (PMI_RANK, PMI_SIZE, MPI_LOCALRANKID); srun(1) "OUTPUT ENVIRONMENT VARIABLES"; MVAPICH2
  * user guide (MV2_COMM_WORLD_RANK); qsub(1B) PBS_JOBID; LSF bsub LSB_JOBID; PMIx standard
@@ -67,7 +67,7 @@ int pmc_output_create(const char *path, char *why, size_t whysize);
  * launcher's name as matched ("mpirun", "srun", ...), else NULL. Compares the last path component
  * with mpirun, mpiexec, srun, orterun, prterun, and their Debian alternatives' suffixed forms
  * ("mpirun.openmpi", "mpiexec.hydra"). For a warning: wrapping a launcher records the launcher,
- * not the ranks (issue 18); `srun pmcollect -- ./app` is the right order. */
+ * not the ranks (docs/cluster.md); `srun pmcollect -- ./app` is the right order. */
 const char *pmc_launcher_name(const char *argv0);
 
 #endif

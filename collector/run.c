@@ -294,7 +294,7 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 	}
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
 	/* CLOCK_MONOTONIC/CLOCK_REALTIME pairs at the program's start and end: a merge of the
-	 * traces of several nodes aligns their runs on the realtime axis (issue 18) */
+	 * traces of several nodes aligns their runs on the realtime axis (docs/cluster.md) */
 	e = cJSON_AddObjectToObject(o, "clocks");
 	if (e) {
 		(void)pmc_clock_pair_add(e, "begin", &clk[0]);
@@ -531,7 +531,7 @@ static void energy_tick(struct run_state *st, uint64_t now, int write)
 }
 
 /* A source none of whose counters advanced over the run measured nothing: a perf `power` PMU
- * whose energy-psys reads 0 throughout (FIELD-NOTES, kernel 6.18 guests, issue 29) would
+ * whose energy-psys reads 0 throughout (FIELD-NOTES, kernel 6.18 guests; docs/energy.md) would
  * otherwise be recorded as a working source of 0 J. Such a run's energy is "unavailable: the
  * counter did not advance (N readings over T s)": a warning, a WARNING record and RUN_END's
  * energy_reason (add_energy then writes energy null). */
@@ -901,7 +901,7 @@ static int handle_signals(struct run_state *st)
 	return root_done | reap(st->pid, st->s, &st->root_status, &st->root_ru);
 }
 
-/* An interval pmcollect cannot keep (issue 19, case 1): when more than half of the last
+/* An interval pmcollect cannot keep (docs/model.md, degraded-input case 1): when more than half of the last
  * PMC_KEEP_WINDOW expirations were lost (the timer fired again before the sample was read) or
  * late (taken more than half an interval after it was due), the interval is doubled from now on
  * (up to PMC_KEEP_MAX_MS), with a WARNING record; RUN_END "interval" has the outcome. A

@@ -24,7 +24,7 @@ struct pmc_sched;
 #define PMC_SCHED_BUFFER_KB_DEFAULT 4096u
 
 /* Names the instance of pmc_sched_open and pmc_sched_watchdog after the rank of an MPI or Slurm
- * job too: "pmcollect-<pid>-r<rank>" (issue 18: the ranks of a node each have their own instance,
+ * job too: "pmcollect-<pid>-r<rank>" (docs/cluster.md: the ranks of a node each have their own instance,
  * and an instance left behind says which rank left it). rank < 0: "pmcollect-<pid>". Call before
  * both. */
 void pmc_sched_set_rank(long rank);

@@ -36,7 +36,7 @@ struct pmc_session {
 	hwloc_topology_t topo;      /* the one hwloc topology of the session */
 	struct pm_intlist online;  /* /sys/devices/system/cpu/online */
 	char online_text[4096];
-	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (issue 19) */
+	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (docs/model.md) */
 	struct pmc_usable_cpus usable;
 	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
 	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */

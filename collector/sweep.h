@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sweep.h: the plan of `pmcollect --sweep SPEC --repeat K` (issue 13): the SPEC parser, the
+/* sweep.h: the plan of `pmcollect --sweep SPEC --repeat K` (docs/scaling.md): the SPEC parser, the
  * interleaved list of runs, and {threads} substitution in the command's arguments. Pure: no fork,
  * no I/O; choosing which CPUs a run gets (compactly, from hwloc) is the caller's. */
 #ifndef PMC_SWEEP_H
@@ -53,7 +53,7 @@ struct pmc_sweep_plan {
  *           duplicates dropped)
  * e.g. "cores=1,2,4,8", "threads=1-16", "cores=1,2;threads=1-16". With both keys the
  * configurations are every (cores, threads) pair, cores outer. Each configuration is run K =
- * repeat times, interleaved (a, b, c, a, b, c, ...: issue 13, so that machine drift spreads
+ * repeat times, interleaved (a, b, c, a, b, c, ...: docs/scaling.md, so that machine drift spreads
  * evenly over the configurations). With baseline != 0 a baseline run comes first: cores = 1 and
  * threads = the largest thread count of the sweep (0 without a threads key). online_cpus is the
  * number of CPUs the machine has online (no cores value may exceed it). argv (NULL-terminated, may
@@ -78,7 +78,7 @@ char **pmc_sweep_argv(char *const *argv, uint32_t threads);
 void pmc_sweep_argv_free(char **argv);
 
 /* The progress line of run index i (0-based) of the plan, e.g. "[7/24] cores=4 rep 2/3: 1.84 s"
- * (issue 13), "[1/25] baseline cores=1 threads=16: 9.12 s"; seconds < 0 leaves out ": N s".
+ * (docs/scaling.md), "[1/25] baseline cores=1 threads=16: 9.12 s"; seconds < 0 leaves out ": N s".
  * Returns buf (always NUL-terminated when size > 0). */
 char *pmc_sweep_progress(const struct pmc_sweep_plan *plan, size_t i, double seconds, char *buf,
 			 size_t size);

@@ -112,7 +112,7 @@ static int cache_private(hwloc_topology_t topo, hwloc_obj_type_t type)
 
 /* The hwloc type of a domain letter, or -1. C is the last-level cache: the highest cache level
  * the topology has, and the packages when that cache is private to a core (LIKWID 5.2 falls back
- * to the socket there: issue 28). D falls back to packages when hwloc reports no dies (as LIKWID
+ * to the socket there: docs/cpu-expressions.md). D falls back to packages when hwloc reports no dies (as LIKWID
  * does). */
 static int domain_type(hwloc_topology_t topo, char letter, hwloc_obj_type_t *type)
 {
@@ -270,7 +270,7 @@ static int named_domain_cpus(hwloc_topology_t topo, const char *name, int physic
 
 	if (!dom)
 		return -1;
-	/* LIKWID lists a NUMA domain's CPUs by OS number in every use (issue 28) */
+	/* LIKWID lists a NUMA domain's CPUs by OS number in every use (docs/cpu-expressions.md) */
 	*cpus = domain_cpus(topo, dom->cpuset, name[0] == 'M' ? ORDER_OS_ID : physical_first, n);
 	if (!*cpus) {
 		snprintf(why, whysize, "'%s' %s", name, *n ? strerror(ENOMEM) : "has no CPUs");

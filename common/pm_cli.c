@@ -85,7 +85,7 @@ void pm_cli_report(const char *level, const char *fmt, ...)
 	va_list ap;
 	int len;
 
-	/* never truncated (issue 19): a long message gets a buffer of its own */
+	/* never truncated: a long message gets a buffer of its own */
 	va_start(ap, fmt);
 	len = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);

@@ -273,7 +273,7 @@ static double place_wait(struct pma_est *e, struct thr *t, uint64_t k, double wa
  * reveals began after the previous credit, so the placement stops in the interval of the thread's
  * previous CPU time, as place_wait's does. Without it, intervals shorter than a tick show running
  * threads idle, every credit looks like a wake-up and cuts the window, and A collapses to 1
- * (issue 34). Returns the part that found no room before k. */
+ * (docs/model.md "switch-exact"). Returns the part that found no room before k. */
 static double place_run(struct pma_est *e, struct thr *t, uint64_t k, double run_ns)
 {
 	uint64_t i = k;

@@ -56,7 +56,7 @@ struct pma_est_stats {
 	uint64_t nvcsw_total;
 	uint64_t status_reads;     /* thread entries with fresh nvcsw/nivcsw */
 	/* run-queue wait of all threads over the run (schedstat field 2, summed deltas, with the
-	 * final values of TASK EXIT): the scaling study's "run-queue wait" metric (issue 13) */
+	 * final values of TASK EXIT): the scaling study's "run-queue wait" metric (docs/scaling.md) */
 	double wait_total_ns;
 };
 
@@ -84,7 +84,7 @@ const struct pma_profile *pma_est_profile(const struct pma_est *e, enum pma_esti
 void pma_est_get_stats(const struct pma_est *e, struct pma_est_stats *st);
 
 /* One finalized sampling interval, kept in time order so that the run can be cut in time: the
- * regions of a trace without scheduler events and the phase fallback (issue 17). Per interval the
+ * regions of a trace without scheduler events and the phase fallback (docs/regions.md). Per interval the
  * runnable estimator's A(m,inf,t) is runnable_ns / dT_ns and its dT_cp is dT_ns tau_ns /
  * runnable_ns (PMA_EST_RUNNABLE above; the wait already moved back to where it was spent). */
 struct pma_est_interval {

@@ -94,7 +94,7 @@ static size_t merge_points(const struct pma_mem_point *pts, size_t npts, struct 
 	return k;
 }
 
-/* The covariance of the least-squares line's (alpha, beta) (issue 28): the sandwich
+/* The covariance of the least-squares line's (alpha, beta) (docs/memory-model.md): the sandwich
  * (X'X)^-1 X' V X (X'X)^-1 of X = [1 n] over the one-socket points, V diagonal with the variance
  * of each 1/C(n), var(C) / C^4 (first order), raised to the residual variance RSS / (ns - 2) when
  * there are more than two points and they scatter more than their spreads say. */
@@ -207,7 +207,7 @@ int pma_mem_fit(const struct pma_mem_point *pts, size_t npts, uint32_t c, enum p
 		x = m[i].cores - m[i].n_first;
 		/* a socket at or past the one-socket fit's saturation has no finite omega_s to take
 		 * away: the point says nothing about the cross term (it made r delta -inf, and
-		 * omega(1) -inf under interleave: issue 19, gentrace seed 816) */
+		 * omega(1) -inf under interleave: gentrace seed 816) */
 		if (!isfinite(pma_mem_omega_socket(out, m[i].n_first)) ||
 		    (out->model == PMA_MEM_UMA && !isfinite(pma_mem_omega_socket(out, x)))) {
 			out->cross_skipped++;

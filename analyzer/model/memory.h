@@ -62,7 +62,7 @@ struct pma_mem_params {
 	uint32_t socket_points, cross_points; /* points behind the two parts of the fit */
 	uint32_t cross_skipped; /* points beyond one socket left out of the cross term: a socket of
 				   theirs at or past saturation (omega_s infinite) */
-	/* the fit's uncertainty (issue 28): the covariance of the least-squares (alpha, beta) of
+	/* the fit's uncertainty (docs/memory-model.md): the covariance of the least-squares (alpha, beta) of
 	 * eq. 8, (X'X)^-1 X' V X (X'X)^-1 with V the variances of the points' 1/C(n) (C_se / C^2,
 	 * or the residual variance when the points scatter more than their spreads say); and the
 	 * standard errors of Delta C and r delta from their points' C_se (NAN when not

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* phases.h: the phase fallback for programs without OMPT regions: parallel phases cut out of a
- * parallelism profile at long serial gaps (issue 17). Pure computation: no I/O. */
+ * parallelism profile at long serial gaps (docs/regions.md). Pure computation: no I/O. */
 #ifndef PMA_PHASES_H
 #define PMA_PHASES_H
 

@@ -162,7 +162,7 @@ int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf
 		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,
 		      size_t whysize);
 
-/* The parallel overhead, an increasing quantity to fit instead of T(x) (issue 13, "Metrics to
+/* The parallel overhead, an increasing quantity to fit instead of T(x) (Iwainsky et al., "Metrics to
  * fit"): O(x) = x T(x) - T(1), the time the x CPUs spend beyond the one-CPU run. For k < n:
  * overhead_ns[k] = x[k] T_ns[k] - T1_ns. Arrays of n values (overhead_ns may be T_ns). Returns 0,
  * or PMT_E_INVAL when T1_ns or a T_ns is not finite and positive or an x is not positive. */

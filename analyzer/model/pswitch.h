@@ -2,7 +2,7 @@
 /* pswitch.h: the switch-exact estimator: A(m,inf), T_cp and the parallelism profile from the
  * program's context switches as perf_event_open reports them to a user without root (PSWITCH
  * records, formats/FORMAT.md §5.10), with the wake-ups the kernel does not report placed from
- * the schedstat run-queue delay of the samples (issue 34). Pure computation: no I/O. */
+ * the schedstat run-queue delay of the samples (docs/model.md). Pure computation: no I/O. */
 #ifndef PMA_PSWITCH_H
 #define PMA_PSWITCH_H
 

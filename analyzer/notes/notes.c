@@ -83,7 +83,7 @@ void pma_note_interval_text(char *buf, size_t size, double used_ms, double reque
 		snprintf(buf, size, "a %.2f ms interval", used_ms);
 }
 
-/* The topics a note's wording is split by (issue 27): one file notes/text_<topic>.c each. */
+/* The topics a note's wording is split by: one file notes/text_<topic>.c each. */
 enum note_topic {
 	TOPIC_TRACE, TOPIC_MODEL, TOPIC_MEMORY, TOPIC_REGIONS, TOPIC_ENERGY, TOPIC_SCALING, TOPIC_JOB,
 };

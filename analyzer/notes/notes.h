@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 /* A superlinear effect, omega(n) < 0 beyond its uncertainty, is kept only when the calibration
- * runs show it consistently (issue 13): at least PMA_SUPERLIN_MIN_REPS runs on 1 core and on n
+ * runs show it consistently (docs/scaling.md): at least PMA_SUPERLIN_MIN_REPS runs on 1 core and on n
  * cores, and every C(n) below every C(1). Disjoint groups of 5 and 5 runs happen by chance with
  * probability 1/252 when the two have the same distribution (the one-sided Mann-Whitney test at its
  * extreme; 3 and 3: 1/20), which guards against what the half range of 3 runs misses: five triad
@@ -101,7 +101,7 @@ enum pma_note_code {
 				      used), n2 sockets */
 	PMA_NOTE_ALLANDE_SPAN,     /* n0 runs of 1..NC threads whose CPUs span sockets, n1 the first
 				      one's threads, n2 the sockets it spans; s0 its CPUs */
-	/* energy (issue 16, energy_eval.h) */
+	/* energy (docs/energy.md, energy_eval.h) */
 	PMA_NOTE_POWER_UNPHYSICAL, /* n0 P_static W, n1 P_core W, n2 R2, n3 runs, n4 core counts,
 				      n5 the least P(n) W over the predicted core counts: the fit
 				      has P_static < 0, P_core < 0 or a P(n) <= 0, energy not shown */
@@ -115,7 +115,7 @@ enum pma_note_code {
 	PMA_NOTE_OVERHEAD_OVERSUBSCRIBED, /* n0 largest thread count fitted, n1 its cores: the
 				      parallel overhead x T(x) - T(1) counts x CPUs the runs did not
 				      have */
-	/* issue 19's audit (added at the end: other codes are added in parallel) */
+	/* degraded inputs, docs/model.md (added at the end: other codes are added in parallel) */
 	PMA_NOTE_LATE_WARNING,     /* trace warning: n0 run id (-1: the whole trace, from SUMMARY),
 				      n1 samples, n2 late, n3 lost, n4 % late or lost, n5 interval
 				      used ms (0 unknown), n6 interval requested ms (0: the same) */
@@ -128,14 +128,14 @@ enum pma_note_code {
 				      calibrated the term */
 	PMA_NOTE_WAKE_NOT_CHARGED, /* n0 the calibration's charge per cross-core wake, us: the
 				      headline estimator is a sampled one, which has no wake edges
-				      (issue 35) */
+				      (docs/model.md "Wake-up costs in the replay") */
 	PMA_NOTE_RANKS_MPI_UNMEASURED, /* n0 analyzed ranks without --mpi totals, n1 analyzed ranks */
 	PMA_NOTE_RANKS_COLLECTOR_ON_RANK, /* n0 ranks whose pmcollect sampled on their own CPUs, n1
 				      its CPU s over them, n2 the largest % of a rank's busy time, n3
 				      that rank, n4 ranks whose pmcollect had a CPU of its own */
 };
 
-/* How much a note matters (issue 27): a warning says a number may be wrong or was brought back
+/* How much a note matters: a warning says a number may be wrong or was brought back
  * to a bound (the trace lost data, an invariant was enforced); info explains a number. */
 enum pma_note_severity { PMA_SEV_INFO, PMA_SEV_WARNING };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_energy.c: the wording of the notes about the energy and power model (issue 27: one file per topic).
+// notes/text_energy.c: the wording of the notes about the energy and power model (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

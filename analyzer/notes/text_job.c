@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_job.c: the wording of the notes about the merge of an MPI job's rank traces (issue 27: one file per topic).
+// notes/text_job.c: the wording of the notes about the merge of an MPI job's rank traces (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_memory.c: the wording of the notes about the memory model: omega(n), its calibration runs, frequency, saturation, superlinear effects (issue 27: one file per topic).
+// notes/text_memory.c: the wording of the notes about the memory model: omega(n), its calibration runs, frequency, saturation, superlinear effects (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_model.c: the wording of the notes about Tudor & Teo's model: its invariants (numbers brought back to a bound), estimators, core counts and the optimum (issue 27: one file per topic).
+// notes/text_model.c: the wording of the notes about Tudor & Teo's model: its invariants (numbers brought back to a bound), estimators, core counts and the optimum (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

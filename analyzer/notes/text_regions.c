@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_regions.c: the wording of the notes about the OpenMP regions and Allande's estimates (issue 27: one file per topic).
+// notes/text_regions.c: the wording of the notes about the OpenMP regions and Allande's estimates (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_scaling.c: the wording of the notes about the scaling study of a sweep (issue 27: one file per topic).
+// notes/text_scaling.c: the wording of the notes about the scaling study of a sweep (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// notes/text_trace.c: the wording of the notes about the trace and the recorded run: lost or late data, truncation, spinning, failed runs (issue 27: one file per topic).
+// notes/text_trace.c: the wording of the notes about the trace and the recorded run: lost or late data, truncation, spinning, failed runs (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -287,7 +287,7 @@ static int sec_predictions(FILE *out, const struct pma_result *r, char *why, siz
 	return 0;
 }
 
-/* The scaling study of a --sweep trace: measured against predicted per configuration (issue 13). */
+/* A --sweep trace's scaling study (docs/scaling.md): measured against predicted per configuration. */
 static int sec_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_scaling *sc = &r->scaling;
@@ -321,7 +321,7 @@ static int sec_scaling(FILE *out, const struct pma_result *r, char *why, size_t 
 	return 0;
 }
 
-/* Per-region (or per-phase) parallelism of an --omp-regions trace (issue 17), by potential gain. */
+/* Per-region (or per-phase) parallelism of an --omp-regions trace, by potential gain. */
 static int sec_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_regions_result *g = &r->regions;
@@ -367,7 +367,7 @@ static int sec_regions(FILE *out, const struct pma_result *r, char *why, size_t 
 	return 0;
 }
 
-/* Energy: E(n) and the energy-optimal core count (issue 16), or why there is none; then the
+/* Energy: E(n) and the energy-optimal core count (docs/energy.md §2), or why there is none; then the
  * analyzed run's power by zone (the energy plot) when it has ENERGY records. */
 static int sec_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* learn.h: the views of --learn, --toep and --predict (issue 27): a training set's evaluation,
+/* learn.h: the views of --learn, --toep and --predict (docs/energy.md §3): a training set's evaluation,
  * TOEP's methods and the forest's predictions, each as a table, JSON or CSV
  * (docs/pmanalyze-json.md). Rendering only: the numbers come from studies/learn.h, studies/toep.h
  * and model/forest.h. */

@@ -40,7 +40,7 @@ static cJSON *note_string(const struct pma_note *x)
 	return j;
 }
 
-/* Note x as a JSON object for scripts (issue 27): {"code", "severity", "text", "numbers",
+/* Note x as a JSON object for scripts (docs/pmanalyze-json.md): {"code", "severity", "text", "numbers",
  * "strings"}: its stable code name, "info" or "warning", the whole text, and the values it was
  * made with in the order notes/notes.h lists them for its code (a NaN or infinite number as
  * null, an absent string as null). */
@@ -61,7 +61,7 @@ static cJSON *note_object(const struct pma_note *x)
 }
 
 /* The notes of l under key (their texts: pmanalyze/1 as it was) and under key_coded (the
- * objects of note_object, added by issue 27). */
+ * objects of note_object). */
 static void notes_json(cJSON *root, const char *key, const char *key_coded, const struct pma_notes *l)
 {
 	cJSON *t = cJSON_AddArrayToObject(root, key), *c = cJSON_AddArrayToObject(root, key_coded);
@@ -491,7 +491,7 @@ static void table_regions(FILE *out, const struct pma_result *r)
 	}
 }
 
-/* Energy (issue 16): the power model, E(n) and EDP(n) per core count, the energy-optimal n
+/* Energy (docs/energy.md §2): the power model, E(n) and EDP(n) per core count, the energy-optimal n
  * beside eq. 11's, and the trust in the readings; or why there is none. */
 static void table_energy(FILE *out, const struct pma_result *r)
 {
@@ -1932,7 +1932,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	fprintf(out, "%-13s%s\n", "command", cmd);
 	s = meta->cwd ? meta->cwd : "?";
 	fprintf(out, "%-13s%s\n", "cwd", pm_cli_sanitize(buf, 256, s, strlen(s)));
-	if (meta->job.present) /* issue 31: which launcher variable gave the job id */
+	if (meta->job.present) /* which launcher variable gave the job id (docs/cluster.md) */
 		fprintf(out, "%-13sid %s (%s), rank %ld (%s) of %ld\n", "job",
 			meta->job.id ? meta->job.id : "none", meta->job.id_var ? meta->job.id_var : "-",
 			meta->job.rank, meta->job.rank_var ? meta->job.rank_var : "-", meta->job.size);
@@ -1942,12 +1942,12 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	pma_wakecost_info(out, &meta->wake);
 	fprintf(out, "%-13s%.2f ms; program CPUs %s; ", "interval", meta->interval_ms,
 		meta->cpus ? meta->cpus : "all");
-	/* collector_cpu -1 is the trace's "not pinned" (or absent), not a CPU number (issue 29) */
+	/* collector_cpu -1 is the trace's "not pinned" (or absent), not a CPU number */
 	if (meta->collector_cpu >= 0)
 		fprintf(out, "collector CPU %.0f\n", meta->collector_cpu);
 	else
 		fputs("collector not pinned (it ran on the program's CPUs)\n", out);
-	/* the whole machine and what pmcollect was allowed (issue 19, case 3) */
+	/* the whole machine and what pmcollect was allowed (docs/model.md, degraded-input case 3) */
 	if (meta->usable_cpus || (meta->affinity_cpus && meta->online_cpus &&
 				  strcmp(meta->affinity_cpus, meta->online_cpus) != 0))
 		fprintf(out, "%-13sonline %s; pmcollect's affinity %s; cgroup cpuset %s; usable %s\n",

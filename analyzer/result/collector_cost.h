@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* collector_cost.h: what pmcollect's sampling cost the ranks of a job whose launcher bound each rank to
- * its CPUs (issue 31): pmcollect ran on an SMT sibling of the binding where one was free, else on
+ * its CPUs (docs/cluster.md): pmcollect ran on an SMT sibling of the binding where one was free, else on
  * the rank's own CPUs, sleeping between samples. One note for the job instead of a warning per
  * rank. Pure computation over the merge's rows. */
 #ifndef PMA_COLLECTOR_COST_H

@@ -42,7 +42,7 @@ static void check_spinning(struct pma_result *r)
 	/* on the exact mode's profile when the run has one, else the samples' runnable estimate: a
 	 * spinner is running and never blocking in both, but when other processes share the CPUs the
 	 * runnable estimate of two spinners falls below the threshold (1.92 for 2 in a loaded run,
-	 * exact 1.97: issue 11), while the events still see every thread active */
+	 * exact 1.97), while the events still see every thread active */
 	enum pma_estimator_kind est = r->run->has_exact ? PMA_EST_SCHED : PMA_EST_RUNNABLE;
 	double A = pr->by_est[est].A_inf, secs = pr->wall_s > 0 ? pr->wall_s : 1;
 	/* and the larger of the two when both exist: switch-ins the kernel did not record cost the
@@ -114,7 +114,7 @@ int pma_choose_estimator(const struct pma_run *run, int requested)
 		return requested;
 	if (run->has_exact && run->xst.lost <= run->xst.events / 100)
 		return PMA_EST_SCHED;
-	/* perf's context switches (a user without tracefs, issue 34) before the samples */
+	/* perf's context switches (without tracefs: docs/model.md "switch-exact") first */
 	return run->has_pswitch && run->pst.lost <= run->pst.events / 100 ? PMA_EST_SWITCH
 									 : PMA_EST_RUNNABLE;
 }
@@ -162,7 +162,7 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 						 : "peak of simultaneously live threads in the samples";
 	if (pr->m < 2) {
 		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
-		 * set: on one CPU, one thread (issue 19, case 7) */
+		 * set: on one CPU, one thread (docs/model.md, degraded-input case 7) */
 		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
 		const struct pma_run *many = NULL;
 		size_t len;
@@ -290,7 +290,7 @@ static void compute_uncertainty(struct pma_result *r)
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
-		/* omega's uncertainty from the spread of repeated calibration runs (issue 13) */
+		/* omega's uncertainty from the spread of repeated calibration runs (docs/scaling.md) */
 		/* and the replay's, from the wake-up cost's spread: S = T(1) / T(n) */
 		double dT = r->par.est == PMA_EST_SCHED && q->T_ns > 0 ?
 				    r->pred.T_err_ns[i] * (1 + q->omega) / q->T_ns : 0;
@@ -348,7 +348,7 @@ static void compute_measured(struct pma_result *r)
 			}
 }
 
-/* ---- the model's invariants (issue 19; docs/model.md "Invariants") ----
+/* ---- the model's invariants (docs/model.md "Invariants") ----
  * Whatever the inputs, the report never shows a number that breaks: omega(1) = 0 (eq. 7: C(1)/C(1)
  * - 1), L >= 0 (eq. 8: an arrival rate), S(m,n) <= min(n, A(m,inf)) (n cores run at most n
  * threads at once, and no more than A(m,inf) on average: eq. 1 and 6), T(n) >= max(T_cp, U/n),
@@ -518,7 +518,7 @@ static void enforce_invariants(struct pma_result *r)
 	enforce_optimum(r);
 }
 
-/* ---- degraded inputs (issue 19; docs/model.md "Invariants") ---- */
+/* ---- degraded inputs (docs/model.md "Invariants") ---- */
 
 /* How the run ended, into r->par.status and failed; a note when it did not exit with 0. */
 static void check_run_status(struct pma_result *r)
@@ -560,9 +560,9 @@ static void check_run_status(struct pma_result *r)
 /* Late and lost samples (the run's RUN_END counts, else SUMMARY) widen the uncertainty of a
  * sampled estimator by their share of the timer expirations; the exact mode takes A(m,inf) from
  * the scheduler events, so its uncertainty stays, but the note is given all the same (make demo:
- * 74 late and 202 lost of 1410 samples, no note: issue 19). An interval shorter than a few time
+ * 74 late and 202 lost of 1410 samples, no note). An interval shorter than a few time
  * slices on an oversubscribed baseline gets a note, since the runnable estimator cannot work there
- * (issue 19, case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
+ * (docs/model.md, degraded-input case 1: 1.00 for a truth of 2.67 at 0.1-2 ms). */
 static void check_sampling(struct pma_result *r)
 {
 	const struct pma_summary *sm = &r->t->summary;
@@ -573,7 +573,7 @@ static void check_sampling(struct pma_result *r)
 	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
 		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
 	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
-	 * run: taskset -c 0 pmcollect -t 2 (issue 19, case 3) */
+	 * run: taskset -c 0 pmcollect -t 2 (docs/model.md, degraded-input case 3) */
 	double ccpu = isnan(r->run->info.collector_cpu) ? r->t->meta.collector_cpu : r->run->info.collector_cpu;
 	if (ccpu < 0 && r->par.baseline_cores && r->par.baseline_cores < r->par.m) {
 		double U_s = r->par.by_est[r->par.est].work_ns / 1e9;
@@ -598,8 +598,8 @@ static void check_sampling(struct pma_result *r)
 
 /* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
  * with omega = 0: the contention is already in the recorded CPU time); the rest the program was
- * ready to run while its CPUs ran other processes (issue 19, case 5: wall 3.95 s, CPU 1.94 s, idle
- * 0 on one CPU). Noted above 10% of the wall time. */
+ * ready to run while its CPUs ran other processes (docs/model.md, degraded-input case 5: wall
+ * 3.95 s, CPU 1.94 s, idle 0 on one CPU). Noted above 10% of the wall time. */
 static void check_unexplained(struct pma_result *r)
 {
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -618,7 +618,8 @@ static void check_unexplained(struct pma_result *r)
 
 /* The estimators of A(m,inf) that are meant to agree (sched-exact and runnable; the paper's is
  * biased low by design) 25% apart or more, or any two 2x apart: the uncertainty covers half the
- * gap and a note says which to trust (issue 19, case 6: 6.06 +- 0.00 beside 3.85 and 2.51). */
+ * gap and a note says which to trust (docs/model.md, degraded-input case 6: 6.06 +- 0.00 beside
+ * 3.85 and 2.51). */
 static void check_estimators(struct pma_result *r)
 {
 	const struct pma_par_result *pr = &r->par;
@@ -732,7 +733,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	}
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;
-	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* issue 35 */
+	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* docs/model.md "Wake-up costs in the replay" */
 		note(r, PMA_NOTE_WAKE_NOT_CHARGED, (double[]){ r->wake.charge.cross_ns / 1e3 }, 1);
 	/* the share is of the run-queue wait (schedstat field 2 summed over the run), of which the
 	   unplaced wait is a part, so it never exceeds 100%; the threshold stays relative to U */

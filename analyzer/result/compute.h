@@ -66,7 +66,7 @@ struct pma_par_result {
 	double interval_requested_ms;             /* -i as asked when pmcollect lengthened it, else 0 */
 	uint32_t baseline_cores;                  /* CPUs of the run, 0 unknown */
 	const char *baseline_case;
-	/* degraded inputs (issue 19) */
+	/* degraded inputs (docs/model.md "Invariants") */
 	char status[96];                          /* how the run ended: "exited 0", "killed by
 						     signal 11 (SIGSEGV)", "interrupted: ..." */
 	int failed;                               /* not "exited 0": the profile covers a failed
@@ -96,7 +96,7 @@ struct pma_measured_result {
 	double wall_s[PMA_MEASURED_MAX];
 };
 
-/* The kinds of result (issue 27): which member of struct pma_result's body is live. */
+/* The kinds of result: which member of struct pma_result's body is live. */
 enum pma_result_kind {
 	PMA_RESULT_RUN = 0,       /* one run of traces[0]: pma_compute on a recorded program */
 	PMA_RESULT_INTERFERENCE,  /* a trace of pmcollect --interfere (Casas & Bronevetsky) */

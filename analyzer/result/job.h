@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* job.h: the shape of a merged MPI or Slurm job (issue 18), one row per rank: the body of a
+/* job.h: the shape of a merged MPI or Slurm job (docs/cluster.md), one row per rank: the body of a
  * result of kind PMA_RESULT_JOB (compute.h). Types and their free functions only; ranks.h builds
  * them from the ranks' run results (pma_rank_row_from, pma_ranks_merge). */
 #ifndef PMA_JOB_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mpitime.c: computation vs time inside MPI per rank and over a job (mpitime.h, issue 31). */
+/* mpitime.c: computation vs time inside MPI per rank and over a job (mpitime.h, docs/mpi.md). */
 #include "mpitime.h"
 
 #include <cjson/cJSON.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mpitime.h: time inside MPI per rank (issue 31): RUN_END "mpi" as `pmcollect --mpi` recorded it
+/* mpitime.h: time inside MPI per rank (docs/mpi.md): RUN_END "mpi" as `pmcollect --mpi` recorded it
  * (the PMPI library's per-call totals, formats/FORMAT.md), each rank's computation apart from its
  * MPI time, and the job's figures over the ranks: the imbalance of the computation, time in MPI per
  * rank and per call (mpiP's table), the critical rank and T(n) with MPI time not counted as work.

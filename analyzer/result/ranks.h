@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ranks.h: the merged analysis of the traces of one MPI or Slurm job, one trace per rank
- * (pmcollect -o 'pm-%j/trace.%r.zst', issue 18): a row per rank from that rank's own analysis,
+ * (pmcollect -o 'pm-%j/trace.%r.zst', docs/cluster.md): a row per rank from that rank's own analysis,
  * then the job's figures: Min/Max/Avg/Sum over the ranks, the load-imbalance factor, the ranks the
  * job waits for, the job's predicted T(n), and how the ranks' clocks line up. Pure computation:
  * report.c renders it. The job's types are job.h's: the body of a PMA_RESULT_JOB result. */
@@ -47,7 +47,7 @@ enum { PMA_RANKS_E_BAD = -1, PMA_RANKS_E_MIXED = -2 };
 int pma_ranks_merge(struct pma_rank_row *rows, size_t n, int force, const char *cal_path,
 		    struct pma_ranks_result *out, char *why, size_t whysize);
 
-/* The job result of n rows (issue 27): out (any previous content ignored) becomes a result of
+/* The job result of n rows: out (any previous content ignored) becomes a result of
  * kind PMA_RESULT_JOB (compute.h) whose body pma_ranks_merge fills; its header has no trace. Takes
  * the rows over as pma_ranks_merge does; returns as pma_ranks_merge; out is freed with
  * pma_result_free in every case. */

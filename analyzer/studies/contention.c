@@ -237,7 +237,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The points pts[0..npts) per placement (cores, n_first) into cal->sum: median C(n) over the
- * repetitions and half the range as its uncertainty (issue 13: "C(n) is a median with a
+ * repetitions and half the range as its uncertainty (docs/scaling.md: "C(n) is a median with a
  * spread"). */
 static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point *pts, size_t npts)
 {
@@ -271,7 +271,7 @@ static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point
 		cal->sum[k].r = rn ? rsum / (double)rn : NAN;
 		cal->C_err[k] = (v[n - 1] - v[0]) / 2;
 		cal->sum[k].C_se = 0;
-		if (n >= 2) { /* the spread of the repeats: sample sd / sqrt(K) (issue 28) */
+		if (n >= 2) { /* the spread of the repeats: sample sd / sqrt(K) (docs/memory-model.md) */
 			double mean = 0, ss = 0;
 			for (size_t j = 0; j < n; j++)
 				mean += v[j] / (double)n;
@@ -298,7 +298,7 @@ enum { SKIP_THREADS, SKIP_FAILED };
 /* The runs left out as one line, whole however many there are, consecutive run ids of one trace
  * and reason collapsed into ranges: "runs 1-12, 14 of 'a.zst' (other thread count), run 0 of
  * 'a.zst' (not finished with status 0)" (make -j4 under --calibrate left out 20 runs; a buffer of
- * 300 bytes cut the note after 8: issue 19). Groups keep the order of their first run. Returns
+ * 300 bytes cut the note after 8). Groups keep the order of their first run. Returns
  * a malloc'ed string, or NULL when memory runs out. */
 static char *skipped_text(const struct pma_trace *traces, const struct skip *v, size_t n)
 {
@@ -484,7 +484,7 @@ int pma_mem_superlinear_evidence(const struct pma_mem_cal *cal, uint32_t n, uint
 
 /* A negative omega(n) makes S = A / (1 + omega) exceed A and, for A near n, n: a superlinear
  * speedup. Single calibration runs gave omega(2) = -0.28 and +0.14 for one command on this VM
- * (issue 13), so a negative omega is taken as 0 unless it is below 0 beyond its uncertainty
+ * (docs/scaling.md), so a negative omega is taken as 0 unless it is below 0 beyond its uncertainty
  * (twice its standard error, about 95%),
  * which needs repeated runs, C(n) is cycles, and the runs pass
  * pma_mem_superlinear_evidence (K >= 5 at 1 and at n, every C(n) below every C(1)): the half

@@ -24,7 +24,7 @@ struct pma_mem_cal {
 	int trace[PMA_CAL_MAX_POINTS];     /* index into traces[] */
 	double omega_meas[PMA_CAL_MAX_POINTS], omega_model[PMA_CAL_MAX_POINTS];
 	/* the points summarized per placement (cores, n_first) over the repetitions of
-	 * --calibrate --repeat K (issue 13): sum[k].C the median C(n), C_err[k] half its range
+	 * --calibrate --repeat K (docs/scaling.md): sum[k].C the median C(n), C_err[k] half its range
 	 * (0 for one run), nrep[k] the runs; the model is fitted to these medians */
 	size_t nsum;
 	struct pma_mem_point sum[PMA_CAL_MAX_POINTS];
@@ -71,7 +71,7 @@ struct pma_mem_eval {
 					PMA_MEM_C_REL_SD per single run) propagated through eq. 8-10
 					(pma_mem_predict); NAN only where omega is not finite */
 	uint32_t *busy;              /* per core count n: the cores running a thread, min(n, m);
-					omega and per_socket count these only (issue 28) */
+					omega and per_socket count these only (docs/memory-model.md) */
 	double *omega_fit;           /* omega(n) as fitted, before a negative value inside its
 					uncertainty is taken as 0 (omega[]) */
 	char (*per_socket)[64];      /* per core count: the busy cores' placement, "{6,3}" */

@@ -21,7 +21,7 @@
 /* How far package energy measures the program: the other processes' share of the machine's busy
  * CPUs during the runs, o / (o + p) with o = RUN_END other_load.cpus and p = other_load.
  * program_cpus, at its largest over the runs used. Package energy includes every process on the
- * package (issue 16), so this share of the dynamic power is not the program's. */
+ * package (docs/energy.md §2), so this share of the dynamic power is not the program's. */
 enum pma_energy_trust {
 	PMA_TRUST_UNKNOWN = 0, /* no run recorded its other load */
 	PMA_TRUST_GOOD,        /* share < 0.10 */

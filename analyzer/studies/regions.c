@@ -495,7 +495,7 @@ static int note_capped(struct pma_regions_result *out, double interval_ns)
 }
 
 /* row->pred at the core counts out->cores[0..k) from the row's profile p (eq. 6, omega 0), tmp
- * [k] scratch. Issue 19's bounds, S <= min(n, A) and T >= max(T_cp, U/n), hold for eq. 6 by
+ * [k] scratch. docs/model.md's bounds, S <= min(n, A) and T >= max(T_cp, U/n), hold for eq. 6 by
  * construction (each piece takes max(dT_cp, A dT_cp / n) on n cores); fmin/fmax only absorb the
  * rounding of the bins' sums. Returns 0 or -1 (out of memory). */
 static int row_predictions(const struct pma_profile *p, struct pma_regions_result *out,

@@ -121,12 +121,12 @@ struct pma_regions_result {
  * as Allande's TCM, total cache misses of eq. 2-9, NULL for the one the collector marked
  * "llc_misses").
  * The rows are the OpenMP regions; or, when the run was recorded with --omp-regions but has none
- * (no OMPT runtime: every non-OpenMP program) or want_phases is set, the run's phases (issue 17's
+ * (no OMPT runtime: every non-OpenMP program) or want_phases is set, the run's phases (docs/regions.md's
  * fallback): maximal intervals with >= 2 active threads bounded by serial gaps longer than one
  * sampling interval, from the scheduler events when the run has them, else from the samples.
  * A trace without --omp-regions and without want_phases leaves out->present and out->phases 0.
  * Each row with A gets pred[i] at n = cores[i] (eq. 6 over the row's profile, omega 0), held to
- * issue 19's bounds S <= min(n, A) and T_ns >= max(T_cp_ns, work_ns / n); by construction of eq. 6
+ * docs/model.md's bounds S <= min(n, A) and T_ns >= max(T_cp_ns, work_ns / n); by construction of eq. 6
  * these only absorb rounding. At most PMA_REGION_MAX_PREDICTIONS in all (pred_left_out says how
  * many core counts were left out of each row).
  * Returns 0, or -1 with a reason in why (out of memory, symbolizer failure); free out with

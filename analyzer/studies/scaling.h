@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* scaling.h: the scaling study of a trace recorded with `pmcollect --sweep` (issue 13): measured
+/* scaling.h: the scaling study of a trace recorded with `pmcollect --sweep` (docs/scaling.md): measured
  * against predicted speedup per configuration, and empirical scaling models (PMNF, Iwainsky et
  * al. §2, §4; pmnf.h) of the overheads over the sweep's parameter, with the data for Extra-P's
  * formats (render/extrap.c builds them from it). Pure computation over the typed trace model and the prediction of
@@ -13,7 +13,7 @@
 #include "trace/analyze.h"
 #include "model/pmnf.h"
 
-/* The metrics measured per run, fitted over the parameter x (issue 13, "Metrics to fit":
+/* The metrics measured per run, fitted over the parameter x (Iwainsky et al., "Metrics to fit":
  * increasing quantities, not T(x), which falls with x). */
 enum pma_scaling_metric {
 	PMA_SM_TIME = 0,   /* wall time T(x), s: exported, not fitted */

@@ -51,8 +51,8 @@ static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 }
 
 /* The run's CPUs: RUN_BEGIN "cpus", else META "affinity" (pmcollect's own, which a run without
- * --cpus inherited: taskset -c 0 pmcollect, a launcher's binding; issue 19, case 3), else META
- * "cpus". */
+ * --cpus inherited: taskset -c 0 pmcollect, a launcher's binding; docs/model.md, degraded-input
+ * case 3), else META "cpus". */
 static void run_cpus(struct pma_trace *t, struct pma_run *r)
 {
 	const char *c = r->info.cpus ? r->info.cpus
@@ -289,8 +289,8 @@ void pma_run_sampling(const struct pma_trace *t, const struct pma_run *r,
 
 /* One warning for the runs (or, before format 1.2, the trace) whose collector let PMA_LATE_SHARE
  * or more of its timer expirations come late or go lost: pmanalyze --info showed "warnings none"
- * for make demo's 74 late and 202 lost of 1410 (issue 19). A sweep of 17 runs on a busy machine
- * gave one warning per run (issue 29): one, for the worst run, with how many runs had them. */
+ * for make demo's 74 late and 202 lost of 1410. A sweep of 17 runs on a busy machine
+ * gave one warning per run: one, for the worst run, with how many runs had them. */
 static void warn_late(struct pma_trace *t)
 {
 	struct pma_run_sampling worst = { 0 };
@@ -317,7 +317,7 @@ static void warn_late(struct pma_trace *t)
 }
 
 /* META says energy was recorded, but no finished run has energy and one gives the reason (a
- * source whose counters did not advance, issue 29): the source was not working, so the report
+ * source whose counters did not advance, docs/energy.md): the source was not working, so the report
  * must not list it among the working ones. The META "energy" source becomes "not recorded" with
  * the first run's reason. Returns 0 or -1 (out of memory). */
 static int energy_source_check(struct pma_trace *t)

@@ -149,7 +149,7 @@ int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *w
  * is missing (a trace cut short). */
 double pma_run_wall_s(const struct pma_run *r);
 
-/* How well the collector kept run r's sampling interval (issue 19). Timer expirations are
+/* How well the collector kept run r's sampling interval (docs/model.md). Timer expirations are
  * samples + lost (a late expiration still took a sample), so share = (late + lost) / (samples +
  * lost) is in [0, 1]. */
 struct pma_run_sampling {

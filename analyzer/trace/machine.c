@@ -101,7 +101,7 @@ static long xml_text(const char *xml, size_t len, char **text)
 /* Why hwloc refused an XML that did not crash it (it says only EINVAL; lstopo prints the reason
  * on stderr): not XML, a root element other than <topology>, an XML version newer than this
  * hwloc reads (hwloc 3.0 writes version="3.0"; hwloc 2.x reads "2.x" and "1.x"), no object in
- * the topology, or else a malformed XML. One line into why (issue 28). */
+ * the topology, or else a malformed XML. One line into why. */
 static void xml_diagnose(const char *xml, size_t len, char *why, size_t whysize)
 {
 	char *text, *p, *end, name[32], ver[16] = "";

@@ -595,7 +595,7 @@ static int omp_parse(const cJSON *j, struct pma_omp_info *oi)
 	return 0;
 }
 
-/* A trace recorded before pmcollect judged its counters (issue 29) can claim a working source
+/* A trace recorded before pmcollect judged its counters (docs/energy.md) can claim a working source
  * none of whose zones advanced over the run: a perf `power` PMU whose energy-psys reads 0
  * throughout. Such a run has no energy: present 0 and the reason pmcollect now records, "energy
  * unavailable: the counter did not advance (N readings over T s)", with N = energy.readings + 1

@@ -83,7 +83,7 @@ void pmc_cli_progress(size_t k, size_t n, uint64_t start_ns, const char *fmt, ..
 
 /* setup.c. Each returns -1 to go on, or the exit status after reporting. */
 
-/* The job context (issue 18, docs/cluster.md): the rank from the launcher's variables, the
+/* The job context (docs/cluster.md): the rank from the launcher's variables, the
  * output name expanded from its template (into ss->output, o->output then points there), the
  * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
  * wrapped command is itself a launcher (2: a variable that is not a number, a template that cannot

@@ -378,7 +378,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	}
 	if (!ss->node_readings) {
-		/* package energy is the whole node's: one reading per node (issue 18) */
+		/* package energy is the whole node's: one reading per node (docs/cluster.md) */
 		snprintf(ss->energy_why, sizeof(ss->energy_why), "taken by local rank 0 of this node "
 			 "(package energy covers every rank on it)");
 		ss->energy = NULL;

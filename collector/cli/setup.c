@@ -46,7 +46,7 @@
 #include "sweep.h"
 
 #define INTERFERE_REPEAT_DEFAULT 3 /* --interfere without --repeat: runs per level */
-#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (issue 13) */
+#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (docs/scaling.md) */
 
 /* Parses the CPU list or expression text on the session's topology into *out, every CPU online
  * (pmc_cpus_parse); prints the error and returns -1. */
@@ -172,8 +172,8 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
 
 /* pin_collector for a run on the CPUs of ss->prog_cpus (the cpulist prog), with a warning (once)
  * when a baseline run leaves no CPU for the collector outside them: the estimators read the
- * program's run-queue waits, and the collector's sampling would add to them (issue 19, case 3;
- * FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
+ * program's run-queue waits, and the collector's sampling would add to them (docs/model.md,
+ * degraded-input case 3; FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
 {
 	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
@@ -393,7 +393,7 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 	return -1;
 }
 
-/* The job context (issue 18, docs/cluster.md): the rank from the launcher's variables, the
+/* The job context (docs/cluster.md): the rank from the launcher's variables, the
  * output name expanded from its template (into ss->output, o->output then points there), the
  * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
  * wrapped command is itself a launcher. Returns -1 to go on, or the exit status after reporting

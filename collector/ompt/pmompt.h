@@ -38,7 +38,7 @@ enum pmompt_type {
 	PMOMPT_COUNTERS = 10, /* one implicit task ended: aux = events; the thread's counter deltas */
 };
 
-/* Per-thread PAPI counters (issue 17; docs/regions.md §7). PMT_OMPT_EVENTS, when set, is a
+/* Per-thread PAPI counters (docs/regions.md §7). PMT_OMPT_EVENTS, when set, is a
  * comma-separated list of at most PMOMPT_MAX_EVENTS PAPI event names; the tool resolves them in the
  * traced program (so events the program defines itself, PAPI software-defined events, work too),
  * all or none, and reports the outcome in one COUNTER_SETUP record after HELLO:

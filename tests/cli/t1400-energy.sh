@@ -45,45 +45,7 @@ expect_status "pmcollect on the fixture tree" 0
 
 # the truth, zone by zone (µJ): package-0 from 1,000,000 up to 262,143,000,000, then a wrap at
 # max_energy_range_uj 262,143,328,850 to 2,000,000; core 1 counts 800,000 and then disappears
-python3 - "$T/dump" >"$T/check" <<'EOF'
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-end = [r for r in recs if r["type"] == "run_end"][0]
-begin = [r for r in recs if r["type"] == "run_begin"][0]
-meta = [r for r in recs if r["type"] == "meta"][0]
-energy = [r for r in recs if r["type"] == "energy"]
-truth = {"intel-rapl:0": (262142000000 + 328850 + 2000000, 1, False),
-         "intel-rapl:1": (10000000, 0, False), "intel-rapl:0:0": (5000000, 0, False),
-         "intel-rapl:0:1": (1000000, 0, False), "intel-rapl:1:1": (3000000, 0, False),
-         "intel-rapl:1:0": (800000, 0, True)}
-e = end["energy"]
-zones = {z["id"]: z for z in e["zones"]}
-out = []
-def check(name, good, detail):
-    out.append("%s %s: %s" % ("ok" if good else "FAIL", name, detail))
-check("the six zones, not the mmio duplicate", sorted(zones) == sorted(truth), sorted(zones))
-for zid, (uj, wraps, gone) in truth.items():
-    z = zones.get(zid, {})
-    check("zone %s energy_uj" % zid, z.get("energy_uj") == uj, "%s, truth %d" % (z.get("energy_uj"), uj))
-    check("zone %s wraps %d gone %s" % (zid, wraps, gone), z.get("wraps") == wraps and z.get("gone") == gone,
-          "wraps %s gone %s" % (z.get("wraps"), z.get("gone")))
-check("package_uj", e["package_uj"] == truth["intel-rapl:0"][0] + 10000000, e["package_uj"])
-check("dram_uj", e["dram_uj"] == 4000000, e["dram_uj"])
-check("core_uj", e["core_uj"] == 5800000, e["core_uj"])
-check("uncore_uj null", e["uncore_uj"] is None, e["uncore_uj"])
-check("source powercap", e["source"] == "powercap" and meta["sources"]["energy"]["recorded"], e["source"])
-order = begin["energy"]["zones"]
-names = [z["name"] for z in e["zones"]]
-check("RUN_BEGIN zone order = RUN_END's", order == names, order)
-check("ENERGY records: one per reading, every 100 ms (>= 4 in 1.5 s on a loaded machine)", len(energy) >= 4, len(energy))
-last = energy[-1]["energy_uj"] if energy else []
-check("last ENERGY record = RUN_END", last == [z["energy_uj"] for z in e["zones"]], last)
-mono = all(all(b >= a for a, b in zip(x["energy_uj"], y["energy_uj"])) for x, y in zip(energy, energy[1:]))
-check("ENERGY values never decrease", mono, "")
-check("max gap between readings < 1 s", 0 < e["max_gap_ns"] < 1e9, e["max_gap_ns"])
-check("other_load from the fixture's static /proc/stat: 0 CPUs", end["other_load"]["cpus"] == 0, end["other_load"])
-print("\n".join(out))
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" energy_fixture_zones "$T/dump" >"$T/check"
 while IFS= read -r line; do
 	case "$line" in
 	ok*) ok "fixture: ${line#ok }" ;;
@@ -143,24 +105,7 @@ run_capture "$PMCOLLECT" -q -o "$T/real.pmt" -- sleep 0.3
 "$PMANALYZE" --dump "$T/real.pmt" >"$T/real.dump" 2>&1
 has_rapl=no; ls /sys/class/powercap 2>/dev/null | grep -q '^intel-rapl:' && has_rapl=yes
 has_pmu=no; ls /sys/bus/event_source/devices/power/events 2>/dev/null | grep -q '^energy-' && has_pmu=yes
-if python3 - "$T/real.dump" "$has_rapl" "$has_pmu" >"$T/py.out" 2>&1 <<'EOF'
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-end = [r for r in recs if r["type"] == "run_end"][0]
-meta = [r for r in recs if r["type"] == "meta"][0]["sources"]["energy"]
-rapl, pmu = sys.argv[2] == "yes", sys.argv[3] == "yes"
-e, why = end["energy"], end.get("energy_reason") or ""
-print("machine: powercap %s, perf power PMU %s; RUN_END energy %s" %
-      (sys.argv[2], sys.argv[3], json.dumps(e)[:160] if e else "null: " + why))
-if not rapl and not pmu:
-    good = e is None and "no powercap" in why and "no perf power PMU" in why and meta["recorded"] is False
-elif e is None:
-    good = bool(why)
-else:
-    good = (sum(z["energy_uj"] for z in e["zones"]) > 0 and meta["recorded"] and
-            e["source"] in (["powercap"] if rapl else []) + (["perf"] if pmu else []))
-sys.exit(not good)
-EOF
+if python3 "$PMT_TOP/tests/cli/checks.py" energy_real_machine "$T/real.dump" "$has_rapl" "$has_pmu" >"$T/py.out" 2>&1
 then ok "the real machine's energy: what pmcollect recorded agrees with the machine ($(head -1 "$T/py.out"))"
 else not_ok "the real machine's energy: what pmcollect recorded agrees with the machine" "$(cat "$T/py.out")"; fi
 
@@ -174,18 +119,7 @@ run_capture env PMT_SYSFS_ROOT="$PC" "$PMCOLLECT" -q -o "$T/perf.pmt" -- sleep 0
 "$PMANALYZE" --dump "$T/perf.pmt" >"$T/perf.dump" 2>&1
 if grep '"type":"meta"' "$T/perf.dump" | grep -q '"energy":{"recorded":false,"reason":"[^"]*denied'; then
 	skip "perf fallback: energy = the run's wall time" "perf_event_open of a CPU-wide event is denied here"
-elif python3 - "$T/perf.dump" <<'EOF'
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-end = [r for r in recs if r["type"] == "run_end"][0]
-e = end["energy"]
-z = e["zones"][0]
-ratio = z["energy_uj"] / (end["wall_ns"] / 1e3)
-print("# source %s zone %s kind %s: %d uJ over %.0f us of wall time (ratio %.4f)"
-      % (e["source"], z["name"], z["kind"], z["energy_uj"], end["wall_ns"] / 1e3, ratio))
-sys.exit(not (e["source"] == "perf" and z["name"] == "energy-pkg@cpu0" and
-              e["package_uj"] == z["energy_uj"] and 0.8 < ratio < 1.25))
-EOF
+elif python3 "$PMT_TOP/tests/cli/checks.py" energy_perf_fallback "$T/perf.dump"
 then ok "perf fallback: energy-pkg@cpu0 counts the run's wall time in µs ($(python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; e=[x for x in r if x["type"]=="run_end"][0]; print(e["energy"]["package_uj"], "uJ,", e["wall_ns"]//1000, "us")' "$T/perf.dump"))"
 else not_ok "perf fallback: energy = the run's wall time" "$(grep -o '"energy[^}]*' "$T/perf.dump" | head -3)"; fi
 
@@ -227,27 +161,7 @@ tol=0.10; [ "$PMT_ACCURACY" = strict ] && tol=0.03
 if [ "$PMT_ACCURACY" != strict ] && awk -v a="$x1" -v b="$x2" 'BEGIN { exit !(b - a < 0.25) }'; then
 	skip "power model from rapl_sim runs" "machine busy: the runs had $x1 and $x2 busy cores (< 0.25 apart; $(machine_load)); make check-accuracy asserts it"
 	skip "table: the energy section with P_static ~20 W" "machine busy (see above)"
-elif python3 - "$T/fit.json" "$tol" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-tol = float(sys.argv[2])
-e = d["energy"]
-pm = e["power_model"]
-A = {p["cores"]: p["A"] for p in d["predictions"]}
-bad = []
-if abs(pm["P_static_w"] / 20 - 1) > tol: bad.append("P_static %.3f" % pm["P_static_w"])
-if abs(pm["P_core_w"] / 10 - 1) > tol: bad.append("P_core %.3f" % pm["P_core_w"])
-for p in e["points"]:
-    want = (20 + 10 * A[p["cores"]]) * p["T_s"]
-    if abs(p["E_j"] / want - 1) > tol: bad.append("E(%d) %.4f, truth %.4f" % (p["cores"], p["E_j"], want))
-if len(e["points"]) != 2: bad.append("%d points" % len(e["points"]))
-if not any("rests on two core counts" in n for n in d["notes"]): bad.append("no two-count note")
-print("# P_static %.3f W, P_core %.3f W, E(n) %s" % (pm["P_static_w"], pm["P_core_w"],
-      ", ".join("%d: %.3f J" % (p["cores"], p["E_j"]) for p in e["points"])))
-if bad:
-    print("# " + "; ".join(bad))
-sys.exit(bool(bad))
-EOF
+elif python3 "$PMT_TOP/tests/cli/checks.py" energy_power_fit "$T/fit.json" "$tol"
 then
 	ok "power model from rapl_sim runs (busy cores $x1, $x2): P_static 20 W, P_core 10 W and E(n) = (20 + 10 A) T within $tol, two-count note"
 	if grep -q "^energy (powercap, 2 runs at 2 core counts; P(x) = P_static + x P_core, least squares on total power: P_static \(1[89]\.[0-9]\|2[01]\.[0-9]\)[0-9] W" "$T/fit.table" &&
@@ -267,17 +181,7 @@ if awk -v a="$x1" -v b="$x2" 'BEGIN { d = b - a; exit !(d < 0.1 && d > -0.1) }';
 	skip "P_core < 0: energy null with the reason and a note" "machine busy: the runs had $x1 and $x2 busy cores (< 0.1 apart; $(machine_load))"
 	skip "table: 'energy: none' with the reason" "machine busy (see above)"
 else
-	if python3 - "$T/impossible.json" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-e = d["energy"]
-ok = (e["available"] is False and e["reason"].startswith("the power fit is not physical: P_core < 0")
-      and e["points"] is None and e["energy_optimal_cores"] is None
-      and any("is not physical" in n and "E(n) and the energy-optimal core count are not shown" in n
-              for n in d["notes"]))
-print("# " + e.get("reason", "no reason"))
-sys.exit(not ok)
-EOF
+	if python3 "$PMT_TOP/tests/cli/checks.py" energy_impossible_fit "$T/impossible.json"
 	then ok "P_core < 0 (power falls with busy cores; busy cores $x1, $x2): energy null with the reason and a note"
 	else not_ok "impossible power fit refused" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["energy"], d["notes"])' "$T/impossible.json" 2>&1 | head -c 1500)"; fi
 	if grep -q "^energy: none (the power fit is not physical: P_core < 0" "$T/impossible.table" &&
@@ -328,51 +232,19 @@ run_capture env PMT_SYSFS_ROOT="$EP" "$PMCOLLECT" -q -o "$T/eplot.pmt" -- sh "$T
 expect_status "pmcollect of two rapl_sim on package-0 (20 W) and dram (10 W)" 0
 run_capture "$PMANALYZE" -q --plot "$T/esvg" --html "$T/eplot.html" "$T/eplot.pmt"
 expect_status "pmanalyze --plot --html of a trace with energy" 0
-if python3 - "$T/esvg/energy.svg" >"$T/py.out" 2>&1 <<'EOF'
-import re, sys, xml.etree.ElementTree as ET
-data = open(sys.argv[1], "rb").read()
-assert ET.fromstring(data).tag == "{http://www.w3.org/2000/svg}svg"
-seen = set()
-for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
-    seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
-# zone 0 (package-0) 1f77b4, zone 1 (dram) ff7f0e: analyzer/render/plot.h pma_plot_zone_color
-missing = [c for c in ("1f77b4", "ff7f0e") if c not in seen]
-assert not missing, "zone colours missing: %s" % missing
-print("%d bytes" % len(data))
-EOF
+if python3 "$PMT_TOP/tests/cli/checks.py" energy_plot_svg "$T/esvg/energy.svg" >"$T/py.out" 2>&1
 then ok "energy.svg parses and has a line per zone, package-0 and dram ($(cat "$T/py.out"))"
 else not_ok "energy.svg with a line per zone" "$(ls "$T/esvg" | tr '\n' ' ') $(tail -3 "$T/py.out")"; fi
 # the zone names are glyphs in cairo's SVG (t2600); the HTML energy section has them as text
 # The truth is the energy each rapl_sim added (20 W and 10 W times its own wall time) over the
 # span pmanalyze reports: the sims' wall times, not the run's, are 20 W's and 10 W's, and a loaded
 # machine stretches the run around them
-if python3 - "$T/eplot.html" "$T/pkg.json" "$T/dram.json" >"$T/py.out" 2>&1 <<'EOF'
-import json, re, sys
-page = open(sys.argv[1]).read()
-e_pkg_j, e_dram_j = (json.load(open(f))["energy_uj"] / 1e6 for f in sys.argv[2:4])
-m = re.search(r'<p id="energy-zones">Mean power of run 0 over ([0-9.e+-]+) s: package-0 ([0-9.e+-]+) W, dram ([0-9.e+-]+) W\.</p>', page)
-assert m, "no energy-zones paragraph"
-assert 'id="plot-energy"' in page, "no energy figure"
-assert page.index('id="plot-energy"') > page.index('<h2>Energy</h2>'), "the plot is not in the energy section"
-span, pkg, dram = map(float, m.groups())
-print("package-0 %.3g W for %.3g W added, dram %.3g W for %.3g W added, over %.3g s" %
-      (pkg, e_pkg_j / span, dram, e_dram_j / span, span))
-# 2%: the page prints 3 significant digits
-assert abs(pkg / (e_pkg_j / span) - 1) < 0.02 and abs(dram / (e_dram_j / span) - 1) < 0.02, \
-    "mean power off by more than 2%"
-EOF
+if python3 "$PMT_TOP/tests/cli/checks.py" energy_html_section "$T/eplot.html" "$T/pkg.json" "$T/dram.json" >"$T/py.out" 2>&1
 then ok "HTML energy section: the plot and the zones' mean power, the energy rapl_sim added over the span within 2% ($(cat "$T/py.out"))"
 else not_ok "HTML energy section with the plot and mean power" "$(tail -3 "$T/py.out")"; fi
 run_capture "$PMANALYZE" -q --plot "$T/epng" --plot-format png "$T/eplot.pmt"
 # ink of both zones inside the plot area (pngpix.plot_area_counts)
-if python3 - "$T/epng/energy.png" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
-import sys
-sys.path.insert(0, sys.argv[2])
-import pngpix
-pkg, dram = pngpix.plot_area_counts(sys.argv[1], ["1f77b4", "ff7f0e"])
-assert pkg > 40 and dram > 40, "package-0 %d px, dram %d px" % (pkg, dram)
-print("package-0 %d px, dram %d px" % (pkg, dram))
-EOF
+if python3 "$PMT_TOP/tests/cli/checks.py" energy_plot_png "$T/epng/energy.png" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1
 then ok "energy.png has ink of both zones in the plot area ($(cat "$T/py.out"))"
 else not_ok "energy.png has ink in the plot area" "$(tail -3 "$T/py.out")"; fi
 # no energy: a run on the fixture tree without powercap (this VM's own case)

@@ -132,27 +132,7 @@ else not_ok "-o with a good trace: the report is in the file" "exit $rc"; fi
 # a hand-made trace claiming 2,000,000 PUs (the sample's META rewritten, chunk 0 recompressed,
 # CRCs recomputed): the default core counts are capped with a note; explicit --cores still go
 # past the cap
-python3 - "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst" "$T/2m-pus.zst" <<'PY'
-import json, struct, subprocess, sys, zlib
-data = open(sys.argv[1], "rb").read()
-at = 16
-csize = struct.unpack_from("<I", data, at + 8)[0]
-body = subprocess.run(["zstd", "-d", "-c", "-q"], input=data[at + 24:at + 24 + csize],
-                      stdout=subprocess.PIPE, check=True).stdout
-rtype, flags, ln = struct.unpack_from("<HHI", body, 0)
-assert rtype == 1
-meta = json.loads(body[8 + 12:8 + ln])
-meta["topology"]["pus"] = 2000000
-meta["topology"].pop("hwloc_xml", None)
-text = json.dumps(meta).encode()
-body = struct.pack("<HHI", 1, flags, 12 + len(text)) + body[8:8 + 12] + text + body[8 + ln:]
-payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=body,
-                         stdout=subprocess.PIPE, check=True).stdout
-hdr = bytearray(data[at:at + 24])
-struct.pack_into("<III", hdr, 8, len(payload), len(body), zlib.crc32(payload))
-struct.pack_into("<I", hdr, 20, zlib.crc32(bytes(hdr[:20])))
-open(sys.argv[2], "wb").write(data[:16] + bytes(hdr) + payload + data[at + 24 + csize:])
-PY
+python3 "$PMT_TOP/tests/cli/checks.py" usage_two_million_pus "$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst" "$T/2m-pus.zst"
 run_capture "$PMANALYZE" --format csv "$T/2m-pus.zst"
 n=$(wc -l <"$T/out")
 if [ "$rc" -eq 0 ] && [ "$n" -eq 1025 ]; then ok "2,000,000 PUs: the default stops at 1024 core counts"
@@ -238,20 +218,7 @@ else not_ok "-f is --force: different programs combined, no warning" "exit $rc_p
 run_capture inrepo "$PMANALYZE" -I -F json "$rel"
 cp "$T/out" "$T/info.json"
 run_capture inrepo "$PMANALYZE" -I -F csv "$rel"
-if python3 - "$G/phases-mixed.info" "$T/info.json" "$T/out" >"$T/info.check" 2>&1 <<'PY'
-import csv, json, re, sys
-text = open(sys.argv[1]).read()
-j = json.load(open(sys.argv[2]))
-rows = list(csv.DictReader(open(sys.argv[3])))
-runs = int(re.search(r"^runs +(\d+)$", text, re.M).group(1))
-samples = int(re.search(r"^samples +(\d+) ", text, re.M).group(1))
-run0 = re.search(r"^  run 0: CPUs (\S+), [0-9.]+ s, (\d+) samples, (\d+) thread-samples, peak (\d+)", text, re.M)
-assert j["schema"] == "pmanalyze-info/1" and len(j["runs"]) == runs == len(rows), (len(j["runs"]), runs, len(rows))
-assert j["trace"]["samples"] == samples and j["trace"]["path"] == "sample-traces/phases-mixed-8t-cpu0.zst", j["trace"]
-assert (j["runs"][0]["cpus"], j["runs"][0]["samples"], j["runs"][0]["thread_samples"], j["runs"][0]["peak_threads"]) == \
-       (run0.group(1), int(run0.group(2)), int(run0.group(3)), int(run0.group(4))), (j["runs"][0], run0.groups())
-assert rows[0]["samples"] == run0.group(2) and rows[0]["peak_threads"] == run0.group(4), rows[0]
-PY
+if python3 "$PMT_TOP/tests/cli/checks.py" usage_info_outputs "$G/phases-mixed.info" "$T/info.json" "$T/out" >"$T/info.check" 2>&1
 then ok "--info --format json and csv: the runs and samples of the text"
 else not_ok "--info --format json and csv" "$(head -c 1200 "$T/info.check")"; fi
 done_testing

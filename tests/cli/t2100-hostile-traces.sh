@@ -27,33 +27,7 @@ full="$PMT_TOP/sample-traces/xz-T2-cpus01.zst"
 mkdir -p "$T/bad"
 # 8 cuts, 12 bit flips, 4 swaps, 4 repeats, 4 drops, at fixed pseudo-random places, on the sample
 # as recorded (pmtrace 1.x) and re-framed as the writer writes today (2.x, FORMAT.md §2)
-python3 - "$full" "$T/bad" "$PMT_TOP/tests/cli" <<'EOF'
-import random, sys
-sys.path.insert(0, sys.argv[3])
-import pmtrace
-out = sys.argv[2]
-for major in (1, 2):
-    data = pmtrace.reframe(open(sys.argv[1], "rb").read(), major)
-    _, _, head, parsed = pmtrace.parse(data)
-    offs = [at for at, _, _ in parsed] + [len(data)]
-    chunks = [data[offs[i]:offs[i + 1]] for i in range(len(parsed))]
-    rnd = random.Random(6)
-    def put(name, b):
-        open("%s/v%d-%s.zst" % (out, major, name), "wb").write(b)
-    for i in range(8):
-        n = rnd.randrange(len(data))
-        put("cut-%d" % n, data[:n])
-    for i in range(12):
-        n = rnd.randrange(len(data)); b = bytearray(data); b[n] ^= 1 << rnd.randrange(8)
-        put("flip-%d" % n, bytes(b))
-    for i in range(4):
-        a, b = rnd.sample(range(1, len(chunks)), 2); c = list(chunks); c[a], c[b] = c[b], c[a]
-        put("swap-%d-%d" % (a, b), head + b"".join(c))
-        a = rnd.randrange(len(chunks)); c = list(chunks); c.insert(rnd.randrange(len(c)) + 1, chunks[a])
-        put("repeat-%d" % a, head + b"".join(c))
-        a = rnd.randrange(1, len(chunks)); c = list(chunks); del c[a]
-        put("drop-%d" % a, head + b"".join(c))
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" hostile_corrupt "$full" "$T/bad" "$PMT_TOP/tests/cli"
 total=0; bad=0; maxs=0
 for f in "$T"/bad/*.zst; do
 	name=$(basename "$f" .zst)
@@ -83,30 +57,7 @@ fault_row "pmanalyze binary" "$total damaged copies of sample xz-T2-cpus01 as re
 # --- a count field over its limit (FORMAT.md §7) is refused by name, before any allocation ---------
 # the sample's first chunks again, the first SAMPLE record's n raised to 1,000,001 (recompressed,
 # CRCs recomputed), so only the limit check can reject it
-python3 - "$full" "$T/limit.zst" "$PMT_TOP/tests/cli" <<'EOF'
-import struct, subprocess, sys
-sys.path.insert(0, sys.argv[3])
-import pmtrace
-_, _, _, chunks = pmtrace.parse(open(sys.argv[1], "rb").read())
-out = pmtrace.file_header(2)
-for _, h, payload in chunks:
-    body = bytearray(subprocess.run(["zstd", "-d", "-c", "-q"], input=payload,
-                                    stdout=subprocess.PIPE, check=True).stdout)
-    r, hit = 0, False
-    while r + 8 <= len(body):
-        rtype, _, ln = struct.unpack_from("<HHI", body, r)
-        if rtype == 4 and not hit:
-            struct.pack_into("<I", body, r + 8 + 16, 1000001)
-            hit = True
-        r += 8 + ln
-    payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=bytes(body),
-                             stdout=subprocess.PIPE, check=True).stdout
-    out += pmtrace.chunk(2, pmtrace.chunk_header(struct.unpack_from("<I", h, 4)[0], payload, len(body)),
-                         payload)
-    if hit:
-        break
-open(sys.argv[2], "wb").write(out)
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" hostile_limit "$full" "$T/limit.zst" "$PMT_TOP/tests/cli"
 run_capture "$PMANALYZE" "$T/limit.zst"
 if [ "$rc" -eq 1 ] && [ "$(grep -c '^pmanalyze: error: ' "$T/err")" -eq 1 ] &&
    grep -q "^pmanalyze: error: '.*limit.zst': size field exceeds a format limit (SAMPLE n 1000001 > 1000000) after [0-9]* records$" "$T/err"

@@ -12,13 +12,7 @@ run_capture "$PMCOLLECT" -q -o "$tr" -- sh -c '"$0" -t 2 -w 20 -r 3 balanced && 
 expect_status "pmcollect records a trace" 0
 
 # what the file holds, from its own headers (tests/cli/pmtrace.py): chunks and records' bytes
-python3 - "$tr" "$PMT_TOP/tests/cli" >"$T/layout" 2>&1 <<'PY'
-import sys
-sys.path.insert(0, sys.argv[2])
-import pmtrace, struct
-major, minor, head, chunks = pmtrace.parse(open(sys.argv[1], "rb").read())
-print(major, minor, len(chunks), sum(struct.unpack_from("<I", h, 12)[0] for _, h, _ in chunks))
-PY
+python3 "$PMT_TOP/tests/cli/checks.py" zstd_layout "$tr" "$PMT_TOP/tests/cli" >"$T/layout" 2>&1
 read -r major minor nchunks usize <"$T/layout"
 # chunk 0 holds META alone; a flush at least once a second (FORMAT.md §4.3) makes 2 more in 2.2 s
 if [ "$major.$minor" = 2.0 ] && [ "$nchunks" -ge 3 ]; then ok "the trace is pmtrace 2.0 with $nchunks chunks"
@@ -39,18 +33,7 @@ zstd -dc "$tr" >"$T/records" 2>"$T/err"; rc=$?
 n=$(wc -c <"$T/records")
 if [ "$rc" -eq 0 ] && [ "$n" -eq "$usize" ]; then ok "zstd -dc yields the records' $usize bytes"
 else not_ok "zstd -dc yields the records' bytes" "exit $rc, $n bytes, want $usize" "$(cat "$T/err")"; fi
-if python3 - "$T/records" >"$T/py.out" 2>&1 <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-at, types = 0, []
-while at + 8 <= len(b):
-    t, _, ln = struct.unpack_from("<HHI", b, at)
-    types.append(t)
-    at += 8 + ln
-assert at == len(b), "records end at %d of %d" % (at, len(b))
-assert types[0] == 1 and types[-1] == 7, "first %#x, last %#x" % (types[0], types[-1])
-print(len(types), "records")
-PY
+if python3 "$PMT_TOP/tests/cli/checks.py" zstd_records "$T/records" >"$T/py.out" 2>&1
 then ok "zstdcat's stream is the records, META first, SUMMARY last ($(cat "$T/py.out"))"
 else not_ok "zstdcat's stream is the records" "$(tail -3 "$T/py.out")"; fi
 

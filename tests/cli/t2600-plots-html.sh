@@ -22,21 +22,7 @@ histogram 1f77b4
 timeline 2ca02c ff7f0e d9d9d9 000000
 EOF
 while read -r name colours; do
-	if python3 - "$T/svg/$name.svg" $colours >"$T/py.out" 2>&1 <<'EOF'
-import re, sys, xml.etree.ElementTree as ET
-path, want = sys.argv[1], sys.argv[2:]
-data = open(path, "rb").read()
-root = ET.fromstring(data)                     # parses as XML
-assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
-assert len(data) < 600_000, "%d bytes" % len(data)
-# cairo writes colours as rgb(r%, g%, b%): back to hex
-seen = set()
-for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
-    seen.add("%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)))
-missing = [c for c in want if c not in seen]
-assert not missing, "series colours missing: %s" % missing
-print("%d bytes, %d colours" % (len(data), len(seen)))
-EOF
+	if python3 "$PMT_TOP/tests/cli/checks.py" plot_svg_colours "$T/svg/$name.svg" $colours >"$T/py.out" 2>&1
 	then ok "$name.svg parses, has its $(echo $colours | wc -w) series colours, under 600 kB ($(cat "$T/py.out"))"
 	else not_ok "$name.svg parses, has its series" "$(tail -3 "$T/py.out")"; fi
 done <"$T/series.txt"
@@ -47,25 +33,7 @@ else not_ok "omega plot well-formed"; fi
 run_capture "$PMANALYZE" -q --plot "$T/png" --plot-format png "$S"
 expect_status "--plot-format png (exit 0)" 0
 for name in speedup profile histogram timeline; do
-	if python3 - "$T/png/$name.png" >"$T/py.out" 2>&1 <<'EOF'
-import struct, sys, zlib
-d = open(sys.argv[1], "rb").read()
-assert d[:8] == b"\x89PNG\r\n\x1a\n"
-at, idat, w = 8, b"", None
-while at < len(d):
-    n, kind = struct.unpack(">I4s", d[at:at + 8])
-    body = d[at + 8:at + 8 + n]
-    assert zlib.crc32(kind + body) == struct.unpack(">I", d[at + 8 + n:at + 12 + n])[0], "CRC"
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-    at += 12 + n
-raw = zlib.decompress(idat)
-bpp = {2: 3, 6: 4}[ctype]
-assert depth == 8 and len(raw) == h * (1 + w * bpp), "size"
-print("%dx%d" % (w, h))
-EOF
+	if python3 "$PMT_TOP/tests/cli/checks.py" plot_png_ink "$T/png/$name.png" >"$T/py.out" 2>&1
 	then ok "$name.png decodes ($(cat "$T/py.out"))"
 	else not_ok "$name.png decodes" "$(tail -3 "$T/py.out")"; fi
 done
@@ -177,66 +145,16 @@ for width in 1280 375; do
 	chrome --allow-file-access-from-files --virtual-time-budget=5000 \
 		--window-size="$width,$height" --screenshot="$T/report-$width.png" \
 		"file://$T/layout-$width.html" >/dev/null
-	if python3 - "$T/report-$width.png" "$T/layout-$width.dom" "$width" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1 <<'EOF'
-import re, sys
-sys.path.insert(0, sys.argv[4])
-import pngpix
-png, dom, width = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3])
-w, h, bpp, rows = pngpix.read(png)
-boxes = re.findall(r"^(plot-\w+) (-?\d+) (-?\d+) (\d+) (\d+)$", dom, re.M)
-assert len(boxes) >= 4, "plot boxes: %s" % boxes
-sw = int(re.search(r"scrollWidth (\d+)", dom).group(1))
-assert sw <= width, "page %d px wide at a %d px window (horizontal scrolling)" % (sw, width)
-out = []
-for name, x, y, bw, bh in boxes:
-    x, y, bw, bh = int(x), int(y), int(bw), int(bh)
-    assert bw <= width and bw > 0.5 * min(width, 960), "%s is %d px wide" % (name, bw)
-    assert y + bh <= h, "%s below the screenshot" % name
-    ink = total = 0
-    for yy in range(y + 2, y + bh - 2, 2):
-        r = rows[yy]
-        for xx in range(x + 2, x + bw - 2, 2):
-            px = r[xx * bpp:xx * bpp + 3]
-            total += 1
-            ink += px != b"\xff\xff\xff"
-    assert ink > 0.02 * total, "%s: %d of %d pixels not background" % (name, ink, total)
-    out.append("%s %d%%" % (name[5:], 100 * ink // total))
-print("%dx%d, ink: %s" % (w, h, ", ".join(out)))
-EOF
+	if python3 "$PMT_TOP/tests/cli/checks.py" html_screenshot "$T/report-$width.png" "$T/layout-$width.dom" "$width" "$PMT_TOP/tests/cli" >"$T/py.out" 2>&1
 	then ok "screenshot at $width px: every plot drawn inside its box, no horizontal scrolling ($(cat "$T/py.out")); $T/report-$width.png"
 	else not_ok "screenshot at $width px" "$(tail -3 "$T/py.out")" "$(tail -3 "$T/chrome.log")"; fi
 done
 
-if python3 - "$T/layout-1280.dom" "$T/report.json" >"$T/py.out" 2>&1 <<'EOF'
-import html, json, re, sys
-page, j = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
-# the report's DOM as the browser built it, from the framing page's <pre id="dom">
-dom = html.unescape(re.search(r'<pre id="dom">(.*?)</pre>', page, re.S).group(1))
-A, nbest, npred = j["parallelism"]["A_inf"], j["optimal_cores"], len(j["predictions"])
-a = re.search(r'id="kpi-A"><span class="v" data-value="([^"]+)">([^<]+)<', dom)
-assert a and abs(float(a.group(1)) - A) < 1e-5 * A, "A(m,inf) %s vs %s" % (a and a.group(1), A)
-b = re.search(r'id="kpi-best"><span class="v" data-value="(\d+)"', dom)
-assert b and int(b.group(1)) == nbest, "best n %s vs %s" % (b and b.group(1), nbest)
-tbody = re.search(r'<table id="pred">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
-rows = tbody.count("<tr")
-assert rows == npred, "rows %d vs %d" % (rows, npred)
-for sec in ("headline", "next", "plots", "predictions", "sources"):
-    assert '<section id="%s">' % sec in dom, sec
-print("A(m,inf) = %s, optimal n = %d, %d prediction rows" % (a.group(2), nbest, rows))
-EOF
+if python3 "$PMT_TOP/tests/cli/checks.py" html_dom_numbers "$T/layout-1280.dom" "$T/report.json" >"$T/py.out" 2>&1
 then ok "DOM holds the headline and every prediction row: $(cat "$T/py.out")"
 else not_ok "DOM holds the headline numbers" "$(tail -3 "$T/py.out")"; fi
 
-if python3 - "$T/layout-1280.dom" >"$T/py.out" 2>&1 <<'EOF'
-import html, re, sys
-page = open(sys.argv[1]).read()
-h = re.search(r'<pre id="hdom">(.*?)</pre>', page, re.S).group(1)   # escaped once by the <pre>
-head, dom = html.unescape(h).split("\n", 1)
-assert head == "pwned=false scripts=0", head
-assert '&lt;script&gt;document.documentElement.setAttribute' in dom, "escaped name not shown"
-assert 'data-pwned' not in dom.split(">", 1)[0], "attribute set"
-print(head)
-EOF
+if python3 "$PMT_TOP/tests/cli/checks.py" html_dom_layout "$T/layout-1280.dom" >"$T/py.out" 2>&1
 then ok "the hostile name shows as text and no script ran ($(cat "$T/py.out"))"
 else not_ok "the hostile name shows as text and no script ran" "$(tail -3 "$T/py.out")"; fi
 

@@ -79,24 +79,7 @@ if [ "$(cat "$T/roles")" = "baseline 0 calibration 0 baseline 1 calibration 1 ba
 then ok "repetitions interleaved: $(cat "$T/roles")"; else not_ok "repetitions interleaved" "$(cat "$T/roles")"; fi
 run_capture "$PMANALYZE" -q --format json "$T/rep.zst"
 cp "$T/out" "$T/rep.json"
-python3 - "$T/rep.json" "${PMT_ACCURACY:-}" >"$T/rep.out" 2>&1 <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-strict = sys.argv[2] == "strict"
-p2 = [p for p in d["predictions"] if p["cores"] == 2][0]
-w, dw = p2["omega_fitted"], p2["omega_err"]
-print("omega(2) = %.3f +- %.3f" % (w, dw))
-assert dw is not None and dw >= 0, p2
-# compute-bound: no contention, so omega(2) is 0 within twice its standard error (issue 28: dw
-# is one standard error; make check: plus a sanity margin for a loaded machine; make
-# check-accuracy: within it)
-assert abs(w) <= 2 * dw + (0 if strict else 0.1), (w, dw)
-assert p2["omega"] >= 0 or w + 2 * dw < 0, p2    # negative only beyond the spread
-for p in d["predictions"]:
-    assert p["S"] is None or p["S"] <= p["cores"] + 1e-9 or p["omega"] < 0, p   # never above n by noise
-assert p2["S_err"] > 0, p2                       # omega's spread shows in +-S
-print("ok")
-PY
+python3 "$PMT_TOP/tests/cli/checks.py" calibrate_repeat "$T/rep.json" "${PMT_ACCURACY:-}" >"$T/rep.out" 2>&1
 if grep -qx ok "$T/rep.out"; then ok "compute-bound, 3 runs per core count: $(head -1 "$T/rep.out"), |omega(2)| inside it; no S above n"
 else not_ok "compute-bound, repeated calibration" "$(tail -c 500 "$T/rep.out")" "$(machine_load)"; fi
 

@@ -33,64 +33,7 @@ else not_ok "region count" "records $(stats regions), END says $(field "$T/dump.
 # Each line the workload printed against the OMPT record in the same order (depth 1 by id; the two
 # inner regions by begin time), then against its call site's symbolized name. One result line
 # per check: "ok <what>" or "fail <what>: <why>".
-python3 - "$T/truth.jsonl" "$T/dump.txt" "$PMT_ACCURACY" >"$T/checks" <<'EOF'
-import json, sys
-truth = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"region"')]
-recs, sites = [], {}
-for line in open(sys.argv[2]):
-    kind, *kv = line.split()
-    d = dict(x.split("=", 1) for x in kv if "=" in x)
-    if kind == "region":
-        recs.append(d)
-    elif kind == "site":
-        sites[d["codeptr"]] = d
-recs.sort(key=lambda r: int(r["id"]))
-outer = [r for r in recs if r["depth"] == "1"][:6]
-inner = sorted((r for r in recs if r["depth"] == "2"), key=lambda r: int(r["begin_ns"]))
-t_outer = [t for t in truth if t["depth"] == 1]
-t_inner = sorted((t for t in truth if t["depth"] == 2), key=lambda t: t["begin_ns"])
-def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
-check("6 outer and 2 nested regions", len(outer) == 6 and len(t_outer) == 6 and len(inner) == 2 and len(t_inner) == 2,
-      "%d/%d outer, %d/%d inner" % (len(outer), len(t_outer), len(inner), len(t_inner)))
-pid = None
-for t, r in list(zip(t_outer, outer)) + list(zip(t_inner, inner)):
-    name = t["region"]
-    b, e = int(r["begin_ns"]), int(r["end_ns"])
-    check(name + ": requested and actual team %d/%d" % (t["requested"], t["team"]),
-          int(r["requested"]) == t["requested"] and int(r["actual"]) == t["team"],
-          "record says %s/%s" % (r["requested"], r["actual"]))
-    tids = r["tids"].split(",")
-    check(name + ": one distinct tid per team member, the encountering thread first",
-          len(tids) == t["team"] and len(set(tids)) == len(tids) and tids[0] == r["tid"], r["tids"])
-    check(name + ": depth %d" % t["depth"], int(r["depth"]) == t["depth"], r["depth"])
-    check(name + ": inside the workload's own clock reads",
-          t["begin_ns"] <= b <= e <= t["end_ns"], "%d..%d vs %d..%d" % (b, e, t["begin_ns"], t["end_ns"]))
-    # the fork and join are microseconds (0.002-0.17% of these regions of 30 ms and more,
-    # docs/regions.md §6), but a preemption of the master between its clock read and the
-    # construct's edge lasts as long as the scheduler makes it (6.8 ms of a 175 ms region in a
-    # clean-clone CI run at load 8): make check asserts that the region, inside the clock reads
-    # (above), covers at least half of them (a begin or end misplaced by a phase fails), and
-    # make check-accuracy (a quiet machine) 0.5%
-    tol = 0.005 if sys.argv[3] == "strict" else 0.5
-    check(name + ": duration within %g%% of the workload's (%.1f ms)" % (tol * 100, (t["end_ns"] - t["begin_ns"]) / 1e6),
-          (e - b) >= (1 - tol) * (t["end_ns"] - t["begin_ns"]), "%.3f ms" % ((e - b) / 1e6))
-    s = sites.get(r["codeptr"], {})
-    check(name + ": codeptr_ra names %s(), line %d" % (t["function"], t["line"]),
-          s.get("function") == t["function"] and s.get("line") == str(t["line"]) and s.get("file", "").endswith("omp_regions.c"),
-          "site %s" % s)
-    if t["depth"] == 1:
-        pid = pid or r["pid"]
-        check(name + ": the initial thread (tid = pid) encounters it", r["tid"] == r["pid"], r["tid"])
-for r in inner:
-    check("nested: parent is the outer region", r["parent"] == outer[5]["id"], r["parent"] + " vs " + outer[5]["id"])
-    check("nested: the body is outlined and mapped to its parent", sites[r["codeptr"]].get("outlined") == "1",
-          str(sites[r["codeptr"]]))
-check("nested: the two inner teams are disjoint",
-      not set(inner[0]["tids"].split(",")) & set(inner[1]["tids"].split(",")), inner[0]["tids"] + " / " + inner[1]["tids"])
-tiny = [s for s in sites.values() if s["function"] == "tiny"]
-check("tiny: one call site for 1000 instances", len(tiny) == 1 and tiny[0]["calls"] == "1000", str(tiny))
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" omp_regions_truth "$T/truth.jsonl" "$T/dump.txt" "$PMT_ACCURACY" >"$T/checks"
 while read -r verdict what; do
 	if [ "$verdict" = ok ]; then ok "$what"; else not_ok "$what"; fi
 done <"$T/checks"

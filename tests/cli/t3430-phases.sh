@@ -21,46 +21,7 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then sched=0;
 # fourth "phase" in the first 30 ms, the threads just started), so make check reports a skip with
 # the share and the load (issue 33); make check-accuracy asserts the phases at any share.
 phase_checks() {
-	python3 - "$@" "$(cpu_share "$3")" "$PMT_MIN_CPU_SHARE" "$(machine_load)" >"$T/checks" <<'EOF'
-import json, os, sys
-label, truth_p, json_p, dump_p = sys.argv[1:5]
-share, min_share, load = float(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
-truth = json.loads(open(truth_p).read().strip().splitlines()[-1])
-g = json.load(open(json_p))["regions"]
-t0 = [json.loads(l) for l in open(dump_p) if '"type":"run_begin"' in l][0]["t_ns"]
-def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + label + ": " + what + ("" if cond else ": " + why))
-gap = g["gap_ns"]
-if gap > 1.5 * 20e6:
-    # the collector itself did not get a CPU for its samples: nothing to check against
-    print("skip %s: phases: machine busy: mean sampling interval %.0f ms for -i 20" % (label, gap / 1e6))
-    sys.exit(0)
-if share < min_share and os.environ.get("PMT_ACCURACY") != "strict":
-    print("skip %s: phases: machine busy: the program had %.3f of its CPU (< %.2f; %s); make check-accuracy asserts them"
-          % (label, share, min_share, load))
-    sys.exit(0)
-ends = [e - t0 for e in truth["step_end_ns"]]
-want = [(ends[2 * k], ends[2 * k + 1]) for k in range(truth["repeats"])]
-rows = sorted((r for r in g["rows"]), key=lambda r: r["phase"])
-check("rows are phases, method %s" % g["A_source"], g["rows_are"] == "phases", str(g.get("rows_are")))
-check("%d phases, as many as the parallel steps" % len(want), len(rows) == len(want),
-      str([(r["begin_ns"] / 1e6, r["end_ns"] / 1e6) for r in rows]) + " want " +
-      str([(b / 1e6, e / 1e6) for b, e in want]))
-# A boundary is known to the sampling interval that holds it. Samples come late on a busy machine
-# (a quiet CI run: mean 19.2 ms for -i 20, one gap of 34 ms, a boundary 22.6 ms off), so make
-# check bounds the error by the run's longest gap between samples; make check-accuracy
-# (PMT_ACCURACY=strict) by the mean interval.
-ts = sorted(json.loads(l)["t_ns"] for l in open(dump_p) if '"type":"sample"' in l)
-longest = max((b - a for a, b in zip(ts, ts[1:])), default=gap)
-bound = gap if os.environ.get("PMT_ACCURACY") == "strict" else max(gap, longest)
-if len(rows) == len(want):
-    err = max(max(abs(r["begin_ns"] - b), abs(r["end_ns"] - e)) for r, (b, e) in zip(rows, want))
-    check("boundaries within one sampling interval (%.1f ms; mean %.1f ms, longest %.1f ms; worst %.2f ms)" %
-          (bound / 1e6, gap / 1e6, longest / 1e6, err / 1e6),
-          err <= bound, str([(r["begin_ns"] / 1e6, b / 1e6, r["end_ns"] / 1e6, e / 1e6) for r, (b, e) in zip(rows, want)]))
-    # A inside a phase of 4 balanced threads: 4, less the barrier's drain at its end
-    check("A of each phase is 4 within 15%", all(abs(r["A"] - 4) <= 0.6 for r in rows), str([r["A"] for r in rows]))
-EOF
+	python3 "$PMT_TOP/tests/cli/checks.py" phases_truth "$@" "$(cpu_share "$3")" "$PMT_MIN_CPU_SHARE" "$(machine_load)" >"$T/checks"
 	report_checks "$T/checks" "$(head -c 600 "$3")"
 }
 
@@ -105,22 +66,7 @@ expect_status "omp_regions recorded with --no-sched" 0
 # The samples read "runnable, not running" as waiting for the program's own threads: other load on
 # CPU 0 biases A (lib.sh PMT_MIN_CPU_SHARE), so make check skips below that share, with the share
 # and the load (issue 33); make check-accuracy asserts it.
-python3 - "$T/omp.json" "$(cpu_share "$T/omp.json")" "$PMT_MIN_CPU_SHARE" "$PMT_ACCURACY" "$(machine_load)" >"$T/checks" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-share, min_share, strict, load = float(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "strict", sys.argv[5]
-g = d["regions"]
-A = {r["function"]: r["A"] for r in g["rows"] if r["depth"] == 1}
-iv = d["parallelism"]["mean_interval_ms"]
-what = "regions without scheduler events: A from the samples, imbalanced 2.5 and balanced 3 within 15%"
-if iv > 15:
-    print("skip %s: machine busy: mean sampling interval %.0f ms for -i 10" % (what, iv))
-elif share < min_share and not strict:
-    print("skip %s: machine busy: the program had %.3f of its CPU (< %.2f; %s); make check-accuracy asserts it" % (what, share, min_share, load))
-else:
-    ok = g["A_source"] == "samples" and abs(A["imbalanced"] - 2.5) <= 0.375 and abs(A["balanced"] - 3) <= 0.45
-    print(("ok %s" if ok else "fail %s: %s %s") % ((what,) if ok else (what, g["A_source"], A)))
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" phases_omp "$T/omp.json" "$(cpu_share "$T/omp.json")" "$PMT_MIN_CPU_SHARE" "$PMT_ACCURACY" "$(machine_load)" >"$T/checks"
 report_checks "$T/checks" "$(head -c 600 "$T/omp.json")"
 
 # a program killed inside a region (the first, balanced, region burns 10 s per thread; killed after

@@ -19,44 +19,7 @@ cp "$T/out" "$T/truth.jsonl"
 "$PMANALYZE" --dump "$T/c.zst" >"$T/dump.jsonl"
 run_capture "$PMANALYZE" -q --format json -o "$T/c.json" "$T/c.zst"
 expect_status "pmanalyze reads the trace" 0
-python3 - "$T/truth.jsonl" "$T/dump.jsonl" "$T/c.json" "$EV" >"$T/checks" <<'EOF'
-import json, sys
-truth = {d["region"]: d for d in map(json.loads, open(sys.argv[1]))}
-recs = [json.loads(l) for l in open(sys.argv[2])]
-g = json.load(open(sys.argv[3]))["regions"]
-ev = sys.argv[4]
-def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
-end = [r for r in recs if r["type"] == "run_end"][0]["omp_regions"]["counters"]
-check("RUN_END counters: recorded, the event named, no failure",
-      end["recorded"] and end["events"] == [ev] and end["failures"] == 0, str(end))
-regions = {(r["pid"], r["id"]): r for r in recs if r["type"] == "omp_region"}
-ctr = [r for r in recs if r["type"] == "omp_counters"]
-team = truth["ladder"]["team"]
-check("one OMP_COUNTERS record per thread and instance (%d)" % (len(regions) * team),
-      len(ctr) == len(regions) * team == end["records"], "%d records, %d regions" % (len(ctr), len(regions)))
-# the region's two constructs alternate: ladder, master, ladder, ... (ids 1, 2, 3, ...)
-ok = bad = 0
-for c in ctr:
-    r = regions.get((c["pid"], c["region_id"]))
-    if not r or c["tid"] not in r["tids"]:
-        bad += 1
-        continue
-    kind = "ladder" if r["id"] % 2 == 1 else "master"
-    want = truth[kind]["units_by_thread"][r["tids"].index(c["tid"])]
-    ok += c["values"] == [want]
-    bad += c["values"] != [want]
-check("every thread's delta is its own units, by team index (%d of %d)" % (ok, len(ctr)),
-      bad == 0 and ok == len(ctr), "%d wrong" % bad)
-check("pmanalyze: counters recorded, all records joined",
-      g["counters"]["recorded"] and g["counters"]["events"] == [ev] and
-      g["counters"]["task_records"] == len(ctr) and g["counters"]["unmatched_records"] == 0, str(g["counters"]))
-by_units = sorted(g["rows"], key=lambda r: r["line"])
-for kind, row in zip(("ladder", "master"), by_units):
-    check("%s: the region's sum is the workload's %d units" % (kind, truth[kind]["units"]),
-          row.get("counters", {}).get(ev) == truth[kind]["units"] and
-          row["counter_tasks"] == truth[kind]["instances"] * team, str(row.get("counters")))
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" omp_counters_regions "$T/truth.jsonl" "$T/dump.jsonl" "$T/c.json" "$EV" >"$T/checks"
 report_checks "$T/checks" "python3 failed on the trace"
 "$PMANALYZE" "$T/c.zst" >"$T/table" 2>&1
 if grep -q "per-thread counters, summed over each region's implicit tasks (24 task records)" "$T/table" &&
@@ -92,32 +55,7 @@ run_capture "$PMCOLLECT" -q --omp-regions --omp-events "$EV" -t 1-3 -o "$T/t.zst
 expect_status "-t 1-3 recorded" 0
 run_capture "$PMANALYZE" -q --run 2 --tcm-event "$EV" --format json -o "$T/t.json" "$T/t.zst"
 expect_status "pmanalyze --tcm-event" 0
-python3 - "$T/t.json" "$EV" >"$T/checks" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-g, notes = d["regions"], d["notes"]
-ev = sys.argv[2]
-def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
-al = g["allande"]
-check("Allande uses the counter as TCM, not time only", al["time_only"] is False and al["tcm_event"] == ev, str(al))
-ladder, master = sorted(g["rows"], key=lambda r: r["line"])
-a = ladder["allande"]
-# NC is the cores of one socket (Allande et al. §3.1): 3, or fewer on a machine whose sockets
-# have fewer cores (this VM: 2), with a note
-NC = al["NC"]
-check("NC = 3, or the cores per socket with a note", NC == 3 or (NC < 3 and any(
-      "runs with 1..3 threads but a socket has %d cores" % NC in n for n in notes)), "NC %d, %s" % (NC, notes))
-# ladder: a team of i counts U i(i+1)/2 per instance, 2 instances of U = 1000
-check("ladder: TCM_i = 2 x 1000 x i(i+1)/2", a["TCM"] == [2000, 6000, 12000][:NC], str(a["TCM"]))
-check("ladder: cf_i = TCM_i / TCM_1 = 1, 3, 6 (eq. 2)", a["cf"] == [1, 3, 6][:NC], str(a["cf"]))
-beta = [(a["T_ns"][i] - a["T_ns"][0] / (i + 1)) / a["TCM"][i] for i in range(NC)]
-check("ladder: beta_i = (T_i - T_1/i) / TCM_i (eq. 4)",
-      all(abs(x - y) <= 1e-9 * max(1, abs(y)) for x, y in zip(a["beta_ns"], beta)), "%s vs %s" % (a["beta_ns"], beta))
-m = master["allande"]
-check("master: only thread 0 counts, TCM_i = 4000 and cf_i = 1", m["TCM"] == [4000] * NC and m["cf"] == [1] * NC,
-      "%s %s" % (m["TCM"], m["cf"]))
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" omp_counters_tcm "$T/t.json" "$EV" >"$T/checks"
 report_checks "$T/checks" "python3 failed on the trace"
 # the same as CSV with --allande-all: the regions table (counter sums, TCM, best configurations
 # with their estimates), Allande's inputs per thread count, the plans' totals and every
@@ -125,52 +63,7 @@ report_checks "$T/checks" "python3 failed on the trace"
 run_capture "$PMANALYZE" -q --run 2 --tcm-event "$EV" --allande-all --format csv -o "$T/t.csv" "$T/t.zst"
 expect_status "pmanalyze --allande-all --format csv" 0
 run_capture "$PMANALYZE" -q --run 2 --tcm-event "$EV" --allande-all --format json -o "$T/ta.json" "$T/t.zst"
-python3 - "$T/t.csv" "$T/ta.json" "$EV" >"$T/checks" <<'EOF2'
-import csv, json, sys
-tables = [list(csv.DictReader(t.strip().splitlines())) for t in open(sys.argv[1]).read().split("\n\n")]
-g = json.load(open(sys.argv[2]))["regions"]
-ev = sys.argv[3]
-def check(what, cond, why=""):
-    print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
-by = {tuple(t[0].keys())[:2]: t for t in tables if t}
-regs, inputs, plans, confs = (by.get(k, []) for k in (("region", "function"), ("region", "threads"),
-                                                    ("bound", "NC"), ("region", "aff")))
-check("CSV: six tables (predictions, regions, their predictions per n, Allande's inputs, totals, every configuration)",
-      len(tables) == 6 and regs and inputs and plans and confs, str([list(t[0].keys())[:3] for t in tables if t]))
-ladder = sorted(regs, key=lambda r: int(r["line"]))[:1] # ladder's pragma comes first
-# the analyzed run has 3 threads: 2 instances of U (1 + 2 + 3) = 6000 units, 6 task records
-check("CSV regions: ladder's %s column and tcm = 12000, counter_tasks 6" % ev,
-      len(ladder) == 1 and float(ladder[0][ev]) == 12000 and float(ladder[0]["tcm"]) == 12000 and
-      ladder[0]["counter_tasks"] == "6", str(ladder))
-lad_in = [r for r in inputs if r["region"] == ladder[0]["region"]] if ladder else []
-NC = g["allande"]["NC"]
-check("CSV inputs: ladder TCM_i = 2000, 6000, 12000 and cf_i = 1, 3, 6 for 1..NC threads (eq. 2)",
-      [(r["threads"], float(r["TCM"]), float(r["cf"])) for r in lad_in] ==
-      [("1", 2000, 1), ("2", 6000, 3), ("3", 12000, 6)][:NC], str(lad_in))
-jl = sorted(g["rows"], key=lambda r: r["line"])[0]["allande"]
-check("CSV inputs: T_s and beta_ns as the JSON's",
-      all(abs(float(r["T_s"]) * 1e9 - t) <= 1e-5 * t and abs(float(r["beta_ns"]) - b) <= 1e-5 * abs(b) + 1e-12
-          for r, t, b in zip(lad_in, jl["T_ns"], jl["beta_ns"])), str(lad_in))
-al = g["allande"]
-check("CSV totals: sum and max rows as the JSON's (configurations, best single, gain)",
-      [p["bound"] for p in plans] == ["sum", "max"] and
-      all(int(p["configurations"]) == al[p["bound"]]["configurations"] and
-          int(p["best_single_threads"]) == al[p["bound"]]["best_single"]["threads"] and
-          abs(float(p["gain_s"]) * 1e9 - al[p["bound"]]["gain_ns"]) <= 1e-5 * al[p["bound"]]["per_region_total_ns"]
-          for p in plans), str(plans))
-n = al["max"]["configurations"]
-ok = len(confs) == n * len([r for r in g["rows"] if "allande" in r]) and len(al["configurations"]) == n
-for r in regs:
-    mine = [c for c in confs if c["region"] == r["region"]]
-    if not mine:
-        continue
-    # the best configuration per region is the least estimate of its rows (eq. 7, SUM and MAX)
-    ok &= abs(min(float(c["est_max_s"]) for c in mine) - float(r["best_max_est_s"])) <= 1e-5 * float(r["best_max_est_s"])
-    ok &= abs(min(float(c["est_sum_s"]) for c in mine) - float(r["best_sum_est_s"])) <= 1e-5 * float(r["best_sum_est_s"])
-check("--allande-all: %d configurations per region; each region's best estimate is the least of its rows" % n, ok)
-check("--allande-all JSON: est_sum_ns / est_max_ns per row, one per configuration",
-      all(len(r["allande"]["est_sum_ns"]) == n and len(r["allande"]["est_max_ns"]) == n for r in g["rows"] if "allande" in r))
-EOF2
+python3 "$PMT_TOP/tests/cli/checks.py" omp_counters_allande "$T/t.csv" "$T/ta.json" "$EV" >"$T/checks"
 report_checks "$T/checks" "python3 failed on the CSV"
 run_capture "$PMANALYZE" -q --run 2 --format json -o "$T/t2.json" "$T/t.zst"
 check "without --tcm-event (no LLC-miss event among the counters): time only, and why" python3 -c '

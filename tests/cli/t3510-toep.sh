@@ -34,30 +34,7 @@ else not_ok "--learn: table header" "$(head -1 "$T/out")"; fi
 # CPU counts n', C(n') proportional to 1 + omega(n') = 1 or 1.8 (the samples' CPU time), when n'
 # includes 1: omega(n) = (a + b) / (a + b n) - 1 (Tudor & Teo eq. 7-8); T = (0.2 S + S / min(m,
 # n)) (1 + omega). Its R2 against the noiseless truth:
-want=$(python3 - "$T/truth.csv" <<'EOF'
-import csv, sys
-truth = {(float(r["size"]), int(r["threads"]), int(r["cores"])): float(r["T_s"])
-         for r in csv.DictReader(open(sys.argv[1]))}
-f = lambda n: 1.8 if n >= 3 else 1.0
-ys, ps = [], []
-for si, S in enumerate((1, 2, 4)):
-    for m in range(1, 17):
-        cid = lambda n: si * 64 + (m - 1) * 4 + n - 1
-        for n in range(1, 5):
-            tr = [x for x in range(1, 5) if cid(x) % 5 != cid(n) % 5]
-            p = 0.2 * S + S / min(m, n)
-            if 1 in tr:
-                yv = [1 / f(x) for x in tr]
-                xb, yb = sum(tr) / len(tr), sum(yv) / len(yv)
-                b = sum((x - xb) * (y - yb) for x, y in zip(tr, yv)) / sum((x - xb) ** 2 for x in tr)
-                a = yb - b * xb
-                if a + b * n > 0:
-                    p *= (a + b) / (a + b * n)
-            ys += [truth[(S, m, n)]] * 2
-            ps += [p] * 2
-mean = sum(ys) / len(ys)
-print("%.4f" % (1 - sum((y - p) ** 2 for y, p in zip(ys, ps)) / sum((y - mean) ** 2 for y in ys)))
-EOF
+want=$(python3 "$PMT_TOP/tests/cli/checks.py" toep_truth_r2 "$T/truth.csv"
 )
 got=$(awk '/^  analytical model/ {print $6}' "$T/out")
 if awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; exit !(g == g + 0 && d <= 0.03 && d >= -0.03) }'; then
@@ -129,24 +106,7 @@ run_capture "$PMANALYZE" -q --toep --format json "$T"/size-*.pmt
 cp "$T/out" "$T/toep.json"
 run_capture "$PMANALYZE" -q --toep --format csv "$T"/size-*.pmt
 cp "$T/out" "$T/toep.csv"
-if python3 - "$T/toep.table" "$T/toep.json" "$T/toep.csv" >"$T/toep.check" 2>&1 <<'PY'
-import csv, json, sys
-table = open(sys.argv[1]).read().splitlines()
-j = json.load(open(sys.argv[2]))
-rows = list(csv.DictReader(open(sys.argv[3])))
-r2 = {l.split()[1]: l.split()[5] for l in table if len(l.split()) > 5 and l.split()[0].isdigit() and l.split()[1].startswith("TRSet")}
-elected = [l for l in table if l.startswith("elected: ")][0].split(" (")[0][len("elected: "):]
-assert j["schema"] == "pmanalyze-toep/1" and j["runs"] == 384 and j["configurations"] == 192, j
-assert j["features_kept"][0] == "T_model_s", j["features_kept"]
-assert len(j["methods"]) == 8 and len(rows) == 8, (len(j["methods"]), len(rows))
-assert j["elected"] == elected, (j["elected"], elected)
-for m, c in zip(j["methods"][2:], rows[2:]):
-    name = m["method"].split()[1]
-    assert "%.4f" % m["R2_RFM"] == r2[name], (name, m["R2_RFM"], r2[name])
-    assert "%.4f" % float(c["R2_RFM"]) == r2[name], (name, c["R2_RFM"], r2[name])
-    assert (c["elected"] == "1") == m["elected"], (name, c["elected"], m["elected"])
-print("ok")
-PY
+if python3 "$PMT_TOP/tests/cli/checks.py" toep_outputs "$T/toep.table" "$T/toep.json" "$T/toep.csv" >"$T/toep.check" 2>&1
 then ok "--toep --format json and csv: the table's R2 of every TRSet, its elected method, 8 methods"
 else not_ok "--toep --format json and csv" "$(head -c 1500 "$T/toep.check")"; fi
 
@@ -158,24 +118,7 @@ run_capture "$PMANALYZE" -q --learn --predict 8:4 --format json "$T"/size-*.pmt
 cp "$T/out" "$T/learn.json"
 run_capture "$PMANALYZE" -q --learn --predict 8:4 --format csv "$T"/size-*.pmt
 cp "$T/out" "$T/learn.csv"
-if python3 - "$T/pred.table" "$T/pred.json" "$T/learn.json" "$T/learn.csv" >"$T/learn.check" 2>&1 <<'PY'
-import json, sys
-table = [l.split() for l in open(sys.argv[1]) if l.split() and l.split()[0].isdigit()]
-p = json.load(open(sys.argv[2]))
-assert p["schema"] == "pmanalyze-predict/1" and len(p["predictions"]) == len(table) == 5, p
-for t, q in zip(table, p["predictions"]):
-    assert (int(t[0]), int(t[1])) == (q["threads"], q["cores"]), (t, q)
-    assert "%.5g" % q["prediction"] == t[2], (t, q)
-l = json.load(open(sys.argv[3]))
-assert l["schema"] == "pmanalyze-learn/1" and l["runs"] == 384 and l["configurations"] == 192, l
-assert [x["predictor"] for x in l["predictors"]][1:] == ["forest, configuration features", "forest, + model features"]
-assert l["predictors"][2]["R2"] > 0.9 and len(l["importance"]) >= 5, l
-assert all(x["threads"] == 8 and x["cores"] == 4 for x in l["predictions"]) and len(l["predictions"]) == 3, l["predictions"]
-c = open(sys.argv[4]).read().split("\n\n")
-assert c[0].splitlines()[0] == "predictor,R2,mean_abs_err,unit,rows" and len(c[0].splitlines()) == 4, c[0]
-assert c[1].splitlines()[0].startswith("threads,cores,prediction,") and len(c[1].splitlines()) == 4, c[1]
-print("ok")
-PY
+if python3 "$PMT_TOP/tests/cli/checks.py" toep_learn_predict "$T/pred.table" "$T/pred.json" "$T/learn.json" "$T/learn.csv" >"$T/learn.check" 2>&1
 then ok "--learn and --predict --format json and csv: the table's predictions, the training set's shape"
 else not_ok "--learn and --predict --format json and csv" "$(head -c 1500 "$T/learn.check")"; fi
 

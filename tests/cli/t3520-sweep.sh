@@ -56,27 +56,7 @@ if [ "$rc" -eq 0 ] && [ "$(baseline_samples)" -lt 10 ]; then
 fi
 expect_status "core sweep records" 0
 "$PMANALYZE" --dump "$T/cores.zst" >"$T/cores.jsonl" 2>/dev/null
-python3 - "$T/cores.jsonl" "$ncpu" >"$T/plan.out" 2>&1 <<'EOF'
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-ncpu = int(sys.argv[2])
-begins = [r for r in recs if r["type"] == "run_begin"]
-ends = [r for r in recs if r["type"] == "run_end"]
-want = [("baseline", None, None, 1, 4), ("sweep", 0, 0, 1, 4), ("sweep", 1, 0, ncpu, 4),
-        ("sweep", 0, 1, 1, 4), ("sweep", 1, 1, ncpu, 4)]
-# cpus of ncpu CPUs may be written as a range: count them
-def ncpus(s):
-    n = 0
-    for part in s.split(","):
-        a, _, b = part.partition("-")
-        n += int(b or a) - int(a) + 1
-    return n
-got = [(b["role"], b.get("sweep", {}).get("config"), b.get("rep"), ncpus(b["cpus"]), b["threads"]) for b in begins]
-assert got == want, got
-assert all(b["nrep"] == 2 and b["sweep"]["cores"] in (1, ncpu) for b in begins[1:]), begins[1]
-assert all(e["exit"]["code"] == 0 for e in ends) and len(ends) == 5
-print("ok")
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" sweep_core_plan "$T/cores.jsonl" "$ncpu" >"$T/plan.out" 2>&1
 if grep -qx ok "$T/plan.out"; then ok "core sweep: baseline, then configurations interleaved (0,1,0,1), rep and CPUs in RUN_BEGIN"
 else not_ok "core sweep: baseline, then configurations interleaved" "$(tail -c 600 "$T/plan.out")"; fi
 if grep -c '^pmcollect: \[[0-9]*/5\]' "$T/err" | grep -qx 5 && grep -q '^pmcollect: \[3/5\] cores='"$ncpu"' rep 1/2: [0-9.]* s$' "$T/err"
@@ -85,30 +65,7 @@ else not_ok "a progress line per run" "$(head -c 600 "$T/err")"; fi
 
 run_capture "$PMANALYZE" -q --format json "$T/cores.zst"
 cp "$T/out" "$T/cores.json"
-python3 - "$T/cores.json" "$ncpu" >"$T/cmp.out" 2>&1 <<'EOF'
-import json, sys, math
-d = json.load(open(sys.argv[1]))["scaling"]
-ncpu = int(sys.argv[2])
-rows = d["configurations"]
-assert d["parameter"] == "cores" and len(rows) == 2, d
-assert d["T1_runs"] == 3, d["T1_runs"]  # the baseline and the 2 runs of cores=1
-for r in rows:
-    assert r["reps"] == 2 and r["T_min_s"] <= r["T_median_s"] <= r["T_max_s"], r
-    assert r["S_predicted"] is not None and r["error_pct"] is not None, r
-    # the error is what the two numbers say
-    assert abs(r["error_pct"] - 100 * (r["S_predicted"] - r["S_measured"]) / r["S_measured"]) < 1e-6
-    assert abs(r["T_predicted_s"] - d["T1_s"] / r["S_predicted"]) < 1e-9
-one = [r for r in rows if r["cores"] == 1][0]
-assert abs(one["S_predicted"] - 1) < 1e-9, one          # S(m, 1) = 1 by eq. 1
-if ncpu >= 2:
-    top = [r for r in rows if r["cores"] == ncpu][0]
-    # truth of overhead -t 4 -w 150 -s 2 linear: A(4,inf) = 158 / (8 + 37.5) = 3.47; on 2 CPUs
-    # the model gives about 1.9: never above n, never below 1.2
-    assert 1.2 <= top["S_predicted"] <= min(ncpu, 3.6), top
-mean = sum(abs(r["error_pct"]) for r in rows) / len(rows)
-assert abs(d["mean_abs_error_pct"] - mean) < 1e-6, d
-print("ok")
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" sweep_core_study "$T/cores.json" "$ncpu" >"$T/cmp.out" 2>&1
 if [ "$rc" -eq 0 ] && grep -qx ok "$T/cmp.out"; then ok "pmanalyze: measured vs predicted per configuration, error and mean |error|"
 else not_ok "pmanalyze: measured vs predicted per configuration" "exit $rc" "$(tail -c 600 "$T/cmp.out")"; fi
 run_capture "$PMANALYZE" -q --format csv "$T/cores.zst"
@@ -134,64 +91,12 @@ then ok "{threads} replaced in the command and recorded as threads"
 else not_ok "{threads} replaced in the command" "$(head -c 400 "$T/rb5")"; fi
 
 # the truth: total CPU time = c0 + S t (linear) or c0 + S log2 t (log), S = 25 ms
-python3 - "$T/linear.json" "$T/log.json" >"$T/fit.out" 2>&1 <<'EOF'
-import json, sys, math
-def fit(path):
-    s = json.load(open(path))["scaling"]
-    assert s["parameter"] == "threads", s["parameter"]
-    return [f for f in s["fits"] if f["metric"] == "cpu_time"][0]
-def f(m, x):
-    return m["c0"] + m["c1"] * x ** m["i"] * math.log2(x) ** m["j"]
-lin, log = fit(sys.argv[1]), fit(sys.argv[2])
-print("linear:", lin["growth"], lin["R2_adj"], "log:", log["growth"], log["R2_adj"])
-assert lin["valid"] and lin["scalability_problem"], lin
-# the model carries the constructed overhead: f(16) - f(1) = 15 S within 20%
-assert abs((f(lin, 16) - f(lin, 1)) - 15 * 0.025) < 0.2 * 15 * 0.025, f(lin, 16) - f(lin, 1)
-assert log["valid"] and not log["scalability_problem"] and log["growth"] == "log t", log
-assert abs((f(log, 16) - f(log, 1)) - 4 * 0.025) < 0.2 * 4 * 0.025, f(log, 16) - f(log, 1)
-print("ok")
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" sweep_pmnf_classes_real "$T/linear.json" "$T/log.json" >"$T/fit.out" 2>&1
 if grep -qx ok "$T/fit.out"; then ok "PMNF: overhead linear in t flagged, log t classified 'log t' ($(head -1 "$T/fit.out"))"
 else not_ok "PMNF: overhead classes from real sweeps" "$(tail -c 600 "$T/fit.out")" "$(machine_load)"; fi
 
 # Extra-P text format read back by a parser of its grammar, and the JSON Lines beside it
-python3 - "$T/linear.extrap" >"$T/ex.out" 2>&1 <<'EOF'
-import json, re, sys
-path = sys.argv[1]
-num = r"-?[0-9]+(?:\.[0-9]+)?"
-params, points, data, region, metric = [], [], {}, None, None
-for line in open(path):
-    line = line.rstrip("\n")
-    if not line.strip() or line.startswith("#"):
-        continue
-    kw, _, rest = line.partition(" ")
-    if kw == "PARAMETER":
-        params.append(rest.strip())
-    elif kw == "POINTS":
-        assert re.fullmatch(r"(\(\s*%s\s*\)\s*)+" % num, rest.strip()), rest
-        points = [float(p) for p in re.findall(r"\(\s*(%s)\s*\)" % num, rest)]
-    elif kw == "REGION":
-        region = rest.strip()
-    elif kw == "METRIC":
-        metric = rest.strip()
-        data[(region, metric)] = []
-    elif kw == "DATA":
-        vals = rest.split()
-        assert all(re.fullmatch(num, v) for v in vals), vals
-        data[(region, metric)].append([float(v) for v in vals])
-    else:
-        raise SystemExit("not Extra-P's grammar: " + line)
-assert params == ["threads"] and points == list(map(float, range(1, 17))), (params, points)
-assert ("main", "cpu_time") in data and ("main", "time") in data, data.keys()
-for k, rows in data.items():
-    assert len(rows) == 16 and all(len(r) == 1 for r in rows), k
-jl = [json.loads(l) for l in open(path + ".jsonl")]
-for (region, metric), rows in data.items():
-    vals = [(j["params"]["threads"], j["value"]) for j in jl if j["metric"] == metric and j["callpath"] == region]
-    assert [v for _, v in vals] == [r[0] for r in rows], metric
-    assert [p for p, _ in vals] == list(range(1, 17)), metric
-print("ok")
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" sweep_extrap_text "$T/linear.extrap" >"$T/ex.out" 2>&1
 if grep -qx ok "$T/ex.out"; then ok "Extra-P text and JSON Lines read back with the same data"
 else not_ok "Extra-P export read back" "$(tail -c 600 "$T/ex.out")"; fi
 
@@ -204,40 +109,7 @@ run_capture "$PMANALYZE" -q --format csv --pmnf-classes=1 "$T/linear.zst"
 cp "$T/out" "$T/cls.csv"
 run_capture "$PMANALYZE" -q --pmnf-classes "$T/linear.zst"
 cp "$T/out" "$T/cls.table"
-python3 - "$T/cls.json" "$T/cls.csv" "$T/cls.table" >"$T/cls.out" 2>&1 <<'EOF'
-import csv, json, math, sys
-s = json.load(open(sys.argv[1]))["scaling"]
-assert s["class_unit"] == 1, s.get("class_unit")
-def f(m, x):
-    return m["c0"] + m["c1"] * x ** m["i"] * math.log2(x) ** m["j"]
-cpu = {c["class"]: c for c in s["class_fits"] if c["metric"] == "cpu_time"}
-# the class's points, its first and last x; the constructed rise between them is S (last - first)
-want = {"po2": (5, 1, 16), "odd": (7, 3, 15), "even": (4, 6, 14)}
-for cls, (n, lo, hi) in want.items():
-    c = cpu[cls]
-    assert c["fitted"] and c["points"] == n, c
-    rise = f(c, hi) - f(c, lo)
-    assert abs(rise - (hi - lo) * 0.025) < 0.2 * (hi - lo) * 0.025, (cls, rise)
-    assert c["scalability_problem"], c
-    print("%s: %s over %d x, f(%d) - f(%d) = %.3f s" % (cls, c["growth"], n, hi, lo, rise))
-# the overhead x T(x) - T(1): x = 1 left out of the SMAPE (0 there by construction)
-ov = [c for c in s["fits"] if c["metric"] == "overhead"][0]
-assert ov["fitted"] and ov["points"] == 16 and ov["smape_points"] == 15, ov
-# CSV: the fits block, one row per fitted metric and class, the class last
-block = [l for l in open(sys.argv[2]).read().split("\n\n") if l.startswith("metric,")][0]
-rows = list(csv.reader(block.splitlines()))
-hdr, rows = rows[0], rows[1:]
-assert hdr[-1] == "class", hdr
-assert {r[-1] for r in rows} == {"all", "po2", "odd", "even"}, rows
-csv_po2 = [r for r in rows if r[0] == "cpu_time" and r[-1] == "po2"][0]
-assert csv_po2[hdr.index("growth")] == cpu["po2"]["growth"], (csv_po2, cpu["po2"])
-# table: the per-class section with a row per class and metric
-t = open(sys.argv[3]).read()
-assert "scaling models per class of t" in t, t[-2000:]
-for cls in want:
-    assert any(l.split()[:2] == [cls, "cpu_time"] for l in t.splitlines()), cls
-print("ok")
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" sweep_pmnf_classes_outputs "$T/cls.json" "$T/cls.csv" "$T/cls.table" >"$T/cls.out" 2>&1
 if grep -qx ok "$T/cls.out"; then ok "--pmnf-classes: po2, odd and even fitted separately, each with the constructed slope ($(sed -n 1,3p "$T/cls.out" | tr '\n' ';'))"
 else not_ok "--pmnf-classes" "$(tail -c 600 "$T/cls.out")" "$(machine_load)"; fi
 if grep -q '^note: the parallel overhead x T(x) - T(1) counts x CPUs, but the sweep ran up to 16 threads on 1 CPU' "$T/cls.table"

@@ -246,13 +246,7 @@ if awk -v c="$c" 'BEGIN { exit !(c != "" && c > -0.10 && c < 0.10) }'; then
 else not_ok "a BWThr leaves the compute-bound triad's CPU time within 10%" "slowdown $c; $(machine_load)"; fi
 # Ground truth for bandwidth: stream reports its own bytes/s (24 bytes per element and pass over
 # its CPU time); runs alternate k = 0, 1, so lines 1, 3, 5 are k = 0 and 2, 4, 6 are k = 1.
-python3 - "$T/stream.stdout" "$B" "$bw1" "$(jget "$T/stream.json" curve.1.interferers_bytes_per_s)" >"$T/bw.txt" <<'EOF'
-import json, statistics, sys
-rates = [json.loads(l)["bytes_per_s"] for l in open(sys.argv[1]) if l.startswith('{"workload":"stream"')]
-B, BW1, X1 = map(float, sys.argv[2:5])
-S0, S1 = statistics.median(rates[0::2]), statistics.median(rates[1::2])
-print(len(rates), S0, S1, B, BW1, X1, B - BW1)
-EOF
+python3 "$PMT_TOP/tests/cli/checks.py" interfere_bandwidth "$T/stream.stdout" "$B" "$bw1" "$(jget "$T/stream.json" curve.1.interferers_bytes_per_s)" >"$T/bw.txt"
 read -r nrates S0 S1 Bc BW1c X1 left1 <"$T/bw.txt"
 S0g=$(awk -v v="$S0" 'BEGIN { printf "%.1f", v / 1e9 }'); S1g=$(awk -v v="$S1" 'BEGIN { printf "%.1f", v / 1e9 }')
 Bg=$(awk -v v="$Bc" 'BEGIN { printf "%.1f", v / 1e9 }'); X1g=$(awk -v v="$X1" 'BEGIN { printf "%.1f", v / 1e9 }')

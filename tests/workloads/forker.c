@@ -16,7 +16,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -101,41 +100,19 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "children", required_argument, NULL, 'p' }, { "threads", required_argument, NULL, 't' },
-		{ "work", required_argument, NULL, 'w' },     { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },	      { NULL, 0, NULL, 0 }
-	};
 	int ready_pipe[2], gate_pipe[2];
 	int started = 0, ready = 0, failed = 0, c;
 	double work_total_ms, T_cp_ms;
 	char byte;
 
-	while ((c = getopt_long(argc, argv, "+p:t:w:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_int(optarg, 1, MAX_CHILDREN, &n_children))
-				return usage_error("invalid child count", optarg);
-			break;
-		case 't':
-			if (parse_int(optarg, 1, MAX_THREADS, &n_threads))
-				return usage_error("invalid thread count", optarg);
-			break;
-		case 'w':
-			if (parse_ms(optarg, &work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_INT("children", 'p', &n_children, 1, MAX_CHILDREN, "invalid child count"),
+		WL_OPT_INT("threads", 't', &n_threads, 1, MAX_THREADS, "invalid thread count"),
+		WL_OPT_MS("work", 'w', &work_ms, "invalid work in ms"),
+		WL_OPT_FLAG("verbose", 'v', &verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (no_operands(argc, argv, optind))
 		return 2;
 	work_total_ms = (double)n_children * n_threads * work_ms;

@@ -19,7 +19,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -55,11 +54,6 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "work", required_argument, NULL, 'w' },
-						  { "repeats", required_argument, NULL, 'r' },
-						  { "verbose", no_argument, NULL, 'v' },
-						  { "help", no_argument, NULL, 'h' },
-						  { NULL, 0, NULL, 0 } };
 	double work_ms = 20.0, work_total_ms = 0.0, T_cp_ms = 0.0;
 	double *burnt_ms, *assigned_ms;
 	int repeats = 5, imbalanced = 0, verbose = 0, m, c;
@@ -67,27 +61,13 @@ int main(int argc, char **argv)
 	int64_t main_in_ns = 0;
 	double serial_ms, work_measured_ms, T_cp_measured_ms;
 
-	while ((c = getopt_long(argc, argv, "+w:r:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (parse_ms(optarg, &work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 'r':
-			if (parse_int(optarg, 1, 1000000, &repeats))
-				return usage_error("invalid repeat count", optarg);
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_MS("work", 'w', &work_ms, "invalid work in ms"),
+		WL_OPT_INT("repeats", 'r', &repeats, 1, 1000000, "invalid repeat count"),
+		WL_OPT_FLAG("verbose", 'v', &verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (optind < argc) {
 		if (optind != argc - 1 ||
 		    (strcmp(argv[optind], "imbalanced") && strcmp(argv[optind], "balanced")))

@@ -25,7 +25,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -115,12 +114,6 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "threads", required_argument, NULL, 't' }, { "work", required_argument, NULL, 'w' },
-		{ "serial", required_argument, NULL, 's' },  { "repeats", required_argument, NULL, 'r' },
-		{ "verbose", no_argument, NULL, 'v' },	     { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct worker *workers;
 	int c, rc = 0;
 
@@ -128,35 +121,15 @@ int main(int argc, char **argv)
 	cfg.work_ms = 200.0;
 	cfg.serial_ms = 10.0;
 	cfg.repeats = 1;
-	while ((c = getopt_long(argc, argv, "+t:w:s:r:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_int(optarg, 1, MAX_THREADS, &cfg.threads))
-				return usage_error("invalid thread count", optarg);
-			break;
-		case 'w':
-			if (parse_ms(optarg, &cfg.work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 's':
-			if (parse_ms(optarg, &cfg.serial_ms))
-				return usage_error("invalid serial work in ms", optarg);
-			break;
-		case 'r':
-			if (parse_int(optarg, 1, 1000000, &cfg.repeats))
-				return usage_error("invalid repeat count", optarg);
-			break;
-		case 'v':
-			cfg.verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_INT("threads", 't', &cfg.threads, 1, MAX_THREADS, "invalid thread count"),
+		WL_OPT_MS("work", 'w', &cfg.work_ms, "invalid work in ms"),
+		WL_OPT_MS("serial", 's', &cfg.serial_ms, "invalid serial work in ms"),
+		WL_OPT_INT("repeats", 'r', &cfg.repeats, 1, 1000000, "invalid repeat count"),
+		WL_OPT_FLAG("verbose", 'v', &cfg.verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (optind != argc - 1) {
 		fprintf(stderr, PROG ": error: expected exactly one mode\n");
 		usage(stderr);

@@ -20,7 +20,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -178,12 +177,6 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "threads", required_argument, NULL, 't' }, { "work", required_argument, NULL, 'w' },
-		{ "repeats", required_argument, NULL, 'r' }, { "serial", required_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },	     { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct worker *workers;
 	double work_total_ms = 0.0, T_cp_ms = 0.0, serial_ms = 0.0;
 	double work_measured_ms, T_cp_measured_ms;
@@ -192,36 +185,16 @@ int main(int argc, char **argv)
 	cfg.threads = 4;
 	cfg.work_ms = 30.0;
 	cfg.repeats = 3;
-	while ((c = getopt_long(argc, argv, "+t:w:r:s:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_int(optarg, 1, MAX_THREADS, &cfg.threads))
-				return usage_error("invalid thread count", optarg);
-			break;
-		case 'w':
-			if (parse_ms(optarg, &cfg.work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 'r':
-			if (parse_int(optarg, 1, 1000000, &cfg.repeats))
-				return usage_error("invalid repeat count", optarg);
-			break;
-		case 's':
-			if (parse_ms(optarg, &cfg.serial_ms))
-				return usage_error("invalid serial work in ms", optarg);
-			serial_given = 1;
-			break;
-		case 'v':
-			cfg.verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_INT("threads", 't', &cfg.threads, 1, MAX_THREADS, "invalid thread count"),
+		WL_OPT_MS("work", 'w', &cfg.work_ms, "invalid work in ms"),
+		WL_OPT_INT("repeats", 'r', &cfg.repeats, 1, 1000000, "invalid repeat count"),
+		{ "serial", 's', WL_MS, &cfg.serial_ms, 0, 0, "invalid serial work in ms", NULL,
+		  &serial_given, },
+		WL_OPT_FLAG("verbose", 'v', &cfg.verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (optind != argc - 1) {
 		fprintf(stderr, PROG ": error: expected exactly one pattern\n");
 		usage(stderr);

@@ -20,7 +20,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -158,45 +157,18 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "stages", required_argument, NULL, 't' }, { "work", required_argument, NULL, 'w' },
-		{ "items", required_argument, NULL, 'n' },  { "strict", no_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },	    { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	double work_total_ms, T_cp_ms, serial_ms, work_measured_ms, T_cp_measured_ms;
 	int verbose = 0, c;
-	long v;
 
-	while ((c = getopt_long(argc, argv, "+t:w:n:svh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_long(optarg, 1, MAX_STAGES, &v))
-				return usage_error("invalid stage count", optarg);
-			n_stages = (int)v;
-			break;
-		case 'w':
-			if (parse_ms(optarg, &work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 'n':
-			if (parse_long(optarg, 1, 100000000, &n_items))
-				return usage_error("invalid item count", optarg);
-			break;
-		case 's':
-			strict = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_INT("stages", 't', &n_stages, 1, MAX_STAGES, "invalid stage count"),
+		WL_OPT_MS("work", 'w', &work_ms, "invalid work in ms"),
+		WL_OPT_LONG("items", 'n', &n_items, 1, 100000000, "invalid item count"),
+		WL_OPT_FLAG("strict", 's', &strict),
+		WL_OPT_FLAG("verbose", 'v', &verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (no_operands(argc, argv, optind))
 		return 2;
 

@@ -22,7 +22,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -68,12 +67,6 @@ static int parse_watts(const char *s, double *out)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "threads", required_argument, NULL, 't' }, { "work", required_argument, NULL, 'w' },
-		{ "static", required_argument, NULL, 's' },  { "core", required_argument, NULL, 'c' },
-		{ "verbose", no_argument, NULL, 'v' },       { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int64_t t0_ns = mono_ns();
 	pthread_t tids[MAX_THREADS];
 	int threads = 2, verbose = 0, have_s = 0, have_c = 0, c;
@@ -83,37 +76,15 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	FILE *f;
 
-	while ((c = getopt_long(argc, argv, "+t:w:s:c:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_int(optarg, 1, MAX_THREADS, &threads))
-				return usage_error("invalid thread count", optarg);
-			break;
-		case 'w':
-			if (parse_ms(optarg, &work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 's':
-			if (parse_watts(optarg, &P_static))
-				return usage_error("invalid P_static", optarg);
-			have_s = 1;
-			break;
-		case 'c':
-			if (parse_watts(optarg, &P_core))
-				return usage_error("invalid P_core", optarg);
-			have_c = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_INT("threads", 't', &threads, 1, MAX_THREADS, "invalid thread count"),
+		WL_OPT_MS("work", 'w', &work_ms, "invalid work in ms"),
+		{ "static", 's', WL_DOUBLE, &P_static, 0, 0, "invalid P_static", parse_watts, &have_s },
+		{ "core", 'c', WL_DOUBLE, &P_core, 0, 0, "invalid P_core", parse_watts, &have_c },
+		WL_OPT_FLAG("verbose", 'v', &verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (!have_s || !have_c || optind + 1 != argc) {
 		fprintf(stderr, PROG ": error: -s, -c and one energy_uj file are needed\n");
 		usage(stderr);

@@ -15,7 +15,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -51,41 +50,19 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "threads", required_argument, NULL, 'n' }, { "work", required_argument, NULL, 'w' },
-		{ "alive", required_argument, NULL, 'a' },   { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 }
-	};
 	pthread_t tids[MAX_ALIVE];
 	long n_threads = 1000, alive = 8, batches, created = 0;
 	double work_total_ms, T_cp_ms;
 	int verbose = 0, c;
 
-	while ((c = getopt_long(argc, argv, "+n:w:a:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_long(optarg, 1, 100000000, &n_threads))
-				return usage_error("invalid thread count", optarg);
-			break;
-		case 'w':
-			if (parse_ms(optarg, &work_ms))
-				return usage_error("invalid work in ms", optarg);
-			break;
-		case 'a':
-			if (parse_long(optarg, 1, MAX_ALIVE, &alive))
-				return usage_error("invalid alive count", optarg);
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct workload_opt opts[] = {
+		WL_OPT_LONG("threads", 'n', &n_threads, 1, 100000000, "invalid thread count"),
+		WL_OPT_MS("work", 'w', &work_ms, "invalid work in ms"),
+		WL_OPT_LONG("alive", 'a', &alive, 1, MAX_ALIVE, "invalid alive count"),
+		WL_OPT_FLAG("verbose", 'v', &verbose),
+	};
+	if ((c = workload_options(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])))) >= 0)
+		return c;
 	if (no_operands(argc, argv, optind))
 		return 2;
 	batches = (n_threads + alive - 1) / alive;

@@ -6,6 +6,7 @@
 #define PMT_WORKLOAD_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +143,107 @@ static inline int no_operands(int argc, char **argv, int first)
 	fprintf(stderr, PROG ": error: unexpected argument '%s'\n", argv[first]);
 	usage(stderr);
 	return 2;
+}
+
+/* What an option of workload_options() sets. */
+enum workload_opt_kind {
+	WL_FLAG,   /* int *dest = 1; no argument */
+	WL_INT,    /* int *dest, a decimal integer in [lo, hi] */
+	WL_LONG,   /* long *dest, a decimal integer in [lo, hi] */
+	WL_MS,     /* double *dest, milliseconds in [0, 1e7] (parse_ms) */
+	WL_DOUBLE, /* double *dest, through the option's own parse() */
+};
+
+/* One option of a workload: -letter / --name. On a bad argument the workload prints
+ * PROG ": error: <what> '<argument>'" and its usage to stderr, and exits with 2. */
+struct workload_opt {
+	const char *name;
+	int letter;
+	enum workload_opt_kind kind;
+	void *dest;
+	long lo, hi;                         /* WL_INT, WL_LONG: the accepted range */
+	const char *what;                    /* the usage error's words: "invalid thread count" */
+	int (*parse)(const char *, double *); /* WL_DOUBLE: 0, or -1 for a bad argument */
+	int *given;                          /* if not NULL: set to 1 when the option is given */
+};
+
+/* The rows of a table of struct workload_opt, by kind. */
+#define WL_OPT_FLAG(name, letter, dest) { name, letter, WL_FLAG, dest, 0, 0, NULL, NULL, NULL }
+#define WL_OPT_INT(name, letter, dest, lo, hi, what) \
+	{ name, letter, WL_INT, dest, lo, hi, what, NULL, NULL }
+#define WL_OPT_LONG(name, letter, dest, lo, hi, what) \
+	{ name, letter, WL_LONG, dest, lo, hi, what, NULL, NULL }
+#define WL_OPT_MS(name, letter, dest, what) { name, letter, WL_MS, dest, 0, 0, what, NULL, NULL }
+
+#define WORKLOAD_MAX_OPTS 16
+
+/*
+ * workload_options() - parse the options opts[0..n) of a workload, and -h/--help.
+ *
+ * Options stop at the first operand ("+": the operands are left at argv[optind..argc)). -h prints
+ * usage() to stdout; an unknown option gets getopt's message and usage() on stderr.
+ * Returns -1 when the workload should go on, else its exit status: 0 after -h, 2 on a usage
+ * error. n is at most WORKLOAD_MAX_OPTS.
+ */
+static inline int workload_options(int argc, char **argv, const struct workload_opt *opts, int n)
+{
+	struct option longopts[WORKLOAD_MAX_OPTS + 2];
+	char shortopts[2 * WORKLOAD_MAX_OPTS + 3], *p = shortopts;
+	int c, i;
+
+	if (n > WORKLOAD_MAX_OPTS)
+		return 2;
+	*p++ = '+';
+	for (i = 0; i < n; i++) {
+		int has_arg = opts[i].kind == WL_FLAG ? no_argument : required_argument;
+
+		longopts[i] = (struct option){ opts[i].name, has_arg, NULL, opts[i].letter };
+		*p++ = (char)opts[i].letter;
+		if (has_arg == required_argument)
+			*p++ = ':';
+	}
+	longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	*p++ = 'h';
+	*p = '\0';
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct workload_opt *o = NULL;
+		int bad = 0;
+
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		for (i = 0; i < n && !o; i++)
+			if (opts[i].letter == c)
+				o = &opts[i];
+		if (!o) {
+			usage(stderr);
+			return 2;
+		}
+		switch (o->kind) {
+		case WL_FLAG:
+			*(int *)o->dest = 1;
+			break;
+		case WL_INT:
+			bad = parse_int(optarg, (int)o->lo, (int)o->hi, o->dest);
+			break;
+		case WL_LONG:
+			bad = parse_long(optarg, o->lo, o->hi, o->dest);
+			break;
+		case WL_MS:
+			bad = parse_ms(optarg, o->dest);
+			break;
+		case WL_DOUBLE:
+			bad = o->parse(optarg, o->dest);
+			break;
+		}
+		if (bad)
+			return usage_error(o->what, optarg);
+		if (o->given)
+			*o->given = 1;
+	}
+	return -1;
 }
 
 #endif
