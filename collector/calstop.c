@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* calstop.c: the stopping rule of an adaptive --calibrate (issue 28): omega's standard error from
+/* calstop.c: the stopping rule of an adaptive --calibrate: omega's standard error from
  * the runs so far, as pmanalyze computes it, against a target and a time budget. */
 #include <math.h>
 #include <stdlib.h>

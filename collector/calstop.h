@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* calstop.h: when pmcollect --calibrate has repeated its core counts enough (issue 28): the
+/* calstop.h: when pmcollect --calibrate has repeated its core counts enough: the
  * standard error of omega(n) = C(n)/C(1) - 1 at each calibrated core count from the runs so far
  * (Tudor & Teo, eq. 7), computed as pmanalyze computes it (analyzer/studies/contention.c), and
  * the rule that ends the rounds: a target standard error, a time budget, the plan's last round. */

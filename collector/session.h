@@ -77,7 +77,7 @@ struct pmc_session {
 	struct pmc_run_result total;
 	size_t nruns_done;
 	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
-	 * that ends them when calstop_on (issue 28; collector/calstop.h), and how they ended */
+	 * that ends them when calstop_on (collector/calstop.h), and how they ended */
 	int calstop_on;
 	struct pmc_calstop_rule calstop;
 	size_t cal_points, cal_one; /* runs per round; the round's run on 1 CPU (C(1)), or cal_points */

@@ -133,7 +133,7 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 	case PMA_NOTE_LATE_WARNING: {
 		char iv[96], run[96] = "the trace";
 		pma_note_interval_text(iv, sizeof(iv), n[5], n[6]);
-		/* n[7]: how many runs had them, said once for the worst (issue 29) */
+		/* n[7]: how many runs had them, said once for the worst */
 		if (n[0] >= 0 && n[7] > 1)
 			snprintf(run, sizeof(run), "%.0f runs had late or lost samples; the worst, run "
 				 "%.0f", n[7], n[0]);

@@ -175,7 +175,7 @@ static int note_list(FILE *out, const struct pma_result *r, int actions)
 }
 
 /* The notes that ask for an action (pma_note_action), each with its reason: an invariant's or a
- * statement's note is no action and goes to "Notes" (sec_notes; issue 29). */
+ * statement's note is no action and goes to "Notes" (sec_notes). */
 static int sec_next(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	(void)why;

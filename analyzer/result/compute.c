@@ -167,7 +167,7 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 		const struct pma_run *many = NULL;
 		size_t len;
 		/* a trace of several runs (pmcollect --omp-regions -t 1-2): another run may have had
-		 * threads to predict from; name it (issue 29) */
+		 * threads to predict from; name it */
 		for (uint32_t k = 0; k < t->nruns; k++)
 			if (&t->runs[k] != run && t->runs[k].m >= 2 && (!many || t->runs[k].m > many->m))
 				many = &t->runs[k];

@@ -14,7 +14,7 @@
 /* Appends word w (control characters already replaced) to buf at *o as one shell word: as it is
  * when every character is safe, else in double quotes with \\ " $ ` escaped. Double, not single,
  * quotes: a note puts a suggested command between single quotes ('pmcollect ... -- CMD'), which a
- * single-quoted word would close early (issue 29: -- sh -c 'xz -T8 -k f' inside '...').
+ * single-quoted word would close early (e.g. -- sh -c 'xz -T8 -k f' inside '...').
  * buf must hold 2 * strlen(w) + 3 more bytes. */
 static void shell_word(char *buf, size_t *o, const char *w)
 {
@@ -524,7 +524,7 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 		}
 		out->omega[i] = 0;
 		/* n4: whether a calibration run had n cores, or omega(n) is the fit's extrapolation
-		 * (a note must not call that "the spread of the repeated runs": issue 29) */
+		 * (a note must not call that "the spread of the repeated runs") */
 		if (!noted_noise++ && w < -5e-4) {
 			uint32_t K1, Kn;
 			int measured = pma_mem_superlinear_evidence(&out->cal, cores[i], &K1, &Kn) !=

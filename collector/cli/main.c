@@ -44,7 +44,7 @@
 
 #define DEFAULT_OUTPUT "pmtrace.zst"
 #define REPEAT_MAX 1000
-/* --calibrate's defaults (issue 28): omega(2) from three runs was 0.22 +- 0.31 on the project's
+/* --calibrate's defaults: omega(2) from three runs was 0.22 +- 0.31 on the project's
  * VM; 0.05 tells omega = 0.1 from 0 at two standard errors */
 #define CALSTOP_SE_DEFAULT 0.05
 #define CALSTOP_SE_DEFAULT_TEXT "0.05"
@@ -505,7 +505,7 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 	if ((o->omega_se > 0 || o->calibrate_budget_s > 0) && !o->calibrate)
 		return usage_error("--%s needs --calibrate or --runs",
 				   o->omega_se > 0 ? "omega-se" : "calibrate-budget");
-	/* --repeat K alone (and --runs) keep K rounds; otherwise K is the fewest (issue 28) */
+	/* --repeat K alone (and --runs) keep K rounds; otherwise K is the fewest */
 	o->calibrate_adaptive = o->calibrate && ((!o->repeat && !o->runs_value) || o->omega_se > 0 ||
 						 o->calibrate_budget_s > 0);
 	if (o->calibrate_adaptive && !(o->omega_se > 0))

@@ -48,7 +48,7 @@
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
 #define NETLINK_RCVBUF_BYTES (8 << 20) /* room for a burst of system-wide exits between samples */
 
-/* SUMMARY "calibration" of --calibrate (issue 28; formats/FORMAT.md §6 SUMMARY): the rounds run,
+/* SUMMARY "calibration" of --calibrate (formats/FORMAT.md §6 SUMMARY): the rounds run,
  * why they ended, omega's worst standard error then, and the rule (null for --repeat K alone). */
 static void add_calibration(cJSON *o, const struct pmc_session *ss)
 {

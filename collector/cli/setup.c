@@ -534,7 +534,7 @@ static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
 	return npoints;
 }
 
-/* An adaptive --calibrate (issue 28): the plan holds as many rounds of its runs as fit
+/* An adaptive --calibrate: the plan holds as many rounds of its runs as fit
  * (PMC_PLAN_MAX_RUNS), and record.c ends them by the rule of collector/calstop.h: --repeat K (or 3)
  * rounds at least, then until omega's standard error is at most --omega-se or the next round
  * would end past --calibrate-budget. Returns -1 to go on, or the exit status after reporting. */
@@ -666,7 +666,7 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	}
 	/* an explicit --sched is a request, the default only a wish that falls back with a warning:
-	 * the tracefs instance needs root (issue 29) */
+	 * the tracefs instance needs root */
 	if (o->sched_mode == 1 && geteuid() != 0) {
 		pm_cli_error("cannot record scheduler events (--sched): tracefs needs root (leave "
 			     "--sched out to record without them; --perf-switch records context "
