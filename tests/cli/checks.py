@@ -794,12 +794,21 @@ def toep_outputs(argv):
     assert j["schema"] == "pmanalyze-toep/1" and j["runs"] == 384 and j["configurations"] == 192, j
     assert j["features_kept"][0] == "T_model_s", j["features_kept"]
     assert len(j["methods"]) == 8 and len(rows) == 8, (len(j["methods"]), len(rows))
-    assert j["elected"] == elected, (j["elected"], elected)
+    # the R2 are the same in the three runs (seeded forests); Selection = R2 / training time
+    # (TOEP eq. 1) is timed anew by each run, so each output must elect its own largest Selection
+    # and name it, not the table's (a busy machine reorders close Selections between runs)
+    def largest(sel):
+        return max((x for x in sel if x[1] is not None), key=lambda x: x[1])[0]
+    jsel = [(m["method"], m.get("selection")) for m in j["methods"][2:]]
+    csel = [(c["method"], float(c["selection"]) if c["selection"] else None) for c in rows[2:]]
+    assert j["elected"] == largest(jsel).split(" ", 1)[1], (j["elected"], jsel)
+    assert [c["method"] for c in rows if c["elected"] == "1"] == [largest(csel)], (rows, csel)
+    assert elected.startswith("TRSet"), elected
     for m, c in zip(j["methods"][2:], rows[2:]):
         name = m["method"].split()[1]
         assert "%.4f" % m["R2_RFM"] == r2[name], (name, m["R2_RFM"], r2[name])
         assert "%.4f" % float(c["R2_RFM"]) == r2[name], (name, c["R2_RFM"], r2[name])
-        assert (c["elected"] == "1") == m["elected"], (name, c["elected"], m["elected"])
+        assert m["elected"] == (m["method"] == largest(jsel)), (name, m["elected"], jsel)
     print("ok")
 
 
