@@ -176,21 +176,15 @@ static enum pmc_wake_class classify(hwloc_topology_t topo, hwloc_obj_t a, hwloc_
 	return PMC_WAKE_OTHER_PACKAGE;
 }
 
-int pmc_wakecost_measure(const struct pm_intlist *cpus, uint32_t batches, uint32_t round_trips,
-			 struct pmc_wakecost *out, char *why, size_t whysize)
+int pmc_wakecost_measure(hwloc_topology_t topo, const struct pm_intlist *cpus, uint32_t batches,
+			 uint32_t round_trips, struct pmc_wakecost *out, char *why, size_t whysize)
 {
 	int partner[PMC_WAKE_NCLASSES];
-	hwloc_topology_t topo;
 	hwloc_obj_t a;
-	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!cpus->n || batches == 0 || round_trips == 0) {
 		snprintf(why, whysize, "no CPU to measure on");
-		return -1;
-	}
-	if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0) {
-		snprintf(why, whysize, "hwloc cannot read the topology: %s", strerror(errno));
 		return -1;
 	}
 	for (size_t k = 0; k < PMC_WAKE_NCLASSES; k++)
@@ -212,13 +206,10 @@ int pmc_wakecost_measure(const struct pm_intlist *cpus, uint32_t batches, uint32
 		out->pairs[out->n].cls = (enum pmc_wake_class)k;
 		if (measure_pair((int)cpus->v[0], partner[k], batches, round_trips,
 				 &out->pairs[out->n], why, whysize) < 0)
-			goto out;
+			return -1;
 		out->n++;
 	}
-	rc = 0;
-out:
-	hwloc_topology_destroy(topo);
-	return rc;
+	return 0;
 }
 
 cJSON *pmc_wakecost_to_json(const struct pmc_wakecost *w)
@@ -257,12 +248,12 @@ nomem:
 	return NULL;
 }
 
-int pmc_wakecost_meta(cJSON *meta, const struct pm_intlist *cpus, struct pmc_wakecost *w, char *why,
-		      size_t whysize)
+int pmc_wakecost_meta(cJSON *meta, hwloc_topology_t topo, const struct pm_intlist *cpus,
+		      struct pmc_wakecost *w, char *why, size_t whysize)
 {
 	cJSON *o;
 
-	if (pmc_wakecost_measure(cpus, PMC_WAKE_BATCHES, PMC_WAKE_ROUND_TRIPS, w, why, whysize) < 0)
+	if (pmc_wakecost_measure(topo, cpus, PMC_WAKE_BATCHES, PMC_WAKE_ROUND_TRIPS, w, why, whysize) < 0)
 		return -1;
 	o = pmc_wakecost_to_json(w);
 	if (!o || !cJSON_AddItemToObject(meta, "wake_cost", o)) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
+#include <hwloc.h>
 
 #include "pm_cli.h"
 
@@ -42,12 +43,12 @@ struct pmc_wakecost {
 #define PMC_WAKE_ROUND_TRIPS 500u
 
 /* Measures one pair per class among the CPUs in cpus (OS numbers; the first is the pairs' first
- * CPU): the same CPU always, then for each farther class the first CPU of that class by hwloc's
- * topology of this machine. Pins two threads of the calling process for the time of the
- * measurement (about batches * round_trips * 2 wake latencies per pair). Returns 0, or -1 with
- * why (no CPU, hwloc failed, a thread could not be pinned or started). */
-int pmc_wakecost_measure(const struct pm_intlist *cpus, uint32_t batches, uint32_t round_trips,
-			 struct pmc_wakecost *out, char *why, size_t whysize);
+ * CPU): the same CPU always, then for each farther class the first CPU of that class in topo,
+ * the session's loaded topology of this machine (borrowed). Pins two threads of the calling
+ * process for the time of the measurement (about batches * round_trips * 2 wake latencies per
+ * pair). Returns 0, or -1 with why (no CPU, a thread could not be pinned or started). */
+int pmc_wakecost_measure(hwloc_topology_t topo, const struct pm_intlist *cpus, uint32_t batches,
+			 uint32_t round_trips, struct pmc_wakecost *out, char *why, size_t whysize);
 
 /* META "wake_cost" (formats/FORMAT.md): {"method": "futex ping-pong", "unit": "ns one-way",
  * "pairs": [{"class", "cpus": [a, b], "batches", "round_trips", "median_ns", "min_ns",
@@ -56,8 +57,8 @@ cJSON *pmc_wakecost_to_json(const struct pmc_wakecost *w);
 
 /* pmcollect's calibration: measures the pairs among cpus (PMC_WAKE_BATCHES of
  * PMC_WAKE_ROUND_TRIPS) into *w and adds META "wake_cost" to meta. Returns 0, or -1 with why. */
-int pmc_wakecost_meta(cJSON *meta, const struct pm_intlist *cpus, struct pmc_wakecost *w, char *why,
-		      size_t whysize);
+int pmc_wakecost_meta(cJSON *meta, hwloc_topology_t topo, const struct pm_intlist *cpus,
+		      struct pmc_wakecost *w, char *why, size_t whysize);
 
 /* One line for the user: "same_cpu CPUs 0,0 1.52 us (1.31-1.70); shared_cache CPUs 0,1 ...",
  * medians and the batches' range in microseconds (truncated to size). */

@@ -549,6 +549,46 @@ static int wait_delayed(const double *at_ns, uint32_t edge, double t)
 	return at_ns && at_ns[edge] > t;
 }
 
+/* The replay's clock, to the next event: processor sharing gives the k ready threads (heap, keyed
+ * by service clock) min(1, avail/k) of a core each, so the shared service clock *V runs at that
+ * rate, avail being the n cores less those a cross-core wake is on its way to (*nreserved): such
+ * a core serves nobody until the wakee arrives (on a VM the idle vCPU is halted until the
+ * interrupt brings it back). The next event is a travelling wake's arrival (delayed, keyed by
+ * real time) or the end of the first ready thread's step; the threads it frees go on the work
+ * stack (their step done: pc moves on). */
+static void replay_advance(uint32_t n, struct heapent *heap, size_t *nheap, struct heapent *delayed,
+			   size_t *ndelayed, struct rthr *r, uint32_t *work, size_t *nwork,
+			   size_t *nreserved, double *V, double *t)
+{
+	double avail = (double)(n - *nreserved);
+	double rate = (double)*nheap <= avail ? 1.0 : avail / (double)*nheap;
+	double t_done = *nheap ? *t + (heap[0].v - *V) / rate : INFINITY;
+	struct heapent top;
+
+	if (*ndelayed && delayed[0].v < t_done) {
+		/* a travelling wake arrives before the next step completes */
+		*V += (delayed[0].v - *t) * rate;
+		*t = delayed[0].v;
+		while (*ndelayed && delayed[0].v <= *t) {
+			top = heap_pop(delayed, ndelayed);
+			*nreserved -= r[top.i].reserving;
+			r[top.i].reserving = 0;
+			work[(*nwork)++] = top.i;
+		}
+		return;
+	}
+	top = heap_pop(heap, nheap);
+	*t = t_done;
+	*V = top.v;
+	r[top.i].pc++;
+	work[(*nwork)++] = top.i;
+	while (*nheap && heap[0].v <= *V) {
+		top = heap_pop(heap, nheap);
+		r[top.i].pc++;
+		work[(*nwork)++] = top.i;
+	}
+}
+
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk)
 {
@@ -654,38 +694,7 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 		}
 		if (!nheap && !ndelayed)
 			break;
-		{
-			/* processor sharing: the k ready threads each get min(1, n/k) of a core, so
-			 * the shared service clock V runs at that rate; a core that a cross-core wake
-			 * is on its way to serves nobody until the wakee arrives (on a VM: the idle
-			 * vCPU is halted until the interrupt brings it back) */
-			double avail = (double)(n - nreserved);
-			double rate = (double)nheap <= avail ? 1.0 : avail / (double)nheap;
-			double t_done = nheap ? t + (heap[0].v - V) / rate : INFINITY;
-			struct heapent top;
-			if (ndelayed && delayed[0].v < t_done) {
-				/* a travelling wake arrives before the next step completes */
-				V += (delayed[0].v - t) * rate;
-				t = delayed[0].v;
-				while (ndelayed && delayed[0].v <= t) {
-					top = heap_pop(delayed, &ndelayed);
-					nreserved -= r[top.i].reserving;
-					r[top.i].reserving = 0;
-					work[nwork++] = top.i;
-				}
-				continue;
-			}
-			top = heap_pop(heap, &nheap);
-			t = t_done;
-			V = top.v;
-			r[top.i].pc++;
-			work[nwork++] = top.i;
-			while (nheap && heap[0].v <= V) {
-				top = heap_pop(heap, &nheap);
-				r[top.i].pc++;
-				work[nwork++] = top.i;
-			}
-		}
+		replay_advance(n, heap, &nheap, delayed, &ndelayed, r, work, &nwork, &nreserved, &V, &t);
 	}
 	for (size_t i = 0; i < x->nthr; i++)
 		started += r[i].started;

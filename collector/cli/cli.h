@@ -135,4 +135,17 @@ void pmc_cli_write_summary(struct pmc_session *ss, int exit_status);
  * for a set-up that failed. Returns the exit status. */
 int pmc_cli_finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int ret);
 
+/* Option values (values.c). Each returns as its comment says; the --runs and --label parsers
+ * report their errors and return -1 to go on or PMT_EXIT_USAGE. */
+/* A decimal that fills the whole string into *out: 0, or -1. */
+int pmc_cli_parse_double(const char *s, double *out);
+/* 1 when s is a word of --runs (digits, '-' and ',' only), else 0. */
+int pmc_cli_is_cpulist_word(const char *s);
+/* --omp-events LIST: "none" or 1..PMOMPT_MAX_EVENTS names: 0, or -1 with why. */
+int pmc_cli_check_omp_events(const char *list, char *why, size_t whysize);
+/* --runs LISTS (value and the CPU-list words after it in argv, moving optind) into o. */
+int pmc_cli_parse_runs(const char *value, int argc, char **argv, struct pmc_opts *o);
+/* -l KEY=VALUE into o's labels. */
+int pmc_cli_parse_label(const char *value, struct pmc_opts *o);
+
 #endif

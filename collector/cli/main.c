@@ -214,92 +214,67 @@ static void usage(FILE *f)
 		"  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n", f);
 }
 
-
-
-/* Parses a decimal number that must fill the whole string. */
-static int parse_double(const char *s, double *out)
+/* parse_option's share for the run plan: calibration, --runs, repetitions, sweeps and
+ * interference. Returns -1 to go on, or PMT_EXIT_USAGE after reporting. */
+static int parse_plan_option(int c, int argc, char **argv, struct pmc_opts *o)
 {
-	char *end;
-	double v;
+	long v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* A word of --runs: digits, '-' and ',' only (a command never looks like that). */
-static int is_cpulist_word(const char *s)
-{
-	return s && *s && *s != '-' && strspn(s, "0123456789-,") == strlen(s);
-}
-
-
-
-/* --omp-events LIST: "none", or 1..PMOMPT_MAX_EVENTS comma-separated names without spaces, each
- * shorter than 128 bytes (PAPI_MAX_STR_LEN). Returns 0, or -1 with why. */
-static int check_omp_events(const char *list, char *why, size_t whysize)
-{
-	unsigned n = 0;
-
-	if (!strcmp(list, "none"))
-		return 0;
-	for (const char *p = list;; p++) {
-		size_t len = strcspn(p, ",");
-		if (!len) {
-			snprintf(why, whysize, "an empty event name");
-			return -1;
+	switch (c) {
+	case OPT_CAL_WAKE:
+		o->calibrate_wake = 1;
+		break;
+	case OPT_CALIBRATE:
+		o->calibrate = 1;
+		break;
+	case OPT_RUNS:
+		return pmc_cli_parse_runs(optarg, argc, argv, o);
+	case OPT_INTERFERE:
+		if (pmc_interfere_kind_parse(optarg, &o->interfere_kind) < 0) {
+			pm_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
+			return PMT_EXIT_USAGE;
 		}
-		if (len >= 128 || strcspn(p, " \t\n") < len) {
-			snprintf(why, whysize, "event name '%.*s' %s", (int)(len < 40 ? len : 40), p,
-				 len >= 128 ? "is 128 bytes or longer" : "has a space in it");
-			return -1;
+		o->interfere = 1;
+		break;
+	case OPT_LEVELS:
+		o->levels = optarg;
+		break;
+	case OPT_INTERFERE_CPUS:
+		o->interfere_cpus = optarg;
+		break;
+	case OPT_CALIBRATE_INTERFERENCE:
+		o->calibrate_interference = 1;
+		break;
+	case OPT_INTERFERENCE_FILE:
+		o->interference_file = optarg;
+		break;
+	case OPT_SWEEP:
+		o->sweep = optarg;
+		break;
+	case OPT_REPEAT:
+		if (pm_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
+			pm_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
+			return PMT_EXIT_USAGE;
 		}
-		if (++n > PMOMPT_MAX_EVENTS) {
-			snprintf(why, whysize, "more than %d events", PMOMPT_MAX_EVENTS);
-			return -1;
+		o->repeat = v;
+		break;
+	case OPT_OMEGA_SE:
+		if (pmc_cli_parse_double(optarg, &o->omega_se) < 0 || !(o->omega_se > 0)) {
+			pm_cli_error("invalid --omega-se '%s': want a number above 0", optarg);
+			return PMT_EXIT_USAGE;
 		}
-		p += len;
-		if (!*p)
-			return 0;
+		break;
+	case OPT_CALIBRATE_BUDGET:
+		if (pmc_cli_parse_double(optarg, &o->calibrate_budget_s) < 0 || !(o->calibrate_budget_s > 0) ||
+		    o->calibrate_budget_s > 1e7) {
+			pm_cli_error("invalid --calibrate-budget '%s': want seconds above 0", optarg);
+			return PMT_EXIT_USAGE;
+		}
+		break;
+	case OPT_NO_BASELINE:
+		o->no_baseline = 1;
+		break;
 	}
-}
-
-/* --runs LISTS: one value "0 0-7 0-8" (CPU expressions allowed inside it), or the lists as
- * separate words up to the command (moving optind; plain cpulists only, so a command is never
- * taken for one). Kept as text: pmc_cli_plan_runs parses them on the session's topology. Returns -1 to go
- * on, or PMT_EXIT_USAGE after reporting. */
-static int parse_runs(const char *value, int argc, char **argv, struct pmc_opts *o)
-{
-	o->calibrate = 1;
-	o->runs_value = value;
-	o->runs_words = argv + optind;
-	o->nruns_words = 0;
-	while (optind < argc && is_cpulist_word(argv[optind])) {
-		optind++;
-		o->nruns_words++;
-	}
-	return -1;
-}
-
-/* -l KEY=VALUE: one more label of o (META "labels"). Returns -1 to go on, or PMT_EXIT_USAGE after
- * reporting. */
-static int parse_label(const char *value, struct pmc_opts *o)
-{
-	const char *eq = strchr(value, '=');
-
-	if (!eq || eq == value || eq - value > 64 || strlen(eq + 1) > 256) {
-		pm_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
-			      "value up to 256)", value);
-		return PMT_EXIT_USAGE;
-	}
-	if (o->nlabels == PMC_MAX_LABELS) {
-		pm_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
-		return PMT_EXIT_USAGE;
-	}
-	o->labels[o->nlabels++] = value;
 	return -1;
 }
 
@@ -318,7 +293,7 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		o->force = 1;
 		break;
 	case 'i':
-		if (parse_double(optarg, &o->interval_ms) < 0 || o->interval_ms < 0.1 ||
+		if (pmc_cli_parse_double(optarg, &o->interval_ms) < 0 || o->interval_ms < 0.1 ||
 		    o->interval_ms > 10000) {
 			pm_cli_error("invalid interval '%s': want milliseconds from 0.1 to 10000",
 				      optarg);
@@ -330,7 +305,7 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		break;
 	case 't':
 		if (optarg[0] && strspn(optarg, "0123456789") != strlen(optarg) &&
-		    is_cpulist_word(optarg)) {
+		    pmc_cli_is_cpulist_word(optarg)) {
 			/* a list: checked in pmc_cli_plan_runs (it needs --omp-regions) */
 			o->threads_list = optarg;
 			break;
@@ -362,9 +337,6 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 	case OPT_NO_PERF_SWITCH:
 		o->pswitch_mode = c == OPT_PERF_SWITCH;
 		break;
-	case OPT_CAL_WAKE:
-		o->calibrate_wake = 1;
-		break;
 	case OPT_MPI:
 	case OPT_NO_MPI:
 		o->mpi = c == OPT_MPI;
@@ -377,11 +349,6 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		}
 		o->sched_buffer_kb = (unsigned)v;
 		break;
-	case OPT_CALIBRATE:
-		o->calibrate = 1;
-		break;
-	case OPT_RUNS:
-		return parse_runs(optarg, argc, argv, o);
 	case OPT_OMP_REGIONS:
 		o->omp_regions = 1;
 		break;
@@ -395,7 +362,7 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		break;
 	case OPT_OMP_EVENTS: {
 		char ewhy[160];
-		if (check_omp_events(optarg, ewhy, sizeof(ewhy)) < 0) {
+		if (pmc_cli_check_omp_events(optarg, ewhy, sizeof(ewhy)) < 0) {
 			pm_cli_error("invalid --omp-events '%.200s': %s", optarg, ewhy);
 			return PMT_EXIT_USAGE;
 		}
@@ -403,17 +370,7 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		break;
 	}
 	case 'l':
-		return parse_label(optarg, o);
-	case OPT_INTERFERE:
-		if (pmc_interfere_kind_parse(optarg, &o->interfere_kind) < 0) {
-			pm_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		o->interfere = 1;
-		break;
-	case OPT_LEVELS:
-		o->levels = optarg;
-		break;
+		return pmc_cli_parse_label(optarg, o);
 	case OPT_CSTHR_L2: {
 		char *end;
 		unsigned long n;
@@ -428,41 +385,6 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 		o->csthr_l2 = (unsigned)n;
 		break;
 	}
-	case OPT_INTERFERE_CPUS:
-		o->interfere_cpus = optarg;
-		break;
-	case OPT_CALIBRATE_INTERFERENCE:
-		o->calibrate_interference = 1;
-		break;
-	case OPT_INTERFERENCE_FILE:
-		o->interference_file = optarg;
-		break;
-	case OPT_SWEEP:
-		o->sweep = optarg;
-		break;
-	case OPT_REPEAT:
-		if (pm_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
-			pm_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
-			return PMT_EXIT_USAGE;
-		}
-		o->repeat = v;
-		break;
-	case OPT_OMEGA_SE:
-		if (parse_double(optarg, &o->omega_se) < 0 || !(o->omega_se > 0)) {
-			pm_cli_error("invalid --omega-se '%s': want a number above 0", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		break;
-	case OPT_CALIBRATE_BUDGET:
-		if (parse_double(optarg, &o->calibrate_budget_s) < 0 || !(o->calibrate_budget_s > 0) ||
-		    o->calibrate_budget_s > 1e7) {
-			pm_cli_error("invalid --calibrate-budget '%s': want seconds above 0", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		break;
-	case OPT_NO_BASELINE:
-		o->no_baseline = 1;
-		break;
 	case 'u':
 		o->user = optarg;
 		break;
@@ -472,6 +394,8 @@ static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
 	case OPT_PROGRESS:
 		pmc_cli_progress_forced = 1;
 		break;
+	default:
+		return parse_plan_option(c, argc, argv, o);
 	}
 	return -1;
 }

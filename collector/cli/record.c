@@ -394,7 +394,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 		/* the machine's wake-up cost, for the replay's wake edges (wakecost.h) */
 		struct pmc_wakecost wc;
 		char line[600];
-		if (pmc_wakecost_meta(meta, &ss->usable.cpus, &wc, why, sizeof(why)) < 0) {
+		if (pmc_wakecost_meta(meta, ss->topo, &ss->usable.cpus, &wc, why, sizeof(why)) < 0) {
 			snprintf(line, sizeof(line), "wake-up cost not measured: %s", why);
 			pmc_cli_warn(line);
 		} else if (!pmc_cli_quiet) {
