@@ -109,7 +109,8 @@ run_capture "$PMANALYZE" -q --format csv --pmnf-classes=1 "$T/linear.zst"
 cp "$T/out" "$T/cls.csv"
 run_capture "$PMANALYZE" -q --pmnf-classes "$T/linear.zst"
 cp "$T/out" "$T/cls.table"
-python3 "$PMT_TOP/tests/cli/checks.py" sweep_pmnf_classes_outputs "$T/cls.json" "$T/cls.csv" "$T/cls.table" >"$T/cls.out" 2>&1
+python3 "$PMT_TOP/tests/cli/checks.py" sweep_pmnf_classes_outputs "$T/cls.json" "$T/cls.csv" "$T/cls.table" \
+	"$PMT_ACCURACY" >"$T/cls.out" 2>&1
 if grep -qx ok "$T/cls.out"; then ok "--pmnf-classes: po2, odd and even fitted separately, each with the constructed slope ($(sed -n 1,3p "$T/cls.out" | tr '\n' ';'))"
 else not_ok "--pmnf-classes" "$(tail -c 600 "$T/cls.out")" "$(machine_load)"; fi
 if grep -q '^note: the parallel overhead x T(x) - T(1) counts x CPUs, but the sweep ran up to 16 threads on 1 CPU' "$T/cls.table"
