@@ -1009,6 +1009,13 @@ static void run_finish(struct run_state *st)
 	char *json;
 
 	if (st->armed) {
+		uint64_t exp = 0;
+
+		/* expirations the loop never read: the root was reaped first (a collector starved
+		 * at the end of the run, or preempted between its last read and its last sample).
+		 * They were not served: lost, as those a late read finds (RUN_END lost_samples) */
+		if (st->sampling && st->tfd >= 0 && read(st->tfd, &exp, sizeof(exp)) == (ssize_t)sizeof(exp))
+			res->lost_samples += exp;
 		res->sampling_cpu_ns = cpu_now_ns() - st->cpu0_ns;
 		st->end_ns = pmc_now_ns();
 		if (!res->writer_err)

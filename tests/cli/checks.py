@@ -936,8 +936,11 @@ def collect_interval_kept(argv):
         ms.append(every_ms)
     bounds.append(1e9)
     # the first sample is taken as the run begins (RUN_BEGIN's time), then one tick per interval of the
-    # schedule up to the last sample; expirations missed at the start are lost_samples of the first read
-    expect = 1 + sum(max(0.0, min(bounds[i + 1], t1_s) - max(bounds[i], 0.0)) * 1000 / ms[i] for i in range(len(ms)))
+    # schedule up to the run's end: expirations missed at the start are lost_samples of the first
+    # read, and those the loop never read (the root reaped first, however long the collector was
+    # starved before) are lost_samples of the collector's last read at the run's end
+    end_s = max(t1_s, end["wall_ns"] / 1e9)
+    expect = 1 + sum(max(0.0, min(bounds[i + 1], end_s) - max(bounds[i], 0.0)) * 1000 / ms[i] for i in range(len(ms)))
     print("requested %s ms, final %s ms, %d change(s)%s; %d ticks from %.3f s to %.3f s of a %.3f s run, the recorded schedule gives %.1f" %
           (iv["requested_ms"], iv["final_ms"], iv["changes"],
            " from %.3f s" % iv["first_change_s"] if iv["changes"] else "", ticks, t0_s, t1_s,
