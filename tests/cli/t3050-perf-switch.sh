@@ -79,7 +79,10 @@ exact_switch() {
 			"$A" "$(truth_A)" "$tol_A"
 	fi
 	tol_U=$(awk -v s="$steal" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + s / (w / 1000)}')
-	accuracy "$what: switch-exact U is the measured work (tolerance $tol_U)" \
+	# the truth is the threads' CPU in their work loops: under load the serial pattern's waiting
+	# threads spend more CPU outside them (1049.8 for 1001.6 ms at load 8 in a clean-clone CI
+	# run), so make check asks it when the program had its CPU; make check-accuracy always
+	quiet_accuracy "$(cpu_share "$T/sw.json")" "$what: switch-exact U is the measured work (tolerance $tol_U)" \
 		"$(awk -v u="$U_s" 'BEGIN{print u*1000}')" "$(truth work_measured_ms)" "$tol_U"
 	"$PMANALYZE" --dump "$T/nobody/sw.zst" >"$T/dump"
 	grep '"type":"run_end"' "$T/dump" | grep -o '"perf_switch":{[^}]*}' >"$T/ps"
