@@ -18,6 +18,15 @@ jget() { json_get "$1" "interference.$2"; }
 # the file's number at a dotted path
 fget() { json_get "$1" "$2"; }
 
+# the slowdowns the interferers cause are asserted in the normal build (and always by make
+# check-accuracy); under the sanitizers the BWThr and CSThr are threads of the instrumented
+# pmcollect, whose shadow-memory checks add loads and stores of their own, so what they take from
+# the program is not what the calibration measured (a quiet clean-clone CI run, sanitizer build:
+# stream slowed 42% at k = 1 with bandwidth left, then failed "not sensitive at 50%" at load 2,
+# where the normal build in the same runs stayed under 2%): there they are reported as skips
+timed() { [ "$PMT_SANITIZED" = 0 ] || [ "$PMT_ACCURACY" = strict ]; }
+SAN_WHY="sanitizer build: the interferers run instrumented, not as calibrated; the normal build asserts it"
+
 # ---- one CPU: pmcollect limited to CPU 0 cannot place an interferer (any machine) ----
 first=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 run_capture taskset -c "$first" "$PMCOLLECT" -o "$T/x.pmt" --interfere bandwidth -- true
@@ -241,7 +250,8 @@ if [ "$(jget "$T/stream.json" runs)" = $((2 * R)) ] && [ "$(jget "$T/stream.json
 else not_ok "stream: $((2 * R)) runs used, levels k = 0, 1" "$(head -c 600 "$T/stream.json")"; fi
 # k = 0 runs a filler (register arithmetic) on the interferer CPU where k = 1 runs the BWThr, so a
 # program that touches no memory runs at the same speed at both levels (docs/interference.md)
-if awk -v c="$c" 'BEGIN { exit !(c != "" && c > -0.10 && c < 0.10) }'; then
+if ! timed; then skip "a BWThr leaves the compute-bound triad's CPU time within 10% ($c)" "$SAN_WHY"
+elif awk -v c="$c" 'BEGIN { exit !(c != "" && c > -0.10 && c < 0.10) }'; then
 	ok "a BWThr leaves the compute-bound triad's CPU time within 10% ($c)"
 else not_ok "a BWThr leaves the compute-bound triad's CPU time within 10%" "slowdown $c; $(machine_load)"; fi
 # Ground truth for bandwidth: stream reports its own bytes/s (24 bytes per element and pass over
@@ -256,12 +266,14 @@ else not_ok "stream reported its bandwidth in each run" "$nrates lines in $T/str
 # B is the machine's total, measured on the program's CPU and the interferers': at least what stream
 # moves alone on one of them (B from 3 x 128 MiB best of 5 read 29 GB/s under load here, less than
 # the 29-31 GB/s stream moves alone)
-if awk -v b="$Bc" -v s="$S0" 'BEGIN { exit !(b >= s / 1.1) }'; then
+if ! timed; then skip "the calibration's B ($Bg GB/s) is at least what stream moves alone ($S0g GB/s)" "$SAN_WHY"
+elif awk -v b="$Bc" -v s="$S0" 'BEGIN { exit !(b >= s / 1.1) }'; then
 	ok "the calibration's B ($Bg GB/s) is at least what stream moves alone ($S0g GB/s)"
 else not_ok "the calibration's B is at least what stream moves alone" "B $Bg GB/s, stream $S0g GB/s; $(machine_load)"; fi
 # conservation at k = 1: stream and the BWThr together move no more than B (25% for the noise of
 # averages against a best-of-60)
-if awk -v b="$Bc" -v s="$S1" -v x="$X1" 'BEGIN { exit !(s + x <= 1.25 * b) }'; then
+if ! timed; then skip "k = 1: stream and the BWThr together move no more than B" "$SAN_WHY"
+elif awk -v b="$Bc" -v s="$S1" -v x="$X1" 'BEGIN { exit !(s + x <= 1.25 * b) }'; then
 	ok "k = 1: stream ($S1g GB/s) and the BWThr ($X1g GB/s) together move no more than B ($Bg GB/s)"
 else not_ok "k = 1: stream and the BWThr together move no more than B" "stream $S1g, BWThr $X1g, B $Bg GB/s; $(machine_load)"; fi
 # The verdict the calibration predicts, at a 25% threshold (the latency a busier memory system adds
@@ -279,7 +291,9 @@ verdict_at() {
 	jget "$T/stream$1.json" verdict
 }
 ns_thr=50; [ "$PMT_ACCURACY" = strict ] && ns_thr=25
-if awk -v l="$left1" -v s="$S0" 'BEGIN { exit !(l >= s) }'; then
+if ! timed; then
+	skip "stream's verdict against the calibration (B - BW1 = $L1g GB/s, stream $S0g GB/s, slowdown $s)" "$SAN_WHY"
+elif awk -v l="$left1" -v s="$S0" 'BEGIN { exit !(l >= s) }'; then
 	vns=$(verdict_at "$ns_thr")
 	if [ "$vns" = not_sensitive ]; then ok "B - BW1 = $L1g GB/s leaves stream its $S0g GB/s: not sensitive at $ns_thr% (slowdown $s)"
 	else not_ok "B - BW1 leaves stream its bandwidth: not sensitive at $ns_thr%" "verdict $vns, slowdown $s, B - BW1 $L1g, stream $S0g GB/s; $(machine_load)"; fi
@@ -346,14 +360,16 @@ if [ "$est" = capacity ]; then
 	whi=$(awk -v v="$c0min" 'BEGIN { printf "%.2f", 0.85 * v / 1048576 }')
 	if awk -v c="$cap1" -v m="$c0min" 'BEGIN { exit !(c <= 0.5 * m) }'; then
 		rw rwhi "$whi"
-		if [ "$(jget "$T/rwhi.json" verdict)" = sensitive ]; then
+		if ! timed; then skip "randwalk -w $whi (just under C(0), above C(1)): cache-sensitive" "$SAN_WHY"
+		elif [ "$(jget "$T/rwhi.json" verdict)" = sensitive ]; then
 			ok "randwalk -w $whi (just under C(0) = $C0m MB, above C(1) = $C1m MB): cache-sensitive ($(jget "$T/rwhi.json" summary))"
 		else not_ok "randwalk -w $whi (just under C(0), above C(1)): cache-sensitive" "$(jget "$T/rwhi.json" summary); slowdown $(jget "$T/rwhi.json" curve.1.slowdown); $(machine_load)"; fi
 	else
 		skip "randwalk just under C(0)" "C(1) = $C1m MB is more than half of both no-interference rows (C(0) $C0m MB, $(awk -v v="$corth" 'BEGIN { printf "%.1f", v / 1048576 }') MB): too close for a ground truth here"
 	fi
 	if awk -v c="$cap1" 'BEGIN { exit !(c >= 2 * 1048576) }'; then
-		if [ "$(jget "$T/rw1.json" verdict)" = not_sensitive ]; then ok "randwalk -w 1 (fits in C(1) = $C1m MB): not sensitive"
+		if ! timed; then skip "randwalk -w 1 (fits in C(1)): not sensitive" "$SAN_WHY"
+		elif [ "$(jget "$T/rw1.json" verdict)" = not_sensitive ]; then ok "randwalk -w 1 (fits in C(1) = $C1m MB): not sensitive"
 		else not_ok "randwalk -w 1 (fits in C(1)): not sensitive" "$(jget "$T/rw1.json" summary); $(machine_load)"; fi
 	else
 		skip "randwalk -w 1 not sensitive" "C(1) = $C1m MB leaves less than 2 MiB"
