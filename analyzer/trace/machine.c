@@ -35,9 +35,16 @@ static void machine_counts(struct pma_machine *m, hwloc_topology_t topo)
  * than its libxml2 plugin, which leaks on malformed input (fuzz_trace found it) and is more code
  * to trust (hwloc-bind(1) documents HWLOC_LIBXML_IMPORT). Set once, before any thread's hwloc
  * call reads it: pmanalyze -j loads traces in worker threads, and setenv beside getenv races. */
+static hwloc_topology_t plugins_anchor;
 static void xml_import_env(void)
 {
 	setenv("HWLOC_LIBXML_IMPORT", "0", 1);
+	/* hwloc dlopens its plugins (hwloc_gl with libX11, hwloc_opencl...) when the first topology
+	 * is initialised and dlcloses them when the last is destroyed: one topology kept for the
+	 * process keeps them loaded once (re-loading them for each trace was half of what reading
+	 * a trace cost in test_corrupt). It is never loaded, only initialised. */
+	if (hwloc_topology_init(&plugins_anchor) != 0)
+		plugins_anchor = NULL;
 }
 
 static int hwloc_xml_load(hwloc_topology_t *topo, const char *xml, size_t len)
@@ -204,15 +211,59 @@ static int xml_loads_in_child(const char *xml, size_t len, char *why, size_t why
 	return -1;
 }
 
-/* Loads hwloc XML from a buffer (len > 0) or a file (len == 0). */
+/* XML buffers a child has loaded, so the same topology is checked once per process: every trace
+ * of a sweep, a job's ranks and pmanalyze -j's traces carry their machine's XML, usually the same
+ * text (a fork and two hwloc loads per trace was half the cost of reading 8,000 damaged traces in
+ * test_corrupt). The texts themselves are kept and compared, not a hash of them. */
+#define XML_CHECKED_MAX 4
+static struct { char *xml; size_t len; } xml_checked[XML_CHECKED_MAX];
+static unsigned xml_checked_next;
+static pthread_mutex_t xml_checked_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 when the buffer xml (len bytes) is one a child already loaded */
+static int xml_was_checked(const char *xml, size_t len)
+{
+	int hit = 0;
+
+	pthread_mutex_lock(&xml_checked_lock);
+	for (unsigned i = 0; i < XML_CHECKED_MAX && !hit; i++)
+		hit = xml_checked[i].xml && xml_checked[i].len == len &&
+		      memcmp(xml_checked[i].xml, xml, len) == 0;
+	pthread_mutex_unlock(&xml_checked_lock);
+	return hit;
+}
+
+/* remembers the buffer xml (len bytes) as loaded by a child, replacing the oldest one; without
+ * memory it is simply checked again next time */
+static void xml_mark_checked(const char *xml, size_t len)
+{
+	char *copy = malloc(len);
+
+	if (!copy)
+		return;
+	memcpy(copy, xml, len);
+	pthread_mutex_lock(&xml_checked_lock);
+	free(xml_checked[xml_checked_next].xml);
+	xml_checked[xml_checked_next].xml = copy;
+	xml_checked[xml_checked_next].len = len;
+	xml_checked_next = (xml_checked_next + 1) % XML_CHECKED_MAX;
+	pthread_mutex_unlock(&xml_checked_lock);
+}
+
+/* Loads hwloc XML from a buffer (len > 0) or a file (len == 0, checked in a child every time: the
+ * file may change). */
 static int machine_xml(struct pma_machine *m, const char *xml, size_t len, char *why, size_t whysize)
 {
 	static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 	hwloc_topology_t topo;
 
 	pthread_once(&env_once, xml_import_env);
-	if (xml_loads_in_child(xml, len, why, whysize) != 0)
-		return -1;
+	if (!(len && xml_was_checked(xml, len))) {
+		if (xml_loads_in_child(xml, len, why, whysize) != 0)
+			return -1;
+		if (len)
+			xml_mark_checked(xml, len);
+	}
 	if (hwloc_xml_load(&topo, xml, len) != 0) {
 		snprintf(why, whysize, "hwloc cannot load the topology XML: %s", strerror(errno));
 		return -1;
