@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* report_energy.c: the report's energy section (docs/energy.md §2), as a table and as JSON
+ * (the CSV's energy columns are in report_predictions.c's rows). */
+#include "report_sections.h"
+
+#include <math.h>
+
+#include "render_util.h"
+
+/* Energy (docs/energy.md §2): the power model, E(n) and EDP(n) per core count, the energy-optimal n
+ * beside eq. 11's, and the trust in the readings; or why there is none. */
+void table_energy(FILE *out, const struct pma_result *r)
+{
+	const struct pma_energy_result *e = &r->energy;
+
+	if (!e->have) {
+		fprintf(out, "\nenergy: none (%s)\n", e->reason);
+		return;
+	}
+	fprintf(out, "\nenergy (%s, %zu run%s at %u core counts; P(x) = P_static + x P_core, %s: "
+		"P_static %.2f W, P_core %.2f W, R2 %.3f)\n", e->source ? e->source : "?", e->nruns,
+		e->nruns == 1 ? "" : "s", e->model.ncounts,
+		e->model.method == PMA_POWER_FIT_ZONES ? "core zones' split" : "least squares on total power",
+		e->model.P_static_w, e->model.P_core_w, e->model.R2);
+	if (isfinite(e->other_load_max_cpus))
+		fprintf(out, "  other load during the runs: up to %.2f CPUs, %.0f%% of the busy CPUs",
+			e->other_load_max_cpus, 100 * e->other_share_max);
+	else
+		fprintf(out, "  other load during the runs: unknown");
+	fprintf(out, " (trust %s: package energy includes every process)\n",
+		pma_energy_trust_name(e->trust));
+	fprintf(out, "  %6s %10s %9s %11s %12s\n", "cores", "T (s)", "P (W)", "E (J)", "EDP (J s)");
+	for (size_t i = 0; i < e->npts; i++) {
+		const struct pma_energy_point *q = &e->pts[i];
+		fprintf(out, "  %6u %10.4g %9.4g %11.5g %12.5g%s\n", q->n, q->T_s, q->P_w, q->E_j, q->EDP_js,
+			q->n == e->opt.n_energy ? "  <- least energy" :
+			q->n == e->opt.n_edp ? "  <- least EDP" : "");
+	}
+	fprintf(out, "energy-optimal %u core%s (E = %.5g J); time-optimal (eq. 11) %u core%s costs "
+		"%.5g J; least EDP at %u\n", e->opt.n_energy, e->opt.n_energy == 1 ? "" : "s",
+		e->opt.E_min_j, e->opt.n_time, e->opt.n_time == 1 ? "" : "s", e->opt.E_at_time_opt_j,
+		e->opt.n_edp);
+}
+
+/* "energy": docs/pmanalyze-json.md */
+void energy_json(cJSON *o, const struct pma_result *r)
+{
+	const struct pma_energy_result *e = &r->energy;
+	cJSON *pm, *pts, *op;
+
+	cJSON_AddBoolToObject(o, "available", e->have);
+	if (!e->have) {
+		cJSON_AddStringToObject(o, "reason", e->reason);
+		cJSON_AddNullToObject(o, "energy_optimal_cores");
+		cJSON_AddNullToObject(o, "power_model");
+		cJSON_AddNullToObject(o, "points");
+		return;
+	}
+	cJSON_AddStringToObject(o, "source", e->source ? e->source : "unknown");
+	cJSON_AddNumberToObject(o, "runs", (double)e->nruns);
+	pm = cJSON_AddObjectToObject(o, "power_model");
+	cJSON_AddStringToObject(pm, "method", e->model.method == PMA_POWER_FIT_ZONES ? "zones" : "total");
+	cJSON_AddNumberToObject(pm, "P_static_w", e->model.P_static_w);
+	cJSON_AddNumberToObject(pm, "P_core_w", e->model.P_core_w);
+	add_finite(pm, "R2", e->model.R2);
+	cJSON_AddNumberToObject(pm, "core_counts", e->model.ncounts);
+	op = cJSON_AddObjectToObject(o, "other_load");
+	add_finite(op, "max_cpus", e->other_load_max_cpus);
+	add_finite(op, "max_share", e->other_share_max);
+	cJSON_AddStringToObject(op, "trust", pma_energy_trust_name(e->trust));
+	cJSON_AddNumberToObject(o, "energy_optimal_cores", e->opt.n_energy);
+	cJSON_AddNumberToObject(o, "time_optimal_cores", e->opt.n_time);
+	cJSON_AddNumberToObject(o, "edp_optimal_cores", e->opt.n_edp);
+	cJSON_AddNumberToObject(o, "E_min_j", e->opt.E_min_j);
+	cJSON_AddNumberToObject(o, "E_at_time_optimal_j", e->opt.E_at_time_opt_j);
+	pts = cJSON_AddArrayToObject(o, "points");
+	for (size_t i = 0; i < e->npts; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "cores", e->pts[i].n);
+		cJSON_AddNumberToObject(p, "T_s", e->pts[i].T_s);
+		cJSON_AddNumberToObject(p, "P_w", e->pts[i].P_w);
+		cJSON_AddNumberToObject(p, "E_j", e->pts[i].E_j);
+		cJSON_AddNumberToObject(p, "EDP_js", e->pts[i].EDP_js);
+		cJSON_AddItemToArray(pts, p);
+	}
+}

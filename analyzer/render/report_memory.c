@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* report_memory.c: the report's memory section (Tudor & Teo eq. 8-10, Table IV), as a table
+ * and as JSON. */
+#include "report_sections.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "render_util.h"
+
+/* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
+void print_memory(FILE *out, const struct pma_result *r)
+{
+	const struct pma_mem_eval *e = &r->mem;
+	const struct pma_mem_params *p = &e->cal.params;
+
+	fprintf(out, "\nmemory       C(n) from %s; model %s", e->cal.source, pma_mem_model_name(p->model));
+	if (p->model == PMA_MEM_NONE) {
+		fputs(" (omega unknown: see the notes)\n", out);
+		return;
+	}
+	fprintf(out, " fitted on %s (%u socket%s of %u cores, %u NUMA node%s)\n", e->rec.source,
+		e->rec.sockets, e->rec.sockets == 1 ? "" : "s", e->rec.c, e->rec.numa_nodes,
+		e->rec.numa_nodes == 1 ? "" : "s");
+	fprintf(out, "%-13s%s = %.4g, %s = %.4g per %s (eq. 8); ", "", isfinite(p->r) ? "mu" : "mu/r",
+		p->mu, isfinite(p->r) ? "L" : "L/r", p->L,
+		strcmp(e->cal.source, "cycles") == 0 ? "cycle" : "ns");
+	if (isfinite(p->n_sat))
+		fprintf(out, "saturation mu = nL at n = %.3g", p->n_sat);
+	else
+		fputs("no saturation (L = 0: mu = nL at no n)", out);
+	if (isfinite(p->dC))
+		fprintf(out, "; Delta C = %.4g (eq. 9)", p->dC);
+	if (isfinite(p->r_delta))
+		fprintf(out, "; r delta = %.4g (eq. 10)", p->r_delta);
+	fprintf(out, "\n%-13s%6s %6s %12s %14s %14s %9s\n", "", "run", "cores", "C(n)", "omega meas.",
+		"omega model", "residual");
+	for (size_t i = 0; i < e->cal.npts; i++) {
+		/* a point past the fit's saturation has no model omega ("sat"), so no residual */
+		char wm[16], res[16];
+		double d = e->cal.omega_model[i] - e->cal.omega_meas[i];
+		fmt_num(wm, sizeof(wm), 3, e->cal.omega_model[i], "");
+		if (isfinite(d))
+			snprintf(res, sizeof(res), "%+.3f", d);
+		else
+			snprintf(res, sizeof(res), "-");
+		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14s %9s\n", "", e->cal.run_id[i],
+			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], wm, res);
+	}
+	if (!e->cal.repeated)
+		return;
+	/* --calibrate --repeat K: the medians the model is fitted to, and omega with its spread */
+	fprintf(out, "%-13s%6s %6s %12s %12s %18s\n", "", "runs", "cores", "median C(n)", "±C(n)",
+		"omega(n) fitted");
+	for (size_t k = 0; k < e->cal.nsum; k++) {
+		double w = NAN, d = NAN;
+		for (size_t i = 0; i < e->ncores; i++)
+			if (r->pred.cores[i] == e->cal.sum[k].cores) {
+				w = e->omega_fit[i];
+				d = e->omega_err[i];
+			}
+		fprintf(out, "%-13s%6u %6u %12.4g %12.4g %10.3f ± %.3f\n", "", e->cal.nrep[k],
+			e->cal.sum[k].cores, e->cal.sum[k].C, e->cal.C_err[k], w, d);
+	}
+}
+
+/* A machine's source and shape (docs/pmanalyze-json.md "memory"). */
+static void machine_json(cJSON *o, const struct pma_machine *mc)
+{
+	char sum[160];
+
+	cJSON_AddStringToObject(o, "source", mc->source);
+	cJSON_AddStringToObject(o, "summary", pma_machine_summary(mc, sum, sizeof(sum)));
+	cJSON_AddNumberToObject(o, "sockets", mc->sockets);
+	cJSON_AddNumberToObject(o, "cores_per_socket", mc->c);
+	cJSON_AddNumberToObject(o, "cores", mc->cores);
+	cJSON_AddNumberToObject(o, "pus", mc->pus);
+	cJSON_AddNumberToObject(o, "numa_nodes", mc->numa_nodes);
+}
+
+/* "memory": source, model, params, points (docs/pmanalyze-json.md) */
+cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
+{
+	const struct pma_mem_eval *e = &r->mem;
+	const struct pma_mem_params *p = &e->cal.params;
+	cJSON *m = cJSON_CreateObject(), *par, *pts;
+
+	cJSON_AddStringToObject(m, "source", p->model == PMA_MEM_NONE ? "none" : e->cal.source);
+	cJSON_AddStringToObject(m, "model", pma_mem_model_name(p->model));
+	cJSON_AddStringToObject(m, "placement", e->placement);
+	cJSON_AddStringToObject(m, "policy", pma_mem_policy_name(e->pol));
+	cJSON_AddStringToObject(m, "policy_source", e->pol_source);
+	cJSON_AddStringToObject(m, "machine", e->target.source);
+	machine_json(cJSON_AddObjectToObject(m, "recording_machine"), &e->rec);
+	machine_json(cJSON_AddObjectToObject(m, "target_machine"), &e->target);
+	par = cJSON_AddObjectToObject(m, "params");
+	if (p->model != PMA_MEM_NONE) {
+		add_finite(par, "C1", p->C1);
+		add_finite(par, "mu", p->mu);
+		add_finite(par, "L", p->L);
+		add_finite(par, "r", p->r);
+		cJSON_AddBoolToObject(par, "per_miss", !isfinite(p->r));
+		add_finite(par, "n_saturation", p->n_sat);
+		add_finite(par, "delta_C", p->dC);
+		add_finite(par, "r_delta", p->r_delta);
+		cJSON_AddNumberToObject(par, "cores_per_socket", p->c);
+	}
+	pts = cJSON_AddArrayToObject(m, "points");
+	for (size_t i = 0; i < e->cal.npts; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "cores", e->cal.pts[i].cores);
+		cJSON_AddNumberToObject(o, "run_id", e->cal.run_id[i]);
+		cJSON_AddStringToObject(o, "trace", traces[e->cal.trace[i]].path);
+		cJSON_AddNumberToObject(o, "C", e->cal.pts[i].C);
+		if (p->model != PMA_MEM_NONE) {
+			add_finite(o, "omega_measured", e->cal.omega_meas[i]);
+			add_finite(o, "omega_model", e->cal.omega_model[i]);
+			add_finite(o, "residual", e->cal.omega_model[i] - e->cal.omega_meas[i]);
+		}
+		cJSON_AddItemToArray(pts, o);
+	}
+	if (p->model == PMA_MEM_NONE) {
+		const struct pma_note *why = pma_notes_find(&e->notes, PMA_NOTE_OMEGA_UNKNOWN);
+		cJSON_AddItemToObject(m, "unknown_because", why ? note_string(why) :
+				      cJSON_CreateString(""));
+	}
+	return m;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* report_run.c: the report's run, parallelism and concurrency sections, as a table and as
+ * JSON (the CSV has no columns of them). */
+#include "report_sections.h"
+
+#include <math.h>
+
+#include "render_util.h"
+
+/* The run: program, trace, machine, baseline, m, wall time, sources. */
+void table_run(FILE *out, const struct pma_result *r)
+{
+	char cmd[512];
+
+	command_string(&r->t->meta, cmd, sizeof(cmd));
+	fprintf(out, "%-13s%s\n", "program", cmd);
+	fprintf(out, "%-13s%s\n", "trace", r->t->path);
+	machine_line(out, &r->t->meta);
+	if (r->mem.target_given) {
+		char sum[160];
+		fprintf(out, "%-13s%s: %s (the predictions' machine)\n", "target", r->mem.target.source,
+			pma_machine_summary(&r->mem.target, sum, sizeof(sum)));
+	}
+	fprintf(out, "%-13srun %u on CPUs %s (%u): %s\n", "baseline", r->run->run_id,
+		r->run->cpus[0] ? r->run->cpus : "?", r->par.baseline_cores, r->par.baseline_case);
+	fprintf(out, "%-13s%s%s\n", "run status", r->par.status, r->par.failed ?
+		": FAILED OR PARTIAL RUN, the profile covers only what ran (see the notes)" : "");
+	fprintf(out, "%-13s%.0f threads (%s)\n", "m", r->par.m, r->par.m_source);
+	fprintf(out, "%-13s%.3f s, %llu samples every %.2f ms", "wall time", r->par.wall_s,
+		(unsigned long long)r->run->st.samples, r->par.interval_ms);
+	if (r->par.interval_requested_ms > 0)
+		fprintf(out, " (lengthened by pmcollect from %.2f ms; ", r->par.interval_requested_ms);
+	else
+		fputs(" (", out);
+	fprintf(out, "measured mean %.2f ms)", r->run->st.mean_interval_ns / 1e6);
+	if (r->par.unexplained_s > 0.0005)
+		fprintf(out, "; %.3f s unexplained (ready to run, CPUs busy elsewhere)",
+			r->par.unexplained_s);
+	fputc('\n', out);
+	print_sources(out, &r->t->meta);
+	if (r->par.est == PMA_EST_SCHED)
+		pma_wakecost_line(out, &r->wake);
+}
+
+/* A(m,inf) by every estimator, T_cp, T(1), D(m), idle time. */
+void table_parallelism(FILE *out, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+	const struct pma_exact_stats *x = &r->run->xst;
+
+	fprintf(out, "%-13s%.2f ± %.2f threads  (estimator %s", "A(m,inf)", p->A_inf, r->par.A_err,
+		pma_estimator_name(r->par.est));
+	for (int k = PMA_EST_COUNT - 1; k >= 0; k--)
+		if (k != r->par.est && r->par.have[k])
+			fprintf(out, "; %s gives %.2f", pma_estimator_name(k), r->par.by_est[k].A_inf);
+	fputs(")\n", out);
+	if (r->par.have[PMA_EST_SCHED])
+		fprintf(out, "%-13s%llu events, %llu lost, %llu wake edges, %llu wakes from outside, "
+			"%u threads, %llu switch-ins inferred (%.1f ms)\n", "sched events",
+			(unsigned long long)x->events, (unsigned long long)x->lost,
+			(unsigned long long)x->wake_edges, (unsigned long long)x->outside_wakes,
+			x->threads, (unsigned long long)x->inferred_switch_ins, x->inferred_ns / 1e6);
+	if (r->par.have[PMA_EST_SWITCH])
+		pma_pswitch_describe(out, &r->run->pst);
+	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
+	fprintf(out, "%-13s%.3f s  (total CPU time of the program)\n", "T(1)", r->par.T1_s);
+	fprintf(out, "%-13s%.2f threads  (m - A(m,inf), eq. 2)\n", "D(m)", p->D);
+	if (prof->idle_ns > 0)
+		fprintf(out, "%-13s%.3f s with no runnable thread (kept as is in T(n))\n", "idle",
+			prof->idle_ns / 1e9);
+}
+
+/* The concurrency histogram: share of T_cp by active threads, as bars. */
+void table_concurrency(FILE *out, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+
+	fputs("\nconcurrency: share of critical-path time by active threads\n", out);
+	for (size_t k = 1; k < prof->nbins; k++) {
+		double share = p->T_cp_ns > 0 ? pma_profile_level_ns(prof, k) / p->T_cp_ns : 0;
+		int bar = (int)lround(share * 50);
+		if (share < 0.0005)
+			continue;
+		fprintf(out, "  %4zu  %5.1f%%  ", k, 100 * share);
+		for (int b = 0; b < bar; b++)
+			fputc('#', out);
+		fputc('\n', out);
+	}
+}
+
+/* "parallelism": the analyzed run and every estimator's A(m,inf), T_cp, D */
+void parallelism_json(cJSON *par, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+	cJSON *est;
+
+	cJSON_AddNumberToObject(par, "run_id", r->run->run_id);
+	cJSON_AddNumberToObject(par, "m", r->par.m);
+	cJSON_AddStringToObject(par, "m_source", r->par.m_source);
+	cJSON_AddNumberToObject(par, "A_inf", p->A_inf);
+	cJSON_AddNumberToObject(par, "A_inf_err", r->par.A_err);
+	cJSON_AddNumberToObject(par, "D", p->D);
+	cJSON_AddNumberToObject(par, "T_cp_s", p->T_cp_ns / 1e9);
+	cJSON_AddNumberToObject(par, "T1_s", r->par.T1_s);
+	cJSON_AddNumberToObject(par, "idle_s", prof->idle_ns / 1e9);
+	cJSON_AddNumberToObject(par, "wall_s", r->par.wall_s);
+	cJSON_AddNumberToObject(par, "unexplained_s", r->par.unexplained_s);
+	cJSON_AddStringToObject(par, "run_status", r->par.status);
+	cJSON_AddBoolToObject(par, "run_failed", r->par.failed);
+	cJSON_AddNumberToObject(par, "baseline_cores", r->par.baseline_cores);
+	cJSON_AddStringToObject(par, "baseline_cpus", r->run->cpus);
+	cJSON_AddStringToObject(par, "baseline_case", r->par.baseline_case);
+	cJSON_AddNumberToObject(par, "interval_ms", r->par.interval_ms);
+	if (r->par.interval_requested_ms > 0)
+		cJSON_AddNumberToObject(par, "interval_requested_ms", r->par.interval_requested_ms);
+	else
+		cJSON_AddNullToObject(par, "interval_requested_ms");
+	cJSON_AddNumberToObject(par, "mean_interval_ms", r->run->st.mean_interval_ns / 1e6);
+	cJSON_AddStringToObject(par, "estimator", pma_estimator_name(r->par.est));
+	est = cJSON_AddObjectToObject(par, "estimates");
+	for (int k = 0; k < PMA_EST_COUNT; k++) {
+		cJSON *e;
+		if (!r->par.have[k])
+			continue;
+		e = cJSON_AddObjectToObject(est, pma_estimator_name(k));
+		cJSON_AddNumberToObject(e, "A_inf", r->par.by_est[k].A_inf);
+		cJSON_AddNumberToObject(e, "T_cp_s", r->par.by_est[k].T_cp_ns / 1e9);
+		cJSON_AddNumberToObject(e, "D", r->par.by_est[k].D);
+		if (k == PMA_EST_SCHED) {
+			const struct pma_exact_stats *x = &r->run->xst;
+			cJSON_AddNumberToObject(e, "work_s", x->work_ns / 1e9);
+			cJSON_AddNumberToObject(e, "events", (double)x->events);
+			cJSON_AddNumberToObject(e, "lost_events", (double)x->lost);
+			cJSON_AddNumberToObject(e, "gaps", x->gaps);
+			cJSON_AddNumberToObject(e, "wake_edges", (double)x->wake_edges);
+			cJSON_AddNumberToObject(e, "outside_wakes", (double)x->outside_wakes);
+			cJSON_AddNumberToObject(e, "inferred_switch_ins", (double)x->inferred_switch_ins);
+			cJSON_AddNumberToObject(e, "inferred_s", x->inferred_ns / 1e9);
+			cJSON_AddNumberToObject(e, "threads", x->threads);
+			cJSON_AddNumberToObject(e, "max_active", x->max_active);
+		}
+	}
+}
+
+/* "concurrency": share of critical-path time by active threads */
+void concurrency_json(cJSON *hist, const struct pma_result *r)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_profile *prof = pma_result_profile(r);
+
+	for (size_t k = 1; k < prof->nbins; k++) {
+		double ns = pma_profile_level_ns(prof, k);
+		cJSON *h;
+		if (ns <= 0)
+			continue;
+		h = cJSON_CreateObject();
+		cJSON_AddNumberToObject(h, "active", (double)k);
+		cJSON_AddNumberToObject(h, "T_cp_s", ns / 1e9);
+		cJSON_AddNumberToObject(h, "share", p->T_cp_ns > 0 ? ns / p->T_cp_ns : 0);
+		cJSON_AddItemToArray(hist, h);
+	}
+}
