@@ -107,9 +107,9 @@ enum pma_result_kind {
  * shape per kind. pma_compute makes a run or an interference result; pma_ranks_merge's job
  * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. Each
  * later capability of a run (sweeps, energy, regions, plots) adds one section struct to the run
- * body, computed by its own module and rendered by its own function of report.c. The members
- * of the body are anonymous: r->par is the run's, r->interf the interference study's, r->job the
- * job's; only the member of r->kind may be read. */
+ * body, computed by its own module and rendered by its own file of render/ (report_<section>.c).
+ * The members of the body are anonymous: r->par is the run's, r->interf the interference study's,
+ * r->job the job's; only the member of r->kind may be read. */
 struct pma_result {
 	/* header */
 	enum pma_result_kind kind;

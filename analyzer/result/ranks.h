@@ -3,7 +3,7 @@
  * (pmcollect -o 'pm-%j/trace.%r.zst', docs/cluster.md): a row per rank from that rank's own analysis,
  * then the job's figures: Min/Max/Avg/Sum over the ranks, the load-imbalance factor, the ranks the
  * job waits for, the job's predicted T(n), and how the ranks' clocks line up. Pure computation:
- * report.c renders it. The job's types are job.h's: the body of a PMA_RESULT_JOB result. */
+ * render/report_job.c renders it. The job's types are job.h's: the body of a PMA_RESULT_JOB result. */
 #ifndef PMA_RANKS_H
 #define PMA_RANKS_H
 

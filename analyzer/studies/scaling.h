@@ -3,7 +3,7 @@
  * against predicted speedup per configuration, and empirical scaling models (PMNF, Iwainsky et
  * al. §2, §4; pmnf.h) of the overheads over the sweep's parameter, with the data for Extra-P's
  * formats (render/extrap.c builds them from it). Pure computation over the typed trace model and the prediction of
- * compute.c: no I/O; report.c renders it, main.c writes the Extra-P files. */
+ * compute.c: no I/O; render/report_scaling.c renders it, main.c writes the Extra-P files. */
 #ifndef PMA_SCALING_H
 #define PMA_SCALING_H
 
