@@ -334,15 +334,9 @@ static int energy_source_check(struct pma_trace *t)
 			reason = e->reason;
 	}
 	for (size_t i = 0; reason && i < t->meta.nsources; i++) {
-		struct pma_source *src = &t->meta.sources[i];
-		char *copy;
-		if (strcmp(src->name, "energy") != 0 || !src->recorded)
-			continue;
-		if (!(copy = strdup(reason)))
-			return -1;
-		free(src->reason);
-		src->reason = copy;
-		src->recorded = 0;
+		const struct pma_source *src = &t->meta.sources[i];
+		if (strcmp(src->name, "energy") == 0 && src->recorded)
+			return pma_meta_source_unrecorded(&t->meta, "energy", reason);
 	}
 	return 0;
 }
