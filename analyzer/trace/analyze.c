@@ -161,9 +161,10 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		r->t_end_ns = rec->u.json.t_ns;
 		return finish_run(r, rec->u.json.t_ns) < 0 ? LOAD_NOMEM : 0;
 	case PMT_REC_SUMMARY:
-		if (!t->summary.present)
-			pma_summary_parse(rec->u.json.text, &t->summary);
-		return 0;
+		if (t->summary.present)
+			return 0;
+		pma_summary_parse(rec->u.json.text, &t->summary);
+		return pma_summary_sources_apply(rec->u.json.text, &t->meta) < 0 ? LOAD_NOMEM : 0;
 	case PMT_REC_WARNING: {
 		char *what = pma_warning_parse(rec->u.json.text);
 		if (what)

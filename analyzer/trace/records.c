@@ -784,6 +784,21 @@ void pma_summary_parse(const char *text, struct pma_summary *s)
 	cJSON_Delete(o);
 }
 
+int pma_summary_sources_apply(const char *text, struct pma_meta *m)
+{
+	cJSON *o = parse_json(text);
+	const cJSON *s;
+	int rc = 0;
+
+	cJSON_ArrayForEach(s, item(o, "sources")) {
+		const cJSON *why = item(s, "reason");
+		if (rc == 0 && s->string && cJSON_IsFalse(item(s, "recorded")) && cJSON_IsString(why))
+			rc = pma_meta_source_unrecorded(m, s->string, why->valuestring);
+	}
+	cJSON_Delete(o);
+	return rc;
+}
+
 char *pma_warning_parse(const char *text)
 {
 	cJSON *o = parse_json(text);

@@ -262,6 +262,11 @@ void pma_meta_free(struct pma_meta *m);
  * new text). */
 int pma_meta_source_unrecorded(struct pma_meta *m, const char *name, const char *reason);
 
+/* SUMMARY "sources" (FORMAT.md §6 SUMMARY, 2.0): every source there with "recorded" false and a
+ * string "reason" becomes not recorded in m (pma_meta_source_unrecorded); anything else there, or
+ * a text that is not JSON, is ignored. Returns 0, or -1 when memory runs out. */
+int pma_summary_sources_apply(const char *text, struct pma_meta *m);
+
 /* Fills the RUN_BEGIN part of ri from its JSON text (a text that is not JSON leaves it as
  * absent). Returns 0, or -1 when memory runs out. */
 int pma_run_begin_parse(const char *text, struct pma_run_info *ri);
