@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The root that every /sys and /proc path of this module (and meta.c's cpufreq) is read under:
+/* The root that every /sys and /proc path of this module (and meta.c's cpufreq, schedtrace.c's
+ * tracefs check) is read under:
  * the environment variable PMT_SYSFS_ROOT (read here and nowhere else), "" when unset, so tests
  * can run the real code on a fixture tree (tests/fixtures/sysfs/). The string is static: do not
  * free. */

@@ -609,6 +609,10 @@ static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, ui
 		cJSON_AddStringToObject(o, "energy_reason", st->energy_why[0] ? st->energy_why
 									 : "no energy source");
 	}
+	/* for SUMMARY "sources": what the run's energy source turned out to be */
+	st->res->energy_recorded = st->energy_on;
+	snprintf(st->res->energy_reason, sizeof(st->res->energy_reason), "%s",
+		 st->energy_on ? "" : st->energy_why[0] ? st->energy_why : "no energy source");
 	if (!st->stat_why[0] && pmc_read_proc_stat(&stat1, why, sizeof(why)) == 0 &&
 	    pmc_other_load_cpus(&st->stat0, &stat1, cpu_ns, wall_ns, cfg->user_hz) >= 0.0 &&
 	    (l = cJSON_AddObjectToObject(o, "other_load"))) {

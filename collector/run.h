@@ -115,6 +115,8 @@ struct pmc_run_result {
 	int omp_answered;       /* --omp-regions: an OpenMP runtime started the tool */
 	uint64_t omp_regions;   /* OMP_REGION records written */
 	char omp_reason[512];   /* why no runtime answered ("" when one did) */
+	int energy_recorded;    /* RUN_END has energy: the source was read and advanced */
+	char energy_reason[512]; /* RUN_END energy_reason when it has none ("" when it has) */
 	char error[512];        /* one line for the user when the program could not be started
 				   (started 0, exit_status 127) */
 };

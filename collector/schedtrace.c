@@ -2,6 +2,7 @@
 /* schedtrace.c: scheduler events from a private tracefs instance (libtracefs), decoded at record
  * time with libtraceevent into the trace's own compact SCHED records. */
 #include "schedtrace.h"
+#include "energy.h"
 #include "pm_util.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,25 +222,69 @@ int pmc_sched_watchdog(char *why, size_t whysize)
 	return 0;
 }
 
+int pmc_sched_probe(const char *tdir, char *why, size_t whysize)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (!tdir) {
+		snprintf(why, whysize, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return PMT_E_IO;
+	}
+	/* ENOENT only: without permission (EACCES) the instance's step says "needs root" */
+	snprintf(path, sizeof(path), "%s/events", tdir);
+	if (stat(path, &sb) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		snprintf(why, whysize, "tracefs is not mounted (no %s; mount -t tracefs nodev "
+			 "/sys/kernel/tracing)", path);
+		return PMT_E_IO;
+	}
+	for (size_t i = 0; i < NEVENTS; i++) {
+		if (evdescs[i].optional)
+			continue;
+		snprintf(path, sizeof(path), "%s/events/sched/%s/format", tdir, evdescs[i].name);
+		if (stat(path, &sb) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+			snprintf(why, whysize, "the kernel has no sched:%s event (no %s)",
+				 evdescs[i].name, path);
+			return PMT_E_INVAL;
+		}
+	}
+	return 0;
+}
+
+/* Step 1a: the tracefs pmcollect would use (tdir, the machine's) has the events. PMT_SYSFS_ROOT
+ * (tests) replaces the machine's tracefs by <root>/sys/kernel/tracing for this check only: a
+ * fixture cannot hold a kernel ring buffer, so when the fixture passes, the machine's own
+ * tracefs records. */
+static int probe_tracefs(const char *tdir, char *why, size_t whysize)
+{
+	char dir[PATH_MAX];
+	const char *root = pmc_sysfs_root();
+
+	if (!root[0])
+		return pmc_sched_probe(tdir, why, whysize);
+	snprintf(dir, sizeof(dir), "%s/sys/kernel/tracing", root);
+	return pmc_sched_probe(dir, why, whysize);
+}
+
 static void instance_error(char *why, size_t whysize, const char *name, int e)
 {
 	snprintf(why, whysize, "cannot create the tracefs instance '%s': %s%s", name, strerror(e),
 		 e == EACCES || e == EPERM ? " (needs root or CAP_SYS_ADMIN)" : "");
 }
 
-/* Step 1: the private instance pmcollect-<pid>, after removing those of pmcollects that are gone. */
+/* Step 1: the private instance pmcollect-<pid>, after checking the tracefs (step 1a) and removing
+ * the instances of pmcollects that are gone. */
 static int create_instance(struct pmc_sched *s, char *why, size_t whysize)
 {
 	const char *tdir;
 	char name[64], dir[PATH_MAX];
+	int rc;
 
 	/* called once: libtracefs 1.6 re-finds (and leaks) the directory when its cached copy does
 	 * not pass its check, which is what happens without permission */
 	tdir = tracefs_tracing_dir();
-	if (!tdir) {
-		snprintf(why, whysize, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return PMT_E_IO;
-	}
+	if ((rc = probe_tracefs(tdir, why, whysize)) < 0)
+		return rc;
 	instance_name(name, sizeof(name));
 	/* asked first: libtracefs 1.6 leaks a few strings when an instance cannot be made */
 	snprintf(dir, sizeof(dir), "%s/instances", tdir);

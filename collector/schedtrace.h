@@ -37,7 +37,8 @@ void pmc_sched_set_rank(long rank);
  * online (the caller's reading of /sys/devices/system/cpu/online).
  * Nothing is enabled yet. Installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT of
  * pmcollect that remove the instance before the signal's default action.
- * Four steps: create the instance, load the event formats, configure it, open the CPU buffers.
+ * Four steps: check the tracefs (pmc_sched_probe) and create the instance, load the event
+ * formats, configure it, open the CPU buffers.
  * Returns 0 and *out, or PMT_E_IO (tracefs not mounted, no permission to create an instance, a
  * tracefs file that cannot be written), PMT_E_INVAL (an event or field missing) or PMT_E_NOMEM,
  * with a one-line reason in why. Source: Documentation/trace/ftrace.rst (instances,
@@ -80,6 +81,17 @@ int pmc_sched_stop(struct pmc_sched *s, struct pmt_writer *w, struct pmc_sched_s
  * SIGKILL. Call once, early, as root. Returns 0, or PMT_E_IO / PMT_E_INVAL with a one-line reason
  * in why (pmcollect goes on without). */
 int pmc_sched_watchdog(char *why, size_t whysize);
+
+/* Checks, reading only, that tdir (a tracefs mount point; NULL: none was found) looks usable: it
+ * has an events folder and events/sched/<name>/format for every event pmcollect needs
+ * (sched_waking may be missing: sched_wakeup stands in). A path that exists but cannot be read
+ * (EACCES, not root) passes: creating the instance then gives the reason. pmc_sched_open runs it
+ * first, on <PMT_SYSFS_ROOT>/sys/kernel/tracing when that variable is set (tests: the fixture
+ * trees of tests/fixtures/sysfs/README.md), else on the machine's tracefs.
+ * Returns 0, PMT_E_IO ("tracefs is not mounted (...)") or PMT_E_INVAL ("the kernel has no
+ * sched:<event> event (no <path>)") with the reason in why. Source: Documentation/trace/events.rst
+ * (events/<system>/<event>/format). */
+int pmc_sched_probe(const char *tdir, char *why, size_t whysize);
 
 /* Closes the buffers and removes the tracefs instance. NULL is accepted. */
 void pmc_sched_close(struct pmc_sched *s);

@@ -136,7 +136,8 @@ cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 	cJSON_AddNumberToObject(o, "samples", (double)t->samples);
 	cJSON_AddNumberToObject(o, "thread_samples", (double)t->thread_samples);
 	cJSON_AddNumberToObject(o, "runs", t->nruns);
-	/* the recorded object as is: its fields are per source (docs/pmanalyze-json.md) */
+	/* the recorded object, its fields per source (docs/pmanalyze-json.md); a source that recorded
+	 * nothing after all says so (pma_meta_source_unrecorded) */
 	cJSON_AddItemToObject(o, "sources", t->meta.sources_json ? cJSON_Parse(t->meta.sources_json) :
 			      cJSON_CreateObject());
 	notes_json(o, "warnings", "coded_warnings", &t->warnings);

@@ -161,9 +161,10 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		r->t_end_ns = rec->u.json.t_ns;
 		return finish_run(r, rec->u.json.t_ns) < 0 ? LOAD_NOMEM : 0;
 	case PMT_REC_SUMMARY:
-		if (!t->summary.present)
-			pma_summary_parse(rec->u.json.text, &t->summary);
-		return 0;
+		if (t->summary.present)
+			return 0;
+		pma_summary_parse(rec->u.json.text, &t->summary);
+		return pma_summary_sources_apply(rec->u.json.text, &t->meta) < 0 ? LOAD_NOMEM : 0;
 	case PMT_REC_WARNING: {
 		char *what = pma_warning_parse(rec->u.json.text);
 		if (what)
@@ -334,15 +335,9 @@ static int energy_source_check(struct pma_trace *t)
 			reason = e->reason;
 	}
 	for (size_t i = 0; reason && i < t->meta.nsources; i++) {
-		struct pma_source *src = &t->meta.sources[i];
-		char *copy;
-		if (strcmp(src->name, "energy") != 0 || !src->recorded)
-			continue;
-		if (!(copy = strdup(reason)))
-			return -1;
-		free(src->reason);
-		src->reason = copy;
-		src->recorded = 0;
+		const struct pma_source *src = &t->meta.sources[i];
+		if (strcmp(src->name, "energy") == 0 && src->recorded)
+			return pma_meta_source_unrecorded(&t->meta, "energy", reason);
 	}
 	return 0;
 }

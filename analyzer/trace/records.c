@@ -233,6 +233,39 @@ static int meta_sources(const cJSON *meta, struct pma_meta *m)
 	return 0;
 }
 
+int pma_meta_source_unrecorded(struct pma_meta *m, const char *name, const char *reason)
+{
+	cJSON *all = m->sources_json ? cJSON_Parse(m->sources_json) : NULL, *s;
+	char *copy = NULL, *json = NULL;
+	int rc = -1;
+
+	s = all ? cJSON_GetObjectItemCaseSensitive(all, name) : NULL;
+	if (cJSON_IsObject(s)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(s, "recorded");
+		cJSON_DeleteItemFromObjectCaseSensitive(s, "reason");
+		if (!cJSON_AddFalseToObject(s, "recorded") ||
+		    !cJSON_AddStringToObject(s, "reason", reason) ||
+		    !(json = cJSON_PrintUnformatted(all)))
+			goto out;
+		free(m->sources_json);
+		m->sources_json = json;
+	}
+	for (size_t i = 0; i < m->nsources; i++) {
+		struct pma_source *src = &m->sources[i];
+		if (strcmp(src->name, name) != 0)
+			continue;
+		if (!(copy = strdup(reason)))
+			goto out;
+		free(src->reason);
+		src->reason = copy;
+		src->recorded = 0;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(all);
+	return rc;
+}
+
 /* A finite number at key, else dflt (a hostile trace may hold anything). */
 static double fnum(const cJSON *o, const char *key, double dflt)
 {
@@ -749,6 +782,21 @@ void pma_summary_parse(const char *text, struct pma_summary *s)
 	s->collector_cpu_ns = num(o, "collector_cpu_ns", 0);
 	s->sampling_cpu_ns = num(o, "sampling_cpu_ns", NAN);
 	cJSON_Delete(o);
+}
+
+int pma_summary_sources_apply(const char *text, struct pma_meta *m)
+{
+	cJSON *o = parse_json(text);
+	const cJSON *s;
+	int rc = 0;
+
+	cJSON_ArrayForEach(s, item(o, "sources")) {
+		const cJSON *why = item(s, "reason");
+		if (rc == 0 && s->string && cJSON_IsFalse(item(s, "recorded")) && cJSON_IsString(why))
+			rc = pma_meta_source_unrecorded(m, s->string, why->valuestring);
+	}
+	cJSON_Delete(o);
+	return rc;
 }
 
 char *pma_warning_parse(const char *text)

@@ -254,6 +254,19 @@ struct pma_summary {
 int pma_meta_parse(const char *text, struct pma_meta *m);
 void pma_meta_free(struct pma_meta *m);
 
+/* Marks META source name as not recorded with reason, in m->sources and in m->sources_json (the
+ * object the JSON reports copy: "recorded" false, "reason" set, its other keys kept): META is
+ * written before the runs, so a source it calls recorded can turn out to have recorded nothing
+ * (an energy counter that never advanced; FORMAT.md §6 SUMMARY "sources"). A name META lacks is
+ * left alone. Returns 0, or -1 when memory runs out (m stays consistent: either the old or the
+ * new text). */
+int pma_meta_source_unrecorded(struct pma_meta *m, const char *name, const char *reason);
+
+/* SUMMARY "sources" (FORMAT.md §6 SUMMARY, 2.0): every source there with "recorded" false and a
+ * string "reason" becomes not recorded in m (pma_meta_source_unrecorded); anything else there, or
+ * a text that is not JSON, is ignored. Returns 0, or -1 when memory runs out. */
+int pma_summary_sources_apply(const char *text, struct pma_meta *m);
+
 /* Fills the RUN_BEGIN part of ri from its JSON text (a text that is not JSON leaves it as
  * absent). Returns 0, or -1 when memory runs out. */
 int pma_run_begin_parse(const char *text, struct pma_run_info *ri);

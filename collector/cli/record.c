@@ -78,6 +78,24 @@ static void add_calibration(cJSON *o, const struct pmc_session *ss)
 	}
 }
 
+/* SUMMARY "sources" (FORMAT.md §6 SUMMARY): the final state of a source META called recorded
+ * when it was opened but that no run recorded. Today the energy source: opened, but no run's
+ * counters advanced (a perf power PMU reading 0) or a reading failed:
+ * {"energy": {"recorded": false, "reason": the first such run's RUN_END energy_reason}}. No key
+ * when every source META named recorded kept its word, or no run started. */
+static void add_final_sources(cJSON *o, const struct pmc_session *ss)
+{
+	cJSON *srcs, *e;
+
+	if (!ss->energy || ss->total.energy_recorded || !ss->total.energy_reason[0])
+		return;
+	if ((srcs = cJSON_AddObjectToObject(o, "sources")) &&
+	    (e = cJSON_AddObjectToObject(srcs, "energy"))) {
+		cJSON_AddBoolToObject(e, "recorded", 0);
+		cJSON_AddStringToObject(e, "reason", ss->total.energy_reason);
+	}
+}
+
 static char *summary_json(const struct pmc_session *ss, int runs, int exit_status)
 {
 	const struct pmc_run_result *r = &ss->total;
@@ -103,6 +121,7 @@ static char *summary_json(const struct pmc_session *ss, int runs, int exit_statu
 	cJSON_AddNumberToObject(o, "warnings", r->warnings);
 	if (ss->cal_points)
 		add_calibration(o, ss);
+	add_final_sources(o, ss);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -676,6 +695,13 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		ss->total.lost_samples += res.lost_samples;
 		ss->total.sampling_cpu_ns += res.sampling_cpu_ns;
 		ss->total.warnings += res.warnings;
+		if (res.started && (res.energy_recorded || !ss->total.energy_reason[0])) {
+			/* SUMMARY "sources": energy recorded when any run's advanced, else the
+			 * first run's reason */
+			ss->total.energy_recorded |= res.energy_recorded;
+			snprintf(ss->total.energy_reason, sizeof(ss->total.energy_reason), "%s",
+				 res.energy_reason);
+		}
 		if (res.writer_err) {
 			ss->writer_err = res.writer_err;
 			ss->writer_errno = res.writer_errno;

@@ -1005,6 +1005,45 @@ def interfere_bandwidth(argv):
 
 
 # ---- the dispatcher ----
+def energy_source_final(argv):
+    """t1400: '$T/zero.dump' '$T/info.json' 'reason regex'. The perf-zero fixture's source: META
+    calls it recorded (opened, written before the runs), SUMMARY sources.energy says recorded
+    false with the reason, and pmanalyze --info --format json shows it recorded false with it."""
+    import json, re
+    recs = [json.loads(l) for l in open(argv[1]) if l.startswith("{")]
+    meta = [r for r in recs if r["type"] == "meta"][0]["sources"]["energy"]
+    summ = next((r for r in recs if r["type"] == "summary"), {}).get("sources", {}).get("energy", {})
+    info = json.load(open(argv[2]))["trace"]["sources"]["energy"]
+    out = []
+    for name, good, detail in (
+            ("META energy opened (recorded true, source perf)",
+             meta.get("recorded") is True and meta.get("source") == "perf", meta),
+            ("SUMMARY sources.energy recorded false with the reason",
+             summ.get("recorded") is False and re.fullmatch(argv[3], summ.get("reason", "")), summ),
+            ("--info --format json: energy recorded false with the reason",
+             info.get("recorded") is False and re.fullmatch(argv[3], info.get("reason", "")), info)):
+        out.append("%s %s: %s" % ("ok" if good else "FAIL", name, detail))
+    print("\n".join(out))
+    return 1 if any(l.startswith("FAIL") for l in out) else 0
+
+
+def numa_fixture(argv):
+    """t1410: '$T/dump' NODES IDS DISTANCES SOURCE MEMORY. META topology of a run whose hwloc read a
+    fixture tree (HWLOC_FSROOT): numa_nodes, numa_node_ids (JSON), numa_distances (JSON),
+    numa_distances_source, and whether hwloc's XML gives the nodes local memory ("yes"/"no")."""
+    import json, re
+    recs = [json.loads(l) for l in open(argv[1]) if l.startswith("{")]
+    t = [r for r in recs if r["type"] == "meta"][0]["topology"]
+    tags = re.findall(r'<object type="NUMANode"[^>]*>', t.get("hwloc_xml", ""))
+    mem = [re.search(r'local_memory="(\d+)"', tag) for tag in tags]
+    has_mem = "yes" if tags and all(m and int(m.group(1)) > 0 for m in mem) else "no"
+    got = [t.get("numa_nodes"), t.get("numa_node_ids"), t.get("numa_distances"),
+           t.get("numa_distances_source"), has_mem]
+    want = [int(argv[2]), json.loads(argv[3]), json.loads(argv[4]), argv[5], argv[6]]
+    print("numa_nodes %s, ids %s, distances %s (%s), local memory %s" % tuple(got))
+    return 0 if got == want else 1
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("main", "plot_ink") or not callable(globals().get(sys.argv[1])):
         sys.stderr.write("usage: checks.py NAME [ARG...]\n")

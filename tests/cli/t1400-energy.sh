@@ -75,6 +75,19 @@ else
 	if [ "$ends" -eq 2 ] && [ "$nulls" -eq 2 ] && [ "$warns" -eq 2 ]
 	then ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record, both runs"
 	else not_ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record" "$ends RUN_END, $nulls with energy null and the reason, $warns WARNING records" "$(grep -o '"energy[^}]*' "$T/zero.dump" | head -3)"; fi
+	# META is written before the runs: its "recorded" says the source was opened; SUMMARY
+	# "sources" says what happened, and pmanalyze's JSON must not call the source recorded
+	run_capture "$PMANALYZE" -q --info --format json "$T/zero.pmt"
+	cp "$T/out" "$T/zero-info.json"
+	if [ "$rc" -eq 0 ] && python3 "$PMT_TOP/tests/cli/checks.py" energy_source_final "$T/zero.dump" \
+		"$T/zero-info.json" "$ZR" >"$T/check" 2>&1
+	then ok "perf-zero fixture: META says opened, SUMMARY and --info JSON say not recorded with the reason"
+	else not_ok "perf-zero fixture: SUMMARY and --info JSON say energy not recorded" "$(diag)" "$(cat "$T/check")"; fi
+	run_capture "$PMANALYZE" -q --info "$T/zero.pmt"
+	if [ "$rc" -eq 0 ] && grep '^sources ' "$T/out" | grep -vq 'energy' &&
+	   grep -Eq "^ +energy: not recorded: $ZR$" "$T/out"
+	then ok "perf-zero fixture: --info lists energy as not recorded with the reason"
+	else not_ok "perf-zero fixture: --info lists energy as not recorded" "$(diag)" "$(grep -E '^sources| energy:' "$T/out")"; fi
 	run_capture "$PMANALYZE" -q "$T/zero.pmt"
 	if [ "$rc" -eq 0 ] && grep -Eq "^energy: none \(no run has energy readings: $ZR\)$" "$T/out" &&
 	   grep '^sources ' "$T/out" | grep -vq 'energy' && grep -Eq "^ +energy: not recorded: $ZR$" "$T/out"

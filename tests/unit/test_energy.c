@@ -212,10 +212,11 @@ static void test_perf_clock(void **state)
 	char *root = copy_tree("perf-clock");
 	char why[1024] = "";
 	struct pmc_energy *e = NULL;
-	struct timespec t0, t1;
-	double elapsed_us, got_uj;
+	struct timespec o0, o1, s0, s1;
+	double lo_us, hi_us, got_uj;
 
 	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &o0);
 	if (pmc_energy_open(&e, why, sizeof(why)) < 0) {
 		drop_tree(root);
 		if (strstr(why, "denied")) {
@@ -228,16 +229,21 @@ static void test_perf_clock(void **state)
 	assert_int_equal(pmc_energy_count(e), 1);
 	assert_string_equal(pmc_energy_zone(e, 0)->name, "energy-pkg@cpu0");
 	assert_string_equal(pmc_energy_zone_kind(pmc_energy_zone(e, 0)->name), "package");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_MONOTONIC, &o1);
 	assert_int_equal(pmc_energy_sample(e, why, sizeof(why)), 1);
 	usleep(100000);
+	clock_gettime(CLOCK_MONOTONIC, &s0);
 	assert_int_equal(pmc_energy_sample(e, why, sizeof(why)), 1);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	elapsed_us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+	clock_gettime(CLOCK_MONOTONIC, &s1);
 	got_uj = (double)pmc_energy_zone(e, 0)->energy_uj;
-	/* the counter ran from the open (before t0) to the second reading (before t1) */
-	print_message("# cpu-clock as energy: %.0f uJ over %.0f us\n", got_uj, elapsed_us);
-	assert_true(got_uj > 0.8 * elapsed_us && got_uj < 1.5 * elapsed_us + 20000);
+	/* the counter ran from within the open [o0, o1] to the second reading, within [s0, s1]:
+	 * bracketed by timestamps, so a preemption anywhere (a loaded machine) widens the bracket
+	 * instead of failing a fixed ratio (issue 33); 1% for the clocks' rates, 50 us for reads */
+	lo_us = (double)(s0.tv_sec - o1.tv_sec) * 1e6 + (double)(s0.tv_nsec - o1.tv_nsec) / 1e3;
+	hi_us = (double)(s1.tv_sec - o0.tv_sec) * 1e6 + (double)(s1.tv_nsec - o0.tv_nsec) / 1e3;
+	print_message("# cpu-clock as energy: %.0f uJ, between %.0f and %.0f us\n", got_uj, lo_us,
+		      hi_us);
+	assert_true(got_uj >= 0.99 * lo_us - 50 && got_uj <= 1.01 * hi_us + 50);
 	pmc_energy_close(e);
 	drop_tree(root);
 }

@@ -179,6 +179,45 @@ static void test_summary_warning(void **state)
 	assert_null(pma_warning_parse("{\"other\":1}"));
 }
 
+/* SUMMARY "sources" (FORMAT.md §6 SUMMARY): META's energy source, opened (recorded true with its
+ * zones), becomes not recorded with SUMMARY's reason, in the typed sources and in the JSON object
+ * the reports copy (its other keys kept); an entry without a reason, a source META lacks and a
+ * source SUMMARY calls recorded leave META alone. */
+static void test_summary_sources(void **state)
+{
+	struct pma_meta m;
+	const struct pma_source *e = NULL, *papi = NULL;
+
+	(void)state;
+	assert_int_equal(pma_meta_parse("{\"sources\":{\"energy\":{\"recorded\":true,\"source\":"
+		"\"perf\",\"zones\":[\"energy-psys@cpu0\"]},\"papi\":{\"recorded\":true}}}", &m), 0);
+	assert_int_equal(pma_summary_sources_apply("{\"samples\":3,\"sources\":{\"energy\":"
+		"{\"recorded\":false,\"reason\":\"energy unavailable: the counter did not advance\"},"
+		"\"papi\":{\"recorded\":false},\"nosuch\":{\"recorded\":false,\"reason\":\"x\"},"
+		"\"stat\":{\"recorded\":true,\"reason\":\"y\"}}}", &m), 0);
+	for (size_t i = 0; i < m.nsources; i++) {
+		if (strcmp(m.sources[i].name, "energy") == 0)
+			e = &m.sources[i];
+		if (strcmp(m.sources[i].name, "papi") == 0)
+			papi = &m.sources[i];
+	}
+	assert_int_equal(m.nsources, 2);
+	assert_non_null(e);
+	assert_non_null(papi);
+	assert_false(e->recorded);
+	assert_string_equal(e->reason, "energy unavailable: the counter did not advance");
+	assert_true(papi->recorded);
+	assert_null(papi->reason);
+	assert_string_equal(m.sources_json, "{\"energy\":{\"source\":\"perf\",\"zones\":"
+		"[\"energy-psys@cpu0\"],\"recorded\":false,\"reason\":\"energy unavailable: the "
+		"counter did not advance\"},\"papi\":{\"recorded\":true}}");
+	/* not JSON, or no sources: nothing changes */
+	assert_int_equal(pma_summary_sources_apply("not json", &m), 0);
+	assert_int_equal(pma_summary_sources_apply("{\"sources\":[1]}", &m), 0);
+	assert_false(e->recorded);
+	pma_meta_free(&m);
+}
+
 static void test_notes(void **state)
 {
 	struct pma_notes l = { 0 }, copy = { 0 };
@@ -239,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_energy_did_not_advance),
 		cmocka_unit_test(test_summary_warning),
+		cmocka_unit_test(test_summary_sources),
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_wall),
 	};
