@@ -15,17 +15,11 @@ static int listed(const struct pm_intlist *l, uint32_t v)
 }
 
 int pmc_binding_sibling(const cpu_set_t *prog, const struct pm_intlist *online,
-			const char *cgroup_cpus, const char *sysfs_root)
+			const struct pm_intlist *cgroup, const char *sysfs_root)
 {
-	struct pm_intlist cg = { 0 };
-	int have_cg = 0, best = -1;
+	int have_cg = cgroup && cgroup->n > 0, best = -1;
 	char why[128];
 
-	if (cgroup_cpus && cgroup_cpus[0]) {
-		if (pm_intlist_parse(cgroup_cpus, 0, CPU_SETSIZE - 1, &cg, why, sizeof(why)) < 0)
-			return -1;
-		have_cg = 1;
-	}
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		char path[512], text[256];
 		struct pm_intlist sib = { 0 };
@@ -48,21 +42,20 @@ int pmc_binding_sibling(const cpu_set_t *prog, const struct pm_intlist *online,
 			continue;
 		for (size_t i = 0; i < sib.n; i++) {
 			uint32_t s = sib.v[i];
-			if (CPU_ISSET(s, prog) || !listed(online, s) || (have_cg && !listed(&cg, s)))
+			if (CPU_ISSET(s, prog) || !listed(online, s) || (have_cg && !listed(cgroup, s)))
 				continue;
 			if (best < 0 || (int)s < best)
 				best = (int)s;
 		}
 		pm_intlist_free(&sib);
 	}
-	if (have_cg)
-		pm_intlist_free(&cg);
 	return best;
 }
 
-int pmc_binding_pin(const cpu_set_t *prog, const struct pm_intlist *online, const char *cgroup_cpus)
+int pmc_binding_pin(const cpu_set_t *prog, const struct pm_intlist *online,
+		    const struct pm_intlist *cgroup)
 {
-	int cpu = pmc_binding_sibling(prog, online, cgroup_cpus, "/sys");
+	int cpu = pmc_binding_sibling(prog, online, cgroup, "/sys");
 	cpu_set_t one;
 
 	if (cpu < 0)

@@ -187,7 +187,7 @@ static int has(const struct pm_intlist *l, uint32_t v)
 int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const cpu_set_t *aff,
 			struct pmc_usable_cpus *u, char *why, size_t whysize)
 {
-	struct pm_intlist cg = { 0 };
+	struct pm_intlist *cg = &u->cgroup;
 	int have_cg = 0;
 	char e[200];
 
@@ -199,7 +199,7 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 	}
 	if (root && pmc_cgroup_cpuset(root, u->cgroup_cpus, sizeof(u->cgroup_cpus), u->cgroup_file,
 				      sizeof(u->cgroup_file), e, sizeof(e)) == 0)
-		have_cg = pm_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, &cg, e, sizeof(e)) == 0;
+		have_cg = pm_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, cg, e, sizeof(e)) == 0;
 	if (!have_cg)
 		u->cgroup_cpus[0] = u->cgroup_file[0] = '\0';
 	for (int pass = 0; pass < 2 && u->cpus.n == 0; pass++) {
@@ -208,7 +208,7 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 			uint32_t c = online->v[i];
 			if (aff && (c >= CPU_SETSIZE || !CPU_ISSET(c, aff)))
 				continue;
-			if (pass == 0 && have_cg && !has(&cg, c))
+			if (pass == 0 && have_cg && !has(cg, c))
 				continue;
 			u->cpus.v[u->cpus.n++] = c;
 		}
@@ -222,7 +222,6 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 			pm_intlist_format(&a, u->affinity, sizeof(u->affinity));
 		free(a.v);
 	}
-	pm_intlist_free(&cg);
 	if (u->cpus.n == 0) {
 		snprintf(why, whysize, "none of the online CPUs is in pmcollect's affinity");
 		pmc_usable_cpus_free(u);
@@ -235,8 +234,10 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 
 void pmc_usable_cpus_free(struct pmc_usable_cpus *u)
 {
-	if (u)
+	if (u) {
 		pm_intlist_free(&u->cpus);
+		pm_intlist_free(&u->cgroup);
+	}
 }
 
 int pmc_online_cpus(struct pm_intlist *out)
@@ -267,6 +268,15 @@ int pmc_intlist_has(const struct pm_intlist *l, uint32_t v)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
 			return 1;
+	return 0;
+}
+
+int pmc_intlist_bitmap(const struct pm_intlist *l, hwloc_bitmap_t set)
+{
+	hwloc_bitmap_zero(set);
+	for (size_t i = 0; i < l->n; i++)
+		if (hwloc_bitmap_set(set, l->v[i]) != 0)
+			return -1;
 	return 0;
 }
 
