@@ -6,13 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int listed(const struct pm_intlist *l, uint32_t v)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i] == v)
-			return 1;
-	return 0;
-}
+#include "cpuset.h"
+#include "pm_sysfs.h"
 
 int pmc_binding_sibling(const cpu_set_t *prog, const struct pm_intlist *online,
 			const struct pm_intlist *cgroup, const char *sysfs_root)
@@ -23,26 +18,17 @@ int pmc_binding_sibling(const cpu_set_t *prog, const struct pm_intlist *online,
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		char path[512], text[256];
 		struct pm_intlist sib = { 0 };
-		FILE *f;
 
 		if (!CPU_ISSET(cpu, prog))
 			continue;
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
 			 sysfs_root, cpu);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (!fgets(text, sizeof(text), f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		text[strcspn(text, "\n")] = '\0';
-		if (pm_intlist_parse(text, 0, CPU_SETSIZE - 1, &sib, why, sizeof(why)) < 0)
+		if (pm_sysfs_read_line(path, text, sizeof(text)) < 0 ||
+		    pm_intlist_parse(text, 0, CPU_SETSIZE - 1, &sib, why, sizeof(why)) < 0)
 			continue;
 		for (size_t i = 0; i < sib.n; i++) {
 			uint32_t s = sib.v[i];
-			if (CPU_ISSET(s, prog) || !listed(online, s) || (have_cg && !listed(cgroup, s)))
+			if (CPU_ISSET(s, prog) || !pmc_intlist_has(online, s) || (have_cg && !pmc_intlist_has(cgroup, s)))
 				continue;
 			if (best < 0 || (int)s < best)
 				best = (int)s;

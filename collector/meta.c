@@ -6,6 +6,7 @@
 #include "rank.h"
 #include "pm_util.h"
 #include "pm_cli.h"
+#include "pm_sysfs.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -48,29 +49,6 @@ static int add_item(cJSON *o, const char *key, cJSON *item)
 		return -1;
 	}
 	return 0;
-}
-
-/* Reads the first line of a small sysfs/procfs file into buf without its newline.
- * Returns 0, or -1 with errno set (ENOENT when the file does not exist). */
-static int read_line(const char *path, char *buf, size_t bufsize)
-{
-	FILE *f = fopen(path, "re");
-	int ret = -1;
-	size_t len;
-
-	if (f == NULL)
-		return -1;
-	if (fgets(buf, (int)bufsize, f) == NULL) {
-		errno = ferror(f) ? EIO : ENODATA;
-		goto out;
-	}
-	len = strlen(buf);
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	ret = 0;
-out:
-	fclose(f);
-	return ret;
 }
 
 /* Start time: CLOCK_REALTIME now as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (UTC, microseconds).
@@ -396,7 +374,7 @@ int pmc_meta_add_cpufreq(cJSON *meta, const cpu_set_t *cpus)
 			continue;
 		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
 			 pmc_sysfs_root(), cpu);
-		if (read_line(path, buf, sizeof(buf)) == 0) {
+		if (pm_sysfs_read_line(path, buf, sizeof(buf)) == 0) {
 			found = 1;
 			if (first_gov[0] == '\0')
 				snprintf(first_gov, sizeof(first_gov), "%s", buf);
@@ -413,7 +391,7 @@ int pmc_meta_add_cpufreq(cJSON *meta, const cpu_set_t *cpus)
 		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
 			 pmc_sysfs_root(), cpu);
 		k = NULL;
-		if (read_line(path, buf, sizeof(buf)) == 0) {
+		if (pm_sysfs_read_line(path, buf, sizeof(buf)) == 0) {
 			char *end;
 			unsigned long long v = strtoull(buf, &end, 10);
 
