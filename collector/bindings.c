@@ -6,63 +6,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int listed(const struct pm_intlist *l, uint32_t v)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i] == v)
-			return 1;
-	return 0;
-}
+#include "cpuset.h"
+#include "pm_sysfs.h"
 
 int pmc_binding_sibling(const cpu_set_t *prog, const struct pm_intlist *online,
-			const char *cgroup_cpus, const char *sysfs_root)
+			const struct pm_intlist *cgroup, const char *sysfs_root)
 {
-	struct pm_intlist cg = { 0 };
-	int have_cg = 0, best = -1;
+	int have_cg = cgroup && cgroup->n > 0, best = -1;
 	char why[128];
 
-	if (cgroup_cpus && cgroup_cpus[0]) {
-		if (pm_intlist_parse(cgroup_cpus, 0, CPU_SETSIZE - 1, &cg, why, sizeof(why)) < 0)
-			return -1;
-		have_cg = 1;
-	}
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		char path[512], text[256];
 		struct pm_intlist sib = { 0 };
-		FILE *f;
 
 		if (!CPU_ISSET(cpu, prog))
 			continue;
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
 			 sysfs_root, cpu);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (!fgets(text, sizeof(text), f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		text[strcspn(text, "\n")] = '\0';
-		if (pm_intlist_parse(text, 0, CPU_SETSIZE - 1, &sib, why, sizeof(why)) < 0)
+		if (pm_sysfs_read_line(path, text, sizeof(text)) < 0 ||
+		    pm_intlist_parse(text, 0, CPU_SETSIZE - 1, &sib, why, sizeof(why)) < 0)
 			continue;
 		for (size_t i = 0; i < sib.n; i++) {
 			uint32_t s = sib.v[i];
-			if (CPU_ISSET(s, prog) || !listed(online, s) || (have_cg && !listed(&cg, s)))
+			if (CPU_ISSET(s, prog) || !pmc_intlist_has(online, s) || (have_cg && !pmc_intlist_has(cgroup, s)))
 				continue;
 			if (best < 0 || (int)s < best)
 				best = (int)s;
 		}
 		pm_intlist_free(&sib);
 	}
-	if (have_cg)
-		pm_intlist_free(&cg);
 	return best;
 }
 
-int pmc_binding_pin(const cpu_set_t *prog, const struct pm_intlist *online, const char *cgroup_cpus)
+int pmc_binding_pin(const cpu_set_t *prog, const struct pm_intlist *online,
+		    const struct pm_intlist *cgroup)
 {
-	int cpu = pmc_binding_sibling(prog, online, cgroup_cpus, "/sys");
+	int cpu = pmc_binding_sibling(prog, online, cgroup, "/sys");
 	cpu_set_t one;
 
 	if (cpu < 0)

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "pmt.h"
+#include "pm_cli.h"
+#include "pm_sysfs.h"
 #include "pm_util.h"
 
 struct pmc_counters {
@@ -419,15 +421,13 @@ out:
 /* Reads /proc/sys/kernel/perf_event_paranoid for an error hint; returns 99 when unknown. */
 static int paranoid_level(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int level = 99;
+	char buf[32];
+	long level;
 
-	if (f != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 99;
-		fclose(f);
-	}
-	return level;
+	if (pm_sysfs_read_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) < 0 ||
+	    pm_cli_parse_long(buf, -10, 10, &level) < 0)
+		return 99;
+	return (int)level;
 }
 
 int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t whysize)

@@ -13,29 +13,16 @@
 #include <unistd.h>
 
 #include "cpuexpr.h"
+#include "pm_sysfs.h"
 
-/* Reads the first line of root+path into buf without its newline and trailing spaces. Returns 0
- * or -1 (errno set). */
+/* Reads the first line of root+path into buf without its newline and trailing spaces
+ * (pm_sysfs_read_line). Returns 0 or a negative errno. */
 static int read_first_line(const char *root, const char *path, char *buf, size_t size)
 {
 	char full[4096];
-	FILE *f;
-	size_t n;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
-	f = fopen(full, "re");
-	if (!f)
-		return -1;
-	if (!fgets(buf, (int)size, f)) {
-		fclose(f);
-		errno = ENODATA;
-		return -1;
-	}
-	fclose(f);
-	n = strlen(buf);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
+	return pm_sysfs_read_line(full, buf, size);
 }
 
 /* Undoes mountinfo's octal escapes (\040 for a space, \011, \012, \134) in place. */
@@ -175,19 +162,10 @@ int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file,
 	return -1;
 }
 
-/* 1 when the sorted list l has v. */
-static int has(const struct pm_intlist *l, uint32_t v)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i] == v)
-			return 1;
-	return 0;
-}
-
 int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const cpu_set_t *aff,
 			struct pmc_usable_cpus *u, char *why, size_t whysize)
 {
-	struct pm_intlist cg = { 0 };
+	struct pm_intlist *cg = &u->cgroup;
 	int have_cg = 0;
 	char e[200];
 
@@ -199,7 +177,7 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 	}
 	if (root && pmc_cgroup_cpuset(root, u->cgroup_cpus, sizeof(u->cgroup_cpus), u->cgroup_file,
 				      sizeof(u->cgroup_file), e, sizeof(e)) == 0)
-		have_cg = pm_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, &cg, e, sizeof(e)) == 0;
+		have_cg = pm_intlist_parse(u->cgroup_cpus, 0, UINT32_MAX - 1, cg, e, sizeof(e)) == 0;
 	if (!have_cg)
 		u->cgroup_cpus[0] = u->cgroup_file[0] = '\0';
 	for (int pass = 0; pass < 2 && u->cpus.n == 0; pass++) {
@@ -208,7 +186,7 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 			uint32_t c = online->v[i];
 			if (aff && (c >= CPU_SETSIZE || !CPU_ISSET(c, aff)))
 				continue;
-			if (pass == 0 && have_cg && !has(&cg, c))
+			if (pass == 0 && have_cg && !pmc_intlist_has(cg, c))
 				continue;
 			u->cpus.v[u->cpus.n++] = c;
 		}
@@ -222,7 +200,6 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 			pm_intlist_format(&a, u->affinity, sizeof(u->affinity));
 		free(a.v);
 	}
-	pm_intlist_free(&cg);
 	if (u->cpus.n == 0) {
 		snprintf(why, whysize, "none of the online CPUs is in pmcollect's affinity");
 		pmc_usable_cpus_free(u);
@@ -235,28 +212,20 @@ int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const
 
 void pmc_usable_cpus_free(struct pmc_usable_cpus *u)
 {
-	if (u)
+	if (u) {
 		pm_intlist_free(&u->cpus);
+		pm_intlist_free(&u->cgroup);
+	}
 }
 
 int pmc_online_cpus(struct pm_intlist *out)
 {
 	char buf[4096], why[128];
-	ssize_t n = -1;
 	long ncpu;
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0) {
-		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-			n--;
-		buf[n] = '\0';
-		if (pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why)) == 0)
-			return 0;
-	}
+	if (pm_sysfs_read_line("/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0 &&
+	    pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why)) == 0)
+		return 0;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	snprintf(buf, sizeof(buf), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
 	return pm_intlist_parse(buf, 0, UINT32_MAX - 1, out, why, sizeof(why));
@@ -267,6 +236,15 @@ int pmc_intlist_has(const struct pm_intlist *l, uint32_t v)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == v)
 			return 1;
+	return 0;
+}
+
+int pmc_intlist_bitmap(const struct pm_intlist *l, hwloc_bitmap_t set)
+{
+	hwloc_bitmap_zero(set);
+	for (size_t i = 0; i < l->n; i++)
+		if (hwloc_bitmap_set(set, l->v[i]) != 0)
+			return -1;
 	return 0;
 }
 

@@ -19,6 +19,7 @@ struct pmc_usable_cpus {
 	char text[4096];           /* cpus as a cpulist */
 	char affinity[4096];       /* sched_getaffinity(2) ∩ online, "" when not known */
 	char cgroup_cpus[4096];    /* the cgroup's effective cpuset, "" when none was found */
+	struct pm_intlist cgroup;  /* the same CPUs, parsed once (empty when none was found) */
 	char cgroup_file[1024];    /* the file it was read from (relative to the root given) */
 	int restricted;            /* 1 when cpus is not every online CPU */
 };
@@ -52,6 +53,11 @@ int pmc_online_cpus(struct pm_intlist *out);
 
 /* Whether v is in the list l (sorted or not). */
 int pmc_intlist_has(const struct pm_intlist *l, uint32_t v);
+
+/* Sets the hwloc bitmap set to the CPUs of the list l (OS indexes), for the planners that walk
+ * the topology with a set of CPUs already parsed (collector/plan.c, interfere.c). Returns 0, or
+ * -1 when hwloc runs out of memory (set then partly filled). */
+int pmc_intlist_bitmap(const struct pm_intlist *l, hwloc_bitmap_t set);
 
 /* One set of CPUs the user named (--cpus, --interfere-cpus, a --runs list), parsed once into the
  * three forms its users need: planning and checks read list, placement reads set, META and the

@@ -16,6 +16,7 @@
 
 #include "pm_util.h"
 #include "pm_cli.h"
+#include "pm_sysfs.h"
 
 #define POWERCAP_DIR "/sys/class/powercap"
 #define POWERCAP_PREFIX "intel-rapl:"
@@ -53,33 +54,11 @@ uint64_t pmc_energy_delta_uj(uint64_t e0_uj, uint64_t e1_uj, uint64_t max_uj)
 	return e1_uj + (max_uj - e0_uj);
 }
 
-/* Reads a small sysfs file into buf (NUL-terminated, trailing newline removed). Returns 0 or
- * -errno; an empty read is -ENODATA (a sysfs attribute whose device went away can read 0 bytes). */
-static int read_small(const char *path, char *buf, size_t size)
-{
-	ssize_t r;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, size - 1);
-	err = errno;
-	close(fd);
-	if (r < 0)
-		return -err;
-	if (r == 0)
-		return -ENODATA;
-	buf[r] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /* Reads a file holding one unsigned decimal number. Returns 0 or -errno (-EINVAL: not a number). */
 static int read_u64(const char *path, uint64_t *v)
 {
 	char buf[64], *end;
-	int r = read_small(path, buf, sizeof(buf));
+	int r = pm_sysfs_read_line(path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -159,7 +138,7 @@ static size_t powercap_open(struct pmc_energy *e, const char *root, char *why, s
 		z->last_raw = v;
 		snprintf(z->id, sizeof(z->id), "%s", names[i]);
 		snprintf(path, sizeof(path), "%s/name", base);
-		if (read_small(path, z->name, sizeof(z->name)) < 0)
+		if (pm_sysfs_read_line(path, z->name, sizeof(z->name)) < 0)
 			snprintf(z->name, sizeof(z->name), "%s", names[i]);
 		snprintf(path, sizeof(path), "%s/max_energy_range_uj", base);
 		if (read_u64(path, &z->max_energy_range_uj) < 0)
@@ -188,13 +167,13 @@ static int perf_open_event(struct pmc_energy *e, const char *pmu, const char *ro
 	int opened = 0;
 
 	snprintf(path, sizeof(path), "%s/events/%s", pmu, name);
-	if (read_small(path, buf, sizeof(buf)) < 0 || sscanf(buf, "event=%llx", &config) != 1)
+	if (pm_sysfs_read_line(path, buf, sizeof(buf)) < 0 || sscanf(buf, "event=%llx", &config) != 1)
 		return 0; /* not an event description: skip it */
 	snprintf(path, sizeof(path), "%s/events/%s.unit", pmu, name);
-	if (read_small(path, buf, sizeof(buf)) < 0 || strcmp(buf, "Joules"))
+	if (pm_sysfs_read_line(path, buf, sizeof(buf)) < 0 || strcmp(buf, "Joules"))
 		return 0;
 	snprintf(path, sizeof(path), "%s/events/%s.scale", pmu, name);
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (pm_sysfs_read_line(path, buf, sizeof(buf)) < 0)
 		return 0;
 	scale_j = strtod(buf, &end);
 	if (end == buf || !(scale_j > 0.0) || !isfinite(scale_j))
@@ -217,7 +196,7 @@ static int perf_open_event(struct pmc_energy *e, const char *pmu, const char *ro
 
 			if (err == EACCES || err == EPERM) {
 				snprintf(path, sizeof(path), "%s" PARANOID_FILE, root);
-				if (read_small(path, buf, sizeof(buf)) < 0 ||
+				if (pm_sysfs_read_line(path, buf, sizeof(buf)) < 0 ||
 				    pm_cli_parse_long(buf, -10, 10, &paranoid) < 0)
 					snprintf(why, whysize, "perf power PMU: perf_event_open(%s, CPU %" PRIu32
 						 ") denied (%s unreadable; system-wide events need it <= 0 "
@@ -270,7 +249,7 @@ static size_t perf_open(struct pmc_energy *e, const char *root, char *why, size_
 	if (read_u64(path, &type) < 0 || type > UINT32_MAX)
 		return 0;
 	snprintf(path, sizeof(path), "%s/cpumask", pmu);
-	if (read_small(path, buf, sizeof(buf)) < 0 ||
+	if (pm_sysfs_read_line(path, buf, sizeof(buf)) < 0 ||
 	    pm_intlist_parse(buf, 0, 1u << 20, &cpus, why1, sizeof(why1)) < 0) {
 		snprintf(why, whysize, "perf power PMU: bad cpumask '%s'", path);
 		return 0;

@@ -4,6 +4,7 @@
 #include "interfere.h"
 
 #include "counters.h"
+#include "cpuset.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -387,8 +388,9 @@ static void size_text(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%llu KB", (unsigned long long)(bytes >> 10));
 }
 
-int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const char *allowed_list,
-			int *cpus, size_t maxcpus, char *why, size_t whysize)
+int pmc_interfere_place(hwloc_topology_t topo, const struct pm_intlist *program_cpus,
+			const struct pm_intlist *allowed_list, int *cpus, size_t maxcpus, char *why,
+			size_t whysize)
 {
 	hwloc_bitmap_t prog = hwloc_bitmap_alloc(), allowed = hwloc_bitmap_alloc();
 	hwloc_bitmap_t share = hwloc_bitmap_alloc(), smt = hwloc_bitmap_alloc(), cand = hwloc_bitmap_alloc();
@@ -400,16 +402,16 @@ int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const c
 		snprintf(why, whysize, "out of memory");
 		goto out;
 	}
-	if (hwloc_bitmap_list_sscanf(prog, program_cpus) != 0 || hwloc_bitmap_iszero(prog)) {
-		snprintf(why, whysize, "invalid CPU list '%s'", program_cpus);
+	if (pmc_intlist_bitmap(program_cpus, prog) < 0 ||
+	    (allowed_list && pmc_intlist_bitmap(allowed_list, allowed) < 0)) {
+		snprintf(why, whysize, "out of memory");
 		goto out;
 	}
-	if (allowed_list) {
-		if (hwloc_bitmap_list_sscanf(allowed, allowed_list) != 0) {
-			snprintf(why, whysize, "invalid CPU list '%s'", allowed_list);
-			goto out;
-		}
-	} else {
+	if (hwloc_bitmap_iszero(prog)) {
+		snprintf(why, whysize, "the program has no CPU");
+		goto out;
+	}
+	if (!allowed_list) {
 		hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
 	}
 	while ((pu = hwloc_bitmap_next(prog, pu)) >= 0) {
@@ -484,10 +486,10 @@ int pmc_interfere_program_cpus(hwloc_topology_t topo, const struct pm_intlist *a
 
 	out->v = NULL;
 	out->n = 0;
-	if (!set)
+	if (!set || pmc_intlist_bitmap(allowed, set) < 0) {
+		hwloc_bitmap_free(set);
 		return 0;
-	for (size_t i = 0; i < allowed->n; i++)
-		hwloc_bitmap_set(set, allowed->v[i]);
+	}
 	for (size_t j = 0; j < n; j++) {
 		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)icpus[j]);
 		hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : NULL;

@@ -169,13 +169,14 @@ uint64_t pmc_llc_bytes(hwloc_topology_t topo, int cpu);
  * cores that share the resource", the last-level cache; §5.1 fills "some or all of the remaining
  * cores"): the CPUs of topo that share a last-level cache (the outermost data or unified cache
  * above the PU) with one of the program's CPUs, are not the program's, not SMT siblings of them
- * (another PU of one of their cores) and are in `allowed` (a cpulist; NULL = the topology's allowed
- * CPUs). program_cpus is a cpulist ("0", "0-3"). Writes at most maxcpus of them in increasing
+ * (another PU of one of their cores) and are in `allowed` (NULL = the topology's allowed CPUs).
+ * program_cpus and allowed are lists already parsed (the session's CPU model). Writes at most maxcpus of them in increasing
  * order to cpus[] and returns how many (>= 1), or -1 with a one-line reason that names
  * --interfere-cpus, e.g. when hwloc shows every CPU with a private last-level cache (as microVMs
  * do: a private 508 MB "L3" per vCPU, whatever the host shares). */
-int pmc_interfere_place(hwloc_topology_t topo, const char *program_cpus, const char *allowed,
-			int *cpus, size_t maxcpus, char *why, size_t whysize);
+int pmc_interfere_place(hwloc_topology_t topo, const struct pm_intlist *program_cpus,
+			const struct pm_intlist *allowed, int *cpus, size_t maxcpus, char *why,
+			size_t whysize);
 
 /* The program's CPUs beside the interferers when --cpus is not given: the CPUs of allowed (what
  * pmcollect may use) minus the cores of the interferers' CPUs icpus[0..n-1] (so no SMT sibling of

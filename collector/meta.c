@@ -6,6 +6,7 @@
 #include "rank.h"
 #include "pm_util.h"
 #include "pm_cli.h"
+#include "pm_sysfs.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -48,29 +49,6 @@ static int add_item(cJSON *o, const char *key, cJSON *item)
 		return -1;
 	}
 	return 0;
-}
-
-/* Reads the first line of a small sysfs/procfs file into buf without its newline.
- * Returns 0, or -1 with errno set (ENOENT when the file does not exist). */
-static int read_line(const char *path, char *buf, size_t bufsize)
-{
-	FILE *f = fopen(path, "re");
-	int ret = -1;
-	size_t len;
-
-	if (f == NULL)
-		return -1;
-	if (fgets(buf, (int)bufsize, f) == NULL) {
-		errno = ferror(f) ? EIO : ENODATA;
-		goto out;
-	}
-	len = strlen(buf);
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	ret = 0;
-out:
-	fclose(f);
-	return ret;
 }
 
 /* Start time: CLOCK_REALTIME now as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (UTC, microseconds).
@@ -364,23 +342,20 @@ out:
 	return ret;
 }
 
-/* Adds "cpufreq" ({"governor", "cur_khz": [...], "cpu_ids": [...]}) for the CPUs listed in
- * online (a cpulist), read from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and
+/* Adds "cpufreq" ({"governor", "cur_khz": [...], "cpu_ids": [...]}) for the CPUs of the set cpus
+ * (the session's CPU model, parsed once), read from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and
  * scaling_cur_freq (kHz; Documentation/admin-guide/pm/cpufreq.rst), below pmc_sysfs_root() (a
  * fixture tree in tests, "" otherwise). When no CPU has a cpufreq directory (VMs, containers without sysfs),
  * "cpufreq" is null and "cpufreq_reason" says why. "governor" is "mixed" when CPUs differ, then
  * "governors" lists them. A CPU without the files gets null entries. */
-int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
+int pmc_meta_add_cpufreq(cJSON *meta, const cpu_set_t *cpus)
 {
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	cJSON *cf = NULL, *govs = NULL, *khz, *ids;
 	char first_gov[128] = "", buf[128], path[4200];
 	const char *reason = NULL;
-	int cpu, found = 0, mixed = 0, ret = PMT_E_NOMEM;
+	int found = 0, mixed = 0, ret = PMT_E_NOMEM;
 
-	if (set == NULL)
-		return PMT_E_NOMEM;
-	if (online == NULL || hwloc_bitmap_list_sscanf(set, online) != 0) {
+	if (cpus == NULL) {
 		reason = "online CPU list unknown";
 		goto none;
 	}
@@ -392,12 +367,14 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 	ids = cJSON_AddArrayToObject(cf, "cpu_ids");
 	if (khz == NULL || ids == NULL)
 		goto out;
-	hwloc_bitmap_foreach_begin(cpu, set) {
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		cJSON *g, *k, *id;
 
+		if (!CPU_ISSET(cpu, cpus))
+			continue;
 		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
 			 pmc_sysfs_root(), cpu);
-		if (read_line(path, buf, sizeof(buf)) == 0) {
+		if (pm_sysfs_read_line(path, buf, sizeof(buf)) == 0) {
 			found = 1;
 			if (first_gov[0] == '\0')
 				snprintf(first_gov, sizeof(first_gov), "%s", buf);
@@ -414,7 +391,7 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
 			 pmc_sysfs_root(), cpu);
 		k = NULL;
-		if (read_line(path, buf, sizeof(buf)) == 0) {
+		if (pm_sysfs_read_line(path, buf, sizeof(buf)) == 0) {
 			char *end;
 			unsigned long long v = strtoull(buf, &end, 10);
 
@@ -433,7 +410,7 @@ int pmc_meta_add_cpufreq(cJSON *meta, const char *online)
 			cJSON_Delete(id);
 			goto out;
 		}
-	} hwloc_bitmap_foreach_end();
+	}
 	if (!found) {
 		reason = "no /sys/devices/system/cpu/cpu*/cpufreq: no cpufreq driver "
 			 "(virtual machine, or frequency not exposed)";
@@ -457,7 +434,6 @@ none:
 out:
 	cJSON_Delete(govs);
 	cJSON_Delete(cf);
-	hwloc_bitmap_free(set);
 	return ret;
 }
 
@@ -552,8 +528,10 @@ static int add_job(cJSON *meta, const struct pmc_rank *r, int node_readings)
 int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize)
 {
 	cJSON *meta = NULL, *cmd, *mp, *topo, *env;
-	char buf[4096], version[32], online[256];
-	int i, have_online;
+	const struct pmc_cpus *online = in ? in->online : NULL;
+	struct pmc_cpus read_online = { 0 };
+	char buf[4096], version[32];
+	int i;
 
 	*out = NULL;
 	if (in == NULL || in->argc < 0 || (in->argc > 0 && in->argv == NULL)) {
@@ -626,15 +604,18 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 		goto out;
 
 	/* The kernel's own list of online CPUs (hwloc's cpusets exclude CPUs outside our cgroup,
-	 * which is a different question). */
-	if (in->online_cpus != NULL)
-		snprintf(online, sizeof(online), "%s", in->online_cpus);
-	have_online = in->online_cpus != NULL ||
-		      read_line("/sys/devices/system/cpu/online", online, sizeof(online)) == 0;
-	if (!have_online)
-		snprintf(online, sizeof(online), "0-%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
-	if (cJSON_AddStringToObject(meta, "cpus", in->cpus != NULL ? in->cpus : online) == NULL ||
-	    cJSON_AddStringToObject(meta, "online_cpus", online) == NULL ||
+	 * which is a different question), read once by the caller or here. */
+	if (online == NULL) {
+		struct pm_intlist l;
+		if (pmc_online_cpus(&l) < 0 || pmc_cpus_from_list(&l, &read_online) < 0) {
+			pm_intlist_free(&l);
+			goto out;
+		}
+		pm_intlist_free(&l);
+		online = &read_online;
+	}
+	if (cJSON_AddStringToObject(meta, "cpus", in->cpus != NULL ? in->cpus : online->text) == NULL ||
+	    cJSON_AddStringToObject(meta, "online_cpus", online->text) == NULL ||
 	    cJSON_AddNumberToObject(meta, "collector_cpu", in->collector_cpu) == NULL)
 		goto out;
 
@@ -661,14 +642,16 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 		goto out;
 	if (in->rank != NULL && add_job(meta, in->rank, in->node_readings) != 0)
 		goto out;
-	if (pmc_meta_add_cpufreq(meta, online) != 0)
+	if (pmc_meta_add_cpufreq(meta, &online->set) != 0)
 		goto out;
 	if (cJSON_AddObjectToObject(meta, "sources") == NULL)
 		goto out;
 	*out = meta;
+	pmc_cpus_free(&read_online);
 	return 0;
 out:
 	pm_set_why(why, whysize, "cannot build trace metadata: out of memory");
+	pmc_cpus_free(&read_online);
 	cJSON_Delete(meta);
 	return PMT_E_NOMEM;
 }

@@ -9,6 +9,7 @@
 #include <hwloc.h>
 #include <stdint.h>
 
+#include "cpuset.h"
 #include "energy.h"
 #include "pmt.h"
 
@@ -39,8 +40,8 @@ struct pmc_meta_input {
 	char *const *argv;
 	double interval_ms;        /* sampling interval */
 	const char *cpus;          /* the program's CPU set as a cpulist ("0", "0-1"); NULL = all online */
-	const char *online_cpus;   /* the online CPUs as a cpulist, read once by the caller; NULL =
-				      read /sys/devices/system/cpu/online here */
+	const struct pmc_cpus *online; /* the online CPUs, read once by the caller (META
+				      "online_cpus", cpufreq); NULL = read here (pmc_online_cpus) */
 	int collector_cpu;         /* CPU the collector pinned itself to, -1 = not pinned */
 	const char *mem_mode;      /* "default", "bind" or "interleave" */
 	const char *mem_nodes;     /* NUMA node list for bind/interleave, NULL for default */
@@ -80,12 +81,13 @@ struct pmc_meta_input {
  * not fail the whole: it is recorded as {"error": "..."}. */
 int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size_t whysize);
 
-/* Adds "cpufreq" to obj for the CPUs of the cpulist `cpus`: {"governor", "cur_khz": [...],
+/* Adds "cpufreq" to obj for the CPUs of the set `cpus` (NULL: unknown, "cpufreq" null with a
+ * reason): {"governor", "cur_khz": [...],
  * "cpu_ids": [...]} from /sys/devices/system/cpu/cpuN/cpufreq/scaling_governor and scaling_cur_freq
  * (kHz), or null plus "cpufreq_reason" when there is no cpufreq driver. META has it for the online
  * CPUs; RUN_END for the run's CPUs, so the analyzer can tell whether C(n) measured as CPU time
  * assumed one frequency wrongly. Returns 0 or PMT_E_NOMEM. */
-int pmc_meta_add_cpufreq(cJSON *obj, const char *cpus);
+int pmc_meta_add_cpufreq(cJSON *obj, const cpu_set_t *cpus);
 
 /* Adds sources.<name> = {"recorded": recorded, "reason": reason (omitted when NULL)} to meta. */
 void pmc_meta_source(cJSON *meta, const char *name, int recorded, const char *reason);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pm_sysfs.h"
 #include "pm_util.h"
 
 /* events per PSWITCH record, as schedtrace.c splits its SCHED records */
@@ -74,16 +75,11 @@ int pmc_pswitch_probe(int cpu, char *why, size_t whysize)
 	struct perf_event_attr a;
 	char path[512], buf[32];
 	int paranoid = -100;
-	FILE *f;
 	long fd;
 
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid", procfs_root());
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			paranoid = atoi(buf);
-		fclose(f);
-	}
+	if (pm_sysfs_read_line(path, buf, sizeof(buf)) == 0)
+		paranoid = atoi(buf);
 	if (paranoid >= 3 && geteuid() != 0) {
 		pm_set_why(why, whysize, "kernel.perf_event_paranoid is %d (%s): perf_event_open is not "
 			   "permitted to users (it needs 2 or less, or CAP_PERFMON)", paranoid, path);

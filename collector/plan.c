@@ -93,21 +93,6 @@ int pmc_plan_add_list(struct pmc_plan *plan, const struct pm_intlist *cpus, char
 	return 0;
 }
 
-int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize)
-{
-	struct pm_intlist l;
-	char e[200];
-	int rc;
-
-	if (pm_intlist_parse(cpulist, 0, 1u << 20, &l, e, sizeof(e)) < 0) {
-		snprintf(why, whysize, "invalid CPU list '%s': %s", cpulist, e);
-		return PMT_E_INVAL;
-	}
-	rc = pmc_plan_add_list(plan, &l, why, whysize);
-	pm_intlist_free(&l);
-	return rc;
-}
-
 void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus)
 {
 	int have = 0;
@@ -200,23 +185,23 @@ static void push(struct pmc_plan *plan, hwloc_const_bitmap_t set, enum pmc_run_r
 	r->role = role;
 }
 
-/* The cpulist allowed_list as the bitmap *allowed, and an empty bitmap *set to fill: the
- * preamble of the hwloc planners. Returns 0, or PMT_E_INVAL with why (a list hwloc cannot read,
- * out of memory); the caller frees both bitmaps either way (NULL is fine). */
-static int allowed_bitmaps(const char *allowed_list, hwloc_bitmap_t *allowed, hwloc_bitmap_t *set,
-			   char *why, size_t whysize)
+/* The CPUs of the list allowed_list as the bitmap *allowed, and an empty bitmap *set to fill:
+ * the preamble of the hwloc planners. Returns 0, or PMT_E_NOMEM with why; the caller frees both
+ * bitmaps either way (NULL is fine). */
+static int allowed_bitmaps(const struct pm_intlist *allowed_list, hwloc_bitmap_t *allowed,
+			   hwloc_bitmap_t *set, char *why, size_t whysize)
 {
 	*allowed = hwloc_bitmap_alloc();
 	*set = hwloc_bitmap_alloc();
-	if (!*allowed || !*set || hwloc_bitmap_list_sscanf(*allowed, allowed_list) != 0) {
-		snprintf(why, whysize, "cannot read the CPU list '%s'", allowed_list);
-		return PMT_E_INVAL;
+	if (!*allowed || !*set || pmc_intlist_bitmap(allowed_list, *allowed) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return PMT_E_NOMEM;
 	}
 	return 0;
 }
 
-int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const char *allowed_list,
-		       char *why, size_t whysize)
+int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo,
+		       const struct pm_intlist *allowed_list, char *why, size_t whysize)
 {
 	hwloc_bitmap_t allowed, set;
 	hwloc_obj_t pkg[2] = { NULL, NULL };
@@ -268,8 +253,8 @@ static hwloc_obj_t first_of_several(hwloc_topology_t topo, hwloc_const_bitmap_t 
 }
 
 int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const struct pmc_plan_run *one,
-			 const uint32_t *threads, size_t n, const char *allowed_list, int pin, char *why,
-			 size_t whysize)
+			 const uint32_t *threads, size_t n, const struct pm_intlist *allowed_list, int pin,
+			 char *why, size_t whysize)
 {
 	hwloc_bitmap_t allowed = NULL, set = NULL;
 	hwloc_obj_t pkg = NULL;
@@ -281,8 +266,10 @@ int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const str
 		return PMT_E_INVAL;
 	}
 	if (pin) {
-		if (allowed_bitmaps(allowed_list, &allowed, &set, why, whysize) < 0)
+		rc = allowed_bitmaps(allowed_list, &allowed, &set, why, whysize);
+		if (rc < 0)
 			goto out;
+		rc = PMT_E_INVAL;
 		pkg = first_of_several(topo, allowed);
 	}
 	base.rep = 0;
@@ -347,8 +334,8 @@ int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize
 	return 0;
 }
 
-int pmc_plan_compact_order(hwloc_topology_t topo, const char *allowed_list, uint32_t *order,
-			   size_t max, size_t *n, char *why, size_t whysize)
+int pmc_plan_compact_order(hwloc_topology_t topo, const struct pm_intlist *allowed_list,
+			   uint32_t *order, size_t max, size_t *n, char *why, size_t whysize)
 {
 	hwloc_bitmap_t allowed, set;
 	int rc, pu = -1;

@@ -66,13 +66,8 @@ const char *pmc_role_name(enum pmc_run_role role);
 void pmc_plan_single(struct pmc_plan *plan, const struct pmc_cpus *cpus, int threads,
 		     uint32_t online_cpus);
 
-/* Appends one --runs cpulist as a calibration run (roles are decided by pmc_plan_roles).
- * Returns 0, or PMT_E_INVAL with a one-line reason in why (a bad list, more than
- * PMC_PLAN_MAX_RUNS runs). */
-int pmc_plan_add(struct pmc_plan *plan, const char *cpulist, char *why, size_t whysize);
-
-/* pmc_plan_add for a list already parsed (pmc_cpus_parse: a --runs list or CPU expression read
- * once). Returns 0, or PMT_E_INVAL with a one-line reason in why (more than PMC_PLAN_MAX_RUNS
+/* Appends one --runs list as a calibration run (roles are decided by pmc_plan_roles): cpus is the
+ * list already parsed (pmc_cpus_parse: a --runs list or CPU expression read once). Returns 0, or PMT_E_INVAL with a one-line reason in why (more than PMC_PLAN_MAX_RUNS
  * runs, a list longer than a run's cpus field). */
 int pmc_plan_add_list(struct pmc_plan *plan, const struct pm_intlist *cpus, char *why, size_t whysize);
 
@@ -80,16 +75,16 @@ int pmc_plan_add_list(struct pmc_plan *plan, const struct pm_intlist *cpus, char
  * as the baseline and every other run as calibration. */
 void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus);
 
-/* Plans the calibration runs on the CPUs of the cpulist `allowed` (the CPUs pmcollect may use),
+/* Plans the calibration runs on the CPUs of the list `allowed` (the CPUs pmcollect may use),
  * from the hwloc topology, one PU per core, cores of the first package first (compact):
  *   1. the baseline: 1 CPU (M threads on it give A(m,inf), and its C is C(1));
  *   2. c CPUs: every core of the first package (c = its cores);
  *   3. with several packages, c + 1: plus the first core of the second package (eq. 9, 10).
  * topo is the session's loaded topology (collector/session.h). Replaces what plan held. Returns 0,
- * or PMT_E_INVAL (a bad list, only one core) with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
+ * or PMT_E_INVAL (only one core) or PMT_E_NOMEM with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
  * runs", "(ii) multiple socket ... 1, c and c + 1 cores". */
-int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const char *allowed, char *why,
-		       size_t whysize);
+int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const struct pm_intlist *allowed,
+		       char *why, size_t whysize);
 
 /* Plans the active-interference runs (Casas & Bronevetsky §5.1: the program with k = 0..K
  * interferers): R rounds, each running every level of levels[0..nlevels-1] once in order
@@ -106,32 +101,31 @@ int pmc_plan_interfere(struct pmc_plan *plan, const struct pmc_cpus *cpus, const
  * one-line reason in why when K is 0 or the plan would exceed PMC_PLAN_MAX_RUNS. */
 int pmc_plan_repeat(struct pmc_plan *plan, uint32_t K, char *why, size_t whysize);
 
-/* The CPUs of the cpulist `allowed` in compact order, as pmc_plan_calibrate picks them (hwloc:
+/* The CPUs of the list `allowed` in compact order, as pmc_plan_calibrate picks them (hwloc:
  * one PU per core, the cores of the first package first, then the next package; then the
  * remaining PUs, e.g. SMT siblings, in the same order), so that the first k of them are the
  * compact placement of k cores. Writes up to max CPU numbers to order and their count to *n.
- * topo is the session's loaded topology. Returns 0, or PMT_E_INVAL (a bad list) with a reason in
- * why. */
-int pmc_plan_compact_order(hwloc_topology_t topo, const char *allowed, uint32_t *order, size_t max,
-			   size_t *n, char *why, size_t whysize);
+ * topo is the session's loaded topology. Returns 0, or PMT_E_NOMEM with a reason in why. */
+int pmc_plan_compact_order(hwloc_topology_t topo, const struct pm_intlist *allowed, uint32_t *order,
+			   size_t max, size_t *n, char *why, size_t whysize);
 
 /* -t LIST with --omp-regions: the runs with 1..NC threads of Allande et al. §3.1, which must lie on
  * one socket ("NC being the number of cores in a single socket, the i-th execution runs on threads
  * 0 to i-1"). Replaces plan with n runs, run i a copy of `one` (the plain run's CPUs and role) with
  * OMP_NUM_THREADS=threads[i], and "placement":
  *   - "cpus" when pin is 0 (the user gave --cpus: the runs keep one's CPUs, even across sockets);
- *   - "one_package" when the CPUs of the cpulist `allowed` (what pmcollect may use) lie on one
+ *   - "one_package" when the CPUs of the list `allowed` (what pmcollect may use) lie on one
  *     package by hwloc (or hwloc shows no package): one's CPUs, already one socket;
  *   - "first_package" otherwise: the run gets the first min(threads[i], c) cores of the first
  *     package holding an allowed CPU, one allowed PU per core in hwloc order (compact, as
  *     pmc_plan_calibrate), c = that package's allowed cores; role PMC_ROLE_RUN. A run with more
  *     threads than c shares the c cores (pmanalyze caps NC at the cores per socket).
  * topo is the session's loaded topology (the tests load synthetic ones through HWLOC_XMLFILE).
- * Returns 0, or PMT_E_INVAL (n is 0 or over PMC_PLAN_MAX_RUNS, a bad list, an override that does
- * not fit) with a one-line reason in why; plan then holds no run. `one` may be a run of plan. */
+ * Returns 0, or PMT_E_INVAL (n is 0 or over PMC_PLAN_MAX_RUNS, an override that does not fit) or
+ * PMT_E_NOMEM with a one-line reason in why; plan then holds no run. `one` may be a run of plan. */
 int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const struct pmc_plan_run *one,
-			 const uint32_t *threads, size_t n, const char *allowed, int pin, char *why,
-			 size_t whysize);
+			 const uint32_t *threads, size_t n, const struct pm_intlist *allowed, int pin,
+			 char *why, size_t whysize);
 
 /* Sets name=value in the environment of every run of the plan (a later override of the same name
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run

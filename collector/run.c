@@ -332,7 +332,7 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 	}
 	if (started) {
 		res->C_value = add_C(o, counters, values, cpu_ns);
-		(void)pmc_meta_add_cpufreq(o, cfg->cpus_text ? cfg->cpus_text : cfg->online_text);
+		(void)pmc_meta_add_cpufreq(o, cfg->cpus ? cfg->cpus : cfg->online);
 		add_energy(o, st, cpu_ns, wall_ns);
 	}
 	add_omp_regions(o, st);

@@ -39,8 +39,8 @@ struct pmc_run_config {
 	const cpu_set_t *cpus;      /* the program's CPUs; NULL = child_default_cpus */
 	const cpu_set_t *child_default_cpus; /* affinity pmcollect itself started with */
 	const char *cpus_text;      /* cpulist of cpus for RUN_BEGIN, NULL = all online */
-	const char *online_text;    /* the online CPUs as a cpulist (read once by pmcollect): RUN_END
-				       cpufreq of a run without cpus */
+	const cpu_set_t *online;    /* the online CPUs (read once by pmcollect): RUN_END cpufreq of
+				       a run without cpus */
 	int collector_cpu;          /* CPU pmcollect is pinned to, -1 = not pinned (RUN_BEGIN) */
 	int threads;                /* RUN_BEGIN "threads" (-t); 0 = not given */
 	const struct pmc_env_override *env; /* set in the program's environment before exec (the

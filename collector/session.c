@@ -28,8 +28,9 @@ void pmc_session_init(struct pmc_session *ss)
 
 int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize)
 {
+	struct pm_intlist online;
 	cpu_set_t aff;
-	int have_aff;
+	int have_aff, rc;
 
 	if (hwloc_topology_init(&ss->topo) != 0 || hwloc_topology_load(ss->topo) != 0) {
 		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
@@ -38,14 +39,19 @@ int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize)
 		ss->topo = NULL;
 		return -1;
 	}
-	if (pmc_online_cpus(&ss->online) < 0) {
+	if (pmc_online_cpus(&online) < 0) {
 		snprintf(why, whysize, "cannot read the online CPUs");
 		return -1;
 	}
-	pm_intlist_format(&ss->online, ss->online_text, sizeof(ss->online_text));
+	rc = pmc_cpus_from_list(&online, &ss->online);
+	pm_intlist_free(&online);
+	if (rc < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return -1;
+	}
 	/* taskset, a launcher's binding, a Slurm or container cpuset: the machine's usable CPUs */
 	have_aff = sched_getaffinity(0, sizeof(aff), &aff) == 0;
-	if (pmc_usable_cpus_get("", &ss->online, have_aff ? &aff : NULL, &ss->usable, why,
+	if (pmc_usable_cpus_get("", &ss->online.list, have_aff ? &aff : NULL, &ss->usable, why,
 				whysize) < 0) {
 		char e[512];
 
@@ -70,7 +76,7 @@ void pmc_session_close(struct pmc_session *ss)
 		numa_bitmask_free(ss->mem_mask);
 	pmc_cpus_free(&ss->cpus);
 	pmc_cpus_free(&ss->interfere_prog);
-	pm_intlist_free(&ss->online);
+	pmc_cpus_free(&ss->online);
 	pmc_sweep_plan_free(&ss->sweep);
 	free(ss->compact);
 	pmc_usable_cpus_free(&ss->usable);

@@ -34,8 +34,7 @@ struct pmt_writer;
 struct pmc_session {
 	/* the machine, read once by pmc_session_machine and passed to everything that needs it */
 	hwloc_topology_t topo;      /* the one hwloc topology of the session */
-	struct pm_intlist online;  /* /sys/devices/system/cpu/online */
-	char online_text[4096];
+	struct pmc_cpus online;     /* /sys/devices/system/cpu/online (list, set, text) */
 	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (docs/model.md) */
 	struct pmc_usable_cpus usable;
 	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
@@ -106,7 +105,7 @@ struct pmc_session {
 void pmc_session_init(struct pmc_session *ss);
 
 /* Reads the machine once: loads the session's hwloc topology (ss->topo; HWLOC_XMLFILE honoured),
- * the online CPUs (ss->online, ss->online_text) and the CPUs pmcollect may use (ss->usable:
+ * the online CPUs (ss->online) and the CPUs pmcollect may use (ss->usable:
  * online, its affinity, its cgroup's cpuset). Returns 0, or -1 with a one-line reason in why. */
 int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize);
 

@@ -59,7 +59,7 @@ enum {
 	OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS,
 	OPT_CSTHR_L2, OPT_INTERFERE_CPUS, OPT_CALIBRATE_INTERFERENCE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
 	OPT_REPEAT, OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH, OPT_CAL_WAKE, OPT_MPI, OPT_NO_MPI,
-	OPT_OMEGA_SE, OPT_CALIBRATE_BUDGET,
+	OPT_OMEGA_SE, OPT_CALIBRATE_BUDGET, OPT_LIST_OPTIONS,
 };
 
 /* pmcollect's options: getopt_long's arguments, --help and the man-page test come from here. */
@@ -185,6 +185,8 @@ static const struct pm_opt options[] = {
 	  "show this help and exit", 0 },
 	{ "version", 'V', PM_OPT_NONE, NULL,
 	  "show the version and exit", 0 },
+	/* hidden: the visible long options, one per line, for the man-page test (t1000) */
+	{ "list-options", 0, PM_OPT_NONE, NULL, NULL, OPT_LIST_OPTIONS },
 	PM_OPT_END,
 };
 
@@ -476,6 +478,8 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 			printf("pmcollect %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION, PMT_FORMAT_MAJOR,
 			       PMT_FORMAT_MINOR);
 			ret = PMT_EXIT_OK;
+		} else if (c == OPT_LIST_OPTIONS) {
+			ret = pm_opt_print_names(stdout, options) < 0 ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
 		} else if (c == ':' || c == '?') {
 			ret = usage_error("%s", pm_opt_error(c, argv, optind, optopt, msg, sizeof(msg)));
 		} else {

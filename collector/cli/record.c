@@ -327,7 +327,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 		omp_events(o, ss, papi_why);
 	ss->pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, pc_why, sizeof(pc_why));
 	src.procconn_why = ss->pc_fd < 0 ? pc_why : NULL;
-	ss->ts_fd = pmc_taskstats_open(ss->online_text, NETLINK_RCVBUF_BYTES, &ss->ts_family, ts_why,
+	ss->ts_fd = pmc_taskstats_open(ss->online.text, NETLINK_RCVBUF_BYTES, &ss->ts_family, ts_why,
 				       sizeof(ts_why));
 	src.taskstats_why = ss->ts_fd < 0 ? ts_why : NULL;
 	/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its CPU to
@@ -345,7 +345,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 			.usable_cpus = ss->usable.text,
 			.cgroup_cpus = ss->usable.cgroup_cpus[0] ? ss->usable.cgroup_cpus : NULL,
 			.cgroup_file = ss->usable.cgroup_file,
-			.online_cpus = ss->online_text,
+			.online = &ss->online,
 			.collector_cpu = ss->collector_cpu,
 			.mem_mode = o->mem_mode,
 			.mem_nodes = o->mem_nodes,
@@ -365,7 +365,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	if (o->sched_mode == 0) {
 		src.sched_why = "turned off with --no-sched";
-	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online, sched_why,
+	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online.list, sched_why,
 				  sizeof(sched_why)) < 0 && o->sched_mode == 1) {
 		/* asked for with --sched: not recording them would not be what was asked */
 		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
@@ -380,7 +380,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 		src.sched_events = pmc_sched_event_names();
 	}
 	if (pmc_pswitch_session(&ss->pswitch, o->pswitch_mode, ss->sched != NULL, o->sched_mode == 0,
-				&ss->online, ss->pswitch_why, sizeof(ss->pswitch_why)) < 0) {
+				&ss->online.list, ss->pswitch_why, sizeof(ss->pswitch_why)) < 0) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "context switches not recorded: %s", ss->pswitch_why);
 		pmc_cli_warn(msg);
@@ -474,7 +474,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.cpus = run->cpus[0] ? &ss->prog_cpus : NULL,
 		.child_default_cpus = ss->have_start_cpus ? &ss->start_cpus : NULL,
 		.cpus_text = run->cpus[0] ? run->cpus : NULL,
-		.online_text = ss->online_text,
+		.online = &ss->online.set,
 		.collector_cpu = ss->collector_cpu,
 		.threads = run_threads(o, run),
 		.env = run->env,
@@ -602,7 +602,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 		if (o->sweep) {
 			if (pmc_sweep_plan_run(&ss->sweep, i, ss->compact, ss->ncompact,
-					       (uint32_t)ss->online.n,
+					       (uint32_t)ss->online.list.n,
 					       (uint32_t)(o->threads > 0 ? o->threads : 0), &sweep_tmp) < 0) {
 				pm_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
 				break;

@@ -54,7 +54,7 @@ static int cpu_list(const struct pmc_session *ss, const char *text, struct pmc_c
 {
 	char why[256];
 
-	if (pmc_cpus_parse(ss->topo, text, &ss->online, out, why, sizeof(why)) < 0) {
+	if (pmc_cpus_parse(ss->topo, text, &ss->online.list, out, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid CPU list '%s': %s", text, why);
 		return -1;
 	}
@@ -101,7 +101,7 @@ static int plan_thread_list(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	for (size_t i = 0; i < l.n; i++)
 		threads[i] = l.v[i];
-	if (pmc_plan_thread_list(&ss->plan, ss->topo, &ss->plan.runs[0], threads, l.n, ss->usable.text,
+	if (pmc_plan_thread_list(&ss->plan, ss->topo, &ss->plan.runs[0], threads, l.n, &ss->usable.cpus,
 				 !o->cpus, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
 		pm_intlist_free(&l);
@@ -150,7 +150,7 @@ static void usable_desc(const struct pmc_session *ss, char *buf, size_t size)
 	if (o > 0 && (size_t)o < size && ss->usable.cgroup_cpus[0])
 		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->usable.cgroup_cpus);
 	if (o > 0 && (size_t)o < size)
-		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->online_text);
+		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->online.text);
 }
 
 /* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
@@ -176,13 +176,13 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
  * degraded-input case 3; FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
 {
-	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online) : -1;
+	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online.list) : -1;
 	char *msg = ss->shared_msg, desc[2048];
 
 	/* a rank the launcher bound: an SMT sibling of its binding, else its own CPUs without a
 	 * warning per rank: the job report says what the sampling cost (bindings.h) */
 	if (cpu < 0 && ss->in_job)
-		return pmc_binding_pin(&ss->prog_cpus, &ss->online, ss->usable.cgroup_cpus);
+		return pmc_binding_pin(&ss->prog_cpus, &ss->online.list, &ss->usable.cgroup);
 	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
 		return cpu;
 	ss->collector_shared = 1;
@@ -204,7 +204,6 @@ int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_r
 static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pmc_isess *is = &ss->isess;
-	const char *allowed = ss->usable.text;
 	struct pmc_cpus *prog = &ss->interfere_prog;
 	char why[512];
 	uint32_t levels[PMC_PLAN_MAX_RUNS];
@@ -243,8 +242,8 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	} else {
 		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
-		 * set is sorted; its text is a cpulist such as "0-1", not one CPU) */
-		char anchor[16];
+		 * set is sorted) */
+		struct pm_intlist anchor = { .v = ss->usable.cpus.v, .n = 1 };
 		if (ss->usable.cpus.n < 2) {
 			pm_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
 				      "program and the interferers need CPUs of their own; give pmcollect more "
@@ -252,10 +251,8 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
 			return PMT_EXIT_USAGE;
 		}
-		if (!o->cpus)
-			snprintf(anchor, sizeof(anchor), "%u", ss->usable.cpus.v[0]);
-		n = pmc_interfere_place(ss->topo, o->cpus ? ss->cpus.text : anchor, allowed, is->cpus,
-					PMC_CAL_MAX_K, why, sizeof(why));
+		n = pmc_interfere_place(ss->topo, o->cpus ? &ss->cpus.list : &anchor, &ss->usable.cpus,
+					is->cpus, PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
 			pm_cli_error("cannot place the interferers: %s", why);
 			return PMT_EXIT_USAGE;
@@ -345,8 +342,8 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 		if (CPU_ISSET(c, &ss->prog_cpus))
 			probe = c;
 	if (probe < 0) { /* calibration alone: the first CPU that is not an interferer's */
-		for (size_t i = 0; i < ss->online.n && probe < 0; i++) {
-			int c = (int)ss->online.v[i], mine = 0;
+		for (size_t i = 0; i < ss->online.list.n && probe < 0; i++) {
+			int c = (int)ss->online.list.v[i], mine = 0;
 			for (size_t j = 0; j < is->ncpus; j++)
 				mine |= is->cpus[j] == c;
 			if (!mine && (!ss->have_start_cpus || CPU_ISSET(c, &ss->start_cpus)))
@@ -458,7 +455,6 @@ static int plan_user(const struct pmc_opts *o, struct pmc_session *ss)
  * Returns -1 to go on, or the exit status after reporting. */
 static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	const char *allowed = ss->usable.text; /* pmc_cli_plan_runs read the usable CPUs */
 	char why[512];
 	int err;
 
@@ -474,12 +470,12 @@ static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
 		pm_cli_error("-t cannot be combined with a threads= sweep");
 		return PMT_EXIT_USAGE;
 	}
-	ss->compact = calloc(ss->online.n ? ss->online.n : 1, sizeof(*ss->compact));
+	ss->compact = calloc(ss->online.list.n ? ss->online.list.n : 1, sizeof(*ss->compact));
 	if (!ss->compact) {
 		pm_cli_error("%s", strerror(ENOMEM));
 		return PMT_EXIT_FAILURE;
 	}
-	if (pmc_plan_compact_order(ss->topo, allowed, ss->compact, ss->online.n, &ss->ncompact, why,
+	if (pmc_plan_compact_order(ss->topo, &ss->usable.cpus, ss->compact, ss->online.list.n, &ss->ncompact, why,
 				   sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
 		return PMT_EXIT_FAILURE;
@@ -521,7 +517,7 @@ static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
 	for (size_t i = 0; i < o->nruns_words; i++)
 		if (add_run_list(ss, o->runs_words[i]) < 0)
 			return PMT_EXIT_USAGE;
-	pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.n);
+	pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.list.n);
 	return -1;
 }
 
@@ -600,7 +596,7 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	} else if (o->sweep) {
 		/* the runs are made one at a time from ss->sweep (sweep_run) */
 	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
-		pmc_plan_single(&ss->plan, o->cpus ? &ss->cpus : NULL, o->threads, (uint32_t)ss->online.n);
+		pmc_plan_single(&ss->plan, o->cpus ? &ss->cpus : NULL, o->threads, (uint32_t)ss->online.list.n);
 	} else if (!o->calibrate) {
 		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
 		struct pmc_cpus u;
@@ -608,11 +604,11 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 			pm_cli_error("%s", strerror(ENOMEM));
 			return PMT_EXIT_FAILURE;
 		}
-		pmc_plan_single(&ss->plan, &u, o->threads, (uint32_t)ss->online.n);
+		pmc_plan_single(&ss->plan, &u, o->threads, (uint32_t)ss->online.list.n);
 		ss->prog_cpus = u.set;
 		pmc_cpus_free(&u);
 	} else if (o->runs_value == 0) {
-		if (pmc_plan_calibrate(&ss->plan, ss->topo, ss->usable.text, why, sizeof(why)) < 0) {
+		if (pmc_plan_calibrate(&ss->plan, ss->topo, &ss->usable.cpus, why, sizeof(why)) < 0) {
 			pm_cli_error("cannot plan the calibration runs: %s", why);
 			return PMT_EXIT_FAILURE;
 		}

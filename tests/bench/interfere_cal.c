@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 	struct pmc_cal_params p;
 	struct pmc_interference_cal cal;
 	hwloc_topology_t topo;
-	char why[512], probe_list[16];
+	char why[512];
 	const char *icpus = NULL, *out = NULL;
 	int probe = 0, cpus[PMC_CAL_MAX_K], n = 0, c;
 	long accesses = 0, reps = 0, dram_mb = 0;
@@ -69,8 +69,10 @@ int main(int argc, char **argv)
 			cpus[n++] = (int)l.v[j];
 		pm_intlist_free(&l);
 	} else {
-		snprintf(probe_list, sizeof(probe_list), "%d", probe);
-		n = pmc_interfere_place(topo, probe_list, NULL, cpus, PMC_CAL_MAX_K, why, sizeof(why));
+		uint32_t probe_cpu = (uint32_t)probe;
+		const struct pm_intlist probe_list = { .v = &probe_cpu, .n = 1 };
+
+		n = pmc_interfere_place(topo, &probe_list, NULL, cpus, PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
 			pm_cli_report("error", "%s", why);
 			return 1;

@@ -42,6 +42,26 @@ expect_err_line() {
 }
 # The machine's load, for the log of a failed timing or accuracy check: a failure on a busy
 # machine must be recognisable as such (issue 11). loadavg's fourth field is running/total tasks.
+# options_match_man TOOL: the tool's visible long options (its option table, printed by the hidden
+# --list-options) against those the man page docs/TOOL.1 defines (the item line after each .TP of
+# its OPTIONS section), both ways: an option missing from the man page, or a man-page option the
+# tool lacks, fails; at least 10 options on each side
+options_match_man() {
+	man="$PMT_TOP/docs/$1.1"
+	"$PMT_BIN/$1" --list-options | sort -u >"$T/opts.tool"
+	awk '/^\.SH /{opt = ($0 ~ /^\.SH "?OPTIONS/)} opt && prev == ".TP" {print} {prev = $0}' "$man" |
+		sed 's/\\-/-/g' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u >"$T/opts.man"
+	nt=$(wc -l <"$T/opts.tool"); nm=$(wc -l <"$T/opts.man")
+	undocumented=$(comm -23 "$T/opts.tool" "$T/opts.man" | tr '\n' ' ')
+	unknown=$(comm -13 "$T/opts.tool" "$T/opts.man" | tr '\n' ' ')
+	if [ "$nt" -ge 10 ] && [ "$nm" -ge 10 ] && [ -z "$undocumented" ] && [ -z "$unknown" ]; then
+		ok "the $nt long options of $1's table are the options docs/$1.1 defines"
+	else
+		not_ok "the long options of $1's table are the options docs/$1.1 defines" \
+			"$nt in the table, $nm in the man page" "not in the man page: $undocumented" \
+			"in the man page, not in $1: $unknown"
+	fi
+}
 machine_load() { echo "machine load: $(cut -d' ' -f1-4 /proc/loadavg) (1/5/15-min load average, running/total tasks; $(nproc) CPUs)"; }
 # near NAME GOT WANT RELTOL: |GOT-WANT| <= RELTOL*|WANT|
 near() { if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN{d=g-w; if(d<0)d=-d; a=w<0?-w:w; exit !(d<=t*a)}'; then ok "$1 ($2 vs $3)"; else not_ok "$1" "got $2, want $3 within $4" "$(machine_load)"; fi; }

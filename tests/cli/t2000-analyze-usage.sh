@@ -8,12 +8,8 @@ run_capture "$PMANALYZE" --help
 expect_status "--help exits 0" 0
 if grep -q '^usage: pmanalyze' "$T/out"; then ok "--help prints usage on stdout"; else not_ok "--help prints usage on stdout"; fi
 
-# every long option of --help is documented in the man page
-missing=""
-for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/out" | sort -u); do
-	grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$PMT_TOP/docs/pmanalyze.1" || missing="$missing $opt"
-done
-if [ -z "$missing" ]; then ok "every long option is in docs/pmanalyze.1"; else not_ok "every long option is in docs/pmanalyze.1" "missing:$missing"; fi
+# the option table and the man page name the same long options
+options_match_man pmanalyze
 
 if grep -q '%%' "$T/out"; then not_ok "--help prints no literal '%%'" "$(grep '%%' "$T/out")"; else ok "--help prints no literal '%%'"; fi
 

@@ -60,9 +60,9 @@ static void test_sibling(void **state)
 	list(&online, "0-7");
 	CPU_ZERO(&prog);
 	CPU_SET(1, &prog); /* mpirun --bind-to hwthread: rank on PU 1, its sibling 5 free */
-	assert_int_equal(pmc_binding_sibling(&prog, &online, "", root), 5);
-	assert_int_equal(pmc_binding_sibling(&prog, &online, "0-3", root), -1); /* cgroup excludes 5 */
-	assert_int_equal(pmc_binding_sibling(&prog, &online, "0-3,5", root), 5);
+	assert_int_equal(pmc_binding_sibling(&prog, &online, NULL, root), 5);
+	assert_int_equal(pmc_binding_sibling(&prog, &online, cpulist("0-3"), root), -1); /* cgroup excludes 5 */
+	assert_int_equal(pmc_binding_sibling(&prog, &online, cpulist("0-3,5"), root), 5);
 	CPU_SET(5, &prog); /* --bind-to core: both threads are the rank's */
 	assert_int_equal(pmc_binding_sibling(&prog, &online, NULL, root), -1);
 	CPU_SET(2, &prog); /* a second core: its sibling 6 */
@@ -80,7 +80,7 @@ static void test_sibling(void **state)
 	list(&online, "0-1");
 	CPU_ZERO(&prog);
 	CPU_SET(0, &prog);
-	assert_int_equal(pmc_binding_sibling(&prog, &online, "", root), -1);
+	assert_int_equal(pmc_binding_sibling(&prog, &online, NULL, root), -1);
 	pm_intlist_free(&online);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);

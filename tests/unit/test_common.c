@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_common.c: cmocka tests of common/pm_util.c (array growth, set_why, the tid map). */
+/* test_common.c: cmocka tests of common/pm_util.c (array growth, set_why, the tid map) and
+ * common/pm_sysfs.c (one-line attributes). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "pm_sysfs.h"
 #include "pm_util.h"
 
 static void test_array_size(void **state)
@@ -312,6 +315,48 @@ static void test_tidmap_clear(void **state)
 	pm_tidmap_free(&m);
 }
 
+/* Writes text into a new temporary file; returns its path (static, one at a time). */
+static const char *attr_file(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/test_common.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* pm_sysfs_read_line: the first line without its newline and trailing spaces, a long line cut,
+ * the errors as negative errno codes. */
+static void test_sysfs_read_line(void **state)
+{
+	char buf[8];
+	const char *p;
+
+	(void)state;
+	p = attr_file("0-3,8\n");
+	assert_int_equal(pm_sysfs_read_line(p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0-3,8");
+	unlink(p);
+	p = attr_file("2 \nsecond line\n"); /* cgroup files end "0-1 \n" */
+	assert_int_equal(pm_sysfs_read_line(p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2");
+	unlink(p);
+	p = attr_file("performance\n");
+	assert_int_equal(pm_sysfs_read_line(p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "perform"); /* cut at bufsize - 1 */
+	assert_int_equal(pm_sysfs_read_line(p, buf, 1), -EINVAL);
+	unlink(p);
+	p = attr_file("");
+	assert_int_equal(pm_sysfs_read_line(p, buf, sizeof(buf)), -ENODATA);
+	assert_string_equal(buf, "");
+	unlink(p);
+	assert_int_equal(pm_sysfs_read_line("/nonexistent/pmtools/attr", buf, sizeof(buf)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_tidmap_remove_in_run),
 		cmocka_unit_test(test_tidmap_random_vs_reference),
 		cmocka_unit_test(test_tidmap_clear),
+		cmocka_unit_test(test_sysfs_read_line),
 	};
 
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);

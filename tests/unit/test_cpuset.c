@@ -129,6 +129,10 @@ static void test_intersection(void **state)
 	assert_string_equal(u.text, "1-2");
 	assert_string_equal(u.affinity, "0-2");
 	assert_string_equal(u.cgroup_cpus, "1-3");
+	/* the cgroup's CPUs travel parsed, for pmc_binding_pin */
+	assert_int_equal(u.cgroup.n, 3);
+	assert_int_equal(u.cgroup.v[0], 1);
+	assert_int_equal(u.cgroup.v[2], 3);
 	assert_int_equal(u.restricted, 1);
 	assert_int_equal(u.cpus.n, 2);
 	pmc_usable_cpus_free(&u);
@@ -136,6 +140,7 @@ static void test_intersection(void **state)
 	assert_int_equal(pmc_usable_cpus_get(NULL, &online, &aff, &u, why, sizeof(why)), 0);
 	assert_string_equal(u.text, "0-2");
 	assert_string_equal(u.cgroup_cpus, "");
+	assert_int_equal(u.cgroup.n, 0);
 	pmc_usable_cpus_free(&u);
 
 	put("/sys/fs/cgroup/slurm/job1/cpuset.cpus.effective", "3\n");

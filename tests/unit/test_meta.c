@@ -18,6 +18,7 @@
 
 #include "meta.h"
 #include "rank.h"
+#include "testlib.h"
 
 static char arg0[] = "./app", arg1[] = "x";
 static char *const test_argv[] = {arg0, arg1, NULL};
@@ -400,6 +401,18 @@ static void test_cpufreq_or_reason(void **state)
 	cJSON_Delete(m);
 }
 
+/* The CPUs of the cpulist text as a CPU set, as pmcollect holds a run's CPUs. */
+static const cpu_set_t *set_of(const char *text)
+{
+	static cpu_set_t set;
+	const struct pm_intlist *l = cpulist(text);
+
+	CPU_ZERO(&set);
+	for (size_t i = 0; i < l->n; i++)
+		CPU_SET(l->v[i], &set);
+	return &set;
+}
+
 /* cpufreq read from the fixture tree tests/fixtures/sysfs/cpufreq (PMT_SYSFS_ROOT), whatever this
  * machine has: CPUs 0 and 1 "performance" at 2.4 and 2.5 GHz, CPU 2 "powersave" at 0.8 GHz,
  * CPU 3 without a cpufreq folder. */
@@ -414,7 +427,7 @@ static void test_cpufreq_fixture(void **state)
 	assert_int_equal(setenv("PMT_SYSFS_ROOT", root, 1), 0);
 	/* one governor */
 	m = cJSON_CreateObject();
-	assert_int_equal(pmc_meta_add_cpufreq(m, "0-1"), 0);
+	assert_int_equal(pmc_meta_add_cpufreq(m, set_of("0-1")), 0);
 	cf = get(m, "cpufreq");
 	assert_true(cJSON_IsObject(cf));
 	assert_string_equal(str(cf, "governor"), "performance");
@@ -426,7 +439,7 @@ static void test_cpufreq_fixture(void **state)
 	cJSON_Delete(m);
 	/* two governors: "mixed", each CPU's listed; a CPU without cpufreq gets null entries */
 	m = cJSON_CreateObject();
-	assert_int_equal(pmc_meta_add_cpufreq(m, "0-3"), 0);
+	assert_int_equal(pmc_meta_add_cpufreq(m, set_of("0-3")), 0);
 	cf = get(m, "cpufreq");
 	assert_string_equal(str(cf, "governor"), "mixed");
 	assert_string_equal(cJSON_GetArrayItem(get(cf, "governors"), 2)->valuestring, "powersave");
@@ -436,7 +449,7 @@ static void test_cpufreq_fixture(void **state)
 	cJSON_Delete(m);
 	/* no CPU with cpufreq: null and the reason */
 	m = cJSON_CreateObject();
-	assert_int_equal(pmc_meta_add_cpufreq(m, "3"), 0);
+	assert_int_equal(pmc_meta_add_cpufreq(m, set_of("3")), 0);
 	assert_true(cJSON_IsNull(get(m, "cpufreq")));
 	assert_non_null(strstr(str(m, "cpufreq_reason"), "no cpufreq driver"));
 	cJSON_Delete(m);
@@ -521,19 +534,32 @@ static void test_meta_add_sources_exact(void **state)
 /* online_cpus given by the caller (read once by pmcollect) is what META records. */
 static void test_online_cpus_from_caller(void **state)
 {
+	struct pmc_cpus online;
 	struct pmc_meta_input in = {
-		.argc = 2, .argv = test_argv, .interval_ms = 10, .online_cpus = "0,2-3",
+		.argc = 2, .argv = test_argv, .interval_ms = 10, .online = &online,
 		.collector_cpu = -1, .mem_mode = "default",
 	};
 	char why[256] = "";
 	cJSON *m;
 
+	const char *top = getenv("PMT_TOP");
+	char root[4096];
+
 	(void)state;
+	/* cpufreq from the fixture tree (CPUs 0-3), so the CPUs it reads are seen on any machine */
+	snprintf(root, sizeof(root), "%s/tests/fixtures/sysfs/cpufreq", top ? top : ".");
+	assert_int_equal(setenv("PMT_SYSFS_ROOT", root, 1), 0);
+	assert_int_equal(pmc_cpus_from_list(cpulist("0,2,3"), &online), 0);
 	assert_int_equal(meta_build(&in, &m, why, sizeof(why)), 0);
+	unsetenv("PMT_SYSFS_ROOT");
 	assert_non_null(m);
 	assert_string_equal(str(m, "online_cpus"), "0,2-3");
 	assert_string_equal(str(m, "cpus"), "0,2-3");
+	/* cpufreq is read for the same CPUs, not for the machine's */
+	assert_int_equal(cJSON_GetArraySize(get(get(m, "cpufreq"), "cpu_ids")), 3);
+	assert_true(cJSON_GetArrayItem(get(get(m, "cpufreq"), "cpu_ids"), 1)->valuedouble == 2);
 	cJSON_Delete(m);
+	pmc_cpus_free(&online);
 }
 
 static void test_invalid_input_gives_reason(void **state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* testlib.h: helpers the cmocka unit tests share (include after <cmocka.h>): the one tolerance
- * compare of doubles (assert_double_equal, assert_rel) and the chunk layout of a trace. Trace
+ * compare of doubles (assert_double_equal, assert_rel), a CPU list from text (cpulist) and the chunk layout of a trace. Trace
  * bytes are built and patched with the format's own little-endian helpers and sizes
  * (formats/pmt_internal.h), not test copies. */
 #ifndef TESTLIB_H
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_cli.h"
 #include "pmt_internal.h"
 
 /* cmocka 1.1.5 (Debian 12) has no assert_double_equal: |a - b| <= tol, printing both (and the
@@ -27,6 +28,21 @@ static inline void testlib_assert_near(double a, double b, double tol, const cha
 		print_error("%s = %.9g, want %.9g (tolerance %g)\n", expr, a, b, tol);
 		_fail(file, line);
 	}
+}
+
+/* The CPUs of the cpulist text ("0-3,8") as a list, parsed as pmcollect parses its CPU sets,
+ * once: the collector's planners and META take lists and sets, never text. A ring of 4, so the
+ * lists of one call stay alive while it runs. Fails the test on a bad list. */
+static inline const struct pm_intlist *cpulist(const char *text)
+{
+	static struct pm_intlist ring[4];
+	static unsigned next;
+	struct pm_intlist *l = &ring[next++ % 4];
+	char why[128];
+
+	pm_intlist_free(l);
+	assert_int_equal(pm_intlist_parse(text, 0, 1u << 20, l, why, sizeof(why)), 0);
+	return l;
 }
 
 /* Offsets of the chunks of the well-formed trace p[0..n) of either format major (FORMAT.md §2-§4):
