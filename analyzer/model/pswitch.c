@@ -47,14 +47,16 @@ struct th {
 };
 
 /* One step of a thread on the infinite-core axis, at t_ns in the recorded order (seq breaks ties). */
-enum { OP_DEP, OP_RUN, OP_STOP };
+enum { OP_DEP, OP_WAKE, OP_RUN, OP_STOP };
 struct delta {
 	uint64_t t_ns;
 	uint32_t seq;
 	uint32_t tid;
-	uint8_t op; /* OP_DEP: a wake or fork: the thread resumes no earlier than the position of
-		     * the program thread running then (its waker); OP_RUN: switch-in; OP_STOP:
-		     * switch-out or exit of a running thread */
+	uint8_t op; /* OP_DEP: a fork: the thread starts no earlier than the position of the
+		     * program thread running then (its parent); OP_WAKE: a placed or bounded wake:
+		     * the same, or after a thread that stopped within PMA_PSWITCH_WAKE_SLACK_NS
+		     * before it (the waker); OP_RUN: switch-in; OP_STOP: switch-out or exit of a
+		     * running thread */
 };
 
 /* A thread's position F on the infinite-core axis (its own CPU time plus the dependencies). */
@@ -279,15 +281,15 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 					uint64_t wake = e->t_ns - (uint64_t)w;
 					/* seq 0: before the switches of its instant, so that a wake at
 					 * the switch-in depends on the thread that ran until then */
-					deltas[(*ndel)++] = (struct delta){ wake, 0, e->tid, OP_DEP };
+					deltas[(*ndel)++] = (struct delta){ wake, 0, e->tid, OP_WAKE };
 				} else if (unknown) {
-					DELTA(e->t_ns, OP_DEP);
+					DELTA(e->t_ns, OP_WAKE);
 				}
 				DELTA(e->t_ns, OP_RUN);
 			} else if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
 				/* no fork seen (a lost record): after the thread that ran until now */
 				if (!collect)
-					deltas[(*ndel)++] = (struct delta){ e->t_ns, 0, e->tid, OP_DEP };
+					deltas[(*ndel)++] = (struct delta){ e->t_ns, 0, e->tid, OP_WAKE };
 				DELTA(e->t_ns, OP_RUN);
 			} else {
 				st->anomalies += collect;
@@ -340,6 +342,14 @@ static int cmp_mark(const void *a, const void *b)
 	return x->d - y->d; /* ends before starts: a hand-over is no moment of extra parallelism */
 }
 
+/* A thread's stop (switch-out or exit) at t_ns, at position F_ns; k its index (UINT32_MAX: none). */
+struct stop {
+	uint64_t t_ns;
+	double F_ns;
+	uint32_t k;
+};
+#define PSW_RECENT 16 /* stops kept for the wakes after them: more than a CPU has in the slack */
+
 /* Closes thread f's running segment at t_ns: [F, F + run) on the infinite-core axis. */
 static void seg_close(struct fpos *f, uint64_t t_ns, struct mark *mk, size_t *nmk, double *U_ns)
 {
@@ -367,12 +377,15 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 	struct fpos *fp = NULL;
 	struct mark *mk = NULL;
 	uint32_t *run = NULL; /* indices in fp of the running threads */
-	size_t nfp = 0, fcap = 0, nmk = 0, nrun = 0;
+	struct stop recent[PSW_RECENT]; /* the last stops, a ring */
+	size_t nfp = 0, fcap = 0, nmk = 0, nrun = 0, nrecent = 0;
 	long active = 0;
 	double prev = 0;
 	int rc = -1;
 
 	*U_ns = *T_ns = 0;
+	for (size_t j = 0; j < PSW_RECENT; j++)
+		recent[j] = (struct stop){ 0, 0, UINT32_MAX };
 	pm_tidmap_init(&map);
 	qsort(d, n, sizeof(*d), cmp_delta);
 	mk = malloc((2 * n + 2) * sizeof(*mk));
@@ -389,12 +402,19 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 			fp[k] = (struct fpos){ 0, 0, 0 };
 		}
 		f = &fp[k];
-		if (d[i].op == OP_DEP && !f->running) { /* running: a wake at its own block */
+		if ((d[i].op == OP_DEP || d[i].op == OP_WAKE) && !f->running) {
+			/* (running: a wake at its own block) */
 			for (size_t j = 0; j < nrun; j++) {
 				const struct fpos *w = &fp[run[j]];
 				double at = w->F_ns + (double)(d[i].t_ns - w->t_in_ns);
 				if (run[j] != k && at > f->F_ns)
 					f->F_ns = at;
+			}
+			for (size_t j = 0; d[i].op == OP_WAKE && j < PSW_RECENT; j++) {
+				const struct stop *r = &recent[j];
+				if (r->k != k && r->t_ns + PMA_PSWITCH_WAKE_SLACK_NS >= d[i].t_ns &&
+				    r->t_ns <= d[i].t_ns && r->F_ns > f->F_ns)
+					f->F_ns = r->F_ns;
 			}
 		} else if (d[i].op == OP_RUN && !f->running) {
 			f->running = 1;
@@ -402,6 +422,7 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 			run[nrun++] = k;
 		} else if (d[i].op == OP_STOP && f->running) {
 			seg_close(f, d[i].t_ns, mk, &nmk, U_ns);
+			recent[nrecent++ % PSW_RECENT] = (struct stop){ d[i].t_ns, f->F_ns, k };
 			for (size_t j = 0; j < nrun; j++)
 				if (run[j] == k) {
 					run[j] = run[--nrun];

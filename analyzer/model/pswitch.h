@@ -22,6 +22,11 @@ void pma_pswitch_free(struct pma_pswitch *p);
 #define PMA_PSWITCH_MAX_EVENTS 100000000u
 /* Thread samples kept for placing wakes (24 bytes each); beyond, wakes are bounded only. */
 #define PMA_PSWITCH_MAX_SAMPLES 50000000u
+/* A wake placed from schedstat falls up to a few tens of us after the real one (run_delay starts
+ * at the enqueue, after sched_waking; measured against tracefs on omp_loop: 0-37 us late, once
+ * 125 us): its waker may have switched out just before. A placed wake also depends on the program
+ * threads that stopped running at most this long before it (ns). */
+#define PMA_PSWITCH_WAKE_SLACK_NS 50000u
 
 /* Stores one PSWITCH record's events (copied; records of different CPUs in any order); its missed
  * count adds to the lost records. Returns 0, -1 when memory runs out, -2 beyond
@@ -62,7 +67,9 @@ struct pma_pswitch_stats {
  * wake, blocked after a voluntary switch-out, runnable from a fork (exact). Each thread's
  * position F on the infinite-core axis advances by its own recorded CPU time; a thread woken or
  * forked at t resumes no earlier than the position at t of the program thread running then (the
- * waker or parent on the baseline's one CPU; the furthest of several; none: no dependency). The
+ * waker or parent on the baseline's one CPU; the furthest of several; none: no dependency), and
+ * a woken one no earlier than that of a thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
+ * before the placed wake (its waker, when the placed wake falls just after the waker blocked). The
  * running segments placed on that axis are the profile A(m,inf,t), added to prof (initialized by
  * the caller), and T_cp is the length they cover (Tudor & Teo, eq. 4 over exact segments), as
  * sched-exact computes it with recorded wake edges. Processor sharing (dT_cp = dt c/r) read
