@@ -77,16 +77,25 @@ static void add_samples(struct pma_pswitch *p, const uint64_t *t_ns, const uint6
 	}
 }
 
-static void finish(struct pma_pswitch *p, struct pma_pswitch_stats *st, struct pma_parallelism *par)
+/* Finishes p into st and par, checks U = work_ns; the time at 2 active threads into *level2_ns. */
+static void finish_work(struct pma_pswitch *p, struct pma_pswitch_stats *st,
+			struct pma_parallelism *par, double work_ns, double *level2_ns)
 {
 	struct pma_profile prof;
 
 	pma_profile_init(&prof);
 	assert_int_equal(pma_pswitch_finish(p, &prof, st), 0);
 	pma_profile_parallelism(&prof, 2, par);
-	assert_double_equal(prof.work_ns, 75.0 * MS, 1);
+	assert_double_equal(prof.work_ns, work_ns, 1);
 	assert_double_equal(par->A_inf, st->A_inf, 1e-9);
+	if (level2_ns)
+		*level2_ns = pma_profile_level_ns(&prof, 2);
 	pma_profile_free(&prof);
+}
+
+static void finish(struct pma_pswitch *p, struct pma_pswitch_stats *st, struct pma_parallelism *par)
+{
+	finish_work(p, st, par, 75.0 * MS, NULL);
 }
 
 /* One wake in A's sampling interval (25, 45]: its run_delay grew by 5 ms, the wait after A's
@@ -181,21 +190,17 @@ static void test_uneven_slices(void **state)
 	struct pmt_sched_batch b = { 0, 0, 0, sizeof(ev) / sizeof(ev[0]), ev };
 	struct pma_pswitch *p = pma_pswitch_new();
 	struct pma_pswitch_stats st;
-	struct pma_profile prof;
 	struct pma_parallelism par;
+	double level2_ns;
 
 	(void)state;
 	assert_int_equal(pma_pswitch_add(p, &b), 0);
-	pma_profile_init(&prof);
-	assert_int_equal(pma_pswitch_finish(p, &prof, &st), 0);
-	pma_profile_parallelism(&prof, 2, &par);
-	assert_double_equal(prof.work_ns, 22.0 * MS, 1);
+	finish_work(p, &st, &par, 22.0 * MS, &level2_ns);
 	assert_double_equal(par.T_cp_ns, 18.0 * MS, 1);
 	assert_double_equal(par.A_inf, 22.0 / 18.0, 1e-9);
 	/* 10 ms alone, 4 ms of both threads, 4 ms of M alone */
-	assert_double_equal(pma_profile_level_ns(&prof, 2), 4.0 * MS, 1);
+	assert_double_equal(level2_ns, 4.0 * MS, 1);
 	assert_int_equal(st.anomalies, 0);
-	pma_profile_free(&prof);
 	pma_pswitch_free(p);
 }
 
@@ -222,7 +227,6 @@ static void test_wake_after_waker_blocked(void **state)
 	struct pmt_sched_batch b = { 0, 0, 0, sizeof(ev) / sizeof(ev[0]), ev };
 	struct pma_pswitch *p = pma_pswitch_new();
 	struct pma_pswitch_stats st;
-	struct pma_profile prof;
 	struct pma_parallelism par;
 
 	(void)state;
@@ -233,14 +237,10 @@ static void test_wake_after_waker_blocked(void **state)
 		struct pmt_sample s1 = { .t_ns = t[i], .n = 1, .threads = &ts };
 		assert_int_equal(pma_pswitch_sample(p, &s1), 0);
 	}
-	pma_profile_init(&prof);
-	assert_int_equal(pma_pswitch_finish(p, &prof, &st), 0);
-	pma_profile_parallelism(&prof, 2, &par);
+	finish_work(p, &st, &par, 40.0 * MS, NULL);
 	assert_int_equal(st.wakes_placed, 1);
-	assert_double_equal(prof.work_ns, 40.0 * MS, 1);
 	assert_double_equal(par.T_cp_ns, 30.0 * MS, 1);
 	assert_double_equal(par.A_inf, 40.0 / 30.0, 1e-9);
-	pma_profile_free(&prof);
 	pma_pswitch_free(p);
 }
 
