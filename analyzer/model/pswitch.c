@@ -404,6 +404,8 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 		f = &fp[k];
 		if ((d[i].op == OP_DEP || d[i].op == OP_WAKE) && !f->running) {
 			/* (running: a wake at its own block) */
+			const struct stop *last;
+			int found = 0;
 			for (size_t j = 0; j < nrun; j++) {
 				const struct fpos *w = &fp[run[j]];
 				double at = w->F_ns + (double)(d[i].t_ns - w->t_in_ns);
@@ -413,9 +415,19 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 			for (size_t j = 0; d[i].op == OP_WAKE && j < PSW_RECENT; j++) {
 				const struct stop *r = &recent[j];
 				if (r->k != k && r->t_ns + PMA_PSWITCH_WAKE_SLACK_NS >= d[i].t_ns &&
-				    r->t_ns <= d[i].t_ns && r->F_ns > f->F_ns)
-					f->F_ns = r->F_ns;
+				    r->t_ns <= d[i].t_ns) {
+					found = 1;
+					if (r->F_ns > f->F_ns)
+						f->F_ns = r->F_ns;
+				}
 			}
+			/* nothing of the program ran then (another process did, or the placement
+			 * is off by more than the slack): the program thread that ran last since
+			 * the wakee blocked is taken as its waker */
+			last = &recent[(nrecent + PSW_RECENT - 1) % PSW_RECENT];
+			if (d[i].op == OP_WAKE && !found && nrun == 0 && nrecent && last->k != k &&
+			    last->F_ns > f->F_ns)
+				f->F_ns = last->F_ns;
 		} else if (d[i].op == OP_RUN && !f->running) {
 			f->running = 1;
 			f->t_in_ns = d[i].t_ns;
