@@ -368,7 +368,9 @@ static void seg_close(struct fpos *f, uint64_t t_ns, struct mark *mk, size_t *nm
  * (docs/model.md): each thread's position F advances by its own recorded CPU time (exact), and a
  * thread that is woken or forked at t resumes no earlier than the position at t of the program
  * thread running then (on the baseline's one CPU, its waker or parent; with several running, the
- * furthest; none: a wake from outside, no dependency). The running segments placed on that axis
+ * furthest); a woken one also no earlier than a thread that stopped up to
+ * PMA_PSWITCH_WAKE_SLACK_NS before, or, when none ran then, than the thread that ran last
+ * (pswitch.h). The running segments placed on that axis
  * are the profile A(m,inf,t) (Tudor & Teo, eq. 4 over exact segments): U and T_cp = the length
  * of the axis they cover (and the pieces into prof when not NULL). Returns 0 or -1 (memory). */
 static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_ns, double *T_ns)

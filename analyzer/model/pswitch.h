@@ -69,7 +69,8 @@ struct pma_pswitch_stats {
  * forked at t resumes no earlier than the position at t of the program thread running then (the
  * waker or parent on the baseline's one CPU; the furthest of several; none: no dependency), and
  * a woken one no earlier than that of a thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
- * before the placed wake (its waker, when the placed wake falls just after the waker blocked). The
+ * before the placed wake (its waker, when the placed wake falls just after the waker blocked);
+ * when no program thread ran then, the one that ran last is taken as the waker. The
  * running segments placed on that axis are the profile A(m,inf,t), added to prof (initialized by
  * the caller), and T_cp is the length they cover (Tudor & Teo, eq. 4 over exact segments), as
  * sched-exact computes it with recorded wake edges. Processor sharing (dT_cp = dt c/r) read
