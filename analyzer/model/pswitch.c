@@ -482,7 +482,8 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 	if (!p->nev)
 		return 0;
 	qsort(p->ev, p->nev, sizeof(*p->ev), cmp_ev);
-	qsort(p->smp, p->nsmp, sizeof(*p->smp), cmp_smp);
+	if (p->nsmp) /* qsort's array may not be NULL, even for 0 elements */
+		qsort(p->smp, p->nsmp, sizeof(*p->smp), cmp_smp);
 	st->first_t_ns = (double)p->ev[0].t_ns;
 	st->last_t_ns = (double)p->ev[p->nev - 1].t_ns;
 	cr = malloc(p->nev * sizeof(*cr));
