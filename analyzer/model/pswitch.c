@@ -46,10 +46,24 @@ struct th {
 	uint64_t t_out_ns;
 };
 
+/* One step of a thread on the infinite-core axis, at t_ns in the recorded order (seq breaks ties). */
+enum { OP_DEP, OP_WAKE, OP_RUN, OP_STOP };
 struct delta {
 	uint64_t t_ns;
 	uint32_t seq;
-	int8_t dr, dc;
+	uint32_t tid;
+	uint8_t op; /* OP_DEP: a fork: the thread starts no earlier than the position of the
+		     * program thread running then (its parent); OP_WAKE: a placed or bounded wake:
+		     * the same, or after a thread that stopped within PMA_PSWITCH_WAKE_SLACK_NS
+		     * before it (the waker); OP_RUN: switch-in; OP_STOP: switch-out or exit of a
+		     * running thread */
+};
+
+/* A thread's position F on the infinite-core axis (its own CPU time plus the dependencies). */
+struct fpos {
+	double F_ns;
+	uint64_t t_in_ns;
+	int running;
 };
 
 struct pma_pswitch *pma_pswitch_new(void)
@@ -212,8 +226,9 @@ static void place_thread(struct credit *c, size_t n, const struct psmp *s, size_
 }
 
 /* Walks the sorted events once: thread states; with collect, the credits of every switch-in
- * that ended a wait (into credits, *ncred, and the counts into st); without, the changes of r and
- * c with variant v's wakes (credits[cred_of[i]] for event i) into deltas. */
+ * that ended a wait (into credits, *ncred, and the counts into st); without, each thread's steps
+ * (switch-in, stop, and the dependency at a fork or at variant v's wake, credits[cred_of[i]] for
+ * event i) into deltas. */
 static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, int collect,
 		const int32_t *cred_of, int v, struct delta *deltas, size_t *ndel,
 		struct pma_pswitch_stats *st)
@@ -231,7 +246,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 		const struct pev *e = &p->ev[i];
 		struct th *t = thread_of(&map, &ths, &nth, &cap, e->tid);
 		uint32_t seq = (uint32_t)i * 2 + 1;
-#define DELTA(T, R, C) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), seq, (R), (C) }) : (void)0)
+#define DELTA(T, OP) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), seq, e->tid, (OP) }) : (void)0)
 		if (!t) {
 			rc = -1;
 			break;
@@ -241,7 +256,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
 				t->state = ST_QUEUED;
 				t->t_out_ns = e->t_ns;
-				DELTA(e->t_ns, 1, 0);
+				DELTA(e->t_ns, OP_DEP);
 			}
 			break;
 		case PMT_PSWITCH_IN:
@@ -264,13 +279,18 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 				if (unknown && !collect && cred_of[i] >= 0) {
 					double w = credits[cred_of[i]].wait_ns[v];
 					uint64_t wake = e->t_ns - (uint64_t)w;
-					deltas[(*ndel)++] = (struct delta){ wake, seq - 1, 1, 0 };
+					/* seq 0: before the switches of its instant, so that a wake at
+					 * the switch-in depends on the thread that ran until then */
+					deltas[(*ndel)++] = (struct delta){ wake, 0, e->tid, OP_WAKE };
 				} else if (unknown) {
-					DELTA(e->t_ns, 1, 0);
+					DELTA(e->t_ns, OP_WAKE);
 				}
-				DELTA(e->t_ns, 0, 1);
+				DELTA(e->t_ns, OP_RUN);
 			} else if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
-				DELTA(e->t_ns, 1, 1);
+				/* no fork seen (a lost record): after the thread that ran until now */
+				if (!collect)
+					deltas[(*ndel)++] = (struct delta){ e->t_ns, 0, e->tid, OP_WAKE };
+				DELTA(e->t_ns, OP_RUN);
 			} else {
 				st->anomalies += collect;
 				break;
@@ -286,19 +306,16 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			if (e->preempt) {
 				st->preempted += collect;
 				t->state = ST_QUEUED;
-				DELTA(e->t_ns, 0, -1);
 			} else {
 				t->state = ST_BLOCKED;
-				DELTA(e->t_ns, -1, -1);
 			}
+			DELTA(e->t_ns, OP_STOP);
 			break;
 		case PMT_PSWITCH_EXIT:
 			/* the task's events are closed in do_exit before its last switch-out: perf
 			 * reports none, so a running task stops running here */
-			if (t->state == ST_QUEUED)
-				DELTA(e->t_ns, -1, 0);
-			else if (t->state == ST_RUNNING)
-				DELTA(e->t_ns, -1, -1);
+			if (t->state == ST_RUNNING)
+				DELTA(e->t_ns, OP_STOP);
 			t->state = ST_GONE;
 			break;
 		}
@@ -311,35 +328,142 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 	return rc;
 }
 
-/* Sweeps the deltas of one variant: U and T_cp (and the pieces into prof when not NULL). */
+struct mark {
+	double F_ns;
+	int d; /* +1 a segment starts, -1 it ends */
+};
+
+static int cmp_mark(const void *a, const void *b)
+{
+	const struct mark *x = a, *y = b;
+
+	if (x->F_ns != y->F_ns)
+		return x->F_ns < y->F_ns ? -1 : 1;
+	return x->d - y->d; /* ends before starts: a hand-over is no moment of extra parallelism */
+}
+
+/* A thread's stop (switch-out or exit) at t_ns, at position F_ns; k its index (UINT32_MAX: none). */
+struct stop {
+	uint64_t t_ns;
+	double F_ns;
+	uint32_t k;
+};
+#define PSW_RECENT 16 /* stops kept for the wakes after them: more than a CPU has in the slack */
+
+/* Closes thread f's running segment at t_ns: [F, F + run) on the infinite-core axis. */
+static void seg_close(struct fpos *f, uint64_t t_ns, struct mark *mk, size_t *nmk, double *U_ns)
+{
+	double run = t_ns > f->t_in_ns ? (double)(t_ns - f->t_in_ns) : 0;
+
+	f->running = 0;
+	if (run <= 0)
+		return;
+	mk[(*nmk)++] = (struct mark){ f->F_ns, 1 };
+	f->F_ns += run;
+	mk[(*nmk)++] = (struct mark){ f->F_ns, -1 };
+	*U_ns += run;
+}
+
+/* Places one variant's steps on the infinite-core axis, as sched-exact does with its wake edges
+ * (docs/model.md): each thread's position F advances by its own recorded CPU time (exact), and a
+ * thread that is woken or forked at t resumes no earlier than the position at t of the program
+ * thread running then (on the baseline's one CPU, its waker or parent; with several running, the
+ * furthest); a woken one also no earlier than a thread that stopped up to
+ * PMA_PSWITCH_WAKE_SLACK_NS before, or, when none ran then, than the thread that ran last
+ * (pswitch.h). The running segments placed on that axis
+ * are the profile A(m,inf,t) (Tudor & Teo, eq. 4 over exact segments): U and T_cp = the length
+ * of the axis they cover (and the pieces into prof when not NULL). Returns 0 or -1 (memory). */
 static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_ns, double *T_ns)
 {
-	long r = 0, c = 0;
+	struct pm_tidmap map;
+	struct fpos *fp = NULL;
+	struct mark *mk = NULL;
+	uint32_t *run = NULL; /* indices in fp of the running threads */
+	struct stop recent[PSW_RECENT]; /* the last stops, a ring */
+	size_t nfp = 0, fcap = 0, nmk = 0, nrun = 0, nrecent = 0;
+	long active = 0;
+	double prev = 0;
+	int rc = -1;
 
 	*U_ns = *T_ns = 0;
+	for (size_t j = 0; j < PSW_RECENT; j++)
+		recent[j] = (struct stop){ 0, 0, UINT32_MAX };
+	pm_tidmap_init(&map);
 	qsort(d, n, sizeof(*d), cmp_delta);
+	mk = malloc((2 * n + 2) * sizeof(*mk));
+	run = malloc((n + 1) * sizeof(*run));
+	if (!mk || !run)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && d[i].t_ns > d[i - 1].t_ns) {
-			double dt = (double)(d[i].t_ns - d[i - 1].t_ns);
-			long run = c < r ? c : r;
-			if (r > 0 && run > 0) {
-				double dT_cp = dt * (double)run / (double)r;
-				*U_ns += dt * (double)run;
-				*T_ns += dT_cp;
-				if (prof && pma_profile_add(prof, (double)r, dT_cp) < 0)
-					return -1;
-			} else if (r == 0 && prof && pma_profile_add(prof, 0, dt) < 0) {
-				return -1;
-			}
+		uint32_t k;
+		struct fpos *f;
+		if (!pm_tidmap_get(&map, d[i].tid, &k)) {
+			if (PM_GROW(fp, fcap, nfp + 1) < 0 || pm_tidmap_put(&map, d[i].tid, (uint32_t)nfp) < 0)
+				goto out;
+			k = (uint32_t)nfp++;
+			fp[k] = (struct fpos){ 0, 0, 0 };
 		}
-		r += d[i].dr;
-		c += d[i].dc;
-		if (r < 0)
-			r = 0;
-		if (c < 0)
-			c = 0;
+		f = &fp[k];
+		if ((d[i].op == OP_DEP || d[i].op == OP_WAKE) && !f->running) {
+			/* (running: a wake at its own block) */
+			const struct stop *last;
+			int found = 0;
+			for (size_t j = 0; j < nrun; j++) {
+				const struct fpos *w = &fp[run[j]];
+				double at = w->F_ns + (double)(d[i].t_ns - w->t_in_ns);
+				if (run[j] != k && at > f->F_ns)
+					f->F_ns = at;
+			}
+			for (size_t j = 0; d[i].op == OP_WAKE && j < PSW_RECENT; j++) {
+				const struct stop *r = &recent[j];
+				if (r->k != k && r->t_ns + PMA_PSWITCH_WAKE_SLACK_NS >= d[i].t_ns &&
+				    r->t_ns <= d[i].t_ns) {
+					found = 1;
+					if (r->F_ns > f->F_ns)
+						f->F_ns = r->F_ns;
+				}
+			}
+			/* nothing of the program ran then (another process did, or the placement
+			 * is off by more than the slack): the program thread that ran last since
+			 * the wakee blocked is taken as its waker */
+			last = &recent[(nrecent + PSW_RECENT - 1) % PSW_RECENT];
+			if (d[i].op == OP_WAKE && !found && nrun == 0 && nrecent && last->k != k &&
+			    last->F_ns > f->F_ns)
+				f->F_ns = last->F_ns;
+		} else if (d[i].op == OP_RUN && !f->running) {
+			f->running = 1;
+			f->t_in_ns = d[i].t_ns;
+			run[nrun++] = k;
+		} else if (d[i].op == OP_STOP && f->running) {
+			seg_close(f, d[i].t_ns, mk, &nmk, U_ns);
+			recent[nrecent++ % PSW_RECENT] = (struct stop){ d[i].t_ns, f->F_ns, k };
+			for (size_t j = 0; j < nrun; j++)
+				if (run[j] == k) {
+					run[j] = run[--nrun];
+					break;
+				}
+		}
 	}
-	return 0;
+	/* still running at the last step: until then */
+	for (size_t j = 0; j < nrun && n > 0; j++)
+		seg_close(&fp[run[j]], d[n - 1].t_ns, mk, &nmk, U_ns);
+	qsort(mk, nmk, sizeof(*mk), cmp_mark);
+	for (size_t i = 0; i < nmk; i++) {
+		if (active > 0 && mk[i].F_ns > prev) {
+			*T_ns += mk[i].F_ns - prev;
+			if (prof && pma_profile_add(prof, (double)active, mk[i].F_ns - prev) < 0)
+				goto out;
+		}
+		active += mk[i].d;
+		prev = mk[i].F_ns;
+	}
+	rc = 0;
+out:
+	free(fp);
+	free(mk);
+	free(run);
+	pm_tidmap_free(&map);
+	return rc;
 }
 
 int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
@@ -358,7 +482,8 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 	if (!p->nev)
 		return 0;
 	qsort(p->ev, p->nev, sizeof(*p->ev), cmp_ev);
-	qsort(p->smp, p->nsmp, sizeof(*p->smp), cmp_smp);
+	if (p->nsmp) /* qsort's array may not be NULL, even for 0 elements */
+		qsort(p->smp, p->nsmp, sizeof(*p->smp), cmp_smp);
 	st->first_t_ns = (double)p->ev[0].t_ns;
 	st->last_t_ns = (double)p->ev[p->nev - 1].t_ns;
 	cr = malloc(p->nev * sizeof(*cr));

@@ -22,6 +22,11 @@ void pma_pswitch_free(struct pma_pswitch *p);
 #define PMA_PSWITCH_MAX_EVENTS 100000000u
 /* Thread samples kept for placing wakes (24 bytes each); beyond, wakes are bounded only. */
 #define PMA_PSWITCH_MAX_SAMPLES 50000000u
+/* A wake placed from schedstat falls up to a few tens of us after the real one (run_delay starts
+ * at the enqueue, after sched_waking; measured against tracefs on omp_loop: 0-37 us late, once
+ * 125 us): its waker may have switched out just before. A placed wake also depends on the program
+ * threads that stopped running at most this long before it (ns). */
+#define PMA_PSWITCH_WAKE_SLACK_NS 50000u
 
 /* Stores one PSWITCH record's events (copied; records of different CPUs in any order); its missed
  * count adds to the lost records. Returns 0, -1 when memory runs out, -2 beyond
@@ -51,7 +56,7 @@ struct pma_pswitch_stats {
 	double bound_ns;          /* sum of the bounded wakes' ranges */
 	uint64_t anomalies;       /* transitions that did not fit (a switch-in while running...) */
 	double work_ns;           /* U: CPU time of the program's threads, exact */
-	double T_cp_ns;           /* sum of dt c(t) / r(t) (see pma_pswitch_finish) */
+	double T_cp_ns;           /* critical path on the infinite-core axis (pma_pswitch_finish) */
 	double A_inf;             /* U / T_cp with the placed (and shared) wakes */
 	double A_lo, A_hi;        /* A with every bounded wake at its latest / earliest bound */
 	double first_t_ns, last_t_ns;
@@ -59,14 +64,19 @@ struct pma_pswitch_stats {
 
 /* Sorts the events by time and walks the threads' states: running between switch-in and
  * switch-out (exact), runnable after a preempted switch-out (exact) or from a placed or bounded
- * wake, blocked after a voluntary switch-out, runnable from a fork (exact). With c(t) program
- * threads running and r(t) runnable, each runnable thread progresses at c/r of real time (the
- * recorded CPUs are shared; processor sharing, CFS's ideal); on infinite cores all r run at once:
- * the piece has A(m,inf,t) = r(t) for dT_cp = dt c(t) / r(t) (Tudor & Teo, eq. 4 over exact
- * segments), added to prof (initialized by the caller); time with nothing runnable is idle.
- * T_cp is the critical path under the recorded order of wakes: without wake edges (the waker is
- * not recorded), a wake is taken where it happened in the program's progress, not moved to where
- * its waker would reach it on more cores. Returns 0, or -1 when memory runs out. */
+ * wake, blocked after a voluntary switch-out, runnable from a fork (exact). Each thread's
+ * position F on the infinite-core axis advances by its own recorded CPU time; a thread woken or
+ * forked at t resumes no earlier than the position at t of the program thread running then (the
+ * waker or parent on the baseline's one CPU; the furthest of several; none: no dependency), and
+ * a woken one no earlier than that of a thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
+ * before the placed wake (its waker, when the placed wake falls just after the waker blocked);
+ * when no program thread ran then, the one that ran last is taken as the waker. The
+ * running segments placed on that axis are the profile A(m,inf,t), added to prof (initialized by
+ * the caller), and T_cp is the length they cover (Tudor & Teo, eq. 4 over exact segments), as
+ * sched-exact computes it with recorded wake edges. Processor sharing (dT_cp = dt c/r) read
+ * barrier phases short by the scheduler's unfairness at their end (issue 34's omp_loop, 1-4%).
+ * T_cp is the critical path under the recorded order of wakes, with the waker taken as the
+ * thread running at the placed wake. Returns 0, or -1 when memory runs out. */
 int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 		       struct pma_pswitch_stats *st);
 
