@@ -393,9 +393,9 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit)
 	return c == PMA_PMNF_ODD ? (v / unit) % 2 == 1 : (v / unit) % 2 == 0;
 }
 
-/* The repetitions' spread against the model's change over the range (pma_pmnf_fit: spread_pct,
- * change_pct, noisy; PMA_PMNF_NOISY_RATIO): n fitted points (px, py), the nrange ranges of
- * the points with repetitions (sorted here by the median). */
+/* The repetitions' spread against the model's change over the range (struct pma_pmnf_fit:
+ * spread_pct, change_pct, noisy; PMA_PMNF_NOISY_RATIO): n fitted points (px, py), the nrange
+ * ranges of the points with repetitions (sorted here by the median). */
 static void weigh_noise(const double *px, const double *py, size_t n, double *range,
 			size_t nrange, struct pma_pmnf_fit *out)
 {

@@ -173,7 +173,8 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit);
  * pma_pmnf_aggregate (the aggregate in flags, PMA_PMNF_AGGREGATE(a); default the trimmed mean of
  * pma_pmnf_summarize), and fits with pma_pmnf_fit_points_ex (the other flags as there); then
  * weighs the repetitions' spread against the model's change (spread_pct, change_pct, noisy: a
- * noisy fit is no scalability problem). Inputs are not modified. Errors as pma_pmnf_fit_points (fewer than 3 distinct x in the class is PMT_E_INVAL). */
+ * noisy fit is no scalability problem). Inputs are not modified. Errors as pma_pmnf_fit_points
+ * (fewer than 3 distinct x in the class is PMT_E_INVAL). */
 int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf_class c,
 		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,
 		      size_t whysize);
