@@ -221,6 +221,7 @@ int pma_pmnf_fit_points_ex(const double *x, const double *y, size_t n, unsigned 
 			skip = k;
 
 	memset(out, 0, sizeof(*out));
+	out->spread_pct = out->change_pct = NAN;
 	out->n = n;
 	out->smape_points = n - (skip < n);
 	out->few_points = n < PMA_PMNF_MIN_POINTS;
@@ -392,18 +393,44 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit)
 	return c == PMA_PMNF_ODD ? (v / unit) % 2 == 1 : (v / unit) % 2 == 0;
 }
 
+/* The repetitions' spread against the model's change over the range (struct pma_pmnf_fit:
+ * spread_pct, change_pct, noisy; PMA_PMNF_NOISY_RATIO): n fitted points (px, py), the nrange
+ * ranges of the points with repetitions (sorted here by the median). */
+static void weigh_noise(const double *px, const double *py, size_t n, double *range,
+			size_t nrange, struct pma_pmnf_fit *out)
+{
+	double scale = 0, lo = INFINITY, hi = -INFINITY;
+
+	for (size_t k = 0; k < n; k++) {
+		double f = pma_pmnf_eval(&out->model, px[k]);
+		scale += fabs(py[k]) / (double)n;
+		lo = fmin(lo, f);
+		hi = fmax(hi, f);
+	}
+	if (!nrange || !(scale > 0) || !isfinite(hi - lo))
+		return;
+	double spread = pma_pmnf_aggregate(range, nrange, PMA_PMNF_AGG_MEDIAN);
+	out->spread_pct = 100 * spread / scale;
+	out->change_pct = 100 * (hi - lo) / scale;
+	out->noisy = (out->model.i_num || out->model.j) &&
+		     out->spread_pct >= PMA_PMNF_NOISY_RATIO * out->change_pct;
+	if (out->noisy)
+		out->scalability_problem = 0;
+}
+
 int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf_class c,
 		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,
 		      size_t whysize)
 {
-	/* px: distinct x of the class; py: their summaries; reps: scratch for one x's values. */
-	double *px = malloc(3 * (nv ? nv : 1) * sizeof(double));
+	/* px: distinct x of the class; py: their summaries; reps: scratch for one x's values;
+	 * range: the ranges of the x with 2 or more runs (nrange of them). */
+	double *px = malloc(4 * (nv ? nv : 1) * sizeof(double));
 	if (!px) {
 		snprintf(why, whysize, "out of memory");
 		return PMT_E_NOMEM;
 	}
-	double *py = px + nv, *reps = py + nv;
-	size_t n = 0;
+	double *py = px + nv, *reps = py + nv, *range = reps + nv;
+	size_t n = 0, nrange = 0;
 	for (size_t r = 0; r < nv; r++) {
 		if (!pma_pmnf_in_class(x[r], c, unit))
 			continue;
@@ -418,6 +445,12 @@ int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf
 				reps[K++] = v[s];
 		px[n] = x[r];
 		py[n++] = pma_pmnf_aggregate(reps, K, PMA_PMNF_AGGREGATE_OF(flags));
+		if (K >= 2) {
+			/* the middle half from 4 runs on: one wild run does not make a sweep noisy */
+			size_t drop = K >= 4 ? K / 4 : 0;
+			qsort(reps, K, sizeof(*reps), cmp_double);
+			range[nrange++] = reps[K - 1 - drop] - reps[drop];
+		}
 	}
 	int rc = PMT_E_INVAL;
 	if (n < 3)
@@ -426,6 +459,8 @@ int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf
 	else
 		rc = pma_pmnf_fit_points_ex(px, py, n, flags & ~PMA_PMNF_AGGREGATE(0xfu), out, why,
 					    whysize);
+	if (rc == 0)
+		weigh_noise(px, py, n, range, nrange, out);
 	free(px);
 	return rc;
 }

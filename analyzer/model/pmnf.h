@@ -25,6 +25,12 @@
  * scatter of a constant series with 5% Gaussian noise (SMAPE about 4%), the noise test_pmnf fits
  * every hypothesis through; our choice, not the paper's. */
 #define PMA_PMNF_CONST_SMAPE_VALID 10.0
+/* A growing fit over repetitions is "noisy" when the repetitions' spread is at least this fraction
+ * of the model's change over the fitted range (pma_pmnf_fit_runs): with noise half the size of
+ * the change, a sweep on a busy machine (T(4..8) = 0.80-0.91 s, each point's repetitions over
+ * 0.62-1.17 s) can draw any slope, and neither a valid fit nor a scalability problem can be read
+ * from it. Our rule, not Iwainsky et al.'s (their §4.1 trims the repetitions but keeps the fit). */
+#define PMA_PMNF_NOISY_RATIO 0.5
 
 /* Flags of pma_pmnf_fit_points_ex and pma_pmnf_fit_runs. */
 enum {
@@ -60,7 +66,16 @@ struct pma_pmnf_fit {
 	unsigned rejected;   /* of them, rejected by the term-contribution rule or non-finite cost */
 	int valid;           /* R2_adj >= PMA_PMNF_R2_VALID, and for the constant model SMAPE <=
 				PMA_PMNF_CONST_SMAPE_VALID */
-	int scalability_problem; /* valid, c1 > 0 and faster than log x: i > 0 or j >= 2 */
+	int scalability_problem; /* valid, c1 > 0 and faster than log x: i > 0 or j >= 2; and
+				    not noisy (pma_pmnf_fit_runs) */
+	/* Set by pma_pmnf_fit_runs from the repetitions (NAN and 0 from pma_pmnf_fit_points):
+	 * spread_pct, the median over the x with 2 or more runs of each x's range of repetitions
+	 * (the middle half's from 4 runs on, the values §4.1's trimmed mean keeps; max - min below),
+	 * and change_pct, the fitted model's max - min over the fitted x, both in percent of the mean
+	 * |summarized value|; noisy when the model is not constant and spread_pct >=
+	 * PMA_PMNF_NOISY_RATIO change_pct: its verdict is then "noisy", not valid or a problem. */
+	double spread_pct, change_pct;
+	int noisy;
 };
 
 /* Returns i = i_num / i_den of a model. */
@@ -156,8 +171,10 @@ int pma_pmnf_in_class(double x, enum pma_pmnf_class c, unsigned unit);
  * v[r] its value (any unit), several runs per x for repetitions, any order. Keeps the runs whose x
  * is in class c (unit as for pma_pmnf_in_class), summarizes the repetitions of each x with
  * pma_pmnf_aggregate (the aggregate in flags, PMA_PMNF_AGGREGATE(a); default the trimmed mean of
- * pma_pmnf_summarize), and fits with pma_pmnf_fit_points_ex (the other flags as there). Inputs are not
- * modified. Errors as pma_pmnf_fit_points (fewer than 3 distinct x in the class is PMT_E_INVAL). */
+ * pma_pmnf_summarize), and fits with pma_pmnf_fit_points_ex (the other flags as there); then
+ * weighs the repetitions' spread against the model's change (spread_pct, change_pct, noisy: a
+ * noisy fit is no scalability problem). Inputs are not modified. Errors as pma_pmnf_fit_points
+ * (fewer than 3 distinct x in the class is PMT_E_INVAL). */
 int pma_pmnf_fit_runs(const double *x, const double *v, size_t nv, enum pma_pmnf_class c,
 		      unsigned unit, unsigned flags, struct pma_pmnf_fit *out, char *why,
 		      size_t whysize);

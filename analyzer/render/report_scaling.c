@@ -7,9 +7,15 @@
 
 #include "render_util.h"
 
-/* The verdict of a fit in the paper's words (Iwainsky et al. §4). */
-static const char *fit_verdict(const struct pma_pmnf_fit *f)
+/* The verdict of a fit in the paper's words (Iwainsky et al. §4), or "noisy" (pmnf.h,
+ * PMA_PMNF_NOISY_RATIO) written into buf. */
+static const char *fit_verdict(const struct pma_pmnf_fit *f, char *buf, size_t size)
 {
+	if (f->noisy) {
+		snprintf(buf, size, "noisy: the repetitions spread %.1f%% against the model's %.1f%% "
+			 "change over the range", f->spread_pct, f->change_pct);
+		return buf;
+	}
 	if (!f->valid)
 		return f->model.i_num || f->model.j || !(f->R2_adj >= PMA_PMNF_R2_VALID) ?
 		       "not valid (adjusted R2 < 0.95)" : "not valid (constant with SMAPE > 10%)";
@@ -30,7 +36,7 @@ static void fit_formula(char *buf, size_t size, const struct pma_scaling_fit *f)
  * adjusted R², SMAPE and verdict, or why it was not fitted. */
 static void table_fit_row(FILE *out, const char *cls, const struct pma_scaling_fit *ft)
 {
-	char model[96];
+	char model[96], verdict[128];
 
 	if (cls)
 		fprintf(out, "  %-5s", cls);
@@ -42,7 +48,8 @@ static void table_fit_row(FILE *out, const char *cls, const struct pma_scaling_f
 	fit_formula(model, sizeof(model), ft);
 	fprintf(out, "  %-9s %-8s %-34s %-14s %7.3f %6.1f%%  %s%s\n",
 		pma_scaling_metric_name(ft->metric), pma_scaling_metric_unit(ft->metric), model,
-		ft->growth, ft->fit.R2_adj, ft->fit.SMAPE, fit_verdict(&ft->fit),
+		ft->growth, ft->fit.R2_adj, ft->fit.SMAPE,
+		fit_verdict(&ft->fit, verdict, sizeof(verdict)),
 		ft->fit.few_points ? "; fewer than 5 points" : "");
 }
 
@@ -136,6 +143,9 @@ static cJSON *fit_json(const struct pma_scaling_fit *ft)
 	cJSON_AddBoolToObject(j, "few_points", ft->fit.few_points);
 	cJSON_AddBoolToObject(j, "valid", ft->fit.valid);
 	cJSON_AddBoolToObject(j, "scalability_problem", ft->fit.scalability_problem);
+	cJSON_AddBoolToObject(j, "noisy", ft->fit.noisy);
+	add_finite(j, "spread_pct", ft->fit.spread_pct);
+	add_finite(j, "change_pct", ft->fit.change_pct);
 	return j;
 }
 
@@ -206,16 +216,17 @@ void print_csv_scaling(FILE *out, const struct pma_result *r)
 			w->S_pred_err, w->T_pred_s, w->err_pct);
 	}
 	fprintf(out, "\nmetric,parameter,c0,c1,i,j,growth,R2_adj,SMAPE_pct,points,valid,"
-		"scalability_problem,mean_abs_error_pct,class\n");
+		"scalability_problem,noisy,spread_pct,change_pct,mean_abs_error_pct,class\n");
 	for (int f = 0; f < (1 + (sc->class_unit ? PMA_SCALING_NCLASSES : 0)) * PMA_SM_COUNT; f++) {
 		const struct pma_scaling_fit *ft = f < PMA_SM_COUNT ? &sc->fits[f] :
 			&sc->class_fits[f / PMA_SM_COUNT - 1][f % PMA_SM_COUNT];
 		if (!ft->fitted)
 			continue;
-		fprintf(out, "%s,%s,%.6g,%.6g,%.4g,%u,%s,%.6g,%.6g,%zu,%d,%d,%.6g,%s\n",
+		fprintf(out, "%s,%s,%.6g,%.6g,%.4g,%u,%s,%.6g,%.6g,%zu,%d,%d,%d,%.6g,%.6g,%.6g,%s\n",
 			pma_scaling_metric_name(ft->metric), sc->parameter, ft->fit.model.c0,
 			ft->fit.model.c1, pma_pmnf_exponent(&ft->fit.model), ft->fit.model.j, ft->growth,
 			ft->fit.R2_adj, ft->fit.SMAPE, ft->fit.n, ft->fit.valid,
-			ft->fit.scalability_problem, sc->mean_abs_err_pct, pma_pmnf_class_name(ft->cls));
+			ft->fit.scalability_problem, ft->fit.noisy, ft->fit.spread_pct,
+			ft->fit.change_pct, sc->mean_abs_err_pct, pma_pmnf_class_name(ft->cls));
 	}
 }

@@ -33,7 +33,10 @@
  * the baseline ended; t=N pmcollect -t N (RUN_BEGIN threads, OMP_NUM_THREADS); cpus=N the
  * baseline on CPUs 0..N-1; other_runs=N calibration runs of one thread (pmcollect --calibrate of
  * make -j4, whose later runs have nothing left to rebuild); other_late=N gives the k-th of them
- * (from 0) N + 5k late and 10 lost of 100 samples (RUN_END). */
+ * (from 0) N + 5k late and 10 lost of 100 samples (RUN_END); thread_sweep=S adds a thread
+ * sweep on 2 CPUs (issue 29 item 7: pmcollect --sweep 'threads=4-8' --repeat 3), whose CPU time
+ * has the medians 0.80 + 0.0275 (t - 4) s, a line, and the repetitions S ms apart around them
+ * (0.4 S below, 0.6 S above: S = 440 is the issue's busy machine, 0.62-1.17 s). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 	/* KEY=VALUE options; -1 (or 0 for the counts) when not given */
 	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
-	double o_other_late = -1;
+	double o_other_late = -1, o_sweep_ms = -1;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0)
@@ -231,6 +234,8 @@ int main(int argc, char **argv)
 			o_other = (int)v;
 		} else if (!strncmp(arg, "other_late=", 11)) {
 			o_other_late = v;
+		} else if (!strncmp(arg, "thread_sweep=", 13)) {
+			o_sweep_ms = v;
 		} else {
 			goto usage;
 		}
@@ -448,6 +453,19 @@ int main(int argc, char **argv)
 				 "\"late_samples\":%.0f,\"lost_samples\":10", o_other_late + 5 * k);
 		if ((err = flat_run(w, next_id++, "calibration", "", 1, 1, 3, &now, 3e7)) < 0)
 			return fail("other run", err);
+	}
+	flat_end_extra[0] = '\0';
+	for (unsigned t = 4; o_sweep_ms >= 0 && t <= 8; t++) {
+		for (unsigned r = 0; r < 3; r++) {
+			double C_ns = (0.80 + 0.0275 * (t - 4)) * 1e9 +
+				      (r == 0 ? -0.4 : r == 1 ? 0 : 0.6) * o_sweep_ms * 1e6;
+			char extra[128];
+			snprintf(extra, sizeof(extra), ",\"threads\":%u,\"rep\":%u,\"nrep\":3,"
+				 "\"sweep\":{\"config\":%u,\"cores\":2,\"threads\":%u}", t, r, t - 4, t);
+			if ((err = flat_run(w, next_id++, "sweep", extra, t, 2, 40, &now, C_ns)) < 0)
+				return fail("thread sweep", err);
+			runs++;
+		}
 	}
 	snprintf(json, sizeof(json), "{\"samples\":%llu,\"late_samples\":%.0f,\"lost_samples\":%.0f,"
 		 "\"exit_status\":0,\"runs\":%u,\"warnings\":0}",

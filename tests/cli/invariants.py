@@ -13,7 +13,10 @@
 #   text: no inf or nan in the table or the JSON (the CSV's documented "nan"/"inf" only where a
 #     value is unknown or saturated, never "-nan"), shares of time <= 100%, and every note whole:
 #     notes that end in fixed words end in them, and the runs left out of the calibration plus the
-#     calibration points are every run of the trace.
+#     calibration points are every run of the trace;
+#   sentences (issue 29): every number a coded note's or warning's text prints is one of its
+#     numbers rounded as printed, in one of its strings, or in its fixed wording (text_*.c); the
+#     HTML headline's A(m,inf), T_cp, D, best n, S and omega equal the JSON's as printed.
 # usage: invariants.py PMANALYZE GENTRACE TMPDIR COUNT [TRACE | JOBDIR]...
 # Checks each TRACE and JOBDIR, then COUNT traces drawn by gentrace from seeds 1..COUNT. Prints one
 # TAP line per report that breaks an invariant, then one summary line per kind of broken input
@@ -117,6 +120,128 @@ def check_notes(doc):
                 if named != doc["traces"][0]["runs"]:
                     bad.append("left-out runs: %d named + %d points != %d runs" % (
                         skipped_runs(text), len(doc["memory"]["points"]), doc["traces"][0]["runs"]))
+    return bad
+
+
+# A number as printed in a sentence: not a digit of a word ("log2", "x86", "t^1.5" are names)
+NUMBER = re.compile(r"(?<![\w.^])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.]*\w)")
+NOTE_CODE = re.compile(r'\[PMA_NOTE_(\w+)\]\s*=\s*\{\s*"([^"]+)"')
+CASE = re.compile(r"case PMA_NOTE_(\w+):")
+C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+FORMAT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:z|l|ll)?[a-zA-Z%]")
+
+
+def wording_constants(top):
+    """{code: the numbers a note's fixed wording states} ("eq. 8", "C(1)", "L >= 0"), from the
+    string literals of each case of analyzer/notes/text_*.c, format directives removed."""
+    names = dict(NOTE_CODE.findall(open(os.path.join(top, "analyzer/notes/notes.c")).read()))
+    consts = {}
+    for f in sorted(os.listdir(os.path.join(top, "analyzer/notes"))):
+        if not (f.startswith("text_") and f.endswith(".c")):
+            continue
+        src = open(os.path.join(top, "analyzer/notes", f)).read()
+        parts = CASE.split(src)
+        # parts: text, label, body, label, body...; a label with an empty body falls through
+        pending = []
+        for label, body in zip(parts[1::2], parts[2::2]):
+            pending.append(label)
+            if not body.strip():
+                continue
+            words = FORMAT.sub(" ", " ".join(C_STRING.findall(body)))
+            nums = {float(t) for t in NUMBER.findall(words)}
+            for lab in pending:
+                if lab in names:
+                    consts.setdefault(names[lab], set()).update(nums)
+            pending = []
+    return consts
+
+
+def printed_as(v, token):
+    """1 when v, rounded as token is printed (its decimals, fixed or exponent), reads token. A
+    value half a unit away reads either way: the JSON's 15 digits print 46/80 x 100 =
+    57.49999999999999, which the C printed as "57", as 57.5."""
+    t = token.lstrip("+")
+    mant, _, exp = t.lower().partition("e")
+    d = len(mant.partition(".")[2])
+    try:
+        got = ("%.*e" % (d, v)) if exp else ("%.*f" % (d, v))
+    except (TypeError, ValueError):
+        return False
+    unit = 10.0 ** (int(exp) - d) if exp else 10.0 ** -d
+    return float(got) == float(t) or abs(v - float(t)) <= 0.5 * unit * (1 + 1e-9)
+
+
+def check_sentence_numbers(entries, consts, what):
+    """Every number a coded note's or warning's text prints is one of its numbers rounded as
+    printed (a percentage: 100 times one, or one), or in one of its strings, or a number of the
+    note's fixed wording (wording_constants)."""
+    bad = []
+    for e in entries:
+        text, vals = e["text"], [v for v in e.get("numbers", []) if v is not None]
+        strings = [x for x in e.get("strings", []) if x]
+        for x in sorted(strings, key=len, reverse=True):
+            if len(x) > 2:
+                text = text.replace(x, " ")
+        fixed = consts.get(e["code"], set())
+        for m in NUMBER.finditer(text):
+            tok = m.group(0)
+            pct = text[m.end():m.end() + 1] == "%"
+            if tok in strings or abs(float(tok)) in fixed or float(tok) in fixed:
+                continue
+            if any(printed_as(v, tok) or (pct and printed_as(100 * v, tok)) for v in vals):
+                continue
+            bad.append("%s %s prints %s, not one of its numbers %s: %s" % (
+                what, e["code"], tok, vals[:8], e["text"][:160]))
+            break
+    return bad
+
+
+def check_headline(html, doc):
+    """The HTML headline's A(m,inf) (and its +-), T_cp, D, best n, S and the omega, S and
+    A(m,inf) its sentence states equal the JSON's at the printed precision."""
+    import html as H
+    bad = []
+    par, pred = doc["parallelism"], {q["cores"]: q for q in doc["predictions"]}
+    def kpi(name):
+        m = re.search(r'id="kpi-%s"><span class="v" data-value="[^"]*">([^<]*)</span>(.*?)</div>' % name, html)
+        return (H.unescape(m.group(1)), H.unescape(m.group(2))) if m else (None, None)
+    def same(label, tok, v):
+        if tok is None:
+            return
+        if v is None or not printed_as(v, tok):
+            bad.append("headline %s %s, JSON %s" % (label, tok, v))
+    v, rest = kpi("A")
+    if v is not None:
+        same("A(m,inf)", v, par["A_inf"])
+        same("A(m,inf) +-", re.search(r"\u00b1 ([-\d.]+)", rest).group(1), par["A_inf_err"])
+    v, _ = kpi("Tcp")
+    same("T_cp", v and v.split()[0], par["T_cp_s"])
+    v, _ = kpi("D")
+    same("D(m)", v, par["D"])
+    v, rest = kpi("best")
+    opt = doc["optimal_cores"]
+    if v is not None:
+        same("best n", v.split()[-1], opt)
+        same("best S", re.search(r"S = ([-\d.]+)", rest).group(1), doc["optimal"]["S"])
+        same("n_95", re.search(r"from n = (\d+)", rest).group(1), doc["optimal"]["cores_95"])
+    m = re.search(r'<p class="why" id="best-why">(.*?)</p>', html, re.S)
+    why = H.unescape(m.group(1)) if m else ""
+    for m in re.finditer(r"A\(m,\u221e\) = ([-\d.]+)", why):
+        same("sentence A(m,inf)", m.group(1), par["A_inf"])
+    m = re.search(r"upper bound \(([-\d.]+) at n = (\d+)\)", why)
+    if m:
+        same("sentence S(m,%s)" % m.group(2), m.group(1), pred.get(int(m.group(2)), {}).get("S"))
+    m = re.search(r"\u03c9\(n\) \(([-\d.]+) at n = (\d+)\)", why)
+    if m:
+        same("sentence omega(%s)" % m.group(2), m.group(1), pred.get(int(m.group(2)), {}).get("omega"))
+    m = re.search(r"At n = (\d+), S\(m,n\) = ([-\d.]+) is the largest predicted: A\(m,n\) = ([-\d.]+)", why)
+    if m:
+        q = pred.get(int(m.group(1)), {})
+        same("sentence S(m,%s)" % m.group(1), m.group(2), q.get("S"))
+        same("sentence A(m,%s)" % m.group(1), m.group(3), q.get("A"))
+    m = re.search(r"n = (\d+)", why)  # each sentence names the best n first
+    if m and opt is not None and int(m.group(1)) != opt:
+        bad.append("headline sentence names n = %s, the optimum is %s" % (m.group(1), opt))
     return bad
 
 
@@ -289,7 +414,8 @@ def run(args):
 def main():
     pma, gen, tmp, count, paths = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
     failed, seen, checked, csv_checked, regions_checked, scaling_checked = 0, {}, 0, 0, 0, 0
-    table_checked = 0
+    table_checked, headline_checked = 0, 0
+    consts = wording_constants(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     # a negative omega (the generator draws C(n) < C(1)) is met either by the cap on S or, since
     # --calibrate --repeat (issue 13), earlier: a negative omega of CPU time is taken as 0 with a
     # note; both count as the tool meeting that broken input
@@ -325,7 +451,10 @@ def main():
             args += ["--placement", "scatter", "--mem", "interleave"]
         # regions from the phases of the run (every sample trace, one generated trace in four)
         jargs = args + (["--phases"] if seed is None or seed % 4 == 1 else [])
-        p = run(jargs + ["--format", "json", path])
+        html = os.path.join(tmp, "headline.html")
+        if os.path.exists(html):
+            os.unlink(html)
+        p = run(jargs + ["--format", "json", "--html", html, path])
         if p.returncode == 3 and "nothing to predict" in p.stderr:
             continue  # one thread: no prediction printed
         if p.returncode != 0:
@@ -339,6 +468,13 @@ def main():
                 if text.startswith(k) or k in text[:160]:
                     seen[v] = seen.get(v, 0) + 1
         bad = check(doc) + check_text(p.stdout, "JSON")
+        # every number a sentence states is the number the JSON gives for it (issue 29)
+        bad += check_sentence_numbers(doc.get("coded_notes", []), consts, "note")
+        for t in doc.get("traces", []):
+            bad += check_sentence_numbers(t.get("coded_warnings", []), consts, "warning")
+        if "parallelism" in doc and os.path.exists(html):
+            bad += check_headline(open(html).read(), doc)
+            headline_checked += 1
         regions_checked += bool(doc.get("regions"))
         scaling_checked += bool(doc.get("scaling"))
         # the table of the sample traces and one generated trace in five, the CSV of one in eight
@@ -354,9 +490,10 @@ def main():
         if bad:
             failed += 1
             print("not ok - %s: %s" % (name, "; ".join(bad[:4])))
-    print("# %d reports checked (%d with the table, %d with CSV, %d with regions, %d with scaling), "
-          "%d broke an invariant" % (checked, table_checked, csv_checked, regions_checked,
-                                     scaling_checked, failed))
+    print("# %d reports checked (%d with the table, %d with CSV, %d with regions, %d with scaling, "
+          "%d with the HTML headline), %d broke an invariant" % (
+              checked, table_checked, csv_checked, regions_checked, scaling_checked,
+              headline_checked, failed))
     for v in sorted(set(codes.values())):
         print("# inputs that broke an invariant: %s in %d reports" % (v, seen.get(v, 0)))
     # issue 28 removed the causes of two: interleave's omega(1) is 0 by definition, and the rows
@@ -371,8 +508,9 @@ def main():
         if missing:
             print("not ok - the generated traces never exercised: %s" % ", ".join(missing))
             failed += 1
-        if not (regions_checked and scaling_checked and csv_checked and table_checked):
-            print("not ok - the table, regions, scaling or CSV never checked")
+        if not (regions_checked and scaling_checked and csv_checked and table_checked and
+                headline_checked):
+            print("not ok - the table, regions, scaling, CSV or headline never checked")
             failed += 1
     return 1 if failed else 0
 

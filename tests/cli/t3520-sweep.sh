@@ -157,4 +157,36 @@ else
 	not_ok "pmanalyze reads the interrupted sweep" "exit $rc" "$(head -c 400 "$T/err")"
 fi
 
+# ---- issue 29 item 7: a fit over noisy repetitions says so ----
+# gentrace's thread sweep (t = 4-8 on 2 CPUs, 3 repetitions): the CPU time's medians lie on the
+# line 0.69 + 0.0275 t; with the repetitions 440 ms apart (the issue's busy machine) they spread
+# 51.5% of the mean against the model's 12.9% change (noisy), 10 ms apart 1.2% (a clean, valid
+# scalability problem)
+GEN="$(dirname "$W")/bench/gentrace"
+for S in 440:noisy 10:clean; do
+	ms=${S%%:*}; kind=${S#*:}
+	"$GEN" "$T/noise.zst" 4 0.5 thread_sweep="$ms" >/dev/null
+	"$PMANALYZE" -q "$T/noise.zst" >"$T/noise.table" 2>"$T/noise.err"
+	"$PMANALYZE" -q --format json "$T/noise.zst" >"$T/noise.json" 2>>"$T/noise.err"
+	"$PMANALYZE" -q --format csv "$T/noise.zst" >"$T/noise.csv" 2>>"$T/noise.err"
+	if [ "$kind" = noisy ]; then
+		line='^  cpu_time  s  *0.69 + 0.0275 t  *t  *1.000  *0.0%  noisy: the repetitions spread 51.5% against the model.s 12.9% change over the range$'
+		want='f["noisy"] and not f["scalability_problem"] and abs(f["spread_pct"] - 51.462) < 0.01'
+	else
+		line='^  cpu_time  s  *0.69 + 0.0275 t  *t  *1.000  *0.0%  valid; scalability problem (grows faster than log)$'
+		want='not f["noisy"] and f["scalability_problem"] and abs(f["spread_pct"] - 1.1696) < 0.001'
+	fi
+	if grep -q "$line" "$T/noise.table"; then ok "thread sweep, repetitions $ms ms apart: the table says $kind"
+	else not_ok "thread sweep, repetitions $ms ms apart: the table says $kind" "$(grep cpu_time "$T/noise.table")" "$(head -c 300 "$T/noise.err")"; fi
+	check "thread sweep, repetitions $ms ms apart: JSON and CSV say $kind" python3 -c '
+import csv, json, sys
+f = [f for f in json.load(open(sys.argv[1]))["scaling"]["fits"] if f["metric"] == "cpu_time"][0]
+assert '"$want"', f
+assert abs(f["change_pct"] - 12.865) < 0.01, f
+block = [b for b in open(sys.argv[2]).read().split("\n\n") if b.startswith("metric,")][0]
+row = [r for r in csv.DictReader(block.splitlines()) if r["metric"] == "cpu_time"][0]
+assert row["noisy"] == str(int(f["noisy"])) and row["scalability_problem"] == str(int(f["scalability_problem"])), row
+assert abs(float(row["spread_pct"]) - f["spread_pct"]) < 1e-3 and row["class"] == "all", row' "$T/noise.json" "$T/noise.csv"
+done
+
 done_testing
