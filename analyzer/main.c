@@ -16,12 +16,11 @@
 #include "result/compute.h"
 #include "result/ranks.h"
 #include "model/forest.h"
-#include "studies/learn.h"
-#include "studies/toep.h"
+#include "result/learning.h"
 #include "render/dump.h"
 #include "render/extrap.h"
 #include "render/html.h"
-#include "render/learn.h"
+#include "render/render.h"
 #include "model/memory.h"
 #include "pmt.h"
 #include "pm_cli.h"
@@ -964,7 +963,7 @@ static int run_ranks(const struct cli_opts *o, const struct pma_trace *traces, s
 	if (!(f = output_open(out)))
 		rc = PMT_EXIT_FAILURE;
 	else
-		pma_render(f, &r, o->format);
+		pma_render_result(f, &r, o->format);
 out:
 	pma_result_free(&r);
 	pma_trace_free(cal);
@@ -995,7 +994,7 @@ static int run_report(const struct cli_opts *o, const struct pma_trace *traces, 
 	rc = PMT_EXIT_FAILURE;
 	if (!(f = output_open(out)))
 		goto out;
-	pma_render(f, &r, o->format);
+	pma_render_result(f, &r, o->format);
 	if (o->perfetto_path && export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
 		goto out;
 	if (o->plot_dir && write_plots(o->plot_dir, o->plot_format, &r) < 0)
@@ -1022,171 +1021,67 @@ static int write_file(const char *path, const unsigned char *buf, size_t n)
 	return 0;
 }
 
-/* Parses --predict's list "T:N[,T:N...]" into m[] and n[] (at most max). Returns the number of
- * configurations, or -1 after reporting a malformed one (a usage error). */
-static int parse_configs(const char *list, unsigned *m, unsigned *n, int max)
+/* --predict's list into c; returns 0, or -1 after reporting a malformed list. */
+static int predict_configs(const char *list, struct pma_predict_configs *c)
 {
-	char buf[4096], *save = NULL, *tok;
-	int k = 0;
+	char why[512];
 
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char end;
-		if (k == max) {
-			pm_cli_error("too many configurations in --predict (at most %d)", max);
-			return -1;
-		}
-		if (sscanf(tok, "%u:%u%c", &m[k], &n[k], &end) != 2 || m[k] == 0 || n[k] == 0 ||
-		    m[k] > 1000000 || n[k] > 1000000) {
-			pm_cli_error("invalid configuration '%s' in --predict: want <threads>:<cores>",
-				      tok);
-			return -1;
-		}
-		k++;
+	if (pma_predict_configs_parse(list, c, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return -1;
 	}
-	if (!k)
-		pm_cli_error("--predict: no configuration given");
-	return k ? k : -1;
+	return 0;
 }
 
-/* The forest's predictions for the configurations of list (--predict) into a malloc'ed array
- * (*n rows; the caller frees it): per configuration, one row per program family of t that ran
- * its thread count (with the model's T(n)), else one row of the last family (without). Returns
- * the exit status: 0, 2 for a malformed list, 1 after reporting a prediction error. */
-static int predict_rows(const struct pma_forest *f, const struct pma_learn_table *t,
-			const char *list, struct pma_predict_row **rows, size_t *n)
+/* Renders the computed result r to the output and frees r. Returns the exit status. */
+static int render_result(const struct cli_opts *o, struct pma_result *r, struct output *out)
 {
-	unsigned m[256], c[256];
-	double x[PMA_LEARN_NFEAT], T_s;
-	char why[512];
-	int k = parse_configs(list, m, c, 256);
-	size_t cap = 0;
-
-	*rows = NULL;
-	*n = 0;
-	if (k < 0)
-		return PMT_EXIT_USAGE;
-	for (int i = 0; i < k; i++) {
-		uint32_t nfam = t->rows ? t->nfamilies : 1, shown = 0;
-		/* the families that ran m threads; when none did, the last one (without model columns) */
-		for (uint32_t fam = 0; fam < nfam; fam++) {
-			struct pma_predict_row r = { .threads = m[i], .cores = c[i], .program = "-",
-						     .size = NAN };
-			if (t->rows) {
-				int has = pma_learn_config_x(t, fam, m[i], c[i], x, &T_s);
-				if (!has && (shown || fam + 1 < nfam))
-					continue;
-				pma_learn_family(t, fam, &r.program, &r.size);
-			} else {
-				for (int col = 0; col < PMA_LEARN_NFEAT; col++)
-					x[col] = NAN;
-				x[PMA_F_THREADS] = m[i];
-				x[PMA_F_CORES] = c[i];
-				x[PMA_F_MEMPOL] = 0;
-				T_s = NAN;
-			}
-			r.T_model_s = T_s;
-			if (pma_forest_predict(f, x, 1, &r.mean, &r.p5, &r.p95, why, sizeof(why)) < 0) {
-				pm_cli_error("%s", why);
-				return PMT_EXIT_FAILURE;
-			}
-			if (PM_GROW(*rows, cap, *n + 1) < 0) {
-				pm_cli_error("out of memory");
-				return PMT_EXIT_FAILURE;
-			}
-			(*rows)[(*n)++] = r;
-			shown++;
-		}
-	}
-	return PMT_EXIT_OK;
-}
-
-/* --learn: the training table, the three predictors on held-out configurations, the importances
- * of the forest with model features trained on every row, and --model-out. Returns the exit
- * status. */
-static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
-{
-	struct pma_forest_params fp;
-	struct pma_learn_table t;
-	struct pma_learn_eval ev;
-	struct pma_forest *f = NULL;
-	struct pma_predict_row *rows = NULL;
-	size_t nrows = 0;
-	double imp[PMA_LEARN_NFEAT];
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	char why[512];
-	FILE *fo;
+	FILE *f = output_open(out);
 	int rc = PMT_EXIT_FAILURE;
 
-	pma_forest_params_default(&fp);
-	if (o->predict) {
-		unsigned m[256], n[256];
-		if (parse_configs(o->predict, m, n, 256) < 0)
-			return PMT_EXIT_USAGE; /* before the training, not after it */
-	}
-	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0) {
-		pm_cli_error("%s", why);
-		return PMT_EXIT_FAILURE;
-	}
-	if (pma_learn_evaluate(&t, &fp, &ev, why, sizeof(why)) < 0 ||
-	    pma_forest_train(&f, t.X, t.y, t.rows, PMA_LEARN_NFEAT, &fp, why, sizeof(why)) < 0 ||
-	    pma_forest_importance(f, imp, why, sizeof(why)) < 0 ||
-	    (o->model_out && pma_forest_save(f, &buf, &len, why, sizeof(why)) < 0)) {
-		pm_cli_error("%s", why);
-		goto done;
-	}
-	if ((o->model_out && write_file(o->model_out, buf, len) < 0) ||
-	    (o->predict && (rc = predict_rows(f, &t, o->predict, &rows, &nrows)) != PMT_EXIT_OK))
-		goto done;
-	rc = PMT_EXIT_FAILURE;
-	if (!(fo = output_open(out)))
-		goto done;
-	pma_render_learn(fo, &(struct pma_learn_view){ .rows = t.rows, .nconfigs = t.nconfigs,
-			 .trees = pma_forest_trees(f), .target = o->target, .ev = &ev, .importance = imp,
-			 .energy_gap_runs = t.energy_gap_runs, .energy_gap_max_s = t.energy_gap_max_s,
-			 .model_out = o->model_out, .model_bytes = len }, rows, nrows, o->format);
-	rc = PMT_EXIT_OK;
-done:
-	free(rows);
-	free(buf);
-	pma_forest_free(f);
-	pma_learn_table_free(&t);
-	return rc;
-}
-
-/* --toep: TOEP's own procedure over the training table (toep.h). Returns the exit status. */
-static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
-{
-	struct pma_forest_params fp;
-	struct pma_learn_table t;
-	struct pma_learn_fold_ctx ctx = { &t, NULL };
-	struct pma_fold_x fx = { pma_learn_fold_x, &ctx };
-	struct pma_toep_result r;
-	char why[512];
-	FILE *fo;
-	int rc = PMT_EXIT_FAILURE;
-
-	pma_forest_params_default(&fp);
-	if (pma_learn_table(traces, o->ntraces, o->target, &t, why, sizeof(why)) < 0 ||
-	    pma_learn_check(&t, why, sizeof(why)) < 0) {
-		pm_cli_error("%s", why);
-		pma_learn_table_free(&t);
-		return PMT_EXIT_FAILURE;
-	}
-	if (pma_toep_run(t.X, &fx, t.y, t.config, t.rows, PMA_LEARN_NFEAT, &fp, &r, why,
-			 sizeof(why)) < 0) {
-		pm_cli_error("%s", why);
-		goto done;
-	}
-	if ((fo = output_open(out)) != NULL) {
-		pma_render_toep(fo, &r, t.rows, t.nconfigs, fp.num_parallel_tree, o->target, o->format);
+	if (f) {
+		pma_render_result(f, r, o->format);
 		rc = PMT_EXIT_OK;
 	}
-	pma_toep_result_free(&r);
-done:
-	pma_learn_table_free(&t);
+	pma_result_free(r);
 	return rc;
+}
+
+/* --learn: the training set's result (pma_learn_compute), --model-out, the report. Returns the
+ * exit status. */
+static int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	struct pma_predict_configs cfg;
+	struct pma_result r;
+	char why[512];
+
+	if (o->predict && predict_configs(o->predict, &cfg) < 0)
+		return PMT_EXIT_USAGE; /* before the training, not after it */
+	if (pma_learn_compute(traces, o->ntraces, o->target, o->predict ? &cfg : NULL,
+			      o->model_out != NULL, &r, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (o->model_out && write_file(o->model_out, r.learn.model, r.learn.model_bytes) < 0) {
+		pma_result_free(&r);
+		return PMT_EXIT_FAILURE;
+	}
+	r.learn.model_out = o->model_out;
+	return render_result(o, &r, out);
+}
+
+/* --toep: TOEP's own procedure over the training table (pma_toep_compute). Returns the exit
+ * status. */
+static int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+{
+	struct pma_result r;
+	char why[512];
+
+	if (pma_toep_compute(traces, o->ntraces, o->target, &r, why, sizeof(why)) < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	return render_result(o, &r, out);
 }
 
 /* --model FILE: the forest of --learn --model-out, read whole and checked against the features
@@ -1240,33 +1135,21 @@ done:
 	return rc;
 }
 
-/* --predict T:N[,T:N...] --model FILE [traces]: predict_rows with the forest load_inputs read
+/* --predict T:N[,T:N...] --model FILE [traces]: the predictions of the forest load_inputs read
  * (o->model); the traces, when given, give the configurations' other columns. */
 static int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
-	const struct pma_forest *f = o->model;
-	struct pma_learn_table t = { 0 };
-	struct pma_predict_row *rows = NULL;
-	size_t nrows = 0;
+	struct pma_predict_configs cfg;
+	struct pma_result r;
 	char why[512];
-	FILE *fo;
-	int rc = PMT_EXIT_FAILURE;
 
-	if (o->ntraces && pma_learn_table(traces, o->ntraces, PMA_TARGET_TIME, &t, why, sizeof(why)) < 0) {
+	if (predict_configs(o->predict, &cfg) < 0)
+		return PMT_EXIT_USAGE;
+	if (pma_predict_compute(o->model, traces, o->ntraces, &cfg, &r, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
-		goto done;
+		return PMT_EXIT_FAILURE;
 	}
-	if ((rc = predict_rows(f, &t, o->predict, &rows, &nrows)) != PMT_EXIT_OK)
-		goto done;
-	rc = PMT_EXIT_FAILURE;
-	if (!(fo = output_open(out)))
-		goto done;
-	pma_render_predict(fo, rows, nrows, o->format);
-	rc = PMT_EXIT_OK;
-done:
-	free(rows);
-	pma_learn_table_free(&t);
-	return rc;
+	return render_result(o, &r, out);
 }
 
 /* --info: what the trace holds. Returns the exit status. */

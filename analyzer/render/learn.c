@@ -101,7 +101,7 @@ static cJSON *predict_json(const struct pma_predict_row *p, size_t n)
 	return a;
 }
 
-void pma_render_predict(FILE *out, const struct pma_predict_row *p, size_t n, enum pma_format fmt)
+static void render_predict(FILE *out, const struct pma_predict_row *p, size_t n, enum pma_format fmt)
 {
 	cJSON *root;
 
@@ -126,9 +126,9 @@ static const char *model_name(enum pma_learn_target t)
 	return t == PMA_TARGET_ENERGY ? "analytical model (E = P(n) T(n))" : "analytical model (T(n), eq. 1)";
 }
 
-static void learn_table(FILE *out, const struct pma_learn_view *v)
+static void learn_table(FILE *out, const struct pma_learn_result *v)
 {
-	const struct pma_learn_eval *ev = v->ev;
+	const struct pma_learn_eval *ev = &v->ev;
 	const char *unit = target_unit(v->target), *name = model_name(v->target);
 
 	fprintf(out, "training table: %zu runs, %u configurations, target %s (%s); %u trees; "
@@ -151,7 +151,7 @@ static void learn_table(FILE *out, const struct pma_learn_view *v)
 }
 
 /* The energy-gap note of the training table, NULL when none (the caller frees it). */
-static char *gap_note(const struct pma_learn_view *v, struct pma_note *gap)
+static char *gap_note(const struct pma_learn_result *v, struct pma_note *gap)
 {
 	if (!v->energy_gap_runs)
 		return NULL;
@@ -178,7 +178,7 @@ static cJSON *fit_json(const char *name, const struct pma_fit_quality *q, const 
 	return o;
 }
 
-static void learn_json(FILE *out, const struct pma_learn_view *v, const struct pma_predict_row *p,
+static void learn_json(FILE *out, const struct pma_learn_result *v, const struct pma_predict_row *p,
 		       size_t n)
 {
 	cJSON *root = cJSON_CreateObject(), *a;
@@ -191,11 +191,11 @@ static void learn_json(FILE *out, const struct pma_learn_view *v, const struct p
 	cJSON_AddStringToObject(root, "target", target_name(v->target));
 	cJSON_AddStringToObject(root, "unit", target_unit(v->target));
 	cJSON_AddNumberToObject(root, "trees", v->trees);
-	cJSON_AddNumberToObject(root, "folds", v->ev->folds);
+	cJSON_AddNumberToObject(root, "folds", v->ev.folds);
 	a = cJSON_AddArrayToObject(root, "predictors");
-	cJSON_AddItemToArray(a, fit_json(model_name(v->target), &v->ev->model, v->ev->model_why));
-	cJSON_AddItemToArray(a, fit_json("forest, configuration features", &v->ev->forest_base, NULL));
-	cJSON_AddItemToArray(a, fit_json("forest, + model features", &v->ev->forest_model, NULL));
+	cJSON_AddItemToArray(a, fit_json(model_name(v->target), &v->ev.model, v->ev.model_why));
+	cJSON_AddItemToArray(a, fit_json("forest, configuration features", &v->ev.forest_base, NULL));
+	cJSON_AddItemToArray(a, fit_json("forest, + model features", &v->ev.forest_model, NULL));
 	cJSON_AddItemToObject(root, "importance", importance_json(v->importance, PMA_LEARN_NFEAT));
 	if (v->model_out) {
 		cJSON *m = cJSON_AddObjectToObject(root, "model");
@@ -211,9 +211,9 @@ static void learn_json(FILE *out, const struct pma_learn_view *v, const struct p
 	print_json(out, root);
 }
 
-static void learn_csv(FILE *out, const struct pma_learn_view *v)
+static void learn_csv(FILE *out, const struct pma_learn_result *v)
 {
-	const struct pma_fit_quality *q[3] = { &v->ev->model, &v->ev->forest_base, &v->ev->forest_model };
+	const struct pma_fit_quality *q[3] = { &v->ev.model, &v->ev.forest_base, &v->ev.forest_model };
 	const char *names[3] = { model_name(v->target), "forest, configuration features",
 				 "forest, + model features" };
 
@@ -228,8 +228,8 @@ static void learn_csv(FILE *out, const struct pma_learn_view *v)
 	}
 }
 
-void pma_render_learn(FILE *out, const struct pma_learn_view *v, const struct pma_predict_row *p,
-		      size_t n, enum pma_format fmt)
+static void render_learn(FILE *out, const struct pma_learn_result *v, const struct pma_predict_row *p,
+			 size_t n, enum pma_format fmt)
 {
 	struct pma_note gap;
 	char *note;
@@ -382,8 +382,8 @@ static void toep_json(FILE *out, const struct pma_toep_result *r, size_t rows, u
 	print_json(out, root);
 }
 
-void pma_render_toep(FILE *out, const struct pma_toep_result *r, size_t rows, unsigned nconfigs,
-		     unsigned trees, enum pma_learn_target target, enum pma_format fmt)
+static void render_toep(FILE *out, const struct pma_toep_result *r, size_t rows, unsigned nconfigs,
+			unsigned trees, enum pma_learn_target target, enum pma_format fmt)
 {
 	if (fmt == PMA_FMT_JSON)
 		toep_json(out, r, rows, nconfigs, trees, target);
@@ -391,4 +391,23 @@ void pma_render_toep(FILE *out, const struct pma_toep_result *r, size_t rows, un
 		toep_csv(out, r, target);
 	else
 		toep_table(out, r, rows, nconfigs, trees, target);
+}
+
+int pma_render_learned(FILE *out, const struct pma_result *r, enum pma_format fmt)
+{
+	switch (r->kind) {
+	case PMA_RESULT_LEARN:
+		render_learn(out, &r->learn, r->learn.pred.row, r->learn.pred.n, fmt);
+		break;
+	case PMA_RESULT_TOEP:
+		render_toep(out, &r->toep.r, r->toep.rows, r->toep.nconfigs, r->toep.trees,
+			    r->toep.target, fmt);
+		break;
+	case PMA_RESULT_PREDICT:
+		render_predict(out, r->predict.row, r->predict.n, fmt);
+		break;
+	default:
+		return -1;
+	}
+	return ferror(out) ? -1 : 0;
 }
