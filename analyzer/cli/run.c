@@ -241,6 +241,22 @@ static int render_result(const struct cli_opts *o, struct pma_result *r, struct 
 	return rc;
 }
 
+/* The warnings of predictions the training set does not back (pma_predictions_check), one line
+ * per kind. */
+static void predict_warnings(const struct pma_predictions *p, enum pma_learn_target target)
+{
+	if (p->noutside)
+		pm_cli_warning("--predict: %zu of %zu predictions are outside the training runs "
+			       "(threads %u-%u, cores %u-%u): refused, a forest cannot extrapolate "
+			       "(T_model_s is the analytical model's)", p->noutside, p->n,
+			       p->threads_min, p->threads_max, p->cores_min, p->cores_max);
+	if (p->nwidened)
+		pm_cli_warning("--predict: no predictor beats the mean on held-out configurations "
+			       "(best R2 %.3g): p5-p95 of %zu predictions widened to the training "
+			       "range %.4g-%.4g %s", p->best_R2, p->nwidened, p->y_min, p->y_max,
+			       target == PMA_TARGET_ENERGY ? "J" : "s");
+}
+
 /* --learn: the training set's result (pma_learn_compute), --model-out, the report. Returns the
  * exit status. */
 int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
@@ -261,6 +277,8 @@ int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct o
 		return PMT_EXIT_FAILURE;
 	}
 	r.learn.model_out = o->model_out;
+	if (!o->quiet)
+		predict_warnings(&r.learn.pred, r.learn.target);
 	return render_result(o, &r, out);
 }
 

@@ -116,6 +116,8 @@ int pma_learn_compute(const struct pma_trace *traces, int ntraces, enum pma_lear
 	    (save_model && pma_forest_save(f, &l->model, &l->model_bytes, why, whysize) < 0) ||
 	    (cfg && predict_rows(f, &t, cfg, &l->pred, why, whysize) < 0))
 		goto done;
+	if (cfg)
+		pma_predictions_check(&l->pred, &t, &l->ev);
 	l->rows = t.rows;
 	l->nconfigs = t.nconfigs;
 	l->trees = pma_forest_trees(f);

@@ -30,13 +30,39 @@ struct pma_predict_row {
 	double mean, p5, p95, T_model_s;
 	char *program;
 	double size;
+	int outside;        /* threads or cores beyond the training runs': refused, mean, p5 and
+			       p95 NAN (pma_predictions_check) */
+	int widened;        /* no predictor beat the mean on held-out configurations: p5 and p95
+			       widened to the training targets' range */
 };
 
-/* The forest's predictions, one row per configuration and program family (malloc'ed). */
+/* The forest's predictions, one row per configuration and program family (malloc'ed), and what
+ * the training set covered (pma_predictions_check; checked 0 for a --model forest, whose
+ * training set is not known). */
 struct pma_predictions {
 	size_t n;
 	struct pma_predict_row *row;  /* [n] */
+	int checked;                  /* the fields below are known */
+	unsigned threads_min, threads_max, cores_min, cores_max; /* the training runs' m and n */
+	double best_R2;               /* the best held-out R2 of the predictors, NAN none */
+	double y_min, y_max;          /* the training targets' range, s or J */
+	size_t noutside, nwidened;    /* rows refused, rows widened */
 };
+
+/* Checks the predictions p of a forest trained on table t (evaluated by ev) against what t
+ * covered (issue 29):
+ * - outside the training range: a configuration whose threads m or cores n lie beyond the
+ *   training runs' [min, max] is refused (mean, p5, p95 NAN; outside 1): a regression forest
+ *   cannot extrapolate (each tree answers with the leaf of the nearest trained configuration,
+ *   Breiman 2001), so its number would describe a configuration that was run, not the one
+ *   asked; the analytical model's T_model_s (Tudor & Teo eq. 1, 6), which does extrapolate,
+ *   stays;
+ * - no predictor beats the mean (the best held-out R2 <= 0 among the model and both forests,
+ *   R2 = 1 - SS_res / SS_tot): p5 and p95 are widened to include the training targets' range
+ *   [min y, max y] (widened 1), the spread that predicting the mean admits.
+ * Fills p's range fields and counts. */
+void pma_predictions_check(struct pma_predictions *p, const struct pma_learn_table *t,
+			   const struct pma_learn_eval *ev);
 
 /* PMA_RESULT_LEARN: what --learn found: the training table's shape, the held-out evaluation,
  * the forest's importances (all rows), the energy-gap note (energy_gap_runs 0: none), the saved
