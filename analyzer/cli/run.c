@@ -247,8 +247,8 @@ static void predict_warnings(const struct pma_predictions *p, enum pma_learn_tar
 {
 	if (p->noutside)
 		pm_cli_warning("--predict: %zu of %zu predictions are outside the training runs "
-			       "(threads %u-%u, cores %u-%u): refused, a forest cannot extrapolate "
-			       "(T_model_s is the analytical model's)", p->noutside, p->n,
+			       "(threads %u-%u, cores %u-%u): a forest does not extrapolate, their p5-p95 "
+			       "are widened to the analytical model's T_model_s", p->noutside, p->n,
 			       p->threads_min, p->threads_max, p->cores_min, p->cores_max);
 	if (p->nwidened)
 		pm_cli_warning("--predict: no predictor beats the mean on held-out configurations "

@@ -61,13 +61,13 @@ static void num12(FILE *out, double v)
 		fprintf(out, " %12.5g", v);
 }
 
-/* The mark of a row the training set does not back (pma_predictions_check), "" none. */
+/* The marks of a row the training set does not back (pma_predictions_check), none when it does. */
 static void predict_mark(FILE *out, const struct pma_predictions *ps, const struct pma_predict_row *r)
 {
 	if (r->outside)
-		fprintf(out, "  [outside the training runs: threads %u-%u, cores %u-%u; refused]",
+		fprintf(out, "  [outside the training runs: threads %u-%u, cores %u-%u; p5-p95 widened]",
 			ps->threads_min, ps->threads_max, ps->cores_min, ps->cores_max);
-	else if (r->widened)
+	if (r->widened)
 		fprintf(out, "  [no predictor beats the mean: p5-p95 widened to the training range]");
 }
 

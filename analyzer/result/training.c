@@ -69,12 +69,19 @@ void pma_predictions_check(struct pma_predictions *p, const struct pma_learn_tab
 	p->noutside = p->nwidened = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct pma_predict_row *r = &p->row[i];
+		int skill = p->best_R2 > 0 || isnan(p->y_min);
 		if (r->threads < p->threads_min || r->threads > p->threads_max ||
 		    r->cores < p->cores_min || r->cores > p->cores_max) {
+			/* the forest answers with its nearest trained configuration; the model
+			 * extrapolates: the interval spans both (or, without the model, the targets) */
+			double lo = isfinite(r->T_model_s) ? r->T_model_s : p->y_min;
+			double hi = isfinite(r->T_model_s) ? r->T_model_s : p->y_max;
 			r->outside = 1;
-			r->mean = r->p5 = r->p95 = NAN;
+			r->p5 = fmin(r->p5, lo);
+			r->p95 = fmax(r->p95, hi);
 			p->noutside++;
-		} else if (!(p->best_R2 > 0) && !isnan(p->y_min)) {
+		}
+		if (!skill) {
 			r->widened = 1;
 			r->p5 = fmin(r->p5, p->y_min);
 			r->p95 = fmax(r->p95, p->y_max);

@@ -30,8 +30,8 @@ struct pma_predict_row {
 	double mean, p5, p95, T_model_s;
 	char *program;
 	double size;
-	int outside;        /* threads or cores beyond the training runs': refused, mean, p5 and
-			       p95 NAN (pma_predictions_check) */
+	int outside;        /* threads or cores beyond the training runs': p5 and p95 widened to
+			       the model's T_model_s (pma_predictions_check) */
 	int widened;        /* no predictor beat the mean on held-out configurations: p5 and p95
 			       widened to the training targets' range */
 };
@@ -46,17 +46,17 @@ struct pma_predictions {
 	unsigned threads_min, threads_max, cores_min, cores_max; /* the training runs' m and n */
 	double best_R2;               /* the best held-out R2 of the predictors, NAN none */
 	double y_min, y_max;          /* the training targets' range, s or J */
-	size_t noutside, nwidened;    /* rows refused, rows widened */
+	size_t noutside, nwidened;    /* rows outside the range, rows of no skill */
 };
 
 /* Checks the predictions p of a forest trained on table t (evaluated by ev) against what t
  * covered (issue 29):
  * - outside the training range: a configuration whose threads m or cores n lie beyond the
- *   training runs' [min, max] is refused (mean, p5, p95 NAN; outside 1): a regression forest
- *   cannot extrapolate (each tree answers with the leaf of the nearest trained configuration,
- *   Breiman 2001), so its number would describe a configuration that was run, not the one
- *   asked; the analytical model's T_model_s (Tudor & Teo eq. 1, 6), which does extrapolate,
- *   stays;
+ *   training runs' [min, max] (outside 1) keeps the forest's number, but p5 and p95 are widened
+ *   to include the analytical model's T_model_s (Tudor & Teo eq. 1, 6), or the training
+ *   targets' range when it has none: a regression forest does not extrapolate (beyond the last
+ *   split each tree answers with the leaf of the nearest trained configuration, Breiman 2001),
+ *   the model does; the interval spans both;
  * - no predictor beats the mean (the best held-out R2 <= 0 among the model and both forests,
  *   R2 = 1 - SS_res / SS_tot): p5 and p95 are widened to include the training targets' range
  *   [min y, max y] (widened 1), the spread that predicting the mean admits.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_training.c: analyzer/result/training.c, pma_predictions_check (issue 29): predictions
- * outside a training set whose range is known are refused, and predictions of a training set on
+ * outside a training set whose range is known are widened to the analytical model's T(n), and
+ * predictions of a training set on
  * which no predictor beats the mean (held-out R2 <= 0) are widened to its targets' range. */
 #include <math.h>
 #include <setjmp.h>
@@ -47,7 +48,7 @@ static void predictions(struct pma_predictions *p, const unsigned *m, const unsi
 }
 
 /* issue 29's case: runs on 1-2 cores predict 16 cores; 2:2 and 1:1 lie inside the range */
-static void test_outside_refused(void **state)
+static void test_outside_widened(void **state)
 {
 	struct pma_learn_table t = table();
 	struct pma_learn_eval ev = { .forest_model = { .R2 = 0.8, .n = 4 }, .forest_base = { .R2 = 0.5, .n = 4 } };
@@ -56,6 +57,7 @@ static void test_outside_refused(void **state)
 
 	(void)state;
 	predictions(&p, m, n, 5);
+	p.row[4].T_model_s = NAN; /* no model columns: the targets' range instead */
 	pma_predictions_check(&p, &t, &ev);
 	assert_true(p.checked);
 	assert_int_equal(p.threads_min, 1);
@@ -69,10 +71,14 @@ static void test_outside_refused(void **state)
 		int out = i == 0 || i == 3 || i == 4;
 		assert_int_equal(p.row[i].outside, out);
 		assert_int_equal(p.row[i].widened, 0);
-		assert_int_equal(isnan(p.row[i].mean), out);
-		assert_int_equal(isnan(p.row[i].p5) && isnan(p.row[i].p95), out);
-		assert_true(p.row[i].T_model_s == 0.4); /* the analytical model's number stays */
+		assert_true(p.row[i].mean == 0.7); /* the forest's number stays */
+		if (!out)
+			assert_true(p.row[i].p5 == 0.65 && p.row[i].p95 == 0.75);
 	}
+	/* the interval spans the forest's and the model's T(n) = 0.4 s */
+	assert_true(p.row[0].p5 == 0.4 && p.row[0].p95 == 0.75);
+	assert_true(p.row[3].p5 == 0.4 && p.row[3].p95 == 0.75);
+	assert_true(p.row[4].p5 == 0.5 && p.row[4].p95 == 1.0);
 	pma_predictions_free(&p);
 }
 
@@ -89,12 +95,13 @@ static void test_no_skill_widened(void **state)
 	predictions(&p, m, n, 2);
 	pma_predictions_check(&p, &t, &ev);
 	assert_true(p.best_R2 == 0.0);
-	assert_int_equal(p.nwidened, 1);
+	assert_int_equal(p.nwidened, 2);
 	assert_int_equal(p.noutside, 1);
 	assert_true(p.row[0].widened && !p.row[0].outside);
 	assert_true(p.row[0].mean == 0.7 && p.row[0].p5 == 0.5 && p.row[0].p95 == 1.0);
 	assert_true(p.y_min == 0.5 && p.y_max == 1.0);
-	assert_true(p.row[1].outside && !p.row[1].widened); /* refused, not widened */
+	assert_true(p.row[1].outside && p.row[1].widened); /* both marks, both widenings */
+	assert_true(p.row[1].p5 == 0.4 && p.row[1].p95 == 1.0);
 	pma_predictions_free(&p);
 
 	/* one predictor above 0 (the model, even when the forests are not): nothing widened */
@@ -116,7 +123,7 @@ static void test_no_skill_widened(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_outside_refused),
+		cmocka_unit_test(test_outside_widened),
 		cmocka_unit_test(test_no_skill_widened),
 	};
 
