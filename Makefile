@@ -61,8 +61,10 @@ COLLECTOR_SRC := $(wildcard collector/*.c)
 COLLECTOR_CLI_SRC := $(wildcard collector/cli/*.c)
 # The analyzer's layers are folders (analyzer/README.md says which may include which); its own
 # files name a header of another folder by its path from analyzer/ ("model/estimate.h").
+# pmanalyze's front end below main.c (analyzer/cli/: it prints and exits): linked into the tool only
+ANALYZER_CLI_SRC := $(wildcard analyzer/cli/*.c)
 ANALYZER_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard analyzer/*/*.c analyzer/*/*.h))))
-ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c $(ANALYZER_DIRS:%=%/*.c)))
+ANALYZER_SRC := $(filter-out analyzer/main.c $(ANALYZER_CLI_SRC),$(wildcard analyzer/*.c $(ANALYZER_DIRS:%=%/*.c)))
 # Tests and fuzz targets include the analyzer's headers by their bare names, from any folder.
 ANALYZER_INC := -Ianalyzer $(ANALYZER_DIRS:%=-I%)
 
@@ -113,7 +115,7 @@ $(BIN)/pmcollect: $(COLLECTOR_CLI_SRC:%.c=$(B)/%.o) $(LIBPMCOLLECT) $(LIBPMT) $(
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PMCOLLECT_LIBS)
 
-$(BIN)/pmanalyze: $(B)/analyzer/main.o $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
+$(BIN)/pmanalyze: $(B)/analyzer/main.o $(ANALYZER_CLI_SRC:%.c=$(B)/%.o) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PMANALYZE_LIBS)
 

@@ -52,38 +52,81 @@ static cJSON *importance_json(const double *imp, size_t n)
 
 /* ---- predictions ---- */
 
-static void predict_table(FILE *out, const struct pma_predict_row *p, size_t n)
+/* A prediction's number in the table's %12.5g column; "-" when refused (NAN). */
+static void num12(FILE *out, double v)
 {
+	if (isnan(v))
+		fprintf(out, " %12s", "-");
+	else
+		fprintf(out, " %12.5g", v);
+}
+
+/* The marks of a row the training set does not back (pma_predictions_check), none when it does. */
+static void predict_mark(FILE *out, const struct pma_predictions *ps, const struct pma_predict_row *r)
+{
+	if (r->outside)
+		fprintf(out, "  [outside the training runs: threads %u-%u, cores %u-%u; p5-p95 widened]",
+			ps->threads_min, ps->threads_max, ps->cores_min, ps->cores_max);
+	if (r->widened)
+		fprintf(out, "  [no predictor beats the mean: p5-p95 widened to the training range]");
+}
+
+static void predict_table(FILE *out, const struct pma_predictions *ps)
+{
+	const struct pma_predict_row *p = ps->row;
+
 	fprintf(out, "%8s %6s %12s %12s %12s %12s  %s\n", "threads", "cores", "prediction", "p5", "p95",
 		"T_model_s", "program (size)");
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%8u %6u %12.5g %12.5g %12.5g %12.5g  %s", p[i].threads, p[i].cores,
-			p[i].mean, p[i].p5, p[i].p95, p[i].T_model_s, p[i].program ? p[i].program : "-");
+	for (size_t i = 0; i < ps->n; i++) {
+		fprintf(out, "%8u %6u", p[i].threads, p[i].cores);
+		num12(out, p[i].mean);
+		num12(out, p[i].p5);
+		num12(out, p[i].p95);
+		fprintf(out, " %12.5g  %s", p[i].T_model_s, p[i].program ? p[i].program : "-");
 		if (isfinite(p[i].size))
 			fprintf(out, " (%g)", p[i].size);
+		predict_mark(out, ps, &p[i]);
 		fputc('\n', out);
 	}
 }
 
-static void predict_csv(FILE *out, const struct pma_predict_row *p, size_t n)
+/* x, or nothing when NAN (CSV's empty field) */
+static void csv_num(FILE *out, double x)
 {
-	fprintf(out, "threads,cores,prediction,p5,p95,T_model_s,program,size\n");
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%u,%u,%.17g,%.17g,%.17g,%.17g,", p[i].threads, p[i].cores, p[i].mean,
-			p[i].p5, p[i].p95, p[i].T_model_s);
+	if (!isnan(x))
+		fprintf(out, "%.17g", x);
+}
+
+static void predict_csv(FILE *out, const struct pma_predictions *ps)
+{
+	const struct pma_predict_row *p = ps->row;
+
+	fprintf(out, "threads,cores,prediction,p5,p95,T_model_s,program,size%s\n",
+		ps->checked ? ",outside_training,widened" : "");
+	for (size_t i = 0; i < ps->n; i++) {
+		fprintf(out, "%u,%u,", p[i].threads, p[i].cores);
+		csv_num(out, p[i].mean);
+		fputc(',', out);
+		csv_num(out, p[i].p5);
+		fputc(',', out);
+		csv_num(out, p[i].p95);
+		fprintf(out, ",%.17g,", p[i].T_model_s);
 		pma_csv_field(out, p[i].program ? p[i].program : "");
+		fputc(',', out);
 		if (isfinite(p[i].size))
-			fprintf(out, ",%.17g\n", p[i].size);
-		else
-			fprintf(out, ",\n");
+			fprintf(out, "%.17g", p[i].size);
+		if (ps->checked)
+			fprintf(out, ",%d,%d", p[i].outside, p[i].widened);
+		fputc('\n', out);
 	}
 }
 
-static cJSON *predict_json(const struct pma_predict_row *p, size_t n)
+static cJSON *predict_json(const struct pma_predictions *ps)
 {
+	const struct pma_predict_row *p = ps->row;
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ps->n; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "threads", p[i].threads);
 		cJSON_AddNumberToObject(o, "cores", p[i].cores);
@@ -96,26 +139,30 @@ static cJSON *predict_json(const struct pma_predict_row *p, size_t n)
 		else
 			cJSON_AddNullToObject(o, "program");
 		add_num(o, "size", p[i].size);
+		if (ps->checked) {
+			cJSON_AddBoolToObject(o, "outside_training", p[i].outside);
+			cJSON_AddBoolToObject(o, "widened", p[i].widened);
+		}
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
 }
 
-void pma_render_predict(FILE *out, const struct pma_predict_row *p, size_t n, enum pma_format fmt)
+static void render_predict(FILE *out, const struct pma_predictions *p, enum pma_format fmt)
 {
 	cJSON *root;
 
 	if (fmt == PMA_FMT_TABLE) {
-		predict_table(out, p, n);
+		predict_table(out, p);
 		return;
 	}
 	if (fmt == PMA_FMT_CSV) {
-		predict_csv(out, p, n);
+		predict_csv(out, p);
 		return;
 	}
 	root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "schema", "pmanalyze-predict/1");
-	cJSON_AddItemToObject(root, "predictions", predict_json(p, n));
+	cJSON_AddItemToObject(root, "predictions", predict_json(p));
 	print_json(out, root);
 }
 
@@ -126,9 +173,9 @@ static const char *model_name(enum pma_learn_target t)
 	return t == PMA_TARGET_ENERGY ? "analytical model (E = P(n) T(n))" : "analytical model (T(n), eq. 1)";
 }
 
-static void learn_table(FILE *out, const struct pma_learn_view *v)
+static void learn_table(FILE *out, const struct pma_learn_result *v)
 {
-	const struct pma_learn_eval *ev = v->ev;
+	const struct pma_learn_eval *ev = &v->ev;
 	const char *unit = target_unit(v->target), *name = model_name(v->target);
 
 	fprintf(out, "training table: %zu runs, %u configurations, target %s (%s); %u trees; "
@@ -151,7 +198,7 @@ static void learn_table(FILE *out, const struct pma_learn_view *v)
 }
 
 /* The energy-gap note of the training table, NULL when none (the caller frees it). */
-static char *gap_note(const struct pma_learn_view *v, struct pma_note *gap)
+static char *gap_note(const struct pma_learn_result *v, struct pma_note *gap)
 {
 	if (!v->energy_gap_runs)
 		return NULL;
@@ -178,8 +225,7 @@ static cJSON *fit_json(const char *name, const struct pma_fit_quality *q, const 
 	return o;
 }
 
-static void learn_json(FILE *out, const struct pma_learn_view *v, const struct pma_predict_row *p,
-		       size_t n)
+static void learn_json(FILE *out, const struct pma_learn_result *v, const struct pma_predictions *p)
 {
 	cJSON *root = cJSON_CreateObject(), *a;
 	struct pma_note gap;
@@ -191,19 +237,27 @@ static void learn_json(FILE *out, const struct pma_learn_view *v, const struct p
 	cJSON_AddStringToObject(root, "target", target_name(v->target));
 	cJSON_AddStringToObject(root, "unit", target_unit(v->target));
 	cJSON_AddNumberToObject(root, "trees", v->trees);
-	cJSON_AddNumberToObject(root, "folds", v->ev->folds);
+	cJSON_AddNumberToObject(root, "folds", v->ev.folds);
 	a = cJSON_AddArrayToObject(root, "predictors");
-	cJSON_AddItemToArray(a, fit_json(model_name(v->target), &v->ev->model, v->ev->model_why));
-	cJSON_AddItemToArray(a, fit_json("forest, configuration features", &v->ev->forest_base, NULL));
-	cJSON_AddItemToArray(a, fit_json("forest, + model features", &v->ev->forest_model, NULL));
+	cJSON_AddItemToArray(a, fit_json(model_name(v->target), &v->ev.model, v->ev.model_why));
+	cJSON_AddItemToArray(a, fit_json("forest, configuration features", &v->ev.forest_base, NULL));
+	cJSON_AddItemToArray(a, fit_json("forest, + model features", &v->ev.forest_model, NULL));
 	cJSON_AddItemToObject(root, "importance", importance_json(v->importance, PMA_LEARN_NFEAT));
 	if (v->model_out) {
 		cJSON *m = cJSON_AddObjectToObject(root, "model");
 		cJSON_AddStringToObject(m, "path", v->model_out);
 		cJSON_AddNumberToObject(m, "bytes", (double)v->model_bytes);
 	}
-	if (n)
-		cJSON_AddItemToObject(root, "predictions", predict_json(p, n));
+	if (p->n) {
+		cJSON *tr = cJSON_AddObjectToObject(root, "training_range");
+		cJSON *th = cJSON_AddArrayToObject(tr, "threads"), *co = cJSON_AddArrayToObject(tr, "cores");
+		cJSON_AddItemToArray(th, cJSON_CreateNumber(p->threads_min));
+		cJSON_AddItemToArray(th, cJSON_CreateNumber(p->threads_max));
+		cJSON_AddItemToArray(co, cJSON_CreateNumber(p->cores_min));
+		cJSON_AddItemToArray(co, cJSON_CreateNumber(p->cores_max));
+		add_num(tr, "best_R2", p->best_R2);
+		cJSON_AddItemToObject(root, "predictions", predict_json(p));
+	}
 	a = cJSON_AddArrayToObject(root, "notes");
 	if (note)
 		cJSON_AddItemToArray(a, cJSON_CreateString(note));
@@ -211,9 +265,9 @@ static void learn_json(FILE *out, const struct pma_learn_view *v, const struct p
 	print_json(out, root);
 }
 
-static void learn_csv(FILE *out, const struct pma_learn_view *v)
+static void learn_csv(FILE *out, const struct pma_learn_result *v)
 {
-	const struct pma_fit_quality *q[3] = { &v->ev->model, &v->ev->forest_base, &v->ev->forest_model };
+	const struct pma_fit_quality *q[3] = { &v->ev.model, &v->ev.forest_base, &v->ev.forest_model };
 	const char *names[3] = { model_name(v->target), "forest, configuration features",
 				 "forest, + model features" };
 
@@ -228,21 +282,21 @@ static void learn_csv(FILE *out, const struct pma_learn_view *v)
 	}
 }
 
-void pma_render_learn(FILE *out, const struct pma_learn_view *v, const struct pma_predict_row *p,
-		      size_t n, enum pma_format fmt)
+static void render_learn(FILE *out, const struct pma_learn_result *v, enum pma_format fmt)
 {
+	const struct pma_predictions *p = &v->pred;
 	struct pma_note gap;
 	char *note;
 
 	if (fmt == PMA_FMT_JSON) {
-		learn_json(out, v, p, n);
+		learn_json(out, v, p);
 		return;
 	}
 	if (fmt == PMA_FMT_CSV) {
 		learn_csv(out, v);
-		if (n) {
+		if (p->n) {
 			fputc('\n', out);
-			predict_csv(out, p, n);
+			predict_csv(out, p);
 		}
 		return;
 	}
@@ -252,8 +306,8 @@ void pma_render_learn(FILE *out, const struct pma_learn_view *v, const struct pm
 	free(note);
 	if (v->model_out)
 		fprintf(out, "model written to %s (%zu bytes)\n", v->model_out, v->model_bytes);
-	if (n)
-		predict_table(out, p, n);
+	if (p->n)
+		predict_table(out, p);
 }
 
 /* ---- --toep ---- */
@@ -382,8 +436,8 @@ static void toep_json(FILE *out, const struct pma_toep_result *r, size_t rows, u
 	print_json(out, root);
 }
 
-void pma_render_toep(FILE *out, const struct pma_toep_result *r, size_t rows, unsigned nconfigs,
-		     unsigned trees, enum pma_learn_target target, enum pma_format fmt)
+static void render_toep(FILE *out, const struct pma_toep_result *r, size_t rows, unsigned nconfigs,
+			unsigned trees, enum pma_learn_target target, enum pma_format fmt)
 {
 	if (fmt == PMA_FMT_JSON)
 		toep_json(out, r, rows, nconfigs, trees, target);
@@ -391,4 +445,23 @@ void pma_render_toep(FILE *out, const struct pma_toep_result *r, size_t rows, un
 		toep_csv(out, r, target);
 	else
 		toep_table(out, r, rows, nconfigs, trees, target);
+}
+
+int pma_render_learned(FILE *out, const struct pma_result *r, enum pma_format fmt)
+{
+	switch (r->kind) {
+	case PMA_RESULT_LEARN:
+		render_learn(out, &r->learn, fmt);
+		break;
+	case PMA_RESULT_TOEP:
+		render_toep(out, &r->toep.r, r->toep.rows, r->toep.nconfigs, r->toep.trees,
+			    r->toep.target, fmt);
+		break;
+	case PMA_RESULT_PREDICT:
+		render_predict(out, &r->predict, fmt);
+		break;
+	default:
+		return -1;
+	}
+	return ferror(out) ? -1 : 0;
 }

@@ -756,6 +756,12 @@ void pma_result_free(struct pma_result *r)
 	pma_notes_free(&r->notes);
 	if (r->kind == PMA_RESULT_JOB)
 		pma_ranks_free(&r->job);
+	else if (r->kind == PMA_RESULT_LEARN)
+		pma_learn_result_free(&r->learn);
+	else if (r->kind == PMA_RESULT_TOEP)
+		pma_toep_study_free(&r->toep);
+	else if (r->kind == PMA_RESULT_PREDICT)
+		pma_predictions_free(&r->predict);
 	if (r->kind != PMA_RESULT_RUN) {
 		memset(r, 0, sizeof(*r));
 		return;

@@ -19,6 +19,7 @@
 #include "notes/notes.h"
 #include "studies/regions.h"
 #include "job.h"
+#include "training.h"
 #include "studies/scaling.h"
 #include "studies/wakecharge.h"
 
@@ -101,6 +102,9 @@ enum pma_result_kind {
 	PMA_RESULT_RUN = 0,       /* one run of traces[0]: pma_compute on a recorded program */
 	PMA_RESULT_INTERFERENCE,  /* a trace of pmcollect --interfere (Casas & Bronevetsky) */
 	PMA_RESULT_JOB,           /* the traces of an MPI job's ranks merged (ranks.h) */
+	PMA_RESULT_LEARN,         /* a training set's evaluation, --learn (learning.h) */
+	PMA_RESULT_TOEP,          /* TOEP's procedure over a training set, --toep (learning.h) */
+	PMA_RESULT_PREDICT,       /* the forest's predictions, --predict with --model (learning.h) */
 };
 
 /* The result: a common header (what was analyzed, the notes) plus a body tagged by kind, one
@@ -108,8 +112,10 @@ enum pma_result_kind {
  * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. Each
  * later capability of a run (sweeps, energy, regions, plots) adds one section struct to the run
  * body, computed by its own module and rendered by its own file of render/ (report_<section>.c).
- * The members of the body are anonymous: r->par is the run's, r->interf the interference study's,
- * r->job the job's; only the member of r->kind may be read. */
+ * The learned kinds (training.h) are built by learning.h and rendered by render/learn.h. The
+ * members of the body are anonymous: r->par is the run's, r->interf the interference study's,
+ * r->job the job's, r->learn, r->toep and r->predict the learned kinds'; only the member of
+ * r->kind may be read. */
 struct pma_result {
 	/* header */
 	enum pma_result_kind kind;
@@ -138,6 +144,9 @@ struct pma_result {
 		};
 		struct pma_interf_result interf;  /* PMA_RESULT_INTERFERENCE: active interference */
 		struct pma_ranks_result job;      /* PMA_RESULT_JOB: the merged ranks (job.h) */
+		struct pma_learn_result learn;    /* PMA_RESULT_LEARN (training.h) */
+		struct pma_toep_study toep;       /* PMA_RESULT_TOEP (training.h) */
+		struct pma_predictions predict;   /* PMA_RESULT_PREDICT (training.h) */
 	};
 };
 

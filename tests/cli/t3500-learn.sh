@@ -35,6 +35,33 @@ if awk -v lo="$lo" -v hi="$hi" -v f="$T/out" 'BEGIN{n=0; while ((getline l < f) 
 	ok "--predict: both predictions within the training range of wall times"
 else not_ok "--predict: predictions within the training range" "$(cat "$T/out")" "range $lo-$hi ns"; fi
 
+# issue 29: the training runs cover threads 1-4 on 1-2 cores; 4:16 lies outside that range: a
+# warning, the row marked in every format, its p5-p95 widened to include the analytical model's
+# T(n) (a forest answers there with its nearest trained configuration); 2:2 inside is left alone
+run_capture "$PMANALYZE" --learn --predict 4:16,2:2 "$T"/b-*.pmt
+expect_status "--learn --predict 4:16 outside the training range" 0
+expect_err_line "4:16: the warning names the training range" "^pmanalyze: warning: --predict: 1 of 2 predictions are outside the training runs \(threads 1-4, cores 1-2\): a forest does not extrapolate"
+if awk '$1 == 4 && $2 == 16 { bad = !($4 <= $6 && $6 <= $5 && /\[outside the training runs: threads 1-4, cores 1-2; p5-p95 widened\]/) ; n++ }
+	$1 == 2 && $2 == 2 { good = ($3 + 0 > 0 && !/outside/) ; n++ } END { exit !(n == 2 && !bad && good) }' "$T/out"
+then ok "4:16: the table row is marked, p5 <= T_model_s <= p95; 2:2 is not marked"
+else not_ok "4:16: the table rows" "$(cat "$T/out")"; fi
+run_capture "$PMANALYZE" -q --learn --predict 4:16,2:2 --format json "$T"/b-*.pmt
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {(x["threads"], x["cores"]): x for x in d["predictions"]}
+assert d["training_range"]["threads"] == [1, 4] and d["training_range"]["cores"] == [1, 2], d["training_range"]
+o, i = p[(4, 16)], p[(2, 2)]
+assert o["outside_training"] is True and o["p5"] <= o["T_model_s"] <= o["p95"], o
+assert i["outside_training"] is False and i["prediction"] > 0, i
+' "$T/out" >"$T/chk" 2>&1
+then ok "4:16 in JSON: outside_training true, p5 <= T_model_s <= p95; training_range threads 1-4, cores 1-2"
+else not_ok "4:16 in JSON" "$(cat "$T/chk")"; fi
+run_capture "$PMANALYZE" -q --learn --predict 4:16 --format csv "$T"/b-*.pmt
+if grep -q '^4,16,[^,]*,[^,]*,[^,]*,[^,]*,phases,10,1,[01]$' "$T/out"
+then ok "4:16 in CSV: outside_training 1"
+else not_ok "4:16 in CSV" "$(cat "$T/out")"; fi
+
 # --target energy with energy readings: rapl_sim runs on a fixture powercap tree (P = 20 W +
 # 10 W per busy core, tests/workloads/README.md) at 1-4 threads on CPUs 0 and 0-1. The analytical
 # model's row is then E(n) = (P_static + A(m,n) P_core) T(n) with the power model fitted to the
