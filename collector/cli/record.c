@@ -572,6 +572,23 @@ static void calibration_report(const struct pmc_opts *o, struct pmc_session *ss,
 		pmc_calstop_reason_name(ss->cal_stop), se, target);
 }
 
+/* Adds one run's counts to the session's totals for SUMMARY; its energy outcome too: SUMMARY
+ * "sources" has energy recorded when any run's counter advanced, else the first run's reason. */
+static void add_run_totals(struct pmc_session *ss, const struct pmc_run_result *res)
+{
+	ss->total.samples += res->samples;
+	ss->total.thread_samples += res->thread_samples;
+	ss->total.late_samples += res->late_samples;
+	ss->total.lost_samples += res->lost_samples;
+	ss->total.sampling_cpu_ns += res->sampling_cpu_ns;
+	ss->total.warnings += res->warnings;
+	if (res->started && (res->energy_recorded || !ss->total.energy_reason[0])) {
+		ss->total.energy_recorded |= res->energy_recorded;
+		snprintf(ss->total.energy_reason, sizeof(ss->total.energy_reason), "%s",
+			 res->energy_reason);
+	}
+}
+
 /* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
  * calibration of a failing program measures the failure), when the trace cannot grow, or when
  * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
@@ -689,19 +706,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 			pm_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
 				      o->sweep ? "sweep" : ss->interfering ? "interference measurement" :
 				      "calibration");
-		ss->total.samples += res.samples;
-		ss->total.thread_samples += res.thread_samples;
-		ss->total.late_samples += res.late_samples;
-		ss->total.lost_samples += res.lost_samples;
-		ss->total.sampling_cpu_ns += res.sampling_cpu_ns;
-		ss->total.warnings += res.warnings;
-		if (res.started && (res.energy_recorded || !ss->total.energy_reason[0])) {
-			/* SUMMARY "sources": energy recorded when any run's advanced, else the
-			 * first run's reason */
-			ss->total.energy_recorded |= res.energy_recorded;
-			snprintf(ss->total.energy_reason, sizeof(ss->total.energy_reason), "%s",
-				 res.energy_reason);
-		}
+		add_run_totals(ss, &res);
 		if (res.writer_err) {
 			ss->writer_err = res.writer_err;
 			ss->writer_errno = res.writer_errno;
