@@ -80,6 +80,11 @@ for pat in $pats; do
 			accuracy "$pat m=$m: sched-exact T_cp (tolerance $tol_T)" "$(ms "$T_cp_s")" "$(truth T_cp_measured_ms)" "$tol_T"
 			# and U itself, which that slack must not excuse: 2% plus what was guessed or stolen
 			tol_U=$(awk -v g="$(guess_s "$T/gt.json" "$steal")" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + g / (w / 1000)}')
+			# U is every running slice of the program's threads: their whole CPU time, which the
+			# workload reads from CLOCK_PROCESS_CPUTIME_ID (the kernel's own sum of those slices,
+			# less the steal): asserted at any load
+			accuracy "$pat m=$m: sched-exact U is the process's CPU time (tolerance $tol_U)" \
+				"$(ms "$(json_get "$T/gt.json" parallelism.estimates.sched-exact.work_s)")" "$(truth process_cpu_ms)" "$tol_U"
 			# the workload's truth is its threads' CPU time in their work loops: on a busy machine
 			# the serial pattern's waiting threads spend more CPU outside them (U 1069.7 for
 			# 1001.8 ms at load 12.5), so make check asks it when the program had its CPU

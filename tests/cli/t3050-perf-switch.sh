@@ -74,6 +74,12 @@ exact_switch() {
 	accuracy "$what: switch-exact A(m,inf) (tolerance $tol_A: 1% + ${slack} s stolen or off in U)" \
 		"$A" "$(truth_A)" "$tol_A"
 	tol_U=$(awk -v s="$steal" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + s / (w / 1000)}')
+	# U is every running slice the switches show: the process's whole CPU time where the workload
+	# prints it (phases: CLOCK_PROCESS_CPUTIME_ID, the kernel's sum of those slices less the
+	# steal), asserted at any load
+	pc=$(truth process_cpu_ms)
+	[ -n "$pc" ] && accuracy "$what: switch-exact U is the process's CPU time (tolerance $tol_U)" \
+		"$(awk -v u="$U_s" 'BEGIN{print u*1000}')" "$pc" "$tol_U"
 	# the truth is the threads' CPU in their work loops: under load the serial pattern's waiting
 	# threads spend more CPU outside them (1049.8 for 1001.6 ms at load 8 in a clean-clone CI
 	# run), so make check asks it when the program had its CPU; make check-accuracy always
