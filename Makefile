@@ -56,7 +56,13 @@ BIN := $(if $(SANITIZE),$(B)/bin,bin)
 
 FORMATS_SRC := $(wildcard formats/*.c)
 COMMON_SRC := $(wildcard common/*.c)
-COLLECTOR_SRC := $(wildcard collector/*.c)
+# The collector's layers are folders too (collector/README.md says which may include which); its
+# files name a header of another folder by its path from collector/ ("sources/counters.h"). cli/
+# (the front end), ompt/ and mpi/ (libraries preloaded into the traced program) are not in the archive.
+COLLECTOR_DIRS := collector/sources collector/omp collector/interfere collector/session
+COLLECTOR_SRC := $(wildcard $(COLLECTOR_DIRS:%=%/*.c))
+# Tests, fuzz targets and bench drivers include the collector's headers by their bare names.
+COLLECTOR_INC := -Icollector $(COLLECTOR_DIRS:%=-I%)
 # pmcollect's front end (options, main(), the files that print): linked into the tool only
 COLLECTOR_CLI_SRC := $(wildcard collector/cli/*.c)
 # The analyzer's layers are folders (analyzer/README.md says which may include which); its own
@@ -100,8 +106,7 @@ pkgcheck-tests: pkgcheck
 
 $(B)/formats/%.o: LAYER_CFLAGS = $(FORMATS_CFLAGS)
 $(B)/common/%.o: LAYER_CFLAGS = $(COMMON_CFLAGS)
-$(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS)
-$(B)/collector/cli/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS) -Icollector
+$(B)/collector/%.o: LAYER_CFLAGS = $(COLLECTOR_CFLAGS) -Icollector
 $(B)/analyzer/%.o: LAYER_CFLAGS = $(ANALYZER_CFLAGS) -Ianalyzer
 $(B)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
@@ -124,7 +129,7 @@ $(BIN)/pmanalyze: $(B)/analyzer/main.o $(ANALYZER_CLI_SRC:%.c=$(B)/%.o) $(LIBPMA
 TEST_ARCHIVES = $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON)
 $(B)/tests/%: tests/unit/%.c $(TEST_ARCHIVES) | pkgcheck-tests
 	@mkdir -p $(dir $@) $(B)/dep
-	$(CC) $(ALL_CFLAGS) -Icollector $(ANALYZER_INC) -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(TEST_LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(COLLECTOR_INC) $(ANALYZER_INC) -MMD -MP -MF $(B)/dep/$*.d -MT $@ -o $@ $(filter %.c %.a,$^) $(TEST_LIBS) -lcmocka
 
 # Workloads are plain programs: no project code, OpenMP where the name says so. They are built
 # without the sanitizers in every build: they produce the ground truth (their own CPU clocks), and
@@ -180,7 +185,7 @@ $(B)/bench/gentoep: tests/bench/gentoep.c $(LIBPMT) | pkgcheck
 
 # ---- OpenMP regions (issue 17, docs/regions.md) ----
 # libpmompt.so, the OMPT tool loaded into the traced program: its source is collector/ompt/ so the
-# collector's collector/*.c wildcard does not link it; built with clang (omp-tools.h comes with
+# collector's COLLECTOR_DIRS wildcard does not link it; built with clang (omp-tools.h comes with
 # clang/libomp, gcc has none), position-independent, only ompt_start_tool exported, never
 # sanitized (it runs inside an uninstrumented program). Linked with PAPI (libpapi-dev, already the
 # collector's) for the per-thread counters of PMT_OMPT_EVENTS; PAPI is initialized only then.
@@ -215,15 +220,15 @@ $(B)/workloads/omp_sde: tests/workloads/omp_sde.c | pkgcheck pkgcheck-omp
 # The test reader: runs a program with the tool and prints its symbolized region records.
 $(B)/ompt/ompt_dump: tests/ompt/ompt_dump.c $(LIBPMCOLLECT) $(LIBPMANALYZE) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_PKG_CFLAGS) -Icollector $(ANALYZER_INC) -o $@ $(filter %.c %.a,$^) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_PKG_CFLAGS) $(COLLECTOR_INC) $(ANALYZER_INC) -o $@ $(filter %.c %.a,$^) $(TEST_LIBS)
 # The batch decoder's fuzz target needs the collector's object, which the generic fuzz rules do
 # not link: these two rules take precedence over them for fuzz_ompt.
 $(B)/fuzz/replay-ompt: tests/fuzz/replay.c tests/fuzz/fuzz_ompt.c $(LIBPMCOLLECT) $(LIBPMT) $(LIBPMCOMMON) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Icollector -o $@ $(filter %.c %.a,$^) $(PMCOLLECT_LIBS)
-build-fuzz/fuzz-ompt: tests/fuzz/fuzz_ompt.c collector/ompt_reader.c collector/ompt_reader.h collector/ompt/pmompt.h
+	$(CC) $(ALL_CFLAGS) $(COLLECTOR_INC) -o $@ $(filter %.c %.a,$^) $(PMCOLLECT_LIBS)
+build-fuzz/fuzz-ompt: tests/fuzz/fuzz_ompt.c collector/omp/ompt_reader.c collector/omp/ompt_reader.h collector/ompt/pmompt.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icollector -o $@ $< collector/ompt_reader.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(COLLECTOR_INC) -o $@ $< collector/omp/ompt_reader.c
 tests: $(OMPT_LIB) $(B)/ompt/ompt_dump
 
 # ---- MPI time per rank (issue 31, docs/mpi.md) ----
@@ -317,12 +322,12 @@ clean:
 # Header dependencies recorded by -MMD (absent before the first build), in every sub-folder.
 -include $(wildcard $(B)/*/*.d $(B)/*/*/*.d $(B)/*/*/*/*.d $(FZ)/obj/*/*.d $(FZ)/obj/*/*/*.d $(FZ)/obj/*/*/*/*.d $(FZ)/dep/*.d)
 
-# Active interference (collector/interfere.c): BWThr's identity() must stay opaque to the compiler
+# Active interference (collector/interfere/interfere.c): BWThr's identity() must stay opaque to the compiler
 # (Casas & Bronevetsky Fig. 2), so its file is never part of link-time optimisation.
-$(B)/collector/identity.o: ALL_CFLAGS += -fno-lto
+$(B)/collector/interfere/identity.o: ALL_CFLAGS += -fno-lto
 # The calibration driver of docs/interference.md (BW1, B, capacity left): `make interfere-cal`.
 $(B)/bench/interfere_cal: tests/bench/interfere_cal.c $(B)/libpmcollect.a $(B)/libpmt.a $(B)/libpmcommon.a | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Icollector -o $@ $(filter %.c %.a,$^) $(PMCOLLECT_LIBS)
+	$(CC) $(ALL_CFLAGS) $(COLLECTOR_INC) -o $@ $(filter %.c %.a,$^) $(PMCOLLECT_LIBS)
 .PHONY: interfere-cal
 interfere-cal: $(B)/bench/interfere_cal

@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Checks the analyzer's include rule (analyzer/README.md, issue 27): every #include "..." between
-# the analyzer's folders points down the order of layers that the README's "Layers:" line gives,
-# lowest first (the files at the top of analyzer/, the front end, may include every folder), a
-# header of another folder is named by its path ("model/estimate.h"), and no module (x.c + x.h)
-# reaches itself through includes (a circle, found by tsort).
-#   sh .ci/layers.sh [ANALYZER_DIR]          check; exit 0 clean, 1 with one line per violation
-#   sh .ci/layers.sh --graph [ANALYZER_DIR]  print the include graph between folders: "from -> to (n)"
+# Checks a tool's include rule (analyzer/README.md, collector/README.md): every #include "..."
+# between the tool's folders points down the order of layers that the README's "Layers:" line
+# gives, lowest first (files at the top of the tool's folder, a front end like analyzer/main.c, may
+# include every folder), a header of another folder is named by its path ("model/estimate.h",
+# "sources/counters.h"), and no module (x.c + x.h) reaches itself through includes (a circle,
+# found by tsort).
+#   sh .ci/layers.sh [DIR]          check DIR (default analyzer); exit 0 clean, 1 with one line per violation
+#   sh .ci/layers.sh --graph [DIR]  print the include graph between folders: "from -> to (n)"
 graph=0
 [ "$1" = "--graph" ] && { graph=1; shift; }
 top=${1:-analyzer}

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interfere.h"
+#include "interfere/interfere.h"
 #include "pm_cli.h"
-#include "plan.h"
+#include "session/plan.h"
 
 struct pmc_session;
 
@@ -53,7 +53,7 @@ struct pmc_opts {
 	const char *interfere_cpus; /* --interfere-cpus, NULL = placed by hwloc */
 	unsigned csthr_l2;          /* --csthr-l2: CSThr buffer in L2 sizes, 0 = default */
 	int calibrate_interference; /* --calibrate-interference */
-	int calibrate_wake;         /* --calibrate-wake (collector/wakecost.h) */
+	int calibrate_wake;         /* --calibrate-wake (collector/sources/wakecost.h) */
 	const char *interference_file; /* --interference-file, NULL = the default path */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;

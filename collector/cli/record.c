@@ -21,28 +21,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "counters.h"
-#include "cpuset.h"
-#include "energy.h"
-#include "interfere.h"
-#include "interfere_cal.h"
-#include "interfere_session.h"
-#include "meta.h"
-#include "netlink.h"
-#include "omp.h"
-#include "plan.h"
-#include "perfswitch.h"
-#include "rank.h"
+#include "sources/counters.h"
+#include "sources/cpuset.h"
+#include "sources/energy.h"
+#include "interfere/interfere.h"
+#include "interfere/interfere_cal.h"
+#include "interfere/interfere_session.h"
+#include "sources/meta.h"
+#include "sources/netlink.h"
+#include "omp/omp.h"
+#include "session/plan.h"
+#include "sources/perfswitch.h"
+#include "sources/rank.h"
 #include "pm_util.h"
 #include "pmt.h"
 #include "pm_cli.h"
 #include "pm_opt.h"
-#include "run.h"
-#include "session.h"
+#include "session/run.h"
+#include "session/session.h"
 
 #include "cli.h"
-#include "sweep.h"
-#include "wakecost.h"
+#include "session/sweep.h"
+#include "sources/wakecost.h"
 
 #define STAT_EVERY 16   /* stat costs ~4x a schedstat read: refresh 1/16 of threads per sample */
 #define STATUS_EVERY 64 /* status costs ~10x: 1/64 per sample */
@@ -163,7 +163,7 @@ int pmc_cli_create_output(const char *path, int force, int *created)
 	return fd;
 }
 
-/* Creates the trace of an expanded -o template (collector/rank.h): missing directories made
+/* Creates the trace of an expanded -o template (collector/sources/rank.h): missing directories made
  * (another rank making one at the same moment is fine), the file with O_EXCL; with force an
  * existing regular file or link is replaced first. Returns the descriptor or -1 after reporting. */
 int pmc_cli_create_rank_output(const char *path, int force)

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "pm_cli.h"
 #include "pm_util.h"
-#include "run.h"
+#include "session/run.h"
 
 int pmc_cli_quiet;
 int pmc_cli_progress_forced;

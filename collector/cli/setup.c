@@ -22,28 +22,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "counters.h"
-#include "cpuset.h"
-#include "energy.h"
-#include "interfere.h"
-#include "interfere_cal.h"
-#include "interfere_session.h"
-#include "meta.h"
-#include "netlink.h"
-#include "bindings.h"
-#include "mpitool.h"
-#include "omp.h"
-#include "plan.h"
-#include "rank.h"
+#include "sources/counters.h"
+#include "sources/cpuset.h"
+#include "sources/energy.h"
+#include "interfere/interfere.h"
+#include "interfere/interfere_cal.h"
+#include "interfere/interfere_session.h"
+#include "sources/meta.h"
+#include "sources/netlink.h"
+#include "session/bindings.h"
+#include "session/mpitool.h"
+#include "omp/omp.h"
+#include "session/plan.h"
+#include "sources/rank.h"
 #include "pm_util.h"
 #include "pmt.h"
 #include "pm_cli.h"
 #include "pm_opt.h"
-#include "run.h"
-#include "session.h"
+#include "session/run.h"
+#include "session/session.h"
 
 #include "cli.h"
-#include "sweep.h"
+#include "session/sweep.h"
 
 #define INTERFERE_REPEAT_DEFAULT 3 /* --interfere without --repeat: runs per level */
 #define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (docs/scaling.md) */
@@ -531,7 +531,7 @@ static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
 }
 
 /* An adaptive --calibrate: the plan holds as many rounds of its runs as fit
- * (PMC_PLAN_MAX_RUNS), and record.c ends them by the rule of collector/calstop.h: --repeat K (or 3)
+ * (PMC_PLAN_MAX_RUNS), and record.c ends them by the rule of collector/session/calstop.h: --repeat K (or 3)
  * rounds at least, then until omega's standard error is at most --omega-se or the next round
  * would end past --calibrate-budget. Returns -1 to go on, or the exit status after reporting. */
 static int plan_calibrate_rounds(const struct pmc_opts *o, struct pmc_session *ss)

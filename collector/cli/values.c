@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "omp.h"
+#include "omp/omp.h"
 #include "pm_cli.h"
 #include "pmt.h"
 

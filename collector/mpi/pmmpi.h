@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pmmpi.h: what libpmmpi.so (the PMPI preload library inside each MPI rank, pmmpi.c) hands to
- * pmcollect (collector/mpitool.c): the environment variable naming the directory it writes into,
+ * pmcollect (collector/session/mpitool.c): the environment variable naming the directory it writes into,
  * and the lines of the file it writes there at exit. docs/mpi.md describes both. */
 #ifndef PMMPI_H
 #define PMMPI_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* interfere_cal.c: calibrates this machine for active interference (collector/interfere_cal.h)
+/* interfere_cal.c: calibrates this machine for active interference (collector/interfere/interfere_cal.h)
  * and prints BW1, B, the capacity-left table and the orthogonality check, until pmcollect has
  * --calibrate-interference (issue 15). Built by `make interfere-cal` into build/bench/.
  * usage: interfere_cal [-p PROBE_CPU] [-i INTERFERER_CPUS] [-o MACHINE_FILE] [-a ACCESSES] [-r REPS]

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The analyzer's include rule (analyzer/README.md, issue 27), checked by .ci/layers.sh: includes
-# between its folders point down the README's Layers: line, no two modules include each other. The
-# real tree passes; copies with an upward include, a bare cross-folder name and a circle fail
-# with the line that names the offence.
+# The analyzer's and the collector's include rule (analyzer/README.md, collector/README.md),
+# checked by .ci/layers.sh: includes between their folders point down the README's Layers: line, no
+# two modules include each other. The real trees pass; copies with an upward include, a bare
+# cross-folder name and a circle fail with the line that names the offence.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 run_capture sh "$PMT_TOP/.ci/layers.sh" "$PMT_TOP/analyzer"
@@ -43,4 +43,28 @@ run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/a"
 if [ "$rc" -eq 1 ] && grep -q "extra/x.c: folder 'extra' is not in the README's Layers: line" "$T/out"; then
 	ok "a folder missing from the README's Layers: line is named, exit 1"
 else not_ok "a folder missing from the README's Layers: line is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+
+# the collector's folders, by the same rule (collector/README.md)
+run_capture sh "$PMT_TOP/.ci/layers.sh" "$PMT_TOP/collector"
+if [ "$rc" -eq 0 ] && [ ! -s "$T/out" ]; then ok "collector/: every include points down, no circle"
+else not_ok "collector/: every include points down, no circle" "exit $rc" "$(head -c 600 "$T/out")"; fi
+
+run_capture sh "$PMT_TOP/.ci/layers.sh" --graph "$PMT_TOP/collector"
+if [ "$rc" -eq 0 ] && grep -q '^cli -> session ([0-9]*)$' "$T/out" && grep -q '^session -> sources ([0-9]*)$' "$T/out" &&
+   ! grep -Eq '^(sources|omp|interfere) -> (session|cli)' "$T/out"; then ok "collector --graph: folder edges, all down"
+else not_ok "collector --graph: folder edges, all down" "exit $rc" "$(head -c 600 "$T/out")"; fi
+
+ccopy() { rm -rf "$T/c"; cp -r "$PMT_TOP/collector" "$T/c"; }
+
+ccopy; sed -i '0,/^#include/s|^#include|#include "session/run.h"\n#include|' "$T/c/sources/sampler.c"
+run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/c"
+if [ "$rc" -eq 1 ] && grep -q 'sources/sampler.c: includes "session/run.h": sources/ may not include session/' "$T/out"; then
+	ok "collector: an upward include (sources/ -> session/) is named, exit 1"
+else not_ok "collector: an upward include (sources/ -> session/) is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+
+ccopy; sed -i '0,/^#include/s|^#include|#include "counters.h"\n#include|' "$T/c/interfere/identity.c"
+run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/c"
+if [ "$rc" -eq 1 ] && grep -q 'interfere/identity.c: includes "counters.h" of sources/ by its bare name: write "sources/counters.h"' "$T/out"; then
+	ok "collector: a bare name of another folder's header is named, exit 1"
+else not_ok "collector: a bare name of another folder's header is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
 done_testing

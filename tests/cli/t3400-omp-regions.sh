@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # OpenMP regions through OMPT (issue 17, docs/regions.md): libpmompt.so inside omp_regions (clang,
-# libomp), read by tests/ompt/ompt_dump (collector/ompt_reader + analyzer/symbols). Each region
+# libomp), read by tests/ompt/ompt_dump (collector/omp/ompt_reader + analyzer/symbols). Each region
 # record must match what the workload measured itself: the team sizes it asked for and got
 # (omp_set_num_threads between regions, nested teams with their depth), times inside the
 # workload's own clock reads, and the source function and line of its `#pragma omp parallel`.

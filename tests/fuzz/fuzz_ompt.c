@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_ompt.c: libFuzzer target that decodes arbitrary bytes as one libpmompt.so batch
- * (collector/ompt_reader.c, docs/regions.md §2). Seeds: tests/fuzz/make_ompt_seeds.py. */
+ * (collector/omp/ompt_reader.c, docs/regions.md §2). Seeds: tests/fuzz/make_ompt_seeds.py. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ompt_dump.c: test reader for libpmompt.so: runs a command with the tool, decodes its records with
- * collector/ompt_reader and names the regions with analyzer/symbols, one line per fact. */
+ * collector/omp/ompt_reader and names the regions with analyzer/symbols, one line per fact. */
 
 /*
  * Usage: ompt_dump -l <libpmompt.so> [-o <file>] [-s] [-b <bytes>] [-d <ms>] -- <command> [args...]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // test_calstop.c: the stopping rule of an adaptive pmcollect --calibrate (issue 28,
-// collector/calstop.c) on synthetic C(n) sequences of known standard error: C's median and
+// collector/session/calstop.c) on synthetic C(n) sequences of known standard error: C's median and
 // sd / sqrt(K) as pmanalyze summarizes them, omega's standard error by the delta method, the round
 // at which a target is met, a budget that stops the rounds first, a budget below one round, the
 // plan's last round and the minimum rounds. tests/unit/test_contention.c checks

@@ -332,7 +332,7 @@ static void test_S_err(void **state)
 }
 
 /* pmcollect's stopping rule computes omega(2) and its standard error from the runs itself
- * (collector/calstop.c); on the same numbers it gives pmanalyze's omega_fit and omega_err: odd
+ * (collector/session/calstop.c); on the same numbers it gives pmanalyze's omega_fit and omega_err: odd
  * and even repeats, a spread on one side only, identical repeats (the 1e-3 floor), cycles. */
 static void test_collector_se_matches(void **state)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_counters.c: unit tests of collector/counters.c. Each test first asks PAPI whether the
+/* test_counters.c: unit tests of collector/sources/counters.c. Each test first asks PAPI whether the
  * perf_event component has hardware counters, and the kernel whether it counts cycles, and
  * asserts the behaviour for that case: a clean, explained failure without a PMU (VMs, CI), real
  * counts with one. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_cpuset.c: the CPUs pmcollect may use (collector/cpuset.c) from fixture /proc and cgroup
+/* test_cpuset.c: the CPUs pmcollect may use (collector/sources/cpuset.c) from fixture /proc and cgroup
  * trees: cgroup v2 with the cpuset file in a parent only, cgroup v1 "cpu,cpuset" seen from a
  * container (mount root stripped), no cpuset hierarchy; and the intersection with the online CPUs
  * and the affinity (issue 19, case 3: taskset -c 0, a Slurm or container cpuset). */

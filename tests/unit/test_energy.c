@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_energy.c: collector/energy.c on the fixture sysfs trees of tests/fixtures/sysfs/ (copied
+/* test_energy.c: collector/sources/energy.c on the fixture sysfs trees of tests/fixtures/sysfs/ (copied
  * to a temporary folder and pointed at with PMT_SYSFS_ROOT), and on this machine's own /sys. */
 #include <setjmp.h>
 #include <stdarg.h>

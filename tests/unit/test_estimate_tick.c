@@ -51,7 +51,7 @@ static void ksim_sample(struct pma_est *e, struct ksim *k)
 		ts[j].cpu = PMT_CPU_UNKNOWN;
 		ts[j].state = '?';
 		ts[j].flags = PMT_TS_SCHEDSTAT_OK;
-		/* staggered like collector/sampler.c: thread j's stat at seq % stat_every == j */
+		/* staggered like collector/sources/sampler.c: thread j's stat at seq % stat_every == j */
 		if (k->seq % k->stat_every == (uint64_t)j % k->stat_every) {
 			ts[j].state = k->runnable[j] ? 'R' : 'S';
 			ts[j].flags |= PMT_TS_STAT_FRESH;

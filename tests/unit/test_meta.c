@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_meta.c: unit tests of collector/meta.c, the META JSON (FORMAT.md §6), against this machine. */
+/* test_meta.c: unit tests of collector/sources/meta.c, the META JSON (FORMAT.md §6), against this machine. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_netlink.c: the proc connector and taskstats message parsers of collector/netlink.c on
+/* test_netlink.c: the proc connector and taskstats message parsers of collector/sources/netlink.c on
  * messages built here byte by byte, then cut short and mangled: they must never read past the
  * buffer. */
 #include <setjmp.h>

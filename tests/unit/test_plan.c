@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_plan.c: the run plans of collector/plan.c: a plain run's role, the --runs lists and their
+/* test_plan.c: the run plans of collector/session/plan.c: a plain run's role, the --runs lists and their
  * roles (Tudor & Teo §III-A-1: the baseline has fewer CPUs than threads), environment overrides,
  * and the calibration plan's refusal of a single core. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_procfs.c: the /proc parsers of collector/procfs.c on files captured from real threads of
+/* test_procfs.c: the /proc parsers of collector/sources/procfs.c on files captured from real threads of
  * the project's machine (tests/fixtures/proc/, made by capture.c there) and on broken buffers. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_rank.c: cmocka tests of rank detection, output name templates and output creation
- * (collector/rank.c), with environments built by the test and 16 forked "ranks". */
+ * (collector/sources/rank.c), with environments built by the test and 16 forked "ranks". */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_schedtrace.c: unit tests of collector/schedtrace.c's tracefs check (pmc_sched_probe) on the
+/* test_schedtrace.c: unit tests of collector/sources/schedtrace.c's tracefs check (pmc_sched_probe) on the
  * fixture trees of tests/fixtures/sysfs (tracefs present, present without the sched events,
  * absent), whatever this machine's tracefs is. */
 #include <stdarg.h>

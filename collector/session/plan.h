@@ -10,7 +10,7 @@
 
 #include <hwloc.h>
 
-#include "cpuset.h"
+#include "sources/cpuset.h"
 #include "pm_cli.h"
 
 #define PMC_PLAN_MAX_RUNS 64
@@ -22,7 +22,7 @@ enum pmc_run_role {
 	PMC_ROLE_BASELINE,    /* more threads than CPUs: A(m,inf) (Tudor & Teo §III-A-1) */
 	PMC_ROLE_CALIBRATION, /* a core count of the memory model, C(n) (Tudor & Teo §II-B, eq. 7) */
 	PMC_ROLE_INTERFERENCE, /* the program beside k interference threads (Casas & Bronevetsky §5) */
-	PMC_ROLE_SWEEP,       /* one configuration of --sweep (docs/scaling.md; collector/sweep.h) */
+	PMC_ROLE_SWEEP,       /* one configuration of --sweep (docs/scaling.md; collector/session/sweep.h) */
 };
 
 /* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
@@ -80,7 +80,7 @@ void pmc_plan_roles(struct pmc_plan *plan, int threads, uint32_t online_cpus);
  *   1. the baseline: 1 CPU (M threads on it give A(m,inf), and its C is C(1));
  *   2. c CPUs: every core of the first package (c = its cores);
  *   3. with several packages, c + 1: plus the first core of the second package (eq. 9, 10).
- * topo is the session's loaded topology (collector/session.h). Replaces what plan held. Returns 0,
+ * topo is the session's loaded topology (collector/session/session.h). Replaces what plan held. Returns 0,
  * or PMT_E_INVAL (only one core) or PMT_E_NOMEM with a one-line reason in why. Source: Tudor & Teo §II-B "(i) single socket ... two
  * runs", "(ii) multiple socket ... 1, c and c + 1 cores". */
 int pmc_plan_calibrate(struct pmc_plan *plan, hwloc_topology_t topo, const struct pm_intlist *allowed,

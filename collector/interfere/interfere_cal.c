@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "counters.h"
+#include "sources/counters.h"
 #include "interfere.h"
 
 #define CAL_FORMAT "pmtools-interference/1"

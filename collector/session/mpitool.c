@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "mpi/pmmpi.h"
-#include "omp.h"
+#include "omp/omp.h"
 #include "pm_cli.h"
 
 /* A process's file is at most this long: 31 calls per thread, ~60 bytes a line, 4096 threads. */

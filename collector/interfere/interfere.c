@@ -3,8 +3,8 @@
  * process with a stop flag, and the choice of CPUs for them from the hwloc topology. */
 #include "interfere.h"
 
-#include "counters.h"
-#include "cpuset.h"
+#include "sources/counters.h"
+#include "sources/cpuset.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -499,7 +499,7 @@ static int add_str(cJSON *o, const char *key, const char *v)
 }
 
 /* META "job" of one rank of an MPI or Slurm job and "node_readings" (FORMAT.md §6): the values of
- * collector/rank.h, each with the variable it came from (null when none was set), and the host
+ * collector/sources/rank.h, each with the variable it came from (null when none was set), and the host
  * (gethostname(2), as %h of the output name uses it). Returns 0 or -1 (out of memory). */
 static int add_job(cJSON *meta, const struct pmc_rank *r, int node_readings)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "netlink.h"
-#include "perfswitch.h"
-#include "schedtrace.h"
+#include "sources/netlink.h"
+#include "sources/perfswitch.h"
+#include "sources/schedtrace.h"
 
 void pmc_session_init(struct pmc_session *ss)
 {

@@ -55,7 +55,7 @@ int pmc_online_cpus(struct pm_intlist *out);
 int pmc_intlist_has(const struct pm_intlist *l, uint32_t v);
 
 /* Sets the hwloc bitmap set to the CPUs of the list l (OS indexes), for the planners that walk
- * the topology with a set of CPUs already parsed (collector/plan.c, interfere.c). Returns 0, or
+ * the topology with a set of CPUs already parsed (collector/session/plan.c, interfere.c). Returns 0, or
  * -1 when hwloc runs out of memory (set then partly filled). */
 int pmc_intlist_bitmap(const struct pm_intlist *l, hwloc_bitmap_t set);
 

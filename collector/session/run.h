@@ -11,13 +11,13 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "counters.h"
-#include "omp.h"
-#include "energy.h"
+#include "sources/counters.h"
+#include "omp/omp.h"
+#include "sources/energy.h"
 #include "plan.h"
 #include "pmt.h"
-#include "perfswitch.h"
-#include "schedtrace.h"
+#include "sources/perfswitch.h"
+#include "sources/schedtrace.h"
 
 struct bitmask; /* libnuma */
 struct cJSON;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpuset.h"
+#include "sources/cpuset.h"
 #include "pm_sysfs.h"
 
 int pmc_binding_sibling(const cpu_set_t *prog, const struct pm_intlist *online,

@@ -47,19 +47,19 @@ struct pmc_meta_input {
 	const char *mem_nodes;     /* NUMA node list for bind/interleave, NULL for default */
 	uint64_t start_mono_ns;    /* CLOCK_MONOTONIC at the start, paired with start_utc */
 	const struct pmc_clock_pair *clocks; /* the start pair for META "clocks"; NULL = omitted */
-	/* One rank of an MPI or Slurm job (collector/rank.h), NULL outside one: META "job". */
+	/* One rank of an MPI or Slurm job (collector/sources/rank.h), NULL outside one: META "job". */
 	const struct pmc_rank *rank;
 	/* Whole-node readings (hwloc's XML export of the topology; energy): 1 = taken by this
 	 * process, 0 = left to local rank 0 of the node (META "node_readings" says so). */
 	int node_readings;
 	const cpu_set_t *affinity; /* pmcollect's CPU affinity at the start (the rank's, as the
 				      launcher bound it), NULL = not recorded */
-	/* The CPUs pmcollect may use (collector/cpuset.h: online ∩ affinity ∩ cgroup cpuset) as a
+	/* The CPUs pmcollect may use (collector/sources/cpuset.h: online ∩ affinity ∩ cgroup cpuset) as a
 	 * cpulist, META "usable_cpus"; NULL = not recorded. */
 	const char *usable_cpus;
 	const char *cgroup_cpus;   /* the cgroup's effective cpuset, NULL = none found */
 	const char *cgroup_file;   /* the file it was read from */
-	/* The session's hwloc topology (collector/session.h), read for META "topology" and
+	/* The session's hwloc topology (collector/session/session.h), read for META "topology" and
 	 * "affinity"; NULL gives "topology": {"error": ...}. */
 	hwloc_topology_t topo;
 };

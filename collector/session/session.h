@@ -15,13 +15,13 @@
 #include <hwloc.h>
 
 #include "calstop.h"
-#include "counters.h"
-#include "cpuset.h"
-#include "energy.h"
-#include "interfere_session.h"
-#include "omp.h"
+#include "sources/counters.h"
+#include "sources/cpuset.h"
+#include "sources/energy.h"
+#include "interfere/interfere_session.h"
+#include "omp/omp.h"
 #include "plan.h"
-#include "rank.h"
+#include "sources/rank.h"
 #include "run.h"
 #include "sweep.h"
 #include "pm_cli.h"
@@ -66,7 +66,7 @@ struct pmc_session {
 	char energy_why[1024];
 	int pc_fd, ts_fd;
 	uint16_t ts_family;
-	/* one rank of an MPI or Slurm job (collector/rank.h) */
+	/* one rank of an MPI or Slurm job (collector/sources/rank.h) */
 	struct pmc_rank rank;
 	int in_job;                 /* a launcher variable was set */
 	int node_readings;          /* this process takes the whole-node readings (local rank 0) */
@@ -76,7 +76,7 @@ struct pmc_session {
 	struct pmc_run_result total;
 	size_t nruns_done;
 	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
-	 * that ends them when calstop_on (collector/calstop.h), and how they ended */
+	 * that ends them when calstop_on (collector/session/calstop.h), and how they ended */
 	int calstop_on;
 	struct pmc_calstop_rule calstop;
 	size_t cal_points, cal_one; /* runs per round; the round's run on 1 CPU (C(1)), or cal_points */

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "meta.h"
+#include "sources/meta.h"
 #include "mpitool.h"
 #include "pm_util.h"
-#include "sampler.h"
+#include "sources/sampler.h"
 
 /* Scheduler events are drained at least this often (see PMC_SCHED_BUFFER_KB_DEFAULT). */
 #define SCHED_DRAIN_NS 10000000u

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "counters.h"
+#include "sources/counters.h"
 #include "ompt_reader.h"
 
 /* The tool's send buffer: what a burst of regions may queue while pmcollect samples. */
