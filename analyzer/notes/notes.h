@@ -75,8 +75,10 @@ enum pma_note_code {
 	PMA_NOTE_STOLEN,           /* n0 wall s, n1 explained s (U / A(m,c) + idle), n2 unexplained
 				      s, n3 % of wall, n4 c (CPUs of the run) */
 	PMA_NOTE_EST_DISAGREE,     /* n0 A of the headline estimator, n1 A of the other, n2 ratio,
-				      n3 1 when the uncertainty covers half the gap (neither is
-				      paper); s0 headline estimator, s1 other estimator */
+				      n3 0 when the uncertainty leaves the gap out (one is paper),
+				      1 when it covers half the gap, 2 the whole gap (a sampled
+				      headline beside an exact estimate); s0 headline estimator,
+				      s1 other estimator */
 	PMA_NOTE_FINE_INTERVAL,    /* n0 interval ms, n1 CPUs of the run, n2 threads */
 	PMA_NOTE_OMEGA_NOISE,      /* n0 n, n1 omega(n) as fitted (< 0), n2 its uncertainty (NAN: one
 				      run per core count, no spread), n3 1: below 0 beyond the

@@ -59,8 +59,9 @@ int pma_note_text_model(const struct pma_note *x, char *buf, size_t size)
 			 "(schedstat samples) places run-queue waits to within a sampling interval; paper "
 			 "(the tick-based estimate of Tudor & Teo) is biased low when time slices are "
 			 "long, as on an oversubscribed baseline", s(x, 0), n[0], s(x, 1), n[1], n[2],
-			 n[3] ? "the uncertainty covers half the difference" : "the uncertainty leaves "
-			 "it out (paper is biased low by design)");
+			 n[3] >= 2 ? "the uncertainty covers the whole difference (an exact estimate is "
+			 "in the trace)" : n[3] ? "the uncertainty covers half the difference" :
+			 "the uncertainty leaves it out (paper is biased low by design)");
 		break;
 	case PMA_NOTE_OPT_KNOWN_OMEGA: {
 		char why[96] = "";
