@@ -490,6 +490,57 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 	return 0;
 }
 
+/* ---- a replay program built by hand (exact.h: pma_exact_prog_*) ---- */
+
+/* Thread tid of x, added (not spawned, no steps) when new; NULL when memory runs out. */
+static struct xthr *prog_thr(struct pma_exact *x, uint32_t tid)
+{
+	struct xthr *t = thr_find(x, tid);
+
+	return t ? t : thr_add(x, tid);
+}
+
+int pma_exact_prog_work(struct pma_exact *x, uint32_t tid, double ns)
+{
+	struct xthr *t = prog_thr(x, tid);
+
+	if (!t)
+		return -1;
+	if (!(ns > 0))
+		return 0;
+	t->cpu_ns += ns;
+	return step_add(t, ST_WORK, 0, ns);
+}
+
+int pma_exact_prog_wake(struct pma_exact *x, uint32_t waker, uint32_t wakee)
+{
+	struct xthr *W, *X;
+
+	/* both exist before either pointer is taken: thr_add may move the table */
+	if (!prog_thr(x, waker) || !prog_thr(x, wakee))
+		return -1;
+	W = thr_find(x, waker);
+	X = thr_find(x, wakee);
+	if (W == X)
+		return 0;
+	if (step_add(W, ST_SIGNAL, x->nedges, 0) < 0 || step_add(X, ST_WAIT, x->nedges, 0) < 0)
+		return -1;
+	x->nedges++;
+	return 0;
+}
+
+int pma_exact_prog_spawn(struct pma_exact *x, uint32_t parent, uint32_t child)
+{
+	struct xthr *C;
+
+	if (parent == child || thr_find(x, child))
+		return 0;
+	if (!prog_thr(x, parent) || !(C = thr_add(x, child)))
+		return -1;
+	C->spawned = 1;
+	return step_add(thr_find(x, parent), ST_SPAWN, (uint32_t)(C - x->thr), 0);
+}
+
 /* ---- replay ---- */
 
 struct rthr {

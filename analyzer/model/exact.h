@@ -72,6 +72,21 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
  * gives T_cp. Returns 0, or -1 (n == 0, out of memory, or a dependency that never resolves). */
 int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns);
 
+/* A replay program built directly rather than from scheduler events (the switch-exact
+ * estimator, analyzer/model/pswitch.c, whose wakers are guessed): x from pma_exact_new, no
+ * pma_exact_add or pma_exact_finish; only pma_exact_replay, pma_exact_replay_charged and
+ * pma_exact_thread_count read it. Steps are appended per thread in the order the thread runs
+ * them; a thread first named by any of these calls is new and starts at time 0 unless that call
+ * is pma_exact_prog_spawn. All return 0, or -1 when memory runs out.
+ * pma_exact_prog_work: thread tid runs ns of its own CPU time next (ns > 0).
+ * pma_exact_prog_wake: a wake edge from waker, at the point its steps have reached, to wakee,
+ *   which waits for it before its next step (Tudor & Teo's happens-before edge).
+ * pma_exact_prog_spawn: parent starts child (new, not yet named) at the point its steps have
+ *   reached; a child already named keeps its start and the call adds nothing. */
+int pma_exact_prog_work(struct pma_exact *x, uint32_t tid, double ns);
+int pma_exact_prog_wake(struct pma_exact *x, uint32_t waker, uint32_t wakee);
+int pma_exact_prog_spawn(struct pma_exact *x, uint32_t parent, uint32_t child);
+
 /* What a wake edge costs in the replay beyond the recorded CPU time, in ns of real time during
  * which the wakee is not yet ready (analyzer/wakecharge.h derives it from the machine's futex
  * ping-pong calibration). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exact.h"
 #include "pm_util.h"
 
 struct pev {
@@ -26,6 +27,7 @@ struct pma_pswitch {
 	struct psmp *smp;
 	size_t nsmp, smp_cap;
 	uint64_t lost;
+	struct pma_exact *prog; /* the replay program of pma_pswitch_finish (pma_pswitch_program) */
 	int armed;     /* a PSWITCH record came: samples are kept from the one before it on */
 };
 
@@ -64,6 +66,8 @@ struct fpos {
 	double F_ns;
 	uint64_t t_in_ns;
 	int running;
+	uint32_t tid;
+	uint64_t t_acc_ns; /* running: its CPU time is in the replay program up to here */
 };
 
 struct pma_pswitch *pma_pswitch_new(void)
@@ -77,6 +81,7 @@ void pma_pswitch_free(struct pma_pswitch *p)
 		return;
 	free(p->ev);
 	free(p->smp);
+	pma_exact_free(p->prog);
 	free(p);
 }
 
@@ -364,6 +369,26 @@ static void seg_close(struct fpos *f, uint64_t t_ns, struct mark *mk, size_t *nm
 	*U_ns += run;
 }
 
+/* The CPU time of running thread f up to t_ns into the replay program. */
+static int prog_work(struct pma_exact *prog, struct fpos *f, uint64_t t_ns)
+{
+	double ns = t_ns > f->t_acc_ns ? (double)(t_ns - f->t_acc_ns) : 0;
+
+	if (t_ns > f->t_acc_ns)
+		f->t_acc_ns = t_ns;
+	return pma_exact_prog_work(prog, f->tid, ns);
+}
+
+/* The dependency sweep() gives thread tid at t_ns, as a replay edge from waker w (running, or
+ * stopped: its program then ends where it stopped): a spawn at a fork, a wake edge otherwise.
+ * The waker is the guess sweep() makes (pswitch.h): the candidate furthest on the axis. */
+static int prog_edge(struct pma_exact *prog, struct fpos *w, uint32_t tid, uint64_t t_ns, int fork)
+{
+	if (w->running && prog_work(prog, w, t_ns) < 0)
+		return -1;
+	return fork ? pma_exact_prog_spawn(prog, w->tid, tid) : pma_exact_prog_wake(prog, w->tid, tid);
+}
+
 /* Places one variant's steps on the infinite-core axis, as sched-exact does with its wake edges
  * (docs/model.md): each thread's position F advances by its own recorded CPU time (exact), and a
  * thread that is woken or forked at t resumes no earlier than the position at t of the program
@@ -372,8 +397,12 @@ static void seg_close(struct fpos *f, uint64_t t_ns, struct mark *mk, size_t *nm
  * PMA_PSWITCH_WAKE_SLACK_NS before, or, when none ran then, than the thread that ran last
  * (pswitch.h). The running segments placed on that axis
  * are the profile A(m,inf,t) (Tudor & Teo, eq. 4 over exact segments): U and T_cp = the length
- * of the axis they cover (and the pieces into prof when not NULL). Returns 0 or -1 (memory). */
-static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_ns, double *T_ns)
+ * of the axis they cover (and the pieces into prof when not NULL). With prog (not NULL), the
+ * same steps become a replay program (exact.h pma_exact_prog_*): each thread's CPU time split at
+ * the edges, a fork a spawn, a wake an edge from the thread taken as its waker. Returns 0 or -1
+ * (memory). */
+static int sweep(struct delta *d, size_t n, struct pma_profile *prof, struct pma_exact *prog,
+		 double *U_ns, double *T_ns)
 {
 	struct pm_tidmap map;
 	struct fpos *fp = NULL;
@@ -401,18 +430,24 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 			if (PM_GROW(fp, fcap, nfp + 1) < 0 || pm_tidmap_put(&map, d[i].tid, (uint32_t)nfp) < 0)
 				goto out;
 			k = (uint32_t)nfp++;
-			fp[k] = (struct fpos){ 0, 0, 0 };
+			fp[k] = (struct fpos){ 0, 0, 0, d[i].tid, 0 };
 		}
 		f = &fp[k];
 		if ((d[i].op == OP_DEP || d[i].op == OP_WAKE) && !f->running) {
 			/* (running: a wake at its own block) */
 			const struct stop *last;
 			int found = 0;
+			uint32_t waker = UINT32_MAX; /* the candidate furthest on the axis */
+			double waker_F = -1;
 			for (size_t j = 0; j < nrun; j++) {
 				const struct fpos *w = &fp[run[j]];
 				double at = w->F_ns + (double)(d[i].t_ns - w->t_in_ns);
 				if (run[j] != k && at > f->F_ns)
 					f->F_ns = at;
+				if (run[j] != k && at > waker_F) {
+					waker = run[j];
+					waker_F = at;
+				}
 			}
 			for (size_t j = 0; d[i].op == OP_WAKE && j < PSW_RECENT; j++) {
 				const struct stop *r = &recent[j];
@@ -421,20 +456,33 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 					found = 1;
 					if (r->F_ns > f->F_ns)
 						f->F_ns = r->F_ns;
+					if (r->F_ns > waker_F) {
+						waker = r->k;
+						waker_F = r->F_ns;
+					}
 				}
 			}
 			/* nothing of the program ran then (another process did, or the placement
 			 * is off by more than the slack): the program thread that ran last since
 			 * the wakee blocked is taken as its waker */
 			last = &recent[(nrecent + PSW_RECENT - 1) % PSW_RECENT];
-			if (d[i].op == OP_WAKE && !found && nrun == 0 && nrecent && last->k != k &&
-			    last->F_ns > f->F_ns)
-				f->F_ns = last->F_ns;
+			if (d[i].op == OP_WAKE && !found && nrun == 0 && nrecent && last->k != k) {
+				if (last->F_ns > f->F_ns)
+					f->F_ns = last->F_ns;
+				waker = last->k;
+			}
+			if (prog && waker != UINT32_MAX &&
+			    prog_edge(prog, &fp[waker], f->tid, d[i].t_ns, d[i].op == OP_DEP) < 0)
+				goto out;
 		} else if (d[i].op == OP_RUN && !f->running) {
 			f->running = 1;
-			f->t_in_ns = d[i].t_ns;
+			f->t_in_ns = f->t_acc_ns = d[i].t_ns;
 			run[nrun++] = k;
+			if (prog && pma_exact_prog_work(prog, f->tid, 0) < 0)
+				goto out; /* (names the thread: one that never waits starts at 0) */
 		} else if (d[i].op == OP_STOP && f->running) {
+			if (prog && prog_work(prog, f, d[i].t_ns) < 0)
+				goto out;
 			seg_close(f, d[i].t_ns, mk, &nmk, U_ns);
 			recent[nrecent++ % PSW_RECENT] = (struct stop){ d[i].t_ns, f->F_ns, k };
 			for (size_t j = 0; j < nrun; j++)
@@ -445,8 +493,11 @@ static int sweep(struct delta *d, size_t n, struct pma_profile *prof, double *U_
 		}
 	}
 	/* still running at the last step: until then */
-	for (size_t j = 0; j < nrun && n > 0; j++)
+	for (size_t j = 0; j < nrun && n > 0; j++) {
+		if (prog && prog_work(prog, &fp[run[j]], d[n - 1].t_ns) < 0)
+			goto out;
 		seg_close(&fp[run[j]], d[n - 1].t_ns, mk, &nmk, U_ns);
+	}
 	qsort(mk, nmk, sizeof(*mk), cmp_mark);
 	for (size_t i = 0; i < nmk; i++) {
 		if (active > 0 && mk[i].F_ns > prev) {
@@ -489,7 +540,9 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 	cr = malloc(p->nev * sizeof(*cr));
 	d = malloc(2 * p->nev * sizeof(*d));
 	cred_of = malloc(p->nev * sizeof(*cred_of));
-	if (!cr || !d || !cred_of)
+	pma_exact_free(p->prog);
+	p->prog = pma_exact_new();
+	if (!cr || !d || !cred_of || !p->prog)
 		goto out;
 	if (walk(p, cr, &ncred, 1, NULL, 0, d, &nd, st) < 0)
 		goto out;
@@ -513,7 +566,7 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 		cred_of[cr[i].ev] = (int32_t)i;
 	for (int v = 0; v < 3; v++) {
 		if (walk(p, cr, &ncred, 0, cred_of, v, d, &nd, st) < 0 ||
-		    sweep(d, nd, v == 0 ? prof : NULL, &U[v], &T[v]) < 0)
+		    sweep(d, nd, v == 0 ? prof : NULL, v == 0 ? p->prog : NULL, &U[v], &T[v]) < 0)
 			goto out;
 	}
 	st->work_ns = U[0];
@@ -523,6 +576,10 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 	st->A_hi = T[2] > 0 ? U[2] / T[2] : 0;
 	rc = 0;
 out:
+	if (rc < 0) { /* half a program replays wrongly: none */
+		pma_exact_free(p->prog);
+		p->prog = NULL;
+	}
 	free(cr);
 	free(d);
 	free(cred_of);
@@ -549,4 +606,9 @@ void pma_pswitch_describe(FILE *out, const struct pma_pswitch_stats *st)
 		(unsigned long long)st->preempted, (unsigned long long)st->wakes_placed,
 		(unsigned long long)st->wakes_bounded, st->bound_ns / 1e6, st->A_inf, st->A_lo,
 		st->A_hi);
+}
+
+const struct pma_exact *pma_pswitch_program(const struct pma_pswitch *p)
+{
+	return p->prog;
 }

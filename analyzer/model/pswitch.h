@@ -80,6 +80,17 @@ struct pma_pswitch_stats {
 int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 		       struct pma_pswitch_stats *st);
 
+/* The replay program pma_pswitch_finish built (owned by p; NULL before it, after a failure, or
+ * for a run without events), for pma_exact_replay / pma_exact_replay_charged (exact.h): T(n) on
+ * n cores. Each thread's recorded CPU time (exact), split where a thread it woke or forked
+ * depends on it; a fork is a spawn, a wake an edge from the thread pma_pswitch_finish takes as
+ * the waker (the candidate furthest on the infinite-core axis), at the wake placed from
+ * schedstat or, when only bounded, at the point estimate (docs/model.md "switch-exact"). With
+ * every thread on its own core the replay gives T_cp (Tudor & Teo, eq. 4); below, processor
+ * sharing as in sched-exact (eq. 6's assumption). */
+struct pma_exact;
+const struct pma_exact *pma_pswitch_program(const struct pma_pswitch *p);
+
 #include <stdio.h>
 /* One line for the table report: what the switch-exact numbers rest on (segments exact; wakes
  * exact after a preemption or fork, placed from schedstat, or bounded) and A's bounds. */

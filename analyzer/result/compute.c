@@ -84,18 +84,29 @@ static void check_spinning(struct pma_result *r)
 							vol_per_thread_s }, 3);
 }
 
-/* Exact mode's predictions: T(n) from replaying the recorded segments and wake edges on n cores
- * (analyzer/model/exact.h), A(m,n) = U / T(n) (eq. 6 as the time-weighted mean of active threads, which
- * for a replay without idle time is the work over the time), S = A(m,n) / (1 + omega) (eq. 1). */
-static int replay_predictions(struct pma_result *r, char *why, size_t whysize)
+/* Exact modes' predictions (k sched-exact or switch-exact): T(n) from replaying the recorded
+ * segments and wake edges on n cores (analyzer/model/exact.h; switch-exact's program from
+ * pma_pswitch_program, its wakers guessed, charged no wake cost), A(m,n) = U / T(n) (eq. 6 as the
+ * time-weighted mean of active threads, which for a replay without idle time is the work over the
+ * time), S = A(m,n) / (1 + omega) (eq. 1). */
+static int replay_predictions(struct pma_result *r, int k, char *why, size_t whysize)
 {
-	double U = r->run->xst.work_ns;
+	int sw = k == PMA_EST_SWITCH;
+	double U = sw ? r->run->pst.work_ns : r->run->xst.work_ns;
+	const struct pma_exact *x = sw ? pma_pswitch_program(r->run->pswitch) : r->run->exact;
+	/* pma_wakecost_T reads the thread count and T_cp; no charges, a cache of its own */
+	struct pma_exact_stats xst = { .threads = r->run->pst.threads, .T_cp_ns = r->run->pst.T_cp_ns };
+	struct pma_wake_result nowake = { 0 };
+	double T_err_ns;
+
+	if (!x)
+		return 0; /* no program (no events): the profile's eq. 6 stands */
 	for (size_t i = 0; i < r->pred.ncores; i++) {
-		struct pma_prediction *q = &r->pred.by_est[PMA_EST_SCHED][i];
+		struct pma_prediction *q = &r->pred.by_est[k][i];
 		uint32_t n = r->pred.cores[i];
 		double T;
-		if (pma_wakecost_T(r->run->exact, &r->run->xst, n, &r->wake, &T, &r->pred.T_err_ns[i]) < 0 ||
-		    T <= 0) {
+		if (pma_wakecost_T(x, sw ? &xst : &r->run->xst, n, sw ? &nowake : &r->wake, &T,
+				   sw ? &T_err_ns : &r->pred.T_err_ns[i]) < 0 || T <= 0) {
 			snprintf(why, whysize, "'%s': the replay of run %u on %u cores failed (a wake "
 				 "dependency never resolved)", r->t->path, r->run->run_id, n);
 			return -1;
@@ -248,7 +259,7 @@ static int compute_predictions(struct pma_result *r, char *why, size_t whysize)
 		for (size_t i = 0; i < pd->ncores; i++)
 			S[i] = isfinite(r->mem.omega[i]) ? r->mem.omega[i] : 0;
 		pma_profile_predict(pma_run_profile(r->run, k), pd->cores, pd->ncores, S, pd->by_est[k]);
-		if (k == PMA_EST_SCHED && replay_predictions(r, why, whysize) < 0) {
+		if ((k == PMA_EST_SCHED || k == PMA_EST_SWITCH) && replay_predictions(r, k, why, whysize) < 0) {
 			free(S);
 			return -1;
 		}

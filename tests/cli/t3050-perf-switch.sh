@@ -73,6 +73,13 @@ exact_switch() {
 	tol_A=$(awk -v g="$slack" -v c="$T_cp_s" 'BEGIN{print 0.01 + 2 * g / c}')
 	accuracy "$what: switch-exact A(m,inf) (tolerance $tol_A: 1% + ${slack} s stolen or off in U)" \
 		"$A" "$(truth_A)" "$tol_A"
+	# T(2) from the n-core replay (docs/model.md "switch-exact"): the balanced workload's threads
+	# all work between its serial start-up and its end, so T(2) = U/2 plus half that start-up
+	if [ "$what" = "balanced m=4" ]; then
+		T2=$(python3 -c 'import json,sys; print([q["T_s"] for q in json.load(open(sys.argv[1]))["predictions"] if q["cores"] == 2][0])' "$T/sw.json")
+		accuracy "$what: switch-exact T(2) by replay is U/2 (tolerance $tol_A)" "$T2" \
+			"$(awk -v w="$(truth work_measured_ms)" -v s="$(truth serial_ms)" 'BEGIN{print (w + s) / 2000}')" "$tol_A"
+	fi
 	tol_U=$(awk -v s="$steal" -v w="$(truth work_measured_ms)" 'BEGIN{print 0.02 + s / (w / 1000)}')
 	# U is every running slice the switches show: the process's whole CPU time where the workload
 	# prints it (phases: CLOCK_PROCESS_CPUTIME_ID, the kernel's sum of those slices less the

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "exact.h"
 #include "model.h"
 #include "pswitch.h"
 #include "testlib.h"
@@ -244,6 +245,89 @@ static void test_wake_after_waker_blocked(void **state)
 	pma_pswitch_free(p);
 }
 
+/* T(n) of p's replay program on n cores (exact.h), in ms. */
+static double replay_ms(const struct pma_pswitch *p, uint32_t n)
+{
+	double T_ns = -1;
+
+	assert_non_null(pma_pswitch_program(p));
+	assert_int_equal(pma_exact_replay(pma_pswitch_program(p), n, &T_ns), 0);
+	return T_ns / (double)MS;
+}
+
+/* A store of events ev[0..n) as one record, finished into *st with U checked (work_ms). */
+static struct pma_pswitch *finish_stream(const struct pmt_sched_event *ev, uint32_t n,
+					 double work_ms, struct pma_pswitch_stats *st)
+{
+	struct pmt_sched_batch b = { 0, 0, 0, n, ev };
+	struct pma_pswitch *p = pma_pswitch_new();
+	struct pma_parallelism par;
+
+	assert_non_null(p);
+	assert_int_equal(pma_pswitch_add(p, &b), 0);
+	finish_work(p, st, &par, work_ms * MS, NULL);
+	return p;
+}
+
+#define M_TID 20u
+#define W_TID(i) (21u + (i))
+#define IN(t, x) { (t) * MS, PMT_PSWITCH_IN, 0, 0, (x), M_TID, (x), 0 }
+#define OUT(t, x, preempt) { (t) * MS, PMT_PSWITCH_OUT, 0, 0, (x), M_TID, (x), (preempt) }
+#define FORK(t, parent, child) { (t) * MS, PMT_PSWITCH_FORK, 0, 0, (parent), M_TID, (child), (parent) }
+#define EXIT(t, x) { (t) * MS, PMT_PSWITCH_EXIT, 0, 0, (x), M_TID, (x), 0 }
+
+/* Four threads of 10 ms of independent work, forked by M at 0, time-sliced by 5 ms on one CPU;
+ * M joins them (blocks at 0, switched in after the last exits at 40: no samples, so its wake is
+ * only bounded and taken at the switch-in, just after the last worker's exit). U = 40 ms, so
+ * T(1) = 40, T(2) = 20 (processor sharing), T(4) = T_cp = 10 ms. */
+static void test_replay_independent(void **state)
+{
+	static const struct pmt_sched_event ev[] = {
+		IN(0, M_TID), FORK(0, M_TID, W_TID(0)), FORK(0, M_TID, W_TID(1)),
+		FORK(0, M_TID, W_TID(2)), FORK(0, M_TID, W_TID(3)), OUT(0, M_TID, 0),
+		IN(0, W_TID(0)), OUT(5, W_TID(0), 1), IN(5, W_TID(1)), OUT(10, W_TID(1), 1),
+		IN(10, W_TID(2)), OUT(15, W_TID(2), 1), IN(15, W_TID(3)), OUT(20, W_TID(3), 1),
+		IN(20, W_TID(0)), EXIT(25, W_TID(0)), IN(25, W_TID(1)), EXIT(30, W_TID(1)),
+		IN(30, W_TID(2)), EXIT(35, W_TID(2)), IN(35, W_TID(3)), EXIT(40, W_TID(3)),
+		IN(40, M_TID), EXIT(40, M_TID),
+	};
+	struct pma_pswitch_stats st;
+	struct pma_pswitch *p = finish_stream(ev, sizeof(ev) / sizeof(ev[0]), 40, &st);
+
+	(void)state;
+	assert_int_equal(st.wakes_bounded, 1);
+	assert_double_equal(st.T_cp_ns, 10.0 * MS, 1);
+	assert_double_equal(replay_ms(p, 1), 40, 1e-6);
+	assert_double_equal(replay_ms(p, 2), 20, 1e-6);
+	assert_double_equal(replay_ms(p, 3), 40.0 / 3, 1e-6);
+	assert_double_equal(replay_ms(p, 4), 10, 1e-6);
+	assert_double_equal(replay_ms(p, 8), 10, 1e-6);
+	pma_pswitch_free(p);
+}
+
+/* A chain of two hand-overs: M forks B and C at 0, which block at once; M works 10 ms and exits,
+ * B (switched in at M's exit) works 10 ms and exits, then C works 10 ms. The wakes of B and C
+ * fall at their switch-ins (bounded, no samples), at the exit of the thread before: T(n) = the
+ * chain, 30 ms, on any number of cores (without the edges B and C would run from 0: T(3) 10). */
+static void test_replay_chain(void **state)
+{
+	static const struct pmt_sched_event ev[] = {
+		IN(0, M_TID), FORK(0, M_TID, W_TID(0)), FORK(0, M_TID, W_TID(1)), OUT(0, M_TID, 1),
+		IN(0, W_TID(0)), OUT(0, W_TID(0), 0), IN(0, W_TID(1)), OUT(0, W_TID(1), 0),
+		IN(0, M_TID), EXIT(10, M_TID), IN(10, W_TID(0)), EXIT(20, W_TID(0)),
+		IN(20, W_TID(1)), EXIT(30, W_TID(1)),
+	};
+	struct pma_pswitch_stats st;
+	struct pma_pswitch *p = finish_stream(ev, sizeof(ev) / sizeof(ev[0]), 30, &st);
+
+	(void)state;
+	assert_int_equal(st.wakes_bounded, 2);
+	assert_double_equal(st.T_cp_ns, 30.0 * MS, 1);
+	for (uint32_t n = 1; n <= 4; n++)
+		assert_double_equal(replay_ms(p, n), 30, 1e-6);
+	pma_pswitch_free(p);
+}
+
 /* No records: nothing to estimate (the analyzer falls back to the samples). */
 static void test_empty(void **state)
 {
@@ -268,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uneven_slices),
 		cmocka_unit_test(test_wake_after_waker_blocked),
+		cmocka_unit_test(test_replay_independent),
+		cmocka_unit_test(test_replay_chain),
 		cmocka_unit_test(test_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
