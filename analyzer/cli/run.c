@@ -245,11 +245,17 @@ static int render_result(const struct cli_opts *o, struct pma_result *r, struct 
  * per kind. */
 static void predict_warnings(const struct pma_predictions *p, enum pma_learn_target target)
 {
+	char nomodel[160] = "";
+
+	if (p->noutside_nomodel)
+		snprintf(nomodel, sizeof(nomodel), " (%zu without it, no training run of their thread "
+			 "count: to the training range %.4g-%.4g %s)", p->noutside_nomodel, p->y_min,
+			 p->y_max, target == PMA_TARGET_ENERGY ? "J" : "s");
 	if (p->noutside)
 		pm_cli_warning("--predict: %zu of %zu predictions are outside the training runs "
 			       "(threads %u-%u, cores %u-%u): a forest does not extrapolate, their p5-p95 "
-			       "are widened to the analytical model's T_model_s", p->noutside, p->n,
-			       p->threads_min, p->threads_max, p->cores_min, p->cores_max);
+			       "are widened to the analytical model's T_model_s%s", p->noutside, p->n,
+			       p->threads_min, p->threads_max, p->cores_min, p->cores_max, nomodel);
 	if (p->nwidened)
 		pm_cli_warning("--predict: no predictor beats the mean on held-out configurations "
 			       "(best R2 %.3g): p5-p95 of %zu predictions widened to the training "

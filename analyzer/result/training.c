@@ -66,7 +66,7 @@ void pma_predictions_check(struct pma_predictions *p, const struct pma_learn_tab
 	}
 	p->best_R2 = better_R2(better_R2(better_R2(NAN, &ev->model), &ev->forest_base),
 			       &ev->forest_model);
-	p->noutside = p->nwidened = 0;
+	p->noutside = p->nwidened = p->noutside_nomodel = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct pma_predict_row *r = &p->row[i];
 		int skill = p->best_R2 > 0 || isnan(p->y_min);
@@ -80,6 +80,7 @@ void pma_predictions_check(struct pma_predictions *p, const struct pma_learn_tab
 			r->p5 = fmin(r->p5, lo);
 			r->p95 = fmax(r->p95, hi);
 			p->noutside++;
+			p->noutside_nomodel += !isfinite(r->T_model_s);
 		}
 		if (!skill) {
 			r->widened = 1;

@@ -47,6 +47,8 @@ struct pma_predictions {
 	double best_R2;               /* the best held-out R2 of the predictors, NAN none */
 	double y_min, y_max;          /* the training targets' range, s or J */
 	size_t noutside, nwidened;    /* rows outside the range, rows of no skill */
+	size_t noutside_nomodel;      /* of the rows outside, those without T_model_s (no training
+				       * run of their thread count): widened to the targets' range */
 };
 
 /* Checks the predictions p of a forest trained on table t (evaluated by ev) against what t

@@ -45,6 +45,10 @@ if awk '$1 == 4 && $2 == 16 { bad = !($4 <= $6 && $6 <= $5 && /\[outside the tra
 	$1 == 2 && $2 == 2 { good = ($3 + 0 > 0 && !/outside/) ; n++ } END { exit !(n == 2 && !bad && good) }' "$T/out"
 then ok "4:16: the table row is marked, p5 <= T_model_s <= p95; 2:2 is not marked"
 else not_ok "4:16: the table rows" "$(cat "$T/out")"; fi
+# 8 threads: no training run has them, so no T_model_s: the warning says what p5-p95 were widened
+# to instead (it said "to the analytical model's T_model_s" beside a T_model_s of nan)
+run_capture "$PMANALYZE" --learn --predict 8:2 "$T"/b-*.pmt
+expect_err_line "8:2 without T_model_s: the warning names the training range instead" "^pmanalyze: warning: --predict: 1 of 1 predictions are outside the training runs \(threads 1-4, cores 1-2\): .*T_model_s \(1 without it, no training run of their thread count: to the training range [0-9.e+-]+-[0-9.e+-]+ s\)\$"
 run_capture "$PMANALYZE" -q --learn --predict 4:16,2:2 --format json "$T"/b-*.pmt
 if python3 -c '
 import json, sys
