@@ -135,6 +135,13 @@ enum pma_note_code {
 	PMA_NOTE_RANKS_COLLECTOR_ON_RANK, /* n0 ranks whose pmcollect sampled on their own CPUs, n1
 				      its CPU s over them, n2 the largest % of a rank's busy time, n3
 				      that rank, n4 ranks whose pmcollect had a CPU of its own */
+	PMA_NOTE_INTERF_CAL_LATER, /* n0 the interference calibration's time (META interference
+				      written.time_unix_s), n1 the recording's start (META clocks
+				      realtime), s, n2 the difference s; s0 its id, s1 its time_utc */
+	PMA_NOTE_INTERF_CAL_OTHER, /* n0 operand number of the other trace (1-based); s0 the
+				      analyzed trace's calibration id, s1 the other's id, s2 the
+				      other trace's path, s3 the other's user, s4 the other's
+				      time_utc */
 };
 
 /* How much a note matters: a warning says a number may be wrong or was brought back

@@ -146,6 +146,18 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 n[3], n[4], iv);
 		break;
 	}
+	case PMA_NOTE_INTERF_CAL_LATER:
+		snprintf(buf, size, "interference calibration %s is dated %s, %.0f s after this trace "
+			 "was recorded: the machine file the runs used was not this calibration, or a "
+			 "clock was wrong (pmcollect copies the file it used into META)", s(x, 0),
+			 s(x, 1), n[2]);
+		break;
+	case PMA_NOTE_INTERF_CAL_OTHER:
+		snprintf(buf, size, "operand %.0f ('%s') was recorded against another interference "
+			 "calibration (%s, made by %s at %s) than this trace's (%s): their slowdowns are "
+			 "not comparable; only this trace is analyzed", n[0], s(x, 2), s(x, 1), s(x, 3),
+			 s(x, 4), s(x, 0));
+		break;
 	default:
 		return -1;
 	}

@@ -32,6 +32,9 @@ void table_interference(FILE *out, const struct pma_result *r)
 				fprintf(out, "%s k=%zu not measurable", k ? "," : "", k);
 		}
 		fprintf(out, "; orthogonal BWThrs %.0f\n", c->orth_bwthrs);
+		if (c->written_id[0])
+			fprintf(out, "  calibration %s: made by %s on %s at %s\n", c->written_id,
+				c->written_user, c->written_host, c->written_time_utc);
 	}
 	fprintf(out, "  estimate: %s: %s\n", pma_interf_estimate_name(x->estimate), x->reason);
 	if (x->sens.npoints) {
@@ -50,6 +53,7 @@ void table_interference(FILE *out, const struct pma_result *r)
 	pma_interf_summary(need, sizeof(need), x);
 	fprintf(out, "\n%s%s\n", need, x->sens.nonmonotonic ? " (non-monotonic: a level above k_bad "
 		"was not degraded)" : "");
+	print_notes(out, &r->notes, "\nnote: ");
 }
 
 cJSON *interference_json(const struct pma_result *r)
@@ -83,6 +87,13 @@ cJSON *interference_json(const struct pma_result *r)
 					     cJSON_CreateNull());
 		cJSON_AddBoolToObject(cal, "capacity_resolvable", x->capacity_resolvable);
 		cJSON_AddNumberToObject(cal, "orthogonal_bwthrs", c->orth_bwthrs);
+		if (c->written_id[0]) {
+			cJSON *w = cJSON_AddObjectToObject(cal, "written");
+			cJSON_AddStringToObject(w, "id", c->written_id);
+			cJSON_AddStringToObject(w, "user", c->written_user);
+			cJSON_AddStringToObject(w, "host", c->written_host);
+			cJSON_AddStringToObject(w, "time_utc", c->written_time_utc);
+		}
 	}
 	curve = cJSON_AddArrayToObject(o, "curve");
 	for (size_t l = 0; curve && l < s->npoints; l++) {

@@ -684,6 +684,35 @@ static void check_inputs(struct pma_result *r)
 	check_estimators(r);
 }
 
+/* The interference calibration an --interfere trace recorded (META interference "written",
+ * FORMAT.md): a warning when it is dated after the trace's recording began (META clocks; 60 s
+ * allow for clocks set apart), and one per other operand recorded against another calibration
+ * (another written.id), whose slowdowns are not comparable. Traces whose machine file predates
+ * "written" are not compared. */
+static void check_interf_calibration(struct pma_result *r)
+{
+	const struct pma_interf_cal *c = &r->t->meta.interf;
+	const struct pma_clock_pair *k = &r->t->meta.clocks;
+
+	if (!c->present || !c->written_id[0])
+		return;
+	if (k->present && isfinite(c->written_unix_s) &&
+	    c->written_unix_s > k->realtime_s + k->realtime_nsec / 1e9 + 60) {
+		double start_s = k->realtime_s + k->realtime_nsec / 1e9;
+		const char *s[2] = { c->written_id, c->written_time_utc };
+		(void)pma_notes_add(&r->notes, PMA_NOTE_INTERF_CAL_LATER, (double[]){
+				    c->written_unix_s, start_s, c->written_unix_s - start_s }, 3, s, 2);
+	}
+	for (int i = 1; i < r->ntraces; i++) {
+		const struct pma_interf_cal *d = &r->traces[i].meta.interf;
+		const char *s[5] = { c->written_id, d->written_id, r->traces[i].path, d->written_user,
+				     d->written_time_utc };
+		if (d->present && d->written_id[0] && strcmp(d->written_id, c->written_id) != 0)
+			(void)pma_notes_add(&r->notes, PMA_NOTE_INTERF_CAL_OTHER, (double[]){ i + 1 },
+					    1, s, 5);
+	}
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
@@ -703,6 +732,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		r->kind = PMA_RESULT_INTERFERENCE;
 		r->interf = interf;
 		r->run = pma_trace_run(r->t, o->run_id);
+		check_interf_calibration(r);
 		return 0;
 	}
 	if ((rc = compute_parallelism(r, o, why, whysize)) < 0)

@@ -305,6 +305,27 @@ static void meta_wake_cost(const cJSON *o, struct pma_wake_cal *w)
 	}
 }
 
+/* buf (size bytes) = the string member key of o, cut to fit, or "" */
+static void str_member(const cJSON *o, const char *key, char *buf, size_t size)
+{
+	const cJSON *v = item(o, key);
+
+	snprintf(buf, size, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* META "interference" "written": the calibration's id, user, host and time (FORMAT.md) */
+static void meta_interference_written(const cJSON *w, struct pma_interf_cal *c)
+{
+	c->written_unix_s = NAN;
+	if (!cJSON_IsObject(w))
+		return;
+	str_member(w, "id", c->written_id, sizeof(c->written_id));
+	str_member(w, "user", c->written_user, sizeof(c->written_user));
+	str_member(w, "host", c->written_host, sizeof(c->written_host));
+	str_member(w, "time_utc", c->written_time_utc, sizeof(c->written_time_utc));
+	c->written_unix_s = fnum(w, "time_unix_s", NAN);
+}
+
 /* META "interference" (pmcollect's machine file as recorded). Rows beyond PMA_INTERF_MAX_K are
  * ignored; a row that is not valid, or whose C_bytes is not a finite number >= 0, reads NAN. */
 static void meta_interference(const cJSON *o, struct pma_interf_cal *c)
@@ -322,6 +343,7 @@ static void meta_interference(const cJSON *o, struct pma_interf_cal *c)
 	c->B_bytes_per_s = fnum(o, "B_bytes_per_s", NAN);
 	c->csthr_bytes = fnum(o, "csthr_bytes", NAN);
 	c->orth_bwthrs = fnum(o, "orthogonal_bwthrs", -1);
+	meta_interference_written(item(o, "written"), c);
 	if (!cJSON_IsArray(caps))
 		caps = NULL;
 	cJSON_ArrayForEach(row, caps) {

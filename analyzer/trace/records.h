@@ -67,6 +67,10 @@ struct pma_interf_cal {
 	double C0_lo_bytes, C0_hi_bytes; /* range of C_eff over row 0's points with 0.1 <= h <= 0.9:
 				   the probe's own spread; NAN when none */
 	double orth_bwthrs;     /* Fig. 11: BWThrs leaving the capacity unchanged, -1 unknown */
+	/* "written": who made the calibration, where and when (FORMAT.md); "" and NAN when the
+	 * machine file predates it */
+	char written_id[96], written_user[64], written_host[96], written_time_utc[40];
+	double written_unix_s;
 };
 
 /* RUN_BEGIN "interference" and RUN_END "interferers" of a run of pmcollect --interfere. */

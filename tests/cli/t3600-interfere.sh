@@ -231,6 +231,27 @@ if [ "$(jget "$T/r1.json" verdict)" = no_noise_estimate ] && [ "$(jget "$T/r1.js
 	ok "--repeat 1: verdict no_noise_estimate, no bound, the summary says why"
 else not_ok "--repeat 1: no verdict from one run per level" "$(jget "$T/r1.json" summary 2>&1)"; fi
 
+# ---- which calibration: named in the report; another one, or one dated after the trace, warned ----
+# (FORMAT.md META interference "written"). other.json: the same machine file as another
+# calibration would write it, a day after this run
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); w = d.setdefault("written", {})
+w.update(id="other-calibration-1", user="alice", time_utc="2099-01-01T00:00:00Z", time_unix_s=4070908800)
+json.dump(d, open(sys.argv[2], "w"))' "$cal" "$T/other.json"
+run_capture "$PMCOLLECT" -q --interfere bandwidth --interfere-cpus "$c1" --repeat 1 --interference-file "$T/other.json" -o "$T/r2.pmt" -- true
+run_capture "$PMANALYZE" "$T/r1.pmt" "$T/r2.pmt"
+id1=$(json_get "$cal" written.id)
+if [ "$rc" -eq 0 ] && grep -q "^  calibration $id1: made by " "$T/out" &&
+   grep -q "^note: operand 2 ('$T/r2.pmt') was recorded against another interference calibration (other-calibration-1, made by alice at 2099-01-01T00:00:00Z) than this trace's ($id1): their slowdowns are not comparable; only this trace is analyzed\$" "$T/out"
+then ok "two traces of two calibrations: the report names this one and warns of the other"
+else not_ok "two traces of two calibrations: named and warned" "$(diag)" "$(tail -c 600 "$T/out")"; fi
+run_capture "$PMANALYZE" -F json "$T/r2.pmt"
+if [ "$rc" -eq 0 ] && [ "$(jget "$T/out" calibration.written.id)" = other-calibration-1 ] &&
+   grep -q '"code":	"interf-cal-later"' "$T/out" &&
+   grep -q "interference calibration other-calibration-1 is dated 2099-01-01T00:00:00Z, [0-9]* s after this trace was recorded" "$T/out"
+then ok "a calibration dated after the trace: JSON names it and warns (interf-cal-later)"
+else not_ok "a calibration dated after the trace: warned" "$(diag)" "$(head -c 800 "$T/out")"; fi
+
 # ---- bandwidth: a streaming program against a compute-bound one, same thread structure ----
 measure() { # name, then the command: the k = 1 slowdown into $T/name.slow, the program's stdout in $T/name.stdout
 	name=$1; shift
