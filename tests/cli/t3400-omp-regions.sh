@@ -46,10 +46,17 @@ done <"$T/checks"
 "$DUMP" -s -b 32768 -d 100 -l "$TOOL" -o "$T/slow.txt" -- "$W/omp_regions" -w 0 -n 20000 >/dev/null 2>"$T/err"
 got=$(field "$T/slow.txt" stats regions); total=$(field "$T/slow.txt" end regions)
 dropped=$(field "$T/slow.txt" stats dropped_records)
-if [ -n "$total" ] && [ "$total" = 20008 ] && [ "$dropped" -gt 0 ] && [ $((got + dropped / 2)) -eq "$total" ] &&
+# Whether the reader falls behind depends on how fast the program runs: in a stressed clean-clone
+# CI run (load 12) the 20,000 regions took 100 s and a read every 100 ms kept up, no drop. The
+# accounting is asserted at any load; the drops, where the program outran the reader (otherwise
+# a skip with the program's time).
+name="slow reader: every region received ($got), none dropped"
+[ "${dropped:-0}" -gt 0 ] && name="slow reader: drops counted: $got regions received, $dropped records dropped and counted, total $total"
+if [ -n "$total" ] && [ "$total" = 20008 ] && [ -n "$dropped" ] && [ $((got + dropped / 2)) -eq "$total" ] &&
 	[ "$(field "$T/slow.txt" stats bad_batches)" = 0 ]
-then ok "slow reader: $got regions received, $dropped records dropped and counted, total $total"
-else not_ok "slow reader: drops counted" "$(grep -E '^(stats|end)' "$T/slow.txt")" "$(cat "$T/err")"; fi
+then ok "$name"
+else not_ok "$name" "$(grep -E '^(stats|end)' "$T/slow.txt")" "$(cat "$T/err")"; fi
+[ "${dropped:-0}" -gt 0 ] || skip "slow reader: drops counted" "the reader kept up: the program took $(field "$T/slow.txt" stats wall_ns) ns for its 20,000 regions at this load ($(machine_load))"
 fault_row ompt_dump "reader 100 ms late, 32 KiB socket, 20008 regions" "drops counted, program not blocked" \
 	"$got received + $((dropped / 2)) dropped = $total" "$([ $((got + dropped / 2)) -eq "$total" ] && echo pass || echo FAIL)"
 
