@@ -310,7 +310,7 @@ static void str_member(const cJSON *o, const char *key, char *buf, size_t size)
 {
 	const cJSON *v = item(o, key);
 
-	snprintf(buf, size, "%s", cJSON_IsString(v) ? v->valuestring : "");
+	snprintf(buf, size, "%s", cJSON_IsString(v) && v->valuestring ? v->valuestring : "");
 }
 
 /* META "interference" "written": the calibration's id, user, host and time (FORMAT.md) */
