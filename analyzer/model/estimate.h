@@ -50,7 +50,15 @@ struct pma_est_stats {
 	uint64_t first_t_ns, last_t_ns;
 	double unplaced_wait_ns;   /* run-queue wait that could not be moved back (runnable est.) */
 	double exit_tail_ns;       /* CPU time after a thread's last sample, from TASK EXIT finals */
-	double mean_interval_ns;
+	double mean_interval_ns;   /* the samples' mean interval */
+	/* samples merged into the next interval on an oversubscribed baseline (pma_est_set_cpus),
+	 * and the mean interval the sampled estimators used (= mean_interval_ns when none) */
+	uint64_t merged_samples;
+	double window_ns;
+	/* intervals that ended in a sample listing more threads than the run's CPUs, and their
+	 * summed length */
+	uint64_t oversub_intervals;
+	double oversub_ns;
 	/* voluntary context switches of all threads over the run (status nvcsw, summed deltas
 	 * between fresh reads): the spinning check's "blocking per thread per second" */
 	uint64_t nvcsw_total;
@@ -66,6 +74,16 @@ struct pma_est;
  * Returns NULL when memory runs out. */
 struct pma_est *pma_est_new(void);
 void pma_est_free(struct pma_est *e);
+
+/* Intervals of at least this length on an oversubscribed baseline: several CFS/EEVDF slices
+ * (about 3 ms each on 1-2 CPUs), so that every runnable thread gets the CPU in each one. */
+#define PMA_EST_OVERSUB_WINDOW_NS 5000000u
+
+/* The run's CPU count (0: unknown, no merging). A sample that lists more threads than cpus_n
+ * within PMA_EST_OVERSUB_WINDOW_NS of the last interval boundary is merged into the next interval
+ * (counted in pma_est_stats.merged_samples); schedstat (proc(5) /proc/PID/task/TID/schedstat)
+ * is cumulative, so nothing is lost but time resolution. */
+void pma_est_set_cpus(struct pma_est *e, uint32_t cpus_n);
 
 /* Start of the run: t_ns of RUN_BEGIN (the first interval starts there). */
 void pma_est_begin(struct pma_est *e, uint64_t t_ns);

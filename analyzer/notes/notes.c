@@ -137,6 +137,7 @@ static const struct note_info note_infos[] = {
 	[PMA_NOTE_STOLEN] = { "stolen", PMA_SEV_WARNING, TOPIC_TRACE },
 	[PMA_NOTE_EST_DISAGREE] = { "est-disagree", PMA_SEV_WARNING, TOPIC_MODEL },
 	[PMA_NOTE_FINE_INTERVAL] = { "fine-interval", PMA_SEV_WARNING, TOPIC_TRACE },
+	[PMA_NOTE_MERGED_WINDOWS] = { "merged-windows", PMA_SEV_INFO, TOPIC_TRACE },
 	[PMA_NOTE_OMEGA_NOISE] = { "omega-noise", PMA_SEV_INFO, TOPIC_MEMORY },
 	[PMA_NOTE_SUPERLINEAR] = { "superlinear", PMA_SEV_INFO, TOPIC_MEMORY },
 	[PMA_NOTE_COLLECTOR_SHARED] = { "collector-shared", PMA_SEV_WARNING, TOPIC_TRACE },

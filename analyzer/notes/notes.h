@@ -80,6 +80,8 @@ enum pma_note_code {
 				      headline beside an exact estimate); s0 headline estimator,
 				      s1 other estimator */
 	PMA_NOTE_FINE_INTERVAL,    /* n0 interval ms, n1 CPUs of the run, n2 threads */
+	PMA_NOTE_MERGED_WINDOWS,   /* n0 interval ms, n1 CPUs, n2 threads, n3 merged samples,
+				    * n4 samples, n5 mean window ms, n6 least window ms */
 	PMA_NOTE_OMEGA_NOISE,      /* n0 n, n1 omega(n) as fitted (< 0), n2 its uncertainty (NAN: one
 				      run per core count, no spread), n3 1: below 0 beyond the
 				      spread but C(n) is CPU time: taken as 0 */

@@ -115,6 +115,15 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 "gave 2.10-2.42 at 0.1-2 ms, 2.45 at 10 ms); re-record with -i 10 (the default)",
 			 n[0], n[2], n[1], n[1] == 1 ? "" : "s");
 		break;
+	case PMA_NOTE_MERGED_WINDOWS:
+		snprintf(buf, size, "interval %.2f ms on a baseline of %.0f threads on %.0f CPU%s: "
+			 "the sampled estimators merged %.0f of %.0f samples into the next interval, "
+			 "for oversubscribed intervals of %.2f ms on average (at least %.0f ms, several "
+			 "scheduler time slices: in a shorter one a thread runs while the others wait, and A(m,inf) "
+			 "reads low); schedstat's counters are cumulative, so no CPU or wait time is "
+			 "lost, only time resolution", n[0], n[2], n[1], n[1] == 1 ? "" : "s", n[3],
+			 n[4], n[5], n[6]);
+		break;
 	case PMA_NOTE_COLLECTOR_SHARED:
 		snprintf(buf, size, "the collector shared the baseline's CPU%s %s (pmcollect was not "
 			 "pinned: it was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "

@@ -293,7 +293,7 @@ static void compute_uncertainty(struct pma_result *r)
 	double gran = r->par.est == PMA_EST_SCHED ?
 		(double)run->xst.lost / (double)(run->xst.events + run->xst.lost) +
 			run->xst.inferred_ns / run->xst.work_ns :
-		run->st.mean_interval_ns > 0 ? run->st.mean_interval_ns / p->T_cp_ns : 0;
+		run->st.window_ns > 0 ? run->st.window_ns / p->T_cp_ns : 0;
 
 	if (r->par.est == PMA_EST_SWITCH)
 		gran = pma_pswitch_rel_err(&run->pst);
@@ -578,11 +578,21 @@ static void check_sampling(struct pma_result *r)
 {
 	const struct pma_summary *sm = &r->t->summary;
 	struct pma_run_sampling smp;
-	double ms = r->run->st.mean_interval_ns / 1e6, widen;
+	const struct pma_est_stats *st = &r->run->st;
+	double ms = st->window_ns / 1e6, widen;
+	int sampled = r->par.est != PMA_EST_SCHED && r->par.est != PMA_EST_SWITCH;
 
-	if (r->par.est != PMA_EST_SCHED && r->par.est != PMA_EST_SWITCH && r->par.baseline_cores &&
-	    r->par.baseline_cores < r->par.m && ms > 0 && ms < PMA_MIN_OVERSUB_INTERVAL_MS)
-		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ms, r->par.baseline_cores, r->par.m }, 3);
+	/* oversubscribed intervals are merged to PMA_EST_OVERSUB_WINDOW_NS (pma_est_set_cpus); a
+	 * trace whose CPUs are unknown, or whose threads all exited within one, keeps them short */
+	double ov_ms = st->oversub_intervals ? st->oversub_ns / 1e6 / (double)st->oversub_intervals : ms;
+
+	if (sampled && r->par.baseline_cores && r->par.baseline_cores < r->par.m && ov_ms > 0 &&
+	    ov_ms < PMA_MIN_OVERSUB_INTERVAL_MS && !st->merged_samples)
+		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ov_ms, r->par.baseline_cores, r->par.m }, 3);
+	else if (sampled && st->merged_samples)
+		note(r, PMA_NOTE_MERGED_WINDOWS, (double[]){ st->mean_interval_ns / 1e6,
+				 r->par.baseline_cores, r->par.m, (double)st->merged_samples,
+				 (double)st->samples, ov_ms, PMA_EST_OVERSUB_WINDOW_NS / 1e6 }, 7);
 	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
 	 * run: taskset -c 0 pmcollect -t 2 (docs/model.md, degraded-input case 3) */
 	double ccpu = isnan(r->run->info.collector_cpu) ? r->t->meta.collector_cpu : r->run->info.collector_cpu;
@@ -788,7 +798,7 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	    st->wait_total_ns > 0)
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * fmin(1.0, st->unplaced_wait_ns /
 									  st->wait_total_ns),
-							    128 * st->mean_interval_ns / 1e9 }, 2);
+							    128 * st->window_ns / 1e9 }, 2);
 	if (compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;

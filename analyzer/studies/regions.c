@@ -924,7 +924,7 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 		goto nomem;
 	out->method = st.n ? st.method : NULL;
 	/* one sampling interval: what the sampled profile can resolve */
-	interval_ns = run->st.mean_interval_ns > 0 ? (uint64_t)run->st.mean_interval_ns :
+	interval_ns = run->st.window_ns > 0 ? (uint64_t)run->st.window_ns :
 		      t->meta.interval_ms > 0 ? (uint64_t)(t->meta.interval_ms * 1e6) : 10000000;
 	if (phases) {
 		out->gap_ns = interval_ns;

@@ -66,6 +66,10 @@ static void run_cpus(struct pma_trace *t, struct pma_run *r)
 	if (pm_intlist_parse(c, 0, 1u << 20, &r->cpu_list, why, sizeof(why)) < 0)
 		memset(&r->cpu_list, 0, sizeof(r->cpu_list)); /* unknown: 0 CPUs */
 	r->cpus_n = (uint32_t)r->cpu_list.n;
+	/* samples asked for at a fine interval are merged where oversubscribed; at the default
+	 * 10 ms, one that came early after a late one stays as it is */
+	if (!(t->meta.interval_ms >= PMA_EST_OVERSUB_WINDOW_NS / 1e6))
+		pma_est_set_cpus(r->est, r->cpus_n);
 }
 
 static int finish_run(struct pma_run *r, uint64_t t_end_ns)

@@ -185,6 +185,8 @@ int main(int argc, char **argv)
 	struct sim *th;
 	uint64_t now = 1000000000ull, end, next_sample, par_ns = 0, ser_ns = 0, t0;
 	unsigned threads, cur = 0, running = 0;
+	uint64_t slice_left = 0; /* what is left of the running thread's slice at a sampling instant */
+	int was_serial = 0;
 	int sched = 0, seeded = 0;
 	unsigned long long seed = 0;
 	double seconds;
@@ -331,9 +333,13 @@ int main(int argc, char **argv)
 	for (uint64_t seq = 0; now < end; seq++) {
 		/* run slices until the sampling instant */
 		while (now < next_sample) {
-			uint64_t phase = (now - t0) % PERIOD_NS, slice = SLICE_NS, ran;
+			uint64_t phase = (now - t0) % PERIOD_NS, ran;
 			int serial = phase >= PERIOD_NS - SERIAL_NS;
 			unsigned tries = 0;
+			/* a slice cut by a sampling instant goes on after it: a sample does not
+			 * preempt (at an interval under the slice, every thread still gets its turn) */
+			uint64_t slice = slice_left && serial == was_serial ? slice_left : SLICE_NS;
+			int fresh = slice == SLICE_NS;
 
 			if (serial) {
 				for (unsigned i = 1; i < threads; i++)
@@ -364,8 +370,10 @@ int main(int argc, char **argv)
 			}
 			th[cur].wait_ns += now - th[cur].queued_at;
 			th[cur].run_ns += ran;
-			th[cur].slices++;
+			th[cur].slices += fresh;
 			now += ran;
+			was_serial = serial;
+			slice_left = ran == slice ? 0 : slice - ran;
 			th[cur].queued_at = now;
 			if (serial)
 				ser_ns += ran;

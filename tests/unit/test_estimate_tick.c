@@ -186,11 +186,67 @@ static void test_long_intervals(void **state)
 	check_interval(10, 16);
 }
 
+/* An oversubscribed baseline (6 threads, 1 CPU) sampled every 1 ms with the run's CPU count given
+ * (pma_est_set_cpus): samples closer than PMA_EST_OVERSUB_WINDOW_NS to the last boundary are
+ * merged into the next interval; every oversubscribed interval is then at least that long, no CPU
+ * time is lost (U = 1280 ms of work exactly) and A stays at the truth. The serial phase lists the
+ * blocked threads too, so it is merged like the rest. */
+static void test_merged_windows(void **state)
+{
+	struct ksim k = { .tick_ns = 4 * MS, .interval_ns = 1 * MS, .stat_every = 16 };
+	struct pma_est *e = pma_est_new();
+	struct pma_parallelism par;
+	struct pma_est_stats st;
+	const struct pma_est_interval *series;
+	size_t n;
+	uint64_t cut;
+	double truth;
+
+	(void)state;
+	assert_non_null(e);
+	pma_est_set_cpus(e, 1);
+	truth = ksim_run(e, &k, three_phase_ms, 3);
+	pma_est_get_stats(e, &st);
+	pma_profile_parallelism(pma_est_profile(e, PMA_EST_RUNNABLE), NT, &par);
+	/* 1 ms samples, 5 ms windows: 4 of every 5 merged, the last sample taken at finish */
+	assert_true(st.merged_samples >= 4 * st.samples / 5 - 2);
+	assert_int_equal(st.oversub_intervals, st.intervals);
+	/* every interval but the one pma_est_finish closes is a whole window */
+	series = pma_est_series(e, &n, &cut);
+	assert_int_equal(n, st.intervals);
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_true(series[i].dT_ns >= PMA_EST_OVERSUB_WINDOW_NS - 1);
+	assert_double_equal(st.mean_interval_ns, 1 * MS, 0.01 * MS);
+	assert_double_equal(par.work_ns, 1280 * MS, 1e-6 * MS);
+	assert_double_equal(par.A_inf, truth, 0.03 * truth);
+	pma_est_free(e);
+}
+
+/* The same run with 6 CPUs: nothing is oversubscribed, nothing merged. */
+static void test_no_merge_with_enough_cpus(void **state)
+{
+	struct ksim k = { .tick_ns = 4 * MS, .interval_ns = 1 * MS, .stat_every = 16 };
+	struct pma_est *e = pma_est_new();
+	struct pma_est_stats st;
+
+	(void)state;
+	assert_non_null(e);
+	pma_est_set_cpus(e, NT);
+	(void)ksim_run(e, &k, three_phase_ms, 3);
+	pma_est_get_stats(e, &st);
+	assert_int_equal(st.merged_samples, 0);
+	assert_int_equal(st.oversub_intervals, 0);
+	assert_double_equal(st.window_ns, st.mean_interval_ns, 1e-6);
+	pma_est_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sub_tick_intervals),
 		cmocka_unit_test(test_long_intervals),
+		cmocka_unit_test(test_merged_windows),
+		cmocka_unit_test(test_no_merge_with_enough_cpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
