@@ -25,7 +25,7 @@ enum pma_estimator_kind {
 	/* Exact mode (analyzer/model/exact.h): the critical path of the happens-before graph of the
 	 * scheduler events, and replay on n cores; only when the trace holds SCHED records. */
 	PMA_EST_SCHED = 2,
-	/* Exact run segments without root (analyzer/pswitch.h): the program's context switches from
+	/* Exact run segments without root (analyzer/model/pswitch.h): the program's context switches from
 	 * perf_event_open, wakes placed from schedstat; only when the trace holds PSWITCH records. */
 	PMA_EST_SWITCH = 3,
 	PMA_EST_COUNT = 4,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_bindings.c: the collector's CPU beside a bound rank (collector/session/bindings.c) on a fixture
  * sysfs tree written here (4 cores x 2 SMT threads: cpuN and cpuN+4 are siblings), and the job
- * note of what the sampling cost the ranks (analyzer/bindings.c). Issue 31. */
+ * note of what the sampling cost the ranks (analyzer/result/collector_cost.c). Issue 31. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
 /* test_mpitime.c: `pmcollect --mpi` and its analysis (issue 31) on fixtures written here: the
  * PMPI library's per-process file (collector/session/mpitool.c pmc_mpi_parse, pmc_mpi_run_end), the
  * detection of a program that links libmpi, RUN_END "mpi" into per-call totals
- * (analyzer/mpitime.c), each rank's computation and the job's imbalance, critical rank, mpiP
+ * (analyzer/result/mpitime.c), each rank's computation and the job's imbalance, critical rank, mpiP
  * table and T(n) without MPI time, all known by construction. */
 #include <setjmp.h>
 #include <stdarg.h>

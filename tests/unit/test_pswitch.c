@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_pswitch.c: the switch-exact estimator (analyzer/pswitch.h) on a hand-made schedule of two
+/* test_pswitch.c: the switch-exact estimator (analyzer/model/pswitch.h) on a hand-made schedule of two
  * threads on one CPU, with the wake-up perf does not report placed from schedstat, bounded, or
  * refused. */
 #include <setjmp.h>
