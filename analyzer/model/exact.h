@@ -88,7 +88,7 @@ int pma_exact_prog_wake(struct pma_exact *x, uint32_t waker, uint32_t wakee);
 int pma_exact_prog_spawn(struct pma_exact *x, uint32_t parent, uint32_t child);
 
 /* What a wake edge costs in the replay beyond the recorded CPU time, in ns of real time during
- * which the wakee is not yet ready (analyzer/wakecharge.h derives it from the machine's futex
+ * which the wakee is not yet ready (analyzer/studies/wakecharge.h derives it from the machine's futex
  * ping-pong calibration). */
 struct pma_wake_charge {
 	double same_ns;   /* the wakee runs on the waker's core */

@@ -2,7 +2,7 @@
 /* wakecost.h: the machine's wake-up cost, measured by a futex ping-pong between pairs of CPUs
  * chosen from hwloc's view of the machine (pmcollect --calibrate and --calibrate-wake; META
  * "wake_cost", formats/FORMAT.md). The analyzer charges it to the wake edges of its n-core replay
- * (analyzer/wakecharge.h, docs/model.md "Wake-up costs"). */
+ * (analyzer/studies/wakecharge.h, docs/model.md "Wake-up costs"). */
 #ifndef PMC_WAKECOST_H
 #define PMC_WAKECOST_H
 

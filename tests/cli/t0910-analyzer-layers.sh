@@ -67,4 +67,17 @@ run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/c"
 if [ "$rc" -eq 1 ] && grep -q 'interfere/identity.c: includes "counters.h" of sources/ by its bare name: write "sources/counters.h"' "$T/out"; then
 	ok "collector: a bare name of another folder's header is named, exit 1"
 else not_ok "collector: a bare name of another folder's header is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+
+# every path of the project's own files named in its docs and comments exists (.ci/paths.sh)
+run_capture sh "$PMT_TOP/.ci/paths.sh" "$PMT_TOP"
+if [ "$rc" -eq 0 ] && [ ! -s "$T/out" ]; then ok "every file path named in docs and comments exists"
+else not_ok "every file path named in docs and comments exists" "exit $rc" "$(head -c 600 "$T/out")"; fi
+rm -rf "$T/p"; mkdir -p "$T/p/docs" "$T/p/analyzer/trace"
+: >"$T/p/analyzer/trace/records.c"
+stale=analyzer/records # built here so that this file names no stale path itself
+printf 'read by `analyzer/trace/records.c` and `%s.c`\n' "$stale" >"$T/p/docs/x.md"
+run_capture sh "$PMT_TOP/.ci/paths.sh" "$T/p"
+if [ "$rc" -eq 1 ] && grep -qx "docs/x.md: names $stale.c, which does not exist" "$T/out" &&
+   ! grep -q 'trace/records.c' "$T/out"; then ok "a stale path is named, exit 1"
+else not_ok "a stale path is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
 done_testing

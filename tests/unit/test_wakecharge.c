@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_wakecharge.c: the replay's wake charges from a wake-up calibration (analyzer/wakecharge.c):
+/* test_wakecharge.c: the replay's wake charges from a wake-up calibration (analyzer/studies/wakecharge.c):
  * which pair stands for "another core", the charge net of the recorded CPU time, its spread. */
 #include <setjmp.h>
 #include <stdarg.h>
