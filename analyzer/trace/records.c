@@ -73,10 +73,12 @@ static const cJSON *item(const cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
+/* A finite number at key, else dflt (a hostile trace may hold anything: cJSON reads 1e999 as
+ * inf). */
 static double num(const cJSON *o, const char *key, double dflt)
 {
 	const cJSON *v = item(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : dflt;
 }
 
 /* A copy of the string at key, NULL when absent (or out of memory: then treated as absent). */
@@ -266,13 +268,6 @@ out:
 	return rc;
 }
 
-/* A finite number at key, else dflt (a hostile trace may hold anything). */
-static double fnum(const cJSON *o, const char *key, double dflt)
-{
-	double v = num(o, key, dflt);
-	return isfinite(v) ? v : dflt;
-}
-
 /* META "wake_cost" (pmcollect --calibrate, --calibrate-wake). */
 static void meta_wake_cost(const cJSON *o, struct pma_wake_cal *w)
 {
@@ -323,7 +318,7 @@ static void meta_interference_written(const cJSON *w, struct pma_interf_cal *c)
 	str_member(w, "user", c->written_user, sizeof(c->written_user));
 	str_member(w, "host", c->written_host, sizeof(c->written_host));
 	str_member(w, "time_utc", c->written_time_utc, sizeof(c->written_time_utc));
-	c->written_unix_s = fnum(w, "time_unix_s", NAN);
+	c->written_unix_s = num(w, "time_unix_s", NAN);
 }
 
 /* META "interference" (pmcollect's machine file as recorded). Rows beyond PMA_INTERF_MAX_K are
@@ -339,22 +334,22 @@ static void meta_interference(const cJSON *o, struct pma_interf_cal *c)
 	c->counters = cJSON_IsString(method) && strcmp(method->valuestring, "counters") == 0;
 	method = item(o, "bw1_method");
 	c->bw1_counters = cJSON_IsString(method) && strcmp(method->valuestring, "counters") == 0;
-	c->BW1_bytes_per_s = fnum(o, "BW1_bytes_per_s", NAN);
-	c->B_bytes_per_s = fnum(o, "B_bytes_per_s", NAN);
-	c->csthr_bytes = fnum(o, "csthr_bytes", NAN);
-	c->orth_bwthrs = fnum(o, "orthogonal_bwthrs", -1);
+	c->BW1_bytes_per_s = num(o, "BW1_bytes_per_s", NAN);
+	c->B_bytes_per_s = num(o, "B_bytes_per_s", NAN);
+	c->csthr_bytes = num(o, "csthr_bytes", NAN);
+	c->orth_bwthrs = num(o, "orthogonal_bwthrs", -1);
 	meta_interference_written(item(o, "written"), c);
 	if (!cJSON_IsArray(caps))
 		caps = NULL;
 	cJSON_ArrayForEach(row, caps) {
 		const cJSON *pt, *pts = c->ncap == 0 && cJSON_IsArray(item(row, "points")) ? item(row, "points") : NULL;
-		double C = fnum(row, "C_bytes", NAN);
+		double C = num(row, "C_bytes", NAN);
 		if (c->ncap > PMA_INTERF_MAX_K)
 			break;
 		c->C_bytes[c->ncap] = cJSON_IsTrue(item(row, "valid")) && C >= 0 ? C : NAN;
 		/* the spread of row 0's in-range points: how well one calibration resolves C */
 		cJSON_ArrayForEach(pt, pts) {
-			double h = fnum(pt, "hit_rate", NAN), Ce = fnum(pt, "C_eff_bytes", NAN);
+			double h = num(pt, "hit_rate", NAN), Ce = num(pt, "C_eff_bytes", NAN);
 			if (!(h >= 0.10 && h <= 0.90) || !(Ce >= 0))
 				continue;
 			c->C0_lo_bytes = isnan(c->C0_lo_bytes) ? Ce : fmin(c->C0_lo_bytes, Ce);
@@ -522,7 +517,7 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	free(role);
 	{
 		const cJSON *in = item(o, "interference"), *kind = item(in, "kind");
-		double k = fnum(in, "k", -1);
+		double k = num(in, "k", -1);
 		if (cJSON_IsString(kind) && k >= 0 && k <= PMA_INTERF_MAX_K && k == floor(k) &&
 		    (strcmp(kind->valuestring, "cache") == 0 || strcmp(kind->valuestring, "bandwidth") == 0)) {
 			ri->interf.present = 1;
@@ -747,19 +742,19 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		cJSON_Delete(o);
 		return -1;
 	}
-	ri->wall_ns = fnum(o, "wall_ns", NAN);
-	ri->utime_ns = fnum(item(o, "rusage"), "utime_ns", NAN);
-	ri->stime_ns = fnum(item(o, "rusage"), "stime_ns", NAN);
-	ri->interf.bytes_per_s = fnum(item(o, "interferers"), "bytes_per_s", NAN);
-	ri->interf.cpu_ns = fnum(item(o, "interferers"), "cpu_ns", NAN);
+	ri->wall_ns = num(o, "wall_ns", NAN);
+	ri->utime_ns = num(item(o, "rusage"), "utime_ns", NAN);
+	ri->stime_ns = num(item(o, "rusage"), "stime_ns", NAN);
+	ri->interf.bytes_per_s = num(item(o, "interferers"), "bytes_per_s", NAN);
+	ri->interf.cpu_ns = num(item(o, "interferers"), "cpu_ns", NAN);
 	clock_pair_parse(item(item(o, "clocks"), "begin"), &ri->clk_begin);
 	clock_pair_parse(item(item(o, "clocks"), "end"), &ri->clk_end);
-	ri->samples = fnum(o, "samples", NAN);
-	ri->late_samples = fnum(o, "late_samples", NAN);
-	ri->lost_samples = fnum(o, "lost_samples", NAN);
-	ri->interval_requested_ms = fnum(item(o, "interval"), "requested_ms", NAN);
-	ri->interval_final_ms = fnum(item(o, "interval"), "final_ms", NAN);
-	ri->interval_changes = fnum(item(o, "interval"), "changes", NAN);
+	ri->samples = num(o, "samples", NAN);
+	ri->late_samples = num(o, "late_samples", NAN);
+	ri->lost_samples = num(o, "lost_samples", NAN);
+	ri->interval_requested_ms = num(item(o, "interval"), "requested_ms", NAN);
+	ri->interval_final_ms = num(item(o, "interval"), "final_ms", NAN);
+	ri->interval_changes = num(item(o, "interval"), "changes", NAN);
 	cJSON_Delete(o);
 	return 0;
 }
