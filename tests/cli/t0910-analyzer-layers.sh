@@ -6,67 +6,72 @@
 # cross-folder name and a circle fail with the line that names the offence.
 . "$PMT_TOP/tests/cli/lib.sh"
 
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$PMT_TOP/analyzer"
-if [ "$rc" -eq 0 ] && [ ! -s "$T/out" ]; then ok "analyzer/: every include points down, no circle"
-else not_ok "analyzer/: every include points down, no circle" "exit $rc" "$(head -c 600 "$T/out")"; fi
+# clean DIR LABEL: layers.sh passes DIR and prints nothing
+clean() {
+	run_capture sh "$PMT_TOP/.ci/layers.sh" "$1"
+	if [ "$rc" -eq 0 ] && [ ! -s "$T/out" ]; then ok "$2"
+	else not_ok "$2" "exit $rc" "$(head -c 600 "$T/out")"; fi
+}
+# offence DIR LABEL PATTERN...: layers.sh fails DIR with exit 1 and a line matching each PATTERN
+offence() {
+	d=$1 label=$2
+	shift 2
+	run_capture sh "$PMT_TOP/.ci/layers.sh" "$d"
+	miss=0
+	for pat in "$@"; do grep -q -- "$pat" "$T/out" || miss=1; done
+	if [ "$rc" -eq 1 ] && [ "$miss" -eq 0 ]; then ok "$label"
+	else not_ok "$label" "exit $rc" "$(head -c 600 "$T/out")"; fi
+}
+# graph DIR LABEL UP EDGE...: --graph prints each folder EDGE ("a -> b") and no line matching UP
+graph() {
+	d=$1 label=$2 up=$3
+	shift 3
+	run_capture sh "$PMT_TOP/.ci/layers.sh" --graph "$d"
+	miss=0
+	for e in "$@"; do grep -q "^$e ([0-9]*)\$" "$T/out" || miss=1; done
+	if [ "$rc" -eq 0 ] && [ "$miss" -eq 0 ] && ! grep -Eq "$up" "$T/out"; then ok "$label"
+	else not_ok "$label" "exit $rc" "$(head -c 600 "$T/out")"; fi
+}
+# insert FILE HEADER: FILE includes HEADER before its first include
+insert() { sed -i "0,/^#include/s|^#include|#include \"$2\"\n#include|" "$1"; }
 
-# the graph between folders: the front end (main) includes the top layer, and nothing points up
-run_capture sh "$PMT_TOP/.ci/layers.sh" --graph "$PMT_TOP/analyzer"
-if [ "$rc" -eq 0 ] && grep -q '^main -> render ([0-9]*)$' "$T/out" && grep -q '^trace -> model ([0-9]*)$' "$T/out" &&
-   ! grep -Eq '^(model|notes) -> (trace|studies|result|render)' "$T/out"; then ok "--graph: folder edges, all down"
-else not_ok "--graph: folder edges, all down" "exit $rc" "$(head -c 600 "$T/out")"; fi
+clean "$PMT_TOP/analyzer" "analyzer/: every include points down, no circle"
+# the front end (main) includes the top layer, and nothing points up
+graph "$PMT_TOP/analyzer" "--graph: folder edges, all down" '^(model|notes) -> (trace|studies|result|render)' \
+	'main -> render' 'trace -> model'
 
 copy() { rm -rf "$T/a"; cp -r "$PMT_TOP/analyzer" "$T/a"; }
 
-copy; sed -i '0,/^#include/s|^#include|#include "render/report.h"\n#include|' "$T/a/model/model.c"
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/a"
-if [ "$rc" -eq 1 ] && grep -q "model/model.c: includes \"render/report.h\": model/ may not include render/" "$T/out"; then
-	ok "an upward include (model/ -> render/) is named, exit 1"
-else not_ok "an upward include (model/ -> render/) is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+copy; insert "$T/a/model/model.c" render/report.h
+offence "$T/a" "an upward include (model/ -> render/) is named, exit 1" \
+	'model/model.c: includes "render/report.h": model/ may not include render/'
 
-copy; sed -i '0,/^#include/s|^#include|#include "estimate.h"\n#include|' "$T/a/studies/toep.c"
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/a"
-if [ "$rc" -eq 1 ] && grep -q 'studies/toep.c: includes "estimate.h" of model/ by its bare name: write "model/estimate.h"' "$T/out"; then
-	ok "a bare name of another folder's header is named, exit 1"
-else not_ok "a bare name of another folder's header is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+copy; insert "$T/a/studies/toep.c" estimate.h
+offence "$T/a" "a bare name of another folder's header is named, exit 1" \
+	'studies/toep.c: includes "estimate.h" of model/ by its bare name: write "model/estimate.h"'
 
-copy; sed -i '0,/^#include/s|^#include|#include "toep.h"\n#include|' "$T/a/studies/learn.h"
-sed -i '0,/^#include/s|^#include|#include "learn.h"\n#include|' "$T/a/studies/toep.c"
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/a"
-if [ "$rc" -eq 1 ] && grep -q '^modules include each other in a circle: .*studies/toep' "$T/out" &&
-   grep -q '^modules include each other in a circle: .*studies/learn' "$T/out"; then
-	ok "a circle inside a folder (toep <-> learn) is named, exit 1"
-else not_ok "a circle inside a folder (toep <-> learn) is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+copy; insert "$T/a/studies/learn.h" toep.h; insert "$T/a/studies/toep.c" learn.h
+offence "$T/a" "a circle inside a folder (toep <-> learn) is named, exit 1" \
+	'^modules include each other in a circle: .*studies/toep' '^modules include each other in a circle: .*studies/learn'
 
 copy; mkdir "$T/a/extra"; printf '#include "model/model.h"\n' >"$T/a/extra/x.c"
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/a"
-if [ "$rc" -eq 1 ] && grep -q "extra/x.c: folder 'extra' is not in the README's Layers: line" "$T/out"; then
-	ok "a folder missing from the README's Layers: line is named, exit 1"
-else not_ok "a folder missing from the README's Layers: line is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+offence "$T/a" "a folder missing from the README's Layers: line is named, exit 1" \
+	"extra/x.c: folder 'extra' is not in the README's Layers: line"
 
 # the collector's folders, by the same rule (collector/README.md)
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$PMT_TOP/collector"
-if [ "$rc" -eq 0 ] && [ ! -s "$T/out" ]; then ok "collector/: every include points down, no circle"
-else not_ok "collector/: every include points down, no circle" "exit $rc" "$(head -c 600 "$T/out")"; fi
-
-run_capture sh "$PMT_TOP/.ci/layers.sh" --graph "$PMT_TOP/collector"
-if [ "$rc" -eq 0 ] && grep -q '^cli -> session ([0-9]*)$' "$T/out" && grep -q '^session -> sources ([0-9]*)$' "$T/out" &&
-   ! grep -Eq '^(sources|omp|interfere) -> (session|cli)' "$T/out"; then ok "collector --graph: folder edges, all down"
-else not_ok "collector --graph: folder edges, all down" "exit $rc" "$(head -c 600 "$T/out")"; fi
+clean "$PMT_TOP/collector" "collector/: every include points down, no circle"
+graph "$PMT_TOP/collector" "collector --graph: folder edges, all down" '^(sources|omp|interfere) -> (session|cli)' \
+	'cli -> session' 'session -> sources'
 
 ccopy() { rm -rf "$T/c"; cp -r "$PMT_TOP/collector" "$T/c"; }
 
-ccopy; sed -i '0,/^#include/s|^#include|#include "session/run.h"\n#include|' "$T/c/sources/sampler.c"
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/c"
-if [ "$rc" -eq 1 ] && grep -q 'sources/sampler.c: includes "session/run.h": sources/ may not include session/' "$T/out"; then
-	ok "collector: an upward include (sources/ -> session/) is named, exit 1"
-else not_ok "collector: an upward include (sources/ -> session/) is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+ccopy; insert "$T/c/sources/sampler.c" session/run.h
+offence "$T/c" "collector: an upward include (sources/ -> session/) is named, exit 1" \
+	'sources/sampler.c: includes "session/run.h": sources/ may not include session/'
 
-ccopy; sed -i '0,/^#include/s|^#include|#include "counters.h"\n#include|' "$T/c/interfere/identity.c"
-run_capture sh "$PMT_TOP/.ci/layers.sh" "$T/c"
-if [ "$rc" -eq 1 ] && grep -q 'interfere/identity.c: includes "counters.h" of sources/ by its bare name: write "sources/counters.h"' "$T/out"; then
-	ok "collector: a bare name of another folder's header is named, exit 1"
-else not_ok "collector: a bare name of another folder's header is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+ccopy; insert "$T/c/interfere/identity.c" counters.h
+offence "$T/c" "collector: a bare name of another folder's header is named, exit 1" \
+	'interfere/identity.c: includes "counters.h" of sources/ by its bare name: write "sources/counters.h"'
 
 # every path of the project's own files named in its docs and comments exists (.ci/paths.sh)
 run_capture sh "$PMT_TOP/.ci/paths.sh" "$PMT_TOP"
