@@ -9,6 +9,8 @@
 . "$PMT_TOP/tests/cli/lib.sh"
 
 INSTANCES=/sys/kernel/tracing/instances
+# tags unique to this run: the other build's suite may run the same cases at the same time
+TAGP="t1200-$$-"
 # Under AddressSanitizer, LeakSanitizer's short-lived clone()d task is one more process of the
 # tree (see t1100): keep it out of process counts.
 case "$W" in *-address*) WL="env ASAN_OPTIONS=detect_leaks=0";; *) WL="";; esac
@@ -16,7 +18,7 @@ case "$W" in *-address*) WL="env ASAN_OPTIONS=detect_leaks=0";; *) WL="";; esac
 # tagged PIDs: processes whose environment holds PMT_FAULT_TAG=$1 (the program and its children)
 tagged() {
 	for e in /proc/[0-9]*/environ; do
-		tr '\0' '\n' 2>/dev/null <"$e" | grep -qx "PMT_FAULT_TAG=$1" && { p=${e#/proc/}; echo "${p%/environ}"; }
+		tr '\0' '\n' 2>/dev/null <"$e" | grep -qx "PMT_FAULT_TAG=$TAGP$1" && { p=${e#/proc/}; echo "${p%/environ}"; }
 	done
 	return 0
 }
@@ -51,7 +53,7 @@ collect_fg() {
 # collect TAG ARGS...: pmcollect with the tag in the environment, in the background; sets $bg
 collect_bg() {
 	tag=$1; shift
-	env --default-signal=INT,TERM,HUP PMT_FAULT_TAG="$tag" "$PMCOLLECT" "$@" >"$T/bg.out" 2>"$T/bg.err" &
+	env --default-signal=INT,TERM,HUP PMT_FAULT_TAG="$TAGP$tag" "$PMCOLLECT" "$@" >"$T/bg.out" 2>"$T/bg.err" &
 	bg=$!; pmc_pid=$bg
 }
 # wait_child PID: until PID has a child (the program runs) and a first second was flushed
@@ -83,7 +85,7 @@ verdict() {
 }
 
 # --- the program misbehaves --------------------------------------------------------------------------
-collect_fg env PMT_FAULT_TAG=segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
+collect_fg env PMT_FAULT_TAG=${TAGP}segv "$PMCOLLECT" -q -o "$T/segv.zst" -- "$W/exitwith" -k SEGV
 trace_facts segv
 verdict segv "program segfaults (exitwith -k SEGV)" "exit 139 (128+11); RUN_END signaled 11; SUMMARY" 139 yes \
 	"$(echo "$end" | grep -q 'signal:11' && echo yes || echo no)" "RUN_END signal checked"
@@ -97,25 +99,25 @@ trace_facts kill9
 verdict kill9 "program killed with SIGKILL by another process" "exit 137 (128+9); RUN_END signaled 9; SUMMARY" 137 yes \
 	"$(echo "$end" | grep -q 'signal:9' && echo yes || echo no)" "RUN_END signal checked"
 
-collect_fg env PMT_FAULT_TAG=texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
+collect_fg env PMT_FAULT_TAG=${TAGP}texit "$PMCOLLECT" -q -o "$T/texit.zst" -- "$W/exitwith" -T 4 -e -w 100
 trace_facts texit
 tids=$(grep '"type":"sample"' "$T/texit.jsonl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
 verdict texit "program calls exit(3) from one of 4 busy threads (exitwith -T 4 -e)" "exit 3; all 5 threads sampled; SUMMARY" 3 yes \
 	"$([ "$tids" -ge 5 ] && echo yes || echo no)" "$tids threads sampled"
 
-collect_fg env PMT_FAULT_TAG=threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
+collect_fg env PMT_FAULT_TAG=${TAGP}threads "$PMCOLLECT" -q -o "$T/threads.zst" -- "$W/spawn_threads" -n 10000 -a 8
 trace_facts threads
 exits=$(grep '"type":"task"' "$T/threads.jsonl" | grep -c '"kind":"exit"')
 verdict threads "program creates and joins 10,000 short-lived threads (spawn_threads -n 10000)" "exit 0; every thread has an EXIT record (taskstats); SUMMARY" 0 yes \
 	"$([ "$exits" -ge 10001 ] && echo yes || echo no)" "$exits EXIT records"
 
-collect_fg env PMT_FAULT_TAG=fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- $WL "$W/forker" -p 100 -t 1 -w 20
+collect_fg env PMT_FAULT_TAG=${TAGP}fork100 "$PMCOLLECT" -q -o "$T/fork100.zst" -- $WL "$W/forker" -p 100 -t 1 -w 20
 trace_facts fork100
 procs=$(grep '"type":"sample"' "$T/fork100.jsonl" | grep -o '"tgid":[0-9]*' | sort -u | wc -l)
 verdict fork100 "program forks 100 children (forker -p 100)" "exit 0; 101 processes sampled; SUMMARY" 0 yes \
 	"$([ "$procs" -eq 101 ] && echo yes || echo no)" "$procs processes sampled"
 
-collect_fg env PMT_FAULT_TAG=exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
+collect_fg env PMT_FAULT_TAG=${TAGP}exec "$PMCOLLECT" -q -o "$T/exec.zst" -- sh -c 'sleep 0.05; exec "$0" -t 2 -w 50 -r 1 balanced' "$W/phases"
 trace_facts exec
 execs=$(grep '"type":"task"' "$T/exec.jsonl" | grep '"kind":"exec"' | grep -c '"comm":"phases"')
 verdict exec "program execs another program (sh -c 'exec phases')" "exit 0; an EXEC record names the new program; SUMMARY" 0 yes \
@@ -144,7 +146,7 @@ verdict orphan "an orphan of the program (reparented to pmcollect) exits while t
 # The daemon lives 30 s after the program's 0.3 s: pmcollect taking under 15 s can only mean it
 # did not wait for the daemon, however loaded the machine (no speed bound: issue 11).
 t0=$(date +%s%N)
-collect_fg env PMT_FAULT_TAG=daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
+collect_fg env PMT_FAULT_TAG=${TAGP}daemon "$PMCOLLECT" -q -o "$T/daemon.zst" -- "$W/daemonize" -a 300 -d 30000
 ms=$((($(date +%s%N) - t0) / 1000000))
 dpid=$(sed -n 's/.*"daemon_pid":\([0-9]*\).*/\1/p' "$T/out")
 trace_facts daemon
