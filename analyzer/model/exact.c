@@ -547,7 +547,6 @@ struct rthr {
 	size_t pc;
 	int started, done;
 	int woken; /* on the work stack after a signal, not yet advanced */
-	int reserving; /* delayed by a cross-core wake: the idle core it goes to waits for it */
 };
 
 struct heapent {
@@ -600,56 +599,147 @@ static struct heapent heap_pop(struct heapent *h, size_t *n)
 	return heap_remove(h, n, 0);
 }
 
+/* The uncharged replay: one pool of n cores shared by every ready thread. */
+struct shreplay {
+	const struct pma_exact *x;
+	uint32_t n;
+	struct pma_replay_wakes *wk;
+	struct rthr *r;
+	struct heapent *heap;     /* ready threads keyed by the shared service clock V */
+	size_t nheap;
+	uint32_t *work;           /* stack of threads to advance through their zero-time steps */
+	size_t nwork, nwoken, done;
+	uint8_t *signaled;
+	int64_t *waiter;
+	double V, t;
+};
+
+/* Thread i signals edge e: a wakee blocked on it goes to the work stack. wk counts where it would
+ * run: another core when one is idle (fewer than n threads hold a core: the waker, the ready
+ * threads, the woken ones not yet advanced), else the waker's. */
+static void shared_signal(struct shreplay *S, uint32_t e)
+{
+	int64_t w = S->waiter[e];
+
+	S->signaled[e] = 1;
+	if (w < 0)
+		return;
+	if (S->wk && S->n >= 2 && S->nheap + S->nwoken + 1 < S->n)
+		S->wk->cross++;
+	else if (S->wk)
+		S->wk->same++;
+	S->work[S->nwork++] = (uint32_t)w;
+	S->r[w].woken = 1;
+	S->nwoken++;
+	S->waiter[e] = -1;
+}
+
+/* Advances thread i through its zero-time steps, to a WORK step (it joins the ready threads), an
+ * unsignalled WAIT (it blocks) or its end. */
+static void shared_step(struct shreplay *S, uint32_t i)
+{
+	const struct xthr *th = &S->x->thr[i];
+	struct rthr *r = &S->r[i];
+
+	if (r->woken) {
+		r->woken = 0;
+		S->nwoken--;
+	}
+	if (!r->started || r->done)
+		return;
+	for (;;) {
+		const struct step *s;
+		if (r->pc >= th->nsteps) {
+			r->done = 1;
+			S->done++;
+			return;
+		}
+		s = &th->steps[r->pc];
+		if (s->kind == ST_WORK) {
+			heap_push(S->heap, &S->nheap, (struct heapent){ S->V + s->ns, i });
+			return;
+		}
+		if (s->kind == ST_WAIT && !S->signaled[s->arg]) {
+			S->waiter[s->arg] = i;
+			return;
+		}
+		r->pc++;
+		if (s->kind == ST_SIGNAL) {
+			shared_signal(S, s->arg);
+		} else if (s->kind == ST_SPAWN && !S->r[s->arg].started) {
+			S->r[s->arg].started = 1;
+			S->work[S->nwork++] = s->arg;
+		}
+	}
+}
+
+/* The replay's clock, to the end of the first ready thread's step: processor sharing gives the k
+ * ready threads min(1, n/k) of a core each, so the shared service clock V runs at that rate; the
+ * threads whose step ends go on the work stack (pc moves on). */
+static void shared_advance(struct shreplay *S)
+{
+	double rate = (double)S->nheap <= (double)S->n ? 1.0 : (double)S->n / (double)S->nheap;
+	struct heapent top = heap_pop(S->heap, &S->nheap);
+
+	S->t += (top.v - S->V) / rate;
+	S->V = top.v;
+	S->r[top.i].pc++;
+	S->work[S->nwork++] = top.i;
+	while (S->nheap && S->heap[0].v <= S->V) {
+		top = heap_pop(S->heap, &S->nheap);
+		S->r[top.i].pc++;
+		S->work[S->nwork++] = top.i;
+	}
+}
+
+/* pma_exact_replay (exact.h), wk as pma_exact_replay_charged's with c NULL. */
+static int replay_shared(const struct pma_exact *x, uint32_t n, double *T_ns,
+			 struct pma_replay_wakes *wk)
+{
+	struct shreplay S = { .x = x, .n = n, .wk = wk };
+	size_t started = 0;
+	int rc = -1;
+
+	S.r = calloc(x->nthr, sizeof(*S.r));
+	S.heap = malloc(x->nthr * sizeof(*S.heap));
+	/* a thread is on the stack at most once: it is pushed only when it leaves the heap, when its
+	 * wait is signalled (it is then not in the heap) or when it is spawned (before it ever ran) */
+	S.work = malloc(x->nthr * sizeof(*S.work));
+	S.signaled = calloc(x->nedges ? x->nedges : 1, 1);
+	S.waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*S.waiter));
+	if (!S.r || !S.heap || !S.work || !S.signaled || !S.waiter)
+		goto out;
+	for (uint32_t e = 0; e < x->nedges; e++)
+		S.waiter[e] = -1;
+	for (size_t i = 0; i < x->nthr; i++)
+		if (!x->thr[i].spawned) {
+			S.r[i].started = 1;
+			S.work[S.nwork++] = (uint32_t)i;
+		}
+	for (;;) {
+		while (S.nwork)
+			shared_step(&S, S.work[--S.nwork]);
+		if (!S.nheap)
+			break;
+		shared_advance(&S);
+	}
+	for (size_t i = 0; i < x->nthr; i++)
+		started += S.r[i].started;
+	/* every started thread must have run to its end: otherwise a wait was never signalled */
+	rc = S.done == started ? 0 : -1;
+	*T_ns = S.t;
+out:
+	free(S.r);
+	free(S.heap);
+	free(S.work);
+	free(S.signaled);
+	free(S.waiter);
+	return rc;
+}
+
 int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 {
 	return pma_exact_replay_charged(x, n, NULL, T_ns, NULL);
-}
-
-/* A thread past a satisfied WAIT whose wake still travels: it joins the ready threads at
- * real time at_ns[edge] (a wake charge, pma_wake_charge). */
-static int wait_delayed(const double *at_ns, uint32_t edge, double t)
-{
-	return at_ns && at_ns[edge] > t;
-}
-
-/* The replay's clock, to the next event: processor sharing gives the k ready threads (heap, keyed
- * by service clock) min(1, avail/k) of a core each, so the shared service clock *V runs at that
- * rate, avail being the n cores less those a cross-core wake is on its way to (*nreserved): such
- * a core serves nobody until the wakee arrives (on a VM the idle vCPU is halted until the
- * interrupt brings it back). The next event is a travelling wake's arrival (delayed, keyed by
- * real time) or the end of the first ready thread's step; the threads it frees go on the work
- * stack (their step done: pc moves on). */
-static void replay_advance(uint32_t n, struct heapent *heap, size_t *nheap, struct heapent *delayed,
-			   size_t *ndelayed, struct rthr *r, uint32_t *work, size_t *nwork,
-			   size_t *nreserved, double *V, double *t)
-{
-	double avail = (double)(n - *nreserved);
-	double rate = (double)*nheap <= avail ? 1.0 : avail / (double)*nheap;
-	double t_done = *nheap ? *t + (heap[0].v - *V) / rate : INFINITY;
-	struct heapent top;
-
-	if (*ndelayed && delayed[0].v < t_done) {
-		/* a travelling wake arrives before the next step completes */
-		*V += (delayed[0].v - *t) * rate;
-		*t = delayed[0].v;
-		while (*ndelayed && delayed[0].v <= *t) {
-			top = heap_pop(delayed, ndelayed);
-			*nreserved -= r[top.i].reserving;
-			r[top.i].reserving = 0;
-			work[(*nwork)++] = top.i;
-		}
-		return;
-	}
-	top = heap_pop(heap, nheap);
-	*t = t_done;
-	*V = top.v;
-	r[top.i].pc++;
-	work[(*nwork)++] = top.i;
-	while (*nheap && heap[0].v <= *V) {
-		top = heap_pop(heap, nheap);
-		r[top.i].pc++;
-		work[(*nwork)++] = top.i;
-	}
 }
 
 /* ---- the charged replay: per-core run queues ---- */
@@ -925,16 +1015,6 @@ out:
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk)
 {
-	struct rthr *r = NULL;
-	struct heapent *heap = NULL, *delayed = NULL; /* delayed: keyed by real release time */
-	uint8_t *signaled = NULL;
-	int64_t *waiter = NULL;
-	double *at_ns = NULL;  /* per edge: real time its wakee may run (with c only) */
-	uint32_t *work = NULL; /* stack of threads to advance */
-	size_t nheap = 0, ndelayed = 0, nwork = 0, nwoken = 0, nreserved = 0, done = 0, started = 0;
-	double V = 0, t = 0;
-	int rc = -1;
-
 	*T_ns = 0;
 	if (wk)
 		memset(wk, 0, sizeof(*wk));
@@ -942,109 +1022,7 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 		return -1;
 	if (x->nthr == 0)
 		return 0;
-	if (c)
-		return replay_percore(x, n, c, T_ns, wk);
-	r = calloc(x->nthr, sizeof(*r));
-	heap = malloc(x->nthr * sizeof(*heap));
-	delayed = malloc(x->nthr * sizeof(*delayed));
-	/* a thread is on the stack at most once: it is pushed only when it leaves the heap or the
-	 * delayed heap, when its wait is signalled (it is then in neither) or when it is spawned
-	 * (before it ever ran) */
-	work = malloc(x->nthr * sizeof(*work));
-	signaled = calloc(x->nedges ? x->nedges : 1, 1);
-	waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*waiter));
-	if (c)
-		at_ns = calloc(x->nedges ? x->nedges : 1, sizeof(*at_ns));
-	if (!r || !heap || !delayed || !work || !signaled || !waiter || (c && !at_ns))
-		goto out;
-	for (uint32_t e = 0; e < x->nedges; e++)
-		waiter[e] = -1;
-	for (size_t i = 0; i < x->nthr; i++)
-		if (!x->thr[i].spawned) {
-			r[i].started = 1;
-			work[nwork++] = (uint32_t)i;
-		}
-	for (;;) {
-		/* advance every thread on the stack through its zero-time steps */
-		while (nwork) {
-			uint32_t i = work[--nwork];
-			const struct xthr *th = &x->thr[i];
-			if (r[i].woken) {
-				r[i].woken = 0;
-				nwoken--;
-			}
-			if (!r[i].started || r[i].done)
-				continue;
-			for (;;) {
-				const struct step *s;
-				if (r[i].pc >= th->nsteps) {
-					r[i].done = 1;
-					done++;
-					break;
-				}
-				s = &th->steps[r[i].pc];
-				if (s->kind == ST_WORK) {
-					struct heapent h = { V + s->ns, i };
-					heap_push(heap, &nheap, h);
-					break;
-				}
-				if (s->kind == ST_WAIT && !signaled[s->arg]) {
-					waiter[s->arg] = i;
-					break;
-				}
-				r[i].pc++;
-				if (s->kind == ST_WAIT && wait_delayed(at_ns, s->arg, t)) {
-					struct heapent h = { at_ns[s->arg], i };
-					heap_push(delayed, &ndelayed, h);
-					nreserved += r[i].reserving;
-					break;
-				}
-				r[i].reserving = 0;
-				if (s->kind == ST_SIGNAL) {
-					signaled[s->arg] = 1;
-					if (waiter[s->arg] >= 0) {
-						/* a blocked wakee: on the waker's core when every core
-						 * is taken (the waker's, the ready threads', the woken
-						 * ones still on their way), else on an idle one */
-						int cross = n >= 2 && nheap + ndelayed + nwoken + 1 < n;
-						if (c)
-							at_ns[s->arg] = t + (cross ? c->cross_ns : c->same_ns);
-						r[waiter[s->arg]].reserving = cross;
-						if (wk && cross)
-							wk->cross++;
-						else if (wk)
-							wk->same++;
-						work[nwork++] = (uint32_t)waiter[s->arg];
-						r[waiter[s->arg]].woken = 1;
-						nwoken++;
-						waiter[s->arg] = -1;
-					} else if (c) {
-						at_ns[s->arg] = t; /* not waiting yet: no wake to pay */
-					}
-				} else if (s->kind == ST_SPAWN && !r[s->arg].started) {
-					r[s->arg].started = 1;
-					work[nwork++] = s->arg;
-				}
-			}
-		}
-		if (!nheap && !ndelayed)
-			break;
-		replay_advance(n, heap, &nheap, delayed, &ndelayed, r, work, &nwork, &nreserved, &V, &t);
-	}
-	for (size_t i = 0; i < x->nthr; i++)
-		started += r[i].started;
-	/* every started thread must have run to its end: otherwise a wait was never signalled */
-	rc = done == started ? 0 : -1;
-	*T_ns = t;
-out:
-	free(r);
-	free(heap);
-	free(delayed);
-	free(work);
-	free(signaled);
-	free(waiter);
-	free(at_ns);
-	return rc;
+	return c ? replay_percore(x, n, c, T_ns, wk) : replay_shared(x, n, T_ns, wk);
 }
 
 const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n)
