@@ -547,7 +547,6 @@ struct rthr {
 	size_t pc;
 	int started, done;
 	int woken; /* on the work stack after a signal, not yet advanced */
-	int reserving; /* delayed by a cross-core wake: the idle core it goes to waits for it */
 };
 
 struct heapent {
@@ -568,11 +567,19 @@ static void heap_push(struct heapent *h, size_t *n, struct heapent e)
 	h[i] = e;
 }
 
-static struct heapent heap_pop(struct heapent *h, size_t *n)
+/* Removes entry j of a heap (any position) and returns it. */
+static struct heapent heap_remove(struct heapent *h, size_t *n, size_t j)
 {
-	struct heapent top = h[0], last = h[--(*n)];
-	size_t i = 0;
-	for (;;) {
+	struct heapent e = h[j], last = h[--(*n)];
+	size_t i = j;
+
+	if (j == *n)
+		return e;
+	while (i > 0 && h[(i - 1) / 2].v > last.v) { /* up */
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	for (;;) { /* down */
 		size_t c = 2 * i + 1;
 		if (c >= *n)
 			break;
@@ -583,9 +590,151 @@ static struct heapent heap_pop(struct heapent *h, size_t *n)
 		h[i] = h[c];
 		i = c;
 	}
-	if (*n)
-		h[i] = last;
-	return top;
+	h[i] = last;
+	return e;
+}
+
+static struct heapent heap_pop(struct heapent *h, size_t *n)
+{
+	return heap_remove(h, n, 0);
+}
+
+/* The uncharged replay: one pool of n cores shared by every ready thread. */
+struct shreplay {
+	const struct pma_exact *x;
+	uint32_t n;
+	struct pma_replay_wakes *wk;
+	struct rthr *r;
+	struct heapent *heap;     /* ready threads keyed by the shared service clock V */
+	size_t nheap;
+	uint32_t *work;           /* stack of threads to advance through their zero-time steps */
+	size_t nwork, nwoken, done;
+	uint8_t *signaled;
+	int64_t *waiter;
+	double V, t;
+};
+
+/* Thread i signals edge e: a wakee blocked on it goes to the work stack. wk counts where it would
+ * run: another core when one is idle (fewer than n threads hold a core: the waker, the ready
+ * threads, the woken ones not yet advanced), else the waker's. */
+static void shared_signal(struct shreplay *S, uint32_t e)
+{
+	int64_t w = S->waiter[e];
+
+	S->signaled[e] = 1;
+	if (w < 0)
+		return;
+	if (S->wk && S->n >= 2 && S->nheap + S->nwoken + 1 < S->n)
+		S->wk->cross++;
+	else if (S->wk)
+		S->wk->same++;
+	S->work[S->nwork++] = (uint32_t)w;
+	S->r[w].woken = 1;
+	S->nwoken++;
+	S->waiter[e] = -1;
+}
+
+/* Advances thread i through its zero-time steps, to a WORK step (it joins the ready threads), an
+ * unsignalled WAIT (it blocks) or its end. */
+static void shared_step(struct shreplay *S, uint32_t i)
+{
+	const struct xthr *th = &S->x->thr[i];
+	struct rthr *r = &S->r[i];
+
+	if (r->woken) {
+		r->woken = 0;
+		S->nwoken--;
+	}
+	if (!r->started || r->done)
+		return;
+	for (;;) {
+		const struct step *s;
+		if (r->pc >= th->nsteps) {
+			r->done = 1;
+			S->done++;
+			return;
+		}
+		s = &th->steps[r->pc];
+		if (s->kind == ST_WORK) {
+			heap_push(S->heap, &S->nheap, (struct heapent){ S->V + s->ns, i });
+			return;
+		}
+		if (s->kind == ST_WAIT && !S->signaled[s->arg]) {
+			S->waiter[s->arg] = i;
+			return;
+		}
+		r->pc++;
+		if (s->kind == ST_SIGNAL) {
+			shared_signal(S, s->arg);
+		} else if (s->kind == ST_SPAWN && !S->r[s->arg].started) {
+			S->r[s->arg].started = 1;
+			S->work[S->nwork++] = s->arg;
+		}
+	}
+}
+
+/* The replay's clock, to the end of the first ready thread's step: processor sharing gives the k
+ * ready threads min(1, n/k) of a core each, so the shared service clock V runs at that rate; the
+ * threads whose step ends go on the work stack (pc moves on). */
+static void shared_advance(struct shreplay *S)
+{
+	double rate = (double)S->nheap <= (double)S->n ? 1.0 : (double)S->n / (double)S->nheap;
+	struct heapent top = heap_pop(S->heap, &S->nheap);
+
+	S->t += (top.v - S->V) / rate;
+	S->V = top.v;
+	S->r[top.i].pc++;
+	S->work[S->nwork++] = top.i;
+	while (S->nheap && S->heap[0].v <= S->V) {
+		top = heap_pop(S->heap, &S->nheap);
+		S->r[top.i].pc++;
+		S->work[S->nwork++] = top.i;
+	}
+}
+
+/* pma_exact_replay (exact.h), wk as pma_exact_replay_charged's with c NULL. */
+static int replay_shared(const struct pma_exact *x, uint32_t n, double *T_ns,
+			 struct pma_replay_wakes *wk)
+{
+	struct shreplay S = { .x = x, .n = n, .wk = wk };
+	size_t started = 0;
+	int rc = -1;
+
+	S.r = calloc(x->nthr, sizeof(*S.r));
+	S.heap = malloc(x->nthr * sizeof(*S.heap));
+	/* a thread is on the stack at most once: it is pushed only when it leaves the heap, when its
+	 * wait is signalled (it is then not in the heap) or when it is spawned (before it ever ran) */
+	S.work = malloc(x->nthr * sizeof(*S.work));
+	S.signaled = calloc(x->nedges ? x->nedges : 1, 1);
+	S.waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*S.waiter));
+	if (!S.r || !S.heap || !S.work || !S.signaled || !S.waiter)
+		goto out;
+	for (uint32_t e = 0; e < x->nedges; e++)
+		S.waiter[e] = -1;
+	for (size_t i = 0; i < x->nthr; i++)
+		if (!x->thr[i].spawned) {
+			S.r[i].started = 1;
+			S.work[S.nwork++] = (uint32_t)i;
+		}
+	for (;;) {
+		while (S.nwork)
+			shared_step(&S, S.work[--S.nwork]);
+		if (!S.nheap)
+			break;
+		shared_advance(&S);
+	}
+	for (size_t i = 0; i < x->nthr; i++)
+		started += S.r[i].started;
+	/* every started thread must have run to its end: otherwise a wait was never signalled */
+	rc = S.done == started ? 0 : -1;
+	*T_ns = S.t;
+out:
+	free(S.r);
+	free(S.heap);
+	free(S.work);
+	free(S.signaled);
+	free(S.waiter);
+	return rc;
 }
 
 int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
@@ -593,66 +742,279 @@ int pma_exact_replay(const struct pma_exact *x, uint32_t n, double *T_ns)
 	return pma_exact_replay_charged(x, n, NULL, T_ns, NULL);
 }
 
-/* A thread past a satisfied WAIT whose wake still travels: it joins the ready threads at
- * real time at_ns[edge] (a wake charge, pma_wake_charge). */
-static int wait_delayed(const double *at_ns, uint32_t edge, double t)
+/* ---- the charged replay: per-core run queues ---- */
+
+/* Idle balancing pulls a ready thread to an idle core only when it has at least this much of its
+ * current step left (ns of its own CPU time): Linux's sysctl_sched_migration_cost (0.5 ms), below
+ * which it skips newidle balancing and treats a task as cache hot. A thread that waits a few tens
+ * of microseconds for its share of a 0.1 ms region is not migrated; a long phase is balanced. */
+#define PMA_MIGRATION_COST_NS 500000.0
+
+/* One core of the charged replay: its own ready threads share it (processor sharing within the
+ * core, Tudor & Teo eq. 6's discipline applied per core), keyed by the core's service clock V. */
+struct pcore {
+	struct heapent *heap;
+	size_t nheap, cap;
+	double V;            /* service clock: each of its nheap threads has run V since V = 0 */
+	uint32_t nassigned;  /* threads holding it: ready, advancing, or on their way to it */
+	uint32_t reserved;   /* cross-core wakes on their way: it serves nobody until they arrive */
+};
+
+struct pcthr {
+	size_t pc;
+	int started, done;
+	int reserving;       /* on its way to an idle core that waits for it */
+	int64_t core;        /* the core it holds, -1 none (blocked, not started, done) */
+};
+
+struct pcreplay {
+	const struct pma_exact *x;
+	uint32_t n;
+	const struct pma_wake_charge *c;
+	struct pma_replay_wakes *wk;
+	struct pcore *core;
+	struct pcthr *r;
+	struct heapent *delayed;  /* threads on their way, keyed by real arrival time */
+	size_t ndelayed;
+	uint32_t *work;           /* stack of threads to advance through their zero-time steps */
+	size_t nwork;
+	uint8_t *signaled;
+	int64_t *waiter;
+	size_t done;
+	double t;
+};
+
+/* Where a woken or spawned thread goes (waker_core -1: none, a thread started at time 0): the
+ * first idle core (nobody holds it; the waker always holds its own), *cross = 1; else the least
+ * loaded core, the waker's on a tie, *cross = 0. */
+static uint32_t pc_place(const struct pcreplay *R, int64_t waker_core, int *cross)
 {
-	return at_ns && at_ns[edge] > t;
+	uint32_t best = waker_core >= 0 ? (uint32_t)waker_core : 0;
+
+	for (uint32_t k = 0; k < R->n; k++)
+		if (R->core[k].nassigned == 0) {
+			*cross = 1;
+			return k;
+		}
+	*cross = 0;
+	for (uint32_t k = 0; k < R->n; k++)
+		if (R->core[k].nassigned < R->core[best].nassigned)
+			best = k;
+	return best;
 }
 
-/* The replay's clock, to the next event: processor sharing gives the k ready threads (heap, keyed
- * by service clock) min(1, avail/k) of a core each, so the shared service clock *V runs at that
- * rate, avail being the n cores less those a cross-core wake is on its way to (*nreserved): such
- * a core serves nobody until the wakee arrives (on a VM the idle vCPU is halted until the
- * interrupt brings it back). The next event is a travelling wake's arrival (delayed, keyed by
- * real time) or the end of the first ready thread's step; the threads it frees go on the work
- * stack (their step done: pc moves on). */
-static void replay_advance(uint32_t n, struct heapent *heap, size_t *nheap, struct heapent *delayed,
-			   size_t *ndelayed, struct rthr *r, uint32_t *work, size_t *nwork,
-			   size_t *nreserved, double *V, double *t)
+/* Thread i becomes ready: placed by pc_place, ready after the charge of its placement (none for
+ * a thread started at time 0). A cross-core wake with a charge reserves its idle core. */
+static void pc_wake(struct pcreplay *R, uint32_t i, int64_t waker_core, int spawn)
 {
-	double avail = (double)(n - *nreserved);
-	double rate = (double)*nheap <= avail ? 1.0 : avail / (double)*nheap;
-	double t_done = *nheap ? *t + (heap[0].v - *V) / rate : INFINITY;
-	struct heapent top;
+	int cross;
+	uint32_t k = pc_place(R, waker_core, &cross);
+	double cost = waker_core < 0 ? 0 : cross ? R->c->cross_ns : R->c->same_ns;
 
-	if (*ndelayed && delayed[0].v < t_done) {
-		/* a travelling wake arrives before the next step completes */
-		*V += (delayed[0].v - *t) * rate;
-		*t = delayed[0].v;
-		while (*ndelayed && delayed[0].v <= *t) {
-			top = heap_pop(delayed, ndelayed);
-			*nreserved -= r[top.i].reserving;
-			r[top.i].reserving = 0;
-			work[(*nwork)++] = top.i;
-		}
+	R->core[k].nassigned++;
+	R->r[i].core = k;
+	if (R->wk && !spawn && waker_core >= 0) {
+		R->wk->cross += (uint64_t)cross;
+		R->wk->same += (uint64_t)!cross;
+	}
+	if (!(cost > 0)) {
+		R->work[R->nwork++] = i;
 		return;
 	}
-	top = heap_pop(heap, nheap);
-	*t = t_done;
-	*V = top.v;
-	r[top.i].pc++;
-	work[(*nwork)++] = top.i;
-	while (*nheap && heap[0].v <= *V) {
-		top = heap_pop(heap, nheap);
-		r[top.i].pc++;
-		work[(*nwork)++] = top.i;
+	R->r[i].reserving = cross;
+	R->core[k].reserved += (uint32_t)cross;
+	heap_push(R->delayed, &R->ndelayed, (struct heapent){ R->t + cost, i });
+}
+
+/* Thread i gives up its core (it blocks or ends). */
+static void pc_release(struct pcreplay *R, uint32_t i)
+{
+	R->core[R->r[i].core].nassigned--;
+	R->r[i].core = -1;
+}
+
+static int pc_push(struct pcore *k, uint32_t i, double ns)
+{
+	if (PM_GROW(k->heap, k->cap, k->nheap + 1) < 0)
+		return -1;
+	heap_push(k->heap, &k->nheap, (struct heapent){ k->V + ns, i });
+	return 0;
+}
+
+/* Advances thread i (holding a core) through its zero-time steps, to a WORK step (queued on its
+ * core), an unsignalled WAIT (it blocks and gives up its core) or its end. A SIGNAL to a thread
+ * blocked on it wakes that thread past its WAIT; a SPAWN starts a thread. Returns 0, or -1 when
+ * memory runs out. */
+static int pc_step(struct pcreplay *R, uint32_t i)
+{
+	const struct xthr *th = &R->x->thr[i];
+	struct pcthr *r = &R->r[i];
+
+	for (;;) {
+		const struct step *s;
+		if (r->pc >= th->nsteps) {
+			r->done = 1;
+			R->done++;
+			pc_release(R, i);
+			return 0;
+		}
+		s = &th->steps[r->pc];
+		if (s->kind == ST_WORK)
+			return pc_push(&R->core[r->core], i, s->ns);
+		if (s->kind == ST_WAIT && !R->signaled[s->arg]) {
+			R->waiter[s->arg] = i;
+			pc_release(R, i);
+			return 0;
+		}
+		r->pc++;
+		if (s->kind == ST_SIGNAL) {
+			int64_t w = R->waiter[s->arg];
+			R->signaled[s->arg] = 1;
+			if (w >= 0) {
+				R->waiter[s->arg] = -1;
+				R->r[w].pc++; /* past its WAIT */
+				pc_wake(R, (uint32_t)w, r->core, 0);
+			}
+		} else if (s->kind == ST_SPAWN && !R->r[s->arg].started) {
+			R->r[s->arg].started = 1;
+			pc_wake(R, s->arg, r->core, 1);
+		}
 	}
+}
+
+/* Idle balancing (Linux's newidle balance): each idle core pulls, from the core with the most
+ * ready threads (two at least: a thread running alone stays), the one with the most of its step
+ * left, if that is PMA_MIGRATION_COST_NS or more. No charge: a migration is no wake-up. */
+static int pc_balance(struct pcreplay *R)
+{
+	for (uint32_t k = 0; k < R->n; k++) {
+		struct pcore *busy = NULL;
+		size_t j = 0;
+		double left = 0;
+		if (R->core[k].nassigned)
+			continue;
+		for (uint32_t b = 0; b < R->n; b++)
+			if (R->core[b].nheap >= 2 && (!busy || R->core[b].nheap > busy->nheap))
+				busy = &R->core[b];
+		if (!busy)
+			return 0;
+		for (size_t q = 0; q < busy->nheap; q++)
+			if (busy->heap[q].v - busy->V > left) {
+				left = busy->heap[q].v - busy->V;
+				j = q;
+			}
+		if (left < PMA_MIGRATION_COST_NS)
+			continue;
+		uint32_t i = heap_remove(busy->heap, &busy->nheap, j).i;
+		busy->nassigned--;
+		R->core[k].nassigned++;
+		R->r[i].core = k;
+		if (pc_push(&R->core[k], i, left) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The clock to the next event: each serving core (no wake on its way to it) runs its k ready
+ * threads at 1/k each; the next event is an arrival (the thread holds its core: to the work
+ * stack) or the end of a step (pc moves on, to the work stack). Returns 0 when nothing is ready
+ * or on its way (the replay is over). */
+static int pc_advance(struct pcreplay *R)
+{
+	double t_next = R->ndelayed ? R->delayed[0].v : INFINITY;
+	int64_t first = -1;
+
+	for (uint32_t k = 0; k < R->n; k++) {
+		const struct pcore *q = &R->core[k];
+		double tk = R->t + (q->nheap ? q->heap[0].v - q->V : 0) * (double)q->nheap;
+		if (q->nheap && !q->reserved && tk < t_next) {
+			t_next = tk;
+			first = k;
+		}
+	}
+	if (t_next == INFINITY)
+		return 0;
+	for (uint32_t k = 0; k < R->n; k++) {
+		struct pcore *q = &R->core[k];
+		if (q->nheap && !q->reserved)
+			q->V = k == first ? q->heap[0].v : q->V + (t_next - R->t) / (double)q->nheap;
+		while (q->nheap && !q->reserved && q->heap[0].v <= q->V) {
+			uint32_t i = heap_pop(q->heap, &q->nheap).i;
+			R->r[i].pc++;
+			R->work[R->nwork++] = i;
+		}
+	}
+	R->t = t_next;
+	while (R->ndelayed && R->delayed[0].v <= R->t) {
+		uint32_t i = heap_pop(R->delayed, &R->ndelayed).i;
+		R->core[R->r[i].core].reserved -= (uint32_t)R->r[i].reserving;
+		R->r[i].reserving = 0;
+		R->work[R->nwork++] = i;
+	}
+	return 1;
+}
+
+static void pc_free(struct pcreplay *R)
+{
+	for (uint32_t k = 0; R->core && k < R->n; k++)
+		free(R->core[k].heap);
+	free(R->core);
+	free(R->r);
+	free(R->delayed);
+	free(R->work);
+	free(R->signaled);
+	free(R->waiter);
+}
+
+/* pma_exact_replay_charged with c != NULL (exact.h): per-core run queues instead of one shared
+ * pool. Processor sharing over all n cores (Tudor & Teo eq. 6, pma_exact_replay) lets the other
+ * ready threads borrow a core whose wakee is late, which spreads a cross-core wake's delay over
+ * every core; Linux keeps a woken thread on the core it was woken to, so a late core's delay
+ * stays on it (docs/model.md "Wake-up costs in the replay"). */
+static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			  double *T_ns, struct pma_replay_wakes *wk)
+{
+	struct pcreplay R = { .x = x, .n = n, .c = c, .wk = wk };
+	size_t started = 0;
+	int rc = -1;
+
+	R.core = calloc(n, sizeof(*R.core));
+	R.r = calloc(x->nthr, sizeof(*R.r));
+	R.delayed = malloc(x->nthr * sizeof(*R.delayed));
+	R.work = malloc(x->nthr * sizeof(*R.work)); /* a thread is on it at most once */
+	R.signaled = calloc(x->nedges ? x->nedges : 1, 1);
+	R.waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*R.waiter));
+	if (!R.core || !R.r || !R.delayed || !R.work || !R.signaled || !R.waiter)
+		goto out;
+	for (uint32_t e = 0; e < x->nedges; e++)
+		R.waiter[e] = -1;
+	for (size_t i = 0; i < x->nthr; i++) {
+		R.r[i].core = -1;
+		if (!x->thr[i].spawned) {
+			R.r[i].started = 1;
+			pc_wake(&R, (uint32_t)i, -1, 1);
+		}
+	}
+	do {
+		while (R.nwork)
+			if (pc_step(&R, R.work[--R.nwork]) < 0)
+				goto out;
+		if (pc_balance(&R) < 0)
+			goto out;
+	} while (pc_advance(&R));
+	for (size_t i = 0; i < x->nthr; i++)
+		started += R.r[i].started;
+	/* every started thread must have run to its end: otherwise a wait was never signalled */
+	rc = R.done == started ? 0 : -1;
+	*T_ns = R.t;
+out:
+	pc_free(&R);
+	return rc;
 }
 
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk)
 {
-	struct rthr *r = NULL;
-	struct heapent *heap = NULL, *delayed = NULL; /* delayed: keyed by real release time */
-	uint8_t *signaled = NULL;
-	int64_t *waiter = NULL;
-	double *at_ns = NULL;  /* per edge: real time its wakee may run (with c only) */
-	uint32_t *work = NULL; /* stack of threads to advance */
-	size_t nheap = 0, ndelayed = 0, nwork = 0, nwoken = 0, nreserved = 0, done = 0, started = 0;
-	double V = 0, t = 0;
-	int rc = -1;
-
 	*T_ns = 0;
 	if (wk)
 		memset(wk, 0, sizeof(*wk));
@@ -660,107 +1022,7 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 		return -1;
 	if (x->nthr == 0)
 		return 0;
-	r = calloc(x->nthr, sizeof(*r));
-	heap = malloc(x->nthr * sizeof(*heap));
-	delayed = malloc(x->nthr * sizeof(*delayed));
-	/* a thread is on the stack at most once: it is pushed only when it leaves the heap or the
-	 * delayed heap, when its wait is signalled (it is then in neither) or when it is spawned
-	 * (before it ever ran) */
-	work = malloc(x->nthr * sizeof(*work));
-	signaled = calloc(x->nedges ? x->nedges : 1, 1);
-	waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*waiter));
-	if (c)
-		at_ns = calloc(x->nedges ? x->nedges : 1, sizeof(*at_ns));
-	if (!r || !heap || !delayed || !work || !signaled || !waiter || (c && !at_ns))
-		goto out;
-	for (uint32_t e = 0; e < x->nedges; e++)
-		waiter[e] = -1;
-	for (size_t i = 0; i < x->nthr; i++)
-		if (!x->thr[i].spawned) {
-			r[i].started = 1;
-			work[nwork++] = (uint32_t)i;
-		}
-	for (;;) {
-		/* advance every thread on the stack through its zero-time steps */
-		while (nwork) {
-			uint32_t i = work[--nwork];
-			const struct xthr *th = &x->thr[i];
-			if (r[i].woken) {
-				r[i].woken = 0;
-				nwoken--;
-			}
-			if (!r[i].started || r[i].done)
-				continue;
-			for (;;) {
-				const struct step *s;
-				if (r[i].pc >= th->nsteps) {
-					r[i].done = 1;
-					done++;
-					break;
-				}
-				s = &th->steps[r[i].pc];
-				if (s->kind == ST_WORK) {
-					struct heapent h = { V + s->ns, i };
-					heap_push(heap, &nheap, h);
-					break;
-				}
-				if (s->kind == ST_WAIT && !signaled[s->arg]) {
-					waiter[s->arg] = i;
-					break;
-				}
-				r[i].pc++;
-				if (s->kind == ST_WAIT && wait_delayed(at_ns, s->arg, t)) {
-					struct heapent h = { at_ns[s->arg], i };
-					heap_push(delayed, &ndelayed, h);
-					nreserved += r[i].reserving;
-					break;
-				}
-				r[i].reserving = 0;
-				if (s->kind == ST_SIGNAL) {
-					signaled[s->arg] = 1;
-					if (waiter[s->arg] >= 0) {
-						/* a blocked wakee: on the waker's core when every core
-						 * is taken (the waker's, the ready threads', the woken
-						 * ones still on their way), else on an idle one */
-						int cross = n >= 2 && nheap + ndelayed + nwoken + 1 < n;
-						if (c)
-							at_ns[s->arg] = t + (cross ? c->cross_ns : c->same_ns);
-						r[waiter[s->arg]].reserving = cross;
-						if (wk && cross)
-							wk->cross++;
-						else if (wk)
-							wk->same++;
-						work[nwork++] = (uint32_t)waiter[s->arg];
-						r[waiter[s->arg]].woken = 1;
-						nwoken++;
-						waiter[s->arg] = -1;
-					} else if (c) {
-						at_ns[s->arg] = t; /* not waiting yet: no wake to pay */
-					}
-				} else if (s->kind == ST_SPAWN && !r[s->arg].started) {
-					r[s->arg].started = 1;
-					work[nwork++] = s->arg;
-				}
-			}
-		}
-		if (!nheap && !ndelayed)
-			break;
-		replay_advance(n, heap, &nheap, delayed, &ndelayed, r, work, &nwork, &nreserved, &V, &t);
-	}
-	for (size_t i = 0; i < x->nthr; i++)
-		started += r[i].started;
-	/* every started thread must have run to its end: otherwise a wait was never signalled */
-	rc = done == started ? 0 : -1;
-	*T_ns = t;
-out:
-	free(r);
-	free(heap);
-	free(delayed);
-	free(work);
-	free(signaled);
-	free(waiter);
-	free(at_ns);
-	return rc;
+	return c ? replay_percore(x, n, c, T_ns, wk) : replay_shared(x, n, T_ns, wk);
 }
 
 const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n)

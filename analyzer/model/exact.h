@@ -99,17 +99,24 @@ struct pma_replay_wakes {
 	uint64_t same, cross;
 };
 
-/* pma_exact_replay with wake costs (an extension of Tudor & Teo's processor-sharing model, see
- * docs/model.md "Wake-up costs"): when a program thread signals a wake edge whose wakee is already
- * blocked on it, the wakee becomes ready c->cross_ns later when the replayed schedule puts it on
- * another core than the waker's, c->same_ns later when on the waker's. It goes to another core
- * when one is idle: n >= 2 and fewer than n threads hold a core (the waker, the ready threads, the
- * wakees still on their way); otherwise it queues on a busy core, taken as the waker's (the
- * latency of reaching a busy core overlaps the wakee's wait for its share). The idle core a
- * cross-core wake goes to serves no other thread until its wakee arrives (on a VM the halted
- * vCPU waits for the interrupt): the k ready threads share n - (such cores) cores. A wake of a thread
- * that has not reached its wait yet costs nothing. c NULL charges nothing (pma_exact_replay).
- * wk (may be NULL) counts the wakes by placement. Returns as pma_exact_replay. */
+/* pma_exact_replay with wake costs and per-core run queues (an extension of Tudor & Teo's
+ * processor-sharing model, eq. 6; see docs/model.md "Wake-up costs in the replay"). c NULL is
+ * pma_exact_replay (one pool of n cores shared by every ready thread). With c, each ready thread
+ * belongs to one core, and each core is shared by its own ready threads (1/k each for k):
+ * - a woken or spawned thread goes to an idle core (nobody holds it: no ready thread, none
+ *   advancing, no wake on its way to it) and becomes ready c->cross_ns later; that core serves
+ *   nobody until it arrives (on a VM the halted vCPU waits for the interrupt). The waker holds its
+ *   own core while it signals, even when it blocks right after: a join's last arrival wakes the
+ *   master onto another, idle core, as measured (no look-ahead, no sync-wakeup affinity). With
+ *   no idle core it queues on the least loaded core (the waker's on a tie), c->same_ns later.
+ *   Threads that start at time 0 are placed alike, without a charge;
+ * - a thread keeps its core until it blocks (a WAIT not yet signalled) or ends;
+ * - idle balancing (Linux's newidle balance): an idle core pulls, from the core with the most
+ *   ready threads (two or more), the one with the most of its current step left when that is
+ *   0.5 ms or more (Linux's sched_migration_cost; no charge): long phases stay balanced as under
+ *   processor sharing, a short region is not migrated.
+ * A wake of a thread that has not reached its wait yet costs nothing. wk (may be NULL) counts the
+ * wakes of blocked threads by placement (spawns not counted). Returns as pma_exact_replay. */
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk);
 

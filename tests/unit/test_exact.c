@@ -438,14 +438,16 @@ static void test_replay_wake_charges(void **state)
  * 11-12. U = 12. Replay on 2 cores: R, A, B share 2 cores (rate 2/3) until A and B block at
  * t = 1.5 (R at position 1); R alone reaches its wakes at 3.5. Without charges A and B are ready
  * at once: three threads at 2/3 until A and B are done at 5 (R at 4), R's last 4 ms end at 9.
- * Charging 1 ms cross-core and 0.25 ms same-core: A's wake finds the other core idle (cross-core,
- * ready at 4.5, and that core waits for it); B's finds both taken, R's and A's on its way
- * (same-core, ready at 3.75). R alone to 3.75; R and B share the one core left (rate 1/2) to 4.5
- * (R at 0.625 of its last 5, B at 0.375); three at 2/3 until B's last 0.625 at 5.4375 (R at 1.25,
- * A at 0.625); R and A at rate 1 until A is done at 5.8125 (R at 1.625); R ends at 9.1875: the
- * core held for A costs 0.1875 more than without charges. On 3 cores everything runs at once: R
- * reaches its wakes at 3, both find an idle core (cross-core), A and B run 4-5, R ends at 8 =
- * T_cp. */
+ * Charging 1 ms cross-core and 0.25 ms same-core, per-core run queues (exact.h): R holds core 0;
+ * spawning A finds core 1 idle (cross-core: A there at 1, core 1 waits for it), B finds none (tie,
+ * R's core 0: there at 0.25). R alone to 0.25, R and B share core 0 (R at 0.625, B at 0.375 at 1);
+ * A runs 1-2 alone and blocks: core 1 idle pulls R (1.875 of its 3 left, over the 0.5 ms
+ * migration threshold); B ends 2.125 on core 0, R reaches its wakes at 3.875 on core 1. A's wake
+ * finds core 0 idle (cross-core, A there at 4.875), B's none (tie, R's core 1: same-core, B at
+ * 4.125). R alone to 4.125 then shares core 1 with B; A runs 4.875-5.875 on core 0, which then
+ * pulls R (at 1.125 of its last 5); B ends at 6 and R alone at 9.75. On 3 cores everything runs
+ * at once: the spawns and R's wakes find an idle core each (cross-core), A and B run 1-2 and
+ * 4-5, R ends at 8 = T_cp. */
 static void test_replay_wake_busy_cores(void **state)
 {
 	struct stream s = { .n = 0 };
@@ -467,7 +469,7 @@ static void test_replay_wake_busy_cores(void **state)
 	load_one(&f, &s, 10);
 	assert_int_equal(f.st.wake_edges, 2);
 	assert_true(fabs(replay_ms(&f, 2) - 9) < 1e-9);
-	assert_true(fabs(replay_charged_ms(&f, 2, 0.25, 1, &wk) - 9.1875) < 1e-9);
+	assert_true(fabs(replay_charged_ms(&f, 2, 0.25, 1, &wk) - 9.75) < 1e-9);
 	assert_int_equal(wk.cross, 1);
 	assert_int_equal(wk.same, 1);
 	/* 3 cores: both wakees find an idle core */
@@ -475,6 +477,90 @@ static void test_replay_wake_busy_cores(void **state)
 	assert_int_equal(wk.cross, 2);
 	assert_int_equal(wk.same, 0);
 	unload(&f);
+}
+
+/* A replay program of R fork-join regions (the issue's OpenMP loop): master 1 wakes workers 2, 3
+ * and 4, all four run w ms, the master waits for 2, 3 and 4 in that order. */
+static struct pma_exact *forkjoin(int regions, double w_ms)
+{
+	struct pma_exact *x = pma_exact_new();
+
+	assert_non_null(x);
+	for (int k = 0; k < regions; k++) {
+		for (uint32_t i = 2; i <= 4; i++)
+			assert_int_equal(pma_exact_prog_wake(x, 1, i), 0);
+		for (uint32_t i = 1; i <= 4; i++)
+			assert_int_equal(pma_exact_prog_work(x, i, w_ms * MS), 0);
+		for (uint32_t i = 2; i <= 4; i++)
+			assert_int_equal(pma_exact_prog_wake(x, i, 1), 0);
+	}
+	return x;
+}
+
+static double prog_charged_ms(const struct pma_exact *x, uint32_t n, double same_ms, double cross_ms,
+			      struct pma_replay_wakes *wk)
+{
+	struct pma_wake_charge c = { same_ms * MS, cross_ms * MS };
+	double T;
+
+	assert_int_equal(pma_exact_replay_charged(x, n, &c, &T, wk), 0);
+	return T / MS;
+}
+
+/* Per-core run queues (exact.h pma_exact_replay_charged), 10 regions of w = 1 ms, cross-core
+ * charge x = 0.045 ms, same-core s = 0.0015 ms. On 2 cores the master holds core 0: its wake of 2
+ * finds core 1 idle (cross-core; core 1 waits for it until t0 + x), 3 ties (the master's core 0,
+ * same-core), 4 goes to the less loaded core 1 (same-core). Core 0 runs the master and 3 to
+ * t0 + 2w, core 1 runs 2 and 4 from t0 + x to t0 + x + 2w (core 0 idle meanwhile pulls nothing:
+ * x/2 left each, under the migration threshold); 2's wake of the master finds core 0 idle
+ * (cross-core): the next region starts at t0 + 2w + 2x. Two cross-core charges per region, the
+ * issue's measured arithmetic; processor sharing over both cores (pma_exact_replay, and the shared
+ * pool this model replaced, 19 us a region) spreads the late core's delay. On 1 core: the three
+ * wakes overlap the master's work and only the join's same-core wake adds: 4w + s a region. */
+static void test_replay_percore_forkjoin(void **state)
+{
+	struct pma_exact *x = forkjoin(10, 1);
+	struct pma_replay_wakes wk;
+	double T;
+
+	(void)state;
+	assert_true(fabs(prog_charged_ms(x, 2, 0.0015, 0.045, &wk) - 10 * (2 + 2 * 0.045)) < 1e-9);
+	assert_int_equal(wk.cross, 2 * 10);
+	assert_int_equal(wk.same, 2 * 10);
+	assert_true(fabs(prog_charged_ms(x, 1, 0.0015, 0.045, &wk) - 10 * (4 + 0.0015)) < 1e-9);
+	assert_int_equal(wk.cross, 0);
+	assert_int_equal(wk.same, 4 * 10);
+	/* the uncharged replay is the paper's processor sharing: 2w and 4w a region */
+	assert_int_equal(pma_exact_replay(x, 2, &T), 0);
+	assert_true(fabs(T / MS - 10 * 2) < 1e-9);
+	assert_int_equal(pma_exact_replay(x, 1, &T), 0);
+	assert_true(fabs(T / MS - 10 * 4) < 1e-9);
+	pma_exact_free(x);
+}
+
+/* Three equal independent threads on 2 cores: two share core 0, one runs alone on core 1. With
+ * w = 10 ms core 1 is idle at w and pulls one of core 0's (w/2 left, over the 0.5 ms migration
+ * threshold): T = 1.5 w, as under processor sharing. With w = 0.6 ms the 0.3 ms left stays where it
+ * is (Linux does not migrate a cache-hot task for so little): T = 2 w. */
+static void test_replay_percore_idle_balance(void **state)
+{
+	struct pma_exact *x = pma_exact_new(), *y = pma_exact_new();
+	double T;
+
+	(void)state;
+	assert_non_null(x);
+	assert_non_null(y);
+	for (uint32_t i = 1; i <= 3; i++) {
+		assert_int_equal(pma_exact_prog_work(x, i, 10 * MS), 0);
+		assert_int_equal(pma_exact_prog_work(y, i, 0.6 * MS), 0);
+	}
+	assert_true(fabs(prog_charged_ms(x, 2, 0.0015, 0.045, NULL) - 15) < 1e-9);
+	assert_int_equal(pma_exact_replay(x, 2, &T), 0);
+	assert_true(fabs(T / MS - 15) < 1e-9);
+	assert_true(fabs(prog_charged_ms(y, 2, 0.0015, 0.045, NULL) - 1.2) < 1e-9);
+	assert_true(fabs(prog_charged_ms(x, 1, 0.0015, 0.045, NULL) - 30) < 1e-9);
+	pma_exact_free(x);
+	pma_exact_free(y);
 }
 
 int main(void)
@@ -491,6 +577,8 @@ int main(void)
 		cmocka_unit_test(test_replay_rejects_zero_cores),
 		cmocka_unit_test(test_replay_wake_charges),
 		cmocka_unit_test(test_replay_wake_busy_cores),
+		cmocka_unit_test(test_replay_percore_forkjoin),
+		cmocka_unit_test(test_replay_percore_idle_balance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
