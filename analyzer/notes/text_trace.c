@@ -7,77 +7,14 @@
 #include "notes.h"
 #include "topics.h"
 
-int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
+/* The notes about how the run was sampled: late and lost samples, stolen time, the interval on
+ * an oversubscribed baseline, a collector that shared the program's CPUs. Returns 0, or -1
+ * for a code that is not one of them. */
+static int sampling_text(const struct pma_note *x, char *buf, size_t size)
 {
 	const double *n = x->n;
 
 	switch (x->code) {
-	case PMA_NOTE_RECORDED:
-		snprintf(buf, size, "recorded: %s", s(x, 0));
-		break;
-	case PMA_NOTE_NO_PID:
-		snprintf(buf, size, "run %.0f: scheduler events ignored: no process id in its RUN_BEGIN",
-			 n[0]);
-		break;
-	case PMA_NOTE_SCHED_LOST: {
-		/* the lost count when the collector knew it, else the gaps as the lower bound */
-		double missing = n[1] ? n[1] : n[2];
-		snprintf(buf, size, "run %.0f: %.0f scheduler events lost (%.0f gaps in %.0f recorded): "
-			 "the exact estimate is uncertain by about %.1f%%", n[0], n[1], n[2], n[3],
-			 100.0 * missing / (n[3] + missing));
-		break;
-	}
-	case PMA_NOTE_EXACT_REFUSED:
-		snprintf(buf, size, "run %.0f: more than %.0f scheduler events: exact mode off (sampled "
-			 "estimate used)", n[0], n[1]);
-		break;
-	case PMA_NOTE_RUN_TRUNCATED:
-		snprintf(buf, size, "truncated: analyzed %.2f s of run %.0f (no end-of-run record)", n[0],
-			 n[1]);
-		break;
-	case PMA_NOTE_FILE_TRUNCATED:
-		snprintf(buf, size, "truncated: the file ends inside a chunk; analyzed the %.0f complete "
-			 "chunk%s", n[0], n[0] == 1 ? "" : "s");
-		break;
-	case PMA_NOTE_SALVAGED:
-		snprintf(buf, size, "salvaged: skipped %.0f damaged chunks (%.0f bytes)", n[0], n[1]);
-		break;
-	case PMA_NOTE_SEQ_GAPS:
-		snprintf(buf, size, "chunks missing, repeated or out of order: %.0f", n[0]);
-		break;
-	case PMA_NOTE_INCOMPLETE:
-		snprintf(buf, size, "incomplete: the collector did not finish the trace (no summary "
-			 "record)");
-		break;
-	case PMA_NOTE_SPIN_ACTIVE_SEEN:
-		snprintf(buf, size, "spinning: OMP_WAIT_POLICY=active was set and %.0f threads were "
-			 "runnable %.0f%% of the time, blocking %.2f times/s: waiting threads spin and "
-			 "look runnable, so A(m,inf) is overestimated; re-record with "
-			 "OMP_WAIT_POLICY=passive", n[0], n[1], n[2]);
-		break;
-	case PMA_NOTE_SPIN_ACTIVE:
-		snprintf(buf, size, "spinning: OMP_WAIT_POLICY=active was set: OpenMP threads may spin "
-			 "at barriers and look runnable, which overestimates A(m,inf) (GNU libgomp spins "
-			 "only briefly when threads outnumber CPUs); re-record with "
-			 "OMP_WAIT_POLICY=passive to be sure");
-		break;
-	case PMA_NOTE_SPIN_SEEN:
-		snprintf(buf, size, "spinning?: %.0f threads were runnable %.0f%% of the time and "
-			 "blocked %.2f times/s: if they synchronize by spinning (OpenMP: "
-			 "OMP_WAIT_POLICY=active, GOMP_SPINCOUNT, KMP_BLOCKTIME; spin locks), A(m,inf) is "
-			 "overestimated; re-record with OMP_WAIT_POLICY=passive to check", n[0], n[1],
-			 n[2]);
-		break;
-	case PMA_NOTE_UNPLACED_WAIT:
-		snprintf(buf, size, "%.1f%% of the run-queue wait could not be placed in time (waits "
-			 "longer than %.1f s): A(m,inf) may be underestimated", n[0], n[1]);
-		break;
-	case PMA_NOTE_RUN_FAILED:
-		snprintf(buf, size, "run %.0f %s: the profile covers a %s run, so A(m,inf), T_cp and "
-			 "every prediction describe only what ran before it ended; re-record a complete "
-			 "run to predict the whole program", n[0], s(x, 0),
-			 n[1] == PMA_RUNST_NO_END ? "partial (interrupted or unfinished)" : "failed");
-		break;
 	case PMA_NOTE_LATE_SAMPLES: {
 		char iv[96];
 		pma_note_interval_text(iv, sizeof(iv), n[4], n[6]);
@@ -155,6 +92,83 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 n[3], n[4], iv);
 		break;
 	}
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
+{
+	const double *n = x->n;
+
+	switch (x->code) {
+	case PMA_NOTE_RECORDED:
+		snprintf(buf, size, "recorded: %s", s(x, 0));
+		break;
+	case PMA_NOTE_NO_PID:
+		snprintf(buf, size, "run %.0f: scheduler events ignored: no process id in its RUN_BEGIN",
+			 n[0]);
+		break;
+	case PMA_NOTE_SCHED_LOST: {
+		/* the lost count when the collector knew it, else the gaps as the lower bound */
+		double missing = n[1] ? n[1] : n[2];
+		snprintf(buf, size, "run %.0f: %.0f scheduler events lost (%.0f gaps in %.0f recorded): "
+			 "the exact estimate is uncertain by about %.1f%%", n[0], n[1], n[2], n[3],
+			 100.0 * missing / (n[3] + missing));
+		break;
+	}
+	case PMA_NOTE_EXACT_REFUSED:
+		snprintf(buf, size, "run %.0f: more than %.0f scheduler events: exact mode off (sampled "
+			 "estimate used)", n[0], n[1]);
+		break;
+	case PMA_NOTE_RUN_TRUNCATED:
+		snprintf(buf, size, "truncated: analyzed %.2f s of run %.0f (no end-of-run record)", n[0],
+			 n[1]);
+		break;
+	case PMA_NOTE_FILE_TRUNCATED:
+		snprintf(buf, size, "truncated: the file ends inside a chunk; analyzed the %.0f complete "
+			 "chunk%s", n[0], n[0] == 1 ? "" : "s");
+		break;
+	case PMA_NOTE_SALVAGED:
+		snprintf(buf, size, "salvaged: skipped %.0f damaged chunks (%.0f bytes)", n[0], n[1]);
+		break;
+	case PMA_NOTE_SEQ_GAPS:
+		snprintf(buf, size, "chunks missing, repeated or out of order: %.0f", n[0]);
+		break;
+	case PMA_NOTE_INCOMPLETE:
+		snprintf(buf, size, "incomplete: the collector did not finish the trace (no summary "
+			 "record)");
+		break;
+	case PMA_NOTE_SPIN_ACTIVE_SEEN:
+		snprintf(buf, size, "spinning: OMP_WAIT_POLICY=active was set and %.0f threads were "
+			 "runnable %.0f%% of the time, blocking %.2f times/s: waiting threads spin and "
+			 "look runnable, so A(m,inf) is overestimated; re-record with "
+			 "OMP_WAIT_POLICY=passive", n[0], n[1], n[2]);
+		break;
+	case PMA_NOTE_SPIN_ACTIVE:
+		snprintf(buf, size, "spinning: OMP_WAIT_POLICY=active was set: OpenMP threads may spin "
+			 "at barriers and look runnable, which overestimates A(m,inf) (GNU libgomp spins "
+			 "only briefly when threads outnumber CPUs); re-record with "
+			 "OMP_WAIT_POLICY=passive to be sure");
+		break;
+	case PMA_NOTE_SPIN_SEEN:
+		snprintf(buf, size, "spinning?: %.0f threads were runnable %.0f%% of the time and "
+			 "blocked %.2f times/s: if they synchronize by spinning (OpenMP: "
+			 "OMP_WAIT_POLICY=active, GOMP_SPINCOUNT, KMP_BLOCKTIME; spin locks), A(m,inf) is "
+			 "overestimated; re-record with OMP_WAIT_POLICY=passive to check", n[0], n[1],
+			 n[2]);
+		break;
+	case PMA_NOTE_UNPLACED_WAIT:
+		snprintf(buf, size, "%.1f%% of the run-queue wait could not be placed in time (waits "
+			 "longer than %.1f s): A(m,inf) may be underestimated", n[0], n[1]);
+		break;
+	case PMA_NOTE_RUN_FAILED:
+		snprintf(buf, size, "run %.0f %s: the profile covers a %s run, so A(m,inf), T_cp and "
+			 "every prediction describe only what ran before it ended; re-record a complete "
+			 "run to predict the whole program", n[0], s(x, 0),
+			 n[1] == PMA_RUNST_NO_END ? "partial (interrupted or unfinished)" : "failed");
+		break;
 	case PMA_NOTE_INTERF_CAL_LATER:
 		snprintf(buf, size, "interference calibration %s is dated %s, %.0f s after this trace "
 			 "was recorded: the machine file the runs used was not this calibration, or a "
@@ -168,7 +182,7 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 s(x, 4), s(x, 0));
 		break;
 	default:
-		return -1;
+		return sampling_text(x, buf, size);
 	}
 	return 0;
 }
