@@ -139,6 +139,14 @@ exact_slack_s() {
 # in seconds: how far its U may be off beyond its base tolerance; for a program that may spin,
 # where U's own error must not widen the bound (exact_slack_s would excuse the spinning)
 guess_s() { awk -v g="$(exact_get "$1" inferred_s)" -v s="$2" 'BEGIN { printf "%.6f\n", g + s }'; }
+# tracing_cost_s JSON: what recording the scheduler events adds to the exact mode's U beyond the
+# kernel's own CPU time of the program (CLOCK_PROCESS_CPUTIME_ID), in seconds: 2 us per recorded
+# event. Each tracepoint's ring-buffer write runs on the CPU between the kernel's runtime update and
+# the event's timestamp, so the switch timestamps give the running thread that time and the task
+# clock does not: measured 1.38-1.50 us per event on the three t3000 traces of a clean-clone CI run
+# with the other build's suite beside it (mixed m=2: 129387 events, U 194.1 ms over the process's
+# CPU time, 6.9%); 0.1-0.7 us on traces of a few hundred events.
+tracing_cost_s() { awk -v e="$(exact_get "$1" events)" 'BEGIN { printf "%.6f\n", e * 2e-6 }'; }
 # exact_get JSON KEY: parallelism.estimates.sched-exact.KEY, 0 when there is no exact estimate
 exact_get() { json_get "$1" "parallelism.estimates.sched-exact.$2" 0; }
 # fault_row TOOL INPUT EXPECTED HAPPENED RESULT: one row of docs/faults.md (tests/faults-table.sh)
