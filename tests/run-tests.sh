@@ -13,7 +13,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The tests whose accuracy checks need the program to have its CPU (a "machine busy" skip below
 # 0.90 of it): when the builds run at once, these run after, one build at a time, so that the
 # other build's suite does not turn them into skips on a quiet machine.
-quiet_tests="t1400-energy t3000-ground-truth t3050-perf-switch t3100-openmp t3410-omp-regions-trace t3430-phases t3600-interfere"
+quiet_tests="t1400-energy t3000-ground-truth t3050-perf-switch t3100-openmp t3300-sched t3410-omp-regions-trace t3430-phases t3600-interfere"
 is_quiet() { case " $quiet_tests " in *" ${1%.sh} "*) return 0 ;; esac; return 1; }
 run_one() { # $1 label, $2.. command; counts TAP lines of its output
 	label=$1; shift
