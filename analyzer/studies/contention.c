@@ -136,6 +136,27 @@ static char *count_list(const uint32_t *v, size_t n)
 	return buf;
 }
 
+/* The thread count that the runs with m_peak threads asked for (RUN_BEGIN "threads", pmcollect -t
+ * or OMP_NUM_THREADS), 0 when none of them says. */
+static double asked_threads(const struct pma_trace *traces, int ntraces, uint32_t m_peak)
+{
+	for (int ti = 0; ti < ntraces; ti++)
+		for (uint32_t k = 0; k < traces[ti].nruns; k++)
+			if (traces[ti].runs[k].m == m_peak && traces[ti].runs[k].info.threads > 0)
+				return traces[ti].runs[k].info.threads;
+	return 0;
+}
+
+/* Whether run r ran the analyzed thread count: m_peak threads, or it asked for the same count as
+ * the runs of m_peak threads and ran at least that many. A helper thread of the runtime (Open
+ * MPI's progress thread, a sanitizer's) may come or go between runs of one configuration (a
+ * singleton hybrid_workload with 2 OpenMP threads peaked at 7 threads on 1 CPU and 8 on 2 under
+ * load); a run that ran fewer than it asked (make -j4 with nothing left to build) stays out. */
+static int same_threads(const struct pma_run *r, uint32_t m_peak, double asked)
+{
+	return r->m == m_peak || (asked > 0 && r->info.threads == asked && r->m >= asked);
+}
+
 /* Notes which core counts are missing and how to record them. */
 static int explain_missing(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 			   uint32_t m_peak, const char *fit_why, const struct pma_mem_cal *cal,
@@ -148,6 +169,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	const char *omp = NULL;
 	char omp_buf[16];
 	int rc, cal_unusable = 0;
+	double asked = asked_threads(traces, ntraces, m_peak);
 
 	for (size_t i = 0; i < cal->npts; i++)
 		have_v[i] = cal->pts[i].cores;
@@ -175,7 +197,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	for (int ti = 0; ti < ntraces; ti++)
 		for (uint32_t k = 0; k < traces[ti].nruns; k++)
 			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
-					traces[ti].runs[k].m != m_peak;
+					!same_threads(&traces[ti].runs[k], m_peak, asked);
 	have = count_list(have_v, cal->npts);
 	missing = count_list(miss_v, nmiss);
 	cmd = shell_words(traces[0].meta.command, traces[0].meta.ncommand);
@@ -379,6 +401,7 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 	size_t nskipped = 0, skipped_cap = 0;
 	struct pma_mem_point fit[PMA_CAL_MAX_POINTS];
 	long nfit;
+	double asked = asked_threads(traces, ntraces, m_peak);
 
 	memset(out, 0, sizeof(*out));
 	out->source = "none";
@@ -392,10 +415,10 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				int cyc;
 				struct pma_mem_point *p = &out->pts[out->npts];
 				/* a thread sweep's other thread counts are not calibration runs */
-				if (r->info.role == PMA_ROLE_SWEEP && r->m != m_peak)
+				if (r->info.role == PMA_ROLE_SWEEP && !same_threads(r, m_peak, asked))
 					continue;
 				if (!r->info.has_end || r->info.exit_kind != PMA_EXIT_EXITED ||
-				    !(r->info.exit_code == 0) || !r->cpus_n || r->m != m_peak) {
+				    !(r->info.exit_code == 0) || !r->cpus_n || !same_threads(r, m_peak, asked)) {
 					if (!pass)
 						continue;
 					if (PM_GROW(skipped, skipped_cap, nskipped + 1) < 0) {
@@ -403,7 +426,7 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 						return -1;
 					}
 					skipped[nskipped++] = (struct skip){ ti, r->run_id,
-						r->m != m_peak ? SKIP_THREADS : SKIP_FAILED };
+						!same_threads(r, m_peak, asked) ? SKIP_THREADS : SKIP_FAILED };
 					continue;
 				}
 				if (out->npts == PMA_CAL_MAX_POINTS)

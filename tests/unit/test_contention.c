@@ -321,6 +321,36 @@ static void test_single_runs(void **state)
 	free_traces(t, 1);
 }
 
+/* Runs of one configuration whose thread counts differ by a runtime's helper thread (both asked
+ * for 2 threads: 7 on 1 CPU, 8 on 2, as Open MPI's singleton hybrid_workload under load) are both
+ * calibration runs: omega(2) = 110/100 - 1 = 0.1; a run that asked for 2 and ran 1 (make -j4 with
+ * nothing left to build) stays out with "other thread count". */
+static void test_helper_thread(void **state)
+{
+	static const double C1[] = { 100 }, C2[] = { 110 }, C3[] = { 500 };
+	struct pma_trace *t = new_trace(2);
+	struct pma_mem_eval e;
+	uint32_t saved = run_m;
+
+	(void)state;
+	run_m = 7;
+	add_runs(t, 1, C1, 1, 1);
+	run_m = 8;
+	add_runs(t, 2, C2, 1, 1);
+	run_m = 1;
+	add_runs(t, 2, C3, 1, 1);
+	for (uint32_t k = 0; k < t->nruns; k++)
+		t->runs[k].info.threads = 2;
+	run_m = 7;
+	eval(t, 1, 2, &e);
+	run_m = saved;
+	assert_int_equal(e.cal.npts, 2);
+	assert_double_equal(e.omega[1], 0.1, 1e-9);
+	assert_non_null(pma_notes_find(&e.notes, PMA_NOTE_CAL_SKIPPED));
+	pma_mem_eval_free(&e);
+	free_traces(t, 1);
+}
+
 /* dS = S domega / (1 + omega) in quadrature: S 1.8 +- 0.03, omega 0.1 +- 0.05: dS = hypot(0.03,
  * 0.0818182) = 0.0871448; unchanged without domega. */
 static void test_S_err(void **state)
@@ -369,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_overlap_not_superlinear),
 		cmocka_unit_test(test_pooled_traces_and_extrapolated),
 		cmocka_unit_test(test_single_runs),
+		cmocka_unit_test(test_helper_thread),
 		cmocka_unit_test(test_S_err),
 		cmocka_unit_test(test_collector_se_matches),
 	};
