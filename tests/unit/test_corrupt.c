@@ -532,11 +532,31 @@ static void analyze_many_threads(uint32_t n, struct outcome *o)
 	free(ts);
 }
 
+/* analyze_many_threads REPS times; o is the outcome of least CPU time (the run least disturbed by
+ * other work on the machine: a memory hog beside it slows a short run most). */
+static void analyze_many_threads_min(uint32_t n, int reps, struct outcome *o)
+{
+	analyze_many_threads(n, o);
+	for (int i = 1; i < reps; i++) {
+		struct outcome again;
+		analyze_many_threads(n, &again);
+		if (again.seconds < o->seconds) {
+			outcome_free(o);
+			*o = again;
+		} else {
+			outcome_free(&again);
+		}
+	}
+}
+
 /* A trace whose samples list 100,000 threads each (the limit is 1,000,000): pmanalyze's default
  * report predicts for 1 .. m cores over m concurrency levels, which must stay linear in m (it was
  * quadratic: 40,000 threads took 3 s, 1,000,000 more than two minutes). An algorithmic bound that
- * does not depend on the machine's speed or load (issue 11): the CPU time for 4x the threads is
- * under 10x, where linear work gives about 4x and quadratic 16x. */
+ * does not depend on the machine's speed or load (issue 11): the least CPU time of 3 runs for 16x
+ * the threads is under 64x that of 3 runs of the smaller, where linear work gives about 16x and
+ * quadratic 256x. (It compared 4x the threads against 10x the time, linear 4x, quadratic 16x:
+ * quiet runs gave 3.1-3.7x, but beside stress-ng --vm the larger run's page faults cost more
+ * and one run each gave 11.6x, 0.031 against 0.359 s.) */
 static void test_many_threads_linear(void **state)
 {
 	enum { N = 100000 };
@@ -544,22 +564,22 @@ static void test_many_threads_linear(void **state)
 	double ratio;
 
 	(void)state;
-	analyze_many_threads(N / 4, &small_o);
-	analyze_many_threads(N, &big_o);
+	analyze_many_threads_min(N / 16, 3, &small_o);
+	analyze_many_threads_min(N, 3, &big_o);
 	ratio = small_o.seconds > 0 ? big_o.seconds / small_o.seconds : 0;
-	print_message("# threads per sample 25,000 / 100,000: %.3f / %.3f s of CPU, ratio %.2f\n",
+	print_message("# threads per sample 6,250 / 100,000: %.3f / %.3f s of CPU, ratio %.2f\n",
 		      small_o.seconds, big_o.seconds, ratio);
 	faults_line("trace of 3 samples listing 100,000 threads each (default report: 1 .. 1024 cores)",
-		    "analyzed; CPU time linear in the threads (4x the threads: under 10x the time)",
-		    big_o.load_rc == 0 && big_o.report_rc == 0 && ratio < 10.0,
-		    "load %d, report %d, %.3f s of CPU, %.2fx the time of 25,000 threads", big_o.load_rc,
+		    "analyzed; CPU time linear in the threads (16x the threads: under 64x the time)",
+		    big_o.load_rc == 0 && big_o.report_rc == 0 && ratio < 64.0,
+		    "load %d, report %d, %.3f s of CPU, %.2fx the time of 6,250 threads", big_o.load_rc,
 		    big_o.report_rc, big_o.seconds, ratio);
 	assert_int_equal(small_o.load_rc, 0);
 	assert_int_equal(small_o.report_rc, 0);
 	assert_int_equal(big_o.load_rc, 0);
 	assert_int_equal(big_o.report_rc, 0);
 	assert_true(small_o.seconds > 0);
-	assert_true(ratio < 10.0);
+	assert_true(ratio < 64.0);
 	outcome_free(&small_o);
 	outcome_free(&big_o);
 }
