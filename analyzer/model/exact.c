@@ -767,6 +767,19 @@ struct pcthr {
 	int64_t core;        /* the core it holds, -1 none (blocked, not started, done) */
 };
 
+/* A group wake of the recording taken as a barrier (pc_groups): the waker's signals, at most
+ * PMA_GROUP_GAP_NS of its CPU time apart, to two or more threads that wait for them. */
+struct pcgroup {
+	uint32_t parts;      /* participants: the waker and the wakees that wait for its edges */
+	uint32_t arrived;    /* participants that reached the barrier in the replay */
+	int waker_in;        /* the waker reached its first signal of the group */
+	uint32_t waker;
+	size_t first;        /* its edges: gedge[first .. first + nedges) */
+	uint32_t nedges;
+	size_t boff;         /* the participants blocked in it: gblocked[boff .. boff + nblocked) */
+	uint32_t nblocked;
+};
+
 struct pcreplay {
 	const struct pma_exact *x;
 	uint32_t n;
@@ -782,6 +795,11 @@ struct pcreplay {
 	int64_t *waiter;
 	size_t done;
 	double t;
+	struct pcgroup *grp;      /* barriers (pc_groups) */
+	uint32_t ngrp;
+	int64_t *egroup;          /* per edge: its barrier, -1 none */
+	uint32_t *gedge;          /* the barriers' edges */
+	uint32_t *gblocked;       /* per barrier, from its first: the participants blocked in it */
 };
 
 /* Where a woken or spawned thread goes (waker_core -1: none, a thread started at time 0): the
@@ -833,6 +851,34 @@ static void pc_release(struct pcreplay *R, uint32_t i)
 	R->r[i].core = -1;
 }
 
+/* Participant i (holding a core) reaches barrier g. The last to arrive releases it: every edge
+ * of the group is signalled and the participants blocked in it are woken from its core, in the
+ * order they arrived (a futex wake-all), and it goes on (returns 1); the others block (0). */
+static int pc_arrive(struct pcreplay *R, uint32_t g, uint32_t i)
+{
+	struct pcgroup *G = &R->grp[g];
+	int64_t core = R->r[i].core;
+
+	if (++G->arrived < G->parts) {
+		R->gblocked[G->boff + G->nblocked++] = i;
+		pc_release(R, i);
+		return 0;
+	}
+	if (R->wk)
+		R->wk->reordered += i != G->waker;
+	for (size_t q = G->first; q < G->first + G->nedges; q++) {
+		R->signaled[R->gedge[q]] = 1;
+		R->waiter[R->gedge[q]] = -1;
+	}
+	for (uint32_t q = 0; q < G->nblocked; q++) {
+		uint32_t w = R->gblocked[G->boff + q];
+		if (w != G->waker)
+			R->r[w].pc++; /* past its WAIT; the waker resumes at its signal, now a no-op */
+		pc_wake(R, w, core, 0);
+	}
+	return 1;
+}
+
 static int pc_push(struct pcore *k, uint32_t i, double ns)
 {
 	if (PM_GROW(k->heap, k->cap, k->nheap + 1) < 0)
@@ -861,10 +907,22 @@ static int pc_step(struct pcreplay *R, uint32_t i)
 		s = &th->steps[r->pc];
 		if (s->kind == ST_WORK)
 			return pc_push(&R->core[r->core], i, s->ns);
+		if (s->kind == ST_WAIT && !R->signaled[s->arg] && R->egroup[s->arg] >= 0) {
+			if (!pc_arrive(R, (uint32_t)R->egroup[s->arg], i))
+				return 0;
+			r->pc++; /* the last to arrive: past its WAIT */
+			continue;
+		}
 		if (s->kind == ST_WAIT && !R->signaled[s->arg]) {
 			R->waiter[s->arg] = i;
 			pc_release(R, i);
 			return 0;
+		}
+		if (s->kind == ST_SIGNAL && R->egroup[s->arg] >= 0 &&
+		    !R->grp[R->egroup[s->arg]].waker_in) {
+			R->grp[R->egroup[s->arg]].waker_in = 1;
+			if (!pc_arrive(R, (uint32_t)R->egroup[s->arg], i))
+				return 0; /* it signals when the last one arrives */
 		}
 		r->pc++;
 		if (s->kind == ST_SIGNAL) {
@@ -954,8 +1012,105 @@ static int pc_advance(struct pcreplay *R)
 	return 1;
 }
 
+/* The longest a waker runs between two signals of one group wake, ns of its CPU time: a futex
+ * wake-all wakes its waiters one after the other in one system call (1-2 us apart as traced on
+ * the 2-vCPU VM, tracing included); a thread that signals again after more work than this is
+ * signalling something else. */
+#define PMA_GROUP_GAP_NS 10000.0
+
+/* Whether the waker of edges a and b (signalled in that order, steps apart by at most
+ * PMA_GROUP_GAP_NS of work) ran without a break between them: in a recording, real time and its
+ * CPU time advanced alike (1 us of slack for the clocks' rounding); a thread switched out in
+ * between (preempted, or blocked and woken) signalled twice. A program built by hand
+ * (pma_exact_prog_*) has no times: its consecutive signals are one group. */
+static int pc_unbroken(const struct pma_exact *x, uint32_t a, uint32_t b)
+{
+	if (x->nwakes != x->nedges)
+		return 1;
+	return (double)(x->wakes[b].t_ns - x->wakes[a].t_ns) -
+	       (x->wakes[b].waker_cpu_ns - x->wakes[a].waker_cpu_ns) <= 1000.0;
+}
+
+/* Finds the recording's barriers: a run of one thread's SIGNAL steps, at most PMA_GROUP_GAP_NS of
+ * its CPU time apart, run without a break (pc_unbroken), to two or more distinct threads that
+ * wait for them (threads blocked when it came: a barrier's last arrival, or a broadcast, waking
+ * the others). The replay keeps each as a barrier of the waker and those wakees: on 1 CPU the
+ * waker was the last to arrive, on n cores any of them may be, and the last one releases the
+ * others (pc_arrive). Sets R's grp, ngrp, egroup, gedge and gblocked; returns 0, or -1 when
+ * memory runs out. */
+static int pc_groups(struct pcreplay *R)
+{
+	const struct pma_exact *x = R->x;
+	size_t ne = x->nedges ? x->nedges : 1, nge = 0, nb = 0, gcap = 0;
+	int64_t *ewaiter = malloc(ne * sizeof(*ewaiter));
+
+	R->egroup = malloc(ne * sizeof(*R->egroup));
+	R->gedge = malloc(ne * sizeof(*R->gedge)); /* an edge is in one group at most */
+	if (!ewaiter || !R->egroup || !R->gedge)
+		goto fail;
+	for (uint32_t e = 0; e < x->nedges; e++)
+		R->egroup[e] = ewaiter[e] = -1;
+	for (size_t i = 0; i < x->nthr; i++)
+		for (size_t j = 0; j < x->thr[i].nsteps; j++)
+			if (x->thr[i].steps[j].kind == ST_WAIT)
+				ewaiter[x->thr[i].steps[j].arg] = (int64_t)i;
+	for (size_t i = 0; i < x->nthr; i++) {
+		const struct step *st = x->thr[i].steps;
+		size_t ns = x->thr[i].nsteps, j = 0;
+		while (j < ns) {
+			size_t first = nge;
+			int64_t last = -1; /* the run's previous signal */
+			if (st[j].kind != ST_SIGNAL) {
+				j++;
+				continue;
+			}
+			for (; j < ns; j++) {
+				if (st[j].kind == ST_SIGNAL) {
+					uint32_t e = st[j].arg;
+					int dup = 0;
+					if (last >= 0 && !pc_unbroken(x, (uint32_t)last, e))
+						break;
+					for (size_t q = first; q < nge && ewaiter[e] >= 0; q++)
+						dup |= ewaiter[R->gedge[q]] == ewaiter[e];
+					if (dup)
+						break; /* a thread woken twice: two groups */
+					if (ewaiter[e] >= 0)
+						R->gedge[nge++] = e;
+					last = e;
+				} else if (!(st[j].kind == ST_WORK && st[j].ns <= PMA_GROUP_GAP_NS &&
+					     j + 1 < ns && st[j + 1].kind == ST_SIGNAL)) {
+					break;
+				}
+			}
+			if (nge - first < 2) {
+				nge = first;
+				continue;
+			}
+			if (PM_GROW(R->grp, gcap, (size_t)R->ngrp + 1) < 0)
+				goto fail;
+			R->grp[R->ngrp] = (struct pcgroup){ .parts = (uint32_t)(nge - first) + 1,
+							   .waker = (uint32_t)i, .first = first,
+							   .nedges = (uint32_t)(nge - first), .boff = nb };
+			nb += nge - first + 1;
+			for (size_t q = first; q < nge; q++)
+				R->egroup[R->gedge[q]] = R->ngrp;
+			R->ngrp++;
+		}
+	}
+	free(ewaiter);
+	R->gblocked = malloc((nb ? nb : 1) * sizeof(*R->gblocked));
+	return R->gblocked ? 0 : -1;
+fail:
+	free(ewaiter);
+	return -1;
+}
+
 static void pc_free(struct pcreplay *R)
 {
+	free(R->grp);
+	free(R->egroup);
+	free(R->gedge);
+	free(R->gblocked);
 	for (uint32_t k = 0; R->core && k < R->n; k++)
 		free(R->core[k].heap);
 	free(R->core);
@@ -984,8 +1139,10 @@ static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pm
 	R.work = malloc(x->nthr * sizeof(*R.work)); /* a thread is on it at most once */
 	R.signaled = calloc(x->nedges ? x->nedges : 1, 1);
 	R.waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*R.waiter));
-	if (!R.core || !R.r || !R.delayed || !R.work || !R.signaled || !R.waiter)
+	if (!R.core || !R.r || !R.delayed || !R.work || !R.signaled || !R.waiter || pc_groups(&R) < 0)
 		goto out;
+	if (wk)
+		wk->barriers = R.ngrp;
 	for (uint32_t e = 0; e < x->nedges; e++)
 		R.waiter[e] = -1;
 	for (size_t i = 0; i < x->nthr; i++) {

@@ -97,6 +97,8 @@ struct pma_wake_charge {
 /* How the replay placed the wakes of blocked wakees. */
 struct pma_replay_wakes {
 	uint64_t same, cross;
+	uint64_t barriers;   /* group wakes kept as barriers (charged replay) */
+	uint64_t reordered;  /* barriers released by another participant than the recorded waker */
 };
 
 /* pma_exact_replay with wake costs and per-core run queues (an extension of Tudor & Teo's
@@ -115,8 +117,16 @@ struct pma_replay_wakes {
  *   ready threads (two or more), the one with the most of its current step left when that is
  *   0.5 ms or more (Linux's sched_migration_cost; no charge): long phases stay balanced as under
  *   processor sharing, a short region is not migrated.
+ * - barriers: a group wake of the recording (one thread's signals to two or more waiting threads,
+ *   in one run of at most 10 us of its CPU time without being switched out: a futex wake-all) is
+ *   replayed as a barrier of the waker and those wakees. On 1 CPU the waker arrived last; on n
+ *   cores the last to arrive (the waker at its first signal, a wakee at its wait) releases the
+ *   others, woken from its core in the order they arrived, and goes on. Without it a waker that
+ *   arrives first would signal early and the wakees would pass their waits without blocking:
+ *   a barrier whose other participants run late on another core would cost no wake at all;
  * A wake of a thread that has not reached its wait yet costs nothing. wk (may be NULL) counts the
- * wakes of blocked threads by placement (spawns not counted). Returns as pma_exact_replay. */
+ * wakes of blocked threads by placement (spawns not counted), the barriers and those released by
+ * another participant than the recorded waker. Returns as pma_exact_replay. */
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk);
 

@@ -31,7 +31,9 @@ int pma_wakecost_from_cal(const struct pma_wake_cal *cal, const char *from, stru
 	out->same_ns = same->median_ns;
 	out->cross_ns = cross->median_ns;
 	out->charge.same_ns = 0;
-	out->charge.cross_ns = fmax(0, cross->median_ns - same->median_ns);
+	if (isfinite(cross->cpu_ns) && isfinite(same->cpu_ns))
+		out->wakee_cpu_ns = fmax(0, cross->cpu_ns - same->cpu_ns) / 2;
+	out->charge.cross_ns = fmax(0, cross->median_ns - same->median_ns - out->wakee_cpu_ns);
 	out->cross_err_ns = hypot((cross->max_ns - cross->min_ns) / 2, (same->max_ns - same->min_ns) / 2);
 	return 0;
 }
@@ -99,6 +101,8 @@ int pma_wakecost_T(const struct pma_exact *x, const struct pma_exact_stats *st, 
 		w->cores = n;
 		w->cross_wakes = wk.cross;
 		w->same_wakes = wk.same;
+		w->barriers = wk.barriers;
+		w->reordered = wk.reordered;
 	}
 	return 0;
 }
@@ -118,10 +122,17 @@ void pma_wakecost_line(FILE *out, const struct pma_wake_result *w)
 	if (!w->have)
 		return;
 	fprintf(out, "%-13sthe replay charges %.1f ± %.1f us per cross-core wake (%s %.2f us - same_cpu "
-		"%.2f us, one-way, from %s)", "wake cost", w->charge.cross_ns / 1e3, w->cross_err_ns / 1e3,
-		w->cross_class, w->cross_ns / 1e3, w->same_ns / 1e3, w->from ? w->from : "?");
+		"%.2f us", "wake cost", w->charge.cross_ns / 1e3, w->cross_err_ns / 1e3, w->cross_class,
+		w->cross_ns / 1e3, w->same_ns / 1e3);
+	if (w->wakee_cpu_ns > 0)
+		fprintf(out, " - the wakee's CPU time %.2f us", w->wakee_cpu_ns / 1e3);
+	fprintf(out, ", one-way, from %s)", w->from ? w->from : "?");
 	if (w->cores)
 		fprintf(out, "; on %u cores %llu cross-core, %llu same-core wakes", w->cores,
 			(unsigned long long)w->cross_wakes, (unsigned long long)w->same_wakes);
+	if (w->cores && w->barriers)
+		fprintf(out, ", %llu group wakes replayed as barriers (%llu released by another thread "
+			"than the recorded waker)", (unsigned long long)w->barriers,
+			(unsigned long long)w->reordered);
 	fputc('\n', out);
 }

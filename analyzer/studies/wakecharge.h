@@ -23,8 +23,13 @@ struct pma_wake_result {
 					   max(0, cross - same) */
 	double cross_err_ns;            /* uncertainty of charge.cross_ns: half the batches' range
 					   of both pairs, added in quadrature */
+	double wakee_cpu_ns;            /* what the charge leaves out as the wakee's CPU time: half
+					   the cross-core pair's CPU time beyond the same CPU's, 0
+					   when the calibration has no cpu_ns */
 	uint64_t cross_wakes, same_wakes; /* placements of the replay on the most cores replayed
 					     below the thread count (0 when none) */
+	uint64_t barriers, reordered;   /* that replay's barriers, and those another participant
+					   than the recorded waker released (exact.h) */
 	uint32_t cores;                 /* that core count */
 	double T_all_ns, T_all_err_ns;  /* pma_wakecost_T's replay on a core per thread, 0 until
 					   computed */
@@ -34,8 +39,14 @@ struct pma_wake_result {
  * nearest class a scheduler spreads to first: shared_cache, else same_package, else smt, else
  * other_package. Each wake's same-core cost (the waker's system call, the wakee's switch-in) is
  * CPU time already in the recording, so the replay charges a same-core wake nothing more and a
- * cross-core wake the difference. Sets out->have 0 (and returns -1) when cal has no same_cpu
- * pair or no cross-core pair. */
+ * cross-core wake the difference, less the wakee's CPU time in it: a cross-core wake costs both
+ * threads CPU time (cpu_ns: 18-21 us of 26-28 us one-way on the 2-vCPU VM, the IPI and the
+ * hypervisor's exits) that the n-core runs' CPU time C(n) holds, hence omega(n) (Tudor & Teo eq.
+ * 7); the wakee's core waits through the waker's part and the transit, and runs the wakee's part.
+ * The CPU time beyond the same CPU's is split evenly between the two (the waker's send, the
+ * wakee's return from its wait). Without cpu_ns (traces before 2026-11-27) the whole difference
+ * is charged. Sets out->have 0 (and returns -1) when cal has no same_cpu pair or no cross-core
+ * pair. */
 int pma_wakecost_from_cal(const struct pma_wake_cal *cal, const char *from, struct pma_wake_result *out);
 
 /* The calibration the replay uses among the analyzed traces: a later operand of pure

@@ -296,6 +296,9 @@ static void meta_wake_cost(const cJSON *o, struct pma_wake_cal *w)
 			q->min_ns = med;
 		if (!isfinite(q->max_ns))
 			q->max_ns = med;
+		q->cpu_ns = num(p, "cpu_ns", NAN);
+		if (!(q->cpu_ns >= 0 && q->cpu_ns <= 2 * med))
+			q->cpu_ns = NAN;
 		w->n++;
 	}
 }

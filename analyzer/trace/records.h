@@ -49,6 +49,8 @@ struct pma_wake_cal {
 		char cls[16];   /* "same_cpu", "smt", "shared_cache", "same_package", "other_package" */
 		int cpu_a, cpu_b;
 		double median_ns, min_ns, max_ns;
+		double cpu_ns;  /* both threads' CPU time per one-way wake; NAN when not recorded
+				   (traces before 2026-11-27) or not a number in [0, 2 median_ns] */
 	} pairs[PMA_WAKE_MAX_PAIRS];
 };
 

@@ -30,6 +30,7 @@ struct pingpong {
 	int turn;                /* (atomic builtins) 0: the first thread's turn, 1: the second's, 2: stop */
 	int cpu_b;
 	int pin_err;             /* the second thread's pthread_setaffinity_np error, 0 none */
+	clockid_t clock_b;       /* the second thread's CPU-time clock */
 };
 
 static long futex(int *addr, int op, int val)
@@ -67,12 +68,24 @@ static void *pong(void *arg)
 	}
 }
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(clock, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* CPU time of both threads of the ping-pong, ns. */
+static uint64_t both_cpu_ns(const struct pingpong *p)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) + clock_ns(p->clock_b);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -100,14 +113,16 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 {
 	struct pingpong p = { .cpu_b = cpu_b };
 	double *v = calloc(batches, sizeof(*v)), *rt = calloc(round_trips, sizeof(*rt));
+	double *cpu = calloc(batches, sizeof(*cpu));
 	cpu_set_t set, old;
 	pthread_t th;
 	int e, have_old = pthread_getaffinity_np(pthread_self(), sizeof(old), &old) == 0;
 
-	if (!v || !rt) {
+	if (!v || !rt || !cpu) {
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
 		free(v);
 		free(rt);
+		free(cpu);
 		return -1;
 	}
 	CPU_ZERO(&set);
@@ -116,15 +131,22 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 		snprintf(why, whysize, "cannot pin to CPU %d: %s", cpu_a, strerror(e));
 		free(v);
 		free(rt);
+		free(cpu);
 		return -1;
 	}
 	if ((e = pthread_create(&th, NULL, pong, &p)) != 0) {
 		snprintf(why, whysize, "cannot start the ping-pong thread: %s", strerror(e));
 		goto restore;
 	}
+	if ((e = pthread_getcpuclockid(th, &p.clock_b)) != 0) {
+		snprintf(why, whysize, "no CPU-time clock for the ping-pong thread: %s", strerror(e));
+		hand_over(&p.turn, 2);
+		pthread_join(th, NULL);
+		goto restore;
+	}
 	/* a warm-up batch, not kept: both threads on their CPUs, the futex hashed */
 	for (uint32_t b = 0; b <= batches; b++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = now_ns(), c0 = both_cpu_ns(&p);
 		for (uint32_t i = 0; i < round_trips; i++) {
 			uint64_t t1;
 			hand_over(&p.turn, 1);
@@ -133,8 +155,10 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 			rt[i] = (double)(t1 - t0) / 2;
 			t0 = t1;
 		}
-		if (b > 0)
+		if (b > 0) {
 			v[b - 1] = median_sort(rt, round_trips);
+			cpu[b - 1] = (double)(both_cpu_ns(&p) - c0) / (2.0 * round_trips);
+		}
 	}
 	hand_over(&p.turn, 2);
 	pthread_join(th, NULL);
@@ -150,11 +174,13 @@ static int measure_pair(int cpu_a, int cpu_b, uint32_t batches, uint32_t round_t
 	out->round_trips = round_trips;
 	out->min_ns = v[0];
 	out->max_ns = v[batches - 1];
+	out->cpu_ns = median_sort(cpu, batches);
 restore:
 	if (have_old)
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	free(v);
 	free(rt);
+	free(cpu);
 	return e ? -1 : 0;
 }
 
@@ -239,7 +265,8 @@ cJSON *pmc_wakecost_to_json(const struct pmc_wakecost *w)
 		    !cJSON_AddNumberToObject(e, "round_trips", p->round_trips) ||
 		    !cJSON_AddNumberToObject(e, "median_ns", p->median_ns) ||
 		    !cJSON_AddNumberToObject(e, "min_ns", p->min_ns) ||
-		    !cJSON_AddNumberToObject(e, "max_ns", p->max_ns))
+		    !cJSON_AddNumberToObject(e, "max_ns", p->max_ns) ||
+		    !cJSON_AddNumberToObject(e, "cpu_ns", p->cpu_ns))
 			goto nomem;
 	}
 	return o;

@@ -31,6 +31,9 @@ struct pmc_wake_pair {
 	uint32_t batches, round_trips;
 	double median_ns;        /* median of the batches' figures */
 	double min_ns, max_ns;   /* the lowest and highest batch figure: the spread */
+	double cpu_ns;           /* CPU time of both threads per one-way wake, the median of the
+				    batches' means (CLOCK_THREAD_CPUTIME_ID): the part of a wake that
+				    is work of the two CPUs, not waiting */
 };
 
 struct pmc_wakecost {

@@ -24,13 +24,14 @@ for l in sys.stdin:
     d=json.loads(l)
     if d["type"]=="meta":
         json.dump(d["wake_cost"], open(sys.argv[1], "w"))' "$T/wake.json"
-check "META wake_cost: the same CPU first, min <= median <= max, 9 batches of 500 round trips" python3 -c 'import json,sys
+check "META wake_cost: the same CPU first, min <= median <= max, the threads' CPU time, 9 batches of 500 round trips" python3 -c 'import json,sys
 w=json.load(open(sys.argv[1]))
 p=w["pairs"]
 assert w["method"]=="futex ping-pong" and w["unit"]=="ns one-way", w
 assert p[0]["class"]=="same_cpu" and p[0]["cpus"][0]==p[0]["cpus"][1], p[0]
 for q in p:
     assert 0 < q["min_ns"] <= q["median_ns"] <= q["max_ns"], q
+    assert 0 < q["cpu_ns"], q
     assert q["batches"]==9 and q["round_trips"]==500, q
     assert q["class"]=="same_cpu" or q["cpus"][0]!=q["cpus"][1], q' "$T/wake.json"
 ncpus=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')

@@ -563,6 +563,85 @@ static void test_replay_percore_idle_balance(void **state)
 	pma_exact_free(y);
 }
 
+/* Group wakes replayed as barriers (exact.h pma_exact_replay_charged). Recorded on 1 CPU: R (10)
+ * forks A (11) and B (12) at 0 and runs 0-1; A runs 1-2 and blocks, B 2-3 and blocks; R runs 3-4
+ * and wakes A and B at 4 (one group, R was the last to arrive); R is preempted at once, A runs 4-5
+ * and blocks, B 5-6 and blocks, R resumes at 6 and wakes them again (a second group: R was switched
+ * out between the two, and A and B are woken twice), runs 6-7 and ends; A ends after 7-8, B after
+ * 8-9. U = 9 ms. On 3 cores, charging x = 1 ms a cross-core wake (spawns included, as placed):
+ * A and B arrive at their first wait at 2, R at 2 (its 2 ms) is the last and releases them onto
+ * the other cores (2 cross-core, there at 3); R reaches the second group at 2 and waits for it;
+ * A and B arrive at 4, the last of them releases R and the other one onto idle cores (2 more,
+ * there at 5): T = 4 + 2x = 6. Without barriers R's second signals would precede A's and B's
+ * waits and R would not wait: 4 + x. With x = 0: 4 either way. On 1 core T(1) = U. */
+static void test_replay_barrier_groups(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct pma_replay_wakes wk;
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 0, 10, 11);
+	fork_ev(&s, 0, 10, 12);
+	sw(&s, 1, 10, 'R', 11);
+	sw(&s, 2, 11, 'S', 12);
+	sw(&s, 3, 12, 'S', 10);
+	wake(&s, 4, 10, 11);
+	wake(&s, 4, 10, 12);
+	sw(&s, 4, 10, 'R', 11);
+	sw(&s, 5, 11, 'S', 12);
+	sw(&s, 6, 12, 'S', 10);
+	wake(&s, 6, 10, 11);
+	wake(&s, 6, 10, 12);
+	sw(&s, 7, 10, 'X', 11);
+	sw(&s, 8, 11, 'X', 12);
+	sw(&s, 9, 12, 'X', IDLE);
+	load_one(&f, &s, 10);
+	assert_int_equal(f.st.wake_edges, 4);
+	assert_true(fabs(f.st.work_ns - 9.0 * MS) < 1);
+	assert_true(fabs(replay_charged_ms(&f, 3, 0, 1, &wk) - 6) < 1e-9);
+	assert_int_equal(wk.barriers, 2);
+	assert_int_equal(wk.reordered, 1);
+	assert_int_equal(wk.cross, 4);
+	assert_int_equal(wk.same, 0);
+	assert_true(fabs(replay_charged_ms(&f, 3, 0, 0, &wk) - 4) < 1e-9);
+	assert_true(fabs(replay_charged_ms(&f, 1, 0, 1, &wk) - 9) < 1e-9);
+	unload(&f);
+}
+
+/* A barrier program whose imbalance alternates, known by construction: in region k threads 1, 2
+ * and 3 run 1 ms, 3 ms and 1 ms (k odd) or 1, 1 and 3 ms (k even), then meet at a barrier that
+ * thread 1 released in the recording (its two consecutive signals: one group). Each region lasts
+ * its longest thread, 3 ms: on 3 cores T = 3R, and with a cross-core charge x each region's last
+ * arrival wakes the other two onto idle cores: T = R (3 + x). The uncharged replay keeps the
+ * recorded edges (thread 1 never waits, 2 and 3 run apart): 2R, the sum of one thread's work. */
+static void test_replay_barrier_imbalance(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	struct pma_replay_wakes wk;
+	const int R = 4;
+	double T;
+
+	(void)state;
+	assert_non_null(x);
+	for (int k = 0; k < R; k++) {
+		assert_int_equal(pma_exact_prog_work(x, 1, 1 * MS), 0);
+		assert_int_equal(pma_exact_prog_work(x, 2, (k % 2 ? 3 : 1) * MS), 0);
+		assert_int_equal(pma_exact_prog_work(x, 3, (k % 2 ? 1 : 3) * MS), 0);
+		assert_int_equal(pma_exact_prog_wake(x, 1, 2), 0);
+		assert_int_equal(pma_exact_prog_wake(x, 1, 3), 0);
+	}
+	assert_true(fabs(prog_charged_ms(x, 3, 0, 0, &wk) - 3 * R) < 1e-9);
+	assert_true(fabs(prog_charged_ms(x, 3, 0, 0.5, &wk) - R * (3 + 0.5)) < 1e-9);
+	assert_int_equal(wk.barriers, R);
+	assert_int_equal(wk.reordered, R);
+	assert_int_equal(wk.cross, 2 * R);
+	assert_int_equal(pma_exact_replay(x, 3, &T), 0);
+	assert_true(fabs(T / MS - 2 * R) < 1e-9);
+	pma_exact_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +658,8 @@ int main(void)
 		cmocka_unit_test(test_replay_wake_busy_cores),
 		cmocka_unit_test(test_replay_percore_forkjoin),
 		cmocka_unit_test(test_replay_percore_idle_balance),
+		cmocka_unit_test(test_replay_barrier_groups),
+		cmocka_unit_test(test_replay_barrier_imbalance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
