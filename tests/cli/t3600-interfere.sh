@@ -311,9 +311,19 @@ verdict_at() {
 	"$PMANALYZE" -F json --threshold "$1" "$T/stream.pmt" >"$T/stream$1.json" 2>/dev/null
 	jget "$T/stream$1.json" verdict
 }
+# The "not sensitive" prediction rests on the calibration's B being there during stream's runs:
+# in a quiet clean-clone CI run (normal build, 2026-11-27, load 2.7) stream and the BWThr moved
+# 12.5 + 7.1 = 19.6 GB/s together at k = 1, less than stream's 22.6 alone, for a B of 41.1 (the
+# host's memory system, shared with other VMs, gave that hour less than the calibration's best),
+# and stream slowed 74%. make check asserts the verdict only when the trace shows the memory system
+# moved at least stream's own bandwidth at k = 1; make check-accuracy always does.
 ns_thr=50; [ "$PMT_ACCURACY" = strict ] && ns_thr=25
 if ! timed; then
 	skip "stream's verdict against the calibration (B - BW1 = $L1g GB/s, stream $S0g GB/s, slowdown $s)" "$SAN_WHY"
+elif [ "$PMT_ACCURACY" != strict ] && awk -v l="$left1" -v s="$S0" -v s1="$S1" -v x="$X1" \
+	'BEGIN { exit !(l >= s && s1 + x < s) }'; then
+	skip "B - BW1 = $L1g GB/s leaves stream its $S0g GB/s: not sensitive at $ns_thr% (slowdown $s)" \
+		"the memory system moved less at k = 1 (stream $S1g + BWThr $X1g GB/s) than stream alone ($S0g GB/s): the calibration's B was not there; make check-accuracy (PMT_ACCURACY=strict) asserts it"
 elif awk -v l="$left1" -v s="$S0" 'BEGIN { exit !(l >= s) }'; then
 	vns=$(verdict_at "$ns_thr")
 	if [ "$vns" = not_sensitive ]; then ok "B - BW1 = $L1g GB/s leaves stream its $S0g GB/s: not sensitive at $ns_thr% (slowdown $s)"
