@@ -305,6 +305,12 @@ void pma_est_set_cpus(struct pma_est *e, uint32_t cpus_n)
 	e->cpus_n = cpus_n;
 }
 
+/* The sample lists more threads than the run has CPUs (pma_est_set_cpus; never without it). */
+static int oversubscribed(const struct pma_est *e, const struct pmt_sample *s)
+{
+	return e->cpus_n && s->n > e->cpus_n;
+}
+
 /* A sample that lists more threads than the run has CPUs and comes less than
  * PMA_EST_OVERSUB_WINDOW_NS after the last interval boundary is merged into the next one: on an
  * oversubscribed baseline one interval shorter than a few scheduler slices sees one thread run
@@ -314,7 +320,7 @@ void pma_est_set_cpus(struct pma_est *e, uint32_t cpus_n)
  * resolution. */
 static int merges(const struct pma_est *e, const struct pmt_sample *s)
 {
-	return e->cpus_n && s->n > e->cpus_n && e->have_t_prev && s->t_ns > e->t_prev_ns &&
+	return oversubscribed(e, s) && e->have_t_prev && s->t_ns > e->t_prev_ns &&
 	       s->t_ns - e->t_prev_ns < PMA_EST_OVERSUB_WINDOW_NS;
 }
 
@@ -391,7 +397,7 @@ static int take_sample(struct pma_est *e, const struct pmt_sample *s)
 		e->ring_dT_ns[slot] = dT;
 		e->ring_t0_ns[slot] = e->t_prev_ns;
 		e->st.intervals++;
-		if (e->cpus_n && s->n > e->cpus_n) {
+		if (oversubscribed(e, s)) {
 			e->st.oversub_intervals++;
 			e->st.oversub_ns += dT;
 		}
