@@ -1036,9 +1036,9 @@ static int pc_unbroken(const struct pma_exact *x, uint32_t a, uint32_t b)
  * wait for them (threads blocked when it came: a barrier's last arrival, or a broadcast, waking
  * the others). The replay keeps each as a barrier of the waker and those wakees: on 1 CPU the
  * waker was the last to arrive, on n cores any of them may be, and the last one releases the
- * others (pc_arrive). Sets R's grp, ngrp, egroup, gedge and gblocked; returns 0, or -1 when
- * memory runs out. */
-static int pc_groups(struct pcreplay *R)
+ * others (pc_arrive). barriers 0: none (every edge on its own). Sets R's grp, ngrp, egroup, gedge
+ * and gblocked; returns 0, or -1 when memory runs out. */
+static int pc_groups(struct pcreplay *R, int barriers)
 {
 	const struct pma_exact *x = R->x;
 	size_t ne = x->nedges ? x->nedges : 1, nge = 0, nb = 0, gcap = 0;
@@ -1054,7 +1054,7 @@ static int pc_groups(struct pcreplay *R)
 		for (size_t j = 0; j < x->thr[i].nsteps; j++)
 			if (x->thr[i].steps[j].kind == ST_WAIT)
 				ewaiter[x->thr[i].steps[j].arg] = (int64_t)i;
-	for (size_t i = 0; i < x->nthr; i++) {
+	for (size_t i = 0; barriers && i < x->nthr; i++) {
 		const struct step *st = x->thr[i].steps;
 		size_t ns = x->thr[i].nsteps, j = 0;
 		while (j < ns) {
@@ -1127,7 +1127,7 @@ static void pc_free(struct pcreplay *R)
  * every core; Linux keeps a woken thread on the core it was woken to, so a late core's delay
  * stays on it (docs/model.md "Wake-up costs in the replay"). */
 static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
-			  double *T_ns, struct pma_replay_wakes *wk)
+			  double *T_ns, struct pma_replay_wakes *wk, int barriers)
 {
 	struct pcreplay R = { .x = x, .n = n, .c = c, .wk = wk };
 	size_t started = 0;
@@ -1139,7 +1139,8 @@ static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pm
 	R.work = malloc(x->nthr * sizeof(*R.work)); /* a thread is on it at most once */
 	R.signaled = calloc(x->nedges ? x->nedges : 1, 1);
 	R.waiter = malloc((x->nedges ? x->nedges : 1) * sizeof(*R.waiter));
-	if (!R.core || !R.r || !R.delayed || !R.work || !R.signaled || !R.waiter || pc_groups(&R) < 0)
+	if (!R.core || !R.r || !R.delayed || !R.work || !R.signaled || !R.waiter ||
+	    pc_groups(&R, barriers) < 0)
 		goto out;
 	if (wk)
 		wk->barriers = R.ngrp;
@@ -1162,7 +1163,7 @@ static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pm
 	for (size_t i = 0; i < x->nthr; i++)
 		started += R.r[i].started;
 	/* every started thread must have run to its end: otherwise a wait was never signalled */
-	rc = R.done == started ? 0 : -1;
+	rc = R.done == started ? 0 : -2;
 	*T_ns = R.t;
 out:
 	pc_free(&R);
@@ -1172,6 +1173,8 @@ out:
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk)
 {
+	int rc;
+
 	*T_ns = 0;
 	if (wk)
 		memset(wk, 0, sizeof(*wk));
@@ -1179,7 +1182,20 @@ int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct
 		return -1;
 	if (x->nthr == 0)
 		return 0;
-	return c ? replay_percore(x, n, c, T_ns, wk) : replay_shared(x, n, T_ns, wk);
+	if (!c)
+		return replay_shared(x, n, T_ns, wk);
+	rc = replay_percore(x, n, c, T_ns, wk, 1);
+	if (rc == -2) {
+		/* a barrier left a wait unresolved: the recorded order was no schedule (a damaged
+		 * trace; a consistent one cannot, as every participant arrived before the recorded
+		 * release): the recorded edges alone */
+		if (wk)
+			memset(wk, 0, sizeof(*wk));
+		rc = replay_percore(x, n, c, T_ns, wk, 0);
+		if (wk)
+			wk->barriers_dropped = 1;
+	}
+	return rc < 0 ? -1 : 0;
 }
 
 const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n)

@@ -99,6 +99,8 @@ struct pma_replay_wakes {
 	uint64_t same, cross;
 	uint64_t barriers;   /* group wakes kept as barriers (charged replay) */
 	uint64_t reordered;  /* barriers released by another participant than the recorded waker */
+	int barriers_dropped; /* the barriers left a wait unresolved (a damaged trace): replayed with
+				 the recorded edges alone */
 };
 
 /* pma_exact_replay with wake costs and per-core run queues (an extension of Tudor & Teo's
@@ -126,7 +128,9 @@ struct pma_replay_wakes {
  *   a barrier whose other participants run late on another core would cost no wake at all;
  * A wake of a thread that has not reached its wait yet costs nothing. wk (may be NULL) counts the
  * wakes of blocked threads by placement (spawns not counted), the barriers and those released by
- * another participant than the recorded waker. Returns as pma_exact_replay. */
+ * another participant than the recorded waker. Should the barriers leave a wait unresolved (only a
+ * recording whose order is no schedule can), the replay runs again with the recorded edges alone
+ * (wk->barriers_dropped). Returns as pma_exact_replay. */
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk);
 

@@ -103,6 +103,7 @@ int pma_wakecost_T(const struct pma_exact *x, const struct pma_exact_stats *st, 
 		w->same_wakes = wk.same;
 		w->barriers = wk.barriers;
 		w->reordered = wk.reordered;
+		w->barriers_dropped = wk.barriers_dropped;
 	}
 	return 0;
 }
@@ -134,5 +135,8 @@ void pma_wakecost_line(FILE *out, const struct pma_wake_result *w)
 		fprintf(out, ", %llu group wakes replayed as barriers (%llu released by another thread "
 			"than the recorded waker)", (unsigned long long)w->barriers,
 			(unsigned long long)w->reordered);
+	if (w->cores && w->barriers_dropped)
+		fprintf(out, ", no barriers (as barriers a wait was left unresolved: the recorded order is "
+			"no schedule, a damaged trace)");
 	fputc('\n', out);
 }

@@ -30,6 +30,7 @@ struct pma_wake_result {
 					     below the thread count (0 when none) */
 	uint64_t barriers, reordered;   /* that replay's barriers, and those another participant
 					   than the recorded waker released (exact.h) */
+	int barriers_dropped;           /* that replay ran on the recorded edges alone (exact.h) */
 	uint32_t cores;                 /* that core count */
 	double T_all_ns, T_all_err_ns;  /* pma_wakecost_T's replay on a core per thread, 0 until
 					   computed */

@@ -131,6 +131,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (pma_exact_replay(t.runs[0].exact, 1, &T1) < 0 ||
 			    pma_exact_replay(t.runs[0].exact, 64, &Tn) < 0)
 				__builtin_trap();
+			/* the charged replay's barriers never leave a wait unresolved either (each
+			 * participant arrived before the recorded release), and T(1) stays U */
+			struct pma_wake_charge c = { 0, 20000 };
+			struct pma_replay_wakes wk;
+			double T1c, T2c;
+			if (pma_exact_replay_charged(t.runs[0].exact, 2, &c, &T2c, &wk) < 0 || wk.barriers_dropped ||
+			    pma_exact_replay_charged(t.runs[0].exact, 1, &c, &T1c, &wk) < 0 || wk.barriers_dropped)
+				__builtin_trap();
+			if (T1c < x->work_ns * (1 - 1e-9) - 1 || T1c > x->work_ns * (1 + 1e-9) + 1)
+				__builtin_trap();
 			if (T1 < x->work_ns * (1 - 1e-9) - 1 || T1 > x->work_ns * (1 + 1e-9) + 1)
 				__builtin_trap();
 			if (Tn < x->T_cp_ns * (1 - 1e-9) - 1)

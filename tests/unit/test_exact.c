@@ -642,6 +642,29 @@ static void test_replay_barrier_imbalance(void **state)
 	pma_exact_free(x);
 }
 
+/* A program no recording can give: thread 1 wakes 3 and 2 at once (a barrier of 1, 2 and 3), but
+ * 2 first waits for a signal 3 sends only after that barrier's release. As a barrier it would
+ * never be released; the replay runs again on the recorded edges alone and says so. 1 ms each. */
+static void test_replay_barrier_unresolved(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	struct pma_replay_wakes wk;
+
+	(void)state;
+	assert_non_null(x);
+	assert_int_equal(pma_exact_prog_work(x, 1, 1 * MS), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 1, 3), 0);
+	assert_int_equal(pma_exact_prog_work(x, 3, 1 * MS), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 3, 2), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 1, 2), 0);
+	assert_int_equal(pma_exact_prog_work(x, 2, 1 * MS), 0);
+	/* 3 runs its 1 ms after 1's, then 2 its own: 3 ms on 3 cores */
+	assert_true(fabs(prog_charged_ms(x, 3, 0, 0, &wk) - 3) < 1e-9);
+	assert_int_equal(wk.barriers_dropped, 1);
+	assert_int_equal(wk.barriers, 0);
+	pma_exact_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -660,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_replay_percore_idle_balance),
 		cmocka_unit_test(test_replay_barrier_groups),
 		cmocka_unit_test(test_replay_barrier_imbalance),
+		cmocka_unit_test(test_replay_barrier_unresolved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
