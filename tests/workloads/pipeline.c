@@ -231,14 +231,8 @@ int main(int argc, char **argv)
 	       work_total_ms + serial_ms, T_cp_ms + serial_ms);
 	printf(",\"work_measured_ms\":%.3f,\"T_cp_measured_ms\":%.3f", work_measured_ms,
 	       T_cp_measured_ms);
-	/* the process's whole CPU time (CLOCK_PROCESS_CPUTIME_ID: the stages' queue waits and
-	 * start-up too): the U of a tool that counts every running slice, at any load (phases.c) */
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-		printf(",\"process_cpu_ms\":%.3f", (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
-	}
+	/* the stages' queue waits and start-up too */
+	printf(",\"process_cpu_ms\":%.3f", (double)process_cpu_ns() / 1e6);
 	printf(",\"program\":\"" PROG "\",\"items\":%ld,\"threads_peak\":%d}\n", n_items, n_stages);
 	for (int i = 0; i < n_stages; i++)
 		queue_destroy(&inbox[i]);

@@ -32,6 +32,16 @@ static inline int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The whole process's CPU time in ns (CLOCK_PROCESS_CPUTIME_ID: every thread, work loops, waits
+ * and start-up alike): the U of a tool that counts every running slice, at any load. */
+static inline int64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* CLOCK_MONOTONIC in ns: the clock of the collector's records. */
 static inline int64_t mono_ns(void)
 {
