@@ -898,6 +898,7 @@ static int pc_step(struct pcreplay *R, uint32_t i)
 
 	for (;;) {
 		const struct step *s;
+		int64_t g; /* the barrier of the step's edge, -1 none */
 		if (r->pc >= th->nsteps) {
 			r->done = 1;
 			R->done++;
@@ -907,8 +908,9 @@ static int pc_step(struct pcreplay *R, uint32_t i)
 		s = &th->steps[r->pc];
 		if (s->kind == ST_WORK)
 			return pc_push(&R->core[r->core], i, s->ns);
-		if (s->kind == ST_WAIT && !R->signaled[s->arg] && R->egroup[s->arg] >= 0) {
-			if (!pc_arrive(R, (uint32_t)R->egroup[s->arg], i))
+		g = s->kind == ST_SPAWN ? -1 : R->egroup[s->arg]; /* a spawn's arg is a thread */
+		if (s->kind == ST_WAIT && !R->signaled[s->arg] && g >= 0) {
+			if (!pc_arrive(R, (uint32_t)g, i))
 				return 0;
 			r->pc++; /* the last to arrive: past its WAIT */
 			continue;
@@ -918,10 +920,9 @@ static int pc_step(struct pcreplay *R, uint32_t i)
 			pc_release(R, i);
 			return 0;
 		}
-		if (s->kind == ST_SIGNAL && R->egroup[s->arg] >= 0 &&
-		    !R->grp[R->egroup[s->arg]].waker_in) {
-			R->grp[R->egroup[s->arg]].waker_in = 1;
-			if (!pc_arrive(R, (uint32_t)R->egroup[s->arg], i))
+		if (s->kind == ST_SIGNAL && g >= 0 && !R->grp[g].waker_in) {
+			R->grp[g].waker_in = 1;
+			if (!pc_arrive(R, (uint32_t)g, i))
 				return 0; /* it signals when the last one arrives */
 		}
 		r->pc++;

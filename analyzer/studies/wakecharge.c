@@ -99,11 +99,7 @@ int pma_wakecost_T(const struct pma_exact *x, const struct pma_exact_stats *st, 
 		return -1;
 	if (n >= w->cores) {
 		w->cores = n;
-		w->cross_wakes = wk.cross;
-		w->same_wakes = wk.same;
-		w->barriers = wk.barriers;
-		w->reordered = wk.reordered;
-		w->barriers_dropped = wk.barriers_dropped;
+		w->wakes = wk;
 	}
 	return 0;
 }
@@ -130,12 +126,12 @@ void pma_wakecost_line(FILE *out, const struct pma_wake_result *w)
 	fprintf(out, ", one-way, from %s)", w->from ? w->from : "?");
 	if (w->cores)
 		fprintf(out, "; on %u cores %llu cross-core, %llu same-core wakes", w->cores,
-			(unsigned long long)w->cross_wakes, (unsigned long long)w->same_wakes);
-	if (w->cores && w->barriers)
+			(unsigned long long)w->wakes.cross, (unsigned long long)w->wakes.same);
+	if (w->cores && w->wakes.barriers)
 		fprintf(out, ", %llu group wakes replayed as barriers (%llu released by another thread "
-			"than the recorded waker)", (unsigned long long)w->barriers,
-			(unsigned long long)w->reordered);
-	if (w->cores && w->barriers_dropped)
+			"than the recorded waker)", (unsigned long long)w->wakes.barriers,
+			(unsigned long long)w->wakes.reordered);
+	if (w->cores && w->wakes.barriers_dropped)
 		fprintf(out, ", no barriers (as barriers a wait was left unresolved: the recorded order is "
 			"no schedule, a damaged trace)");
 	fputc('\n', out);

@@ -26,11 +26,9 @@ struct pma_wake_result {
 	double wakee_cpu_ns;            /* what the charge leaves out as the wakee's CPU time: half
 					   the cross-core pair's CPU time beyond the same CPU's, 0
 					   when the calibration has no cpu_ns */
-	uint64_t cross_wakes, same_wakes; /* placements of the replay on the most cores replayed
-					     below the thread count (0 when none) */
-	uint64_t barriers, reordered;   /* that replay's barriers, and those another participant
-					   than the recorded waker released (exact.h) */
-	int barriers_dropped;           /* that replay ran on the recorded edges alone (exact.h) */
+	struct pma_replay_wakes wakes;  /* what the replay on the most cores replayed below the
+					   thread count did: its placements, barriers (exact.h; all 0
+					   when none) */
 	uint32_t cores;                 /* that core count */
 	double T_all_ns, T_all_err_ns;  /* pma_wakecost_T's replay on a core per thread, 0 until
 					   computed */

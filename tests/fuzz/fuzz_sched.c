@@ -16,6 +16,12 @@
 #include "pmt.h"
 #include "report.h"
 
+/* T is the program's total CPU time U (the replay on 1 core), within rounding. */
+static int is_U(double T, const struct pma_exact_stats *x)
+{
+	return T >= x->work_ns * (1 - 1e-9) - 1 && T <= x->work_ns * (1 + 1e-9) + 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ROOT 100u
@@ -126,22 +132,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* the replay's own laws: it always finishes (the wake edges point forward in
 			 * the recorded order, so they cannot wait on each other), T(1) = U, and no
 			 * core count beats the critical path */
-			double T1, Tn;
+			double T1, Tn, T1c, T2c;
 			const struct pma_exact_stats *x = &t.runs[0].xst;
+			/* the charged replay's barriers never leave a wait unresolved either (each
+			 * participant arrived before the recorded release), and its T(1) is U too */
+			struct pma_wake_charge c = { 0, 20000 };
+			struct pma_replay_wakes wk;
 			if (pma_exact_replay(t.runs[0].exact, 1, &T1) < 0 ||
 			    pma_exact_replay(t.runs[0].exact, 64, &Tn) < 0)
 				__builtin_trap();
-			/* the charged replay's barriers never leave a wait unresolved either (each
-			 * participant arrived before the recorded release), and T(1) stays U */
-			struct pma_wake_charge c = { 0, 20000 };
-			struct pma_replay_wakes wk;
-			double T1c, T2c;
 			if (pma_exact_replay_charged(t.runs[0].exact, 2, &c, &T2c, &wk) < 0 || wk.barriers_dropped ||
 			    pma_exact_replay_charged(t.runs[0].exact, 1, &c, &T1c, &wk) < 0 || wk.barriers_dropped)
 				__builtin_trap();
-			if (T1c < x->work_ns * (1 - 1e-9) - 1 || T1c > x->work_ns * (1 + 1e-9) + 1)
-				__builtin_trap();
-			if (T1 < x->work_ns * (1 - 1e-9) - 1 || T1 > x->work_ns * (1 + 1e-9) + 1)
+			if (!is_U(T1, x) || !is_U(T1c, x))
 				__builtin_trap();
 			if (Tn < x->T_cp_ns * (1 - 1e-9) - 1)
 				__builtin_trap();
