@@ -610,6 +610,66 @@ static void test_replay_barrier_groups(void **state)
 	unload(&f);
 }
 
+/* Two signals of one waker with no work between them are one group only if it ran through: R (10)
+ * wakes A (11) at 4, is preempted at once, resumes at 5 and wakes B (12). Its steps show two
+ * consecutive signals, but 1 ms of real time passed without its CPU time moving: two single
+ * wakes, no barrier. */
+static void test_replay_barrier_preempted_waker(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct pma_replay_wakes wk;
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 0, 10, 11);
+	fork_ev(&s, 0, 10, 12);
+	sw(&s, 1, 10, 'R', 11);
+	sw(&s, 2, 11, 'S', 12);
+	sw(&s, 3, 12, 'S', 10);
+	wake(&s, 4, 10, 11);
+	sw(&s, 4, 10, 'R', 11);
+	sw(&s, 5, 11, 'X', 10);
+	wake(&s, 5, 10, 12);
+	sw(&s, 6, 10, 'X', 12);
+	sw(&s, 7, 12, 'X', IDLE);
+	load_one(&f, &s, 10);
+	assert_int_equal(f.st.wake_edges, 2);
+	(void)replay_charged_ms(&f, 3, 0, 1, &wk);
+	assert_int_equal(wk.barriers, 0);
+	unload(&f);
+}
+
+/* A thread woken twice in one unbroken run of signals is two wakes, not one group: R (10) runs
+ * throughout and wakes A (11) at 2 and again at 2.004 (4 us of its CPU apart), A having run 1 us
+ * on another CPU and blocked in between. As one group A would count twice and the barrier would
+ * wait for A's second arrival behind its first: never released (the replay would fall back). */
+static void test_replay_barrier_same_wakee(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct pma_replay_wakes wk;
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 0, 10, 11);
+	sw(&s, 0.5, IDLE, 'R', 11);
+	sw(&s, 1, 11, 'S', IDLE);
+	wake(&s, 2, 10, 11);
+	sw(&s, 2.001, IDLE, 'R', 11);
+	sw(&s, 2.002, 11, 'S', IDLE);
+	wake(&s, 2.004, 10, 11);
+	sw(&s, 2.005, IDLE, 'R', 11);
+	sw(&s, 3, 11, 'X', IDLE);
+	sw(&s, 3, 10, 'X', IDLE);
+	load_one(&f, &s, 10);
+	assert_int_equal(f.st.wake_edges, 2);
+	(void)replay_charged_ms(&f, 2, 0, 1, &wk);
+	assert_int_equal(wk.barriers, 0);
+	assert_int_equal(wk.barriers_dropped, 0);
+	unload(&f);
+}
+
 /* A barrier program whose imbalance alternates, known by construction: in region k threads 1, 2
  * and 3 run 1 ms, 3 ms and 1 ms (k odd) or 1, 1 and 3 ms (k even), then meet at a barrier that
  * thread 1 released in the recording (its two consecutive signals: one group). Each region lasts
@@ -682,6 +742,8 @@ int main(void)
 		cmocka_unit_test(test_replay_percore_forkjoin),
 		cmocka_unit_test(test_replay_percore_idle_balance),
 		cmocka_unit_test(test_replay_barrier_groups),
+		cmocka_unit_test(test_replay_barrier_preempted_waker),
+		cmocka_unit_test(test_replay_barrier_same_wakee),
 		cmocka_unit_test(test_replay_barrier_imbalance),
 		cmocka_unit_test(test_replay_barrier_unresolved),
 	};
