@@ -155,6 +155,7 @@ static const struct note_info note_infos[] = {
 	[PMA_NOTE_OPT_KNOWN_OMEGA] = { "opt-known-omega", PMA_SEV_WARNING, TOPIC_MODEL },
 	[PMA_NOTE_CROSS_SATURATED] = { "cross-saturated", PMA_SEV_INFO, TOPIC_MEMORY },
 	[PMA_NOTE_WAKE_NOT_CHARGED] = { "wake-not-charged", PMA_SEV_INFO, TOPIC_MODEL },
+	[PMA_NOTE_RUNS_DISAGREE] = { "runs-disagree", PMA_SEV_WARNING, TOPIC_MODEL },
 	[PMA_NOTE_RANKS_MPI_UNMEASURED] = { "ranks-mpi-unmeasured", PMA_SEV_WARNING, TOPIC_JOB },
 	[PMA_NOTE_RANKS_COLLECTOR_ON_RANK] = { "ranks-collector-on-rank", PMA_SEV_INFO, TOPIC_JOB },
 	[PMA_NOTE_INTERF_CAL_LATER] = { "interf-cal-later", PMA_SEV_WARNING, TOPIC_TRACE },

@@ -144,6 +144,10 @@ enum pma_note_code {
 				      analyzed trace's calibration id, s1 the other's id, s2 the
 				      other trace's path, s3 the other's user, s4 the other's
 				      time_utc */
+	PMA_NOTE_RUNS_DISAGREE,    /* the worst core count whose prediction misses the trace's own
+				      runs (runcheck.h): n0 n, n1 S predicted, n2 its ±S, n3 S
+				      measured (medians), n4 the runs' least S, n5 their greatest,
+				      n6 runs on n CPUs, n7 runs on one CPU */
 };
 
 /* How much a note matters: a warning says a number may be wrong or was brought back

@@ -85,6 +85,15 @@ int pma_note_text_model(const struct pma_note *x, char *buf, size_t size)
 			 "cross-core wake is not charged (S may be high for programs that synchronize "
 			 "often)", n[0]);
 		break;
+	case PMA_NOTE_RUNS_DISAGREE:
+		snprintf(buf, size, "the prediction misses this trace's own runs at n = %.0f: S = %.2f "
+			 "± %.2f predicted, %.2f measured (%.2f-%.2f over %.0f run%s on %.0f CPUs against "
+			 "the median of %.0f on one, wall times); the model's error there is larger than "
+			 "its ±S. docs/model.md \"Checked against the trace's own runs\" lists what it "
+			 "leaves out (where Linux places woken threads and how soon it balances them, a "
+			 "host's noise)", n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[6] == 1 ? "" : "s",
+			 n[0], n[7]);
+		break;
 	default:
 		return -1;
 	}

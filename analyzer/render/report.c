@@ -43,6 +43,7 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	cJSON_AddItemToObject(root, "memory", memory_json(r, traces));
 	optimal_json(root, r);
 	predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
+	runcheck_json(root, r);
 	regions_json(root, r);
 	energy_json(cJSON_AddObjectToObject(root, "energy"), r);
 	scaling_json(root, r);

@@ -71,6 +71,42 @@ void table_predictions(FILE *out, const struct pma_result *r)
 			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
 		fprintf(out, "%s\n", r->opt.nintervals ? "" : " no interval");
 	}
+	/* the trace's own runs on 1 and n CPUs (runcheck.h) */
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
+		char S[32], dS[32], range[64] = "";
+		fmt_given(S, sizeof(S), 2, w->S_pred);
+		fmt_given(dS, sizeof(dS), 2, w->S_pred_err);
+		if (w->runs_n > 1) /* each run on n CPUs against the median on one */
+			snprintf(range, sizeof(range), " (%.2f-%.2f)", w->S_min, w->S_max);
+		fprintf(out, "%-13sS(%u) = %.2f%s by this trace's runs: %zu on %u CPUs against %zu on "
+			"1 (%swall times); predicted %s ± %s%s\n", i ? "" : "measured", w->cores, w->S,
+			range, w->runs_n, w->cores, w->runs_1, w->runs_n > 1 || w->runs_1 > 1 ?
+			"median " : "", S, dS, w->outside ? "  <- outside ±S" : "");
+	}
+}
+
+void runcheck_json(cJSON *root, const struct pma_result *r)
+{
+	cJSON *a;
+
+	if (!r->runcheck.n)
+		return;
+	a = cJSON_AddArrayToObject(root, "runs_check");
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "cores", w->cores);
+		cJSON_AddNumberToObject(o, "S", w->S);
+		cJSON_AddNumberToObject(o, "S_min", w->S_min);
+		cJSON_AddNumberToObject(o, "S_max", w->S_max);
+		cJSON_AddNumberToObject(o, "runs", (double)w->runs_n);
+		cJSON_AddNumberToObject(o, "runs_1", (double)w->runs_1);
+		add_finite(o, "S_predicted", w->S_pred);
+		add_finite(o, "S_err", w->S_pred_err);
+		cJSON_AddBoolToObject(o, "outside", w->outside);
+		cJSON_AddItemToArray(a, o);
+	}
 }
 
 /* "optimal_cores" and "optimal" (eq. 11) */

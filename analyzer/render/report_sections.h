@@ -36,6 +36,9 @@ cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces);
 void table_predictions(FILE *out, const struct pma_result *r);
 void optimal_json(cJSON *root, const struct pma_result *r);
 void predictions_json(cJSON *preds, const struct pma_result *r);
+/* "runs_check": the predictions against the trace's own runs on 1 and n CPUs (runcheck.h), one
+ * object per core count; absent when there is none. */
+void runcheck_json(cJSON *root, const struct pma_result *r);
 void csv_predictions(FILE *out, const struct pma_result *r);
 
 /* report_regions.c: the OpenMP regions (or phases) and Allande et al.'s best configuration per

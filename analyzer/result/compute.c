@@ -359,6 +359,48 @@ static void compute_measured(struct pma_result *r)
 			}
 }
 
+/* The predictions against the analyzed trace's own runs (runcheck.h): its baseline and
+ * calibration runs that exited 0 with the analyzed m, on the recording machine (not with
+ * --machine, whose predictions are for another). A note names the worst core count whose
+ * prediction misses the runs' range by more than its ±S. */
+static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
+{
+	const struct pma_trace *t = r->t;
+	double *wall = NULL, S[PMA_RUNCHECK_MAX];
+	uint32_t *cpus = NULL;
+	size_t k = 0, nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
+	const struct pma_runcheck_row *w;
+
+	if (o->machine || !t->nruns)
+		return 0;
+	wall = malloc(t->nruns * sizeof(*wall));
+	cpus = malloc(t->nruns * sizeof(*cpus));
+	if (!wall || !cpus) {
+		free(wall);
+		free(cpus);
+		return -1;
+	}
+	for (uint32_t j = 0; j < t->nruns; j++) {
+		const struct pma_run *run = &t->runs[j];
+		if ((run->info.role != PMA_ROLE_BASELINE && run->info.role != PMA_ROLE_CALIBRATION) ||
+		    !run->info.has_end || run->info.exit_kind != PMA_EXIT_EXITED ||
+		    run->info.exit_code != 0 || !run->cpus_n || (double)run->m != r->par.m)
+			continue;
+		/* RUN_END "wall_ns" (the program's, as pmcollect timed it), else the records' span */
+		wall[k] = run->info.wall_ns > 0 ? run->info.wall_ns / 1e9 : pma_run_wall_s(run);
+		cpus[k++] = run->cpus_n;
+	}
+	for (size_t i = 0; i < nc; i++)
+		S[i] = r->pred.by_est[r->par.est][i].S;
+	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+	free(wall);
+	free(cpus);
+	if ((w = pma_runcheck_worst(&r->runcheck)))
+		note(r, PMA_NOTE_RUNS_DISAGREE, (double[]){ w->cores, w->S_pred, w->S_pred_err, w->S,
+			w->S_min, w->S_max, (double)w->runs_n, (double)w->runs_1 }, 8);
+	return 0;
+}
+
 /* ---- the model's invariants (docs/model.md "Invariants") ----
  * Whatever the inputs, the report never shows a number that breaks: omega(1) = 0 (eq. 7: C(1)/C(1)
  * - 1), L >= 0 (eq. 8: an arrival rate), S(m,n) <= min(n, A(m,inf)) (n cores run at most n
@@ -799,7 +841,9 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * fmin(1.0, st->unplaced_wait_ns /
 									  st->wait_total_ns),
 							    128 * st->window_ns / 1e9 }, 2);
-	if (compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
+	/* last: the checks above may have widened ±S */
+	if (check_runs(r, o) < 0 ||
+	    compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}

@@ -18,6 +18,7 @@
 #include "model/model.h"
 #include "notes/notes.h"
 #include "studies/regions.h"
+#include "studies/runcheck.h"
 #include "job.h"
 #include "training.h"
 #include "studies/scaling.h"
@@ -141,6 +142,10 @@ struct pma_result {
 			struct pma_scaling scaling;       /* --sweep runs: measured vs predicted, PMNF
 							     fits (scaling.h); scaling.present 0 without */
 			struct pma_wake_result wake;      /* the replay's wake charges (wakecharge.h) */
+			struct pma_runcheck runcheck;     /* S measured by the trace's own runs on 1 and n
+							     CPUs against the predictions (runcheck.h);
+							     runcheck.n 0 without such runs or with
+							     --machine */
 		};
 		struct pma_interf_result interf;  /* PMA_RESULT_INTERFERENCE: active interference */
 		struct pma_ranks_result job;      /* PMA_RESULT_JOB: the merged ranks (job.h) */

@@ -16,7 +16,7 @@
 #include "notes.h"
 
 /* the last code of enum pma_note_code (notes.h): new codes go after it */
-#define LAST_CODE PMA_NOTE_INTERF_CAL_OTHER
+#define LAST_CODE PMA_NOTE_RUNS_DISAGREE
 
 /* Every code from 1 to the last is worded by its topic's function (pma_note_text falls back to
  * "note N" when none takes it) and has a name of lower-case words joined by '-', unique. */

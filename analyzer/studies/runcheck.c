@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* runcheck.c: the predictions against the analyzed trace's own runs (runcheck.h). */
+#include "runcheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the wall times of the runs on `want` CPUs (scratch holds nruns), 0 when none;
+ * *count their number. */
+static double median_on(const double *wall_s, const uint32_t *cpus, size_t nruns, uint32_t want,
+			double *scratch, size_t *count)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nruns; i++)
+		if (cpus[i] == want && wall_s[i] > 0 && isfinite(wall_s[i]))
+			scratch[k++] = wall_s[i];
+	*count = k;
+	if (!k)
+		return 0;
+	qsort(scratch, k, sizeof(*scratch), cmp_double);
+	return k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+}
+
+size_t pma_runcheck_rows(const double *wall_s, const uint32_t *cpus, size_t nruns,
+			 const uint32_t *cores, const double *S, const double *S_err, size_t ncores,
+			 struct pma_runcheck *out)
+{
+	double *scratch = nruns ? malloc(nruns * sizeof(*scratch)) : NULL;
+	double T1;
+	size_t n1;
+
+	memset(out, 0, sizeof(*out));
+	if (!scratch)
+		return 0;
+	T1 = median_on(wall_s, cpus, nruns, 1, scratch, &n1);
+	for (size_t j = 0; n1 && j < ncores && out->n < PMA_RUNCHECK_MAX; j++) {
+		struct pma_runcheck_row *w = &out->rows[out->n];
+		size_t nn;
+		double Tn, lo, hi;
+
+		if (cores[j] <= 1 || !(Tn = median_on(wall_s, cpus, nruns, cores[j], scratch, &nn)))
+			continue;
+		/* scratch holds the runs on n CPUs, sorted: the slowest gives the least S */
+		lo = T1 / scratch[nn - 1];
+		hi = T1 / scratch[0];
+		*w = (struct pma_runcheck_row){ .cores = cores[j], .runs_1 = n1, .runs_n = nn,
+						.S = T1 / Tn, .S_min = lo, .S_max = hi,
+						.S_pred = S[j], .S_pred_err = S_err[j] };
+		w->outside = isfinite(S[j]) && (S[j] + S_err[j] < lo || S[j] - S_err[j] > hi);
+		out->n++;
+	}
+	free(scratch);
+	return out->n;
+}
+
+/* How far row w's prediction is from its runs' range, relative to the nearer end. */
+static double miss(const struct pma_runcheck_row *w)
+{
+	if (w->S_pred < w->S_min)
+		return (w->S_min - w->S_pred) / w->S_min;
+	return (w->S_pred - w->S_max) / w->S_max;
+}
+
+const struct pma_runcheck_row *pma_runcheck_worst(const struct pma_runcheck *c)
+{
+	const struct pma_runcheck_row *worst = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].outside && (!worst || miss(&c->rows[i]) > miss(worst)))
+			worst = &c->rows[i];
+	return worst;
+}

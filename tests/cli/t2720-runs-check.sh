@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The predictions against the trace's own runs (analyzer/studies/runcheck.c, docs/model.md
+# "Checked against the trace's own runs"): a --calibrate trace's baseline runs on 1 CPU and
+# calibration runs on n CPUs measure S(n) = median T(1) / median T(n); the report prints it beside
+# the prediction (table line "measured", JSON "runs_check") and warns (runs-disagree) when the
+# prediction's ±S misses the runs' range. On fixtures: the numbers are recomputed here from the
+# runs' RUN_BEGIN/RUN_END records (pmanalyze --dump), not taken from the report.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+FX="$PMT_TOP/tests/fixtures/traces"
+# the runs' S per CPU count, from the records: {"n": [S, S_min, S_max, runs_n, runs_1]}
+runs_S() {
+	"$PMANALYZE" --dump "$1" | python3 -c 'import json,statistics,sys
+runs={}
+for l in sys.stdin:
+    d=json.loads(l)
+    if d["type"]=="run_begin": runs[d["run_id"]]=dict(d)
+    elif d["type"]=="run_end": runs[d["run_id"]].update(d)
+ok=[r for r in runs.values() if r.get("role") in ("baseline","calibration") and r.get("exit_code",0)==0 and "wall_ns" in r]
+def ncpu(c):
+    return sum(int(b)-int(a)+1 if "-" in p else 1 for p in c.split(",") for a,_,b in [p.partition("-")])
+by={}
+for r in ok: by.setdefault(ncpu(r["cpus"]),[]).append(r["wall_ns"]/1e9)
+T1=statistics.median(by[1])
+print(json.dumps({n:[T1/statistics.median(w), T1/max(w), T1/min(w), len(w), len(by[1])] for n,w in by.items() if n>1}))'
+}
+
+# --- the 100 ms barrier program: predicted 1.98 +- 0.01, its runs 1.87-1.90
+"$PMANALYZE" --cores 1,2 --format json "$FX/cond-barrier-100ms-cal.zst" >"$T/c100.json" 2>"$T/err"
+"$PMANALYZE" --cores 1,2 "$FX/cond-barrier-100ms-cal.zst" >"$T/c100.txt" 2>&1
+runs_S "$FX/cond-barrier-100ms-cal.zst" >"$T/c100.runs"
+check "100 ms barriers: runs_check holds the runs' median S, their range and counts, outside the prediction's ±S" python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); want=json.load(open(sys.argv[2]))
+rc=d["runs_check"]; p={q["cores"]:q for q in d["predictions"]}
+assert [w["cores"] for w in rc]==[2], rc
+w=rc[0]; S,lo,hi,nn,n1=want["2"]
+assert abs(w["S"]-S)<1e-9 and abs(w["S_min"]-lo)<1e-9 and abs(w["S_max"]-hi)<1e-9, (w, want)
+assert w["runs"]==nn==3 and w["runs_1"]==n1==3, (w, want)
+assert w["S_predicted"]==p[2]["S"] and w["S_err"]==p[2]["S_err"], (w, p[2])
+assert w["S_predicted"]-w["S_err"] > w["S_max"] and w["outside"] is True, w' "$T/c100.json" "$T/c100.runs"
+check "100 ms barriers: the runs-disagree warning with the core count, the prediction and the runs" python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); w=d["runs_check"][0]
+n=[x for x in d["coded_notes"] if x["code"]=="runs-disagree"]
+assert len(n)==1 and n[0]["severity"]=="warning", d["coded_notes"]
+t=n[0]["text"]
+want="the prediction misses this trace'"'"'s own runs at n = 2: S = %.2f ± %.2f predicted, %.2f measured (%.2f-%.2f over 3 runs on 2 CPUs" % (
+    w["S_predicted"], w["S_err"], w["S"], w["S_min"], w["S_max"])
+assert t.startswith(want), (t, want)' "$T/c100.json"
+check "100 ms barriers: the table's measured line, marked outside" grep -Eq \
+	'^measured     S\(2\) = 1\.[0-9]{2} \(1\.[0-9]{2}-1\.[0-9]{2}\) by this trace.s runs: 3 on 2 CPUs against 3 on 1 \(median wall times\); predicted 1\.98 ± 0\.01  <- outside ±S$' "$T/c100.txt"
+
+# --- a calibration whose runs the prediction covers: the line, no warning
+"$PMANALYZE" --format json "$FX/cal-triad-8t-rep3.zst" >"$T/triad.json" 2>&1
+runs_S "$FX/cal-triad-8t-rep3.zst" >"$T/triad.runs"
+check "triad calibration: the runs' S within the prediction's ±S, no runs-disagree" python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); want=json.load(open(sys.argv[2]))
+rc={w["cores"]:w for w in d["runs_check"]}
+assert sorted(rc)==sorted(int(k) for k in want), (rc, want)
+for k,(S,lo,hi,nn,n1) in want.items():
+    w=rc[int(k)]
+    assert abs(w["S"]-S)<1e-9 and abs(w["S_min"]-lo)<1e-9 and abs(w["S_max"]-hi)<1e-9 and w["runs"]==nn, (w, want)
+    assert w["outside"] is False and w["S_predicted"]+w["S_err"] >= w["S_min"], w
+assert not any(x["code"]=="runs-disagree" for x in d["coded_notes"]), d["coded_notes"]' "$T/triad.json" "$T/triad.runs"
+
+# --- nothing to compare: predictions for another machine, a trace without runs on n CPUs
+"$PMANALYZE" --format json --machine "$PMT_TOP/tests/fixtures/hwloc/2s4c2t.xml" "$FX/cond-barrier-100ms-cal.zst" >"$T/other.json" 2>&1
+check "--machine: no runs_check and no runs-disagree (the runs are the recording machine's)" python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+assert "runs_check" not in d and not any(x["code"]=="runs-disagree" for x in d["coded_notes"]), d.get("runs_check")' "$T/other.json"
+"$PMANALYZE" "$PMT_TOP/sample-traces/pigz-8t-cpu0.zst" >"$T/pigz.txt" 2>&1
+check "a trace of one run on one CPU: no measured line" sh -c '! grep -q "^measured " "$1" && grep -q "^optimal " "$1"' sh "$T/pigz.txt"
+done_testing

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* test_runcheck.c: the predictions against the trace's own runs (analyzer/studies/runcheck.c):
+ * medians of the wall times, the runs' spread, when a prediction is outside its ±S, which row is
+ * the worst; runs on CPU counts without a prediction and bad wall times are left out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+#include "runcheck.h"
+
+/* Runs on 1 CPU of 3, 2 and 4 s (median 3) and on 2 CPUs of 1.6, 1.5 and 2 s (median 1.6): S(2) =
+ * 3 / 1.6 = 1.875, each run's 3 / T between 1.5 and 2. One run on 8 CPUs, not predicted; a run of
+ * 0 s and one of NAN on 2 CPUs are left out. */
+static const double wall[] = { 3.0, 1.6, 2.0, 1.5, 4.0, 2.0, 0.9, 0, NAN };
+static const uint32_t cpus[] = { 1, 2, 1, 2, 1, 2, 8, 2, 2 };
+#define NRUNS (sizeof(wall) / sizeof(wall[0]))
+
+static void test_medians_and_spread(void **state)
+{
+	const uint32_t cores[] = { 1, 2, 4 };
+	const double S[] = { 1, 1.9, 3.0 }, dS[] = { 0, 0.05, 0.1 };
+	struct pma_runcheck c;
+
+	(void)state;
+	assert_int_equal(pma_runcheck_rows(wall, cpus, NRUNS, cores, S, dS, 3, &c), 1);
+	assert_int_equal(c.rows[0].cores, 2);
+	assert_int_equal(c.rows[0].runs_1, 3);
+	assert_int_equal(c.rows[0].runs_n, 3);
+	assert_double_equal(c.rows[0].S, 1.875, 1e-12);
+	assert_double_equal(c.rows[0].S_min, 1.5, 1e-12);
+	assert_double_equal(c.rows[0].S_max, 2.0, 1e-12);
+	assert_double_equal(c.rows[0].S_pred, 1.9, 0);
+	assert_double_equal(c.rows[0].S_pred_err, 0.05, 0);
+	assert_false(c.rows[0].outside);
+	assert_null(pma_runcheck_worst(&c));
+}
+
+/* [S - dS, S + dS] against the runs' [1.5, 2]: 2.2 ± 0.1 misses it (2.1 > 2), 2.1 ± 0.1 touches
+ * it, 1.3 ± 0.1 misses it below, NAN (saturated) is never outside. */
+static void test_outside(void **state)
+{
+	const uint32_t cores[] = { 2 };
+	const double dS[] = { 0.1 };
+	const double above[] = { 2.2 }, touch[] = { 2.1 }, below[] = { 1.3 }, sat[] = { NAN };
+	struct pma_runcheck c;
+
+	(void)state;
+	pma_runcheck_rows(wall, cpus, NRUNS, cores, above, dS, 1, &c);
+	assert_true(c.rows[0].outside);
+	assert_ptr_equal(pma_runcheck_worst(&c), &c.rows[0]);
+	pma_runcheck_rows(wall, cpus, NRUNS, cores, touch, dS, 1, &c);
+	assert_false(c.rows[0].outside);
+	pma_runcheck_rows(wall, cpus, NRUNS, cores, below, dS, 1, &c);
+	assert_true(c.rows[0].outside);
+	pma_runcheck_rows(wall, cpus, NRUNS, cores, sat, dS, 1, &c);
+	assert_int_equal(c.n, 1);
+	assert_false(c.rows[0].outside);
+}
+
+/* Two rows outside: at n = 2, 2.4 against at most 2 (20% above); at n = 8, 4.0 against the one
+ * run's 3 / 0.9 = 3.33 (20.0% above, by 0.67/3.33 = 0.2 exactly: the worst is the larger miss, so
+ * make n = 8 miss by more: 4.2, 26%). */
+static void test_worst(void **state)
+{
+	const uint32_t cores[] = { 2, 8 };
+	const double S[] = { 2.4, 4.2 }, dS[] = { 0, 0 };
+	struct pma_runcheck c;
+
+	(void)state;
+	assert_int_equal(pma_runcheck_rows(wall, cpus, NRUNS, cores, S, dS, 2, &c), 2);
+	assert_int_equal(c.rows[1].runs_n, 1);
+	assert_double_equal(c.rows[1].S, 3.0 / 0.9, 1e-12);
+	assert_double_equal(c.rows[1].S_min, c.rows[1].S_max, 0);
+	assert_true(c.rows[0].outside && c.rows[1].outside);
+	assert_ptr_equal(pma_runcheck_worst(&c), &c.rows[1]);
+}
+
+/* No run on one CPU, or none at all: no row. An even count of runs: the median is the mean of
+ * the middle two (1 CPU: 2 and 4 s, median 3). */
+static void test_degenerate(void **state)
+{
+	const uint32_t cores[] = { 2 }, only2[] = { 2, 2 }, even[] = { 1, 1, 2 };
+	const double S[] = { 1.5 }, dS[] = { 0.1 }, w2[] = { 1, 1 }, we[] = { 2, 4, 2 };
+	struct pma_runcheck c;
+
+	(void)state;
+	assert_int_equal(pma_runcheck_rows(w2, only2, 2, cores, S, dS, 1, &c), 0);
+	assert_int_equal(pma_runcheck_rows(NULL, NULL, 0, cores, S, dS, 1, &c), 0);
+	assert_int_equal(pma_runcheck_rows(we, even, 3, cores, S, dS, 1, &c), 1);
+	assert_double_equal(c.rows[0].S, 1.5, 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_medians_and_spread),
+		cmocka_unit_test(test_outside),
+		cmocka_unit_test(test_worst),
+		cmocka_unit_test(test_degenerate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
