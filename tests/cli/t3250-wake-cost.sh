@@ -94,6 +94,9 @@ print([q["S"] for q in json.load(sys.stdin)["predictions"] if q["cores"]==2][0])
 w=[json.loads(l)["wall_ms"] for l in open(sys.argv[1])]
 print(statistics.median(w[0::2])/statistics.median(w[1::2]))' "$T/walls")
 	near "accuracy: $name: predicted S(4,2) within 5% of the measured" "$S" "$Sm" 0.05
+	# what the prediction rested on, for the log: the charge, and the trace's own runs on 2 CPUs
+	"$PMANALYZE" --cores 1,2 "$T/acc.zst" 2>/dev/null | grep -E '^(wake cost|measured) ' |
+		cut -c1-230 | sed 's/^/#   /'
 }
 if [ "$PMT_ACCURACY" = strict ]; then
 	accuracy_case "omp_barrier 0.1 ms regions" "X=1" "$W/omp_barrier" 7500 6000
