@@ -37,6 +37,8 @@ struct credit {
 	uint32_t ev;       /* index of the switch-in in the sorted events */
 	uint64_t t_in_ns, gap_ns; /* gap: since the switch-out */
 	int unknown;
+	int after_fork;    /* the thread's first switch-in after its recorded fork: its run_delay
+			      counted from 0 there (the kernel zeroes sched_info in sched_fork) */
 	double wait_ns[3]; /* point, lo, hi: time from the wake to the switch-in */
 };
 
@@ -45,6 +47,7 @@ enum { ST_UNKNOWN = 0, ST_RUNNING, ST_QUEUED, ST_BLOCKED, ST_GONE };
 struct th {
 	uint32_t tid;
 	uint8_t state;
+	uint8_t forked;    /* queued by a recorded fork, not yet switched in */
 	uint64_t t_out_ns;
 };
 
@@ -166,7 +169,7 @@ static struct th *thread_of(struct pm_tidmap *map, struct th **ths, size_t *n, s
 		return &(*ths)[i];
 	if (PM_GROW(*ths, *cap, *n + 1) < 0 || pm_tidmap_put(map, tid, (uint32_t)*n) < 0)
 		return NULL;
-	(*ths)[*n] = (struct th){ tid, ST_UNKNOWN, 0 };
+	(*ths)[*n] = (struct th){ .tid = tid, .state = ST_UNKNOWN };
 	return &(*ths)[(*n)++];
 }
 
@@ -200,10 +203,12 @@ static void place_thread(struct credit *c, size_t n, const struct psmp *s, size_
 				known += c[j].wait_ns[0];
 			j++;
 		}
-		if (at == 0 || at == ns) {
+		if (at == ns || (at == 0 && !c[0].after_fork)) {
 			W = -1; /* no sample on one side: nothing to place from */
 		} else {
-			W = (double)s[at].wait_ns - (double)s[at - 1].wait_ns - known;
+			/* before the thread's first sample: its run_delay since its recorded fork, where
+			 * it was 0 (the fork's wait to the first switch-in is a known credit here) */
+			W = (double)s[at].wait_ns - (at ? (double)s[at - 1].wait_ns : 0) - known;
 			if (W < 0)
 				W = 0;
 		}
@@ -260,6 +265,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 		case PMT_PSWITCH_FORK:
 			if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
 				t->state = ST_QUEUED;
+				t->forked = 1;
 				t->t_out_ns = e->t_ns;
 				DELTA(e->t_ns, OP_DEP);
 			}
@@ -277,6 +283,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 					c->t_in_ns = e->t_ns;
 					c->gap_ns = e->t_ns - t->t_out_ns;
 					c->unknown = unknown;
+					c->after_fork = t->forked;
 					if (!unknown)
 						c->wait_ns[0] = c->wait_ns[1] = c->wait_ns[2] =
 							(double)c->gap_ns;
@@ -291,6 +298,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 					DELTA(e->t_ns, OP_WAKE);
 				}
 				DELTA(e->t_ns, OP_RUN);
+				t->forked = 0;
 			} else if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
 				/* no fork seen (a lost record): after the thread that ran until now */
 				if (!collect)

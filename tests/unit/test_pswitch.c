@@ -245,6 +245,57 @@ static void test_wake_after_waker_blocked(void **state)
 	pma_pswitch_free(p);
 }
 
+/* The first wake of a forked thread, before its first sample: placed from its run_delay since
+ * the fork, where the kernel started it at 0. A (root) forks B at 0 and runs 0-10, preempted; B
+ * runs 10-12 (after a known 10 ms wait from its fork) and blocks; A runs 12-30, wakes B at 20
+ * (not recorded) and is preempted at 30; B runs 30-50 and exits; A runs 50-60 and exits. B's
+ * first sample, at 35, reads a run_delay of 20 ms: 10 from the fork, so its wake was 10 ms before
+ * its switch-in at 30. U = 38 (A) + 22 (B) = 60 ms. Truth: B resumes at A's position at 20 (18)
+ * and ends at 38, A ends at 38: T_cp = 38, A = 1.579. Before 2026-11-27 the wake was bounded and
+ * taken at the switch-in (A's position 28): T_cp = 48, A = 1.25 (t3050's omp_loop read up to -1.6%
+ * from it, the first loop's workers woken up to 5 ms before their first sample). */
+static void test_wake_first_interval_after_fork(void **state)
+{
+	static const struct pmt_sched_event ev[] = {
+		{ 0, PMT_PSWITCH_IN, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 0, PMT_PSWITCH_FORK, 0, 0, A_TID, A_TID, B_TID, A_TID },
+		{ 10 * MS, PMT_PSWITCH_OUT, 0, 0, A_TID, A_TID, A_TID, 1 },
+		{ 10 * MS, PMT_PSWITCH_IN, 0, 0, B_TID, A_TID, B_TID, 0 },
+		{ 12 * MS, PMT_PSWITCH_OUT, 0, 0, B_TID, A_TID, B_TID, 0 },
+		{ 12 * MS, PMT_PSWITCH_IN, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 30 * MS, PMT_PSWITCH_OUT, 0, 0, A_TID, A_TID, A_TID, 1 },
+		{ 30 * MS, PMT_PSWITCH_IN, 0, 0, B_TID, A_TID, B_TID, 0 },
+		{ 50 * MS, PMT_PSWITCH_EXIT, 0, 0, B_TID, A_TID, B_TID, 0 },
+		{ 50 * MS, PMT_PSWITCH_IN, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 60 * MS, PMT_PSWITCH_EXIT, 0, 0, A_TID, A_TID, A_TID, 0 },
+	};
+	/* A's run_delay: 2 ms from 12, 22 from 50; B's: 0 before its first sample at 35 */
+	static const uint64_t t[] = { 5 * MS, 35 * MS, 55 * MS };
+	static const uint64_t wa[] = { 0, 2 * MS, 22 * MS }, wb[] = { 0, 20 * MS, 20 * MS };
+	struct pmt_sched_batch b = { 0, 0, 0, sizeof(ev) / sizeof(ev[0]), ev };
+	struct pma_pswitch *p = pma_pswitch_new();
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	(void)state;
+	assert_int_equal(pma_pswitch_add(p, &b), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct pmt_thread_sample ts[2] = {
+			{ .tid = A_TID, .wait_ns = wa[i], .flags = PMT_TS_SCHEDSTAT_OK },
+			{ .tid = B_TID, .wait_ns = wb[i], .flags = PMT_TS_SCHEDSTAT_OK },
+		};
+		/* B has no sample before it exists: the first one lists A alone */
+		struct pmt_sample s1 = { .t_ns = t[i], .n = i ? 2 : 1, .threads = ts };
+		assert_int_equal(pma_pswitch_sample(p, &s1), 0);
+	}
+	finish_work(p, &st, &par, 60.0 * MS, NULL);
+	assert_int_equal(st.wakes_placed, 1);
+	assert_int_equal(st.wakes_bounded, 0);
+	assert_double_equal(par.T_cp_ns, 38.0 * MS, 1);
+	assert_double_equal(par.A_inf, 60.0 / 38.0, 1e-9);
+	pma_pswitch_free(p);
+}
+
 /* T(n) of p's replay program on n cores (exact.h), in ms. */
 static double replay_ms(const struct pma_pswitch *p, uint32_t n)
 {
@@ -348,6 +399,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wake_placed),
+		cmocka_unit_test(test_wake_first_interval_after_fork),
 		cmocka_unit_test(test_wake_bounded),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uneven_slices),
