@@ -284,6 +284,27 @@ static int sec_predictions(FILE *out, const struct pma_result *r, char *why, siz
 	P("</tbody></table></div>\n<p class=\"small\">S(m,n) = A(m,n) / (1 + &#969;(n)) (Tudor &amp; "
 	  "Teo, eq. 1), A(m,n) eq. 6, R(m,n) eq. 3; &#177;S: one sampling interval of misplaced "
 	  "critical path (or the lost scheduler events of the exact mode).</p>\n");
+	if (!r->runcheck.n)
+		return 0;
+	/* the trace's own runs on 1 and n CPUs against the predictions (runcheck.h) */
+	P("<div class=\"scroll\"><table id=\"runs-check\">\n<thead><tr><th>n</th><th>runs on n</th>"
+	  "<th>runs on 1</th><th>S measured</th><th>lowest</th><th>highest</th><th>S predicted</th>"
+	  "<th>&#177;S</th><th>outside &#177;S</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
+		P("<tr%s><td>%u</td><td>%zu</td><td>%zu</td>", w->outside ? " class=\"warn\"" : "",
+		  w->cores, w->runs_n, w->runs_1);
+		cell_num(out, w->S, 3);
+		cell_num(out, w->S_min, 3);
+		cell_num(out, w->S_max, 3);
+		cell_num(out, w->S_pred, 3);
+		cell_num(out, w->S_pred_err, 3);
+		P("<td>%s</td></tr>\n", w->outside ? "yes" : "no");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S measured = the median wall time of this "
+	  "trace's runs on one CPU over the median of its runs on n (the baseline and calibration "
+	  "runs); lowest and highest: each run on n against that median on one. A prediction whose "
+	  "&#177;S misses them gets the runs-disagree warning (docs/model.md).</p>\n");
 	return 0;
 }
 
@@ -509,7 +530,7 @@ static const char css[] =
 	".scroll{overflow-x:auto;max-height:36em;overflow-y:auto}"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}"
-	"th{position:sticky;top:0;background:#fafafa}tr.best{background:#fde8e8;font-weight:600}"
+	"th{position:sticky;top:0;background:#fafafa}tr.best{background:#fde8e8;font-weight:600}tr.warn{background:#fff3cd}"
 	"dt{font-weight:600;margin-top:.5em}dd{margin-left:1em;overflow-wrap:anywhere}"
 	"@media (max-width:600px){body{font-size:14px;padding:8px}.kpi .v{font-size:1.4em}"
 	"th,td{padding:2px 5px}}";

@@ -49,6 +49,14 @@ want="the prediction misses this trace'"'"'s own runs at n = 2: S = %.2f ± %.2f
 assert t.startswith(want), (t, want)' "$T/c100.json"
 check "100 ms barriers: the table's measured line, marked outside" grep -Eq \
 	'^measured     S\(2\) = 1\.[0-9]{2} \(1\.[0-9]{2}-1\.[0-9]{2}\) by this trace.s runs: 3 on 2 CPUs against 3 on 1 \(median wall times\); predicted 1\.98 ± 0\.01  <- outside ±S$' "$T/c100.txt"
+"$PMANALYZE" -q --cores 1,2 --html "$T/c100.html" "$FX/cond-barrier-100ms-cal.zst" >/dev/null 2>&1
+check "100 ms barriers: the HTML's runs-check table, the JSON's numbers at its precision, marked" python3 -c 'import json,re,sys
+w=json.load(open(sys.argv[1]))["runs_check"][0]; h=open(sys.argv[2]).read()
+m=re.search(r"<table id=\"runs-check\">.*?<tbody>\n<tr class=\"warn\">(.*?)</tr>", h, re.S)
+assert m, "no marked row"
+cells=re.findall(r"<td>(.*?)</td>", m.group(1))
+want=["2", "3", "3"]+["%.3f" % w[k] for k in ("S","S_min","S_max","S_predicted","S_err")]+["yes"]
+assert cells==want, (cells, want)' "$T/c100.json" "$T/c100.html"
 
 # --- a calibration whose runs the prediction covers: the line, no warning
 "$PMANALYZE" --format json "$FX/cal-triad-8t-rep3.zst" >"$T/triad.json" 2>&1
