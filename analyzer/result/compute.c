@@ -383,8 +383,7 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	for (uint32_t j = 0; j < t->nruns; j++) {
 		const struct pma_run *run = &t->runs[j];
 		if ((run->info.role != PMA_ROLE_BASELINE && run->info.role != PMA_ROLE_CALIBRATION) ||
-		    !run->info.has_end || run->info.exit_kind != PMA_EXIT_EXITED ||
-		    run->info.exit_code != 0 || !run->cpus_n || (double)run->m != r->par.m)
+		    !pma_run_exited_ok(run) || !run->cpus_n || (double)run->m != r->par.m)
 			continue;
 		/* RUN_END "wall_ns" (the program's, as pmcollect timed it), else the records' span */
 		wall[k] = run->info.wall_ns > 0 ? run->info.wall_ns / 1e9 : pma_run_wall_s(run);

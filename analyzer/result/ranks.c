@@ -230,8 +230,7 @@ static int failed_calibration(const struct pma_trace *t, struct pma_rank_row *ro
 	for (uint32_t k = 0; k < t->nruns; k++) {
 		const struct pma_run_info *ri = &t->runs[k].info;
 		char what[96];
-		if (ri->role != PMA_ROLE_CALIBRATION ||
-		    (ri->has_end && ri->exit_kind == PMA_EXIT_EXITED && ri->exit_code == 0))
+		if (ri->role != PMA_ROLE_CALIBRATION || pma_run_exited_ok(&t->runs[k]))
 			continue;
 		if (row->cal_failed++)
 			continue;

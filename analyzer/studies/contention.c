@@ -417,8 +417,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				/* a thread sweep's other thread counts are not calibration runs */
 				if (r->info.role == PMA_ROLE_SWEEP && !same_threads(r, m_peak, asked))
 					continue;
-				if (!r->info.has_end || r->info.exit_kind != PMA_EXIT_EXITED ||
-				    !(r->info.exit_code == 0) || !r->cpus_n || !same_threads(r, m_peak, asked)) {
+				if (!pma_run_exited_ok(r) || !r->cpus_n ||
+				    !same_threads(r, m_peak, asked)) {
 					if (!pass)
 						continue;
 					if (PM_GROW(skipped, skipped_cap, nskipped + 1) < 0) {

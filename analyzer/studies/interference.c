@@ -49,8 +49,7 @@ static double median_finite(double *v, size_t n)
 /* The usable runs of level k: interference runs with that k that ran to exit code 0. */
 static int usable(const struct pma_run *r)
 {
-	return r->info.interf.present && r->info.has_end && r->info.exit_kind == PMA_EXIT_EXITED &&
-	       r->info.exit_code == 0 && r->info.wall_ns > 0;
+	return r->info.interf.present && pma_run_exited_ok(r) && r->info.wall_ns > 0;
 }
 
 /* A run's runtime for the curve: utime + stime (RUN_END rusage), else wall_ns. */

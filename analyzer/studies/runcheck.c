@@ -6,15 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
+#include "model/pmnf.h"
 
-	return (x > y) - (x < y);
-}
-
-/* The median of the wall times of the runs on `want` CPUs (scratch holds nruns), 0 when none;
- * *count their number. */
+/* The median of the wall times of the runs on `want` CPUs (scratch holds nruns: those wall
+ * times, sorted), 0 when none; *count their number. */
 static double median_on(const double *wall_s, const uint32_t *cpus, size_t nruns, uint32_t want,
 			double *scratch, size_t *count)
 {
@@ -24,10 +19,7 @@ static double median_on(const double *wall_s, const uint32_t *cpus, size_t nruns
 		if (cpus[i] == want && wall_s[i] > 0 && isfinite(wall_s[i]))
 			scratch[k++] = wall_s[i];
 	*count = k;
-	if (!k)
-		return 0;
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
-	return k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+	return k ? pma_pmnf_aggregate(scratch, k, PMA_PMNF_AGG_MEDIAN) : 0;
 }
 
 size_t pma_runcheck_rows(const double *wall_s, const uint32_t *cpus, size_t nruns,

@@ -41,12 +41,6 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* A run that ran to its end with status 0 (an interrupted or failed run measures the failure). */
-static int finished_ok(const struct pma_run *r)
-{
-	return r->info.has_end && r->info.exit_kind == PMA_EXIT_EXITED && r->info.exit_code == 0;
-}
-
 static int is_sweep_run(const struct pma_run *r)
 {
 	return r->info.role == PMA_ROLE_SWEEP && r->info.has_sweep;
@@ -107,7 +101,7 @@ static int make_rows(const struct pma_trace *t, struct pma_scaling *s)
 			const struct pma_run *r = &t->runs[i];
 			if (!is_sweep_run(r) || r->info.sweep_config != c)
 				continue;
-			if (!finished_ok(r)) {
+			if (!pma_run_exited_ok(r)) {
 				s->unfinished++;
 				continue;
 			}
@@ -142,7 +136,7 @@ static int find_T1(const struct pma_trace *t, const struct pma_run *base, struct
 		return -1;
 	for (uint32_t i = 0; base && i < t->nruns; i++) {
 		const struct pma_run *r = &t->runs[i];
-		if (r->cpus_n == 1 && finished_ok(r) && run_threads(r) == m &&
+		if (r->cpus_n == 1 && pma_run_exited_ok(r) && run_threads(r) == m &&
 		    (r == base || is_sweep_run(r)))
 			T[n++] = pma_run_wall_s(r);
 	}
@@ -256,7 +250,7 @@ static int collect_points(const struct pma_trace *t, struct pma_scaling *s)
 		s->points[p] = row_x(s, row);
 		for (uint32_t j = 0; j < t->nruns; j++) {
 			const struct pma_run *r = &t->runs[j];
-			if (!is_sweep_run(r) || r->info.sweep_config != row->config || !finished_ok(r))
+			if (!is_sweep_run(r) || r->info.sweep_config != row->config || !pma_run_exited_ok(r))
 				continue;
 			for (int k = 0; k < PMA_SM_COUNT; k++) {
 				double v = run_metric(r, (enum pma_scaling_metric)k);

@@ -551,6 +551,11 @@ double pma_run_wall_s(const struct pma_run *r)
 	return (double)(r->st.last_t_ns - r->st.first_t_ns) / 1e9;
 }
 
+int pma_run_exited_ok(const struct pma_run *r)
+{
+	return r->info.has_end && r->info.exit_kind == PMA_EXIT_EXITED && r->info.exit_code == 0;
+}
+
 int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *why, size_t whysize)
 {
 	const struct pma_meta *m0 = &traces[0].meta;

@@ -149,6 +149,10 @@ int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *w
  * is missing (a trace cut short). */
 double pma_run_wall_s(const struct pma_run *r);
 
+/* 1 when run r ran to its end (RUN_END) and exited with status 0: a run interrupted or failed
+ * measures the failure, not the program. */
+int pma_run_exited_ok(const struct pma_run *r);
+
 /* How well the collector kept run r's sampling interval (docs/model.md). Timer expirations are
  * samples + lost (a late expiration still took a sample), so share = (late + lost) / (samples +
  * lost) is in [0, 1]. */
