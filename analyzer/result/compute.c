@@ -333,30 +333,44 @@ static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggreg
 	return rc;
 }
 
-/* Measured S(n) = T(1) / T(n) from the wall times of finished runs with the same m. */
-static void compute_measured(struct pma_result *r)
+/* Measured S(n) = T(1) / T(n), one point per run on n > 1 CPUs, T(1) the median over the 1-CPU
+ * runs: runs of the analyzed traces that exited 0 with the same m, program wall times
+ * (pma_run_program_wall_s), the runs check's choices (runcheck.h). A run that failed or was cut
+ * short measured its failure, not the program: it is no point. */
+static int compute_measured(struct pma_result *r)
 {
 	struct pma_measured_result *ms = &r->measured;
-	double T1 = 0; /* sum of the one-CPU wall times, s */
-	int n1 = 0;
+	double *T1 = NULL, T1_med = 0;
+	size_t n1 = 0, nruns = 0;
 
-	for (int pass = 0; pass < 2; pass++)
+	for (int i = 0; i < r->ntraces; i++)
+		nruns += r->traces[i].nruns;
+	if (!nruns)
+		return 0;
+	if (!(T1 = malloc(nruns * sizeof(*T1))))
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < r->ntraces; i++)
 			for (uint32_t j = 0; j < r->traces[i].nruns; j++) {
 				const struct pma_run *run = &r->traces[i].runs[j];
-				double wall = pma_run_wall_s(run);
-				if (!run->info.has_end || !run->cpus_n || !(wall > 0) ||
+				double wall = pma_run_program_wall_s(run);
+				if (!pma_run_exited_ok(run) || !run->cpus_n || !(wall > 0) ||
 				    (double)run->m != r->par.m)
 					continue;
 				if (pass == 0 && run->cpus_n == 1) {
-					T1 += wall;
-					n1++;
-				} else if (pass == 1 && n1 > 0 && ms->n < PMA_MEASURED_MAX) {
+					T1[n1++] = wall;
+				} else if (pass == 1 && ms->n < PMA_MEASURED_MAX) {
 					ms->cores[ms->n] = run->cpus_n;
 					ms->wall_s[ms->n] = wall;
-					ms->S[ms->n++] = T1 / n1 / wall;
+					ms->S[ms->n++] = T1_med / wall;
 				}
 			}
+		if (!n1)
+			break; /* no T(1): no point */
+		T1_med = pma_pmnf_aggregate(T1, n1, PMA_PMNF_AGG_MEDIAN);
+	}
+	free(T1);
+	return 0;
 }
 
 /* The predictions against the analyzed trace's own runs (runcheck.h): its baseline and
@@ -385,8 +399,7 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 		if ((run->info.role != PMA_ROLE_BASELINE && run->info.role != PMA_ROLE_CALIBRATION) ||
 		    !pma_run_exited_ok(run) || !run->cpus_n || (double)run->m != r->par.m)
 			continue;
-		/* RUN_END "wall_ns" (the program's, as pmcollect timed it), else the records' span */
-		wall[k] = run->info.wall_ns > 0 ? run->info.wall_ns / 1e9 : pma_run_wall_s(run);
+		wall[k] = pma_run_program_wall_s(run);
 		cpus[k++] = run->cpus_n;
 	}
 	for (size_t i = 0; i < nc; i++)
@@ -812,7 +825,10 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}
-	compute_measured(r);
+	if (compute_measured(r) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
 	check_inputs(r);
 	check_spinning(r);
 	{

@@ -551,6 +551,11 @@ double pma_run_wall_s(const struct pma_run *r)
 	return (double)(r->st.last_t_ns - r->st.first_t_ns) / 1e9;
 }
 
+double pma_run_program_wall_s(const struct pma_run *r)
+{
+	return r->info.wall_ns > 0 ? r->info.wall_ns / 1e9 : pma_run_wall_s(r);
+}
+
 int pma_run_exited_ok(const struct pma_run *r)
 {
 	return r->info.has_end && r->info.exit_kind == PMA_EXIT_EXITED && r->info.exit_code == 0;

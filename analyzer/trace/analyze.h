@@ -149,6 +149,11 @@ int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *w
  * is missing (a trace cut short). */
 double pma_run_wall_s(const struct pma_run *r);
 
+/* The program's wall time in seconds, for measured speedups: RUN_END "wall_ns" (pmcollect's
+ * monotonic clock from the program's start to its reap, formats/FORMAT.md), else pma_run_wall_s
+ * (the records' span, 37-48 us longer on the 2-vCPU VM: it also holds the records around them). */
+double pma_run_program_wall_s(const struct pma_run *r);
+
 /* 1 when run r ran to its end (RUN_END) and exited with status 0: a run interrupted or failed
  * measures the failure, not the program. */
 int pma_run_exited_ok(const struct pma_run *r);

@@ -335,6 +335,17 @@ def plot_svg_colours(argv):
     print("%d bytes, %d colours" % (len(data), len(seen)))
 
 
+def plot_svg_colour_uses(argv):
+    """t2720: '$T/svg/speedup.svg' colour: how many times cairo paints the colour (hex)"""
+    import re
+    path, want = argv[1], argv[2]
+    data = open(path, "rb").read()
+    n = 0
+    for r, g, b in re.findall(rb"rgb\(([\d.]+)%, *([\d.]+)%, *([\d.]+)%\)", data):
+        n += "%02x%02x%02x" % tuple(round(float(v) * 255 / 100) for v in (r, g, b)) == want
+    print(n)
+
+
 def plot_png_ink(argv):
     """t2600: '$T/png/$name.png'"""
     import struct, sys, zlib

@@ -5,7 +5,8 @@
 # calibration runs on n CPUs measure S(n) = median T(1) / median T(n); the report prints it beside
 # the prediction (table line "measured", JSON "runs_check") and warns (runs-disagree) when the
 # prediction's ±S misses the runs' range. On fixtures: the numbers are recomputed here from the
-# runs' RUN_BEGIN/RUN_END records (pmanalyze --dump), not taken from the report.
+# runs' RUN_BEGIN/RUN_END records (pmanalyze --dump), not taken from the report. The speedup
+# plot's measured points are the same runs: a failed calibration run is none.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 FX="$PMT_TOP/tests/fixtures/traces"
@@ -78,4 +79,16 @@ d=json.load(open(sys.argv[1]))
 assert "runs_check" not in d and not any(x["code"]=="runs-disagree" for x in d["coded_notes"]), d.get("runs_check")' "$T/other.json"
 "$PMANALYZE" "$PMT_TOP/sample-traces/pigz-8t-cpu0.zst" >"$T/pigz.txt" 2>&1
 check "a trace of one run on one CPU: no measured line" sh -c '! grep -q "^measured " "$1" && grep -q "^optimal " "$1"' sh "$T/pigz.txt"
+
+# --- the speedup plot's measured points: one per run that exited 0 (the runs check's runs), none
+# for a calibration run that failed (it measured its failure: 0.05 s for a tenth of the work)
+for fx in cond-barrier-100ms-cal calibration-run-failed; do
+	rm -rf "$T/svg"
+	"$PMANALYZE" -q --plot "$T/svg" "$FX/$fx.zst" >/dev/null 2>&1
+	want=$("$PMANALYZE" --dump "$FX/$fx.zst" | python3 -c 'import json,sys
+ok=sum(1 for l in sys.stdin for d in [json.loads(l)] if d["type"]=="run_end" and d["exit"]["kind"]=="exited" and d["exit"]["code"]==0)
+print(ok + 1)') # the points and the legend's swatch (plot.h: PMA_PLOT_C_MEAS 2ca02c)
+	got=$(python3 "$PMT_TOP/tests/cli/checks.py" plot_svg_colour_uses "$T/svg/speedup.svg" 2ca02c 2>&1)
+	check "$fx: the speedup plot's measured points are the runs that exited 0 ($want uses of the colour, legend included)" test "$got" = "$want"
+done
 done_testing
