@@ -148,6 +148,10 @@ enum pma_note_code {
 				      runs (runcheck.h): n0 n, n1 S predicted, n2 its ±S, n3 S
 				      measured (medians), n4 the runs' least S, n5 their greatest,
 				      n6 runs on n CPUs, n7 runs on one CPU */
+	PMA_NOTE_LEARN_FAILED_RUNS, /* the runs --learn left out of its training table because they
+				      did not exit 0 (studies/learn.h): n0 runs, n1 the first's run
+				      id, n2 its PMA_RUNST_*, n3 its exit code or signal number; s0
+				      its trace's path */
 };
 
 /* How much a note matters: a warning says a number may be wrong or was brought back
@@ -162,7 +166,7 @@ enum pma_note_severity pma_note_severity_of(enum pma_note_code code);
 /* "info" or "warning". Static. */
 const char *pma_note_severity_name(enum pma_note_severity sev);
 
-/* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1). */
+/* Run status of the analyzed run (PMA_NOTE_RUN_FAILED n1, PMA_NOTE_LEARN_FAILED_RUNS n2). */
 enum { PMA_RUNST_EXIT_CODE = 1, PMA_RUNST_SIGNAL, PMA_RUNST_NO_END };
 
 #define PMA_NOTE_NUMS 8

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// notes/text_energy.c: the wording of the notes about the energy and power model (one file per topic).
+// notes/text_energy.c: the wording of the notes about the energy and power model and the learned
+// predictors of docs/energy.md (one file per topic).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 int pma_note_text_energy(const struct pma_note *x, char *buf, size_t size)
 {
 	const double *n = x->n;
+	char status[64];
 
 	switch (x->code) {
 	case PMA_NOTE_POWER_UNPHYSICAL:
@@ -34,6 +36,17 @@ int pma_note_text_energy(const struct pma_note *x, char *buf, size_t size)
 			 "%.2f s, run %.0f): a counter that wrapped twice between two readings counts "
 			 "one wrap, so the energy may be short by max_energy_range_uj (AMD's package "
 			 "counters wrap within minutes)", n[0], n[0] == 1 ? "" : "s", n[1], n[2]);
+		break;
+	case PMA_NOTE_LEARN_FAILED_RUNS:
+		if (n[2] == PMA_RUNST_EXIT_CODE)
+			snprintf(status, sizeof(status), "exited %.0f", n[3]);
+		else if (n[2] == PMA_RUNST_SIGNAL)
+			snprintf(status, sizeof(status), "was killed by signal %.0f", n[3]);
+		else
+			snprintf(status, sizeof(status), "recorded no exit status");
+		snprintf(buf, size, "left out of the training table: %.0f run%s that did not exit 0 "
+			 "(run %.0f of '%s' %s): a failed run measures its failure, not the program",
+			 n[0], n[0] == 1 ? "" : "s", n[1], s(x, 0), status);
 		break;
 	default:
 		return -1;

@@ -197,14 +197,39 @@ static void learn_table(FILE *out, const struct pma_learn_result *v)
 			k + 1 < PMA_LEARN_NFEAT ? "," : "\n");
 }
 
-/* The energy-gap note of the training table, NULL when none (the caller frees it). */
-static char *gap_note(const struct pma_learn_result *v, struct pma_note *gap)
+/* The training table's notes into l: the energy gap, the runs left out because they did not
+ * exit 0. Returns 0, or -1 when memory runs out (l holds those added before). */
+static int table_notes(const struct pma_learn_result *v, struct pma_notes *l)
 {
-	if (!v->energy_gap_runs)
-		return NULL;
-	*gap = (struct pma_note){ .code = PMA_NOTE_ENERGY_GAP, .nn = 3,
-				  .n = { v->energy_gap_runs, v->energy_gap_max_s, NAN } };
-	return pma_note_alloc(gap);
+	const struct pma_learn_failed *f = &v->failed;
+
+	if (v->energy_gap_runs &&
+	    pma_notes_add(l, PMA_NOTE_ENERGY_GAP, (double[]){ v->energy_gap_runs,
+			  v->energy_gap_max_s, NAN }, 3, NULL, 0) < 0)
+		return -1;
+	if (f->runs && pma_notes_add(l, PMA_NOTE_LEARN_FAILED_RUNS, (double[]){ f->runs, f->run_id,
+				     f->status, f->code }, 4, &f->trace, 1) < 0)
+		return -1;
+	return 0;
+}
+
+/* Each note of the training table as a line: "note: " and its text into out, or into the JSON
+ * array a (out NULL). */
+static void put_notes(const struct pma_learn_result *v, FILE *out, cJSON *a)
+{
+	struct pma_notes l = { 0 };
+	int oom = table_notes(v, &l) < 0;
+
+	for (size_t i = 0; i < l.n + (size_t)oom; i++) {
+		char *text = i < l.n ? pma_note_alloc(&l.v[i]) : NULL;
+		const char *line = text ? text : "out of memory";
+		if (out)
+			fprintf(out, "note: %s\n", line);
+		else
+			cJSON_AddItemToArray(a, cJSON_CreateString(line));
+		free(text);
+	}
+	pma_notes_free(&l);
 }
 
 static cJSON *fit_json(const char *name, const struct pma_fit_quality *q, const char *why)
@@ -228,8 +253,6 @@ static cJSON *fit_json(const char *name, const struct pma_fit_quality *q, const 
 static void learn_json(FILE *out, const struct pma_learn_result *v, const struct pma_predictions *p)
 {
 	cJSON *root = cJSON_CreateObject(), *a;
-	struct pma_note gap;
-	char *note = gap_note(v, &gap);
 
 	cJSON_AddStringToObject(root, "schema", "pmanalyze-learn/1");
 	cJSON_AddNumberToObject(root, "runs", (double)v->rows);
@@ -258,10 +281,7 @@ static void learn_json(FILE *out, const struct pma_learn_result *v, const struct
 		add_num(tr, "best_R2", p->best_R2);
 		cJSON_AddItemToObject(root, "predictions", predict_json(p));
 	}
-	a = cJSON_AddArrayToObject(root, "notes");
-	if (note)
-		cJSON_AddItemToArray(a, cJSON_CreateString(note));
-	free(note);
+	put_notes(v, NULL, cJSON_AddArrayToObject(root, "notes"));
 	print_json(out, root);
 }
 
@@ -285,8 +305,6 @@ static void learn_csv(FILE *out, const struct pma_learn_result *v)
 static void render_learn(FILE *out, const struct pma_learn_result *v, enum pma_format fmt)
 {
 	const struct pma_predictions *p = &v->pred;
-	struct pma_note gap;
-	char *note;
 
 	if (fmt == PMA_FMT_JSON) {
 		learn_json(out, v, p);
@@ -301,9 +319,7 @@ static void render_learn(FILE *out, const struct pma_learn_result *v, enum pma_f
 		return;
 	}
 	learn_table(out, v);
-	if ((note = gap_note(v, &gap)) != NULL || v->energy_gap_runs)
-		fprintf(out, "note: %s\n", note ? note : "out of memory");
-	free(note);
+	put_notes(v, out, NULL);
 	if (v->model_out)
 		fprintf(out, "model written to %s (%zu bytes)\n", v->model_out, v->model_bytes);
 	if (p->n)

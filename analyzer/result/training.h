@@ -67,7 +67,8 @@ void pma_predictions_check(struct pma_predictions *p, const struct pma_learn_tab
 			   const struct pma_learn_eval *ev);
 
 /* PMA_RESULT_LEARN: what --learn found: the training table's shape, the held-out evaluation,
- * the forest's importances (all rows), the energy-gap note (energy_gap_runs 0: none), the saved
+ * the forest's importances (all rows), the energy-gap note (energy_gap_runs 0: none), the runs
+ * left out because they did not exit 0 (failed.runs 0: none; failed.trace borrowed), the saved
  * model (model NULL: not asked; model_out the path the front end wrote it to, borrowed) and the
  * predictions of --predict (pred.n 0: none). */
 struct pma_learn_result {
@@ -77,6 +78,7 @@ struct pma_learn_result {
 	struct pma_learn_eval ev;
 	double importance[PMA_LEARN_NFEAT];
 	double energy_gap_runs, energy_gap_max_s;
+	struct pma_learn_failed failed;
 	const char *model_out;
 	unsigned char *model;         /* the forest as pma_forest_save wrote it (owned) */
 	size_t model_bytes;

@@ -250,6 +250,27 @@ static void number_groups(struct pma_learn_table *t, const struct row_src *src)
 	}
 }
 
+/* Counts in f a run of trace tr that did not exit 0; the first one counted is described. */
+static void count_failed(struct pma_learn_failed *f, const struct pma_trace *tr,
+			 const struct pma_run *run)
+{
+	const struct pma_run_info *ri = &run->info;
+
+	if (f->runs++)
+		return;
+	f->run_id = run->run_id;
+	f->trace = tr->path;
+	f->status = PMA_RUNST_NO_END;
+	f->code = 0;
+	if (ri->has_end && ri->exit_kind == PMA_EXIT_SIGNALED && isfinite(ri->exit_signal)) {
+		f->status = PMA_RUNST_SIGNAL;
+		f->code = ri->exit_signal;
+	} else if (ri->has_end && ri->exit_kind == PMA_EXIT_EXITED && isfinite(ri->exit_code)) {
+		f->status = PMA_RUNST_EXIT_CODE;
+		f->code = ri->exit_code;
+	}
+}
+
 int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_target target,
 		    struct pma_learn_table *t, char *why, size_t whysize)
 {
@@ -271,7 +292,12 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 		for (uint32_t j = 0; j < traces[i].nruns; j++) {
 			const struct pma_run *run = &traces[i].runs[j];
 			const struct pma_run_info *ri = &run->info;
-			if (!ri->has_end || run->st.intervals == 0 || run->cpus_n == 0 ||
+			/* a run that failed measured its failure, not the program */
+			if (!pma_run_exited_ok(run)) {
+				count_failed(&t->failed, &traces[i], run);
+				continue;
+			}
+			if (run->st.intervals == 0 || run->cpus_n == 0 ||
 			    pma_run_wall_s(run) <= 0 || !pma_run_profile(run, PMA_EST_RUNNABLE))
 				continue;
 			if (target == PMA_TARGET_ENERGY && !(ri->energy.present && isfinite(ri->energy.package_uj))) {
@@ -290,9 +316,9 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 	if (k == 0) {
 		if (target == PMA_TARGET_ENERGY)
 			snprintf(why, whysize, "--target energy: no run has energy readings (%s)",
-				 energy_reason ? energy_reason : "no finished run");
+				 energy_reason ? energy_reason : "no run that exited 0");
 		else
-			snprintf(why, whysize, "no finished run with samples in the traces");
+			snprintf(why, whysize, "no run that exited 0 with samples in the traces");
 		free(src);
 		return -1;
 	}

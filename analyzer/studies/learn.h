@@ -15,6 +15,7 @@
 #include "trace/machine.h"
 #include "model/memory.h"
 #include "model/power.h"
+#include "notes/notes.h"
 
 /* Feature columns. The first PMA_LEARN_NBASE describe the configuration and the run's counters;
  * the model's columns follow. */
@@ -55,6 +56,17 @@ struct pma_learn_row {
 	int has_power;
 };
 
+/* The runs left out of a training table because they did not exit 0 (pma_run_exited_ok): a run
+ * that failed measured its failure, not the program (one that exited 1 after a tenth of its work
+ * would say its configuration takes a tenth of the time). */
+struct pma_learn_failed {
+	uint32_t runs;       /* how many; 0: none (the fields below are then unset) */
+	uint32_t run_id;     /* the first one's run id */
+	int status;          /* its PMA_RUNST_* (notes.h) */
+	double code;         /* its exit code or signal number (0 for PMA_RUNST_NO_END) */
+	const char *trace;   /* its trace's path, borrowed from the traces */
+};
+
 struct pma_learn_table {
 	size_t rows;
 	double *X;           /* rows x PMA_LEARN_NFEAT, row-major; model columns from every row */
@@ -76,14 +88,16 @@ struct pma_learn_table {
 	uint32_t nmachines;
 	uint32_t energy_gap_runs;    /* runs whose energy readings were over 1 s apart */
 	double energy_gap_max_s;     /* the largest such gap */
+	struct pma_learn_failed failed; /* runs left out: they did not exit 0 */
 	enum pma_learn_target target;
 };
 
-/* Builds the table from every finished run of traces[0..ntraces-1] with samples (and, for the
- * energy target, RUN_END energy). The traces must outlive the table (rows point at their runs).
+/* Builds the table from every run of traces[0..ntraces-1] that exited 0 (pma_run_exited_ok) with
+ * samples (and, for the energy target, RUN_END energy); those that did not exit 0 are counted
+ * in t->failed. The traces must outlive the table (rows point at their runs, t->failed at a path).
  * X's model columns come from all rows (pma_learn_model_x with fold NULL): what a forest trained
- * on the whole table and --predict see. Returns 0, or -1 with a reason: no finished run, no run
- * with energy for the energy target (with the recorded reason), out of memory. */
+ * on the whole table and --predict see. Returns 0, or -1 with a reason: no run that exited 0, no
+ * run with energy for the energy target (with the recorded reason), out of memory. */
 int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_target target,
 		    struct pma_learn_table *t, char *why, size_t whysize);
 void pma_learn_table_free(struct pma_learn_table *t);

@@ -16,7 +16,7 @@
 #include "notes.h"
 
 /* the last code of enum pma_note_code (notes.h): new codes go after it */
-#define LAST_CODE PMA_NOTE_RUNS_DISAGREE
+#define LAST_CODE PMA_NOTE_LEARN_FAILED_RUNS
 
 /* Every code from 1 to the last is worded by its topic's function (pma_note_text falls back to
  * "note N" when none takes it) and has a name of lower-case words joined by '-', unique. */
@@ -113,6 +113,36 @@ static void test_omega_noise_extrapolated(void **state)
 	pma_notes_free(&a);
 }
 
+/* The runs --learn left out of its training table: the count, and the first run's status as it
+ * ended (exited N, killed by signal N, no exit status recorded). */
+static void test_learn_failed_runs_worded(void **state)
+{
+	struct pma_notes a = { 0 };
+	const char *trace = "cal.zst";
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_LEARN_FAILED_RUNS,
+				       (double[]){ 1, 1, PMA_RUNST_EXIT_CODE, 1 }, 4, &trace, 1), 0);
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_LEARN_FAILED_RUNS,
+				       (double[]){ 3, 2, PMA_RUNST_SIGNAL, 9 }, 4, &trace, 1), 0);
+	assert_int_equal(pma_notes_add(&a, PMA_NOTE_LEARN_FAILED_RUNS,
+				       (double[]){ 2, 4, PMA_RUNST_NO_END, 0 }, 4, &trace, 1), 0);
+	pma_note_text(&a.v[0], buf, sizeof(buf));
+	assert_string_equal(buf, "left out of the training table: 1 run that did not exit 0 (run 1 "
+				 "of 'cal.zst' exited 1): a failed run measures its failure, not the "
+				 "program");
+	pma_note_text(&a.v[1], buf, sizeof(buf));
+	assert_non_null(strstr(buf, ": 3 runs that did not exit 0 (run 2 of 'cal.zst' was killed by "
+				    "signal 9): "));
+	pma_note_text(&a.v[2], buf, sizeof(buf));
+	assert_non_null(strstr(buf, ": 2 runs that did not exit 0 (run 4 of 'cal.zst' recorded no "
+				    "exit status): "));
+	assert_int_equal(pma_note_severity_of(PMA_NOTE_LEARN_FAILED_RUNS), PMA_SEV_INFO);
+	assert_string_equal(pma_note_code_name(PMA_NOTE_LEARN_FAILED_RUNS), "learn-failed-runs");
+	pma_notes_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_names_and_severities),
 		cmocka_unit_test(test_values_kept_and_worded),
 		cmocka_unit_test(test_omega_noise_extrapolated),
+		cmocka_unit_test(test_learn_failed_runs_worded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
