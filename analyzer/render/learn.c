@@ -205,7 +205,7 @@ static int table_notes(const struct pma_learn_result *v, struct pma_notes *l)
 
 	if (v->energy_gap_runs &&
 	    pma_notes_add(l, PMA_NOTE_ENERGY_GAP, (double[]){ v->energy_gap_runs,
-			  v->energy_gap_max_s, NAN }, 3, NULL, 0) < 0)
+			  v->energy_gap_max_s, v->energy_gap_run_id }, 3, NULL, 0) < 0)
 		return -1;
 	if (f->runs && pma_notes_add(l, PMA_NOTE_LEARN_FAILED_RUNS, (double[]){ f->runs, f->run_id,
 				     f->status, f->code }, 4, &f->trace, 1) < 0)

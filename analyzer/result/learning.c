@@ -124,6 +124,7 @@ int pma_learn_compute(const struct pma_trace *traces, int ntraces, enum pma_lear
 	l->target = target;
 	l->energy_gap_runs = t.energy_gap_runs;
 	l->energy_gap_max_s = t.energy_gap_max_s;
+	l->energy_gap_run_id = (double)t.energy_gap_run_id;
 	l->failed = t.failed;
 	rc = 0;
 done:

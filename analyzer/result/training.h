@@ -77,7 +77,7 @@ struct pma_learn_result {
 	enum pma_learn_target target;
 	struct pma_learn_eval ev;
 	double importance[PMA_LEARN_NFEAT];
-	double energy_gap_runs, energy_gap_max_s;
+	double energy_gap_runs, energy_gap_max_s, energy_gap_run_id;
 	struct pma_learn_failed failed;
 	const char *model_out;
 	unsigned char *model;         /* the forest as pma_forest_save wrote it (owned) */

@@ -369,7 +369,10 @@ int pma_learn_table(const struct pma_trace *traces, int ntraces, enum pma_learn_
 		r->has_power = pma_power_run_from(run, &r->pw);
 		if (e->present && e->max_gap_ns > PMA_ENERGY_MAX_GAP_NS) {
 			t->energy_gap_runs++;
-			t->energy_gap_max_s = fmax(t->energy_gap_max_s, e->max_gap_ns / 1e9);
+			if (e->max_gap_ns / 1e9 > t->energy_gap_max_s) {
+				t->energy_gap_max_s = e->max_gap_ns / 1e9;
+				t->energy_gap_run_id = run->run_id;
+			}
 		}
 		base_x(mc, src[i].threads, run->cpus_n, run->cpus, run->info.mem_mode, src[i].size, x);
 		x[PMA_F_LLC] = run->info.C.llc_misses;

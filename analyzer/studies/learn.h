@@ -88,6 +88,7 @@ struct pma_learn_table {
 	uint32_t nmachines;
 	uint32_t energy_gap_runs;    /* runs whose energy readings were over 1 s apart */
 	double energy_gap_max_s;     /* the largest such gap */
+	uint64_t energy_gap_run_id;  /* the run with it */
 	struct pma_learn_failed failed; /* runs left out: they did not exit 0 */
 	enum pma_learn_target target;
 };

@@ -220,6 +220,11 @@ gap=$("$PMANALYZE" --dump "$T/gap.pmt" | grep '"type":"run_end"' | sed 's/.*"max
 if grep -q "^note: 1 run read the energy counters more than 1 s apart (up to [0-9.]* s, run 0): a counter that wrapped twice" "$T/gap.table"; then
 	ok "a gap of $gap ns between energy readings: the note about missed wraps"
 else not_ok "note for energy readings over 1 s apart" "max_gap_ns $gap" "$(grep -i 'note' "$T/gap.table")"; fi
+# --learn's training table says the same, with the run (it printed "run nan" before 2026-11-27)
+"$PMANALYZE" -q --learn "$T/gap.pmt" "$T/fit.pmt" >"$T/gap.learn" 2>&1
+if grep -q "^note: 1 run read the energy counters more than 1 s apart (up to [0-9.]* s, run 0): a counter that wrapped twice" "$T/gap.learn"; then
+	ok "--learn: the note about missed wraps names the run"
+else not_ok "--learn: the energy-gap note" "$(grep -i 'note' "$T/gap.learn")"; fi
 
 # The energy plot (pmanalyze --plot, docs/energy.md): a tree with package-0 and dram zones, each
 # advanced by its own rapl_sim at P_static 20 W and 10 W (P_core 0), both running for the whole
