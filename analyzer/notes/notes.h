@@ -60,7 +60,7 @@ enum pma_note_code {
 	PMA_NOTE_INV_T_FLOOR,      /* n0 worst n, n1 its T(n) as computed (s), n2 max(T_cp, U/n) (s),
 				      n3 rows raised */
 	PMA_NOTE_INV_OPT_CAP,      /* n0 argmax of S over all n, n1 its S, n2 m, n3 best n <= m
-				      (0 none listed), n4 its S */
+				      (0 none listed), n4 its S, n5 the largest n <= m listed */
 	PMA_NOTE_INV_L_NEG,        /* n0 L as fitted, n1 C(1), n2 the largest core count fitted,
 				      n3 its C(n), n4 omega(n) there as measured */
 	PMA_NOTE_C1_SPREAD,        /* n0 points at 1 core, n1 smallest C(1), n2 largest, n3 spread %;

@@ -34,13 +34,21 @@ int pma_note_text_model(const struct pma_note *x, char *buf, size_t size)
 			 n[3] == 1 ? "" : "s", n[0], n[1], n[2]);
 		break;
 	case PMA_NOTE_INV_OPT_CAP:
-		if (n[3] > 0)
-			snprintf(buf, size, "invariant optimum <= m: S is largest at n = %.0f (S = %.2f) "
-				 "only because omega falls as cores are added beyond the program's %.0f "
-				 "threads, which cannot run on more than %.0f cores at once; the optimum is "
-				 "given over n <= m: %.0f cores (S = %.2f)", n[0], n[1], n[2], n[2], n[3],
-				 n[4]);
-		else
+		if (n[3] > 0) {
+			/* a row n > m holds S(m): m threads on m busy cores, the others idle
+			 * (contention.c), not a contention that falls as cores are added */
+			snprintf(buf, size, "invariant optimum <= m: S is largest at n = %.0f (S = %.2f), "
+				 "more cores than the program's %.0f threads, which keep at most %.0f "
+				 "cores busy (a row n > m predicts S(m), the other cores idle); the "
+				 "optimum is given over n <= m: %.0f cores (S = %.2f)", n[0], n[1], n[2],
+				 n[2], n[3], n[4]);
+			if (n[5] < n[2]) {
+				size_t o = strlen(buf);
+				snprintf(buf + o, size - o, "; no core count from %.0f to %.0f was asked "
+					 "for: add them to --cores to place the optimum there", n[5] + 1,
+					 n[2]);
+			}
+		} else
 			snprintf(buf, size, "invariant optimum <= m: no core count up to the program's "
 				 "%.0f threads was asked for (the best listed is n = %.0f, S = %.2f): no "
 				 "optimum is given; add core counts up to %.0f to --cores", n[2], n[0], n[1],

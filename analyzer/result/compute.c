@@ -518,9 +518,11 @@ static void enforce_prediction_bounds(struct pma_result *r, int k)
  * omega = 0, an upper bound of S: mixed with rows of a known omega, S jumps where omega becomes
  * unknown (5.71 at n = 8 -> 6.12 at n = 9 on an 8-core --machine) and that row would win (issue
  * 19's audit). With no known omega at all (no calibration) every row is the same upper bound and
- * all count. And m threads run on at most m cores, so a higher S beyond m comes from omega alone
- * (a placement spreading the same threads over more sockets) and is not a reason to buy more
- * cores than threads. */
+ * all count. And m threads run on at most m cores: a row n > m predicts S(m) with the other
+ * cores idle (busy cores min(n, m), contention.c), not a reason to buy more cores than threads.
+ * It beats the rows n <= m when --cores lists none from the best of them up to m (pigz, m = 10,
+ * --cores 1,2,16: S(16) = S(10) = 3.15 against S(2) = 1.90); the note says so, and which counts
+ * to add (formerly it blamed omega falling beyond m, which the busy-core rule made impossible). */
 static void enforce_optimum(struct pma_result *r)
 {
 	const struct pma_prediction *v = r->pred.by_est[r->par.est];
@@ -557,7 +559,7 @@ static void enforce_optimum(struct pma_result *r)
 			pma_optimal_cores(r->pred.cores, S, k_m, &r->opt);
 		if (!r->opt.n_best || known.S_best > r->opt.S_best * (1 + INV_EPS))
 			note(r, PMA_NOTE_INV_OPT_CAP, (double[]){ known.n_best, known.S_best, r->par.m,
-				r->opt.n_best, r->opt.S_best }, 5);
+				r->opt.n_best, r->opt.S_best, k_m ? r->pred.cores[k_m - 1] : 0 }, 6);
 	} else {
 		r->opt = known;
 	}
