@@ -87,8 +87,10 @@ enum pma_note_code {
 				      spread but C(n) is CPU time: taken as 0 */
 	PMA_NOTE_SUPERLINEAR,      /* n0 n, n1 omega(n) (< 0), n2 its uncertainty: below 0 beyond the
 				      spread of the repeated calibration, kept */
-	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s, n3 its % of
-				      the program's CPU time (-1 unknown); s0 the run's CPUs */
+	PMA_NOTE_COLLECTOR_SHARED, /* n0 CPUs of the run, n1 threads, n2 collector CPU s in the run
+				      (with several runs: n4's share by thread-samples), n3 its % of
+				      the program's CPU time (-1 unknown), n4 the trace's collector
+				      CPU s (SUMMARY), n5 runs in the trace; s0 the run's CPUs */
 	/* the merge of a job's rank traces (struct pma_ranks_result.notes, analyzer/result/ranks.c) */
 	PMA_NOTE_RANKS_OMEGA_UNKNOWN, /* n0 analyzed ranks of 2+ threads without omega, n1 of them
 				      whose calibration runs failed, n2 failed runs in all; s0 the

@@ -66,7 +66,12 @@ static int sampling_text(const struct pma_note *x, char *buf, size_t size)
 			 "pinned: it was allowed no CPU outside them): %.0f threads on %.0f CPU%s waited "
 			 "also for its sampling", n[0] == 1 ? "" : "s", s(x, 0), n[1], n[0],
 			 n[0] == 1 ? "" : "s");
-		if (n[3] >= 0) {
+		if (n[3] >= 0 && n[5] > 1) {
+			size_t o = strlen(buf);
+			snprintf(buf + o, size - o, ", about %.3f s of CPU (%.1f%% of the program's; its "
+				 "share by thread-samples of the %.3f s it used over the trace's %.0f runs)",
+				 n[2], n[3], n[4], n[5]);
+		} else if (n[3] >= 0) {
 			size_t o = strlen(buf);
 			snprintf(buf + o, size - o, ", %.3f s of CPU (%.1f%% of the program's)", n[2], n[3]);
 		}
