@@ -131,6 +131,11 @@ static void info_json(FILE *out, const struct pma_trace *t)
 		cJSON_AddNumberToObject(o, "peak_threads", r->m);
 		cJSON_AddNumberToObject(o, "threads_seen", (double)r->st.threads_seen);
 		cJSON_AddStringToObject(o, "exit", r->info.exit_kind_name ? r->info.exit_kind_name : "unknown");
+		/* RUN_END "exit": the status (exited) or the signal (signaled); null otherwise */
+		add_finite(o, "exit_code", r->info.exit_kind == PMA_EXIT_EXITED ?
+			   r->info.exit_code : NAN);
+		add_finite(o, "exit_signal", r->info.exit_kind == PMA_EXIT_SIGNALED ?
+			   r->info.exit_signal : NAN);
 		cJSON_AddNumberToObject(o, "sched_events", r->has_exact ? (double)r->xst.events : 0);
 		cJSON_AddItemToArray(runs, o);
 	}
@@ -145,16 +150,24 @@ static void info_json(FILE *out, const struct pma_trace *t)
 static void info_csv(FILE *out, const struct pma_trace *t)
 {
 	fprintf(out, "run_id,cpus,wall_s,samples,thread_samples,peak_threads,threads_seen,exit,"
-		"sched_events\n");
+		"sched_events,exit_code,exit_signal\n");
 	for (uint32_t i = 0; i < t->nruns; i++) {
 		const struct pma_run *r = &t->runs[i];
 		fprintf(out, "%u,", r->run_id);
 		pma_csv_field(out, r->cpus);
-		fprintf(out, ",%.9f,%llu,%llu,%u,%llu,%s,%llu\n", pma_run_wall_s(r),
+		fprintf(out, ",%.9f,%llu,%llu,%u,%llu,%s,%llu", pma_run_wall_s(r),
 			(unsigned long long)r->st.samples, (unsigned long long)r->st.thread_samples, r->m,
 			(unsigned long long)r->st.threads_seen,
 			r->info.exit_kind_name ? r->info.exit_kind_name : "unknown",
 			r->has_exact ? (unsigned long long)r->xst.events : 0ull);
+		/* RUN_END "exit": the status (exited) or the signal (signaled); empty otherwise */
+		fputs(",", out);
+		if (r->info.exit_kind == PMA_EXIT_EXITED && isfinite(r->info.exit_code))
+			fprintf(out, "%.0f", r->info.exit_code);
+		fputs(",", out);
+		if (r->info.exit_kind == PMA_EXIT_SIGNALED && isfinite(r->info.exit_signal))
+			fprintf(out, "%.0f", r->info.exit_signal);
+		fputc('\n', out);
 	}
 }
 

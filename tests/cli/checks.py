@@ -927,6 +927,22 @@ def usage_info_outputs(argv):
     assert rows[0]["samples"] == run0.group(2) and rows[0]["peak_threads"] == run0.group(4), rows[0]
 
 
+def usage_info_exit(argv):
+    """t2000: '$T/fail.dump' '$T/fail.json' '$T/fail.csv'"""
+    import csv, json
+    ends = {d["run_id"]: d["exit"] for d in map(json.loads, open(argv[1])) if d["type"] == "run_end"}
+    j = {r["run_id"]: r for r in json.load(open(argv[2]))["runs"]}
+    rows = {int(r["run_id"]): r for r in csv.DictReader(open(argv[3]))}
+    assert sorted(ends) == sorted(j) == sorted(rows), (ends, j, rows)
+    assert {e["code"] for e in ends.values()} == {0, 1}, ends   # the fixture: one run failed
+    for i, e in ends.items():
+        code = e["code"] if e["kind"] == "exited" else None
+        sig = e["signal"] if e["kind"] == "signaled" else None
+        assert (j[i]["exit"], j[i]["exit_code"], j[i]["exit_signal"]) == (e["kind"], code, sig), (i, j[i], e)
+        assert (rows[i]["exit"], rows[i]["exit_code"], rows[i]["exit_signal"]) == \
+               (e["kind"], "" if code is None else str(code), "" if sig is None else str(sig)), (i, rows[i], e)
+
+
 def collect_interval_kept(argv):
     """t1100: '$T/$1.jsonl' '$2'"""
     import json, re, sys

@@ -217,4 +217,11 @@ run_capture inrepo "$PMANALYZE" -I -F csv "$rel"
 if python3 "$PMT_TOP/tests/cli/checks.py" usage_info_outputs "$G/phases-mixed.info" "$T/info.json" "$T/out" >"$T/info.check" 2>&1
 then ok "--info --format json and csv: the runs and samples of the text"
 else not_ok "--info --format json and csv" "$(head -c 1200 "$T/info.check")"; fi
+# ... and each run's exit status as RUN_END has it: a run that exited 1 is told from one that exited 0
+fail="$PMT_TOP/tests/fixtures/traces/calibration-run-failed.zst"
+"$PMANALYZE" -I -F json "$fail" >"$T/fail.json" 2>&1
+"$PMANALYZE" -I -F csv "$fail" >"$T/fail.csv" 2>&1
+"$PMANALYZE" --dump "$fail" >"$T/fail.dump" 2>&1
+check "--info --format json and csv: each run's exit code and signal, as its RUN_END record" \
+	python3 "$PMT_TOP/tests/cli/checks.py" usage_info_exit "$T/fail.dump" "$T/fail.json" "$T/fail.csv"
 done_testing
