@@ -10,6 +10,24 @@
 #include "pm_cli.h"
 #include "render_util.h"
 
+/* Whether run r's RUN_BEGIN "collector_cpu" (each run pins the collector again) is known and
+ * not META's: the baseline runs of a --calibrate trace are pinned beside the program where the
+ * calibration runs, on every CPU, are not. */
+static int run_collector_differs(const struct pma_trace *t, const struct pma_run *r)
+{
+	double c = r->info.collector_cpu, m = t->meta.collector_cpu;
+
+	return isfinite(c) && (c >= 0 ? c : -1) != (m >= 0 ? m : -1);
+}
+
+static int runs_collector_differ(const struct pma_trace *t)
+{
+	for (uint32_t i = 0; i < t->nruns; i++)
+		if (run_collector_differs(t, &t->runs[i]))
+			return 1;
+	return 0;
+}
+
 void pma_info(FILE *out, const struct pma_trace *t)
 {
 	const struct pma_meta *meta = &t->meta;
@@ -32,8 +50,12 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	pma_wakecost_info(out, &meta->wake);
 	fprintf(out, "%-13s%.2f ms; program CPUs %s; ", "interval", meta->interval_ms,
 		meta->cpus ? meta->cpus : "all");
-	/* collector_cpu -1 is the trace's "not pinned" (or absent), not a CPU number */
-	if (meta->collector_cpu >= 0)
+	/* collector_cpu -1 is the trace's "not pinned" (or absent), not a CPU number; each run
+	 * pins again (RUN_BEGIN), so a --calibrate trace's baseline runs may be pinned where META
+	 * (the first plan) says not: the runs' lines say which */
+	if (runs_collector_differ(t))
+		fputs("collector pinned per run (see the runs)\n", out);
+	else if (meta->collector_cpu >= 0)
 		fprintf(out, "collector CPU %.0f\n", meta->collector_cpu);
 	else
 		fputs("collector not pinned (it ran on the program's CPUs)\n", out);
@@ -64,6 +86,10 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			(unsigned long long)r->st.thread_samples, r->m,
 			(unsigned long long)r->st.threads_seen,
 			ri->exit_kind_name ? ri->exit_kind_name : "unknown", isnan(status) ? 0 : status);
+		if (runs_collector_differ(t) && ri->collector_cpu >= 0)
+			fprintf(out, "         collector CPU %.0f\n", ri->collector_cpu);
+		else if (runs_collector_differ(t) && isfinite(ri->collector_cpu))
+			fputs("         collector not pinned (it ran on the run's CPUs)\n", out);
 		/* how well the collector kept the interval (RUN_END, format 1.2) */
 		if (ri->has_end && isfinite(ri->samples) &&
 		    ((isfinite(ri->late_samples) && ri->late_samples > 0) ||
@@ -137,6 +163,8 @@ static void info_json(FILE *out, const struct pma_trace *t)
 		add_finite(o, "exit_signal", r->info.exit_kind == PMA_EXIT_SIGNALED ?
 			   r->info.exit_signal : NAN);
 		cJSON_AddNumberToObject(o, "sched_events", r->has_exact ? (double)r->xst.events : 0);
+		/* RUN_BEGIN's: the CPU the collector was pinned to in this run, -1 not pinned */
+		add_finite(o, "collector_cpu", r->info.collector_cpu);
 		cJSON_AddItemToArray(runs, o);
 	}
 	text = cJSON_Print(root);

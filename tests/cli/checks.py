@@ -943,6 +943,23 @@ def usage_info_exit(argv):
                (e["kind"], "" if code is None else str(code), "" if sig is None else str(sig)), (i, rows[i], e)
 
 
+def usage_info_collector(argv):
+    """t2000: '$T/fail.dump' '$T/fail.json' '$T/fail.info'"""
+    import json, re
+    recs = [json.loads(l) for l in open(argv[1])]
+    meta = recs[0]
+    begins = {d["run_id"]: d["collector_cpu"] for d in recs if d["type"] == "run_begin"}
+    j = {r["run_id"]: r for r in json.load(open(argv[2]))["runs"]}
+    text = open(argv[3]).read()
+    assert len(set(begins.values()) | {meta["collector_cpu"]}) > 1, (meta["collector_cpu"], begins)  # the fixture
+    assert re.search(r"^interval .*; collector pinned per run \(see the runs\)$", text, re.M), text[:800]
+    for i, c in begins.items():
+        assert j[i]["collector_cpu"] == c, (i, j[i], c)
+        want = "collector CPU %d" % c if c >= 0 else "collector not pinned (it ran on the run's CPUs)"
+        m = re.search(r"^  run %d: .*\n((?:         .*\n)*)" % i, text, re.M)
+        assert m and ("         " + want + "\n") in m.group(1), (i, want, m and m.group(0))
+
+
 def collect_interval_kept(argv):
     """t1100: '$T/$1.jsonl' '$2'"""
     import json, re, sys

@@ -224,4 +224,7 @@ fail="$PMT_TOP/tests/fixtures/traces/calibration-run-failed.zst"
 "$PMANALYZE" --dump "$fail" >"$T/fail.dump" 2>&1
 check "--info --format json and csv: each run's exit code and signal, as its RUN_END record" \
 	python3 "$PMT_TOP/tests/cli/checks.py" usage_info_exit "$T/fail.dump" "$T/fail.json" "$T/fail.csv"
+"$PMANALYZE" -I "$fail" >"$T/fail.info" 2>&1
+check "--info: the collector's CPU per run, as RUN_BEGIN has it (a --calibrate trace pins it in the baseline only)" \
+	python3 "$PMT_TOP/tests/cli/checks.py" usage_info_collector "$T/fail.dump" "$T/fail.json" "$T/fail.info"
 done_testing
