@@ -357,6 +357,9 @@ int pma_est_sample(struct pma_est *e, const struct pmt_sample *s)
 		return -1;
 	e->st.samples++;
 	e->st.thread_samples += s->n;
+	if (!e->st.first_sample_ns)
+		e->st.first_sample_ns = s->t_ns;
+	e->st.last_sample_ns = s->t_ns;
 	if (s->n > e->st.m_peak)
 		e->st.m_peak = s->n;
 	if (!e->st.first_t_ns)
@@ -527,6 +530,9 @@ int pma_est_finish(struct pma_est *e, uint64_t t_end_ns)
 		e->st.mean_interval_ns = span_ns / (double)(e->st.intervals + e->st.merged_samples);
 		e->st.window_ns = span_ns / (double)e->st.intervals;
 	}
+	if (e->st.samples >= 2 && e->st.last_sample_ns > e->st.first_sample_ns)
+		e->st.mean_interval_ns = (double)(e->st.last_sample_ns - e->st.first_sample_ns) /
+					 (double)(e->st.samples - 1);
 	return 0;
 }
 

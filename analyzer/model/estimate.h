@@ -50,9 +50,13 @@ struct pma_est_stats {
 	uint64_t first_t_ns, last_t_ns;
 	double unplaced_wait_ns;   /* run-queue wait that could not be moved back (runnable est.) */
 	double exit_tail_ns;       /* CPU time after a thread's last sample, from TASK EXIT finals */
-	double mean_interval_ns;   /* the samples' mean interval */
+	double mean_interval_ns;   /* the samples' mean spacing: first SAMPLE to last over samples - 1
+				      (not RUN_BEGIN's short gap to the first, nor the closing part
+				      interval to RUN_END, which the estimators' intervals hold) */
+	uint64_t first_sample_ns, last_sample_ns;
 	/* samples merged into the next interval on an oversubscribed baseline (pma_est_set_cpus),
-	 * and the mean interval the sampled estimators used (= mean_interval_ns when none) */
+	 * and the mean interval the sampled estimators used (with none merged, mean_interval_ns
+	 * but for the opening and closing part intervals it also holds) */
 	uint64_t merged_samples;
 	double window_ns;
 	/* intervals that ended in a sample listing more threads than the run's CPUs, and their

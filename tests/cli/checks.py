@@ -943,6 +943,20 @@ def usage_info_exit(argv):
                (e["kind"], "" if code is None else str(code), "" if sig is None else str(sig)), (i, rows[i], e)
 
 
+def usage_mean_interval(argv):
+    """t2000: '$T/triad.dump' '$T/triad.json' '$T/triad.txt'"""
+    import json, re
+    recs = [json.loads(l) for l in open(argv[1])]
+    d = json.load(open(argv[2]))
+    base = [r for r in recs if r["type"] == "run_begin" and r.get("role") == "baseline"][0]["run_id"]
+    ts = [r["t_ns"] for r in recs if r["type"] == "sample" and r["run_id"] == base]
+    want_ms = (ts[-1] - ts[0]) / (len(ts) - 1) / 1e6
+    got = d["parallelism"]["mean_interval_ms"]
+    assert abs(got - want_ms) < 1e-9, (got, want_ms)
+    line = re.search(r"^wall time .*\(measured mean ([0-9.]+) ms\)", open(argv[3]).read(), re.M)
+    assert line and line.group(1) == "%.2f" % want_ms, (line and line.group(0), want_ms)
+
+
 def usage_info_collector(argv):
     """t2000: '$T/fail.dump' '$T/fail.json' '$T/fail.info'"""
     import json, re

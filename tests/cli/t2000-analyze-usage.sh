@@ -225,6 +225,14 @@ fail="$PMT_TOP/tests/fixtures/traces/calibration-run-failed.zst"
 check "--info --format json and csv: each run's exit code and signal, as its RUN_END record" \
 	python3 "$PMT_TOP/tests/cli/checks.py" usage_info_exit "$T/fail.dump" "$T/fail.json" "$T/fail.csv"
 "$PMANALYZE" -I "$fail" >"$T/fail.info" 2>&1
+# the wall time line's "measured mean" is the baseline's SAMPLE spacing (it read 9.30 ms for
+# samples 10.00 ms apart: RUN_BEGIN's gap to the first and the closing part interval counted)
+triad="$PMT_TOP/tests/fixtures/traces/cal-triad-8t-rep3.zst"
+"$PMANALYZE" -F json "$triad" >"$T/triad.json" 2>&1
+"$PMANALYZE" "$triad" >"$T/triad.txt" 2>&1
+"$PMANALYZE" --dump "$triad" >"$T/triad.dump" 2>&1
+check "the measured mean interval: the baseline's samples, first to last over their count - 1" \
+	python3 "$PMT_TOP/tests/cli/checks.py" usage_mean_interval "$T/triad.dump" "$T/triad.json" "$T/triad.txt"
 check "--info: the collector's CPU per run, as RUN_BEGIN has it (a --calibrate trace pins it in the baseline only)" \
 	python3 "$PMT_TOP/tests/cli/checks.py" usage_info_collector "$T/fail.dump" "$T/fail.json" "$T/fail.info"
 done_testing
