@@ -64,7 +64,9 @@ void table_parallelism(FILE *out, const struct pma_result *r)
 	if (r->par.have[PMA_EST_SWITCH])
 		pma_pswitch_describe(out, &r->run->pst);
 	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
-	fprintf(out, "%-13s%.3f s  (total CPU time of the program)\n", "T(1)", r->par.T1_s);
+	/* U + idle (compute.c): the estimator's work, not rusage's CPU time, which may differ */
+	fprintf(out, "%-13s%.3f s  (the work U the estimator found, plus idle: the time on one core)\n",
+		"T(1)", r->par.T1_s);
 	fprintf(out, "%-13s%.2f threads  (m - A(m,inf), eq. 2)\n", "D(m)", p->D);
 	if (prof->idle_ns > 0)
 		fprintf(out, "%-13s%.3f s with no runnable thread (kept as is in T(n))\n", "idle",
