@@ -29,6 +29,7 @@ struct thr {
 	float *tau_r, *a_r;  /* per interval of the ring: CPU time and runnable time, ns */
 	uint32_t last_nvcsw;
 	int have_nvcsw;
+	uint64_t last_nvcsw_t_ns; /* time of that fresh read */
 };
 
 struct pma_est {
@@ -431,9 +432,12 @@ static int take_sample(struct pma_est *e, const struct pmt_sample *s)
 		t->gen = e->gen;
 		if (ts->flags & PMT_TS_STATUS_FRESH) {
 			e->st.status_reads++;
-			if (t->have_nvcsw && ts->nvcsw >= t->last_nvcsw)
+			if (t->have_nvcsw && ts->nvcsw >= t->last_nvcsw) {
 				e->st.nvcsw_total += ts->nvcsw - t->last_nvcsw;
+				e->st.nvcsw_span_ns += (double)(s->t_ns - t->last_nvcsw_t_ns);
+			}
 			t->last_nvcsw = ts->nvcsw;
+			t->last_nvcsw_t_ns = s->t_ns;
 			t->have_nvcsw = 1;
 		}
 		if (!(ts->flags & PMT_TS_SCHEDSTAT_OK))

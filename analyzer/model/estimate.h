@@ -66,6 +66,10 @@ struct pma_est_stats {
 	/* voluntary context switches of all threads over the run (status nvcsw, summed deltas
 	 * between fresh reads): the spinning check's "blocking per thread per second" */
 	uint64_t nvcsw_total;
+	/* the thread time those deltas cover, summed over threads (from a thread's first fresh read
+	 * to its last): a thread read once (status is re-read every 64 samples) covers none, so its
+	 * blocking is unknown, not zero */
+	double nvcsw_span_ns;
 	uint64_t status_reads;     /* thread entries with fresh nvcsw/nivcsw */
 	/* run-queue wait of all threads over the run (schedstat field 2, summed deltas, with the
 	 * final values of TASK EXIT): the scaling study's "run-queue wait" metric (docs/scaling.md) */

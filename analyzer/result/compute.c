@@ -30,7 +30,7 @@ static const char *recorded_env(const struct pma_meta *m, const char *name)
  * oversubscribed and direct runs alike: OMP_WAIT_POLICY=active in the recorded environment, and
  * what the samples show, the threads runnable nearly all the time (A > 0.97 k, k the highest level
  * of active threads holding >= 5% of T_cp) with fewer than one voluntary context switch per thread
- * per second (status nvcsw). libgomp spins under
+ * per second (status nvcsw, over the time its fresh reads span). libgomp spins under
  * OMP_WAIT_POLICY=active, but only ~1000 iterations when its threads outnumber its CPUs, so a 1-CPU
  * baseline is mostly immune and a run on enough CPUs is not (tests/cli/t3100-openmp.sh: 2 threads
  * on 2 CPUs, imbalanced, truth 1.50: passive 1.50, active 1.99). */
@@ -44,14 +44,19 @@ static void check_spinning(struct pma_result *r)
 	 * runnable estimate of two spinners falls below the threshold (1.92 for 2 in a loaded run,
 	 * exact 1.97), while the events still see every thread active */
 	enum pma_estimator_kind est = r->run->has_exact ? PMA_EST_SCHED : PMA_EST_RUNNABLE;
-	double A = pr->by_est[est].A_inf, secs = pr->wall_s > 0 ? pr->wall_s : 1;
+	double A = pr->by_est[est].A_inf;
 	/* and the larger of the two when both exist: switch-ins the kernel did not record cost the
 	 * exact mode a spinner's CPU time (1.91 for two spinners with 183 ms inferred, a quiet CI
 	 * run; runnable 1.99), other processes cost the runnable estimate (above) */
 	if (est == PMA_EST_SCHED && pr->have[PMA_EST_RUNNABLE] && pr->by_est[PMA_EST_RUNNABLE].A_inf > A)
 		A = pr->by_est[PMA_EST_RUNNABLE].A_inf;
-	double vol_per_thread_s = st->status_reads && pr->m > 0 ?
-		(double)st->nvcsw_total / pr->m / secs : -1;
+	/* per second of the thread time the fresh status reads span, not of m times the wall time:
+	 * status is re-read every 64 samples, so in a short run most threads are read once and their
+	 * switches are not seen (a 0.19 s phases run, 4 threads on 1 CPU, blocked 7 times at its
+	 * barriers by its scheduler events and was said to block 0.00 times/s). Under one second
+	 * spanned, "fewer than one per second" cannot be told from none seen: unknown */
+	double span_s = st->nvcsw_span_ns / 1e9;
+	double vol_per_thread_s = span_s >= 1.0 ? (double)st->nvcsw_total / span_s : -1;
 	const struct pma_profile *prof = pma_run_profile(r->run, est);
 	const struct pma_parallelism *p = &pr->by_est[est];
 	size_t busiest = 0; /* highest level of active threads holding >= 5% of T_cp */
