@@ -196,3 +196,26 @@ void pm_tidmap_clear(struct pm_tidmap *m)
 		memset(m->key, 0, m->cap * sizeof(*m->key));
 	m->count = 0;
 }
+
+char *pm_str_replace(const char *s, const char *from, const char *to)
+{
+	size_t plen = strlen(from), nlen = strlen(to), count = 0;
+
+	for (const char *q = s; (q = strstr(q, from)); q += plen)
+		count++;
+	char *r = malloc(strlen(s) + count * nlen + 1), *o = r;
+	if (!r)
+		return NULL;
+	for (const char *q = s, *hit; ; q = hit + plen) {
+		hit = strstr(q, from);
+		size_t keep = hit ? (size_t)(hit - q) : strlen(q);
+		memcpy(o, q, keep);
+		o += keep;
+		if (!hit)
+			break;
+		memcpy(o, to, nlen);
+		o += nlen;
+	}
+	*o = '\0';
+	return r;
+}

@@ -48,6 +48,10 @@ uint64_t pm_mono_ns(void);
  * to fit). Does nothing when why is NULL or whysize is 0, so callers may pass either. */
 void pm_set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A copy of s with every occurrence of from (not empty) replaced by to (pmcollect --sweep's
+ * {threads}). Returns a string the caller frees, or NULL when memory runs out. */
+char *pm_str_replace(const char *s, const char *from, const char *to);
+
 /* Open-addressing hash map from a non-zero uint32 tid (or tgid, pid) to a uint32 index, with
  * linear probing and backward-shift deletion (no tombstones, so lookups stay short after many
  * threads come and go). Load factor at most 1/2; capacity a power of two, at least 64 once used.

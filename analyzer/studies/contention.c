@@ -157,6 +157,15 @@ static int same_threads(const struct pma_run *r, uint32_t m_peak, double asked)
 	return r->m == m_peak || (asked > 0 && r->info.threads == asked && r->m >= asked);
 }
 
+/* Whether t has runs of pmcollect --sweep. */
+static int is_sweep(const struct pma_trace *t)
+{
+	for (uint32_t k = 0; k < t->nruns; k++)
+		if (t->runs[k].info.role == PMA_ROLE_SWEEP)
+			return 1;
+	return 0;
+}
+
 /* Notes which core counts are missing and how to record them. */
 static int explain_missing(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 			   uint32_t m_peak, const char *fit_why, const struct pma_mem_cal *cal,
@@ -165,7 +174,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	uint32_t need[3] = { 1, rec->c, rec->c + 1 }, nneed = rec->sockets > 1 ? 3 : 2;
 	uint32_t have_v[PMA_CAL_MAX_POINTS], miss_v[3];
 	size_t nmiss = 0;
-	char *have, *missing, *cmd, *path;
+	char *have, *missing, *cmd, *path, **words;
 	const char *omp = NULL;
 	char omp_buf[16];
 	int rc, cal_unusable = 0;
@@ -200,7 +209,17 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 					!same_threads(&traces[ti].runs[k], m_peak, asked);
 	have = count_list(have_v, cal->npts);
 	missing = count_list(miss_v, nmiss);
-	cmd = shell_words(traces[0].meta.command, traces[0].meta.ncommand);
+	/* a sweep's command holds pmcollect --sweep's {threads}, which --calibrate passes on as it
+	 * is ('overhead -t {threads}' then fails with exit 2): suggest it as the baseline ran it */
+	words = calloc(traces[0].meta.ncommand + 1, sizeof(*words));
+	for (size_t i = 0; words && i < traces[0].meta.ncommand; i++)
+		words[i] = !traces[0].meta.command[i] ? NULL
+			   : omp && is_sweep(&traces[0]) ? pm_str_replace(traces[0].meta.command[i], "{threads}", omp)
+			   : strdup(traces[0].meta.command[i]);
+	cmd = words ? shell_words(words, traces[0].meta.ncommand) : NULL;
+	for (size_t i = 0; words && i < traces[0].meta.ncommand; i++)
+		free(words[i]);
+	free(words);
 	path = shell_words((char *[]){ traces[0].path }, 1);
 	rc = -1;
 	if (have && missing && cmd && path)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pm_cli.h"
+#include "pm_util.h"
 #include "sweep.h"
 
 static const char *const keys[2] = { "cores", "threads" };
@@ -160,30 +161,6 @@ void pmc_sweep_argv_free(char **argv)
 	free(argv);
 }
 
-/* s with every {threads} replaced by num; NULL when out of memory. */
-static char *substitute(const char *s, const char *num)
-{
-	size_t plen = strlen(PMC_SWEEP_PLACEHOLDER), nlen = strlen(num), count = 0;
-
-	for (const char *q = s; (q = strstr(q, PMC_SWEEP_PLACEHOLDER)); q += plen)
-		count++;
-	char *r = malloc(strlen(s) + count * nlen + 1), *o = r;
-	if (!r)
-		return NULL;
-	for (const char *q = s, *hit; ; q = hit + plen) {
-		hit = strstr(q, PMC_SWEEP_PLACEHOLDER);
-		size_t keep = hit ? (size_t)(hit - q) : strlen(q);
-		memcpy(o, q, keep);
-		o += keep;
-		if (!hit)
-			break;
-		memcpy(o, num, nlen);
-		o += nlen;
-	}
-	*o = '\0';
-	return r;
-}
-
 char **pmc_sweep_argv(char *const *argv, uint32_t threads)
 {
 	char num[16];
@@ -196,7 +173,7 @@ char **pmc_sweep_argv(char *const *argv, uint32_t threads)
 		return NULL;
 	snprintf(num, sizeof(num), "%u", threads);
 	for (size_t i = 0; i < n; i++)
-		if (!(v[i] = substitute(argv[i], num))) {
+		if (!(v[i] = pm_str_replace(argv[i], PMC_SWEEP_PLACEHOLDER, num))) {
 			pmc_sweep_argv_free(v);
 			return NULL;
 		}
