@@ -48,8 +48,12 @@ uint64_t pm_mono_ns(void);
  * to fit). Does nothing when why is NULL or whysize is 0, so callers may pass either. */
 void pm_set_why(char *why, size_t whysize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A copy of s with every occurrence of from (not empty) replaced by to (pmcollect --sweep's
- * {threads}). Returns a string the caller frees, or NULL when memory runs out. */
+/* pmcollect --sweep's placeholder, replaced by the thread count in the command's arguments; a
+ * sweep trace's META command keeps it (the analyzer substitutes it in the commands it suggests). */
+#define PM_SWEEP_PLACEHOLDER "{threads}"
+
+/* A copy of s with every occurrence of from (not empty) replaced by to (PM_SWEEP_PLACEHOLDER).
+ * Returns a string the caller frees, or NULL when memory runs out. */
 char *pm_str_replace(const char *s, const char *from, const char *to);
 
 /* Open-addressing hash map from a non-zero uint32 tid (or tgid, pid) to a uint32 index, with

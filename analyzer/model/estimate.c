@@ -531,8 +531,9 @@ int pma_est_finish(struct pma_est *e, uint64_t t_end_ns)
 		return -1;
 	if (e->st.intervals && e->st.last_t_ns > e->st.first_t_ns) {
 		double span_ns = (double)(e->st.last_t_ns - e->st.first_t_ns);
-		e->st.mean_interval_ns = span_ns / (double)(e->st.intervals + e->st.merged_samples);
 		e->st.window_ns = span_ns / (double)e->st.intervals;
+		/* one sample or none: the intervals are all there is */
+		e->st.mean_interval_ns = span_ns / (double)(e->st.intervals + e->st.merged_samples);
 	}
 	if (e->st.samples >= 2 && e->st.last_sample_ns > e->st.first_sample_ns)
 		e->st.mean_interval_ns = (double)(e->st.last_sample_ns - e->st.first_sample_ns) /

@@ -33,6 +33,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	const struct pma_meta *meta = &t->meta;
 	char cmd[512], buf[1024];
 	const char *s;
+	int per_run = runs_collector_differ(t); /* the collector's CPU told per run */
 
 	command_string(meta, cmd, sizeof(cmd));
 	fprintf(out, "%-13s%s (pmtrace %u.%u, %llu chunks, %llu bytes)\n", "trace", t->path, t->major,
@@ -53,7 +54,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	/* collector_cpu -1 is the trace's "not pinned" (or absent), not a CPU number; each run
 	 * pins again (RUN_BEGIN), so a --calibrate trace's baseline runs may be pinned where META
 	 * (the first plan) says not: the runs' lines say which */
-	if (runs_collector_differ(t))
+	if (per_run)
 		fputs("collector pinned per run (see the runs)\n", out);
 	else if (meta->collector_cpu >= 0)
 		fprintf(out, "collector CPU %.0f\n", meta->collector_cpu);
@@ -86,9 +87,9 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			(unsigned long long)r->st.thread_samples, r->m,
 			(unsigned long long)r->st.threads_seen,
 			ri->exit_kind_name ? ri->exit_kind_name : "unknown", isnan(status) ? 0 : status);
-		if (runs_collector_differ(t) && ri->collector_cpu >= 0)
+		if (per_run && ri->collector_cpu >= 0)
 			fprintf(out, "         collector CPU %.0f\n", ri->collector_cpu);
-		else if (runs_collector_differ(t) && isfinite(ri->collector_cpu))
+		else if (per_run && isfinite(ri->collector_cpu))
 			fputs("         collector not pinned (it ran on the run's CPUs)\n", out);
 		/* how well the collector kept the interval (RUN_END, format 1.2) */
 		if (ri->has_end && isfinite(ri->samples) &&

@@ -338,8 +338,8 @@ static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggreg
 	return rc;
 }
 
-/* Measured S(n) = T(1) / T(n), one point per run on n > 1 CPUs, T(1) the median over the 1-CPU
- * runs: runs of the analyzed traces that exited 0 with the same m, program wall times
+/* Measured S(n) = T(1) / T(n), one point per run (those on 1 CPU too: their spread about 1),
+ * T(1) the median over the 1-CPU runs: runs of the analyzed traces that exited 0 with the same m, program wall times
  * (pma_run_program_wall_s), the runs check's choices (runcheck.h). A run that failed or was cut
  * short measured its failure, not the program: it is no point. */
 static int compute_measured(struct pma_result *r)

@@ -175,8 +175,9 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	uint32_t have_v[PMA_CAL_MAX_POINTS], miss_v[3];
 	size_t nmiss = 0;
 	char *have, *missing, *cmd, *path, **words;
-	const char *omp = NULL;
+	const char *omp = NULL, *threads;
 	char omp_buf[16];
+	size_t nw, nc = traces[0].meta.ncommand; /* the command's words, those copied */
 	int rc, cal_unusable = 0;
 	double asked = asked_threads(traces, ntraces, m_peak);
 
@@ -211,13 +212,16 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	missing = count_list(miss_v, nmiss);
 	/* a sweep's command holds pmcollect --sweep's {threads}, which --calibrate passes on as it
 	 * is ('overhead -t {threads}' then fails with exit 2): suggest it as the baseline ran it */
-	words = calloc(traces[0].meta.ncommand + 1, sizeof(*words));
-	for (size_t i = 0; words && i < traces[0].meta.ncommand; i++)
-		words[i] = !traces[0].meta.command[i] ? NULL
-			   : omp && is_sweep(&traces[0]) ? pm_str_replace(traces[0].meta.command[i], "{threads}", omp)
-			   : strdup(traces[0].meta.command[i]);
-	cmd = words ? shell_words(words, traces[0].meta.ncommand) : NULL;
-	for (size_t i = 0; words && i < traces[0].meta.ncommand; i++)
+	threads = omp && is_sweep(&traces[0]) ? omp : NULL;
+	words = calloc(nc + 1, sizeof(*words));
+	for (nw = 0; words && nw < nc; nw++) {
+		const char *w = traces[0].meta.command[nw];
+		words[nw] = !w ? NULL : threads ? pm_str_replace(w, PM_SWEEP_PLACEHOLDER, threads) : strdup(w);
+		if (w && !words[nw])
+			break; /* out of memory: no command */
+	}
+	cmd = words && nw == nc ? shell_words(words, nc) : NULL;
+	for (size_t i = 0; words && i < nc; i++)
 		free(words[i]);
 	free(words);
 	path = shell_words((char *[]){ traces[0].path }, 1);

@@ -95,7 +95,7 @@ int pmc_sweep_plan_make(const char *spec, uint32_t repeat, uint32_t online_cpus,
 		goto out;
 	if (pmc_sweep_argv_uses_threads(argv) && !lists[1].n) {
 		snprintf(why, whysize, "the command uses %s but --sweep has no threads=LIST",
-			 PMC_SWEEP_PLACEHOLDER);
+			 PM_SWEEP_PLACEHOLDER);
 		rc = PMC_SWEEP_E_PLACEHOLDER;
 		goto out;
 	}
@@ -149,7 +149,7 @@ void pmc_sweep_plan_free(struct pmc_sweep_plan *plan)
 int pmc_sweep_argv_uses_threads(char *const *argv)
 {
 	for (size_t i = 0; argv && argv[i]; i++)
-		if (strstr(argv[i], PMC_SWEEP_PLACEHOLDER))
+		if (strstr(argv[i], PM_SWEEP_PLACEHOLDER))
 			return 1;
 	return 0;
 }
@@ -173,7 +173,7 @@ char **pmc_sweep_argv(char *const *argv, uint32_t threads)
 		return NULL;
 	snprintf(num, sizeof(num), "%u", threads);
 	for (size_t i = 0; i < n; i++)
-		if (!(v[i] = pm_str_replace(argv[i], PMC_SWEEP_PLACEHOLDER, num))) {
+		if (!(v[i] = pm_str_replace(argv[i], PM_SWEEP_PLACEHOLDER, num))) {
 			pmc_sweep_argv_free(v);
 			return NULL;
 		}

@@ -26,8 +26,6 @@ enum pmc_sweep_err {
 
 #define PMC_SWEEP_MAX_RUNS 100000u
 #define PMC_SWEEP_MAX_VALUE 65536u
-/* The placeholder replaced by the thread count in the command's arguments. */
-#define PMC_SWEEP_PLACEHOLDER "{threads}"
 
 /* One run of the plan. */
 struct pmc_sweep_run {
