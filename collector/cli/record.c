@@ -589,6 +589,30 @@ static void add_run_totals(struct pmc_session *ss, const struct pmc_run_result *
 	}
 }
 
+/* Says why the plan stopped after run i (0-based) of nruns: the run's role and CPUs, and the
+ * program's status (exit status, 127: not started, 128+N: signal N). With the calibration's
+ * stopping rule nruns is only the most runs the rounds may take, so the run is named within its
+ * round instead. */
+static void run_failed(const struct pmc_opts *o, const struct pmc_session *ss,
+		       const struct pmc_plan_run *run, size_t i, size_t nruns, int status)
+{
+	const char *what = o->sweep ? "sweep" : ss->interfering ? "interference measurement" : "calibration";
+	char st[64];
+
+	if (status > 128)
+		snprintf(st, sizeof(st), "was killed by signal %d", status - 128);
+	else if (status == 127)
+		snprintf(st, sizeof(st), "could not be started");
+	else
+		snprintf(st, sizeof(st), "exited with status %d", status);
+	if (o->calibrate && !o->sweep)
+		pm_cli_error("%s stopped: run %zu (%s on CPUs %s, round %zu) %s", what,
+			     ss->cal_points ? i % ss->cal_points + 1 : i + 1, pmc_role_name(run->role),
+			     run->cpus, ss->cal_points ? i / ss->cal_points + 1 : 1, st);
+	else
+		pm_cli_error("%s stopped: run %zu of %zu %s", what, i + 1, nruns, st);
+}
+
 /* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
  * calibration of a failing program measures the failure), when the trace cannot grow, or when
  * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
@@ -652,9 +676,10 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
 			ss->collector_cpu = -1;
 		}
-		if (o->calibrate && ss->calstop_on) /* N is the most runs the rounds may take */
-			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s, round %zu",
-					 pmc_role_name(run->role), run->cpus, i / ss->cal_points + 1);
+		if (o->calibrate && ss->calstop_on) /* [k/n]: the run within its round */
+			pmc_cli_progress(i % ss->cal_points + 1, ss->cal_points, plan_start_ns,
+					 "%s, CPUs %s, round %zu of at most %u", pmc_role_name(run->role),
+					 run->cpus, i / ss->cal_points + 1, ss->calstop.max_rounds);
 		else if (o->calibrate)
 			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
 				 run->cpus);
@@ -703,9 +728,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				pmc_cli_warn(msg);
 		}
 		if (ret != 0 && i + 1 < nruns)
-			pm_cli_error("run %zu of %zu ended with status %d: %s stopped", i + 1, nruns, ret,
-				      o->sweep ? "sweep" : ss->interfering ? "interference measurement" :
-				      "calibration");
+			run_failed(o, ss, run, i, nruns, ret);
 		add_run_totals(ss, &res);
 		if (res.writer_err) {
 			ss->writer_err = res.writer_err;

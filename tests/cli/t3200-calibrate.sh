@@ -152,4 +152,13 @@ run_capture "$PMCOLLECT" --omega-se 0.1 -o "$T/x.zst" -- true
 expect_status "--omega-se without --calibrate is a usage error" 2
 run_capture "$PMCOLLECT" --calibrate --omega-se 0 -o "$T/x.zst" -- true
 expect_status "--omega-se 0 is a usage error" 2
+# a program that fails on its second run: the error names that run within its round, not "of 64"
+# (the stopping rule's most runs), and the progress lines count the runs of a round
+rm -f "$T/once"
+run_capture "$PMCOLLECT" --calibrate --progress -o "$T/fail2.zst" -- sh -c '[ -e "$1" ] && exit 3; : >"$1"' sh "$T/once"
+expect_status "--calibrate of a program failing its second run exits with its status" 3
+check "the failed run is named within its round: run 2 (calibration on CPUs ..., round 1) exited with status 3" \
+	grep -Eq "^pmcollect: error: calibration stopped: run 2 \\(calibration on CPUs [0-9,-]+, round 1\\) exited with status 3$" "$T/err"
+check "progress: [2/2] of the round, not of the most runs the rounds may take" \
+	grep -Eq "^pmcollect: \\[2/2\\] calibration, CPUs [0-9,-]+, round 1 of at most [0-9]+, elapsed" "$T/err"
 done_testing
