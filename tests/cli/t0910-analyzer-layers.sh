@@ -85,4 +85,16 @@ run_capture sh "$PMT_TOP/.ci/paths.sh" "$T/p"
 if [ "$rc" -eq 1 ] && grep -qx "docs/x.md: names $stale.c, which does not exist" "$T/out" &&
    ! grep -q 'trace/records.c' "$T/out"; then ok "a stale path is named, exit 1"
 else not_ok "a stale path is named, exit 1" "exit $rc" "$(head -c 600 "$T/out")"; fi
+# no function of either tool, common/ or formats/ is over 150 lines (.ci/funclen.sh); those over
+# 100 are listed in the log, the next to split
+sh "$PMT_TOP/.ci/funclen.sh" "$PMT_TOP/analyzer" "$PMT_TOP/collector" "$PMT_TOP/common" "$PMT_TOP/formats" >"$T/len"
+sed "s|$PMT_TOP/||" "$T/len" | awk '$1 > 100 { print "# over 100 lines: " $0 }'
+long=$(awk '$1 > 150' "$T/len")
+if [ -s "$T/len" ] && [ -z "$long" ]; then ok "no function is over 150 lines ($(awk '$1 > 100' "$T/len" | wc -l) over 100)"
+else not_ok "no function is over 150 lines" "$long"; fi
+# ... and the check sees a long one: a copy with a 151-line function fails it
+rm -rf "$T/f"; mkdir -p "$T/f"
+{ echo 'int long_one(void)'; echo '{'; i=0; while [ $i -lt 147 ]; do echo '	(void)0;'; i=$((i + 1)); done; echo '	return 0;'; echo '}'; } >"$T/f/x.c"
+check "funclen.sh measures a 151-line function as 151" grep -q "^151 $T/f/x.c:1 long_one\$" \
+	"$(sh "$PMT_TOP/.ci/funclen.sh" "$T/f" >"$T/f/len"; echo "$T/f/len")"
 done_testing
