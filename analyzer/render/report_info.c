@@ -28,6 +28,42 @@ static int runs_collector_differ(const struct pma_trace *t)
 	return 0;
 }
 
+/* The "environment" line: pmcollect's own OMP_, GOMP_ and KMP_ variables (META "env"), which every
+ * run inherited, then the OMP_NUM_THREADS that pmcollect set for the runs (-t: RUN_BEGIN
+ * "threads"), which overrides a variable of the same name. */
+static void env_line(FILE *out, const struct pma_trace *t)
+{
+	const struct pma_meta *meta = &t->meta;
+	double threads = 0;
+	int same = 1, any = 0;
+	char buf[256];
+
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		double k = t->runs[i].info.threads;
+		if (k > 0 && any && k != threads)
+			same = 0;
+		if (k > 0 && !any)
+			threads = k;
+		any |= k > 0;
+	}
+	fprintf(out, "%-13s", "environment");
+	if (!meta->nenv && !any)
+		fputs("(no OMP_/GOMP_/KMP_ variables)", out);
+	for (size_t i = 0; i < meta->nenv; i++) {
+		if (any && strcmp(meta->env[i].name, "OMP_NUM_THREADS") == 0)
+			continue;
+		pm_cli_sanitize(buf, sizeof(buf), meta->env[i].value, strlen(meta->env[i].value));
+		fprintf(out, "%s=%s ", meta->env[i].name, buf);
+	}
+	if (any && same)
+		fprintf(out, "OMP_NUM_THREADS=%.0f (set by pmcollect -t for every run)", threads);
+	for (uint32_t i = 0; any && !same && i < t->nruns; i++)
+		if (t->runs[i].info.threads > 0)
+			fprintf(out, "%sOMP_NUM_THREADS=%.0f in run %u", i ? ", " : "(set by pmcollect -t) ",
+				t->runs[i].info.threads, t->runs[i].run_id);
+	fputc('\n', out);
+}
+
 void pma_info(FILE *out, const struct pma_trace *t)
 {
 	const struct pma_meta *meta = &t->meta;
@@ -68,14 +104,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			meta->affinity_cpus ? meta->affinity_cpus : "?",
 			meta->cgroup_cpus ? meta->cgroup_cpus : "none found",
 			meta->usable_cpus ? meta->usable_cpus : "not recorded");
-	fprintf(out, "%-13s", "environment");
-	if (!meta->nenv)
-		fputs("(no OMP_/GOMP_/KMP_ variables)", out);
-	for (size_t i = 0; i < meta->nenv; i++) {
-		pm_cli_sanitize(buf, 256, meta->env[i].value, strlen(meta->env[i].value));
-		fprintf(out, "%s=%s ", meta->env[i].name, buf);
-	}
-	fputc('\n', out);
+	env_line(out, t);
 	fprintf(out, "%-13s%u\n", "runs", t->nruns);
 	for (uint32_t i = 0; i < t->nruns; i++) {
 		const struct pma_run *r = &t->runs[i];

@@ -242,4 +242,12 @@ expect_err_line "unwritable device: one error line" "^pmcollect: error: cannot w
 if [ -c /dev/full ] && [ ! -e "$T/marker" ]; then ok "unwritable device: kept, program not started"
 else not_ok "unwritable device: kept, program not started"; fi
 
+# -t M sets OMP_NUM_THREADS for the runs (RUN_BEGIN "threads"): --info's environment line says
+# so, in place of pmcollect's own OMP_NUM_THREADS, which the runs did not see
+run_capture env OMP_NUM_THREADS=3 OMP_WAIT_POLICY=passive "$PMCOLLECT" -q -t 5 -o "$T/t5.zst" -- sh -c 'echo "$OMP_NUM_THREADS" >"$1"' sh "$T/t5.env"
+expect_status "-t 5: recorded" 0
+check "-t 5: the program saw OMP_NUM_THREADS=5" grep -qx 5 "$T/t5.env"
+"$PMANALYZE" --info "$T/t5.zst" >"$T/t5.info" 2>&1
+check "--info of a -t 5 run: environment OMP_WAIT_POLICY=passive OMP_NUM_THREADS=5 (set by pmcollect -t ...)" \
+	grep -qx "environment  OMP_WAIT_POLICY=passive OMP_NUM_THREADS=5 (set by pmcollect -t for every run)" "$T/t5.info"
 done_testing
