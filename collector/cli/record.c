@@ -718,6 +718,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
 					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
 		ss->nruns_done = i + 1;
+		ss->nruns_started += res.started != 0;
 		if (o->omp_regions && res.started) {
 			char msg[1200];
 			if (ss->omp_why[0])
@@ -808,9 +809,10 @@ int pmc_cli_finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int r
 							 : pmt_strerror(ss->writer_err));
 		ret = PMT_EXIT_FAILURE;
 	}
-	/* nothing was recorded (set-up failed before the trace began): remove the file we made,
-	 * and only that */
-	if (!ss->started_writer && ss->created_output)
+	/* nothing was recorded (set-up failed before the trace began, or the program could not
+	 * be started, so the trace holds no run of it): remove the file we made, and only that,
+	 * so that the corrected command needs no -f */
+	if (ss->created_output && (!ss->started_writer || (ss->nruns_done && !ss->nruns_started)))
 		unlink(o->output);
 	return ret;
 }

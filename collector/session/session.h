@@ -75,6 +75,7 @@ struct pmc_session {
 	/* the runs' totals for SUMMARY */
 	struct pmc_run_result total;
 	size_t nruns_done;
+	size_t nruns_started; /* of those, the runs whose program started (exec succeeded) */
 	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
 	 * that ends them when calstop_on (collector/session/calstop.h), and how they ended */
 	int calstop_on;

@@ -89,15 +89,21 @@ else not_ok "RUN_END says signaled 11" "$(grep run_end "$T/segv.jsonl" | head -c
 run_capture "$PMCOLLECT" -q -o "$T/missing.zst" -- "$T/no-such-program"
 expect_status "missing command gives 127" 127
 expect_err_line "missing command: one error line" "^pmcollect: error: cannot run '$T/no-such-program': No such file or directory$"
-dump missing
-if grep '"type":"run_end"' "$T/missing.jsonl" | grep -q '"kind":"not_started"' && has_summary missing
-then ok "trace of a program that could not start: RUN_END not_started, SUMMARY"
-else not_ok "trace of a program that could not start: RUN_END not_started, SUMMARY"; fi
-# ... whose analysis says the program never started, not "no samples to analyze" (issue 29)
-run_capture "$PMANALYZE" "$T/missing.zst"
+if [ ! -e "$T/missing.zst" ]; then ok "a program that could not start leaves no trace file (the corrected command needs no -f)"
+else not_ok "a program that could not start leaves no trace file (the corrected command needs no -f)" "$(ls -l "$T/missing.zst")"; fi
+run_capture "$PMCOLLECT" -q -o "$T/missing.zst" -- true
+expect_status "... and the corrected command writes it without -f" 0
+: >"$T/kept.zst"
+run_capture "$PMCOLLECT" -q -o "$T/kept.zst" -- "$T/no-such-program"
+if [ "$rc" -eq 2 ] && [ -e "$T/kept.zst" ]; then ok "a file pmcollect did not make is kept (no -f: refused)"
+else not_ok "a file pmcollect did not make is kept (no -f: refused)" "$(diag)"; fi
+# a trace of such a run (kept by earlier versions): its analysis says the program never started,
+# not "no samples to analyze"
+fx="$PMT_TOP/tests/fixtures/traces/program-not-started.zst"
+run_capture "$PMANALYZE" "$fx"
 expect_status "pmanalyze of a program that could not start: exit 1" 1
 expect_err_line "pmanalyze of a program that could not start: it never started" \
-	"^pmanalyze: error: '$T/missing.zst': the program never started \(run 0: pmcollect could not execute the command, exit status 127\): nothing to analyze$"
+	"^pmanalyze: error: '$fx': the program never started \(run 0: pmcollect could not execute the command, exit status 127\): nothing to analyze$"
 
 # the counters' warning comes at most once (and -q silences it); other warnings (late samples, a
 # busy machine) may come too, but nothing that is not a warning
