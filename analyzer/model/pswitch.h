@@ -58,7 +58,9 @@ struct pma_pswitch_stats {
 	double work_ns;           /* U: CPU time of the program's threads, exact */
 	double T_cp_ns;           /* critical path on the infinite-core axis (pma_pswitch_finish) */
 	double A_inf;             /* U / T_cp with the placed (and shared) wakes */
-	double A_lo, A_hi;        /* A with every bounded wake at its latest / earliest bound */
+	double A_lo, A_hi;        /* bounds on the recording's true A: every unknown wake depends on
+				     the furthest / least position a program thread reached in the
+				     wake's window (none where one may have come from outside) */
 	double first_t_ns, last_t_ns;
 };
 

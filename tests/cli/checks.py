@@ -1102,6 +1102,39 @@ def numa_fixture(argv):
     return 0 if got == want else 1
 
 
+def switch_corpus(argv):
+    """t3060: NAME '$T/sw.json' '$T/run.json' '$T/sw.txt': switch-exact (-E switch-exact, JSON and
+    table) against sched-exact on one recording, runnable's JSON beside. Prints the corpus row:
+    yes within 2% on A(m,inf) and T_cp; covered when switch-exact's A +- holds sched-exact's A
+    (a note gives the bounded wakes and A at their ends); else no, and the status is 1."""
+    import json, re
+    sw, rn = json.load(open(argv[2]))["parallelism"], json.load(open(argv[3]))["parallelism"]
+    est = sw["estimates"]
+    table = open(argv[4]).read()
+    m = re.search(r"([0-9]+) wakes placed from schedstat, ([0-9]+) bounded \(([0-9.]+) ms\); "
+                  r"A\(m,inf\) [0-9.]+ with wakes placed, ([0-9.]+)-([0-9.]+) over the bounds", table)
+    if not m or "sched-exact" not in est:
+        print("%s: no switch-exact or sched-exact estimate" % argv[1])
+        return 1
+    sa, st = est["sched-exact"]["A_inf"], est["sched-exact"]["T_cp_s"]
+    wa, wt, werr = sw["A_inf"], sw["T_cp_s"], sw["A_inf_err"]
+    placed, bounded = int(m.group(1)), int(m.group(2))
+    share = bounded / (placed + bounded) if placed + bounded else 0
+    if abs(wa - sa) <= 0.02 * sa and abs(wt - st) <= 0.02 * st:
+        verdict = "yes"
+    elif wa - werr <= sa <= wa + werr:
+        verdict = "covered"
+    else:
+        verdict = "no"
+    print("| %s | %.2f | %.3f | %.2f ± %.2f (bounds %s-%s) | %.3f | %.2f ± %.2f | %.0f%% (%d of %d) | %s |" %
+          (argv[1], sa, st, wa, werr, m.group(4), m.group(5), wt, rn["A_inf"], rn["A_inf_err"],
+           100 * share, bounded, placed + bounded, verdict))
+    if verdict == "covered":
+        print("note: %s: %d of %d unknown wakes bounded (%.1f ms of wait windows); A(m,inf) "
+              "%s-%s at their ends; +- holds sched-exact's %.2f" %
+              (argv[1], bounded, placed + bounded, float(m.group(3)), m.group(4), m.group(5), sa))
+    return 0 if verdict != "no" else 1
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("main", "plot_ink") or not callable(globals().get(sys.argv[1])):
         sys.stderr.write("usage: checks.py NAME [ARG...]\n")
