@@ -6,7 +6,7 @@
 set -eu
 pkgs="build-essential pkg-config libzstd-dev zstd libcjson-dev libpapi-dev papi-tools libhwloc-dev hwloc
 libnuma-dev libtracefs-dev libtraceevent-dev zlib1g-dev libcmocka-dev clang libomp-dev libgsl-dev libxgboost-dev libdw-dev libcairo2-dev libfontconfig-dev
-xz-utils pigz stress-ng graphicsmagick procps python3 file util-linux openmpi-bin libopenmpi-dev $*"
+xz-utils pigz stress-ng graphicsmagick procps python3 file util-linux openmpi-bin libopenmpi-dev groff-base $*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -11,8 +11,8 @@ cat <<EOF
      into build/faults.md (copied here from a real run); do not edit by hand. -->
 # Faults and bad input: what was tried and what happened
 
-Produced by the test suite itself: every row is one check of \`make check\` (issue 6), with what it
-expected and what it measured on this run ($(uname -sr), $(date -u +%Y-%m-%d)); \`make check\` runs
+Produced by the test suite itself: every row is one check of \`make check\`, with what it
+expected and what it measured in the run this table comes from ($(uname -sr), $(date -u +%Y-%m-%d)); \`make check\` runs
 every test twice, normally and under AddressSanitizer+UndefinedBehaviorSanitizer.
 Exit statuses are documented in docs/pmcollect.1 and docs/pmanalyze.1.
 EOF
@@ -24,6 +24,7 @@ while [ $# -ge 2 ]; do
 	printf '\n## %s/: %d rows, %d not passed\n\n' "$label" "$total" "$bad"
 	echo '| tool | fault or input | expected | what happened | result |'
 	echo '|---|---|---|---|---|'
-	# escape '|' inside cells; the columns are separated by tabs
-	sed 's/|/\\|/g; s/\t/ | /g; s/^/| /; s/$/ |/' "$rows"
+	# escape '|' inside cells; the columns are separated by tabs; the tests' scratch folder
+	# (PMT_TMP, BUILD/test-tmp) is written <tmp>
+	sed 's/|/\\|/g; s/\t/ | /g; s/^/| /; s/$/ |/; s#/[^ '"'"'"]*/test-tmp/#<tmp>/#g' "$rows"
 done

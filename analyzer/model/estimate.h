@@ -20,7 +20,7 @@ enum pma_estimator_kind {
 	 * the thread gets a CPU). A(m,inf,t) = sum runnable_j / dT (the paper's x + q, time-averaged)
 	 * and dT_cp = dT * sum tau_j / sum runnable_j: under processor sharing each runnable thread
 	 * progresses sum tau / sum runnable of the time, and on infinite cores it would progress all
-	 * of it. Robust to slices longer than the interval; see docs/estimators.md. */
+	 * of it. Robust to slices longer than the interval; see docs/model.md, "The estimators". */
 	PMA_EST_RUNNABLE = 1,
 	/* Exact mode (analyzer/model/exact.h): the critical path of the happens-before graph of the
 	 * scheduler events, and replay on n cores; only when the trace holds SCHED records. */

@@ -34,7 +34,7 @@ struct pma_extrap_out {
 	size_t size;
 };
 
-/* Writes d in Extra-P's text format (Extra-P docs/file-formats.md "Text file format" and its
+/* Writes d in Extra-P's text format (Extra-P's file-formats.md, "Text file format" and its
  * reader extrap/fileio/file_reader/text_file_reader.py):
  *     # comment lines, if comment is given (one "# " line per line of it)
  *     PARAMETER cores
@@ -56,7 +56,7 @@ struct pma_extrap_out {
 long pma_extrap_write_text(const struct pma_extrap_out *out, const struct pma_extrap_data *d,
 			   const char *comment, char *why, size_t whysize);
 
-/* Writes d in Extra-P's JSON Lines format (docs/file-formats.md "JSON Lines format", reader
+/* Writes d in Extra-P's JSON Lines format (Extra-P's file-formats.md, "JSON Lines format", reader
  * extrap/fileio/file_reader/jsonlines_file_reader.py): one object per measured value,
  *     {"params":{"cores":8},"callpath":"main","metric":"time","value":1.23}
  * repetitions as several lines with the same params, callpath and metric. Numbers are JSON numbers

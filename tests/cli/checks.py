@@ -577,7 +577,7 @@ def omp_regions_truth(argv):
         check(name + ": inside the workload's own clock reads",
               t["begin_ns"] <= b <= e <= t["end_ns"], "%d..%d vs %d..%d" % (b, e, t["begin_ns"], t["end_ns"]))
         # the fork and join are microseconds (0.002-0.17% of these regions of 30 ms and more,
-        # docs/regions.md §6), but a preemption of the master between its clock read and the
+        # docs/performance.md section 18), but a preemption of the master between its clock read and the
         # construct's edge lasts as long as the scheduler makes it (6.8 ms of a 175 ms region in a
         # clean-clone CI run at load 8): make check asserts that the region, inside the clock
         # reads (above), covers at least half of them (a begin or end misplaced by a phase fails),

@@ -303,15 +303,15 @@ print(d["notes"])
 sys.exit(not any("2 of them ran on CPUs of several sockets (the 1-thread run on CPUs 0-1, 2 sockets)" in n
                  for n in d["notes"]))' "$T/span.json"
 
-# --- the docs' line numbers: every omp_regions.c:LINE in docs/regions.md (its tables are written
-# by tests/regions-doc.sh) and docs/pmanalyze-json.md is a `#pragma omp parallel` line of the
+# --- the docs' line numbers: every omp_regions.c:LINE in docs/regions.md, docs/performance.md
+# (section 18's tables are written by tests/regions-doc.sh) and docs/pmanalyze-json.md is a `#pragma omp parallel` line of the
 # workload as it is now (they were one behind after a line was added to its header)
 pragmas=$(grep -n '^#pragma omp parallel' "$PMT_TOP/tests/workloads/omp_regions.c" | cut -d: -f1 | tr '\n' ' ')
-stale=$(cat "$PMT_TOP/docs/regions.md" "$PMT_TOP/docs/pmanalyze-json.md" | grep -o 'omp_regions\.c:[0-9][0-9]*' |
+stale=$(cat "$PMT_TOP/docs/regions.md" "$PMT_TOP/docs/performance.md" "$PMT_TOP/docs/pmanalyze-json.md" | grep -o 'omp_regions\.c:[0-9][0-9]*' |
 	cut -d: -f2 | sort -un | while read -r n; do
 		case " $pragmas" in *" $n "*) ;; *) printf '%s ' "$n" ;; esac
 	done)
-if [ -z "$stale" ] && grep -q 'omp_regions\.c:[0-9]' "$PMT_TOP/docs/regions.md"
+if [ -z "$stale" ] && grep -q 'omp_regions\.c:[0-9]' "$PMT_TOP/docs/performance.md"
 then ok "docs name omp_regions.c only at its pragma lines ($pragmas)"
 else not_ok "docs name omp_regions.c only at its pragma lines ($pragmas)" "stale: $stale (run sh tests/regions-doc.sh)"; fi
 

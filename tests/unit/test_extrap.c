@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_extrap.c: the Extra-P text and JSON Lines writers, round-tripped through parsers written to
  * Extra-P's grammar: the text reader follows extrap/fileio/file_reader/text_file_reader.py step by
- * step (its METRIC quirk included) and checks numbers against the ABNF of docs/file-formats.md;
+ * step (its METRIC quirk included) and checks numbers against the ABNF of Extra-P's file-formats.md;
  * the JSON Lines reader follows jsonlines_file_reader.py with cJSON. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,7 +65,7 @@ static size_t coord_index(struct experiment *e, double x)
 	return e->ncoords++;
 }
 
-/* NUMBER = ["-" / "+"] 1*DIGIT ["." *DIGIT] (docs/file-formats.md ABNF). */
+/* NUMBER = ["-" / "+"] 1*DIGIT ["." *DIGIT] (Extra-P's file-formats.md, ABNF). */
 static int abnf_number(const char *s, double *out)
 {
 	const char *c = s;
