@@ -207,6 +207,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	for (int ti = 0; ti < ntraces; ti++)
 		for (uint32_t k = 0; k < traces[ti].nruns; k++)
 			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
+					pma_run_exited_ok(&traces[ti].runs[k]) &&
 					!same_threads(&traces[ti].runs[k], m_peak, asked);
 	have = count_list(have_v, cal->npts);
 	missing = count_list(miss_v, nmiss);
@@ -449,7 +450,9 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 						return -1;
 					}
 					skipped[nskipped++] = (struct skip){ ti, r->run_id,
-						!same_threads(r, m_peak, asked) ? SKIP_THREADS : SKIP_FAILED };
+						/* a failed run's thread count says nothing: name the failure */
+						pma_run_exited_ok(r) && !same_threads(r, m_peak, asked) ? SKIP_THREADS
+												      : SKIP_FAILED };
 					continue;
 				}
 				if (out->npts == PMA_CAL_MAX_POINTS)

@@ -161,4 +161,14 @@ check "the failed run is named within its round: run 2 (calibration on CPUs ...,
 	grep -Eq "^pmcollect: error: calibration stopped: run 2 \\(calibration on CPUs [0-9,-]+, round 1\\) exited with status 3$" "$T/err"
 check "progress: [2/2] of the round, not of the most runs the rounds may take" \
 	grep -Eq "^pmcollect: \\[2/2\\] calibration, CPUs [0-9,-]+, round 1 of at most [0-9]+, elapsed" "$T/err"
+# ... and pmanalyze names that run's failure, not its thread count (the failed run started no
+# threads, so its count differs too)
+rm -f "$T/once"
+run_capture "$PMCOLLECT" -q --calibrate -o "$T/fail3.zst" -- sh -c '[ -e "$1" ] && exit 3; : >"$1"; exec "$2" -T 3 -w 50' sh "$T/once" "$W/exitwith"
+expect_status "--calibrate of a threaded program failing its second run: status 3" 3
+run_capture "$PMANALYZE" "$T/fail3.zst"
+check "the failed run is left out as not finished with status 0, not for its thread count" \
+	grep -qx "note: left out of the calibration: run 1 of '$T/fail3.zst' (not finished with status 0)" "$T/out"
+check "... and the omega note does not blame another number of threads" \
+	sh -c '! grep -q "ran another number of threads" "$1" && grep -q "^note: omega unknown" "$1"' sh "$T/out"
 done_testing
