@@ -38,4 +38,20 @@ assert ana and all(w[1] == T + "/a q.zst" for w in ana), cmds
 print("%d suggestions checked" % len(cmds))
 PY
 
+# make demo's suggestions name its trace, which is still there when the demo has ended (it
+# suggested a file in a folder it removed on exit)
+sh "$PMT_TOP/tests/demo.sh" "$(dirname "$PMT_WORKLOADS")" >"$T/demo" 2>&1
+check "make demo: every trace its suggested pmanalyze commands name exists after it" python3 - "$PMT_TOP/tests/cli" "$T/demo" <<'PY'
+import os, shlex, sys
+sys.path.insert(0, sys.argv[1])
+from invariants import suggested_commands
+text = open(sys.argv[2]).read()
+cmds = [c for l in text.splitlines() if l.startswith("note: ") for c, _ in suggested_commands(l)]
+ana = [shlex.split(c) for c in cmds if c.startswith("pmanalyze ")]
+assert ana, "no pmanalyze command suggested:\n" + text[-800:]
+for w in ana:
+    traces = [a for a in w[1:] if a.endswith(".zst") and a != "calib.zst"]
+    assert traces and all(os.path.exists(a) for a in traces), w
+print("%d pmanalyze suggestions, their traces exist" % len(ana))
+PY
 done_testing
