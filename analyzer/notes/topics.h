@@ -7,11 +7,11 @@
 
 #include <stddef.h>
 
-#include "notes.h"
 
 /* The wording of each note of notes.def, written in notes/text_<topic>.c: each writes the note
  * as one line into buf (truncated to size), its arguments by name. */
 #define PMA_NOTE(CODE, name, str, sev, topic, args) \
+	struct pma_note_##name; /* notes.h */ \
 	void pma_note_text_##name(const struct pma_note_##name *a, char *buf, size_t size);
 #define PMA_NOTE_BARE(CODE, name, str, sev, topic) \
 	void pma_note_text_##name(char *buf, size_t size);
