@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Prints what formats/FORMAT.md names, one per line, for docs/pmtrace.5 to be checked against
 # (tests/cli/t2160-pmtrace-man.sh): "record NAME 0xNNNN" for every record type, "meta KEY" for
-# every top-level META key of its JSON examples and code spans (§6 META), "version X.Y" for every change-log entry.
+# every top-level META key of its JSON examples and code spans (§6 META), "version X.Y" for every change-log entry,
+# "warning CODE" for every code of its WARNING table.
 import re
 import sys
 
@@ -33,3 +34,7 @@ for block in re.findall(r"```\n(.*?)```", meta, re.S):
 keys.update(re.findall(r'`"([a-z_]+)":', re.sub(r"```.*?```", "", meta, flags=re.S)))
 for k in sorted(keys):
     print("meta", k)
+warn = text[text.index("\n### WARNING\n"):]
+warn = warn[:warn.index("\n### ", 1)]
+for code in re.findall(r"^\| `([a-z0-9-]+)` \|", warn, re.M):
+    print("warning", code)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* notes.c: the list of structured notes and the one place that words them. */
+/* notes.c: the list of structured notes and the one place that words them; the per-note code
+ * (constructors, the walk over arguments, the table, the wording's dispatch) is generated from
+ * notes.def. */
 #include "notes.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,39 +13,119 @@
 #include "pm_util.h"
 #include "topics.h"
 
-static void note_free(struct pma_note *x)
+/* The walk over one note's arguments: fields_<name> calls fn for each, in notes.def's order. */
+static void field_num(pma_note_field_fn *fn, void *ctx, const char *name, double *v)
 {
-	for (size_t i = 0; i < PMA_NOTE_STRS; i++)
-		free(x->s[i]);
+	fn(&(struct pma_note_field){ .name = name, .kind = PMA_NOTE_NUM, .num = v }, ctx);
 }
 
-int pma_notes_add(struct pma_notes *l, enum pma_note_code code, const double *nums, size_t nnums,
-		  const char *const *strs, size_t nstrs)
+static void field_choice(pma_note_field_fn *fn, void *ctx, const char *name, int *v, int lo, int hi)
 {
-	struct pma_note x = { .code = code, .nn = nnums < PMA_NOTE_NUMS ? nnums : PMA_NOTE_NUMS,
-			      .ns = nstrs < PMA_NOTE_STRS ? nstrs : PMA_NOTE_STRS };
+	fn(&(struct pma_note_field){ .name = name, .kind = PMA_NOTE_CHOICE, .choice = v, .lo = lo,
+				     .hi = hi }, ctx);
+}
+
+static void field_str(pma_note_field_fn *fn, void *ctx, const char *name, const char **v)
+{
+	fn(&(struct pma_note_field){ .name = name, .kind = PMA_NOTE_STR, .str = v }, ctx);
+}
+
+#define NUM(n, doc) field_num(fn, ctx, #n, &a->n);
+#define CHOICE(n, lo, hi, doc) field_choice(fn, ctx, #n, &a->n, lo, hi);
+#define STR(n, doc) field_str(fn, ctx, #n, &a->n);
+#define PMA_NOTE(CODE, name, str, sev, topic, args) \
+	static void fields_##name(struct pma_note_##name *a, pma_note_field_fn *fn, void *ctx) \
+	{ \
+		args \
+	}
+#define PMA_NOTE_BARE(CODE, name, str, sev, topic)
+#include "notes.def"
+#undef PMA_NOTE
+#undef PMA_NOTE_BARE
+#undef NUM
+#undef CHOICE
+#undef STR
+
+void pma_note_fields(struct pma_note *x, pma_note_field_fn *fn, void *ctx)
+{
+	switch (x->code) {
+#define PMA_NOTE(CODE, name, str, sev, topic, args) \
+	case PMA_NOTE_##CODE: \
+		fields_##name(&x->arg.name, fn, ctx); \
+		break;
+#define PMA_NOTE_BARE(CODE, name, str, sev, topic)
+#include "notes.def"
+#undef PMA_NOTE
+#undef PMA_NOTE_BARE
+	default:
+		break;
+	}
+}
+
+void pma_note_each(const struct pma_note *x, pma_note_field_fn *fn, void *ctx)
+{
+	struct pma_note copy = *x;
+
+	pma_note_fields(&copy, fn, ctx);
+}
+
+/* a string the note owns: const for the producers that fill the struct, freed here */
+static void free_str(const struct pma_note_field *f, void *ctx)
+{
+	(void)ctx;
+	if (f->str) {
+		free((void *)(uintptr_t)*f->str);
+		*f->str = NULL;
+	}
+}
+
+/* replaces each string by a copy; *ctx set when one could not be made (that one is NULL) */
+static void dup_str(const struct pma_note_field *f, void *ctx)
+{
+	if (f->str && *f->str && !(*f->str = strdup(*f->str)))
+		*(int *)ctx = 1;
+}
+
+static void note_free(struct pma_note *x)
+{
+	pma_note_fields(x, free_str, NULL);
+}
+
+/* Appends x with copies of its strings. Returns 0, or -1 (out of memory: l unchanged). */
+static int note_push(struct pma_notes *l, struct pma_note x)
+{
+	int failed = 0;
 
 	if (PM_GROW(l->v, l->cap, l->n + 1) < 0)
 		return -1;
-	for (size_t i = 0; i < nnums && i < PMA_NOTE_NUMS; i++)
-		x.n[i] = nums[i];
-	for (size_t i = 0; i < nstrs && i < PMA_NOTE_STRS; i++) {
-		if (strs[i] && !(x.s[i] = strdup(strs[i]))) {
-			note_free(&x);
-			return -1;
-		}
+	pma_note_fields(&x, dup_str, &failed);
+	if (failed) {
+		note_free(&x);
+		return -1;
 	}
 	l->v[l->n++] = x;
 	return 0;
 }
 
+#define PMA_NOTE(CODE, name, str, sev, topic, args) \
+	int pma_note_add_##name(struct pma_notes *l, const struct pma_note_##name *a) \
+	{ \
+		return note_push(l, (struct pma_note){ .code = PMA_NOTE_##CODE, .arg.name = *a }); \
+	}
+#define PMA_NOTE_BARE(CODE, name, str, sev, topic) \
+	int pma_note_add_##name(struct pma_notes *l) \
+	{ \
+		return note_push(l, (struct pma_note){ .code = PMA_NOTE_##CODE }); \
+	}
+#include "notes.def"
+#undef PMA_NOTE
+#undef PMA_NOTE_BARE
+
 int pma_notes_append(struct pma_notes *l, const struct pma_notes *src)
 {
-	for (size_t i = 0; i < src->n; i++) {
-		const struct pma_note *x = &src->v[i];
-		if (pma_notes_add(l, x->code, x->n, x->nn, (const char *const *)x->s, x->ns) < 0)
+	for (size_t i = 0; i < src->n; i++)
+		if (note_push(l, src->v[i]) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -64,10 +147,10 @@ void pma_notes_free(struct pma_notes *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* a note's string i, "" when absent (topics.h) */
-const char *pma_note_str(const struct pma_note *x, size_t i)
+/* a note's string, "" when absent (topics.h) */
+const char *pma_note_str(const char *str)
 {
-	return x->s[i] ? x->s[i] : "";
+	return str ? str : "";
 }
 
 /* "a 3.20 ms interval" or "a 3.20 ms interval (pmcollect lengthened it from the 0.10 ms asked
@@ -83,84 +166,21 @@ void pma_note_interval_text(char *buf, size_t size, double used_ms, double reque
 		snprintf(buf, size, "a %.2f ms interval", used_ms);
 }
 
-/* The topics a note's wording is split by: one file notes/text_<topic>.c each. */
-enum note_topic {
-	TOPIC_TRACE, TOPIC_MODEL, TOPIC_MEMORY, TOPIC_REGIONS, TOPIC_ENERGY, TOPIC_SCALING, TOPIC_JOB,
-};
-
-static int (*const text_by_topic[])(const struct pma_note *, char *, size_t) = {
-	[TOPIC_TRACE] = pma_note_text_trace,
-	[TOPIC_MODEL] = pma_note_text_model,
-	[TOPIC_MEMORY] = pma_note_text_memory,
-	[TOPIC_REGIONS] = pma_note_text_regions,
-	[TOPIC_ENERGY] = pma_note_text_energy,
-	[TOPIC_SCALING] = pma_note_text_scaling,
-	[TOPIC_JOB] = pma_note_text_job,
-};
-
-/* Each code's stable name (scripts match it: never rename one, add new codes at the end),
- * severity and topic. */
+/* Each code's stable name (scripts match it: never rename one), severity and topic, from
+ * notes.def. */
 struct note_info {
 	const char *name;
 	enum pma_note_severity severity;
-	enum note_topic topic;
+	const char *topic;
 };
 static const struct note_info note_infos[] = {
-	[PMA_NOTE_RECORDED] = { "recorded", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_NO_PID] = { "no-pid", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_SCHED_LOST] = { "sched-lost", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_EXACT_REFUSED] = { "exact-refused", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_RUN_TRUNCATED] = { "run-truncated", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_FILE_TRUNCATED] = { "file-truncated", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_SALVAGED] = { "salvaged", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_SEQ_GAPS] = { "seq-gaps", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_INCOMPLETE] = { "incomplete", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_OMEGA_UNKNOWN] = { "omega-unknown", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_FREQ_UNKNOWN] = { "freq-unknown", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_FREQ_VARIES] = { "freq-varies", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_CAL_SKIPPED] = { "cal-skipped", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_OTHER_MACHINE] = { "other-machine", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_SATURATED] = { "saturated", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_SPIN_ACTIVE_SEEN] = { "spin-active-seen", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_SPIN_ACTIVE] = { "spin-active", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_SPIN_SEEN] = { "spin-seen", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_UNPLACED_WAIT] = { "unplaced-wait", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_CORES_CAPPED] = { "cores-capped", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_INV_OMEGA1] = { "inv-omega1", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_INV_S_CAP] = { "inv-s-cap", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_INV_T_FLOOR] = { "inv-t-floor", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_INV_OPT_CAP] = { "inv-opt-cap", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_INV_L_NEG] = { "inv-l-neg", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_C1_SPREAD] = { "c1-spread", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_RUN_FAILED] = { "run-failed", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_LATE_SAMPLES] = { "late-samples", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_STOLEN] = { "stolen", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_EST_DISAGREE] = { "est-disagree", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_FINE_INTERVAL] = { "fine-interval", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_MERGED_WINDOWS] = { "merged-windows", PMA_SEV_INFO, TOPIC_TRACE },
-	[PMA_NOTE_OMEGA_NOISE] = { "omega-noise", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_SUPERLINEAR] = { "superlinear", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_COLLECTOR_SHARED] = { "collector-shared", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_RANKS_OMEGA_UNKNOWN] = { "ranks-omega-unknown", PMA_SEV_INFO, TOPIC_JOB },
-	[PMA_NOTE_RANKS_CAL_FILE] = { "ranks-cal-file", PMA_SEV_INFO, TOPIC_JOB },
-	[PMA_NOTE_REGION_A_CAPPED] = { "region-a-capped", PMA_SEV_INFO, TOPIC_REGIONS },
-	[PMA_NOTE_ALLANDE_NC_CAPPED] = { "allande-nc-capped", PMA_SEV_INFO, TOPIC_REGIONS },
-	[PMA_NOTE_ALLANDE_SPAN] = { "allande-span", PMA_SEV_INFO, TOPIC_REGIONS },
-	[PMA_NOTE_POWER_UNPHYSICAL] = { "power-unphysical", PMA_SEV_INFO, TOPIC_ENERGY },
-	[PMA_NOTE_POWER_TWO_COUNTS] = { "power-two-counts", PMA_SEV_INFO, TOPIC_ENERGY },
-	[PMA_NOTE_ENERGY_GAP] = { "energy-gap", PMA_SEV_INFO, TOPIC_ENERGY },
-	[PMA_NOTE_SUPERLINEAR_UNCONFIRMED] = { "superlinear-unconfirmed", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_OVERHEAD_OVERSUBSCRIBED] = { "overhead-oversubscribed", PMA_SEV_INFO, TOPIC_SCALING },
-	[PMA_NOTE_LATE_WARNING] = { "late-warning", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_OPT_KNOWN_OMEGA] = { "opt-known-omega", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_CROSS_SATURATED] = { "cross-saturated", PMA_SEV_INFO, TOPIC_MEMORY },
-	[PMA_NOTE_WAKE_NOT_CHARGED] = { "wake-not-charged", PMA_SEV_INFO, TOPIC_MODEL },
-	[PMA_NOTE_RUNS_DISAGREE] = { "runs-disagree", PMA_SEV_WARNING, TOPIC_MODEL },
-	[PMA_NOTE_RANKS_MPI_UNMEASURED] = { "ranks-mpi-unmeasured", PMA_SEV_WARNING, TOPIC_JOB },
-	[PMA_NOTE_RANKS_COLLECTOR_ON_RANK] = { "ranks-collector-on-rank", PMA_SEV_INFO, TOPIC_JOB },
-	[PMA_NOTE_INTERF_CAL_LATER] = { "interf-cal-later", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_INTERF_CAL_OTHER] = { "interf-cal-other", PMA_SEV_WARNING, TOPIC_TRACE },
-	[PMA_NOTE_LEARN_FAILED_RUNS] = { "learn-failed-runs", PMA_SEV_INFO, TOPIC_ENERGY },
+#define PMA_NOTE(CODE, name, str, sev, topic, args) \
+	[PMA_NOTE_##CODE] = { str, PMA_SEV_##sev, #topic },
+#define PMA_NOTE_BARE(CODE, name, str, sev, topic) \
+	[PMA_NOTE_##CODE] = { str, PMA_SEV_##sev, #topic },
+#include "notes.def"
+#undef PMA_NOTE
+#undef PMA_NOTE_BARE
 };
 
 static const struct note_info *note_info(enum pma_note_code code)
@@ -187,27 +207,44 @@ const char *pma_note_severity_name(enum pma_note_severity sev)
 	return sev == PMA_SEV_WARNING ? "warning" : "info";
 }
 
+const char *pma_note_topic(enum pma_note_code code)
+{
+	const struct note_info *info = note_info(code);
+	return info ? info->topic : "unknown";
+}
+
 char *pma_note_text(const struct pma_note *x, char *buf, size_t size)
 {
-	const struct note_info *info = note_info(x->code);
-
-	if (!info || text_by_topic[info->topic](x, buf, size) < 0)
+	switch (x->code) {
+#define PMA_NOTE(CODE, name, str, sev, topic, args) \
+	case PMA_NOTE_##CODE: \
+		pma_note_text_##name(&x->arg.name, buf, size); \
+		break;
+#define PMA_NOTE_BARE(CODE, name, str, sev, topic) \
+	case PMA_NOTE_##CODE: \
+		pma_note_text_##name(buf, size); \
+		break;
+#include "notes.def"
+#undef PMA_NOTE
+#undef PMA_NOTE_BARE
+	default:
 		snprintf(buf, size, "note %d", (int)x->code);
+		break;
+	}
 	return buf;
 }
 
 char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 {
-	const double *n = x->n;
-
 	switch (x->code) {
 	case PMA_NOTE_OMEGA_UNKNOWN: {
 		char t[32] = ""; /* -t only when the threads were recorded (as in the note's text) */
-		if (n[3] > 0)
-			snprintf(t, sizeof(t), "-t %.0f ", n[3]);
+		const struct pma_note_omega_unknown *a = &x->arg.omega_unknown;
+		if (a->omp_threads > 0)
+			snprintf(t, sizeof(t), "-t %.0f ", a->omp_threads);
 		snprintf(buf, size, "Record calibration runs for the memory model: 'pmcollect "
 			 "--calibrate %s-o calib.zst -- %s', then 'pmanalyze %s calib.zst'.", t,
-			 s(x, 3), s(x, 4));
+			 s(a->command), s(a->trace));
 		break;
 	}
 	case PMA_NOTE_FREQ_UNKNOWN:
@@ -220,7 +257,7 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 		break;
 	case PMA_NOTE_SATURATED:
 		snprintf(buf, size, "Do not give the program more than %.0f cores per socket: memory "
-			 "bandwidth saturates there.", floor(n[0]));
+			 "bandwidth saturates there.", floor(x->arg.saturated.n_sat));
 		break;
 	case PMA_NOTE_SPIN_ACTIVE_SEEN:
 	case PMA_NOTE_SPIN_ACTIVE:
@@ -235,7 +272,8 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 			 "a larger --sched-buffer-kb when events were lost).");
 		break;
 	case PMA_NOTE_CORES_CAPPED:
-		snprintf(buf, size, "Give '--cores 1-%.0f' for predictions up to every CPU.", n[1]);
+		snprintf(buf, size, "Give '--cores 1-%.0f' for predictions up to every CPU.",
+			 x->arg.cores_capped.max_n);
 		break;
 	case PMA_NOTE_OTHER_MACHINE:
 		snprintf(buf, size, "Record calibration runs on the target machine for a measured omega.");
@@ -248,7 +286,8 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 	case PMA_NOTE_SUPERLINEAR_UNCONFIRMED:
 		snprintf(buf, size, "To confirm a superlinear effect, record 'pmcollect --calibrate "
 			 "--repeat %d' with %.0f in its core counts (or analyze several calibration "
-			 "traces together: their runs are pooled).", PMA_SUPERLIN_MIN_REPS, n[0]);
+			 "traces together: their runs are pooled).", PMA_SUPERLIN_MIN_REPS,
+			 x->arg.superlinear_unconfirmed.n);
 		break;
 	case PMA_NOTE_RUN_TRUNCATED:
 	case PMA_NOTE_FILE_TRUNCATED:

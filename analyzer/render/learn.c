@@ -204,11 +204,12 @@ static int table_notes(const struct pma_learn_result *v, struct pma_notes *l)
 	const struct pma_learn_failed *f = &v->failed;
 
 	if (v->energy_gap_runs &&
-	    pma_notes_add(l, PMA_NOTE_ENERGY_GAP, (double[]){ v->energy_gap_runs,
-			  v->energy_gap_max_s, v->energy_gap_run_id }, 3, NULL, 0) < 0)
+	    pma_note_add_energy_gap(l, &(struct pma_note_energy_gap){ .runs = v->energy_gap_runs,
+			.gap_s = v->energy_gap_max_s, .run_id = v->energy_gap_run_id }) < 0)
 		return -1;
-	if (f->runs && pma_notes_add(l, PMA_NOTE_LEARN_FAILED_RUNS, (double[]){ f->runs, f->run_id,
-				     f->status, f->code }, 4, &f->trace, 1) < 0)
+	if (f->runs && pma_note_add_learn_failed_runs(l, &(struct pma_note_learn_failed_runs){
+			.runs = f->runs, .run_id = f->run_id, .status = f->status, .code = f->code,
+			.trace = f->trace }) < 0)
 		return -1;
 	return 0;
 }

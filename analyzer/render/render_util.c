@@ -34,23 +34,45 @@ cJSON *note_string(const struct pma_note *x)
 	return j;
 }
 
-/* Note x as a JSON object for scripts (docs/pmanalyze-json.md): {"code", "severity", "text", "numbers",
- * "strings"}: its stable code name, "info" or "warning", the whole text, and the values it was
- * made with in the order notes/notes.h lists them for its code (a NaN or infinite number as
- * null, an absent string as null). */
+/* The JSON arrays and object one note's arguments go to (note_value). */
+struct note_json {
+	cJSON *numbers, *strings, *values;
+};
+
+static void note_value(const struct pma_note_field *f, void *ctx)
+{
+	struct note_json *j = ctx;
+	cJSON *v;
+
+	if (f->kind == PMA_NOTE_STR) {
+		const char *s = *f->str;
+		cJSON_AddItemToArray(j->strings, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+		v = s ? cJSON_CreateString(s) : cJSON_CreateNull();
+	} else {
+		double x = f->kind == PMA_NOTE_NUM ? *f->num : *f->choice;
+		cJSON_AddItemToArray(j->numbers,
+				     isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull());
+		v = isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+	}
+	cJSON_AddItemToObject(j->values, f->name, v);
+}
+
+/* Note x as a JSON object for scripts (docs/pmanalyze-json.md): {"code", "severity", "text",
+ * "numbers", "strings", "values"}: its stable code name, "info" or "warning", the whole text, its
+ * numbers and its strings in the order notes/notes.def declares them, and the same values by
+ * their names in notes.def (a NaN or infinite number as null, an absent string as null). */
 static cJSON *note_object(const struct pma_note *x)
 {
-	cJSON *o = cJSON_CreateObject(), *a;
+	cJSON *o = cJSON_CreateObject();
+	struct note_json j;
 
 	cJSON_AddStringToObject(o, "code", pma_note_code_name(x->code));
 	cJSON_AddStringToObject(o, "severity", pma_note_severity_name(pma_note_severity_of(x->code)));
 	cJSON_AddItemToObject(o, "text", note_string(x));
-	a = cJSON_AddArrayToObject(o, "numbers");
-	for (size_t i = 0; i < x->nn; i++)
-		cJSON_AddItemToArray(a, isfinite(x->n[i]) ? cJSON_CreateNumber(x->n[i]) : cJSON_CreateNull());
-	a = cJSON_AddArrayToObject(o, "strings");
-	for (size_t i = 0; i < x->ns; i++)
-		cJSON_AddItemToArray(a, x->s[i] ? cJSON_CreateString(x->s[i]) : cJSON_CreateNull());
+	j.numbers = cJSON_AddArrayToObject(o, "numbers");
+	j.strings = cJSON_AddArrayToObject(o, "strings");
+	j.values = cJSON_AddObjectToObject(o, "values");
+	pma_note_each(x, note_value, &j);
 	return o;
 }
 

@@ -23,7 +23,8 @@ cJSON *note_string(const struct pma_note *x);
 
 /* Adds the notes of l to root twice: under key as an array of their texts (pmanalyze/1 as it
  * was) and under key_coded as an array of objects {"code", "severity", "text", "numbers",
- * "strings"} (docs/pmanalyze-json.md). */
+ * "strings", "values"} (docs/pmanalyze-json.md; "values": the arguments by their notes.def
+ * names). */
 void notes_json(cJSON *root, const char *key, const char *key_coded, const struct pma_notes *l);
 
 /* Writes one line per note of l: prefix, then the note's whole text. */

@@ -29,6 +29,7 @@ int pma_ranks_collector_note(struct pma_ranks_result *r)
 	}
 	if (on_rank == 0)
 		return 0;
-	return pma_notes_add(&r->notes, PMA_NOTE_RANKS_COLLECTOR_ON_RANK,
-			     (double[]){ on_rank, total_s, worst, worst_rank, own_cpu }, 5, NULL, 0);
+	return pma_note_add_ranks_collector_on_rank(&r->notes,
+			&(struct pma_note_ranks_collector_on_rank){ .ranks = on_rank, .cpu_s = total_s,
+			.worst_pct = worst, .worst_rank = worst_rank, .own_cpu = own_cpu });
 }

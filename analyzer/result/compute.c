@@ -10,11 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-static void note(struct pma_result *r, enum pma_note_code code, const double *n, size_t nn)
-{
-	/* out of memory: the note is dropped, the numbers are still right */
-	(void)pma_notes_add(&r->notes, code, n, nn, NULL, 0);
-}
+/* The notes below are added with (void): out of memory, a note is dropped and the numbers are
+ * still right. */
 
 /* The value of environment variable name as recorded in META "env", or NULL. */
 static const char *recorded_env(const struct pma_meta *m, const char *name)
@@ -80,13 +77,15 @@ static void check_spinning(struct pma_result *r)
 	if (pr->m < 2)
 		return;
 	if (active && looks_spinning)
-		note(r, PMA_NOTE_SPIN_ACTIVE_SEEN, (double[]){ (double)busiest, runnable_pct,
-			vol_per_thread_s }, 3);
+		(void)pma_note_add_spin_active_seen(&r->notes, &(struct pma_note_spin_active_seen){
+			.threads = (double)busiest, .runnable_pct = runnable_pct,
+			.blocks_per_s = vol_per_thread_s });
 	else if (active)
-		note(r, PMA_NOTE_SPIN_ACTIVE, NULL, 0);
+		(void)pma_note_add_spin_active(&r->notes);
 	else if (looks_spinning)
-		note(r, PMA_NOTE_SPIN_SEEN, (double[]){ (double)busiest, runnable_pct,
-							vol_per_thread_s }, 3);
+		(void)pma_note_add_spin_seen(&r->notes, &(struct pma_note_spin_seen){
+			.threads = (double)busiest, .runnable_pct = runnable_pct,
+			.blocks_per_s = vol_per_thread_s });
 }
 
 /* Exact modes' predictions (k sched-exact or switch-exact): T(n) from replaying the recorded
@@ -231,7 +230,8 @@ static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
 	double maxn = fmax(r->par.m, r->t->meta.topo.pus);
 
 	if (!o->cores && maxn > PMA_DEFAULT_MAX_CORES) {
-		note(r, PMA_NOTE_CORES_CAPPED, (double[]){ PMA_DEFAULT_MAX_CORES, maxn }, 2);
+		(void)pma_note_add_cores_capped(&r->notes, &(struct pma_note_cores_capped){
+			.cap = PMA_DEFAULT_MAX_CORES, .max_n = maxn });
 		maxn = PMA_DEFAULT_MAX_CORES;
 	}
 	r->pred.ncores = o->cores ? o->ncores : (size_t)maxn;
@@ -331,9 +331,8 @@ static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggreg
 	free(S);
 	/* x T(x) - T(1) counts x CPUs: say so when the threads outnumber the runs' CPUs */
 	if (rc == 0 && r->scaling.oversub_threads &&
-	    pma_notes_add(&r->notes, PMA_NOTE_OVERHEAD_OVERSUBSCRIBED,
-			  (double[]){ r->scaling.oversub_threads, r->scaling.oversub_cores }, 2, NULL,
-			  0) < 0)
+	    pma_note_add_overhead_oversubscribed(&r->notes, &(struct pma_note_overhead_oversubscribed){
+			.threads = r->scaling.oversub_threads, .cpus = r->scaling.oversub_cores }) < 0)
 		rc = -1;
 	return rc;
 }
@@ -413,8 +412,10 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	free(wall);
 	free(cpus);
 	if ((w = pma_runcheck_worst(&r->runcheck)))
-		note(r, PMA_NOTE_RUNS_DISAGREE, (double[]){ w->cores, w->S_pred, w->S_pred_err, w->S,
-			w->S_min, w->S_max, (double)w->runs_n, (double)w->runs_1 }, 8);
+		(void)pma_note_add_runs_disagree(&r->notes, &(struct pma_note_runs_disagree){
+			.n = w->cores, .S_pred = w->S_pred, .S_err = w->S_pred_err, .S = w->S,
+			.S_min = w->S_min, .S_max = w->S_max, .runs_n = (double)w->runs_n,
+			.runs_1 = (double)w->runs_1 });
 	return 0;
 }
 
@@ -444,8 +445,9 @@ static void enforce_omega_invariants(struct pma_result *r)
 			if (e->cal.pts[i].cores == e->cal.pts[i].n_first &&
 			    e->cal.pts[i].cores > e->cal.pts[far].cores)
 				far = i;
-		note(r, PMA_NOTE_INV_L_NEG, (double[]){ p->L, p->C1, e->cal.pts[far].cores,
-			e->cal.pts[far].C, e->cal.omega_meas[far] }, 5);
+		(void)pma_note_add_inv_l_neg(&r->notes, &(struct pma_note_inv_l_neg){
+			.L = p->L, .C1 = p->C1, .n = e->cal.pts[far].cores, .Cn = e->cal.pts[far].C,
+			.omega = e->cal.omega_meas[far] });
 		p->L = 0;
 		p->beta = 0;
 		p->n_sat = INFINITY;
@@ -459,7 +461,8 @@ static void enforce_omega_invariants(struct pma_result *r)
 		if (r->pred.cores[i] != 1 || !isfinite(e->omega[i]))
 			continue;
 		if (fabs(e->omega[i]) >= 0.005) /* visible at the table's precision */
-			note(r, PMA_NOTE_INV_OMEGA1, (double[]){ e->omega[i] }, 1);
+			(void)pma_note_add_inv_omega1(&r->notes, &(struct pma_note_inv_omega1){
+				.omega1 = e->omega[i] });
 		e->omega[i] = 0;
 		e->cross[i] = 0;
 	}
@@ -513,9 +516,12 @@ static void enforce_prediction_bounds(struct pma_result *r, int k)
 	if (k != r->par.est)
 		return;
 	if (first)
-		note(r, PMA_NOTE_INV_S_CAP, (double[]){ first, last, wn, wS, wcap, wom }, 6);
+		(void)pma_note_add_inv_s_cap(&r->notes, &(struct pma_note_inv_s_cap){
+			.first_n = first, .last_n = last, .worst_n = wn, .S = wS, .S_cap = wcap,
+			.omega = wom });
 	if (traised)
-		note(r, PMA_NOTE_INV_T_FLOOR, (double[]){ tn, tT / 1e9, tbound / 1e9, traised }, 4);
+		(void)pma_note_add_inv_t_floor(&r->notes, &(struct pma_note_inv_t_floor){
+			.worst_n = tn, .T_s = tT / 1e9, .bound_s = tbound / 1e9, .rows = traised });
 }
 
 /* The optimum (eq. 11) of the headline S over the rows with a known omega, then over n <= m.
@@ -563,8 +569,10 @@ static void enforce_optimum(struct pma_result *r)
 		if (k_m)
 			pma_optimal_cores(r->pred.cores, S, k_m, &r->opt);
 		if (!r->opt.n_best || known.S_best > r->opt.S_best * (1 + INV_EPS))
-			note(r, PMA_NOTE_INV_OPT_CAP, (double[]){ known.n_best, known.S_best, r->par.m,
-				r->opt.n_best, r->opt.S_best, k_m ? r->pred.cores[k_m - 1] : 0 }, 6);
+			(void)pma_note_add_inv_opt_cap(&r->notes, &(struct pma_note_inv_opt_cap){
+				.n_best = known.n_best, .S_best = known.S_best, .m = r->par.m,
+				.n_opt = r->opt.n_best, .S_opt = r->opt.S_best,
+				.n_listed = k_m ? r->pred.cores[k_m - 1] : 0 });
 	} else {
 		r->opt = known;
 	}
@@ -573,9 +581,11 @@ static void enforce_optimum(struct pma_result *r)
 		if (r->pred.cores[i] != all.n_best || !isnan(S[i]) ||
 		    !(all.S_best > (r->opt.n_best ? r->opt.S_best : 0) * (1 + INV_EPS)))
 			continue;
-		note(r, PMA_NOTE_OPT_KNOWN_OMEGA, (double[]){ all.n_best, all.S_best, first_unk,
-			last_unk, r->opt.n_best, r->opt.n_best ? r->opt.S_best : 0,
-			(double)r->mem.target.sockets * r->mem.target.c }, 7);
+		(void)pma_note_add_opt_known_omega(&r->notes, &(struct pma_note_opt_known_omega){
+			.n_best = all.n_best, .S_best = all.S_best, .first_unknown = first_unk,
+			.last_unknown = last_unk, .n_opt = r->opt.n_best,
+			.S_opt = r->opt.n_best ? r->opt.S_best : 0,
+			.target_cores = (double)r->mem.target.sockets * r->mem.target.c });
 	}
 	free(S);
 	free(S_all);
@@ -623,9 +633,9 @@ static void check_run_status(struct pma_result *r)
 	}
 	pr->failed = kind != 0;
 	if (kind) {
-		const char *st = pr->status;
-		(void)pma_notes_add(&r->notes, PMA_NOTE_RUN_FAILED, (double[]){ r->run->run_id, kind,
-				    code }, 3, &st, 1);
+		(void)pma_note_add_run_failed(&r->notes, &(struct pma_note_run_failed){
+			.run_id = r->run->run_id, .status = kind, .code = code,
+			.status_text = pr->status });
 	}
 }
 
@@ -649,11 +659,14 @@ static void check_sampling(struct pma_result *r)
 
 	if (sampled && r->par.baseline_cores && r->par.baseline_cores < r->par.m && ov_ms > 0 &&
 	    ov_ms < PMA_MIN_OVERSUB_INTERVAL_MS && !st->merged_samples)
-		note(r, PMA_NOTE_FINE_INTERVAL, (double[]){ ov_ms, r->par.baseline_cores, r->par.m }, 3);
+		(void)pma_note_add_fine_interval(&r->notes, &(struct pma_note_fine_interval){
+			.interval_ms = ov_ms, .cpus = r->par.baseline_cores, .threads = r->par.m });
 	else if (sampled && st->merged_samples)
-		note(r, PMA_NOTE_MERGED_WINDOWS, (double[]){ st->mean_interval_ns / 1e6,
-				 r->par.baseline_cores, r->par.m, (double)st->merged_samples,
-				 (double)st->samples, ov_ms, PMA_EST_OVERSUB_WINDOW_NS / 1e6 }, 7);
+		(void)pma_note_add_merged_windows(&r->notes, &(struct pma_note_merged_windows){
+			.interval_ms = st->mean_interval_ns / 1e6, .cpus = r->par.baseline_cores,
+			.threads = r->par.m, .merged = (double)st->merged_samples,
+			.samples = (double)st->samples, .mean_window_ms = ov_ms,
+			.least_window_ms = PMA_EST_OVERSUB_WINDOW_NS / 1e6 });
 	/* a collector that was not pinned (collector_cpu -1) ran on the CPUs of an oversubscribed
 	 * run: taskset -c 0 pmcollect -t 2 (docs/model.md, degraded-input case 3) */
 	double ccpu = isnan(r->run->info.collector_cpu) ? r->t->meta.collector_cpu : r->run->info.collector_cpu;
@@ -661,15 +674,15 @@ static void check_sampling(struct pma_result *r)
 		double U_s = r->par.by_est[r->par.est].work_ns / 1e9;
 		double c_s = (isnan(sm->sampling_cpu_ns) ? sm->collector_cpu_ns : sm->sampling_cpu_ns) / 1e9;
 		double trace_s = c_s, nruns = r->t->nruns;
-		const char *cpus = r->run->cpus;
 		/* SUMMARY's CPU time is the whole trace's, every run's sampling: with several runs
 		 * the analyzed run's share by its thread-samples (each sample reads every thread), or
 		 * 3 runs' 0.013 s read as 1.4% of one run's CPU time for about 0.5% */
 		if (nruns > 1 && r->t->thread_samples > 0)
 			c_s *= (double)r->run->st.thread_samples / (double)r->t->thread_samples;
-		(void)pma_notes_add(&r->notes, PMA_NOTE_COLLECTOR_SHARED, (double[]){ r->par.baseline_cores,
-				    r->par.m, c_s, sm->present && U_s > 0 ? 100 * c_s / U_s : -1,
-				    trace_s, nruns }, 6, &cpus, 1);
+		(void)pma_note_add_collector_shared(&r->notes, &(struct pma_note_collector_shared){
+			.cpus = r->par.baseline_cores, .threads = r->par.m, .collector_s = c_s,
+			.collector_pct = sm->present && U_s > 0 ? 100 * c_s / U_s : -1,
+			.trace_collector_s = trace_s, .runs = nruns, .cpu_list = r->run->cpus });
 	}
 	pma_run_sampling(r->t, r->run, &smp);
 	if (!smp.present || smp.share <= 0)
@@ -681,8 +694,10 @@ static void check_sampling(struct pma_result *r)
 			r->pred.S_err[i] += r->pred.by_est[r->par.est][i].S * widen;
 	/* widened always, worth a note from 5% (and PMA_LATE_MIN expirations) */
 	if (smp.share >= PMA_LATE_SHARE && smp.late + smp.lost >= PMA_LATE_MIN)
-		note(r, PMA_NOTE_LATE_SAMPLES, (double[]){ smp.samples, smp.late, smp.lost,
-		     100 * smp.share, smp.interval_ms, widen, smp.requested_ms }, 7);
+		(void)pma_note_add_late_samples(&r->notes, &(struct pma_note_late_samples){
+			.samples = smp.samples, .late = smp.late, .lost = smp.lost,
+			.late_pct = 100 * smp.share, .interval_ms = smp.interval_ms, .widen = widen,
+			.requested_ms = smp.requested_ms });
 }
 
 /* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
@@ -701,8 +716,10 @@ static void check_unexplained(struct pma_result *r)
 	explained_s = q.T_ns / 1e9;
 	r->par.unexplained_s = fmax(r->par.wall_s - explained_s, 0);
 	if (r->par.unexplained_s > 0.10 * r->par.wall_s)
-		note(r, PMA_NOTE_STOLEN, (double[]){ r->par.wall_s, explained_s, r->par.unexplained_s,
-			100 * r->par.unexplained_s / r->par.wall_s, c }, 5);
+		(void)pma_note_add_stolen(&r->notes, &(struct pma_note_stolen){
+			.wall_s = r->par.wall_s, .explained_s = explained_s,
+			.unexplained_s = r->par.unexplained_s,
+			.unexplained_pct = 100 * r->par.unexplained_s / r->par.wall_s, .cpus = c });
 }
 
 /* The estimators of A(m,inf) that are meant to agree (the exact ones and runnable; the paper's is
@@ -747,10 +764,10 @@ static void check_estimators(struct pma_result *r)
 		r->par.A_err = gap;
 	}
 	if (wk >= 0) {
-		const char *names[2] = { pma_estimator_name(pr->est), pma_estimator_name(wk) };
-		/* the fourth number: 0 left out (paper), 1 half the gap, 2 the whole gap */
-		(void)pma_notes_add(&r->notes, PMA_NOTE_EST_DISAGREE, (double[]){ A, other, worst,
-				    wfolded ? 1 + wexact : 0 }, 4, names, 2);
+		(void)pma_note_add_est_disagree(&r->notes, &(struct pma_note_est_disagree){
+			.A = A, .A_other = other, .ratio = worst,
+			.covered = wfolded ? 1 + wexact : 0, /* 0 left out (paper), 1 half, 2 whole */
+			.estimator = pma_estimator_name(pr->est), .other = pma_estimator_name(wk) });
 	}
 }
 
@@ -777,17 +794,18 @@ static void check_interf_calibration(struct pma_result *r)
 	if (k->present && isfinite(c->written_unix_s) &&
 	    c->written_unix_s > k->realtime_s + k->realtime_nsec / 1e9 + 60) {
 		double start_s = k->realtime_s + k->realtime_nsec / 1e9;
-		const char *s[2] = { c->written_id, c->written_time_utc };
-		(void)pma_notes_add(&r->notes, PMA_NOTE_INTERF_CAL_LATER, (double[]){
-				    c->written_unix_s, start_s, c->written_unix_s - start_s }, 3, s, 2);
+		(void)pma_note_add_interf_cal_later(&r->notes, &(struct pma_note_interf_cal_later){
+			.cal_time_s = c->written_unix_s, .start_s = start_s,
+			.diff_s = c->written_unix_s - start_s, .id = c->written_id,
+			.time_utc = c->written_time_utc });
 	}
 	for (int i = 1; i < r->ntraces; i++) {
 		const struct pma_interf_cal *d = &r->traces[i].meta.interf;
-		const char *s[5] = { c->written_id, d->written_id, r->traces[i].path, d->written_user,
-				     d->written_time_utc };
 		if (d->present && d->written_id[0] && strcmp(d->written_id, c->written_id) != 0)
-			(void)pma_notes_add(&r->notes, PMA_NOTE_INTERF_CAL_OTHER, (double[]){ i + 1 },
-					    1, s, 5);
+			(void)pma_note_add_interf_cal_other(&r->notes, &(struct pma_note_interf_cal_other){
+				.operand = i + 1, .id = c->written_id, .other_id = d->written_id,
+				.other_trace = r->traces[i].path, .other_user = d->written_user,
+				.other_time_utc = d->written_time_utc });
 	}
 }
 
@@ -862,14 +880,15 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 	st = &r->run->st;
 	work_ns = r->par.by_est[r->par.est].work_ns;
 	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* docs/model.md "Wake-up costs in the replay" */
-		note(r, PMA_NOTE_WAKE_NOT_CHARGED, (double[]){ r->wake.charge.cross_ns / 1e3 }, 1);
+		(void)pma_note_add_wake_not_charged(&r->notes, &(struct pma_note_wake_not_charged){
+			.cross_wake_us = r->wake.charge.cross_ns / 1e3 });
 	/* the share is of the run-queue wait (schedstat field 2 summed over the run), of which the
 	   unplaced wait is a part, so it never exceeds 100%; the threshold stays relative to U */
 	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE &&
 	    st->wait_total_ns > 0)
-		note(r, PMA_NOTE_UNPLACED_WAIT, (double[]){ 100 * fmin(1.0, st->unplaced_wait_ns /
-									  st->wait_total_ns),
-							    128 * st->window_ns / 1e9 }, 2);
+		(void)pma_note_add_unplaced_wait(&r->notes, &(struct pma_note_unplaced_wait){
+			.wait_pct = 100 * fmin(1.0, st->unplaced_wait_ns / st->wait_total_ns),
+			.longest_s = 128 * st->window_ns / 1e9 });
 	/* last: the checks above may have widened ±S */
 	if (check_runs(r, o) < 0 ||
 	    compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {

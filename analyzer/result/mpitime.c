@@ -93,9 +93,10 @@ int pma_mpi_job_compute(struct pma_ranks_result *r)
 	if (j->nranks == 0 || (j->nrecorded < j->nranks && npresent == 0))
 		return 0;
 	if (j->nrecorded < j->nranks)
-		return pma_notes_add(&r->notes, PMA_NOTE_RANKS_MPI_UNMEASURED,
-				     (double[]){ (double)(j->nranks - j->nrecorded),
-						 (double)j->nranks }, 2, NULL, 0);
+		return pma_note_add_ranks_mpi_unmeasured(&r->notes,
+				&(struct pma_note_ranks_mpi_unmeasured){
+				.unmeasured = (double)(j->nranks - j->nrecorded),
+				.ranks = (double)j->nranks });
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pma_rank_row *w = &r->rows[i];
 		if (!w->complete || !w->analyzed)

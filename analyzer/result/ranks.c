@@ -94,8 +94,9 @@ static int cal_omega(const struct pma_trace *cal, const struct pma_compute_opts 
 		return -1;
 	if (e->cal.params.model == PMA_MEM_NONE) {
 		const struct pma_note *u = pma_notes_find(&e->notes, PMA_NOTE_OMEGA_UNKNOWN);
+		const char *fit_why = u ? u->arg.omega_unknown.why : NULL;
 		snprintf(why, whysize, "'%s' gives no omega: %s", cal->path ? cal->path : "",
-			 u && u->s[0] ? u->s[0] : "no calibration runs the memory model can fit");
+			 fit_why ? fit_why : "no calibration runs the memory model can fit");
 		return -1;
 	}
 	return 0;
@@ -615,14 +616,15 @@ static int omega_notes(struct pma_ranks_result *r, const char *cal_path)
 		}
 	}
 	if (unknown > 0 &&
-	    pma_notes_add(&r->notes, PMA_NOTE_RANKS_OMEGA_UNKNOWN,
-			  (double[]){ unknown, failed, failed_runs }, 3,
-			  (const char *[]){ first_failed ? first_failed->path : NULL,
-					    first_failed ? first_failed->cal_failed_what : NULL }, 2) < 0)
+	    pma_note_add_ranks_omega_unknown(&r->notes, &(struct pma_note_ranks_omega_unknown){
+			.ranks = unknown, .failed_ranks = failed, .failed_runs = failed_runs,
+			.trace = first_failed ? first_failed->path : NULL,
+			.failure = first_failed ? first_failed->cal_failed_what : NULL }) < 0)
 		return -1;
 	if (cal_path && from_cal > 0 &&
-	    pma_notes_add(&r->notes, PMA_NOTE_RANKS_CAL_FILE, (double[]){ from_cal, replaced, cal_m },
-			  3, &cal_path, 1) < 0)
+	    pma_note_add_ranks_cal_file(&r->notes, &(struct pma_note_ranks_cal_file){
+			.ranks = from_cal, .replaced = replaced, .threads = cal_m,
+			.trace = cal_path }) < 0)
 		return -1;
 	return 0;
 }

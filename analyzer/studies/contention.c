@@ -103,11 +103,11 @@ static int check_frequency(const struct pma_trace *traces, const struct pma_mem_
 		}
 	}
 	if (!any)
-		return pma_notes_add(notes, PMA_NOTE_FREQ_UNKNOWN, NULL, 0, NULL, 0);
+		return pma_note_add_freq_unknown(notes);
 	if (mixed_gov || (gov && strcmp(gov, "performance") != 0) || hi > 1.05 * lo) {
-		const char *g = mixed_gov ? "mixed" : gov ? gov : "unknown";
-		return pma_notes_add(notes, PMA_NOTE_FREQ_VARIES,
-				     (double[]){ isfinite(lo) ? lo / 1e3 : 0, hi / 1e3 }, 2, &g, 1);
+		return pma_note_add_freq_varies(notes, &(struct pma_note_freq_varies){
+			.lo_mhz = isfinite(lo) ? lo / 1e3 : 0, .hi_mhz = hi / 1e3,
+			.governor = mixed_gov ? "mixed" : gov ? gov : "unknown" });
 	}
 	return 0;
 }
@@ -228,11 +228,11 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	path = shell_words((char *[]){ traces[0].path }, 1);
 	rc = -1;
 	if (have && missing && cmd && path)
-		rc = pma_notes_add(notes, PMA_NOTE_OMEGA_UNKNOWN,
-				   (double[]){ nneed, rec->sockets, rec->c, omp ? atof(omp) : 0,
-					       cal_unusable }, 5,
-				   (const char *[]){ fit_why, have[0] ? have : NULL,
-						     missing[0] ? missing : NULL, cmd, path }, 5);
+		rc = pma_note_add_omega_unknown(notes, &(struct pma_note_omega_unknown){
+			.counts_needed = nneed, .sockets = rec->sockets, .c = rec->c,
+			.omp_threads = omp ? atof(omp) : 0, .cal_unusable = cal_unusable,
+			.why = fit_why, .have = have[0] ? have : NULL,
+			.missing = missing[0] ? missing : NULL, .command = cmd, .trace = path });
 	free(have);
 	free(missing);
 	free(cmd);
@@ -268,8 +268,9 @@ static long fit_points(const struct pma_mem_cal *cal, struct pma_mem_point *fit,
 			fit[k++] = cal->pts[i];
 	if (k < cal->npts) {
 		const char *unit = strcmp(cal->source, "cycles") == 0 ? "cycles" : "ns of CPU time";
-		if (pma_notes_add(notes, PMA_NOTE_C1_SPREAD, (double[]){ n1, lo, hi,
-				  100 * (hi / lo - 1) }, 4, &unit, 1) < 0)
+		if (pma_note_add_c1_spread(notes, &(struct pma_note_c1_spread){ .runs = n1,
+				.C1_min = lo, .C1_max = hi, .spread_pct = 100 * (hi / lo - 1),
+				.unit = unit }) < 0)
 			return -1;
 	}
 	return (long)k;
@@ -406,8 +407,9 @@ static int note_cross_saturated(const struct pma_mem_cal *cal, struct pma_notes 
 		if (q->cores <= q->n_first || (isfinite(pma_mem_omega_socket(p, q->n_first)) &&
 		    (p->model != PMA_MEM_UMA || isfinite(pma_mem_omega_socket(p, q->cores - q->n_first)))))
 			continue;
-		return pma_notes_add(notes, PMA_NOTE_CROSS_SATURATED, (double[]){ p->cross_skipped,
-				     q->cores, q->n_first, p->n_sat, p->cross_points > 0 }, 5, NULL, 0);
+		return pma_note_add_cross_saturated(notes, &(struct pma_note_cross_saturated){
+			.runs = p->cross_skipped, .cores = q->cores, .first_socket_cores = q->n_first,
+			.n_sat = p->n_sat, .others_calibrated = p->cross_points > 0 });
 	}
 	return 0;
 }
@@ -494,8 +496,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		rc = note_cross_saturated(out, notes);
 	if (rc == 0 && nskipped) {
 		char *sk = skipped_text(traces, skipped, nskipped);
-		rc = sk ? pma_notes_add(notes, PMA_NOTE_CAL_SKIPPED, NULL, 0,
-					(const char *const *)&sk, 1) : -1;
+		rc = sk ? pma_note_add_cal_skipped(notes, &(struct pma_note_cal_skipped){ .runs = sk })
+			: -1;
 		free(sk);
 	}
 	free(skipped);
@@ -559,15 +561,17 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 			int why = pma_mem_superlinear_evidence(&out->cal, cores[i], &K1, &Kn);
 			if (!why) {
 				if (!noted_super++ &&
-				    pma_notes_add(&out->notes, PMA_NOTE_SUPERLINEAR,
-						  (double[]){ cores[i], w, d }, 3, NULL, 0) < 0)
+				    pma_note_add_superlinear(&out->notes, &(struct pma_note_superlinear){
+					    .n = cores[i], .omega = w, .omega_err = d }) < 0)
 					return -1;
 				continue;
 			}
 			out->omega[i] = 0;
 			if (!noted_unconfirmed++ &&
-			    pma_notes_add(&out->notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED,
-					  (double[]){ cores[i], w, d, why, K1, Kn }, 6, NULL, 0) < 0)
+			    pma_note_add_superlinear_unconfirmed(&out->notes,
+					&(struct pma_note_superlinear_unconfirmed){ .n = cores[i],
+					.omega = w, .omega_err = d, .why = why, .runs_1 = K1,
+					.runs_n = Kn }) < 0)
 				return -1;
 			continue;
 		}
@@ -578,9 +582,10 @@ static int omega_noise(struct pma_mem_eval *out, const uint32_t *cores, size_t n
 			uint32_t K1, Kn;
 			int measured = pma_mem_superlinear_evidence(&out->cal, cores[i], &K1, &Kn) !=
 				       PMA_SUPERLIN_NOT_MEASURED;
-			if (pma_notes_add(&out->notes, PMA_NOTE_OMEGA_NOISE,
-					  (double[]){ cores[i], w, d, isfinite(d) && w + 2 * d < 0,
-						      measured }, 5, NULL, 0) < 0)
+			if (pma_note_add_omega_noise(&out->notes, &(struct pma_note_omega_noise){
+					.n = cores[i], .omega = w, .omega_err = d,
+					.cpu_time = isfinite(d) && w + 2 * d < 0,
+					.measured = measured }) < 0)
 				return -1;
 		}
 	}
@@ -649,10 +654,11 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_m
 	if (pma_mem_calibrate(traces, ntraces, &out->rec, m, &out->cal, &out->notes) < 0)
 		goto nomem;
 	if (out->target_given && p->model != PMA_MEM_NONE &&
-	    pma_notes_add(&out->notes, PMA_NOTE_OTHER_MACHINE,
-			  (double[]){ t->sockets, t->c, t->numa_nodes, out->rec.sockets, out->rec.c,
-				      t->sockets > 1 && out->rec.sockets == 1 }, 6,
-			  (const char *[]){ t->source }, 1) < 0)
+	    pma_note_add_other_machine(&out->notes, &(struct pma_note_other_machine){
+			.sockets = t->sockets, .c = t->c, .numa_nodes = t->numa_nodes,
+			.cal_sockets = out->rec.sockets, .cal_c = out->rec.c,
+			.cross_uncalibrated = t->sockets > 1 && out->rec.sockets == 1,
+			.machine = t->source }) < 0)
 		goto nomem;
 
 	per = calloc(t->sockets, sizeof(*per));
@@ -687,8 +693,8 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_m
 	free(per);
 	if (omega_noise(out, cores, ncores) < 0)
 		goto nomem;
-	if (sat_n && pma_notes_add(&out->notes, PMA_NOTE_SATURATED, (double[]){ p->n_sat, sat_n }, 2,
-				   NULL, 0) < 0)
+	if (sat_n && pma_note_add_saturated(&out->notes, &(struct pma_note_saturated){
+			.n_sat = p->n_sat, .first_n = sat_n }) < 0)
 		goto nomem;
 	return 0;
 nomem:

@@ -79,8 +79,8 @@ static int gap_note(const struct pma_trace *traces, int ntraces, struct pma_note
 		}
 	if (!nruns)
 		return 0;
-	return pma_notes_add(notes, PMA_NOTE_ENERGY_GAP, (double[]){ nruns, worst / 1e9, worst_run },
-			     3, NULL, 0);
+	return pma_note_add_energy_gap(notes, &(struct pma_note_energy_gap){ .runs = nruns,
+			.gap_s = worst / 1e9, .run_id = worst_run });
 }
 
 /* The fit (out->model) is not physical: no energy (out->have stays 0) and a note; P_min the
@@ -90,9 +90,9 @@ static int unphysical_note(struct pma_energy_result *out, double P_min)
 	const struct pma_power_model *m = &out->model;
 
 	out->unphysical = 1;
-	return pma_notes_add(&out->notes, PMA_NOTE_POWER_UNPHYSICAL,
-			     (double[]){ m->P_static_w, m->P_core_w, m->R2, (double)m->nruns,
-					 m->ncounts, P_min }, 6, NULL, 0);
+	return pma_note_add_power_unphysical(&out->notes, &(struct pma_note_power_unphysical){
+			.P_static_w = m->P_static_w, .P_core_w = m->P_core_w, .R2 = m->R2,
+			.runs = (double)m->nruns, .counts = m->ncounts, .P_min_w = P_min });
 }
 
 int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t *cores,
@@ -156,8 +156,8 @@ int pma_energy_eval(const struct pma_trace *traces, int ntraces, const uint32_t 
 		goto done;
 	}
 	if (out->model.ncounts == 2 &&
-	    pma_notes_add(&out->notes, PMA_NOTE_POWER_TWO_COUNTS,
-			  (double[]){ (double)k, out->model.R2 }, 2, NULL, 0) < 0)
+	    pma_note_add_power_two_counts(&out->notes, &(struct pma_note_power_two_counts){
+			.runs = (double)k, .R2 = out->model.R2 }) < 0)
 		goto done;
 	for (size_t i = 0; i < ncores; i++) {
 		double Ts = pred[i].T_ns / 1e9;

@@ -489,9 +489,9 @@ static int note_capped(struct pma_regions_result *out, double interval_ns)
 	}
 	if (!n)
 		return 0;
-	return pma_notes_add(&out->notes, PMA_NOTE_REGION_A_CAPPED,
-			     (double[]){ n, (double)out->nrows, lowest, interval_ns / 1e6 }, 4,
-			     (const char *[]){ name }, 1);
+	return pma_note_add_region_a_capped(&out->notes, &(struct pma_note_region_a_capped){
+			.capped = n, .regions = (double)out->nrows, .A_min = lowest,
+			.interval_ms = interval_ns / 1e6, .region = name });
 }
 
 /* row->pred at the core counts out->cores[0..k) from the row's profile p (eq. 6, omega 0), tmp
@@ -763,8 +763,8 @@ static int machine_limits(const struct pma_trace *t, struct pma_regions_result *
 		return 0; /* no topology recorded: NC as the runs give it */
 	out->NS = m.sockets;
 	if (*NC > m.c) {
-		rc = pma_notes_add(&out->notes, PMA_NOTE_ALLANDE_NC_CAPPED,
-				   (double[]){ *NC, m.c, m.sockets }, 3, NULL, 0);
+		rc = pma_note_add_allande_nc_capped(&out->notes, &(struct pma_note_allande_nc_capped){
+				.N = *NC, .NC = m.c, .sockets = m.sockets });
 		*NC = m.c;
 	}
 	for (uint32_t th = 1; rc == 0 && th <= *NC; th++) {
@@ -780,8 +780,9 @@ static int machine_limits(const struct pma_trace *t, struct pma_regions_result *
 		}
 	}
 	if (rc == 0 && span)
-		rc = pma_notes_add(&out->notes, PMA_NOTE_ALLANDE_SPAN,
-				   (double[]){ span, first_th, first_ns }, 3, (const char *[]){ first_cpus }, 1);
+		rc = pma_note_add_allande_span(&out->notes, &(struct pma_note_allande_span){
+				.runs = span, .threads = first_th, .sockets = first_ns,
+				.cpus = first_cpus });
 	pma_machine_free(&m);
 	return rc;
 }

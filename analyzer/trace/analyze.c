@@ -13,12 +13,8 @@
 #include "pm_util.h"
 #include "pm_cli.h"
 
-/* Adds a warning note with numbers n[0..nn-1] (out of memory: the warning is dropped, the
- * analysis goes on). */
-static void warn(struct pma_trace *t, enum pma_note_code code, const double *n, size_t nn)
-{
-	(void)pma_notes_add(&t->warnings, code, n, nn, NULL, 0);
-}
+/* The warnings below are added with (void): out of memory, a warning is dropped and the
+ * analysis goes on. */
 
 static struct pma_run *get_run(struct pma_trace *t, uint32_t run_id)
 {
@@ -89,7 +85,7 @@ static int finish_run(struct pma_run *r, uint64_t t_end_ns)
 static int finish_exact(struct pma_trace *t, struct pma_run *r)
 {
 	if (!r->info.pid) {
-		warn(t, PMA_NOTE_NO_PID, (double[]){ r->run_id }, 1);
+		(void)pma_note_add_no_pid(&t->warnings, &(struct pma_note_no_pid){ .run_id = r->run_id });
 		return 0;
 	}
 	pma_exact_set_root(r->exact, r->info.pid);
@@ -99,8 +95,9 @@ static int finish_exact(struct pma_trace *t, struct pma_run *r)
 		return -1;
 	r->has_exact = r->xst.T_cp_ns > 0;
 	if (r->xst.lost || r->xst.gaps)
-		warn(t, PMA_NOTE_SCHED_LOST, (double[]){ r->run_id, (double)r->xst.lost, r->xst.gaps,
-							  (double)r->xst.events }, 4);
+		(void)pma_note_add_sched_lost(&t->warnings, &(struct pma_note_sched_lost){
+			.run_id = r->run_id, .lost = (double)r->xst.lost, .gaps = r->xst.gaps,
+			.events = (double)r->xst.events });
 	return 0;
 }
 
@@ -170,11 +167,12 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		pma_summary_parse(rec->u.json.text, &t->summary);
 		return pma_summary_sources_apply(rec->u.json.text, &t->meta) < 0 ? LOAD_NOMEM : 0;
 	case PMT_REC_WARNING: {
-		char *what = pma_warning_parse(rec->u.json.text);
+		char *code = NULL, *what = pma_warning_parse(rec->u.json.text, &code);
 		if (what)
-			(void)pma_notes_add(&t->warnings, PMA_NOTE_RECORDED, NULL, 0,
-					    (const char *const *)&what, 1);
+			(void)pma_note_add_recorded(&t->warnings, &(struct pma_note_recorded){
+				.what = what, .code = code });
 		free(what);
+		free(code);
 		return 0;
 	}
 	case PMT_REC_COUNTERS:
@@ -242,7 +240,8 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		if (rc == -2) {
 			/* the sampled estimators still have every sample */
 			r->exact_refused = 1;
-			warn(t, PMA_NOTE_EXACT_REFUSED, (double[]){ r->run_id, PMA_EXACT_MAX_EVENTS }, 2);
+			(void)pma_note_add_exact_refused(&t->warnings, &(struct pma_note_exact_refused){
+				.run_id = r->run_id, .max_events = PMA_EXACT_MAX_EVENTS });
 		}
 		return rc == -1 ? LOAD_NOMEM : 0;
 	case PMT_REC_PSWITCH:
@@ -317,8 +316,11 @@ static void warn_late(struct pma_trace *t)
 		}
 	}
 	if (count)
-		warn(t, PMA_NOTE_LATE_WARNING, (double[]){ worst_id, worst.samples, worst.late,
-		     worst.lost, 100 * worst.share, worst.interval_ms, worst.requested_ms, count }, 8);
+		(void)pma_note_add_late_warning(&t->warnings, &(struct pma_note_late_warning){
+			.run_id = worst_id, .samples = worst.samples, .late = worst.late,
+			.lost = worst.lost, .late_pct = 100 * worst.share,
+			.interval_ms = worst.interval_ms, .requested_ms = worst.requested_ms,
+			.runs = count });
 }
 
 /* META says energy was recorded, but no finished run has energy and one gives the reason (a
@@ -363,17 +365,20 @@ static int finish_trace(struct pma_trace *t)
 		if (r->has_exact && r->xst.max_active > r->m)
 			r->m = r->xst.max_active;
 		if (!r->info.has_end)
-			warn(t, PMA_NOTE_RUN_TRUNCATED, (double[]){ pma_run_wall_s(r), r->run_id }, 2);
+			(void)pma_note_add_run_truncated(&t->warnings, &(struct pma_note_run_truncated){
+				.analyzed_s = pma_run_wall_s(r), .run_id = r->run_id });
 	}
 	if (t->rst.truncated)
-		warn(t, PMA_NOTE_FILE_TRUNCATED, (double[]){ (double)t->rst.chunks }, 1);
+		(void)pma_note_add_file_truncated(&t->warnings, &(struct pma_note_file_truncated){
+			.chunks = (double)t->rst.chunks });
 	if (t->rst.chunks_bad)
-		warn(t, PMA_NOTE_SALVAGED, (double[]){ (double)t->rst.chunks_bad,
-						       (double)t->rst.bytes_skipped }, 2);
+		(void)pma_note_add_salvaged(&t->warnings, &(struct pma_note_salvaged){
+			.chunks = (double)t->rst.chunks_bad, .bytes = (double)t->rst.bytes_skipped });
 	if (t->rst.seq_gaps)
-		warn(t, PMA_NOTE_SEQ_GAPS, (double[]){ (double)t->rst.seq_gaps }, 1);
+		(void)pma_note_add_seq_gaps(&t->warnings, &(struct pma_note_seq_gaps){
+			.chunks = (double)t->rst.seq_gaps });
 	if (!t->summary.present && !t->rst.truncated)
-		warn(t, PMA_NOTE_INCOMPLETE, NULL, 0);
+		(void)pma_note_add_incomplete(&t->warnings);
 	warn_late(t);
 	return energy_source_check(t);
 }

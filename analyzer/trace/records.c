@@ -819,11 +819,12 @@ int pma_summary_sources_apply(const char *text, struct pma_meta *m)
 	return rc;
 }
 
-char *pma_warning_parse(const char *text)
+char *pma_warning_parse(const char *text, char **code)
 {
 	cJSON *o = parse_json(text);
 	char *what = str_dup(o, "what");
 
+	*code = what ? str_dup(o, "code") : NULL;
 	cJSON_Delete(o);
 	return what;
 }

@@ -283,7 +283,9 @@ void pma_run_info_free(struct pma_run_info *ri);
 /* SUMMARY text into s; a text that is not JSON leaves s->present 0. */
 void pma_summary_parse(const char *text, struct pma_summary *s);
 
-/* WARNING text: its "what" (malloc'ed, sanitized), or NULL when absent. */
-char *pma_warning_parse(const char *text);
+/* WARNING text: its "what" (malloc'ed, sanitized), or NULL when absent; *code its "code"
+ * (malloc'ed, sanitized; NULL when absent, as in traces written before the codes, or when
+ * "what" is). */
+char *pma_warning_parse(const char *text, char **code);
 
 #endif

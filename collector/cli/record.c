@@ -33,6 +33,7 @@
 #include "session/plan.h"
 #include "sources/perfswitch.h"
 #include "sources/rank.h"
+#include "sources/warning.h"
 #include "pm_util.h"
 #include "pmt.h"
 #include "pm_cli.h"
@@ -685,13 +686,8 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				 run->cpus);
 		if (ss->shared_msg[0]) {
 			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
-			cJSON *wo = cJSON_CreateObject();
-			char *text = wo && cJSON_AddStringToObject(wo, "what", ss->shared_msg)
-					     ? cJSON_PrintUnformatted(wo) : NULL;
-			if (text)
-				(void)pmt_writer_json(ss->w, PMT_REC_WARNING, (uint32_t)i, pmc_now_ns(), text);
-			free(text);
-			cJSON_Delete(wo);
+			(void)pmc_warning_write(ss->w, (uint32_t)i, pmc_now_ns(), PMC_WARN_COLLECTOR_SHARED,
+						ss->shared_msg);
 			ss->shared_msg[0] = '\0';
 		}
 		struct pmc_run_config cfg = run_config(o, ss, run);

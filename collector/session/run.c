@@ -23,6 +23,7 @@
 #include "mpitool.h"
 #include "pm_util.h"
 #include "sources/sampler.h"
+#include "sources/warning.h"
 
 /* Scheduler events are drained at least this often (see PMC_SCHED_BUFFER_KB_DEFAULT). */
 #define SCHED_DRAIN_NS 10000000u
@@ -356,21 +357,17 @@ static void writer_failed(struct pmc_run_result *res, struct pmt_writer *w, int 
 
 /* Writes a WARNING record (the trace says what went wrong, not only the terminal). */
 static void write_warning(struct pmc_run_result *res, struct pmt_writer *w, uint32_t run_id,
-			  const char *msg)
+			  enum pmc_warning code, const char *msg)
 {
-	cJSON *o;
-	char *text;
+	int rc;
 
-	if (res->writer_err || !(o = cJSON_CreateObject()))
+	if (res->writer_err)
 		return;
-	cJSON_AddStringToObject(o, "what", msg);
-	text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (text) {
-		writer_failed(res, w, pmt_writer_json(w, PMT_REC_WARNING, run_id, pmc_now_ns(), text));
-		res->warnings++;
-	}
-	free(text);
+	rc = pmc_warning_write(w, run_id, pmc_now_ns(), code, msg);
+	if (rc == PMT_E_NOMEM) /* no record: the warning still goes to the terminal */
+		return;
+	writer_failed(res, w, rc);
+	res->warnings++;
 }
 
 /* Ends the scheduler-event recording of the run: last drain, lost-event count, and a warning in
@@ -386,7 +383,7 @@ static void stop_sched(struct pmc_sched *sched, struct pmc_run_result *res, stru
 		snprintf(msg, sizeof(msg), "scheduler events: the kernel lost %llu events (%llu pages "
 			 "with gaps); raise --sched-buffer-kb", (unsigned long long)res->sched.lost,
 			 (unsigned long long)res->sched.lost_pages);
-		write_warning(res, w, run_id, msg);
+		write_warning(res, w, run_id, PMC_WARN_SCHED_LOST, msg);
 	}
 }
 
@@ -513,7 +510,7 @@ static void energy_tick(struct run_state *st, uint64_t now, int write)
 		snprintf(st->energy_why, sizeof(st->energy_why), "energy reading failed during the run: %s",
 			 why);
 		st->energy_on = 0;
-		write_warning(st->res, st->w, st->run_id, st->energy_why);
+		write_warning(st->res, st->w, st->run_id, PMC_WARN_ENERGY_FAILED, st->energy_why);
 		if (cfg->warn)
 			cfg->warn(st->energy_why);
 		return;
@@ -551,7 +548,7 @@ static void energy_check_advanced(struct run_state *st)
 		 (double)(st->last_energy_ns - st->energy_start_ns) / 1e9,
 		 pmc_energy_source(st->cfg->energy) == PMC_ENERGY_PERF ? "perf power PMU" : "powercap");
 	st->energy_on = 0;
-	write_warning(st->res, st->w, st->run_id, st->energy_why);
+	write_warning(st->res, st->w, st->run_id, PMC_WARN_ENERGY_STUCK, st->energy_why);
 	if (st->cfg->warn)
 		st->cfg->warn(st->energy_why);
 }
@@ -691,7 +688,7 @@ static void attach_sources(struct run_state *st)
 			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", why);
 			if (cfg->warn)
 				cfg->warn(msg);
-			write_warning(st->res, st->w, st->run_id, msg);
+			write_warning(st->res, st->w, st->run_id, PMC_WARN_SCHED_UNAVAILABLE, msg);
 			st->sched = NULL;
 		} else {
 			st->res->sched_recorded = 1;
@@ -702,7 +699,7 @@ static void attach_sources(struct run_state *st)
 		snprintf(msg, sizeof(msg), "context switches not recorded: %s", why);
 		if (cfg->warn)
 			cfg->warn(msg);
-		write_warning(st->res, st->w, st->run_id, msg);
+		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE, msg);
 		st->pswitch = NULL;
 	}
 	st->res->pswitch_recorded = st->pswitch != NULL;
@@ -936,7 +933,7 @@ static void keep_interval(struct run_state *st, uint64_t now, uint64_t exp, int 
 			res->interval_first_change_s = (double)(now - st->start_ns) / 1e9;
 		res->interval_changes++;
 		res->interval_final_ms = (double)st->interval_ns / 1e6;
-		write_warning(res, st->w, st->run_id, msg);
+		write_warning(res, st->w, st->run_id, PMC_WARN_INTERVAL_LENGTHENED, msg);
 	}
 	st->win_exp = st->win_bad = 0;
 }

@@ -3,7 +3,6 @@
 #include "sampler.h"
 #include "pm_util.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 
 #include "netlink.h"
 #include "procfs.h"
+#include "warning.h"
 
 enum { F_SCHEDSTAT, F_STAT, F_STATUS, F_COUNT };
 static const char *const file_names[F_COUNT] = { "schedstat", "stat", "status" };
@@ -79,22 +79,11 @@ static void set_err(struct pmc_sampler *s, int err)
 		s->err = err;
 }
 
-static void warn(struct pmc_sampler *s, const char *what)
+static void warn(struct pmc_sampler *s, enum pmc_warning code, const char *what)
 {
-	cJSON *o = cJSON_CreateObject();
-	char *text = NULL;
-
-	if (o && cJSON_AddStringToObject(o, "what", what))
-		text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!text) {
-		set_err(s, PMT_E_NOMEM);
-		return;
-	}
 	if (!s->err)
-		set_err(s, pmt_writer_json(s->w, PMT_REC_WARNING, s->o.run_id, s->t_ns, text));
+		set_err(s, pmc_warning_write(s->w, s->o.run_id, s->t_ns, code, what));
 	s->st.warnings++;
-	free(text);
 }
 
 static void write_task(struct pmc_sampler *s, uint8_t kind, uint8_t flags, const struct thr *t,
@@ -346,7 +335,7 @@ static int thr_appear(struct pmc_sampler *s, struct proc *p, uint32_t tid)
 			thr_close(t);
 			fd_release_reserve(s);
 			s->warned_fd = 1;
-			warn(s, "out of file descriptors: some threads are read with "
+			warn(s, PMC_WARN_FD_LIMIT, "out of file descriptors: some threads are read with "
 				"open/read/close, which costs more collector CPU");
 			break;
 		}
@@ -650,7 +639,7 @@ static void drain_events(struct pmc_sampler *s)
 		}
 		if (dropped && !s->warned_pc_drop) {
 			s->warned_pc_drop = 1;
-			warn(s, "the proc connector dropped events (receive buffer full): "
+			warn(s, PMC_WARN_PROC_CONNECTOR_DROPPED, "the proc connector dropped events (receive buffer full): "
 				"processes created then may be missing");
 		}
 	}
@@ -660,7 +649,7 @@ static void drain_events(struct pmc_sampler *s)
 					  &dropped);
 		if (dropped && !s->warned_ts_drop) {
 			s->warned_ts_drop = 1;
-			warn(s, "taskstats dropped exit records (receive buffer full): some exits "
+			warn(s, PMC_WARN_TASKSTATS_DROPPED, "taskstats dropped exit records (receive buffer full): some exits "
 				"carry sampled rather than exact final values");
 		}
 	}

@@ -125,34 +125,30 @@ def check_notes(doc):
 
 # A number as printed in a sentence: not a digit of a word ("log2", "x86", "t^1.5" are names)
 NUMBER = re.compile(r"(?<![\w.^])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.]*\w)")
-NOTE_CODE = re.compile(r'\[PMA_NOTE_(\w+)\]\s*=\s*\{\s*"([^"]+)"')
-CASE = re.compile(r"case PMA_NOTE_(\w+):")
+NOTE_DECL = re.compile(r'^PMA_NOTE(?:_BARE)?\(\w+,\s*(\w+),\s*"([^"]+)"', re.M)
+TEXT_FN = re.compile(r"^void pma_note_text_(\w+)\(", re.M)
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 FORMAT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:z|l|ll)?[a-zA-Z%]")
 
 
 def wording_constants(top):
     """{code: the numbers a note's fixed wording states} ("eq. 8", "C(1)", "L >= 0"), from the
-    string literals of each case of analyzer/notes/text_*.c, format directives removed."""
-    names = dict(NOTE_CODE.findall(open(os.path.join(top, "analyzer/notes/notes.c")).read()))
+    string literals of each note's wording function pma_note_text_<name> in
+    analyzer/notes/text_*.c, format directives removed (the code of <name>: notes.def)."""
+    names = {name: code for name, code in
+             NOTE_DECL.findall(open(os.path.join(top, "analyzer/notes/notes.def")).read())}
     consts = {}
     for f in sorted(os.listdir(os.path.join(top, "analyzer/notes"))):
         if not (f.startswith("text_") and f.endswith(".c")):
             continue
         src = open(os.path.join(top, "analyzer/notes", f)).read()
-        parts = CASE.split(src)
-        # parts: text, label, body, label, body...; a label with an empty body falls through
-        pending = []
-        for label, body in zip(parts[1::2], parts[2::2]):
-            pending.append(label)
-            if not body.strip():
-                continue
+        parts = TEXT_FN.split(src)
+        # parts: text, name, body, name, body...
+        for name, body in zip(parts[1::2], parts[2::2]):
             words = FORMAT.sub(" ", " ".join(C_STRING.findall(body)))
-            nums = {float(t) for t in NUMBER.findall(words)}
-            for lab in pending:
-                if lab in names:
-                    consts.setdefault(names[lab], set()).update(nums)
-            pending = []
+            if name in names:
+                consts.setdefault(names[name], set()).update(
+                    float(t) for t in NUMBER.findall(words))
     return consts
 
 

@@ -226,9 +226,9 @@ for inherited in 0 30; do
 	expect_status "64 threads, 60 descriptors, $inherited inherited: exit 0" 0
 	dump fd$inherited
 	tids=$(samples_of fd$inherited | grep -o '"tid":[0-9]*' | sort -u | wc -l)
-	if [ "$tids" -eq 64 ] && grep '"type":"warning"' "$T/fd$inherited.jsonl" | grep -q 'out of file descriptors' &&
+	if [ "$tids" -eq 64 ] && grep '"type":"warning"' "$T/fd$inherited.jsonl" | grep 'out of file descriptors' | grep -q '"code":"fd-limit"' &&
 		grep -q '"warnings":1' "$T/fd$inherited.jsonl"
-	then ok "out of descriptors ($inherited inherited): all 64 threads sampled, one WARNING recorded"
+	then ok "out of descriptors ($inherited inherited): all 64 threads sampled, one WARNING recorded (code fd-limit)"
 	else not_ok "out of descriptors ($inherited inherited): all 64 threads sampled, one WARNING recorded" "$tids threads" "$(grep -c warning "$T/fd$inherited.jsonl") warning lines"; fi
 done
 

@@ -71,10 +71,17 @@ else
 	then ok "perf-zero fixture: one warning per run with the reason"; else not_ok "perf-zero fixture: one warning per run with the reason" "$(diag)"; fi
 	ends=$(grep -c '"type":"run_end"' "$T/zero.dump")
 	nulls=$(grep '"type":"run_end"' "$T/zero.dump" | grep -Ec "\"energy\":null,\"energy_reason\":\"$ZR\"")
-	warns=$(grep '"type":"warning"' "$T/zero.dump" | grep -Ec "$ZR")
+	warns=$(grep '"type":"warning"' "$T/zero.dump" | grep -E "$ZR" | grep -c '"code":"energy-stuck"')
 	if [ "$ends" -eq 2 ] && [ "$nulls" -eq 2 ] && [ "$warns" -eq 2 ]
-	then ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record, both runs"
-	else not_ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record" "$ends RUN_END, $nulls with energy null and the reason, $warns WARNING records" "$(grep -o '"energy[^}]*' "$T/zero.dump" | head -3)"; fi
+	then ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record (code energy-stuck), both runs"
+	else not_ok "perf-zero fixture: RUN_END energy null with the reason and a WARNING record (code energy-stuck)" "$ends RUN_END, $nulls with energy null and the reason, $warns WARNING records with the code" "$(grep -o '"energy[^}]*' "$T/zero.dump" | head -3)" "$(grep '"type":"warning"' "$T/zero.dump" | head -3)"; fi
+	# pmanalyze carries the record's code by name: the "recorded" warning's values.code
+	run_capture "$PMANALYZE" -q --format json "$T/zero.pmt"
+	if [ "$rc" -eq 0 ] && python3 -c 'import json, re, sys
+w = [x for t in json.load(open(sys.argv[1]))["traces"] for x in t["coded_warnings"] if x["code"] == "recorded"]
+sys.exit(not (len(w) == 2 and all(x["values"]["code"] == "energy-stuck" and re.search(sys.argv[2], x["values"]["what"]) for x in w)))' "$T/out" "$ZR"
+	then ok "perf-zero fixture: JSON coded_warnings carry the WARNING records' code and text by name"
+	else not_ok "perf-zero fixture: JSON coded_warnings carry the WARNING records' code" "$(diag)" "$(grep -o '"values": {[^}]*' "$T/out" | head -3)"; fi
 	# META is written before the runs: its "recorded" says the source was opened; SUMMARY
 	# "sources" says what happened, and pmanalyze's JSON must not call the source recorded
 	run_capture "$PMANALYZE" -q --info --format json "$T/zero.pmt"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # docs/pmtrace.5 keeps in step with formats/FORMAT.md: every record type (name and code), every
 # top-level META key and every version of the change log that FORMAT.md names appears in the man
-# page (tests/format-keys.py lists them); and the page renders without warnings.
+# page (tests/format-keys.py lists them); FORMAT.md's WARNING codes are those pmcollect writes
+# (collector/sources/warnings.def), each in the man page too; and the page renders without warnings.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 man5="$PMT_TOP/docs/pmtrace.5"
@@ -25,6 +26,17 @@ while read -r kind name code; do
 done <"$T/names"
 if [ -z "$missing" ]; then ok "pmtrace.5 describes every record type, META key and version of FORMAT.md"
 else not_ok "pmtrace.5 describes every record type, META key and version of FORMAT.md" "missing:$missing"; fi
+
+# the WARNING codes: warnings.def's, no more, no fewer, in FORMAT.md and in pmtrace.5
+sed -n 's/^PMC_WARNING([A-Z_0-9]*, "\([a-z0-9-]*\)".*/\1/p' "$PMT_TOP/collector/sources/warnings.def" |
+	sort >"$T/codes.def"
+sed -n 's/^warning //p' "$T/names" | sort >"$T/codes.md"
+nomen=""
+while read -r code; do grep -qw -- "$code" "$man5" || nomen="$nomen $code"; done <"$T/codes.def"
+if [ "$(wc -l <"$T/codes.def")" -ge 10 ] && cmp -s "$T/codes.def" "$T/codes.md" && [ -z "$nomen" ]; then
+	ok "FORMAT.md and pmtrace.5 list the $(wc -l <"$T/codes.def") WARNING codes of warnings.def"
+else not_ok "FORMAT.md and pmtrace.5 list the WARNING codes of warnings.def" \
+	"$(diff "$T/codes.def" "$T/codes.md")" "not in pmtrace.5:$nomen"; fi
 
 # the format version the writer writes is the newest one described
 v=$(sed -n 's/^#define PMT_FORMAT_MAJOR \([0-9]*\)$/\1/p' "$PMT_TOP/formats/pmt.h").$(sed -n 's/^#define PMT_FORMAT_MINOR \([0-9]*\)$/\1/p' "$PMT_TOP/formats/pmt.h")

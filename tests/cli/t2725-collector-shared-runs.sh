@@ -34,10 +34,10 @@ check "two runs: the note gives run 0 its share of the trace's sampling CPU by t
 r=json.load(open(sys.argv[1])); d=json.load(open(sys.argv[2]))
 n=[x for x in d["coded_notes"] if x["code"]=="collector-shared"]
 assert len(n)==1, d["coded_notes"]
-k=n[0]["numbers"]; c=r["total_s"]*r["share"]
+k=n[0]["values"]; c=r["total_s"]*r["share"]
 U=d["parallelism"]["estimates"][d["parallelism"]["estimator"]]["work_s"]
-assert abs(k[2]-c)<1e-12 and abs(k[4]-r["total_s"])<1e-12 and k[5]==2, (k, r)
-assert abs(k[3]-100*c/U)<1e-9, (k, c, U)
+assert abs(k["collector_s"]-c)<1e-12 and abs(k["trace_collector_s"]-r["total_s"])<1e-12 and k["runs"]==2, (k, r)
+assert abs(k["collector_pct"]-100*c/U)<1e-9, (k, c, U)
 want="about %.3f s of CPU (%.1f%% of the program'"'"'s; its share by thread-samples of the %.3f s it used over the trace'"'"'s 2 runs)" % (c, 100*c/U, r["total_s"])
 assert want in n[0]["text"], (n[0]["text"], want)' "$T/two.rec" "$T/two.json"
 check "two runs: the table prints the JSON's note" python3 -c 'import json,sys
@@ -52,8 +52,8 @@ check "one run: the note gives SUMMARY's sampling CPU as is" python3 -c 'import 
 r=json.load(open(sys.argv[1])); d=json.load(open(sys.argv[2]))
 n=[x for x in d["coded_notes"] if x["code"]=="collector-shared"]
 assert r["runs"]==1 and len(n)==1, (r, d["coded_notes"])
-k=n[0]["numbers"]
-assert abs(k[2]-r["total_s"])<1e-12, (k, r)
+k=n[0]["values"]
+assert abs(k["collector_s"]-r["total_s"])<1e-12, (k, r)
 assert ", %.3f s of CPU (" % r["total_s"] in n[0]["text"] and "about" not in n[0]["text"], n[0]["text"]' \
 	"$T/one.rec" "$T/one.json"
 done_testing

@@ -35,9 +35,9 @@ want="S is largest at n = 16 (S = %.2f), more cores than the program'"'"'s %d th
 assert want in t, (t, want)
 assert "the optimum is given over n <= m: 2 cores (S = %.2f)" % p[2]["S"] in t, t
 assert t.endswith("no core count from 3 to %d was asked for: add them to --cores to place the optimum there" % m), t
-k=n[0]["numbers"]
-assert [k[0], k[2], k[3], k[5]]==[16, m, 2, 2], k
-assert abs(k[1]-p[16]["S"])<1e-12 and abs(k[4]-p[2]["S"])<1e-12, k' "$T/cap.json" "$m"
+k=n[0]["values"]
+assert [k["n_best"], k["m"], k["n_opt"], k["n_listed"]]==[16, m, 2, 2], k
+assert abs(k["S_best"]-p[16]["S"])<1e-12 and abs(k["S_opt"]-p[2]["S"])<1e-12, k' "$T/cap.json" "$m"
 check "--cores 1,2,16: the table prints the JSON's note" python3 -c 'import json,sys
 t=[x["text"] for x in json.load(open(sys.argv[1]))["coded_notes"] if x["code"]=="inv-opt-cap"][0]
 assert "note: "+t+"\n" in open(sys.argv[2]).read(), t' "$T/cap.json" "$T/cap.txt"

@@ -33,7 +33,7 @@ notes=[x for x in json.load(open(sys.argv[1]))["coded_notes"] if x["code"]=="spi
 if span<1.0:
     assert not notes, ("%.3f s spanned by fresh status reads, yet" % span, notes)
 else:
-    for x in notes: assert abs(x["numbers"][2]-n/span)<=1e-9*max(1,n/span), (n, span, x)' "$2" $(measured "$1")
+    for x in notes: assert abs(x["values"]["blocks_per_s"]-n/span)<=1e-9*max(1,n/span), (n, span, x)' "$2" $(measured "$1")
 }
 
 # --- a synthetic 0.3 s baseline (30 samples): thread i's status is fresh only at sample 64 - i

@@ -119,11 +119,11 @@ static void test_job_note(void **state)
 	assert_int_equal(pma_ranks_merge(rows, 3, 0, NULL, &r, why, sizeof(why)), 0);
 	n = pma_notes_find(&r.notes, PMA_NOTE_RANKS_COLLECTOR_ON_RANK);
 	assert_non_null(n);
-	assert_double_equal(n->n[0], 2, 0);
-	assert_double_equal(n->n[1], 0.05, 1e-12);
-	assert_double_equal(n->n[2], 3, 1e-9);
-	assert_double_equal(n->n[3], 2, 0);
-	assert_double_equal(n->n[4], 1, 0);
+	assert_double_equal(n->arg.ranks_collector_on_rank.ranks, 2, 0);
+	assert_double_equal(n->arg.ranks_collector_on_rank.cpu_s, 0.05, 1e-12);
+	assert_double_equal(n->arg.ranks_collector_on_rank.worst_pct, 3, 1e-9);
+	assert_double_equal(n->arg.ranks_collector_on_rank.worst_rank, 2, 0);
+	assert_double_equal(n->arg.ranks_collector_on_rank.own_cpu, 1, 0);
 	pma_ranks_free(&r);
 
 	/* every rank on a CPU of its own: no note */

@@ -143,10 +143,10 @@ static void test_median_spread_and_noise(void **state)
 	assert_double_equal(e.omega[1], 0, 0);
 	const struct pma_note *n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE);
 	assert_non_null(n);
-	assert_double_equal(n->n[0], 2, 0);
-	assert_double_equal(n->n[1], -0.03, 1e-12);
-	assert_double_equal(n->n[3], 0, 0);
-	assert_double_equal(n->n[4], 1, 0); /* runs on 2 cores: measured, not extrapolated */
+	assert_double_equal(n->arg.omega_noise.n, 2, 0);
+	assert_double_equal(n->arg.omega_noise.omega, -0.03, 1e-12);
+	assert_double_equal(n->arg.omega_noise.cpu_time, 0, 0);
+	assert_double_equal(n->arg.omega_noise.measured, 1, 0); /* runs on 2 cores: measured, not extrapolated */
 	assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
 	pma_mem_eval_free(&e);
 	free_traces(t, 1);
@@ -174,16 +174,16 @@ static void test_beyond_spread(void **state)
 		assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
 		if (!cycles) {
 			assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
-			assert_double_equal(n->n[3], 1, 0);
+			assert_double_equal(n->arg.omega_noise.cpu_time, 1, 0);
 		} else {
 			assert_null(pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
 			assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
-			assert_double_equal(n->n[0], 2, 0);
-			assert_double_equal(n->n[1], -0.2, 1e-12);
-			assert_double_equal(n->n[2], d, 1e-9);
-			assert_double_equal(n->n[3], PMA_SUPERLIN_FEW_REPS, 0);
-			assert_double_equal(n->n[4], 3, 0);
-			assert_double_equal(n->n[5], 3, 0);
+			assert_double_equal(n->arg.superlinear_unconfirmed.n, 2, 0);
+			assert_double_equal(n->arg.superlinear_unconfirmed.omega, -0.2, 1e-12);
+			assert_double_equal(n->arg.superlinear_unconfirmed.omega_err, d, 1e-9);
+			assert_double_equal(n->arg.superlinear_unconfirmed.why, PMA_SUPERLIN_FEW_REPS, 0);
+			assert_double_equal(n->arg.superlinear_unconfirmed.runs_1, 3, 0);
+			assert_double_equal(n->arg.superlinear_unconfirmed.runs_n, 3, 0);
 			char *text = pma_note_alloc(n);
 			assert_non_null(text);
 			assert_non_null(strstr(text, "3 runs on 1 core and 3 on 2 are too few to tell it from noise"));
@@ -200,7 +200,7 @@ static void test_beyond_spread(void **state)
 	assert_true(e.omega_err[1] < d);
 	assert_double_equal(e.omega[1], -0.2, 1e-12);    /* kept */
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
-	assert_double_equal(n->n[1], -0.2, 1e-12);
+	assert_double_equal(n->arg.superlinear.omega, -0.2, 1e-12);
 	assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
 	pma_mem_eval_free(&e);
 	free_traces(t, 1);
@@ -225,7 +225,7 @@ static void test_overlap_not_superlinear(void **state)
 	assert_true(e.omega_fit[1] + 2 * e.omega_err[1] < 0);
 	assert_double_equal(e.omega[1], 0, 0);
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
-	assert_double_equal(n->n[3], PMA_SUPERLIN_OVERLAP, 0);
+	assert_double_equal(n->arg.superlinear_unconfirmed.why, PMA_SUPERLIN_OVERLAP, 0);
 	assert_null(pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR));
 	pma_mem_eval_free(&e);
 	free_traces(t, 1);
@@ -262,8 +262,8 @@ static void test_pooled_traces_and_extrapolated(void **state)
 	assert_true(e.omega_fit[3] + e.omega_err[3] < 0);
 	assert_double_equal(e.omega[3], 0, 0);
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_SUPERLINEAR_UNCONFIRMED));
-	assert_double_equal(n->n[0], 3, 0);   /* the smallest n said: 3 is extrapolated too */
-	assert_double_equal(n->n[3], PMA_SUPERLIN_NOT_MEASURED, 0);
+	assert_double_equal(n->arg.superlinear_unconfirmed.n, 3, 0);   /* the smallest n said: 3 is extrapolated too */
+	assert_double_equal(n->arg.superlinear_unconfirmed.why, PMA_SUPERLIN_NOT_MEASURED, 0);
 	/* the uncertainty grows away from the calibrated counts (issue 28) */
 	for (size_t i = 1; i < 4; i++)
 		assert_true(e.omega_err[i] > e.omega_err[i - 1]);
@@ -316,7 +316,7 @@ static void test_single_runs(void **state)
 						     PMA_MEM_C_REL_SD * 80), 1e-12);
 	assert_double_equal(e.omega[1], 0, 0);
 	assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_OMEGA_NOISE));
-	assert_true(isnan(n->n[2]));
+	assert_true(isnan(n->arg.omega_noise.omega_err));
 	pma_mem_eval_free(&e);
 	free_traces(t, 1);
 }

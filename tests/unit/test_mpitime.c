@@ -317,8 +317,8 @@ static void test_job_unmeasured_note(void **state)
 	assert_true(isnan(r.mpi.imbalance));
 	n = pma_notes_find(&r.notes, PMA_NOTE_RANKS_MPI_UNMEASURED);
 	assert_non_null(n);
-	assert_double_equal(n->n[0], 1, 0);
-	assert_double_equal(n->n[1], 2, 0);
+	assert_double_equal(n->arg.ranks_mpi_unmeasured.unmeasured, 1, 0);
+	assert_double_equal(n->arg.ranks_mpi_unmeasured.ranks, 2, 0);
 	pma_ranks_free(&r);
 
 	/* a job of programs that do not link libmpi (no RUN_END "mpi" anywhere): no note */

@@ -400,11 +400,11 @@ static void test_omega_notes(void **state)
 	assert_int_equal(pma_ranks_merge(rows, 3, 0, NULL, &r, why, sizeof(why)), 0);
 	nt = pma_notes_find(&r.notes, PMA_NOTE_RANKS_OMEGA_UNKNOWN);
 	assert_non_null(nt);
-	assert_double_equal(nt->n[0], 3, 0);
-	assert_double_equal(nt->n[1], 2, 0);
-	assert_double_equal(nt->n[2], 3, 0);
-	assert_string_equal(nt->s[0], "pm/trace.1.zst");
-	assert_string_equal(nt->s[1], "run 1: exited 1");
+	assert_double_equal(nt->arg.ranks_omega_unknown.ranks, 3, 0);
+	assert_double_equal(nt->arg.ranks_omega_unknown.failed_ranks, 2, 0);
+	assert_double_equal(nt->arg.ranks_omega_unknown.failed_runs, 3, 0);
+	assert_string_equal(nt->arg.ranks_omega_unknown.trace, "pm/trace.1.zst");
+	assert_string_equal(nt->arg.ranks_omega_unknown.failure, "run 1: exited 1");
 	text = pma_note_alloc(nt);
 	assert_non_null(strstr(text, "in 'pm/trace.1.zst' run 1: exited 1"));
 	assert_non_null(strstr(text, "pmanalyze --calibration cal.zst"));
@@ -423,9 +423,9 @@ static void test_omega_notes(void **state)
 	assert_null(pma_notes_find(&r.notes, PMA_NOTE_RANKS_OMEGA_UNKNOWN));
 	nt = pma_notes_find(&r.notes, PMA_NOTE_RANKS_CAL_FILE);
 	assert_non_null(nt);
-	assert_double_equal(nt->n[0], 2, 0);
-	assert_double_equal(nt->n[1], 1, 0);
-	assert_string_equal(nt->s[0], "cal.zst");
+	assert_double_equal(nt->arg.ranks_cal_file.ranks, 2, 0);
+	assert_double_equal(nt->arg.ranks_cal_file.replaced, 1, 0);
+	assert_string_equal(nt->arg.ranks_cal_file.trace, "cal.zst");
 	pma_ranks_free(&r);
 }
 

@@ -164,7 +164,7 @@ static void test_energy_did_not_advance(void **state)
 static void test_summary_warning(void **state)
 {
 	struct pma_summary s;
-	char *what;
+	char *what, *code;
 
 	(void)state;
 	pma_summary_parse("{\"samples\":83,\"late_samples\":2,\"collector_cpu_ns\":7.3e7}", &s);
@@ -173,10 +173,17 @@ static void test_summary_warning(void **state)
 	assert_true(s.collector_cpu_ns == 7.3e7);
 	pma_summary_parse("", &s);
 	assert_false(s.present);
-	what = pma_warning_parse("{\"what\":\"late \\u001b[31m\"}");
+	what = pma_warning_parse("{\"what\":\"late \\u001b[31m\"}", &code);
 	assert_string_equal(what, "late ?[31m");
+	assert_null(code); /* a trace written before the codes */
 	free(what);
-	assert_null(pma_warning_parse("{\"other\":1}"));
+	what = pma_warning_parse("{\"what\":\"lost\",\"code\":\"sched-lost\"}", &code);
+	assert_string_equal(what, "lost");
+	assert_string_equal(code, "sched-lost");
+	free(what);
+	free(code);
+	assert_null(pma_warning_parse("{\"other\":1,\"code\":\"x\"}", &code));
+	assert_null(code);
 }
 
 /* SUMMARY "sources" (FORMAT.md §6 SUMMARY): META's energy source, opened (recorded true with its
@@ -221,14 +228,13 @@ static void test_summary_sources(void **state)
 static void test_notes(void **state)
 {
 	struct pma_notes l = { 0 }, copy = { 0 };
-	const char *sv[] = { "x" };
 	char buf[512];
 
 	(void)state;
 	/* no cap: the old lists kept 32 warnings, 16 report notes and 6 memory notes */
 	for (int i = 0; i < 100; i++)
-		assert_int_equal(pma_notes_add(&l, PMA_NOTE_SEQ_GAPS, (double[]){ i }, 1, NULL, 0), 0);
-	assert_int_equal(pma_notes_add(&l, PMA_NOTE_RECORDED, NULL, 0, sv, 1), 0);
+		assert_int_equal(pma_note_add_seq_gaps(&l, &(struct pma_note_seq_gaps){ .chunks = i }), 0);
+	assert_int_equal(pma_note_add_recorded(&l, &(struct pma_note_recorded){ .what = "x" }), 0);
 	assert_int_equal(l.n, 101);
 	assert_string_equal(pma_note_text(&l.v[99], buf, sizeof(buf)),
 			    "chunks missing, repeated or out of order: 99");
@@ -237,15 +243,17 @@ static void test_notes(void **state)
 	assert_null(pma_notes_find(&l, PMA_NOTE_SATURATED));
 	assert_int_equal(pma_notes_append(&copy, &l), 0);
 	assert_int_equal(copy.n, 101);
-	assert_ptr_not_equal(copy.v[100].s[0], l.v[100].s[0]); /* a copy, not a shared string */
+	/* a copy, not a shared string */
+	assert_ptr_not_equal(copy.v[100].arg.recorded.what, l.v[100].arg.recorded.what);
 	pma_notes_free(&l);
 	assert_string_equal(pma_note_text(&copy.v[100], buf, sizeof(buf)), "recorded: x");
 	pma_notes_free(&copy);
 
 	/* a note's numbers worded as before the notes were structured */
-	assert_int_equal(pma_notes_add(&l, PMA_NOTE_SCHED_LOST, (double[]){ 3, 0, 5, 995 }, 4,
-				       NULL, 0), 0);
-	assert_int_equal(pma_notes_add(&l, PMA_NOTE_FILE_TRUNCATED, (double[]){ 1 }, 1, NULL, 0), 0);
+	assert_int_equal(pma_note_add_sched_lost(&l, &(struct pma_note_sched_lost){ .run_id = 3,
+				.lost = 0, .gaps = 5, .events = 995 }), 0);
+	assert_int_equal(pma_note_add_file_truncated(&l, &(struct pma_note_file_truncated){
+				.chunks = 1 }), 0);
 	assert_string_equal(pma_note_text(&l.v[0], buf, sizeof(buf)),
 			    "run 3: 0 scheduler events lost (5 gaps in 995 recorded): the exact "
 			    "estimate is uncertain by about 0.5%");
