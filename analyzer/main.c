@@ -22,7 +22,6 @@ static const char usage_line[] = "usage: pmanalyze [options] <trace>...";
 
 #define OPTS struct cli_opts
 
-static int cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_placement(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_tcm_event(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 
@@ -133,7 +132,7 @@ static const struct pm_opt options[] = {
 	{ "quiet", 'q', NULL, "do not print warnings or progress on standard error",
 	  PM_OPT_FLAG(OPTS, quiet, 1) },
 	{ "help", 'h', NULL, "print this help and exit",
-	  PM_OPT_CALLBACK(cb_help), .flags = PM_OPT_NOARG | PM_OPT_FORM },
+	  PM_OPT_CALLBACK(pm_opt_cb_help), .flags = PM_OPT_NOARG | PM_OPT_FORM },
 	{ "version", 'V', NULL, "print the version and exit",
 	  PM_OPT_CALLBACK(pm_opt_cb_version), .flags = PM_OPT_NOARG | PM_OPT_FORM },
 	/* hidden: the visible long options, one per line, for the man-page test (t2000) */
@@ -154,37 +153,34 @@ static const char *const synopsis_forms[] = {
 	NULL,
 };
 
-/* --help: the synopsis and what pmanalyze does, the options (both from the table), the rest. */
-static int cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
-{
-	(void)opt;
-	(void)arg;
-	(void)st;
-	pm_opt_synopsis(stdout, "pmanalyze", options, "<trace>...", synopsis_forms, 80);
-	fputs("\n"
-	      "Predicts the speedup of the program recorded in <trace> by pmcollect on any number of\n"
-	      "cores (Tudor & Teo's model: S(m,n) = A(m,n) / (1 + omega(n))).\n"
-	      "\n", stdout);
-	pm_opt_help(stdout, options, PM_OPT_HELP_COLUMN, 90);
-	fputs("\n"
-	      "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
-	      "docs/memory-model.md. A trace of pmcollect --sweep adds the scaling study: measured\n"
-	      "vs predicted speedup per configuration and empirical scaling models (docs/scaling.md).\n"
-	      "\n"
-	      "The traces of one MPI or Slurm job (pmcollect -o 'pm-%j/trace.%r.zst' under mpirun\n"
-	      "or srun; a directory stands for its *.zst files) are merged: a row per rank, the\n"
-	      "load imbalance across ranks, the slowest rank and the job's T(n); see docs/cluster.md.\n"
-	      "\n"
-	      "Deprecated (one release, with a warning): -f table|json|csv for -F, -e <name> for -E,\n"
-	      "-i for -I.\n"
-	      "\n"
-	      "Exit status: 0 success, 1 bad or unreadable trace, or a file that cannot be written\n"
-	      "(-o, --html, --plot, --export-perfetto, --export-extrap, --model-out), 2 usage error\n"
-	      "(also: traces of different programs without --force), 3 nothing to predict (one\n"
-	      "thread at a time).\n",
-	      stdout);
-	return ferror(stdout) ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
-}
+/* The usage after a malformed command line, and --help around the table's synopsis and option
+ * lines: what pmanalyze does, the calibration, sweeps and jobs, the exit statuses. */
+static const struct pm_opt_usage usage = {
+	.short_usage = usage_line,
+	.prog = "pmanalyze",
+	.operands = "<trace>...",
+	.forms = synopsis_forms,
+	.intro = "Predicts the speedup of the program recorded in <trace> by pmcollect on any number of\n"
+		 "cores (Tudor & Teo's model: S(m,n) = A(m,n) / (1 + omega(n))).\n"
+		 "\n",
+	.outro = "\n"
+		 "Calibration runs (pmcollect --calibrate) in the traces give omega(n); see\n"
+		 "docs/memory-model.md. A trace of pmcollect --sweep adds the scaling study: measured\n"
+		 "vs predicted speedup per configuration and empirical scaling models (docs/scaling.md).\n"
+		 "\n"
+		 "The traces of one MPI or Slurm job (pmcollect -o 'pm-%j/trace.%r.zst' under mpirun\n"
+		 "or srun; a directory stands for its *.zst files) are merged: a row per rank, the\n"
+		 "load imbalance across ranks, the slowest rank and the job's T(n); see docs/cluster.md.\n"
+		 "\n"
+		 "Deprecated (one release, with a warning): -f table|json|csv for -F, -e <name> for -E,\n"
+		 "-i for -I.\n"
+		 "\n"
+		 "Exit status: 0 success, 1 bad or unreadable trace, or a file that cannot be written\n"
+		 "(-o, --html, --plot, --export-perfetto, --export-extrap, --model-out), 2 usage error\n"
+		 "(also: traces of different programs without --force), 3 nothing to predict (one\n"
+		 "thread at a time).\n",
+	.help_width = 90,
+};
 
 /* --placement: compact (chunk 0), scatter (1) or a chunk size k >= 1. */
 static int cb_placement(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
@@ -293,7 +289,7 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 
 	deprecated_forms(argc, argv);
 	/* no PM_OPT_STOP_AT_ARG: options may follow the traces (GNU permutation) */
-	rc = pm_opt_parse(options, 0, usage_line, argc, argv, o);
+	rc = pm_opt_parse(options, 0, &usage, argc, argv, o);
 	if (rc != -1 || (rc = check_modes(o, argc - optind)) != -1)
 		return rc;
 	o->traces = argv + optind;

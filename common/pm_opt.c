@@ -346,10 +346,11 @@ static int take(const struct pm_opt *o, const char *arg, struct pm_opt_state *st
 	return PM_OPT_TAKEN;
 }
 
-int pm_opt_parse(const struct pm_opt *opts, int flags, const char *usage, int argc, char **argv,
-		 void *base)
+int pm_opt_parse(const struct pm_opt *opts, int flags, const struct pm_opt_usage *usage, int argc,
+		 char **argv, void *base)
 {
-	struct pm_opt_state st = { .opts = opts, .argc = argc, .argv = argv, .base = base };
+	struct pm_opt_state st = { .opts = opts, .usage = usage, .argc = argc, .argv = argv,
+				   .base = base };
 	struct pm_opt_getopt g;
 	size_t n = pm_opt_count(opts);
 	int c, rc = PM_OPT_TAKEN;
@@ -367,7 +368,7 @@ int pm_opt_parse(const struct pm_opt *opts, int flags, const char *usage, int ar
 		if (c == ':' || c == '?' || i == n) {
 			char msg[256];
 
-			rc = pm_cli_usage_error(usage, "%s",
+			rc = pm_cli_usage_error(usage->short_usage, "%s",
 						pm_opt_error(c, argv, optind, optopt, msg, sizeof(msg)));
 			break;
 		}
@@ -388,6 +389,22 @@ int pm_opt_cb_list_names(const struct pm_opt *opt, const char *arg, struct pm_op
 	(void)opt;
 	(void)arg;
 	return pm_opt_print_names(stdout, st->opts) < 0 ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
+}
+
+int pm_opt_print_help(FILE *f, const struct pm_opt *opts, const struct pm_opt_usage *usage)
+{
+	pm_opt_synopsis(f, usage->prog, opts, usage->operands, usage->forms, 80);
+	fprintf(f, "\n%s", usage->intro ? usage->intro : "");
+	pm_opt_help(f, opts, PM_OPT_HELP_COLUMN, usage->help_width);
+	fputs(usage->outro ? usage->outro : "", f);
+	return ferror(f) ? -1 : 0;
+}
+
+int pm_opt_cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	(void)opt;
+	(void)arg;
+	return pm_opt_print_help(stdout, st->opts, st->usage) < 0 ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
 }
 
 int pm_opt_cb_version(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)

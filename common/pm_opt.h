@@ -14,7 +14,8 @@
  *		PM_OPT_END,
  *	};
  *	struct opts o = { ... };
- *	int rc = pm_opt_parse(opts, PM_OPT_STOP_AT_ARG, usage_line, argc, argv, &o);
+ *	static const struct pm_opt_usage usage = { "usage: tool [options] <file>", "tool", "<file>" };
+ *	int rc = pm_opt_parse(opts, PM_OPT_STOP_AT_ARG, &usage, argc, argv, &o);
  *	if (rc >= 0) return rc;   // --help done, or an error reported
  *	// argv[optind..] are the operands
  */
@@ -117,9 +118,21 @@ struct pm_opt {
 #define PM_OPT_COLON 2       /* ':': return ':' for a missing value, '?' for an unknown option
 				(pm_opt_parse always sets it) */
 
+/* A command's usage texts besides its option table. */
+struct pm_opt_usage {
+	const char *short_usage;   /* printed after a malformed command line: "usage: tool [options]" */
+	const char *prog;          /* the command's name in the synopsis */
+	const char *operands;      /* what follows the options on the synopsis's first line */
+	const char *const *forms;  /* the synopsis's other forms (pm_opt_synopsis), or NULL */
+	const char *intro;         /* --help: the text between the synopsis and the option lines */
+	const char *outro;         /* --help: the text after the option lines */
+	int help_width;            /* pm_opt_help's width (0: no wrapping) */
+};
+
 /* What pm_opt_parse() hands a callback. */
 struct pm_opt_state {
 	const struct pm_opt *opts; /* the table */
+	const struct pm_opt_usage *usage;
 	int argc;
 	char **argv;               /* the command line (getopt's optind: the next word) */
 	void *base;                /* the options struct the offsets point into */
@@ -133,11 +146,11 @@ void *pm_opt_dest(const struct pm_opt *opt, const struct pm_opt_state *st);
  * each kind sets its field, a callback does what it does. Errors, on stderr in git's grammar
  * (pm_cli.h), status 2:
  *	a bad value: one line, "invalid --interval '0': want milliseconds from 0.1 to 10000";
- *	an unknown option or a missing value: its line, then usage (the tool's short usage).
+ *	an unknown option or a missing value: its line, then usage->short_usage.
  * Returns -1 when the options are parsed (optind is the first operand), or the exit status to
  * return now (a callback's, after --help; 2 after an error; 1 for a bad table or no memory). */
-int pm_opt_parse(const struct pm_opt *opts, int flags, const char *usage, int argc, char **argv,
-		 void *base);
+int pm_opt_parse(const struct pm_opt *opts, int flags, const struct pm_opt_usage *usage, int argc,
+		 char **argv, void *base);
 
 /* Returns the id getopt_long reports for row i of opts: its letter, or 256 + i. */
 int pm_opt_id(const struct pm_opt *opts, size_t i);
@@ -197,6 +210,14 @@ int pm_opt_print_names(FILE *f, const struct pm_opt *opts);
 /* A callback for a hidden --list-options row: pm_opt_print_names() of st->opts on stdout;
  * returns 0, or 1 on a write error. */
 int pm_opt_cb_list_names(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+
+/* Prints --help to f: the synopsis (pm_opt_synopsis, 80 columns), an empty line, usage->intro,
+ * the option lines (pm_opt_help) and usage->outro. Returns 0, or -1 on a write error. */
+int pm_opt_print_help(FILE *f, const struct pm_opt *opts, const struct pm_opt_usage *usage);
+
+/* A callback for a --help row: pm_opt_print_help() of st's table and usage on stdout; returns 0,
+ * or 1 on a write error. */
+int pm_opt_cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 
 /* A callback for a --version row: "<prog> <version> (pmtrace format X.Y)" on stdout (pm_cli.h
  * PMT_TOOLS_VERSION, pmt.h PMT_FORMAT_MAJOR.PMT_FORMAT_MINOR); returns 0, or 1 on a write error. */

@@ -55,7 +55,6 @@ const char pmc_cli_usage_line[] = "usage: pmcollect [options] [--] <command> [<a
 
 #define OPTS struct pmc_opts
 
-static int cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_threads(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_mem_nodes(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_omp_runtime(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
@@ -189,7 +188,7 @@ static const struct pm_opt options[] = {
 	  "terminal]", PM_OPT_FLAG(OPTS, progress, 1) },
 	{ "quiet", 'q', NULL, "do not print warnings or progress", PM_OPT_FLAG(OPTS, quiet, 1) },
 	{ "help", 'h', NULL, "show this help and exit",
-	  PM_OPT_CALLBACK(cb_help), .flags = PM_OPT_NOARG | PM_OPT_FORM },
+	  PM_OPT_CALLBACK(pm_opt_cb_help), .flags = PM_OPT_NOARG | PM_OPT_FORM },
 	{ "version", 'V', NULL, "show the version and exit",
 	  PM_OPT_CALLBACK(pm_opt_cb_version), .flags = PM_OPT_NOARG | PM_OPT_FORM },
 	/* hidden: the visible long options, one per line, for the man-page test (t1000) */
@@ -204,33 +203,31 @@ static const char *const synopsis_forms[] = {
 	NULL,
 };
 
-/* --help: the synopsis and what pmcollect does, the options (both from the table), examples. */
-static int cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
-{
-	(void)opt;
-	(void)arg;
-	(void)st;
-	pm_opt_synopsis(stdout, "pmcollect", options, "[--] <command> [<args>...]", synopsis_forms, 80);
-	fputs("\n"
-		"Runs <command> and records the run-queue activity of its threads (from /proc) and\n"
-		"hardware-counter snapshots into a pmtrace file for pmanalyze.\n"
-		"\n", stdout);
-	pm_opt_help(stdout, options, PM_OPT_HELP_COLUMN, 0);
-	fputs("\n"
-		"Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
-		"  pmcollect --cpus 0 -t 8 -- ./app\n"
-		"Baseline and memory-contention calibration in one trace:\n"
-		"  pmcollect --calibrate -t 8 -- ./app\n"
-		"Bandwidth the program needs (Casas & Bronevetsky):\n"
-		"  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
-		"  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n"
-		"One trace per rank of an MPI job (merge them with pmanalyze pm-1234/):\n"
-		"  srun -n 64 pmcollect -o 'pm-%j/trace.%r.zst' -- ./app\n"
-		"Scaling sweep, 3 repetitions per core count:\n"
-		"  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
-		"  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n", stdout);
-	return ferror(stdout) ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
-}
+/* The usage after a malformed command line, and --help around the table's synopsis and option
+ * lines: what pmcollect does, examples. */
+static const struct pm_opt_usage usage = {
+	.short_usage = pmc_cli_usage_line,
+	.prog = "pmcollect",
+	.operands = "[--] <command> [<args>...]",
+	.forms = synopsis_forms,
+	.intro = "Runs <command> and records the run-queue activity of its threads (from /proc) and\n"
+		 "hardware-counter snapshots into a pmtrace file for pmanalyze.\n"
+		 "\n",
+	.outro = "\n"
+		 "Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
+		 "  pmcollect --cpus 0 -t 8 -- ./app\n"
+		 "Baseline and memory-contention calibration in one trace:\n"
+		 "  pmcollect --calibrate -t 8 -- ./app\n"
+		 "Bandwidth the program needs (Casas & Bronevetsky):\n"
+		 "  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
+		 "  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n"
+		 "One trace per rank of an MPI job (merge them with pmanalyze pm-1234/):\n"
+		 "  srun -n 64 pmcollect -o 'pm-%j/trace.%r.zst' -- ./app\n"
+		 "Scaling sweep, 3 repetitions per core count:\n"
+		 "  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
+		 "  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n",
+	.help_width = 0,
+};
 
 /* -t M, or a list of counts (checked in pmc_cli_plan_runs: it needs --omp-regions). */
 static int cb_threads(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
@@ -358,7 +355,7 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
  * usage error (reported), 1 when out of memory. */
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
-	int ret = pm_opt_parse(options, PM_OPT_STOP_AT_ARG, pmc_cli_usage_line, argc, argv, o);
+	int ret = pm_opt_parse(options, PM_OPT_STOP_AT_ARG, &usage, argc, argv, o);
 
 	pmc_cli_quiet = o->quiet;
 	pmc_cli_progress_forced = o->progress;

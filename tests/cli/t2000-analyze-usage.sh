@@ -74,6 +74,16 @@ bad_value "--threshold nan" "invalid --threshold 'nan': want a percentage above 
 bad_value "--placement (callback)" "invalid --placement 'tight': want compact, scatter or a chunk size from 1 to 1000000" \
 	--placement tight "$sample"
 bad_value "--tcm-event= (callback)" "invalid --tcm-event '': want an event name of 1 to 127 bytes" --tcm-event= "$sample"
+# a file that cannot be written is a runtime failure, exit 1 (--help's exit statuses), one line
+: >"$T/afile"
+sched="$PMT_TOP/sample-traces/pipeline-4t-cpu0-sched.zst"
+for out in "-o $T/afile/r.txt" "--html $T/afile/r.html" "--plot $T/afile/plots" "--export-perfetto $T/afile/p.json"; do
+	run_capture "$PMANALYZE" $out "$sched"
+	expect_status "unwritable $out: exit 1" 1
+	expect_err_line "unwritable $out: one line" "^pmanalyze: error: cannot (open|create) '$T/afile/"
+done
+if "$PMANALYZE" --help | grep -q "^Exit status: 0 success, 1 bad or unreadable trace, or a file that cannot be written$"
+then ok "--help: exit status 1 includes a file that cannot be written"; else not_ok "--help: exit status 1 includes a file that cannot be written"; fi
 # the value given to an option: '--pmnf-classes 4' is the option without its value, then an operand
 run_capture "$PMANALYZE" --format csv --cores 1-2 --pmnf-classes "$sample"
 expect_status "--pmnf-classes alone: the default unit, exit 0" 0

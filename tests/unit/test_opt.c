@@ -219,6 +219,8 @@ static void test_bad_tables(void **state)
 	}
 }
 
+static const struct pm_opt_usage prog_usage = { .short_usage = "usage: prog", .prog = "prog" };
+
 /* Runs pm_opt_parse of table over the words (NULL-terminated) into *o, stderr to /dev/null;
  * returns its result. */
 static int parse_words(const struct pm_opt *opts, struct topts *o, const char **words)
@@ -233,7 +235,7 @@ static int parse_words(const struct pm_opt *opts, struct topts *o, const char **
 	optind = 0;
 	fflush(stderr);
 	dup2(null, 2);
-	rc = pm_opt_parse(opts, PM_OPT_STOP_AT_ARG, "usage: prog", argc, argv, o);
+	rc = pm_opt_parse(opts, PM_OPT_STOP_AT_ARG, &prog_usage, argc, argv, o);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -336,7 +338,7 @@ static void test_parse_errors(void **state)
 		optind = 0;
 		fflush(stderr);
 		dup2(fd, 2);
-		assert_int_equal(pm_opt_parse(kinds, 0, "usage: prog", cases[i][1] ? 3 : 2, argv, &o), 2);
+		assert_int_equal(pm_opt_parse(kinds, 0, &prog_usage, cases[i][1] ? 3 : 2, argv, &o), 2);
 		fflush(stderr);
 		dup2(saved, 2);
 		close(saved);
