@@ -61,7 +61,7 @@ static const struct pm_opt options[] = {
 	{ "threshold", 0, "<pct>",
 	  "slowdown that counts as degradation in a trace of\npmcollect --interfere [default: 5]",
 	  PM_OPT_DOUBLE(OPTS, co.threshold, 0, 1000, "a percentage"), .flags = PM_OPT_ABOVE,
-	  .scale = 0.01 },
+	  .divide_by = 100 },
 	{ "procs", 0, "<p>",
 	  "the program's processes that share the resource, for\nthe needs per process of --interfere [default: 1]",
 	  PM_OPT_INT(OPTS, co.procs, 1, 65536, NULL) },

@@ -319,7 +319,8 @@ static int take(const struct pm_opt *o, const char *arg, struct pm_opt_state *st
 			want_range(o, st);
 			return PM_OPT_BAD;
 		}
-		d *= o->scale != 0 ? o->scale : 1;
+		if (o->divide_by != 0)
+			d /= o->divide_by;
 		memcpy(pm_opt_dest(o, st), &d, sizeof(d));
 		return PM_OPT_TAKEN;
 	case PM_OPT_KIND_CHOICE:

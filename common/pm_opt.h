@@ -37,7 +37,7 @@ enum pm_opt_kind {
 	PM_OPT_KIND_INT,      /* a whole decimal number in [.min, .max] into a 4- or 8-byte integer
 				 field (int, unsigned, uint32_t, long) */
 	PM_OPT_KIND_DOUBLE,   /* a decimal number in [.min, .max] (above .min with PM_OPT_ABOVE),
-				 times .scale when not 0, into a double field */
+				 divided by .divide_by when not 0, into a double field */
 	PM_OPT_KIND_CHOICE,   /* one of .choices ("table|json|csv"): its index, or what .parse
 				 returns for it, into an int-sized field */
 	PM_OPT_KIND_LIST,     /* a list of whole numbers in [.min, .max] (pm_intlist_parse: 1-8,
@@ -84,7 +84,8 @@ struct pm_opt {
 	double min, max;       /* INT, DOUBLE, LIST: the accepted range */
 	const char *unit;      /* INT, DOUBLE: what the number counts, for the error ("milliseconds");
 				  NULL: "a whole number", "a number" */
-	double scale;          /* DOUBLE: the value stored is the given one times scale (0: 1) */
+	double divide_by;      /* DOUBLE: the value stored is the given one divided by it (0: as
+				  given); 100 turns a percentage into a fraction */
 	const char *choices;   /* CHOICE: the accepted words, '|'-separated; any kind: shown in the
 				  synopsis instead of argh */
 	int (*parse)(const char *word); /* CHOICE: maps a word to its value (-1: none); NULL: the

@@ -249,7 +249,7 @@ static void test_parse_kinds(void **state)
 	static const struct pm_opt kinds[] = {
 		{ "interval", 'i', "MS", "x", PM_OPT_DOUBLE(T, interval_ms, 0.1, 10000, "milliseconds") },
 		{ "above", 0, "X", "x", PM_OPT_DOUBLE(T, interval_ms, 0, 100, NULL), .flags = PM_OPT_ABOVE,
-		  .scale = 0.01 },
+		  .divide_by = 100 },
 		{ "format", 'F', NULL, "x", PM_OPT_CHOICE(T, format, "table|json|csv") },
 		{ "cores", 'c', NULL, "x", PM_OPT_LIST(T, cores, 1, 64) },
 		{ "cb", 0, NULL, "x", PM_OPT_CALLBACK(cb_count) },
@@ -279,7 +279,7 @@ static void test_parse_kinds(void **state)
 	assert_int_equal(o.cores.v[4], 8);
 	assert_string_equal(o.cb_arg, "v");
 	assert_int_equal(parse_words(kinds, &o, (const char *[]){ "--above", "50", NULL }), -1);
-	assert_true(o.interval_ms == 0.5); /* times .scale */
+	assert_true(o.interval_ms == 0.5); /* divided by .divide_by */
 
 	/* bad values: status 2, the field left alone */
 	const char *bad[][3] = {
