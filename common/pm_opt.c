@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* pm_opt.c: a command's option table turned into getopt_long's arguments, --help lines and the
- * list of long options (pm_opt.h). */
+/* pm_opt.c: a command's option table turned into getopt_long's arguments, the parsing that sets
+ * each option's field, --help lines, the synopsis and the list of long options (pm_opt.h). */
 #include "pm_opt.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-int pm_opt_id(const struct pm_opt *o)
+#include "pm_cli.h"
+#include "pmt.h"
+
+int pm_opt_id(const struct pm_opt *opts, size_t i)
 {
-	return o->id ? o->id : o->short_name;
+	return opts[i].short_name ? opts[i].short_name : 256 + (int)i;
+}
+
+enum pm_opt_arg pm_opt_arg(const struct pm_opt *o)
+{
+	if (o->kind == PM_OPT_KIND_FLAG || (o->flags & PM_OPT_NOARG))
+		return PM_OPT_NONE;
+	return o->flags & PM_OPT_OPTARG ? PM_OPT_OPTIONAL : PM_OPT_REQUIRED;
 }
 
 size_t pm_opt_count(const struct pm_opt *opts)
@@ -22,17 +34,36 @@ size_t pm_opt_count(const struct pm_opt *opts)
 	return n;
 }
 
+/* Whether row o's kind has what it needs: a destination of a size it can store, a callback, the
+ * choices. */
+static int check_kind(const struct pm_opt *o)
+{
+	switch (o->kind) {
+	case PM_OPT_KIND_FLAG:
+	case PM_OPT_KIND_CHOICE:
+		if (o->size != sizeof(int) || (o->kind == PM_OPT_KIND_CHOICE && !o->choices))
+			return -1;
+		return 0;
+	case PM_OPT_KIND_INT:
+		return (o->size == 4 || o->size == 8) && o->min <= o->max ? 0 : -1;
+	case PM_OPT_KIND_STRING:
+	case PM_OPT_KIND_DOUBLE:
+	case PM_OPT_KIND_LIST:
+		return o->size > 0 && o->min <= o->max ? 0 : -1;
+	case PM_OPT_KIND_CALLBACK:
+		return o->cb ? 0 : -1;
+	}
+	return -1;
+}
+
 /* Checks row i of opts against the rows before it; returns 0 or -1 (a bad table). */
 static int check_row(const struct pm_opt *opts, size_t i)
 {
 	const struct pm_opt *o = &opts[i];
 
-	if (!o->long_name[0] || o->arg < PM_OPT_NONE || o->arg > PM_OPT_OPTIONAL)
+	if (!o->long_name[0] || check_kind(o) < 0)
 		return -1;
-	if (o->short_name && (o->short_name > 127 || !isalnum(o->short_name) ||
-			      (o->id && o->id != o->short_name)))
-		return -1;
-	if (!o->short_name && o->id <= 255)
+	if (o->short_name && (o->short_name > 127 || !isalnum(o->short_name)))
 		return -1;
 	for (size_t j = 0; j < i; j++) {
 		if (strcmp(opts[j].long_name, o->long_name) == 0)
@@ -69,15 +100,15 @@ int pm_opt_getopt_build(const struct pm_opt *opts, int flags, struct pm_opt_geto
 			return -1;
 		}
 		g->longopts[i].name = o->long_name;
-		g->longopts[i].has_arg = has_arg[o->arg];
+		g->longopts[i].has_arg = has_arg[pm_opt_arg(o)];
 		g->longopts[i].flag = NULL;
-		g->longopts[i].val = pm_opt_id(o);
+		g->longopts[i].val = pm_opt_id(opts, i);
 		if (!o->short_name)
 			continue;
 		g->shortopts[k++] = (char)o->short_name;
-		if (o->arg != PM_OPT_NONE)
+		if (pm_opt_arg(o) != PM_OPT_NONE)
 			g->shortopts[k++] = ':';
-		if (o->arg == PM_OPT_OPTIONAL)
+		if (pm_opt_arg(o) == PM_OPT_OPTIONAL)
 			g->shortopts[k++] = ':';
 	}
 	g->shortopts[k] = '\0';
@@ -138,9 +169,9 @@ int pm_opt_help(FILE *f, const struct pm_opt *opts, int help_col, int width)
 			col = fprintf(f, "  -%c, --%s", o->short_name, o->long_name);
 		else
 			col = fprintf(f, "      --%s", o->long_name);
-		if (o->arg == PM_OPT_REQUIRED)
+		if (pm_opt_arg(o) == PM_OPT_REQUIRED)
 			col += fprintf(f, "=%s", argh);
-		else if (o->arg == PM_OPT_OPTIONAL)
+		else if (pm_opt_arg(o) == PM_OPT_OPTIONAL)
 			col += fprintf(f, "[=%s]", argh);
 		col += fprintf(f, "%*s", col <= help_col - 2 ? help_col - col : 2, "");
 		line = o->help;
@@ -185,4 +216,274 @@ char *pm_opt_error(int c, char *const argv[], int optind_now, int optopt_now, ch
 	else
 		snprintf(buf, bufsize, "unknown option '%s'", arg);
 	return buf;
+}
+
+void *pm_opt_dest(const struct pm_opt *opt, const struct pm_opt_state *st)
+{
+	return (char *)st->base + opt->offset;
+}
+
+/* Stores v into the integer field of size o->size (4 or 8 bytes, checked by check_kind). */
+static void store_int(const struct pm_opt *o, const struct pm_opt_state *st, long v)
+{
+	void *p = pm_opt_dest(o, st);
+
+	if (o->size == sizeof(int32_t)) {
+		int32_t v32 = (int32_t)v;
+		memcpy(p, &v32, sizeof(v32));
+	} else {
+		int64_t v64 = v;
+		memcpy(p, &v64, sizeof(v64));
+	}
+}
+
+/* "want milliseconds from 0.1 to 10000", "want a number above 0", "want a percentage above 0, up
+ * to 1000": the range of a number kind, into st->why. */
+static void want_range(const struct pm_opt *o, struct pm_opt_state *st)
+{
+	const char *unit = o->unit ? o->unit :
+			   o->kind == PM_OPT_KIND_INT ? "a whole number" : "a number";
+
+	if (!(o->flags & PM_OPT_ABOVE))
+		snprintf(st->why, sizeof(st->why), "want %s from %.15g to %.15g", unit, o->min, o->max);
+	else if (isinf(o->max))
+		snprintf(st->why, sizeof(st->why), "want %s above %.15g", unit, o->min);
+	else
+		snprintf(st->why, sizeof(st->why), "want %s above %.15g, up to %.15g", unit, o->min,
+			 o->max);
+}
+
+/* "want table, json or csv": the words of o->choices, into st->why. */
+static void want_choices(const struct pm_opt *o, struct pm_opt_state *st)
+{
+	const char *p = o->choices;
+	size_t k = (size_t)snprintf(st->why, sizeof(st->why), "want ");
+
+	while (*p && k < sizeof(st->why)) {
+		size_t len = strcspn(p, "|");
+		const char *sep = !p[len] ? "" : strchr(p + len + 1, '|') ? ", " : " or ";
+
+		k += (size_t)snprintf(st->why + k, sizeof(st->why) - k, "%.*s%s", (int)len, p, sep);
+		p += len + (p[len] != '\0');
+	}
+}
+
+/* The index of word among o->choices ("a|b|c"), or -1. */
+static int choice_index(const char *choices, const char *word)
+{
+	size_t wlen = strlen(word);
+
+	for (int i = 0;; i++) {
+		size_t len = strcspn(choices, "|");
+
+		if (len == wlen && strncmp(choices, word, len) == 0)
+			return i;
+		if (!choices[len])
+			return -1;
+		choices += len + 1;
+	}
+}
+
+/* Sets row o's field from arg (NULL: no value given). Returns PM_OPT_TAKEN, PM_OPT_BAD with
+ * st->why, or a callback's exit status. */
+static int take(const struct pm_opt *o, const char *arg, struct pm_opt_state *st)
+{
+	char *end;
+	long v;
+	double d;
+
+	switch (o->kind) {
+	case PM_OPT_KIND_FLAG:
+		store_int(o, st, o->set);
+		return PM_OPT_TAKEN;
+	case PM_OPT_KIND_STRING:
+		memcpy(pm_opt_dest(o, st), &arg, sizeof(arg));
+		return PM_OPT_TAKEN;
+	case PM_OPT_KIND_INT:
+		if (!arg) {
+			store_int(o, st, o->set);
+			return PM_OPT_TAKEN;
+		}
+		if (pm_cli_parse_long(arg, (long)o->min, (long)o->max, &v) < 0) {
+			want_range(o, st);
+			return PM_OPT_BAD;
+		}
+		store_int(o, st, v);
+		return PM_OPT_TAKEN;
+	case PM_OPT_KIND_DOUBLE:
+		errno = 0;
+		d = strtod(arg, &end);
+		/* written so that NaN fails too */
+		if (errno || end == arg || *end || !isfinite(d) || !(o->flags & PM_OPT_ABOVE ? d > o->min : d >= o->min) ||
+		    !(d <= o->max)) {
+			want_range(o, st);
+			return PM_OPT_BAD;
+		}
+		if (o->divide_by != 0)
+			d /= o->divide_by;
+		memcpy(pm_opt_dest(o, st), &d, sizeof(d));
+		return PM_OPT_TAKEN;
+	case PM_OPT_KIND_CHOICE:
+		v = o->parse ? o->parse(arg) : choice_index(o->choices, arg);
+		if (v < 0) {
+			want_choices(o, st);
+			return PM_OPT_BAD;
+		}
+		store_int(o, st, v);
+		return PM_OPT_TAKEN;
+	case PM_OPT_KIND_LIST: {
+		struct pm_intlist *l = pm_opt_dest(o, st), nl;
+
+		if (pm_intlist_parse(arg, (uint32_t)o->min, (uint32_t)o->max, &nl, st->why,
+				     sizeof(st->why)) < 0)
+			return PM_OPT_BAD;
+		pm_intlist_free(l);
+		*l = nl;
+		return PM_OPT_TAKEN;
+	}
+	case PM_OPT_KIND_CALLBACK:
+		return o->cb(o, arg, st);
+	}
+	return PM_OPT_TAKEN;
+}
+
+int pm_opt_parse(const struct pm_opt *opts, int flags, const struct pm_opt_usage *usage, int argc,
+		 char **argv, void *base)
+{
+	struct pm_opt_state st = { .opts = opts, .usage = usage, .argc = argc, .argv = argv,
+				   .base = base };
+	struct pm_opt_getopt g;
+	size_t n = pm_opt_count(opts);
+	int c, rc = PM_OPT_TAKEN;
+
+	if (pm_opt_getopt_build(opts, (flags & PM_OPT_STOP_AT_ARG) | PM_OPT_COLON, &g) < 0) {
+		pm_cli_error("%s", errno == ENOMEM ? strerror(errno) : "bad option table");
+		return PMT_EXIT_FAILURE;
+	}
+	opterr = 0; /* messages in our grammar, not getopt's */
+	while (rc == PM_OPT_TAKEN && (c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+		size_t i = 0;
+
+		while (i < n && pm_opt_id(opts, i) != c)
+			i++;
+		if (c == ':' || c == '?' || i == n) {
+			char msg[256];
+
+			rc = pm_cli_usage_error(usage->short_usage, "%s",
+						pm_opt_error(c, argv, optind, optopt, msg, sizeof(msg)));
+			break;
+		}
+		st.why[0] = '\0';
+		rc = take(&opts[i], optarg, &st);
+		if (rc == PM_OPT_BAD) {
+			pm_cli_error("invalid --%s '%.200s': %s", opts[i].long_name, optarg ? optarg : "",
+				     st.why);
+			rc = PMT_EXIT_USAGE;
+		}
+	}
+	pm_opt_getopt_free(&g);
+	return rc;
+}
+
+int pm_opt_cb_list_names(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	(void)opt;
+	(void)arg;
+	return pm_opt_print_names(stdout, st->opts) < 0 ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
+}
+
+int pm_opt_print_help(FILE *f, const struct pm_opt *opts, const struct pm_opt_usage *usage)
+{
+	pm_opt_synopsis(f, usage->prog, opts, usage->operands, usage->forms, 80);
+	fprintf(f, "\n%s", usage->intro ? usage->intro : "");
+	pm_opt_help(f, opts, PM_OPT_HELP_COLUMN, usage->help_width);
+	fputs(usage->outro ? usage->outro : "", f);
+	return ferror(f) ? -1 : 0;
+}
+
+int pm_opt_cb_help(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	(void)opt;
+	(void)arg;
+	return pm_opt_print_help(stdout, st->opts, st->usage) < 0 ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
+}
+
+int pm_opt_cb_version(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	(void)opt;
+	(void)arg;
+	(void)st;
+	printf("%s %s (pmtrace format %d.%d)\n", pm_cli_prog(), PMT_TOOLS_VERSION, PMT_FORMAT_MAJOR,
+	       PMT_FORMAT_MINOR);
+	return ferror(stdout) ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
+}
+
+/* The synopsis word of row o into buf: "[--name]", "[--name <arg>]", "[--name[=<arg>]]". */
+static void synopsis_word(const struct pm_opt *o, char *buf, size_t size)
+{
+	char arg[160];
+	size_t k = 0;
+
+	if (o->choices) {
+		snprintf(arg, sizeof(arg), "%s", o->choices);
+	} else {
+		/* "KEY=VALUE" -> "<key>=<value>", "MS" -> "<ms>"; "<file>" stays */
+		const char *a = o->argh ? o->argh : "VALUE";
+		int upper = 0;
+
+		for (; *a && k + 3 < sizeof(arg); a++) {
+			int u = isupper((unsigned char)*a) || (upper && (isdigit((unsigned char)*a) ||
+								       *a == '_'));
+			if (u && !upper)
+				arg[k++] = '<';
+			if (!u && upper)
+				arg[k++] = '>';
+			arg[k++] = (char)tolower((unsigned char)*a);
+			upper = u;
+		}
+		if (upper)
+			arg[k++] = '>';
+		arg[k] = '\0';
+	}
+	switch (pm_opt_arg(o)) {
+	case PM_OPT_NONE:
+		snprintf(buf, size, "[--%s]", o->long_name);
+		break;
+	case PM_OPT_REQUIRED:
+		snprintf(buf, size, "[--%s %s]", o->long_name, arg);
+		break;
+	case PM_OPT_OPTIONAL:
+		snprintf(buf, size, "[--%s[=%s]]", o->long_name, arg);
+		break;
+	}
+}
+
+int pm_opt_synopsis(FILE *f, const char *prog, const struct pm_opt *opts, const char *operands,
+		    const char *const *forms, int width)
+{
+	int indent = fprintf(f, "usage: %s", prog), col = indent;
+
+	for (const struct pm_opt *o = opts;; o++) {
+		char word[256];
+		int len;
+
+		if (o->long_name && (!o->help || (o->flags & PM_OPT_FORM)))
+			continue;
+		if (o->long_name)
+			synopsis_word(o, word, sizeof(word));
+		else
+			snprintf(word, sizeof(word), "%s", operands ? operands : "");
+		len = (int)strlen(word);
+		if (len == 0)
+			break;
+		if (col > indent && col + 1 + len > width)
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+		col += fprintf(f, " %s", word);
+		if (!o->long_name)
+			break;
+	}
+	fputc('\n', f);
+	for (size_t i = 0; forms && forms[i]; i++)
+		fprintf(f, "   or: %s %s\n", prog, forms[i]);
+	return ferror(f) ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "interfere/interfere.h"
 #include "pm_cli.h"
+#include "pm_opt.h"
 #include "session/plan.h"
 
 struct pmc_session;
@@ -55,6 +56,8 @@ struct pmc_opts {
 	int calibrate_interference; /* --calibrate-interference */
 	int calibrate_wake;         /* --calibrate-wake (collector/sources/wakecost.h) */
 	const char *interference_file; /* --interference-file, NULL = the default path */
+	int quiet;                  /* -q: main() copies it to pmc_cli_quiet */
+	int progress;               /* --progress: main() copies it to pmc_cli_progress_forced */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };
@@ -107,8 +110,8 @@ int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_r
 
 /* record.c */
 
-/* Creates the trace file path 0644 (O_EXCL unless force); *created says whether pmcollect made
- * it. Returns the descriptor, or -1 after reporting. */
+/* Creates the trace file path 0644 (O_EXCL unless force) and its missing directories; *created
+ * says whether pmcollect made the file. Returns the descriptor, or -1 after reporting. */
 int pmc_cli_create_output(const char *path, int force, int *created);
 
 /* The same for the expanded name of an -o template of a job's rank (missing directories are
@@ -135,17 +138,16 @@ void pmc_cli_write_summary(struct pmc_session *ss, int exit_status);
  * for a set-up that failed. Returns the exit status. */
 int pmc_cli_finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int ret);
 
-/* Option values (values.c). Each returns as its comment says; the --runs and --label parsers
- * report their errors and return -1 to go on or PMT_EXIT_USAGE. */
-/* A decimal that fills the whole string into *out: 0, or -1. */
-int pmc_cli_parse_double(const char *s, double *out);
+/* Option values (values.c). Each returns as its comment says; the --runs and --label callbacks
+ * of the option table (pm_opt.h pm_opt_cb) return PM_OPT_TAKEN, or PM_OPT_BAD with st->why. */
 /* 1 when s is a word of --runs (digits, '-' and ',' only), else 0. */
 int pmc_cli_is_cpulist_word(const char *s);
 /* --omp-events LIST: "none" or 1..PMOMPT_MAX_EVENTS names: 0, or -1 with why. */
 int pmc_cli_check_omp_events(const char *list, char *why, size_t whysize);
-/* --runs LISTS (value and the CPU-list words after it in argv, moving optind) into o. */
-int pmc_cli_parse_runs(const char *value, int argc, char **argv, struct pmc_opts *o);
-/* -l KEY=VALUE into o's labels. */
-int pmc_cli_parse_label(const char *value, struct pmc_opts *o);
+/* --runs LISTS (arg and the CPU-list words after it in st->argv, moving optind) into the
+ * struct pmc_opts st->base. */
+int pmc_cli_opt_runs(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+/* -l KEY=VALUE into the labels of the struct pmc_opts st->base. */
+int pmc_cli_opt_label(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 
 #endif

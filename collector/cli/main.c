@@ -53,353 +53,247 @@
 
 const char pmc_cli_usage_line[] = "usage: pmcollect [options] [--] <command> [<args>...]";
 
-/* ids of the long-only options (pm_opt.h: above 255) */
-enum {
-	OPT_MEMBIND = 256, OPT_INTERLEAVE, OPT_SCHED, OPT_NO_SCHED, OPT_SCHED_BUFFER_KB, OPT_CALIBRATE,
-	OPT_RUNS, OPT_OMP_REGIONS, OPT_OMP_RUNTIME, OPT_OMP_EVENTS, OPT_INTERFERE, OPT_LEVELS,
-	OPT_CSTHR_L2, OPT_INTERFERE_CPUS, OPT_CALIBRATE_INTERFERENCE, OPT_INTERFERENCE_FILE, OPT_SWEEP,
-	OPT_REPEAT, OPT_NO_BASELINE, OPT_PROGRESS, OPT_PERF_SWITCH, OPT_NO_PERF_SWITCH, OPT_CAL_WAKE, OPT_MPI, OPT_NO_MPI,
-	OPT_OMEGA_SE, OPT_CALIBRATE_BUDGET, OPT_LIST_OPTIONS,
-};
+#define OPTS struct pmc_opts
 
-/* pmcollect's options: getopt_long's arguments, --help and the man-page test come from here. */
+static int cb_threads(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+static int cb_mem_nodes(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+static int cb_omp_runtime(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+static int cb_omp_events(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+static int cb_interfere(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+
+/* pmcollect's options, each with the field of struct pmc_opts it sets: the parsing, --help, the
+ * synopsis and the man-page test (t1000, from the hidden --list-options) come from here
+ * (common/pm_opt.h). */
 static const struct pm_opt options[] = {
-	{ "output", 'o', PM_OPT_REQUIRED, "FILE",
+	{ "output", 'o', "FILE",
 	  "trace file to create [default: " DEFAULT_OUTPUT "]; under\n"
 	  "mpirun/srun one per rank: %r rank, %l local rank, %h host,\n"
-	  "%j job id, %p pid, %% a '%' (missing directories are made)", 0 },
-	{ "force", 'f', PM_OPT_NONE, NULL,
-	  "overwrite FILE if it exists", 0 },
-	{ "interval", 'i', PM_OPT_REQUIRED, "MS",
-	  "sampling interval in milliseconds, 0.1 to 10000 [default: 10]", 0 },
-	{ "cpus", 'C', PM_OPT_REQUIRED, "LIST",
+	  "%j job id, %p pid, %% a '%' (missing directories are made)", PM_OPT_STR(OPTS, output) },
+	{ "force", 'f', NULL, "overwrite FILE if it exists", PM_OPT_FLAG(OPTS, force, 1) },
+	{ "interval", 'i', "MS", "sampling interval in milliseconds, 0.1 to 10000 [default: 10]",
+	  PM_OPT_DOUBLE(OPTS, interval_ms, 0.1, 10000, "milliseconds") },
+	{ "cpus", 'C', "LIST",
 	  "run the program on these online CPUs: a cpulist (0 or 0-3,8)\n"
 	  "or a CPU expression (S0:0-3, E:N:4:1:2, M0:0-1@M1:0-1;\n"
 	  "docs/cpu-expressions.md)\n"
-	  "[default: every CPU pmcollect may use]", 0 },
-	{ "threads", 't', PM_OPT_REQUIRED, "M",
+	  "[default: every CPU pmcollect may use]", PM_OPT_STR(OPTS, cpus) },
+	{ "threads", 't', "M",
 	  "set OMP_NUM_THREADS=M in the program's environment\n"
-	  "(a list such as 1-4 or 1,2,4 with --omp-regions)", 0 },
-	{ "membind", 0, PM_OPT_REQUIRED, "NODES",
-	  "allocate the program's memory only on these NUMA nodes", OPT_MEMBIND },
-	{ "interleave", 0, PM_OPT_REQUIRED, "NODES",
-	  "interleave the program's memory over these NUMA nodes", OPT_INTERLEAVE },
-	{ "events", 'e', PM_OPT_REQUIRED, "LIST",
+	  "(a list such as 1-4 or 1,2,4 with --omp-regions)", PM_OPT_CALLBACK(cb_threads) },
+	{ "membind", 0, "NODES", "allocate the program's memory only on these NUMA nodes",
+	  PM_OPT_CALLBACK(cb_mem_nodes) },
+	{ "interleave", 0, "NODES", "interleave the program's memory over these NUMA nodes",
+	  PM_OPT_CALLBACK(cb_mem_nodes) },
+	{ "events", 'e', "LIST",
 	  "hardware counters to record, comma-separated PAPI event names\n"
-	  "[default: cycles, instructions, stall cycles, LLC misses]", 0 },
-	{ "sched", 0, PM_OPT_NONE, NULL,
+	  "[default: cycles, instructions, stall cycles, LLC misses]", PM_OPT_STR(OPTS, events) },
+	{ "sched", 0, NULL,
 	  "record scheduler events from a private tracefs instance\n"
-	  "(exact mode of pmanalyze) [default: on when tracefs is usable]", OPT_SCHED },
-	{ "no-sched", 0, PM_OPT_NONE, NULL,
-	  "do not record scheduler events", OPT_NO_SCHED },
-	{ "perf-switch", 0, PM_OPT_NONE, NULL,
+	  "(exact mode of pmanalyze) [default: on when tracefs is usable]",
+	  PM_OPT_FLAG(OPTS, sched_mode, 1) },
+	{ "no-sched", 0, NULL, "do not record scheduler events", PM_OPT_FLAG(OPTS, sched_mode, 0) },
+	{ "perf-switch", 0, NULL,
 	  "record the program's context switches with perf_event_open\n"
 	  "(exact mode without root) [default: on when scheduler\n"
-	  "events are not recorded, unless --no-sched]", OPT_PERF_SWITCH },
-	{ "no-perf-switch", 0, PM_OPT_NONE, NULL,
-	  "do not record context switches with perf_event_open", OPT_NO_PERF_SWITCH },
-	{ "sched-buffer-kb", 0, PM_OPT_REQUIRED, "KB",
-	  "tracefs ring buffer per CPU, KiB [default: 4096]", OPT_SCHED_BUFFER_KB },
-	{ "calibrate", 0, PM_OPT_NONE, NULL,
+	  "events are not recorded, unless --no-sched]", PM_OPT_FLAG(OPTS, pswitch_mode, 1) },
+	{ "no-perf-switch", 0, NULL, "do not record context switches with perf_event_open",
+	  PM_OPT_FLAG(OPTS, pswitch_mode, 0) },
+	{ "sched-buffer-kb", 0, "KB", "tracefs ring buffer per CPU, KiB [default: 4096]",
+	  PM_OPT_INT(OPTS, sched_buffer_kb, 4, 4194304, "KiB") },
+	{ "calibrate", 0, NULL,
 	  "run the program several times into one trace: the baseline\n"
 	  "(1 CPU) and the core counts of the memory model (all cores\n"
 	  "of a socket; with several sockets also one more core), in\n"
 	  "rounds until omega's standard error is at most --omega-se\n"
-	  "or --calibrate-budget is spent (--repeat K alone: K rounds)", OPT_CALIBRATE },
-	{ "omega-se", 0, PM_OPT_REQUIRED, "SE",
+	  "or --calibrate-budget is spent (--repeat K alone: K rounds)",
+	  PM_OPT_FLAG(OPTS, calibrate, 1) },
+	{ "omega-se", 0, "SE",
 	  "--calibrate: stop the rounds once the standard error of\n"
 	  "omega(n) at every calibrated core count is at most SE,\n"
-	  "after --repeat rounds [default: " CALSTOP_SE_DEFAULT_TEXT "]", OPT_OMEGA_SE },
-	{ "calibrate-budget", 0, PM_OPT_REQUIRED, "SECONDS",
+	  "after --repeat rounds [default: " CALSTOP_SE_DEFAULT_TEXT "]",
+	  PM_OPT_DOUBLE(OPTS, omega_se, 0, INFINITY, NULL), .flags = PM_OPT_ABOVE },
+	{ "calibrate-budget", 0, "SECONDS",
 	  "--calibrate: start no round that would end later than\n"
-	  "SECONDS after the first [default: " CALSTOP_BUDGET_DEFAULT_TEXT "]", OPT_CALIBRATE_BUDGET },
-	{ "runs", 0, PM_OPT_REQUIRED, "LISTS",
+	  "SECONDS after the first [default: " CALSTOP_BUDGET_DEFAULT_TEXT "]",
+	  PM_OPT_DOUBLE(OPTS, calibrate_budget_s, 0, 1e7, "seconds"), .flags = PM_OPT_ABOVE },
+	{ "runs", 0, "LISTS",
 	  "the runs' CPU lists instead, e.g. --runs 0 0-7 0-8 (CPU\n"
-	  "expressions inside the value: --runs 'N:0 S0:0-1 E:N:3')", OPT_RUNS },
-	{ "omp-regions", 0, PM_OPT_NONE, NULL,
+	  "expressions inside the value: --runs 'N:0 S0:0-1 E:N:3')", PM_OPT_CALLBACK(pmc_cli_opt_runs) },
+	{ "omp-regions", 0, NULL,
 	  "record the OpenMP parallel regions through OMPT (LLVM's\n"
-	  "libomp); with -t LIST, one run per thread count", OPT_OMP_REGIONS },
-	{ "omp-runtime", 0, PM_OPT_REQUIRED, "RT",
+	  "libomp); with -t LIST, one run per thread count", PM_OPT_FLAG(OPTS, omp_regions, 1) },
+	{ "omp-runtime", 0, "RT",
 	  "with --omp-regions: 'llvm' preloads LLVM's libomp into a GCC\n"
-	  "(libgomp) binary, or give the path of a libomp", OPT_OMP_RUNTIME },
-	{ "mpi", 0, PM_OPT_NONE, NULL,
+	  "(libgomp) binary, or give the path of a libomp",
+	  PM_OPT_CALLBACK(cb_omp_runtime), PM_OPT_AT(OPTS, omp_runtime, const char *) },
+	{ "mpi", 0, NULL,
 	  "time the blocking MPI calls of each rank with a PMPI preload\n"
-	  "library [default: on when the program links libmpi]", OPT_MPI },
-	{ "no-mpi", 0, PM_OPT_NONE, NULL, "do not time the MPI calls", OPT_NO_MPI },
-	{ "omp-events", 0, PM_OPT_REQUIRED, "LIST",
+	  "library [default: on when the program links libmpi]", PM_OPT_FLAG(OPTS, mpi, 1) },
+	{ "no-mpi", 0, NULL, "do not time the MPI calls", PM_OPT_FLAG(OPTS, mpi, 0) },
+	{ "omp-events", 0, "LIST",
 	  "with --omp-regions: PAPI events each thread counts over each\n"
 	  "region (at most 6, resolved in the program, so its own\n"
 	  "sde::: events work); default cycles and LLC misses when\n"
-	  "pmcollect's counters work; 'none' for no counters", OPT_OMP_EVENTS },
-	{ "label", 'l', PM_OPT_REQUIRED, "KEY=VALUE",
+	  "pmcollect's counters work; 'none' for no counters",
+	  PM_OPT_CALLBACK(cb_omp_events), PM_OPT_AT(OPTS, omp_events, const char *) },
+	{ "label", 'l', "KEY=VALUE",
 	  "store a label in the trace (e.g. size=1000: a feature of\n"
-	  "pmanalyze --learn); repeatable", 0 },
-	{ "interfere", 0, PM_OPT_REQUIRED, "KIND",
+	  "pmanalyze --learn); repeatable", PM_OPT_CALLBACK(pmc_cli_opt_label) },
+	{ "interfere", 0, "KIND",
 	  "run the program beside 0..K interference threads of KIND,\n"
-	  "cache (CSThr) or bandwidth (BWThr), into one trace", OPT_INTERFERE },
-	{ "levels", 0, PM_OPT_REQUIRED, "LIST",
+	  "cache (CSThr) or bandwidth (BWThr), into one trace",
+	  PM_OPT_CALLBACK(cb_interfere), .choices = "cache|bandwidth" },
+	{ "levels", 0, "LIST",
 	  "interferer counts to run [default: 0 to one per CPU of\n"
-	  "--interfere-cpus]; must start at 0", OPT_LEVELS },
-	{ "csthr-l2", 0, PM_OPT_REQUIRED, "N",
+	  "--interfere-cpus]; must start at 0", PM_OPT_STR(OPTS, levels) },
+	{ "csthr-l2", 0, "N",
 	  "CSThr buffers of N times the L2 above their CPU (hwloc),\n"
 	  "N >= 2 [default: the paper's 4 MB, or 2x the L2 where\n"
-	  "that is larger; --interfere cache: the machine file's]", OPT_CSTHR_L2 },
-	{ "interfere-cpus", 0, PM_OPT_REQUIRED, "LIST",
+	  "that is larger; --interfere cache: the machine file's]",
+	  PM_OPT_INT(OPTS, csthr_l2, 2, 64, "a whole number of L2 sizes") },
+	{ "interfere-cpus", 0, "LIST",
 	  "the interferers' CPUs, a cpulist or a CPU expression\n"
 	  "[default: CPUs sharing the program's last-level cache,\n"
-	  "not its SMT siblings (hwloc)]", OPT_INTERFERE_CPUS },
-	{ "calibrate-wake", 0, PM_OPT_NONE, NULL,
+	  "not its SMT siblings (hwloc)]", PM_OPT_STR(OPTS, interfere_cpus) },
+	{ "calibrate-wake", 0, NULL,
 	  "measure the wake-up cost (futex ping-pong between pairs of\n"
 	  "CPUs) into META; without a command a trace of it alone\n"
-	  "[--calibrate measures it too]", OPT_CAL_WAKE },
-	{ "calibrate-interference", 0, PM_OPT_NONE, NULL,
+	  "[--calibrate measures it too]", PM_OPT_FLAG(OPTS, calibrate_wake, 1) },
+	{ "calibrate-interference", 0, NULL,
 	  "measure BW1, B and the cache capacity left with k\n"
 	  "CSThrs; write the machine file and (with a command and\n"
-	  "--interfere) use it at once", OPT_CALIBRATE_INTERFERENCE },
-	{ "interference-file", 0, PM_OPT_REQUIRED, "FILE",
+	  "--interfere) use it at once", PM_OPT_FLAG(OPTS, calibrate_interference, 1) },
+	{ "interference-file", 0, "FILE",
 	  "the machine file [default:\n"
-	  "$XDG_CACHE_HOME/pmtools/interference-HOST.json]", OPT_INTERFERENCE_FILE },
-	{ "sweep", 0, PM_OPT_REQUIRED, "SPEC",
+	  "$XDG_CACHE_HOME/pmtools/interference-HOST.json]", PM_OPT_STR(OPTS, interference_file) },
+	{ "sweep", 0, "SPEC",
 	  "run the program once per configuration of SPEC:\n"
 	  "cores=1,2,4 (CPUs chosen compactly), threads=1-16\n"
 	  "(OMP_NUM_THREADS and {threads} in the command), or both\n"
-	  "as cores=1,2;threads=1-16; a baseline run (1 CPU) first", OPT_SWEEP },
-	{ "repeat", 0, PM_OPT_REQUIRED, "K",
+	  "as cores=1,2;threads=1-16; a baseline run (1 CPU) first", PM_OPT_STR(OPTS, sweep) },
+	{ "repeat", 0, "K",
 	  "run each configuration of --sweep, --calibrate or\n"
 	  "--interfere K times, interleaved [default: 1 for --sweep\n"
 	  "and --runs, 3 for --calibrate and --interfere]; with\n"
-	  "--omega-se or --calibrate-budget the fewest rounds", OPT_REPEAT },
-	{ "no-baseline", 0, PM_OPT_NONE, NULL,
-	  "--sweep without the baseline run", OPT_NO_BASELINE },
-	{ "user", 'u', PM_OPT_REQUIRED, "NAME",
+	  "--omega-se or --calibrate-budget the fewest rounds",
+	  PM_OPT_INT(OPTS, repeat, 1, REPEAT_MAX, NULL) },
+	{ "no-baseline", 0, NULL, "--sweep without the baseline run", PM_OPT_FLAG(OPTS, no_baseline, 1) },
+	{ "user", 'u', "NAME",
 	  "run the program as user NAME (pmcollect keeps root)\n"
-	  "[default as root under sudo: SUDO_USER]", 0 },
-	{ "progress", 0, PM_OPT_NONE, NULL,
+	  "[default as root under sudo: SUDO_USER]", PM_OPT_STR(OPTS, user) },
+	{ "progress", 0, NULL,
 	  "print a [k/N] line per run of --calibrate, --sweep,\n"
 	  "--interfere, -t LIST and per step of\n"
 	  "--calibrate-interference [default: when stderr is a\n"
-	  "terminal]", OPT_PROGRESS },
-	{ "quiet", 'q', PM_OPT_NONE, NULL,
-	  "do not print warnings or progress", 0 },
-	{ "help", 'h', PM_OPT_NONE, NULL,
-	  "show this help and exit", 0 },
-	{ "version", 'V', PM_OPT_NONE, NULL,
-	  "show the version and exit", 0 },
+	  "terminal]", PM_OPT_FLAG(OPTS, progress, 1) },
+	{ "quiet", 'q', NULL, "do not print warnings or progress", PM_OPT_FLAG(OPTS, quiet, 1) },
+	{ "help", 'h', NULL, "show this help and exit",
+	  PM_OPT_CALLBACK(pm_opt_cb_help), .flags = PM_OPT_NOARG | PM_OPT_FORM },
+	{ "version", 'V', NULL, "show the version and exit",
+	  PM_OPT_CALLBACK(pm_opt_cb_version), .flags = PM_OPT_NOARG | PM_OPT_FORM },
 	/* hidden: the visible long options, one per line, for the man-page test (t1000) */
-	{ "list-options", 0, PM_OPT_NONE, NULL, NULL, OPT_LIST_OPTIONS },
+	{ "list-options", 0, NULL, NULL, PM_OPT_CALLBACK(pm_opt_cb_list_names), .flags = PM_OPT_NOARG },
 	PM_OPT_END,
 };
 
-/* --help: the usage line, what pmcollect does, the options (from the table), examples. */
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"%s\n"
-		"\n"
-		"Runs <command> and records the run-queue activity of its threads (from /proc) and\n"
-		"hardware-counter snapshots into a pmtrace file for pmanalyze.\n"
-		"\n",
-		pmc_cli_usage_line);
-	pm_opt_help(f, options, PM_OPT_HELP_COLUMN, 0);
-	fputs("\n"
-		"Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
-		"  pmcollect --cpus 0 -t 8 -- ./app\n"
-		"Baseline and memory-contention calibration in one trace:\n"
-		"  pmcollect --calibrate -t 8 -- ./app\n"
-		"Bandwidth the program needs (Casas & Bronevetsky):\n"
-		"  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
-		"  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n"
-		"One trace per rank of an MPI job (merge them with pmanalyze pm-1234/):\n"
-		"  srun -n 64 pmcollect -o 'pm-%j/trace.%r.zst' -- ./app\n"
-		"Scaling sweep, 3 repetitions per core count:\n"
-		"  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
-		"  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n", f);
-}
+/* The synopsis's forms besides the first line (pm_opt_synopsis). */
+static const char *const synopsis_forms[] = {
+	"--calibrate-interference|--calibrate-wake [options]",
+	"--help|--version",
+	NULL,
+};
 
-/* parse_option's share for the run plan: calibration, --runs, repetitions, sweeps and
- * interference. Returns -1 to go on, or PMT_EXIT_USAGE after reporting. */
-static int parse_plan_option(int c, int argc, char **argv, struct pmc_opts *o)
+/* The usage after a malformed command line, and --help around the table's synopsis and option
+ * lines: what pmcollect does, examples. */
+static const struct pm_opt_usage usage = {
+	.short_usage = pmc_cli_usage_line,
+	.prog = "pmcollect",
+	.operands = "[--] <command> [<args>...]",
+	.forms = synopsis_forms,
+	.intro = "Runs <command> and records the run-queue activity of its threads (from /proc) and\n"
+		 "hardware-counter snapshots into a pmtrace file for pmanalyze.\n"
+		 "\n",
+	.outro = "\n"
+		 "Baseline run of the Tudor & Teo model (more threads than CPUs):\n"
+		 "  pmcollect --cpus 0 -t 8 -- ./app\n"
+		 "Baseline and memory-contention calibration in one trace:\n"
+		 "  pmcollect --calibrate -t 8 -- ./app\n"
+		 "Bandwidth the program needs (Casas & Bronevetsky):\n"
+		 "  pmcollect --calibrate-interference --interfere-cpus 1 -o cal.pmt\n"
+		 "  pmcollect --interfere bandwidth --interfere-cpus 1 -- ./app\n"
+		 "One trace per rank of an MPI job (merge them with pmanalyze pm-1234/):\n"
+		 "  srun -n 64 pmcollect -o 'pm-%j/trace.%r.zst' -- ./app\n"
+		 "Scaling sweep, 3 repetitions per core count:\n"
+		 "  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
+		 "  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n",
+	.help_width = 0,
+};
+
+/* -t M, or a list of counts (checked in pmc_cli_plan_runs: it needs --omp-regions). */
+static int cb_threads(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
 {
+	struct pmc_opts *o = st->base;
 	long v;
 
-	switch (c) {
-	case OPT_CAL_WAKE:
-		o->calibrate_wake = 1;
-		break;
-	case OPT_CALIBRATE:
-		o->calibrate = 1;
-		break;
-	case OPT_RUNS:
-		return pmc_cli_parse_runs(optarg, argc, argv, o);
-	case OPT_INTERFERE:
-		if (pmc_interfere_kind_parse(optarg, &o->interfere_kind) < 0) {
-			pm_cli_error("invalid --interfere '%s': use cache or bandwidth", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		o->interfere = 1;
-		break;
-	case OPT_LEVELS:
-		o->levels = optarg;
-		break;
-	case OPT_INTERFERE_CPUS:
-		o->interfere_cpus = optarg;
-		break;
-	case OPT_CALIBRATE_INTERFERENCE:
-		o->calibrate_interference = 1;
-		break;
-	case OPT_INTERFERENCE_FILE:
-		o->interference_file = optarg;
-		break;
-	case OPT_SWEEP:
-		o->sweep = optarg;
-		break;
-	case OPT_REPEAT:
-		if (pm_cli_parse_long(optarg, 1, REPEAT_MAX, &v) < 0) {
-			pm_cli_error("invalid --repeat '%s': want 1 to %d", optarg, REPEAT_MAX);
-			return PMT_EXIT_USAGE;
-		}
-		o->repeat = v;
-		break;
-	case OPT_OMEGA_SE:
-		if (pmc_cli_parse_double(optarg, &o->omega_se) < 0 || !(o->omega_se > 0)) {
-			pm_cli_error("invalid --omega-se '%s': want a number above 0", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		break;
-	case OPT_CALIBRATE_BUDGET:
-		if (pmc_cli_parse_double(optarg, &o->calibrate_budget_s) < 0 || !(o->calibrate_budget_s > 0) ||
-		    o->calibrate_budget_s > 1e7) {
-			pm_cli_error("invalid --calibrate-budget '%s': want seconds above 0", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		break;
-	case OPT_NO_BASELINE:
-		o->no_baseline = 1;
-		break;
+	(void)opt;
+	o->threads_list = NULL;
+	if (arg[0] && strspn(arg, "0123456789") != strlen(arg) && pmc_cli_is_cpulist_word(arg)) {
+		o->threads_list = arg;
+		return PM_OPT_TAKEN;
 	}
-	return -1;
+	if (pm_cli_parse_long(arg, 1, 1000000, &v) < 0) {
+		snprintf(st->why, sizeof(st->why), "want a thread count from 1 to 1000000 (or a list "
+			 "such as 1-4 with --omp-regions)");
+		return PM_OPT_BAD;
+	}
+	o->threads = (int)v;
+	return PM_OPT_TAKEN;
 }
 
-/* Takes option c (an id of options[]) with its value optarg into o; --runs also takes the plain
- * CPU lists that follow it in argv (moving optind). Returns -1 to go on, or PMT_EXIT_USAGE after
- * reporting. */
-static int parse_option(int c, int argc, char **argv, struct pmc_opts *o)
+/* --membind and --interleave: the policy and its nodes, one of the two. */
+static int cb_mem_nodes(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
 {
-	long v;
+	struct pmc_opts *o = st->base;
 
-	switch (c) {
-	case 'o':
-		o->output = optarg;
-		break;
-	case 'f':
-		o->force = 1;
-		break;
-	case 'i':
-		if (pmc_cli_parse_double(optarg, &o->interval_ms) < 0 || o->interval_ms < 0.1 ||
-		    o->interval_ms > 10000) {
-			pm_cli_error("invalid interval '%s': want milliseconds from 0.1 to 10000",
-				      optarg);
-			return PMT_EXIT_USAGE;
-		}
-		break;
-	case 'C':
-		o->cpus = optarg;
-		break;
-	case 't':
-		if (optarg[0] && strspn(optarg, "0123456789") != strlen(optarg) &&
-		    pmc_cli_is_cpulist_word(optarg)) {
-			/* a list: checked in pmc_cli_plan_runs (it needs --omp-regions) */
-			o->threads_list = optarg;
-			break;
-		}
-		o->threads_list = NULL;
-		if (pm_cli_parse_long(optarg, 1, 1000000, &v) < 0) {
-			pm_cli_error("invalid thread count '%s': want 1 to 1000000", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		o->threads = (int)v;
-		break;
-	case OPT_MEMBIND:
-	case OPT_INTERLEAVE:
-		if (o->mem_nodes) {
-			pm_cli_error("--membind and --interleave cannot be combined");
-			return PMT_EXIT_USAGE;
-		}
-		o->mem_mode = c == OPT_MEMBIND ? "bind" : "interleave";
-		o->mem_nodes = optarg;
-		break;
-	case 'e':
-		o->events = optarg;
-		break;
-	case OPT_SCHED:
-	case OPT_NO_SCHED:
-		o->sched_mode = c == OPT_SCHED;
-		break;
-	case OPT_PERF_SWITCH:
-	case OPT_NO_PERF_SWITCH:
-		o->pswitch_mode = c == OPT_PERF_SWITCH;
-		break;
-	case OPT_MPI:
-	case OPT_NO_MPI:
-		o->mpi = c == OPT_MPI;
-		break;
-	case OPT_SCHED_BUFFER_KB:
-		if (pm_cli_parse_long(optarg, 4, 4194304, &v) < 0) {
-			pm_cli_error("invalid --sched-buffer-kb '%s': want KiB from 4 to 4194304",
-				      optarg);
-			return PMT_EXIT_USAGE;
-		}
-		o->sched_buffer_kb = (unsigned)v;
-		break;
-	case OPT_OMP_REGIONS:
-		o->omp_regions = 1;
-		break;
-	case OPT_OMP_RUNTIME:
-		if (strcmp(optarg, "llvm") != 0 && optarg[0] != '/' && optarg[0] != '.') {
-			pm_cli_error("invalid --omp-runtime '%s': want 'llvm' or the path of a "
-				      "libomp", optarg);
-			return PMT_EXIT_USAGE;
-		}
-		o->omp_runtime = optarg;
-		break;
-	case OPT_OMP_EVENTS: {
-		char ewhy[160];
-		if (pmc_cli_check_omp_events(optarg, ewhy, sizeof(ewhy)) < 0) {
-			pm_cli_error("invalid --omp-events '%.200s': %s", optarg, ewhy);
-			return PMT_EXIT_USAGE;
-		}
-		o->omp_events = optarg;
-		break;
+	if (o->mem_nodes) {
+		pm_cli_error("--membind and --interleave cannot be combined");
+		return PMT_EXIT_USAGE;
 	}
-	case 'l':
-		return pmc_cli_parse_label(optarg, o);
-	case OPT_CSTHR_L2: {
-		char *end;
-		unsigned long n;
+	o->mem_mode = strcmp(opt->long_name, "membind") == 0 ? "bind" : "interleave";
+	o->mem_nodes = arg;
+	return PM_OPT_TAKEN;
+}
 
-		errno = 0;
-		n = strtoul(optarg, &end, 10);
-		if (errno || end == optarg || *end || optarg[0] == '-' || n < 2 || n > 64) {
-			pm_cli_error("invalid --csthr-l2 '%s': want a whole number of L2 sizes, 2 to 64",
-				      optarg);
-			return PMT_EXIT_USAGE;
-		}
-		o->csthr_l2 = (unsigned)n;
-		break;
+static int cb_omp_runtime(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	if (strcmp(arg, "llvm") != 0 && arg[0] != '/' && arg[0] != '.') {
+		snprintf(st->why, sizeof(st->why), "want 'llvm' or the path of a libomp");
+		return PM_OPT_BAD;
 	}
-	case 'u':
-		o->user = optarg;
-		break;
-	case 'q':
-		pmc_cli_quiet = 1;
-		break;
-	case OPT_PROGRESS:
-		pmc_cli_progress_forced = 1;
-		break;
-	default:
-		return parse_plan_option(c, argc, argv, o);
+	*(const char **)pm_opt_dest(opt, st) = arg;
+	return PM_OPT_TAKEN;
+}
+
+static int cb_omp_events(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	if (pmc_cli_check_omp_events(arg, st->why, sizeof(st->why)) < 0)
+		return PM_OPT_BAD;
+	*(const char **)pm_opt_dest(opt, st) = arg;
+	return PM_OPT_TAKEN;
+}
+
+/* --interfere KIND: the kind (interfere/interfere.h) and that there is one. */
+static int cb_interfere(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	struct pmc_opts *o = st->base;
+
+	(void)opt;
+	if (pmc_interfere_kind_parse(arg, &o->interfere_kind) < 0) {
+		snprintf(st->why, sizeof(st->why), "want cache or bandwidth");
+		return PM_OPT_BAD;
 	}
-	return -1;
+	o->interfere = 1;
+	return PM_OPT_TAKEN;
 }
 
 /* The combinations of options that cannot go together, and the command. Returns -1 to go on, or
@@ -461,32 +355,10 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
  * usage error (reported), 1 when out of memory. */
 static int parse_options(int argc, char **argv, struct pmc_opts *o)
 {
-	struct pm_opt_getopt g;
-	char msg[256];
-	int c, ret = -1;
+	int ret = pm_opt_parse(options, PM_OPT_STOP_AT_ARG, &usage, argc, argv, o);
 
-	if (pm_opt_getopt_build(options, PM_OPT_STOP_AT_ARG | PM_OPT_COLON, &g) < 0) {
-		pm_cli_error("%s", strerror(errno));
-		return PMT_EXIT_FAILURE;
-	}
-	opterr = 0; /* messages in our grammar, not getopt's */
-	while (ret < 0 && (c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			ret = PMT_EXIT_OK;
-		} else if (c == 'V') {
-			printf("pmcollect %s (pmtrace format %d.%d)\n", PMT_TOOLS_VERSION, PMT_FORMAT_MAJOR,
-			       PMT_FORMAT_MINOR);
-			ret = PMT_EXIT_OK;
-		} else if (c == OPT_LIST_OPTIONS) {
-			ret = pm_opt_print_names(stdout, options) < 0 ? PMT_EXIT_FAILURE : PMT_EXIT_OK;
-		} else if (c == ':' || c == '?') {
-			ret = usage_error("%s", pm_opt_error(c, argv, optind, optopt, msg, sizeof(msg)));
-		} else {
-			ret = parse_option(c, argc, argv, o);
-		}
-	}
-	pm_opt_getopt_free(&g);
+	pmc_cli_quiet = o->quiet;
+	pmc_cli_progress_forced = o->progress;
 	return ret < 0 ? check_options(argc, argv, o) : ret;
 }
 

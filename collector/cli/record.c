@@ -128,8 +128,8 @@ static char *summary_json(const struct pmc_session *ss, int runs, int exit_statu
 	return text;
 }
 
-/* Creates the trace file 0644 (never writable by others), refusing to replace an existing one
- * unless force. Returns the descriptor (*created = 1 when this call made the file, so only then
+/* Creates the trace file 0644 (never writable by others) and its missing directories (0755),
+ * refusing to replace an existing file unless force. Returns the descriptor (*created = 1 when this call made the file, so only then
  * may a failure remove it) or -1 after reporting the error. */
 int pmc_cli_create_output(const char *path, int force, int *created)
 {
@@ -148,6 +148,13 @@ int pmc_cli_create_output(const char *path, int force, int *created)
 		/* /dev/null and the like: write to it as it is, and never remove it */
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	} else {
+		char why[4096 + 128];
+
+		/* -o's missing directories are made, as --help says (and as for a % template) */
+		if (pmc_mkdir_parents(path, why, sizeof(why)) < 0) {
+			pm_cli_error("%s", why);
+			return -1;
+		}
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		*created = fd >= 0;
 	}

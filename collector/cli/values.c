@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* values.c: pmcollect's option values that need more than a number: decimals, CPU-list words,
- * --omp-events, --runs and --label (cli.h). They print their errors, as a front end may. */
+/* values.c: pmcollect's option values that need more than the option table's kinds: CPU-list
+ * words, --omp-events, --runs and --label (cli.h). They return their reasons; pm_opt_parse()
+ * words the error. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,27 +14,11 @@
 
 #include "cli.h"
 
-/* Parses a decimal number that must fill the whole string. */
-int pmc_cli_parse_double(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* A word of --runs: digits, '-' and ',' only (a command never looks like that). */
 int pmc_cli_is_cpulist_word(const char *s)
 {
 	return s && *s && *s != '-' && strspn(s, "0123456789-,") == strlen(s);
 }
-
-
 
 /* --omp-events LIST: "none", or 1..PMOMPT_MAX_EVENTS comma-separated names without spaces, each
  * shorter than 128 bytes (PAPI_MAX_STR_LEN). Returns 0, or -1 with why. */
@@ -67,36 +51,38 @@ int pmc_cli_check_omp_events(const char *list, char *why, size_t whysize)
 
 /* --runs LISTS: one value "0 0-7 0-8" (CPU expressions allowed inside it), or the lists as
  * separate words up to the command (moving optind; plain cpulists only, so a command is never
- * taken for one). Kept as text: pmc_cli_plan_runs parses them on the session's topology. Returns -1 to go
- * on, or PMT_EXIT_USAGE after reporting. */
-int pmc_cli_parse_runs(const char *value, int argc, char **argv, struct pmc_opts *o)
+ * taken for one). Kept as text: pmc_cli_plan_runs parses them on the session's topology. */
+int pmc_cli_opt_runs(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
 {
+	struct pmc_opts *o = st->base;
+
+	(void)opt;
 	o->calibrate = 1;
-	o->runs_value = value;
-	o->runs_words = argv + optind;
+	o->runs_value = arg;
+	o->runs_words = st->argv + optind;
 	o->nruns_words = 0;
-	while (optind < argc && pmc_cli_is_cpulist_word(argv[optind])) {
+	while (optind < st->argc && pmc_cli_is_cpulist_word(st->argv[optind])) {
 		optind++;
 		o->nruns_words++;
 	}
-	return -1;
+	return PM_OPT_TAKEN;
 }
 
-/* -l KEY=VALUE: one more label of o (META "labels"). Returns -1 to go on, or PMT_EXIT_USAGE after
- * reporting. */
-int pmc_cli_parse_label(const char *value, struct pmc_opts *o)
+/* -l KEY=VALUE: one more label (META "labels"). */
+int pmc_cli_opt_label(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
 {
-	const char *eq = strchr(value, '=');
+	struct pmc_opts *o = st->base;
+	const char *eq = strchr(arg, '=');
 
-	if (!eq || eq == value || eq - value > 64 || strlen(eq + 1) > 256) {
-		pm_cli_error("invalid label '%s': want KEY=VALUE (key up to 64 bytes, "
-			      "value up to 256)", value);
-		return PMT_EXIT_USAGE;
+	(void)opt;
+	if (!eq || eq == arg || eq - arg > 64 || strlen(eq + 1) > 256) {
+		snprintf(st->why, sizeof(st->why), "want KEY=VALUE (key up to 64 bytes, value up to 256)");
+		return PM_OPT_BAD;
 	}
 	if (o->nlabels == PMC_MAX_LABELS) {
-		pm_cli_error("too many labels: at most %d", PMC_MAX_LABELS);
-		return PMT_EXIT_USAGE;
+		snprintf(st->why, sizeof(st->why), "more than %d labels", PMC_MAX_LABELS);
+		return PM_OPT_BAD;
 	}
-	o->labels[o->nlabels++] = value;
-	return -1;
+	o->labels[o->nlabels++] = arg;
+	return PM_OPT_TAKEN;
 }

@@ -62,6 +62,28 @@ options_match_man() {
 			"in the man page, not in $1: $unknown"
 	fi
 }
+# options_in_help TOOL: TOOL --help's synopsis (up to its first empty line) and option lines are
+# generated from the option table (common/pm_opt.h): each visible option of the table (the hidden
+# --list-options) is named in the synopsis and has its option line, and the synopsis (its forms
+# included) names no option the table lacks
+options_in_help() {
+	"$PMT_BIN/$1" --help >"$T/help.all"
+	sed '/^$/q' "$T/help.all" >"$T/synopsis"
+	"$PMT_BIN/$1" --list-options >"$T/names"
+	missing_syn=""; missing_help=""
+	while read -r name; do
+		grep -q -- "$name\([] =[|]\|$\)" "$T/synopsis" || missing_syn="$missing_syn $name"
+		grep -Eq -- "^  (-[a-zA-Z], |    )$name([=[ ]|$)" "$T/help.all" || missing_help="$missing_help $name"
+	done <"$T/names"
+	n=$(wc -l <"$T/names")
+	if [ "$n" -ge 30 ] && [ -z "$missing_syn" ]; then ok "$1: the synopsis names each of the table's $n options"
+	else not_ok "$1: the synopsis names each of the table's options" "$n options; missing:$missing_syn"; fi
+	if [ "$n" -ge 30 ] && [ -z "$missing_help" ]; then ok "$1 --help: an option line for each of the table's $n options"
+	else not_ok "$1 --help: an option line for each of the table's options" "missing:$missing_help"; fi
+	unknown=$(grep -o -- '--[a-z][a-z0-9-]*' "$T/synopsis" | sort -u | grep -vxF -f "$T/names" | tr '\n' ' ')
+	if [ -z "$unknown" ]; then ok "$1: the synopsis names no option the table lacks"
+	else not_ok "$1: the synopsis names no option the table lacks" "$unknown"; fi
+}
 machine_load() { echo "machine load: $(cut -d' ' -f1-4 /proc/loadavg) (1/5/15-min load average, running/total tasks; $(nproc) CPUs)"; }
 # near NAME GOT WANT RELTOL: |GOT-WANT| <= RELTOL*|WANT|
 near() { if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN{d=g-w; if(d<0)d=-d; a=w<0?-w:w; exit !(d<=t*a)}'; then ok "$1 ($2 vs $3)"; else not_ok "$1" "got $2, want $3 within $4" "$(machine_load)"; fi; }

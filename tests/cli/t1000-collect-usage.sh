@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # pmcollect's command line: every usage error exits 2 with one "pmcollect: error:" line (plus one
-# usage line when the command line itself is malformed), creates no trace and never starts the
-# program; --help and --version; the long options of the option table are those docs/pmcollect.1 defines.
+# usage line when the command line itself is malformed: an unknown option, a missing value or
+# command, options that do not go together; a bad value gets its line alone), creates no trace and
+# never starts the program; --help (the synopsis and option lines generated from the option table)
+# and --version; the long options of the option table are those docs/pmcollect.1 defines.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 marker="$T/marker"
@@ -85,9 +87,16 @@ if [ "$nval" -ge 25 ]; then ok "value-taking options found in --help: $nval"
 else not_ok "value-taking options found in --help: $nval (want >= 25)"; fi
 
 # invalid values: one line, no usage
-value_error "output in a missing directory" \
-	"^pmcollect: error: cannot create '$T/no/such/dir/out.zst': No such file or directory$" \
-	-o "$T/no/such/dir/out.zst" -- touch "$marker"
+# -o's missing directories are made, as --help says (not only for a % template)
+run_capture "$PMCOLLECT" -q -o "$T/no/such/dir/out.zst" -- touch "$marker"
+if [ "$rc" -eq 0 ] && [ -e "$marker" ] && "$PMANALYZE" --info "$T/no/such/dir/out.zst" >/dev/null 2>&1 &&
+   [ "$(stat -c %a "$T/no/such/dir")" = 755 ]; then ok "-o in a missing directory: the directories made (0755), the trace written"
+else not_ok "-o in a missing directory: the directories made (0755), the trace written" "$(diag)"; fi
+rm -f "$marker"
+: >"$T/plainfile"
+value_error "output under a file" \
+	"^pmcollect: error: cannot create '$T/plainfile/out.zst': Not a directory$" \
+	-o "$T/plainfile/out.zst" -- touch "$marker"
 
 echo keep >"$T/existing.zst"
 run_capture "$PMCOLLECT" -o "$T/existing.zst" -- touch "$marker"
@@ -114,10 +123,33 @@ value_error "CPU that is not online" \
 	"^pmcollect: error: invalid CPU list '4095': CPU 4095 is not online \(online: [0-9,-]+\)$" \
 	--cpus 4095 -o "$T/out.zst" -- touch "$marker"
 value_error "empty CPU list" "^pmcollect: error: invalid CPU list '': " --cpus= -o "$T/out.zst" -- touch "$marker"
-value_error "interval 0" "^pmcollect: error: invalid interval '0': " -i 0 -o "$T/out.zst" -- touch "$marker"
-value_error "interval not a number" "^pmcollect: error: invalid interval '10ms': " --interval 10ms -o "$T/out.zst" -- touch "$marker"
-value_error "interval too long" "^pmcollect: error: invalid interval '10001': " --interval 10001 -o "$T/out.zst" -- touch "$marker"
-value_error "thread count 0" "^pmcollect: error: invalid thread count '0': " -t 0 -o "$T/out.zst" -- touch "$marker"
+# each kind of value of the option table (common/pm_opt.h), bad: exactly its one line, exit 2
+ms="want milliseconds from 0.1 to 10000"
+value_error "interval 0 (number)" "^pmcollect: error: invalid --interval '0': $ms$" -i 0 -o "$T/out.zst" -- touch "$marker"
+value_error "interval not a number" "^pmcollect: error: invalid --interval '10ms': $ms$" --interval 10ms -o "$T/out.zst" -- touch "$marker"
+value_error "interval too long" "^pmcollect: error: invalid --interval '10001': $ms$" --interval 10001 -o "$T/out.zst" -- touch "$marker"
+value_error "interval nan" "^pmcollect: error: invalid --interval 'nan': $ms$" --interval nan -o "$T/out.zst" -- touch "$marker"
+value_error "omega-se 0 (number above a bound)" "^pmcollect: error: invalid --omega-se '0': want a number above 0$" \
+	--calibrate --omega-se 0 -o "$T/out.zst" -- touch "$marker"
+value_error "omega-se inf" "^pmcollect: error: invalid --omega-se 'inf': want a number above 0$" \
+	--calibrate --omega-se inf -o "$T/out.zst" -- touch "$marker"
+value_error "calibrate-budget past its bound" \
+	"^pmcollect: error: invalid --calibrate-budget '1e8': want seconds above 0, up to 10000000$" \
+	--calibrate --calibrate-budget 1e8 -o "$T/out.zst" -- touch "$marker"
+value_error "repeat 0 (whole number)" "^pmcollect: error: invalid --repeat '0': want a whole number from 1 to 1000$" \
+	--sweep cores=1 --repeat 0 -o "$T/out.zst" -- touch "$marker"
+value_error "sched-buffer-kb 3 (KiB)" "^pmcollect: error: invalid --sched-buffer-kb '3': want KiB from 4 to 4194304$" \
+	--sched-buffer-kb 3 -o "$T/out.zst" -- touch "$marker"
+value_error "sched-buffer-kb 4.5" "^pmcollect: error: invalid --sched-buffer-kb '4.5': want KiB from 4 to 4194304$" \
+	--sched-buffer-kb 4.5 -o "$T/out.zst" -- touch "$marker"
+value_error "thread count 0 (callback)" \
+	"^pmcollect: error: invalid --threads '0': want a thread count from 1 to 1000000 \(or a list such as 1-4 with --omp-regions\)$" \
+	-t 0 -o "$T/out.zst" -- touch "$marker"
+value_error "label without '=' (callback)" \
+	"^pmcollect: error: invalid --label 'size': want KEY=VALUE \(key up to 64 bytes, value up to 256\)$" \
+	-l size -o "$T/out.zst" -- touch "$marker"
+value_error "omp-runtime (callback)" "^pmcollect: error: invalid --omp-runtime 'gnu': want 'llvm' or the path of a libomp$" \
+	--omp-regions --omp-runtime gnu -o "$T/out.zst" -- touch "$marker"
 value_error "bad NUMA node list" "^pmcollect: error: (invalid NUMA node list 'x'|cannot use --membind: NUMA is not available on this machine)$" \
 	--membind x -o "$T/out.zst" -- touch "$marker"
 value_error "membind with interleave" "^pmcollect: error: --membind and --interleave cannot be combined$" \
@@ -126,8 +158,11 @@ value_error "membind with interleave" "^pmcollect: error: --membind and --interl
 # --help and --version
 run_capture "$PMCOLLECT" --help
 expect_status "--help exits 0" 0
-if [ ! -s "$T/err" ] && head -1 "$T/out" | grep -Eq "$usage_re"; then ok "--help prints the usage on stdout only"
-else not_ok "--help prints the usage on stdout only" "$(head -c 300 "$T/err")"; fi
+if [ ! -s "$T/err" ] && head -1 "$T/out" | grep -q "^usage: pmcollect \[--output <file>\] "; then ok "--help prints the synopsis on stdout only"
+else not_ok "--help prints the synopsis on stdout only" "$(head -c 300 "$T/err")"; fi
+# the synopsis (up to the first empty line) and the option lines are generated from the table:
+# each visible option of the table is in both
+options_in_help pmcollect
 cp "$T/out" "$T/help.txt"
 run_capture "$PMCOLLECT" -h
 if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/help.txt"; then ok "-h is --help"; else not_ok "-h is --help"; fi

@@ -16,9 +16,77 @@ if grep -q '%%' "$T/out"; then not_ok "--help prints no literal '%%'" "$(grep '%
 run_capture "$PMANALYZE" --version
 expect_status "--version exits 0" 0
 
+# the synopsis (up to the first empty line of --help) and the option lines are generated from
+# the option table: each visible option is in both, and the synopsis's forms (--info, --learn,
+# ...) name no option the table lacks
+options_in_help pmanalyze
+# every word the synopsis offers for an option ("--format table|json|csv") is accepted by the
+# option's parser (the words of a module's own parser, e.g. the estimators, cannot drift apart)
+sed -n 's/.*\[\(--[a-z-]*\) \([a-z-]*|[a-z|<>-]*\)\].*/\1 \2/p' "$T/synopsis" >"$T/choices"
+refused=""; nwords=0
+while read -r opt words; do
+	for w in $(echo "$words" | tr '|' ' '); do
+		case $w in "<"*) continue ;; esac
+		nwords=$((nwords + 1))
+		"$PMANALYZE" "$opt" "$w" >/dev/null 2>"$T/choice.err"
+		grep -q "invalid $opt" "$T/choice.err" && refused="$refused $opt $w;"
+	done
+done <"$T/choices"
+if [ "$nwords" -ge 15 ] && [ -z "$refused" ]; then ok "the synopsis's $nwords choice words are accepted"
+else not_ok "the synopsis's choice words are accepted" "$nwords words; refused:$refused"; fi
+
+# a malformed command line: the error line, then the one-line usage
+usage_re='^usage: pmanalyze \[options\] <trace>\.\.\.$'
+for args in "--bogus x.zst" "-x x.zst" "x.zst --run" ""; do
+	run_capture "$PMANALYZE" $args
+	if [ "$rc" -eq 2 ] && [ "$(grep -c '^pmanalyze: error: ' "$T/err")" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 2 ] &&
+	   tail -n 1 "$T/err" | grep -Eq "$usage_re"; then ok "'pmanalyze $args': the error and the one-line usage, exit 2"
+	else not_ok "'pmanalyze $args': the error and the one-line usage, exit 2" "$(diag)"; fi
+done
+
 run_capture "$PMANALYZE" --bogus x.zst
 expect_status "unknown option exits 2" 2
 if head -n 1 "$T/err" | grep -Eq "^pmanalyze: error: unknown option '--bogus'$"; then ok "unknown option named"; else not_ok "unknown option named" "$(cat "$T/err")"; fi
+
+# a bad value of each kind of the option table (common/pm_opt.h): exactly its one line, no usage
+# block, exit 2 (lib.sh expect_err_line: any other line may only be a warning)
+sample="$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst"
+bad_value() {
+	name=$1; line=$2; shift 2
+	run_capture "$PMANALYZE" "$@"
+	expect_status "$name: exit 2" 2
+	expect_err_line "$name: its one line" "^pmanalyze: error: $line$"
+}
+bad_value "--cores 0 (list)" "invalid --cores '0': '0' is outside 1-1000000" --cores 0 "$sample"
+bad_value "--cores 5-2 (list)" "invalid --cores '5-2': range '5-2' runs backwards" --cores 5-2 "$sample"
+bad_value "--format xml (choice)" "invalid --format 'xml': want table, json or csv" --format xml "$sample"
+bad_value "-E bogus (choice, the estimators' parser)" \
+	"invalid --estimator 'bogus': want sched-exact, switch-exact, runnable or paper" -E bogus "$sample"
+bad_value "--mem (choice)" "invalid --mem 'remote': want local, interleave or local-then-remote" --mem remote "$sample"
+bad_value "--run x (whole number)" "invalid --run 'x': want a run id from 0 to 4294967295" --run x "$sample"
+bad_value "-j 0 (whole number)" "invalid --jobs '0': want a whole number from 1 to 4096" -j 0 "$sample"
+bad_value "--procs 65537 (whole number)" "invalid --procs '65537': want a whole number from 1 to 65536" --procs 65537 "$sample"
+bad_value "--pmnf-classes=0 (optional whole number)" "invalid --pmnf-classes '0': want a unit from 1 to 65536" \
+	--pmnf-classes=0 "$sample"
+bad_value "--threshold 0 (number above a bound)" "invalid --threshold '0': want a percentage above 0, up to 1000" \
+	--threshold 0 "$sample"
+bad_value "--threshold nan" "invalid --threshold 'nan': want a percentage above 0, up to 1000" --threshold nan "$sample"
+bad_value "--placement (callback)" "invalid --placement 'tight': want compact, scatter or a chunk size from 1 to 1000000" \
+	--placement tight "$sample"
+bad_value "--tcm-event= (callback)" "invalid --tcm-event '': want an event name of 1 to 127 bytes" --tcm-event= "$sample"
+# a file that cannot be written is a runtime failure, exit 1 (--help's exit statuses), one line
+: >"$T/afile"
+sched="$PMT_TOP/sample-traces/pipeline-4t-cpu0-sched.zst"
+for out in "-o $T/afile/r.txt" "--html $T/afile/r.html" "--plot $T/afile/plots" "--export-perfetto $T/afile/p.json"; do
+	run_capture "$PMANALYZE" $out "$sched"
+	expect_status "unwritable $out: exit 1" 1
+	expect_err_line "unwritable $out: one line" "^pmanalyze: error: cannot (open|create) '$T/afile/"
+done
+if "$PMANALYZE" --help | grep -q "^Exit status: 0 success, 1 bad or unreadable trace, or a file that cannot be written$"
+then ok "--help: exit status 1 includes a file that cannot be written"; else not_ok "--help: exit status 1 includes a file that cannot be written"; fi
+# the value given to an option: '--pmnf-classes 4' is the option without its value, then an operand
+run_capture "$PMANALYZE" --format csv --cores 1-2 --pmnf-classes "$sample"
+expect_status "--pmnf-classes alone: the default unit, exit 0" 0
 
 run_capture "$PMANALYZE"
 expect_status "no trace exits 2" 2
@@ -50,7 +118,7 @@ else not_ok "unknown option after the trace: named, exit 2" "$(head -n 1 "$T/err
 for bad in 0 5-2 x "1,,2" "0-"; do
 	run_capture "$PMANALYZE" --cores "$bad" x.zst
 	expect_status "--cores '$bad' exits 2" 2
-	if head -n 1 "$T/err" | grep -q "^pmanalyze: error: invalid --cores '$bad': "; then ok "--cores '$bad' explained"; else not_ok "--cores '$bad' explained" "$(cat "$T/err")"; fi
+	expect_err_line "--cores '$bad' explained in one line" "^pmanalyze: error: invalid --cores '$bad': "
 done
 run_capture "$PMANALYZE" --cores 5-2 x.zst
 if grep -q "backwards" "$T/err"; then ok "--cores 5-2 says the range runs backwards"; else not_ok "--cores 5-2 says the range runs backwards" "$(cat "$T/err")"; fi

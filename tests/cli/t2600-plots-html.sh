@@ -41,7 +41,7 @@ case "$(cat "$T/py.out")" in 960x*) ok "timeline.png is 960 px wide" ;; *) not_o
 
 run_capture "$PMANALYZE" -q --plot-format jpg "$S"
 expect_status "--plot-format jpg is a usage error (exit 2)" 2
-if head -1 "$T/err" | grep -q "^pmanalyze: error: invalid --plot-format 'jpg': use svg or png$"; then
+if head -1 "$T/err" | grep -q "^pmanalyze: error: invalid --plot-format 'jpg': want svg or png$"; then
 	ok "the error line names --plot-format's values"
 else not_ok "the error line for --plot-format jpg" "$(head -2 "$T/err")"; fi
 

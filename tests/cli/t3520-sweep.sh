@@ -130,7 +130,7 @@ if [ "$rc" -eq 0 ] && python3 -c 'import json,sys; assert json.load(open(sys.arg
 then ok "JSON scaling.aggregate: trimmed by default"; else not_ok "JSON scaling.aggregate: trimmed by default" "exit $rc"; fi
 run_capture "$PMANALYZE" -q --pmnf-aggregate avg "$T/linear.zst"
 expect_status "--pmnf-aggregate avg is refused" 2
-if head -1 "$T/err" | grep -qx "pmanalyze: error: invalid --pmnf-aggregate 'avg': use trimmed, median, mean or min"
+if head -1 "$T/err" | grep -qx "pmanalyze: error: invalid --pmnf-aggregate 'avg': want trimmed, median, mean or min"
 then ok "--pmnf-aggregate avg: the error line"; else not_ok "--pmnf-aggregate avg: the error line" "$(head -c 300 "$T/err")"; fi
 
 # ---- SIGINT mid-sweep: the runs before it stay in the trace ----

@@ -43,7 +43,7 @@ c0=$(echo "$all" | cut -d, -f1); c1=$(echo "$all" | cut -d, -f2)
 # ---- bad inputs (cheap: before any measurement) ----
 run_capture "$PMCOLLECT" -o "$T/x.pmt" --interfere memory --interfere-cpus "$c1" -- true
 expect_status "unknown kind: exit 2" 2
-expect_err_line "unknown kind: one line" "^pmcollect: error: invalid --interfere 'memory': use cache or bandwidth$"
+expect_err_line "unknown kind: one line" "^pmcollect: error: invalid --interfere 'memory': want cache or bandwidth$"
 run_capture "$PMCOLLECT" -o "$T/x.pmt" --cpus "$all" --interfere bandwidth -- true
 expect_status "--cpus covering every usable CPU ($all): exit 2" 2
 expect_err_line "--cpus covering every CPU: one line naming --interfere-cpus" "^pmcollect: error: cannot place the interferers: .*--interfere-cpus"
@@ -102,7 +102,7 @@ if [ -e "$T/x.pmt" ]; then not_ok "refused levels leave no trace" "$T/x.pmt exis
 # the CSThr size the machine file measured the capacity left with (else its "left" is not this run's)
 run_capture "$PMCOLLECT" -o "$T/x.pmt" --interfere cache --csthr-l2 1 --interference-file "$cal" -- true
 expect_status "--csthr-l2 1: exit 2" 2
-expect_err_line "--csthr-l2 1: one line" "^pmcollect: error: invalid --csthr-l2 '1': want a whole number of L2 sizes, 2 to 64$"
+expect_err_line "--csthr-l2 1: one line" "^pmcollect: error: invalid --csthr-l2 '1': want a whole number of L2 sizes from 2 to 64$"
 run_capture "$PMCOLLECT" -o "$T/x.pmt" --interfere bandwidth --csthr-l2 3 --interference-file "$cal" -- true
 expect_status "--csthr-l2 with --interfere bandwidth: exit 2" 2
 if grep -v '^usage: pmcollect ' "$T/err" >"$T/err.nousage" &&
