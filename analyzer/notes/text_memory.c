@@ -9,27 +9,34 @@
 
 void pma_note_text_omega_unknown(const struct pma_note_omega_unknown *a, char *buf, size_t size)
 {
-char t[32] = "";
-if (a->omp_threads > 0)
-	snprintf(t, sizeof(t), "-t %.0f ", a->omp_threads);
-if (a->cal_unusable)
-	snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
-		 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; the "
-		 "calibration runs recorded ran another number of threads than the analyzed "
-		 "run (see 'left out of the calibration'): each run must do the same work, "
-		 "so a program whose later runs do less (make with nothing left to rebuild) "
-		 "must be reset before each run; recording again as is would not help",
-		 s(a->why), a->counts_needed == 3 ? "1, c and c+1" : "1 and c", a->sockets,
-		 a->sockets == 1 ? "" : "s",
-		 a->c, a->have ? a->have : "none", a->missing ? a->missing : "none (see above)");
-else
-	snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
-		 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; record them "
-		 "with 'pmcollect --calibrate %s-o calib.zst -- %s' and analyze with "
-		 "'pmanalyze %s calib.zst'", s(a->why),
-		 a->counts_needed == 3 ? "1, c and c+1" : "1 and c",
-		 a->sockets, a->sockets == 1 ? "" : "s", a->c, a->have ? a->have : "none",
-		 a->missing ? a->missing : "none (see above)", t, s(a->command), s(a->trace));
+	char t[32] = "", ana[4200];
+
+	if (a->omp_threads > 0)
+		snprintf(t, sizeof(t), "-t %.0f ", a->omp_threads);
+	/* a trace read from standard input has no name to suggest beside calib.zst; a calibration
+	 * trace holds a baseline run of its own, so it is analyzed alone */
+	if (a->trace)
+		snprintf(ana, sizeof(ana), "analyze with 'pmanalyze %s calib.zst'", a->trace);
+	else
+		snprintf(ana, sizeof(ana), "analyze it alone with 'pmanalyze calib.zst' (it holds a "
+			 "baseline run of its own)");
+	if (a->cal_unusable)
+		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+			 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; the "
+			 "calibration runs recorded ran another number of threads than the analyzed "
+			 "run (see 'left out of the calibration'): each run must do the same work, "
+			 "so a program whose later runs do less (make with nothing left to rebuild) "
+			 "must be reset before each run; recording again as is would not help",
+			 s(a->why), a->counts_needed == 3 ? "1, c and c+1" : "1 and c", a->sockets,
+			 a->sockets == 1 ? "" : "s", a->c, a->have ? a->have : "none",
+			 a->missing ? a->missing : "none (see above)");
+	else
+		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+			 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; record them "
+			 "with 'pmcollect --calibrate %s-o calib.zst -- %s' and %s", s(a->why),
+			 a->counts_needed == 3 ? "1, c and c+1" : "1 and c",
+			 a->sockets, a->sockets == 1 ? "" : "s", a->c, a->have ? a->have : "none",
+			 a->missing ? a->missing : "none (see above)", t, s(a->command), ana);
 }
 
 void pma_note_text_freq_unknown(char *buf, size_t size)

@@ -178,7 +178,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	const char *omp = NULL, *threads;
 	char omp_buf[16];
 	size_t nw, nc = traces[0].meta.ncommand; /* the command's words, those copied */
-	int rc, cal_unusable = 0;
+	int rc, cal_unusable = 0, stdin_trace;
 	double asked = asked_threads(traces, ntraces, m_peak);
 
 	for (size_t i = 0; i < cal->npts; i++)
@@ -225,9 +225,11 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	for (size_t i = 0; words && i < nc; i++)
 		free(words[i]);
 	free(words);
-	path = shell_words((char *[]){ traces[0].path }, 1);
+	/* standard input ('-') cannot be named beside another trace (pmanalyze refuses '- calib.zst') */
+	stdin_trace = strcmp(traces[0].path, "-") == 0;
+	path = stdin_trace ? NULL : shell_words((char *[]){ traces[0].path }, 1);
 	rc = -1;
-	if (have && missing && cmd && path)
+	if (have && missing && cmd && (path || stdin_trace))
 		rc = pma_note_add_omega_unknown(notes, &(struct pma_note_omega_unknown){
 			.counts_needed = nneed, .sockets = rec->sockets, .c = rec->c,
 			.omp_threads = omp ? atof(omp) : 0, .cal_unusable = cal_unusable,

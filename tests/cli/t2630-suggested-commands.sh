@@ -54,4 +54,18 @@ for w in ana:
     assert traces and all(os.path.exists(a) for a in traces), w
 print("%d pmanalyze suggestions, their traces exist" % len(ana))
 PY
+# a trace read from standard input: no suggestion names '-' beside another trace (pmanalyze
+# refuses '- calib.zst'); the omega note suggests the calibration trace alone
+"$PMANALYZE" -q - <"$T/a q.zst" >"$T/stdin" 2>&1
+check "trace on standard input: no suggested 'pmanalyze - ...', and 'pmanalyze calib.zst' instead" python3 - "$PMT_TOP/tests/cli" "$T/stdin" <<'PY'
+import shlex, sys
+sys.path.insert(0, sys.argv[1])
+from invariants import suggested_commands
+text = open(sys.argv[2]).read()
+cmds = [c for l in text.splitlines() if l.startswith("note: ") for c, _ in suggested_commands(l)]
+ana = [shlex.split(c) for c in cmds if c.startswith("pmanalyze ")]
+assert ana and all("-" not in w for w in ana), cmds
+assert ["pmanalyze", "calib.zst"] in ana, cmds
+print(cmds)
+PY
 done_testing
