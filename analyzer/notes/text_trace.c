@@ -9,26 +9,35 @@
 
 void pma_note_text_late_samples(const struct pma_note_late_samples *a, char *buf, size_t size)
 {
-char iv[96];
-pma_note_interval_text(iv, sizeof(iv), a->interval_ms, a->requested_ms);
-if (a->widen > 0)
-	snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
-		 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
-		 "not keep the interval, so changes of parallelism are placed less "
-		 "precisely; the uncertainty is widened by %.0f%% of A (re-record with a "
-		 "longer -i, or on quieter CPUs)", a->late, a->samples, a->lost, a->late_pct, iv,
-		 100 * a->widen);
-else
-	snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
-		 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
-		 "not keep the interval; the headline A(m,inf) comes from the scheduler "
-		 "events, which do not depend on it, so the late samples add nothing to "
-		 "its uncertainty (any ± beside it has other causes, given in their own "
-		 "notes), but "
-		 "the sampled estimators beside it (runnable, paper) place changes of "
-		 "parallelism less precisely (to compare them, re-record with a longer -i, or on "
-		 "quieter CPUs)",
-		 a->late, a->samples, a->lost, a->late_pct, iv);
+	char iv[96];
+
+	pma_note_interval_text(iv, sizeof(iv), a->interval_ms, a->requested_ms);
+	if (a->widen > 0)
+		snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+			 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+			 "not keep the interval, so changes of parallelism are placed less "
+			 "precisely; the uncertainty is widened by %.0f%% of A (re-record with a "
+			 "longer -i, or on quieter CPUs)", a->late, a->samples, a->lost, a->late_pct, iv,
+			 100 * a->widen);
+	else if (a->wakes_placed > 0)
+		/* switch-exact: the run segments are exact, but the wakes are placed from the
+		 * schedstat the samples read, so late samples leave more of them only bounded */
+		snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+			 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+			 "not keep the interval; the headline A(m,inf) rests on the context switches, "
+			 "which do not depend on it, and on %.0f wakes placed from the schedstat these "
+			 "samples read: a wake between two late samples is bounded rather than placed, "
+			 "and its ± (the bounds) carries that (re-record with a longer -i, or on "
+			 "quieter CPUs)", a->late, a->samples, a->lost, a->late_pct, iv, a->wakes_placed);
+	else
+		snprintf(buf, size, "late or lost samples: %.0f of %.0f samples were late and "
+			 "%.0f lost (%.0f%% of the timer expirations) at %s: the collector could "
+			 "not keep the interval; the headline A(m,inf) comes from the scheduler "
+			 "events, which do not depend on it, so the late samples add nothing to "
+			 "its uncertainty (any ± beside it has other causes, given in their own "
+			 "notes), but the sampled estimators beside it (runnable, paper) place "
+			 "changes of parallelism less precisely (to compare them, re-record with a "
+			 "longer -i, or on quieter CPUs)", a->late, a->samples, a->lost, a->late_pct, iv);
 }
 
 void pma_note_text_stolen(const struct pma_note_stolen *a, char *buf, size_t size)

@@ -697,7 +697,8 @@ static void check_sampling(struct pma_result *r)
 		(void)pma_note_add_late_samples(&r->notes, &(struct pma_note_late_samples){
 			.samples = smp.samples, .late = smp.late, .lost = smp.lost,
 			.late_pct = 100 * smp.share, .interval_ms = smp.interval_ms, .widen = widen,
-			.requested_ms = smp.requested_ms });
+			.requested_ms = smp.requested_ms,
+			.wakes_placed = r->par.est == PMA_EST_SWITCH ? (double)r->run->pst.wakes_placed : 0 });
 }
 
 /* Wall time the profile does not explain: on c CPUs the run should take U / A(m,c) + idle (eq. 6
