@@ -89,28 +89,28 @@ void pma_note_text_c1_spread(const struct pma_note_c1_spread *a, char *buf, size
 
 void pma_note_text_omega_noise(const struct pma_note_omega_noise *a, char *buf, size_t size)
 {
-/* a->measured 0: no calibration run had n cores, omega(n) is the fit's extrapolation */
-char ext[120] = "";
-if (a->measured == 0)
-	snprintf(ext, sizeof(ext), " (extrapolated: no calibration run has %.0f cores, "
-		 "the value is the fit of eq. 8)", a->n);
-if (a->cpu_time == 1)
-	snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f%s is below 0 beyond %s, but C(n) "
-		 "is CPU time, which cannot show a superlinear effect (a 1-CPU run's CPU "
-		 "time includes switching between its threads and the hypervisor's steal): "
-		 "taken as 0; count cycles to see one", a->n, a->omega, a->omega_err, ext,
-		 a->measured == 0 ? "its uncertainty" : "the spread of the calibration runs");
-else if (isnan(a->omega_err))
-	snprintf(buf, size, "omega(%.0f) = %.3f%s from one run per core count, no spread "
-		 "to tell a superlinear effect from noise: taken as 0 (record the "
-		 "calibration with pmcollect --calibrate --repeat 3 or more)", a->n, a->omega,
-		 ext);
-else
-	snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f%s is below 0 only within its "
-		 "uncertainty (%s): taken as 0, so noise cannot make the speedup "
-		 "superlinear", a->n, a->omega, a->omega_err, ext,
-		 a->measured == 0 ? "the spread of the repeated calibration runs, carried through "
-		 "the fit" : "the spread of the repeated calibration runs");
+	/* a->measured 0: no calibration run had n cores, omega(n) is the fit's extrapolation */
+	char ext[120] = "";
+	if (a->measured == 0)
+		snprintf(ext, sizeof(ext), " (extrapolated: no calibration run has %.0f cores, "
+			 "the value is the fit of eq. 8)", a->n);
+	if (a->cpu_time == 1)
+		snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f%s is below 0 beyond %s, but C(n) "
+			 "is CPU time, which cannot show a superlinear effect (a 1-CPU run's CPU "
+			 "time includes switching between its threads and the hypervisor's steal): "
+			 "taken as 0; count cycles to see one", a->n, a->omega, a->omega_err, ext,
+			 a->measured == 0 ? "its uncertainty" : "the spread of the calibration runs");
+	else if (isnan(a->omega_err))
+		snprintf(buf, size, "omega(%.0f) = %.3f%s from one run per core count, no spread "
+			 "to tell a superlinear effect from noise: taken as 0 (record the "
+			 "calibration with pmcollect --calibrate --repeat 3 or more)", a->n, a->omega,
+			 ext);
+	else
+		snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f%s is below 0 only within its "
+			 "uncertainty (%s): taken as 0, so noise cannot make the speedup "
+			 "superlinear", a->n, a->omega, a->omega_err, ext,
+			 a->measured == 0 ? "the spread of the repeated calibration runs, carried through "
+			 "the fit" : "the spread of the repeated calibration runs");
 }
 
 void pma_note_text_superlinear(const struct pma_note_superlinear *a, char *buf, size_t size)
@@ -123,21 +123,21 @@ void pma_note_text_superlinear(const struct pma_note_superlinear *a, char *buf, 
 void pma_note_text_superlinear_unconfirmed(const struct pma_note_superlinear_unconfirmed *a,
 				char *buf, size_t size)
 {
-char why[120];
-if (a->why == PMA_SUPERLIN_NOT_MEASURED)
-	snprintf(why, sizeof(why), "no calibration run has %.0f cores (it is "
-		 "extrapolated)", a->n);
-else if (a->why == PMA_SUPERLIN_OVERLAP)
-	snprintf(why, sizeof(why), "a run on %.0f cores took as many cycles as a run on "
-		 "1 core", a->n);
-else
-	snprintf(why, sizeof(why), "%.0f runs on 1 core and %.0f on %.0f are too few to "
-		 "tell it from noise", a->runs_1, a->runs_n, a->n);
-snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of the "
-	 "calibration runs, but %s: taken as 0; a superlinear effect is reported only "
-	 "when at least %d runs on 1 core and %d on n cores show it, every C(n) below "
-	 "every C(1)", a->n, a->omega, a->omega_err, why, PMA_SUPERLIN_MIN_REPS,
-	 PMA_SUPERLIN_MIN_REPS);
+	char why[120];
+	if (a->why == PMA_SUPERLIN_NOT_MEASURED)
+		snprintf(why, sizeof(why), "no calibration run has %.0f cores (it is "
+			 "extrapolated)", a->n);
+	else if (a->why == PMA_SUPERLIN_OVERLAP)
+		snprintf(why, sizeof(why), "a run on %.0f cores took as many cycles as a run on "
+			 "1 core", a->n);
+	else
+		snprintf(why, sizeof(why), "%.0f runs on 1 core and %.0f on %.0f are too few to "
+			 "tell it from noise", a->runs_1, a->runs_n, a->n);
+	snprintf(buf, size, "omega(%.0f) = %.3f ± %.3f is below 0 beyond the spread of the "
+		 "calibration runs, but %s: taken as 0; a superlinear effect is reported only "
+		 "when at least %d runs on 1 core and %d on n cores show it, every C(n) below "
+		 "every C(1)", a->n, a->omega, a->omega_err, why, PMA_SUPERLIN_MIN_REPS,
+		 PMA_SUPERLIN_MIN_REPS);
 }
 
 void pma_note_text_cross_saturated(const struct pma_note_cross_saturated *a, char *buf, size_t size)

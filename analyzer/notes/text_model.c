@@ -87,20 +87,20 @@ void pma_note_text_est_disagree(const struct pma_note_est_disagree *a, char *buf
 
 void pma_note_text_opt_known_omega(const struct pma_note_opt_known_omega *a, char *buf, size_t size)
 {
-char why[96] = "";
-if (a->target_cores > 0)
-	snprintf(why, sizeof(why), ", more cores than the target's %.0f", a->target_cores);
-if (a->n_opt > 0)
-	snprintf(buf, size, "optimum over known omega: S is largest at n = %.0f (S = %.2f) "
-		 "only where omega is unknown (n = %.0f-%.0f%s), where S = A(m,n) is an "
-		 "upper bound with no contention; the optimum is given over the core counts "
-		 "with a known omega: %.0f cores (S = %.2f)", a->n_best, a->S_best,
-		 a->first_unknown, a->last_unknown, why,
-		 a->n_opt, a->S_opt);
-else
-	snprintf(buf, size, "optimum over known omega: omega is known at none of the "
-		 "core counts that could be optimal (unknown at n = %.0f-%.0f%s): no "
-		 "optimum is given", a->first_unknown, a->last_unknown, why);
+	char why[96] = "";
+	if (a->target_cores > 0)
+		snprintf(why, sizeof(why), ", more cores than the target's %.0f", a->target_cores);
+	if (a->n_opt > 0)
+		snprintf(buf, size, "optimum over known omega: S is largest at n = %.0f (S = %.2f) "
+			 "only where omega is unknown (n = %.0f-%.0f%s), where S = A(m,n) is an "
+			 "upper bound with no contention; the optimum is given over the core counts "
+			 "with a known omega: %.0f cores (S = %.2f)", a->n_best, a->S_best,
+			 a->first_unknown, a->last_unknown, why,
+			 a->n_opt, a->S_opt);
+	else
+		snprintf(buf, size, "optimum over known omega: omega is known at none of the "
+			 "core counts that could be optimal (unknown at n = %.0f-%.0f%s): no "
+			 "optimum is given", a->first_unknown, a->last_unknown, why);
 }
 
 void pma_note_text_wake_not_charged(const struct pma_note_wake_not_charged *a,

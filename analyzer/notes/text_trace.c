@@ -100,19 +100,19 @@ void pma_note_text_collector_shared(const struct pma_note_collector_shared *a,
 
 void pma_note_text_late_warning(const struct pma_note_late_warning *a, char *buf, size_t size)
 {
-char iv[96], run[96] = "the trace";
-pma_note_interval_text(iv, sizeof(iv), a->interval_ms, a->requested_ms);
-/* a->runs: how many runs had them, said once for the worst */
-if (a->run_id >= 0 && a->runs > 1)
-	snprintf(run, sizeof(run), "%.0f runs had late or lost samples; the worst, run "
-		 "%.0f", a->runs, a->run_id);
-else if (a->run_id >= 0)
-	snprintf(run, sizeof(run), "run %.0f", a->run_id);
-snprintf(buf, size, "%s: %.0f of %.0f samples were late and %.0f lost (%.0f%% of the "
-	 "timer expirations) at %s: the collector could not keep the interval (a busy "
-	 "CPU, or an interval too short for the threads it reads); the sampled "
-	 "estimators place changes of parallelism less precisely", run, a->late, a->samples,
-	 a->lost, a->late_pct, iv);
+	char iv[96], run[96] = "the trace";
+	pma_note_interval_text(iv, sizeof(iv), a->interval_ms, a->requested_ms);
+	/* a->runs: how many runs had them, said once for the worst */
+	if (a->run_id >= 0 && a->runs > 1)
+		snprintf(run, sizeof(run), "%.0f runs had late or lost samples; the worst, run "
+			 "%.0f", a->runs, a->run_id);
+	else if (a->run_id >= 0)
+		snprintf(run, sizeof(run), "run %.0f", a->run_id);
+	snprintf(buf, size, "%s: %.0f of %.0f samples were late and %.0f lost (%.0f%% of the "
+		 "timer expirations) at %s: the collector could not keep the interval (a busy "
+		 "CPU, or an interval too short for the threads it reads); the sampled "
+		 "estimators place changes of parallelism less precisely", run, a->late, a->samples,
+		 a->lost, a->late_pct, iv);
 }
 
 void pma_note_text_recorded(const struct pma_note_recorded *a, char *buf, size_t size)
@@ -128,11 +128,11 @@ void pma_note_text_no_pid(const struct pma_note_no_pid *a, char *buf, size_t siz
 
 void pma_note_text_sched_lost(const struct pma_note_sched_lost *a, char *buf, size_t size)
 {
-/* the lost count when the collector knew it, else the gaps as the lower bound */
-double missing = a->lost ? a->lost : a->gaps;
-snprintf(buf, size, "run %.0f: %.0f scheduler events lost (%.0f gaps in %.0f recorded): "
-	 "the exact estimate is uncertain by about %.1f%%", a->run_id, a->lost, a->gaps, a->events,
-	 100.0 * missing / (a->events + missing));
+	/* the lost count when the collector knew it, else the gaps as the lower bound */
+	double missing = a->lost ? a->lost : a->gaps;
+	snprintf(buf, size, "run %.0f: %.0f scheduler events lost (%.0f gaps in %.0f recorded): "
+		 "the exact estimate is uncertain by about %.1f%%", a->run_id, a->lost, a->gaps, a->events,
+		 100.0 * missing / (a->events + missing));
 }
 
 void pma_note_text_exact_refused(const struct pma_note_exact_refused *a, char *buf, size_t size)
