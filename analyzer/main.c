@@ -172,7 +172,7 @@ static const struct pm_opt_usage usage = {
 		 "or srun; a directory stands for its *.zst files) are merged: a row per rank, the\n"
 		 "load imbalance across ranks, the slowest rank and the job's T(n); see docs/cluster.md.\n"
 		 "\n"
-		 "Deprecated (one release, with a warning): -f table|json|csv for -F, -e <name> for -E,\n"
+		 "Other forms, accepted with a warning: -f table|json|csv for -F, -e <name> for -E,\n"
 		 "-i for -I.\n"
 		 "\n"
 		 "Exit status: 0 success, 1 bad or unreadable trace, or a file that cannot be written\n"

@@ -58,7 +58,7 @@ else not_ok "the check finds each fault" "lost backslash: $(cat "$T/f1")" "form 
 # the estimator names: those pmanalyze accepts (its error line for an unknown one) are the ones
 # pmanalyze.1 lists in its SYNOPSIS and its -E item, and pmcollect.1 names no other
 run_capture "$PMT_BIN/pmanalyze" -E bogus x.zst
-names=$(sed -n "s/^pmanalyze: error: invalid --estimator 'bogus': use //p" "$T/err" | sed 's/,\| or / /g')
+names=$(sed -n "s/^pmanalyze: error: invalid --estimator 'bogus': want //p" "$T/err" | sed 's/,\| or / /g')
 want=$(printf '%s\n' $names | paste -sd'|' -)
 render "$PMT_TOP/docs/pmanalyze.1"
 tr -s ' \n' ' ' <"$T/txt" >"$T/flat"
