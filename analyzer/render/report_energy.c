@@ -9,7 +9,7 @@
 
 /* Energy (docs/energy.md §2): the power model, E(n) and EDP(n) per core count, the energy-optimal n
  * beside eq. 11's, and the trust in the readings; or why there is none. */
-void table_energy(FILE *out, const struct pma_result *r)
+void pma_render_table_energy(FILE *out, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 
@@ -43,7 +43,7 @@ void table_energy(FILE *out, const struct pma_result *r)
 }
 
 /* "energy": docs/pmanalyze-json.md */
-void energy_json(cJSON *o, const struct pma_result *r)
+void pma_render_energy_json(cJSON *o, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 	cJSON *pm, *pts, *op;
@@ -62,11 +62,11 @@ void energy_json(cJSON *o, const struct pma_result *r)
 	cJSON_AddStringToObject(pm, "method", e->model.method == PMA_POWER_FIT_ZONES ? "zones" : "total");
 	cJSON_AddNumberToObject(pm, "P_static_w", e->model.P_static_w);
 	cJSON_AddNumberToObject(pm, "P_core_w", e->model.P_core_w);
-	add_finite(pm, "R2", e->model.R2);
+	pma_render_add_finite(pm, "R2", e->model.R2);
 	cJSON_AddNumberToObject(pm, "core_counts", e->model.ncounts);
 	op = cJSON_AddObjectToObject(o, "other_load");
-	add_finite(op, "max_cpus", e->other_load_max_cpus);
-	add_finite(op, "max_share", e->other_share_max);
+	pma_render_add_finite(op, "max_cpus", e->other_load_max_cpus);
+	pma_render_add_finite(op, "max_share", e->other_share_max);
 	cJSON_AddStringToObject(op, "trust", pma_energy_trust_name(e->trust));
 	cJSON_AddNumberToObject(o, "energy_optimal_cores", e->opt.n_energy);
 	cJSON_AddNumberToObject(o, "time_optimal_cores", e->opt.n_time);

@@ -9,7 +9,7 @@
 #include "render_util.h"
 
 /* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
-void print_memory(FILE *out, const struct pma_result *r)
+void pma_render_print_memory(FILE *out, const struct pma_result *r)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
@@ -39,7 +39,7 @@ void print_memory(FILE *out, const struct pma_result *r)
 		/* a point past the fit's saturation has no model omega ("sat"), so no residual */
 		char wm[16], res[16];
 		double d = e->cal.omega_model[i] - e->cal.omega_meas[i];
-		fmt_num(wm, sizeof(wm), 3, e->cal.omega_model[i], "");
+		pma_render_fmt_num(wm, sizeof(wm), 3, e->cal.omega_model[i], "");
 		if (isfinite(d))
 			snprintf(res, sizeof(res), "%+.3f", d);
 		else
@@ -79,7 +79,7 @@ static void machine_json(cJSON *o, const struct pma_machine *mc)
 }
 
 /* "memory": source, model, params, points (docs/pmanalyze-json.md) */
-cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
+cJSON *pma_render_memory_json(const struct pma_result *r, const struct pma_trace *traces)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
@@ -95,14 +95,14 @@ cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
 	machine_json(cJSON_AddObjectToObject(m, "target_machine"), &e->target);
 	par = cJSON_AddObjectToObject(m, "params");
 	if (p->model != PMA_MEM_NONE) {
-		add_finite(par, "C1", p->C1);
-		add_finite(par, "mu", p->mu);
-		add_finite(par, "L", p->L);
-		add_finite(par, "r", p->r);
+		pma_render_add_finite(par, "C1", p->C1);
+		pma_render_add_finite(par, "mu", p->mu);
+		pma_render_add_finite(par, "L", p->L);
+		pma_render_add_finite(par, "r", p->r);
 		cJSON_AddBoolToObject(par, "per_miss", !isfinite(p->r));
-		add_finite(par, "n_saturation", p->n_sat);
-		add_finite(par, "delta_C", p->dC);
-		add_finite(par, "r_delta", p->r_delta);
+		pma_render_add_finite(par, "n_saturation", p->n_sat);
+		pma_render_add_finite(par, "delta_C", p->dC);
+		pma_render_add_finite(par, "r_delta", p->r_delta);
 		cJSON_AddNumberToObject(par, "cores_per_socket", p->c);
 	}
 	pts = cJSON_AddArrayToObject(m, "points");
@@ -113,15 +113,15 @@ cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
 		cJSON_AddStringToObject(o, "trace", traces[e->cal.trace[i]].path);
 		cJSON_AddNumberToObject(o, "C", e->cal.pts[i].C);
 		if (p->model != PMA_MEM_NONE) {
-			add_finite(o, "omega_measured", e->cal.omega_meas[i]);
-			add_finite(o, "omega_model", e->cal.omega_model[i]);
-			add_finite(o, "residual", e->cal.omega_model[i] - e->cal.omega_meas[i]);
+			pma_render_add_finite(o, "omega_measured", e->cal.omega_meas[i]);
+			pma_render_add_finite(o, "omega_model", e->cal.omega_model[i]);
+			pma_render_add_finite(o, "residual", e->cal.omega_model[i] - e->cal.omega_meas[i]);
 		}
 		cJSON_AddItemToArray(pts, o);
 	}
 	if (p->model == PMA_MEM_NONE) {
 		const struct pma_note *why = pma_notes_find(&e->notes, PMA_NOTE_OMEGA_UNKNOWN);
-		cJSON_AddItemToObject(m, "unknown_because", why ? note_string(why) :
+		cJSON_AddItemToObject(m, "unknown_because", why ? pma_render_note_string(why) :
 				      cJSON_CreateString(""));
 	}
 	return m;

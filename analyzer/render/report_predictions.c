@@ -23,8 +23,8 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 	const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 	char w[16], x[16], S[32], dS[32], T[32], R[32];
 
-	fmt_num(w, sizeof(w), 2, q->omega, "");
-	fmt_num(x, sizeof(x), 0, q->omega > 0 && isfinite(q->omega) ? 100 * r->mem.cross[i] / q->omega :
+	pma_render_fmt_num(w, sizeof(w), 2, q->omega, "");
+	pma_render_fmt_num(x, sizeof(x), 0, q->omega > 0 && isfinite(q->omega) ? 100 * r->mem.cross[i] / q->omega :
 		r->mem.cross[i] == 0 ? 0 : NAN, "%");
 	/* saturated (omega "sat"): S, its uncertainty, T and R are not given */
 	fmt_given(S, sizeof(S), 2, q->S);
@@ -40,7 +40,7 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 }
 
 /* The predictions per core count and the optimal core count (eq. 11). */
-void table_predictions(FILE *out, const struct pma_result *r)
+void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 {
 	fprintf(out, "\npredictions (%s; omega from %s; S = A(m,n) / (1 + omega), eq. 1; placement %s, "
 		"memory %s)\n", r->par.est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
@@ -86,7 +86,7 @@ void table_predictions(FILE *out, const struct pma_result *r)
 	}
 }
 
-void runcheck_json(cJSON *root, const struct pma_result *r)
+void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 {
 	cJSON *a;
 
@@ -102,15 +102,15 @@ void runcheck_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(o, "S_max", w->S_max);
 		cJSON_AddNumberToObject(o, "runs", (double)w->runs_n);
 		cJSON_AddNumberToObject(o, "runs_1", (double)w->runs_1);
-		add_finite(o, "S_predicted", w->S_pred);
-		add_finite(o, "S_err", w->S_pred_err);
+		pma_render_add_finite(o, "S_predicted", w->S_pred);
+		pma_render_add_finite(o, "S_err", w->S_pred_err);
 		cJSON_AddBoolToObject(o, "outside", w->outside);
 		cJSON_AddItemToArray(a, o);
 	}
 }
 
 /* "optimal_cores" and "optimal" (eq. 11) */
-void optimal_json(cJSON *root, const struct pma_result *r)
+void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 {
 	cJSON *op, *iv;
 
@@ -131,27 +131,27 @@ void optimal_json(cJSON *root, const struct pma_result *r)
 }
 
 /* "predictions": one object per core count */
-void predictions_json(cJSON *preds, const struct pma_result *r)
+void pma_render_predictions_json(cJSON *preds, const struct pma_result *r)
 {
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "cores", q->cores);
 		cJSON_AddNumberToObject(o, "A", q->A);
-		add_finite(o, "omega", q->omega);
-		add_finite(o, "omega_err", r->mem.omega_err[i]);
-		add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
+		pma_render_add_finite(o, "omega", q->omega);
+		pma_render_add_finite(o, "omega_err", r->mem.omega_err[i]);
+		pma_render_add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
 		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
-		add_finite(o, "cross_socket", r->mem.cross[i]);
+		pma_render_add_finite(o, "cross_socket", r->mem.cross[i]);
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
 		cJSON_AddNumberToObject(o, "busy_cores", r->mem.busy[i]);
 		cJSON_AddBoolToObject(o, "saturated", isinf(q->omega));
-		add_finite(o, "S", q->S);
+		pma_render_add_finite(o, "S", q->S);
 		cJSON_AddNumberToObject(o, "S_err", r->pred.S_err[i]);
-		add_finite(o, "T_s", q->T_ns / 1e9);
+		pma_render_add_finite(o, "T_s", q->T_ns / 1e9);
 		if (r->wake.have && r->par.est == PMA_EST_SCHED) /* the wake-up cost's spread */
-			add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);
-		add_finite(o, "R", q->R);
+			pma_render_add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);
+		pma_render_add_finite(o, "R", q->R);
 		if (r->par.est != PMA_EST_SCHED && r->par.have[PMA_EST_SCHED])
 			cJSON_AddNumberToObject(o, "A_sched_exact", r->pred.by_est[PMA_EST_SCHED][i].A);
 		else if (r->par.est == PMA_EST_SCHED)
@@ -173,7 +173,7 @@ static void csv_num(FILE *out, double v)
 }
 
 /* The CSV's first table: one row per core count. */
-void csv_predictions(FILE *out, const struct pma_result *r)
+void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 	size_t k = 0;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "render_util.h"
-#include "render/report.h"
 
 /* "{3,3}": the per-socket thread counts of configuration c of plan p. */
 static void aff_text(const struct pma_allande_plan *p, size_t c, char *buf, size_t size)
@@ -79,7 +78,7 @@ static void table_region_counters(FILE *out, const struct pma_regions_result *g)
 
 /* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain; or the phases of
  * the fallback (no region recorded, or --phases). */
-void table_regions(FILE *out, const struct pma_result *r)
+void pma_render_table_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[32], b[32];
@@ -214,16 +213,16 @@ static void region_predictions_json(cJSON *a, const struct pma_region_row *w)
 		if (!o)
 			return;
 		cJSON_AddNumberToObject(o, "cores", q->cores);
-		add_finite(o, "A", q->A);
-		add_finite(o, "S", q->S);
-		add_finite(o, "T_ns", q->T_ns);
-		add_finite(o, "gain_ns", q->gain_ns);
+		pma_render_add_finite(o, "A", q->A);
+		pma_render_add_finite(o, "S", q->S);
+		pma_render_add_finite(o, "T_ns", q->T_ns);
+		pma_render_add_finite(o, "gain_ns", q->gain_ns);
 		cJSON_AddItemToArray(a, o);
 	}
 }
 
 /* "regions" (docs/pmanalyze-json.md): only in reports of --omp-regions traces. */
-void regions_json(cJSON *root, const struct pma_result *r)
+void pma_render_regions_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	cJSON *o, *rows, *al;
@@ -250,7 +249,7 @@ void regions_json(cJSON *root, const struct pma_result *r)
 	cJSON_AddStringToObject(o, "A_source", g->have_A ? g->method : "none");
 	cJSON_AddNumberToObject(o, "cores", g->n);
 	cJSON_AddNumberToObject(o, "predictions_left_out", (double)g->pred_left_out);
-	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
+	pma_render_add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
 	rows = cJSON_AddArrayToObject(o, "rows");
 	for (size_t i = 0; rows && i < g->nrows; i++) {
 		const struct pma_region_row *w = &g->rows[i];
@@ -276,13 +275,13 @@ void regions_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(e, "time_ns", w->time_ns);
 		cJSON_AddNumberToObject(e, "share", w->share);
 		cJSON_AddNumberToObject(e, "mean_team", w->mean_team);
-		add_finite(e, "A", w->have_A ? w->A : NAN);
-		add_finite(e, "T_cp_ns", w->have_A ? w->T_cp_ns : NAN);
-		add_finite(e, "work_ns", w->have_A ? w->work_ns : NAN);
-		add_finite(e, "cp_share", w->have_A ? w->cp_share : NAN);
-		add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
-		add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
-		add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
+		pma_render_add_finite(e, "A", w->have_A ? w->A : NAN);
+		pma_render_add_finite(e, "T_cp_ns", w->have_A ? w->T_cp_ns : NAN);
+		pma_render_add_finite(e, "work_ns", w->have_A ? w->work_ns : NAN);
+		pma_render_add_finite(e, "cp_share", w->have_A ? w->cp_share : NAN);
+		pma_render_add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
+		pma_render_add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
+		pma_render_add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
 		region_predictions_json(cJSON_AddArrayToObject(e, "predictions"), w);
 		if (g->nevents && w->counter_tasks) {
 			cJSON *c = cJSON_AddObjectToObject(e, "counters");
@@ -460,7 +459,7 @@ static void csv_region_predictions(FILE *out, const struct pma_regions_result *g
 /* --omp-regions traces: a second table after a blank line, one row per region, then
  * csv_region_predictions' table (then, when the trace has Allande's runs, csv_allande's tables).
  * The per-thread counters' sums are the last columns, one per event, named after it. */
-void csv_regions(FILE *out, const struct pma_result *r)
+void pma_render_csv_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[PMA_ALLANDE_MAX_NC * 4 + 8];

@@ -8,14 +8,14 @@
 #include "render_util.h"
 
 /* The run: program, trace, machine, baseline, m, wall time, sources. */
-void table_run(FILE *out, const struct pma_result *r)
+void pma_render_table_run(FILE *out, const struct pma_result *r)
 {
 	char cmd[512];
 
-	command_string(&r->t->meta, cmd, sizeof(cmd));
+	pma_render_command_string(&r->t->meta, cmd, sizeof(cmd));
 	fprintf(out, "%-13s%s\n", "program", cmd);
 	fprintf(out, "%-13s%s\n", "trace", r->t->path);
-	machine_line(out, &r->t->meta);
+	pma_render_machine_line(out, &r->t->meta);
 	if (r->mem.target_given) {
 		char sum[160];
 		fprintf(out, "%-13s%s: %s (the predictions' machine)\n", "target", r->mem.target.source,
@@ -37,13 +37,13 @@ void table_run(FILE *out, const struct pma_result *r)
 		fprintf(out, "; %.3f s unexplained (ready to run, CPUs busy elsewhere)",
 			r->par.unexplained_s);
 	fputc('\n', out);
-	print_sources(out, &r->t->meta);
+	pma_render_print_sources(out, &r->t->meta);
 	if (r->par.est == PMA_EST_SCHED)
 		pma_wakecost_line(out, &r->wake);
 }
 
 /* A(m,inf) by every estimator, T_cp, T(1), D(m), idle time. */
-void table_parallelism(FILE *out, const struct pma_result *r)
+void pma_render_table_parallelism(FILE *out, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -74,7 +74,7 @@ void table_parallelism(FILE *out, const struct pma_result *r)
 }
 
 /* The concurrency histogram: share of T_cp by active threads, as bars. */
-void table_concurrency(FILE *out, const struct pma_result *r)
+void pma_render_table_concurrency(FILE *out, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -93,7 +93,7 @@ void table_concurrency(FILE *out, const struct pma_result *r)
 }
 
 /* "parallelism": the analyzed run and every estimator's A(m,inf), T_cp, D */
-void parallelism_json(cJSON *par, const struct pma_result *r)
+void pma_render_parallelism_json(cJSON *par, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -148,7 +148,7 @@ void parallelism_json(cJSON *par, const struct pma_result *r)
 }
 
 /* "concurrency": share of critical-path time by active threads */
-void concurrency_json(cJSON *hist, const struct pma_result *r)
+void pma_render_concurrency_json(cJSON *hist, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);

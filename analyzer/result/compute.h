@@ -113,7 +113,7 @@ enum pma_result_kind {
  * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. Each
  * later capability of a run (sweeps, energy, regions, plots) adds one section struct to the run
  * body, computed by its own module and rendered by its own file of render/ (report_<section>.c).
- * The learned kinds (training.h) are built by learning.h and rendered by render/learn.h. The
+ * The learned kinds (training.h) are built by learning.h and rendered by render/report_learn.h. The
  * members of the body are anonymous: r->par is the run's, r->interf the interference study's,
  * r->job the job's, r->learn, r->toep and r->predict the learned kinds'; only the member of
  * r->kind may be read. */
