@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "render_util.h"
+#include "html.h"
+#include "html_util.h"
 
 /* Energy (docs/energy.md §2): the power model, E(n) and EDP(n) per core count, the energy-optimal n
  * beside eq. 11's, and the trust in the readings; or why there is none. */
@@ -83,4 +85,38 @@ void pma_render_energy_json(cJSON *o, const struct pma_result *r)
 		cJSON_AddNumberToObject(p, "EDP_js", e->pts[i].EDP_js);
 		cJSON_AddItemToArray(pts, p);
 	}
+}
+
+/* ---- HTML ---- */
+
+/* Energy: E(n) and the energy-optimal core count (docs/energy.md §2), or why there is none; then the
+ * analyzed run's power by zone (the energy plot) when it has ENERGY records. */
+int pma_render_html_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_energy_result *e = &r->energy;
+	const struct pma_run_power *rp = &r->run_power;
+
+	if (!e->have) {
+		P("<p>No energy estimate: ");
+		pma_html_escape(out, e->reason[0] ? e->reason : "no run has energy readings");
+		P(".</p>\n");
+	} else {
+		P("<p>Fastest: %u cores, %.1f J. Least energy: %u cores, %.1f J. Least energy &#215; "
+		  "delay: %u cores.</p>\n", e->opt.n_time, e->opt.E_at_time_opt_j, e->opt.n_energy,
+		  e->opt.E_min_j, e->opt.n_edp);
+	}
+	if (rp->s.n == 0)
+		return 0;
+	P("<p id=\"energy-zones\">Mean power of run %u over %.3g s:", r->run->run_id,
+	  rp->s.t1_s[rp->s.n - 1]);
+	for (size_t z = 0; z < rp->s.nzones; z++) {
+		P("%s ", z ? "," : "");
+		pma_html_escape(out, rp->labels[z]);
+		if (isfinite(rp->s.mean_w[z]))
+			P(" %.3g W", rp->s.mean_w[z]);
+		else
+			P(" unknown");
+	}
+	P(".</p>\n");
+	return pma_html_figure(out, r, PMA_PLOT_ENERGY, why, whysize);
 }

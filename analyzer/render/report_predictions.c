@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "render_util.h"
+#include "html.h"
+#include "html_util.h"
 
 /* A number, or "-" when it is not given (not finite: past saturation). */
 static void fmt_given(char *buf, size_t size, int prec, double v)
@@ -201,4 +203,52 @@ void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 		else
 			fputs(",,,\n", out);
 	}
+}
+
+/* ---- HTML ---- */
+
+int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_prediction *q = r->pred.by_est[r->par.est];
+
+	(void)why;
+	(void)whysize;
+	P("<div class=\"scroll\"><table id=\"pred\">\n<thead><tr><th>n</th><th>A(m,n)</th>"
+	  "<th>&#969;(n)</th><th>S(m,n)</th><th>&#177;S</th><th>R(m,n)</th><th>T(n), s</th>"
+	  "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		P("<tr%s><td>%u</td>", q[i].cores == r->opt.n_best ? " class=\"best\"" : "", q[i].cores);
+		pma_html_cell_num(out, q[i].A, 3);
+		pma_html_cell_num(out, q[i].omega, 4);
+		pma_html_cell_num(out, q[i].S, 3);
+		pma_html_cell_num(out, r->pred.S_err[i], 3);
+		pma_html_cell_num(out, q[i].R, 3);
+		pma_html_cell_num(out, q[i].T_ns / 1e9, 3);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S(m,n) = A(m,n) / (1 + &#969;(n)) (Tudor &amp; "
+	  "Teo, eq. 1), A(m,n) eq. 6, R(m,n) eq. 3; &#177;S: one sampling interval of misplaced "
+	  "critical path (or the lost scheduler events of the exact mode).</p>\n");
+	if (!r->runcheck.n)
+		return 0;
+	/* the trace's own runs on 1 and n CPUs against the predictions (runcheck.h) */
+	P("<div class=\"scroll\"><table id=\"runs-check\">\n<thead><tr><th>n</th><th>runs on n</th>"
+	  "<th>runs on 1</th><th>S measured</th><th>lowest</th><th>highest</th><th>S predicted</th>"
+	  "<th>&#177;S</th><th>outside &#177;S</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
+		P("<tr%s><td>%u</td><td>%zu</td><td>%zu</td>", w->outside ? " class=\"warn\"" : "",
+		  w->cores, w->runs_n, w->runs_1);
+		pma_html_cell_num(out, w->S, 3);
+		pma_html_cell_num(out, w->S_min, 3);
+		pma_html_cell_num(out, w->S_max, 3);
+		pma_html_cell_num(out, w->S_pred, 3);
+		pma_html_cell_num(out, w->S_pred_err, 3);
+		P("<td>%s</td></tr>\n", w->outside ? "yes" : "no");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S measured = the median wall time of this "
+	  "trace's runs on one CPU over the median of its runs on n (the baseline and calibration "
+	  "runs); lowest and highest: each run on n against that median on one. A prediction whose "
+	  "&#177;S misses them gets the runs-disagree warning (docs/model.md).</p>\n");
+	return 0;
 }

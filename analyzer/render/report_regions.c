@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "render_util.h"
+#include "html.h"
+#include "html_util.h"
 
 /* "{3,3}": the per-socket thread counts of configuration c of plan p. */
 static void aff_text(const struct pma_allande_plan *p, size_t c, char *buf, size_t size)
@@ -517,4 +519,52 @@ void pma_render_csv_regions(FILE *out, const struct pma_result *r)
 	csv_region_predictions(out, g);
 	if (g->allande)
 		csv_allande(out, g);
+}
+
+/* ---- HTML ---- */
+
+/* Per-region (or per-phase) parallelism of an --omp-regions trace, by potential gain. */
+int pma_render_html_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_regions_result *g = &r->regions;
+
+	(void)why;
+	(void)whysize;
+	if (!g->present && !g->phases) {
+		P("<p class=\"small\">No OpenMP regions in the trace: record them with <code>pmcollect "
+		  "--omp-regions &#8230;</code>, or show the program's phases with <code>pmanalyze "
+		  "--phases</code>.</p>\n");
+		return 0;
+	}
+	if (!g->nrows) {
+		P("<p>No region recorded: ");
+		pma_html_escape(out, g->reason ? g->reason : "the run has none");
+		P(".</p>\n");
+		return 0;
+	}
+	P("<div class=\"scroll\"><table id=\"regions\">\n<thead><tr><th>%s</th><th>calls</th>"
+	  "<th>time, ms</th><th>share, %%</th><th>A(m,&#8734;)</th><th>T<sub>cp</sub>, ms</th>"
+	  "<th>S(%u)</th><th>gain at %u, ms</th></tr></thead>\n<tbody>\n",
+	  g->phases ? "phase" : "region", g->n, g->n);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		char name[1400];
+
+		pma_region_name(w, name, sizeof(name)); /* as the table and JSON name it */
+		P("<tr><td><code>");
+		pma_html_escape(out, name);
+		P("</code></td><td>%llu</td>", (unsigned long long)w->calls);
+		pma_html_cell_num(out, w->time_ns / 1e6, 1);
+		pma_html_cell_num(out, 100 * w->share, 1);
+		pma_html_cell_num(out, w->have_A ? w->A : NAN, 2);
+		pma_html_cell_num(out, w->have_A ? w->T_cp_ns / 1e6 : NAN, 1);
+		pma_html_cell_num(out, w->have_A ? w->S_n : NAN, 2);
+		pma_html_cell_num(out, w->have_A ? w->gain_ns / 1e6 : NAN, 1);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">A(m,&#8734;) and T<sub>cp</sub> inside the "
+	  "%s' windows (Tudor &amp; Teo eq. 4, restricted), from %s; sorted by the time saved at %u "
+	  "cores if the region scaled ideally.</p>\n", g->phases ? "phases" : "regions",
+	  g->method ? g->method : "no profile", g->n);
+	return 0;
 }

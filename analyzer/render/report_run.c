@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "render_util.h"
+#include "html.h"
+#include "html_util.h"
 
 /* The run: program, trace, machine, baseline, m, wall time, sources. */
 void pma_render_table_run(FILE *out, const struct pma_result *r)
@@ -164,4 +166,77 @@ void pma_render_concurrency_json(cJSON *hist, const struct pma_result *r)
 		cJSON_AddNumberToObject(h, "share", p->T_cp_ns > 0 ? ns / p->T_cp_ns : 0);
 		cJSON_AddItemToArray(hist, h);
 	}
+}
+
+/* ---- HTML ---- */
+
+static const struct pma_prediction *headline_pred(const struct pma_result *r)
+{
+	return r->pred.by_est[r->par.est];
+}
+
+/* The prediction row of n, or NULL. */
+static const struct pma_prediction *pred_at(const struct pma_result *r, uint32_t n)
+{
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		if (r->pred.cores[i] == n)
+			return &headline_pred(r)[i];
+	return NULL;
+}
+
+/* A(m,inf), T_cp, D(m), the best n and why (eq. 2, 4, 11). */
+int pma_render_html_headline(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
+	const struct pma_optimal *o = &r->opt;
+	const struct pma_prediction *best = o->n_best ? pred_at(r, o->n_best) : NULL;
+	uint32_t nlast = r->pred.ncores ? r->pred.cores[r->pred.ncores - 1] : 0;
+	const struct pma_prediction *last = nlast ? pred_at(r, nlast) : NULL;
+
+	(void)why;
+	(void)whysize;
+	P("<div class=\"kpis\">\n");
+	P("<div class=\"kpi\" id=\"kpi-A\"><span class=\"v\" data-value=\"%.6g\">%.2f</span>"
+	  "<span class=\"pm\">&#177; %.2f</span><span class=\"l\">A(m,&#8734;): average parallelism "
+	  "(eq. 4)</span></div>\n", p->A_inf, p->A_inf, r->par.A_err);
+	P("<div class=\"kpi\" id=\"kpi-Tcp\"><span class=\"v\" data-value=\"%.6g\">%.3f s</span>"
+	  "<span class=\"l\">T<sub>cp</sub>: critical-path time</span></div>\n", p->T_cp_ns / 1e9,
+	  p->T_cp_ns / 1e9);
+	P("<div class=\"kpi\" id=\"kpi-D\"><span class=\"v\" data-value=\"%.6g\">%.2f</span>"
+	  "<span class=\"l\">D(m) = m &#8722; A(m,&#8734;): threads' worth of dependencies, m = %.0f "
+	  "(eq. 2)</span></div>\n", p->D, p->D, r->par.m);
+	if (o->n_best)
+		P("<div class=\"kpi\" id=\"kpi-best\"><span class=\"v\" data-value=\"%u\">n = %u</span>"
+		  "<span class=\"l\">best core count: S = %.2f; 95%% of it from n = %u</span></div>\n",
+		  o->n_best, o->n_best, o->S_best, o->n_95);
+	P("</div>\n<p class=\"why\" id=\"best-why\">");
+	if (!o->n_best)
+		P("No core count has a finite predicted speedup: memory saturates already on one core.");
+	else if (o->n_best == nlast)
+		P("S(m,n) still rises at the largest core count predicted (n = %u): more cores keep "
+		  "helping, up to the program's average parallelism A(m,&#8734;) = %.2f.", nlast, p->A_inf);
+	else if (best && last && isfinite(best->omega) && isnan(last->omega))
+		/* the optimum is capped where omega stops being known (compute.c enforce_optimum) */
+		P("n = %u is the largest core count with a known memory contention &#969;(n): beyond it "
+		  "&#969; is unknown and S(m,n) = A(m,n) only an upper bound (%.2f at n = %u); calibrate "
+		  "on more cores to place the optimum there (eq. 1, 11).", o->n_best, last->S, nlast);
+	else if (best && isfinite(best->omega) && best->omega > 0.005)
+		P("Beyond n = %u, memory contention &#969;(n) (%.3f at n = %u) grows faster than the "
+		  "parallelism gained: S(m,n) = A(m,n) / (1 + &#969;(n)) falls (eq. 1, 11).", o->n_best,
+		  best->omega, o->n_best);
+	else if (best && best->A >= p->A_inf * (1 - 0.005))
+		P("At n = %u, A(m,n) reaches the program's average parallelism A(m,&#8734;) = %.2f: more "
+		  "cores find no more work to run at once (eq. 6, 11).", o->n_best, p->A_inf);
+	else if (best)
+		P("At n = %u, S(m,n) = %.2f is the largest predicted: A(m,n) = %.2f of the program's "
+		  "average parallelism A(m,&#8734;) = %.2f (eq. 1, 6, 11).", o->n_best, best->S, best->A,
+		  p->A_inf);
+	if (o->n_best && o->n_95 < o->n_best)
+		P(" Paying per core, n = %u already gives 95%% of the best speedup.", o->n_95);
+	P("</p>\n<p class=\"est\">Estimator: %s (%s).", pma_estimator_name(r->par.est),
+	  r->par.baseline_case);
+	if (r->mem.cal.params.model == PMA_MEM_NONE)
+		P(" Memory contention unknown: the speedups are upper bounds (&#969; = 0).");
+	P("</p>\n");
+	return 0;
 }

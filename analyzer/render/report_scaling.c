@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "render_util.h"
+#include "html.h"
+#include "html_util.h"
 
 /* The verdict of a fit in the paper's words (Iwainsky et al. §4), or "noisy" (pmnf.h,
  * PMA_PMNF_NOISY_RATIO) written into buf. */
@@ -229,4 +231,40 @@ void pma_render_print_csv_scaling(FILE *out, const struct pma_result *r)
 			ft->fit.scalability_problem, ft->fit.noisy, ft->fit.spread_pct,
 			ft->fit.change_pct, sc->mean_abs_err_pct, pma_pmnf_class_name(ft->cls));
 	}
+}
+
+/* ---- HTML ---- */
+
+/* A --sweep trace's scaling study (docs/scaling.md): measured against predicted per configuration. */
+int pma_render_html_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_scaling *sc = &r->scaling;
+
+	(void)why;
+	(void)whysize;
+	if (!sc->present) {
+		P("<p class=\"small\">No sweep runs in the trace: record them with <code>pmcollect "
+		  "--sweep cores=1,2,4 --repeat 3 &#8230;</code> to check the predictions against "
+		  "measured runs.</p>\n");
+		return 0;
+	}
+	P("<div class=\"scroll\"><table id=\"scaling\">\n<thead><tr><th>cores</th><th>threads</th>"
+	  "<th>runs</th><th>T median, s</th><th>S measured</th><th>S predicted</th><th>&#177;S</th>"
+	  "<th>error, %%</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < sc->nrows; i++) {
+		const struct pma_scaling_row *w = &sc->rows[i];
+		P("<tr><td>%u</td><td>%u</td><td>%zu</td>", w->cores, w->threads, w->nreps);
+		pma_html_cell_num(out, w->T_med_s, 3);
+		pma_html_cell_num(out, w->S_meas, 3);
+		pma_html_cell_num(out, w->S_pred, 3);
+		pma_html_cell_num(out, w->S_pred_err, 3);
+		pma_html_cell_num(out, w->err_pct, 1);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S measured = T(1) / T, T(1) the median of the "
+	  "1-CPU runs; S predicted from the baseline (Tudor &amp; Teo, eq. 1)");
+	if (isfinite(sc->mean_abs_err_pct))
+		P("; mean |error| %.1f%% over %zu configurations", sc->mean_abs_err_pct, sc->npred);
+	P(".</p>\n");
+	return 0;
 }

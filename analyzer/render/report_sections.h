@@ -22,6 +22,8 @@ void pma_render_table_concurrency(FILE *out, const struct pma_result *r);
 /* "parallelism" into the object par, "concurrency" into the array hist. */
 void pma_render_parallelism_json(cJSON *par, const struct pma_result *r);
 void pma_render_concurrency_json(cJSON *hist, const struct pma_result *r);
+/* HTML: the headline figures: A(m,inf), T_cp, D(m), the best n and why (eq. 2, 4, 11). */
+int pma_render_html_headline(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 
 /* report_memory.c: the memory model (Tudor & Teo eq. 8-10, Table IV): source, parameters,
  * measured vs modeled omega. pma_render_memory_json returns a new "memory" object (traces: the result's
@@ -40,23 +42,39 @@ void pma_render_predictions_json(cJSON *preds, const struct pma_result *r);
  * object per core count; absent when there is none. */
 void pma_render_runcheck_json(cJSON *root, const struct pma_result *r);
 void pma_render_csv_predictions(FILE *out, const struct pma_result *r);
+/* HTML: the predictions' table and the runs check's. */
+int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 
 /* report_regions.c: the OpenMP regions (or phases) and Allande et al.'s best configuration per
  * region (eq. 2-9); nothing when the trace has neither. pma_render_regions_json adds "regions" to root. */
 void pma_render_table_regions(FILE *out, const struct pma_result *r);
 void pma_render_regions_json(cJSON *root, const struct pma_result *r);
 void pma_render_csv_regions(FILE *out, const struct pma_result *r);
+int pma_render_html_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 
 /* report_energy.c: the power model, E(n) and EDP(n) per core count (docs/energy.md §2), or why
  * there is none. pma_render_energy_json fills the object o ("energy"). */
 void pma_render_table_energy(FILE *out, const struct pma_result *r);
 void pma_render_energy_json(cJSON *o, const struct pma_result *r);
+/* HTML: E(n) and the energy-optimal core count, then the run's power by zone and its plot. */
+int pma_render_html_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 
 /* report_scaling.c: the --sweep study: measured vs predicted per configuration and the PMNF fits
  * (Iwainsky et al.); nothing without a sweep. pma_render_scaling_json adds "scaling" to root. */
 void pma_render_table_scaling(FILE *out, const struct pma_result *r);
 void pma_render_scaling_json(cJSON *root, const struct pma_result *r);
 void pma_render_print_csv_scaling(FILE *out, const struct pma_result *r);
+int pma_render_html_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize);
+
+/* report_notes.c: the notes in HTML: those that ask for an action, each with its reason (What to
+ * do next), and the others (Notes). Every HTML entry writes a section's body and returns 0, or -1
+ * with a one-line reason in why. */
+int pma_render_html_next(FILE *out, const struct pma_result *r, char *why, size_t whysize);
+int pma_render_html_notes(FILE *out, const struct pma_result *r, char *why, size_t whysize);
+
+/* report_traces.c: the data sources in HTML: program, traces, machine, analyzed run, memory
+ * model, what was recorded and what was missing. */
+int pma_render_html_sources(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 
 /* report_interference.c: the whole report of an --interfere trace (Casas & Bronevetsky): the
  * calibration, the sensitivity curve and the verdict. pma_render_interference_json returns a new object,
