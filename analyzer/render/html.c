@@ -115,11 +115,17 @@ int pma_html_figure(FILE *out, const struct pma_result *r, enum pma_plot_kind k,
 	return 0;
 }
 
-static int sec_plots(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+/* The page's plots block: every plot a section names (its plots), in plot.h's order, that r has
+ * the data for. */
+static int plots_block(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
+	unsigned named = 0;
+
+	for (size_t i = 0; i < pma_nsections; i++)
+		named |= pma_sections[i]->plots;
 	for (int k = 0; k < PMA_PLOT_COUNT; k++)
-		if (k != PMA_PLOT_ENERGY && pma_html_figure(out, r, (enum pma_plot_kind)k, why, whysize) < 0)
-			return -1; /* the energy plot is in the energy section */
+		if ((named >> k & 1u) && pma_html_figure(out, r, (enum pma_plot_kind)k, why, whysize) < 0)
+			return -1;
 	return 0;
 }
 
@@ -134,19 +140,6 @@ void pma_html_cell_num(FILE *out, double v, int decimals)
 		P("%.*f", decimals, v);
 	P("</td>");
 }
-
-/* The report's sections in order; a later capability adds its entry here. */
-static const struct pma_html_section sections[] = {
-	{ "headline", NULL, pma_render_html_headline },
-	{ "next", "What to do next", pma_render_html_next },
-	{ "plots", "Plots", sec_plots },
-	{ "predictions", "Predictions", pma_render_html_predictions },
-	{ "notes", "Notes", pma_render_html_notes },
-	{ "scaling", "Scaling study: measured against predicted", pma_render_html_scaling },
-	{ "regions", "Regions", pma_render_html_regions },
-	{ "energy", "Energy", pma_render_html_energy },
-	{ "sources", "Data sources", pma_render_html_sources },
-};
 
 static const char css[] =
 	"*{box-sizing:border-box}"
@@ -259,6 +252,36 @@ static int interference_report(FILE *out, const struct pma_result *r, char *why,
 	return 0;
 }
 
+/* One <section>: its id, its heading when it has one, its body. */
+static int html_block(FILE *out, const struct pma_result *r, const struct pma_section_html *b,
+		      char *why, size_t whysize)
+{
+	P("<section id=\"%s\">\n", b->id);
+	if (b->title)
+		P("<h2>%s</h2>\n", b->title);
+	if (b->render(out, r, why, whysize) < 0)
+		return -1;
+	P("</section>\n");
+	return 0;
+}
+
+/* The blocks of one place of the page: the sections' in the list's order (the plots block is the
+ * page's own). */
+static int page_place(FILE *out, const struct pma_result *r, enum pma_page_place place, char *why,
+		      size_t whysize)
+{
+	static const struct pma_section_html plots = { PMA_PAGE_PLOTS, "plots", "Plots", plots_block };
+
+	if (place == PMA_PAGE_PLOTS)
+		return html_block(out, r, &plots, why, whysize);
+	for (size_t i = 0; i < pma_nsections; i++)
+		for (size_t k = 0; k < PMA_SECTION_HTML && pma_sections[i]->html[k].render; k++)
+			if (pma_sections[i]->html[k].place == place &&
+			    html_block(out, r, &pma_sections[i]->html[k], why, whysize) < 0)
+				return -1;
+	return 0;
+}
+
 int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	/* no script may run even if an escape were missed: the policy allows inline styles and
@@ -277,14 +300,9 @@ int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t why
 	/* a trace of pmcollect --interfere answers another question: its own section only */
 	if (r->kind == PMA_RESULT_INTERFERENCE && interference_report(out, r, why, whysize) < 0)
 		return -1;
-	for (size_t i = 0; r->kind != PMA_RESULT_INTERFERENCE && i < sizeof(sections) / sizeof(sections[0]); i++) {
-		P("<section id=\"%s\">\n", sections[i].id);
-		if (sections[i].title)
-			P("<h2>%s</h2>\n", sections[i].title);
-		if (sections[i].render(out, r, why, whysize) < 0)
+	for (int place = 0; r->kind != PMA_RESULT_INTERFERENCE && place < PMA_PAGE_COUNT; place++)
+		if (page_place(out, r, (enum pma_page_place)place, why, whysize) < 0)
 			return -1;
-		P("</section>\n");
-	}
 	P("<footer class=\"small\"><p>pmanalyze %s: %s.</p></footer>\n</body>\n</html>\n", PMT_TOOLS_VERSION,
 	  r->kind == PMA_RESULT_INTERFERENCE ? "Casas &amp; Bronevetsky's active interference; docs/interference.md" :
 	  "Tudor &amp; Teo's speedup model; equations cited as in docs/model.md");

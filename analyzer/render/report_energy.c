@@ -11,7 +11,7 @@
 
 /* Energy (docs/energy.md §2): the power model, E(n) and EDP(n) per core count, the energy-optimal n
  * beside eq. 11's, and the trust in the readings; or why there is none. */
-void pma_render_table_energy(FILE *out, const struct pma_result *r)
+static void pma_render_table_energy(FILE *out, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 
@@ -45,7 +45,7 @@ void pma_render_table_energy(FILE *out, const struct pma_result *r)
 }
 
 /* "energy": docs/pmanalyze-json.md */
-void pma_render_energy_json(cJSON *o, const struct pma_result *r)
+static void pma_render_energy_json(cJSON *o, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 	cJSON *pm, *pts, *op;
@@ -91,7 +91,7 @@ void pma_render_energy_json(cJSON *o, const struct pma_result *r)
 
 /* Energy: E(n) and the energy-optimal core count (docs/energy.md §2), or why there is none; then the
  * analyzed run's power by zone (the energy plot) when it has ENERGY records. */
-int pma_render_html_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_energy(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_energy_result *e = &r->energy;
 	const struct pma_run_power *rp = &r->run_power;
@@ -120,3 +120,19 @@ int pma_render_html_energy(FILE *out, const struct pma_result *r, char *why, siz
 	P(".</p>\n");
 	return pma_html_figure(out, r, PMA_PLOT_ENERGY, why, whysize);
 }
+
+/* ---- the section ---- */
+
+static void energy_section_json(cJSON *root, const struct pma_result *r)
+{
+	pma_render_energy_json(cJSON_AddObjectToObject(root, "energy"), r);
+}
+
+/* The energy plot is drawn in the section's HTML block, not in the page's plots block. */
+const struct pma_section pma_section_energy = {
+	.name = "energy",
+	.steps = { { PMA_STAGE_STUDY, pma_step_energy } },
+	.table = pma_render_table_energy,
+	.json = energy_section_json,
+	.html = { { PMA_PAGE_STUDIES, "energy", "Energy", pma_render_html_energy } },
+};

@@ -6,10 +6,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "plot.h"
 #include "render_util.h"
 
 /* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
-void pma_render_print_memory(FILE *out, const struct pma_result *r)
+static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
@@ -79,7 +80,7 @@ static void machine_json(cJSON *o, const struct pma_machine *mc)
 }
 
 /* "memory": source, model, params, points (docs/pmanalyze-json.md) */
-cJSON *pma_render_memory_json(const struct pma_result *r, const struct pma_trace *traces)
+static cJSON *pma_render_memory_json(const struct pma_result *r, const struct pma_trace *traces)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
@@ -126,3 +127,18 @@ cJSON *pma_render_memory_json(const struct pma_result *r, const struct pma_trace
 	}
 	return m;
 }
+
+/* ---- the section ---- */
+
+static void memory_section_json(cJSON *root, const struct pma_result *r)
+{
+	cJSON_AddItemToObject(root, "memory", pma_render_memory_json(r, r->traces));
+}
+
+const struct pma_section pma_section_memory = {
+	.name = "memory",
+	.steps = { { PMA_STAGE_OMEGA, pma_step_memory } },
+	.table = pma_render_print_memory,
+	.json = memory_section_json,
+	.plots = 1u << PMA_PLOT_OMEGA,
+};

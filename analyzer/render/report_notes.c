@@ -41,7 +41,7 @@ static int note_list(FILE *out, const struct pma_result *r, int actions)
 
 /* The notes that ask for an action (pma_note_action), each with its reason: an invariant's or a
  * statement's note is no action and goes to "Notes" (pma_render_html_notes). */
-int pma_render_html_next(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_next(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	(void)why;
 	(void)whysize;
@@ -55,7 +55,7 @@ int pma_render_html_next(FILE *out, const struct pma_result *r, char *why, size_
 }
 
 /* The notes that ask for no action (invariants enforced, statements about the result). */
-int pma_render_html_notes(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_notes(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	(void)why;
 	(void)whysize;
@@ -64,3 +64,24 @@ int pma_render_html_notes(FILE *out, const struct pma_result *r, char *why, size
 	return 0;
 }
 
+
+/* ---- the section ---- */
+
+static void notes_table(FILE *out, const struct pma_result *r)
+{
+	pma_render_print_notes(out, &r->notes, "\nnote: ");
+}
+
+void pma_render_notes_section_json(cJSON *root, const struct pma_result *r)
+{
+	pma_render_notes_json(root, "notes", "coded_notes", &r->notes);
+}
+
+/* Last: the notes of every other section. */
+const struct pma_section pma_section_notes = {
+	.name = "notes",
+	.table = notes_table,
+	.json = pma_render_notes_section_json,
+	.html = { { PMA_PAGE_ACTIONS, "next", "What to do next", pma_render_html_next },
+		  { PMA_PAGE_NOTES, "notes", "Notes", pma_render_html_notes } },
+};

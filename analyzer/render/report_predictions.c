@@ -42,7 +42,7 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 }
 
 /* The predictions per core count and the optimal core count (eq. 11). */
-void pma_render_table_predictions(FILE *out, const struct pma_result *r)
+static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 {
 	fprintf(out, "\npredictions (%s; omega from %s; S = A(m,n) / (1 + omega), eq. 1; placement %s, "
 		"memory %s)\n", r->par.est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
@@ -88,7 +88,7 @@ void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 	}
 }
 
-void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
+static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 {
 	cJSON *a;
 
@@ -112,7 +112,7 @@ void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 }
 
 /* "optimal_cores" and "optimal" (eq. 11) */
-void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
+static void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 {
 	cJSON *op, *iv;
 
@@ -133,7 +133,7 @@ void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 }
 
 /* "predictions": one object per core count */
-void pma_render_predictions_json(cJSON *preds, const struct pma_result *r)
+static void pma_render_predictions_json(cJSON *preds, const struct pma_result *r)
 {
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
@@ -175,7 +175,7 @@ static void csv_num(FILE *out, double v)
 }
 
 /* The CSV's first table: one row per core count. */
-void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
+static void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 	size_t k = 0;
@@ -207,7 +207,7 @@ void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 
 /* ---- HTML ---- */
 
-int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_prediction *q = r->pred.by_est[r->par.est];
 
@@ -252,3 +252,25 @@ int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why
 	  "&#177;S misses them gets the runs-disagree warning (docs/model.md).</p>\n");
 	return 0;
 }
+
+/* ---- the section ---- */
+
+static void predictions_section_json(cJSON *root, const struct pma_result *r)
+{
+	pma_render_optimal_json(root, r);
+	pma_render_predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
+	pma_render_runcheck_json(root, r);
+}
+
+/* The core counts come first (the memory model is evaluated at them), the predictions once omega
+ * is known, the runs check once every check has widened +-S. */
+const struct pma_section pma_section_predictions = {
+	.name = "predictions",
+	.steps = { { PMA_STAGE_CORES, pma_step_cores }, { PMA_STAGE_PREDICT, pma_step_predict },
+		   { PMA_STAGE_STUDY, pma_step_measured }, { PMA_STAGE_FINAL, pma_step_runcheck } },
+	.table = pma_render_table_predictions,
+	.json = predictions_section_json,
+	.csv = pma_render_csv_predictions,
+	.html = { { PMA_PAGE_TABLES, "predictions", "Predictions", pma_render_html_predictions } },
+	.plots = 1u << PMA_PLOT_SPEEDUP,
+};

@@ -80,7 +80,7 @@ static void table_region_counters(FILE *out, const struct pma_regions_result *g)
 
 /* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain; or the phases of
  * the fallback (no region recorded, or --phases). */
-void pma_render_table_regions(FILE *out, const struct pma_result *r)
+static void pma_render_table_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[32], b[32];
@@ -224,7 +224,7 @@ static void region_predictions_json(cJSON *a, const struct pma_region_row *w)
 }
 
 /* "regions" (docs/pmanalyze-json.md): only in reports of --omp-regions traces. */
-void pma_render_regions_json(cJSON *root, const struct pma_result *r)
+static void pma_render_regions_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	cJSON *o, *rows, *al;
@@ -461,7 +461,7 @@ static void csv_region_predictions(FILE *out, const struct pma_regions_result *g
 /* --omp-regions traces: a second table after a blank line, one row per region, then
  * csv_region_predictions' table (then, when the trace has Allande's runs, csv_allande's tables).
  * The per-thread counters' sums are the last columns, one per event, named after it. */
-void pma_render_csv_regions(FILE *out, const struct pma_result *r)
+static void pma_render_csv_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[PMA_ALLANDE_MAX_NC * 4 + 8];
@@ -524,7 +524,7 @@ void pma_render_csv_regions(FILE *out, const struct pma_result *r)
 /* ---- HTML ---- */
 
 /* Per-region (or per-phase) parallelism of an --omp-regions trace, by potential gain. */
-int pma_render_html_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_regions_result *g = &r->regions;
 
@@ -568,3 +568,14 @@ int pma_render_html_regions(FILE *out, const struct pma_result *r, char *why, si
 	  g->method ? g->method : "no profile", g->n);
 	return 0;
 }
+
+/* ---- the section ---- */
+
+const struct pma_section pma_section_regions = {
+	.name = "regions",
+	.steps = { { PMA_STAGE_CHECK, pma_step_regions } },
+	.table = pma_render_table_regions,
+	.json = pma_render_regions_json,
+	.csv = pma_render_csv_regions,
+	.html = { { PMA_PAGE_STUDIES, "regions", "Regions", pma_render_html_regions } },
+};

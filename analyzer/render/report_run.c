@@ -10,7 +10,7 @@
 #include "html_util.h"
 
 /* The run: program, trace, machine, baseline, m, wall time, sources. */
-void pma_render_table_run(FILE *out, const struct pma_result *r)
+static void pma_render_table_run(FILE *out, const struct pma_result *r)
 {
 	char cmd[512];
 
@@ -45,7 +45,7 @@ void pma_render_table_run(FILE *out, const struct pma_result *r)
 }
 
 /* A(m,inf) by every estimator, T_cp, T(1), D(m), idle time. */
-void pma_render_table_parallelism(FILE *out, const struct pma_result *r)
+static void pma_render_table_parallelism(FILE *out, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -76,7 +76,7 @@ void pma_render_table_parallelism(FILE *out, const struct pma_result *r)
 }
 
 /* The concurrency histogram: share of T_cp by active threads, as bars. */
-void pma_render_table_concurrency(FILE *out, const struct pma_result *r)
+static void pma_render_table_concurrency(FILE *out, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -95,7 +95,7 @@ void pma_render_table_concurrency(FILE *out, const struct pma_result *r)
 }
 
 /* "parallelism": the analyzed run and every estimator's A(m,inf), T_cp, D */
-void pma_render_parallelism_json(cJSON *par, const struct pma_result *r)
+static void pma_render_parallelism_json(cJSON *par, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -150,7 +150,7 @@ void pma_render_parallelism_json(cJSON *par, const struct pma_result *r)
 }
 
 /* "concurrency": share of critical-path time by active threads */
-void pma_render_concurrency_json(cJSON *hist, const struct pma_result *r)
+static void pma_render_concurrency_json(cJSON *hist, const struct pma_result *r)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
@@ -185,7 +185,7 @@ static const struct pma_prediction *pred_at(const struct pma_result *r, uint32_t
 }
 
 /* A(m,inf), T_cp, D(m), the best n and why (eq. 2, 4, 11). */
-int pma_render_html_headline(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_headline(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_optimal *o = &r->opt;
@@ -240,3 +240,31 @@ int pma_render_html_headline(FILE *out, const struct pma_result *r, char *why, s
 	P("</p>\n");
 	return 0;
 }
+
+/* ---- the section ---- */
+
+static void run_table(FILE *out, const struct pma_result *r)
+{
+	pma_render_table_run(out, r);
+	fputc('\n', out);
+	pma_render_table_parallelism(out, r);
+	pma_render_table_concurrency(out, r);
+}
+
+static void run_json(cJSON *root, const struct pma_result *r)
+{
+	pma_render_parallelism_json(cJSON_AddObjectToObject(root, "parallelism"), r);
+	pma_render_concurrency_json(cJSON_AddArrayToObject(root, "concurrency"), r);
+}
+
+/* The run and its parallelism: computed first, checked once the predictions exist, and the notes
+ * that need every other step last. */
+const struct pma_section pma_section_run = {
+	.name = "run",
+	.steps = { { PMA_STAGE_CORES, pma_step_parallelism }, { PMA_STAGE_CHECK, pma_step_checks },
+		   { PMA_STAGE_FINAL, pma_step_late_notes } },
+	.table = run_table,
+	.json = run_json,
+	.html = { { PMA_PAGE_HEADLINE, "headline", NULL, pma_render_html_headline } },
+	.plots = 1u << PMA_PLOT_PROFILE | 1u << PMA_PLOT_HISTOGRAM | 1u << PMA_PLOT_TIMELINE,
+};

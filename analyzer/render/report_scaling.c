@@ -57,7 +57,7 @@ static void table_fit_row(FILE *out, const char *cls, const struct pma_scaling_f
 
 /* The scaling study of a --sweep trace: measured vs predicted per configuration, the mean
  * |error|, and the PMNF fit of each metric with its verdict. */
-void pma_render_table_scaling(FILE *out, const struct pma_result *r)
+static void pma_render_table_scaling(FILE *out, const struct pma_result *r)
 {
 	const struct pma_scaling *sc = &r->scaling;
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
@@ -152,7 +152,7 @@ static cJSON *fit_json(const struct pma_scaling_fit *ft)
 }
 
 /* "scaling": the sweep's configurations and fits (docs/pmanalyze-json.md); absent without sweep */
-void pma_render_scaling_json(cJSON *root, const struct pma_result *r)
+static void pma_render_scaling_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_scaling *sc = &r->scaling;
 	cJSON *o, *rows, *fits;
@@ -203,7 +203,7 @@ void pma_render_scaling_json(cJSON *root, const struct pma_result *r)
 
 /* A --sweep trace: after a blank line, the measured-vs-predicted table (one row per
  * configuration), then after another the fits (one row per metric). */
-void pma_render_print_csv_scaling(FILE *out, const struct pma_result *r)
+static void pma_render_print_csv_scaling(FILE *out, const struct pma_result *r)
 {
 	const struct pma_scaling *sc = &r->scaling;
 
@@ -236,7 +236,7 @@ void pma_render_print_csv_scaling(FILE *out, const struct pma_result *r)
 /* ---- HTML ---- */
 
 /* A --sweep trace's scaling study (docs/scaling.md): measured against predicted per configuration. */
-int pma_render_html_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_scaling *sc = &r->scaling;
 
@@ -268,3 +268,15 @@ int pma_render_html_scaling(FILE *out, const struct pma_result *r, char *why, si
 	P(".</p>\n");
 	return 0;
 }
+
+/* ---- the section ---- */
+
+const struct pma_section pma_section_scaling = {
+	.name = "scaling",
+	.steps = { { PMA_STAGE_FINAL, pma_step_scaling } },
+	.table = pma_render_table_scaling,
+	.json = pma_render_scaling_json,
+	.csv = pma_render_print_csv_scaling,
+	.html = { { PMA_PAGE_MEASURED, "scaling", "Scaling study: measured against predicted",
+		    pma_render_html_scaling } },
+};

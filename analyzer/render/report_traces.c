@@ -9,7 +9,7 @@
 #include "html.h"
 #include "html_util.h"
 
-int pma_render_html_sources(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+static int pma_render_html_sources(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
 	const struct pma_meta *m = &r->t->meta;
 	const struct pma_mem_cal *c = &r->mem.cal;
@@ -86,3 +86,20 @@ int pma_render_html_sources(FILE *out, const struct pma_result *r, char *why, si
 	return 0;
 }
 
+
+/* ---- the section ---- */
+
+void pma_render_traces_json(cJSON *root, const struct pma_result *r)
+{
+	cJSON *tr = cJSON_AddArrayToObject(root, "traces");
+
+	for (int i = 0; i < r->ntraces; i++)
+		cJSON_AddItemToArray(tr, pma_render_trace_json(&r->traces[i], i == 0 ? r->run :
+							     pma_trace_baseline(&r->traces[i])));
+}
+
+const struct pma_section pma_section_traces = {
+	.name = "traces",
+	.json = pma_render_traces_json,
+	.html = { { PMA_PAGE_SOURCES, "sources", "Data sources", pma_render_html_sources } },
+};
