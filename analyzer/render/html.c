@@ -8,6 +8,7 @@
 
 #include "html_util.h"
 #include "plot.h"
+#include "plot_draw.h"
 #include "report_sections.h"
 #include "pmt.h"
 
@@ -115,17 +116,15 @@ int pma_html_figure(FILE *out, const struct pma_result *r, enum pma_plot_kind k,
 	return 0;
 }
 
-/* The page's plots block: every plot a section names (its plots), in plot.h's order, that r has
- * the data for. */
+/* The page's plots block: every plot of a section that its own HTML block does not show, in
+ * plot.h's order, when r has its data. */
 static int plots_block(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
-	unsigned named = 0;
-
-	for (size_t i = 0; i < pma_nsections; i++)
-		named |= pma_sections[i]->plots;
-	for (int k = 0; k < PMA_PLOT_COUNT; k++)
-		if ((named >> k & 1u) && pma_html_figure(out, r, (enum pma_plot_kind)k, why, whysize) < 0)
+	for (int k = 0; k < PMA_PLOT_COUNT; k++) {
+		const struct pma_section_plot *p = pma_section_plot_of(k);
+		if (p && !p->own_block && pma_html_figure(out, r, (enum pma_plot_kind)k, why, whysize) < 0)
 			return -1;
+	}
 	return 0;
 }
 

@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "render_util.h"
+#include "plot.h"
+#include "plot_draw.h"
 #include "html.h"
 #include "html_util.h"
 
@@ -121,6 +123,68 @@ static int pma_render_html_energy(FILE *out, const struct pma_result *r, char *w
 	return pma_html_figure(out, r, PMA_PLOT_ENERGY, why, whysize);
 }
 
+/* ---- plots ---- */
+
+/* Legend entries at most: zones beyond are summed up in one line. */
+#define ENERGY_LEGEND_MAX 12
+
+/* Each zone's power as steps: a flat line over each interval between two readings at its mean
+ * power, joined to the next interval when they touch, broken where the power is NAN. */
+static int draw_energy(cairo_t *cr, const struct pma_result *r, int w, int h,
+			const struct pma_plot_axes *a)
+{
+	const struct pma_run_power *rp = &r->run_power;
+	const struct pma_power_series *ps = &rp->s;
+	char xt[96], labels[ENERGY_LEGEND_MAX][160];
+	struct pma_plot_legend_entry le[ENERGY_LEGEND_MAX];
+	size_t nl = 0;
+
+	snprintf(xt, sizeof(xt), "time since the run began (s); %s readings",
+		 rp->source ? rp->source : "energy");
+	pma_plot_frame(cr, r, PMA_PLOT_ENERGY, w, h, a, xt,
+	      "power (W), \xce\x94" "E / \xce\x94" "t between readings", 1);
+	pma_plot_clip_area(cr, a);
+	cairo_set_line_width(cr, 2);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	for (size_t z = 0; z < ps->nzones; z++) {
+		const double *pw = &ps->w[z * ps->n];
+		int started = 0;
+		pma_plot_rgb(cr, pma_plot_zone_color(z), 1);
+		for (size_t k = 0; k < ps->n; k++) {
+			double y = pma_plot_px_y(a, pw[k]);
+			if (!isfinite(pw[k])) {
+				started = 0;
+				continue;
+			}
+			if (started && ps->t0_s[k] == ps->t1_s[k - 1])
+				cairo_line_to(cr, pma_plot_px_x(a, ps->t0_s[k]), y);
+			else
+				cairo_move_to(cr, pma_plot_px_x(a, ps->t0_s[k]), y);
+			cairo_line_to(cr, pma_plot_px_x(a, ps->t1_s[k]), y);
+			started = 1;
+		}
+		cairo_stroke(cr);
+	}
+	cairo_restore(cr);
+	for (size_t z = 0; z < ps->nzones && nl < ENERGY_LEGEND_MAX; z++) {
+		if (nl == ENERGY_LEGEND_MAX - 1 && ps->nzones > ENERGY_LEGEND_MAX) {
+			snprintf(labels[nl], sizeof(labels[nl]), "and %zu more zones", ps->nzones - z);
+			le[nl] = (struct pma_plot_legend_entry){ 0x999999, 0, labels[nl] };
+			nl++;
+			break;
+		}
+		if (isfinite(ps->mean_w[z]))
+			snprintf(labels[nl], sizeof(labels[nl]), "%s: mean %.3g W", rp->labels[z],
+				 ps->mean_w[z]);
+		else
+			snprintf(labels[nl], sizeof(labels[nl]), "%s", rp->labels[z]);
+		le[nl] = (struct pma_plot_legend_entry){ pma_plot_zone_color(z), 0, labels[nl] };
+		nl++;
+	}
+	pma_plot_legend(cr, a, le, nl, 1);
+	return 0;
+}
+
 /* ---- the section ---- */
 
 static void energy_section_json(cJSON *root, const struct pma_result *r)
@@ -128,11 +192,12 @@ static void energy_section_json(cJSON *root, const struct pma_result *r)
 	pma_render_energy_json(cJSON_AddObjectToObject(root, "energy"), r);
 }
 
-/* The energy plot is drawn in the section's HTML block, not in the page's plots block. */
+/* The energy plot is drawn in the section's HTML block (own_block), not in the page's plots block. */
 const struct pma_section pma_section_energy = {
 	.name = "energy",
 	.steps = { { PMA_STAGE_STUDY, pma_step_energy } },
 	.table = pma_render_table_energy,
 	.json = energy_section_json,
 	.html = { { PMA_PAGE_STUDIES, "energy", "Energy", pma_render_html_energy } },
+	.plots = { { PMA_PLOT_ENERGY, draw_energy, 1 } },
 };

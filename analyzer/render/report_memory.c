@@ -8,6 +8,7 @@
 
 #include "plot.h"
 #include "render_util.h"
+#include "plot_draw.h"
 
 /* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
 static void pma_render_print_memory(FILE *out, const struct pma_result *r)
@@ -128,6 +129,44 @@ static cJSON *pma_render_memory_json(const struct pma_result *r, const struct pm
 	return m;
 }
 
+/* ---- plots ---- */
+
+static int draw_omega(cairo_t *cr, const struct pma_result *r, int w, int h,
+		     const struct pma_plot_axes *a)
+{
+	const struct pma_mem_eval *m = &r->mem;
+	const struct pma_mem_cal *c = &m->cal;
+	char lab_fit[96];
+	struct pma_plot_legend_entry le[2];
+	size_t nl = 0;
+	int have_fit = c->params.model != PMA_MEM_NONE;
+
+	pma_plot_frame(cr, r, PMA_PLOT_OMEGA, w, h, a, "cores n",
+	      "\xcf\x89(n) = C(n) / C(1) \xe2\x88\x92 1 (extra cost, fraction)", 1);
+	pma_plot_clip_area(cr, a);
+	if (have_fit) {
+		pma_plot_polyline(cr, a, r->pred.cores, m->omega, sizeof(double), m->ncores);
+	}
+	for (size_t i = 0; i < c->npts; i++)
+		if (isfinite(c->omega_meas[i]))
+			pma_plot_marker(cr, a, c->pts[i].cores, c->omega_meas[i], 5, PMA_PLOT_C_MEAS);
+	cairo_restore(cr);
+	if (have_fit) {
+		snprintf(lab_fit, sizeof(lab_fit), "fit: %s model, %s placement",
+			 pma_mem_model_name(c->params.model), m->placement);
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_PRED, 0, lab_fit };
+	}
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_MEAS, 1, c->source && strcmp(c->source, "cycles") == 0 ?
+		"measured C(n), cycles" : "measured C(n), CPU time" };
+	pma_plot_legend(cr, a, le, nl, 0);
+	if (!have_fit) {
+		pma_plot_rgb(cr, 0xd62728, 1);
+		pma_plot_text_at(cr, a->left_px + a->width_px / 2, a->top_px + a->height_px / 2, 14, 0.5,
+			"no fit: see the notes for the calibration runs that are missing");
+	}
+	return 0;
+}
+
 /* ---- the section ---- */
 
 static void memory_section_json(cJSON *root, const struct pma_result *r)
@@ -140,5 +179,5 @@ const struct pma_section pma_section_memory = {
 	.steps = { { PMA_STAGE_OMEGA, pma_step_memory } },
 	.table = pma_render_print_memory,
 	.json = memory_section_json,
-	.plots = 1u << PMA_PLOT_OMEGA,
+	.plots = { { PMA_PLOT_OMEGA, draw_omega, 0 } },
 };

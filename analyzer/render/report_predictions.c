@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "render_util.h"
+#include "plot.h"
+#include "plot_draw.h"
 #include "html.h"
 #include "html_util.h"
 
@@ -253,6 +255,76 @@ static int pma_render_html_predictions(FILE *out, const struct pma_result *r, ch
 	return 0;
 }
 
+/* ---- plots ---- */
+
+static int draw_speedup(cairo_t *cr, const struct pma_result *r, int w, int h,
+			const struct pma_plot_axes *a)
+{
+	const struct pma_prediction *q = r->pred.by_est[r->par.est];
+	const struct pma_pred_result *pd = &r->pred;
+	char lab_pred[96], lab_opt[64], lab_95[64];
+	struct pma_plot_legend_entry le[6];
+	size_t nl = 0;
+	int started = 0;
+
+	pma_plot_frame(cr, r, PMA_PLOT_SPEEDUP, w, h, a, "cores n", "speedup S(m,n) over 1 core (\xc3\x97)", 1);
+	pma_plot_clip_area(cr, a);
+	/* the +-S band: upper edge forwards, lower edge back */
+	pma_plot_rgb(cr, PMA_PLOT_C_PRED, 0.18);
+	for (size_t i = 0; i < pd->ncores; i++)
+		if (isfinite(q[i].S)) {
+			double x = pma_plot_px_x(a, pd->cores[i]), y = pma_plot_px_y(a, q[i].S + pd->S_err[i]);
+			if (!started++)
+				cairo_move_to(cr, x, y);
+			else
+				cairo_line_to(cr, x, y);
+		}
+	for (size_t i = pd->ncores; i-- > 0;)
+		if (isfinite(q[i].S))
+			cairo_line_to(cr, pma_plot_px_x(a, pd->cores[i]),
+				      pma_plot_px_y(a, fmax(0, q[i].S - pd->S_err[i])));
+	cairo_close_path(cr);
+	cairo_fill(cr);
+	/* ideal S = n */
+	pma_plot_rgb(cr, PMA_PLOT_C_IDEAL, 1);
+	cairo_set_line_width(cr, 1.5);
+	{
+		const double dash[] = { 6, 4 };
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, pma_plot_px_x(a, 0), pma_plot_px_y(a, 0));
+		cairo_line_to(cr, pma_plot_px_x(a, a->xmax), pma_plot_px_y(a, a->xmax));
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+	/* predicted S */
+	pma_plot_polyline(cr, a, pd->cores, &q[0].S, sizeof(*q), pd->ncores);
+	/* measured points */
+	for (size_t i = 0; i < r->measured.n; i++)
+		pma_plot_marker(cr, a, r->measured.cores[i], r->measured.S[i], 5, PMA_PLOT_C_MEAS);
+	/* 95% and optimal points (eq. 11) */
+	if (r->opt.n_best) {
+		for (size_t i = 0; i < pd->ncores; i++)
+			if (pd->cores[i] == r->opt.n_95)
+				pma_plot_marker(cr, a, pd->cores[i], q[i].S, 6, PMA_PLOT_C_95);
+		pma_plot_marker(cr, a, r->opt.n_best, r->opt.S_best, 6, PMA_PLOT_C_OPT);
+	}
+	cairo_restore(cr);
+	snprintf(lab_pred, sizeof(lab_pred), "predicted S (%s) \xc2\xb1 uncertainty",
+		 pma_estimator_name(r->par.est));
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_PRED, 0, lab_pred };
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_IDEAL, 0, "ideal S = n" };
+	if (r->opt.n_best) {
+		snprintf(lab_opt, sizeof(lab_opt), "optimal n = %u (S = %.2f)", r->opt.n_best, r->opt.S_best);
+		snprintf(lab_95, sizeof(lab_95), "95%% of best: n = %u", r->opt.n_95);
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_OPT, 1, lab_opt };
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_95, 1, lab_95 };
+	}
+	if (r->measured.n)
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_MEAS, 1, "measured S (runs' wall time)" };
+	pma_plot_legend(cr, a, le, nl, 0);
+	return 0;
+}
+
 /* ---- the section ---- */
 
 static void predictions_section_json(cJSON *root, const struct pma_result *r)
@@ -272,5 +344,5 @@ const struct pma_section pma_section_predictions = {
 	.json = predictions_section_json,
 	.csv = pma_render_csv_predictions,
 	.html = { { PMA_PAGE_TABLES, "predictions", "Predictions", pma_render_html_predictions } },
-	.plots = 1u << PMA_PLOT_SPEEDUP,
+	.plots = { { PMA_PLOT_SPEEDUP, draw_speedup, 0 } },
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* section.h: a section of pmanalyze's report of a run, declared once: its name, the steps that
- * compute its part of struct pma_result, and its table, JSON, CSV and HTML renderers and plots
- * (NULL, or none, where a format has none). Each section is one file of render/
+ * compute its part of struct pma_result, and its table, JSON, CSV and HTML renderers and its
+ * plots (NULL, or none, where a format has none). Each section is one file of render/
  * (report_<section>.c, ending in its struct pma_section); the list in render/sections.c is the
  * report's order. pma_compute runs the steps of that list, the report (render/report.c) and the
  * HTML page (render/html.c) render it: adding a section is adding its file and its line in the
@@ -17,6 +17,8 @@
 struct pma_result;
 struct pma_compute_opts;
 struct cJSON;
+struct _cairo;          /* cairo_t (cairo.h), for the plots */
+struct pma_plot_axes;   /* render/plot.h */
 
 /* When a step runs: pma_compute runs every section's steps of one stage, in the list's order,
  * before the next stage; the stage says what a step may read. The notes arise in this order. */
@@ -65,8 +67,20 @@ struct pma_section_html {
 	int (*render)(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 };
 
+/* A plot of the section: its kind (enum pma_plot_kind, render/plot.h) and the function that draws
+ * it on cr, a w x h px surface, over the axes render/plot.c computed for it (pma_plot_axes_of);
+ * draw returns 0, or -1 when out of memory. own_block: the section's HTML block shows the plot
+ * itself, not the page's plots block. */
+struct pma_section_plot {
+	int kind;
+	int (*draw)(struct _cairo *cr, const struct pma_result *r, int w, int h,
+		    const struct pma_plot_axes *a);
+	int own_block;
+};
+
 #define PMA_SECTION_STEPS 4
 #define PMA_SECTION_HTML 2
+#define PMA_SECTION_PLOTS 3
 
 /* One section of the report of a run. The renderers read r and compute nothing; a JSON renderer
  * adds its keys to the report's root object; a table or CSV renderer writes nothing when r has
@@ -78,8 +92,7 @@ struct pma_section {
 	void (*json)(struct cJSON *root, const struct pma_result *r);
 	void (*csv)(FILE *out, const struct pma_result *r);
 	struct pma_section_html html[PMA_SECTION_HTML]; /* the first NULL render ends */
-	unsigned plots; /* bit k: plot k (enum pma_plot_kind, render/plot.h) is shown in the page's
-			   plots block */
+	struct pma_section_plot plots[PMA_SECTION_PLOTS]; /* the first NULL draw ends */
 };
 
 /* The sections in the report's order (render/sections.c). */
