@@ -307,20 +307,20 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 
 /* The modes, as git's builtins: what each loads before it runs, and the function that runs it. */
 static const struct cli_cmd commands[CLI_NMODES] = {
-	{ CLI_REPORT, 1, run_report },
-	{ CLI_INFO, 1, run_info },
-	{ CLI_DUMP, 0, run_dump },     /* streams the records itself */
-	{ CLI_LEARN, 1, run_learn },
-	{ CLI_TOEP, 1, run_toep },
-	{ CLI_PREDICT, 1, run_predict },
-	{ CLI_JOB, 0, run_ranks },     /* loads the ranks in worker threads */
+	{ CLI_REPORT, 1, pma_cli_run_report },
+	{ CLI_INFO, 1, pma_cli_run_info },
+	{ CLI_DUMP, 0, pma_cli_run_dump },     /* streams the records itself */
+	{ CLI_LEARN, 1, pma_cli_run_learn },
+	{ CLI_TOEP, 1, pma_cli_run_toep },
+	{ CLI_PREDICT, 1, pma_cli_run_predict },
+	{ CLI_JOB, 0, pma_cli_run_ranks },     /* loads the ranks in worker threads */
 };
 
 /* The command line's combinations that need the operands read: a job's rank traces, and what
  * goes with them. Returns -1 to go on, else the exit status. */
 static int pick_mode(struct cli_opts *o)
 {
-	int rc = is_rank_job(o);
+	int rc = pma_cli_is_rank_job(o);
 
 	if (rc > 0 && o->perfetto_path)
 		return usage_error("--export-perfetto takes one trace, not the ranks of a job");
@@ -349,10 +349,10 @@ int main(int argc, char **argv)
 	if ((rc = parse_options(argc, argv, &o)) >= 0)
 		goto done;
 	out.path = o.outpath;
-	if ((rc = expand_operands(&o)) >= 0 || (rc = pick_mode(&o)) >= 0)
+	if ((rc = pma_cli_expand_operands(&o)) >= 0 || (rc = pick_mode(&o)) >= 0)
 		goto done;
 	rc = PMT_EXIT_FAILURE;
-	if (load_inputs(&o, &commands[o.mode], &traces, &machine) == 0)
+	if (pma_cli_load_inputs(&o, &commands[o.mode], &traces, &machine) == 0)
 		rc = commands[o.mode].run(&o, traces, &out);
 done:
 	if (traces)
@@ -367,5 +367,5 @@ done:
 	pm_intlist_free(&o.cores);
 	if (o.plot_dir || o.html_path)
 		pma_plot_cleanup();
-	return output_close(&out, rc);
+	return pma_cli_output_close(&out, rc);
 }

@@ -19,7 +19,7 @@
 
 /* --export-perfetto: the analyzed run's exact timelines to path. Returns 0 or -1 after
  * reporting the error. */
-int export_perfetto(const char *path, const struct pma_trace *t, long run_id)
+int pma_cli_export_perfetto(const char *path, const struct pma_trace *t, long run_id)
 {
 	const struct pma_run *run = pma_trace_run(t, run_id);
 	char why[512];
@@ -48,7 +48,7 @@ int export_perfetto(const char *path, const struct pma_trace *t, long run_id)
 
 /* --plot: every plot the result has data for into dir (created when missing). Returns 0 or -1
  * after reporting the error. */
-int write_plots(const char *dir, enum pma_plot_format fmt, const struct pma_result *r)
+int pma_cli_write_plots(const char *dir, enum pma_plot_format fmt, const struct pma_result *r)
 {
 	const char *ext = fmt == PMA_PLOT_PNG ? "png" : "svg";
 	char path[4096], why[512];
@@ -98,7 +98,7 @@ static int write_extrap_file(const char *path, const struct pma_extrap_data *d, 
 }
 
 /* --html: the report into path. Returns 0 or -1 after reporting the error. */
-int write_html(const char *path, const struct pma_result *r)
+int pma_cli_write_html(const char *path, const struct pma_result *r)
 {
 	char why[512] = "";
 	FILE *f = fopen(path, "w");
@@ -123,7 +123,7 @@ int write_html(const char *path, const struct pma_result *r)
 
 /* --export-extrap: the sweep's measurements in Extra-P's text format to path and its JSON Lines
  * format to path.jsonl (extrap.h). Returns 0 or -1 after reporting the error. */
-int export_extrap(const char *path, const struct pma_result *r)
+int pma_cli_export_extrap(const char *path, const struct pma_result *r)
 {
 	struct pma_extrap_series series[PMA_SM_COUNT];
 	struct pma_extrap_data d;
@@ -154,7 +154,7 @@ int export_extrap(const char *path, const struct pma_result *r)
 
 
 /* Writes n bytes to path; returns 0 or -1 after reporting. */
-int write_file(const char *path, const unsigned char *buf, size_t n)
+int pma_cli_write_file(const char *path, const unsigned char *buf, size_t n)
 {
 	FILE *f = fopen(path, "wb");
 

@@ -92,7 +92,7 @@ static int is_trace_name(const struct dirent *d)
 /* Replaces each directory operand by its *.zst files (sorted by name, hidden files left out), as
  * pmcollect -o 'pm-%j/trace.%r.zst' leaves a job's traces. Returns -1 to go on, or the exit
  * status after reporting (2: a directory without traces). */
-int expand_operands(struct cli_opts *o)
+int pma_cli_expand_operands(struct cli_opts *o)
 {
 	char **list = NULL;
 	size_t n = 0;
@@ -149,7 +149,7 @@ int expand_operands(struct cli_opts *o)
 /* Rank mode: the operands are the traces of one job's ranks (the first trace's META has a rank,
  * and there are several traces or a directory). Returns 1 when so, 0 when not, or -1 after
  * reporting an unreadable first trace. */
-int is_rank_job(const struct cli_opts *o)
+int pma_cli_is_rank_job(const struct cli_opts *o)
 {
 	struct pma_meta m;
 	char why[512];
@@ -222,7 +222,7 @@ done:
  * traces (when cmd loads them), --machine (for the modes that compute a result; pma_compute
  * borrows it through o->co.machine) and --predict's --model (o->model). Returns 0, or -1 after
  * reporting the error. */
-int load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pma_trace **traces,
+int pma_cli_load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pma_trace **traces,
 		       struct pma_machine *machine)
 {
 	char why[512];

@@ -16,7 +16,7 @@
 #include "result/learning.h"
 #include "result/ranks.h"
 
-FILE *output_open(struct output *o)
+FILE *pma_cli_output_open(struct output *o)
 {
 	if (o->f)
 		return o->f;
@@ -29,7 +29,7 @@ FILE *output_open(struct output *o)
 }
 
 /* Closes the output; returns rc, or PMT_EXIT_FAILURE when a write failed and rc was 0. */
-int output_close(struct output *o, int rc)
+int pma_cli_output_close(struct output *o, int rc)
 {
 	if (o->f && o->f != stdout && fclose(o->f) != 0 && rc == 0) {
 		pm_cli_error("cannot write '%s': %s", o->path, strerror(errno));
@@ -43,7 +43,7 @@ int output_close(struct output *o, int rc)
 }
 
 /* --dump: every record of the trace. Returns the exit status. */
-int run_dump(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_dump(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	(void)traces;
 	struct pmt_reader *rd;
@@ -54,7 +54,7 @@ int run_dump(const struct cli_opts *o, const struct pma_trace *traces, struct ou
 		pm_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
 	}
-	if (!(f = output_open(out))) {
+	if (!(f = pma_cli_output_open(out))) {
 		pmt_reader_close(rd);
 		return PMT_EXIT_FAILURE;
 	}
@@ -99,7 +99,7 @@ static void *rank_worker(void *arg)
 }
 
 /* The merged report of a job's rank traces. Returns the exit status. */
-int run_ranks(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_ranks(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	(void)traces;
 	struct rank_work w = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -166,7 +166,7 @@ int run_ranks(const struct cli_opts *o, const struct pma_trace *traces, struct o
 		rc = err == PMA_RANKS_E_MIXED ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
 		goto out;
 	}
-	if (!(f = output_open(out)))
+	if (!(f = pma_cli_output_open(out)))
 		rc = PMT_EXIT_FAILURE;
 	else
 		pma_render_result(f, &r, o->format);
@@ -181,7 +181,7 @@ out:
 }
 
 /* The prediction report (and --export-perfetto). Returns the exit status. */
-int run_report(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_report(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	struct pma_result r;
 	char why[512];
@@ -198,16 +198,16 @@ int run_report(const struct cli_opts *o, const struct pma_trace *traces, struct 
 		goto out;
 	}
 	rc = PMT_EXIT_FAILURE;
-	if (!(f = output_open(out)))
+	if (!(f = pma_cli_output_open(out)))
 		goto out;
 	pma_render_result(f, &r, o->format);
-	if (o->perfetto_path && export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
+	if (o->perfetto_path && pma_cli_export_perfetto(o->perfetto_path, &traces[0], o->co.run_id) < 0)
 		goto out;
-	if (o->plot_dir && write_plots(o->plot_dir, o->plot_format, &r) < 0)
+	if (o->plot_dir && pma_cli_write_plots(o->plot_dir, o->plot_format, &r) < 0)
 		goto out;
-	if (o->html_path && write_html(o->html_path, &r) < 0)
+	if (o->html_path && pma_cli_write_html(o->html_path, &r) < 0)
 		goto out;
-	if (o->extrap_path && export_extrap(o->extrap_path, &r) < 0)
+	if (o->extrap_path && pma_cli_export_extrap(o->extrap_path, &r) < 0)
 		goto out;
 	rc = PMT_EXIT_OK;
 out:
@@ -230,7 +230,7 @@ static int predict_configs(const char *list, struct pma_predict_configs *c)
 /* Renders the computed result r to the output and frees r. Returns the exit status. */
 static int render_result(const struct cli_opts *o, struct pma_result *r, struct output *out)
 {
-	FILE *f = output_open(out);
+	FILE *f = pma_cli_output_open(out);
 	int rc = PMT_EXIT_FAILURE;
 
 	if (f) {
@@ -265,7 +265,7 @@ static void predict_warnings(const struct pma_predictions *p, enum pma_learn_tar
 
 /* --learn: the training set's result (pma_learn_compute), --model-out, the report. Returns the
  * exit status. */
-int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	struct pma_predict_configs cfg;
 	struct pma_result r;
@@ -278,7 +278,7 @@ int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct o
 		pm_cli_error("%s", why);
 		return PMT_EXIT_FAILURE;
 	}
-	if (o->model_out && write_file(o->model_out, r.learn.model, r.learn.model_bytes) < 0) {
+	if (o->model_out && pma_cli_write_file(o->model_out, r.learn.model, r.learn.model_bytes) < 0) {
 		pma_result_free(&r);
 		return PMT_EXIT_FAILURE;
 	}
@@ -290,7 +290,7 @@ int run_learn(const struct cli_opts *o, const struct pma_trace *traces, struct o
 
 /* --toep: TOEP's own procedure over the training table (pma_toep_compute). Returns the exit
  * status. */
-int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	struct pma_result r;
 	char why[512];
@@ -302,9 +302,9 @@ int run_toep(const struct cli_opts *o, const struct pma_trace *traces, struct ou
 	return render_result(o, &r, out);
 }
 
-/* --predict T:N[,T:N...] --model FILE [traces]: the predictions of the forest load_inputs read
+/* --predict T:N[,T:N...] --model FILE [traces]: the predictions of the forest pma_cli_load_inputs read
  * (o->model); the traces, when given, give the configurations' other columns. */
-int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
 	struct pma_predict_configs cfg;
 	struct pma_result r;
@@ -320,9 +320,9 @@ int run_predict(const struct cli_opts *o, const struct pma_trace *traces, struct
 }
 
 /* --info: what the trace holds. Returns the exit status. */
-int run_info(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
+int pma_cli_run_info(const struct cli_opts *o, const struct pma_trace *traces, struct output *out)
 {
-	if (!output_open(out))
+	if (!pma_cli_output_open(out))
 		return PMT_EXIT_FAILURE;
 	pma_render_info(out->f, &traces[0], o->format);
 	return PMT_EXIT_OK;

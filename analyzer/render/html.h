@@ -19,18 +19,10 @@ void pma_html_escape(FILE *out, const char *s);
  * convention). */
 size_t pma_html_escape_buf(char *dst, size_t size, const char *s);
 
-/* One section of the report: its element id, its heading (NULL: none) and the function that
- * writes its body. The report is the list html.c keeps in order (headline, next steps, plots,
- * predictions, data sources); a later capability (sweeps, interference, energy, regions, ranks)
- * adds its section by one entry and one function. render returns 0, or -1 with why. */
-struct pma_html_section {
-	const char *id;
-	const char *title;
-	int (*render)(FILE *out, const struct pma_result *r, char *why, size_t whysize);
-};
-
-/* Writes the report of r to out. Returns 0, or -1 with a one-line reason in why (a plot that
- * failed to draw, out of memory; a write error shows in ferror(out)). */
+/* Writes the report of r to out: the page, then for a run the HTML blocks of its sections
+ * (result/section.h) place by place; an interference trace's page of its own. Returns 0, or -1
+ * with a one-line reason in why (a plot that failed to draw, out of memory; a write error shows
+ * in ferror(out)). */
 int pma_html_report(FILE *out, const struct pma_result *r, char *why, size_t whysize);
 
 #endif

@@ -2,7 +2,7 @@
 /* render.c: the render entry of every kind of result (render.h). */
 #include "render.h"
 
-#include "learn.h"
+#include "report_learn.h"
 
 int pma_render_result(FILE *out, const struct pma_result *r, enum pma_format format)
 {

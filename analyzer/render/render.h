@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* render.h: the one render entry of pmanalyze's results, every kind (result/compute.h) in every
  * format: a run, an interference study and a job by report.h, the learned kinds (--learn, --toep,
- * --predict) by learn.h. */
+ * --predict) by report_learn.h. */
 #ifndef PMA_RENDER_H
 #define PMA_RENDER_H
 

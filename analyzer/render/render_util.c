@@ -9,7 +9,7 @@
 #include "pm_cli.h"
 
 /* The command line from META "command" as one sanitized string. */
-void command_string(const struct pma_meta *meta, char *buf, size_t size)
+void pma_render_command_string(const struct pma_meta *meta, char *buf, size_t size)
 {
 	char raw[1024];
 	size_t o = 0;
@@ -25,7 +25,7 @@ void command_string(const struct pma_meta *meta, char *buf, size_t size)
 }
 
 /* Note x as a JSON string, whole (never truncated). */
-cJSON *note_string(const struct pma_note *x)
+cJSON *pma_render_note_string(const struct pma_note *x)
 {
 	char *text = pma_note_alloc(x);
 	cJSON *j = cJSON_CreateString(text ? text : "out of memory");
@@ -68,7 +68,7 @@ static cJSON *note_object(const struct pma_note *x)
 
 	cJSON_AddStringToObject(o, "code", pma_note_code_name(x->code));
 	cJSON_AddStringToObject(o, "severity", pma_note_severity_name(pma_note_severity_of(x->code)));
-	cJSON_AddItemToObject(o, "text", note_string(x));
+	cJSON_AddItemToObject(o, "text", pma_render_note_string(x));
 	j.numbers = cJSON_AddArrayToObject(o, "numbers");
 	j.strings = cJSON_AddArrayToObject(o, "strings");
 	j.values = cJSON_AddObjectToObject(o, "values");
@@ -78,18 +78,18 @@ static cJSON *note_object(const struct pma_note *x)
 
 /* The notes of l under key (their texts: pmanalyze/1 as it was) and under key_coded (the
  * objects of note_object). */
-void notes_json(cJSON *root, const char *key, const char *key_coded, const struct pma_notes *l)
+void pma_render_notes_json(cJSON *root, const char *key, const char *key_coded, const struct pma_notes *l)
 {
 	cJSON *t = cJSON_AddArrayToObject(root, key), *c = cJSON_AddArrayToObject(root, key_coded);
 
 	for (size_t i = 0; i < l->n; i++) {
-		cJSON_AddItemToArray(t, note_string(&l->v[i]));
+		cJSON_AddItemToArray(t, pma_render_note_string(&l->v[i]));
 		cJSON_AddItemToArray(c, note_object(&l->v[i]));
 	}
 }
 
 /* "note: <text>" lines of a list, whole. */
-void print_notes(FILE *out, const struct pma_notes *l, const char *prefix)
+void pma_render_print_notes(FILE *out, const struct pma_notes *l, const char *prefix)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		char *text = pma_note_alloc(&l->v[i]);
@@ -98,7 +98,7 @@ void print_notes(FILE *out, const struct pma_notes *l, const char *prefix)
 	}
 }
 
-void print_sources(FILE *out, const struct pma_meta *meta)
+void pma_render_print_sources(FILE *out, const struct pma_meta *meta)
 {
 	char clean[300];
 	int first = 1;
@@ -121,7 +121,7 @@ void print_sources(FILE *out, const struct pma_meta *meta)
 	}
 }
 
-void machine_line(FILE *out, const struct pma_meta *meta)
+void pma_render_machine_line(FILE *out, const struct pma_meta *meta)
 {
 	const struct pma_topology *topo = &meta->topo;
 	const char *host = meta->hostname, *rel = meta->kernel_release;
@@ -134,7 +134,7 @@ void machine_line(FILE *out, const struct pma_meta *meta)
 }
 
 /* A number, or "?" when unknown (NAN) and "sat" when saturated (INFINITY). */
-void fmt_num(char *buf, size_t size, int prec, double v, const char *suffix)
+void pma_render_fmt_num(char *buf, size_t size, int prec, double v, const char *suffix)
 {
 	if (isnan(v))
 		snprintf(buf, size, "?");
@@ -144,7 +144,7 @@ void fmt_num(char *buf, size_t size, int prec, double v, const char *suffix)
 		snprintf(buf, size, "%.*f%s", prec, v, suffix);
 }
 
-cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
+cJSON *pma_render_trace_json(const struct pma_trace *t, const struct pma_run *run)
 {
 	cJSON *o = cJSON_CreateObject(), *cmd;
 
@@ -162,16 +162,32 @@ cJSON *trace_json(const struct pma_trace *t, const struct pma_run *run)
 	 * nothing after all says so (pma_meta_source_unrecorded) */
 	cJSON_AddItemToObject(o, "sources", t->meta.sources_json ? cJSON_Parse(t->meta.sources_json) :
 			      cJSON_CreateObject());
-	notes_json(o, "warnings", "coded_warnings", &t->warnings);
+	pma_render_notes_json(o, "warnings", "coded_warnings", &t->warnings);
 	cJSON_AddBoolToObject(o, "truncated", t->rst.truncated || (run && !run->info.has_end));
 	return o;
 }
 
 /* key: v, or null when v is not finite (unknown or saturated) */
-void add_finite(cJSON *o, const char *key, double v)
+void pma_render_add_finite(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
 		cJSON_AddNumberToObject(o, key, v);
 	else
 		cJSON_AddNullToObject(o, key);
+}
+
+/* Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180). */
+void pma_csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }

@@ -17,9 +17,6 @@ enum pma_format { PMA_FMT_TABLE, PMA_FMT_JSON, PMA_FMT_CSV };
  * (errno from the failed write). */
 int pma_render(FILE *out, const struct pma_result *r, enum pma_format format);
 
-/* Writes s as one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
-void pma_csv_field(FILE *out, const char *s);
-
 /* Writes what a trace holds (metadata, runs, threads, samples, sources, warnings) as text. */
 void pma_info(FILE *out, const struct pma_trace *t);
 /* --info in format: the text of pma_info, JSON (schema "pmanalyze-info/1": the report's trace

@@ -71,7 +71,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	const char *s;
 	int per_run = runs_collector_differ(t); /* the collector's CPU told per run */
 
-	command_string(meta, cmd, sizeof(cmd));
+	pma_render_command_string(meta, cmd, sizeof(cmd));
 	fprintf(out, "%-13s%s (pmtrace %u.%u, %llu chunks, %llu bytes)\n", "trace", t->path, t->major,
 		t->minor, (unsigned long long)t->rst.chunks, (unsigned long long)t->rst.bytes_read);
 	fprintf(out, "%-13s%s\n", "command", cmd);
@@ -83,7 +83,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			meta->job.rank, meta->job.rank_var ? meta->job.rank_var : "-", meta->job.size);
 	fprintf(out, "%-13s%s by %s %s\n", "recorded", meta->start_utc ? meta->start_utc : "?",
 		meta->tool ? meta->tool : "?", meta->tool_version ? meta->tool_version : "?");
-	machine_line(out, meta);
+	pma_render_machine_line(out, meta);
 	pma_wakecost_info(out, &meta->wake);
 	fprintf(out, "%-13s%.2f ms; program CPUs %s; ", "interval", meta->interval_ms,
 		meta->cpus ? meta->cpus : "all");
@@ -144,7 +144,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	fprintf(out, "%-13s%llu (%llu thread-samples), %llu task events, %llu counter snapshots\n",
 		"samples", (unsigned long long)t->samples, (unsigned long long)t->thread_samples,
 		(unsigned long long)t->task_events, (unsigned long long)t->counter_records);
-	print_sources(out, meta);
+	pma_render_print_sources(out, meta);
 	if (t->summary.present) {
 		fprintf(out, "%-13s%.0f samples, %.0f late, %.0f lost, collector CPU %.3f s\n", "summary",
 			t->summary.samples, t->summary.late_samples, t->summary.lost_samples,
@@ -163,7 +163,7 @@ void pma_info(FILE *out, const struct pma_trace *t)
 	}
 }
 
-/* --info --format json: the trace's object of the report (trace_json) and one object per run. */
+/* --info --format json: the trace's object of the report (pma_render_trace_json) and one object per run. */
 static void info_json(FILE *out, const struct pma_trace *t)
 {
 	cJSON *root = cJSON_CreateObject(), *runs;
@@ -174,7 +174,7 @@ static void info_json(FILE *out, const struct pma_trace *t)
 	cJSON_AddStringToObject(root, "format_version", ver);
 	cJSON_AddNumberToObject(root, "chunks", (double)t->rst.chunks);
 	cJSON_AddNumberToObject(root, "bytes", (double)t->rst.bytes_read);
-	cJSON_AddItemToObject(root, "trace", trace_json(t, pma_trace_baseline(t)));
+	cJSON_AddItemToObject(root, "trace", pma_render_trace_json(t, pma_trace_baseline(t)));
 	runs = cJSON_AddArrayToObject(root, "runs");
 	for (uint32_t i = 0; i < t->nruns; i++) {
 		const struct pma_run *r = &t->runs[i];
@@ -188,13 +188,13 @@ static void info_json(FILE *out, const struct pma_trace *t)
 		cJSON_AddNumberToObject(o, "threads_seen", (double)r->st.threads_seen);
 		cJSON_AddStringToObject(o, "exit", r->info.exit_kind_name ? r->info.exit_kind_name : "unknown");
 		/* RUN_END "exit": the status (exited) or the signal (signaled); null otherwise */
-		add_finite(o, "exit_code", r->info.exit_kind == PMA_EXIT_EXITED ?
+		pma_render_add_finite(o, "exit_code", r->info.exit_kind == PMA_EXIT_EXITED ?
 			   r->info.exit_code : NAN);
-		add_finite(o, "exit_signal", r->info.exit_kind == PMA_EXIT_SIGNALED ?
+		pma_render_add_finite(o, "exit_signal", r->info.exit_kind == PMA_EXIT_SIGNALED ?
 			   r->info.exit_signal : NAN);
 		cJSON_AddNumberToObject(o, "sched_events", r->has_exact ? (double)r->xst.events : 0);
 		/* RUN_BEGIN's: the CPU the collector was pinned to in this run, -1 not pinned */
-		add_finite(o, "collector_cpu", r->info.collector_cpu);
+		pma_render_add_finite(o, "collector_cpu", r->info.collector_cpu);
 		cJSON_AddItemToArray(runs, o);
 	}
 	text = cJSON_Print(root);

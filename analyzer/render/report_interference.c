@@ -9,13 +9,13 @@
 
 #define MIB (1024.0 * 1024.0) /* the calibration's MB */
 
-void table_interference(FILE *out, const struct pma_result *r)
+void pma_render_table_interference(FILE *out, const struct pma_result *r)
 {
 	const struct pma_interf_result *x = &r->interf;
 	const struct pma_interf_cal *c = x->cal;
 	char need[512], cmd[512];
 
-	command_string(&r->t->meta, cmd, sizeof(cmd));
+	pma_render_command_string(&r->t->meta, cmd, sizeof(cmd));
 	fprintf(out, "Active interference (Casas & Bronevetsky)\n  program: %s\n", cmd);
 	if (x->sens.npoints)
 		fprintf(out, "  kind: %s (%s); %zu runs used, %zu per level; threshold %.0f%%\n",
@@ -43,8 +43,8 @@ void table_interference(FILE *out, const struct pma_result *r)
 		for (size_t l = 0; l < x->sens.npoints; l++) {
 			const struct pma_sens_point *pt = &x->sens.points[l];
 			char left[32], bw[32];
-			fmt_num(left, sizeof(left), x->bandwidth ? 2 : 1, pt->left / (x->bandwidth ? 1e9 : MIB), "");
-			fmt_num(bw, sizeof(bw), 2, x->interferers_bytes_per_s[l] / 1e9, "");
+			pma_render_fmt_num(left, sizeof(left), x->bandwidth ? 2 : 1, pt->left / (x->bandwidth ? 1e9 : MIB), "");
+			pma_render_fmt_num(bw, sizeof(bw), 2, x->interferers_bytes_per_s[l] / 1e9, "");
 			fprintf(out, "%3u %12s %10.3f %10.3f %10.3f %8.1f%% %12s %10.3f %s\n", pt->k, left,
 				pt->runtime_ns / 1e9, pt->min_ns / 1e9, pt->max_ns / 1e9, 100 * pt->slowdown, bw,
 				x->wall_ns[l] / 1e9, pt->degraded ? "yes" : pt->within_noise ? "within noise" : "no");
@@ -53,10 +53,10 @@ void table_interference(FILE *out, const struct pma_result *r)
 	pma_interf_summary(need, sizeof(need), x);
 	fprintf(out, "\n%s%s\n", need, x->sens.nonmonotonic ? " (non-monotonic: a level above k_bad "
 		"was not degraded)" : "");
-	print_notes(out, &r->notes, "\nnote: ");
+	pma_render_print_notes(out, &r->notes, "\nnote: ");
 }
 
-cJSON *interference_json(const struct pma_result *r)
+cJSON *pma_render_interference_json(const struct pma_result *r)
 {
 	const struct pma_interf_result *x = &r->interf;
 	const struct pma_interf_cal *c = x->cal;
@@ -79,8 +79,8 @@ cJSON *interference_json(const struct pma_result *r)
 	if (cal) {
 		cJSON_AddStringToObject(cal, "method", c->counters ? "counters" : "timing");
 		cJSON_AddStringToObject(cal, "bw1_method", c->bw1_counters ? "counters" : "accesses");
-		add_finite(cal, "BW1_bytes_per_s", c->BW1_bytes_per_s);
-		add_finite(cal, "B_bytes_per_s", c->B_bytes_per_s);
+		pma_render_add_finite(cal, "BW1_bytes_per_s", c->BW1_bytes_per_s);
+		pma_render_add_finite(cal, "B_bytes_per_s", c->B_bytes_per_s);
 		caps = cJSON_AddArrayToObject(cal, "capacity_bytes");
 		for (size_t k = 0; caps && k < c->ncap; k++)
 			cJSON_AddItemToArray(caps, isfinite(c->C_bytes[k]) ? cJSON_CreateNumber(c->C_bytes[k]) :
@@ -101,15 +101,15 @@ cJSON *interference_json(const struct pma_result *r)
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddItemToArray(curve, p);
 		cJSON_AddNumberToObject(p, "k", pt->k);
-		add_finite(p, x->bandwidth ? "left_bytes_per_s" : "left_bytes", pt->left);
+		pma_render_add_finite(p, x->bandwidth ? "left_bytes_per_s" : "left_bytes", pt->left);
 		cJSON_AddNumberToObject(p, "runtime_s", pt->runtime_ns / 1e9);
 		cJSON_AddNumberToObject(p, "min_s", pt->min_ns / 1e9);
 		cJSON_AddNumberToObject(p, "max_s", pt->max_ns / 1e9);
 		cJSON_AddNumberToObject(p, "slowdown", pt->slowdown);
 		cJSON_AddBoolToObject(p, "degraded", pt->degraded);
 		cJSON_AddBoolToObject(p, "within_noise", pt->within_noise);
-		add_finite(p, "interferers_bytes_per_s", x->interferers_bytes_per_s[l]);
-		add_finite(p, "wall_s", x->wall_ns[l] / 1e9);
+		pma_render_add_finite(p, "interferers_bytes_per_s", x->interferers_bytes_per_s[l]);
+		pma_render_add_finite(p, "wall_s", x->wall_ns[l] / 1e9);
 	}
 	cJSON_AddStringToObject(o, "verdict", !s->npoints ? "none" : s->verdict == PMA_SENS_BOUNDED ?
 				"sensitive" : s->verdict == PMA_SENS_NO_NOISE ? "no_noise_estimate" :
@@ -122,8 +122,8 @@ cJSON *interference_json(const struct pma_result *r)
 		cJSON_AddNumberToObject(o, "k_bad", s->k_bad);
 	else
 		cJSON_AddNullToObject(o, "k_bad");
-	add_finite(o, "need_lo", s->verdict == PMA_SENS_BOUNDED && s->npoints ? s->need_lo : NAN);
-	add_finite(o, "need_hi", s->verdict == PMA_SENS_BOUNDED && s->npoints ? s->need_hi : NAN);
+	pma_render_add_finite(o, "need_lo", s->verdict == PMA_SENS_BOUNDED && s->npoints ? s->need_lo : NAN);
+	pma_render_add_finite(o, "need_hi", s->verdict == PMA_SENS_BOUNDED && s->npoints ? s->need_hi : NAN);
 	cJSON_AddStringToObject(o, "need_unit", x->bandwidth ? "bytes_per_s" : "bytes");
 	cJSON_AddBoolToObject(o, "nonmonotonic", s->nonmonotonic);
 	pma_interf_summary(need, sizeof(need), x);
@@ -131,7 +131,7 @@ cJSON *interference_json(const struct pma_result *r)
 	return o;
 }
 
-void print_interference_csv(FILE *out, const struct pma_result *r)
+void pma_render_print_interference_csv(FILE *out, const struct pma_result *r)
 {
 	const struct pma_interf_result *x = &r->interf;
 

@@ -45,7 +45,7 @@ static void rank_list(char *buf, size_t size, const struct pma_ranks_result *j,
 		snprintf(buf, size, "none");
 }
 
-void table_ranks(FILE *out, const struct pma_ranks_result *j)
+void pma_render_table_ranks(FILE *out, const struct pma_ranks_result *j)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], om[32], list[512];
 	static const char *const names[] = { "m", "A(m,inf)", "T_cp s", "wall s", "busy s" };
@@ -79,13 +79,13 @@ void table_ranks(FILE *out, const struct pma_ranks_result *j)
 		rank_name(name, sizeof(name), j, (struct pma_rank_ref){ .job = w->job, .rank = w->rank });
 		pm_cli_sanitize(host, sizeof(host), or_q(w->host), strlen(or_q(w->host)));
 		pm_cli_sanitize(cpus, sizeof(cpus), or_q(w->cpus), strlen(or_q(w->cpus)));
-		fmt_num(a, sizeof(a), 0, w->m, "");
-		fmt_num(b, sizeof(b), 2, w->A_inf, "");
-		fmt_num(c, sizeof(c), 3, w->T_cp_s, "");
-		fmt_num(d, sizeof(d), 3, w->wall_s, "");
-		fmt_num(e, sizeof(e), 3, w->busy_s, "");
-		fmt_num(f, sizeof(f), 3, w->start_offset_s, "");
-		fmt_num(om, sizeof(om), 3, w->omega, "");
+		pma_render_fmt_num(a, sizeof(a), 0, w->m, "");
+		pma_render_fmt_num(b, sizeof(b), 2, w->A_inf, "");
+		pma_render_fmt_num(c, sizeof(c), 3, w->T_cp_s, "");
+		pma_render_fmt_num(d, sizeof(d), 3, w->wall_s, "");
+		pma_render_fmt_num(e, sizeof(e), 3, w->busy_s, "");
+		pma_render_fmt_num(f, sizeof(f), 3, w->start_offset_s, "");
+		pma_render_fmt_num(om, sizeof(om), 3, w->omega, "");
 		if (w->local_rank >= 0)
 			snprintf(g, sizeof(g), "%ld", w->local_rank);
 		else
@@ -97,13 +97,13 @@ void table_ranks(FILE *out, const struct pma_ranks_result *j)
 	fprintf(out, "\n%-13s%10s %10s %10s %10s   (%zu complete rank%s)\n", "summary", "min", "max",
 		"avg", "sum", j->busy_s.n, j->busy_s.n == 1 ? "" : "s");
 	for (size_t k = 0; k < PM_ARRAY_SIZE(names); k++) {
-		fmt_num(a, sizeof(a), 3, st[k]->n ? st[k]->min : NAN, "");
-		fmt_num(b, sizeof(b), 3, st[k]->n ? st[k]->max : NAN, "");
-		fmt_num(c, sizeof(c), 3, st[k]->n ? st[k]->avg : NAN, "");
-		fmt_num(d, sizeof(d), 3, st[k]->n ? st[k]->sum : NAN, "");
+		pma_render_fmt_num(a, sizeof(a), 3, st[k]->n ? st[k]->min : NAN, "");
+		pma_render_fmt_num(b, sizeof(b), 3, st[k]->n ? st[k]->max : NAN, "");
+		pma_render_fmt_num(c, sizeof(c), 3, st[k]->n ? st[k]->avg : NAN, "");
+		pma_render_fmt_num(d, sizeof(d), 3, st[k]->n ? st[k]->sum : NAN, "");
 		fprintf(out, "  %-11s%10s %10s %10s %10s\n", names[k], a, b, c, d);
 	}
-	fmt_num(a, sizeof(a), 3, j->imbalance, "");
+	pma_render_fmt_num(a, sizeof(a), 3, j->imbalance, "");
 	rank_list(list, sizeof(list), j, j->critical, j->ncritical, 16);
 	fprintf(out, "\n%-13s%s (max/mean of the ranks' busy time); slowest rank ", "imbalance", a);
 	if (j->slowest.rank >= 0) {
@@ -117,16 +117,16 @@ void table_ranks(FILE *out, const struct pma_ranks_result *j)
 	if (j->nincomplete)
 		fprintf(out, "%-13s%zu incomplete rank%s left out of the summary and the imbalance\n", "",
 			j->nincomplete, j->nincomplete == 1 ? "" : "s");
-	fmt_num(a, sizeof(a), 6, j->start_spread_s, " s");
-	fmt_num(b, sizeof(b), 2, j->max_abs_drift_ppm, " ppm");
+	pma_render_fmt_num(a, sizeof(a), 6, j->start_spread_s, " s");
+	pma_render_fmt_num(b, sizeof(b), 2, j->max_abs_drift_ppm, " ppm");
 	fprintf(out, "%-13sstarts spread over %s (realtime clocks); largest realtime drift %s\n",
 		"clocks", a, b);
 	if (j->ncores) {
 		fprintf(out, "\n%-13s%6s %12s %8s %12s\n", "predictions", "cores", "T_job s", "slowest",
 			"T_sum s");
 		for (size_t i = 0; i < j->ncores; i++) {
-			fmt_num(a, sizeof(a), 3, j->T_max_ns[i] / 1e9, "");
-			fmt_num(b, sizeof(b), 3, j->T_sum_ns[i] / 1e9, "");
+			pma_render_fmt_num(a, sizeof(a), 3, j->T_max_ns[i] / 1e9, "");
+			pma_render_fmt_num(b, sizeof(b), 3, j->T_sum_ns[i] / 1e9, "");
 			if (j->T_max[i].rank >= 0 && isfinite(j->T_max_ns[i]))
 				rank_name(c, sizeof(c), j, j->T_max[i]);
 			else
@@ -141,16 +141,16 @@ void table_ranks(FILE *out, const struct pma_ranks_result *j)
 				j->omega_shared == 1 ? "" : "s");
 	}
 	pma_mpi_table(out, j);
-	print_notes(out, &j->notes, "\nnote: ");
+	pma_render_print_notes(out, &j->notes, "\nnote: ");
 }
 
 static cJSON *stat_json(const struct pma_rank_stat *s)
 {
 	cJSON *o = cJSON_CreateObject();
-	add_finite(o, "min", s->n ? s->min : NAN);
-	add_finite(o, "max", s->n ? s->max : NAN);
-	add_finite(o, "avg", s->n ? s->avg : NAN);
-	add_finite(o, "sum", s->n ? s->sum : NAN);
+	pma_render_add_finite(o, "min", s->n ? s->min : NAN);
+	pma_render_add_finite(o, "max", s->n ? s->max : NAN);
+	pma_render_add_finite(o, "avg", s->n ? s->avg : NAN);
+	pma_render_add_finite(o, "sum", s->n ? s->sum : NAN);
 	return o;
 }
 
@@ -181,7 +181,7 @@ static void add_str_or_null(cJSON *o, const char *key, const char *v)
 		cJSON_AddNullToObject(o, key);
 }
 
-void json_ranks(FILE *out, const struct pma_ranks_result *j)
+void pma_render_json_ranks(FILE *out, const struct pma_ranks_result *j)
 {
 	cJSON *root = cJSON_CreateObject(), *rows, *sum, *imb, *clk, *pred, *jobs;
 	char *text;
@@ -215,17 +215,17 @@ void json_ranks(FILE *out, const struct pma_ranks_result *j)
 		cJSON_AddBoolToObject(o, "complete", w->complete);
 		add_str_or_null(o, "problem", w->problem);
 		add_str_or_null(o, "estimator", w->estimator);
-		add_finite(o, "m", w->m);
-		add_finite(o, "A_inf", w->A_inf);
-		add_finite(o, "T_cp_s", w->T_cp_s);
-		add_finite(o, "wall_s", w->wall_s);
-		add_finite(o, "busy_s", w->busy_s);
-		add_finite(o, "omega", w->omega);
+		pma_render_add_finite(o, "m", w->m);
+		pma_render_add_finite(o, "A_inf", w->A_inf);
+		pma_render_add_finite(o, "T_cp_s", w->T_cp_s);
+		pma_render_add_finite(o, "wall_s", w->wall_s);
+		pma_render_add_finite(o, "busy_s", w->busy_s);
+		pma_render_add_finite(o, "omega", w->omega);
 		add_str_or_null(o, "omega_source", w->omega_source);
 		cJSON_AddNumberToObject(o, "calibration_runs_failed", (double)w->cal_failed);
 		add_count_or_null(o, "ranks_per_socket", w->ranks_per_socket);
-		add_finite(o, "start_offset_s", w->start_offset_s);
-		add_finite(o, "drift_ppm", w->drift_ppm);
+		pma_render_add_finite(o, "start_offset_s", w->start_offset_s);
+		pma_render_add_finite(o, "drift_ppm", w->drift_ppm);
 		cJSON_AddItemToArray(rows, o);
 	}
 	sum = cJSON_AddObjectToObject(root, "summary");
@@ -236,7 +236,7 @@ void json_ranks(FILE *out, const struct pma_ranks_result *j)
 	cJSON_AddItemToObject(sum, "wall_s", stat_json(&j->wall_s));
 	cJSON_AddItemToObject(sum, "busy_s", stat_json(&j->busy_s));
 	imb = cJSON_AddObjectToObject(root, "imbalance");
-	add_finite(imb, "factor", j->imbalance);
+	pma_render_add_finite(imb, "factor", j->imbalance);
 	add_count_or_null(imb, "slowest_rank", j->slowest.rank);
 	if (j->slowest.rank >= 0)
 		add_str_or_null(imb, "slowest_job", j->slowest.job);
@@ -247,24 +247,24 @@ void json_ranks(FILE *out, const struct pma_ranks_result *j)
 	cJSON_AddNumberToObject(imb, "critical_share", PMA_RANKS_CRITICAL_SHARE);
 	cJSON_AddNumberToObject(imb, "incomplete_ranks", (double)j->nincomplete);
 	clk = cJSON_AddObjectToObject(root, "clocks");
-	add_finite(clk, "start_spread_s", j->start_spread_s);
-	add_finite(clk, "max_abs_drift_ppm", j->max_abs_drift_ppm);
+	pma_render_add_finite(clk, "start_spread_s", j->start_spread_s);
+	pma_render_add_finite(clk, "max_abs_drift_ppm", j->max_abs_drift_ppm);
 	cJSON_AddNumberToObject(root, "omega_shared_ranks", (double)j->omega_shared);
 	pred = cJSON_AddArrayToObject(root, "predictions");
 	for (size_t i = 0; i < j->ncores; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "cores", j->cores[i]);
-		add_finite(o, "T_job_s", j->T_max_ns[i] / 1e9);
+		pma_render_add_finite(o, "T_job_s", j->T_max_ns[i] / 1e9);
 		add_count_or_null(o, "slowest_rank", isfinite(j->T_max_ns[i]) ? j->T_max[i].rank : -1);
 		if (isfinite(j->T_max_ns[i]) && j->T_max[i].rank >= 0)
 			add_str_or_null(o, "slowest_job", j->T_max[i].job);
 		else
 			cJSON_AddNullToObject(o, "slowest_job");
-		add_finite(o, "T_sum_s", j->T_sum_ns[i] / 1e9);
+		pma_render_add_finite(o, "T_sum_s", j->T_sum_ns[i] / 1e9);
 		cJSON_AddItemToArray(pred, o);
 	}
 	pma_mpi_json(root, j);
-	notes_json(root, "notes", "coded_notes", &j->notes);
+	pma_render_notes_json(root, "notes", "coded_notes", &j->notes);
 	text = cJSON_Print(root);
 	if (text)
 		fprintf(out, "%s\n", text);
@@ -284,7 +284,7 @@ static void csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void csv_ranks(FILE *out, const struct pma_ranks_result *j)
+void pma_render_csv_ranks(FILE *out, const struct pma_ranks_result *j)
 {
 	fputs("rank,local_rank,host,cpus,m,A_inf,T_cp_s,wall_s,busy_s,omega,start_offset_s,drift_ppm,"
 	      "complete,estimator,path,job\n", out);

@@ -6,10 +6,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "plot.h"
 #include "render_util.h"
+#include "plot_draw.h"
 
 /* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
-void print_memory(FILE *out, const struct pma_result *r)
+static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
@@ -39,7 +41,7 @@ void print_memory(FILE *out, const struct pma_result *r)
 		/* a point past the fit's saturation has no model omega ("sat"), so no residual */
 		char wm[16], res[16];
 		double d = e->cal.omega_model[i] - e->cal.omega_meas[i];
-		fmt_num(wm, sizeof(wm), 3, e->cal.omega_model[i], "");
+		pma_render_fmt_num(wm, sizeof(wm), 3, e->cal.omega_model[i], "");
 		if (isfinite(d))
 			snprintf(res, sizeof(res), "%+.3f", d);
 		else
@@ -79,7 +81,7 @@ static void machine_json(cJSON *o, const struct pma_machine *mc)
 }
 
 /* "memory": source, model, params, points (docs/pmanalyze-json.md) */
-cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
+static cJSON *pma_render_memory_json(const struct pma_result *r, const struct pma_trace *traces)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
@@ -95,14 +97,14 @@ cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
 	machine_json(cJSON_AddObjectToObject(m, "target_machine"), &e->target);
 	par = cJSON_AddObjectToObject(m, "params");
 	if (p->model != PMA_MEM_NONE) {
-		add_finite(par, "C1", p->C1);
-		add_finite(par, "mu", p->mu);
-		add_finite(par, "L", p->L);
-		add_finite(par, "r", p->r);
+		pma_render_add_finite(par, "C1", p->C1);
+		pma_render_add_finite(par, "mu", p->mu);
+		pma_render_add_finite(par, "L", p->L);
+		pma_render_add_finite(par, "r", p->r);
 		cJSON_AddBoolToObject(par, "per_miss", !isfinite(p->r));
-		add_finite(par, "n_saturation", p->n_sat);
-		add_finite(par, "delta_C", p->dC);
-		add_finite(par, "r_delta", p->r_delta);
+		pma_render_add_finite(par, "n_saturation", p->n_sat);
+		pma_render_add_finite(par, "delta_C", p->dC);
+		pma_render_add_finite(par, "r_delta", p->r_delta);
 		cJSON_AddNumberToObject(par, "cores_per_socket", p->c);
 	}
 	pts = cJSON_AddArrayToObject(m, "points");
@@ -113,16 +115,69 @@ cJSON *memory_json(const struct pma_result *r, const struct pma_trace *traces)
 		cJSON_AddStringToObject(o, "trace", traces[e->cal.trace[i]].path);
 		cJSON_AddNumberToObject(o, "C", e->cal.pts[i].C);
 		if (p->model != PMA_MEM_NONE) {
-			add_finite(o, "omega_measured", e->cal.omega_meas[i]);
-			add_finite(o, "omega_model", e->cal.omega_model[i]);
-			add_finite(o, "residual", e->cal.omega_model[i] - e->cal.omega_meas[i]);
+			pma_render_add_finite(o, "omega_measured", e->cal.omega_meas[i]);
+			pma_render_add_finite(o, "omega_model", e->cal.omega_model[i]);
+			pma_render_add_finite(o, "residual", e->cal.omega_model[i] - e->cal.omega_meas[i]);
 		}
 		cJSON_AddItemToArray(pts, o);
 	}
 	if (p->model == PMA_MEM_NONE) {
 		const struct pma_note *why = pma_notes_find(&e->notes, PMA_NOTE_OMEGA_UNKNOWN);
-		cJSON_AddItemToObject(m, "unknown_because", why ? note_string(why) :
+		cJSON_AddItemToObject(m, "unknown_because", why ? pma_render_note_string(why) :
 				      cJSON_CreateString(""));
 	}
 	return m;
 }
+
+/* ---- plots ---- */
+
+static int draw_omega(cairo_t *cr, const struct pma_result *r, int w, int h,
+		     const struct pma_plot_axes *a)
+{
+	const struct pma_mem_eval *m = &r->mem;
+	const struct pma_mem_cal *c = &m->cal;
+	char lab_fit[96];
+	struct pma_plot_legend_entry le[2];
+	size_t nl = 0;
+	int have_fit = c->params.model != PMA_MEM_NONE;
+
+	pma_plot_frame(cr, r, PMA_PLOT_OMEGA, w, h, a, "cores n",
+	      "\xcf\x89(n) = C(n) / C(1) \xe2\x88\x92 1 (extra cost, fraction)", 1);
+	pma_plot_clip_area(cr, a);
+	if (have_fit) {
+		pma_plot_polyline(cr, a, r->pred.cores, m->omega, sizeof(double), m->ncores);
+	}
+	for (size_t i = 0; i < c->npts; i++)
+		if (isfinite(c->omega_meas[i]))
+			pma_plot_marker(cr, a, c->pts[i].cores, c->omega_meas[i], 5, PMA_PLOT_C_MEAS);
+	cairo_restore(cr);
+	if (have_fit) {
+		snprintf(lab_fit, sizeof(lab_fit), "fit: %s model, %s placement",
+			 pma_mem_model_name(c->params.model), m->placement);
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_PRED, 0, lab_fit };
+	}
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_MEAS, 1, c->source && strcmp(c->source, "cycles") == 0 ?
+		"measured C(n), cycles" : "measured C(n), CPU time" };
+	pma_plot_legend(cr, a, le, nl, 0);
+	if (!have_fit) {
+		pma_plot_rgb(cr, 0xd62728, 1);
+		pma_plot_text_at(cr, a->left_px + a->width_px / 2, a->top_px + a->height_px / 2, 14, 0.5,
+			"no fit: see the notes for the calibration runs that are missing");
+	}
+	return 0;
+}
+
+/* ---- the section ---- */
+
+static void memory_section_json(cJSON *root, const struct pma_result *r)
+{
+	cJSON_AddItemToObject(root, "memory", pma_render_memory_json(r, r->traces));
+}
+
+const struct pma_section pma_section_memory = {
+	.name = "memory",
+	.steps = { { PMA_STAGE_OMEGA, pma_step_memory } },
+	.table = pma_render_print_memory,
+	.json = memory_section_json,
+	.plots = { { PMA_PLOT_OMEGA, draw_omega, 0 } },
+};

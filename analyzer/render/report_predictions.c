@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include "render_util.h"
+#include "plot.h"
+#include "plot_draw.h"
+#include "html.h"
+#include "html_util.h"
 
 /* A number, or "-" when it is not given (not finite: past saturation). */
 static void fmt_given(char *buf, size_t size, int prec, double v)
@@ -23,8 +27,8 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 	const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 	char w[16], x[16], S[32], dS[32], T[32], R[32];
 
-	fmt_num(w, sizeof(w), 2, q->omega, "");
-	fmt_num(x, sizeof(x), 0, q->omega > 0 && isfinite(q->omega) ? 100 * r->mem.cross[i] / q->omega :
+	pma_render_fmt_num(w, sizeof(w), 2, q->omega, "");
+	pma_render_fmt_num(x, sizeof(x), 0, q->omega > 0 && isfinite(q->omega) ? 100 * r->mem.cross[i] / q->omega :
 		r->mem.cross[i] == 0 ? 0 : NAN, "%");
 	/* saturated (omega "sat"): S, its uncertainty, T and R are not given */
 	fmt_given(S, sizeof(S), 2, q->S);
@@ -40,7 +44,7 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 }
 
 /* The predictions per core count and the optimal core count (eq. 11). */
-void table_predictions(FILE *out, const struct pma_result *r)
+static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 {
 	fprintf(out, "\npredictions (%s; omega from %s; S = A(m,n) / (1 + omega), eq. 1; placement %s, "
 		"memory %s)\n", r->par.est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
@@ -86,7 +90,7 @@ void table_predictions(FILE *out, const struct pma_result *r)
 	}
 }
 
-void runcheck_json(cJSON *root, const struct pma_result *r)
+static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 {
 	cJSON *a;
 
@@ -102,15 +106,15 @@ void runcheck_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(o, "S_max", w->S_max);
 		cJSON_AddNumberToObject(o, "runs", (double)w->runs_n);
 		cJSON_AddNumberToObject(o, "runs_1", (double)w->runs_1);
-		add_finite(o, "S_predicted", w->S_pred);
-		add_finite(o, "S_err", w->S_pred_err);
+		pma_render_add_finite(o, "S_predicted", w->S_pred);
+		pma_render_add_finite(o, "S_err", w->S_pred_err);
 		cJSON_AddBoolToObject(o, "outside", w->outside);
 		cJSON_AddItemToArray(a, o);
 	}
 }
 
 /* "optimal_cores" and "optimal" (eq. 11) */
-void optimal_json(cJSON *root, const struct pma_result *r)
+static void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 {
 	cJSON *op, *iv;
 
@@ -131,27 +135,27 @@ void optimal_json(cJSON *root, const struct pma_result *r)
 }
 
 /* "predictions": one object per core count */
-void predictions_json(cJSON *preds, const struct pma_result *r)
+static void pma_render_predictions_json(cJSON *preds, const struct pma_result *r)
 {
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "cores", q->cores);
 		cJSON_AddNumberToObject(o, "A", q->A);
-		add_finite(o, "omega", q->omega);
-		add_finite(o, "omega_err", r->mem.omega_err[i]);
-		add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
+		pma_render_add_finite(o, "omega", q->omega);
+		pma_render_add_finite(o, "omega_err", r->mem.omega_err[i]);
+		pma_render_add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
 		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
-		add_finite(o, "cross_socket", r->mem.cross[i]);
+		pma_render_add_finite(o, "cross_socket", r->mem.cross[i]);
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
 		cJSON_AddNumberToObject(o, "busy_cores", r->mem.busy[i]);
 		cJSON_AddBoolToObject(o, "saturated", isinf(q->omega));
-		add_finite(o, "S", q->S);
+		pma_render_add_finite(o, "S", q->S);
 		cJSON_AddNumberToObject(o, "S_err", r->pred.S_err[i]);
-		add_finite(o, "T_s", q->T_ns / 1e9);
+		pma_render_add_finite(o, "T_s", q->T_ns / 1e9);
 		if (r->wake.have && r->par.est == PMA_EST_SCHED) /* the wake-up cost's spread */
-			add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);
-		add_finite(o, "R", q->R);
+			pma_render_add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);
+		pma_render_add_finite(o, "R", q->R);
 		if (r->par.est != PMA_EST_SCHED && r->par.have[PMA_EST_SCHED])
 			cJSON_AddNumberToObject(o, "A_sched_exact", r->pred.by_est[PMA_EST_SCHED][i].A);
 		else if (r->par.est == PMA_EST_SCHED)
@@ -173,7 +177,7 @@ static void csv_num(FILE *out, double v)
 }
 
 /* The CSV's first table: one row per core count. */
-void csv_predictions(FILE *out, const struct pma_result *r)
+static void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_energy_result *e = &r->energy;
 	size_t k = 0;
@@ -202,3 +206,143 @@ void csv_predictions(FILE *out, const struct pma_result *r)
 			fputs(",,,\n", out);
 	}
 }
+
+/* ---- HTML ---- */
+
+static int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_prediction *q = r->pred.by_est[r->par.est];
+
+	(void)why;
+	(void)whysize;
+	P("<div class=\"scroll\"><table id=\"pred\">\n<thead><tr><th>n</th><th>A(m,n)</th>"
+	  "<th>&#969;(n)</th><th>S(m,n)</th><th>&#177;S</th><th>R(m,n)</th><th>T(n), s</th>"
+	  "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		P("<tr%s><td>%u</td>", q[i].cores == r->opt.n_best ? " class=\"best\"" : "", q[i].cores);
+		pma_html_cell_num(out, q[i].A, 3);
+		pma_html_cell_num(out, q[i].omega, 4);
+		pma_html_cell_num(out, q[i].S, 3);
+		pma_html_cell_num(out, r->pred.S_err[i], 3);
+		pma_html_cell_num(out, q[i].R, 3);
+		pma_html_cell_num(out, q[i].T_ns / 1e9, 3);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S(m,n) = A(m,n) / (1 + &#969;(n)) (Tudor &amp; "
+	  "Teo, eq. 1), A(m,n) eq. 6, R(m,n) eq. 3; &#177;S: one sampling interval of misplaced "
+	  "critical path (or the lost scheduler events of the exact mode).</p>\n");
+	if (!r->runcheck.n)
+		return 0;
+	/* the trace's own runs on 1 and n CPUs against the predictions (runcheck.h) */
+	P("<div class=\"scroll\"><table id=\"runs-check\">\n<thead><tr><th>n</th><th>runs on n</th>"
+	  "<th>runs on 1</th><th>S measured</th><th>lowest</th><th>highest</th><th>S predicted</th>"
+	  "<th>&#177;S</th><th>outside &#177;S</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
+		P("<tr%s><td>%u</td><td>%zu</td><td>%zu</td>", w->outside ? " class=\"warn\"" : "",
+		  w->cores, w->runs_n, w->runs_1);
+		pma_html_cell_num(out, w->S, 3);
+		pma_html_cell_num(out, w->S_min, 3);
+		pma_html_cell_num(out, w->S_max, 3);
+		pma_html_cell_num(out, w->S_pred, 3);
+		pma_html_cell_num(out, w->S_pred_err, 3);
+		P("<td>%s</td></tr>\n", w->outside ? "yes" : "no");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S measured = the median wall time of this "
+	  "trace's runs on one CPU over the median of its runs on n (the baseline and calibration "
+	  "runs); lowest and highest: each run on n against that median on one. A prediction whose "
+	  "&#177;S misses them gets the runs-disagree warning (docs/model.md).</p>\n");
+	return 0;
+}
+
+/* ---- plots ---- */
+
+static int draw_speedup(cairo_t *cr, const struct pma_result *r, int w, int h,
+			const struct pma_plot_axes *a)
+{
+	const struct pma_prediction *q = r->pred.by_est[r->par.est];
+	const struct pma_pred_result *pd = &r->pred;
+	char lab_pred[96], lab_opt[64], lab_95[64];
+	struct pma_plot_legend_entry le[6];
+	size_t nl = 0;
+	int started = 0;
+
+	pma_plot_frame(cr, r, PMA_PLOT_SPEEDUP, w, h, a, "cores n", "speedup S(m,n) over 1 core (\xc3\x97)", 1);
+	pma_plot_clip_area(cr, a);
+	/* the +-S band: upper edge forwards, lower edge back */
+	pma_plot_rgb(cr, PMA_PLOT_C_PRED, 0.18);
+	for (size_t i = 0; i < pd->ncores; i++)
+		if (isfinite(q[i].S)) {
+			double x = pma_plot_px_x(a, pd->cores[i]), y = pma_plot_px_y(a, q[i].S + pd->S_err[i]);
+			if (!started++)
+				cairo_move_to(cr, x, y);
+			else
+				cairo_line_to(cr, x, y);
+		}
+	for (size_t i = pd->ncores; i-- > 0;)
+		if (isfinite(q[i].S))
+			cairo_line_to(cr, pma_plot_px_x(a, pd->cores[i]),
+				      pma_plot_px_y(a, fmax(0, q[i].S - pd->S_err[i])));
+	cairo_close_path(cr);
+	cairo_fill(cr);
+	/* ideal S = n */
+	pma_plot_rgb(cr, PMA_PLOT_C_IDEAL, 1);
+	cairo_set_line_width(cr, 1.5);
+	{
+		const double dash[] = { 6, 4 };
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, pma_plot_px_x(a, 0), pma_plot_px_y(a, 0));
+		cairo_line_to(cr, pma_plot_px_x(a, a->xmax), pma_plot_px_y(a, a->xmax));
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+	/* predicted S */
+	pma_plot_polyline(cr, a, pd->cores, &q[0].S, sizeof(*q), pd->ncores);
+	/* measured points */
+	for (size_t i = 0; i < r->measured.n; i++)
+		pma_plot_marker(cr, a, r->measured.cores[i], r->measured.S[i], 5, PMA_PLOT_C_MEAS);
+	/* 95% and optimal points (eq. 11) */
+	if (r->opt.n_best) {
+		for (size_t i = 0; i < pd->ncores; i++)
+			if (pd->cores[i] == r->opt.n_95)
+				pma_plot_marker(cr, a, pd->cores[i], q[i].S, 6, PMA_PLOT_C_95);
+		pma_plot_marker(cr, a, r->opt.n_best, r->opt.S_best, 6, PMA_PLOT_C_OPT);
+	}
+	cairo_restore(cr);
+	snprintf(lab_pred, sizeof(lab_pred), "predicted S (%s) \xc2\xb1 uncertainty",
+		 pma_estimator_name(r->par.est));
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_PRED, 0, lab_pred };
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_IDEAL, 0, "ideal S = n" };
+	if (r->opt.n_best) {
+		snprintf(lab_opt, sizeof(lab_opt), "optimal n = %u (S = %.2f)", r->opt.n_best, r->opt.S_best);
+		snprintf(lab_95, sizeof(lab_95), "95%% of best: n = %u", r->opt.n_95);
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_OPT, 1, lab_opt };
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_95, 1, lab_95 };
+	}
+	if (r->measured.n)
+		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_MEAS, 1, "measured S (runs' wall time)" };
+	pma_plot_legend(cr, a, le, nl, 0);
+	return 0;
+}
+
+/* ---- the section ---- */
+
+static void predictions_section_json(cJSON *root, const struct pma_result *r)
+{
+	pma_render_optimal_json(root, r);
+	pma_render_predictions_json(cJSON_AddArrayToObject(root, "predictions"), r);
+	pma_render_runcheck_json(root, r);
+}
+
+/* The core counts come first (the memory model is evaluated at them), the predictions once omega
+ * is known, the runs check once every check has widened +-S. */
+const struct pma_section pma_section_predictions = {
+	.name = "predictions",
+	.steps = { { PMA_STAGE_CORES, pma_step_cores }, { PMA_STAGE_PREDICT, pma_step_predict },
+		   { PMA_STAGE_STUDY, pma_step_measured }, { PMA_STAGE_FINAL, pma_step_runcheck } },
+	.table = pma_render_table_predictions,
+	.json = predictions_section_json,
+	.csv = pma_render_csv_predictions,
+	.html = { { PMA_PAGE_TABLES, "predictions", "Predictions", pma_render_html_predictions } },
+	.plots = { { PMA_PLOT_SPEEDUP, draw_speedup, 0 } },
+};

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "render_util.h"
-#include "render/report.h"
+#include "html.h"
+#include "html_util.h"
 
 /* "{3,3}": the per-socket thread counts of configuration c of plan p. */
 static void aff_text(const struct pma_allande_plan *p, size_t c, char *buf, size_t size)
@@ -79,7 +80,7 @@ static void table_region_counters(FILE *out, const struct pma_regions_result *g)
 
 /* The OpenMP regions of a --omp-regions trace (regions.h), by potential gain; or the phases of
  * the fallback (no region recorded, or --phases). */
-void table_regions(FILE *out, const struct pma_result *r)
+static void pma_render_table_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[32], b[32];
@@ -214,16 +215,16 @@ static void region_predictions_json(cJSON *a, const struct pma_region_row *w)
 		if (!o)
 			return;
 		cJSON_AddNumberToObject(o, "cores", q->cores);
-		add_finite(o, "A", q->A);
-		add_finite(o, "S", q->S);
-		add_finite(o, "T_ns", q->T_ns);
-		add_finite(o, "gain_ns", q->gain_ns);
+		pma_render_add_finite(o, "A", q->A);
+		pma_render_add_finite(o, "S", q->S);
+		pma_render_add_finite(o, "T_ns", q->T_ns);
+		pma_render_add_finite(o, "gain_ns", q->gain_ns);
 		cJSON_AddItemToArray(a, o);
 	}
 }
 
 /* "regions" (docs/pmanalyze-json.md): only in reports of --omp-regions traces. */
-void regions_json(cJSON *root, const struct pma_result *r)
+static void pma_render_regions_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	cJSON *o, *rows, *al;
@@ -250,7 +251,7 @@ void regions_json(cJSON *root, const struct pma_result *r)
 	cJSON_AddStringToObject(o, "A_source", g->have_A ? g->method : "none");
 	cJSON_AddNumberToObject(o, "cores", g->n);
 	cJSON_AddNumberToObject(o, "predictions_left_out", (double)g->pred_left_out);
-	add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
+	pma_render_add_finite(o, "run_T_cp_ns", g->have_A ? g->run_T_cp_ns : NAN);
 	rows = cJSON_AddArrayToObject(o, "rows");
 	for (size_t i = 0; rows && i < g->nrows; i++) {
 		const struct pma_region_row *w = &g->rows[i];
@@ -276,13 +277,13 @@ void regions_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(e, "time_ns", w->time_ns);
 		cJSON_AddNumberToObject(e, "share", w->share);
 		cJSON_AddNumberToObject(e, "mean_team", w->mean_team);
-		add_finite(e, "A", w->have_A ? w->A : NAN);
-		add_finite(e, "T_cp_ns", w->have_A ? w->T_cp_ns : NAN);
-		add_finite(e, "work_ns", w->have_A ? w->work_ns : NAN);
-		add_finite(e, "cp_share", w->have_A ? w->cp_share : NAN);
-		add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
-		add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
-		add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
+		pma_render_add_finite(e, "A", w->have_A ? w->A : NAN);
+		pma_render_add_finite(e, "T_cp_ns", w->have_A ? w->T_cp_ns : NAN);
+		pma_render_add_finite(e, "work_ns", w->have_A ? w->work_ns : NAN);
+		pma_render_add_finite(e, "cp_share", w->have_A ? w->cp_share : NAN);
+		pma_render_add_finite(e, "T_n_ns", w->have_A ? w->T_n_ns : NAN);
+		pma_render_add_finite(e, "S_n", w->have_A ? w->S_n : NAN);
+		pma_render_add_finite(e, "gain_ns", w->have_A ? w->gain_ns : NAN);
 		region_predictions_json(cJSON_AddArrayToObject(e, "predictions"), w);
 		if (g->nevents && w->counter_tasks) {
 			cJSON *c = cJSON_AddObjectToObject(e, "counters");
@@ -460,7 +461,7 @@ static void csv_region_predictions(FILE *out, const struct pma_regions_result *g
 /* --omp-regions traces: a second table after a blank line, one row per region, then
  * csv_region_predictions' table (then, when the trace has Allande's runs, csv_allande's tables).
  * The per-thread counters' sums are the last columns, one per event, named after it. */
-void csv_regions(FILE *out, const struct pma_result *r)
+static void pma_render_csv_regions(FILE *out, const struct pma_result *r)
 {
 	const struct pma_regions_result *g = &r->regions;
 	char name[1400], a[PMA_ALLANDE_MAX_NC * 4 + 8];
@@ -519,3 +520,62 @@ void csv_regions(FILE *out, const struct pma_result *r)
 	if (g->allande)
 		csv_allande(out, g);
 }
+
+/* ---- HTML ---- */
+
+/* Per-region (or per-phase) parallelism of an --omp-regions trace, by potential gain. */
+static int pma_render_html_regions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_regions_result *g = &r->regions;
+
+	(void)why;
+	(void)whysize;
+	if (!g->present && !g->phases) {
+		P("<p class=\"small\">No OpenMP regions in the trace: record them with <code>pmcollect "
+		  "--omp-regions &#8230;</code>, or show the program's phases with <code>pmanalyze "
+		  "--phases</code>.</p>\n");
+		return 0;
+	}
+	if (!g->nrows) {
+		P("<p>No region recorded: ");
+		pma_html_escape(out, g->reason ? g->reason : "the run has none");
+		P(".</p>\n");
+		return 0;
+	}
+	P("<div class=\"scroll\"><table id=\"regions\">\n<thead><tr><th>%s</th><th>calls</th>"
+	  "<th>time, ms</th><th>share, %%</th><th>A(m,&#8734;)</th><th>T<sub>cp</sub>, ms</th>"
+	  "<th>S(%u)</th><th>gain at %u, ms</th></tr></thead>\n<tbody>\n",
+	  g->phases ? "phase" : "region", g->n, g->n);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct pma_region_row *w = &g->rows[i];
+		char name[1400];
+
+		pma_region_name(w, name, sizeof(name)); /* as the table and JSON name it */
+		P("<tr><td><code>");
+		pma_html_escape(out, name);
+		P("</code></td><td>%llu</td>", (unsigned long long)w->calls);
+		pma_html_cell_num(out, w->time_ns / 1e6, 1);
+		pma_html_cell_num(out, 100 * w->share, 1);
+		pma_html_cell_num(out, w->have_A ? w->A : NAN, 2);
+		pma_html_cell_num(out, w->have_A ? w->T_cp_ns / 1e6 : NAN, 1);
+		pma_html_cell_num(out, w->have_A ? w->S_n : NAN, 2);
+		pma_html_cell_num(out, w->have_A ? w->gain_ns / 1e6 : NAN, 1);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">A(m,&#8734;) and T<sub>cp</sub> inside the "
+	  "%s' windows (Tudor &amp; Teo eq. 4, restricted), from %s; sorted by the time saved at %u "
+	  "cores if the region scaled ideally.</p>\n", g->phases ? "phases" : "regions",
+	  g->method ? g->method : "no profile", g->n);
+	return 0;
+}
+
+/* ---- the section ---- */
+
+const struct pma_section pma_section_regions = {
+	.name = "regions",
+	.steps = { { PMA_STAGE_CHECK, pma_step_regions } },
+	.table = pma_render_table_regions,
+	.json = pma_render_regions_json,
+	.csv = pma_render_csv_regions,
+	.html = { { PMA_PAGE_STUDIES, "regions", "Regions", pma_render_html_regions } },
+};

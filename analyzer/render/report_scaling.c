@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "render_util.h"
+#include "html.h"
+#include "html_util.h"
 
 /* The verdict of a fit in the paper's words (Iwainsky et al. §4), or "noisy" (pmnf.h,
  * PMA_PMNF_NOISY_RATIO) written into buf. */
@@ -55,14 +57,14 @@ static void table_fit_row(FILE *out, const char *cls, const struct pma_scaling_f
 
 /* The scaling study of a --sweep trace: measured vs predicted per configuration, the mean
  * |error|, and the PMNF fit of each metric with its verdict. */
-void table_scaling(FILE *out, const struct pma_result *r)
+static void pma_render_table_scaling(FILE *out, const struct pma_result *r)
 {
 	const struct pma_scaling *sc = &r->scaling;
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 
 	if (!sc->present)
 		return;
-	fmt_num(a, sizeof(a), 3, sc->T1_s, " s");
+	pma_render_fmt_num(a, sizeof(a), 3, sc->T1_s, " s");
 	fprintf(out, "\nscaling study (pmcollect --sweep, parameter %s): T(1) = %s, median of %zu "
 		"1-CPU run%s with %s threads\n", sc->parameter, a, sc->T1_runs,
 		sc->T1_runs == 1 ? "" : "s", isfinite(sc->m) ? (snprintf(g, sizeof(g), "%.0f", sc->m), g)
@@ -73,11 +75,11 @@ void table_scaling(FILE *out, const struct pma_result *r)
 		const struct pma_scaling_row *w = &sc->rows[i];
 		char range[40];
 		snprintf(range, sizeof(range), "%.3f-%.3f", w->T_min_s, w->T_max_s);
-		fmt_num(a, sizeof(a), 2, w->S_meas, "");
-		fmt_num(b, sizeof(b), 2, w->S_pred, "");
-		fmt_num(c, sizeof(c), 2, w->S_pred_err, "");
-		fmt_num(d, sizeof(d), 3, w->T_pred_s, "");
-		fmt_num(e, sizeof(e), 1, w->err_pct, "%");
+		pma_render_fmt_num(a, sizeof(a), 2, w->S_meas, "");
+		pma_render_fmt_num(b, sizeof(b), 2, w->S_pred, "");
+		pma_render_fmt_num(c, sizeof(c), 2, w->S_pred_err, "");
+		pma_render_fmt_num(d, sizeof(d), 3, w->T_pred_s, "");
+		pma_render_fmt_num(e, sizeof(e), 1, w->err_pct, "%");
 		snprintf(f, sizeof(f), "%u", w->threads);
 		fprintf(out, "  %6u %5u %7s %4zu %9.3f %15s %7s %7s %6s %10s %8s\n", w->config, w->cores,
 			w->threads ? f : "?", w->nreps, w->T_med_s, range, a, b, isfinite(w->S_pred) ? c : "?",
@@ -136,21 +138,21 @@ static cJSON *fit_json(const struct pma_scaling_fit *ft)
 	cJSON_AddNumberToObject(j, "i", pma_pmnf_exponent(&ft->fit.model));
 	cJSON_AddNumberToObject(j, "j", ft->fit.model.j);
 	cJSON_AddStringToObject(j, "growth", ft->growth);
-	add_finite(j, "R2_adj", ft->fit.R2_adj);
-	add_finite(j, "SMAPE_pct", ft->fit.SMAPE);
+	pma_render_add_finite(j, "R2_adj", ft->fit.R2_adj);
+	pma_render_add_finite(j, "SMAPE_pct", ft->fit.SMAPE);
 	cJSON_AddNumberToObject(j, "smape_points", (double)ft->fit.smape_points);
 	cJSON_AddNumberToObject(j, "points", (double)ft->fit.n);
 	cJSON_AddBoolToObject(j, "few_points", ft->fit.few_points);
 	cJSON_AddBoolToObject(j, "valid", ft->fit.valid);
 	cJSON_AddBoolToObject(j, "scalability_problem", ft->fit.scalability_problem);
 	cJSON_AddBoolToObject(j, "noisy", ft->fit.noisy);
-	add_finite(j, "spread_pct", ft->fit.spread_pct);
-	add_finite(j, "change_pct", ft->fit.change_pct);
+	pma_render_add_finite(j, "spread_pct", ft->fit.spread_pct);
+	pma_render_add_finite(j, "change_pct", ft->fit.change_pct);
 	return j;
 }
 
 /* "scaling": the sweep's configurations and fits (docs/pmanalyze-json.md); absent without sweep */
-void scaling_json(cJSON *root, const struct pma_result *r)
+static void pma_render_scaling_json(cJSON *root, const struct pma_result *r)
 {
 	const struct pma_scaling *sc = &r->scaling;
 	cJSON *o, *rows, *fits;
@@ -159,11 +161,11 @@ void scaling_json(cJSON *root, const struct pma_result *r)
 		return;
 	o = cJSON_AddObjectToObject(root, "scaling");
 	cJSON_AddStringToObject(o, "parameter", sc->parameter);
-	add_finite(o, "fit_at_cores", sc->fit_other);
-	add_finite(o, "T1_s", sc->T1_s);
+	pma_render_add_finite(o, "fit_at_cores", sc->fit_other);
+	pma_render_add_finite(o, "T1_s", sc->T1_s);
 	cJSON_AddNumberToObject(o, "T1_runs", (double)sc->T1_runs);
-	add_finite(o, "m", sc->m);
-	add_finite(o, "mean_abs_error_pct", sc->mean_abs_err_pct);
+	pma_render_add_finite(o, "m", sc->m);
+	pma_render_add_finite(o, "mean_abs_error_pct", sc->mean_abs_err_pct);
 	cJSON_AddNumberToObject(o, "predicted_configurations", (double)sc->npred);
 	cJSON_AddNumberToObject(o, "unfinished_runs", (double)sc->unfinished);
 	rows = cJSON_AddArrayToObject(o, "configurations");
@@ -172,17 +174,17 @@ void scaling_json(cJSON *root, const struct pma_result *r)
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddNumberToObject(j, "config", w->config);
 		cJSON_AddNumberToObject(j, "cores", w->cores);
-		add_finite(j, "threads", w->threads ? (double)w->threads : NAN);
+		pma_render_add_finite(j, "threads", w->threads ? (double)w->threads : NAN);
 		cJSON_AddNumberToObject(j, "reps", (double)w->nreps);
 		cJSON_AddNumberToObject(j, "T_median_s", w->T_med_s);
 		cJSON_AddNumberToObject(j, "T_min_s", w->T_min_s);
 		cJSON_AddNumberToObject(j, "T_max_s", w->T_max_s);
-		add_finite(j, "S_measured", w->S_meas);
-		add_finite(j, "S_predicted", w->S_pred);
-		add_finite(j, "S_predicted_err", w->S_pred_err);
-		add_finite(j, "T_predicted_s", w->T_pred_s);
-		add_finite(j, "omega", w->omega);
-		add_finite(j, "error_pct", w->err_pct);
+		pma_render_add_finite(j, "S_measured", w->S_meas);
+		pma_render_add_finite(j, "S_predicted", w->S_pred);
+		pma_render_add_finite(j, "S_predicted_err", w->S_pred_err);
+		pma_render_add_finite(j, "T_predicted_s", w->T_pred_s);
+		pma_render_add_finite(j, "omega", w->omega);
+		pma_render_add_finite(j, "error_pct", w->err_pct);
 		cJSON_AddBoolToObject(j, "fitted", w->in_fit);
 		cJSON_AddItemToArray(rows, j);
 	}
@@ -201,7 +203,7 @@ void scaling_json(cJSON *root, const struct pma_result *r)
 
 /* A --sweep trace: after a blank line, the measured-vs-predicted table (one row per
  * configuration), then after another the fits (one row per metric). */
-void print_csv_scaling(FILE *out, const struct pma_result *r)
+static void pma_render_print_csv_scaling(FILE *out, const struct pma_result *r)
 {
 	const struct pma_scaling *sc = &r->scaling;
 
@@ -230,3 +232,51 @@ void print_csv_scaling(FILE *out, const struct pma_result *r)
 			ft->fit.change_pct, sc->mean_abs_err_pct, pma_pmnf_class_name(ft->cls));
 	}
 }
+
+/* ---- HTML ---- */
+
+/* A --sweep trace's scaling study (docs/scaling.md): measured against predicted per configuration. */
+static int pma_render_html_scaling(FILE *out, const struct pma_result *r, char *why, size_t whysize)
+{
+	const struct pma_scaling *sc = &r->scaling;
+
+	(void)why;
+	(void)whysize;
+	if (!sc->present) {
+		P("<p class=\"small\">No sweep runs in the trace: record them with <code>pmcollect "
+		  "--sweep cores=1,2,4 --repeat 3 &#8230;</code> to check the predictions against "
+		  "measured runs.</p>\n");
+		return 0;
+	}
+	P("<div class=\"scroll\"><table id=\"scaling\">\n<thead><tr><th>cores</th><th>threads</th>"
+	  "<th>runs</th><th>T median, s</th><th>S measured</th><th>S predicted</th><th>&#177;S</th>"
+	  "<th>error, %%</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < sc->nrows; i++) {
+		const struct pma_scaling_row *w = &sc->rows[i];
+		P("<tr><td>%u</td><td>%u</td><td>%zu</td>", w->cores, w->threads, w->nreps);
+		pma_html_cell_num(out, w->T_med_s, 3);
+		pma_html_cell_num(out, w->S_meas, 3);
+		pma_html_cell_num(out, w->S_pred, 3);
+		pma_html_cell_num(out, w->S_pred_err, 3);
+		pma_html_cell_num(out, w->err_pct, 1);
+		P("</tr>\n");
+	}
+	P("</tbody></table></div>\n<p class=\"small\">S measured = T(1) / T, T(1) the median of the "
+	  "1-CPU runs; S predicted from the baseline (Tudor &amp; Teo, eq. 1)");
+	if (isfinite(sc->mean_abs_err_pct))
+		P("; mean |error| %.1f%% over %zu configurations", sc->mean_abs_err_pct, sc->npred);
+	P(".</p>\n");
+	return 0;
+}
+
+/* ---- the section ---- */
+
+const struct pma_section pma_section_scaling = {
+	.name = "scaling",
+	.steps = { { PMA_STAGE_FINAL, pma_step_scaling } },
+	.table = pma_render_table_scaling,
+	.json = pma_render_scaling_json,
+	.csv = pma_render_print_csv_scaling,
+	.html = { { PMA_PAGE_MEASURED, "scaling", "Scaling study: measured against predicted",
+		    pma_render_html_scaling } },
+};

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* compute.c: from loaded traces to struct pma_result: estimator choice, parallelism, predictions,
- * uncertainty, memory model, optimal core count and the spinning check. */
+ * uncertainty, memory model, optimal core count and the spinning check, as the compute steps of
+ * the report's sections (section.h), and pma_compute, which runs the listed sections' steps. */
 #include "compute.h"
 
 #include <math.h>
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "section.h"
 
 /* The notes below are added with (void): out of memory, a note is dropped and the numbers are
  * still right. */
@@ -810,13 +813,144 @@ static void check_interf_calibration(struct pma_result *r)
 	}
 }
 
+/* ---- the sections' compute steps (section.h), in the order pma_compute's stages call them ---- */
+
+int pma_step_parallelism(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+			 size_t whysize)
+{
+	return compute_parallelism(r, o, why, whysize);
+}
+
+int pma_step_cores(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	if (choose_cores(r, o) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int pma_step_memory(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	if (pma_mem_eval(r->traces, r->ntraces, o->machine, o->chunk, o->mem_policy, (uint32_t)r->par.m,
+			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
+		return -1;
+	enforce_omega_invariants(r);
+	return 0;
+}
+
+int pma_step_predict(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	if (!o->no_wake_cost)
+		pma_wakecost_choose(r->traces, r->ntraces, &r->wake);
+	if (compute_predictions(r, why, whysize) < 0)
+		return -1;
+	enforce_invariants(r);
+	/* the memory model's notes after the invariants' */
+	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	compute_uncertainty(r);
+	return 0;
+}
+
+int pma_step_energy(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	(void)o;
+	if (pma_energy_eval(r->traces, r->ntraces, r->pred.cores, r->pred.by_est[r->par.est],
+			    r->pred.ncores, &r->energy) < 0 ||
+	    pma_notes_append(&r->notes, &r->energy.notes) < 0 || pma_run_power(r->run, &r->run_power) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int pma_step_measured(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+		      size_t whysize)
+{
+	(void)o;
+	if (compute_measured(r) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int pma_step_checks(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	(void)o;
+	(void)why;
+	(void)whysize;
+	check_inputs(r);
+	check_spinning(r);
+	return 0;
+}
+
+int pma_step_regions(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	/* predictions per region at the recording machine's PUs (the run's CPUs if unknown), and at
+	   every core count of the whole program's (--cores or its default) */
+	double pus = r->t->meta.topo.pus;
+	uint32_t n = pus >= 1 && pus <= 1e6 ? (uint32_t)pus : r->run->cpus_n;
+
+	if (pma_regions_compute(r->t, r->run, n, r->pred.cores, r->pred.ncores, o->phases,
+				o->tcm_event, &r->regions, why, whysize) < 0)
+		return -1;
+	r->regions.allande_all = o->allande_all;
+	if (pma_notes_append(&r->notes, &r->regions.notes) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int pma_step_late_notes(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+			size_t whysize)
+{
+	const struct pma_est_stats *st = &r->run->st;
+	double work_ns = r->par.by_est[r->par.est].work_ns;
+
+	(void)o;
+	(void)why;
+	(void)whysize;
+	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* docs/model.md "Wake-up costs in the replay" */
+		(void)pma_note_add_wake_not_charged(&r->notes, &(struct pma_note_wake_not_charged){
+			.cross_wake_us = r->wake.charge.cross_ns / 1e3 });
+	/* the share is of the run-queue wait (schedstat field 2 summed over the run), of which the
+	   unplaced wait is a part, so it never exceeds 100%; the threshold stays relative to U */
+	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE &&
+	    st->wait_total_ns > 0)
+		(void)pma_note_add_unplaced_wait(&r->notes, &(struct pma_note_unplaced_wait){
+			.wait_pct = 100 * fmin(1.0, st->unplaced_wait_ns / st->wait_total_ns),
+			.longest_s = 128 * st->window_ns / 1e9 });
+	return 0;
+}
+
+int pma_step_runcheck(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+		      size_t whysize)
+{
+	if (check_runs(r, o) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int pma_step_scaling(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	if (compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,
 		struct pma_result *r, char *why, size_t whysize)
 {
-	const struct pma_est_stats *st;
 	struct pma_interf_result interf;
-	double work_ns;
-	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->traces = traces;
@@ -832,70 +966,15 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		check_interf_calibration(r);
 		return 0;
 	}
-	if ((rc = compute_parallelism(r, o, why, whysize)) < 0)
-		return rc;
-	if (choose_cores(r, o) < 0) {
-		snprintf(why, whysize, "out of memory");
-		return -1;
-	}
-	if (pma_mem_eval(traces, ntraces, o->machine, o->chunk, o->mem_policy, (uint32_t)r->par.m,
-			 r->pred.cores, r->pred.ncores, &r->mem, why, whysize) < 0)
-		return -1;
-	enforce_omega_invariants(r);
-	if (!o->no_wake_cost)
-		pma_wakecost_choose(traces, ntraces, &r->wake);
-	if (compute_predictions(r, why, whysize) < 0)
-		return -1;
-	enforce_invariants(r);
-	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
-		snprintf(why, whysize, "out of memory");
-		return -1;
-	}
-	compute_uncertainty(r);
-	if (pma_energy_eval(traces, ntraces, r->pred.cores, r->pred.by_est[r->par.est], r->pred.ncores,
-			    &r->energy) < 0 || pma_notes_append(&r->notes, &r->energy.notes) < 0 ||
-	    pma_run_power(r->run, &r->run_power) < 0) {
-		snprintf(why, whysize, "out of memory");
-		return -1;
-	}
-	if (compute_measured(r) < 0) {
-		snprintf(why, whysize, "out of memory");
-		return -1;
-	}
-	check_inputs(r);
-	check_spinning(r);
-	{
-		/* predictions per region at the recording machine's PUs (the run's CPUs if unknown),
-		   and at every core count of the whole program's (--cores or its default) */
-		double pus = r->t->meta.topo.pus;
-		uint32_t n = pus >= 1 && pus <= 1e6 ? (uint32_t)pus : r->run->cpus_n;
-		if (pma_regions_compute(r->t, r->run, n, r->pred.cores, r->pred.ncores, o->phases,
-					o->tcm_event, &r->regions, why, whysize) < 0)
-			return -1;
-		r->regions.allande_all = o->allande_all;
-		if (pma_notes_append(&r->notes, &r->regions.notes) < 0) {
-			snprintf(why, whysize, "out of memory");
-			return -1;
-		}
-	}
-	st = &r->run->st;
-	work_ns = r->par.by_est[r->par.est].work_ns;
-	if (r->wake.have && r->par.est != PMA_EST_SCHED) /* docs/model.md "Wake-up costs in the replay" */
-		(void)pma_note_add_wake_not_charged(&r->notes, &(struct pma_note_wake_not_charged){
-			.cross_wake_us = r->wake.charge.cross_ns / 1e3 });
-	/* the share is of the run-queue wait (schedstat field 2 summed over the run), of which the
-	   unplaced wait is a part, so it never exceeds 100%; the threshold stays relative to U */
-	if (st->unplaced_wait_ns > 0.05 * work_ns && r->par.est == PMA_EST_RUNNABLE &&
-	    st->wait_total_ns > 0)
-		(void)pma_note_add_unplaced_wait(&r->notes, &(struct pma_note_unplaced_wait){
-			.wait_pct = 100 * fmin(1.0, st->unplaced_wait_ns / st->wait_total_ns),
-			.longest_s = 128 * st->window_ns / 1e9 });
-	/* last: the checks above may have widened ±S */
-	if (check_runs(r, o) < 0 ||
-	    compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
-		snprintf(why, whysize, "out of memory");
-		return -1;
-	}
+	/* a run: every section's steps, stage by stage, the sections in their list's order */
+	for (int stage = 0; stage < PMA_STAGE_COUNT; stage++)
+		for (size_t i = 0; i < pma_nsections; i++)
+			for (size_t k = 0; k < PMA_SECTION_STEPS && pma_sections[i]->steps[k].run; k++) {
+				const struct pma_section_step *st = &pma_sections[i]->steps[k];
+				int rc;
+				if (st->stage == (enum pma_stage)stage && (rc = st->run(r, o, why, whysize)) < 0)
+					return rc;
+			}
 	return 0;
 }
 

@@ -110,10 +110,10 @@ enum pma_result_kind {
 
 /* The result: a common header (what was analyzed, the notes) plus a body tagged by kind, one
  * shape per kind. pma_compute makes a run or an interference result; pma_ranks_merge's job
- * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. Each
- * later capability of a run (sweeps, energy, regions, plots) adds one section struct to the run
- * body, computed by its own module and rendered by its own file of render/ (report_<section>.c).
- * The learned kinds (training.h) are built by learning.h and rendered by render/learn.h. The
+ * becomes a result of kind PMA_RESULT_JOB (ranks.h) without pma_compute knowing of ranks. The run
+ * body holds the numbers of the report's sections (section.h), each computed by its section's
+ * steps and rendered by its file of render/ (report_<section>.c).
+ * The learned kinds (training.h) are built by learning.h and rendered by render/report_learn.h. The
  * members of the body are anonymous: r->par is the run's, r->interf the interference study's,
  * r->job the job's, r->learn, r->toep and r->predict the learned kinds'; only the member of
  * r->kind may be read. */
@@ -159,8 +159,9 @@ struct pma_result {
  * one thread at a time (A(m,inf) = 1). pmanalyze exits PMA_EXIT_NOTHING for it. */
 #define PMA_COMPUTE_NOTHING (-2)
 
-/* Computes the result for the chosen run of traces[0] (the others add calibration runs); for a
- * trace of pmcollect --interfere or --calibrate-interference, the interference section only.
+/* Computes the result for the chosen run of traces[0] (the others add calibration runs): the
+ * steps of every section (section.h), stage by stage; for a trace of pmcollect --interfere or
+ * --calibrate-interference, the interference study only.
  * r borrows traces until pma_result_free. Returns 0, PMA_COMPUTE_NOTHING with the reason and a
  * hint in why (one thread), or -1 with a one-line reason in why (no such run, no samples, a
  * failed replay, out of memory); no I/O: what it reads is loaded before; r is freed with pma_result_free also on

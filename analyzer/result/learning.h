@@ -3,7 +3,7 @@
  * training set and its held-out evaluation with the forest's predictions, --toep's procedure and
  * --predict's predictions of a loaded forest, each into a struct pma_result of its kind
  * (compute.h, training.h). Pure computation: no I/O; the front end loads the traces and the
- * model before and writes the model file after; render/learn.h renders the result. */
+ * model before and writes the model file after; render/report_learn.h renders the result. */
 #ifndef PMA_LEARNING_H
 #define PMA_LEARNING_H
 

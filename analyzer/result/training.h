@@ -2,7 +2,7 @@
 /* training.h: the shapes of the learned results (docs/energy.md §3): a training set's evaluation
  * (--learn), TOEP's procedure (--toep) and the forest's predictions (--predict), the bodies of
  * results of kind PMA_RESULT_LEARN, PMA_RESULT_TOEP and PMA_RESULT_PREDICT (compute.h). Types and
- * their free functions only; learning.h computes them, render/learn.h renders them. */
+ * their free functions only; learning.h computes them, render/report_learn.h renders them. */
 #ifndef PMA_TRAINING_H
 #define PMA_TRAINING_H
 

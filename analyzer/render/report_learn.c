@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// learn.c: the views of --learn, --toep and --predict as a table, JSON or CSV (learn.h).
+// report_learn.c: the views of --learn, --toep and --predict as a table, JSON or CSV (report_learn.h).
 
-#include "learn.h"
+#include "report_learn.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "notes/notes.h"
+#include "render_util.h"
 
 /* TOEP's eight methods (Methods 1 and 2 are the paper's baselines, 3-8 its training sets). */
 static const char *const toep_names[PMA_TOEP_NMETHODS] = {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* learn.h: the views of --learn, --toep and --predict (docs/energy.md §3): a training set's evaluation,
+/* report_learn.h: the views of --learn, --toep and --predict (docs/energy.md §3): a training set's evaluation,
  * TOEP's methods and the forest's predictions, each as a table, JSON or CSV
  * (docs/pmanalyze-json.md). Rendering only: the numbers come from result/learning.h. */
-#ifndef PMA_RENDER_LEARN_H
-#define PMA_RENDER_LEARN_H
+#ifndef PMA_REPORT_LEARN_H
+#define PMA_REPORT_LEARN_H
 
 #include <stddef.h>
 #include <stdio.h>
