@@ -19,6 +19,7 @@
 #define MS 1000000ull
 #define A_TID 10u
 #define B_TID 11u
+#define C_TID 12u
 
 /* One CPU, thread A (the program's first thread) and B (forked by A at 0):
  *   0-10 A runs, B queued; 10-20 B; 20-22 A, then A blocks; 22-40 B runs and wakes A at 35 (not
@@ -208,6 +209,27 @@ static void test_uneven_slices(void **state)
 	pma_pswitch_free(p);
 }
 
+/* The nev events ev as one record, two samples of A alone (run_delay wait_a_ns[i] at t_ns[i]),
+ * finished into st and par with U = work_ns; checks that the one wake of A was placed. */
+static void finish_a_sampled(const struct pmt_sched_event *ev, size_t nev, const uint64_t t_ns[2],
+			     const uint64_t wait_a_ns[2], double work_ns, struct pma_pswitch_stats *st,
+			     struct pma_parallelism *par)
+{
+	struct pmt_sched_batch b = { 0, 0, 0, (uint32_t)nev, ev };
+	struct pma_pswitch *p = pma_pswitch_new();
+
+	assert_int_equal(pma_pswitch_add(p, &b), 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct pmt_thread_sample ts = { .tid = A_TID, .wait_ns = wait_a_ns[i],
+						.flags = PMT_TS_SCHEDSTAT_OK };
+		struct pmt_sample s1 = { .t_ns = t_ns[i], .n = 1, .threads = &ts };
+		assert_int_equal(pma_pswitch_sample(p, &s1), 0);
+	}
+	finish_work(p, st, par, work_ns, NULL);
+	assert_int_equal(st->wakes_placed, 1);
+	pma_pswitch_free(p);
+}
+
 /* A wake placed from schedstat falls a few us after the real one (run_delay starts at the
  * enqueue), here after its waker blocked: A (root) runs 0-10, forks B at 0, blocks at 10; B runs
  * 10-30, wakes A at 29.99 and blocks at 30 for good; A's run_delay grows by 10 us at its
@@ -228,24 +250,55 @@ static void test_wake_after_waker_blocked(void **state)
 	};
 	static const uint64_t t[] = { 5 * MS, 35 * MS };
 	static const uint64_t w[] = { 0, 10000 };
-	struct pmt_sched_batch b = { 0, 0, 0, sizeof(ev) / sizeof(ev[0]), ev };
-	struct pma_pswitch *p = pma_pswitch_new();
 	struct pma_pswitch_stats st;
 	struct pma_parallelism par;
 
 	(void)state;
-	assert_int_equal(pma_pswitch_add(p, &b), 0);
-	for (size_t i = 0; i < 2; i++) {
-		struct pmt_thread_sample ts = { .tid = A_TID, .wait_ns = w[i],
-						.flags = PMT_TS_SCHEDSTAT_OK };
-		struct pmt_sample s1 = { .t_ns = t[i], .n = 1, .threads = &ts };
-		assert_int_equal(pma_pswitch_sample(p, &s1), 0);
-	}
-	finish_work(p, &st, &par, 40.0 * MS, NULL);
-	assert_int_equal(st.wakes_placed, 1);
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 40.0 * MS, &st, &par);
 	assert_double_equal(par.T_cp_ns, 30.0 * MS, 1);
 	assert_double_equal(par.A_inf, 40.0 / 30.0, 1e-9);
-	pma_pswitch_free(p);
+}
+
+/* A placed wake depends on a program thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
+ * (50 us) before it, not on one that stopped longer before. One CPU: A (root) forks B and C at 0,
+ * runs 0-10 and blocks; C runs 10-30 and blocks for good; B runs from 30, wakes A at 30 + gap
+ * (not recorded), is preempted at 40; A runs 40-50 and exits; B runs 50-60 and exits. A's
+ * run_delay grows by 40 - (30 + gap) ms across its switch-in at 40, which places the wake at
+ * 30 + gap with B running. U = 20 ms each = 60 ms; on infinite cores C ends at 20 (position at
+ * its stop), B is at 0.2 ms at the wake. gap = 200 us, outside the slack: A resumes at its own
+ * 10 and ends at 20, T_cp = 20, A = 3. gap = 40 us, inside it: C (20) counts as a possible
+ * waker, A resumes at 20 and ends at 30, T_cp = 30, A = 2. */
+static double wake_after_stop_A(uint64_t gap_ns)
+{
+	const struct pmt_sched_event ev[] = {
+		{ 0, PMT_PSWITCH_IN, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 0, PMT_PSWITCH_FORK, 0, 0, A_TID, A_TID, B_TID, A_TID },
+		{ 0, PMT_PSWITCH_FORK, 0, 0, A_TID, A_TID, C_TID, A_TID },
+		{ 10 * MS, PMT_PSWITCH_OUT, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 10 * MS, PMT_PSWITCH_IN, 0, 0, C_TID, A_TID, C_TID, 0 },
+		{ 30 * MS, PMT_PSWITCH_OUT, 0, 0, C_TID, A_TID, C_TID, 0 },
+		{ 30 * MS, PMT_PSWITCH_IN, 0, 0, B_TID, A_TID, B_TID, 0 },
+		{ 40 * MS, PMT_PSWITCH_OUT, 0, 0, B_TID, A_TID, B_TID, 1 },
+		{ 40 * MS, PMT_PSWITCH_IN, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 50 * MS, PMT_PSWITCH_EXIT, 0, 0, A_TID, A_TID, A_TID, 0 },
+		{ 50 * MS, PMT_PSWITCH_IN, 0, 0, B_TID, A_TID, B_TID, 0 },
+		{ 60 * MS, PMT_PSWITCH_EXIT, 0, 0, B_TID, A_TID, B_TID, 0 },
+	};
+	const uint64_t t[] = { 5 * MS, 45 * MS };
+	const uint64_t w[] = { 0, 10 * MS - gap_ns };
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 60.0 * MS, &st, &par);
+	assert_int_equal(st.anomalies, 0);
+	return par.A_inf;
+}
+
+static void test_wake_slack_boundary(void **state)
+{
+	(void)state;
+	assert_double_equal(wake_after_stop_A(200000), 60.0 / 20.0, 1e-9); /* outside the slack */
+	assert_double_equal(wake_after_stop_A(40000), 60.0 / 30.0, 1e-9);  /* inside it */
 }
 
 /* The first wake of a forked thread, before its first sample: placed from its run_delay since
@@ -407,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uneven_slices),
 		cmocka_unit_test(test_wake_after_waker_blocked),
+		cmocka_unit_test(test_wake_slack_boundary),
 		cmocka_unit_test(test_replay_independent),
 		cmocka_unit_test(test_replay_chain),
 		cmocka_unit_test(test_empty),
