@@ -227,6 +227,28 @@ static void test_wake_event_kinds(void **state)
 	}
 }
 
+/* A task that switches out as a zombie ('Z', a thread-group leader's exit) is dead like one that
+ * switches out 'X': a later wake of its tid is no edge. R (10) forks C (11) at 1 and exits as a
+ * zombie at 4; C runs 4-8, "wakes" R at 6 and exits: one thread of 4 ms and one of 4 ms, no edge. */
+static void test_zombie_is_dead(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 1, 10, 11);
+	sw(&s, 4, 10, 'Z', 11);
+	wake(&s, 6, 11, 10);
+	sw(&s, 8, 11, 'X', IDLE);
+	load_one(&f, &s, 10);
+	assert_int_equal(f.st.wake_edges, 0);
+	assert_int_equal(f.st.outside_wakes, 0);
+	assert_double_equal(f.st.work_ns, 8.0 * MS, 1);
+	assert_double_equal(f.st.T_cp_ns, 5.0 * MS, 1); /* R 0-4; C from R's 1 to 5 */
+	unload(&f);
+}
+
 /* R forks A and B at 0, then blocks; A runs 4 ms and "wakes" B, which has not blocked yet (it was
  * never run); B runs 4 ms, wakes R; R runs 4 ms. Only R waited (for B): a wake of a thread that is
  * not blocked is no dependency. Infinite cores: A 0-4, B 0-4, R 4-8: T_cp = 8, U = 12. */
@@ -780,6 +802,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fork_block_wake),
 		cmocka_unit_test(test_wake_event_kinds),
+		cmocka_unit_test(test_zombie_is_dead),
 		cmocka_unit_test(test_chain_respects_order),
 		cmocka_unit_test(test_chain_blocked),
 		cmocka_unit_test(test_outside_wake),
