@@ -183,6 +183,34 @@ static void test_wake_placed(void **state)
 	assert_double_equal(par.T_cp_ns, 53.0 * MS, 1);
 }
 
+/* A run_delay that grew by more than the time since the block places the wake no earlier than
+ * the block. The base schedule plus C, forked by A at 0 and running 0-30 on a second CPU: A's
+ * run_delay grows by 35 ms over (5, 45], 10 of them the known wait after its preemption at 10,
+ * which leaves 25 for a gap of 18 (22-40). The wake is at the block, where A still runs: no
+ * dependency, A resumes at its own 12 and ends at 42; B ends at 33, C at 30. U = 42 + 33 + 30 =
+ * 105 ms, T_cp = 42. Taken whole, the 25 ms would put the wake at 15, in A's queued wait while C
+ * ran at position 15: A would end at 47. */
+static void test_wake_wait_beyond_gap(void **state)
+{
+	static const struct pmt_sched_event ev[] = {
+		IN(0, A_TID), FORK(0, A_TID, B_TID), FORK(0, A_TID, C_TID),
+		{ 0, PMT_PSWITCH_IN, 0, 1, C_TID, M_TID, C_TID, 0 }, OUT(10, A_TID, 1), IN(10, B_TID),
+		OUT(20, B_TID, 1), IN(20, A_TID), OUT(22, A_TID, 0), IN(22, B_TID),
+		{ 30 * MS, PMT_PSWITCH_EXIT, 0, 1, C_TID, M_TID, C_TID, 0 }, OUT(40, B_TID, 1),
+		IN(40, A_TID), EXIT(70, A_TID), IN(70, B_TID), EXIT(75, B_TID),
+	};
+	static const uint64_t t[] = { 5 * MS, 45 * MS };
+	static const uint64_t w[] = { 0, 35 * MS };
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	(void)state;
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 105.0 * MS, &st, &par);
+	assert_int_equal(st.wakes_placed, 1);
+	assert_double_equal(par.T_cp_ns, 42.0 * MS, 1);
+	assert_double_equal(par.A_inf, 105.0 / 42.0, 1e-9);
+}
+
 /* Two wakes of A in one sampling interval are bounded, the run_delay's growth shared between them
  * for the point estimate. One CPU: A (root) forks B at 0, runs 0-5 and blocks; B runs 5-10,
  * preempted; A runs 10-15 and blocks; B runs 15-25, preempted; A runs 25-40 and exits; B runs
@@ -495,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_wake_placed),
 		cmocka_unit_test(test_wake_first_interval_after_fork),
 		cmocka_unit_test(test_wake_bounded),
+		cmocka_unit_test(test_wake_wait_beyond_gap),
 		cmocka_unit_test(test_wakes_bounded_share),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uneven_slices),
