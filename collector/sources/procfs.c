@@ -231,3 +231,39 @@ int pmc_parse_status_ctxt(const char *buf, size_t len, struct pmc_ctxt *out)
 	*out = v;
 	return 0;
 }
+
+int pmc_sample_schedstat(struct pmt_thread_sample *v, const char *buf, size_t len)
+{
+	struct pmc_schedstat ss;
+
+	if (pmc_parse_schedstat(buf, len, &ss) < 0)
+		return PMT_E_CORRUPT;
+	v->run_ns = ss.run_ns;
+	v->wait_ns = ss.wait_ns;
+	v->timeslices = ss.timeslices;
+	v->flags |= PMT_TS_SCHEDSTAT_OK;
+	return 0;
+}
+
+int pmc_sample_stat(struct pmt_thread_sample *v, const char *buf, size_t len, struct pmc_stat *st)
+{
+	if (pmc_parse_stat(buf, len, st) < 0)
+		return PMT_E_CORRUPT;
+	v->state = st->state;
+	v->cpu = st->processor >= 0 && st->processor < (int32_t)PMT_CPU_UNKNOWN ? (uint16_t)st->processor
+										  : PMT_CPU_UNKNOWN;
+	v->flags |= PMT_TS_STAT_FRESH;
+	return 0;
+}
+
+int pmc_sample_status(struct pmt_thread_sample *v, const char *buf, size_t len)
+{
+	struct pmc_ctxt c;
+
+	if (pmc_parse_status_ctxt(buf, len, &c) < 0)
+		return PMT_E_CORRUPT;
+	v->nvcsw = (uint32_t)c.nvcsw;
+	v->nivcsw = (uint32_t)c.nivcsw;
+	v->flags |= PMT_TS_STATUS_FRESH;
+	return 0;
+}

@@ -61,4 +61,18 @@ struct pmc_ctxt {
  * Returns 0 and fills *out, or PMT_E_CORRUPT when either line is missing or malformed. */
 int pmc_parse_status_ctxt(const char *buf, size_t len, struct pmc_ctxt *out);
 
+/* The sampler's mapping of the three files into a thread's SAMPLE entry (formats/pmt.h
+ * struct pmt_thread_sample), over buffers filled by one pread() each; each sets only its own
+ * fields and flag and leaves v unchanged (flags included) when the buffer does not parse
+ * (PMT_E_CORRUPT). Returns 0 otherwise.
+ * pmc_sample_schedstat: run_ns = schedstat field 1 (on the CPU), wait_ns = field 2 (waiting on a
+ * run queue), timeslices = field 3, all cumulative; sets PMT_TS_SCHEDSTAT_OK.
+ * pmc_sample_stat: state = stat field 3, cpu = field 39 (PMT_CPU_UNKNOWN when negative or out of
+ * range); sets PMT_TS_STAT_FRESH; the whole parse is left in *st (ppid, comm) for the caller.
+ * pmc_sample_status: nvcsw = voluntary_ctxt_switches, nivcsw = nonvoluntary_ctxt_switches
+ * (truncated to 32 bits); sets PMT_TS_STATUS_FRESH. */
+int pmc_sample_schedstat(struct pmt_thread_sample *v, const char *buf, size_t len);
+int pmc_sample_stat(struct pmt_thread_sample *v, const char *buf, size_t len, struct pmc_stat *st);
+int pmc_sample_status(struct pmt_thread_sample *v, const char *buf, size_t len);
+
 #endif

@@ -199,8 +199,9 @@ static ssize_t thr_read(const struct thr *t, int which, char *buf, size_t cap)
 	return n;
 }
 
-/* Reads schedstat (always) and stat/status when asked; sets v.flags. Returns 0 when the thread is
- * gone, 1 otherwise. */
+/* Reads schedstat (always) and stat/status when asked into t->v (procfs.h pmc_sample_*: the
+ * mapping of fields, tested on fixtures); sets v.flags. Returns 0 when the thread is gone, 1
+ * otherwise. */
 static int thr_refresh(struct pmc_sampler *s, struct thr *t, int want_stat, int want_status)
 {
 	char buf[1024];
@@ -210,30 +211,18 @@ static int thr_refresh(struct pmc_sampler *s, struct thr *t, int want_stat, int 
 	n = thr_read(t, F_SCHEDSTAT, buf, sizeof(buf));
 	if (n == 0)
 		return 0;
-	if (n > 0) {
-		struct pmc_schedstat ss;
-		if (pmc_parse_schedstat(buf, (size_t)n, &ss) == 0) {
-			t->v.run_ns = ss.run_ns;
-			t->v.wait_ns = ss.wait_ns;
-			t->v.timeslices = ss.timeslices;
-			t->v.flags |= PMT_TS_SCHEDSTAT_OK;
-		}
-	}
+	if (n > 0)
+		(void)pmc_sample_schedstat(&t->v, buf, (size_t)n);
 	if (want_stat) {
 		n = thr_read(t, F_STAT, buf, sizeof(buf));
 		if (n == 0)
 			return 0;
 		if (n > 0) {
 			struct pmc_stat st;
-			if (pmc_parse_stat(buf, (size_t)n, &st) == 0) {
-				t->v.state = st.state;
-				t->v.cpu = st.processor >= 0 && st.processor < (int32_t)PMT_CPU_UNKNOWN
-						   ? (uint16_t)st.processor
-						   : PMT_CPU_UNKNOWN;
+			if (pmc_sample_stat(&t->v, buf, (size_t)n, &st) == 0) {
 				t->ppid = st.ppid;
 				t->comm_len = (uint8_t)st.comm_len;
 				memcpy(t->comm, st.comm, st.comm_len);
-				t->v.flags |= PMT_TS_STAT_FRESH;
 			}
 		}
 	}
@@ -241,14 +230,8 @@ static int thr_refresh(struct pmc_sampler *s, struct thr *t, int want_stat, int 
 		n = thr_read(t, F_STATUS, s->statusbuf, sizeof(s->statusbuf));
 		if (n == 0)
 			return 0;
-		if (n > 0) {
-			struct pmc_ctxt c;
-			if (pmc_parse_status_ctxt(s->statusbuf, (size_t)n, &c) == 0) {
-				t->v.nvcsw = (uint32_t)c.nvcsw;
-				t->v.nivcsw = (uint32_t)c.nivcsw;
-				t->v.flags |= PMT_TS_STATUS_FRESH;
-			}
-		}
+		if (n > 0)
+			(void)pmc_sample_status(&t->v, s->statusbuf, (size_t)n);
 	}
 	return 1;
 }

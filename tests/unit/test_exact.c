@@ -13,6 +13,7 @@
 
 #include "exact.h"
 #include "model.h"
+#include "testlib.h"
 
 #define MS 1000000ull
 #define IDLE 0u
@@ -41,10 +42,23 @@ static void sw(struct stream *s, double t_ms, uint32_t prev, char state, uint32_
 	ev(s, t_ms, PMT_SCHED_SWITCH, prev, prev, next, (uint32_t)state, 0);
 }
 
+/* Which wake-up events a kernel records: both (4.3 and later, sched_waking then sched_wakeup),
+ * sched_wakeup alone (before 4.3, where there is no sched_waking), or sched_waking alone (a
+ * collector that enabled only that one). */
+enum wake_events { WAKE_BOTH, WAKE_WAKEUP_ONLY, WAKE_WAKING_ONLY };
+
+static void wake_as(struct stream *s, double t_ms, uint32_t waker, uint32_t wakee,
+		    enum wake_events which)
+{
+	if (which != WAKE_WAKEUP_ONLY)
+		ev(s, t_ms, PMT_SCHED_WAKING, waker, wakee, 0, 0, 0);
+	if (which != WAKE_WAKING_ONLY)
+		ev(s, t_ms, PMT_SCHED_WAKEUP, waker, wakee, 0, 0, 0);
+}
+
 static void wake(struct stream *s, double t_ms, uint32_t waker, uint32_t wakee)
 {
-	ev(s, t_ms, PMT_SCHED_WAKING, waker, wakee, 0, 0, 0);
-	ev(s, t_ms, PMT_SCHED_WAKEUP, waker, wakee, 0, 0, 0);
+	wake_as(s, t_ms, waker, wakee, WAKE_BOTH);
 }
 
 static void fork_ev(struct stream *s, double t_ms, uint32_t parent, uint32_t child)
@@ -112,20 +126,25 @@ static double replay_ms(const struct fixture *f, uint32_t n)
  * Replay on 1 core (processor sharing): R alone to 1; R and C share until C's 3 ms are done at
  * t = 7 (R at position 4); R alone reaches its wake at 7 by t = 10; then R's 2 ms and C's 3 ms
  * share: R done at 14, C at 15. T(1) = 15 = U. Two cores: T(2) = T_cp = 10. */
+static void fork_block_wake_stream(struct stream *s, enum wake_events which)
+{
+	sw(s, 0, IDLE, 'R', 10);
+	fork_ev(s, 1, 10, 11);
+	sw(s, 5, 10, 'R', 11);
+	sw(s, 8, 11, 'S', 10);
+	wake_as(s, 10, 10, 11, which);
+	sw(s, 12, 10, 'X', 11);
+	ev(s, 14.9, PMT_SCHED_EXIT, 11, 11, 0, 0, 0);
+	sw(s, 15, 11, 'X', IDLE);
+}
+
 static void test_fork_block_wake(void **state)
 {
 	struct stream s = { .n = 0 };
 	struct fixture f;
 
 	(void)state;
-	sw(&s, 0, IDLE, 'R', 10);
-	fork_ev(&s, 1, 10, 11);
-	sw(&s, 5, 10, 'R', 11);
-	sw(&s, 8, 11, 'S', 10);
-	wake(&s, 10, 10, 11);
-	sw(&s, 12, 10, 'X', 11);
-	ev(&s, 14.9, PMT_SCHED_EXIT, 11, 11, 0, 0, 0);
-	sw(&s, 15, 11, 'X', IDLE);
+	fork_block_wake_stream(&s, WAKE_BOTH);
 	load(&f, &s, 10, 0);
 
 	assert_int_equal(f.st.threads, 2);
@@ -174,6 +193,59 @@ static void test_fork_block_wake(void **state)
 			    fabs((double)cp[1].t1_ns - t0 - 15.0 * MS) < 1);
 		free(cp);
 	}
+	unload(&f);
+}
+
+/* test_fork_block_wake's program as a kernel before 4.3 records it (sched_wakeup, no
+ * sched_waking), and with sched_waking alone: either event is the wake edge, the same
+ * T_cp = 10 ms and A(m,inf) = 1.5. A replay that drops either event loses the edge: C then
+ * resumes at its own position 4, not R's 7, and T_cp falls short. */
+static void test_wake_event_kinds(void **state)
+{
+	static const enum wake_events kinds[] = { WAKE_WAKEUP_ONLY, WAKE_WAKING_ONLY };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct stream s = { .n = 0 };
+		struct fixture f;
+		size_t nw;
+		const struct pma_wake *w;
+
+		fork_block_wake_stream(&s, kinds[i]);
+		load(&f, &s, 10, 0);
+		w = pma_exact_wakes(f.x, &nw);
+		assert_int_equal(f.st.wake_edges, 1);
+		assert_int_equal(f.st.outside_wakes, 0);
+		assert_int_equal(nw, 1);
+		assert_int_equal(w[0].waker, 10);
+		assert_int_equal(w[0].wakee, 11);
+		assert_int_equal(w[0].binding, 1);
+		assert_double_equal(f.st.T_cp_ns, 10.0 * MS, 1);
+		assert_double_equal(f.st.A_inf, 1.5, 1e-9);
+		assert_double_equal(replay_ms(&f, 2), 10.0, 1e-6);
+		unload(&f);
+	}
+}
+
+/* A task that switches out as a zombie ('Z', a thread-group leader's exit) is dead like one that
+ * switches out 'X': a later wake of its tid is no edge. R (10) forks C (11) at 1 and exits as a
+ * zombie at 4; C runs 4-8, "wakes" R at 6 and exits: one thread of 4 ms and one of 4 ms, no edge. */
+static void test_zombie_is_dead(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 10);
+	fork_ev(&s, 1, 10, 11);
+	sw(&s, 4, 10, 'Z', 11);
+	wake(&s, 6, 11, 10);
+	sw(&s, 8, 11, 'X', IDLE);
+	load_one(&f, &s, 10);
+	assert_int_equal(f.st.wake_edges, 0);
+	assert_int_equal(f.st.outside_wakes, 0);
+	assert_double_equal(f.st.work_ns, 8.0 * MS, 1);
+	assert_double_equal(f.st.T_cp_ns, 5.0 * MS, 1); /* R 0-4; C from R's 1 to 5 */
 	unload(&f);
 }
 
@@ -729,6 +801,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fork_block_wake),
+		cmocka_unit_test(test_wake_event_kinds),
+		cmocka_unit_test(test_zombie_is_dead),
 		cmocka_unit_test(test_chain_respects_order),
 		cmocka_unit_test(test_chain_blocked),
 		cmocka_unit_test(test_outside_wake),

@@ -178,12 +178,13 @@ static struct pmt_record counters_rec(uint64_t t_ns, uint32_t n)
 	return r;
 }
 
-/* every field at a width-testing value: high bits set, maximum CPU, an unknown miss count */
+/* every field at a width-testing value: high bits set, maximum CPU, an unknown miss count; c
+ * all 32 bits (PSWITCH_FORK keeps a parent tid there, above 65535 where pid_max is) */
 static const struct pmt_sched_event sched_events2[2] = {
 	{ .t_ns = UINT64_MAX - 1, .kind = PMT_SCHED_SWITCH, .ctx = 0, .cpu = 0xFFFE,
 	  .common_pid = 4000000000u, .a = 4000000000u, .b = 7, .c = 'S' },
 	{ .t_ns = 1, .kind = PMT_SCHED_WAKING, .ctx = PMT_SCHED_CTX_HARDIRQ | PMT_SCHED_CTX_NMI,
-	  .cpu = 1, .common_pid = 0, .a = 101, .b = 0xFFFFFFFFu, .c = 0 },
+	  .cpu = 1, .common_pid = 0, .a = 101, .b = 0xFFFFFFFFu, .c = 4000000001u },
 };
 
 static struct pmt_record sched_rec(uint32_t missed, uint32_t n)

@@ -327,9 +327,12 @@ static void test_est_exit_tail(void **state)
 	struct pmt_thread_sample ts = { .tid = 7, .tgid = 7, .run_ns = 10000000, .flags = PMT_TS_SCHEDSTAT_OK };
 	struct pmt_sample s = { .t_ns = 10000000, .n = 1, .threads = &ts };
 	struct pmt_task_event ev = { .kind = PMT_TASK_EXIT, .flags = PMT_TASKF_FINAL, .tid = 7,
-				     .final_run_ns = 14000000 };
+				     .final_run_ns = 14000000, .final_wait_ns = 1000000 };
 	struct pma_est_stats st;
 	struct pma_parallelism par;
+	const struct pma_est_interval *iv;
+	uint64_t cut;
+	size_t n;
 
 	(void)state;
 	pma_est_begin(e, 0);
@@ -338,8 +341,65 @@ static void test_est_exit_tail(void **state)
 	assert_int_equal(pma_est_finish(e, 15000000), 0);
 	pma_est_get_stats(e, &st);
 	assert_double_equal(st.exit_tail_ns, 4 * MS, 1);
+	assert_double_equal(st.wait_total_ns, 1 * MS, 1);
 	pma_profile_parallelism(pma_est_profile(e, PMA_EST_PAPER), 1, &par);
 	assert_double_equal(par.work_ns, 14 * MS, 1);
+	/* the closing interval [10, 15) ms holds the tail: 4 ms on the CPU and the 1 ms of run-queue
+	 * wait the exit's final values add, runnable 5 ms */
+	iv = pma_est_series(e, &n, &cut);
+	assert_int_equal(n, 2);
+	assert_double_equal(iv[1].t0_ns, 10 * MS, 1);
+	assert_double_equal(iv[1].tau_ns, 4 * MS, 1);
+	assert_double_equal(iv[1].runnable_ns, 5 * MS, 1);
+	pma_est_free(e);
+}
+
+/* A run counter that goes backwards is another thread under a reused tid: its CPU time counts from
+ * zero. Thread 7 has run 10 ms at 10 ms; at 20 ms its tid reads 3 ms: 13 ms of work in all. */
+static void test_est_reused_tid(void **state)
+{
+	static const uint64_t run_ns[] = { 10 * MS, 3 * MS };
+	struct pma_est *e = pma_est_new();
+	struct pma_parallelism par;
+
+	(void)state;
+	pma_est_begin(e, 0);
+	for (int i = 0; i < 2; i++) {
+		struct pmt_thread_sample ts = { .tid = 7, .run_ns = run_ns[i], .flags = PMT_TS_SCHEDSTAT_OK };
+		struct pmt_sample s = { .t_ns = (uint64_t)(i + 1) * 10 * MS, .n = 1, .threads = &ts };
+		assert_int_equal(pma_est_sample(e, &s), 0);
+	}
+	assert_int_equal(pma_est_finish(e, 20 * MS), 0);
+	pma_profile_parallelism(pma_est_profile(e, PMA_EST_PAPER), 1, &par);
+	assert_double_equal(par.work_ns, 13 * MS, 1);
+	pma_est_free(e);
+}
+
+/* The blocking rate's counts (status voluntary_ctxt_switches): the summed deltas between a
+ * thread's fresh reads, and the thread time they span, which includes reads with no new switch.
+ * Thread 1 reads 2, 2, 5 at 10, 20, 30 ms; thread 2 reads 0 at 10 and 30 ms and is not fresh at
+ * 20: 3 switches over 20 + 20 = 40 ms of thread time; 5 fresh entries. */
+static void test_est_nvcsw_span(void **state)
+{
+	static const uint32_t nv1[] = { 2, 2, 5 };
+	struct pma_est *e = pma_est_new();
+	struct pma_est_stats st;
+
+	(void)state;
+	pma_est_begin(e, 0);
+	for (int i = 0; i < 3; i++) {
+		struct pmt_thread_sample ts[2] = {
+			{ .tid = 1, .nvcsw = nv1[i], .flags = PMT_TS_STATUS_FRESH },
+			{ .tid = 2, .nvcsw = 0, .flags = i == 1 ? 0 : PMT_TS_STATUS_FRESH },
+		};
+		struct pmt_sample s = { .t_ns = (uint64_t)(i + 1) * 10 * MS, .n = 2, .threads = ts };
+		assert_int_equal(pma_est_sample(e, &s), 0);
+	}
+	assert_int_equal(pma_est_finish(e, 30 * MS), 0);
+	pma_est_get_stats(e, &st);
+	assert_int_equal(st.status_reads, 5);
+	assert_int_equal(st.nvcsw_total, 3);
+	assert_double_equal(st.nvcsw_span_ns, 40 * MS, 1);
 	pma_est_free(e);
 }
 
@@ -374,6 +434,8 @@ int main(void)
 		cmocka_unit_test(test_est_imbalanced),
 		cmocka_unit_test(test_est_series),
 		cmocka_unit_test(test_est_exit_tail),
+		cmocka_unit_test(test_est_nvcsw_span),
+		cmocka_unit_test(test_est_reused_tid),
 		cmocka_unit_test(test_est_time_backwards),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -360,6 +360,85 @@ static void test_mutations_do_not_crash(void **state)
 	}
 }
 
+/* tests/fixtures/proc/<file>-<thread>: one file of one captured thread. */
+static char *thread_fixture(const char *file, const char *thread, size_t *len)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s-%s", file, thread);
+	return fixture(name, len);
+}
+
+/* The sampler's mapping of the files into a thread's SAMPLE entry (pmc_sample_*), on the files of
+ * two captured threads: schedstat's field 1 is run_ns and field 2 wait_ns (a swap passes every
+ * parse test above and every check of a busy machine), stat's field 39 the CPU, status's two
+ * lines nvcsw and nivcsw; a file that does not parse leaves the entry as it was. */
+static void test_sample_mapping(void **state)
+{
+	static const struct {
+		const char *thread;
+		uint64_t run_ns, wait_ns, timeslices;
+		char state;
+		uint16_t cpu;
+		uint32_t nvcsw, nivcsw;
+	} want[] = {
+		{ "running", 198853814u, 28899u, 3u, 'R', 0, 0, 2 },
+		{ "a-paren-b", 14161u, 0u, 1u, 'S', 1, 1, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct pmt_thread_sample v = { .cpu = PMT_CPU_UNKNOWN, .state = '?' };
+		struct pmc_stat st;
+		size_t len;
+		char *b;
+
+		b = thread_fixture("schedstat", want[i].thread, &len);
+		assert_int_equal(pmc_sample_schedstat(&v, b, len), 0);
+		free(b);
+		assert_int_equal(v.run_ns, want[i].run_ns);
+		assert_int_equal(v.wait_ns, want[i].wait_ns);
+		assert_int_equal(v.timeslices, want[i].timeslices);
+		assert_int_equal(v.flags, PMT_TS_SCHEDSTAT_OK);
+		assert_int_equal(v.state, '?'); /* stat not read yet */
+		assert_int_equal(v.cpu, PMT_CPU_UNKNOWN);
+
+		b = thread_fixture("stat", want[i].thread, &len);
+		assert_int_equal(pmc_sample_stat(&v, b, len, &st), 0);
+		free(b);
+		assert_int_equal(v.state, want[i].state);
+		assert_int_equal(v.cpu, want[i].cpu);
+		assert_int_equal(v.flags, PMT_TS_SCHEDSTAT_OK | PMT_TS_STAT_FRESH);
+
+		b = thread_fixture("status", want[i].thread, &len);
+		assert_int_equal(pmc_sample_status(&v, b, len), 0);
+		free(b);
+		assert_int_equal(v.nvcsw, want[i].nvcsw);
+		assert_int_equal(v.nivcsw, want[i].nivcsw);
+		assert_int_equal(v.flags, PMT_TS_SCHEDSTAT_OK | PMT_TS_STAT_FRESH | PMT_TS_STATUS_FRESH);
+		assert_int_equal(v.run_ns, want[i].run_ns); /* untouched by stat and status */
+		assert_int_equal(v.wait_ns, want[i].wait_ns);
+	}
+	{
+		struct pmt_thread_sample v = { .run_ns = 5, .wait_ns = 6, .cpu = 7, .state = 'S' }, was = v;
+		struct pmc_stat st;
+		size_t len;
+		char *b;
+
+		b = fixture("schedstat-garbage", &len);
+		assert_int_equal(pmc_sample_schedstat(&v, b, len), PMT_E_CORRUPT);
+		free(b);
+		b = fixture("stat-garbage", &len);
+		assert_int_equal(pmc_sample_stat(&v, b, len, &st), PMT_E_CORRUPT);
+		free(b);
+		b = fixture("status-garbage", &len);
+		assert_int_equal(pmc_sample_status(&v, b, len), PMT_E_CORRUPT);
+		free(b);
+		assert_true(v.run_ns == was.run_ns && v.wait_ns == was.wait_ns && v.cpu == was.cpu &&
+			    v.state == was.state && v.nvcsw == was.nvcsw && v.flags == 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_stat_broken),
 		cmocka_unit_test(test_stat_comm_edges),
 		cmocka_unit_test(test_status_fixtures),
+		cmocka_unit_test(test_sample_mapping),
 		cmocka_unit_test(test_mutations_do_not_crash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,14 @@
 #define MS 1000000ull
 #define A_TID 10u
 #define B_TID 11u
+#define C_TID 12u
+/* one event at t ms of thread x (tgid M_TID: the estimator follows tids) */
+#define M_TID 20u
+#define W_TID(i) (21u + (i))
+#define IN(t, x) { (t) * MS, PMT_PSWITCH_IN, 0, 0, (x), M_TID, (x), 0 }
+#define OUT(t, x, preempt) { (t) * MS, PMT_PSWITCH_OUT, 0, 0, (x), M_TID, (x), (preempt) }
+#define FORK(t, parent, child) { (t) * MS, PMT_PSWITCH_FORK, 0, 0, (parent), M_TID, (child), (parent) }
+#define EXIT(t, x) { (t) * MS, PMT_PSWITCH_EXIT, 0, 0, (x), M_TID, (x), 0 }
 
 /* One CPU, thread A (the program's first thread) and B (forked by A at 0):
  *   0-10 A runs, B queued; 10-20 B; 20-22 A, then A blocks; 22-40 B runs and wakes A at 35 (not
@@ -99,20 +107,59 @@ static void finish(struct pma_pswitch *p, struct pma_pswitch_stats *st, struct p
 	finish_work(p, st, par, 75.0 * MS, NULL);
 }
 
+/* The base schedule (events, missed lost records) with A's samples wait_a_ns[i] at t_ns[i],
+ * finished into st and par. */
+static void finish_base(uint32_t missed, const uint64_t *t_ns, const uint64_t *wait_a_ns, size_t n,
+			struct pma_pswitch_stats *st, struct pma_parallelism *par)
+{
+	struct pma_pswitch *p = pma_pswitch_new();
+
+	add_events(p, missed);
+	add_samples(p, t_ns, wait_a_ns, n);
+	finish(p, st, par);
+	pma_pswitch_free(p);
+}
+
+/* n samples listing thread tid alone, its run_delay wait_ns[i] at t_ns[i]. */
+static void add_samples_of(struct pma_pswitch *p, uint32_t tid, const uint64_t *t_ns,
+			   const uint64_t *wait_ns, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pmt_thread_sample ts = { .tid = tid, .wait_ns = wait_ns[i],
+						.flags = PMT_TS_SCHEDSTAT_OK };
+		struct pmt_sample s1 = { .t_ns = t_ns[i], .n = 1, .threads = &ts };
+		assert_int_equal(pma_pswitch_sample(p, &s1), 0);
+	}
+}
+
+/* The nev events ev as one record, two samples of A alone (run_delay wait_a_ns[i] at t_ns[i]),
+ * finished into st and par with U = work_ns. */
+static void finish_a_sampled(const struct pmt_sched_event *ev, size_t nev, const uint64_t t_ns[2],
+			     const uint64_t wait_a_ns[2], double work_ns, struct pma_pswitch_stats *st,
+			     struct pma_parallelism *par)
+{
+	struct pmt_sched_batch b = { 0, 0, 0, (uint32_t)nev, ev };
+	struct pma_pswitch *p = pma_pswitch_new();
+
+	assert_int_equal(pma_pswitch_add(p, &b), 0);
+	add_samples_of(p, A_TID, t_ns, wait_a_ns, 2);
+	finish_work(p, st, par, work_ns, NULL);
+	pma_pswitch_free(p);
+}
+
 /* One wake in A's sampling interval (25, 45]: its run_delay grew by 5 ms, the wait after A's
  * preemption at 10 (10 ms, exact) was credited in the interval before: the wake is placed at 35. */
 static void test_wake_placed(void **state)
 {
 	static const uint64_t t[] = { 5 * MS, 25 * MS, 45 * MS, 80 * MS };
 	static const uint64_t w[] = { 0, 10 * MS, 15 * MS, 15 * MS };
-	struct pma_pswitch *p = pma_pswitch_new();
+	static const uint64_t t1[] = { 5 * MS, 45 * MS, 80 * MS };
+	static const uint64_t w1[] = { 0, 15 * MS, 15 * MS };
 	struct pma_pswitch_stats st;
 	struct pma_parallelism par;
 
 	(void)state;
-	add_events(p, 0);
-	add_samples(p, t, w, 4);
-	finish(p, &st, &par);
+	finish_base(0, t, w, 4, &st, &par);
 	assert_int_equal(st.events, NEV);
 	assert_int_equal(st.threads, 2);
 	assert_int_equal(st.preempted, 3);
@@ -126,7 +173,70 @@ static void test_wake_placed(void **state)
 	assert_double_equal(st.A_hi, 75.0 / (53.0 - PMA_PSWITCH_WAKE_SLACK_NS / 1e6), 1e-9);
 	assert_double_equal(pma_pswitch_rel_err(&st), 53.0 / (53.0 - PMA_PSWITCH_WAKE_SLACK_NS / 1e6) - 1,
 			    1e-9);
-	pma_pswitch_free(p);
+	/* One sampling interval (5, 45] over both of A's switch-ins: the 10 ms wait after its
+	 * preemption (exact from the records) is taken out of the 15 ms its run_delay grew, which
+	 * leaves 5 ms for the wake: placed at 35 again. Counting the known wait again would place
+	 * it at 25 (B's position 13): T_cp = 43. */
+	finish_base(0, t1, w1, 3, &st, &par);
+	assert_int_equal(st.wakes_placed, 1);
+	assert_int_equal(st.wakes_bounded, 0);
+	assert_double_equal(par.T_cp_ns, 53.0 * MS, 1);
+}
+
+/* A run_delay that grew by more than the time since the block places the wake no earlier than
+ * the block. The base schedule plus C, forked by A at 0 and running 0-30 on a second CPU: A's
+ * run_delay grows by 35 ms over (5, 45], 10 of them the known wait after its preemption at 10,
+ * which leaves 25 for a gap of 18 (22-40). The wake is at the block, where A still runs: no
+ * dependency, A resumes at its own 12 and ends at 42; B ends at 33, C at 30. U = 42 + 33 + 30 =
+ * 105 ms, T_cp = 42. Taken whole, the 25 ms would put the wake at 15, in A's queued wait while C
+ * ran at position 15: A would end at 47. */
+static void test_wake_wait_beyond_gap(void **state)
+{
+	static const struct pmt_sched_event ev[] = {
+		IN(0, A_TID), FORK(0, A_TID, B_TID), FORK(0, A_TID, C_TID),
+		{ 0, PMT_PSWITCH_IN, 0, 1, C_TID, M_TID, C_TID, 0 }, OUT(10, A_TID, 1), IN(10, B_TID),
+		OUT(20, B_TID, 1), IN(20, A_TID), OUT(22, A_TID, 0), IN(22, B_TID),
+		{ 30 * MS, PMT_PSWITCH_EXIT, 0, 1, C_TID, M_TID, C_TID, 0 }, OUT(40, B_TID, 1),
+		IN(40, A_TID), EXIT(70, A_TID), IN(70, B_TID), EXIT(75, B_TID),
+	};
+	static const uint64_t t[] = { 5 * MS, 45 * MS };
+	static const uint64_t w[] = { 0, 35 * MS };
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	(void)state;
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 105.0 * MS, &st, &par);
+	assert_int_equal(st.wakes_placed, 1);
+	assert_double_equal(par.T_cp_ns, 42.0 * MS, 1);
+	assert_double_equal(par.A_inf, 105.0 / 42.0, 1e-9);
+}
+
+/* Two wakes of A in one sampling interval are bounded, the run_delay's growth shared between them
+ * for the point estimate. One CPU: A (root) forks B at 0, runs 0-5 and blocks; B runs 5-10,
+ * preempted; A runs 10-15 and blocks; B runs 15-25, preempted; A runs 25-40 and exits; B runs
+ * 40-45 and exits. A's run_delay grows by 6 ms over (1, 30]: 3 ms before each switch-in, wakes
+ * at 7 (B's position 2, below A's 5) and 22 (B's 12 > A's 10): A resumes at 12 and ends at 27,
+ * B ends at 20. U = 25 + 20 = 45 ms, T_cp = 27. Taking the whole 6 ms for each wake would put
+ * the second at 19 (B's 9): T_cp = 25. */
+static void test_wakes_bounded_share(void **state)
+{
+	static const struct pmt_sched_event ev[] = {
+		IN(0, A_TID), FORK(0, A_TID, B_TID), OUT(5, A_TID, 0), IN(5, B_TID), OUT(10, B_TID, 1),
+		IN(10, A_TID), OUT(15, A_TID, 0), IN(15, B_TID), OUT(25, B_TID, 1), IN(25, A_TID),
+		EXIT(40, A_TID), IN(40, B_TID), EXIT(45, B_TID),
+	};
+	static const uint64_t t[] = { 1 * MS, 30 * MS };
+	static const uint64_t w[] = { 0, 6 * MS };
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	(void)state;
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 45.0 * MS, &st, &par);
+	assert_int_equal(st.wakes_placed, 0);
+	assert_int_equal(st.wakes_bounded, 2);
+	/* min(6, gap 5) + min(6 + the enqueue lag, gap 10) */
+	assert_double_equal(st.bound_ns, 11.0 * MS + PMA_PSWITCH_WAKE_SLACK_NS, 1);
+	assert_double_equal(par.T_cp_ns, 27.0 * MS, 1);
 }
 
 /* Without samples around the switch-in the wake is only bounded: between the switch-in (A = 1.293)
@@ -135,14 +245,11 @@ static void test_wake_bounded(void **state)
 {
 	static const uint64_t t[] = { 5 * MS, 25 * MS };
 	static const uint64_t w[] = { 0, 10 * MS };
-	struct pma_pswitch *p = pma_pswitch_new();
 	struct pma_pswitch_stats st;
 	struct pma_parallelism par;
 
 	(void)state;
-	add_events(p, 0);
-	add_samples(p, t, w, 2);
-	finish(p, &st, &par);
+	finish_base(0, t, w, 2, &st, &par);
 	assert_int_equal(st.wakes_placed, 0);
 	assert_int_equal(st.wakes_bounded, 1);
 	assert_double_equal(st.bound_ns, 18.0 * MS, 1);
@@ -151,7 +258,6 @@ static void test_wake_bounded(void **state)
 	assert_double_equal(st.A_hi, 75.0 / 42.0, 1e-9);
 	/* the truth (1.415) is inside A +- err */
 	assert_true(75.0 / 53.0 <= par.A_inf * (1 + pma_pswitch_rel_err(&st)));
-	pma_pswitch_free(p);
 }
 
 /* Lost records count, and widen the uncertainty by their share. */
@@ -159,18 +265,14 @@ static void test_lost(void **state)
 {
 	static const uint64_t t[] = { 5 * MS, 25 * MS, 45 * MS, 80 * MS };
 	static const uint64_t w[] = { 0, 10 * MS, 15 * MS, 15 * MS };
-	struct pma_pswitch *p = pma_pswitch_new();
 	struct pma_pswitch_stats st;
 	struct pma_parallelism par;
 
 	(void)state;
-	add_events(p, 4);
-	add_samples(p, t, w, 4);
-	finish(p, &st, &par);
+	finish_base(4, t, w, 4, &st, &par);
 	assert_int_equal(st.lost, 4);
 	assert_double_equal(pma_pswitch_rel_err(&st), (st.A_hi - st.A_inf) / st.A_inf + 4.0 / (NEV + 4 + 1),
 			    1e-9);
-	pma_pswitch_free(p);
 }
 
 /* Issue 34's omp_loop shape: a serial part, then a barrier phase in which the scheduler's slices
@@ -228,24 +330,48 @@ static void test_wake_after_waker_blocked(void **state)
 	};
 	static const uint64_t t[] = { 5 * MS, 35 * MS };
 	static const uint64_t w[] = { 0, 10000 };
-	struct pmt_sched_batch b = { 0, 0, 0, sizeof(ev) / sizeof(ev[0]), ev };
-	struct pma_pswitch *p = pma_pswitch_new();
 	struct pma_pswitch_stats st;
 	struct pma_parallelism par;
 
 	(void)state;
-	assert_int_equal(pma_pswitch_add(p, &b), 0);
-	for (size_t i = 0; i < 2; i++) {
-		struct pmt_thread_sample ts = { .tid = A_TID, .wait_ns = w[i],
-						.flags = PMT_TS_SCHEDSTAT_OK };
-		struct pmt_sample s1 = { .t_ns = t[i], .n = 1, .threads = &ts };
-		assert_int_equal(pma_pswitch_sample(p, &s1), 0);
-	}
-	finish_work(p, &st, &par, 40.0 * MS, NULL);
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 40.0 * MS, &st, &par);
 	assert_int_equal(st.wakes_placed, 1);
 	assert_double_equal(par.T_cp_ns, 30.0 * MS, 1);
 	assert_double_equal(par.A_inf, 40.0 / 30.0, 1e-9);
-	pma_pswitch_free(p);
+}
+
+/* A placed wake depends on a program thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
+ * (50 us) before it, not on one that stopped longer before. One CPU: A (root) forks B and C at 0,
+ * runs 0-10 and blocks; C runs 10-30 and blocks for good; B runs from 30, wakes A at 30 + gap
+ * (not recorded), is preempted at 40; A runs 40-50 and exits; B runs 50-60 and exits. A's
+ * run_delay grows by 40 - (30 + gap) ms across its switch-in at 40, which places the wake at
+ * 30 + gap with B running. U = 20 ms each = 60 ms; on infinite cores C ends at 20 (position at
+ * its stop), B is at 0.2 ms at the wake. gap = 200 us, outside the slack: A resumes at its own
+ * 10 and ends at 20, T_cp = 20, A = 3. gap = 40 us, inside it: C (20) counts as a possible
+ * waker, A resumes at 20 and ends at 30, T_cp = 30, A = 2. */
+static double wake_after_stop_A(uint64_t gap_ns)
+{
+	const struct pmt_sched_event ev[] = {
+		IN(0, A_TID), FORK(0, A_TID, B_TID), FORK(0, A_TID, C_TID), OUT(10, A_TID, 0), IN(10, C_TID),
+		OUT(30, C_TID, 0), IN(30, B_TID), OUT(40, B_TID, 1), IN(40, A_TID), EXIT(50, A_TID),
+		IN(50, B_TID), EXIT(60, B_TID),
+	};
+	const uint64_t t[] = { 5 * MS, 45 * MS };
+	const uint64_t w[] = { 0, 10 * MS - gap_ns };
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	finish_a_sampled(ev, sizeof(ev) / sizeof(ev[0]), t, w, 60.0 * MS, &st, &par);
+	assert_int_equal(st.wakes_placed, 1);
+	assert_int_equal(st.anomalies, 0);
+	return par.A_inf;
+}
+
+static void test_wake_slack_boundary(void **state)
+{
+	(void)state;
+	assert_double_equal(wake_after_stop_A(200000), 60.0 / 20.0, 1e-9); /* outside the slack */
+	assert_double_equal(wake_after_stop_A(40000), 60.0 / 30.0, 1e-9);  /* inside it */
 }
 
 /* The first wake of a forked thread, before its first sample: placed from its run_delay since
@@ -323,13 +449,6 @@ static struct pma_pswitch *finish_stream(const struct pmt_sched_event *ev, uint3
 	return p;
 }
 
-#define M_TID 20u
-#define W_TID(i) (21u + (i))
-#define IN(t, x) { (t) * MS, PMT_PSWITCH_IN, 0, 0, (x), M_TID, (x), 0 }
-#define OUT(t, x, preempt) { (t) * MS, PMT_PSWITCH_OUT, 0, 0, (x), M_TID, (x), (preempt) }
-#define FORK(t, parent, child) { (t) * MS, PMT_PSWITCH_FORK, 0, 0, (parent), M_TID, (child), (parent) }
-#define EXIT(t, x) { (t) * MS, PMT_PSWITCH_EXIT, 0, 0, (x), M_TID, (x), 0 }
-
 /* Four threads of 10 ms of independent work, forked by M at 0, time-sliced by 5 ms on one CPU;
  * M joins them (blocks at 0, switched in after the last exits at 40: no samples, so its wake is
  * only bounded and taken at the switch-in, just after the last worker's exit). U = 40 ms, so
@@ -404,9 +523,12 @@ int main(void)
 		cmocka_unit_test(test_wake_placed),
 		cmocka_unit_test(test_wake_first_interval_after_fork),
 		cmocka_unit_test(test_wake_bounded),
+		cmocka_unit_test(test_wake_wait_beyond_gap),
+		cmocka_unit_test(test_wakes_bounded_share),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uneven_slices),
 		cmocka_unit_test(test_wake_after_waker_blocked),
+		cmocka_unit_test(test_wake_slack_boundary),
 		cmocka_unit_test(test_replay_independent),
 		cmocka_unit_test(test_replay_chain),
 		cmocka_unit_test(test_empty),
