@@ -49,7 +49,7 @@ fi
 echo "# | program | sched-exact A | T_cp s | switch-exact A (bounds) | T_cp s | runnable A | wakes bounded | agree |"
 if r=$(need pigz pigz); then corpus "pigz -p 8" "--cpus 0" sh -c "pigz -p 8 -c '$D/text.txt' >/dev/null"
 else skip "pigz" "$r"; fi
-if r=$(need xz xz-utils); then corpus "xz -T4" "--cpus 0" sh -c "xz -T4 -1 -c '$D/text.txt' >/dev/null"
+if r=$(need xz xz-utils); then corpus "xz -T4" "--cpus 0" sh -c "head -c 1000000 '$D/text.txt' | xz -T4 -1 --block-size=256KiB >/dev/null"
 else skip "xz" "$r"; fi
 if r=$(need zstd zstd); then corpus "zstd -T4" "--cpus 0" sh -c "zstd -q -T4 -3 --format=zstd -c '$D/text.txt' >/dev/null"
 else skip "zstd" "$r"; fi
@@ -68,7 +68,7 @@ if r=$(need python3 python3); then
 	corpus "python ThreadPoolExecutor zlib" "--cpus 0" python3 -c '
 import zlib, os
 from concurrent.futures import ThreadPoolExecutor
-bufs = [os.urandom(1 << 20) * 3 for _ in range(6)]
+bufs = [os.urandom(1 << 18) * 4 for _ in range(6)]
 with ThreadPoolExecutor(4) as ex:
     list(ex.map(lambda b: len(zlib.compress(b, 6)), bufs))'
 else skip "python" "$r"; fi
