@@ -15,6 +15,7 @@ struct pev {
 	uint8_t kind;  /* enum pmt_pswitch_kind */
 	uint8_t preempt;
 	uint16_t cpu;
+	uint32_t parent; /* PMT_PSWITCH_FORK: the parent thread (the record's c) */
 };
 
 struct psmp {
@@ -74,6 +75,7 @@ struct delta {
 	uint64_t a_ns; /* OP_WAKE: the earliest the wake can be (t_ns the latest) */
 	uint32_t seq;
 	uint32_t tid;
+	uint32_t parent; /* OP_DEP: the parent thread (0: not recorded) */
 	uint8_t op; /* OP_DEP: a fork: the thread starts no earlier than the position of the
 		     * program thread running then (its parent); OP_WAKE: a placed or bounded wake:
 		     * the same, or after a thread that stopped within PMA_PSWITCH_WAKE_SLACK_NS
@@ -136,7 +138,7 @@ int pma_pswitch_add(struct pma_pswitch *p, const struct pmt_sched_batch *b)
 		if (e->kind < PMT_PSWITCH_IN || e->kind > PMT_PSWITCH_EXIT || e->b == 0)
 			continue; /* kinds this reader does not know; the idle task */
 		p->ev[p->nev] = (struct pev){ e->t_ns, (uint32_t)p->nev, e->b, e->kind, e->c != 0,
-					      e->cpu };
+					      e->cpu, e->kind == PMT_PSWITCH_FORK ? e->c : 0 };
 		p->nev++;
 	}
 	return 0;
@@ -366,7 +368,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 		const struct pev *e = &p->ev[i];
 		struct th *t = thread_of(&map, &ths, &nth, &cap, e->tid);
 		uint32_t seq = (uint32_t)i * 2 + 1;
-#define DELTA(T, OP) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), (T), seq, e->tid, (OP) }) : (void)0)
+#define DELTA(T, OP) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), (T), seq, e->tid, e->parent, (OP) }) : (void)0)
 		if (!t) {
 			rc = -1;
 			break;
@@ -404,7 +406,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 					uint64_t a = v ? e->t_ns - (uint64_t)c->wmax_ns : wake;
 					/* seq 0: before the switches of its instant, so that a wake at
 					 * the switch-in depends on the thread that ran until then */
-					deltas[(*ndel)++] = (struct delta){ wake, a, 0, e->tid, OP_WAKE };
+					deltas[(*ndel)++] = (struct delta){ wake, a, 0, e->tid, 0, OP_WAKE };
 				} else if (unknown) {
 					DELTA(e->t_ns, OP_WAKE);
 				}
@@ -413,7 +415,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			} else if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
 				/* no fork seen (a lost record): after the thread that ran until now */
 				if (!collect)
-					deltas[(*ndel)++] = (struct delta){ e->t_ns, e->t_ns, 0, e->tid,
+					deltas[(*ndel)++] = (struct delta){ e->t_ns, e->t_ns, 0, e->tid, 0,
 									    OP_WAKE };
 				DELTA(e->t_ns, OP_RUN);
 			} else {
@@ -601,7 +603,7 @@ static int sweep(const struct pma_pswitch *p, int mode, struct delta *d, size_t 
 	if (!mk || !run)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t k;
+		uint32_t k, par;
 		struct fpos *f;
 		if (!pm_tidmap_get(&map, d[i].tid, &k)) {
 			if (PM_GROW(fp, fcap, nfp + 1) < 0 || pm_tidmap_put(&map, d[i].tid, (uint32_t)nfp) < 0)
@@ -611,7 +613,16 @@ static int sweep(const struct pma_pswitch *p, int mode, struct delta *d, size_t 
 			fp[k].tid = d[i].tid;
 		}
 		f = &fp[k];
-		if (d[i].op == OP_WAKE && mode && !f->running) {
+		if (d[i].op == OP_DEP && d[i].parent && pm_tidmap_get(&map, d[i].parent, &par) &&
+		    par != k) {
+			/* a fork: the record names the parent, which ran then */
+			const struct fpos *w = &fp[par];
+			double at = w->running ? pos_at(w, d[i].t_ns) : w->F_ns;
+			if (at > f->F_ns)
+				f->F_ns = at;
+			if (prog && prog_edge(prog, &fp[par], f->tid, d[i].t_ns, 1) < 0)
+				goto out;
+		} else if (d[i].op == OP_WAKE && mode && !f->running) {
 			double F = bound_dep(p, mode, fp, nfp, k, d[i].a_ns, d[i].t_ns);
 			if (F > f->F_ns)
 				f->F_ns = F;

@@ -80,9 +80,10 @@ struct pma_pswitch_stats {
 /* Sorts the events by time and walks the threads' states: running between switch-in and
  * switch-out (exact), runnable after a preempted switch-out (exact) or from a placed or bounded
  * wake, blocked after a voluntary switch-out, runnable from a fork (exact). Each thread's
- * position F on the infinite-core axis advances by its own recorded CPU time; a thread woken or
- * forked at t resumes no earlier than the position at t of the program thread running then (the
- * waker or parent on the baseline's one CPU; the furthest of several; none: no dependency), and
+ * position F on the infinite-core axis advances by its own recorded CPU time; a thread forked at
+ * t starts at its parent's position then (the fork record names the parent); a thread woken at t
+ * resumes no earlier than the position at t of the program thread running then (the waker on
+ * the baseline's one CPU; the furthest of several; none: no dependency), and
  * a woken one no earlier than that of a thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
  * before the placed wake (its waker, when the placed wake falls just after the waker blocked);
  * when no program thread ran then, the one that ran last is taken as the waker. The

@@ -7,7 +7,7 @@
  * truth) and what any user gets (perf's context-switch, fork and exit records, no wakes; schedstat
  * run_delay samples read one thread after the other over a reading window, the wake enqueued up
  * to 50 us after sched_waking; wait4's CPU time). PMT_TRUTH_SEEDS=N draws another number of
- * schedules (default 500). */
+ * schedules (default 500), from seed PMT_TRUTH_FIRST (default 1). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -424,12 +424,13 @@ static int one(uint64_t seed, double *truth, struct pma_pswitch_stats *st)
 
 static void test_bounds_hold_truth(void **state)
 {
-	const char *env = getenv("PMT_TRUTH_SEEDS");
+	const char *env = getenv("PMT_TRUTH_SEEDS"), *first = getenv("PMT_TRUTH_FIRST");
 	uint64_t n = env ? strtoull(env, NULL, 10) : 500, bad = 0, placed = 0, bounded = 0;
+	uint64_t s0 = first ? strtoull(first, NULL, 10) : 1;
 	double width = 0;
 
 	(void)state;
-	for (uint64_t seed = 1; seed <= n; seed++) {
+	for (uint64_t seed = s0; seed < s0 + n; seed++) {
 		struct pma_pswitch_stats st;
 		double truth;
 		if (!one(seed, &truth, &st)) {
