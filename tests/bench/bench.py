@@ -567,7 +567,7 @@ def mpi_cost(cfg):
     return res
 
 
-# --- 6. the switch-exact corpus: predicted S(m,n) vs measured T(1 CPU)/T(n CPUs) --------------------------------------
+# --- 6. predicted S(m,n) vs measured T(1 CPU)/T(n CPUs), n = 1, 2, 4 ... CPUs --------------------------------------
 def make_input(path, mbytes):
     rnd = random.Random(42)
     words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(2, 9)))
@@ -630,8 +630,9 @@ int main(int argc, char **argv) { long r;
 
 
 def predictions(cfg):
-    """The switch-exact corpus (t3060's kinds of program, none written for this project, plus the
-    pipeline workload) with m = max(4, CPUs) threads: a baseline on 1 CPU, its predicted S(m,n)
+    """The ground-truth workloads and the switch-exact corpus (t3060's kinds of program, none
+    written for this project, plus the pipeline workload; m = max(4, CPUs) threads): a baseline
+    on 1 CPU, its predicted S(m,n)
     (pmanalyze --cores) against the measured T(1 CPU)/T(n CPUs) at n = 1, 2, 4 ... CPUs, runs
     alternated, medians of pred_reps."""
     ncpu = os.cpu_count() or 1
@@ -654,6 +655,17 @@ def predictions(cfg):
           "with ThreadPoolExecutor(%d) as ex:\n"
           "    list(ex.map(lambda b: len(zlib.compress(b, 6)), bufs))\n" % (2 * m, m))
     work = {
+        # the ground-truth workloads, as before: fixed thread counts
+        "phases balanced m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "4", "balanced"], None, None),
+        "phases imbalanced m=8": ([PHASES, "-t", "8", "-w", "25", "-r", "2", "imbalanced"], None, None),
+        "phases serial m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "4", "serial"], None, None),
+        "phases mixed m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "2", "mixed"], None, None),
+        "omp_phases imbalanced m=4": ([os.path.join(WL, "omp_phases"), "-w", "50", "-r", "6",
+                                       "imbalanced"], {"OMP_NUM_THREADS": "4",
+                                                       "OMP_WAIT_POLICY": "passive"}, None),
+        "stress-ng --cpu 4": (["stress-ng", "--cpu", "4", "--cpu-ops", "400", "--cpu-method",
+                               "matrixprod", "-q"], None, None),
+        # the switch-exact corpus (t3060's programs), m threads
         "pigz -p": (["pigz", "-p", ms, "-c", inp], None, None),
         "xz -T": (["xz", "-T" + ms, "-1", "--block-size=1MiB", "-c", small], None, None),
         "zstd -T": (["zstd", "-q", "-T" + ms, "-12", "-c", inp], None, None),
@@ -705,7 +717,7 @@ def predictions(cfg):
     for n in sorted(errs_by_n):
         rows.append(["mean |error| at n=%d" % n, "", "", "", "", "", "", "",
                      "%.1f%%" % statistics.mean(errs_by_n[n])])
-    table("6. the switch-exact corpus: predicted S(m,n) from a 1-CPU baseline vs measured "
+    table("6. predicted S(m,n) from a 1-CPU baseline vs measured "
           "T(1 CPU)/T(n CPUs), n = %s, m = %d" % (",".join(map(str, cores)), m),
           ["workload", "m", "A(m,inf)", "n", "S(m,n) predicted", "T(n) s", "T range s",
            "S measured", "error"], rows)
@@ -830,7 +842,10 @@ def main():
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
                "acc_patterns": ["balanced", "imbalanced", "serial", "mixed"],
                "acc_intervals": [0.5, 1, 2, 5, 10, 20, 50], "input_mb": 32, "pred_reps": 3,
-               "pred_workloads": ["pigz -p", "xz -T", "zstd -T", "sort --parallel",
+               "pred_workloads": ["phases balanced m=8", "phases imbalanced m=8",
+                                  "phases serial m=8", "phases mixed m=8",
+                                  "omp_phases imbalanced m=4", "stress-ng --cpu 4",
+                                  "pigz -p", "xz -T", "zstd -T", "sort --parallel",
                                   "make -j (this project)", "python ThreadPoolExecutor zlib",
                                   "OpenMP tasks fib", "pipeline (condition variables)"],
                "fib_n": 39,
