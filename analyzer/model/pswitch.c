@@ -15,6 +15,7 @@ struct pev {
 	uint8_t kind;  /* enum pmt_pswitch_kind */
 	uint8_t preempt;
 	uint16_t cpu;
+	uint32_t parent; /* PMT_PSWITCH_FORK: the parent thread (the record's c) */
 };
 
 struct psmp {
@@ -34,6 +35,9 @@ struct pma_pswitch {
 	size_t ngap, gap_cap;
 	uint32_t ncpu;          /* CPUs the events came from */
 	uint64_t below_ns;      /* while fewer program threads run than ncpu: since then */
+	double cpu_total_ns;    /* the program's CPU time from wait4 (pma_pswitch_cpu_total), or < 0 */
+	uint32_t nexit;         /* threads running at their exit record (walk) */
+	uint64_t tail_ns;       /* each one's exit tail in the point estimate (pma_pswitch_finish) */
 	int armed;     /* a PSWITCH record came: samples are kept from the one before it on */
 };
 
@@ -71,6 +75,7 @@ struct delta {
 	uint64_t a_ns; /* OP_WAKE: the earliest the wake can be (t_ns the latest) */
 	uint32_t seq;
 	uint32_t tid;
+	uint32_t parent; /* OP_DEP: the parent thread (0: not recorded) */
 	uint8_t op; /* OP_DEP: a fork: the thread starts no earlier than the position of the
 		     * program thread running then (its parent); OP_WAKE: a placed or bounded wake:
 		     * the same, or after a thread that stopped within PMA_PSWITCH_WAKE_SLACK_NS
@@ -94,7 +99,16 @@ struct fpos {
 
 struct pma_pswitch *pma_pswitch_new(void)
 {
-	return calloc(1, sizeof(struct pma_pswitch));
+	struct pma_pswitch *p = calloc(1, sizeof(struct pma_pswitch));
+
+	if (p)
+		p->cpu_total_ns = -1;
+	return p;
+}
+
+void pma_pswitch_cpu_total(struct pma_pswitch *p, double cpu_ns)
+{
+	p->cpu_total_ns = cpu_ns >= 0 ? cpu_ns : -1;
 }
 
 void pma_pswitch_free(struct pma_pswitch *p)
@@ -124,7 +138,7 @@ int pma_pswitch_add(struct pma_pswitch *p, const struct pmt_sched_batch *b)
 		if (e->kind < PMT_PSWITCH_IN || e->kind > PMT_PSWITCH_EXIT || e->b == 0)
 			continue; /* kinds this reader does not know; the idle task */
 		p->ev[p->nev] = (struct pev){ e->t_ns, (uint32_t)p->nev, e->b, e->kind, e->c != 0,
-					      e->cpu };
+					      e->cpu, e->kind == PMT_PSWITCH_FORK ? e->c : 0 };
 		p->nev++;
 	}
 	return 0;
@@ -152,6 +166,9 @@ int pma_pswitch_sample(struct pma_pswitch *p, const struct pmt_sample *s)
  * one program thread to the next: nothing else ran there in between (a switch to another task
  * and back takes two switches and that task's run; measured hand-overs here: 2-10 us). */
 #define PSW_HANDOFF_NS 20000u
+/* An exiting thread's CPU time after its exit record, at most (ns): the rest of do_exit
+ * (exit_notify, the cgroup and perf teardown); measured 10-250 us against sched_switch. */
+#define PSW_EXIT_TAIL_MAX_NS 1000000u
 
 static int cmp_ev(const void *a, const void *b)
 {
@@ -342,6 +359,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 	if (collect) {
 		p->ngap = 0;
 		p->below_ns = 0;
+		p->nexit = 0;
 	}
 	*ndel = 0;
 	if (collect)
@@ -350,7 +368,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 		const struct pev *e = &p->ev[i];
 		struct th *t = thread_of(&map, &ths, &nth, &cap, e->tid);
 		uint32_t seq = (uint32_t)i * 2 + 1;
-#define DELTA(T, OP) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), (T), seq, e->tid, (OP) }) : (void)0)
+#define DELTA(T, OP) (!collect ? (void)(deltas[(*ndel)++] = (struct delta){ (T), (T), seq, e->tid, e->parent, (OP) }) : (void)0)
 		if (!t) {
 			rc = -1;
 			break;
@@ -388,7 +406,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 					uint64_t a = v ? e->t_ns - (uint64_t)c->wmax_ns : wake;
 					/* seq 0: before the switches of its instant, so that a wake at
 					 * the switch-in depends on the thread that ran until then */
-					deltas[(*ndel)++] = (struct delta){ wake, a, 0, e->tid, OP_WAKE };
+					deltas[(*ndel)++] = (struct delta){ wake, a, 0, e->tid, 0, OP_WAKE };
 				} else if (unknown) {
 					DELTA(e->t_ns, OP_WAKE);
 				}
@@ -397,7 +415,7 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			} else if (t->state == ST_UNKNOWN || t->state == ST_GONE) {
 				/* no fork seen (a lost record): after the thread that ran until now */
 				if (!collect)
-					deltas[(*ndel)++] = (struct delta){ e->t_ns, e->t_ns, 0, e->tid,
+					deltas[(*ndel)++] = (struct delta){ e->t_ns, e->t_ns, 0, e->tid, 0,
 									    OP_WAKE };
 				DELTA(e->t_ns, OP_RUN);
 			} else {
@@ -422,9 +440,12 @@ static int walk(struct pma_pswitch *p, struct credit *credits, size_t *ncred, in
 			break;
 		case PMT_PSWITCH_EXIT:
 			/* the task's events are closed in do_exit before its last switch-out: perf
-			 * reports none, so a running task stops running here */
-			if (t->state == ST_RUNNING)
-				DELTA(e->t_ns, OP_STOP);
+			 * reports none, so a running task stops here, after its share of the exit
+			 * tails in the point estimate (v 0), at the record in the bounds' sweeps */
+			if (t->state == ST_RUNNING) {
+				p->nexit += collect;
+				DELTA(e->t_ns + (v == 0 ? p->tail_ns : 0), OP_STOP);
+			}
 			t->state = ST_GONE;
 			break;
 		}
@@ -582,7 +603,7 @@ static int sweep(const struct pma_pswitch *p, int mode, struct delta *d, size_t 
 	if (!mk || !run)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t k;
+		uint32_t k, par;
 		struct fpos *f;
 		if (!pm_tidmap_get(&map, d[i].tid, &k)) {
 			if (PM_GROW(fp, fcap, nfp + 1) < 0 || pm_tidmap_put(&map, d[i].tid, (uint32_t)nfp) < 0)
@@ -592,7 +613,16 @@ static int sweep(const struct pma_pswitch *p, int mode, struct delta *d, size_t 
 			fp[k].tid = d[i].tid;
 		}
 		f = &fp[k];
-		if (d[i].op == OP_WAKE && mode && !f->running) {
+		if (d[i].op == OP_DEP && d[i].parent && pm_tidmap_get(&map, d[i].parent, &par) &&
+		    par != k) {
+			/* a fork: the record names the parent, which ran then */
+			const struct fpos *w = &fp[par];
+			double at = w->running ? pos_at(w, d[i].t_ns) : w->F_ns;
+			if (at > f->F_ns)
+				f->F_ns = at;
+			if (prog && prog_edge(prog, &fp[par], f->tid, d[i].t_ns, 1) < 0)
+				goto out;
+		} else if (d[i].op == OP_WAKE && mode && !f->running) {
 			double F = bound_dep(p, mode, fp, nfp, k, d[i].a_ns, d[i].t_ns);
 			if (F > f->F_ns)
 				f->F_ns = F;
@@ -701,6 +731,25 @@ static uint32_t count_cpus(const struct pma_pswitch *p)
 	return n ? n : 1;
 }
 
+/* The CPU time of exiting threads after their exit record, which perf does not report (do_exit
+ * closes the task's events before its last switch-out; 10-250 us per thread measured against
+ * sched_switch): the program's CPU time from wait4 less the records' U_ns, at most
+ * PSW_EXIT_TAIL_MAX_NS per thread running at its exit record (more is time the records lost, not
+ * exit tails). Returns the sum (0 without the CPU time or such threads) and each thread's equal
+ * share in *each_ns. */
+static double exit_tails(const struct pma_pswitch *p, double U_ns, uint64_t *each_ns)
+{
+	double D = p->cpu_total_ns - U_ns, cap = (double)p->nexit * PSW_EXIT_TAIL_MAX_NS;
+
+	*each_ns = 0;
+	if (p->cpu_total_ns < 0 || !p->nexit || !(D > 0))
+		return 0;
+	if (D > cap)
+		D = cap;
+	*each_ns = (uint64_t)(D / p->nexit);
+	return (double)*each_ns * p->nexit;
+}
+
 int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 		       struct pma_pswitch_stats *st)
 {
@@ -708,7 +757,7 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 	struct delta *d = NULL;
 	int32_t *cred_of = NULL;
 	size_t ncred = 0, nd = 0;
-	double U[3], T[3];
+	double U[3], T[3], tail = 0;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -750,16 +799,24 @@ int pma_pswitch_finish(struct pma_pswitch *p, struct pma_profile *prof,
 		cred_of[i] = -1;
 	for (size_t i = 0; i < ncred; i++)
 		cred_of[cr[i].ev] = (int32_t)i;
-	for (int v = 0; v < 3; v++) {
-		if (walk(p, cr, &ncred, 0, cred_of, v, d, &nd, st) < 0 ||
-		    sweep(p, v, d, nd, v == 0 ? prof : NULL, v == 0 ? p->prog : NULL, &U[v], &T[v]) < 0)
+	/* the bounds first, without exit tails: their U is the records' own */
+	p->tail_ns = 0;
+	for (int v = 1; v <= 3; v++) {
+		int m = v % 3;
+		if (m == 0)
+			tail = exit_tails(p, U[1], &p->tail_ns);
+		if (walk(p, cr, &ncred, 0, cred_of, m, d, &nd, st) < 0 ||
+		    sweep(p, m, d, nd, m == 0 ? prof : NULL, m == 0 ? p->prog : NULL, &U[m], &T[m]) < 0)
 			goto out;
 	}
 	st->work_ns = U[0];
 	st->T_cp_ns = T[0];
+	st->exit_tail_ns = tail;
 	st->A_inf = T[0] > 0 ? U[0] / T[0] : 0;
-	st->A_lo = T[1] > 0 ? U[1] / T[1] : 0;
-	st->A_hi = T[2] > 0 ? U[2] / T[2] : 0;
+	/* the tails are leaves of the schedule (pma_pswitch_cpu_total): they add their sum to U,
+	 * and to T_cp at most that sum; (U + x) / (T + x) falls with x where U >= T */
+	st->A_lo = T[1] > 0 ? (U[1] + tail) / (T[1] + tail) : 0;
+	st->A_hi = T[2] > 0 ? (U[2] + tail) / T[2] : 0;
 	/* the point takes the thread that ran last as the waker where none ran in the window, a
 	 * dependency the bounds do not assume: they still hold the point */
 	if (st->A_lo > st->A_inf)

@@ -39,6 +39,16 @@ int pma_pswitch_add(struct pma_pswitch *p, const struct pmt_sched_batch *b);
  * -1 (out of memory). */
 int pma_pswitch_sample(struct pma_pswitch *p, const struct pmt_sample *s);
 
+/* Gives p the program's whole CPU time (ns; < 0: unknown), as wait4's rusage has it (utime +
+ * stime of the run's process tree, getrusage(2)): the exiting threads' CPU time after their exit
+ * record, which perf does not report (the task's events close in do_exit before its last
+ * switch-out), is what it has beyond the records' U, at most 1 ms per exiting thread. The point
+ * estimate shares it equally among the threads running at their exit record; nothing in the
+ * program waits on that part of do_exit (a joiner is woken from exit_mm, before it), so each is a
+ * leaf: the bounds add the whole sum to U and, for A_lo, to T_cp. Call before
+ * pma_pswitch_finish. */
+void pma_pswitch_cpu_total(struct pma_pswitch *p, double cpu_ns);
+
 /* Results of pma_pswitch_finish. Wake-ups: a thread that blocked becomes runnable again at a
  * time the records do not give. Where its next switch-in is the only one after a block in a
  * sampling interval, the wake is placed at switch-in - (delta run_delay - the waits after
@@ -55,7 +65,10 @@ struct pma_pswitch_stats {
 	uint64_t wakes_bounded;   /* wakes only bounded (several in one interval, or no samples) */
 	double bound_ns;          /* sum of the bounded wakes' ranges */
 	uint64_t anomalies;       /* transitions that did not fit (a switch-in while running...) */
-	double work_ns;           /* U: CPU time of the program's threads, exact */
+	double work_ns;           /* U: CPU time of the program's threads: exact segments, plus
+				     the exit tails */
+	double exit_tail_ns;      /* CPU time of exiting threads after their exit record, from
+				     wait4's total (pma_pswitch_cpu_total); 0 without it */
 	double T_cp_ns;           /* critical path on the infinite-core axis (pma_pswitch_finish) */
 	double A_inf;             /* U / T_cp with the placed (and shared) wakes */
 	double A_lo, A_hi;        /* bounds on the recording's true A: every unknown wake depends on
@@ -67,9 +80,10 @@ struct pma_pswitch_stats {
 /* Sorts the events by time and walks the threads' states: running between switch-in and
  * switch-out (exact), runnable after a preempted switch-out (exact) or from a placed or bounded
  * wake, blocked after a voluntary switch-out, runnable from a fork (exact). Each thread's
- * position F on the infinite-core axis advances by its own recorded CPU time; a thread woken or
- * forked at t resumes no earlier than the position at t of the program thread running then (the
- * waker or parent on the baseline's one CPU; the furthest of several; none: no dependency), and
+ * position F on the infinite-core axis advances by its own recorded CPU time; a thread forked at
+ * t starts at its parent's position then (the fork record names the parent); a thread woken at t
+ * resumes no earlier than the position at t of the program thread running then (the waker on
+ * the baseline's one CPU; the furthest of several; none: no dependency), and
  * a woken one no earlier than that of a thread that stopped at most PMA_PSWITCH_WAKE_SLACK_NS
  * before the placed wake (its waker, when the placed wake falls just after the waker blocked);
  * when no program thread ran then, the one that ran last is taken as the waker. The

@@ -358,6 +358,8 @@ static int finish_trace(struct pma_trace *t)
 			return -1;
 		if (t->sched_events && !r->exact_refused && finish_exact(t, r) < 0)
 			return -1;
+		if (isfinite(r->info.utime_ns) && isfinite(r->info.stime_ns))
+			pma_pswitch_cpu_total(r->pswitch, r->info.utime_ns + r->info.stime_ns);
 		if (!r->pswitch_refused && pma_pswitch_finish(r->pswitch, &r->pprof, &r->pst) < 0)
 			return -1;
 		r->has_pswitch = r->pst.T_cp_ns > 0;

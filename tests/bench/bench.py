@@ -567,7 +567,7 @@ def mpi_cost(cfg):
     return res
 
 
-# --- 6. predicted S(m,2) vs measured T(1 CPU)/T(2 CPUs) --------------------------------------
+# --- 6. predicted S(m,n) vs measured T(1 CPU)/T(n CPUs), n = 1, 2, 4 ... CPUs --------------------------------------
 def make_input(path, mbytes):
     rnd = random.Random(42)
     words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(2, 9)))
@@ -602,32 +602,86 @@ def make_project(d):
                 % (objs, cflags))
 
 
+def power_cores(ncpu):
+    """1, 2, 4 ... and ncpu: section 6's core counts, the whole table on a bigger machine."""
+    cores, n = [], 1
+    while n < ncpu:
+        cores.append(n)
+        n *= 2
+    return cores + [ncpu]
+
+
+OMP_TASKS_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static long fib(int n) { long a, b; if (n < 20) return n < 2 ? n : fib(n - 1) + fib(n - 2);
+#pragma omp task shared(a)
+	a = fib(n - 1);
+#pragma omp task shared(b)
+	b = fib(n - 2);
+#pragma omp taskwait
+	return a + b; }
+int main(int argc, char **argv) { long r;
+#pragma omp parallel
+#pragma omp single
+	r = fib(atoi(argv[1]));
+	printf("%ld\n", r); return 0; }
+"""
+
+
 def predictions(cfg):
+    """The ground-truth workloads and the switch-exact corpus (t3060's kinds of program, none
+    written for this project, plus the pipeline workload; m = max(4, CPUs) threads): a baseline
+    on 1 CPU, its predicted S(m,n)
+    (pmanalyze --cores) against the measured T(1 CPU)/T(n CPUs) at n = 1, 2, 4 ... CPUs, runs
+    alternated, medians of pred_reps."""
+    ncpu = os.cpu_count() or 1
+    m = max(4, ncpu)
+    ms = str(m)
+    cores = power_cores(ncpu)
     inp = os.path.join(TMP, "in.txt")
     make_input(inp, cfg["input_mb"])
+    small = os.path.join(TMP, "in-small.txt")
+    with open(inp, "rb") as f, open(small, "wb") as g:
+        g.write(f.read(cfg["input_mb"] << 18))  # a quarter: xz is slow
     proj = os.path.join(TMP, "proj")
     make_project(proj)
-    clean_make = ["sh", "-c", "rm -f *.o && exec make -s -j4"]
+    tasks = os.path.join(TMP, "omp_tasks")
+    subprocess.run(["gcc", "-O2", "-fopenmp", "-x", "c", "-o", tasks, "-"], input=OMP_TASKS_C,
+                   text=True, stdout=DEVNULL, stderr=DEVNULL)
+    omp = {"OMP_NUM_THREADS": ms, "OMP_WAIT_POLICY": "passive"}
+    py = ("import zlib, os\nfrom concurrent.futures import ThreadPoolExecutor\n"
+          "bufs = [os.urandom(1 << 20) * 3 for _ in range(%d)]\n"
+          "with ThreadPoolExecutor(%d) as ex:\n"
+          "    list(ex.map(lambda b: len(zlib.compress(b, 6)), bufs))\n" % (2 * m, m))
     work = {
+        # the ground-truth workloads, as before: fixed thread counts
         "phases balanced m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "4", "balanced"], None, None),
         "phases imbalanced m=8": ([PHASES, "-t", "8", "-w", "25", "-r", "2", "imbalanced"], None, None),
         "phases serial m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "4", "serial"], None, None),
         "phases mixed m=8": ([PHASES, "-t", "8", "-w", "50", "-r", "2", "mixed"], None, None),
-        "pipeline 4 stages": ([os.path.join(WL, "pipeline"), "-t", "4", "-w", "2", "-n", "300"],
-                              None, None),
         "omp_phases imbalanced m=4": ([os.path.join(WL, "omp_phases"), "-w", "50", "-r", "6",
                                        "imbalanced"], {"OMP_NUM_THREADS": "4",
                                                        "OMP_WAIT_POLICY": "passive"}, None),
-        "xz -T4 -2": (["xz", "-T4", "-2", "-c", inp], None, None),
-        "pigz -p 4": (["pigz", "-p", "4", "-c", inp], None, None),
-        "zstd -T4 -12": (["zstd", "-q", "-T4", "-12", "-c", inp], None, None),
         "stress-ng --cpu 4": (["stress-ng", "--cpu", "4", "--cpu-ops", "400", "--cpu-method",
                                "matrixprod", "-q"], None, None),
-        "make -j4 (this project)": (clean_make, None, proj),
+        # the switch-exact corpus (t3060's programs), m threads
+        "pigz -p": (["pigz", "-p", ms, "-c", inp], None, None),
+        "xz -T": (["xz", "-T" + ms, "-1", "--block-size=1MiB", "-c", small], None, None),
+        "zstd -T": (["zstd", "-q", "-T" + ms, "-12", "-c", inp], None, None),
+        "sort --parallel": (["sort", "--parallel=" + ms, "-S", "64M", inp], None, None),
+        "make -j (this project)": (["sh", "-c", "rm -f *.o && exec make -s -j" + ms], None, proj),
+        "python ThreadPoolExecutor zlib": (["python3", "-c", py], None, None),
+        "OpenMP tasks fib": ([tasks, str(cfg["fib_n"])], omp, None),
+        "pipeline (condition variables)": ([os.path.join(WL, "pipeline"), "-t", ms, "-w", "2",
+                                            "-n", "300"], None, None),
     }
-    res, rows = [], []
+    res, rows, errs_by_n = [], [], {}
     for name in cfg["pred_workloads"]:
         cmd, extra_env, cwd = work[name]
+        if shutil.which(cmd[0]) is None and not os.path.exists(cmd[0]):
+            rows.append([name] + [""] * 7 + ["skipped: %s not installed" % cmd[0]])
+            continue
         env = dict(os.environ, **(extra_env or {}))
         tr = os.path.join(TMP, "pred.zst")
         t_cmd = [PMCOLLECT, "-q", "-f", "-o", tr, "--cpus", "0"]
@@ -636,30 +690,39 @@ def predictions(cfg):
         rc = subprocess.run(t_cmd + ["--", *cmd], stdout=DEVNULL, stderr=DEVNULL, env=env,
                             cwd=cwd).returncode
         if rc != 0:
-            rows.append([name, "", "", "", "", "", "baseline failed: exit %d" % rc])
+            rows.append([name] + [""] * 7 + ["baseline failed: exit %d" % rc])
             continue
-        a = analyze(tr, "--cores", "1,2")
-        pred = [p for p in a["predictions"] if p["cores"] == 2][0]
-        t1, t2 = [], []
-        for _ in range(cfg["pred_reps"]):
-            t1.append(timed(["taskset", "-c", "0", *cmd], env=env, cwd=cwd)[0])
-            t2.append(timed(["taskset", "-c", "0,1", *cmd], env=env, cwd=cwd)[0])
-        meas = med(t1) / med(t2)
-        err = 100 * (pred["S"] / meas - 1)
-        res.append({"workload": name, "command": cmd, "m": a["parallelism"]["m"],
-                    "A_inf": a["parallelism"]["A_inf"], "S_pred": pred["S"],
-                    "S_err": pred.get("S_err"), "T1_s": t1, "T2_s": t2, "S_meas": meas,
-                    "error_pct": err, "notes": a.get("notes", [])})
-        rows.append([name, a["parallelism"]["m"], "%.2f" % a["parallelism"]["A_inf"],
-                     "%.2f" % pred["S"], "%.2f" % med(t1), "%.2f" % med(t2), "%.2f" % meas,
-                     "%+.1f%%" % err])
-    if res:
-        mean_abs = statistics.mean(abs(r["error_pct"]) for r in res)
-        rows.append(["mean |error|", "", "", "", "", "", "", "%.1f%%" % mean_abs])
-    table("6. predicted S(m,2) from a 1-CPU baseline vs measured T(1 CPU)/T(2 CPUs)",
-          ["workload", "m", "A(m,inf)", "S(m,2) predicted", "T1 s", "T2 s", "S measured",
-           "error"], rows)
-    return res
+        a = analyze(tr, "--cores", ",".join(map(str, cores)))
+        pred = {p["cores"]: p for p in a["predictions"]}
+        T = {n: [] for n in cores}
+        for _ in range(cfg["pred_reps"]):  # alternated: 1, 2, 4 ... CPUs, then again
+            for n in cores:
+                T[n].append(timed(["taskset", "-c", "0-%d" % (n - 1), *cmd], env=env, cwd=cwd)[0])
+        r = {"workload": name, "command": cmd, "m": a["parallelism"]["m"],
+             "A_inf": a["parallelism"]["A_inf"], "estimator": a["parallelism"].get("estimator"),
+             "cores": [], "notes": a.get("notes", [])}
+        for n in cores:
+            meas = med(T[1]) / med(T[n])
+            p = pred.get(n, {})
+            err = 100 * (p["S"] / meas - 1) if "S" in p else None
+            if err is not None and n > 1:
+                errs_by_n.setdefault(n, []).append(abs(err))
+            r["cores"].append({"n": n, "S_pred": p.get("S"), "S_err": p.get("S_err"),
+                               "T_s": T[n], "S_meas": meas, "error_pct": err})
+            rows.append([name, a["parallelism"]["m"], "%.2f" % a["parallelism"]["A_inf"], n,
+                         ("%.2f ± %.2f" % (p["S"], p.get("S_err") or 0)) if "S" in p else "?",
+                         "%.2f" % med(T[n]), "%.2f-%.2f" % tuple(spread(T[n])), "%.2f" % meas,
+                         "%+.1f%%" % err if err is not None else "?"])
+        res.append(r)
+    for n in sorted(errs_by_n):
+        rows.append(["mean |error| at n=%d" % n, "", "", "", "", "", "", "",
+                     "%.1f%%" % statistics.mean(errs_by_n[n])])
+    table("6. predicted S(m,n) from a 1-CPU baseline vs measured "
+          "T(1 CPU)/T(n CPUs), n = %s, m = %d" % (",".join(map(str, cores)), m),
+          ["workload", "m", "A(m,inf)", "n", "S(m,n) predicted", "T(n) s", "T range s",
+           "S measured", "error"], rows)
+    return {"cores": cores, "m": m, "workloads": res,
+            "mean_abs_error_pct_by_n": {str(n): statistics.mean(v) for n, v in errs_by_n.items()}}
 
 
 # --- 8. validation: sweeps over every CPU count, measured vs predicted (issue 13) ----------------
@@ -769,7 +832,8 @@ def main():
         cfg = {"reps": 3, "overhead_threads": [4, 64], "overhead_work_ms": 400, "cost_seconds": 3,
                "cost_reps": 1, "trace_minutes": [10], "acc_patterns": ["balanced", "mixed"],
                "acc_intervals": [1, 10, 50], "input_mb": 16, "pred_reps": 1,
-               "pred_workloads": ["phases mixed m=8", "omp_phases imbalanced m=4", "pigz -p 4"],
+               "pred_workloads": ["pigz -p", "OpenMP tasks fib", "pipeline (condition variables)"],
+               "fib_n": 36,
                "pingpong_items": 100000, "ranks": 1024, "val_reps": 1,
                "val_workloads": ["phases mixed", "overhead linear", "pigz -p"],
                "omp_tiny_regions": 100000, "mpi_calls": 1000000}
@@ -779,9 +843,12 @@ def main():
                "acc_patterns": ["balanced", "imbalanced", "serial", "mixed"],
                "acc_intervals": [0.5, 1, 2, 5, 10, 20, 50], "input_mb": 32, "pred_reps": 3,
                "pred_workloads": ["phases balanced m=8", "phases imbalanced m=8",
-                                  "phases serial m=8", "phases mixed m=8", "pipeline 4 stages",
-                                  "omp_phases imbalanced m=4", "xz -T4 -2", "pigz -p 4",
-                                  "zstd -T4 -12", "stress-ng --cpu 4", "make -j4 (this project)"],
+                                  "phases serial m=8", "phases mixed m=8",
+                                  "omp_phases imbalanced m=4", "stress-ng --cpu 4",
+                                  "pigz -p", "xz -T", "zstd -T", "sort --parallel",
+                                  "make -j (this project)", "python ThreadPoolExecutor zlib",
+                                  "OpenMP tasks fib", "pipeline (condition variables)"],
+               "fib_n": 39,
                "pingpong_items": 200000, "ranks": 1024, "val_reps": 3,
                "val_workloads": ["phases balanced", "phases imbalanced", "phases serial",
                                  "phases mixed", "pipeline", "overhead linear",

@@ -241,6 +241,39 @@ static void test_wakes_bounded_share(void **state)
 
 /* Without samples around the switch-in the wake is only bounded: between the switch-in (A = 1.293)
  * and the block (A = 1.786), the point at the switch-in; the bound is in the uncertainty. */
+/* The exit tails: A and B run on after their exit records (70 and 75), which perf reports
+ * before a thread's last switch-out; wait4 gave 75.4 ms of CPU time, 0.4 ms beyond the records.
+ * Each of the two threads running at its exit record gets 0.2 ms: A ends at 53.2 on the infinite
+ * axis (the wake placed as in test_wake_placed), B at 33.2, so U = 75.4, T_cp = 53.2. The bounds
+ * add the whole 0.4 ms to U and, for A_lo, to T_cp (the tails are leaves). With 85 ms, the tails
+ * are capped at 1 ms per thread; with less than the records' U, there are none. */
+static void test_exit_tails(void **state)
+{
+	static const uint64_t t[] = { 5 * MS, 25 * MS, 45 * MS, 80 * MS };
+	static const uint64_t w[] = { 0, 10 * MS, 15 * MS, 15 * MS };
+	static const double cpu_ms[] = { 75.4, 85, 74 }, tail_ms[] = { 0.4, 2, 0 };
+	struct pma_pswitch_stats st;
+	struct pma_parallelism par;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct pma_pswitch *p = pma_pswitch_new();
+		double U = 75 + tail_ms[i], T = 53 + tail_ms[i] / 2;
+		add_events(p, 0);
+		add_samples(p, t, w, 4);
+		pma_pswitch_cpu_total(p, cpu_ms[i] * MS);
+		finish_work(p, &st, &par, U * MS, NULL);
+		assert_double_equal(st.exit_tail_ns, tail_ms[i] * MS, 1);
+		assert_double_equal(st.work_ns, U * MS, 1);
+		assert_double_equal(par.T_cp_ns, T * MS, 1);
+		assert_double_equal(st.A_inf, U / T, 1e-9);
+		assert_double_equal(st.A_lo, U / (53 + tail_ms[i]), 1e-9);
+		assert_double_equal(st.A_hi, U / (53.0 - PMA_PSWITCH_WAKE_SLACK_NS / 1e6), 1e-9);
+		assert_true(st.A_lo <= U / T && U / T <= st.A_hi);
+		pma_pswitch_free(p);
+	}
+}
+
 static void test_wake_bounded(void **state)
 {
 	static const uint64_t t[] = { 5 * MS, 25 * MS };
@@ -525,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_wake_bounded),
 		cmocka_unit_test(test_wake_wait_beyond_gap),
 		cmocka_unit_test(test_wakes_bounded_share),
+		cmocka_unit_test(test_exit_tails),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_uneven_slices),
 		cmocka_unit_test(test_wake_after_waker_blocked),
