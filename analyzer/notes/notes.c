@@ -160,6 +160,7 @@ static const struct note_info note_infos[] = {
 	[PMA_NOTE_RANKS_COLLECTOR_ON_RANK] = { "ranks-collector-on-rank", PMA_SEV_INFO, TOPIC_JOB },
 	[PMA_NOTE_INTERF_CAL_LATER] = { "interf-cal-later", PMA_SEV_WARNING, TOPIC_TRACE },
 	[PMA_NOTE_INTERF_CAL_OTHER] = { "interf-cal-other", PMA_SEV_WARNING, TOPIC_TRACE },
+	[PMA_NOTE_INTERF_CAL_DISTURBED] = { "interf-cal-disturbed", PMA_SEV_WARNING, TOPIC_TRACE },
 	[PMA_NOTE_LEARN_FAILED_RUNS] = { "learn-failed-runs", PMA_SEV_INFO, TOPIC_ENERGY },
 };
 

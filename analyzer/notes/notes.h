@@ -146,6 +146,11 @@ enum pma_note_code {
 				      analyzed trace's calibration id, s1 the other's id, s2 the
 				      other trace's path, s3 the other's user, s4 the other's
 				      time_utc */
+	PMA_NOTE_INTERF_CAL_DISTURBED, /* the bandwidth calibration contradicts itself or the runs
+				      (studies/interference.h, enum pma_interf_disturbed): n0 the
+				      pma_interf_disturbed, n1 B, n2 BW1 (bytes/s), n3 the level k,
+				      n4 the interferers' median traffic there (NAN for n0 = B_TAKEN),
+				      n5 PMA_INTERF_BW1_EXCESS */
 	PMA_NOTE_RUNS_DISAGREE,    /* the worst core count whose prediction misses the trace's own
 				      runs (runcheck.h): n0 n, n1 S predicted, n2 its ±S, n3 S
 				      measured (medians), n4 the runs' least S, n5 their greatest,

@@ -186,6 +186,28 @@ int pma_note_text_trace(const struct pma_note *x, char *buf, size_t size)
 			 "not comparable; only this trace is analyzed", n[0], s(x, 2), s(x, 1), s(x, 3),
 			 s(x, 4), s(x, 0));
 		break;
+	case PMA_NOTE_INTERF_CAL_DISTURBED:
+		/* n0: enum pma_interf_disturbed (1 B taken, 2 B exceeded, 3 BW1 exceeded) */
+		if (n[0] == 1)
+			snprintf(buf, size, "the interference calibration was disturbed: %.0f BWThrs of "
+				 "BW1 = %.2f GB/s take all of B = %.2f GB/s, so B was measured while another "
+				 "process moved memory; B and the bandwidth left B - k BW1 are not trusted, "
+				 "the curve is against k only and no bandwidth bound is given (recalibrate "
+				 "on a quiet machine)", n[3], n[2] / 1e9, n[1] / 1e9);
+		else if (n[0] == 2)
+			snprintf(buf, size, "the interference calibration was disturbed: at k = %.0f the "
+				 "interferers alone moved %.2f GB/s, more than B = %.2f GB/s, so B was "
+				 "measured while another process moved memory; B and the bandwidth left B - "
+				 "k BW1 are not trusted, the curve is against k only and no bandwidth bound "
+				 "is given (recalibrate on a quiet machine)", n[3], n[4] / 1e9, n[1] / 1e9);
+		else
+			snprintf(buf, size, "the interference calibration was disturbed: at k = %.0f the "
+				 "interferers moved %.2f GB/s, more than %.1f x k BW1 (BW1 = %.2f GB/s), so "
+				 "BW1 was measured while another process moved memory; BW1 and the bandwidth "
+				 "left B - k BW1 are not trusted, the curve is against k only and no "
+				 "bandwidth bound is given (recalibrate on a quiet machine)", n[3],
+				 n[4] / 1e9, n[5], n[2] / 1e9);
+		break;
 	default:
 		return sampling_text(x, buf, size);
 	}

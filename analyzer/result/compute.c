@@ -811,6 +811,11 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		r->interf = interf;
 		r->run = pma_trace_run(r->t, o->run_id);
 		check_interf_calibration(r);
+		if (interf.disturbed != PMA_INTERF_CAL_OK)
+			(void)pma_notes_add(&r->notes, PMA_NOTE_INTERF_CAL_DISTURBED, (double[]){
+					    interf.disturbed, interf.cal->B_bytes_per_s,
+					    interf.cal->BW1_bytes_per_s, interf.disturbed_k,
+					    interf.disturbed_bytes_per_s, PMA_INTERF_BW1_EXCESS }, 6, NULL, 0);
 		return 0;
 	}
 	if ((rc = compute_parallelism(r, o, why, whysize)) < 0)
