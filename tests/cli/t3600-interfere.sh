@@ -71,6 +71,14 @@ if [ -e "$T/x.pmt" ]; then not_ok "a refused command leaves no trace" "$T/x.pmt 
 # ---- calibration: the machine file and the trace ----
 run_capture "$PMCOLLECT" -q --calibrate-interference --interfere-cpus "$c1" --interference-file "$cal" -o "$T/cal.pmt"
 expect_status "--calibrate-interference exits 0" 0
+# a calibration whose one BWThr takes all of its B was disturbed (another process moved memory):
+# pmcollect warns in one line exactly then, at any load
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["B_bytes_per_s"] <= d["BW1_bytes_per_s"])' "$cal"; then
+	want=1 why="B $(fget "$cal" B_bytes_per_s) <= BW1 $(fget "$cal" BW1_bytes_per_s): disturbed"
+else want=0 why="B $(fget "$cal" B_bytes_per_s) > BW1 $(fget "$cal" BW1_bytes_per_s): not disturbed"; fi
+got=$(grep -c "^pmcollect: warning: the calibration looks disturbed: 1 BWThr of BW1 = [0-9.]* GB/s takes all of B = [0-9.]* GB/s, so another process was moving memory while it measured; pmanalyze will not use this B (recalibrate on a quiet machine)$" "$T/err")
+if [ "$got" = "$want" ]; then ok "calibration: $want disturbed-calibration warning ($why)"
+else not_ok "calibration: the disturbed-calibration warning exactly when B <= BW1" "$got lines; $why" "$(head -c 600 "$T/err")"; fi
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["format"]=="pmtools-interference/1" and d["BW1_bytes_per_s"]>0 and d["B_bytes_per_s"]>0 and len(d["capacity"])==2))' "$cal"; then
 	ok "machine file: BW1 > 0, B > 0, capacity rows k = 0, 1"
 else not_ok "machine file: BW1 > 0, B > 0, capacity rows k = 0, 1" "$(head -c 400 "$cal")"; fi
