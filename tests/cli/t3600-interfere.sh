@@ -385,12 +385,14 @@ fi
 if ! timed; then skip "bandwidth estimate: B - k BW1 (calibration_disturbed here: $disturbed)" "$SAN_WHY"
 elif [ "$(jget "$T/stream.json" estimate)" = bandwidth ]; then ok "bandwidth estimate: B - k BW1"
 else not_ok "bandwidth estimate: B - k BW1" "$(jget "$T/stream.json" estimate_reason); $(machine_load)"; fi
-# the verdict agrees with the curve: sensitive exactly when level 1 is degraded
+# the verdict agrees with the curve: sensitive exactly when level 1 is degraded; the bounds are
+# the bandwidth left when the calibration is trusted (disturbed: none, checked by cal_use above)
 v=$(jget "$T/stream.json" verdict); d=$(jget "$T/stream.json" curve.1.degraded)
+bounded=no; [ "$v" = sensitive ] && [ "$disturbed" = no ] && bounded=yes
 if { [ "$v" = sensitive ] && [ "$d" = True ]; } || { [ "$v" = not_sensitive ] && [ "$d" = False ]; }; then
 	ok "stream: verdict '$v' agrees with level 1 degraded=$d"
 else not_ok "stream: verdict agrees with the curve" "verdict $v, degraded $d"; fi
-if [ "$v" = sensitive ]; then
+if [ "$bounded" = yes ]; then
 	lo=$(jget "$T/stream.json" need_lo); hi=$(jget "$T/stream.json" need_hi)
 	left1=$(jget "$T/stream.json" curve.1.left_bytes_per_s); left0=$(jget "$T/stream.json" curve.0.left_bytes_per_s)
 	near "stream: bandwidth needed from B - k_bad BW1 (lower bound)" "$lo" "$left1" 0.000001
@@ -400,7 +402,7 @@ fi
 "$PMANALYZE" -F json --procs 3 "$T/stream.pmt" >"$T/stream3.json"
 if [ "$(jget "$T/stream3.json" p)" = 3 ]; then ok "--procs 3: p = 3 in the report"
 else not_ok "--procs 3: p = 3 in the report" "$(head -c 400 "$T/stream3.json")"; fi
-if [ "$v" = sensitive ]; then
+if [ "$bounded" = yes ]; then
 	near "--procs 3: the upper bound is (B - k_ok BW1) / 3" "$(jget "$T/stream3.json" need_hi)" \
 		"$(python3 -c "print($(jget "$T/stream.json" need_hi) / 3)")" 0.000001
 fi
