@@ -230,3 +230,27 @@ void pma_note_text_interf_cal_other(const struct pma_note_interf_cal_other *a,
 		 s(a->other_id), s(a->other_user),
 		 s(a->other_time_utc), s(a->id));
 }
+
+void pma_note_text_interf_cal_disturbed(const struct pma_note_interf_cal_disturbed *a, char *buf,
+					size_t size)
+{
+	if (a->disturbed == 1)
+		snprintf(buf, size, "the interference calibration was disturbed: %.0f BWThrs of "
+			 "BW1 = %.2f GB/s take all of B = %.2f GB/s, so B was measured while another "
+			 "process moved memory; B and the bandwidth left B - k BW1 are not trusted, "
+			 "the curve is against k only and no bandwidth bound is given (recalibrate "
+			 "on a quiet machine)", a->k, a->BW1_gb_per_s, a->B_gb_per_s);
+	else if (a->disturbed == 2)
+		snprintf(buf, size, "the interference calibration was disturbed: at k = %.0f the "
+			 "interferers alone moved %.2f GB/s, more than B = %.2f GB/s, so B was "
+			 "measured while another process moved memory; B and the bandwidth left B - "
+			 "k BW1 are not trusted, the curve is against k only and no bandwidth bound "
+			 "is given (recalibrate on a quiet machine)", a->k, a->moved_gb_per_s, a->B_gb_per_s);
+	else
+		snprintf(buf, size, "the interference calibration was disturbed: at k = %.0f the "
+			 "interferers moved %.2f GB/s, more than %.1f x k BW1 (BW1 = %.2f GB/s), so "
+			 "BW1 was measured while another process moved memory; BW1 and the bandwidth "
+			 "left B - k BW1 are not trusted, the curve is against k only and no "
+			 "bandwidth bound is given (recalibrate on a quiet machine)", a->k,
+			 a->moved_gb_per_s, a->bw1_excess, a->BW1_gb_per_s);
+}

@@ -75,6 +75,16 @@ cJSON *pma_render_interference_json(const struct pma_result *r)
 	cJSON_AddStringToObject(o, "estimate", x->estimate == PMA_INTERF_EST_BANDWIDTH ? "bandwidth" :
 				x->estimate == PMA_INTERF_EST_CAPACITY ? "capacity" : "none");
 	cJSON_AddStringToObject(o, "estimate_reason", x->reason);
+	/* which calibration numbers the runs contradict (enum pma_interf_disturbed) */
+	cJSON_AddStringToObject(o, "calibration_disturbed", pma_interf_disturbed_name(x->disturbed));
+	if (x->disturbed != PMA_INTERF_CAL_OK) {
+		cJSON *u = cJSON_AddArrayToObject(o, "untrusted");
+		if (u) {
+			cJSON_AddItemToArray(u, cJSON_CreateString(x->disturbed == PMA_INTERF_CAL_BW1_EXCEEDED ?
+								   "BW1_bytes_per_s" : "B_bytes_per_s"));
+			cJSON_AddItemToArray(u, cJSON_CreateString("left_bytes_per_s"));
+		}
+	}
 	cal = c ? cJSON_AddObjectToObject(o, "calibration") : (cJSON_AddNullToObject(o, "calibration"), NULL);
 	if (cal) {
 		cJSON_AddStringToObject(cal, "method", c->counters ? "counters" : "timing");

@@ -964,6 +964,15 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		r->interf = interf;
 		r->run = pma_trace_run(r->t, o->run_id);
 		check_interf_calibration(r);
+		if (interf.disturbed != PMA_INTERF_CAL_OK)
+			(void)pma_note_add_interf_cal_disturbed(&r->notes,
+				&(struct pma_note_interf_cal_disturbed){
+					.disturbed = (int)interf.disturbed,
+					.B_gb_per_s = interf.cal->B_bytes_per_s / 1e9,
+					.BW1_gb_per_s = interf.cal->BW1_bytes_per_s / 1e9,
+					.k = interf.disturbed_k,
+					.moved_gb_per_s = interf.disturbed_bytes_per_s / 1e9,
+					.bw1_excess = PMA_INTERF_BW1_EXCESS });
 		return 0;
 	}
 	/* a run: every section's steps, stage by stage, the sections in their list's order */

@@ -12,6 +12,21 @@
 /* The capacity the CSThrs take must exceed this share of C(0) as well as the probe's spread. */
 #define CAPACITY_MIN_DROP 0.10
 
+const char *pma_interf_disturbed_name(enum pma_interf_disturbed d)
+{
+	switch (d) {
+	case PMA_INTERF_CAL_B_TAKEN:
+		return "B_taken";
+	case PMA_INTERF_CAL_B_EXCEEDED:
+		return "B_exceeded";
+	case PMA_INTERF_CAL_BW1_EXCEEDED:
+		return "BW1_exceeded";
+	case PMA_INTERF_CAL_OK:
+		break;
+	}
+	return "no";
+}
+
 const char *pma_interf_estimate_name(enum pma_interf_estimate e)
 {
 	switch (e) {
@@ -60,6 +75,66 @@ static double runtime_ns(const struct pma_run *r)
 	return cpu > 0 ? cpu : r->info.wall_ns;
 }
 
+/* Whether the bandwidth calibration contradicts itself or the runs (enum pma_interf_disturbed):
+ * sets res->disturbed, disturbed_k and disturbed_bytes_per_s from the levels k[0..L-1] and the
+ * interferers' median traffic res->interferers_bytes_per_s[] (NAN: not measured, not compared).
+ * Returns nonzero when disturbed. */
+static int bandwidth_disturbed(struct pma_interf_result *res, const uint32_t *k, size_t L)
+{
+	const struct pma_interf_cal *c = res->cal;
+
+	res->disturbed = PMA_INTERF_CAL_OK;
+	res->disturbed_bytes_per_s = NAN;
+	if (!(c->B_bytes_per_s - k[L - 1] * c->BW1_bytes_per_s > 0)) {
+		res->disturbed = PMA_INTERF_CAL_B_TAKEN;
+		res->disturbed_k = k[L - 1];
+		return 1;
+	}
+	for (size_t l = 0; l < L; l++) {
+		double x = res->interferers_bytes_per_s[l];
+		if (!k[l] || !isfinite(x))
+			continue;
+		if (x > c->B_bytes_per_s)
+			res->disturbed = PMA_INTERF_CAL_B_EXCEEDED;
+		else if (x > PMA_INTERF_BW1_EXCESS * k[l] * c->BW1_bytes_per_s)
+			res->disturbed = PMA_INTERF_CAL_BW1_EXCEEDED;
+		else
+			continue;
+		res->disturbed_k = k[l];
+		res->disturbed_bytes_per_s = x;
+		return 1;
+	}
+	return 0;
+}
+
+/* The words of res->disturbed for the reason line, into buf (size bytes): what contradicts what,
+ * and which number is no longer trusted. */
+static void disturbed_why(char *buf, size_t size, const struct pma_interf_result *res)
+{
+	const struct pma_interf_cal *c = res->cal;
+
+	switch (res->disturbed) {
+	case PMA_INTERF_CAL_B_TAKEN:
+		snprintf(buf, size, "%u BWThrs of BW1 = %.2f GB/s take all of B = %.2f GB/s, so B "
+			 "is not trusted", res->disturbed_k, c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
+		break;
+	case PMA_INTERF_CAL_B_EXCEEDED:
+		snprintf(buf, size, "at k = %u the interferers alone moved %.2f GB/s, more than B = "
+			 "%.2f GB/s, so B is not trusted", res->disturbed_k, res->disturbed_bytes_per_s / 1e9,
+			 c->B_bytes_per_s / 1e9);
+		break;
+	case PMA_INTERF_CAL_BW1_EXCEEDED:
+		snprintf(buf, size, "at k = %u the interferers moved %.2f GB/s, more than %.1f x k "
+			 "BW1 = %.2f GB/s, so BW1 is not trusted", res->disturbed_k,
+			 res->disturbed_bytes_per_s / 1e9, PMA_INTERF_BW1_EXCESS,
+			 PMA_INTERF_BW1_EXCESS * res->disturbed_k * c->BW1_bytes_per_s / 1e9);
+		break;
+	case PMA_INTERF_CAL_OK:
+		buf[0] = 0;
+		break;
+	}
+}
+
 /* Chooses the estimate of the resource left at levels k[0..L-1] (Casas & Bronevetsky §5.2 for
  * bandwidth, §3.2.3 for capacity) and fills left[] with it. */
 static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, size_t L, double *left)
@@ -72,15 +147,16 @@ static void choose_estimate(struct pma_interf_result *res, const uint32_t *k, si
 		return;
 	}
 	if (res->bandwidth) {
-		double lo = c->B_bytes_per_s - k[L - 1] * c->BW1_bytes_per_s;
 		if (!(c->B_bytes_per_s > 0 && c->BW1_bytes_per_s > 0)) {
 			snprintf(res->reason, sizeof(res->reason), "the calibration has no B or BW1");
 			return;
 		}
-		if (!(lo > 0)) {
-			snprintf(res->reason, sizeof(res->reason), "%u BWThrs of %.2f GB/s take all of B = %.2f "
-				 "GB/s (B measured under load?): the bandwidth left is unknown", k[L - 1],
-				 c->BW1_bytes_per_s / 1e9, c->B_bytes_per_s / 1e9);
+		if (bandwidth_disturbed(res, k, L)) {
+			char what[256];
+			disturbed_why(what, sizeof(what), res);
+			snprintf(res->reason, sizeof(res->reason), "calibration disturbed: %s; the "
+				 "bandwidth left is unknown, the curve is against k only (recalibrate on a "
+				 "quiet machine)", what);
 			return;
 		}
 		for (size_t l = 0; l < L; l++)
@@ -252,7 +328,9 @@ void pma_interf_summary(char *buf, size_t size, const struct pma_interf_result *
 			 "%.0f%% beyond the repetitions' noise)", 100 * x->threshold);
 	else if (x->estimate == PMA_INTERF_EST_NONE)
 		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d; no %s bound (%s)", s->k_ok, s->k_bad,
-			 x->bandwidth ? "bandwidth" : "cache", "the resource left is unknown");
+			 x->bandwidth ? "bandwidth" : "cache", x->disturbed != PMA_INTERF_CAL_OK ?
+			 "the calibration was disturbed: the bandwidth left is unknown" :
+			 "the resource left is unknown");
 	else if (x->bandwidth)
 		snprintf(buf, size, "sensitive: k_ok = %d, k_bad = %d: bandwidth needed per process %.2f to "
 			 "%.2f GB/s (p = %u)", s->k_ok, s->k_bad, s->need_lo / 1e9, s->need_hi / 1e9, x->p);

@@ -373,6 +373,15 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 		cal->BW1_bytes_per_s / 1e9, cal->bw1_method == PMC_CAL_COUNTERS ? "counted LLC misses" :
 		"misses = accesses", cal->B_bytes_per_s / 1e9,
 		cal->method == PMC_CAL_TIMING ? "timing" : "counters");
+	/* the same test as pmanalyze's interf-cal-disturbed B_taken at the top level: a B that the
+	 * BWThrs take whole was measured while another process moved memory, which the load average
+	 * does not show */
+	if (!(cal->B_bytes_per_s - (double)is->ncpus * cal->BW1_bytes_per_s > 0))
+		pm_cli_warning("the calibration looks disturbed: %zu BWThr%s of BW1 = %.2f GB/s take%s all "
+			       "of B = %.2f GB/s, so another process was moving memory while it measured; "
+			       "pmanalyze will not use this B (recalibrate on a quiet machine)", is->ncpus,
+			       is->ncpus == 1 ? "" : "s", cal->BW1_bytes_per_s / 1e9, is->ncpus == 1 ? "s" : "",
+			       cal->B_bytes_per_s / 1e9);
 	if (cal->counters_why[0] && !pmc_cli_quiet)
 		fprintf(stderr, "pmcollect: no LLC miss counters for the calibration: %s\n", cal->counters_why);
 	for (size_t k = 0; k < cal->ncap; k++)

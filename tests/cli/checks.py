@@ -1062,6 +1062,76 @@ def interfere_bandwidth(argv):
     print(len(rates), S0, S1, B, BW1, X1, B - BW1)
 
 
+def interfere_cal_use(argv):
+    """t3600: '$T/x.json' '$T/x.table' [EXPECT]. What pmanalyze did with the bandwidth calibration
+    of an --interfere bandwidth trace, at any memory load: the rule of studies/interference.h
+    applied to the numbers the report itself holds (B, BW1, the interferers' median traffic per
+    level) says whether the calibration is disturbed and why; the report must say the same. EXPECT
+    (B_taken, B_exceeded, BW1_exceeded, no), when given, is the class the input was built to
+    force. Disturbed: estimate none, 'untrusted' names the number, the curve has no bandwidth left,
+    no bound, the summary and the coded note (interf-cal-disturbed, in the table too) say so.
+    Trusted: estimate bandwidth and every level's left is B - k BW1."""
+    import json
+    d = json.load(open(argv[1]))
+    x = d["interference"]
+    cal = x["calibration"]
+    B, BW1 = cal["B_bytes_per_s"], cal["BW1_bytes_per_s"]
+    curve = x["curve"]
+    kmax = max(c["k"] for c in curve)
+    why = "no"
+    if not B - kmax * BW1 > 0:
+        why = "B_taken"
+    else:
+        for c in sorted(curve, key=lambda c: c["k"]):
+            t = c.get("interferers_bytes_per_s")
+            if not c["k"] or t is None:
+                continue
+            if t > B:
+                why = "B_exceeded"
+            elif t > 1.5 * c["k"] * BW1:
+                why = "BW1_exceeded"
+            else:
+                continue
+            break
+    table = open(argv[2]).read()
+    notes = [n for n in d.get("coded_notes", []) if n["code"] == "interf-cal-disturbed"]
+    nums = "B %.2f, BW1 %.2f GB/s, interferers %s GB/s" % (B / 1e9, BW1 / 1e9, [
+        None if c.get("interferers_bytes_per_s") is None else round(c["interferers_bytes_per_s"] / 1e9, 2)
+        for c in curve])
+    out = []
+    def check(name, good, detail):
+        out.append("%s %s: %s" % ("ok" if good else "FAIL", name, detail))
+    if len(argv) > 3:
+        check("the input forces the class %s" % argv[3], why == argv[3], "%s (%s)" % (why, nums))
+    check("calibration_disturbed is what its numbers show (%s)" % why,
+          x.get("calibration_disturbed") == why, "%s; %s" % (x.get("calibration_disturbed"), nums))
+    if why != "no":
+        num = "BW1_bytes_per_s" if why == "BW1_exceeded" else "B_bytes_per_s"
+        check("disturbed (%s): estimate none, %s and the bandwidth left untrusted" % (why, num),
+              x["estimate"] == "none" and x.get("untrusted") == [num, "left_bytes_per_s"] and
+              x["estimate_reason"].startswith("calibration disturbed: "),
+              "%s %s: %s" % (x["estimate"], x.get("untrusted"), x["estimate_reason"]))
+        check("disturbed: no bandwidth left on the curve and no bound",
+              all(c.get("left_bytes_per_s") is None for c in curve) and x.get("need_lo") is None
+              and x.get("need_hi") is None, "need %s..%s" % (x.get("need_lo"), x.get("need_hi")))
+        check("disturbed: the verdict is the slowdowns' (agrees with level %d degraded), without a bound" % kmax,
+              (x["verdict"] == "sensitive") == any(c["degraded"] for c in curve) and
+              "bandwidth needed" not in x["summary"] and
+              (x["verdict"] != "sensitive" or "the calibration was disturbed" in x["summary"]),
+              "%s: %s" % (x["verdict"], x["summary"]))
+        check("disturbed: one coded note interf-cal-disturbed, in the table as well",
+              len(notes) == 1 and ("note: " + notes[0]["text"]) in table and
+              notes[0]["text"].startswith("the interference calibration was disturbed: "),
+              [n["text"] for n in notes])
+    else:
+        check("trusted: estimate bandwidth, left = B - k BW1 at every level, no disturbed note",
+              x["estimate"] == "bandwidth" and not notes and "untrusted" not in x and
+              all(abs(c["left_bytes_per_s"] - (B - c["k"] * BW1)) <= 1e-6 * B for c in curve),
+              "%s: %s" % (x["estimate"], x["estimate_reason"]))
+    print("\n".join(out))
+    return 1 if any(l.startswith("FAIL") for l in out) else 0
+
+
 # ---- the dispatcher ----
 def energy_source_final(argv):
     """t1400: '$T/zero.dump' '$T/info.json' 'reason regex'. The perf-zero fixture's source: META

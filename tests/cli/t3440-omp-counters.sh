@@ -33,12 +33,16 @@ fi
 # LLVM's libomp reports a worker's implicit_task end only when the next region releases it from the
 # fork barrier; with KMP_BLOCKTIME=infinite the worker spins there through the serial part, which a
 # cycle counter would count. cpu_ns (the thread's CPU time) is such a counter: each delta must be
-# the thread's own burn, (i+1) x 5 ms in ladder, 5 ms or 0 in master, not the 20 ms serial parts.
+# the thread's own burn, (i+1) x 5 ms in ladder, 5 ms or 0 in master (burn_ms stops once the
+# thread's own CPU clock has advanced that much, so never less), and not the 40 ms serial parts
+# it would spin through: under half of one above the burn. The runtime's and the OMPT tool's own
+# work in the region lies between, and is not bounded: under the sanitizers it is a measure of the
+# machine's speed (a quiet run exceeded 1 ms).
 KMP_BLOCKTIME=infinite run_capture "$PMCOLLECT" -q --omp-regions --omp-events "$EV,sde:::pmt_work::cpu_ns" -t 2 \
-	-o "$T/spin.zst" -- "$W/omp_sde" -w 5 -s 20 -r 3
-expect_status "omp_sde -s 20 with spinning workers recorded" 0
+	-o "$T/spin.zst" -- "$W/omp_sde" -w 5 -s 40 -r 3
+expect_status "omp_sde -s 40 with spinning workers recorded" 0
 "$PMANALYZE" --dump "$T/spin.zst" >"$T/spin.jsonl"
-check "every thread's CPU-time delta is its burn in the region (within 1 ms), not the wait after it" python3 -c '
+check "every thread's CPU-time delta is at least its burn in the region and less than its burn plus half the 40 ms serial part it would spin through after it" python3 -c '
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 regions = {(r["pid"], r["id"]): r for r in recs if r["type"] == "omp_region"}
@@ -48,7 +52,7 @@ for c in ctr:
     r = regions[(c["pid"], c["region_id"])]
     i = r["tids"].index(c["tid"])
     burn_ns = (i + 1) * 5e6 if r["id"] % 2 else (5e6 if i else 0)
-    assert burn_ns - 0.05e6 <= c["values"][1] <= burn_ns + 1e6, (r["id"], i, c["values"])' "$T/spin.jsonl"
+    assert burn_ns - 0.05e6 <= c["values"][1] < burn_ns + 20e6, (r["id"], i, c["values"])' "$T/spin.jsonl"
 
 # --- runs with 1, 2, 3 threads: Allande's TCM from the counters -------------------------------
 run_capture "$PMCOLLECT" -q --omp-regions --omp-events "$EV" -t 1-3 -o "$T/t.zst" -- "$W/omp_sde" -w 2 -r 2
