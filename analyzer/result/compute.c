@@ -238,7 +238,12 @@ static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
 	r->pred.cores = malloc(r->pred.ncores * sizeof(uint32_t));
 	r->pred.S_err = calloc(r->pred.ncores, sizeof(double));
 	r->pred.T_err_ns = calloc(r->pred.ncores, sizeof(double));
-	if (!r->pred.cores || !r->pred.S_err || !r->pred.T_err_ns)
+	r->pred.S_err_A = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_omega = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_wake = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_model = calloc(r->pred.ncores, sizeof(double));
+	if (!r->pred.cores || !r->pred.S_err || !r->pred.T_err_ns || !r->pred.S_err_A ||
+	    !r->pred.S_err_omega || !r->pred.S_err_wake || !r->pred.S_err_model)
 		return -1;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		r->pred.cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
@@ -286,6 +291,20 @@ nomem:
 	return -1;
 }
 
+/* ±S of every row from its parts, independent errors in quadrature: A's (the estimator's
+ * resolution, late samples, the estimators' gap), omega's, the replay's wake cost and the
+ * model's error at the trace's own runs (docs/model.md "Uncertainty"). A part that is not a
+ * number (S past saturation) leaves ±S not a number there, as S is. */
+static void compose_S_err(struct pma_result *r)
+{
+	struct pma_pred_result *pd = &r->pred;
+
+	for (size_t i = 0; i < pd->ncores; i++)
+		pd->S_err[i] = sqrt(pd->S_err_A[i] * pd->S_err_A[i] + pd->S_err_omega[i] * pd->S_err_omega[i] +
+				    pd->S_err_wake[i] * pd->S_err_wake[i] +
+				    pd->S_err_model[i] * pd->S_err_model[i]);
+}
+
 /* Uncertainty: one sampling interval's worth of misplaced critical path (a change of parallelism
  * is located to within one interval). The other estimator's value is reported beside it rather
  * than folded in: the paper's is biased low by design when slices are long. */
@@ -302,16 +321,25 @@ static void compute_uncertainty(struct pma_result *r)
 
 	if (r->par.est == PMA_EST_SWITCH)
 		gran = pma_pswitch_rel_err(&run->pst);
+	/* a trace with no events or no work (0 / 0) has no resolution to speak of: not NaN */
+	if (!isfinite(gran) || gran < 0)
+		gran = 0;
 	r->par.A_err = p->A_inf * gran;
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
-		/* omega's uncertainty from the spread of repeated calibration runs (docs/scaling.md) */
-		/* and the replay's, from the wake-up cost's spread: S = T(1) / T(n) */
+		/* unknown omega predicts with 0 (compute_predictions): the replay's T(n) is T (1 + 0) */
+		double w0 = isfinite(w) ? w : 0;
+		/* the replay's, from the wake-up cost's spread: S = T(1) / T(n), so dS / S = dT / T */
 		double dT = r->par.est == PMA_EST_SCHED && q->T_ns > 0 ?
-				    r->pred.T_err_ns[i] * (1 + q->omega) / q->T_ns : 0;
-		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * hypot(gran, dT), w, dw);
+				    r->pred.T_err_ns[i] * (1 + w0) / q->T_ns : 0;
+		r->pred.S_err_A[i] = q->S * gran;
+		r->pred.S_err_wake[i] = q->S * dT;
+		/* omega's uncertainty from the spread of repeated calibration runs (docs/scaling.md),
+		   where omega is known */
+		r->pred.S_err_omega[i] = pma_mem_S_err(q->S, 0, w, dw);
 	}
+	compose_S_err(r);
 }
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
@@ -412,6 +440,16 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
 	free(wall);
 	free(cpus);
+	/* the model's error the runs show, carried to every n as its own part of ±S; idle cores
+	   (n > m) change nothing, so the distance stops at the busy ones */
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		double Si = r->pred.by_est[r->par.est][i].S;
+		r->pred.S_err_model[i] = isfinite(Si) ?
+			Si * pma_runcheck_model_rel(&r->runcheck, r->mem.busy[i] < r->pred.cores[i] ?
+							     r->mem.busy[i] : r->pred.cores[i]) : NAN;
+	}
+	compose_S_err(r);
+	pma_runcheck_set_total(&r->runcheck, r->pred.cores, r->pred.S_err, nc);
 	if ((w = pma_runcheck_worst(&r->runcheck)))
 		note(r, PMA_NOTE_RUNS_DISAGREE, (double[]){ w->cores, w->S_pred, w->S_pred_err, w->S,
 			w->S_min, w->S_max, (double)w->runs_n, (double)w->runs_1 }, 8);
@@ -678,7 +716,8 @@ static void check_sampling(struct pma_result *r)
 	r->par.A_err += r->par.by_est[r->par.est].A_inf * widen;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		if (isfinite(r->pred.by_est[r->par.est][i].S))
-			r->pred.S_err[i] += r->pred.by_est[r->par.est][i].S * widen;
+			r->pred.S_err_A[i] += r->pred.by_est[r->par.est][i].S * widen;
+	compose_S_err(r);
 	/* widened always, worth a note from 5% (and PMA_LATE_MIN expirations) */
 	if (smp.share >= PMA_LATE_SHARE && smp.late + smp.lost >= PMA_LATE_MIN)
 		note(r, PMA_NOTE_LATE_SAMPLES, (double[]){ smp.samples, smp.late, smp.lost,
@@ -742,9 +781,9 @@ static void check_estimators(struct pma_result *r)
 	}
 	if (gap > r->par.A_err) {
 		for (size_t i = 0; i < r->pred.ncores; i++)
-			r->pred.S_err[i] = fmax(r->pred.S_err[i],
-						r->pred.by_est[pr->est][i].S * gap / A);
+			r->pred.S_err_A[i] = r->pred.by_est[pr->est][i].S * gap / A;
 		r->par.A_err = gap;
+		compose_S_err(r);
 	}
 	if (wk >= 0) {
 		const char *names[2] = { pma_estimator_name(pr->est), pma_estimator_name(wk) };
@@ -900,6 +939,10 @@ void pma_result_free(struct pma_result *r)
 		free(r->pred.by_est[k]);
 	free(r->pred.S_err);
 	free(r->pred.T_err_ns);
+	free(r->pred.S_err_A);
+	free(r->pred.S_err_omega);
+	free(r->pred.S_err_wake);
+	free(r->pred.S_err_model);
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
 	pma_regions_free(&r->regions);
