@@ -79,7 +79,12 @@ void table_predictions(FILE *out, const struct pma_result *r)
 			r->opt.n_95 == 1 ? "" : "s");
 		for (size_t j = 0; j < r->opt.nintervals; j++)
 			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
-		fprintf(out, "%s\n", r->opt.nintervals ? "" : " no interval");
+		fprintf(out, "%s", r->opt.nintervals ? "" : " no interval");
+		/* the runs' S where they measured it (compute.c enforce_optimum) */
+		for (size_t j = 0; j < r->pred.n_opt_measured; j++)
+			fprintf(out, "%s%u", j ? ", " : "; S measured by this trace's runs at n = ",
+				r->pred.opt_measured[j]);
+		fputc('\n', out);
 	}
 	/* the trace's own runs on 1 and n CPUs (runcheck.h) */
 	for (size_t i = 0; i < r->runcheck.n; i++) {
@@ -136,6 +141,9 @@ void optimal_json(cJSON *root, const struct pma_result *r)
 	op = cJSON_AddObjectToObject(root, "optimal");
 	cJSON_AddNumberToObject(op, "S", r->opt.S_best);
 	cJSON_AddNumberToObject(op, "cores_95", r->opt.n_95);
+	iv = cJSON_AddArrayToObject(op, "measured_cores"); /* S from the trace's own runs there */
+	for (size_t j = 0; j < r->pred.n_opt_measured; j++)
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(r->pred.opt_measured[j]));
 	iv = cJSON_AddArrayToObject(op, "increasing");
 	for (size_t j = 0; j < r->opt.nintervals; j++) {
 		cJSON *pair = cJSON_CreateArray();

@@ -406,18 +406,19 @@ static int compute_measured(struct pma_result *r)
 	return 0;
 }
 
-/* The predictions against the analyzed trace's own runs (runcheck.h): its baseline and
- * calibration runs that exited 0 with the analyzed m, on the recording machine (not with
- * --machine, whose predictions are for another). A note names the worst core count whose
- * prediction misses the runs' range by more than its ±S. */
-static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
+/* The runs check's rows (runcheck.h) from the predictions and ±S as they stand: the analyzed
+ * trace's baseline and calibration runs that exited 0 with the analyzed m, on the recording
+ * machine (not with --machine, whose predictions are for another). Built once before the
+ * optimum (which takes the runs' S where they measured it) and again at the end with the final
+ * ±S. Returns 0 or -1 (out of memory). */
+static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	const struct pma_trace *t = r->t;
 	double *wall = NULL, S[PMA_RUNCHECK_MAX];
 	uint32_t *cpus = NULL;
 	size_t k = 0, nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
-	const struct pma_runcheck_row *w;
 
+	memset(&r->runcheck, 0, sizeof(r->runcheck));
 	if (o->machine || !t->nruns)
 		return 0;
 	wall = malloc(t->nruns * sizeof(*wall));
@@ -440,8 +441,21 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
 	free(wall);
 	free(cpus);
-	/* the model's error the runs show, carried to every n as its own part of ±S; idle cores
-	   (n > m) change nothing, so the distance stops at the busy ones */
+	return 0;
+}
+
+/* The predictions against the trace's own runs with the final ±S from the spreads; then the
+ * model's error the runs show, carried to every n as its own part of ±S (docs/model.md "The
+ * model's error, carried into ±S"). A note names the worst core count whose prediction misses
+ * the runs' range by more than its ±S. Returns 0 or -1 (out of memory). */
+static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
+{
+	const struct pma_runcheck_row *w;
+	size_t nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
+
+	if (runs_rows(r, o) < 0)
+		return -1;
+	/* idle cores (n > m) change nothing, so the distance stops at the busy ones */
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		double Si = r->pred.by_est[r->par.est][i].S;
 		r->pred.S_err_model[i] = isfinite(Si) ?
@@ -583,9 +597,19 @@ static void enforce_optimum(struct pma_result *r)
 	}
 	for (size_t i = 0; i < n; i++)
 		any_known |= isfinite(v[i].omega);
+	r->pred.n_opt_measured = 0;
 	for (size_t i = 0; i < n; i++) {
 		S[i] = S_all[i] = v[i].S;
-		if (any_known && isnan(v[i].omega)) {
+		/* where the trace's own runs measured S, the optimum takes theirs (runs_rows) */
+		for (size_t j = 0; j < r->runcheck.n; j++)
+			if (r->runcheck.rows[j].cores == r->pred.cores[i] && isfinite(r->runcheck.rows[j].S) &&
+			    r->pred.n_opt_measured < PMA_OPT_MEASURED_MAX) {
+				S[i] = S_all[i] = r->runcheck.rows[j].S;
+				r->pred.opt_measured[r->pred.n_opt_measured++] = r->pred.cores[i];
+				break;
+			}
+		if (any_known && isnan(v[i].omega) && !(r->pred.n_opt_measured &&
+			r->pred.opt_measured[r->pred.n_opt_measured - 1] == r->pred.cores[i])) {
 			S[i] = NAN;
 			if (!first_unk)
 				first_unk = r->pred.cores[i];
@@ -620,12 +644,15 @@ static void enforce_optimum(struct pma_result *r)
 }
 
 /* The final pass over the predictions: every estimator's bounds, then the optimum. */
-static void enforce_invariants(struct pma_result *r)
+static int enforce_invariants(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	for (int k = 0; k < PMA_EST_COUNT; k++)
 		if (r->par.have[k] && r->pred.by_est[k])
 			enforce_prediction_bounds(r, k);
+	if (runs_rows(r, o) < 0)
+		return -1;
 	enforce_optimum(r);
+	return 0;
 }
 
 /* ---- degraded inputs (docs/model.md "Invariants") ---- */
@@ -866,7 +893,10 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		pma_wakecost_choose(traces, ntraces, &r->wake);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
-	enforce_invariants(r);
+	if (enforce_invariants(r, o) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
 	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;

@@ -93,6 +93,10 @@ struct pma_pred_result {
 						     runs, carried to n (runcheck.h) */
 	double *T_err_ns;                         /* [ncores]: uncertainty of the replay's T(n) from
 						     the wake-up cost's spread (0 without) */
+	size_t n_opt_measured;                    /* the optimum (opt) took S measured by the
+						     trace's own runs (runcheck) at these cores */
+#define PMA_OPT_MEASURED_MAX 16
+	uint32_t opt_measured[PMA_OPT_MEASURED_MAX];
 };
 
 /* Section: measured speedups of the traces' finished runs with the analyzed run's m and a known CPU

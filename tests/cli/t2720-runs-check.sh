@@ -111,4 +111,26 @@ print(ok + 1)') # the points and the legend's swatch (plot.h: PMA_PLOT_C_MEAS 2c
 	got=$(python3 "$PMT_TOP/tests/cli/checks.py" plot_svg_colour_uses "$T/svg/speedup.svg" 2ca02c 2>&1)
 	check "$fx: the speedup plot's measured points are the runs that exited 0 ($want uses of the colour, legend included)" test "$got" = "$want"
 done
+
+# --- a synthetic schedule (gentrace, sched events: truth S(2) = 2) whose own runs measure S(2)
+# 10% lower (runs_S=0.9, each side's runs 2% apart): the model's error is that 10% less what the
+# runs' and the prediction's spreads explain; a 30% spread explains it all
+GEN="$(dirname "$W")/bench/gentrace"
+"$GEN" "$T/miss.zst" 4 0.6 sched runs_S=0.9:0.02 >/dev/null
+"$PMANALYZE" -q --cores 1-8 --format json "$T/miss.zst" >"$T/miss.json" 2>"$T/miss.err"
+check "gentrace runs_S=0.9: the model error is the known 10% less the spreads, doubling to n = m = 4" python3 -c 'import json,sys,math
+d=json.load(open(sys.argv[1])); w=d["runs_check"][0]; p={q["cores"]:q for q in d["predictions"]}
+assert w["cores"]==2 and abs(p[2]["S"]-2)<0.01, (w, p[2])          # the truth, predicted
+assert abs(w["S"]-1.8)<1e-6 and w["runs"]==3 and w["runs_1"]==4, w  # 0.9 x 2; the baseline on 1 CPU too
+e=math.sqrt(max(0,(w["S"]-w["S_predicted"])**2-w["S_sd"]**2-w["S_err"]**2))/w["S_predicted"]
+assert abs(w["model_rel"]-e)<1e-9 and 0.085<e<0.1, (w, e)
+for n,k in ((1,0),(2,1),(4,2),(8,2)):
+    assert abs(p[n]["S_err_model"]/p[n]["S"]-k*e)<1e-9, (n, p[n], e)
+assert p[4]["S_err"]>=2*e*p[4]["S"] and abs(w["S_err_with_model"]-p[2]["S_err"])<1e-12, (p[4], w)' "$T/miss.json"
+"$GEN" "$T/wide.zst" 4 0.6 sched runs_S=0.9:0.3 >/dev/null
+"$PMANALYZE" -q --cores 1-4 --format json "$T/wide.zst" >"$T/wide.json" 2>"$T/wide.err"
+check "gentrace runs_S=0.9:0.3: runs 30% apart explain the 10%: no model error" python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); w=d["runs_check"][0]
+assert abs(w["S"]-1.8)<1e-6 and w["model_rel"]==0 and w["S_sd"]>0.2, w
+assert all(q["S_err_model"]==0 for q in d["predictions"]), d["predictions"]' "$T/wide.json"
 done_testing
