@@ -35,7 +35,17 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 	fmt_given(dS, sizeof(dS), 2, r->pred.S_err[i]);
 	fmt_given(T, sizeof(T), 3, q->T_ns / 1e9);
 	fmt_given(R, sizeof(R), 2, q->R);
-	snprintf(buf, size, "%8.2f %7s %6s %8s %8s %10s %7s  %s%s", q->A, w, x, S, dS, T, R,
+	/* with the trace's own runs: ±S's model part and the S they measured at n (runcheck.h) */
+	char runs[48] = "";
+	if (r->runcheck.n) {
+		char dm[32], Sm[32] = "";
+		fmt_given(dm, sizeof(dm), 2, r->pred.S_err_model[i]);
+		for (size_t k = 0; k < r->runcheck.n; k++)
+			if (r->runcheck.rows[k].cores == q->cores)
+				fmt_given(Sm, sizeof(Sm), 2, r->runcheck.rows[k].S);
+		snprintf(runs, sizeof(runs), " %7s %8s", dm, Sm);
+	}
+	snprintf(buf, size, "%8.2f %7s %6s %8s %8s%s %10s %7s  %s%s", q->A, w, x, S, dS, runs, T, R,
 		 r->mem.per_socket[i],
 		 q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
 		 q->cores == r->opt.n_95 ? "  <- 95% of the best S" :
@@ -50,8 +60,8 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 		"memory %s)\n", r->par.est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
 						 : "A(m,n) from the profile, eq. 6",
 		r->mem.cal.source, r->mem.placement, pma_mem_policy_name(r->mem.pol));
-	fprintf(out, "  %6s %8s %7s %6s %8s %8s %10s %7s  %s\n", "cores", "A(m,n)", "omega", "xsock",
-		"S", "±S", "T (s)", "R", "per socket");
+	fprintf(out, "  %6s %8s %7s %6s %8s %8s%s %10s %7s  %s\n", "cores", "A(m,n)", "omega", "xsock",
+		"S", "±S", r->runcheck.n ? "  ±model  S runs" : "", "T (s)", "R", "per socket");
 	for (size_t i = 0, j; i < r->pred.ncores; i = j + 1) {
 		char row[256], next[256], n[32];
 		/* once S has saturated the rows repeat: one row for a run of identical ones (JSON and
@@ -73,20 +83,27 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 			r->opt.n_95 == 1 ? "" : "s");
 		for (size_t j = 0; j < r->opt.nintervals; j++)
 			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
-		fprintf(out, "%s\n", r->opt.nintervals ? "" : " no interval");
+		fprintf(out, "%s", r->opt.nintervals ? "" : " no interval");
+		/* the runs' S where they measured it (compute.c enforce_optimum) */
+		for (size_t j = 0; j < r->pred.n_opt_measured; j++)
+			fprintf(out, "%s%u", j ? ", " : "; S measured by this trace's runs at n = ",
+				r->pred.opt_measured[j]);
+		fputc('\n', out);
 	}
 	/* the trace's own runs on 1 and n CPUs (runcheck.h) */
 	for (size_t i = 0; i < r->runcheck.n; i++) {
 		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
-		char S[32], dS[32], range[64] = "";
+		char S[32], dS[32], dT[32], range[64] = "";
 		fmt_given(S, sizeof(S), 2, w->S_pred);
 		fmt_given(dS, sizeof(dS), 2, w->S_pred_err);
 		if (w->runs_n > 1) /* each run on n CPUs against the median on one */
 			snprintf(range, sizeof(range), " (%.2f-%.2f)", w->S_min, w->S_max);
+		fmt_given(dT, sizeof(dT), 2, w->S_err_total);
 		fprintf(out, "%-13sS(%u) = %.2f%s by this trace's runs: %zu on %u CPUs against %zu on "
-			"1 (%swall times); predicted %s ± %s%s\n", i ? "" : "measured", w->cores, w->S,
-			range, w->runs_n, w->cores, w->runs_1, w->runs_n > 1 || w->runs_1 > 1 ?
-			"median " : "", S, dS, w->outside ? "  <- outside ±S" : "");
+			"1 (%swall times); predicted %s ± %s%s; ± %s with the model's error\n",
+			i ? "" : "measured", w->cores, w->S, range, w->runs_n, w->cores, w->runs_1,
+			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", S, dS,
+			w->outside ? "  <- outside ±S" : "", dT);
 	}
 }
 
@@ -108,6 +125,9 @@ static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(o, "runs_1", (double)w->runs_1);
 		pma_render_add_finite(o, "S_predicted", w->S_pred);
 		pma_render_add_finite(o, "S_err", w->S_pred_err);
+		pma_render_add_finite(o, "S_err_with_model", w->S_err_total);
+		pma_render_add_finite(o, "S_sd", w->S_sd);
+		pma_render_add_finite(o, "model_rel", w->model_rel);
 		cJSON_AddBoolToObject(o, "outside", w->outside);
 		cJSON_AddItemToArray(a, o);
 	}
@@ -125,6 +145,9 @@ static void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 	op = cJSON_AddObjectToObject(root, "optimal");
 	cJSON_AddNumberToObject(op, "S", r->opt.S_best);
 	cJSON_AddNumberToObject(op, "cores_95", r->opt.n_95);
+	iv = cJSON_AddArrayToObject(op, "measured_cores"); /* S from the trace's own runs there */
+	for (size_t j = 0; j < r->pred.n_opt_measured; j++)
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(r->pred.opt_measured[j]));
 	iv = cJSON_AddArrayToObject(op, "increasing");
 	for (size_t j = 0; j < r->opt.nintervals; j++) {
 		cJSON *pair = cJSON_CreateArray();
@@ -152,6 +175,11 @@ static void pma_render_predictions_json(cJSON *preds, const struct pma_result *r
 		cJSON_AddBoolToObject(o, "saturated", isinf(q->omega));
 		pma_render_add_finite(o, "S", q->S);
 		cJSON_AddNumberToObject(o, "S_err", r->pred.S_err[i]);
+		/* its parts, in quadrature (docs/model.md "Uncertainty") */
+		pma_render_add_finite(o, "S_err_A", r->pred.S_err_A[i]);
+		pma_render_add_finite(o, "S_err_omega", r->pred.S_err_omega[i]);
+		pma_render_add_finite(o, "S_err_wake", r->pred.S_err_wake[i]);
+		pma_render_add_finite(o, "S_err_model", r->pred.S_err_model[i]);
 		pma_render_add_finite(o, "T_s", q->T_ns / 1e9);
 		if (r->wake.have && r->par.est == PMA_EST_SCHED) /* the wake-up cost's spread */
 			pma_render_add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);

@@ -208,10 +208,14 @@ static int pma_render_html_headline(FILE *out, const struct pma_result *r, char 
 	P("<div class=\"kpi\" id=\"kpi-D\"><span class=\"v\" data-value=\"%.6g\">%.2f</span>"
 	  "<span class=\"l\">D(m) = m &#8722; A(m,&#8734;): threads' worth of dependencies, m = %.0f "
 	  "(eq. 2)</span></div>\n", p->D, p->D, r->par.m);
+	int measured = 0; /* the best S is the trace's own runs' (compute.c enforce_optimum) */
+	for (size_t j = 0; j < r->pred.n_opt_measured; j++)
+		measured |= r->pred.opt_measured[j] == o->n_best;
 	if (o->n_best)
 		P("<div class=\"kpi\" id=\"kpi-best\"><span class=\"v\" data-value=\"%u\">n = %u</span>"
-		  "<span class=\"l\">best core count: S = %.2f; 95%% of it from n = %u</span></div>\n",
-		  o->n_best, o->n_best, o->S_best, o->n_95);
+		  "<span class=\"l\">best core count: S = %.2f%s; 95%% of it from n = %u</span></div>\n",
+		  o->n_best, o->n_best, o->S_best, measured ? " (measured by the trace's runs)" : "",
+		  o->n_95);
 	P("</div>\n<p class=\"why\" id=\"best-why\">");
 	if (!o->n_best)
 		P("No core count has a finite predicted speedup: memory saturates already on one core.");

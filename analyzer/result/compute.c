@@ -241,7 +241,12 @@ static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
 	r->pred.cores = malloc(r->pred.ncores * sizeof(uint32_t));
 	r->pred.S_err = calloc(r->pred.ncores, sizeof(double));
 	r->pred.T_err_ns = calloc(r->pred.ncores, sizeof(double));
-	if (!r->pred.cores || !r->pred.S_err || !r->pred.T_err_ns)
+	r->pred.S_err_A = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_omega = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_wake = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_model = calloc(r->pred.ncores, sizeof(double));
+	if (!r->pred.cores || !r->pred.S_err || !r->pred.T_err_ns || !r->pred.S_err_A ||
+	    !r->pred.S_err_omega || !r->pred.S_err_wake || !r->pred.S_err_model)
 		return -1;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		r->pred.cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
@@ -289,6 +294,20 @@ nomem:
 	return -1;
 }
 
+/* ±S of every row from its parts, independent errors in quadrature: A's (the estimator's
+ * resolution, late samples, the estimators' gap), omega's, the replay's wake cost and the
+ * model's error at the trace's own runs (docs/model.md "Uncertainty"). A part that is not a
+ * number (S past saturation) leaves ±S not a number there, as S is. */
+static void compose_S_err(struct pma_result *r)
+{
+	struct pma_pred_result *pd = &r->pred;
+
+	for (size_t i = 0; i < pd->ncores; i++)
+		pd->S_err[i] = sqrt(pd->S_err_A[i] * pd->S_err_A[i] + pd->S_err_omega[i] * pd->S_err_omega[i] +
+				    pd->S_err_wake[i] * pd->S_err_wake[i] +
+				    pd->S_err_model[i] * pd->S_err_model[i]);
+}
+
 /* Uncertainty: one sampling interval's worth of misplaced critical path (a change of parallelism
  * is located to within one interval). The other estimator's value is reported beside it rather
  * than folded in: the paper's is biased low by design when slices are long. */
@@ -305,16 +324,25 @@ static void compute_uncertainty(struct pma_result *r)
 
 	if (r->par.est == PMA_EST_SWITCH)
 		gran = pma_pswitch_rel_err(&run->pst);
+	/* a trace with no events or no work (0 / 0) has no resolution to speak of: not NaN */
+	if (!isfinite(gran) || gran < 0)
+		gran = 0;
 	r->par.A_err = p->A_inf * gran;
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		double dw = r->mem.omega_err[i], w = r->mem.omega[i];
-		/* omega's uncertainty from the spread of repeated calibration runs (docs/scaling.md) */
-		/* and the replay's, from the wake-up cost's spread: S = T(1) / T(n) */
+		/* unknown omega predicts with 0 (compute_predictions): the replay's T(n) is T (1 + 0) */
+		double w0 = isfinite(w) ? w : 0;
+		/* the replay's, from the wake-up cost's spread: S = T(1) / T(n), so dS / S = dT / T */
 		double dT = r->par.est == PMA_EST_SCHED && q->T_ns > 0 ?
-				    r->pred.T_err_ns[i] * (1 + q->omega) / q->T_ns : 0;
-		r->pred.S_err[i] = pma_mem_S_err(q->S, q->S * hypot(gran, dT), w, dw);
+				    r->pred.T_err_ns[i] * (1 + w0) / q->T_ns : 0;
+		r->pred.S_err_A[i] = q->S * gran;
+		r->pred.S_err_wake[i] = q->S * dT;
+		/* omega's uncertainty from the spread of repeated calibration runs (docs/scaling.md),
+		   where omega is known */
+		r->pred.S_err_omega[i] = pma_mem_S_err(q->S, 0, w, dw);
 	}
+	compose_S_err(r);
 }
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
@@ -380,18 +408,19 @@ static int compute_measured(struct pma_result *r)
 	return 0;
 }
 
-/* The predictions against the analyzed trace's own runs (runcheck.h): its baseline and
- * calibration runs that exited 0 with the analyzed m, on the recording machine (not with
- * --machine, whose predictions are for another). A note names the worst core count whose
- * prediction misses the runs' range by more than its ±S. */
-static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
+/* The runs check's rows (runcheck.h) from the predictions and ±S as they stand: the analyzed
+ * trace's baseline and calibration runs that exited 0 with the analyzed m, on the recording
+ * machine (not with --machine, whose predictions are for another). Built once before the
+ * optimum (which takes the runs' S where they measured it) and again at the end with the final
+ * ±S. Returns 0 or -1 (out of memory). */
+static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	const struct pma_trace *t = r->t;
 	double *wall = NULL, S[PMA_RUNCHECK_MAX];
 	uint32_t *cpus = NULL;
 	size_t k = 0, nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
-	const struct pma_runcheck_row *w;
 
+	memset(&r->runcheck, 0, sizeof(r->runcheck));
 	if (o->machine || !t->nruns)
 		return 0;
 	wall = malloc(t->nruns * sizeof(*wall));
@@ -414,6 +443,29 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
 	free(wall);
 	free(cpus);
+	return 0;
+}
+
+/* The predictions against the trace's own runs with the final ±S from the spreads; then the
+ * model's error the runs show, carried to every n as its own part of ±S (docs/model.md "The
+ * model's error, carried into ±S"). A note names the worst core count whose prediction misses
+ * the runs' range by more than its ±S. Returns 0 or -1 (out of memory). */
+static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
+{
+	const struct pma_runcheck_row *w;
+	size_t nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
+
+	if (runs_rows(r, o) < 0)
+		return -1;
+	/* idle cores (n > m) change nothing, so the distance stops at the busy ones */
+	for (size_t i = 0; i < r->pred.ncores; i++) {
+		double Si = r->pred.by_est[r->par.est][i].S;
+		r->pred.S_err_model[i] = isfinite(Si) ?
+			Si * pma_runcheck_model_rel(&r->runcheck, r->mem.busy[i] < r->pred.cores[i] ?
+							     r->mem.busy[i] : r->pred.cores[i]) : NAN;
+	}
+	compose_S_err(r);
+	pma_runcheck_set_total(&r->runcheck, r->pred.cores, r->pred.S_err, nc);
 	if ((w = pma_runcheck_worst(&r->runcheck)))
 		(void)pma_note_add_runs_disagree(&r->notes, &(struct pma_note_runs_disagree){
 			.n = w->cores, .S_pred = w->S_pred, .S_err = w->S_pred_err, .S = w->S,
@@ -554,9 +606,19 @@ static void enforce_optimum(struct pma_result *r)
 	}
 	for (size_t i = 0; i < n; i++)
 		any_known |= isfinite(v[i].omega);
+	r->pred.n_opt_measured = 0;
 	for (size_t i = 0; i < n; i++) {
 		S[i] = S_all[i] = v[i].S;
-		if (any_known && isnan(v[i].omega)) {
+		/* where the trace's own runs measured S, the optimum takes theirs (runs_rows) */
+		for (size_t j = 0; j < r->runcheck.n; j++)
+			if (r->runcheck.rows[j].cores == r->pred.cores[i] && isfinite(r->runcheck.rows[j].S) &&
+			    r->pred.n_opt_measured < PMA_OPT_MEASURED_MAX) {
+				S[i] = S_all[i] = r->runcheck.rows[j].S;
+				r->pred.opt_measured[r->pred.n_opt_measured++] = r->pred.cores[i];
+				break;
+			}
+		if (any_known && isnan(v[i].omega) && !(r->pred.n_opt_measured &&
+			r->pred.opt_measured[r->pred.n_opt_measured - 1] == r->pred.cores[i])) {
 			S[i] = NAN;
 			if (!first_unk)
 				first_unk = r->pred.cores[i];
@@ -595,12 +657,15 @@ static void enforce_optimum(struct pma_result *r)
 }
 
 /* The final pass over the predictions: every estimator's bounds, then the optimum. */
-static void enforce_invariants(struct pma_result *r)
+static int enforce_invariants(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	for (int k = 0; k < PMA_EST_COUNT; k++)
 		if (r->par.have[k] && r->pred.by_est[k])
 			enforce_prediction_bounds(r, k);
+	if (runs_rows(r, o) < 0)
+		return -1;
 	enforce_optimum(r);
+	return 0;
 }
 
 /* ---- degraded inputs (docs/model.md "Invariants") ---- */
@@ -694,7 +759,8 @@ static void check_sampling(struct pma_result *r)
 	r->par.A_err += r->par.by_est[r->par.est].A_inf * widen;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		if (isfinite(r->pred.by_est[r->par.est][i].S))
-			r->pred.S_err[i] += r->pred.by_est[r->par.est][i].S * widen;
+			r->pred.S_err_A[i] += r->pred.by_est[r->par.est][i].S * widen;
+	compose_S_err(r);
 	/* widened always, worth a note from 5% (and PMA_LATE_MIN expirations) */
 	if (smp.share >= PMA_LATE_SHARE && smp.late + smp.lost >= PMA_LATE_MIN)
 		(void)pma_note_add_late_samples(&r->notes, &(struct pma_note_late_samples){
@@ -763,9 +829,9 @@ static void check_estimators(struct pma_result *r)
 	}
 	if (gap > r->par.A_err) {
 		for (size_t i = 0; i < r->pred.ncores; i++)
-			r->pred.S_err[i] = fmax(r->pred.S_err[i],
-						r->pred.by_est[pr->est][i].S * gap / A);
+			r->pred.S_err_A[i] = r->pred.by_est[pr->est][i].S * gap / A;
 		r->par.A_err = gap;
+		compose_S_err(r);
 	}
 	if (wk >= 0) {
 		(void)pma_note_add_est_disagree(&r->notes, &(struct pma_note_est_disagree){
@@ -845,7 +911,10 @@ int pma_step_predict(struct pma_result *r, const struct pma_compute_opts *o, cha
 		pma_wakecost_choose(r->traces, r->ntraces, &r->wake);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
-	enforce_invariants(r);
+	if (enforce_invariants(r, o) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
 	/* the memory model's notes after the invariants' */
 	if (pma_notes_append(&r->notes, &r->mem.notes) < 0) {
 		snprintf(why, whysize, "out of memory");
@@ -1008,6 +1077,10 @@ void pma_result_free(struct pma_result *r)
 		free(r->pred.by_est[k]);
 	free(r->pred.S_err);
 	free(r->pred.T_err_ns);
+	free(r->pred.S_err_A);
+	free(r->pred.S_err_omega);
+	free(r->pred.S_err_wake);
+	free(r->pred.S_err_model);
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
 	pma_regions_free(&r->regions);

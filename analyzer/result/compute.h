@@ -82,9 +82,21 @@ struct pma_pred_result {
 	size_t ncores;
 	uint32_t *cores;                          /* [ncores] */
 	struct pma_prediction *by_est[PMA_EST_COUNT]; /* [ncores] each; NULL when !have[k] */
-	double *S_err;                            /* [ncores]: uncertainty of S of est */
+	double *S_err;                            /* [ncores]: uncertainty of S of est, the parts
+						     below in quadrature (docs/model.md
+						     "Uncertainty") */
+	double *S_err_A;                          /* [ncores]: A's part: S A_err / A */
+	double *S_err_omega;                      /* [ncores]: omega's, S domega / (1 + omega); 0
+						     where omega is unknown */
+	double *S_err_wake;                       /* [ncores]: the replay's wake cost's, S dT / T */
+	double *S_err_model;                      /* [ncores]: the model's error at the trace's own
+						     runs, carried to n (runcheck.h) */
 	double *T_err_ns;                         /* [ncores]: uncertainty of the replay's T(n) from
 						     the wake-up cost's spread (0 without) */
+	size_t n_opt_measured;                    /* the optimum (opt) took S measured by the
+						     trace's own runs (runcheck) at these cores */
+#define PMA_OPT_MEASURED_MAX 16
+	uint32_t opt_measured[PMA_OPT_MEASURED_MAX];
 };
 
 /* Section: measured speedups of the traces' finished runs with the analyzed run's m and a known CPU

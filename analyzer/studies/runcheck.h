@@ -19,9 +19,18 @@ struct pma_runcheck_row {
 	size_t runs_1, runs_n;     /* runs on one CPU, on n CPUs */
 	double S;                  /* median T(1) / median T(n), wall times */
 	double S_min, S_max;       /* median T(1) / T(n) of each run on n CPUs: the runs' spread */
-	double S_pred, S_pred_err; /* the prediction at n (eq. 1) and its ±S */
+	double S_pred, S_pred_err; /* the prediction at n (eq. 1) and its ±S from the spreads
+				      (A, omega, the wake cost), the model's error not included */
 	int outside;               /* [S_pred - S_pred_err, S_pred + S_pred_err] misses
 				      [S_min, S_max] */
+	double S_sd;               /* standard error of S: each median's (1.2533 sd / sqrt(k),
+				      sd the runs' sample standard deviation) relative, in
+				      quadrature; 0 with one run on each side */
+	double S_err_total;        /* ±S at n with the model's error (pma_runcheck_set_total) */
+	double model_rel;          /* the model's error at n, relative to S_pred: the part of
+				      |S - S_pred| that neither S_sd nor the S_err given explains,
+				      sqrt(max(0, d^2 - S_sd^2 - S_err^2)) / S_pred; 0 when S_pred
+				      is not finite */
 };
 
 struct pma_runcheck {
@@ -38,6 +47,19 @@ struct pma_runcheck {
 size_t pma_runcheck_rows(const double *wall_s, const uint32_t *cpus, size_t nruns,
 			 const uint32_t *cores, const double *S, const double *S_err, size_t ncores,
 			 struct pma_runcheck *out);
+
+/* The model's relative error at n carried from the rows (docs/model.md "The model's error"):
+ * the points are n = 1, where the prediction is the baseline itself (error 0), and each row's
+ * (cores, model_rel); the error grows from the nearest point c (in log2 n) at the steepest rate
+ * the rows show per doubling from one CPU: e(c) + rate |log2(n / c)|, rate = max over rows of
+ * model_rel / log2(cores). 0 without rows or when every row's runs explain its difference. */
+double pma_runcheck_model_rel(const struct pma_runcheck *c, uint32_t n);
+
+/* Sets each row's S_err_total to the S_err of its core count in cores: the final ±S, the model's
+ * part included. S_pred_err and outside stay the model's own (its spreads without the error the
+ * runs measure, which would explain the runs by construction). */
+void pma_runcheck_set_total(struct pma_runcheck *c, const uint32_t *cores, const double *S_err,
+			  size_t ncores);
 
 /* The row whose prediction misses its runs by the most (relative to the runs' nearest S), NULL
  * when none is outside. */

@@ -36,7 +36,11 @@
  * (from 0) N + 5k late and 10 lost of 100 samples (RUN_END); thread_sweep=S adds a thread
  * sweep on 2 CPUs (issue 29 item 7: pmcollect --sweep 'threads=4-8' --repeat 3), whose CPU time
  * has the medians 0.80 + 0.0275 (t - 4) s, a line, and the repetitions S ms apart around them
- * (0.4 S below, 0.6 S above: S = 440 is the issue's busy machine, 0.62-1.17 s). */
+ * (0.4 S below, 0.6 S above: S = 440 is the issue's busy machine, 0.62-1.17 s);
+ * runs_S=F[:SPREAD] replaces the seed's calibration runs with 3 runs on 1 CPU and 3 on 2 CPUs
+ * whose wall times measure S(2) = F times the truth (the schedule's own: 2 for a run shorter than
+ * the period, which has no serial phase), each side's three at (1 - SPREAD, 1, 1 + SPREAD) times
+ * its median, C(n) = C(1) (omega 0): the model misses its own runs by a known amount (t2720). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -86,6 +90,9 @@ static double rnd2(void)
 /* extra keys of flat_run's RUN_END (",\"k\":v..." or ""): other_late=N's sampling counts */
 static char flat_end_extra[128];
 
+/* the wall time flat_run's RUN_END gives, when above 0 (runs_S=) */
+static double flat_wall_ns;
+
 static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, const char *begin_extra,
 		    unsigned threads, unsigned n, unsigned samples, uint64_t *now, double C_ns)
 {
@@ -120,7 +127,8 @@ static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, con
 	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":"
 		 "\"exited\",\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":"
 		 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}%s}", run_id, 1000 + run_id,
-		 (unsigned long long)(*now - t0), C_ns, C_ns, flat_end_extra);
+		 flat_wall_ns > 0 ? (unsigned long long)flat_wall_ns : (unsigned long long)(*now - t0),
+		 C_ns, C_ns, flat_end_extra);
 	if (err >= 0)
 		err = pmt_writer_json(w, PMT_REC_RUN_END, run_id, *now, json);
 	free(ts);
@@ -201,7 +209,7 @@ int main(int argc, char **argv)
 	/* KEY=VALUE options; -1 (or 0 for the counts) when not given */
 	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
-	double o_other_late = -1, o_sweep_ms = -1;
+	double o_other_late = -1, o_sweep_ms = -1, o_runs_F = -1, o_runs_spread = 0;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0)
@@ -238,6 +246,12 @@ int main(int argc, char **argv)
 			o_other_late = v;
 		} else if (!strncmp(arg, "thread_sweep=", 13)) {
 			o_sweep_ms = v;
+		} else if (!strncmp(arg, "runs_S=", 7) && v > 0) {
+			const char *colon = strchr(arg, ':');
+			o_runs_F = v;
+			o_runs_spread = colon ? atof(colon + 1) : 0;
+			if (o_runs_spread < 0 || o_runs_spread >= 1)
+				goto usage;
 		} else {
 			goto usage;
 		}
@@ -431,7 +445,26 @@ int main(int argc, char **argv)
 		return fail("sched", err);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_END, 0, now, json)) < 0)
 		return fail("run_end", err);
-	if (seeded || sched) {
+	if (o_runs_F > 0) {
+		/* 3 runs on 1 CPU at the baseline's wall time, 3 on 2 at T(1) / (F S_true(2)) */
+		double T1 = (double)(now - t0), S2 = PERIOD_NS - SERIAL_NS >= now - t0 ? 2 : -1;
+		if (S2 < 0) {
+			fprintf(stderr, "gentrace: runs_S= needs a run shorter than its period\n");
+			return 2;
+		}
+		for (unsigned k = 0; k < 6 && !err; k++) {
+			unsigned n = k < 3 ? 1 : 2;
+			flat_wall_ns = (n == 1 ? T1 : T1 / (o_runs_F * S2)) *
+				       (1 + o_runs_spread * ((double)(k % 3) - 1));
+			err = flat_run(w, 1 + k, "calibration", "", threads, n, 5, &now,
+				       (double)(ser_ns + par_ns));
+		}
+		flat_wall_ns = 0;
+		if (err < 0)
+			return fail("runs_S", err);
+		runs = 7;
+		next_id = 7;
+	} else if (seeded || sched) {
 		unsigned ncal;
 		if ((err = calibration_runs(w, threads, cores / packages, cores, &now,
 					    (double)(ser_ns + par_ns), &ncal)) < 0)

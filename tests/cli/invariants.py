@@ -21,7 +21,7 @@
 # Checks each TRACE and JOBDIR, then COUNT traces drawn by gentrace from seeds 1..COUNT. Prints one
 # TAP line per report that breaks an invariant, then one summary line per kind of broken input
 # that must have been met. Exit 0 when every check held.
-import csv, io, json, os, re, shlex, subprocess, sys
+import csv, io, json, math, os, re, shlex, subprocess, sys
 
 EPS = 1e-6
 
@@ -289,6 +289,7 @@ def check(doc):
             bad.append("S(m,%d) = %g > min(n, A(m,inf) = %g)" % (n, q["S"], A_inf))
         if q["T_s"] is not None and q["T_s"] < floor * (1 - EPS):
             bad.append("T(%d) = %g s < max(T_cp, U/n) = %g s" % (n, q["T_s"], floor))
+        bad += check_S_err(q, A_inf, par["A_inf_err"])
         if q["cores"] == doc["optimal_cores"] and known and q["omega"] is None:
             bad.append("optimum %d where omega is unknown (other rows know it)" % n)
     if doc["optimal_cores"] is not None and doc["optimal_cores"] > m:
@@ -299,6 +300,32 @@ def check(doc):
     bad += check_notes(doc)
     bad += check_regions(doc.get("regions"), m)
     bad += check_scaling(doc.get("scaling"), doc["predictions"], A_inf)
+    return bad
+
+
+def check_S_err(q, A_inf, A_err):
+    """±S is a number wherever S is, at least S A_err / A (A's part), and its parts in quadrature:
+    A's, omega's, the replay's wake cost (S dT / T from T_err_s, with unknown omega taken as 0 as
+    the prediction takes it) and the model's error (docs/model.md "Uncertainty")."""
+    S, dS, n = q["S"], q["S_err"], q["cores"]
+    if S is None:
+        return []
+    if dS is None:
+        return ["S(%d) = %g without ±S" % (n, S)]
+    bad = []
+    if A_inf > 0 and dS < S * A_err / A_inf * (1 - 1e-9):
+        bad.append("±S(%d) = %g < S A_err / A = %g" % (n, dS, S * A_err / A_inf))
+    parts = [q.get(k) for k in ("S_err_A", "S_err_omega", "S_err_wake", "S_err_model")]
+    if any(v is None for v in parts):
+        return bad + ["S(%d): a part of ±S is missing: %s" % (n, parts)]
+    if abs(math.sqrt(sum(v * v for v in parts)) - dS) > 1e-9 * max(dS, 1e-12):
+        bad.append("±S(%d) = %.12g is not its parts %s in quadrature" % (n, dS, parts))
+    if q.get("T_err_s") is not None and q["T_s"]:
+        w = q["omega"] if q["omega"] is not None else 0
+        want = S * q["T_err_s"] * (1 + w) / q["T_s"]
+        if abs(q["S_err_wake"] - want) > 1e-9 * max(want, 1e-12):
+            bad.append("±S(%d)'s wake part %g, not S T_err (1 + omega) / T = %g" % (
+                n, q["S_err_wake"], want))
     return bad
 
 
@@ -410,7 +437,7 @@ def run(args):
 def main():
     pma, gen, tmp, count, paths = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
     failed, seen, checked, csv_checked, regions_checked, scaling_checked = 0, {}, 0, 0, 0, 0
-    table_checked, headline_checked = 0, 0
+    table_checked, headline_checked, estimators_checked = 0, 0, 0
     consts = wording_constants(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     # a negative omega (the generator draws C(n) < C(1)) is met either by the cap on S or, since
     # --calibrate --repeat (issue 13), earlier: a negative omega of CPU time is taken as 0 with a
@@ -430,8 +457,9 @@ def main():
         if seed is not None:
             path = os.path.join(tmp, "gen.zst")
             threads = 2 + seed % 15
-            subprocess.run([gen, path, str(threads), "0.6", str(seed)], check=True,
-                           stdout=subprocess.DEVNULL)
+            # one in four with the scheduler events of its schedule: the exact mode's ±S
+            subprocess.run([gen, path, str(threads), "0.6"] + (["sched"] if seed % 4 == 2 else []) +
+                           [str(seed)], check=True, stdout=subprocess.DEVNULL)
         name = path if seed is None else "gentrace seed %d" % seed
         if os.path.isdir(path):  # a job of rank traces
             p = run([pma, "-q", "--format", "json", path])
@@ -464,6 +492,15 @@ def main():
                 if text.startswith(k) or k in text[:160]:
                     seen[v] = seen.get(v, 0) + 1
         bad = check(doc) + check_text(p.stdout, "JSON")
+        # the other estimators as the headline (--estimator): each one's ±S (sample traces and
+        # fixtures: sched-exact, switch-exact, runnable, paper, whichever the trace has)
+        for est in sorted(doc.get("parallelism", {}).get("estimates", {})) if seed is None else []:
+            if est == doc["parallelism"]["estimator"]:
+                continue
+            e = run(args + ["--estimator", est, "--format", "json", path])
+            if e.returncode == 0:
+                bad += ["--estimator %s: %s" % (est, b) for b in check(json.loads(e.stdout))]
+                estimators_checked += 1
         # every number a sentence states is the number the JSON gives for it (issue 29)
         bad += check_sentence_numbers(doc.get("coded_notes", []), consts, "note")
         for t in doc.get("traces", []):
@@ -487,9 +524,9 @@ def main():
             failed += 1
             print("not ok - %s: %s" % (name, "; ".join(bad[:4])))
     print("# %d reports checked (%d with the table, %d with CSV, %d with regions, %d with scaling, "
-          "%d with the HTML headline), %d broke an invariant" % (
+          "%d with the HTML headline, %d more with another --estimator), %d broke an invariant" % (
               checked, table_checked, csv_checked, regions_checked, scaling_checked,
-              headline_checked, failed))
+              headline_checked, estimators_checked, failed))
     for v in sorted(set(codes.values())):
         print("# inputs that broke an invariant: %s in %d reports" % (v, seen.get(v, 0)))
     # issue 28 removed the causes of two: interleave's omega(1) is 0 by definition, and the rows

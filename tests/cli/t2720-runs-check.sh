@@ -24,10 +24,14 @@ def ncpu(c):
 by={}
 for r in ok: by.setdefault(ncpu(r["cpus"]),[]).append(r["wall_ns"]/1e9)
 T1=statistics.median(by[1])
-print(json.dumps({n:[T1/statistics.median(w), T1/max(w), T1/min(w), len(w), len(by[1])] for n,w in by.items() if n>1}))'
+# the standard error of a median of k runs: 1.2533 sd / sqrt(k), relative, both medians in quadrature
+def se(w):
+    return 1.2533141373155*statistics.stdev(w)/len(w)**0.5/statistics.median(w) if len(w)>1 else 0
+print(json.dumps({n:[T1/statistics.median(w), T1/max(w), T1/min(w), len(w), len(by[1]),
+                     T1/statistics.median(w)*(se(by[1])**2+se(w)**2)**0.5] for n,w in by.items() if n>1}))'
 }
 
-# --- the 100 ms barrier program: predicted 1.98 +- 0.01, its runs 1.87-1.90
+# --- the 100 ms barrier program: predicted 1.98 +- 0.02 from the spreads (+- 0.11 with the model's error), its runs 1.87-1.90
 "$PMANALYZE" --cores 1,2 --format json "$FX/cond-barrier-100ms-cal.zst" >"$T/c100.json" 2>"$T/err"
 "$PMANALYZE" --cores 1,2 "$FX/cond-barrier-100ms-cal.zst" >"$T/c100.txt" 2>&1
 runs_S "$FX/cond-barrier-100ms-cal.zst" >"$T/c100.runs"
@@ -35,11 +39,27 @@ check "100 ms barriers: runs_check holds the runs' median S, their range and cou
 d=json.load(open(sys.argv[1])); want=json.load(open(sys.argv[2]))
 rc=d["runs_check"]; p={q["cores"]:q for q in d["predictions"]}
 assert [w["cores"] for w in rc]==[2], rc
-w=rc[0]; S,lo,hi,nn,n1=want["2"]
+w=rc[0]; S,lo,hi,nn,n1,sd=want["2"]
 assert abs(w["S"]-S)<1e-9 and abs(w["S_min"]-lo)<1e-9 and abs(w["S_max"]-hi)<1e-9, (w, want)
 assert w["runs"]==nn==3 and w["runs_1"]==n1==3, (w, want)
-assert w["S_predicted"]==p[2]["S"] and w["S_err"]==p[2]["S_err"], (w, p[2])
-assert w["S_predicted"]-w["S_err"] > w["S_max"] and w["outside"] is True, w' "$T/c100.json" "$T/c100.runs"
+# the runs check compares the model with its own spreads (A, omega, wake cost), not the error it measures
+q=p[2]; spread=(q["S_err_A"]**2+q["S_err_omega"]**2+q["S_err_wake"]**2)**0.5
+assert w["S_predicted"]==q["S"] and abs(w["S_err"]-spread)<1e-12 and w["S_err_with_model"]==q["S_err"], (w, q)
+assert w["S_predicted"]-w["S_err"] > w["S_max"] and w["outside"] is True, w
+# the model error: what the runs (standard error sd of the medians) and the spread leave unexplained
+assert abs(w["S_sd"]-sd)<1e-9, (w, sd)
+e=max(0,(S-q["S"])**2-sd**2-spread**2)**0.5/q["S"]
+assert e > 0.03 and abs(w["model_rel"]-e)<1e-9 and abs(q["S_err_model"]-q["S"]*e)<1e-9, (w, q, e)' "$T/c100.json" "$T/c100.runs"
+# ... carried to every n: 0 at the baseline, e at 2, e (1 + log2 1.5) at 3, 2e at 4 = m, and no
+# further on idle cores
+"$PMANALYZE" --cores 1-6 --format json "$FX/cond-barrier-100ms-cal.zst" >"$T/c100-6.json" 2>/dev/null
+check "100 ms barriers: the model's error grows with log2 n from the calibrated counts, stops at m" python3 -c 'import json,sys,math
+d=json.load(open(sys.argv[1])); e=d["runs_check"][0]["model_rel"]
+rel={q["cores"]:q["S_err_model"]/q["S"] for q in d["predictions"]}
+want={1:0, 2:e, 3:e*(1+math.log2(1.5)), 4:2*e, 5:2*e, 6:2*e}
+assert all(abs(rel[n]-v)<1e-9 for n,v in want.items()), (rel, want)
+for q in d["predictions"]:
+    assert abs(q["S_err"]-math.sqrt(sum(q[k]**2 for k in ("S_err_A","S_err_omega","S_err_wake","S_err_model"))))<1e-9, q' "$T/c100-6.json"
 check "100 ms barriers: the runs-disagree warning with the core count, the prediction and the runs" python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); w=d["runs_check"][0]
 n=[x for x in d["coded_notes"] if x["code"]=="runs-disagree"]
@@ -49,7 +69,7 @@ want="the prediction misses this trace'"'"'s own runs at n = 2: S = %.2f ± %.2f
     w["S_predicted"], w["S_err"], w["S"], w["S_min"], w["S_max"])
 assert t.startswith(want), (t, want)' "$T/c100.json"
 check "100 ms barriers: the table's measured line, marked outside" grep -Eq \
-	'^measured     S\(2\) = 1\.[0-9]{2} \(1\.[0-9]{2}-1\.[0-9]{2}\) by this trace.s runs: 3 on 2 CPUs against 3 on 1 \(median wall times\); predicted 1\.98 ± 0\.01  <- outside ±S$' "$T/c100.txt"
+	'^measured     S\(2\) = 1\.[0-9]{2} \(1\.[0-9]{2}-1\.[0-9]{2}\) by this trace.s runs: 3 on 2 CPUs against 3 on 1 \(median wall times\); predicted 1\.98 ± 0\.0[0-9]  <- outside ±S; ± 0\.[0-9]{2} with the model.s error$' "$T/c100.txt"
 "$PMANALYZE" -q --cores 1,2 --html "$T/c100.html" "$FX/cond-barrier-100ms-cal.zst" >/dev/null 2>&1
 check "100 ms barriers: the HTML's runs-check table, the JSON's numbers at its precision, marked" python3 -c 'import json,re,sys
 w=json.load(open(sys.argv[1]))["runs_check"][0]; h=open(sys.argv[2]).read()
@@ -66,7 +86,7 @@ check "triad calibration: the runs' S within the prediction's ±S, no runs-disag
 d=json.load(open(sys.argv[1])); want=json.load(open(sys.argv[2]))
 rc={w["cores"]:w for w in d["runs_check"]}
 assert sorted(rc)==sorted(int(k) for k in want), (rc, want)
-for k,(S,lo,hi,nn,n1) in want.items():
+for k,(S,lo,hi,nn,n1,sd) in want.items():
     w=rc[int(k)]
     assert abs(w["S"]-S)<1e-9 and abs(w["S_min"]-lo)<1e-9 and abs(w["S_max"]-hi)<1e-9 and w["runs"]==nn, (w, want)
     assert w["outside"] is False and w["S_predicted"]+w["S_err"] >= w["S_min"], w
@@ -91,4 +111,26 @@ print(ok + 1)') # the points and the legend's swatch (plot.h: PMA_PLOT_C_MEAS 2c
 	got=$(python3 "$PMT_TOP/tests/cli/checks.py" plot_svg_colour_uses "$T/svg/speedup.svg" 2ca02c 2>&1)
 	check "$fx: the speedup plot's measured points are the runs that exited 0 ($want uses of the colour, legend included)" test "$got" = "$want"
 done
+
+# --- a synthetic schedule (gentrace, sched events: truth S(2) = 2) whose own runs measure S(2)
+# 10% lower (runs_S=0.9, each side's runs 2% apart): the model's error is that 10% less what the
+# runs' and the prediction's spreads explain; a 30% spread explains it all
+GEN="$(dirname "$W")/bench/gentrace"
+"$GEN" "$T/miss.zst" 4 0.6 sched runs_S=0.9:0.02 >/dev/null
+"$PMANALYZE" -q --cores 1-8 --format json "$T/miss.zst" >"$T/miss.json" 2>"$T/miss.err"
+check "gentrace runs_S=0.9: the model error is the known 10% less the spreads, doubling to n = m = 4" python3 -c 'import json,sys,math
+d=json.load(open(sys.argv[1])); w=d["runs_check"][0]; p={q["cores"]:q for q in d["predictions"]}
+assert w["cores"]==2 and abs(p[2]["S"]-2)<0.01, (w, p[2])          # the truth, predicted
+assert abs(w["S"]-1.8)<1e-6 and w["runs"]==3 and w["runs_1"]==4, w  # 0.9 x 2; the baseline on 1 CPU too
+e=math.sqrt(max(0,(w["S"]-w["S_predicted"])**2-w["S_sd"]**2-w["S_err"]**2))/w["S_predicted"]
+assert abs(w["model_rel"]-e)<1e-9 and 0.085<e<0.1, (w, e)
+for n,k in ((1,0),(2,1),(4,2),(8,2)):
+    assert abs(p[n]["S_err_model"]/p[n]["S"]-k*e)<1e-9, (n, p[n], e)
+assert p[4]["S_err"]>=2*e*p[4]["S"] and abs(w["S_err_with_model"]-p[2]["S_err"])<1e-12, (p[4], w)' "$T/miss.json"
+"$GEN" "$T/wide.zst" 4 0.6 sched runs_S=0.9:0.3 >/dev/null
+"$PMANALYZE" -q --cores 1-4 --format json "$T/wide.zst" >"$T/wide.json" 2>"$T/wide.err"
+check "gentrace runs_S=0.9:0.3: runs 30% apart explain the 10%: no model error" python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); w=d["runs_check"][0]
+assert abs(w["S"]-1.8)<1e-6 and w["model_rel"]==0 and w["S_sd"]>0.2, w
+assert all(q["S_err_model"]==0 for q in d["predictions"]), d["predictions"]' "$T/wide.json"
 done_testing

@@ -97,6 +97,43 @@ static void test_degenerate(void **state)
 	assert_double_equal(c.rows[0].S, 1.5, 1e-12);
 }
 
+/* The model's error at the runs: on 1 CPU 10, 10.2, 9.8 s, on 2 CPUs 5.5, 5.6, 5.4 s (S = 10 /
+ * 5.5 = 1.818), predicted 2.0 ± 0.02. Each median's standard error is 1.2533 * 0.2 / sqrt(3) /
+ * its median (sd 0.2 and 0.1): relative 0.014472 and 0.013156, S_sd = 1.818 * 0.019558 =
+ * 0.035562; d = 0.18182, so e = sqrt(d^2 - S_sd^2 - 0.02^2) / 2 = 0.088591. Carried: 0 at 1,
+ * e at 2, e (1 + log2 1.5) at 3, 2e at 4, 3e at 8. Runs whose spread explains d give e = 0. */
+static void test_model_error(void **state)
+{
+	const double w[] = { 10, 10.2, 9.8, 5.5, 5.6, 5.4 }, S[] = { 1, 2.0 }, dS[] = { 0, 0.02 };
+	const uint32_t c[] = { 1, 1, 1, 2, 2, 2 }, cores[] = { 1, 2 };
+	const double wide[] = { 10, 14, 6, 5.5, 7.5, 3.5 }; /* the same medians, a wide spread */
+	struct pma_runcheck rc;
+	double se1 = 1.2533141373155 * 0.2 / sqrt(3) / 10, se2 = 1.2533141373155 * 0.1 / sqrt(3) / 5.5;
+	double Sm = 10 / 5.5, sd = Sm * hypot(se1, se2), d = Sm - 2.0;
+	double e = sqrt(d * d - sd * sd - 0.02 * 0.02) / 2.0;
+
+	(void)state;
+	assert_int_equal(pma_runcheck_rows(w, c, 6, cores, S, dS, 2, &rc), 1);
+	assert_double_equal(rc.rows[0].S_sd, sd, 1e-12);
+	assert_double_equal(rc.rows[0].model_rel, e, 1e-12);
+	assert_double_equal(e, 0.08859, 1e-5);
+	assert_double_equal(pma_runcheck_model_rel(&rc, 1), 0, 0);
+	assert_double_equal(pma_runcheck_model_rel(&rc, 2), e, 1e-12);
+	assert_double_equal(pma_runcheck_model_rel(&rc, 3), e * (1 + log2(1.5)), 1e-12);
+	assert_double_equal(pma_runcheck_model_rel(&rc, 4), 2 * e, 1e-12);
+	assert_double_equal(pma_runcheck_model_rel(&rc, 8), 3 * e, 1e-12);
+	pma_runcheck_set_total(&rc, cores, (const double[]){ 0, 0.5 }, 2);
+	assert_double_equal(rc.rows[0].S_err_total, 0.5, 0);
+	/* the runs' spread explains the difference: no model error */
+	pma_runcheck_rows(wide, c, 6, cores, S, dS, 2, &rc);
+	assert_double_equal(rc.rows[0].S, Sm, 1e-12);
+	assert_double_equal(rc.rows[0].model_rel, 0, 0);
+	assert_double_equal(pma_runcheck_model_rel(&rc, 8), 0, 0);
+	/* no rows: no term */
+	memset(&rc, 0, sizeof(rc));
+	assert_double_equal(pma_runcheck_model_rel(&rc, 4), 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_outside),
 		cmocka_unit_test(test_worst),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_model_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
