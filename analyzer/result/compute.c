@@ -610,7 +610,10 @@ static void check_run_status(struct pma_result *r)
 	int kind = 0;
 	double code = 0;
 
-	if (!ri->has_end) {
+	if (ri->window_end && strcmp(ri->window_end, "duration") == 0 &&
+	    pma_window_label(ri, pr->status, sizeof(pr->status))) {
+		/* pmcollect ended the program at the window's end: the run is the window */
+	} else if (!ri->has_end) {
 		snprintf(pr->status, sizeof(pr->status), "interrupted: no end-of-run record");
 		kind = PMA_RUNST_NO_END;
 	} else if (ri->exit_kind == PMA_EXIT_SIGNALED) {

@@ -58,9 +58,16 @@ struct pmc_opts {
 	const char *interference_file; /* --interference-file, NULL = the default path */
 	int quiet;                  /* -q: main() copies it to pmc_cli_quiet */
 	int progress;               /* --progress: main() copies it to pmc_cli_progress_forced */
+	double delay_s;             /* --delay: the window starts this long after the program */
+	double duration_s;          /* --duration: each run's window, 0 = to the program's end */
+	int detach;                 /* --detach: leave the program running after the window */
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };
+
+/* pmcollect's status when the program ended before --delay was over: no window was recorded
+ * (docs/pmcollect.1 EXIT STATUS). */
+#define PMC_EXIT_NO_WINDOW 3
 
 /* "usage: pmcollect [options] [--] <command> [<args>...]" (main.c). */
 extern const char pmc_cli_usage_line[];

@@ -178,6 +178,18 @@ static const struct pm_opt options[] = {
 	  "--omega-se or --calibrate-budget the fewest rounds",
 	  PM_OPT_INT(OPTS, repeat, 1, REPEAT_MAX, NULL) },
 	{ "no-baseline", 0, NULL, "--sweep without the baseline run", PM_OPT_FLAG(OPTS, no_baseline, 1) },
+	{ "delay", 0, "SECONDS",
+	  "record a window: start recording SECONDS after the program\n"
+	  "started (it runs unrecorded until then) [default: 0]",
+	  PM_OPT_DOUBLE(OPTS, delay_s, 0, 1e7, "seconds") },
+	{ "duration", 0, "SECONDS",
+	  "record each run for SECONDS (after --delay), then stop the\n"
+	  "program: SIGTERM, SIGKILL 5 s later [default: to its end]",
+	  PM_OPT_DOUBLE(OPTS, duration_s, 0, 1e7, "seconds"), .flags = PM_OPT_ABOVE },
+	{ "detach", 0, NULL,
+	  "with --duration: leave the program running after the window,\n"
+	  "unobserved, on the CPUs it would have had without --cpus",
+	  PM_OPT_FLAG(OPTS, detach, 1) },
 	{ "user", 'u', "NAME",
 	  "run the program as user NAME (pmcollect keeps root)\n"
 	  "[default as root under sudo: SUDO_USER]", PM_OPT_STR(OPTS, user) },
@@ -332,6 +344,15 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 		o->omega_se = CALSTOP_SE_DEFAULT;
 	if (o->calibrate_adaptive && !(o->calibrate_budget_s > 0))
 		o->calibrate_budget_s = CALSTOP_BUDGET_DEFAULT_S;
+	if (o->detach && !(o->duration_s > 0)) {
+		pm_cli_error("--detach needs --duration");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->detach && (o->sweep || o->calibrate || o->interfere || o->threads_list)) {
+		pm_cli_error("--detach cannot be combined with repeated runs (--calibrate, --runs, "
+			     "--sweep, --interfere, -t LIST)");
+		return PMT_EXIT_USAGE;
+	}
 	if (o->no_baseline && !o->sweep) {
 		pm_cli_error("--no-baseline needs --sweep");
 		return PMT_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -121,8 +122,9 @@ static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *o
 			child_fail(report_fd, STAGE_ENV, errno);
 	}
 	/* If pmcollect dies (SIGKILL, OOM killer), the program must not run on unobserved and
-	 * orphaned: the kernel sends it SIGKILL. Set after setuid(), which clears it. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != collector)
+	 * orphaned: the kernel sends it SIGKILL. Set after setuid(), which clears it. Not with
+	 * --detach: that program outlives pmcollect by request. */
+	if ((!cfg->detach && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) || getppid() != collector)
 		_exit(127);
 	/* wait until the parent has attached counters and written RUN_BEGIN; EOF means it died */
 	do {
@@ -188,6 +190,16 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 			else
 				cJSON_AddNullToObject(sw, "threads");
 		}
+	}
+	if (cfg->delay_ns || cfg->duration_ns) {
+		/* a window: the first sample's schedstat values are the threads' starting values
+		   (pmanalyze counts from it, not from RUN_BEGIN); FORMAT.md §6, 2.0 */
+		cJSON *wi = cJSON_AddObjectToObject(o, "window");
+		cJSON_AddNumberToObject(wi, "delay_ns", (double)cfg->delay_ns);
+		if (cfg->duration_ns)
+			cJSON_AddNumberToObject(wi, "duration_ns", (double)cfg->duration_ns);
+		else
+			cJSON_AddNullToObject(wi, "duration_ns");
 	}
 	cJSON_AddNumberToObject(o, "collector_cpu", cfg->collector_cpu);
 	cJSON_AddNumberToObject(o, "interval_ms", cfg->interval_ms);
@@ -263,6 +275,26 @@ static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, ui
 static void add_omp_regions(cJSON *o, const struct run_state *st);
 static void add_mpi(cJSON *o, const struct run_state *st);
 
+/* RUN_END "window" (FORMAT.md §6, 2.0): the window asked for and the one recorded. */
+static void add_window(cJSON *o, const struct pmc_run_config *cfg, const struct pmc_run_result *res)
+{
+	static const char *const ends[] = { "none", "duration", "exit", "before" };
+	static const char *const afters[] = { "exited", "terminated", "killed", "detached" };
+	cJSON *w = cJSON_AddObjectToObject(o, "window");
+
+	if (!w)
+		return;
+	cJSON_AddNumberToObject(w, "delay_ns", (double)cfg->delay_ns);
+	if (cfg->duration_ns)
+		cJSON_AddNumberToObject(w, "duration_ns", (double)cfg->duration_ns);
+	else
+		cJSON_AddNullToObject(w, "duration_ns");
+	cJSON_AddNumberToObject(w, "offset_ns", (double)res->window_offset_ns);
+	cJSON_AddNumberToObject(w, "length_ns", (double)res->window_length_ns);
+	cJSON_AddStringToObject(w, "end", ends[res->window_end]);
+	cJSON_AddStringToObject(w, "after", afters[res->window_after]);
+}
+
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct pmc_clock_pair clk[2], const struct rusage *ru,
 			  struct pmc_run_result *res,
@@ -282,6 +314,11 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 			cJSON_AddStringToObject(e, "kind", "not_started");
 			cJSON_AddNumberToObject(e, "code", 127);
 			cJSON_AddNumberToObject(e, "signal", 0);
+		} else if (res->window_after == PMC_AFTER_DETACHED) {
+			/* --detach: the program runs on; its status is not pmcollect's to know */
+			cJSON_AddStringToObject(e, "kind", "running");
+			cJSON_AddNumberToObject(e, "code", 0);
+			cJSON_AddNumberToObject(e, "signal", 0);
 		} else if (WIFSIGNALED(status)) {
 			cJSON_AddStringToObject(e, "kind", "signaled");
 			cJSON_AddNumberToObject(e, "code", 128 + WTERMSIG(status));
@@ -294,6 +331,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		}
 	}
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
+	if (res->window_end != PMC_WINDOW_NONE)
+		add_window(o, cfg, res);
 	/* CLOCK_MONOTONIC/CLOCK_REALTIME pairs at the program's start and end: a merge of the
 	 * traces of several nodes aligns their runs on the realtime axis (docs/cluster.md) */
 	e = cJSON_AddObjectToObject(o, "clocks");
@@ -448,6 +487,13 @@ struct run_state {
 	struct pmc_stat_cpu stat0;     /* /proc/stat when the run began */
 	char stat_why[512];            /* why the other load is unknown, "" when known */
 	struct pmc_clock_pair clk[2]; /* RUN_END "clocks": begin, end (FORMAT.md 1.2) */
+	/* a window (cfg->delay_ns, duration_ns): the program was released at release_ns; the window
+	   ends at window_end_ns (0 = at the program's end); window_closed once it has, then
+	   grace_ns is when SIGTERM turns into SIGKILL (0: not sent yet) */
+	uint64_t release_ns, window_end_ns, grace_ns;
+	int window_closed;
+	int64_t *values0;              /* the counters when a delayed window began */
+	uint64_t cpu_ns0;              /* the tree's schedstat CPU time then (sampler stats) */
 };
 
 /* RUN_END "omp_regions" of a --omp-regions run (omp.h); nothing for other runs or st NULL. */
@@ -720,6 +766,60 @@ static int arm_timer(struct run_state *st)
 	return timerfd_settime(st->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Writes RUN_BEGIN at now (before the program is released, or when a delayed window begins). */
+static void write_run_begin(struct run_state *st)
+{
+	char *json = run_begin_json(st->run_id, st->pid, st->cfg, st->counters);
+
+	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
+							     pmc_now_ns(), json)
+					   : PMT_E_NOMEM);
+	free(json);
+}
+
+static int handle_signals(struct run_state *st);
+
+/* --delay: lets the program run unrecorded until release_ns + delay_ns, serving the signalfd
+ * (forwarding, reaping) and reading the scheduler events and context switches into nothing
+ * every 10 ms (pmc_sched_drain, pmc_pswitch_drain with no writer), so the window starts with
+ * empty buffers; then the counters' values, which the window's are counted from. Returns 1 when
+ * the window begins, 0 when the program ended first (res window_end PMC_WINDOW_BEFORE, its
+ * status in exit_status). */
+static int wait_delay(struct run_state *st)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	uint64_t begin_ns = st->release_ns + cfg->delay_ns, now;
+
+	while ((now = pmc_now_ns()) < begin_ns) {
+		struct pollfd pfd = { .fd = cfg->signal_fd, .events = POLLIN };
+		uint64_t left_ms = (begin_ns - now) / 1000000u + 1;
+		if (left_ms > SCHED_DRAIN_NS / 1000000u)
+			left_ms = SCHED_DRAIN_NS / 1000000u;
+		if (poll(&pfd, 1, (int)left_ms) < 0 && errno != EINTR)
+			break;
+		if ((pfd.revents & POLLIN) && handle_signals(st)) {
+			st->res->window_end = PMC_WINDOW_BEFORE;
+			st->res->window_offset_ns = pmc_now_ns() - st->release_ns;
+			st->res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
+									    : WEXITSTATUS(st->root_status);
+			return 0;
+		}
+		if (st->sched)
+			(void)pmc_sched_drain(st->sched, NULL);
+		if (st->pswitch)
+			(void)pmc_pswitch_drain(st->pswitch, NULL);
+	}
+	if (st->sched)
+		(void)pmc_sched_drain(st->sched, NULL);
+	if (st->pswitch)
+		(void)pmc_pswitch_drain(st->pswitch, NULL);
+	if (st->counters && st->values0 && pmc_counters_read(st->counters, st->values0) < 0) {
+		free(st->values0);
+		st->values0 = NULL;
+	}
+	return 1;
+}
+
 /* Sets the run up and starts the program: pipes, timer, sampler, fork, counters, scheduler
  * events, RUN_BEGIN, then releases the child and learns whether exec worked. A program that could
  * not be started is recorded (RUN_END "not_started") and st->res->started stays 0. Returns 0, or
@@ -737,7 +837,6 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		.collector_pid = (uint32_t)getpid(),
 	};
 	struct child_report cr;
-	char *json;
 	ssize_t n;
 	int err;
 
@@ -760,7 +859,9 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	if (st->counters) {
 		uint32_t nc = pmc_counters_count(st->counters);
 		st->values = calloc(nc ? nc : 1, sizeof(*st->values));
-		if (!st->values) {
+		if (cfg->delay_ns)
+			st->values0 = calloc(nc ? nc : 1, sizeof(*st->values0));
+		if (!st->values || (cfg->delay_ns && !st->values0)) {
 			snprintf(why, whysize, "%s", strerror(ENOMEM));
 			return PMT_E_NOMEM;
 		}
@@ -792,20 +893,17 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	writer_failed(st->res, st->w, pmc_sampler_add_process(st->s, (uint32_t)st->pid,
 							      (uint32_t)getpid()));
 	attach_sources(st);
-	json = run_begin_json(st->run_id, st->pid, cfg, st->counters);
-	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
-							     pmc_now_ns(), json)
-					   : PMT_E_NOMEM);
-	free(json);
-
-	err = energy_start(st);
-	if (err < 0) {
-		snprintf(why, whysize, "%s", strerror(ENOMEM));
-		return err;
+	if (!cfg->delay_ns) {
+		write_run_begin(st);
+		err = energy_start(st);
+		if (err < 0) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return err;
+		}
 	}
 	/* release the child, then learn whether exec worked: the report pipe is close-on-exec, so
 	 * EOF means the program is running */
-	st->start_ns = pmc_now_ns();
+	st->start_ns = st->release_ns = pmc_now_ns();
 	pmc_clock_pair_now(&st->clk[0]);
 	n = write(st->go[1], "g", 1);
 	(void)n;
@@ -821,6 +919,24 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		return 0;
 	}
 	st->res->started = 1;
+	if (cfg->delay_ns) {
+		if (wait_delay(st) == 0)
+			return 0; /* the program ended before the window: nothing recorded */
+		write_run_begin(st);
+		err = energy_start(st);
+		if (err < 0) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return err;
+		}
+		st->start_ns = pmc_now_ns();
+		pmc_clock_pair_now(&st->clk[0]);
+	}
+	if (cfg->delay_ns || cfg->duration_ns) {
+		st->res->window_end = PMC_WINDOW_EXIT; /* until the duration ends it */
+		st->res->window_offset_ns = st->start_ns - st->release_ns;
+		if (cfg->duration_ns)
+			st->window_end_ns = st->start_ns + cfg->duration_ns;
+	}
 
 	st->base_ns = st->start_ns;
 	if (arm_timer(st) < 0) {
@@ -834,9 +950,14 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	st->cpu0_ns = cpu_now_ns();
 	st->next_flush_ns = st->start_ns + 1000000000u;
 	st->next_drain_ns = st->start_ns + SCHED_DRAIN_NS;
-	/* the first sample at once (run_ns ~ 0) */
+	/* the first sample at once (run_ns ~ 0; after --delay the threads' starting values) */
 	if (st->res->writer_err || pmc_sampler_sample(st->s, st->start_ns) < 0)
 		st->sampling = 0;
+	if (cfg->delay_ns) {
+		struct pmc_sampler_stats ss0;
+		pmc_sampler_stats(st->s, &ss0);
+		st->cpu_ns0 = ss0.cpu_ns;
+	}
 	return 0;
 }
 
@@ -938,6 +1059,84 @@ static void keep_interval(struct run_state *st, uint64_t now, uint64_t exp, int 
 	st->win_exp = st->win_bad = 0;
 }
 
+/* Reads the counters into st->values, counted from the window's start (st->values0) when the
+ * window was delayed. Returns 0 or -1 (not read). */
+static int counters_read(struct run_state *st)
+{
+	uint32_t nc = pmc_counters_count(st->counters);
+
+	if (pmc_counters_read(st->counters, st->values) < 0)
+		return -1;
+	for (uint32_t i = 0; st->values0 && i < nc; i++)
+		st->values[i] -= st->values0[i];
+	return 0;
+}
+
+/* The program's tree from its root: sched_setaffinity(cpus) on every thread of every process
+ * (/proc/<pid>/task/<tid>/children, Linux 3.5 with CONFIG_PROC_CHILDREN; where it is absent only
+ * the root's threads). Errors (a thread that ended meanwhile) are skipped. */
+static void set_tree_affinity(pid_t pid, const cpu_set_t *cpus, int depth)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (depth > 64 || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		FILE *f;
+		int child;
+		if (tid <= 0)
+			continue;
+		(void)sched_setaffinity(tid, sizeof(*cpus), cpus);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		while (fscanf(f, "%d", &child) == 1)
+			set_tree_affinity((pid_t)child, cpus, depth + 1);
+		fclose(f);
+	}
+	closedir(d);
+}
+
+/* The window's end (--duration elapsed): a last sample, the scheduler events and context switches
+ * up to now, the counters; then the program is sent SIGTERM (run_loop sends SIGKILL after
+ * PMC_WINDOW_GRACE_NS), or with --detach gets the CPUs it would have had back and runs on.
+ * Returns 1 when run_loop is done (detached), 0 to wait for the root. */
+static int close_window(struct run_state *st, uint64_t now)
+{
+	struct pmc_run_result *res = st->res;
+
+	if (st->sampling) {
+		writer_failed(res, st->w, pmc_sampler_sample(st->s, now));
+		stop_sampling(st, 0);
+	}
+	st->window_closed = 1;
+	st->end_ns = now;
+	pmc_clock_pair_now(&st->clk[1]);
+	res->window_end = PMC_WINDOW_DURATION;
+	stop_sched(st->sched, res, st->w, st->run_id);
+	st->sched = NULL;
+	if (st->pswitch)
+		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
+							   &res->pswitch));
+	st->pswitch = NULL;
+	if (st->counters && counters_read(st) == 0)
+		st->have_values = 1;
+	if (st->cfg->detach) {
+		if (st->cfg->cpus && st->cfg->child_default_cpus)
+			set_tree_affinity(st->pid, st->cfg->child_default_cpus, 0);
+		res->window_after = PMC_AFTER_DETACHED;
+		return 1;
+	}
+	res->window_after = PMC_AFTER_TERMINATED;
+	kill(st->pid, SIGTERM);
+	st->grace_ns = now + PMC_WINDOW_GRACE_NS;
+	return 0;
+}
+
 /* One timer expiration: a sample, the scheduler events so far and the counters. */
 static void take_sample(struct run_state *st)
 {
@@ -963,7 +1162,7 @@ static void take_sample(struct run_state *st)
 	}
 	if (err == 0 && st->pswitch)
 		err = pmc_pswitch_drain(st->pswitch, st->w);
-	if (err == 0 && st->counters && pmc_counters_read(st->counters, st->values) == 0) {
+	if (err == 0 && st->counters && counters_read(st) == 0) {
 		struct pmt_counters c = { st->run_id, now, pmc_counters_count(st->counters), st->values };
 		err = pmt_writer_counters(st->w, &c);
 		st->have_values = 1;
@@ -983,14 +1182,38 @@ static void run_loop(struct run_state *st)
 					 { .fd = st->omp && st->sampling ? pmc_omp_fd(st->omp) : -1,
 					   .events = POLLIN },
 					 { .fd = st->tfd, .events = POLLIN } };
-		int timeout_ms = st->sampling ? housekeeping(st) : -1;
-		if (poll(pfd, st->sampling ? 3 : 1, timeout_ms) < 0) {
+		int on = st->sampling && !st->window_closed;
+		int timeout_ms = on ? housekeeping(st) : -1;
+		uint64_t now = pmc_now_ns();
+		uint64_t due_ns = st->window_closed ? st->grace_ns : st->window_end_ns;
+
+		if (due_ns) {
+			int to_due_ms = now >= due_ns ? 0 : (int)((due_ns - now) / 1000000u) + 1;
+			if (timeout_ms < 0 || to_due_ms < timeout_ms)
+				timeout_ms = to_due_ms;
+		}
+		if (poll(pfd, on ? 3 : 1, timeout_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if ((pfd[0].revents & POLLIN) && handle_signals(st))
 			break;
+		now = pmc_now_ns();
+		if (!st->window_closed && st->window_end_ns && now >= st->window_end_ns) {
+			if (close_window(st, now))
+				break;
+			continue;
+		}
+		if (st->window_closed) {
+			if (st->grace_ns && now >= st->grace_ns) {
+				/* SIGTERM was not enough within the grace period */
+				kill(st->pid, SIGKILL);
+				st->res->window_after = PMC_AFTER_KILLED;
+				st->grace_ns = 0;
+			}
+			continue;
+		}
 		if (st->sampling && (pfd[1].revents & (POLLIN | POLLHUP))) {
 			int err = pmc_omp_drain(st->omp, st->w);
 			if (err < 0)
@@ -1018,16 +1241,18 @@ static void run_finish(struct run_state *st)
 		if (st->sampling && st->tfd >= 0 && read(st->tfd, &exp, sizeof(exp)) == (ssize_t)sizeof(exp))
 			res->lost_samples += exp;
 		res->sampling_cpu_ns = cpu_now_ns() - st->cpu0_ns;
-		st->end_ns = pmc_now_ns();
+		if (!st->window_closed)
+			st->end_ns = pmc_now_ns();
 		if (!res->writer_err)
 			writer_failed(res, st->w, pmc_sampler_finish(st->s, st->end_ns));
-	} else {
+	} else if (!st->window_closed) {
 		st->end_ns = pmc_now_ns();
 	}
 	/* the last energy reading, after the root was reaped: the run's energy is complete */
 	energy_tick(st, st->end_ns, !res->writer_err);
 	energy_check_advanced(st);
-	pmc_clock_pair_now(&st->clk[1]);
+	if (!st->window_closed)
+		pmc_clock_pair_now(&st->clk[1]);
 	stop_sched(st->sched, res, st->w, st->run_id);
 	if (st->pswitch)
 		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
@@ -1044,7 +1269,7 @@ static void run_finish(struct run_state *st)
 		snprintf(res->omp_reason, sizeof(res->omp_reason), "%s", pmc_omp_reason(st->omp));
 	}
 	/* the root is reaped: inherited counts of the whole tree are final */
-	if (st->armed && st->counters && pmc_counters_read(st->counters, st->values) == 0)
+	if (st->armed && !st->window_closed && st->counters && counters_read(st) == 0)
 		st->have_values = 1;
 	pmc_sampler_stats(st->s, &ss);
 	res->samples = ss.samples;
@@ -1052,6 +1277,10 @@ static void run_finish(struct run_state *st)
 	res->warnings += ss.warnings;
 	res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
 							: WEXITSTATUS(st->root_status);
+	if (res->window_end == PMC_WINDOW_DURATION)
+		res->exit_status = 0; /* the window ran its course; the program's end was pmcollect's */
+	if (res->window_end != PMC_WINDOW_NONE)
+		res->window_length_ns = st->end_ns - st->start_ns;
 	if (res->interval_changes && st->cfg->warn) {
 		char msg[300];
 		snprintf(msg, sizeof(msg), "could not keep the %.2f ms interval: lengthened %u time%s, "
@@ -1062,7 +1291,8 @@ static void run_finish(struct run_state *st)
 	}
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
 			    st->clk, &st->root_ru, res, st->cfg, st->counters,
-			    st->have_values ? st->values : NULL, ss.cpu_ns, st);
+			    st->have_values ? st->values : NULL,
+			    ss.cpu_ns > st->cpu_ns0 ? ss.cpu_ns - st->cpu_ns0 : 0, st);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -1083,13 +1313,14 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	res->C_value = NAN;
 	why[0] = '\0';
 	rc = run_start(&st, why, whysize);
-	if (rc == 0 && res->started) {
+	if (rc == 0 && res->started && res->window_end != PMC_WINDOW_BEFORE) {
 		run_loop(&st);
 		run_finish(&st);
 		if (!st.armed)
 			rc = PMT_E_IO; /* the timer: why says so */
 	}
 	free(st.values);
+	free(st.values0);
 	free(st.energy0_uj);
 	free(st.energy_run_uj);
 	pmc_sampler_free(st.s);

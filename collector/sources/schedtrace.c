@@ -520,8 +520,8 @@ static int flush_batch(struct pmc_sched *s, struct pmt_writer *w, int cpu)
 
 	if (s->nbatch == 0 && s->batch_missed == 0)
 		return 0;
-	rc = pmt_writer_sched(w, &b);
-	s->st.events += s->nbatch;
+	rc = w ? pmt_writer_sched(w, &b) : 0; /* no writer: read into nothing (pmcollect --delay) */
+	s->st.events += w ? s->nbatch : 0;
 	s->nbatch = 0;
 	s->batch_missed = 0;
 	return rc;

@@ -56,7 +56,8 @@ int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_s
 
 /* Reads every event the kernel has buffered so far, decodes it and appends SCHED records (one per
  * CPU with events, split at 16384 events) to w. Call it often (every sample): events that do not
- * fit the ring buffer are lost; the count of events written grows in the run's stats.
+ * fit the ring buffer are lost; the count of events written grows in the run's stats. With w NULL
+ * the events are read and dropped, not counted (the delay before a window, pmcollect --delay).
  * Returns 0, or the writer's negative PMT_E_* code. */
 int pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w);
 
