@@ -610,7 +610,9 @@ static void check_run_status(struct pma_result *r)
 	int kind = 0;
 	double code = 0;
 
-	if (ri->window_end && strcmp(ri->window_end, "duration") == 0 &&
+	if (ri->window_end && (strcmp(ri->window_end, "duration") == 0 ||
+			       strcmp(ri->window_end, "signal") == 0 ||
+			       (ri->exit_kind_name && strcmp(ri->exit_kind_name, "ended") == 0)) &&
 	    pma_window_label(ri, pr->status, sizeof(pr->status))) {
 		/* pmcollect ended the program at the window's end: the run is the window */
 	} else if (!ri->has_end) {

@@ -784,11 +784,13 @@ int pma_window_label(const struct pma_run_info *ri, char *buf, size_t size)
 		strcmp(ri->window_after, "terminated") == 0 ? " (the program was then terminated)" :
 		strcmp(ri->window_after, "killed") == 0 ? " (the program was then killed: SIGTERM was "
 							  "not enough)" :
-		strcmp(ri->window_after, "detached") == 0 ? " (the program was left running)" : "";
+		strcmp(ri->window_after, "detached") == 0 ? " (the program was left running)" :
+		strcmp(ri->window_after, "left") == 0 ? " (pmcollect -p: the process was left running)" : "";
 	snprintf(buf, size, "window of %.3f s from %.3f s after the start, ended %s%s",
 		 ri->window_length_ns / 1e9, ri->window_offset_ns / 1e9,
 		 strcmp(end, "duration") == 0 ? "at --duration" :
-		 strcmp(end, "exit") == 0 ? "when the program did" : end, after);
+		 strcmp(end, "exit") == 0 ? "when the program did" :
+		 strcmp(end, "signal") == 0 ? "at a signal to pmcollect" : end, after);
 	return 1;
 }
 

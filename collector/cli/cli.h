@@ -13,6 +13,7 @@
 #include "pm_cli.h"
 #include "pm_opt.h"
 #include "session/plan.h"
+#include "session/run.h"
 
 struct pmc_session;
 
@@ -61,6 +62,9 @@ struct pmc_opts {
 	double delay_s;             /* --delay: the window starts this long after the program */
 	double duration_s;          /* --duration: each run's window, 0 = to the program's end */
 	int detach;                 /* --detach: leave the program running after the window */
+	const char *pids_text;      /* -p PID[,PID...], NULL = start the command */
+	pid_t pids[PMC_ATTACH_MAX]; /* its processes (main.c check_pids), npids of them */
+	size_t npids;
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };

@@ -520,6 +520,8 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.delay_ns = (uint64_t)(o->delay_s * 1e9 + 0.5),
 		.duration_ns = (uint64_t)(o->duration_s * 1e9 + 0.5),
 		.detach = o->detach,
+		.attach = o->npids ? o->pids : NULL,
+		.nattach = o->npids,
 	};
 	return cfg;
 }

@@ -14,6 +14,7 @@
 #include <grp.h>
 #include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -142,7 +143,8 @@ static const char *energy_source_name(const struct pmc_energy *e)
 	return pmc_energy_source(e) == PMC_ENERGY_PERF ? "perf" : "powercap";
 }
 
-static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_config *cfg,
+static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns,
+			    const struct pmc_run_config *cfg,
 			    const struct pmc_counters *counters)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *m, *c, *ev;
@@ -191,11 +193,16 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 				cJSON_AddNullToObject(sw, "threads");
 		}
 	}
-	if (cfg->delay_ns || cfg->duration_ns) {
+	if (cfg->delay_ns || cfg->duration_ns || cfg->nattach) {
 		/* a window: the first sample's schedstat values are the threads' starting values
 		   (pmanalyze counts from it, not from RUN_BEGIN); FORMAT.md §6, 2.0 */
 		cJSON *wi = cJSON_AddObjectToObject(o, "window");
-		cJSON_AddNumberToObject(wi, "delay_ns", (double)cfg->delay_ns);
+		cJSON_AddNumberToObject(wi, "delay_ns", (double)window_delay_ns);
+		if (cfg->nattach) {
+			cJSON *pa = cJSON_AddArrayToObject(wi, "attached");
+			for (size_t i = 0; pa && i < cfg->nattach; i++)
+				cJSON_AddItemToArray(pa, cJSON_CreateNumber(cfg->attach[i]));
+		}
 		if (cfg->duration_ns)
 			cJSON_AddNumberToObject(wi, "duration_ns", (double)cfg->duration_ns);
 		else
@@ -278,8 +285,8 @@ static void add_mpi(cJSON *o, const struct run_state *st);
 /* RUN_END "window" (FORMAT.md §6, 2.0): the window asked for and the one recorded. */
 static void add_window(cJSON *o, const struct pmc_run_config *cfg, const struct pmc_run_result *res)
 {
-	static const char *const ends[] = { "none", "duration", "exit", "before" };
-	static const char *const afters[] = { "exited", "terminated", "killed", "detached" };
+	static const char *const ends[] = { "none", "duration", "exit", "before", "signal" };
+	static const char *const afters[] = { "exited", "terminated", "killed", "detached", "left" };
 	cJSON *w = cJSON_AddObjectToObject(o, "window");
 
 	if (!w)
@@ -314,7 +321,12 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 			cJSON_AddStringToObject(e, "kind", "not_started");
 			cJSON_AddNumberToObject(e, "code", 127);
 			cJSON_AddNumberToObject(e, "signal", 0);
-		} else if (res->window_after == PMC_AFTER_DETACHED) {
+		} else if (cfg->nattach && res->window_after != PMC_AFTER_LEFT) {
+			/* -p: a process pmcollect did not start ended; its status went to its parent */
+			cJSON_AddStringToObject(e, "kind", "ended");
+			cJSON_AddNullToObject(e, "code");
+			cJSON_AddNumberToObject(e, "signal", 0);
+		} else if (res->window_after == PMC_AFTER_DETACHED || res->window_after == PMC_AFTER_LEFT) {
 			/* --detach: the program runs on; its status is not pmcollect's to know */
 			cJSON_AddStringToObject(e, "kind", "running");
 			cJSON_AddNumberToObject(e, "code", 0);
@@ -493,6 +505,9 @@ struct run_state {
 	uint64_t release_ns, window_end_ns, grace_ns;
 	int window_closed;
 	int64_t *values0;              /* the counters when a delayed window began */
+	int pidfd[PMC_ATTACH_MAX];     /* -p: pidfd_open(2) of each process, -1 once it ended */
+	size_t alive;                  /* -p: processes not yet ended */
+	int stop_signal;               /* -p: SIGINT/SIGTERM/SIGHUP received: end the window */
 	uint64_t cpu_ns0;              /* the tree's schedstat CPU time then (sampler stats) */
 };
 
@@ -769,7 +784,9 @@ static int arm_timer(struct run_state *st)
 /* Writes RUN_BEGIN at now (before the program is released, or when a delayed window begins). */
 static void write_run_begin(struct run_state *st)
 {
-	char *json = run_begin_json(st->run_id, st->pid, st->cfg, st->counters);
+	char *json = run_begin_json(st->run_id, st->pid, st->cfg->nattach ? st->res->window_offset_ns
+									  : st->cfg->delay_ns,
+				    st->cfg, st->counters);
 
 	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
 							     pmc_now_ns(), json)
@@ -820,6 +837,213 @@ static int wait_delay(struct run_state *st)
 	return 1;
 }
 
+/* The window begins at st->start_ns (RUN_BEGIN written): its end, the timer, the first sample (the
+ * threads' starting values when they ran before it: --delay, -p). Returns 0; a timer that cannot
+ * be armed leaves st->armed 0 with why set (the program is killed, an attached one left alone). */
+static int start_sampling(struct run_state *st, char *why, size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+
+	if (cfg->delay_ns || cfg->duration_ns || cfg->nattach) {
+		st->res->window_end = PMC_WINDOW_EXIT; /* until the duration ends it */
+		st->res->window_offset_ns = st->start_ns - st->release_ns;
+		if (cfg->duration_ns)
+			st->window_end_ns = st->start_ns + cfg->duration_ns;
+	}
+
+	st->base_ns = st->start_ns;
+	if (arm_timer(st) < 0) {
+		/* the run cannot be sampled: end it, wait for it (run_loop) and report */
+		snprintf(why, whysize, "cannot arm the timer: %s", strerror(errno));
+		if (!cfg->nattach)
+			kill(st->pid, SIGKILL);
+		return 0;
+	}
+	st->armed = 1;
+	st->sampling = 1;
+	st->cpu0_ns = cpu_now_ns();
+	st->next_flush_ns = st->start_ns + 1000000000u;
+	st->next_drain_ns = st->start_ns + SCHED_DRAIN_NS;
+	/* the first sample at once (run_ns ~ 0; after --delay the threads' starting values) */
+	if (st->res->writer_err || pmc_sampler_sample(st->s, st->start_ns) < 0)
+		st->sampling = 0;
+	if (cfg->delay_ns || cfg->nattach) {
+		struct pmc_sampler_stats ss0;
+		pmc_sampler_stats(st->s, &ss0);
+		st->cpu_ns0 = ss0.cpu_ns;
+	}
+	return 0;
+}
+
+/* The timer, the sampler and the counters' buffers of a run (run_start, attach_start). Returns 0,
+ * or PMT_E_IO / PMT_E_NOMEM with a reason in why. */
+static int setup_sampling(struct run_state *st, const struct pmc_sampler_opts *so, char *why,
+			  size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	int err;
+
+	st->interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
+	st->res->interval_final_ms = cfg->interval_ms;
+	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->tfd < 0) {
+		snprintf(why, whysize, "cannot create a timer: %s", strerror(errno));
+		return PMT_E_IO;
+	}
+	err = pmc_sampler_new(&st->s, st->w, so);
+	if (err < 0) {
+		snprintf(why, whysize, "%s", pmt_strerror(err));
+		return err;
+	}
+	if (st->counters) {
+		uint32_t nc = pmc_counters_count(st->counters);
+		st->values = calloc(nc ? nc : 1, sizeof(*st->values));
+		if (cfg->delay_ns)
+			st->values0 = calloc(nc ? nc : 1, sizeof(*st->values0));
+		if (!st->values || (cfg->delay_ns && !st->values0)) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return PMT_E_NOMEM;
+		}
+	}
+
+	return 0;
+}
+
+/* The fields of /proc/<pid>/stat after the comm's closing parenthesis (field 3, state, on), in
+ * buf; NULL when it cannot be read. Source: proc(5). */
+static const char *proc_stat_fields(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return (p = strrchr(buf, ')')) && p[1] == ' ' ? p + 2 : NULL;
+}
+
+/* How long ago process pid started, ns: now on CLOCK_BOOTTIME less its starttime (proc(5)
+ * /proc/<pid>/stat field 22, clock ticks since boot). 0 when unknown. */
+static uint64_t process_age_ns(pid_t pid, long user_hz)
+{
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+	unsigned long long start_ticks = 0;
+	struct timespec ts;
+	double age;
+
+	if (!p || user_hz <= 0 ||
+	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start_ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	age = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)start_ticks * 1e9 / (double)user_hz;
+	return age > 0 ? (uint64_t)age : 0;
+}
+
+/* The parent process of pid (proc(5) /proc/<pid>/stat field 4), 0 when unknown. */
+static uint32_t process_ppid(pid_t pid)
+{
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+	unsigned ppid = 0;
+
+	return p && sscanf(p, "%*c %u", &ppid) == 1 ? ppid : 0;
+}
+
+/* -p: every thread of process pid into the scheduler events' pid filter (its threads existed
+ * before the recording; those it starts during it follow through event-fork). */
+static int sched_add_threads(struct pmc_sched *sched, pid_t pid, char *why, size_t whysize)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0; /* it ended: its pidfd says so */
+	while (rc == 0 && (de = readdir(d)))
+		if (atoi(de->d_name) > 0)
+			rc = pmc_sched_add_pid(sched, (pid_t)atoi(de->d_name), why, whysize);
+	closedir(d);
+	return rc;
+}
+
+/* -p: starts recording processes that run already (cfg->attach): the sampler follows them and
+ * what they start, a pidfd each tells when it ends, the scheduler events are filtered to their
+ * threads; no counters and no context switches (their inherited events need the process before
+ * exec). RUN_BEGIN "window" "delay_ns" is the first process's age. Returns 0, or a negative
+ * PMT_E_* with a reason in why. */
+static int attach_start(struct run_state *st, char *why, size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	struct pmc_sampler_opts so = {
+		.run_id = st->run_id, .stat_every = cfg->stat_every, .status_every = cfg->status_every,
+		.procconn_fd = cfg->procconn_fd, .taskstats_fd = cfg->taskstats_fd,
+		.taskstats_family = cfg->taskstats_family, .collector_pid = (uint32_t)getpid(),
+	};
+	char swhy[256], msg[320];
+	uint64_t age;
+	int err;
+
+	st->counters = NULL;
+	if (st->pswitch) {
+		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE,
+			      "context switches not recorded: pmcollect -p records the scheduler events "
+			      "(as root) or /proc only");
+		st->pswitch = NULL;
+	}
+	err = setup_sampling(st, &so, why, whysize);
+	if (err < 0)
+		return err;
+	st->pid = cfg->attach[0];
+	for (size_t i = 0; i < cfg->nattach; i++) {
+		st->pidfd[i] = (int)syscall(SYS_pidfd_open, cfg->attach[i], 0);
+		if (st->pidfd[i] < 0) {
+			snprintf(why, whysize, "cannot follow process %d: %s", (int)cfg->attach[i],
+				 strerror(errno));
+			return PMT_E_IO;
+		}
+		st->alive++;
+		writer_failed(st->res, st->w, pmc_sampler_add_process(st->s, (uint32_t)cfg->attach[i],
+								      process_ppid(cfg->attach[i])));
+	}
+	if (st->sched) {
+		int rc = pmc_sched_start(st->sched, st->pid, st->run_id, NULL, swhy, sizeof(swhy));
+		for (size_t i = 0; rc == 0 && i < cfg->nattach; i++)
+			rc = sched_add_threads(st->sched, cfg->attach[i], swhy, sizeof(swhy));
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", swhy);
+			if (cfg->warn)
+				cfg->warn(msg);
+			write_warning(st->res, st->w, st->run_id, PMC_WARN_SCHED_UNAVAILABLE, msg);
+			if (rc == 0 || st->sched)
+				(void)pmc_sched_stop(st->sched, NULL, &st->res->sched);
+			st->sched = NULL;
+		} else {
+			st->res->sched_recorded = 1;
+		}
+	}
+	age = process_age_ns(st->pid, cfg->user_hz);
+	st->start_ns = pmc_now_ns();
+	st->release_ns = st->start_ns - (age < st->start_ns ? age : 0);
+	st->res->window_offset_ns = st->start_ns - st->release_ns;
+	write_run_begin(st);
+	err = energy_start(st);
+	if (err < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return err;
+	}
+	st->res->started = 1;
+	st->start_ns = pmc_now_ns();
+	pmc_clock_pair_now(&st->clk[0]);
+	return start_sampling(st, why, whysize);
+}
+
 /* Sets the run up and starts the program: pipes, timer, sampler, fork, counters, scheduler
  * events, RUN_BEGIN, then releases the child and learns whether exec worked. A program that could
  * not be started is recorded (RUN_END "not_started") and st->res->started stays 0. Returns 0, or
@@ -840,32 +1064,13 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	ssize_t n;
 	int err;
 
-	st->interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
-	st->res->interval_final_ms = cfg->interval_ms;
 	if (pipe2(st->go, O_CLOEXEC) < 0 || pipe2(st->report, O_CLOEXEC) < 0) {
 		snprintf(why, whysize, "cannot create a pipe: %s", strerror(errno));
 		return PMT_E_IO;
 	}
-	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (st->tfd < 0) {
-		snprintf(why, whysize, "cannot create a timer: %s", strerror(errno));
-		return PMT_E_IO;
-	}
-	err = pmc_sampler_new(&st->s, st->w, &so);
-	if (err < 0) {
-		snprintf(why, whysize, "%s", pmt_strerror(err));
+	err = setup_sampling(st, &so, why, whysize);
+	if (err < 0)
 		return err;
-	}
-	if (st->counters) {
-		uint32_t nc = pmc_counters_count(st->counters);
-		st->values = calloc(nc ? nc : 1, sizeof(*st->values));
-		if (cfg->delay_ns)
-			st->values0 = calloc(nc ? nc : 1, sizeof(*st->values0));
-		if (!st->values || (cfg->delay_ns && !st->values0)) {
-			snprintf(why, whysize, "%s", strerror(ENOMEM));
-			return PMT_E_NOMEM;
-		}
-	}
 
 	if (cfg->omp && pmc_omp_open(&st->omp, cfg->omp, st->run_id, why, whysize) < 0)
 		return PMT_E_IO;
@@ -931,34 +1136,7 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		st->start_ns = pmc_now_ns();
 		pmc_clock_pair_now(&st->clk[0]);
 	}
-	if (cfg->delay_ns || cfg->duration_ns) {
-		st->res->window_end = PMC_WINDOW_EXIT; /* until the duration ends it */
-		st->res->window_offset_ns = st->start_ns - st->release_ns;
-		if (cfg->duration_ns)
-			st->window_end_ns = st->start_ns + cfg->duration_ns;
-	}
-
-	st->base_ns = st->start_ns;
-	if (arm_timer(st) < 0) {
-		/* the run cannot be sampled: end it, wait for it (run_loop) and report */
-		snprintf(why, whysize, "cannot arm the timer: %s", strerror(errno));
-		kill(st->pid, SIGKILL);
-		return 0;
-	}
-	st->armed = 1;
-	st->sampling = 1;
-	st->cpu0_ns = cpu_now_ns();
-	st->next_flush_ns = st->start_ns + 1000000000u;
-	st->next_drain_ns = st->start_ns + SCHED_DRAIN_NS;
-	/* the first sample at once (run_ns ~ 0; after --delay the threads' starting values) */
-	if (st->res->writer_err || pmc_sampler_sample(st->s, st->start_ns) < 0)
-		st->sampling = 0;
-	if (cfg->delay_ns) {
-		struct pmc_sampler_stats ss0;
-		pmc_sampler_stats(st->s, &ss0);
-		st->cpu_ns0 = ss0.cpu_ns;
-	}
-	return 0;
+	return start_sampling(st, why, whysize);
 }
 
 /* The once-a-second flush and the 10 ms scheduler-event drain when samples are further apart;
@@ -1010,6 +1188,9 @@ static int handle_signals(struct run_state *st)
 	while (read(cfg->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			root_done |= reap(st->pid, st->s, &st->root_status, &st->root_ru);
+		} else if (cfg->nattach && cfg->forward && sigismember(cfg->forward, (int)si.ssi_signo)) {
+			/* -p: the processes are not pmcollect's: the signal ends the window */
+			st->stop_signal = (int)si.ssi_signo;
 		} else if (cfg->forward && sigismember(cfg->forward, (int)si.ssi_signo) &&
 			   si.ssi_code != SI_KERNEL) {
 			/* sent by a process (kill, timeout, a batch system) to pmcollect: pass it
@@ -1020,6 +1201,8 @@ static int handle_signals(struct run_state *st)
 	}
 	/* SIGCHLD can coalesce: a root that ended without a readable signal is found by this extra
 	 * non-blocking reap */
+	if (cfg->nattach)
+		return 0; /* reaping only: none of the attached processes is a child */
 	return root_done | reap(st->pid, st->s, &st->root_status, &st->root_ru);
 }
 
@@ -1125,6 +1308,10 @@ static int close_window(struct run_state *st, uint64_t now)
 	st->pswitch = NULL;
 	if (st->counters && counters_read(st) == 0)
 		st->have_values = 1;
+	if (st->cfg->nattach) {
+		res->window_after = PMC_AFTER_LEFT;
+		return 1;
+	}
 	if (st->cfg->detach) {
 		if (st->cfg->cpus && st->cfg->child_default_cpus)
 			set_tree_affinity(st->pid, st->cfg->child_default_cpus, 0);
@@ -1178,10 +1365,11 @@ static void take_sample(struct run_state *st)
 static void run_loop(struct run_state *st)
 {
 	for (;;) {
-		struct pollfd pfd[3] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
+		struct pollfd pfd[3 + PMC_ATTACH_MAX] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
 					 { .fd = st->omp && st->sampling ? pmc_omp_fd(st->omp) : -1,
 					   .events = POLLIN },
 					 { .fd = st->tfd, .events = POLLIN } };
+		size_t npfd = 3 + st->cfg->nattach;
 		int on = st->sampling && !st->window_closed;
 		int timeout_ms = on ? housekeeping(st) : -1;
 		uint64_t now = pmc_now_ns();
@@ -1192,14 +1380,34 @@ static void run_loop(struct run_state *st)
 			if (timeout_ms < 0 || to_due_ms < timeout_ms)
 				timeout_ms = to_due_ms;
 		}
-		if (poll(pfd, on ? 3 : 1, timeout_ms) < 0) {
+		for (size_t i = 0; i < st->cfg->nattach; i++)
+			pfd[3 + i] = (struct pollfd){ .fd = st->pidfd[i], .events = POLLIN };
+		if (!on) /* the signalfd alone, and the attached processes' ends */
+			pfd[1].fd = pfd[2].fd = -1;
+		if (poll(pfd, npfd, timeout_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if ((pfd[0].revents & POLLIN) && handle_signals(st))
 			break;
+		for (size_t i = 0; i < st->cfg->nattach; i++)
+			if (st->pidfd[i] >= 0 && (pfd[3 + i].revents & (POLLIN | POLLHUP))) {
+				close(st->pidfd[i]);
+				st->pidfd[i] = -1;
+				st->alive--;
+			}
 		now = pmc_now_ns();
+		if (st->cfg->nattach && (st->alive == 0 || st->stop_signal)) {
+			/* -p: every process ended (the window ends with them), or pmcollect was
+			 * told to stop: the window ends now, the processes are left alone */
+			if (st->stop_signal) {
+				st->res->window_end = PMC_WINDOW_SIGNAL;
+				(void)close_window(st, now);
+				st->res->window_end = PMC_WINDOW_SIGNAL;
+			}
+			break;
+		}
 		if (!st->window_closed && st->window_end_ns && now >= st->window_end_ns) {
 			if (close_window(st, now))
 				break;
@@ -1312,7 +1520,9 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	memset(res, 0, sizeof(*res));
 	res->C_value = NAN;
 	why[0] = '\0';
-	rc = run_start(&st, why, whysize);
+	for (size_t i = 0; i < PMC_ATTACH_MAX; i++)
+		st.pidfd[i] = -1;
+	rc = cfg->nattach ? attach_start(&st, why, whysize) : run_start(&st, why, whysize);
 	if (rc == 0 && res->started && res->window_end != PMC_WINDOW_BEFORE) {
 		run_loop(&st);
 		run_finish(&st);
@@ -1334,5 +1544,8 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	}
 	if (st.tfd >= 0)
 		close(st.tfd);
+	for (size_t i = 0; i < PMC_ATTACH_MAX; i++)
+		if (st.pidfd[i] >= 0)
+			close(st.pidfd[i]);
 	return rc;
 }

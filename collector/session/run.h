@@ -92,7 +92,16 @@ struct pmc_run_config {
 	 * PR_SET_PDEATHSIG). RUN_END "window" says where the window lay and how it ended. */
 	uint64_t delay_ns, duration_ns;
 	int detach;
+	/* pmcollect -p: record these running processes (nattach of them, at most PMC_ATTACH_MAX)
+	 * instead of starting argv (which names the first one's command line, for RUN_BEGIN): no
+	 * fork, no counters, no context switches; the scheduler events filtered to their threads.
+	 * The window ends at duration_ns, at SIGINT/SIGTERM/SIGHUP to pmcollect (not forwarded) or
+	 * when every process has ended; the processes are left as they were. */
+	const pid_t *attach;
+	size_t nattach;
 };
+
+#define PMC_ATTACH_MAX 64
 
 /* How long a program stopped at the end of its window has between SIGTERM and SIGKILL. */
 #define PMC_WINDOW_GRACE_NS 5000000000ull
@@ -103,6 +112,7 @@ enum pmc_window_end {
 	PMC_WINDOW_DURATION,     /* --duration elapsed: "duration" */
 	PMC_WINDOW_EXIT,         /* the program ended within the window: "exit" */
 	PMC_WINDOW_BEFORE,       /* the program ended during --delay: nothing was recorded */
+	PMC_WINDOW_SIGNAL,       /* -p: SIGINT, SIGTERM or SIGHUP to pmcollect: "signal" */
 };
 
 /* What pmcollect did to the program after a window that ended at --duration (RUN_END "window"
@@ -112,6 +122,7 @@ enum pmc_window_after {
 	PMC_AFTER_TERMINATED,    /* it ended after SIGTERM: "terminated" */
 	PMC_AFTER_KILLED,        /* it needed SIGKILL after the grace period: "killed" */
 	PMC_AFTER_DETACHED,      /* --detach: left running, CPU set restored: "detached" */
+	PMC_AFTER_LEFT,          /* -p: a process pmcollect did not start, left running: "left" */
 };
 
 /* The collector lengthens an interval it cannot keep (run.c keep_interval): checked every
