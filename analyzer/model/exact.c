@@ -68,6 +68,8 @@ struct pma_exact {
 	uint64_t *cpulast;     /* per CPU: time of its last event so far */
 	uint32_t *cpucur;      /* per CPU: the task running after that event (0 idle) */
 	size_t ncpulast;
+	uint32_t *existing;            /* pma_exact_existing's tids, nexisting */
+	size_t nexisting, existingcap;
 	/* TASK hints: tid -> tgid, comm */
 	struct hint { uint32_t tid, tgid, ord; char comm[PMT_COMM_MAX + 1]; } *hints;
 	size_t nhints, hintcap;
@@ -91,6 +93,7 @@ void pma_exact_free(struct pma_exact *x)
 	free(x->slices);
 	free(x->wakes);
 	free(x->hints);
+	free(x->existing);
 	free(x->cpulast);
 	free(x->cpucur);
 	free(x);
@@ -99,6 +102,14 @@ void pma_exact_free(struct pma_exact *x)
 void pma_exact_set_root(struct pma_exact *x, uint32_t pid)
 {
 	x->root = pid;
+}
+
+int pma_exact_existing(struct pma_exact *x, uint32_t tid)
+{
+	if (PM_GROW(x->existing, x->existingcap, x->nexisting + 1) < 0)
+		return -1;
+	x->existing[x->nexisting++] = tid;
+	return 0;
 }
 
 void pma_exact_set_lost(struct pma_exact *x, uint64_t lost)
@@ -442,6 +453,17 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 	 * was running all along (no switch to it was seen), from the first event on */
 	root->state = X_UNKNOWN;
 	root->t_acc = root->t_slice = x->ev[0].e.t_ns;
+	for (size_t i = 0; i < x->nexisting; i++) {
+		/* threads a late window found: there all along, as the root */
+		struct xthr *o;
+		if (thr_find(x, x->existing[i]))
+			continue;
+		if (!(o = thr_add(x, x->existing[i])))
+			return -1;
+		o->tgid = x->root;
+		o->state = X_UNKNOWN;
+		o->t_acc = o->t_slice = x->ev[0].e.t_ns;
+	}
 	for (size_t i = 0; i < x->nev; i++) {
 		const struct pmt_sched_event *e = &x->ev[i].e;
 		if (on_event(x, st, e) < 0)

@@ -21,6 +21,10 @@ void pma_exact_free(struct pma_exact *x);
  * are the program. Call before pma_exact_finish. */
 void pma_exact_set_root(struct pma_exact *x, uint32_t pid);
 
+/* Thread tid existed before the first event, like the root (a window that began after the
+ * program started: pmcollect --delay). Returns 0, or -1 when memory runs out. */
+int pma_exact_existing(struct pma_exact *x, uint32_t tid);
+
 /* Events kept per run at most (40 bytes each in memory, struct ev in exact.c: 4 GB). */
 #define PMA_EXACT_MAX_EVENTS 100000000u
 

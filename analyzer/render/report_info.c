@@ -110,12 +110,15 @@ void pma_info(FILE *out, const struct pma_trace *t)
 		const struct pma_run *r = &t->runs[i];
 		const struct pma_run_info *ri = &r->info;
 		double status = ri->exit_kind == PMA_EXIT_SIGNALED ? ri->exit_signal : ri->exit_code;
+		char win[200];
 		fprintf(out, "  run %u: CPUs %s, %.3f s, %llu samples, %llu thread-samples, peak %u threads, "
 			"%llu threads seen, exit %s %.0f\n", r->run_id, r->cpus[0] ? r->cpus : "?",
 			pma_run_wall_s(r), (unsigned long long)r->st.samples,
 			(unsigned long long)r->st.thread_samples, r->m,
 			(unsigned long long)r->st.threads_seen,
 			ri->exit_kind_name ? ri->exit_kind_name : "unknown", isnan(status) ? 0 : status);
+		if (pma_window_label(ri, win, sizeof(win)))
+			fprintf(out, "         %s\n", win);
 		if (per_run && ri->collector_cpu >= 0)
 			fprintf(out, "         collector CPU %.0f\n", ri->collector_cpu);
 		else if (per_run && isfinite(ri->collector_cpu))

@@ -678,7 +678,12 @@ static void check_run_status(struct pma_result *r)
 	int kind = 0;
 	double code = 0;
 
-	if (!ri->has_end) {
+	if (ri->window_end && (strcmp(ri->window_end, "duration") == 0 ||
+			       strcmp(ri->window_end, "signal") == 0 ||
+			       (ri->exit_kind_name && strcmp(ri->exit_kind_name, "ended") == 0)) &&
+	    pma_window_label(ri, pr->status, sizeof(pr->status))) {
+		/* pmcollect ended the program at the window's end: the run is the window */
+	} else if (!ri->has_end) {
 		snprintf(pr->status, sizeof(pr->status), "interrupted: no end-of-run record");
 		kind = PMA_RUNST_NO_END;
 	} else if (ri->exit_kind == PMA_EXIT_SIGNALED) {

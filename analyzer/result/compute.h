@@ -69,7 +69,7 @@ struct pma_par_result {
 	uint32_t baseline_cores;                  /* CPUs of the run, 0 unknown */
 	const char *baseline_case;
 	/* degraded inputs (docs/model.md "Invariants") */
-	char status[96];                          /* how the run ended: "exited 0", "killed by
+	char status[160];                         /* how the run ended: "exited 0", "killed by
 						     signal 11 (SIGSEGV)", "interrupted: ..." */
 	int failed;                               /* not "exited 0": the profile covers a failed
 						     or partial run */

@@ -127,7 +127,10 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		if (!r->info.has_begin && pma_run_begin_parse(rec->u.json.text, &r->info) < 0)
 			return LOAD_NOMEM;
 		r->t_begin_ns = rec->u.json.t_ns;
-		pma_est_begin(r->est, rec->u.json.t_ns);
+		/* a window that began after the program (--delay): its threads had run before, so
+		 * the first sample gives their starting values, not RUN_BEGIN zeros */
+		if (!(r->info.window_delay_ns > 0))
+			pma_est_begin(r->est, rec->u.json.t_ns);
 		run_cpus(t, r);
 		return 0;
 	case PMT_REC_SAMPLE:
@@ -137,6 +140,7 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 			run_cpus(t, r);
 		t->samples++;
 		t->thread_samples += rec->u.sample.n;
+		r->sampled = 1;
 		if (!r->finished && pma_est_sample(r->est, &rec->u.sample) < 0)
 			return LOAD_NOMEM;
 		if (pma_pswitch_sample(r->pswitch, &rec->u.sample) < 0)
@@ -150,6 +154,11 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 			return LOAD_TOO_MANY;
 		if (rec->u.task.kind != PMT_TASK_EXIT &&
 		    pma_exact_task(r->exact, rec->u.task.tid, rec->u.task.tgid, rec->u.task.comm) < 0)
+			return LOAD_NOMEM;
+		/* a window that began after the program: the threads of its first sample were
+		 * there before the scheduler events */
+		if (rec->u.task.kind == PMT_TASK_APPEAR && !r->sampled && r->info.window_delay_ns > 0 &&
+		    pma_exact_existing(r->exact, rec->u.task.tid) < 0)
 			return LOAD_NOMEM;
 		if (!r->finished && pma_est_task(r->est, &rec->u.task) < 0)
 			return LOAD_NOMEM;

@@ -44,6 +44,8 @@ struct pma_run {
 	struct pma_run_info info; /* RUN_BEGIN (info.has_begin 0 when the record was lost) and
 				     RUN_END (info.has_end 0 when the trace stops before it) */
 	uint64_t t_begin_ns, t_end_ns;
+	int sampled;            /* a SAMPLE of the run was read (the TASK records before it are the
+				   threads a delayed window found) */
 	struct pma_est *est;
 	struct pma_est_stats st;
 	/* m, the run's thread count: the most threads alive in one sample (st.m_peak), or running

@@ -548,6 +548,9 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	if (!(ri->threads >= 1 && ri->threads <= 1e6))
 		ri->threads = 0;
 	ri->mem_mode = str_dup(item(o, "mempolicy"), "mode");
+	ri->window_delay_ns = num(item(o, "window"), "delay_ns", NAN);
+	if (!(ri->window_delay_ns >= 0))
+		ri->window_delay_ns = NAN;
 	if (string_list(item(item(o, "energy"), "zones"), NULL, &ri->energy_zones, &ri->nenergy_zones) < 0) {
 		cJSON_Delete(o);
 		return -1;
@@ -712,6 +715,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	ri->cpufreq.lo_khz = INFINITY;
 	ri->samples = ri->late_samples = ri->lost_samples = NAN;
 	ri->interval_requested_ms = ri->interval_final_ms = ri->interval_changes = NAN;
+	ri->window_offset_ns = ri->window_length_ns = NAN;
 	if (!o)
 		return 0;
 	ri->has_end = 1;
@@ -746,6 +750,13 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		return -1;
 	}
 	ri->wall_ns = num(o, "wall_ns", NAN);
+	{
+		const cJSON *win = item(o, "window");
+		ri->window_offset_ns = num(win, "offset_ns", NAN);
+		ri->window_length_ns = num(win, "length_ns", NAN);
+		ri->window_end = str_dup(win, "end");
+		ri->window_after = str_dup(win, "after");
+	}
 	ri->utime_ns = num(item(o, "rusage"), "utime_ns", NAN);
 	ri->stime_ns = num(item(o, "rusage"), "stime_ns", NAN);
 	ri->interf.bytes_per_s = num(item(o, "interferers"), "bytes_per_s", NAN);
@@ -762,12 +773,35 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	return 0;
 }
 
+int pma_window_label(const struct pma_run_info *ri, char *buf, size_t size)
+{
+	const char *end = ri->window_end ? ri->window_end : "", *after;
+
+	buf[0] = '\0';
+	if (!ri->window_end || !isfinite(ri->window_length_ns) || !isfinite(ri->window_offset_ns))
+		return 0;
+	after = !ri->window_after ? "" :
+		strcmp(ri->window_after, "terminated") == 0 ? " (the program was then terminated)" :
+		strcmp(ri->window_after, "killed") == 0 ? " (the program was then killed: SIGTERM was "
+							  "not enough)" :
+		strcmp(ri->window_after, "detached") == 0 ? " (the program was left running)" :
+		strcmp(ri->window_after, "left") == 0 ? " (pmcollect -p: the process was left running)" : "";
+	snprintf(buf, size, "window of %.3f s from %.3f s after the start, ended %s%s",
+		 ri->window_length_ns / 1e9, ri->window_offset_ns / 1e9,
+		 strcmp(end, "duration") == 0 ? "at --duration" :
+		 strcmp(end, "exit") == 0 ? "when the program did" :
+		 strcmp(end, "signal") == 0 ? "at a signal to pmcollect" : end, after);
+	return 1;
+}
+
 void pma_run_info_free(struct pma_run_info *ri)
 {
 	if (!ri)
 		return;
 	free(ri->cpus);
 	free(ri->exit_kind_name);
+	free(ri->window_end);
+	free(ri->window_after);
 	free(ri->mem_mode);
 	free(ri->energy.source);
 	free(ri->energy.reason);

@@ -246,7 +246,18 @@ struct pma_run_info {
 	double interval_requested_ms, interval_final_ms; /* RUN_END "interval" (1.2): the -i asked
 				   for and the one the collector kept at the end; NAN when absent */
 	double interval_changes; /* RUN_END "interval.changes", NAN when absent */
+	/* a window of the run (pmcollect --delay, --duration; format 2.0): RUN_BEGIN "window"
+	   "delay_ns" (NAN: the run was recorded from its start), RUN_END "window" "offset_ns" and
+	   "length_ns" (NAN when absent), "end" ("duration", "exit") and "after" ("exited",
+	   "terminated", "killed", "detached"), NULL when absent */
+	double window_delay_ns, window_offset_ns, window_length_ns;
+	char *window_end, *window_after;
 };
+
+/* The label of a run recorded as a window (pmcollect --delay, --duration; RUN_END "window"),
+ * e.g. "window of 5.000 s from 60.000 s after the start, ended at --duration (the program was
+ * then terminated)", into buf. Returns 1, or 0 (buf "") when the run was no window. */
+int pma_window_label(const struct pma_run_info *ri, char *buf, size_t size);
 
 /* The SUMMARY record (numbers 0 when absent). */
 struct pma_summary {

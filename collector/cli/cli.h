@@ -13,6 +13,7 @@
 #include "pm_cli.h"
 #include "pm_opt.h"
 #include "session/plan.h"
+#include "session/run.h"
 
 struct pmc_session;
 
@@ -58,9 +59,19 @@ struct pmc_opts {
 	const char *interference_file; /* --interference-file, NULL = the default path */
 	int quiet;                  /* -q: main() copies it to pmc_cli_quiet */
 	int progress;               /* --progress: main() copies it to pmc_cli_progress_forced */
+	double delay_s;             /* --delay: the window starts this long after the program */
+	double duration_s;          /* --duration: each run's window, 0 = to the program's end */
+	int detach;                 /* --detach: leave the program running after the window */
+	const char *pids_text;      /* -p PID[,PID...], NULL = start the command */
+	pid_t pids[PMC_ATTACH_MAX]; /* its processes (main.c check_pids), npids of them */
+	size_t npids;
 	char **argv;                /* the command, NULL-terminated */
 	int argc;
 };
+
+/* pmcollect's status when the program ended before --delay was over: no window was recorded
+ * (docs/pmcollect.1 EXIT STATUS). */
+#define PMC_EXIT_NO_WINDOW 3
 
 /* "usage: pmcollect [options] [--] <command> [<args>...]" (main.c). */
 extern const char pmc_cli_usage_line[];

@@ -178,6 +178,23 @@ static const struct pm_opt options[] = {
 	  "--omega-se or --calibrate-budget the fewest rounds",
 	  PM_OPT_INT(OPTS, repeat, 1, REPEAT_MAX, NULL) },
 	{ "no-baseline", 0, NULL, "--sweep without the baseline run", PM_OPT_FLAG(OPTS, no_baseline, 1) },
+	{ "delay", 0, "SECONDS",
+	  "record a window: start recording SECONDS after the program\n"
+	  "started (it runs unrecorded until then) [default: 0]",
+	  PM_OPT_DOUBLE(OPTS, delay_s, 0, 1e7, "seconds") },
+	{ "duration", 0, "SECONDS",
+	  "record each run for SECONDS (after --delay), then stop the\n"
+	  "program: SIGTERM, SIGKILL 5 s later [default: to its end]",
+	  PM_OPT_DOUBLE(OPTS, duration_s, 0, 1e7, "seconds"), .flags = PM_OPT_ABOVE },
+	{ "detach", 0, NULL,
+	  "with --duration: leave the program running after the window,\n"
+	  "unobserved, on the CPUs it would have had without --cpus",
+	  PM_OPT_FLAG(OPTS, detach, 1) },
+	{ "pid", 'p', "PID[,PID...]",
+	  "record processes that run already, instead of a command:\n"
+	  "their threads and what they start, until --duration, ^C or\n"
+	  "their end; they are left running as they were",
+	  PM_OPT_STR(OPTS, pids_text) },
 	{ "user", 'u', "NAME",
 	  "run the program as user NAME (pmcollect keeps root)\n"
 	  "[default as root under sudo: SUDO_USER]", PM_OPT_STR(OPTS, user) },
@@ -296,6 +313,93 @@ static int cb_interfere(const struct pm_opt *opt, const char *arg, struct pm_opt
 	return PM_OPT_TAKEN;
 }
 
+/* The command line of process pid (/proc/<pid>/cmdline) as a NULL-terminated argv in buf
+ * (static storage of main); "[comm]" for a kernel thread or an empty one. */
+static char **pid_argv(pid_t pid)
+{
+	static char buf[8192], *av[256];
+	char path[64];
+	size_t n = 0, k = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	for (size_t i = 0; i < n && k + 1 < sizeof(av) / sizeof(av[0]); i += strlen(buf + i) + 1)
+		av[k++] = buf + i;
+	if (k == 0) {
+		snprintf(buf, sizeof(buf), "[pid %d]", (int)pid);
+		av[k++] = buf;
+	}
+	av[k] = NULL;
+	return av;
+}
+
+/* -p PID[,PID...]: each a process pmcollect may record: exists, is a process (not a thread of
+ * another), not a zombie, not pmcollect or PID 1, and signalable by pmcollect (kill(2) with 0:
+ * the same user, or root). Fills o->pids. Returns -1 to go on, or PMT_EXIT_USAGE after one line. */
+static int check_pids(struct pmc_opts *o)
+{
+	const char *s = o->pids_text;
+
+	while (*s) {
+		char *end, path[64], line[256];
+		long pid = strtol(s, &end, 10);
+		char state = 0;
+		long tgid = 0;
+		FILE *f;
+
+		if (end == s || (*end && *end != ',') || pid <= 0 || pid > INT32_MAX) {
+			pm_cli_error("-p '%s': want process ids separated by commas", o->pids_text);
+			return PMT_EXIT_USAGE;
+		}
+		s = *end ? end + 1 : end;
+		if (pid == 1 || pid == (long)getpid()) {
+			pm_cli_error("-p %ld: %s cannot be recorded", pid, pid == 1 ? "PID 1 (init)"
+										  : "pmcollect's own process");
+			return PMT_EXIT_USAGE;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+		if (!(f = fopen(path, "r"))) {
+			pm_cli_error("-p %ld: no such process", pid);
+			return PMT_EXIT_USAGE;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "State:", 6) == 0)
+				sscanf(line + 6, " %c", &state);
+			else if (strncmp(line, "Tgid:", 5) == 0)
+				tgid = strtol(line + 5, NULL, 10);
+		}
+		fclose(f);
+		if (tgid != pid) {
+			pm_cli_error("-p %ld: a thread of process %ld, not a process", pid, tgid);
+			return PMT_EXIT_USAGE;
+		}
+		if (state == 'Z' || state == 'X') {
+			pm_cli_error("-p %ld: a zombie (it has ended; its parent has not reaped it)", pid);
+			return PMT_EXIT_USAGE;
+		}
+		if (kill((pid_t)pid, 0) < 0 && errno == EPERM) {
+			pm_cli_error("-p %ld: a process of another user: permission denied (run pmcollect "
+				     "as its user or as root)", pid);
+			return PMT_EXIT_USAGE;
+		}
+		if (o->npids == PMC_ATTACH_MAX) {
+			pm_cli_error("-p: at most %d processes", PMC_ATTACH_MAX);
+			return PMT_EXIT_USAGE;
+		}
+		o->pids[o->npids++] = (pid_t)pid;
+	}
+	o->argv = pid_argv(o->pids[0]);
+	for (o->argc = 0; o->argv[o->argc]; o->argc++)
+		;
+	o->mpi = 0;
+	return -1;
+}
+
 /* The combinations of options that cannot go together, and the command. Returns -1 to go on, or
  * PMT_EXIT_USAGE after reporting. */
 static int check_options(int argc, char **argv, struct pmc_opts *o)
@@ -332,6 +436,28 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 		o->omega_se = CALSTOP_SE_DEFAULT;
 	if (o->calibrate_adaptive && !(o->calibrate_budget_s > 0))
 		o->calibrate_budget_s = CALSTOP_BUDGET_DEFAULT_S;
+	if (o->detach && !(o->duration_s > 0)) {
+		pm_cli_error("--detach needs --duration");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->detach && (o->sweep || o->calibrate || o->interfere || o->threads_list)) {
+		pm_cli_error("--detach cannot be combined with repeated runs (--calibrate, --runs, "
+			     "--sweep, --interfere, -t LIST)");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->pids_text) {
+		const char *with = optind < argc ? "a command" : o->calibrate ? "--calibrate or --runs" :
+				   o->sweep ? "--sweep" : o->interfere ? "--interfere" :
+				   o->delay_s > 0 ? "--delay" : o->detach ? "--detach" :
+				   o->omp_regions ? "--omp-regions" : o->threads ? "-t" :
+				   o->user ? "--user" : o->calibrate_interference ? "--calibrate-interference" :
+				   o->mem_nodes ? "--membind or --interleave" : o->cpus ? "--cpus" : NULL;
+		if (with) {
+			pm_cli_error("-p cannot be combined with %s", with);
+			return PMT_EXIT_USAGE;
+		}
+		return check_pids(o);
+	}
 	if (o->no_baseline && !o->sweep) {
 		pm_cli_error("--no-baseline needs --sweep");
 		return PMT_EXIT_USAGE;

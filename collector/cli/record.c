@@ -517,6 +517,11 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.user_hz = sysconf(_SC_CLK_TCK),
 		.annotate = ss->interfering ? pmc_isess_annotate : NULL,
 		.annotate_arg = &ss->isess,
+		.delay_ns = (uint64_t)(o->delay_s * 1e9 + 0.5),
+		.duration_ns = (uint64_t)(o->duration_s * 1e9 + 0.5),
+		.detach = o->detach,
+		.attach = o->npids ? o->pids : NULL,
+		.nattach = o->npids,
 	};
 	return cfg;
 }
@@ -713,6 +718,10 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		} else if (!res.started) {
 			pm_cli_error("%s", res.error);
 			ret = 127;
+		} else if (res.window_end == PMC_WINDOW_BEFORE) {
+			pm_cli_error("the program ended %.3f s after it started, before --delay %g s: "
+				     "nothing was recorded", (double)res.window_offset_ns / 1e9, o->delay_s);
+			ret = PMC_EXIT_NO_WINDOW;
 		} else {
 			ret = res.exit_status;
 		}
@@ -721,7 +730,8 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
 					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
 		ss->nruns_done = i + 1;
-		ss->nruns_started += res.started != 0;
+		/* a program that ended before --delay was over left no run in the trace */
+		ss->nruns_started += res.started != 0 && res.window_end != PMC_WINDOW_BEFORE;
 		if (o->omp_regions && res.started) {
 			char msg[1200];
 			if (ss->omp_why[0])

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -121,8 +123,9 @@ static void child_main(const struct pmc_run_config *cfg, const struct pmc_omp *o
 			child_fail(report_fd, STAGE_ENV, errno);
 	}
 	/* If pmcollect dies (SIGKILL, OOM killer), the program must not run on unobserved and
-	 * orphaned: the kernel sends it SIGKILL. Set after setuid(), which clears it. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != collector)
+	 * orphaned: the kernel sends it SIGKILL. Set after setuid(), which clears it. Not with
+	 * --detach: that program outlives pmcollect by request. */
+	if ((!cfg->detach && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) || getppid() != collector)
 		_exit(127);
 	/* wait until the parent has attached counters and written RUN_BEGIN; EOF means it died */
 	do {
@@ -140,7 +143,8 @@ static const char *energy_source_name(const struct pmc_energy *e)
 	return pmc_energy_source(e) == PMC_ENERGY_PERF ? "perf" : "powercap";
 }
 
-static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_config *cfg,
+static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns,
+			    const struct pmc_run_config *cfg,
 			    const struct pmc_counters *counters)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *m, *c, *ev;
@@ -188,6 +192,21 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, const struct pmc_run_con
 			else
 				cJSON_AddNullToObject(sw, "threads");
 		}
+	}
+	if (cfg->delay_ns || cfg->duration_ns || cfg->nattach) {
+		/* a window: the first sample's schedstat values are the threads' starting values
+		   (pmanalyze counts from it, not from RUN_BEGIN); FORMAT.md §6, 2.0 */
+		cJSON *wi = cJSON_AddObjectToObject(o, "window");
+		cJSON_AddNumberToObject(wi, "delay_ns", (double)window_delay_ns);
+		if (cfg->nattach) {
+			cJSON *pa = cJSON_AddArrayToObject(wi, "attached");
+			for (size_t i = 0; pa && i < cfg->nattach; i++)
+				cJSON_AddItemToArray(pa, cJSON_CreateNumber(cfg->attach[i]));
+		}
+		if (cfg->duration_ns)
+			cJSON_AddNumberToObject(wi, "duration_ns", (double)cfg->duration_ns);
+		else
+			cJSON_AddNullToObject(wi, "duration_ns");
 	}
 	cJSON_AddNumberToObject(o, "collector_cpu", cfg->collector_cpu);
 	cJSON_AddNumberToObject(o, "interval_ms", cfg->interval_ms);
@@ -263,6 +282,26 @@ static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, ui
 static void add_omp_regions(cJSON *o, const struct run_state *st);
 static void add_mpi(cJSON *o, const struct run_state *st);
 
+/* RUN_END "window" (FORMAT.md §6, 2.0): the window asked for and the one recorded. */
+static void add_window(cJSON *o, const struct pmc_run_config *cfg, const struct pmc_run_result *res)
+{
+	static const char *const ends[] = { "none", "duration", "exit", "before", "signal" };
+	static const char *const afters[] = { "exited", "terminated", "killed", "detached", "left" };
+	cJSON *w = cJSON_AddObjectToObject(o, "window");
+
+	if (!w)
+		return;
+	cJSON_AddNumberToObject(w, "delay_ns", (double)cfg->delay_ns);
+	if (cfg->duration_ns)
+		cJSON_AddNumberToObject(w, "duration_ns", (double)cfg->duration_ns);
+	else
+		cJSON_AddNullToObject(w, "duration_ns");
+	cJSON_AddNumberToObject(w, "offset_ns", (double)res->window_offset_ns);
+	cJSON_AddNumberToObject(w, "length_ns", (double)res->window_length_ns);
+	cJSON_AddStringToObject(w, "end", ends[res->window_end]);
+	cJSON_AddStringToObject(w, "after", afters[res->window_after]);
+}
+
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct pmc_clock_pair clk[2], const struct rusage *ru,
 			  struct pmc_run_result *res,
@@ -282,6 +321,16 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 			cJSON_AddStringToObject(e, "kind", "not_started");
 			cJSON_AddNumberToObject(e, "code", 127);
 			cJSON_AddNumberToObject(e, "signal", 0);
+		} else if (cfg->nattach && res->window_after != PMC_AFTER_LEFT) {
+			/* -p: a process pmcollect did not start ended; its status went to its parent */
+			cJSON_AddStringToObject(e, "kind", "ended");
+			cJSON_AddNullToObject(e, "code");
+			cJSON_AddNumberToObject(e, "signal", 0);
+		} else if (res->window_after == PMC_AFTER_DETACHED || res->window_after == PMC_AFTER_LEFT) {
+			/* --detach: the program runs on; its status is not pmcollect's to know */
+			cJSON_AddStringToObject(e, "kind", "running");
+			cJSON_AddNumberToObject(e, "code", 0);
+			cJSON_AddNumberToObject(e, "signal", 0);
 		} else if (WIFSIGNALED(status)) {
 			cJSON_AddStringToObject(e, "kind", "signaled");
 			cJSON_AddNumberToObject(e, "code", 128 + WTERMSIG(status));
@@ -294,6 +343,8 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		}
 	}
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
+	if (res->window_end != PMC_WINDOW_NONE)
+		add_window(o, cfg, res);
 	/* CLOCK_MONOTONIC/CLOCK_REALTIME pairs at the program's start and end: a merge of the
 	 * traces of several nodes aligns their runs on the realtime axis (docs/cluster.md) */
 	e = cJSON_AddObjectToObject(o, "clocks");
@@ -448,6 +499,16 @@ struct run_state {
 	struct pmc_stat_cpu stat0;     /* /proc/stat when the run began */
 	char stat_why[512];            /* why the other load is unknown, "" when known */
 	struct pmc_clock_pair clk[2]; /* RUN_END "clocks": begin, end (FORMAT.md 1.2) */
+	/* a window (cfg->delay_ns, duration_ns): the program was released at release_ns; the window
+	   ends at window_end_ns (0 = at the program's end); window_closed once it has, then
+	   grace_ns is when SIGTERM turns into SIGKILL (0: not sent yet) */
+	uint64_t release_ns, window_end_ns, grace_ns;
+	int window_closed;
+	int64_t *values0;              /* the counters when a delayed window began */
+	int pidfd[PMC_ATTACH_MAX];     /* -p: pidfd_open(2) of each process, -1 once it ended */
+	size_t alive;                  /* -p: processes not yet ended */
+	int stop_signal;               /* -p: SIGINT/SIGTERM/SIGHUP received: end the window */
+	uint64_t cpu_ns0;              /* the tree's schedstat CPU time then (sampler stats) */
 };
 
 /* RUN_END "omp_regions" of a --omp-regions run (omp.h); nothing for other runs or st NULL. */
@@ -720,6 +781,269 @@ static int arm_timer(struct run_state *st)
 	return timerfd_settime(st->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Writes RUN_BEGIN at now (before the program is released, or when a delayed window begins). */
+static void write_run_begin(struct run_state *st)
+{
+	char *json = run_begin_json(st->run_id, st->pid, st->cfg->nattach ? st->res->window_offset_ns
+									  : st->cfg->delay_ns,
+				    st->cfg, st->counters);
+
+	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
+							     pmc_now_ns(), json)
+					   : PMT_E_NOMEM);
+	free(json);
+}
+
+static int handle_signals(struct run_state *st);
+
+/* --delay: lets the program run unrecorded until release_ns + delay_ns, serving the signalfd
+ * (forwarding, reaping) and reading the scheduler events and context switches into nothing
+ * every 10 ms (pmc_sched_drain, pmc_pswitch_drain with no writer), so the window starts with
+ * empty buffers; then the counters' values, which the window's are counted from. Returns 1 when
+ * the window begins, 0 when the program ended first (res window_end PMC_WINDOW_BEFORE, its
+ * status in exit_status). */
+static int wait_delay(struct run_state *st)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	uint64_t begin_ns = st->release_ns + cfg->delay_ns, now;
+
+	while ((now = pmc_now_ns()) < begin_ns) {
+		struct pollfd pfd = { .fd = cfg->signal_fd, .events = POLLIN };
+		uint64_t left_ms = (begin_ns - now) / 1000000u + 1;
+		if (left_ms > SCHED_DRAIN_NS / 1000000u)
+			left_ms = SCHED_DRAIN_NS / 1000000u;
+		if (poll(&pfd, 1, (int)left_ms) < 0 && errno != EINTR)
+			break;
+		if ((pfd.revents & POLLIN) && handle_signals(st)) {
+			st->res->window_end = PMC_WINDOW_BEFORE;
+			st->res->window_offset_ns = pmc_now_ns() - st->release_ns;
+			st->res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
+									    : WEXITSTATUS(st->root_status);
+			return 0;
+		}
+		if (st->sched)
+			(void)pmc_sched_drain(st->sched, NULL);
+		if (st->pswitch)
+			(void)pmc_pswitch_drain(st->pswitch, NULL);
+	}
+	if (st->sched)
+		(void)pmc_sched_drain(st->sched, NULL);
+	if (st->pswitch)
+		(void)pmc_pswitch_drain(st->pswitch, NULL);
+	if (st->counters && st->values0 && pmc_counters_read(st->counters, st->values0) < 0) {
+		free(st->values0);
+		st->values0 = NULL;
+	}
+	return 1;
+}
+
+/* The window begins at st->start_ns (RUN_BEGIN written): its end, the timer, the first sample (the
+ * threads' starting values when they ran before it: --delay, -p). Returns 0; a timer that cannot
+ * be armed leaves st->armed 0 with why set (the program is killed, an attached one left alone). */
+static int start_sampling(struct run_state *st, char *why, size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+
+	if (cfg->delay_ns || cfg->duration_ns || cfg->nattach) {
+		st->res->window_end = PMC_WINDOW_EXIT; /* until the duration ends it */
+		st->res->window_offset_ns = st->start_ns - st->release_ns;
+		if (cfg->duration_ns)
+			st->window_end_ns = st->start_ns + cfg->duration_ns;
+	}
+
+	st->base_ns = st->start_ns;
+	if (arm_timer(st) < 0) {
+		/* the run cannot be sampled: end it, wait for it (run_loop) and report */
+		snprintf(why, whysize, "cannot arm the timer: %s", strerror(errno));
+		if (!cfg->nattach)
+			kill(st->pid, SIGKILL);
+		return 0;
+	}
+	st->armed = 1;
+	st->sampling = 1;
+	st->cpu0_ns = cpu_now_ns();
+	st->next_flush_ns = st->start_ns + 1000000000u;
+	st->next_drain_ns = st->start_ns + SCHED_DRAIN_NS;
+	/* the first sample at once (run_ns ~ 0; after --delay the threads' starting values) */
+	if (st->res->writer_err || pmc_sampler_sample(st->s, st->start_ns) < 0)
+		st->sampling = 0;
+	if (cfg->delay_ns || cfg->nattach) {
+		struct pmc_sampler_stats ss0;
+		pmc_sampler_stats(st->s, &ss0);
+		st->cpu_ns0 = ss0.cpu_ns;
+	}
+	return 0;
+}
+
+/* The timer, the sampler and the counters' buffers of a run (run_start, attach_start). Returns 0,
+ * or PMT_E_IO / PMT_E_NOMEM with a reason in why. */
+static int setup_sampling(struct run_state *st, const struct pmc_sampler_opts *so, char *why,
+			  size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	int err;
+
+	st->interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
+	st->res->interval_final_ms = cfg->interval_ms;
+	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->tfd < 0) {
+		snprintf(why, whysize, "cannot create a timer: %s", strerror(errno));
+		return PMT_E_IO;
+	}
+	err = pmc_sampler_new(&st->s, st->w, so);
+	if (err < 0) {
+		snprintf(why, whysize, "%s", pmt_strerror(err));
+		return err;
+	}
+	if (st->counters) {
+		uint32_t nc = pmc_counters_count(st->counters);
+		st->values = calloc(nc ? nc : 1, sizeof(*st->values));
+		if (cfg->delay_ns)
+			st->values0 = calloc(nc ? nc : 1, sizeof(*st->values0));
+		if (!st->values || (cfg->delay_ns && !st->values0)) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return PMT_E_NOMEM;
+		}
+	}
+
+	return 0;
+}
+
+/* The fields of /proc/<pid>/stat after the comm's closing parenthesis (field 3, state, on), in
+ * buf; NULL when it cannot be read. Source: proc(5). */
+static const char *proc_stat_fields(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return (p = strrchr(buf, ')')) && p[1] == ' ' ? p + 2 : NULL;
+}
+
+/* How long ago process pid started, ns: now on CLOCK_BOOTTIME less its starttime (proc(5)
+ * /proc/<pid>/stat field 22, clock ticks since boot). 0 when unknown. */
+static uint64_t process_age_ns(pid_t pid, long user_hz)
+{
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+	unsigned long long start_ticks = 0;
+	struct timespec ts;
+	double age;
+
+	if (!p || user_hz <= 0 ||
+	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start_ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	age = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)start_ticks * 1e9 / (double)user_hz;
+	return age > 0 ? (uint64_t)age : 0;
+}
+
+/* The parent process of pid (proc(5) /proc/<pid>/stat field 4), 0 when unknown. */
+static uint32_t process_ppid(pid_t pid)
+{
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+	unsigned ppid = 0;
+
+	return p && sscanf(p, "%*c %u", &ppid) == 1 ? ppid : 0;
+}
+
+/* -p: every thread of process pid into the scheduler events' pid filter (its threads existed
+ * before the recording; those it starts during it follow through event-fork). */
+static int sched_add_threads(struct pmc_sched *sched, pid_t pid, char *why, size_t whysize)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0; /* it ended: its pidfd says so */
+	while (rc == 0 && (de = readdir(d)))
+		if (atoi(de->d_name) > 0)
+			rc = pmc_sched_add_pid(sched, (pid_t)atoi(de->d_name), why, whysize);
+	closedir(d);
+	return rc;
+}
+
+/* -p: starts recording processes that run already (cfg->attach): the sampler follows them and
+ * what they start, a pidfd each tells when it ends, the scheduler events are filtered to their
+ * threads; no counters and no context switches (their inherited events need the process before
+ * exec). RUN_BEGIN "window" "delay_ns" is the first process's age. Returns 0, or a negative
+ * PMT_E_* with a reason in why. */
+static int attach_start(struct run_state *st, char *why, size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	struct pmc_sampler_opts so = {
+		.run_id = st->run_id, .stat_every = cfg->stat_every, .status_every = cfg->status_every,
+		.procconn_fd = cfg->procconn_fd, .taskstats_fd = cfg->taskstats_fd,
+		.taskstats_family = cfg->taskstats_family, .collector_pid = (uint32_t)getpid(),
+	};
+	char swhy[256], msg[320];
+	uint64_t age;
+	int err;
+
+	st->counters = NULL;
+	if (st->pswitch) {
+		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE,
+			      "context switches not recorded: pmcollect -p records the scheduler events "
+			      "(as root) or /proc only");
+		st->pswitch = NULL;
+	}
+	err = setup_sampling(st, &so, why, whysize);
+	if (err < 0)
+		return err;
+	st->pid = cfg->attach[0];
+	for (size_t i = 0; i < cfg->nattach; i++) {
+		st->pidfd[i] = (int)syscall(SYS_pidfd_open, cfg->attach[i], 0);
+		if (st->pidfd[i] < 0) {
+			snprintf(why, whysize, "cannot follow process %d: %s", (int)cfg->attach[i],
+				 strerror(errno));
+			return PMT_E_IO;
+		}
+		st->alive++;
+		writer_failed(st->res, st->w, pmc_sampler_add_process(st->s, (uint32_t)cfg->attach[i],
+								      process_ppid(cfg->attach[i])));
+	}
+	if (st->sched) {
+		int rc = pmc_sched_start(st->sched, st->pid, st->run_id, NULL, swhy, sizeof(swhy));
+		for (size_t i = 0; rc == 0 && i < cfg->nattach; i++)
+			rc = sched_add_threads(st->sched, cfg->attach[i], swhy, sizeof(swhy));
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", swhy);
+			if (cfg->warn)
+				cfg->warn(msg);
+			write_warning(st->res, st->w, st->run_id, PMC_WARN_SCHED_UNAVAILABLE, msg);
+			if (rc == 0 || st->sched)
+				(void)pmc_sched_stop(st->sched, NULL, &st->res->sched);
+			st->sched = NULL;
+		} else {
+			st->res->sched_recorded = 1;
+		}
+	}
+	age = process_age_ns(st->pid, cfg->user_hz);
+	st->start_ns = pmc_now_ns();
+	st->release_ns = st->start_ns - (age < st->start_ns ? age : 0);
+	st->res->window_offset_ns = st->start_ns - st->release_ns;
+	write_run_begin(st);
+	err = energy_start(st);
+	if (err < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return err;
+	}
+	st->res->started = 1;
+	st->start_ns = pmc_now_ns();
+	pmc_clock_pair_now(&st->clk[0]);
+	return start_sampling(st, why, whysize);
+}
+
 /* Sets the run up and starts the program: pipes, timer, sampler, fork, counters, scheduler
  * events, RUN_BEGIN, then releases the child and learns whether exec worked. A program that could
  * not be started is recorded (RUN_END "not_started") and st->res->started stays 0. Returns 0, or
@@ -737,34 +1061,16 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		.collector_pid = (uint32_t)getpid(),
 	};
 	struct child_report cr;
-	char *json;
 	ssize_t n;
 	int err;
 
-	st->interval_ns = (uint64_t)(cfg->interval_ms * 1e6 + 0.5);
-	st->res->interval_final_ms = cfg->interval_ms;
 	if (pipe2(st->go, O_CLOEXEC) < 0 || pipe2(st->report, O_CLOEXEC) < 0) {
 		snprintf(why, whysize, "cannot create a pipe: %s", strerror(errno));
 		return PMT_E_IO;
 	}
-	st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (st->tfd < 0) {
-		snprintf(why, whysize, "cannot create a timer: %s", strerror(errno));
-		return PMT_E_IO;
-	}
-	err = pmc_sampler_new(&st->s, st->w, &so);
-	if (err < 0) {
-		snprintf(why, whysize, "%s", pmt_strerror(err));
+	err = setup_sampling(st, &so, why, whysize);
+	if (err < 0)
 		return err;
-	}
-	if (st->counters) {
-		uint32_t nc = pmc_counters_count(st->counters);
-		st->values = calloc(nc ? nc : 1, sizeof(*st->values));
-		if (!st->values) {
-			snprintf(why, whysize, "%s", strerror(ENOMEM));
-			return PMT_E_NOMEM;
-		}
-	}
 
 	if (cfg->omp && pmc_omp_open(&st->omp, cfg->omp, st->run_id, why, whysize) < 0)
 		return PMT_E_IO;
@@ -792,20 +1098,17 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 	writer_failed(st->res, st->w, pmc_sampler_add_process(st->s, (uint32_t)st->pid,
 							      (uint32_t)getpid()));
 	attach_sources(st);
-	json = run_begin_json(st->run_id, st->pid, cfg, st->counters);
-	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
-							     pmc_now_ns(), json)
-					   : PMT_E_NOMEM);
-	free(json);
-
-	err = energy_start(st);
-	if (err < 0) {
-		snprintf(why, whysize, "%s", strerror(ENOMEM));
-		return err;
+	if (!cfg->delay_ns) {
+		write_run_begin(st);
+		err = energy_start(st);
+		if (err < 0) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return err;
+		}
 	}
 	/* release the child, then learn whether exec worked: the report pipe is close-on-exec, so
 	 * EOF means the program is running */
-	st->start_ns = pmc_now_ns();
+	st->start_ns = st->release_ns = pmc_now_ns();
 	pmc_clock_pair_now(&st->clk[0]);
 	n = write(st->go[1], "g", 1);
 	(void)n;
@@ -821,23 +1124,19 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		return 0;
 	}
 	st->res->started = 1;
-
-	st->base_ns = st->start_ns;
-	if (arm_timer(st) < 0) {
-		/* the run cannot be sampled: end it, wait for it (run_loop) and report */
-		snprintf(why, whysize, "cannot arm the timer: %s", strerror(errno));
-		kill(st->pid, SIGKILL);
-		return 0;
+	if (cfg->delay_ns) {
+		if (wait_delay(st) == 0)
+			return 0; /* the program ended before the window: nothing recorded */
+		write_run_begin(st);
+		err = energy_start(st);
+		if (err < 0) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			return err;
+		}
+		st->start_ns = pmc_now_ns();
+		pmc_clock_pair_now(&st->clk[0]);
 	}
-	st->armed = 1;
-	st->sampling = 1;
-	st->cpu0_ns = cpu_now_ns();
-	st->next_flush_ns = st->start_ns + 1000000000u;
-	st->next_drain_ns = st->start_ns + SCHED_DRAIN_NS;
-	/* the first sample at once (run_ns ~ 0) */
-	if (st->res->writer_err || pmc_sampler_sample(st->s, st->start_ns) < 0)
-		st->sampling = 0;
-	return 0;
+	return start_sampling(st, why, whysize);
 }
 
 /* The once-a-second flush and the 10 ms scheduler-event drain when samples are further apart;
@@ -889,6 +1188,9 @@ static int handle_signals(struct run_state *st)
 	while (read(cfg->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			root_done |= reap(st->pid, st->s, &st->root_status, &st->root_ru);
+		} else if (cfg->nattach && cfg->forward && sigismember(cfg->forward, (int)si.ssi_signo)) {
+			/* -p: the processes are not pmcollect's: the signal ends the window */
+			st->stop_signal = (int)si.ssi_signo;
 		} else if (cfg->forward && sigismember(cfg->forward, (int)si.ssi_signo) &&
 			   si.ssi_code != SI_KERNEL) {
 			/* sent by a process (kill, timeout, a batch system) to pmcollect: pass it
@@ -899,6 +1201,8 @@ static int handle_signals(struct run_state *st)
 	}
 	/* SIGCHLD can coalesce: a root that ended without a readable signal is found by this extra
 	 * non-blocking reap */
+	if (cfg->nattach)
+		return 0; /* reaping only: none of the attached processes is a child */
 	return root_done | reap(st->pid, st->s, &st->root_status, &st->root_ru);
 }
 
@@ -938,6 +1242,88 @@ static void keep_interval(struct run_state *st, uint64_t now, uint64_t exp, int 
 	st->win_exp = st->win_bad = 0;
 }
 
+/* Reads the counters into st->values, counted from the window's start (st->values0) when the
+ * window was delayed. Returns 0 or -1 (not read). */
+static int counters_read(struct run_state *st)
+{
+	uint32_t nc = pmc_counters_count(st->counters);
+
+	if (pmc_counters_read(st->counters, st->values) < 0)
+		return -1;
+	for (uint32_t i = 0; st->values0 && i < nc; i++)
+		st->values[i] -= st->values0[i];
+	return 0;
+}
+
+/* The program's tree from its root: sched_setaffinity(cpus) on every thread of every process
+ * (/proc/<pid>/task/<tid>/children, Linux 3.5 with CONFIG_PROC_CHILDREN; where it is absent only
+ * the root's threads). Errors (a thread that ended meanwhile) are skipped. */
+static void set_tree_affinity(pid_t pid, const cpu_set_t *cpus, int depth)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (depth > 64 || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		FILE *f;
+		int child;
+		if (tid <= 0)
+			continue;
+		(void)sched_setaffinity(tid, sizeof(*cpus), cpus);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		while (fscanf(f, "%d", &child) == 1)
+			set_tree_affinity((pid_t)child, cpus, depth + 1);
+		fclose(f);
+	}
+	closedir(d);
+}
+
+/* The window's end (--duration elapsed): a last sample, the scheduler events and context switches
+ * up to now, the counters; then the program is sent SIGTERM (run_loop sends SIGKILL after
+ * PMC_WINDOW_GRACE_NS), or with --detach gets the CPUs it would have had back and runs on.
+ * Returns 1 when run_loop is done (detached), 0 to wait for the root. */
+static int close_window(struct run_state *st, uint64_t now)
+{
+	struct pmc_run_result *res = st->res;
+
+	if (st->sampling) {
+		writer_failed(res, st->w, pmc_sampler_sample(st->s, now));
+		stop_sampling(st, 0);
+	}
+	st->window_closed = 1;
+	st->end_ns = now;
+	pmc_clock_pair_now(&st->clk[1]);
+	res->window_end = PMC_WINDOW_DURATION;
+	stop_sched(st->sched, res, st->w, st->run_id);
+	st->sched = NULL;
+	if (st->pswitch)
+		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
+							   &res->pswitch));
+	st->pswitch = NULL;
+	if (st->counters && counters_read(st) == 0)
+		st->have_values = 1;
+	if (st->cfg->nattach) {
+		res->window_after = PMC_AFTER_LEFT;
+		return 1;
+	}
+	if (st->cfg->detach) {
+		if (st->cfg->cpus && st->cfg->child_default_cpus)
+			set_tree_affinity(st->pid, st->cfg->child_default_cpus, 0);
+		res->window_after = PMC_AFTER_DETACHED;
+		return 1;
+	}
+	res->window_after = PMC_AFTER_TERMINATED;
+	kill(st->pid, SIGTERM);
+	st->grace_ns = now + PMC_WINDOW_GRACE_NS;
+	return 0;
+}
+
 /* One timer expiration: a sample, the scheduler events so far and the counters. */
 static void take_sample(struct run_state *st)
 {
@@ -963,7 +1349,7 @@ static void take_sample(struct run_state *st)
 	}
 	if (err == 0 && st->pswitch)
 		err = pmc_pswitch_drain(st->pswitch, st->w);
-	if (err == 0 && st->counters && pmc_counters_read(st->counters, st->values) == 0) {
+	if (err == 0 && st->counters && counters_read(st) == 0) {
 		struct pmt_counters c = { st->run_id, now, pmc_counters_count(st->counters), st->values };
 		err = pmt_writer_counters(st->w, &c);
 		st->have_values = 1;
@@ -979,18 +1365,63 @@ static void take_sample(struct run_state *st)
 static void run_loop(struct run_state *st)
 {
 	for (;;) {
-		struct pollfd pfd[3] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
+		struct pollfd pfd[3 + PMC_ATTACH_MAX] = { { .fd = st->cfg->signal_fd, .events = POLLIN },
 					 { .fd = st->omp && st->sampling ? pmc_omp_fd(st->omp) : -1,
 					   .events = POLLIN },
 					 { .fd = st->tfd, .events = POLLIN } };
-		int timeout_ms = st->sampling ? housekeeping(st) : -1;
-		if (poll(pfd, st->sampling ? 3 : 1, timeout_ms) < 0) {
+		size_t npfd = 3 + st->cfg->nattach;
+		int on = st->sampling && !st->window_closed;
+		int timeout_ms = on ? housekeeping(st) : -1;
+		uint64_t now = pmc_now_ns();
+		uint64_t due_ns = st->window_closed ? st->grace_ns : st->window_end_ns;
+
+		if (due_ns) {
+			int to_due_ms = now >= due_ns ? 0 : (int)((due_ns - now) / 1000000u) + 1;
+			if (timeout_ms < 0 || to_due_ms < timeout_ms)
+				timeout_ms = to_due_ms;
+		}
+		for (size_t i = 0; i < st->cfg->nattach; i++)
+			pfd[3 + i] = (struct pollfd){ .fd = st->pidfd[i], .events = POLLIN };
+		if (!on) /* the signalfd alone, and the attached processes' ends */
+			pfd[1].fd = pfd[2].fd = -1;
+		if (poll(pfd, npfd, timeout_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if ((pfd[0].revents & POLLIN) && handle_signals(st))
 			break;
+		for (size_t i = 0; i < st->cfg->nattach; i++)
+			if (st->pidfd[i] >= 0 && (pfd[3 + i].revents & (POLLIN | POLLHUP))) {
+				close(st->pidfd[i]);
+				st->pidfd[i] = -1;
+				st->alive--;
+			}
+		now = pmc_now_ns();
+		if (st->cfg->nattach && (st->alive == 0 || st->stop_signal)) {
+			/* -p: every process ended (the window ends with them), or pmcollect was
+			 * told to stop: the window ends now, the processes are left alone */
+			if (st->stop_signal) {
+				st->res->window_end = PMC_WINDOW_SIGNAL;
+				(void)close_window(st, now);
+				st->res->window_end = PMC_WINDOW_SIGNAL;
+			}
+			break;
+		}
+		if (!st->window_closed && st->window_end_ns && now >= st->window_end_ns) {
+			if (close_window(st, now))
+				break;
+			continue;
+		}
+		if (st->window_closed) {
+			if (st->grace_ns && now >= st->grace_ns) {
+				/* SIGTERM was not enough within the grace period */
+				kill(st->pid, SIGKILL);
+				st->res->window_after = PMC_AFTER_KILLED;
+				st->grace_ns = 0;
+			}
+			continue;
+		}
 		if (st->sampling && (pfd[1].revents & (POLLIN | POLLHUP))) {
 			int err = pmc_omp_drain(st->omp, st->w);
 			if (err < 0)
@@ -1018,16 +1449,18 @@ static void run_finish(struct run_state *st)
 		if (st->sampling && st->tfd >= 0 && read(st->tfd, &exp, sizeof(exp)) == (ssize_t)sizeof(exp))
 			res->lost_samples += exp;
 		res->sampling_cpu_ns = cpu_now_ns() - st->cpu0_ns;
-		st->end_ns = pmc_now_ns();
+		if (!st->window_closed)
+			st->end_ns = pmc_now_ns();
 		if (!res->writer_err)
 			writer_failed(res, st->w, pmc_sampler_finish(st->s, st->end_ns));
-	} else {
+	} else if (!st->window_closed) {
 		st->end_ns = pmc_now_ns();
 	}
 	/* the last energy reading, after the root was reaped: the run's energy is complete */
 	energy_tick(st, st->end_ns, !res->writer_err);
 	energy_check_advanced(st);
-	pmc_clock_pair_now(&st->clk[1]);
+	if (!st->window_closed)
+		pmc_clock_pair_now(&st->clk[1]);
 	stop_sched(st->sched, res, st->w, st->run_id);
 	if (st->pswitch)
 		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
@@ -1044,7 +1477,7 @@ static void run_finish(struct run_state *st)
 		snprintf(res->omp_reason, sizeof(res->omp_reason), "%s", pmc_omp_reason(st->omp));
 	}
 	/* the root is reaped: inherited counts of the whole tree are final */
-	if (st->armed && st->counters && pmc_counters_read(st->counters, st->values) == 0)
+	if (st->armed && !st->window_closed && st->counters && counters_read(st) == 0)
 		st->have_values = 1;
 	pmc_sampler_stats(st->s, &ss);
 	res->samples = ss.samples;
@@ -1052,6 +1485,10 @@ static void run_finish(struct run_state *st)
 	res->warnings += ss.warnings;
 	res->exit_status = WIFSIGNALED(st->root_status) ? 128 + WTERMSIG(st->root_status)
 							: WEXITSTATUS(st->root_status);
+	if (res->window_end == PMC_WINDOW_DURATION)
+		res->exit_status = 0; /* the window ran its course; the program's end was pmcollect's */
+	if (res->window_end != PMC_WINDOW_NONE)
+		res->window_length_ns = st->end_ns - st->start_ns;
 	if (res->interval_changes && st->cfg->warn) {
 		char msg[300];
 		snprintf(msg, sizeof(msg), "could not keep the %.2f ms interval: lengthened %u time%s, "
@@ -1062,7 +1499,8 @@ static void run_finish(struct run_state *st)
 	}
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
 			    st->clk, &st->root_ru, res, st->cfg, st->counters,
-			    st->have_values ? st->values : NULL, ss.cpu_ns, st);
+			    st->have_values ? st->values : NULL,
+			    ss.cpu_ns > st->cpu_ns0 ? ss.cpu_ns - st->cpu_ns0 : 0, st);
 	if (!res->writer_err)
 		writer_failed(res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_END, st->run_id,
 								 st->end_ns, json)
@@ -1082,14 +1520,17 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	memset(res, 0, sizeof(*res));
 	res->C_value = NAN;
 	why[0] = '\0';
-	rc = run_start(&st, why, whysize);
-	if (rc == 0 && res->started) {
+	for (size_t i = 0; i < PMC_ATTACH_MAX; i++)
+		st.pidfd[i] = -1;
+	rc = cfg->nattach ? attach_start(&st, why, whysize) : run_start(&st, why, whysize);
+	if (rc == 0 && res->started && res->window_end != PMC_WINDOW_BEFORE) {
 		run_loop(&st);
 		run_finish(&st);
 		if (!st.armed)
 			rc = PMT_E_IO; /* the timer: why says so */
 	}
 	free(st.values);
+	free(st.values0);
 	free(st.energy0_uj);
 	free(st.energy_run_uj);
 	pmc_sampler_free(st.s);
@@ -1103,5 +1544,8 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	}
 	if (st.tfd >= 0)
 		close(st.tfd);
+	for (size_t i = 0; i < PMC_ATTACH_MAX; i++)
+		if (st.pidfd[i] >= 0)
+			close(st.pidfd[i]);
 	return rc;
 }

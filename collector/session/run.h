@@ -84,6 +84,45 @@ struct pmc_run_config {
 	 * written, to add keys (the interference level of the run); NULL = nothing added. */
 	void (*annotate)(void *arg, struct cJSON *record, int end);
 	void *annotate_arg;
+	/* A window of the run (pmcollect --delay, --duration): recording starts delay_ns after the
+	 * program was released (RUN_BEGIN is written then) and lasts duration_ns (0 = to the
+	 * program's end). At the window's end the program gets SIGTERM, then SIGKILL after
+	 * PMC_WINDOW_GRACE_NS, or with detach it keeps running: every thread of its tree gets
+	 * child_default_cpus back and pmcollect stops following it (the child then does not set
+	 * PR_SET_PDEATHSIG). RUN_END "window" says where the window lay and how it ended. */
+	uint64_t delay_ns, duration_ns;
+	int detach;
+	/* pmcollect -p: record these running processes (nattach of them, at most PMC_ATTACH_MAX)
+	 * instead of starting argv (which names the first one's command line, for RUN_BEGIN): no
+	 * fork, no counters, no context switches; the scheduler events filtered to their threads.
+	 * The window ends at duration_ns, at SIGINT/SIGTERM/SIGHUP to pmcollect (not forwarded) or
+	 * when every process has ended; the processes are left as they were. */
+	const pid_t *attach;
+	size_t nattach;
+};
+
+#define PMC_ATTACH_MAX 64
+
+/* How long a program stopped at the end of its window has between SIGTERM and SIGKILL. */
+#define PMC_WINDOW_GRACE_NS 5000000000ull
+
+/* How a window ended (RUN_END "window" "end"). */
+enum pmc_window_end {
+	PMC_WINDOW_NONE = 0,     /* no window asked for */
+	PMC_WINDOW_DURATION,     /* --duration elapsed: "duration" */
+	PMC_WINDOW_EXIT,         /* the program ended within the window: "exit" */
+	PMC_WINDOW_BEFORE,       /* the program ended during --delay: nothing was recorded */
+	PMC_WINDOW_SIGNAL,       /* -p: SIGINT, SIGTERM or SIGHUP to pmcollect: "signal" */
+};
+
+/* What pmcollect did to the program after a window that ended at --duration (RUN_END "window"
+ * "after"). */
+enum pmc_window_after {
+	PMC_AFTER_NONE = 0,      /* nothing: the program had ended ("exited") */
+	PMC_AFTER_TERMINATED,    /* it ended after SIGTERM: "terminated" */
+	PMC_AFTER_KILLED,        /* it needed SIGKILL after the grace period: "killed" */
+	PMC_AFTER_DETACHED,      /* --detach: left running, CPU set restored: "detached" */
+	PMC_AFTER_LEFT,          /* -p: a process pmcollect did not start, left running: "left" */
 };
 
 /* The collector lengthens an interval it cannot keep (run.c keep_interval): checked every
@@ -119,6 +158,10 @@ struct pmc_run_result {
 	char energy_reason[512]; /* RUN_END energy_reason when it has none ("" when it has) */
 	char error[512];        /* one line for the user when the program could not be started
 				   (started 0, exit_status 127) */
+	enum pmc_window_end window_end;   /* a window's end, PMC_WINDOW_NONE without one */
+	enum pmc_window_after window_after;
+	uint64_t window_offset_ns; /* the window began this long after the program was released */
+	uint64_t window_length_ns; /* and lasted this long */
 };
 
 /* Runs argv once as run run_id and records it into w: forks, sets up the child (affinity, memory

@@ -63,7 +63,7 @@ int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const c
 		      char *why, size_t whysize);
 
 /* Reads every record the kernel has buffered so far and appends one PSWITCH record per CPU with
- * events (split at 16384 events) to w. Call it often: records that do not fit the buffer are
+ * events (split at 16384 events) to w (w NULL: read and dropped, e.g. during pmcollect --delay). Call it often: records that do not fit the buffer are
  * lost (counted). Returns 0, or the writer's negative PMT_E_* code. */
 int pmc_pswitch_drain(struct pmc_pswitch *p, struct pmt_writer *w);
 

@@ -480,6 +480,18 @@ static void cpumask_text(const struct pmc_sched *s, const cpu_set_t *cpus, char 
 	}
 }
 
+int pmc_sched_add_pid(struct pmc_sched *s, pid_t pid, char *why, size_t whysize)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%ld", (long)pid);
+	errno = 0;
+	if (tracefs_instance_file_append(s->inst, "set_event_pid", text) >= 0)
+		return 0;
+	snprintf(why, whysize, "cannot trace pid %ld: %s", (long)pid, strerror(errno));
+	return PMT_E_IO;
+}
+
 int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
 		    char *why, size_t whysize)
 {
@@ -520,8 +532,8 @@ static int flush_batch(struct pmc_sched *s, struct pmt_writer *w, int cpu)
 
 	if (s->nbatch == 0 && s->batch_missed == 0)
 		return 0;
-	rc = pmt_writer_sched(w, &b);
-	s->st.events += s->nbatch;
+	rc = w ? pmt_writer_sched(w, &b) : 0; /* no writer: read into nothing (pmcollect --delay) */
+	s->st.events += w ? s->nbatch : 0;
 	s->nbatch = 0;
 	s->batch_missed = 0;
 	return rc;

@@ -54,9 +54,15 @@ int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pm_i
 int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
 		    char *why, size_t whysize);
 
+/* Adds thread or process pid to the "pid" filter of a started run (set_event_pid, appended): the
+ * threads of a process pmcollect attached to (-p), which existed before the recording began.
+ * Returns 0, or PMT_E_IO with a one-line reason in why. */
+int pmc_sched_add_pid(struct pmc_sched *s, pid_t pid, char *why, size_t whysize);
+
 /* Reads every event the kernel has buffered so far, decodes it and appends SCHED records (one per
  * CPU with events, split at 16384 events) to w. Call it often (every sample): events that do not
- * fit the ring buffer are lost; the count of events written grows in the run's stats.
+ * fit the ring buffer are lost; the count of events written grows in the run's stats. With w NULL
+ * the events are read and dropped, not counted (the delay before a window, pmcollect --delay).
  * Returns 0, or the writer's negative PMT_E_* code. */
 int pmc_sched_drain(struct pmc_sched *s, struct pmt_writer *w);
 
