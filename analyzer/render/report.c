@@ -25,6 +25,7 @@ static void print_table(FILE *out, const struct pma_result *r)
 	table_regions(out, r);
 	table_energy(out, r);
 	table_scaling(out, r);
+	table_quota(out, r);
 	print_notes(out, &r->notes, "\nnote: ");
 }
 
@@ -47,6 +48,7 @@ static void print_json(FILE *out, const struct pma_result *r, const struct pma_t
 	regions_json(root, r);
 	energy_json(cJSON_AddObjectToObject(root, "energy"), r);
 	scaling_json(root, r);
+	quota_json(root, r);
 traces:
 	tr = cJSON_AddArrayToObject(root, "traces");
 	for (int i = 0; i < ntraces; i++)
@@ -66,6 +68,7 @@ static void print_csv(FILE *out, const struct pma_result *r)
 	csv_predictions(out, r);
 	csv_regions(out, r);
 	print_csv_scaling(out, r);
+	csv_quota(out, r);
 }
 
 int pma_render(FILE *out, const struct pma_result *r, enum pma_format format)

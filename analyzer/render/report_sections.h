@@ -52,6 +52,13 @@ void csv_regions(FILE *out, const struct pma_result *r);
 void table_energy(FILE *out, const struct pma_result *r);
 void energy_json(cJSON *o, const struct pma_result *r);
 
+/* report_quota.c: T(n, Q) under a CPU quota (--quota, quota.h): the replay's or the fluid
+ * approximation's rows, throttling, the smallest quota under 5%; nothing without --quota.
+ * quota_json adds "quota" to root. */
+void table_quota(FILE *out, const struct pma_result *r);
+void quota_json(cJSON *root, const struct pma_result *r);
+void csv_quota(FILE *out, const struct pma_result *r);
+
 /* report_scaling.c: the --sweep study: measured vs predicted per configuration and the PMNF fits
  * (Iwainsky et al.); nothing without a sweep. scaling_json adds "scaling" to root. */
 void table_scaling(FILE *out, const struct pma_result *r);

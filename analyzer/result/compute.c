@@ -889,6 +889,13 @@ int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_co
 		(void)pma_note_add_unplaced_wait(&r->notes, &(struct pma_note_unplaced_wait){
 			.wait_pct = 100 * fmin(1.0, st->unplaced_wait_ns / st->wait_total_ns),
 			.longest_s = 128 * st->window_ns / 1e9 });
+	if (o->quota && o->quota->nQ &&
+	    pma_quota_for_run(r->run, r->par.est, &r->wake, o->quota_cores ? o->quota_cores :
+			      r->t->meta.topo.pus >= 1 ? (uint32_t)r->t->meta.topo.pus : r->run->cpus_n,
+			      o->quota, &r->quota) < 0) {
+		snprintf(why, whysize, "'%s': the replay under --quota failed", r->t->path);
+		return -1;
+	}
 	/* last: the checks above may have widened ±S */
 	if (check_runs(r, o) < 0 ||
 	    compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {
@@ -924,6 +931,7 @@ void pma_result_free(struct pma_result *r)
 	pma_regions_free(&r->regions);
 	pma_energy_result_free(&r->energy);
 	pma_run_power_free(&r->run_power);
+	pma_quota_result_free(&r->quota);
 	pma_scaling_free(&r->scaling);
 	memset(r, 0, sizeof(*r));
 }
