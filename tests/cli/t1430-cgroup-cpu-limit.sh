@@ -27,6 +27,9 @@ check "v2: RUN_END cpu_stat is the counters' change over the run (17 periods, 16
 	python3 -c 'import json,sys
 e=[d for l in open(sys.argv[1]) for d in [json.loads(l)] if d["type"]=="run_end"]
 assert len(e)==1 and e[0]["cpu_stat"]=={"nr_periods":17,"nr_throttled":16,"throttled_us":396160}, e' "$T/v2.dump"
+run_capture "$PMANALYZE" --info "$T/v2.pmt"
+check "v2: pmanalyze --info says the trace ran under a 1.5-CPU limit" \
+	grep -q '^cpu limit    1.50 CPUs (150000 us per 100000 us period, burst 20000 us): a container; pmanalyze --quota predicts under it$' "$T/out"
 
 # tree W: cgroup v1, the cpu,cpuacct hierarchy without a limit (-1); throttled_time in ns
 W="$T/v1"
