@@ -401,6 +401,8 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		o->jobs = ncpu > 0 ? ncpu : 1;
 	o->co.cores = o->cores.n ? o->cores.v : NULL;
 	o->co.ncores = o->cores.n;
+	if (o->quota.burst_ns > 0 && !o->quota.nQ)
+		return usage_error("--quota-burst needs --quota");
 	if (o->quota.nQ) {
 		o->co.quota = &o->quota;
 		o->co.quota_cores = o->cores.n ? o->cores.v[o->cores.n - 1] : 0;

@@ -75,5 +75,14 @@ run_capture "$PMANALYZE" --quota 1 --cores 4 --machine "$PMT_TOP/tests/fixtures/
 expect_status "--quota on 4 cores with a 2-CPU --machine: usage error" 2
 expect_err_line "--quota on more cores than the machine: one line" \
 	"^pmanalyze: error: --quota on 4 cores, but '.*vm-2cpu.xml' has 2$"
+run_capture "$PMANALYZE" --quota-burst 20ms "$EX"
+expect_status "--quota-burst without --quota: usage error" 2
+# options that do not go together: the error line, then the short usage (main.c usage_error)
+check "--quota-burst without --quota: the error line and the usage" sh -c \
+	'head -1 "$1" | grep -qx "pmanalyze: error: --quota-burst needs --quota" && sed -n 2p "$1" | grep -q "^usage: pmanalyze"' _ "$T/err"
+run_capture "$PMANALYZE" --quota 1.5 --quota-burst 20ms --cores 2 --format json "$EX"
+check "--quota-burst 20ms: reported, and no slower than without" python3 -c 'import json,sys
+q=json.load(open(sys.argv[1]))["quota"]; r=json.load(open(sys.argv[2]))["quota"]
+assert q["burst_ms"]==20 and q["rows"][0]["T_s"] <= [x for x in r["rows"] if x["quota_cpus"]==1.5][0]["T_s"]+1e-9, q' "$T/out" "$T/q.json"
 
 done_testing
