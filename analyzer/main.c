@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: pmanalyze, the offline analyzer: average parallelism, critical path and speedup. */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ static const char usage_line[] = "usage: pmanalyze [options] <trace>...";
 
 static int cb_placement(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_tcm_event(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+static int cb_quota(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 
 /* pmanalyze's options, each with the field of struct cli_opts it sets: the parsing, --help's
  * option lines, the synopsis and the man-page test (t2000, from the hidden --list-options) come
@@ -71,6 +73,13 @@ static const struct pm_opt options[] = {
 	{ "tcm-event", 0, "<name>",
 	  "the per-thread region counter (pmcollect --omp-events)\ntaken as Allande's TCM [default: the LLC-miss event]",
 	  PM_OPT_CALLBACK(cb_tcm_event), PM_OPT_AT(OPTS, co.tcm_event, const char *) },
+	{ "quota", 0, "<q>[/<period>]",
+	  "predict T(n, Q) under a CPU quota (cgroup cpu.max) on the\n--cores the container sees: Q in CPUs (1.5), as CPU time\n"
+	  "per period (150ms/100ms) or a list (0.5-4:0.5); the\nperiod from 1ms to 1s [default period: 100ms]",
+	  PM_OPT_CALLBACK(cb_quota), PM_OPT_AT(OPTS, quota, struct pma_quota_opts) },
+	{ "quota-burst", 0, "<time>",
+	  "cpu.max.burst of --quota: unused quota carried over, up\nto this much CPU time (20ms) [default: 0]",
+	  PM_OPT_CALLBACK(cb_quota), PM_OPT_AT(OPTS, quota, struct pma_quota_opts) },
 	{ "no-wake-cost", 0, NULL, "replay without the calibration's wake-up cost",
 	  PM_OPT_FLAG(OPTS, co.no_wake_cost, 1) },
 	{ "allande-all", 0, NULL,
@@ -181,6 +190,96 @@ static const struct pm_opt_usage usage = {
 		 "thread at a time).\n",
 	.help_width = 90,
 };
+
+/* A time with its unit (us, ms, s) into *ns; 0, or -1 when it is not one. */
+static int parse_time_ns(const char *s, const char *end, double *ns)
+{
+	char *e;
+	double v = strtod(s, &e);
+	size_t u = (size_t)(end - e);
+
+	if (e == s || !(v >= 0) || !isfinite(v))
+		return -1;
+	if (u == 2 && strncmp(e, "us", 2) == 0)
+		*ns = v * 1e3;
+	else if (u == 2 && strncmp(e, "ms", 2) == 0)
+		*ns = v * 1e6;
+	else if (u == 1 && *e == 's')
+		*ns = v * 1e9;
+	else
+		return -1;
+	return 0;
+}
+
+/* --quota <q>[/<period>]: q a number of CPUs, a list of them (a-b:step, a,b), or CPU time per
+ * period (150ms); the period a time from 1 ms to 1 s (sched-bwc.rst's limits). --quota-burst: a
+ * time. */
+static int cb_quota(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	struct pma_quota_opts *q = pm_opt_dest(opt, st);
+	const char *slash = strchr(arg, '/'), *qend = slash ? slash : arg + strlen(arg);
+	double period_ns = PMA_QUOTA_PERIOD_DEFAULT_NS, t_ns;
+	char *e;
+
+	if (strcmp(opt->long_name, "quota-burst") == 0) {
+		if (parse_time_ns(arg, arg + strlen(arg), &q->burst_ns) < 0) {
+			snprintf(st->why, sizeof(st->why), "want a time with its unit: 20ms, 500us");
+			return PM_OPT_BAD;
+		}
+		return PM_OPT_TAKEN;
+	}
+	if (slash && (parse_time_ns(slash + 1, slash + strlen(slash), &period_ns) < 0 ||
+		      period_ns < 1e6 || period_ns > 1e9)) {
+		snprintf(st->why, sizeof(st->why), "want a period from 1ms to 1s (the kernel's limits)");
+		return PM_OPT_BAD;
+	}
+	q->period_ns = period_ns;
+	q->nQ = 0;
+	if (parse_time_ns(arg, qend, &t_ns) == 0) { /* CPU time per period */
+		q->Q_cpus[q->nQ++] = t_ns / period_ns;
+	} else {
+		for (const char *p = arg; p < qend;) {
+			double a = strtod(p, &e), b = a, step = 1;
+			if (e == p)
+				goto bad;
+			p = e;
+			if (*p == '-') {
+				b = strtod(p + 1, &e);
+				if (e == p + 1)
+					goto bad;
+				p = e;
+				if (*p == ':') {
+					step = strtod(p + 1, &e);
+					if (e == p + 1 || !(step > 0))
+						goto bad;
+					p = e;
+				}
+			}
+			if (p < qend && *p++ != ',')
+				goto bad;
+			if (!(b >= a) || !isfinite(b))
+				goto bad;
+			for (double v = a; v <= b * (1 + 1e-12); v += step) {
+				if (q->nQ == PMA_QUOTA_MAX) {
+					snprintf(st->why, sizeof(st->why), "at most %d quotas", PMA_QUOTA_MAX);
+					return PM_OPT_BAD;
+				}
+				q->Q_cpus[q->nQ++] = v;
+			}
+		}
+	}
+	for (size_t i = 0; i < q->nQ; i++)
+		if (!(q->Q_cpus[i] > 0)) {
+			snprintf(st->why, sizeof(st->why), "a quota must be above 0 CPUs");
+			return PM_OPT_BAD;
+		}
+	if (q->nQ)
+		return PM_OPT_TAKEN;
+bad:
+	snprintf(st->why, sizeof(st->why), "want CPUs (1.5), a list (0.5-4:0.5) or CPU time per period "
+		 "(150ms), optionally /<period>");
+	return PM_OPT_BAD;
+}
 
 /* --placement: compact (chunk 0), scatter (1) or a chunk size k >= 1. */
 static int cb_placement(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
@@ -302,6 +401,12 @@ static int parse_options(int argc, char **argv, struct cli_opts *o)
 		o->jobs = ncpu > 0 ? ncpu : 1;
 	o->co.cores = o->cores.n ? o->cores.v : NULL;
 	o->co.ncores = o->cores.n;
+	if (o->quota.burst_ns > 0 && !o->quota.nQ)
+		return usage_error("--quota-burst needs --quota");
+	if (o->quota.nQ) {
+		o->co.quota = &o->quota;
+		o->co.quota_cores = o->cores.n ? o->cores.v[o->cores.n - 1] : 0;
+	}
 	return -1;
 }
 
@@ -351,9 +456,8 @@ int main(int argc, char **argv)
 	out.path = o.outpath;
 	if ((rc = pma_cli_expand_operands(&o)) >= 0 || (rc = pick_mode(&o)) >= 0)
 		goto done;
-	rc = PMT_EXIT_FAILURE;
-	if (pma_cli_load_inputs(&o, &commands[o.mode], &traces, &machine) == 0)
-		rc = commands[o.mode].run(&o, traces, &out);
+	rc = pma_cli_load_inputs(&o, &commands[o.mode], &traces, &machine);
+	rc = rc == 0 ? commands[o.mode].run(&o, traces, &out) : rc == -2 ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
 done:
 	if (traces)
 		for (int i = 0; i < o.ntraces; i++)

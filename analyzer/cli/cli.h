@@ -36,6 +36,7 @@ struct cli_opts {
 	struct pma_compute_opts co;
 	enum pma_format format;
 	struct pm_intlist cores;
+	struct pma_quota_opts quota; /* --quota, --quota-burst */
 	int force, quiet;
 	int progress;           /* --progress: reading progress whatever the size or terminal */
 	enum cli_mode mode;
@@ -88,7 +89,8 @@ int pma_cli_is_rank_job(const struct cli_opts *o);
 /* Everything the computation reads from disk, loaded before it starts: the traces (when cmd
  * loads them; *traces malloc'ed, [o->ntraces]), --machine into machine (for the modes that
  * compute a result; borrowed through o->co.machine) and --predict's --model (o->model). Returns
- * 0, or -1 after reporting the error. */
+ * 0, or -1 after reporting the error (-2: a usage error, --quota on more cores than --machine
+ * has). */
 int pma_cli_load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pma_trace **traces,
 		struct pma_machine *machine);
 

@@ -233,6 +233,13 @@ int pma_cli_load_inputs(struct cli_opts *o, const struct cli_cmd *cmd, struct pm
 			return -1;
 		}
 		o->co.machine = machine;
+		if (o->quota.nQ && machine->pus && o->co.quota_cores > machine->pus) {
+			pm_cli_error("--quota on %u cores, but '%s' has %u", o->co.quota_cores,
+				     o->machine_path, machine->pus);
+			return -2;
+		}
+		if (o->quota.nQ && !o->co.quota_cores)
+			o->co.quota_cores = machine->pus;
 	}
 	if (!cmd->load)
 		return 0;

@@ -621,6 +621,78 @@ static struct heapent heap_pop(struct heapent *h, size_t *n)
 	return heap_remove(h, n, 0);
 }
 
+/* ---- CFS bandwidth control (pma_exact_replay_quota) ---- */
+
+/* Below this much CPU time (ns) the pool counts as spent, and a period as ended: the clocks are
+ * sums of doubles. */
+#define BWC_EPS_NS 1e-3
+
+/* The quota's state during a replay: q NULL is no quota (every function leaves the clock alone). */
+struct bwc {
+	const struct pma_quota *q;
+	double pool_ns;   /* runtime left in this period */
+	double end_ns;    /* the end of this period */
+	struct pma_quota_stats st;
+};
+
+static void bwc_init(struct bwc *b, const struct pma_quota *q)
+{
+	memset(b, 0, sizeof(*b));
+	b->q = q;
+	if (q) {
+		b->pool_ns = q->quota_ns;
+		b->end_ns = q->period_ns;
+		b->st.periods = 1;
+	}
+}
+
+/* The period ends: unused quota carries over up to the burst (sched-bwc.rst; the kernel's
+ * __refill_cfs_bandwidth_runtime: runtime = min(runtime + quota, quota + burst)). */
+static void bwc_refill(struct bwc *b)
+{
+	double cap = b->q->quota_ns + b->q->burst_ns;
+
+	b->pool_ns = b->pool_ns + b->q->quota_ns < cap ? b->pool_ns + b->q->quota_ns : cap;
+	b->end_ns += b->q->period_ns;
+	b->st.periods++;
+}
+
+/* At time t, with threads that want to run: when the pool is spent, every thread is held to the
+ * period's end (one throttled period). Returns the time the replay goes on from. */
+static double bwc_gate(struct bwc *b, double t)
+{
+	if (!b->q || b->pool_ns > BWC_EPS_NS)
+		return t;
+	b->st.throttled_periods++;
+	b->st.throttled_ns += b->end_ns - t;
+	t = b->end_ns;
+	bwc_refill(b);
+	return t;
+}
+
+/* How long busy cores may run from t before the pool is spent or the period ends (ns of real
+ * time; INFINITY without a quota or with no core busy). */
+static double bwc_room(const struct bwc *b, double t, uint32_t busy)
+{
+	double room;
+
+	if (!b->q || busy == 0)
+		return INFINITY;
+	room = b->pool_ns / (double)busy;
+	return b->end_ns - t < room ? b->end_ns - t : room;
+}
+
+/* The clock moved to t, busy cores having run for dt of it: they spent busy * dt of the pool;
+ * the periods that ended on the way refill it. */
+static void bwc_spend(struct bwc *b, double t, uint32_t busy, double dt)
+{
+	if (!b->q)
+		return;
+	b->pool_ns -= (double)busy * dt;
+	while (t >= b->end_ns - BWC_EPS_NS)
+		bwc_refill(b);
+}
+
 /* The uncharged replay: one pool of n cores shared by every ready thread. */
 struct shreplay {
 	const struct pma_exact *x;
@@ -634,6 +706,7 @@ struct shreplay {
 	uint8_t *signaled;
 	int64_t *waiter;
 	double V, t;
+	struct bwc bw;
 };
 
 /* Thread i signals edge e: a wakee blocked on it goes to the work stack. wk counts where it would
@@ -701,10 +774,24 @@ static void shared_step(struct shreplay *S, uint32_t i)
 static void shared_advance(struct shreplay *S)
 {
 	double rate = (double)S->nheap <= (double)S->n ? 1.0 : (double)S->n / (double)S->nheap;
-	struct heapent top = heap_pop(S->heap, &S->nheap);
+	uint32_t busy = S->nheap < S->n ? (uint32_t)S->nheap : S->n;
+	struct heapent top;
+	double dt, room;
 
-	S->t += (top.v - S->V) / rate;
+	/* under a quota the clock also stops where the pool runs out or the period ends */
+	S->t = bwc_gate(&S->bw, S->t);
+	dt = (S->heap[0].v - S->V) / rate;
+	room = bwc_room(&S->bw, S->t, busy);
+	if (room < dt) {
+		S->V += room * rate;
+		S->t += room;
+		bwc_spend(&S->bw, S->t, busy, room);
+		return;
+	}
+	top = heap_pop(S->heap, &S->nheap);
+	S->t += dt;
 	S->V = top.v;
+	bwc_spend(&S->bw, S->t, busy, dt);
 	S->r[top.i].pc++;
 	S->work[S->nwork++] = top.i;
 	while (S->nheap && S->heap[0].v <= S->V) {
@@ -715,12 +802,14 @@ static void shared_advance(struct shreplay *S)
 }
 
 /* pma_exact_replay (exact.h), wk as pma_exact_replay_charged's with c NULL. */
-static int replay_shared(const struct pma_exact *x, uint32_t n, double *T_ns,
-			 struct pma_replay_wakes *wk)
+static int replay_shared(const struct pma_exact *x, uint32_t n, const struct pma_quota *q,
+			 double *T_ns, struct pma_replay_wakes *wk, struct pma_quota_stats *qs)
 {
 	struct shreplay S = { .x = x, .n = n, .wk = wk };
 	size_t started = 0;
 	int rc = -1;
+
+	bwc_init(&S.bw, q);
 
 	S.r = calloc(x->nthr, sizeof(*S.r));
 	S.heap = malloc(x->nthr * sizeof(*S.heap));
@@ -750,6 +839,8 @@ static int replay_shared(const struct pma_exact *x, uint32_t n, double *T_ns,
 	/* every started thread must have run to its end: otherwise a wait was never signalled */
 	rc = S.done == started ? 0 : -1;
 	*T_ns = S.t;
+	if (qs)
+		*qs = S.bw.st;
 out:
 	free(S.r);
 	free(S.heap);
@@ -822,6 +913,7 @@ struct pcreplay {
 	int64_t *egroup;          /* per edge: its barrier, -1 none */
 	uint32_t *gedge;          /* the barriers' edges */
 	uint32_t *gblocked;       /* per barrier, from its first: the participants blocked in it */
+	struct bwc bw;
 };
 
 /* Where a woken or spawned thread goes (waker_core -1: none, a thread started at time 0): the
@@ -996,6 +1088,18 @@ static int pc_balance(struct pcreplay *R)
 	return 0;
 }
 
+/* The wakes on their way that have arrived by R->t: their threads hold their cores (to the work
+ * stack). */
+static void pc_arrivals(struct pcreplay *R)
+{
+	while (R->ndelayed && R->delayed[0].v <= R->t) {
+		uint32_t i = heap_pop(R->delayed, &R->ndelayed).i;
+		R->core[R->r[i].core].reserved -= (uint32_t)R->r[i].reserving;
+		R->r[i].reserving = 0;
+		R->work[R->nwork++] = i;
+	}
+}
+
 /* The clock to the next event: each serving core (no wake on its way to it) runs its k ready
  * threads at 1/k each; the next event is an arrival (the thread holds its core: to the work
  * stack) or the end of a step (pc moves on, to the work stack). Returns 0 when nothing is ready
@@ -1004,10 +1108,12 @@ static int pc_advance(struct pcreplay *R)
 {
 	double t_next = R->ndelayed ? R->delayed[0].v : INFINITY;
 	int64_t first = -1;
+	uint32_t busy = 0;
 
 	for (uint32_t k = 0; k < R->n; k++) {
 		const struct pcore *q = &R->core[k];
 		double tk = R->t + (q->nheap ? q->heap[0].v - q->V : 0) * (double)q->nheap;
+		busy += q->nheap && !q->reserved;
 		if (q->nheap && !q->reserved && tk < t_next) {
 			t_next = tk;
 			first = k;
@@ -1015,6 +1121,23 @@ static int pc_advance(struct pcreplay *R)
 	}
 	if (t_next == INFINITY)
 		return 0;
+	if (busy && R->bw.q) {
+		/* under a quota: held to the period's end when the pool is spent (wakes on their way
+		 * arrive meanwhile), else the clock also stops where the pool runs out or the period
+		 * ends */
+		double t0 = R->t, room;
+		R->t = bwc_gate(&R->bw, R->t);
+		if (R->t > t0) {
+			pc_arrivals(R);
+			return 1;
+		}
+		room = bwc_room(&R->bw, R->t, busy);
+		if (R->t + room < t_next) {
+			t_next = R->t + room;
+			first = -1;
+		}
+	}
+	bwc_spend(&R->bw, t_next, busy, t_next - R->t);
 	for (uint32_t k = 0; k < R->n; k++) {
 		struct pcore *q = &R->core[k];
 		if (q->nheap && !q->reserved)
@@ -1026,12 +1149,7 @@ static int pc_advance(struct pcreplay *R)
 		}
 	}
 	R->t = t_next;
-	while (R->ndelayed && R->delayed[0].v <= R->t) {
-		uint32_t i = heap_pop(R->delayed, &R->ndelayed).i;
-		R->core[R->r[i].core].reserved -= (uint32_t)R->r[i].reserving;
-		R->r[i].reserving = 0;
-		R->work[R->nwork++] = i;
-	}
+	pc_arrivals(R);
 	return 1;
 }
 
@@ -1150,11 +1268,14 @@ static void pc_free(struct pcreplay *R)
  * every core; Linux keeps a woken thread on the core it was woken to, so a late core's delay
  * stays on it (docs/model.md "Wake-up costs in the replay"). */
 static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
-			  double *T_ns, struct pma_replay_wakes *wk, int barriers)
+			  const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
+			  struct pma_quota_stats *qs, int barriers)
 {
 	struct pcreplay R = { .x = x, .n = n, .c = c, .wk = wk };
 	size_t started = 0;
 	int rc = -1;
+
+	bwc_init(&R.bw, q);
 
 	R.core = calloc(n, sizeof(*R.core));
 	R.r = calloc(x->nthr, sizeof(*R.r));
@@ -1188,6 +1309,8 @@ static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pm
 	/* every started thread must have run to its end: otherwise a wait was never signalled */
 	rc = R.done == started ? 0 : -2;
 	*T_ns = R.t;
+	if (qs)
+		*qs = R.bw.st;
 out:
 	pc_free(&R);
 	return rc;
@@ -1196,25 +1319,36 @@ out:
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk)
 {
+	return pma_exact_replay_quota(x, n, c, NULL, T_ns, wk, NULL);
+}
+
+int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			   const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
+			   struct pma_quota_stats *qs)
+{
 	int rc;
 
 	*T_ns = 0;
 	if (wk)
 		memset(wk, 0, sizeof(*wk));
-	if (n == 0)
+	if (qs) {
+		memset(qs, 0, sizeof(*qs));
+		qs->periods = q ? 1 : 0;
+	}
+	if (n == 0 || (q && (!(q->period_ns > 0) || !(q->quota_ns > 0) || q->burst_ns < 0)))
 		return -1;
 	if (x->nthr == 0)
 		return 0;
 	if (!c)
-		return replay_shared(x, n, T_ns, wk);
-	rc = replay_percore(x, n, c, T_ns, wk, 1);
+		return replay_shared(x, n, q, T_ns, wk, qs);
+	rc = replay_percore(x, n, c, q, T_ns, wk, qs, 1);
 	if (rc == -2) {
 		/* a barrier left a wait unresolved: the recorded order was no schedule (a damaged
 		 * trace; a consistent one cannot, as every participant arrived before the recorded
 		 * release): the recorded edges alone */
 		if (wk)
 			memset(wk, 0, sizeof(*wk));
-		rc = replay_percore(x, n, c, T_ns, wk, 0);
+		rc = replay_percore(x, n, c, q, T_ns, wk, qs, 0);
 		if (wk)
 			wk->barriers_dropped = 1;
 	}

@@ -138,6 +138,38 @@ struct pma_replay_wakes {
 int pma_exact_replay_charged(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			     double *T_ns, struct pma_replay_wakes *wk);
 
+/* A CPU quota under CFS bandwidth control (the kernel's Documentation/scheduler/sched-bwc.rst;
+ * cgroup v2 cpu.max "quota_us period_us" and cpu.max.burst, v1 cpu.cfs_quota_us, cpu.cfs_period_us
+ * and cpu.cfs_burst_us). */
+struct pma_quota {
+	double quota_ns;   /* CPU time the program may use per period, ns (Q CPUs x P) */
+	double period_ns;  /* the period P, ns (the kernel accepts 1 ms to 1 s) */
+	double burst_ns;   /* cpu.max.burst, ns: unused quota carried over, 0 for none */
+};
+/* The throttling a quota replay saw, as the cgroup's cpu.stat counts it. */
+struct pma_quota_stats {
+	uint64_t periods;           /* nr_periods: periods the run reached */
+	uint64_t throttled_periods; /* nr_throttled: periods whose pool ran out while a thread
+				       wanted to run */
+	double throttled_ns;        /* real time the program was held, ns (cpu.stat's
+				       throttled_usec sums each CPU's throttled run queue, so it
+				       reads up to n times this) */
+};
+
+/* pma_exact_replay_charged (c NULL: pma_exact_replay) under CFS bandwidth control, q NULL for
+ * none: a pool of q->quota_ns of CPU time, refilled at every multiple of q->period_ns from the
+ * start, is spent by every running thread (k busy cores spend it k times as fast as real time);
+ * when it is empty and a thread wants to run, every thread of the program is held until the
+ * period ends (throttled). At each period's end the pool becomes min(pool + quota, quota +
+ * burst): unused quota carries over up to the burst (sched-bwc.rst, "burst"). The pool is
+ * global and exact: the kernel hands it to each CPU in slices of 5 ms
+ * (sched_cfs_bandwidth_slice_us), which lets a period overrun or stop early by up to a slice
+ * per CPU (docs/model.md "Containers and CPU quotas"). qs (may be NULL) gets the counters.
+ * Returns as pma_exact_replay_charged; -1 also for a q with a period or quota <= 0. */
+int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			   const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
+			   struct pma_quota_stats *qs);
+
 /* One slice of a thread's timeline, real time of the recording. */
 enum pma_slice_kind { PMA_SLICE_RUNNING = 1, PMA_SLICE_RUNNABLE = 2 };
 struct pma_slice {

@@ -104,6 +104,13 @@ void pma_info(FILE *out, const struct pma_trace *t)
 			meta->affinity_cpus ? meta->affinity_cpus : "?",
 			meta->cgroup_cpus ? meta->cgroup_cpus : "none found",
 			meta->usable_cpus ? meta->usable_cpus : "not recorded");
+	if (meta->cpu_limit_present && meta->cpu_quota_us > 0 && meta->cpu_period_us > 0)
+		fprintf(out, "%-13s%.2f CPUs (%.0f us per %.0f us period, burst %.0f us): a container; "
+			"pmanalyze --quota predicts under it\n", "cpu limit",
+			meta->cpu_quota_us / meta->cpu_period_us, meta->cpu_quota_us, meta->cpu_period_us,
+			meta->cpu_burst_us);
+	else if (meta->cpu_limit_present)
+		fprintf(out, "%-13snone (the cgroup's cpu quota is unlimited)\n", "cpu limit");
 	env_line(out, t);
 	fprintf(out, "%-13s%u\n", "runs", t->nruns);
 	for (uint32_t i = 0; i < t->nruns; i++) {

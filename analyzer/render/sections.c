@@ -12,6 +12,7 @@
 	X(regions)      \
 	X(energy)       \
 	X(scaling)      \
+	X(quota)        \
 	X(estimators)   \
 	X(traces)       \
 	X(notes)

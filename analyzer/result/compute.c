@@ -1002,6 +1002,22 @@ int pma_step_late_notes(struct pma_result *r, const struct pma_compute_opts *o, 
 	return 0;
 }
 
+/* --quota: T(n, Q) under CFS bandwidth control from the run's replay (studies/quota.h), on the
+ * cores the program sees (--cores' largest, else the recording machine's PUs, else the run's
+ * CPUs). Nothing without --quota. */
+int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
+{
+	if (!o->quota || !o->quota->nQ)
+		return 0;
+	if (pma_quota_for_run(r->run, r->par.est, &r->wake, o->quota_cores ? o->quota_cores :
+			      r->t->meta.topo.pus >= 1 ? (uint32_t)r->t->meta.topo.pus : r->run->cpus_n,
+			      o->quota, &r->quota) < 0) {
+		snprintf(why, whysize, "'%s': the replay under --quota failed", r->t->path);
+		return -1;
+	}
+	return 0;
+}
+
 int pma_step_runcheck(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 		      size_t whysize)
 {
@@ -1091,6 +1107,7 @@ void pma_result_free(struct pma_result *r)
 	pma_regions_free(&r->regions);
 	pma_energy_result_free(&r->energy);
 	pma_run_power_free(&r->run_power);
+	pma_quota_result_free(&r->quota);
 	pma_scaling_free(&r->scaling);
 	memset(r, 0, sizeof(*r));
 }

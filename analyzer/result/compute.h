@@ -23,6 +23,7 @@
 #include "training.h"
 #include "studies/scaling.h"
 #include "studies/wakecharge.h"
+#include "studies/quota.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -52,6 +53,9 @@ struct pma_compute_opts {
 				     separately with this unit (scaling.h), 0 = not */
 	int pmnf_aggregate;     /* --pmnf-aggregate: enum pma_pmnf_aggregate of the sweep's fits,
 				   0 = PMA_PMNF_AGG_TRIMMED */
+	const struct pma_quota_opts *quota; /* --quota (quota.h), NULL or nQ 0 for none */
+	uint32_t quota_cores;   /* the cores the quota's program sees: --cores' largest, 0 = the
+				   machine's PUs (else the run's CPUs) */
 };
 
 /* Section: the analyzed run's parallelism (Tudor & Teo, eq. 2, 4, 5). */
@@ -154,6 +158,7 @@ struct pma_result {
 			struct pma_scaling scaling;       /* --sweep runs: measured vs predicted, PMNF
 							     fits (scaling.h); scaling.present 0 without */
 			struct pma_wake_result wake;      /* the replay's wake charges (wakecharge.h) */
+			struct pma_quota_result quota;    /* --quota (quota.h); quota.have 0 without */
 			struct pma_runcheck runcheck;     /* S measured by the trace's own runs on 1 and n
 							     CPUs against the predictions (runcheck.h);
 							     runcheck.n 0 without such runs or with

@@ -405,6 +405,13 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	m->online_cpus = str_dup(meta, "online_cpus");
 	m->usable_cpus = str_dup(meta, "usable_cpus");
 	m->cgroup_cpus = str_dup(item(meta, "cgroup_cpuset"), "cpus");
+	{
+		const cJSON *cl = item(meta, "cpu_limit");
+		m->cpu_limit_present = cJSON_IsObject(cl);
+		m->cpu_quota_us = num(cl, "quota_us", -1);
+		m->cpu_period_us = num(cl, "period_us", 0);
+		m->cpu_burst_us = num(cl, "burst_us", 0);
+	}
 	if (meta_command(meta, m) < 0 || string_pairs(item(meta, "env"), &m->env, &m->nenv) < 0 || meta_sources(meta, m) < 0 ||
 	    string_pairs(item(meta, "labels"), &m->labels, &m->nlabels) < 0)
 		rc = -1;

@@ -136,6 +136,10 @@ struct pma_meta {
 	char *online_cpus;      /* META "online_cpus": the whole machine, NULL when absent */
 	char *usable_cpus;      /* META "usable_cpus" (1.2): online ∩ affinity ∩ cgroup cpuset */
 	char *cgroup_cpus;      /* META "cgroup_cpuset.cpus" (1.2), NULL when none was found */
+	/* META "cpu_limit": the CPU limit of pmcollect's cgroup (CFS bandwidth control); quota_us
+	 * -1 without a limit or without the key (cpu_limit_present 0) */
+	int cpu_limit_present;
+	double cpu_quota_us, cpu_period_us, cpu_burst_us;
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sources/cpuset.h"
+#include "sources/energy.h"
 #include "sources/meta.h"
 #include "mpitool.h"
 #include "pm_util.h"
@@ -280,6 +282,7 @@ static double add_C(cJSON *o, const struct pmc_counters *counters, const int64_t
 struct run_state;
 static void add_energy(cJSON *o, const struct run_state *st, uint64_t cpu_ns, uint64_t wall_ns);
 static void add_omp_regions(cJSON *o, const struct run_state *st);
+static void add_cpu_stat(cJSON *o, const struct run_state *st);
 static void add_mpi(cJSON *o, const struct run_state *st);
 
 /* RUN_END "window" (FORMAT.md §6, 2.0): the window asked for and the one recorded. */
@@ -386,6 +389,7 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		res->C_value = add_C(o, counters, values, cpu_ns);
 		(void)pmc_meta_add_cpufreq(o, cfg->cpus ? cfg->cpus : cfg->online);
 		add_energy(o, st, cpu_ns, wall_ns);
+		add_cpu_stat(o, st);
 	}
 	add_omp_regions(o, st);
 	if (res->pswitch_recorded)
@@ -509,6 +513,9 @@ struct run_state {
 	size_t alive;                  /* -p: processes not yet ended */
 	int stop_signal;               /* -p: SIGINT/SIGTERM/SIGHUP received: end the window */
 	uint64_t cpu_ns0;              /* the tree's schedstat CPU time then (sampler stats) */
+	struct pmc_cgroup_cpu cg;     /* pmcollect's cgroup in the cpu hierarchy (the program's) */
+	struct pmc_cpu_stat cpu0;     /* its cpu.stat when the run began */
+	int have_cpu0;
 };
 
 /* RUN_END "omp_regions" of a --omp-regions run (omp.h); nothing for other runs or st NULL. */
@@ -527,14 +534,35 @@ static void add_mpi(cJSON *o, const struct run_state *st)
 		pmc_mpi_run_end_off(st->cfg->mpi_off, o);
 }
 
+/* RUN_END "cpu_stat": the cgroup's throttling counters over the run (cpu.stat at its end minus
+ * at its start: nr_periods, nr_throttled, throttled_us; FORMAT.md §6), when the cgroup has a cpu
+ * controller; nothing otherwise. */
+static void add_cpu_stat(cJSON *o, const struct run_state *st)
+{
+	struct pmc_cpu_stat end;
+	cJSON *c;
+
+	if (!st || !st->have_cpu0 || pmc_cgroup_cpu_stat(pmc_sysfs_root(), &st->cg, &end) < 0 ||
+	    !(c = cJSON_AddObjectToObject(o, "cpu_stat")))
+		return;
+	cJSON_AddNumberToObject(c, "nr_periods", (double)(end.nr_periods - st->cpu0.nr_periods));
+	cJSON_AddNumberToObject(c, "nr_throttled", (double)(end.nr_throttled - st->cpu0.nr_throttled));
+	cJSON_AddNumberToObject(c, "throttled_us", end.throttled_us - st->cpu0.throttled_us);
+}
+
 /* Takes the first energy reading and /proc/stat just before the program is released, so every
  * joule the run spends is after it. A failure is recorded as the run's reason, not an error. */
 static int energy_start(struct run_state *st)
 {
 	const struct pmc_run_config *cfg = st->cfg;
 
+	char cg_why[256];
+
 	if (pmc_read_proc_stat(&st->stat0, st->stat_why, sizeof(st->stat_why)) < 0 && !st->stat_why[0])
 		snprintf(st->stat_why, sizeof(st->stat_why), "cannot read /proc/stat");
+	/* the program runs in pmcollect's cgroup: its throttling is the cgroup's over the run */
+	st->have_cpu0 = pmc_cgroup_cpu_limit(pmc_sysfs_root(), &st->cg, cg_why, sizeof(cg_why)) == 0 &&
+			pmc_cgroup_cpu_stat(pmc_sysfs_root(), &st->cg, &st->cpu0) == 0;
 	if (!cfg->energy) {
 		snprintf(st->energy_why, sizeof(st->energy_why), "%s",
 			 cfg->energy_why ? cfg->energy_why : "no energy source");

@@ -53,10 +53,10 @@ static int has_word(const char *list, const char *w)
 	return 0;
 }
 
-/* The cpuset hierarchy's mount: *v1 = 1 for a cgroup (v1) mount with the cpuset controller,
- * 0 for the cgroup2 mount (used when no v1 cpuset is mounted). Returns 0 or -1. */
-static int find_mount(const char *root, char *mroot, size_t mrsize, char *mpoint, size_t mpsize,
-		      int *v1)
+/* The mount of controller ctl's hierarchy: *v1 = 1 for a cgroup (v1) mount with the controller,
+ * 0 for the cgroup2 mount (used when no v1 one is mounted). Returns 0 or -1. */
+static int find_mount(const char *root, const char *ctl, char *mroot, size_t mrsize, char *mpoint,
+		      size_t mpsize, int *v1)
 {
 	char full[2048], line[4096];
 	int found = 0; /* 2: v1 cpuset, 1: cgroup2 */
@@ -72,7 +72,7 @@ static int find_mount(const char *root, char *mroot, size_t mrsize, char *mpoint
 		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", r, mp) != 2 ||
 		    sscanf(dash + 3, "%63s %*s %1023s", type, opts) != 2)
 			continue;
-		if (strcmp(type, "cgroup") == 0 && has_word(opts, "cpuset"))
+		if (strcmp(type, "cgroup") == 0 && has_word(opts, ctl))
 			found = 2;
 		else if (strcmp(type, "cgroup2") == 0 && !found)
 			found = 1;
@@ -88,9 +88,9 @@ static int find_mount(const char *root, char *mroot, size_t mrsize, char *mpoint
 	return found ? 0 : -1;
 }
 
-/* The process's path in the hierarchy (v1: the line whose controllers have cpuset; v2: "0::").
+/* The process's path in the hierarchy (v1: the line whose controllers have ctl; v2: "0::").
  * Returns 0 or -1. */
-static int find_cgroup_path(const char *root, int v1, char *path, size_t size)
+static int find_cgroup_path(const char *root, const char *ctl, int v1, char *path, size_t size)
 {
 	char full[2048], line[4096];
 	int found = 0;
@@ -109,7 +109,7 @@ static int find_cgroup_path(const char *root, int v1, char *path, size_t size)
 			continue;
 		*c1 = *c2 = '\0';
 		/* v1: "4:cpuset:/path" (or "3:cpu,cpuset:/path"); v2: "0::/path" */
-		if (v1 ? has_word(c1 + 1, "cpuset") : strcmp(line, "0") == 0 && c2 == c1 + 1) {
+		if (v1 ? has_word(c1 + 1, ctl) : strcmp(line, "0") == 0 && c2 == c1 + 1) {
 			snprintf(path, size, "%s", c2 + 1);
 			found = 1;
 		}
@@ -126,11 +126,11 @@ int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file,
 	size_t mrlen;
 	int v1;
 
-	if (find_mount(root, mroot, sizeof(mroot), mpoint, sizeof(mpoint), &v1) < 0) {
+	if (find_mount(root, "cpuset", mroot, sizeof(mroot), mpoint, sizeof(mpoint), &v1) < 0) {
 		snprintf(why, whysize, "no cgroup hierarchy with the cpuset controller is mounted");
 		return -1;
 	}
-	if (find_cgroup_path(root, v1, path, sizeof(path)) < 0) {
+	if (find_cgroup_path(root, "cpuset", v1, path, sizeof(path)) < 0) {
 		snprintf(why, whysize, "no cpuset cgroup in /proc/self/cgroup");
 		return -1;
 	}
@@ -160,6 +160,79 @@ int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file,
 	}
 	snprintf(why, whysize, "no readable %s under %s%s", name, mpoint, strcmp(rel, "/") ? rel : "");
 	return -1;
+}
+
+int pmc_cgroup_cpu_limit(const char *root, struct pmc_cgroup_cpu *out, char *why, size_t whysize)
+{
+	char mroot[1024], mpoint[1024], path[1024], f[3072], line[256];
+	const char *rel;
+	size_t mrlen;
+
+	memset(out, 0, sizeof(*out));
+	if (find_mount(root, "cpu", mroot, sizeof(mroot), mpoint, sizeof(mpoint), &out->v1) < 0 ||
+	    find_cgroup_path(root, "cpu", out->v1, path, sizeof(path)) < 0) {
+		snprintf(why, whysize, "no cgroup with the cpu controller");
+		return -1;
+	}
+	mrlen = strcmp(mroot, "/") == 0 ? 0 : strlen(mroot);
+	rel = mrlen && strncmp(path, mroot, mrlen) == 0 && (path[mrlen] == '/' || !path[mrlen])
+		      ? path + mrlen : path;
+	snprintf(out->dir, sizeof(out->dir), "%s%s", mpoint, strcmp(rel, "/") == 0 ? "" : rel);
+	out->quota_us = -1;
+	if (out->v1) {
+		/* cpu.cfs_quota_us: -1 for no limit; cpu.cfs_burst_us since Linux 5.14 */
+		long long q;
+		snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", out->dir);
+		if (read_first_line(root, f, line, sizeof(line)) < 0 || sscanf(line, "%lld", &q) != 1)
+			goto nofile;
+		out->quota_us = q < 0 ? -1 : (double)q;
+		snprintf(f, sizeof(f), "%s/cpu.cfs_period_us", out->dir);
+		if (read_first_line(root, f, line, sizeof(line)) < 0 ||
+		    sscanf(line, "%lf", &out->period_us) != 1)
+			goto nofile;
+		snprintf(f, sizeof(f), "%s/cpu.cfs_burst_us", out->dir);
+	} else {
+		/* cpu.max: "$MAX $PERIOD", $MAX "max" for no limit (cgroup-v2.rst) */
+		char q[64];
+		snprintf(f, sizeof(f), "%s/cpu.max", out->dir);
+		if (read_first_line(root, f, line, sizeof(line)) < 0 ||
+		    sscanf(line, "%63s %lf", q, &out->period_us) != 2)
+			goto nofile;
+		out->quota_us = strcmp(q, "max") == 0 ? -1 : strtod(q, NULL);
+		snprintf(f, sizeof(f), "%s/cpu.max.burst", out->dir);
+	}
+	if (read_first_line(root, f, line, sizeof(line)) == 0)
+		sscanf(line, "%lf", &out->burst_us);
+	out->found = 1;
+	return 0;
+nofile:
+	snprintf(why, whysize, "no readable %s", f);
+	return -1;
+}
+
+int pmc_cgroup_cpu_stat(const char *root, const struct pmc_cgroup_cpu *cg, struct pmc_cpu_stat *out)
+{
+	char full[4096], key[64];
+	double v;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(full, sizeof(full), "%s%s/cpu.stat", root, cg->dir);
+	f = fopen(full, "re");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lf", key, &v) == 2) {
+		if (strcmp(key, "nr_periods") == 0)
+			out->nr_periods = (uint64_t)v;
+		else if (strcmp(key, "nr_throttled") == 0)
+			out->nr_throttled = (uint64_t)v;
+		else if (strcmp(key, "throttled_usec") == 0) /* v2 */
+			out->throttled_us = v;
+		else if (strcmp(key, "throttled_time") == 0) /* v1, in ns */
+			out->throttled_us = v / 1e3;
+	}
+	fclose(f);
+	return 0;
 }
 
 int pmc_usable_cpus_get(const char *root, const struct pm_intlist *online, const cpu_set_t *aff,

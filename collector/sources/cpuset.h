@@ -7,6 +7,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hwloc.h>
 
@@ -36,6 +37,29 @@ struct pmc_usable_cpus {
  * hierarchy, no readable file: the caller records no cgroup restriction). */
 int pmc_cgroup_cpuset(const char *root, char *cpus, size_t cpussize, char *file, size_t filesize,
 		      char *why, size_t whysize);
+
+/* The CPU limit of the cgroup pmcollect runs in (CFS bandwidth control: the kernel's
+ * Documentation/scheduler/sched-bwc.rst), found as pmc_cgroup_cpuset finds the cpuset but in the
+ * cpu controller's hierarchy: v1 cpu.cfs_quota_us, cpu.cfs_period_us, cpu.cfs_burst_us; v2
+ * cpu.max ("max 100000" or "150000 100000") and cpu.max.burst (Documentation/admin-guide/
+ * cgroup-v2.rst). Only the process's own cgroup: a parent's tighter limit is not looked up. */
+struct pmc_cgroup_cpu {
+	int found, v1;
+	char dir[2048];       /* the cgroup's folder (under root) */
+	double quota_us;      /* per period, -1 for none ("max", v1 -1) */
+	double period_us;
+	double burst_us;      /* 0 when none or not supported */
+};
+/* Returns 0, or -1 with a one-line reason (no cpu hierarchy, no readable limit file). */
+int pmc_cgroup_cpu_limit(const char *root, struct pmc_cgroup_cpu *out, char *why, size_t whysize);
+
+/* The cgroup's throttling counters (cpu.stat: nr_periods, nr_throttled, v2 throttled_usec, v1
+ * throttled_time in ns), cumulative since the cgroup was made. Returns 0 or -1 (no cpu.stat). */
+struct pmc_cpu_stat {
+	uint64_t nr_periods, nr_throttled;
+	double throttled_us;
+};
+int pmc_cgroup_cpu_stat(const char *root, const struct pmc_cgroup_cpu *cg, struct pmc_cpu_stat *out);
 
 /* Fills u with the CPUs pmcollect may use: the online CPUs (online, sorted), restricted to aff
  * (pmcollect's affinity; NULL = unknown) and to the cgroup's cpuset found under root (see

@@ -2,6 +2,8 @@
 /* meta.c: builds the META JSON record (FORMAT.md §6): how the program was run and, through hwloc,
  * the machine it ran on, so a trace can be modelled on another machine. */
 #include "meta.h"
+
+#include "cpuset.h"
 #include "energy.h"
 #include "rank.h"
 #include "pm_util.h"
@@ -245,6 +247,30 @@ static int add_caches(cJSON *topo_json, hwloc_topology_t topo)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* META "cpu_limit": the CPU limit of pmcollect's cgroup, which the program inherits (CFS bandwidth
+ * control; cpuset.h pmc_cgroup_cpu_limit): {"cgroup": "v1"|"v2", "dir", "quota_us" (null: no
+ * limit), "period_us", "burst_us", "cpus" (quota / period, null: no limit)}, or null with
+ * "cpu_limit_reason" when no cpu controller is found. FORMAT.md §6. Returns 0 or -1 (no memory). */
+static int add_cpu_limit(cJSON *meta)
+{
+	struct pmc_cgroup_cpu cg;
+	char why[256];
+	cJSON *c;
+
+	if (pmc_cgroup_cpu_limit(pmc_sysfs_root(), &cg, why, sizeof(why)) < 0)
+		return cJSON_AddNullToObject(meta, "cpu_limit") && cJSON_AddStringToObject(meta, "cpu_limit_reason", why) ? 0 : -1;
+	c = cJSON_AddObjectToObject(meta, "cpu_limit");
+	if (!c || !cJSON_AddStringToObject(c, "cgroup", cg.v1 ? "v1" : "v2") ||
+	    !cJSON_AddStringToObject(c, "dir", cg.dir) ||
+	    !(cg.quota_us < 0 ? cJSON_AddNullToObject(c, "quota_us") : cJSON_AddNumberToObject(c, "quota_us", cg.quota_us)) ||
+	    !cJSON_AddNumberToObject(c, "period_us", cg.period_us) ||
+	    !cJSON_AddNumberToObject(c, "burst_us", cg.burst_us) ||
+	    !(cg.quota_us < 0 || !(cg.period_us > 0) ? cJSON_AddNullToObject(c, "cpus")
+						      : cJSON_AddNumberToObject(c, "cpus", cg.quota_us / cg.period_us)))
+		return -1;
 	return 0;
 }
 
@@ -638,6 +664,8 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 						 cJSON_AddStringToObject(cg, "file", in->cgroup_file ? in->cgroup_file : "") == NULL)))
 			goto out;
 	}
+	if (add_cpu_limit(meta) != 0)
+		goto out;
 	if (in->clocks != NULL && pmc_clock_pair_add(meta, "clocks", in->clocks) != 0)
 		goto out;
 	if (in->rank != NULL && add_job(meta, in->rank, in->node_readings) != 0)

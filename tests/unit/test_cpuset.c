@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <cmocka.h>
 
 #include "cpuset.h"
@@ -203,10 +205,71 @@ static void test_cpus_parse(void **state)
 	hwloc_topology_destroy(topo);
 }
 
+/* CPU limits, cgroup v2: a container's cgroup with cpu.max "150000 100000" (1.5 CPUs),
+ * cpu.max.burst 20000 and cpu.stat's counters; the mount shows the hierarchy from /kubepods. */
+static void test_cpu_limit_v2(void **state)
+{
+	struct pmc_cgroup_cpu cg;
+	struct pmc_cpu_stat st;
+	char why[256];
+
+	(void)state;
+	put("/proc/self/mountinfo", "30 22 0:26 /kubepods /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put("/proc/self/cgroup", "0::/kubepods/pod1\n");
+	put("/sys/fs/cgroup/pod1/cpu.max", "150000 100000\n");
+	put("/sys/fs/cgroup/pod1/cpu.max.burst", "20000\n");
+	put("/sys/fs/cgroup/pod1/cpu.stat", "usage_usec 5000\nuser_usec 4000\nsystem_usec 1000\n"
+	    "nr_periods 17\nnr_throttled 16\nthrottled_usec 396160\n");
+	assert_int_equal(pmc_cgroup_cpu_limit(root, &cg, why, sizeof(why)), 0);
+	assert_int_equal(cg.v1, 0);
+	assert_string_equal(cg.dir, "/sys/fs/cgroup/pod1");
+	assert_true(cg.quota_us == 150000 && cg.period_us == 100000 && cg.burst_us == 20000);
+	assert_int_equal(pmc_cgroup_cpu_stat(root, &cg, &st), 0);
+	assert_true(st.nr_periods == 17 && st.nr_throttled == 16 && st.throttled_us == 396160);
+	/* no limit: "max" */
+	put("/sys/fs/cgroup/pod1/cpu.max", "max 100000\n");
+	assert_int_equal(pmc_cgroup_cpu_limit(root, &cg, why, sizeof(why)), 0);
+	assert_true(cg.quota_us == -1 && cg.period_us == 100000);
+}
+
+/* CPU limits, cgroup v1: the cpu,cpuacct hierarchy beside a cpuset one; cfs_quota_us 50000 per
+ * cfs_period_us 100000 (0.5 CPU), no burst file (before Linux 5.14); cpu.stat's throttled_time
+ * in ns. -1 is no limit. */
+static void test_cpu_limit_v1(void **state)
+{
+	struct pmc_cgroup_cpu cg;
+	struct pmc_cpu_stat st;
+	char why[256];
+
+	(void)state;
+	put("/proc/self/mountinfo",
+	    "31 25 0:27 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n"
+	    "32 25 0:28 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n");
+	put("/proc/self/cgroup", "5:cpuset:/\n4:cpu,cpuacct:/pmq\n");
+	put("/sys/fs/cgroup/cpu,cpuacct/pmq/cpu.cfs_quota_us", "50000\n");
+	put("/sys/fs/cgroup/cpu,cpuacct/pmq/cpu.cfs_period_us", "100000\n");
+	put("/sys/fs/cgroup/cpu,cpuacct/pmq/cpu.stat", "nr_periods 49\nnr_throttled 48\nthrottled_time 3596160549\n");
+	assert_int_equal(pmc_cgroup_cpu_limit(root, &cg, why, sizeof(why)), 0);
+	assert_int_equal(cg.v1, 1);
+	assert_string_equal(cg.dir, "/sys/fs/cgroup/cpu,cpuacct/pmq");
+	assert_true(cg.quota_us == 50000 && cg.period_us == 100000 && cg.burst_us == 0);
+	assert_int_equal(pmc_cgroup_cpu_stat(root, &cg, &st), 0);
+	assert_true(st.nr_periods == 49 && st.nr_throttled == 48 && fabs(st.throttled_us - 3596160.549) < 1e-3);
+	put("/sys/fs/cgroup/cpu,cpuacct/pmq/cpu.cfs_quota_us", "-1\n");
+	assert_int_equal(pmc_cgroup_cpu_limit(root, &cg, why, sizeof(why)), 0);
+	assert_true(cg.quota_us == -1);
+	/* no cpu controller mounted: a reason */
+	put("/proc/self/mountinfo", "31 25 0:27 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n");
+	assert_int_equal(pmc_cgroup_cpu_limit(root, &cg, why, sizeof(why)), -1);
+	assert_string_equal(why, "no cgroup with the cpu controller");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_v2_parent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_limit_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_limit_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_container, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_hierarchy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_intersection, setup, teardown),

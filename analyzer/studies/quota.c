@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* quota.c: T(n, Q) under a CPU quota, by replay or fluid approximation (see quota.h). */
+#include "quota.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/pswitch.h"
+#include "trace/analyze.h"
+#include "wakecharge.h"
+
+/* One evaluation of T(n, Q): the replay, or the fluid bound when x is NULL. */
+struct qeval {
+	const struct pma_exact *x;
+	const struct pma_wake_charge *c;
+	uint32_t n;
+	double period_ns, burst_ns;
+	double U_ns, Tn_ns;              /* fluid */
+};
+
+static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_quota_stats *st)
+{
+	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns };
+
+	if (!e->x) {
+		memset(st, 0, sizeof(*st));
+		*T_ns = fmax(e->Tn_ns, e->U_ns / Q_cpus);
+		return 0;
+	}
+	return pma_exact_replay_quota(e->x, e->n, e->c, &q, T_ns, NULL, st);
+}
+
+static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct pma_quota_result *out)
+{
+	struct pma_quota_stats st;
+	double lo = 0.01, hi = (double)e->n, T;
+
+	out->have = 1;
+	out->n = e->n;
+	out->period_ns = e->period_ns;
+	out->burst_ns = e->burst_ns;
+	out->rows = calloc(o->nQ ? o->nQ : 1, sizeof(*out->rows));
+	if (!out->rows)
+		return -1;
+	out->nrows = o->nQ;
+	for (size_t i = 0; i < o->nQ; i++) {
+		struct pma_quota_row *w = &out->rows[i];
+		w->Q_cpus = o->Q_cpus[i];
+		w->no_throttle = w->Q_cpus >= (double)e->n;
+		if (q_T(e, w->Q_cpus, &w->T_ns, &w->st) < 0 || !(w->T_ns > 0))
+			return -1;
+		w->S = out->T1_ns / w->T_ns;
+		w->cost = w->T_ns / out->Tn_ns - 1;
+	}
+	/* the smallest quota under the cost: bisection to 0.01 CPU, T(n, Q) falling with Q */
+	if (q_T(e, lo, &T, &st) < 0)
+		return -1;
+	if (T / out->Tn_ns - 1 < PMA_QUOTA_COST_OK) {
+		out->Q_enough_cpus = lo;
+		return 0;
+	}
+	while (hi - lo > 0.005) {
+		double mid = (lo + hi) / 2;
+		if (q_T(e, mid, &T, &st) < 0)
+			return -1;
+		if (T / out->Tn_ns - 1 < PMA_QUOTA_COST_OK)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	out->Q_enough_cpus = ceil(hi * 100 - 1e-9) / 100;
+	return 0;
+}
+
+static double q_period(const struct pma_quota_opts *o)
+{
+	return o->period_ns > 0 ? o->period_ns : PMA_QUOTA_PERIOD_DEFAULT_NS;
+}
+
+int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charge *c, uint32_t n,
+			  const struct pma_quota_opts *o, struct pma_quota_result *out)
+{
+	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns };
+
+	memset(out, 0, sizeof(*out));
+	if (pma_exact_replay(x, 1, &out->U_ns) < 0 ||
+	    pma_exact_replay_charged(x, 1, c, &out->T1_ns, NULL) < 0 ||
+	    pma_exact_replay_charged(x, n, c, &out->Tn_ns, NULL) < 0 || !(out->Tn_ns > 0))
+		return -1;
+	return q_run(&e, o, out);
+}
+
+int pma_quota_study_fluid(double U_ns, double T1_ns, double Tn_ns, uint32_t n,
+			  const struct pma_quota_opts *o, struct pma_quota_result *out)
+{
+	struct qeval e = { .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns, .U_ns = U_ns,
+			   .Tn_ns = Tn_ns };
+
+	memset(out, 0, sizeof(*out));
+	out->fluid = 1;
+	out->U_ns = U_ns;
+	out->T1_ns = T1_ns;
+	out->Tn_ns = Tn_ns;
+	if (!(Tn_ns > 0))
+		return -1;
+	return q_run(&e, o, out);
+}
+
+int pma_quota_for_run(const struct pma_run *run, int est, const struct pma_wake_result *w,
+		      uint32_t n, const struct pma_quota_opts *o, struct pma_quota_result *out)
+{
+	const struct pma_exact *x = est == PMA_EST_SCHED ? run->exact :
+		est == PMA_EST_SWITCH ? pma_pswitch_program(run->pswitch) : NULL;
+	struct pma_prediction p1, pn;
+	double zero = 0;
+	uint32_t one = 1;
+
+	if (x)
+		return pma_quota_study_exact(x, est == PMA_EST_SCHED && w->have ? &w->charge : NULL,
+					     n, o, out);
+	if (pma_profile_predict(pma_run_profile(run, est), &one, 1, &zero, &p1) < 0 ||
+	    pma_profile_predict(pma_run_profile(run, est), &n, 1, &zero, &pn) < 0)
+		return -1;
+	return pma_quota_study_fluid(p1.T_ns, p1.T_ns, pn.T_ns, n, o, out);
+}
+
+void pma_quota_result_free(struct pma_quota_result *r)
+{
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = 0;
+}

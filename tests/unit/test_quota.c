@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* test_quota.c: the n-core replay under CFS bandwidth control (analyzer/model/exact.c,
+ * pma_exact_replay_quota) on replay programs whose run time under a quota is worked out by hand in
+ * the comments: the pool of Q x P refilled each period, every thread held when it is spent, the
+ * burst carrying unused quota over (the kernel's Documentation/scheduler/sched-bwc.rst). Each case
+ * runs both replays: the shared pool of cores (pma_exact_replay) and the per-core run queues
+ * (pma_exact_replay_charged) with free wakes, which must agree on programs without contention for
+ * a core. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "exact.h"
+
+#define MS 1000000.0
+
+/* a within tol of b, both printed when not */
+#define assert_near(a, b, tol)                                                             \
+	do {                                                                                \
+		double a_ = (a), b_ = (b);                                                  \
+		if (!(fabs(a_ - b_) <= (tol)))                                              \
+			fail_msg("%s = %.9g, expected %.9g", #a, a_, b_);                   \
+	} while (0)
+
+/* T in ms of x on n cores under quota_cpus x period_ms (quota_cpus 0: no quota), with the
+ * shared pool (charged 0) or per-core queues with free wakes (charged 1); *qs the counters. */
+static double T_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
+		   double burst_ms, int charged, struct pma_quota_stats *qs)
+{
+	struct pma_quota q = { quota_cpus * period_ms * MS, period_ms * MS, burst_ms * MS };
+	struct pma_wake_charge c = { 0, 0 };
+	double T = -1;
+
+	assert_int_equal(pma_exact_replay_quota(x, n, charged ? &c : NULL,
+						quota_cpus > 0 ? &q : NULL, &T, NULL, qs), 0);
+	return T / MS;
+}
+
+/* m independent threads of w_ms each. */
+static struct pma_exact *independent(uint32_t m, double w_ms)
+{
+	struct pma_exact *x = pma_exact_new();
+
+	assert_non_null(x);
+	for (uint32_t i = 1; i <= m; i++)
+		assert_int_equal(pma_exact_prog_work(x, i, w_ms * MS), 0);
+	return x;
+}
+
+/* 4 threads of 100 ms on 2 cores: 200 ms without a quota. Under 1 CPU per 100 ms the pool of
+ * 100 ms of CPU lasts 50 ms on 2 busy cores, then every thread waits 50 ms: 100 ms of the 400 ms
+ * of work per period, so periods 1-3 are throttled (150 ms held) and period 4 ends the work at
+ * 300 + 50 = 350 ms, its pool spent just as the last thread ends (no thread left wanting to run:
+ * not throttled). Under 1.5 CPUs: 150 ms a period in 75 ms, throttled 25 ms in periods 1 and 2
+ * (300 ms done), the last 100 ms of work take 50 ms: 250 ms. */
+static void test_independent_threads(void **state)
+{
+	struct pma_exact *x = independent(4, 100);
+	struct pma_quota_stats qs;
+	(void)state;
+
+	for (int charged = 0; charged <= 1; charged++) {
+		assert_near(T_ms(x, 2, 0, 100, 0, charged, &qs), 200, 1e-6);
+		assert_int_equal(qs.throttled_periods, 0);
+		assert_near(T_ms(x, 2, 1, 100, 0, charged, &qs), 350, 1e-6);
+		assert_int_equal(qs.throttled_periods, 3);
+		assert_near(qs.throttled_ns / MS, 150, 1e-6);
+		assert_int_equal(qs.periods, 4);
+		assert_near(T_ms(x, 2, 1.5, 100, 0, charged, &qs), 250, 1e-6);
+		assert_int_equal(qs.throttled_periods, 2);
+		assert_near(qs.throttled_ns / MS, 50, 1e-6);
+		/* 1 CPU per 10 ms: 10 ms of the work in the first 5 ms of every period, 40
+		 * periods: 39 throttled (195 ms held), the last ends at 390 + 5 = 395 ms */
+		assert_near(T_ms(x, 2, 1, 10, 0, charged, &qs), 395, 1e-6);
+		assert_int_equal(qs.throttled_periods, 39);
+		assert_near(qs.throttled_ns / MS, 195, 1e-6);
+	}
+	pma_exact_free(x);
+}
+
+/* A quota of 3 CPUs on 2 cores: 2 cores spend at most 200 ms of the 300 ms a period, so the pool
+ * never runs out: T is the unlimited 200 ms, nothing throttled. */
+static void test_quota_above_cores(void **state)
+{
+	struct pma_exact *x = independent(4, 100);
+	struct pma_quota_stats qs;
+	(void)state;
+
+	for (int charged = 0; charged <= 1; charged++) {
+		assert_near(T_ms(x, 2, 3, 100, 0, charged, &qs), 200, 1e-6);
+		assert_int_equal(qs.throttled_periods, 0);
+		assert_near(qs.throttled_ns, 0, 1e-6);
+	}
+	pma_exact_free(x);
+}
+
+/* An imbalanced program: threads 1 and 2 run 150 ms in parallel, then thread 1 runs a serial
+ * 150 ms after 2 wakes it. 450 ms of work; unlimited on 2 cores 300 ms, and work / quota at
+ * 1.5 CPUs is also 300 ms. The replay: period 1 spends its 150 ms on both cores by 75 ms
+ * (held to 100), period 2 likewise by 175 ms, just as the parallel phase ends: the serial thread
+ * is held to 200 (2 throttled periods, 50 ms). Period 3 runs it 100 ms (pool 50 left, refilled to
+ * 150 without burst), period 4 the last 50 ms: 350 ms, 17% above work / quota: the parallel
+ * burst spends the quota early in the period and the serial phase cannot use it. */
+static void test_imbalanced_burst_early(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_non_null(x);
+	assert_int_equal(pma_exact_prog_work(x, 1, 150 * MS), 0);
+	assert_int_equal(pma_exact_prog_work(x, 2, 150 * MS), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 2, 1), 0);
+	assert_int_equal(pma_exact_prog_work(x, 1, 150 * MS), 0);
+	for (int charged = 0; charged <= 1; charged++) {
+		assert_near(T_ms(x, 2, 0, 100, 0, charged, &qs), 300, 1e-6);
+		assert_near(T_ms(x, 2, 1.5, 100, 0, charged, &qs), 350, 1e-6);
+		assert_int_equal(qs.throttled_periods, 2);
+		assert_near(qs.throttled_ns / MS, 50, 1e-6);
+	}
+	pma_exact_free(x);
+}
+
+/* cpu.max.burst: thread 1 runs 100 ms alone, then starts thread 2, and both run 100 ms. Under
+ * 1.5 CPUs per 100 ms, period 1 leaves 50 ms of its pool unused. Without burst period 2 has
+ * 150 ms, spent by both cores at 175 ms (75 ms each): held to 200, the last 25 ms of each end at
+ * 225 ms (1 throttled period, 25 ms). With a 50 ms burst the unused 50 ms carry over: 200 ms in period 2,
+ * both threads end at 200 ms unthrottled. A burst of 200 ms carries no more than was unused. */
+static void test_burst_carries_unused_quota(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_non_null(x);
+	assert_int_equal(pma_exact_prog_work(x, 1, 100 * MS), 0);
+	assert_int_equal(pma_exact_prog_spawn(x, 1, 2), 0);
+	assert_int_equal(pma_exact_prog_work(x, 1, 100 * MS), 0);
+	assert_int_equal(pma_exact_prog_work(x, 2, 100 * MS), 0);
+	for (int charged = 0; charged <= 1; charged++) {
+		assert_near(T_ms(x, 2, 1.5, 100, 0, charged, &qs), 225, 1e-6);
+		assert_int_equal(qs.throttled_periods, 1);
+		assert_near(qs.throttled_ns / MS, 25, 1e-6);
+		assert_near(T_ms(x, 2, 1.5, 100, 50, charged, &qs), 200, 1e-6);
+		assert_int_equal(qs.throttled_periods, 0);
+		assert_near(T_ms(x, 2, 1.5, 100, 200, charged, &qs), 200, 1e-6);
+	}
+	pma_exact_free(x);
+}
+
+/* A quota or period of 0 or below is refused. */
+static void test_rejects_bad_quota(void **state)
+{
+	struct pma_exact *x = independent(1, 10);
+	struct pma_quota zero_period = { 100 * MS, 0, 0 }, zero_quota = { 0, 100 * MS, 0 };
+	double T;
+	(void)state;
+
+	assert_int_equal(pma_exact_replay_quota(x, 2, NULL, &zero_period, &T, NULL, NULL), -1);
+	assert_int_equal(pma_exact_replay_quota(x, 2, NULL, &zero_quota, &T, NULL, NULL), -1);
+	pma_exact_free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_independent_threads),
+		cmocka_unit_test(test_quota_above_cores),
+		cmocka_unit_test(test_imbalanced_burst_early),
+		cmocka_unit_test(test_burst_carries_unused_quota),
+		cmocka_unit_test(test_rejects_bad_quota),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
