@@ -28,19 +28,24 @@ seq 1 300000 | awk '{ print ($1 * 7919) % 300007, $1 }' >"$D/lines.txt"
 corpus() {
 	name=$1; cpus=$2; shift 2
 	# a short program on a busy machine can end before the collector's first sampling interval
-	# closes ('no samples to analyze'): record it again, up to three times
+	# closes ('no samples to analyze'), or with too few samples for pmanalyze: record it again,
+	# up to three times; the errors of every attempt are kept, and three failures fail (or skip,
+	# when each had no sampling interval)
+	: >"$D/sw.errs"
 	for attempt in 1 2 3; do
 		rm -f "$D/r.zst"
 		run_capture "$PMCOLLECT" -q -f $cpus --sched --perf-switch -o "$D/r.zst" -- "$@"
 		if [ "$rc" -ne 0 ]; then not_ok "$name: recorded" "$(diag)"; return; fi
 		"$PMANALYZE" -q --format json -E switch-exact "$D/r.zst" >"$D/sw.json" 2>"$D/sw.err" && break
-		grep -q "no samples to analyze" "$D/sw.err" || break
+		{ printf 'attempt %s: ' "$attempt"; cat "$D/sw.err"; } >>"$D/sw.errs"
+		cp "$D/r.zst" "$D/failed-$attempt.zst"
 	done
+	[ -s "$D/sw.errs" ] && sed 's/^/# retried: /' "$D/sw.errs"
 	if [ ! -s "$D/sw.json" ]; then
-		if grep -q "no samples to analyze" "$D/sw.err"; then
+		if [ "$(grep -c "no samples to analyze" "$D/sw.errs")" -ge 3 ]; then
 			skip "$name" "machine busy: no sampling interval closed in 3 recordings"
 		else
-			not_ok "$name: pmanalyze -E switch-exact" "$(cat "$D/sw.err")"
+			not_ok "$name: pmanalyze -E switch-exact" "$(cat "$D/sw.errs")"
 		fi
 		return
 	fi
