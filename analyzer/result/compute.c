@@ -176,8 +176,10 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 		return -1;
 	}
 	pr->m = run->m;
-	pr->m_source = run->m > run->st.m_peak ? "peak of threads running at once in the scheduler events"
-						 : "peak of simultaneously live threads in the samples";
+	pr->m_source = run->m <= run->st.m_peak ? "peak of simultaneously live threads in the samples" :
+		       run->has_exact && run->xst.max_active == run->m ?
+		       "peak of threads running at once in the scheduler events" :
+		       "peak of threads running at once in the context switches";
 	if (pr->m < 2) {
 		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
 		 * set: on one CPU, one thread (docs/model.md, degraded-input case 7) */

@@ -357,6 +357,16 @@ static int energy_source_check(struct pma_trace *t)
 	return 0;
 }
 
+/* The most threads active at once in profile p (its highest bin with critical-path time: a
+ * piece of A active threads is in bin ceil(A)), 0 for an empty one. */
+static uint32_t profile_peak(const struct pma_profile *p)
+{
+	for (size_t k = p->nbins; k-- > 1;)
+		if (p->bin_dT_ns[k] > 0)
+			return (uint32_t)k;
+	return 0;
+}
+
 /* After the last record: finishes every run's estimators and the exact mode, and warns about
  * what is missing. Returns 0 or -1 (out of memory). */
 static int finish_trace(struct pma_trace *t)
@@ -375,6 +385,10 @@ static int finish_trace(struct pma_trace *t)
 		r->m = r->st.m_peak;
 		if (r->has_exact && r->xst.max_active > r->m)
 			r->m = r->xst.max_active;
+		/* the context switches see threads that lived between two samples, as the
+		   scheduler events do */
+		if (r->has_pswitch && profile_peak(&r->pprof) > r->m)
+			r->m = profile_peak(&r->pprof);
 		if (!r->info.has_end)
 			(void)pma_note_add_run_truncated(&t->warnings, &(struct pma_note_run_truncated){
 				.analyzed_s = pma_run_wall_s(r), .run_id = r->run_id });
