@@ -1042,10 +1042,14 @@ def calibrate_repeat(argv):
     w, dw = p2["omega_fitted"], p2["omega_err"]
     print("omega(2) = %.3f +- %.3f" % (w, dw))
     assert dw is not None and dw >= 0, p2
-    # compute-bound: no contention, so omega(2) is 0 within twice its standard error (issue 28: dw
-    # is one standard error; make check: plus a sanity margin for a loaded machine; make
-    # check-accuracy: within it)
-    assert abs(w) <= 2 * dw + (0 if strict else 0.1), (w, dw)
+    # compute-bound: no memory contention, so omega(2) is 0 within twice its standard error plus
+    # what the machine itself adds to a compute-bound loop's CPU time on two CPUs (its shared
+    # caches, its clock: up to 0.03 measured, docs/performance.md sections 17 and 21): a margin of
+    # 0.05 in make check-accuracy (quiet), 0.1 in make check (any load). Twice the standard error
+    # alone is not asserted: a compute-bound loop's is a few thousandths, so that machine part
+    # lies outside it (check-accuracy once failed there on a quiet machine); how often 0 lies
+    # within it is make bench's figure (section 11).
+    assert abs(w) <= 2 * dw + (0.05 if strict else 0.1), (w, dw)
     assert p2["omega"] >= 0 or w + 2 * dw < 0, p2    # negative only beyond the spread
     for p in d["predictions"]:
         assert p["S"] is None or p["S"] <= p["cores"] + 1e-9 or p["omega"] < 0, p   # never above n by noise
