@@ -250,8 +250,9 @@ static long field_number(const char *s, long lo, const char *what, char *why, si
 	return v;
 }
 
-/* The hardware threads of domain name in the requested order, or -1 with a reason. */
-static int named_domain_cpus(hwloc_topology_t topo, const char *name, int physical_first,
+/* The hardware threads of domain name in order (ORDER_HW_THREAD or ORDER_PHYSICAL_FIRST), or -1
+ * with a reason. */
+static int named_domain_cpus(hwloc_topology_t topo, const char *name, int order,
 			     uint32_t **cpus, size_t *n, char *why, size_t whysize)
 {
 	hwloc_obj_t dom = find_domain(topo, name, why, whysize);
@@ -259,7 +260,7 @@ static int named_domain_cpus(hwloc_topology_t topo, const char *name, int physic
 	if (!dom)
 		return -1;
 	/* LIKWID orders a NUMA domain's cores by their lowest OS CPU number */
-	*cpus = domain_cpus(topo, dom->cpuset, physical_first | (name[0] == 'M' ? ORDER_NUMA : 0), n);
+	*cpus = domain_cpus(topo, dom->cpuset, order | (name[0] == 'M' ? ORDER_NUMA : 0), n);
 	if (!*cpus) {
 		snprintf(why, whysize, "'%s' %s", name, *n ? strerror(ENOMEM) : "has no CPUs");
 		*n = 0;
