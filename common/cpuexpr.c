@@ -33,12 +33,6 @@ static int by_core(const void *a, const void *b)
 	return x->smt < y->smt ? -1 : x->smt > y->smt;
 }
 
-static int by_os(const void *a, const void *b)
-{
-	const struct pu_key *x = a, *y = b;
-	return x->os < y->os ? -1 : x->os > y->os;
-}
-
 static int by_smt(const void *a, const void *b)
 {
 	const struct pu_key *x = a, *y = b;
@@ -47,15 +41,17 @@ static int by_smt(const void *a, const void *b)
 	return x->core < y->core ? -1 : x->core > y->core;
 }
 
-/* The orders of a domain's CPUs (docs/cpu-expressions.md "Domains"). */
-enum { ORDER_HW_THREAD = 0, ORDER_PHYSICAL_FIRST = 1, ORDER_OS_ID = 2 };
+/* The orders of a domain's CPUs (docs/cpu-expressions.md "Domains"); ORDER_NUMA adds to either:
+ * cores by their lowest OS CPU number instead of hwloc's logical core order, as LIKWID builds
+ * its NUMA domains (likwid-pin 5.2.2 on hwloc's test topologies, tests/likwid/record.sh). */
+enum { ORDER_HW_THREAD = 0, ORDER_PHYSICAL_FIRST = 1, ORDER_NUMA = 2 };
 
 /* The CPUs of set in hardware-thread order (core by core, SMT threads together: LIKWID's
  * processorList), with ORDER_PHYSICAL_FIRST the first thread of every core, then the second, ...
- * (LIKWID's cpulist_sort), with ORDER_OS_ID by OS number (LIKWID's NUMA domains, read from
- * /sys/devices/system/node/node#/cpulist). Returns a malloc'ed array of *n OS numbers (NULL and
- * *n = 0 for a set with no PU), or NULL with *n = 1 when out of memory. */
-static uint32_t *domain_cpus(hwloc_topology_t topo, hwloc_const_cpuset_t set, int physical_first,
+ * (LIKWID's cpulist_sort); with ORDER_NUMA the cores are taken by their lowest OS CPU number.
+ * Returns a malloc'ed array of *n OS numbers (NULL and *n = 0 for a set with no PU), or NULL with
+ * *n = 1 when out of memory. */
+static uint32_t *domain_cpus(hwloc_topology_t topo, hwloc_const_cpuset_t set, int order,
 			     size_t *n)
 {
 	int npu = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU);
@@ -84,15 +80,17 @@ static uint32_t *domain_cpus(hwloc_topology_t topo, hwloc_const_cpuset_t set, in
 			/* the PUs of a core are consecutive in hwloc's logical order */
 			hwloc_obj_t first = hwloc_get_next_obj_inside_cpuset_by_type(
 				topo, core->cpuset, HWLOC_OBJ_PU, NULL);
-			keys[k].core = core->logical_index;
+			keys[k].core = (order & ORDER_NUMA)
+					       ? (unsigned)hwloc_bitmap_first(core->cpuset)
+					       : core->logical_index;
 			keys[k].smt = pu->logical_index - first->logical_index;
 		} else {
-			keys[k].core = (unsigned)(ncore > 0 ? ncore : 0) + pu->logical_index;
+			keys[k].core = (order & ORDER_NUMA) ? pu->os_index
+				: (unsigned)(ncore > 0 ? ncore : 0) + pu->logical_index;
 		}
 		k++;
 	}
-	qsort(keys, k, sizeof(*keys), physical_first == ORDER_OS_ID ? by_os :
-				      physical_first ? by_smt : by_core);
+	qsort(keys, k, sizeof(*keys), (order & ORDER_PHYSICAL_FIRST) ? by_smt : by_core);
 	for (size_t i = 0; i < k; i++)
 		cpus[i] = keys[i].os;
 	free(keys);
@@ -100,20 +98,10 @@ static uint32_t *domain_cpus(hwloc_topology_t topo, hwloc_const_cpuset_t set, in
 	return cpus;
 }
 
-/* Whether every object of cache type `type` holds at most one core: a last-level cache private to
- * a core (hwloc 2.9 on this project's VM on some hosts, many older AMD and ARM machines). */
-static int cache_private(hwloc_topology_t topo, hwloc_obj_type_t type)
-{
-	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_obj_by_type(topo, type, o));)
-		if (hwloc_get_nbobjs_inside_cpuset_by_type(topo, o->cpuset, HWLOC_OBJ_CORE) > 1)
-			return 0;
-	return 1;
-}
-
 /* The hwloc type of a domain letter, or -1. C is the last-level cache: the highest cache level
- * the topology has, and the packages when that cache is private to a core (LIKWID 5.2 falls back
- * to the socket there: docs/cpu-expressions.md). D falls back to packages when hwloc reports no dies (as LIKWID
- * does). */
+ * the topology has, one domain per cache instance even where it is private to a core (as
+ * LIKWID 5.2 does: docs/cpu-expressions.md). D falls back to packages when hwloc reports no dies
+ * (as LIKWID does). */
 static int domain_type(hwloc_topology_t topo, char letter, hwloc_obj_type_t *type)
 {
 	static const hwloc_obj_type_t caches[] = { HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
@@ -133,7 +121,7 @@ static int domain_type(hwloc_topology_t topo, char letter, hwloc_obj_type_t *typ
 	case 'C':
 		for (size_t i = 0; i < sizeof(caches) / sizeof(caches[0]); i++)
 			if (hwloc_get_nbobjs_by_type(topo, caches[i]) > 0) {
-				*type = cache_private(topo, caches[i]) ? HWLOC_OBJ_PACKAGE : caches[i];
+				*type = caches[i];
 				return 0;
 			}
 		*type = HWLOC_OBJ_L3CACHE; /* none: the domain lookup then says there are 0 */
@@ -262,16 +250,17 @@ static long field_number(const char *s, long lo, const char *what, char *why, si
 	return v;
 }
 
-/* The hardware threads of domain name in the requested order, or -1 with a reason. */
-static int named_domain_cpus(hwloc_topology_t topo, const char *name, int physical_first,
+/* The hardware threads of domain name in order (ORDER_HW_THREAD or ORDER_PHYSICAL_FIRST), or -1
+ * with a reason. */
+static int named_domain_cpus(hwloc_topology_t topo, const char *name, int order,
 			     uint32_t **cpus, size_t *n, char *why, size_t whysize)
 {
 	hwloc_obj_t dom = find_domain(topo, name, why, whysize);
 
 	if (!dom)
 		return -1;
-	/* LIKWID lists a NUMA domain's CPUs by OS number in every use (docs/cpu-expressions.md) */
-	*cpus = domain_cpus(topo, dom->cpuset, name[0] == 'M' ? ORDER_OS_ID : physical_first, n);
+	/* LIKWID orders a NUMA domain's cores by their lowest OS CPU number */
+	*cpus = domain_cpus(topo, dom->cpuset, order | (name[0] == 'M' ? ORDER_NUMA : 0), n);
 	if (!*cpus) {
 		snprintf(why, whysize, "'%s' %s", name, *n ? strerror(ENOMEM) : "has no CPUs");
 		*n = 0;
@@ -383,7 +372,9 @@ static int part_method(hwloc_topology_t topo, char **f, size_t nf, size_t part, 
 		hwloc_obj_t d = f[0][0] == 'N' ? hwloc_get_root_obj(topo)
 					       : hwloc_get_obj_by_type(topo, type, (unsigned)i);
 		size_t n;
-		uint32_t *c = domain_cpus(topo, d->cpuset, f[0][0] == 'M' ? ORDER_OS_ID : scatter, &n);
+		uint32_t *c = domain_cpus(topo, d->cpuset,
+					  (scatter ? ORDER_PHYSICAL_FIRST : ORDER_HW_THREAD) |
+						  (f[0][0] == 'M' ? ORDER_NUMA : 0), &n);
 		if (!c && n)
 			goto nomem;
 		if (!c)

@@ -37,6 +37,9 @@ struct pm_cpuexpr {
  * Domain numbers are hwloc logical indices (likwid-topology's numbering). A domain's
  * hardware-thread order is core by core with each core's SMT threads together (LIKWID's
  * processorList); "physical cores first" is the first thread of every core, then the second, ...
+ * NUMA domains (M#, M:scatter, M:balanced) take their cores by each core's lowest OS CPU number;
+ * C# is one domain per last-level cache instance, also where that cache holds one core (both as
+ * likwid-pin 5.2.2: tests/unit/test_likwid_compat.c).
  * Unlike LIKWID, an index past the end of a domain, a COUNT larger than what is there, and a CPU
  * selected twice are errors, not wrapped around or repeated.
  * On success returns 0 and fills *out (free with pm_cpuexpr_free). On error returns -1, leaves

@@ -24,6 +24,8 @@ struct pmc_opts {
 	int force;
 	double interval_ms;
 	const char *cpus;           /* --cpus text, NULL = every CPU */
+	int dry_run;                /* --dry-run: print what --cpus selects and exit */
+	const char *topology;       /* --topology: hwloc XML for --dry-run, NULL = this machine */
 	int threads;                /* -t, 0 = not given */
 	const char *mem_mode;       /* "default", "bind" (--membind) or "interleave" */
 	const char *mem_nodes;      /* their node list, NULL for default */

@@ -34,6 +34,7 @@
 #include "sources/rank.h"
 #include "pm_util.h"
 #include "pmt.h"
+#include "cpuexpr.h"
 #include "pm_cli.h"
 #include "pm_opt.h"
 #include "session/run.h"
@@ -77,6 +78,13 @@ static const struct pm_opt options[] = {
 	  "or a CPU expression (S0:0-3, E:N:4:1:2, M0:0-1@M1:0-1;\n"
 	  "docs/cpu-expressions.md)\n"
 	  "[default: every CPU pmcollect may use]", PM_OPT_STR(OPTS, cpus) },
+	{ "dry-run", 0, NULL,
+	  "print the CPUs --cpus selects, in the expression's order and\n"
+	  "as the set the program gets and the trace records; run nothing",
+	  PM_OPT_FLAG(OPTS, dry_run, 1) },
+	{ "topology", 0, "FILE",
+	  "with --dry-run: evaluate --cpus on the hwloc XML topology FILE\n"
+	  "(lstopo --of xml) instead of this machine", PM_OPT_STR(OPTS, topology) },
 	{ "threads", 't', "M",
 	  "set OMP_NUM_THREADS=M in the program's environment\n"
 	  "(a list such as 1-4 or 1,2,4 with --omp-regions)", PM_OPT_CALLBACK(cb_threads) },
@@ -216,6 +224,7 @@ static const struct pm_opt options[] = {
 /* The synopsis's forms besides the first line (pm_opt_synopsis). */
 static const char *const synopsis_forms[] = {
 	"--calibrate-interference|--calibrate-wake [options]",
+	"--dry-run --cpus EXPR [--topology FILE]",
 	"--help|--version",
 	NULL,
 };
@@ -404,6 +413,20 @@ static int check_pids(struct pmc_opts *o)
  * PMT_EXIT_USAGE after reporting. */
 static int check_options(int argc, char **argv, struct pmc_opts *o)
 {
+	if (o->topology && !o->dry_run) {
+		pm_cli_error("--topology needs --dry-run");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->dry_run && !o->cpus) {
+		pm_cli_error("--dry-run needs --cpus");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->dry_run && optind < argc) {
+		pm_cli_error("--dry-run runs no command: give --cpus and --topology only");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->dry_run)
+		return -1;
 	if (o->omp_runtime && !o->omp_regions)
 		return usage_error("--omp-runtime needs --omp-regions");
 	if (o->omp_events && !o->omp_regions)
@@ -488,6 +511,48 @@ static int parse_options(int argc, char **argv, struct pmc_opts *o)
 	return ret < 0 ? check_options(argc, argv, o) : ret;
 }
 
+/* --dry-run: evaluates --cpus (docs/cpu-expressions.md) on --topology's hwloc XML, else on the
+ * CPUs pmcollect may use here, and prints "order: 0,8,1,9" (the expression's order, likwid-pin's
+ * pinning order) and "set: 0-1,8-9" (the sorted cpulist the program gets and the trace's META and
+ * RUN_BEGIN "cpus" record). Returns 0, PMT_EXIT_USAGE for an expression or a file it cannot
+ * take, PMT_EXIT_FAILURE when hwloc fails. */
+static int dry_run(const struct pmc_opts *o)
+{
+	hwloc_topology_t topo;
+	struct pm_cpuexpr e;
+	char why[512], set[4096];
+	int ret = 0;
+
+	if (hwloc_topology_init(&topo) != 0) {
+		pm_cli_error("cannot read the topology: %s", strerror(errno));
+		return PMT_EXIT_FAILURE;
+	}
+	if (o->topology && hwloc_topology_set_xml(topo, o->topology) != 0) {
+		pm_cli_error("--topology %s: not an hwloc XML topology (%s)", o->topology,
+			     strerror(errno));
+		hwloc_topology_destroy(topo);
+		return PMT_EXIT_USAGE;
+	}
+	if (hwloc_topology_load(topo) != 0) {
+		pm_cli_error("cannot read the topology%s%s: %s", o->topology ? " " : "",
+			     o->topology ? o->topology : "", strerror(errno));
+		hwloc_topology_destroy(topo);
+		return o->topology ? PMT_EXIT_USAGE : PMT_EXIT_FAILURE;
+	}
+	if (pm_cpuexpr_parse(topo, o->cpus, &e, why, sizeof(why)) != 0) {
+		pm_cli_error("invalid CPU list '%s': %s", o->cpus, why);
+		ret = PMT_EXIT_USAGE;
+	} else {
+		printf("order: ");
+		for (size_t i = 0; i < e.ncpus; i++)
+			printf("%s%u", i ? "," : "", e.cpus[i]);
+		printf("\nset: %s\n", pm_intlist_format(&e.set, set, sizeof(set)));
+		pm_cpuexpr_free(&e);
+	}
+	hwloc_topology_destroy(topo);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct pmc_opts o = {
@@ -500,6 +565,10 @@ int main(int argc, char **argv)
 	pm_cli_set_prog("pmcollect");
 	pmc_session_init(&ss);
 	ret = parse_options(argc, argv, &o);
+	if (ret < 0 && o.dry_run) {
+		pmc_session_close(&ss);
+		return dry_run(&o);
+	}
 	if (ret < 0)
 		ret = pmc_cli_job_context(&o, &ss);
 	if (ret < 0)

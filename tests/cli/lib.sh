@@ -186,4 +186,11 @@ report_checks() {
 	done <"$1"
 	[ -s "$1" ] || not_ok "checks ran" "$2"
 }
+# need CMD PKG: CMD is installed, from Debian's PKG when missing (reason on stdout when it cannot)
+need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1
+	command -v "$1" >/dev/null 2>&1 && return 0
+	echo "$1 not installed and apt-get install $2 failed"; return 1
+}
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

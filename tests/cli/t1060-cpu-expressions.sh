@@ -35,6 +35,12 @@ if [ "$(nproc)" -ge 2 ]; then
 	if grep -q '^  run 0: CPUs 0,' "$T/out" && grep -q '^  run 1: CPUs 0-1,' "$T/out"; then
 		ok "--runs 'N:0 E:N:2' gives the runs CPUs 0 and 0-1"
 	else not_ok "--runs expressions" "$(grep '  run ' "$T/out")"; fi
+	# the program is given the set: the trace records it sorted (docs/cpu-expressions.md)
+	run_capture "$PMCOLLECT" -q --cpus 'N:1@N:0' -o "$T/rev.zst" -- "$W/phases" -t 2 -w 5 -r 1 mixed
+	expect_status "--cpus 'N:1@N:0' records (exit 0)" 0
+	"$PMANALYZE" --dump "$T/rev.zst" 2>/dev/null | head -n 1 >"$T/meta.json"
+	if [ "$(json_get "$T/meta.json" cpus '' 2>/dev/null)" = "0-1" ]; then ok "N:1@N:0 is recorded in META as the set 0-1"
+	else not_ok "N:1@N:0 recorded as 0-1" "$(grep -o '"cpus":"[^"]*"' "$T/meta.json" | head -3)"; fi
 else
 	tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP --runs with two CPUs: one CPU online"
 fi

@@ -13,13 +13,6 @@ if [ "$(id -u)" -ne 0 ]; then
 	done_testing; exit $?
 fi
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
-# need CMD PKG: CMD is installed, from Debian's PKG when missing (reason on stdout when it cannot)
-need() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1
-	command -v "$1" >/dev/null 2>&1 && return 0
-	echo "$1 not installed and apt-get install $2 failed"; return 1
-}
 D="$T/corpus"; mkdir -p "$D"; chmod 777 "$D"
 head -c 3000000 /dev/urandom | base64 >"$D/text.txt"
 seq 1 300000 | awk '{ print ($1 * 7919) % 300007, $1 }' >"$D/lines.txt"
