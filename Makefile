@@ -282,8 +282,8 @@ fuzz-run: $(FUZZ_NAMES:%=build-fuzz/fuzz-%)
 
 # The one test command (README, .ci/run): installs packages, builds, runs every test, then the
 # same suite under AddressSanitizer+UndefinedBehaviorSanitizer. Last line: "N passed, N failed".
-# Both builds compile with two jobs, and their suites run at once (tests/run-tests.sh; PMT_JOBS=1
-# runs them one after the other).
+# Both builds compile with two jobs, and their tests run two at a time from one queue (tests/run-tests.sh;
+# PMT_JOBS=1 runs them one after the other).
 check: deps
 	@$(MAKE) --no-print-directory -j2 tests
 	@$(MAKE) --no-print-directory -j2 SANITIZE=address,undefined tests

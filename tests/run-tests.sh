@@ -4,28 +4,50 @@
 # given (e.g. build and build-address-undefined) and ends with the line "N passed, N failed".
 # A test program that crashes, exits non-zero or prints no TAP result counts as one failure.
 # A TAP "ok N - ... # SKIP reason" counts as skipped, never as passed; the skips are listed.
+#
+# How they run: one test at a time per build directory given, at most PMT_JOBS (default: the number
+# of build directories, at most 2) at once, taken from one queue of every build's tests, longest
+# first (long_tests below), so that the two builds of make check end together rather than one
+# waiting for the other. With one build directory (check-fast, check-accuracy, bench) the tests run
+# one after the other, as the strict accuracy figures need. Then the quiet tests (quiet_tests
+# below) of the first build, one at a time. The checks of the source tree alone (source_tests)
+# run with the first build only. Each test appends its docs/faults.md rows to a file of
+# its own, joined in test order at the end, so the table does not depend on the order they ran in.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-passed=0; failed=0; skipped=0; tables=""; first=""
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The tests whose accuracy checks need the program to have its CPU (a "machine busy" skip below
-# 0.90 of it): when the builds run at once, these run after, one build at a time, so that the
-# other build's suite does not turn them into skips on a quiet machine.
+# 0.90 of it): the normal build's run after the queue, one at a time, so that another test does not
+# turn them into skips on a quiet machine.
 quiet_tests="t1400-energy t3000-ground-truth t3050-perf-switch t3100-openmp t3300-sched t3410-omp-regions-trace t3430-phases t3600-interfere"
-is_quiet() { case " $quiet_tests " in *" ${1%.sh} "*) return 0 ;; esac; return 1; }
-run_one() { # $1 label, $2.. command; counts TAP lines of its output
-	label=$1; shift
-	# PMT_ONLY=PATTERN (a shell glob on the label, e.g. '*t3000*') runs only the matching tests
-	case "$label" in ${PMT_ONLY:-*}) ;; *) return 0 ;; esac
-	# PMT_PHASE (set by the parent below): "parallel" leaves out the quiet tests, "serial" runs
-	# only them
-	case "${PMT_PHASE:-}" in
-	parallel) is_quiet "${label##*/}" && return 0 ;;
-	serial) is_quiet "${label##*/}" || return 0 ;;
-	esac
-	log="$logdir/$(echo "$label" | tr '/ ' '__').log"
+# The longest tests (seconds in a CI run at load 10-20): queued first, so that the last ones to
+# start are short.
+long_tests="t2700-invariants t3000-ground-truth t3600-interfere t3510-toep t2750-machines t3200-calibrate t1200-faults test_corrupt t2100-hostile-traces t3700-mpi t1100-collect-run t2600-plots-html t0910-analyzer-layers t2000-analyze-usage t3520-sweep t3500-learn t2630-suggested-commands"
+# The checks of the source tree itself, which no build changes: run with the first build only.
+source_tests="t0900-build-deps t0910-analyzer-layers"
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# build_env DIR: the environment of the tests of one build directory
+build_env() {
+	b=$1
+	case "$b" in *-address*) bindir="$b/bin";; *) bindir="$top/bin";; esac
+	export PMT_BIN="$bindir" PMT_WORKLOADS="$b/workloads" PMT_TOP="$top" PMT_TMP="$b/test-tmp"
+}
+
+# run_one BUILD LABEL COMMAND...: runs one test, prints its PASS or FAIL line (one write), and
+# adds its counts to the calling worker's
+passed=0; failed=0; skipped=0
+run_one() {
+	b=$1; label=$2; shift 2
+	build_env "$b"
+	name=${label##*/}
+	# docs/faults.md rows of this test (tests/faults-table.sh), joined per build at the end
+	export PMT_FAULTS_TSV="$b/faults.d/${name%.sh}.tsv"
+	log="$b/test-logs/$(echo "$label" | tr '/ ' '__').log"
 	t0=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
@@ -45,89 +67,96 @@ run_one() { # $1 label, $2.. command; counts TAP lines of its output
 		printf 'PASS %-44s %3d ok%s (%ds, load %s)\n' "$label" "$ok" \
 			"$([ "$skip" -gt 0 ] && echo ", $skip skipped")" "$secs" "$load"
 	else
-		printf 'FAIL %-44s %3d ok, %d failed (exit %d, %ds, load %s), log: %s\n' "$label" "$ok" \
-			"$nok" "$rc" "$secs" "$load" "$log"
-		grep '^not ok ' "$log" | head -20 | sed 's/^/     /'
-		tail -5 "$log" | sed 's/^/     | /'
+		printf '%s\n' "$(printf 'FAIL %-44s %3d ok, %d failed (exit %d, %ds, load %s), log: %s\n' \
+			"$label" "$ok" "$nok" "$rc" "$secs" "$load" "$log"
+			grep '^not ok ' "$log" | head -20 | sed 's/^/     /'
+			tail -5 "$log" | sed 's/^/     | /')"
 	fi
 }
-# Several build directories run at once, one child per build (PMT_JOBS=1: one after the other):
-# the normal and the sanitizer build take about as long each, and the tests are single-threaded
-# most of the time, so two at once on 2 CPUs nearly halve the suite's wall time. The first build's
-# lines are printed as they come, the others' when they end; then the quiet tests of each build,
-# one build at a time; counts and skips are summed here.
-if [ $# -gt 1 ] && [ "${PMT_JOBS:-2}" != 1 ] && [ -z "${PMT_CHILD:-}" ]; then
-	work=$(mktemp -d)
-	i=0
-	for b in "$@"; do
-		i=$((i + 1))
-		if [ "$i" -eq 1 ]; then
-			PMT_PHASE=parallel PMT_CHILD="$work/p$i" sh "$0" "$b" &
-		else
-			PMT_PHASE=parallel PMT_CHILD="$work/p$i" sh "$0" "$b" >"$work/p$i.out" 2>&1 &
-		fi
-	done
-	wait
-	i=0
-	for b in "$@"; do
-		i=$((i + 1))
-		[ "$i" -eq 1 ] || cat "$work/p$i.out"
-	done
-	i=0
-	for b in "$@"; do
-		i=$((i + 1))
-		PMT_PHASE=serial PMT_CHILD="$work/s$i" sh "$0" "$b"
-	done
-	skiplist="$work/skips"; : >"$skiplist"
-	i=0
-	for b in "$@"; do
-		i=$((i + 1))
-		for c in "$work/p$i" "$work/s$i"; do
-			if [ -f "$c.counts" ]; then
-				read -r p f s t <"$c.counts"
-				passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-				cat "$c.skips" >>"$skiplist"
-			else
-				echo "FAIL $b: a test run ended without counts ($c)"; failed=$((failed + 1))
-			fi
-		done
-		[ -f "$work/p$i.counts" ] && read -r p f s t <"$work/p$i.counts" &&
-			tables="$tables $t $(basename "$(dirname "$t")")" && { [ -n "$first" ] || first=$(dirname "$t"); }
-	done
-else
-skiplist=$(mktemp)
-for b in "$@"; do
-	b=$(cd "$top" && cd "$b" && pwd) || { failed=$((failed + 1)); continue; }
-	logdir="$b/test-logs"; mkdir -p "$logdir"
-	case "$b" in *-address*) bindir="$b/bin";; *) bindir="$top/bin";; esac
-	export PMT_BIN="$bindir" PMT_WORKLOADS="$b/workloads" PMT_TOP="$top" PMT_TMP="$b/test-tmp"
-	# fault and bad-input rows of this build, rendered as $b/faults.md (docs/faults.md)
-	export PMT_FAULTS_TSV="$b/faults.tsv"
-	# the serial phase adds to what the parallel phase of this build left
-	if [ "${PMT_PHASE:-}" != serial ]; then
-		rm -rf "$PMT_TMP" "$PMT_FAULTS_TSV"; mkdir -p "$PMT_TMP"; : >"$PMT_FAULTS_TSV"
-	fi
+
+# The queue: one line per test, "BUILD<TAB>LABEL<TAB>COMMAND", long tests first, then every build's
+# tests in their order; the quiet tests in a queue of their own, build by build.
+i=0; builds=""
+: >"$work/all"
+for arg in "$@"; do
+	b=$(cd "$top" && cd "$arg" && pwd) || { echo "FAIL $arg: no such build directory"; echo "x" >>"$work/missing"; continue; }
+	builds="$builds $b"; [ -n "${first_build:-}" ] || first_build=$b
+	rm -rf "$b/test-tmp" "$b/faults.d" "$b/faults.tsv"; mkdir -p "$b/test-tmp" "$b/faults.d" "$b/test-logs"
 	tag=$(basename "$b")
 	for t in "$b"/tests/test_*; do
-		[ -x "$t" ] || continue
-		run_one "$tag/$(basename "$t")" "$t"
+		[ -x "$t" ] && printf '%s\t%s\t%s\n' "$b" "$tag/$(basename "$t")" "$t" >>"$work/all"
 	done
 	for t in "$top"/tests/cli/t*.sh; do
-		[ -f "$t" ] || continue
-		run_one "$tag/$(basename "$t")" sh "$t"
+		[ -f "$t" ] && printf '%s\t%s\tsh %s\n' "$b" "$tag/$(basename "$t")" "$t" >>"$work/all"
 	done
-	tables="$tables $PMT_FAULTS_TSV $tag"
+done
+# PMT_ONLY=PATTERN (a shell glob on the label, e.g. '*t3000*') runs only the matching tests
+: >"$work/queue"; : >"$work/quiet"; : >"$work/rest"
+while IFS="$(printf '\t')" read -r b label cmd; do
+	case "$label" in ${PMT_ONLY:-*}) ;; *) continue ;; esac
+	name=${label##*/}; name=${name%.sh}
+	# the checks of the source tree alone (layers, paths, function lengths): once, with the first
+	# build given
+	if in_list "$name" "$source_tests" && [ "$b" != "$first_build" ]; then continue; fi
+	# the quiet tests of the sanitizer build look for memory errors (their accuracy checks are
+	# sanity bounds, lib.sh PMT_SANITY_TOL): they take their turn in the queue
+	case "$b" in *-address*) sanitized=1 ;; *) sanitized=0 ;; esac
+	if in_list "$name" "$quiet_tests" && [ "$sanitized" = 0 ]; then echo "$b	$label	$cmd" >>"$work/quiet"
+	elif in_list "$name" "$long_tests"; then echo "$b	$label	$cmd" >>"$work/queue"
+	else echo "$b	$label	$cmd" >>"$work/rest"; fi
+done <"$work/all"
+# long tests in long_tests' order, the sanitizer build's first (it is the slower one)
+: >"$work/q"
+for n in $long_tests; do
+	grep "/$n[.	]" "$work/queue" | sort -r >>"$work/q"
+done
+cat "$work/rest" >>"$work/q"
+
+# worker K FILE: takes the tests of FILE in order, each one that no other worker has claimed yet
+# (mkdir is atomic), and writes its counts and skips
+worker() {
+	k=$1; file=$2
+	skiplist="$work/w$k.skips"; : >"$skiplist"
+	passed=0; failed=0; skipped=0; n=0
+	while IFS="$(printf '\t')" read -r b label cmd; do
+		n=$((n + 1))
+		mkdir "$work/claim-$(basename "$file")-$n" 2>/dev/null || continue
+		# shellcheck disable=SC2086
+		run_one "$b" "$label" $cmd </dev/null
+	done <"$file"
+	echo "$passed $failed $skipped" >"$work/w$k.counts"
+}
+nb=$(echo $builds | wc -w)
+jobs=${PMT_JOBS:-$nb}; [ "$jobs" -gt 2 ] && jobs=2; [ "$jobs" -lt 1 ] && jobs=1
+k=0
+while [ "$k" -lt "$jobs" ]; do
+	k=$((k + 1))
+	worker "q$k" "$work/q" &
+done
+wait
+worker quiet "$work/quiet"
+
+# counts and skips of every worker
+passed=0; failed=0; skipped=0
+[ -f "$work/missing" ] && failed=$(wc -l <"$work/missing")
+: >"$work/skips"
+for c in "$work"/w*.counts; do
+	[ -f "$c" ] || continue
+	read -r p f s <"$c"
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	cat "${c%.counts}.skips" >>"$work/skips"
+done
+# one docs/faults.md-style report of every build, in the first build directory; each build's rows
+# in the order of its tests
+tables=""; first=""
+for b in $builds; do
+	for t in "$b"/tests/test_* "$top"/tests/cli/t*.sh; do
+		n=$(basename "$t"); n=${n%.sh}
+		[ -f "$b/faults.d/$n.tsv" ] && cat "$b/faults.d/$n.tsv"
+	done >"$b/faults.tsv"
+	tables="$tables $b/faults.tsv $(basename "$b")"
 	[ -n "$first" ] || first=$b
 done
-fi
-# a child reports its counts and skips to the parent, which prints the summary
-if [ -n "${PMT_CHILD:-}" ]; then
-	echo "$passed $failed $skipped $PMT_FAULTS_TSV" >"$PMT_CHILD.counts"
-	cp "$skiplist" "$PMT_CHILD.skips"
-	rm -f "$skiplist"
-	exit 0
-fi
-# one docs/faults.md-style report of every build, in the first build directory
 if [ -n "$first" ]; then
 	# shellcheck disable=SC2086
 	sh "$top/tests/faults-table.sh" $tables >"$first/faults.md"
@@ -135,9 +164,7 @@ if [ -n "$first" ]; then
 fi
 if [ "$skipped" -gt 0 ]; then
 	echo "$skipped skipped (not counted as passed):"
-	sed 's/^/  /' "$skiplist"
+	sort "$work/skips" | sed 's/^/  /'
 fi
-rm -f "$skiplist"
-[ -z "${work:-}" ] || rm -rf "$work"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

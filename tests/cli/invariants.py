@@ -17,8 +17,9 @@
 #   sentences (issue 29): every number a coded note's or warning's text prints is one of its
 #     numbers rounded as printed, in one of its strings, or in its fixed wording (text_*.c); the
 #     HTML headline's A(m,inf), T_cp, D, best n, S and omega equal the JSON's as printed.
-# usage: invariants.py PMANALYZE GENTRACE TMPDIR COUNT [TRACE | JOBDIR]...
-# Checks each TRACE and JOBDIR, then COUNT traces drawn by gentrace from seeds 1..COUNT. Prints one
+# usage: invariants.py PMANALYZE GENTRACE TMPDIR COUNT[,SEED...] [TRACE | JOBDIR]...
+# Checks each TRACE and JOBDIR, then COUNT traces drawn by gentrace from seeds 1..COUNT and one from
+# each further SEED (a seed known to draw a rare kind of broken input: t2700). Prints one
 # TAP line per report that breaks an invariant, then one summary line per kind of broken input
 # that must have been met. Exit 0 when every check held.
 import csv, io, json, math, os, re, shlex, subprocess, sys
@@ -435,7 +436,8 @@ def run(args):
 
 
 def main():
-    pma, gen, tmp, count, paths = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+    pma, gen, tmp, paths = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5:]
+    count, *more = [int(x) for x in sys.argv[4].split(",")]
     failed, seen, checked, csv_checked, regions_checked, scaling_checked = 0, {}, 0, 0, 0, 0
     table_checked, headline_checked, estimators_checked = 0, 0, 0
     consts = wording_constants(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -452,7 +454,8 @@ def main():
              "optimum over known omega": "optimum over rows of known omega",
              "left out of the cross-socket term": "saturated socket left out of the cross term",
              "late or lost samples": "late or lost samples noted"}
-    jobs = [(p, None) for p in paths] + [(None, s) for s in range(1, count + 1)]
+    seeds = list(range(1, count + 1)) + [s for s in more if s > count]
+    jobs = [(p, None) for p in paths] + [(None, s) for s in seeds]
     for path, seed in jobs:
         if seed is not None:
             path = os.path.join(tmp, "gen.zst")

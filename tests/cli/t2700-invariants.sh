@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Issue 19: pmanalyze never prints an impossible number (docs/model.md "Invariants"). The property
-# test: every prediction of every sample trace and of PMT_INVARIANT_TRACES (1000) traces drawn by
+# test: every prediction of every sample trace and of PMT_INVARIANT_TRACES (1000; 300 in make check) traces drawn by
 # gentrace's seeded family (inputs that break the invariants included: negative omega, inflated
 # C(1), L < 0, failed runs, late samples, long commands, sweep runs) holds omega(1) = 0, S(m,n) <=
 # min(n, A(m,inf)), T(n) >= max(T_cp, U/n), optimum <= m and over known omega, L >= 0, in the
@@ -20,11 +20,16 @@ fi
 pyjson() { python3 -c "import json,sys
 d=json.load(open(sys.argv[1]))
 $2" "$1"; }
-# Under the sanitizers 150 traces (416 s for 1000 in a stressed CI run: the longest test): that
-# pass looks for memory errors and undefined behaviour; the normal build's 1000 must also meet
-# every kind of broken input (PMT_INVARIANT_COVERAGE).
+# How many generated traces: 1000 in make check-accuracy and make bench; 300 in make check (the
+# 1000 took 388 s of a CI run at load 9-20, its longest test), plus seed 816, the one seed of the
+# 1000 whose machine saturates a socket (the cross-socket term's broken input: met once in 1000),
+# so that the 300 still meet every kind of broken input (PMT_INVARIANT_COVERAGE; the others are
+# met 45-389 times in 1000, first below seed 60); under the sanitizers 100 traces, which look for
+# memory errors and undefined behaviour and need not meet every kind.
 if [ "$PMT_SANITIZED" = 1 ]; then
-	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-150}; export PMT_INVARIANT_COVERAGE=0
+	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-100}; export PMT_INVARIANT_COVERAGE=0
+elif [ "$PMT_ACCURACY" != strict ]; then
+	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-300,816}
 fi
 "$GENRANKS" "$T/job" 4 3 0.3 >/dev/null
 # the fixtures, but for a trace of a program that never started (nothing to analyze: t1100)
@@ -37,7 +42,7 @@ prc=$?
 # the kinds of broken input actually met: summary lines with a count above 0
 kinds=$(grep -c 'broke an invariant: .* in [1-9][0-9]* reports' "$T/prop.out")
 all=$(grep -c 'broke an invariant: ' "$T/prop.out")
-if [ "$prc" -eq 0 ]; then ok "invariants hold over the sample traces, the fixtures, a job and ${PMT_INVARIANT_TRACES:-1000} generated traces ($kinds of $all kinds of broken input met)"
+if [ "$prc" -eq 0 ]; then ok "invariants hold over the sample traces, the fixtures, a job and generated traces (${PMT_INVARIANT_TRACES:-1000}: count[,extra seeds]) ($kinds of $all kinds of broken input met)"
 else not_ok "invariants hold over the sample traces and generated ones" "$(grep -v '^# inputs' "$T/prop.out" | head -20)"; fi
 sed 's/^/# /' "$T/prop.out" | grep '^# #' | sed 's/^# //'
 
