@@ -415,37 +415,59 @@ static int compute_measured(struct pma_result *r)
  * machine (not with --machine, whose predictions are for another). Built once before the
  * optimum (which takes the runs' S where they measured it) and again at the end with the final
  * ±S. Returns 0 or -1 (out of memory). */
+/* The seconds of run's wall_s it was ready to run while its CPUs ran other processes: the wall
+ * time its own profile on its CPUs leaves unexplained (as check_unexplained reads it for the
+ * analyzed run: U / A(m,c) + idle, eq. 6), at most the CPU time other processes used over the
+ * run (RUN_END other_load.cpus x wall, from /proc/stat), so that a wait with idle CPUs (where
+ * Linux places woken threads) stays the model's. 0 when either is unknown. */
+static double run_other_s(const struct pma_run *run, int est, double wall_s)
+{
+	const struct pma_profile *prof = pma_run_profile(run, est);
+	double cap_s = run->info.energy.other_load_cpus * wall_s;
+	uint32_t c = run->cpus_n;
+	struct pma_prediction q;
+
+	if (!prof || !(cap_s > 0) || pma_profile_predict(prof, &c, 1, NULL, &q) < 0 || !(q.A > 0) ||
+	    !isfinite(q.T_ns))
+		return 0;
+	return fmin(fmax(wall_s - q.T_ns / 1e9, 0), cap_s);
+}
+
 static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	const struct pma_trace *t = r->t;
-	double *wall = NULL, S[PMA_RUNCHECK_MAX];
+	double *wall = NULL, *other = NULL, S[PMA_RUNCHECK_MAX];
 	uint32_t *cpus = NULL;
 	size_t k = 0, nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
+	int ret = -1;
 
 	memset(&r->runcheck, 0, sizeof(r->runcheck));
 	if (o->machine || !t->nruns)
 		return 0;
 	wall = malloc(t->nruns * sizeof(*wall));
+	other = malloc(t->nruns * sizeof(*other));
 	cpus = malloc(t->nruns * sizeof(*cpus));
-	if (!wall || !cpus) {
-		free(wall);
-		free(cpus);
-		return -1;
-	}
+	if (!wall || !other || !cpus)
+		goto out;
 	for (uint32_t j = 0; j < t->nruns; j++) {
 		const struct pma_run *run = &t->runs[j];
 		if ((run->info.role != PMA_ROLE_BASELINE && run->info.role != PMA_ROLE_CALIBRATION) ||
 		    !pma_run_exited_ok(run) || !run->cpus_n || (double)run->m != r->par.m)
 			continue;
 		wall[k] = pma_run_program_wall_s(run);
+		other[k] = run_other_s(run, r->par.est, wall[k]);
 		cpus[k++] = run->cpus_n;
 	}
 	for (size_t i = 0; i < nc; i++)
 		S[i] = r->pred.by_est[r->par.est][i].S;
 	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+	pma_runcheck_set_other(&r->runcheck, wall, other, cpus, k);
+	ret = 0;
+out:
 	free(wall);
+	free(other);
 	free(cpus);
-	return 0;
+	return ret;
 }
 
 /* The predictions against the trace's own runs with the final ±S from the spreads; then the
@@ -454,7 +476,7 @@ static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
  * the runs' range by more than its ±S. Returns 0 or -1 (out of memory). */
 static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 {
-	const struct pma_runcheck_row *w;
+	const struct pma_runcheck_row *w, *waited = NULL;
 	size_t nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
 
 	if (runs_rows(r, o) < 0)
@@ -468,10 +490,21 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	}
 	compose_S_err(r);
 	pma_runcheck_set_total(&r->runcheck, r->pred.cores, r->pred.S_err, nc);
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *x = &r->runcheck.rows[i];
+		if (x->corrected && (!waited || x->other_n_pct > waited->other_n_pct))
+			waited = x;
+	}
+	if (waited)
+		(void)pma_note_add_runs_waited(&r->notes, &(struct pma_note_runs_waited){
+			.n = waited->cores, .other_n_s = waited->other_n_s,
+			.other_n_pct = waited->other_n_pct, .other_1_s = waited->other_1_s,
+			.other_1_pct = waited->other_1_pct, .S_wall = waited->S, .S_own = waited->S_own,
+			.S_pred = waited->S_pred });
 	if ((w = pma_runcheck_worst(&r->runcheck)))
 		(void)pma_note_add_runs_disagree(&r->notes, &(struct pma_note_runs_disagree){
-			.n = w->cores, .S_pred = w->S_pred, .S_err = w->S_pred_err, .S = w->S,
-			.S_min = w->S_min, .S_max = w->S_max, .runs_n = (double)w->runs_n,
+			.n = w->cores, .S_pred = w->S_pred, .S_err = w->S_pred_err, .S = w->S_own,
+			.S_min = w->S_own_min, .S_max = w->S_own_max, .runs_n = (double)w->runs_n,
 			.runs_1 = (double)w->runs_1 });
 	return 0;
 }
