@@ -42,7 +42,7 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 		fmt_given(dm, sizeof(dm), 2, r->pred.S_err_model[i]);
 		for (size_t k = 0; k < r->runcheck.n; k++)
 			if (r->runcheck.rows[k].cores == q->cores)
-				fmt_given(Sm, sizeof(Sm), 2, r->runcheck.rows[k].S);
+				fmt_given(Sm, sizeof(Sm), 2, r->runcheck.rows[k].S_own);
 		snprintf(runs, sizeof(runs), " %7s %8s", dm, Sm);
 	}
 	snprintf(buf, size, "%8.2f %7s %6s %8s %8s%s %10s %7s  %s%s", q->A, w, x, S, dS, runs, T, R,
@@ -86,8 +86,9 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 		fprintf(out, "%s", r->opt.nintervals ? "" : " no interval");
 		/* the runs' S where they measured it (compute.c enforce_optimum) */
 		for (size_t j = 0; j < r->pred.n_opt_measured; j++)
-			fprintf(out, "%s%u", j ? ", " : "; S measured by this trace's runs at n = ",
-				r->pred.opt_measured[j]);
+			fprintf(out, "%s%u", j ? ", " : r->ntraces > 1 ?
+				"; S measured by these traces' runs at n = " :
+				"; S measured by this trace's runs at n = ", r->pred.opt_measured[j]);
 		fputc('\n', out);
 	}
 	/* the trace's own runs on 1 and n CPUs (runcheck.h) */
@@ -105,9 +106,10 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 				 "%.3f s, %.0f%%, on 1)", w->cores, w->S_own, w->S_own_min,
 				 w->S_own_max, w->other_n_s, w->other_n_pct, w->cores, w->other_1_s,
 				 w->other_1_pct);
-		fprintf(out, "%-13sS(%u) = %.2f%s by this trace's runs: %zu on %u CPUs against %zu on "
+		fprintf(out, "%-13sS(%u) = %.2f%s by %s runs: %zu on %u CPUs against %zu on "
 			"1 (%swall times)%s; predicted %s ± %s%s; ± %s with the model's error\n",
-			i ? "" : "measured", w->cores, w->S, range, w->runs_n, w->cores, w->runs_1,
+			i ? "" : "measured", w->cores, w->S, range,
+			r->ntraces > 1 ? "these traces'" : "this trace's", w->runs_n, w->cores, w->runs_1,
 			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", own, S, dS,
 			w->outside ? "  <- outside ±S" : "", dT);
 	}

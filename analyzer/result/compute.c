@@ -435,29 +435,36 @@ static double run_other_s(const struct pma_run *run, int est, double wall_s)
 
 static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
-	const struct pma_trace *t = r->t;
 	double *wall = NULL, *other = NULL, S[PMA_RUNCHECK_MAX];
 	uint32_t *cpus = NULL;
 	size_t k = 0, nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
 	int ret = -1;
 
+	size_t nruns = 0;
+
 	memset(&r->runcheck, 0, sizeof(r->runcheck));
-	if (o->machine || !t->nruns)
+	for (int ti = 0; ti < r->ntraces; ti++)
+		nruns += r->traces[ti].nruns;
+	if (o->machine || !nruns)
 		return 0;
-	wall = malloc(t->nruns * sizeof(*wall));
-	other = malloc(t->nruns * sizeof(*other));
-	cpus = malloc(t->nruns * sizeof(*cpus));
+	wall = malloc(nruns * sizeof(*wall));
+	other = malloc(nruns * sizeof(*other));
+	cpus = malloc(nruns * sizeof(*cpus));
 	if (!wall || !other || !cpus)
 		goto out;
-	for (uint32_t j = 0; j < t->nruns; j++) {
-		const struct pma_run *run = &t->runs[j];
-		if ((run->info.role != PMA_ROLE_BASELINE && run->info.role != PMA_ROLE_CALIBRATION) ||
-		    !pma_run_exited_ok(run) || !run->cpus_n || (double)run->m != r->par.m)
-			continue;
-		wall[k] = pma_run_program_wall_s(run);
-		other[k] = run_other_s(run, r->par.est, wall[k]);
-		cpus[k++] = run->cpus_n;
-	}
+	/* the runs of every trace given (a separate calibration trace's too: the same program,
+	 * pma_traces_same_program) */
+	for (int ti = 0; ti < r->ntraces; ti++)
+		for (uint32_t j = 0; j < r->traces[ti].nruns; j++) {
+			const struct pma_run *run = &r->traces[ti].runs[j];
+			if ((run->info.role != PMA_ROLE_BASELINE &&
+			     run->info.role != PMA_ROLE_CALIBRATION) || !pma_run_exited_ok(run) ||
+			    !run->cpus_n || (double)run->m != r->par.m)
+				continue;
+			wall[k] = pma_run_program_wall_s(run);
+			other[k] = run_other_s(run, r->par.est, wall[k]);
+			cpus[k++] = run->cpus_n;
+		}
 	for (size_t i = 0; i < nc; i++)
 		S[i] = r->pred.by_est[r->par.est][i].S;
 	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
@@ -470,6 +477,61 @@ out:
 	return ret;
 }
 
+/* Appends to r->runcheck the rows of the core counts the trace's runs measured (baseline and
+ * calibration runs that exited 0 with the analyzed m) that --cores left out of the table: their
+ * predictions come from the same computation on those core counts alone (pma_compute with o's
+ * options and cores = them, whose runs check has their rows), so ±S's model part, which the
+ * rows measure, does not depend on which rows are printed. Their S_err_total is completed by
+ * check_runs. Returns 0 or -1 (out of memory); a side computation that fails adds no rows. */
+static int runs_rows_unprinted(struct pma_result *r, const struct pma_compute_opts *o)
+{
+	uint32_t miss[PMA_RUNCHECK_MAX];
+	size_t nmiss = 0;
+	struct pma_compute_opts o2 = *o;
+	struct pma_result side;
+	char why[256];
+
+	if (o->machine || !o->cores)
+		return 0;
+	for (uint32_t j = 0, ti = 0; ti < (uint32_t)r->ntraces && nmiss < PMA_RUNCHECK_MAX;
+	     j = j + 1 < r->traces[ti].nruns ? j + 1 : (ti++, 0)) {
+		const struct pma_run *run;
+		size_t i;
+		if (!r->traces[ti].nruns)
+			continue;
+		run = &r->traces[ti].runs[j];
+		if (run->info.role != PMA_ROLE_CALIBRATION || !pma_run_exited_ok(run) ||
+		    run->cpus_n <= 1 || (double)run->m != r->par.m)
+			continue;
+		for (i = 0; i < r->pred.ncores && r->pred.cores[i] != run->cpus_n; i++)
+			;
+		if (i < r->pred.ncores)
+			continue; /* printed: runs_rows has it */
+		for (i = 0; i < nmiss && miss[i] != run->cpus_n; i++)
+			;
+		if (i < nmiss)
+			continue;
+		/* sorted, as --cores is */
+		for (i = nmiss++; i > 0 && miss[i - 1] > run->cpus_n; i--)
+			miss[i] = miss[i - 1];
+		miss[i] = run->cpus_n;
+	}
+	if (!nmiss)
+		return 0;
+	o2.cores = miss;
+	o2.ncores = nmiss;
+	o2.quota = NULL;
+	if (pma_compute(r->traces, r->ntraces, &o2, &side, why, sizeof(why)) < 0 ||
+	    side.kind != PMA_RESULT_RUN) {
+		pma_result_free(&side);
+		return why[0] && !strcmp(why, "out of memory") ? -1 : 0;
+	}
+	for (size_t i = 0; i < side.runcheck.n && r->runcheck.n < PMA_RUNCHECK_MAX; i++)
+		r->runcheck.rows[r->runcheck.n++] = side.runcheck.rows[i];
+	pma_result_free(&side);
+	return 0;
+}
+
 /* The predictions against the trace's own runs with the final ±S from the spreads; then the
  * model's error the runs show, carried to every n as its own part of ±S (docs/model.md "The
  * model's error, carried into ±S"). A note names the worst core count whose prediction misses
@@ -479,7 +541,7 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	const struct pma_runcheck_row *w, *waited = NULL;
 	size_t nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
 
-	if (runs_rows(r, o) < 0)
+	if (runs_rows(r, o) < 0 || runs_rows_unprinted(r, o) < 0)
 		return -1;
 	/* idle cores (n > m) change nothing, so the distance stops at the busy ones */
 	for (size_t i = 0; i < r->pred.ncores; i++) {
@@ -490,6 +552,17 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	}
 	compose_S_err(r);
 	pma_runcheck_set_total(&r->runcheck, r->pred.cores, r->pred.S_err, nc);
+	/* rows --cores left out of the table: their spreads' ±S and the model's part at n */
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		struct pma_runcheck_row *x = &r->runcheck.rows[i];
+		size_t j;
+		for (j = 0; j < r->pred.ncores && r->pred.cores[j] != x->cores; j++)
+			;
+		if (j < r->pred.ncores || !isfinite(x->S_pred))
+			continue;
+		x->S_err_total = hypot(x->S_pred_err, x->S_pred * pma_runcheck_model_rel(
+			&r->runcheck, x->cores < r->par.m ? x->cores : (uint32_t)r->par.m));
+	}
 	for (size_t i = 0; i < r->runcheck.n; i++) {
 		const struct pma_runcheck_row *x = &r->runcheck.rows[i];
 		if (x->corrected && (!waited || x->other_n_pct > waited->other_n_pct))
@@ -644,11 +717,13 @@ static void enforce_optimum(struct pma_result *r)
 	r->pred.n_opt_measured = 0;
 	for (size_t i = 0; i < n; i++) {
 		S[i] = S_all[i] = v[i].S;
-		/* where the trace's own runs measured S, the optimum takes theirs (runs_rows) */
+		/* where the trace's own runs measured S, the optimum takes theirs (runs_rows): their
+		 * own time, less the waits for other processes' CPUs where those count (S_own) */
 		for (size_t j = 0; j < r->runcheck.n; j++)
-			if (r->runcheck.rows[j].cores == r->pred.cores[i] && isfinite(r->runcheck.rows[j].S) &&
+			if (r->runcheck.rows[j].cores == r->pred.cores[i] &&
+			    isfinite(r->runcheck.rows[j].S_own) &&
 			    r->pred.n_opt_measured < PMA_OPT_MEASURED_MAX) {
-				S[i] = S_all[i] = r->runcheck.rows[j].S;
+				S[i] = S_all[i] = r->runcheck.rows[j].S_own;
 				r->pred.opt_measured[r->pred.n_opt_measured++] = r->pred.cores[i];
 				break;
 			}
