@@ -124,6 +124,18 @@ void pma_note_text_runs_waited(const struct pma_note_runs_waited *a, char *buf, 
 		 a->other_1_s, a->other_1_pct, a->n, a->S_own, a->S_wall, a->S_pred);
 }
 
+void pma_note_text_sweep_waited(const struct pma_note_sweep_waited *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "the sweep's runs waited for CPUs that other processes used: %.3f s "
+		 "(%.0f%% of the wall time) per run on %.0f CPUs, %.3f s (%.0f%%) per run on one "
+		 "(medians, as the check against the runs measures it). S meas and the errors of the "
+		 "scaling study compare wall times with a prediction for the program alone; less "
+		 "that wait, S(%.0f) = %.2f (%.2f by wall times), error %.1f%%, and mean |error| "
+		 "%.1f%% over %.0f configuration%s of more than one CPU", a->other_n_s,
+		 a->other_n_pct, a->n, a->other_1_s, a->other_1_pct, a->n, a->S_own, a->S_wall,
+		 a->err_own_pct, a->mean_own_pct, a->nconf, a->nconf == 1 ? "" : "s");
+}
+
 void pma_note_text_runs_disagree(const struct pma_note_runs_disagree *a, char *buf, size_t size)
 {
 	snprintf(buf, size, "the prediction misses this trace's own runs at n = %.0f: S = %.2f "

@@ -349,6 +349,75 @@ static void compute_uncertainty(struct pma_result *r)
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
  * or -1 (out of memory). */
+static double run_other_s(const struct pma_run *run, int est, double wall_s);
+
+/* The sweep's runs against the predictions less their waits for other processes' CPUs, as the
+ * runs check takes them out (runcheck.h, run_other_s): the baseline and the sweep runs of the
+ * baseline's thread count that exited 0, wall times as the scaling table's (pma_run_wall_s).
+ * Where some configuration's runs waited over PMA_RUNCHECK_OTHER_MIN of their wall time, the note
+ * sweep-waited gives the worst one and the errors less the wait. Returns 0 or -1 (out of
+ * memory). */
+static int sweep_waited(struct pma_result *r)
+{
+	const struct pma_scaling *sc = &r->scaling;
+	const struct pma_trace *t = r->t;
+	uint32_t cores[PMA_RUNCHECK_MAX], *cpus = NULL;
+	double S[PMA_RUNCHECK_MAX], dS[PMA_RUNCHECK_MAX], *wall = NULL, *other = NULL, sum = 0;
+	size_t nc = 0, k = 0, nconf = 0;
+	const struct pma_runcheck_row *worst = NULL;
+	struct pma_runcheck *rc = NULL;
+	int ret = -1;
+
+	if (!sc->present || !sc->npred || !t->nruns)
+		return 0;
+	for (size_t i = 0; i < sc->nrows && nc < PMA_RUNCHECK_MAX; i++)
+		if (isfinite(sc->rows[i].err_pct) && sc->rows[i].cores > 1) {
+			cores[nc] = sc->rows[i].cores;
+			S[nc] = sc->rows[i].S_pred;
+			dS[nc++] = sc->rows[i].S_pred_err;
+		}
+	wall = malloc(t->nruns * sizeof(*wall));
+	other = malloc(t->nruns * sizeof(*other));
+	cpus = malloc(t->nruns * sizeof(*cpus));
+	rc = malloc(sizeof(*rc));
+	if (!wall || !other || !cpus || !rc)
+		goto out;
+	for (uint32_t j = 0; j < t->nruns; j++) {
+		const struct pma_run *run = &t->runs[j];
+		if ((run != r->run && run->info.role != PMA_ROLE_SWEEP) || !pma_run_exited_ok(run) ||
+		    !run->cpus_n || !(run->info.role != PMA_ROLE_SWEEP || run->info.has_sweep) ||
+		    (isfinite(run->info.sweep_threads) ? run->info.sweep_threads : run->info.threads) !=
+			    sc->m)
+			continue;
+		wall[k] = pma_run_wall_s(run);
+		other[k] = run_other_s(run, r->par.est, wall[k]);
+		cpus[k++] = run->cpus_n;
+	}
+	pma_runcheck_rows(wall, cpus, k, cores, S, dS, nc, rc);
+	pma_runcheck_set_other(rc, wall, other, cpus, k);
+	for (size_t i = 0; i < rc->n; i++) {
+		const struct pma_runcheck_row *w = &rc->rows[i];
+		sum += fabs(100 * (w->S_pred - w->S_own) / w->S_own);
+		nconf++;
+		if (w->corrected && (!worst || w->other_n_pct > worst->other_n_pct))
+			worst = w;
+	}
+	ret = 0;
+	if (worst)
+		ret = pma_note_add_sweep_waited(&r->notes, &(struct pma_note_sweep_waited){
+			.n = worst->cores, .other_n_s = worst->other_n_s,
+			.other_n_pct = worst->other_n_pct, .other_1_s = worst->other_1_s,
+			.other_1_pct = worst->other_1_pct, .S_wall = worst->S, .S_own = worst->S_own,
+			.err_own_pct = 100 * (worst->S_pred - worst->S_own) / worst->S_own,
+			.mean_own_pct = sum / (double)nconf, .nconf = (double)nconf }) < 0 ? -1 : 0;
+out:
+	free(wall);
+	free(other);
+	free(cpus);
+	free(rc);
+	return ret;
+}
+
 static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggregate)
 {
 	size_t n = r->pred.ncores;
@@ -362,6 +431,8 @@ static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggreg
 					 n, class_unit, (enum pma_pmnf_aggregate)aggregate, &r->scaling);
 	}
 	free(S);
+	if (rc == 0 && sweep_waited(r) < 0)
+		rc = -1;
 	/* x T(x) - T(1) counts x CPUs: say so when the threads outnumber the runs' CPUs */
 	if (rc == 0 && r->scaling.oversub_threads &&
 	    pma_note_add_overhead_oversubscribed(&r->notes, &(struct pma_note_overhead_oversubscribed){

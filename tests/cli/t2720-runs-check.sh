@@ -146,6 +146,17 @@ check "app + calibration trace: each calibration point labelled with its trace (
 check "app + calibration trace: the measured S(2) check from the calibration trace's runs" grep -Fxq \
 	"measured     S(2) = 1.04 (1.02-1.04) by these traces' runs: 3 on 2 CPUs against 3 on 1 (median wall times); S(2) = 1.93 (1.85-2.03) less the time they waited for other processes' CPUs (0.457 s, 76%, per run on 2; 0.341 s, 55%, on 1); predicted 1.96 ± 0.15; ± 0.15 with the model's error" "$T/two.txt"
 
+# --- pmcollect --sweep cores=1,2 --repeat 2 beside stress-ng --cpu 2 on the same CPUs: the
+# scaling table's error by wall times (89.0% at n = 2) stays, and the note sweep-waited gives the
+# waits and the error less them, as the runs check takes them out
+SW="$FX/cond-barrier-sweep-busy.zst"
+"$PMANALYZE" "$SW" >"$T/sweep.txt" 2>/dev/null
+check "busy sweep: the scaling table's wall-time error, and the note with the error less the waits" sh -c \
+	'grep -Fxq "       1     2       4    2     1.389     1.331-1.448    1.05    1.98   0.24      0.735    89.0%" "$1" &&
+	 grep -Fxq "note: the sweep'"'"'s runs waited for CPUs that other processes used: 1.247 s (90% of the wall time) per run on 2 CPUs, 1.177 s (81%) per run on one (medians, as the check against the runs measures it). S meas and the errors of the scaling study compare wall times with a prediction for the program alone; less that wait, S(2) = 1.97 (1.05 by wall times), error 0.5%, and mean |error| 0.5% over 1 configuration of more than one CPU" "$1"' sh "$T/sweep.txt"
+check "quiet calibration: no runs-waited and no sweep-waited note" sh -c \
+	'! grep -q "waited for CPUs that other processes used" "$1"' sh "$T/c100.txt"
+
 # --- a calibration whose runs the prediction covers: the line, no warning
 "$PMANALYZE" --format json "$FX/cal-triad-8t-rep3.zst" >"$T/triad.json" 2>&1
 runs_S "$FX/cal-triad-8t-rep3.zst" >"$T/triad.runs"
