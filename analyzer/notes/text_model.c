@@ -112,6 +112,30 @@ void pma_note_text_wake_not_charged(const struct pma_note_wake_not_charged *a,
 		 "often)", a->cross_wake_us);
 }
 
+void pma_note_text_runs_waited(const struct pma_note_runs_waited *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "this trace's runs waited for CPUs that other processes used: %.3f s "
+		 "(%.0f%% of the wall time) per run on %.0f CPUs, %.3f s (%.0f%%) per run on one "
+		 "(medians; the wall time each run's own profile on its CPUs leaves unexplained, at "
+		 "most the other processes' CPU time over the run). The prediction is for the "
+		 "program alone, so the check against the runs compares their time less that wait: "
+		 "S(%.0f) = %.2f, against %.2f by wall times; predicted %.2f. docs/model.md "
+		 "\"Checked against the trace's own runs\"", a->other_n_s, a->other_n_pct, a->n,
+		 a->other_1_s, a->other_1_pct, a->n, a->S_own, a->S_wall, a->S_pred);
+}
+
+void pma_note_text_sweep_waited(const struct pma_note_sweep_waited *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "the sweep's runs waited for CPUs that other processes used: %.3f s "
+		 "(%.0f%% of the wall time) per run on %.0f CPUs, %.3f s (%.0f%%) per run on one "
+		 "(medians, as the check against the runs measures it). S meas and the errors of the "
+		 "scaling study compare wall times with a prediction for the program alone; less "
+		 "that wait, S(%.0f) = %.2f (%.2f by wall times), error %.1f%%, and mean |error| "
+		 "%.1f%% over %.0f configuration%s of more than one CPU", a->other_n_s,
+		 a->other_n_pct, a->n, a->other_1_s, a->other_1_pct, a->n, a->S_own, a->S_wall,
+		 a->err_own_pct, a->mean_own_pct, a->nconf, a->nconf == 1 ? "" : "s");
+}
+
 void pma_note_text_runs_disagree(const struct pma_note_runs_disagree *a, char *buf, size_t size)
 {
 	snprintf(buf, size, "the prediction misses this trace's own runs at n = %.0f: S = %.2f "

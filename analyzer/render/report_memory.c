@@ -15,14 +15,25 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 {
 	const struct pma_mem_eval *e = &r->mem;
 	const struct pma_mem_params *p = &e->cal.params;
+	int many = 0; /* points from a trace other than the analyzed one: a trace column */
 
 	fprintf(out, "\nmemory       C(n) from %s; model %s", e->cal.source, pma_mem_model_name(p->model));
 	if (p->model == PMA_MEM_NONE) {
 		fputs(" (omega unknown: see the notes)\n", out);
 		return;
 	}
-	fprintf(out, " fitted on %s (%u socket%s of %u cores, %u NUMA node%s)\n", e->rec.source,
-		e->rec.sockets, e->rec.sockets == 1 ? "" : "s", e->rec.c, e->rec.numa_nodes,
+	for (size_t i = 0; i < e->cal.npts; i++)
+		many |= e->cal.trace[i] != 0;
+	if (many) { /* points of several traces: name them, and the machine apart */
+		fputs(" fitted on the runs of", out);
+		for (int k = 0; k < r->ntraces; k++)
+			fprintf(out, "%s trace %d '%s'", k ? "," : "", k + 1, r->traces[k].path);
+		fprintf(out, " (column trace); on the machine of %s", e->rec.source);
+	} else {
+		fprintf(out, " fitted on %s", e->rec.source);
+	}
+	fprintf(out, " (%u socket%s of %u cores, %u NUMA node%s)\n", e->rec.sockets,
+		e->rec.sockets == 1 ? "" : "s", e->rec.c, e->rec.numa_nodes,
 		e->rec.numa_nodes == 1 ? "" : "s");
 	fprintf(out, "%-13s%s = %.4g, %s = %.4g per %s (eq. 8); ", "", isfinite(p->r) ? "mu" : "mu/r",
 		p->mu, isfinite(p->r) ? "L" : "L/r", p->L,
@@ -35,8 +46,8 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 		fprintf(out, "; Delta C = %.4g (eq. 9)", p->dC);
 	if (isfinite(p->r_delta))
 		fprintf(out, "; r delta = %.4g (eq. 10)", p->r_delta);
-	fprintf(out, "\n%-13s%6s %6s %12s %14s %14s %9s\n", "", "run", "cores", "C(n)", "omega meas.",
-		"omega model", "residual");
+	fprintf(out, "\n%-13s%s%6s %6s %12s %14s %14s %9s\n", "", many ? " trace" : "", "run", "cores",
+		"C(n)", "omega meas.", "omega model", "residual");
 	for (size_t i = 0; i < e->cal.npts; i++) {
 		/* a point past the fit's saturation has no model omega ("sat"), so no residual */
 		char wm[16], res[16];
@@ -46,8 +57,11 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 			snprintf(res, sizeof(res), "%+.3f", d);
 		else
 			snprintf(res, sizeof(res), "-");
-		fprintf(out, "%-13s%6u %6u %12.4g %14.3f %14s %9s\n", "", e->cal.run_id[i],
-			e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i], wm, res);
+		if (many)
+			fprintf(out, "%-13s%6d", "", e->cal.trace[i] + 1);
+		fprintf(out, "%-*s%6u %6u %12.4g %14.3f %14s %9s\n", many ? 0 : 13, "",
+			e->cal.run_id[i], e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i],
+			wm, res);
 	}
 	if (!e->cal.repeated)
 		return;

@@ -42,7 +42,7 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 		fmt_given(dm, sizeof(dm), 2, r->pred.S_err_model[i]);
 		for (size_t k = 0; k < r->runcheck.n; k++)
 			if (r->runcheck.rows[k].cores == q->cores)
-				fmt_given(Sm, sizeof(Sm), 2, r->runcheck.rows[k].S);
+				fmt_given(Sm, sizeof(Sm), 2, r->runcheck.rows[k].S_own);
 		snprintf(runs, sizeof(runs), " %7s %8s", dm, Sm);
 	}
 	snprintf(buf, size, "%8.2f %7s %6s %8s %8s%s %10s %7s  %s%s", q->A, w, x, S, dS, runs, T, R,
@@ -86,23 +86,31 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 		fprintf(out, "%s", r->opt.nintervals ? "" : " no interval");
 		/* the runs' S where they measured it (compute.c enforce_optimum) */
 		for (size_t j = 0; j < r->pred.n_opt_measured; j++)
-			fprintf(out, "%s%u", j ? ", " : "; S measured by this trace's runs at n = ",
-				r->pred.opt_measured[j]);
+			fprintf(out, "%s%u", j ? ", " : r->ntraces > 1 ?
+				"; S measured by these traces' runs at n = " :
+				"; S measured by this trace's runs at n = ", r->pred.opt_measured[j]);
 		fputc('\n', out);
 	}
 	/* the trace's own runs on 1 and n CPUs (runcheck.h) */
 	for (size_t i = 0; i < r->runcheck.n; i++) {
 		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
-		char S[32], dS[32], dT[32], range[64] = "";
+		char S[32], dS[32], dT[32], range[64] = "", own[192] = "";
 		fmt_given(S, sizeof(S), 2, w->S_pred);
 		fmt_given(dS, sizeof(dS), 2, w->S_pred_err);
 		if (w->runs_n > 1) /* each run on n CPUs against the median on one */
 			snprintf(range, sizeof(range), " (%.2f-%.2f)", w->S_min, w->S_max);
 		fmt_given(dT, sizeof(dT), 2, w->S_err_total);
-		fprintf(out, "%-13sS(%u) = %.2f%s by this trace's runs: %zu on %u CPUs against %zu on "
-			"1 (%swall times); predicted %s ± %s%s; ± %s with the model's error\n",
-			i ? "" : "measured", w->cores, w->S, range, w->runs_n, w->cores, w->runs_1,
-			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", S, dS,
+		if (w->corrected) /* the runs' own time: wall less other processes' (runcheck.h) */
+			snprintf(own, sizeof(own), "; S(%u) = %.2f (%.2f-%.2f) less the time they "
+				 "waited for other processes' CPUs (%.3f s, %.0f%%, per run on %u; "
+				 "%.3f s, %.0f%%, on 1)", w->cores, w->S_own, w->S_own_min,
+				 w->S_own_max, w->other_n_s, w->other_n_pct, w->cores, w->other_1_s,
+				 w->other_1_pct);
+		fprintf(out, "%-13sS(%u) = %.2f%s by %s runs: %zu on %u CPUs against %zu on "
+			"1 (%swall times)%s; predicted %s ± %s%s; ± %s with the model's error\n",
+			i ? "" : "measured", w->cores, w->S, range,
+			r->ntraces > 1 ? "these traces'" : "this trace's", w->runs_n, w->cores, w->runs_1,
+			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", own, S, dS,
 			w->outside ? "  <- outside ±S" : "", dT);
 	}
 }
@@ -128,6 +136,15 @@ static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 		pma_render_add_finite(o, "S_err_with_model", w->S_err_total);
 		pma_render_add_finite(o, "S_sd", w->S_sd);
 		pma_render_add_finite(o, "model_rel", w->model_rel);
+		/* the runs' own time: wall less other processes' (runcheck.h) */
+		cJSON_AddBoolToObject(o, "corrected", w->corrected);
+		pma_render_add_finite(o, "S_own", w->S_own);
+		pma_render_add_finite(o, "S_own_min", w->S_own_min);
+		pma_render_add_finite(o, "S_own_max", w->S_own_max);
+		pma_render_add_finite(o, "other_s", w->other_n_s);
+		pma_render_add_finite(o, "other_pct", w->other_n_pct);
+		pma_render_add_finite(o, "other_1_s", w->other_1_s);
+		pma_render_add_finite(o, "other_1_pct", w->other_1_pct);
 		cJSON_AddBoolToObject(o, "outside", w->outside);
 		cJSON_AddItemToArray(a, o);
 	}
@@ -263,7 +280,8 @@ static int pma_render_html_predictions(FILE *out, const struct pma_result *r, ch
 		return 0;
 	/* the trace's own runs on 1 and n CPUs against the predictions (runcheck.h) */
 	P("<div class=\"scroll\"><table id=\"runs-check\">\n<thead><tr><th>n</th><th>runs on n</th>"
-	  "<th>runs on 1</th><th>S measured</th><th>lowest</th><th>highest</th><th>S predicted</th>"
+	  "<th>runs on 1</th><th>S measured</th><th>lowest</th><th>highest</th><th>S less other "
+	  "processes</th><th>their share on n</th><th>S predicted</th>"
 	  "<th>&#177;S</th><th>outside &#177;S</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < r->runcheck.n; i++) {
 		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
@@ -272,14 +290,19 @@ static int pma_render_html_predictions(FILE *out, const struct pma_result *r, ch
 		pma_html_cell_num(out, w->S, 3);
 		pma_html_cell_num(out, w->S_min, 3);
 		pma_html_cell_num(out, w->S_max, 3);
+		pma_html_cell_num(out, w->S_own, 3);
+		P("<td>%.0f%%</td>", w->other_n_pct);
 		pma_html_cell_num(out, w->S_pred, 3);
 		pma_html_cell_num(out, w->S_pred_err, 3);
 		P("<td>%s</td></tr>\n", w->outside ? "yes" : "no");
 	}
 	P("</tbody></table></div>\n<p class=\"small\">S measured = the median wall time of this "
 	  "trace's runs on one CPU over the median of its runs on n (the baseline and calibration "
-	  "runs); lowest and highest: each run on n against that median on one. A prediction whose "
-	  "&#177;S misses them gets the runs-disagree warning (docs/model.md).</p>\n");
+	  "runs); lowest and highest: each run on n against that median on one. S less other "
+	  "processes: the same with each run's wall time less the time it waited for CPUs that "
+	  "other processes used; where that is over 10%% of a median wall time, the prediction is "
+	  "checked against it. A prediction whose &#177;S misses them gets the runs-disagree "
+	  "warning (docs/model.md).</p>\n");
 	return 0;
 }
 

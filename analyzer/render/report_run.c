@@ -234,10 +234,10 @@ static int pma_render_html_headline(FILE *out, const struct pma_result *r, char 
 	else if (best && best->A >= p->A_inf * (1 - 0.005))
 		P("At n = %u, A(m,n) reaches the program's average parallelism A(m,&#8734;) = %.2f: more "
 		  "cores find no more work to run at once (eq. 6, 11).", o->n_best, p->A_inf);
-	else if (best)
-		P("At n = %u, S(m,n) = %.2f is the largest predicted: A(m,n) = %.2f of the program's "
-		  "average parallelism A(m,&#8734;) = %.2f (eq. 1, 6, 11).", o->n_best, best->S, best->A,
-		  p->A_inf);
+	else if (best) /* the optimum's S, as the table's optimal line: the runs' where they measured it */
+		P("At n = %u, S(m,n) = %.2f is the largest%s: A(m,n) = %.2f of the program's "
+		  "average parallelism A(m,&#8734;) = %.2f (eq. 1, 6, 11).", o->n_best, o->S_best,
+		  measured ? " (measured by the trace's runs)" : " predicted", best->A, p->A_inf);
 	if (o->n_best && o->n_95 < o->n_best)
 		P(" Paying per core, n = %u already gives 95%% of the best speedup.", o->n_95);
 	P("</p>\n<p class=\"est\">Estimator: %s (%s).", pma_estimator_name(r->par.est),

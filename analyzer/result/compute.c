@@ -349,6 +349,75 @@ static void compute_uncertainty(struct pma_result *r)
 
 /* The scaling study of the sweep runs of traces[0] against the headline predictions. Returns 0
  * or -1 (out of memory). */
+static double run_other_s(const struct pma_run *run, int est, double wall_s);
+
+/* The sweep's runs against the predictions less their waits for other processes' CPUs, as the
+ * runs check takes them out (runcheck.h, run_other_s): the baseline and the sweep runs of the
+ * baseline's thread count that exited 0, wall times as the scaling table's (pma_run_wall_s).
+ * Where some configuration's runs waited over PMA_RUNCHECK_OTHER_MIN of their wall time, the note
+ * sweep-waited gives the worst one and the errors less the wait. Returns 0 or -1 (out of
+ * memory). */
+static int sweep_waited(struct pma_result *r)
+{
+	const struct pma_scaling *sc = &r->scaling;
+	const struct pma_trace *t = r->t;
+	uint32_t cores[PMA_RUNCHECK_MAX], *cpus = NULL;
+	double S[PMA_RUNCHECK_MAX], dS[PMA_RUNCHECK_MAX], *wall = NULL, *other = NULL, sum = 0;
+	size_t nc = 0, k = 0, nconf = 0;
+	const struct pma_runcheck_row *worst = NULL;
+	struct pma_runcheck *rc = NULL;
+	int ret = -1;
+
+	if (!sc->present || !sc->npred || !t->nruns)
+		return 0;
+	for (size_t i = 0; i < sc->nrows && nc < PMA_RUNCHECK_MAX; i++)
+		if (isfinite(sc->rows[i].err_pct) && sc->rows[i].cores > 1) {
+			cores[nc] = sc->rows[i].cores;
+			S[nc] = sc->rows[i].S_pred;
+			dS[nc++] = sc->rows[i].S_pred_err;
+		}
+	wall = malloc(t->nruns * sizeof(*wall));
+	other = malloc(t->nruns * sizeof(*other));
+	cpus = malloc(t->nruns * sizeof(*cpus));
+	rc = malloc(sizeof(*rc));
+	if (!wall || !other || !cpus || !rc)
+		goto out;
+	for (uint32_t j = 0; j < t->nruns; j++) {
+		const struct pma_run *run = &t->runs[j];
+		if ((run != r->run && run->info.role != PMA_ROLE_SWEEP) || !pma_run_exited_ok(run) ||
+		    !run->cpus_n || !(run->info.role != PMA_ROLE_SWEEP || run->info.has_sweep) ||
+		    (isfinite(run->info.sweep_threads) ? run->info.sweep_threads : run->info.threads) !=
+			    sc->m)
+			continue;
+		wall[k] = pma_run_wall_s(run);
+		other[k] = run_other_s(run, r->par.est, wall[k]);
+		cpus[k++] = run->cpus_n;
+	}
+	pma_runcheck_rows(wall, cpus, k, cores, S, dS, nc, rc);
+	pma_runcheck_set_other(rc, wall, other, cpus, k);
+	for (size_t i = 0; i < rc->n; i++) {
+		const struct pma_runcheck_row *w = &rc->rows[i];
+		sum += fabs(100 * (w->S_pred - w->S_own) / w->S_own);
+		nconf++;
+		if (w->corrected && (!worst || w->other_n_pct > worst->other_n_pct))
+			worst = w;
+	}
+	ret = 0;
+	if (worst)
+		ret = pma_note_add_sweep_waited(&r->notes, &(struct pma_note_sweep_waited){
+			.n = worst->cores, .other_n_s = worst->other_n_s,
+			.other_n_pct = worst->other_n_pct, .other_1_s = worst->other_1_s,
+			.other_1_pct = worst->other_1_pct, .S_wall = worst->S, .S_own = worst->S_own,
+			.err_own_pct = 100 * (worst->S_pred - worst->S_own) / worst->S_own,
+			.mean_own_pct = sum / (double)nconf, .nconf = (double)nconf }) < 0 ? -1 : 0;
+out:
+	free(wall);
+	free(other);
+	free(cpus);
+	free(rc);
+	return ret;
+}
+
 static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggregate)
 {
 	size_t n = r->pred.ncores;
@@ -362,6 +431,8 @@ static int compute_scaling(struct pma_result *r, unsigned class_unit, int aggreg
 					 n, class_unit, (enum pma_pmnf_aggregate)aggregate, &r->scaling);
 	}
 	free(S);
+	if (rc == 0 && sweep_waited(r) < 0)
+		rc = -1;
 	/* x T(x) - T(1) counts x CPUs: say so when the threads outnumber the runs' CPUs */
 	if (rc == 0 && r->scaling.oversub_threads &&
 	    pma_note_add_overhead_oversubscribed(&r->notes, &(struct pma_note_overhead_oversubscribed){
@@ -415,36 +486,120 @@ static int compute_measured(struct pma_result *r)
  * machine (not with --machine, whose predictions are for another). Built once before the
  * optimum (which takes the runs' S where they measured it) and again at the end with the final
  * ±S. Returns 0 or -1 (out of memory). */
+/* The seconds of run's wall_s it was ready to run while its CPUs ran other processes: the wall
+ * time its own profile on its CPUs leaves unexplained (as check_unexplained reads it for the
+ * analyzed run: U / A(m,c) + idle, eq. 6), at most the CPU time other processes used over the
+ * run (RUN_END other_load.cpus x wall, from /proc/stat), so that a wait with idle CPUs (where
+ * Linux places woken threads) stays the model's. 0 when either is unknown. */
+static double run_other_s(const struct pma_run *run, int est, double wall_s)
+{
+	const struct pma_profile *prof = pma_run_profile(run, est);
+	double cap_s = run->info.energy.other_load_cpus * wall_s;
+	uint32_t c = run->cpus_n;
+	struct pma_prediction q;
+
+	if (!prof || !(cap_s > 0) || pma_profile_predict(prof, &c, 1, NULL, &q) < 0 || !(q.A > 0) ||
+	    !isfinite(q.T_ns))
+		return 0;
+	return fmin(fmax(wall_s - q.T_ns / 1e9, 0), cap_s);
+}
+
 static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
-	const struct pma_trace *t = r->t;
-	double *wall = NULL, S[PMA_RUNCHECK_MAX];
+	double *wall = NULL, *other = NULL, S[PMA_RUNCHECK_MAX];
 	uint32_t *cpus = NULL;
 	size_t k = 0, nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
+	int ret = -1;
+
+	size_t nruns = 0;
 
 	memset(&r->runcheck, 0, sizeof(r->runcheck));
-	if (o->machine || !t->nruns)
+	for (int ti = 0; ti < r->ntraces; ti++)
+		nruns += r->traces[ti].nruns;
+	if (o->machine || !nruns)
 		return 0;
-	wall = malloc(t->nruns * sizeof(*wall));
-	cpus = malloc(t->nruns * sizeof(*cpus));
-	if (!wall || !cpus) {
-		free(wall);
-		free(cpus);
-		return -1;
-	}
-	for (uint32_t j = 0; j < t->nruns; j++) {
-		const struct pma_run *run = &t->runs[j];
-		if ((run->info.role != PMA_ROLE_BASELINE && run->info.role != PMA_ROLE_CALIBRATION) ||
-		    !pma_run_exited_ok(run) || !run->cpus_n || (double)run->m != r->par.m)
-			continue;
-		wall[k] = pma_run_program_wall_s(run);
-		cpus[k++] = run->cpus_n;
-	}
+	wall = malloc(nruns * sizeof(*wall));
+	other = malloc(nruns * sizeof(*other));
+	cpus = malloc(nruns * sizeof(*cpus));
+	if (!wall || !other || !cpus)
+		goto out;
+	/* the runs of every trace given (a separate calibration trace's too: the same program,
+	 * pma_traces_same_program) */
+	for (int ti = 0; ti < r->ntraces; ti++)
+		for (uint32_t j = 0; j < r->traces[ti].nruns; j++) {
+			const struct pma_run *run = &r->traces[ti].runs[j];
+			if ((run->info.role != PMA_ROLE_BASELINE &&
+			     run->info.role != PMA_ROLE_CALIBRATION) || !pma_run_exited_ok(run) ||
+			    !run->cpus_n || (double)run->m != r->par.m)
+				continue;
+			wall[k] = pma_run_program_wall_s(run);
+			other[k] = run_other_s(run, r->par.est, wall[k]);
+			cpus[k++] = run->cpus_n;
+		}
 	for (size_t i = 0; i < nc; i++)
 		S[i] = r->pred.by_est[r->par.est][i].S;
 	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+	pma_runcheck_set_other(&r->runcheck, wall, other, cpus, k);
+	ret = 0;
+out:
 	free(wall);
+	free(other);
 	free(cpus);
+	return ret;
+}
+
+/* Appends to r->runcheck the rows of the core counts the trace's runs measured (baseline and
+ * calibration runs that exited 0 with the analyzed m) that --cores left out of the table: their
+ * predictions come from the same computation on those core counts alone (pma_compute with o's
+ * options and cores = them, whose runs check has their rows), so ±S's model part, which the
+ * rows measure, does not depend on which rows are printed. Their S_err_total is completed by
+ * check_runs. Returns 0 or -1 (out of memory); a side computation that fails adds no rows. */
+static int runs_rows_unprinted(struct pma_result *r, const struct pma_compute_opts *o)
+{
+	uint32_t miss[PMA_RUNCHECK_MAX];
+	size_t nmiss = 0;
+	struct pma_compute_opts o2 = *o;
+	struct pma_result side;
+	char why[256];
+
+	if (o->machine || !o->cores)
+		return 0;
+	for (uint32_t j = 0, ti = 0; ti < (uint32_t)r->ntraces && nmiss < PMA_RUNCHECK_MAX;
+	     j = j + 1 < r->traces[ti].nruns ? j + 1 : (ti++, 0)) {
+		const struct pma_run *run;
+		size_t i;
+		if (!r->traces[ti].nruns)
+			continue;
+		run = &r->traces[ti].runs[j];
+		if (run->info.role != PMA_ROLE_CALIBRATION || !pma_run_exited_ok(run) ||
+		    run->cpus_n <= 1 || (double)run->m != r->par.m)
+			continue;
+		for (i = 0; i < r->pred.ncores && r->pred.cores[i] != run->cpus_n; i++)
+			;
+		if (i < r->pred.ncores)
+			continue; /* printed: runs_rows has it */
+		for (i = 0; i < nmiss && miss[i] != run->cpus_n; i++)
+			;
+		if (i < nmiss)
+			continue;
+		/* sorted, as --cores is */
+		for (i = nmiss++; i > 0 && miss[i - 1] > run->cpus_n; i--)
+			miss[i] = miss[i - 1];
+		miss[i] = run->cpus_n;
+	}
+	if (!nmiss)
+		return 0;
+	o2.cores = miss;
+	o2.ncores = nmiss;
+	o2.quota = NULL;
+	if (pma_compute(r->traces, r->ntraces, &o2, &side, why, sizeof(why)) < 0 ||
+	    side.kind != PMA_RESULT_RUN) {
+		pma_result_free(&side);
+		return why[0] && !strcmp(why, "out of memory") ? -1 : 0;
+	}
+	for (size_t i = 0; i < side.runcheck.n && r->runcheck.n < PMA_RUNCHECK_MAX; i++)
+		r->runcheck.rows[r->runcheck.n++] = side.runcheck.rows[i];
+	pma_result_free(&side);
 	return 0;
 }
 
@@ -454,10 +609,10 @@ static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
  * the runs' range by more than its ±S. Returns 0 or -1 (out of memory). */
 static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 {
-	const struct pma_runcheck_row *w;
+	const struct pma_runcheck_row *w, *waited = NULL;
 	size_t nc = r->pred.ncores < PMA_RUNCHECK_MAX ? r->pred.ncores : PMA_RUNCHECK_MAX;
 
-	if (runs_rows(r, o) < 0)
+	if (runs_rows(r, o) < 0 || runs_rows_unprinted(r, o) < 0)
 		return -1;
 	/* idle cores (n > m) change nothing, so the distance stops at the busy ones */
 	for (size_t i = 0; i < r->pred.ncores; i++) {
@@ -468,10 +623,32 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	}
 	compose_S_err(r);
 	pma_runcheck_set_total(&r->runcheck, r->pred.cores, r->pred.S_err, nc);
+	/* rows --cores left out of the table: their spreads' ±S and the model's part at n */
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		struct pma_runcheck_row *x = &r->runcheck.rows[i];
+		size_t j;
+		for (j = 0; j < r->pred.ncores && r->pred.cores[j] != x->cores; j++)
+			;
+		if (j < r->pred.ncores || !isfinite(x->S_pred))
+			continue;
+		x->S_err_total = hypot(x->S_pred_err, x->S_pred * pma_runcheck_model_rel(
+			&r->runcheck, x->cores < r->par.m ? x->cores : (uint32_t)r->par.m));
+	}
+	for (size_t i = 0; i < r->runcheck.n; i++) {
+		const struct pma_runcheck_row *x = &r->runcheck.rows[i];
+		if (x->corrected && (!waited || x->other_n_pct > waited->other_n_pct))
+			waited = x;
+	}
+	if (waited)
+		(void)pma_note_add_runs_waited(&r->notes, &(struct pma_note_runs_waited){
+			.n = waited->cores, .other_n_s = waited->other_n_s,
+			.other_n_pct = waited->other_n_pct, .other_1_s = waited->other_1_s,
+			.other_1_pct = waited->other_1_pct, .S_wall = waited->S, .S_own = waited->S_own,
+			.S_pred = waited->S_pred });
 	if ((w = pma_runcheck_worst(&r->runcheck)))
 		(void)pma_note_add_runs_disagree(&r->notes, &(struct pma_note_runs_disagree){
-			.n = w->cores, .S_pred = w->S_pred, .S_err = w->S_pred_err, .S = w->S,
-			.S_min = w->S_min, .S_max = w->S_max, .runs_n = (double)w->runs_n,
+			.n = w->cores, .S_pred = w->S_pred, .S_err = w->S_pred_err, .S = w->S_own,
+			.S_min = w->S_own_min, .S_max = w->S_own_max, .runs_n = (double)w->runs_n,
 			.runs_1 = (double)w->runs_1 });
 	return 0;
 }
@@ -611,11 +788,13 @@ static void enforce_optimum(struct pma_result *r)
 	r->pred.n_opt_measured = 0;
 	for (size_t i = 0; i < n; i++) {
 		S[i] = S_all[i] = v[i].S;
-		/* where the trace's own runs measured S, the optimum takes theirs (runs_rows) */
+		/* where the trace's own runs measured S, the optimum takes theirs (runs_rows): their
+		 * own time, less the waits for other processes' CPUs where those count (S_own) */
 		for (size_t j = 0; j < r->runcheck.n; j++)
-			if (r->runcheck.rows[j].cores == r->pred.cores[i] && isfinite(r->runcheck.rows[j].S) &&
+			if (r->runcheck.rows[j].cores == r->pred.cores[i] &&
+			    isfinite(r->runcheck.rows[j].S_own) &&
 			    r->pred.n_opt_measured < PMA_OPT_MEASURED_MAX) {
-				S[i] = S_all[i] = r->runcheck.rows[j].S;
+				S[i] = S_all[i] = r->runcheck.rows[j].S_own;
 				r->pred.opt_measured[r->pred.n_opt_measured++] = r->pred.cores[i];
 				break;
 			}

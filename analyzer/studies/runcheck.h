@@ -31,7 +31,26 @@ struct pma_runcheck_row {
 				      |S - S_pred| that neither S_sd nor the S_err given explains,
 				      sqrt(max(0, d^2 - S_sd^2 - S_err^2)) / S_pred; 0 when S_pred
 				      is not finite */
+	/* Other processes' time (pma_runcheck_set_other): medians over the runs on one CPU (_1)
+	 * and on n (_n) of the seconds each run waited for CPUs that other processes used, and of
+	 * that time's share of each run's wall time (%) */
+	double other_1_s, other_n_s, other_n_pct, other_1_pct;
+	int corrected;             /* the runs waited for other processes (over
+				      PMA_RUNCHECK_OTHER_MIN of a median wall time on either side):
+				      S_own is the measurement the prediction is checked against */
+	double S_own;              /* corrected: median (T(1) - other) / median (T(n) - other), the
+				      runs' own time, like with like with the prediction (the
+				      program alone); else S */
+	double S_own_min, S_own_max; /* the same per run on n CPUs (else S_min, S_max) */
 };
+
+/* The share of a median wall time that the runs' waits for other processes' CPUs must exceed
+ * for the check to compare their own time rather than the wall time: 10%, where the analyzed
+ * run's own wait gets the note that its T(n) and wall time are not comparable (compute.c
+ * check_unexplained). Below it, a wait may as well be Linux balancing woken threads with a CPU
+ * idle, which other processes' CPU time over the run (machine-wide, the collector's included)
+ * cannot tell apart and which is the model's to answer for. */
+#define PMA_RUNCHECK_OTHER_MIN 0.10
 
 struct pma_runcheck {
 	size_t n;
@@ -47,6 +66,17 @@ struct pma_runcheck {
 size_t pma_runcheck_rows(const double *wall_s, const uint32_t *cpus, size_t nruns,
 			 const uint32_t *cores, const double *S, const double *S_err, size_t ncores,
 			 struct pma_runcheck *out);
+
+/* Takes other processes' time out of c's rows: other_s[i] seconds of run i's wall_s[i] (same
+ * runs and order as pma_runcheck_rows was given, cpus[i] CPUs) the run was ready to run while
+ * its CPUs ran other processes, 0 when it did not or it is unknown (the caller's measurement:
+ * compute.c takes the wall time its own replay on those CPUs leaves unexplained, at most the
+ * other processes' busy CPUs /proc/stat counted over the run, RUN_END other_load.cpus x wall).
+ * Sets the rows' other_* and S_own*; a row whose runs waited more than PMA_RUNCHECK_OTHER_MIN
+ * of their median wall time is corrected: its outside and model_rel are judged on S_own (the
+ * prediction is for the program alone on n CPUs). Returns the number of rows corrected. */
+size_t pma_runcheck_set_other(struct pma_runcheck *c, const double *wall_s, const double *other_s,
+			      const uint32_t *cpus, size_t nruns);
 
 /* The model's relative error at n carried from the rows (docs/model.md "The model's error"):
  * the points are n = 1, where the prediction is the baseline itself (error 0), and each row's

@@ -35,6 +35,21 @@ if headline_check "$T/cal.html" "$T/cal.json" >"$T/why" 2>&1 &&
 then ok "calibrated trace: the headline names the limit of the known omega, no false 'reaches A(m,inf)'"
 else not_ok "calibrated trace: the headline names the limit of the known omega, no false 'reaches A(m,inf)'" "$(cat "$T/why")"; fi
 
+# A generated trace (gentrace seed 24) whose own runs measured S(2) = 6.50 against 2.00 predicted:
+# the optimum takes the measurement (KPI and the table's optimal line: S = 6.50), and the "why"
+# sentence gives that S, saying it was measured, not the prediction as "the largest predicted"
+"$(dirname "$W")/bench/gentrace" "$T/s24.zst" 4 0.6 24 >/dev/null
+"$PMANALYZE" "$T/s24.zst" >"$T/s24.txt" 2>/dev/null
+"$PMANALYZE" -q --html "$T/s24.html" "$T/s24.zst" >/dev/null 2>&1
+check "measured optimum: the table's optimal line, the KPI and the why sentence give one S" python3 -c 'import html,re,sys
+page=open(sys.argv[1]).read(); txt=open(sys.argv[2]).read()
+opt=re.search(r"^optimal +(\d+) cores? \(S = ([0-9.]+)\)", txt, re.M)
+assert opt and opt.group(1)=="2" and opt.group(2)=="6.50", opt
+why=html.unescape(re.search(r"id=\"best-why\">(.*?)</p>", page, re.S).group(1))
+assert why.startswith("At n = 2, S(m,n) = 6.50 is the largest (measured by the trace'"'"'s runs): A(m,n) = 2.00 of"), why
+kpi=re.search(r"id=\"kpi-best\">.*?best core count: S = ([0-9.]+)", page, re.S)
+assert kpi and kpi.group(1)=="6.50", kpi' "$T/s24.html" "$T/s24.txt"
+
 # section_items HTML ID: the <li> of section ID, one per line, unescaped
 section_items() { python3 - "$1" "$2" <<'PY'
 import html, re, sys

@@ -134,6 +134,44 @@ static void test_model_error(void **state)
 	assert_double_equal(pma_runcheck_model_rel(&rc, 4), 0, 0);
 }
 
+/* Other processes' time: runs on 1 CPU of 4 and 6 s that waited 3 and 5 s (own 1 s each, 75%
+ * and 83.3%), on 2 CPUs of 4 and 5 s that waited 3.5 and 4.5 s (own 0.5 s each, 87.5% and 90%):
+ * S by wall times 5 / 4.5 = 1.11, outside 2.0 ± 0.05; their own time gives S = 2 (2-2), inside,
+ * no model error, not the worst. A wait under PMA_RUNCHECK_OTHER_MIN of the wall time (0.05 of
+ * 5 s) corrects nothing: the wall times' S is judged. */
+static void test_other_processes(void **state)
+{
+	const double w[] = { 4, 6, 4, 5 }, o[] = { 3, 5, 3.5, 4.5 }, small[] = { 0.05, 0.05, 0, 0 };
+	const double S[] = { 2.0 }, dS[] = { 0.05 };
+	const uint32_t c[] = { 1, 1, 2, 2 }, cores[] = { 2 };
+	struct pma_runcheck rc;
+
+	(void)state;
+	assert_int_equal(pma_runcheck_rows(w, c, 4, cores, S, dS, 1, &rc), 1);
+	assert_double_equal(rc.rows[0].S, 5.0 / 4.5, 1e-12);
+	assert_true(rc.rows[0].outside);
+	assert_true(rc.rows[0].model_rel > 0.4);
+	assert_int_equal(pma_runcheck_set_other(&rc, w, o, c, 4), 1);
+	assert_true(rc.rows[0].corrected);
+	assert_double_equal(rc.rows[0].S, 5.0 / 4.5, 1e-12); /* the wall times' S stays */
+	assert_double_equal(rc.rows[0].S_own, 2.0, 1e-12);
+	assert_double_equal(rc.rows[0].S_own_min, 2.0, 1e-12);
+	assert_double_equal(rc.rows[0].S_own_max, 2.0, 1e-12);
+	assert_double_equal(rc.rows[0].other_1_s, 4.0, 1e-12);
+	assert_double_equal(rc.rows[0].other_n_s, 4.0, 1e-12);
+	assert_double_equal(rc.rows[0].other_1_pct, (75 + 250.0 / 3) / 2, 1e-9);
+	assert_double_equal(rc.rows[0].other_n_pct, 88.75, 1e-9);
+	assert_false(rc.rows[0].outside);
+	assert_double_equal(rc.rows[0].model_rel, 0, 0);
+	assert_null(pma_runcheck_worst(&rc));
+	/* 1% of the wall time: below the threshold, judged on the wall times */
+	pma_runcheck_rows(w, c, 4, cores, S, dS, 1, &rc);
+	assert_int_equal(pma_runcheck_set_other(&rc, w, small, c, 4), 0);
+	assert_false(rc.rows[0].corrected);
+	assert_double_equal(rc.rows[0].S_own, rc.rows[0].S, 0);
+	assert_true(rc.rows[0].outside);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_worst),
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_model_error),
+		cmocka_unit_test(test_other_processes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
