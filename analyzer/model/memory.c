@@ -354,6 +354,8 @@ int pma_optimal_cores(const uint32_t *n, const double *S, size_t k, struct pma_o
 	}
 	if (!out->n_best)
 		return -1;
+	out->n_max = out->n_best;
+	out->S_max = out->S_best;
 	for (size_t i = 0; i < k; i++) {
 		if (isfinite(S[i]) && S[i] >= 0.95 * out->S_best) {
 			out->n_95 = n[i];
@@ -361,6 +363,23 @@ int pma_optimal_cores(const uint32_t *n, const double *S, size_t k, struct pma_o
 		}
 	}
 	return 0;
+}
+
+void pma_optimal_in_noise(const uint32_t *n, const double *S, const double *gap_err, size_t k,
+			  double rel, struct pma_optimal *out)
+{
+	if (!out->n_best)
+		return;
+	for (size_t i = 0; i < k && n[i] < out->n_max; i++) {
+		double err = gap_err && isfinite(gap_err[i]) ? gap_err[i] : 0;
+		if (!isfinite(S[i]) || out->S_max - S[i] > fmax(rel * out->S_max, err))
+			continue;
+		out->n_best = n[i];
+		out->S_best = S[i];
+		out->gap_err = err;
+		out->rule = rel * out->S_max >= err ? PMA_OPT_WITHIN_REL : PMA_OPT_WITHIN_ERR;
+		return;
+	}
 }
 
 int pma_place(uint32_t sockets, uint32_t c, uint32_t threads, uint32_t chunk, uint32_t *per_socket)

@@ -133,9 +133,26 @@ int pma_mem_predict(const struct pma_mem_params *p, const uint32_t *per_socket, 
 
 #define PMA_OPT_MAX_INTERVALS 16
 
+/* How the optimum was chosen (pma_optimal_in_noise). */
+enum pma_opt_rule {
+	PMA_OPT_LARGEST = 0,    /* the largest S: no fewer cores come within the noise of it */
+	PMA_OPT_WITHIN_REL,     /* the fewest cores whose S is within PMA_OPT_REL of the largest */
+	PMA_OPT_WITHIN_ERR,     /* the fewest cores whose S is within the uncertainty of the
+				   difference from the largest (larger than PMA_OPT_REL of it) */
+};
+
+/* A gain in S below this share of the largest S does not pay for more cores. */
+#define PMA_OPT_REL 0.01
+
 struct pma_optimal {
-	uint32_t n_best;     /* n maximizing S (the smallest such n), 0 when no finite S */
-	double S_best;
+	uint32_t n_best;     /* the optimum: n maximizing S (the smallest such n), then, after
+				pma_optimal_in_noise, the fewest cores within the noise of it; 0
+				when no finite S */
+	double S_best;       /* S at n_best */
+	uint32_t n_max;      /* n maximizing S (the smallest such n) */
+	double S_max;        /* S at n_max */
+	double gap_err;      /* uncertainty of S_max - S_best (0 when n_best = n_max) */
+	enum pma_opt_rule rule;
 	uint32_t n_95;       /* smallest n with S >= 0.95 S_best */
 	size_t nintervals;   /* maximal intervals [lo, hi] of n over which S increases */
 	uint32_t interval[PMA_OPT_MAX_INTERVALS][2];
@@ -147,6 +164,14 @@ struct pma_optimal {
  * end n_max,j of the interval with the largest S, which is the argmax of S (ties: the smaller n),
  * and n_95 what a user paying per core wants. Returns 0, or -1 when no S is finite. */
 int pma_optimal_cores(const uint32_t *n, const double *S, size_t k, struct pma_optimal *out);
+
+/* The optimum a user can act on: the smallest n[i] < out->n_max with a finite S[i] within
+ * max(rel S_max, gap_err[i]) of S_max, where gap_err[i] is the uncertainty of S_max - S[i] (NAN
+ * or 0: none); it becomes out->n_best with its S, gap_err and rule. A gain inside the noise (zstd
+ * -T8: S(8) = 6.1985, S(10) = 6.2014) does not make n_max the answer. out comes from
+ * pma_optimal_cores over the same n and S; unchanged when out->n_best is 0. */
+void pma_optimal_in_noise(const uint32_t *n, const double *S, const double *gap_err, size_t k,
+			  double rel, struct pma_optimal *out);
 
 /* ---- placement (Allande et al., §3.1.1 and §4) ---- */
 

@@ -6,11 +6,19 @@
 #include <math.h>
 #include <string.h>
 
+#include "pm_cli.h"
 #include "render_util.h"
 #include "plot.h"
 #include "plot_draw.h"
 #include "html.h"
 #include "html_util.h"
+
+/* Where core count i stands on the target (contention.h); a result built without the memory
+ * model (a unit test's) has every n on it. */
+static enum pma_on_target on_target(const struct pma_result *r, size_t i)
+{
+	return r->mem.on_target ? (enum pma_on_target)r->mem.on_target[i] : PMA_ON_TARGET_CORES;
+}
 
 /* A number, or "-" when it is not given (not finite: past saturation). */
 static void fmt_given(char *buf, size_t size, int prec, double v)
@@ -45,11 +53,18 @@ static char *table_row(char *buf, size_t size, const struct pma_result *r, size_
 				fmt_given(Sm, sizeof(Sm), 2, r->runcheck.rows[k].S_own);
 		snprintf(runs, sizeof(runs), " %7s %8s", dm, Sm);
 	}
+	if (on_target(r, i) == PMA_ON_TARGET_ABSENT) {
+		/* a core count the --machine target lacks: no prediction, not even A(m,n) */
+		snprintf(buf, size, "%8s %7s %6s %8s %8s%s %10s %7s  -  not on the target (%u CPUs)",
+			 "-", "-", "-", "-", "-", runs, "-", "-", r->mem.target.pus);
+		return buf;
+	}
 	snprintf(buf, size, "%8.2f %7s %6s %8s %8s%s %10s %7s  %s%s", q->A, w, x, S, dS, runs, T, R,
 		 r->mem.per_socket[i],
 		 q->cores == r->opt.n_best ? "  <- optimal (eq. 11)" :
 		 q->cores == r->opt.n_95 ? "  <- 95% of the best S" :
-		 r->mem.busy[i] < q->cores ? "  = S(m): m threads, the other cores idle" : "");
+		 r->mem.busy[i] < q->cores ? "  = S(m): m threads, the other cores idle" :
+		 on_target(r, i) == PMA_ON_TARGET_SMT ? "  (SMT: omega not measured)" : "");
 	return buf;
 }
 
@@ -63,23 +78,32 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 	fprintf(out, "  %6s %8s %7s %6s %8s %8s%s %10s %7s  %s\n", "cores", "A(m,n)", "omega", "xsock",
 		"S", "±S", r->runcheck.n ? "  ±model  S runs" : "", "T (s)", "R", "per socket");
 	for (size_t i = 0, j; i < r->pred.ncores; i = j + 1) {
-		char row[256], next[256], n[32];
+		char row[256], next[256], n[64];
 		/* once S has saturated the rows repeat: one row for a run of identical ones (JSON and
-		 * CSV keep every n) */
+		 * CSV keep every n), labelled with the core counts it stands for in cpulist syntax
+		 * ("12,14-15,20" for --cores 12,14,15,20: never a range over counts not asked for) */
 		table_row(row, sizeof(row), r, i);
 		for (j = i; j + 1 < r->pred.ncores && strcmp(table_row(next, sizeof(next), r, j + 1),
 							     row) == 0; j++)
 			;
-		if (j == i)
-			snprintf(n, sizeof(n), "%u", r->pred.cores[i]);
-		else
-			snprintf(n, sizeof(n), "%u-%u", r->pred.cores[i], r->pred.cores[j]);
-		fprintf(out, "  %6s %s%s\n", n, row, j == i || r->mem.busy[i] < r->pred.cores[i] ? "" :
-			"  (saturated)");
+		pm_intlist_format(&(struct pm_intlist){ .v = &r->pred.cores[i], .n = j - i + 1 }, n,
+				  sizeof(n));
+		fprintf(out, "  %6s %s%s\n", n, row, j > i && isinf(r->pred.by_est[r->par.est][i].omega) &&
+			r->mem.busy[i] >= r->pred.cores[i] ? "  (saturated)" : "");
 	}
 	if (r->opt.n_best) {
-		fprintf(out, "optimal      %u core%s (S = %.2f); 95%% of it from %u core%s; S increases over",
-			r->opt.n_best, r->opt.n_best == 1 ? "" : "s", r->opt.S_best, r->opt.n_95,
+		fprintf(out, "optimal      %u core%s (S = %.2f", r->opt.n_best, r->opt.n_best == 1 ? "" : "s",
+			r->opt.S_best);
+		/* how it was chosen (compute.c optimum_in_noise) */
+		if (r->opt.rule == PMA_OPT_WITHIN_REL)
+			fprintf(out, ", within 1%% of the largest S, %.4f at %u cores", r->opt.S_max,
+				r->opt.n_max);
+		else if (r->opt.rule == PMA_OPT_WITHIN_ERR)
+			fprintf(out, ", within the uncertainty of the difference (± %.4f) of the largest S, "
+				"%.4f at %u cores", r->opt.gap_err, r->opt.S_max, r->opt.n_max);
+		else
+			fprintf(out, ", the largest");
+		fprintf(out, "); 95%% of it from %u core%s; S increases over", r->opt.n_95,
 			r->opt.n_95 == 1 ? "" : "s");
 		for (size_t j = 0; j < r->opt.nintervals; j++)
 			fprintf(out, " [%u, %u]", r->opt.interval[j][0], r->opt.interval[j][1]);
@@ -150,6 +174,9 @@ static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 	}
 }
 
+/* The JSON's optimal.rule per enum pma_opt_rule. */
+static const char *const opt_rule_names[] = { "largest", "within_rel", "within_gap_err" };
+
 /* "optimal_cores" and "optimal" (eq. 11) */
 static void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 {
@@ -161,6 +188,12 @@ static void pma_render_optimal_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNullToObject(root, "optimal_cores");
 	op = cJSON_AddObjectToObject(root, "optimal");
 	cJSON_AddNumberToObject(op, "S", r->opt.S_best);
+	/* how it was chosen: the fewest cores within the noise of the largest S */
+	cJSON_AddStringToObject(op, "rule", opt_rule_names[r->opt.rule]);
+	cJSON_AddNumberToObject(op, "cores_max_S", r->opt.n_max);
+	cJSON_AddNumberToObject(op, "S_max", r->opt.S_max);
+	cJSON_AddNumberToObject(op, "gap_err", r->opt.gap_err);
+	cJSON_AddNumberToObject(op, "tolerance_rel", PMA_OPT_REL);
 	cJSON_AddNumberToObject(op, "cores_95", r->opt.n_95);
 	iv = cJSON_AddArrayToObject(op, "measured_cores"); /* S from the trace's own runs there */
 	for (size_t j = 0; j < r->pred.n_opt_measured; j++)
@@ -190,13 +223,16 @@ static void pma_render_predictions_json(cJSON *preds, const struct pma_result *r
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
 		cJSON_AddNumberToObject(o, "busy_cores", r->mem.busy[i]);
 		cJSON_AddBoolToObject(o, "saturated", isinf(q->omega));
+		cJSON_AddStringToObject(o, "on_target", pma_on_target_name(on_target(r, i)));
 		pma_render_add_finite(o, "S", q->S);
-		cJSON_AddNumberToObject(o, "S_err", r->pred.S_err[i]);
+		pma_render_add_finite(o, "S_err", r->pred.S_err[i]);
 		/* its parts, in quadrature (docs/model.md "Uncertainty") */
 		pma_render_add_finite(o, "S_err_A", r->pred.S_err_A[i]);
 		pma_render_add_finite(o, "S_err_omega", r->pred.S_err_omega[i]);
 		pma_render_add_finite(o, "S_err_wake", r->pred.S_err_wake[i]);
 		pma_render_add_finite(o, "S_err_model", r->pred.S_err_model[i]);
+		if (r->pred.S_gap_err) /* uncertainty of S(optimal.cores_max_S) - S(n) */
+			pma_render_add_finite(o, "S_gap_err", r->pred.S_gap_err[i]);
 		pma_render_add_finite(o, "T_s", q->T_ns / 1e9);
 		if (r->wake.have && r->par.est == PMA_EST_SCHED) /* the wake-up cost's spread */
 			pma_render_add_finite(o, "T_err_s", r->pred.T_err_ns[i] / 1e9);
@@ -228,7 +264,8 @@ static void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 	size_t k = 0;
 
 	/* E_j, P_w, EDP_js: empty without energy (no guessed watts) */
-	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket,P_w,E_j,EDP_js\n", out);
+	fputs("cores,A,omega,omega_source,S,S_err,T_s,R,estimator,cross_socket,P_w,E_j,EDP_js,on_target\n",
+	      out);
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		fprintf(out, "%u,%.6g,", q->cores, q->A);
@@ -246,13 +283,17 @@ static void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 		while (k < e->npts && e->pts[k].n < q->cores)
 			k++;
 		if (k < e->npts && e->pts[k].n == q->cores)
-			fprintf(out, ",%.6g,%.6g,%.6g\n", e->pts[k].P_w, e->pts[k].E_j, e->pts[k].EDP_js);
+			fprintf(out, ",%.6g,%.6g,%.6g", e->pts[k].P_w, e->pts[k].E_j, e->pts[k].EDP_js);
 		else
-			fputs(",,,\n", out);
+			fputs(",,,", out);
+		fprintf(out, ",%s\n", pma_on_target_name(on_target(r, i)));
 	}
 }
 
 /* ---- HTML ---- */
+
+/* The HTML's "on the target" cell per enum pma_on_target. */
+static const char *const on_target_html[] = { "yes", "SMT", "beyond the recording machine", "absent" };
 
 static int pma_render_html_predictions(FILE *out, const struct pma_result *r, char *why, size_t whysize)
 {
@@ -262,20 +303,24 @@ static int pma_render_html_predictions(FILE *out, const struct pma_result *r, ch
 	(void)whysize;
 	P("<div class=\"scroll\"><table id=\"pred\">\n<thead><tr><th>n</th><th>A(m,n)</th>"
 	  "<th>&#969;(n)</th><th>S(m,n)</th><th>&#177;S</th><th>R(m,n)</th><th>T(n), s</th>"
-	  "</tr></thead>\n<tbody>\n");
+	  "<th>on the target</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		P("<tr%s><td>%u</td>", q[i].cores == r->opt.n_best ? " class=\"best\"" : "", q[i].cores);
-		pma_html_cell_num(out, q[i].A, 3);
+		/* a core count the target lacks: no number at all, as in the table */
+		pma_html_cell_num(out, on_target(r, i) == PMA_ON_TARGET_ABSENT ? NAN : q[i].A, 3);
 		pma_html_cell_num(out, q[i].omega, 4);
 		pma_html_cell_num(out, q[i].S, 3);
 		pma_html_cell_num(out, r->pred.S_err[i], 3);
 		pma_html_cell_num(out, q[i].R, 3);
 		pma_html_cell_num(out, q[i].T_ns / 1e9, 3);
-		P("</tr>\n");
+		P("<td>%s</td></tr>\n", on_target_html[on_target(r, i)]);
 	}
 	P("</tbody></table></div>\n<p class=\"small\">S(m,n) = A(m,n) / (1 + &#969;(n)) (Tudor &amp; "
 	  "Teo, eq. 1), A(m,n) eq. 6, R(m,n) eq. 3; &#177;S: one sampling interval of misplaced "
-	  "critical path (or the lost scheduler events of the exact mode).</p>\n");
+	  "critical path (or the lost scheduler events of the exact mode). n counts CPUs (hwloc PUs); "
+	  "on the target: yes, SMT (more busy threads than cores: &#969; not measured, S an upper "
+	  "bound), beyond the recording machine (no --machine: &#969; unknown, S an upper bound), or "
+	  "absent (the target has fewer CPUs: no prediction).</p>\n");
 	if (!r->runcheck.n)
 		return 0;
 	/* the trace's own runs on 1 and n CPUs against the predictions (runcheck.h) */
@@ -313,7 +358,7 @@ static int draw_speedup(cairo_t *cr, const struct pma_result *r, int w, int h,
 {
 	const struct pma_prediction *q = r->pred.by_est[r->par.est];
 	const struct pma_pred_result *pd = &r->pred;
-	char lab_pred[96], lab_opt[64], lab_95[64];
+	char lab_pred[96], lab_opt[128], lab_95[64];
 	struct pma_plot_legend_entry le[6];
 	size_t nl = 0;
 	int started = 0;
@@ -365,7 +410,8 @@ static int draw_speedup(cairo_t *cr, const struct pma_result *r, int w, int h,
 	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_PRED, 0, lab_pred };
 	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_IDEAL, 0, "ideal S = n" };
 	if (r->opt.n_best) {
-		snprintf(lab_opt, sizeof(lab_opt), "optimal n = %u (S = %.2f)", r->opt.n_best, r->opt.S_best);
+		snprintf(lab_opt, sizeof(lab_opt), "optimal n = %u (S = %.2f%s)", r->opt.n_best, r->opt.S_best,
+			 r->opt.rule != PMA_OPT_LARGEST ? ", within the noise of the largest" : "");
 		snprintf(lab_95, sizeof(lab_95), "95%% of best: n = %u", r->opt.n_95);
 		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_OPT, 1, lab_opt };
 		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_95, 1, lab_95 };

@@ -213,12 +213,19 @@ static int pma_render_html_headline(FILE *out, const struct pma_result *r, char 
 		measured |= r->pred.opt_measured[j] == o->n_best;
 	if (o->n_best)
 		P("<div class=\"kpi\" id=\"kpi-best\"><span class=\"v\" data-value=\"%u\">n = %u</span>"
-		  "<span class=\"l\">best core count: S = %.2f%s; 95%% of it from n = %u</span></div>\n",
+		  "<span class=\"l\">best core count: S = %.2f%s%s; 95%% of it from n = %u</span></div>\n",
 		  o->n_best, o->n_best, o->S_best, measured ? " (measured by the trace's runs)" : "",
+		  o->rule == PMA_OPT_LARGEST ? ", the largest" : ", the fewest cores within the noise of the largest",
 		  o->n_95);
 	P("</div>\n<p class=\"why\" id=\"best-why\">");
 	if (!o->n_best)
 		P("No core count has a finite predicted speedup: memory saturates already on one core.");
+	else if (o->rule != PMA_OPT_LARGEST)
+		/* compute.c optimum_in_noise: more cores gain less than the noise */
+		P("n = %u is the fewest cores whose S(m,n) = %.2f is within %s of the largest, %.4f at "
+		  "n = %u: the gain of more cores is inside the noise (eq. 11).", o->n_best, o->S_best,
+		  o->rule == PMA_OPT_WITHIN_REL ? "1%" : "the uncertainty of the difference", o->S_max,
+		  o->n_max);
 	else if (o->n_best == nlast)
 		P("S(m,n) still rises at the largest core count predicted (n = %u): more cores keep "
 		  "helping, up to the program's average parallelism A(m,&#8734;) = %.2f.", nlast, p->A_inf);

@@ -281,7 +281,8 @@ static int compute_predictions(struct pma_result *r, char *why, size_t whysize)
 		for (size_t i = 0; i < pd->ncores; i++) {
 			struct pma_prediction *q = &pd->by_est[k][i];
 			q->omega = r->mem.omega[i];
-			if (isinf(r->mem.omega[i]))
+			/* past saturation, or a core count the --machine target lacks: no S */
+			if (isinf(r->mem.omega[i]) || r->mem.on_target[i] == PMA_ON_TARGET_ABSENT)
 				q->S = q->R = q->T_ns = NAN;
 			S[i] = q->S;
 		}
@@ -814,6 +815,8 @@ static void enforce_optimum(struct pma_result *r)
 	if (pma_optimal_cores(r->pred.cores, S, n, &known) == 0 && known.n_best > r->par.m) {
 		if (k_m)
 			pma_optimal_cores(r->pred.cores, S, k_m, &r->opt);
+		for (size_t i = k_m; i < n; i++)
+			S[i] = NAN; /* the optimum is over n <= m: so is its choice in the noise */
 		if (!r->opt.n_best || known.S_best > r->opt.S_best * (1 + INV_EPS))
 			(void)pma_note_add_inv_opt_cap(&r->notes, &(struct pma_note_inv_opt_cap){
 				.n_best = known.n_best, .S_best = known.S_best, .m = r->par.m,
@@ -833,8 +836,42 @@ static void enforce_optimum(struct pma_result *r)
 			.S_opt = r->opt.n_best ? r->opt.S_best : 0,
 			.target_cores = (double)r->mem.target.sockets * r->mem.target.c });
 	}
-	free(S);
+	free(r->pred.S_opt);
+	r->pred.S_opt = S; /* for optimum_in_noise, once ±S is final */
 	free(S_all);
+}
+
+/* The optimum a user can act on (docs/model.md "The optimum within the noise"): the fewest
+ * cores whose S is within 1% (PMA_OPT_REL) of the largest, or within the uncertainty of the
+ * difference where that is larger. Both rows come from one replay, one memory fit, one wake
+ * cost and one model error, so each part of ±S moves them the same way: the difference's
+ * uncertainty is each part's difference between the two rows, in quadrature, far below ±S
+ * (zstd -T8: ±S 0.26 at S(8) = 6.1985 and S(10) = 6.2014). Runs once ±S is final. Returns 0
+ * or -1 (out of memory). */
+static int optimum_in_noise(struct pma_result *r)
+{
+	struct pma_pred_result *pd = &r->pred;
+	const double *parts[] = { pd->S_err_A, pd->S_err_omega, pd->S_err_wake, pd->S_err_model };
+	size_t ib = pd->ncores;
+
+	if (!r->opt.n_best || !pd->S_opt)
+		return 0;
+	free(pd->S_gap_err);
+	if (!(pd->S_gap_err = malloc(pd->ncores * sizeof(double))))
+		return -1;
+	for (size_t i = 0; i < pd->ncores; i++)
+		if (pd->cores[i] == r->opt.n_max)
+			ib = i;
+	for (size_t i = 0; i < pd->ncores; i++) {
+		double v = 0;
+		for (size_t k = 0; ib < pd->ncores && k < sizeof(parts) / sizeof(parts[0]); k++) {
+			double d = parts[k][ib] - parts[k][i];
+			v += isfinite(d) ? d * d : 0;
+		}
+		pd->S_gap_err[i] = isfinite(pd->S_opt[i]) && ib < pd->ncores ? sqrt(v) : NAN;
+	}
+	pma_optimal_in_noise(pd->cores, pd->S_opt, pd->S_gap_err, pd->ncores, PMA_OPT_REL, &r->opt);
+	return 0;
 }
 
 /* The final pass over the predictions: every estimator's bounds, then the optimum. */
@@ -1202,7 +1239,7 @@ int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char 
 int pma_step_runcheck(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 		      size_t whysize)
 {
-	if (check_runs(r, o) < 0) {
+	if (check_runs(r, o) < 0 || optimum_in_noise(r) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}
@@ -1283,6 +1320,8 @@ void pma_result_free(struct pma_result *r)
 	free(r->pred.S_err_omega);
 	free(r->pred.S_err_wake);
 	free(r->pred.S_err_model);
+	free(r->pred.S_opt);
+	free(r->pred.S_gap_err);
 	free(r->pred.cores);
 	pma_mem_eval_free(&r->mem);
 	pma_regions_free(&r->regions);

@@ -97,6 +97,14 @@ struct pma_pred_result {
 						     runs, carried to n (runcheck.h) */
 	double *T_err_ns;                         /* [ncores]: uncertainty of the replay's T(n) from
 						     the wake-up cost's spread (0 without) */
+	double *S_opt;                            /* [ncores]: the S the optimum is chosen over
+						     (enforce_optimum): the runs' S where they
+						     measured it, NAN where a row is left out
+						     (unknown omega beside known ones, n > m) */
+	double *S_gap_err;                        /* [ncores]: uncertainty of S(n_max) - S(n), the
+						     difference of each part of ±S between the two
+						     rows in quadrature (one replay, one fit); NAN
+						     where S_opt is */
 	size_t n_opt_measured;                    /* the optimum (opt) took S measured by the
 						     trace's own runs (runcheck) at these cores */
 #define PMA_OPT_MEASURED_MAX 16

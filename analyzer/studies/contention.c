@@ -506,6 +506,13 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 	return rc;
 }
 
+const char *pma_on_target_name(enum pma_on_target v)
+{
+	static const char *const names[] = { "cores", "smt", "extrapolated", "absent" };
+
+	return (unsigned)v < 4 ? names[v] : "cores";
+}
+
 double pma_mem_S_err(double S, double S_err, double omega, double omega_err)
 {
 	if (!isfinite(omega_err) || !isfinite(omega) || !isfinite(S) || !(1 + omega > 0))
@@ -621,8 +628,9 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_m
 	out->omega_err = calloc(ncores ? ncores : 1, sizeof(double));
 	out->omega_fit = calloc(ncores ? ncores : 1, sizeof(double));
 	out->busy = calloc(ncores ? ncores : 1, sizeof(uint32_t));
+	out->on_target = calloc(ncores ? ncores : 1, sizeof(uint8_t));
 	if (!out->omega || !out->cross || !out->per_socket || !out->omega_err || !out->omega_fit ||
-	    !out->busy)
+	    !out->busy || !out->on_target)
 		goto nomem;
 	out->ncores = ncores;
 	if (pma_machine_from_meta(&traces[0].meta, traces[0].path, &out->rec, why, whysize) < 0) {
@@ -674,10 +682,14 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_m
 		 * Teo: "we consider them not to contend for memory"): S(n >= m) = S(m) */
 		out->busy[i] = m && m < cores[i] ? m : cores[i];
 		/* n up to the PUs (SMT siblings) while the busy threads fit on the cores */
-		if (pma_place(t->sockets, t->c, out->busy[i], out->chunk, per) < 0 ||
-		    cores[i] > (t->pus > t->sockets * t->c ? t->pus : t->sockets * t->c)) {
+		if (cores[i] > (t->pus > t->sockets * t->c ? t->pus : t->sockets * t->c))
+			out->on_target[i] = out->target_given ? PMA_ON_TARGET_ABSENT :
+							PMA_ON_TARGET_EXTRAPOLATED;
+		else if (pma_place(t->sockets, t->c, out->busy[i], out->chunk, per) < 0)
+			out->on_target[i] = PMA_ON_TARGET_SMT;
+		if (out->on_target[i] != PMA_ON_TARGET_CORES) {
 			snprintf(out->per_socket[i], sizeof(out->per_socket[i]), "-");
-			continue; /* more cores than the machine has */
+			continue; /* more CPUs, or more busy threads than cores, than the machine has */
 		}
 		for (uint32_t s = 0; s < t->sockets && k < sizeof(out->per_socket[i]); s++)
 			k += (size_t)snprintf(out->per_socket[i] + k, sizeof(out->per_socket[i]) - k,
@@ -715,7 +727,9 @@ void pma_mem_eval_free(struct pma_mem_eval *e)
 	free(e->omega_err);
 	free(e->omega_fit);
 	free(e->busy);
+	free(e->on_target);
 	e->busy = NULL;
+	e->on_target = NULL;
 	e->omega_err = e->omega_fit = NULL;
 	free(e->per_socket);
 	e->omega = e->cross = NULL;

@@ -54,6 +54,23 @@ double pma_mem_run_C(const struct pma_run *r, int want_cycles, double *llc, int 
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes);
 
+/* Where a core count n stands on the target machine. n counts CPUs as hwloc's PUs and a cpuset
+ * count them (what taskset, likwid-pin and pmcollect --cpus give a program): a target of 14 cores
+ * and 20 PUs has every n up to 20. omega is measured per busy core, so busy threads beyond the
+ * physical cores (SMT siblings) have no omega. */
+enum pma_on_target {
+	PMA_ON_TARGET_CORES = 0,        /* n CPUs there, each busy thread on a core of its own */
+	PMA_ON_TARGET_SMT,              /* n CPUs there, more busy threads than cores: some share a
+					   core, omega not measured (unknown), S an upper bound */
+	PMA_ON_TARGET_EXTRAPOLATED,     /* no --machine: more CPUs than the recording machine has;
+					   omega unknown, S an upper bound for such a machine */
+	PMA_ON_TARGET_ABSENT,           /* --machine has fewer CPUs than n: no prediction (no S,
+					   T, R, omega) */
+};
+
+/* "cores", "smt", "extrapolated", "absent": the JSON's and CSV's on_target. */
+const char *pma_on_target_name(enum pma_on_target v);
+
 /* The memory model applied to the core counts of a report. */
 struct pma_mem_eval {
 	struct pma_machine rec;      /* the machine traces[0] was recorded on */
@@ -75,6 +92,7 @@ struct pma_mem_eval {
 	double *omega_fit;           /* omega(n) as fitted, before a negative value inside its
 					uncertainty is taken as 0 (omega[]) */
 	char (*per_socket)[64];      /* per core count: the busy cores' placement, "{6,3}" */
+	uint8_t *on_target;          /* per core count: enum pma_on_target */
 	size_t ncores;
 	struct pma_notes notes;      /* for the user: missing runs, frequency, saturation, ... */
 };

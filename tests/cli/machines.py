@@ -2,8 +2,9 @@
 # machines.py: the memory model's properties on target machines (issue 28), for t2750. Usage:
 #   machines.py PMANALYZE TRACE... -- TOPOLOGY.xml...
 # For each calibrated trace x topology x placement (compact, scatter, chunks of 3) x memory policy (local,
-# interleave, local-then-remote), one `pmanalyze --format json --machine XML --cores 1-PUS`; every
-# row must hold
+# interleave, local-then-remote), one `pmanalyze --format json --machine XML --cores 1-(PUS+4)`;
+# the rows n > PUS (CPUs the target lacks) must say on_target "absent" and carry no S, T, R or
+# omega; every other row must hold
 #   S <= min(n, A(m,inf)), T(n) >= T_cp, omega >= 0, finite numbers (no null S, S_err, T_s, A,
 #   omega, omega_err, except in rows marked saturated, which are counted),
 #   S, omega, their uncertainties and the placement of n >= m equal to those of n = m (idle cores
@@ -39,7 +40,7 @@ def all_finite(v):
 def main():
     sep = sys.argv.index("--")
     pma, traces, topos = sys.argv[1], sys.argv[2:sep], sys.argv[sep + 1:]
-    reports = rows = saturated = 0
+    reports = rows = saturated = absent = 0
     bad = []
 
     def violation(where, what):
@@ -57,7 +58,8 @@ def main():
                     violation(where0, f"exit {p.returncode}: {p.stderr.strip()[:200]}")
                     continue
                 pus = json.loads(p.stdout)["memory"]["target_machine"]["pus"]
-                cmd[cmd.index("--cores") + 1] = f"1-{pus}"
+                # four core counts past the target's CPUs: those rows must carry no S
+                cmd[cmd.index("--cores") + 1] = f"1-{pus + 4}"
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 if p.returncode != 0:
                     violation(where0, f"exit {p.returncode}: {p.stderr.strip()[:200]}")
@@ -76,6 +78,13 @@ def main():
                     rows += 1
                     n = q["cores"]
                     where = f"{where0} n={n}"
+                    if (q["on_target"] == "absent") != (n > pus):
+                        violation(where, f"on_target {q['on_target']} with {pus} CPUs on the target")
+                    if n > pus:  # a core count the target lacks: no prediction
+                        if any(q[k] is not None for k in ("S", "S_err", "T_s", "R", "omega")):
+                            violation(where, f"S = {q['S']}, T = {q['T_s']} for a core count the target lacks")
+                        absent += 1
+                        continue
                     if q["saturated"]:  # mu <= kL on a socket of the busy cores: S not given
                         saturated += 1
                         prev = None
@@ -114,7 +123,8 @@ def main():
     for b in bad[:20]:
         print("violation:", b)
     print(f"checked: {len(traces)} traces x {len(topos)} topologies x {len(PLACEMENTS)} placements x "
-          f"{len(POLICIES)} policies = {reports} reports, {rows} rows ({saturated} saturated), "
+          f"{len(POLICIES)} policies = {reports} reports, {rows} rows ({saturated} saturated, "
+          f"{absent} absent from the target), "
           f"{len(bad)} violations")
     return 1 if bad else 0
 

@@ -6,7 +6,8 @@
 # C(1), L < 0, failed runs, late samples, long commands, sweep runs) holds omega(1) = 0, S(m,n) <=
 # min(n, A(m,inf)), T(n) >= max(T_cp, U/n), optimum <= m and over known omega, L >= 0, in the
 # JSON, the CSV, the regions and scaling sections, a job of rank traces; no inf or nan printed,
-# shares <= 100%, notes whole (tests/cli/invariants.py says exactly what it covers).
+# shares <= 100%, notes whole, no S for a core count a --machine target lacks
+# (tests/cli/invariants.py says exactly what it covers).
 # Then one reproduction per degraded input the issue lists, each from a small generated trace
 # (gentrace KEY=VALUE) or a fixture.
 . "$PMT_TOP/tests/cli/lib.sh"

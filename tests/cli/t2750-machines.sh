@@ -3,7 +3,8 @@
 # Issue 28: predictions for target machines (pmanalyze --machine). The property test
 # (tests/cli/machines.py says what it checks): calibrated traces x real topologies x placements
 # compact/scatter/chunks of 3 x memory policies local/interleave/local-then-remote, every n from 1
-# to the target's PUs in one report each: S <= min(n, A), T >= T_cp, omega >= 0, S(n >= m) =
+# to the target's PUs and four past them in one report each: no S, T, R or omega for the counts
+# past its PUs (on_target "absent"); S <= min(n, A), T >= T_cp, omega >= 0, S(n >= m) =
 # S(m) (idle cores do not contend), omega's uncertainty never null nor shrinking past the
 # calibrated core counts, the cross-socket share 0 on one socket, finite numbers. Topologies: four
 # real ones copied into tests/fixtures/hwloc/real-*.xml, hwloc's twelve in ../shared/topologies

@@ -403,6 +403,40 @@ static void test_optimal(void **state)
 	assert_int_equal(pma_optimal_cores(n, sat, 4, &o), -1);
 }
 
+/* The optimum within the noise: zstd -T8's S(8) = 6.1985 and S(10) = 6.2014 (0.05% apart) give 8,
+ * not 10; a gain of 3% counts unless the difference's uncertainty is larger; nothing within the
+ * noise below the largest keeps it. */
+static void test_optimal_in_noise(void **state)
+{
+	static const uint32_t n[5] = { 2, 4, 8, 9, 10 };
+	static const double zstd[5] = { 1.9, 3.6, 6.1985, 6.2, 6.2014 };
+	static const double rise[5] = { 1.9, 3.6, 6.0, 6.1, 6.2 };
+	double err[5] = { 0, 0, 0, 0, 0 };
+	struct pma_optimal o;
+
+	(void)state;
+	assert_int_equal(pma_optimal_cores(n, zstd, 5, &o), 0);
+	assert_int_equal(o.n_best, 10);
+	pma_optimal_in_noise(n, zstd, err, 5, PMA_OPT_REL, &o);
+	assert_int_equal(o.n_best, 8);
+	assert_double_equal(o.S_best, 6.1985, 0);
+	assert_int_equal(o.n_max, 10);
+	assert_double_equal(o.S_max, 6.2014, 0);
+	assert_int_equal(o.rule, PMA_OPT_WITHIN_REL);
+
+	assert_int_equal(pma_optimal_cores(n, rise, 5, &o), 0); /* 6.0 is 3.2% below 6.2 */
+	pma_optimal_in_noise(n, rise, err, 5, PMA_OPT_REL, &o);
+	assert_int_equal(o.n_best, 10);
+	assert_int_equal(o.rule, PMA_OPT_LARGEST);
+
+	err[2] = 0.25; /* the difference S(10) - S(8) = 0.2 inside its uncertainty */
+	assert_int_equal(pma_optimal_cores(n, rise, 5, &o), 0);
+	pma_optimal_in_noise(n, rise, err, 5, PMA_OPT_REL, &o);
+	assert_int_equal(o.n_best, 8);
+	assert_int_equal(o.rule, PMA_OPT_WITHIN_ERR);
+	assert_double_equal(o.gap_err, 0.25, 0);
+}
+
 /* Allande et al.: numConf = binomial(NC + NS, NS) - 1 is 27 for 2 x 6 (T7500) and 1000 for 4 x 10
  * (SuperMIG); AFF3 with 9 threads on 2 x 6 gives {6, 3} (§4: "the first 3 threads to socket 1,
  * next 3 threads to socket 2, and the last 3 threads to socket 1"); AFF1 gives Table 4's column
@@ -466,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_fit_refuses),
 		cmocka_unit_test(test_table_iv),
 		cmocka_unit_test(test_optimal),
+		cmocka_unit_test(test_optimal_in_noise),
 		cmocka_unit_test(test_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
