@@ -54,7 +54,7 @@ static int cpu_list(const struct pmc_session *ss, const char *text, struct pmc_c
 {
 	char why[256];
 
-	if (pmc_cpus_parse(ss->topo, text, &ss->online.list, out, why, sizeof(why)) < 0) {
+	if (pmc_cpus_parse(ss->machine.topo, text, &ss->machine.online.list, out, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid CPU list '%s': %s", text, why);
 		return -1;
 	}
@@ -101,7 +101,7 @@ static int plan_thread_list(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	for (size_t i = 0; i < l.n; i++)
 		threads[i] = l.v[i];
-	if (pmc_plan_thread_list(&ss->plan, ss->topo, &ss->plan.runs[0], threads, l.n, &ss->usable.cpus,
+	if (pmc_plan_thread_list(&ss->rplan.plan, ss->machine.topo, &ss->rplan.plan.runs[0], threads, l.n, &ss->machine.usable.cpus,
 				 !o->cpus, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
 		pm_intlist_free(&l);
@@ -118,26 +118,26 @@ static void omp_setup(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char why[1024];
 
-	if (pmc_omp_find_tool(ss->omp.tool, sizeof(ss->omp.tool), why, sizeof(why)) < 0) {
-		snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+	if (pmc_omp_find_tool(ss->openmp.omp.tool, sizeof(ss->openmp.omp.tool), why, sizeof(why)) < 0) {
+		snprintf(ss->openmp.omp_why, sizeof(ss->openmp.omp_why), "%s", why);
 		return;
 	}
 	if (!o->omp_runtime)
 		return;
 	if (strcmp(o->omp_runtime, "llvm") == 0) {
-		if (pmc_omp_find_libomp(ss->omp.preload, sizeof(ss->omp.preload), why, sizeof(why)) < 0) {
-			snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+		if (pmc_omp_find_libomp(ss->openmp.omp.preload, sizeof(ss->openmp.omp.preload), why, sizeof(why)) < 0) {
+			snprintf(ss->openmp.omp_why, sizeof(ss->openmp.omp_why), "%s", why);
 			return;
 		}
-	} else if (!realpath(o->omp_runtime, ss->omp.preload)) {
-		snprintf(ss->omp_why, sizeof(ss->omp_why), "--omp-runtime '%s': %s", o->omp_runtime,
+	} else if (!realpath(o->omp_runtime, ss->openmp.omp.preload)) {
+		snprintf(ss->openmp.omp_why, sizeof(ss->openmp.omp_why), "--omp-runtime '%s': %s", o->omp_runtime,
 			 strerror(errno));
 		return;
 	}
 	{
 		char msg[4200];
 		snprintf(msg, sizeof(msg), "--omp-runtime: the program runs on %s instead of its own "
-			 "OpenMP runtime (behaviour and timings may change)", ss->omp.preload);
+			 "OpenMP runtime (behaviour and timings may change)", ss->openmp.omp.preload);
 		pmc_cli_warn(msg);
 	}
 }
@@ -145,12 +145,12 @@ static void omp_setup(const struct pmc_opts *o, struct pmc_session *ss)
 /* What pmcollect may use, for messages: "CPUs 0 (affinity 0, cgroup cpuset 0-1, online 0-1)". */
 static void usable_desc(const struct pmc_session *ss, char *buf, size_t size)
 {
-	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->usable.text,
-			 ss->usable.affinity[0] ? ss->usable.affinity : "unknown");
-	if (o > 0 && (size_t)o < size && ss->usable.cgroup_cpus[0])
-		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->usable.cgroup_cpus);
+	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->machine.usable.text,
+			 ss->machine.usable.affinity[0] ? ss->machine.usable.affinity : "unknown");
+	if (o > 0 && (size_t)o < size && ss->machine.usable.cgroup_cpus[0])
+		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->machine.usable.cgroup_cpus);
 	if (o > 0 && (size_t)o < size)
-		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->online.text);
+		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->machine.online.text);
 }
 
 /* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
@@ -160,7 +160,7 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
 	char desc[2048];
 
 	for (size_t i = 0; i < l->n; i++) {
-		if (pmc_intlist_has(&ss->usable.cpus, l->v[i]))
+		if (pmc_intlist_has(&ss->machine.usable.cpus, l->v[i]))
 			continue;
 		usable_desc(ss, desc, sizeof(desc));
 		pm_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
@@ -170,29 +170,33 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
 	return 0;
 }
 
-/* pin_collector for a run on the CPUs of ss->prog_cpus (the cpulist prog), with a warning (once)
+/* pin_collector for a run on the CPUs of ss->machine.prog_cpus (the cpulist prog), with a warning (once)
  * when a baseline run leaves no CPU for the collector outside them: the estimators read the
  * program's run-queue waits, and the collector's sampling would add to them (docs/model.md,
  * degraded-input case 3; FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
 {
-	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online.list) : -1;
-	char *msg = ss->shared_msg, desc[2048];
+	struct pmc_machine *m = &ss->machine;
+	int cpu = m->have_start_cpus ? pin_collector(&m->start_cpus, &m->prog_cpus, &m->online.list) : -1;
+	char *msg, desc[2048];
 
 	/* a rank the launcher bound: an SMT sibling of its binding, else its own CPUs without a
 	 * warning per rank: the job report says what the sampling cost (bindings.h) */
-	if (cpu < 0 && ss->in_job)
-		return pmc_binding_pin(&ss->prog_cpus, &ss->online.list, &ss->usable.cgroup);
-	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
+	if (cpu < 0 && ss->job.in_job)
+		return pmc_binding_pin(&m->prog_cpus, &m->online.list, &m->usable.cgroup);
+	if (cpu >= 0 || role != PMC_ROLE_BASELINE || m->collector_shared)
 		return cpu;
-	ss->collector_shared = 1;
-	ss->total.warnings++;
+	m->collector_shared = 1;
+	ss->book.total.warnings++;
 	usable_desc(ss, desc, sizeof(desc));
-	snprintf(msg, sizeof(ss->shared_msg), "the collector shares the program's CPUs %.200s: pmcollect may use "
-		 "%.1800s, none outside the program's, so its sampling takes CPU time from the program "
-		 "(give pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
-		 "%.200s ...)", prog, desc, prog, prog);
-	pmc_cli_warn(msg);
+	if (asprintf(&msg, "the collector shares the program's CPUs %.200s: pmcollect may use %.1800s, "
+		     "none outside the program's, so its sampling takes CPU time from the program (give "
+		     "pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
+		     "%.200s ...)", prog, desc, prog, prog) < 0)
+		msg = NULL;
+	pmc_cli_warn(msg ? msg : "the collector shares the program's CPUs");
+	free(m->shared_msg);
+	m->shared_msg = msg; /* written as a WARNING record before the next run (record.c) */
 	return cpu;
 }
 
@@ -203,8 +207,8 @@ int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_r
  * exit status after reporting. */
 static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	struct pmc_isess *is = &ss->isess;
-	struct pmc_cpus *prog = &ss->interfere_prog;
+	struct pmc_isess *is = &ss->ifr.isess;
+	struct pmc_cpus *prog = &ss->ifr.interfere_prog;
 	char why[512];
 	uint32_t levels[PMC_PLAN_MAX_RUNS];
 	size_t nlevels = 0;
@@ -226,10 +230,10 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 		n = (int)l->n;
 		for (size_t j = 0; j < l->n && n <= PMC_CAL_MAX_K; j++) {
-			if (o->cpus && pmc_intlist_has(&ss->cpus.list, l->v[j])) {
+			if (o->cpus && pmc_intlist_has(&ss->machine.cpus.list, l->v[j])) {
 				pmc_cpus_free(&ic);
 				pm_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
-					      "CPUs of their own", o->interfere_cpus, ss->cpus.text);
+					      "CPUs of their own", o->interfere_cpus, ss->machine.cpus.text);
 				return PMT_EXIT_USAGE;
 			}
 			is->cpus[j] = (int)l->v[j];
@@ -243,15 +247,15 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 	} else {
 		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
 		 * set is sorted) */
-		struct pm_intlist anchor = { .v = ss->usable.cpus.v, .n = 1 };
-		if (ss->usable.cpus.n < 2) {
+		struct pm_intlist anchor = { .v = ss->machine.usable.cpus.v, .n = 1 };
+		if (ss->machine.usable.cpus.n < 2) {
 			pm_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
 				      "program and the interferers need CPUs of their own; give pmcollect more "
 				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
-				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
+				      ss->machine.usable.cpus.n ? "only one" : "no", ss->machine.usable.text);
 			return PMT_EXIT_USAGE;
 		}
-		n = pmc_interfere_place(ss->topo, o->cpus ? &ss->cpus.list : &anchor, &ss->usable.cpus,
+		n = pmc_interfere_place(ss->machine.topo, o->cpus ? &ss->machine.cpus.list : &anchor, &ss->machine.usable.cpus,
 					is->cpus, PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
 			pm_cli_error("cannot place the interferers: %s", why);
@@ -261,13 +265,13 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 	pmc_isess_set_ncpus(is, (size_t)n);
 	/* the program's CPUs: --cpus, else what is left beside the interferers */
 	if (o->cpus) {
-		if (pmc_cpus_from_list(&ss->cpus.list, prog) < 0) {
+		if (pmc_cpus_from_list(&ss->machine.cpus.list, prog) < 0) {
 			pm_cli_error("%s", strerror(ENOMEM));
 			return PMT_EXIT_FAILURE;
 		}
 	} else {
 		struct pm_intlist left;
-		int bad = pmc_interfere_program_cpus(ss->topo, &ss->usable.cpus, is->cpus, is->ncpus,
+		int bad = pmc_interfere_program_cpus(ss->machine.topo, &ss->machine.usable.cpus, is->cpus, is->ncpus,
 						     &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
 		pm_intlist_free(&left);
 		if (bad) {
@@ -276,45 +280,45 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (pmc_isess_csthr_size(is, ss->topo, o->csthr_l2, why, sizeof(why)) < 0) {
+	if (pmc_isess_csthr_size(is, ss->machine.topo, o->csthr_l2, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot use --csthr-l2 %u: %s", o->csthr_l2, why);
 		return PMT_EXIT_USAGE;
 	}
 	/* the machine file */
 	if (o->interference_file)
-		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
-	else if (pmc_interference_file_default(ss->interference_file, sizeof(ss->interference_file), why,
+		snprintf(ss->ifr.interference_file, sizeof(ss->ifr.interference_file), "%s", o->interference_file);
+	else if (pmc_interference_file_default(ss->ifr.interference_file, sizeof(ss->ifr.interference_file), why,
 					       sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	if (!o->calibrate_interference) {
-		if (pmc_isess_load_cal(is, ss->topo, ss->interference_file, o->interfere_kind,
+		if (pmc_isess_load_cal(is, ss->machine.topo, ss->ifr.interference_file, o->interfere_kind,
 				       o->csthr_l2, why, sizeof(why)) < 0) {
 			pm_cli_error("%s", why);
 			return PMT_EXIT_USAGE;
 		}
-		ss->have_cal = 1;
+		ss->ifr.have_cal = 1;
 		/* one machine file per host is shared by its users: say when another made it */
 		if (pmc_cal_foreign(&is->cal, why, sizeof(why)))
-			pm_cli_warning("machine file '%s': %s", ss->interference_file, why);
+			pm_cli_warning("machine file '%s': %s", ss->ifr.interference_file, why);
 	}
 	if (!o->interfere)
 		return -1; /* the calibration alone: no runs */
 	if (pmc_isess_levels(is, o->levels, o->interfere_kind,
-			     ss->have_cal ? ss->interference_file : NULL, levels,
+			     ss->ifr.have_cal ? ss->ifr.interference_file : NULL, levels,
 			     PMC_PLAN_MAX_RUNS, &nlevels, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	is->kind = o->interfere_kind;
-	if (pmc_plan_interfere(&ss->plan, prog, levels, nlevels,
+	if (pmc_plan_interfere(&ss->rplan.plan, prog, levels, nlevels,
 			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the interference runs: %s", why);
 		return PMT_EXIT_USAGE;
 	}
-	ss->prog_cpus = prog->set; /* for pin_collector and META */
-	ss->interfering = 1;
+	ss->machine.prog_cpus = prog->set; /* for pin_collector and META */
+	ss->rplan.interfering = 1;
 	return -1;
 }
 
@@ -332,21 +336,21 @@ static void cal_progress(void *arg, unsigned step, unsigned nsteps, const char *
  * and writes the machine file. Returns -1 to go on, or the exit status after reporting. */
 int pmc_cli_calibrate_interference(struct pmc_session *ss)
 {
-	struct pmc_isess *is = &ss->isess;
+	struct pmc_isess *is = &ss->ifr.isess;
 	struct pmc_interference_cal *cal = &is->cal;
 	struct pmc_cal_params p;
 	char why[512];
 	int probe = -1;
 
 	for (int c = 0; c < CPU_SETSIZE && probe < 0; c++)
-		if (CPU_ISSET(c, &ss->prog_cpus))
+		if (CPU_ISSET(c, &ss->machine.prog_cpus))
 			probe = c;
 	if (probe < 0) { /* calibration alone: the first CPU that is not an interferer's */
-		for (size_t i = 0; i < ss->online.list.n && probe < 0; i++) {
-			int c = (int)ss->online.list.v[i], mine = 0;
+		for (size_t i = 0; i < ss->machine.online.list.n && probe < 0; i++) {
+			int c = (int)ss->machine.online.list.v[i], mine = 0;
 			for (size_t j = 0; j < is->ncpus; j++)
 				mine |= is->cpus[j] == c;
-			if (!mine && (!ss->have_start_cpus || CPU_ISSET(c, &ss->start_cpus)))
+			if (!mine && (!ss->machine.have_start_cpus || CPU_ISSET(c, &ss->machine.start_cpus)))
 				probe = c;
 		}
 	}
@@ -357,18 +361,18 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 	}
 	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
 	p.csthr_bytes = is->csthr_bytes;
-	pmc_cal_params_topology(&p, ss->topo);
+	pmc_cal_params_topology(&p, ss->machine.topo);
 	cal_start_ns = pmc_now_ns();
 	p.progress = cal_progress;
 	if (!pmc_cli_quiet)
 		fprintf(stderr, "pmcollect: calibrating interference: probe on CPU %d, interferers on "
 			"CPUs %s (BW1, B, capacity left with 0..%zu CSThrs, orthogonality)\n", probe,
 			is->cpus_text, is->ncpus);
-	if (pmc_cal_run(ss->topo, &p, cal, why, sizeof(why)) < 0) {
+	if (pmc_cal_run(ss->machine.topo, &p, cal, why, sizeof(why)) < 0) {
 		pm_cli_error("calibration failed: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
-	ss->have_cal = 1;
+	ss->ifr.have_cal = 1;
 	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s (eq. 1 with %s), B = %.2f GB/s; capacity: %s method\n",
 		cal->BW1_bytes_per_s / 1e9, cal->bw1_method == PMC_CAL_COUNTERS ? "counted LLC misses" :
 		"misses = accesses", cal->B_bytes_per_s / 1e9,
@@ -389,18 +393,18 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 			"per access)\n", k, cal->cap[k].valid ? "" : "not measurable, ",
 			cal->cap[k].C_bytes / 1048576.0, cal->cap[k].t_l2_ns, cal->cap[k].t_dram_ns);
 	fprintf(stderr, "pmcollect: BWThrs leaving the capacity unchanged (Fig. 11): %d\n", cal->orth_bwthrs);
-	if (pmc_mkdir_parents(ss->interference_file, why, sizeof(why)) < 0 ||
-	    pmc_cal_write(ss->interference_file, cal, why, sizeof(why)) < 0) {
+	if (pmc_mkdir_parents(ss->ifr.interference_file, why, sizeof(why)) < 0 ||
+	    pmc_cal_write(ss->ifr.interference_file, cal, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot write the machine file: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	if (!pmc_cli_quiet)
-		fprintf(stderr, "pmcollect: machine file '%s' written\n", ss->interference_file);
+		fprintf(stderr, "pmcollect: machine file '%s' written\n", ss->ifr.interference_file);
 	return -1;
 }
 
 /* The job context (docs/cluster.md): the rank from the launcher's variables, the
- * output name expanded from its template (into ss->output, o->output then points there), the
+ * output name expanded from its template (into ss->job.output, o->output then points there), the
  * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
  * wrapped command is itself a launcher. Returns -1 to go on, or the exit status after reporting
  * (2: a variable that is not a number, a template that cannot be expanded). */
@@ -410,26 +414,26 @@ int pmc_cli_job_context(struct pmc_opts *o, struct pmc_session *ss)
 	char why[512], host[256];
 	const char *launcher;
 
-	if (pmc_rank_detect(environ, &ss->rank, why, sizeof(why)) < 0) {
+	if (pmc_rank_detect(environ, &ss->job.rank, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
-	ss->in_job = ss->rank.rank_var || ss->rank.local_rank_var || ss->rank.size_var ||
-		     ss->rank.job_var;
+	ss->job.in_job = ss->job.rank.rank_var || ss->job.rank.local_rank_var || ss->job.rank.size_var ||
+		     ss->job.rank.job_var;
 	/* a rank whose local rank is unknown takes the readings too: better twice than never */
-	ss->node_readings = !ss->in_job || ss->rank.local_rank <= 0;
-	pmc_sched_set_rank(ss->rank.rank);
+	ss->job.node_readings = !ss->job.in_job || ss->job.rank.local_rank <= 0;
+	pmc_sched_set_rank(ss->job.rank.rank);
 	if (strchr(o->output, '%')) {
 		if (gethostname(host, sizeof(host)) != 0)
 			snprintf(host, sizeof(host), "unknown");
 		host[sizeof(host) - 1] = '\0';
-		if (pmc_output_name(o->output, &ss->rank, host, (long)getpid(), ss->output,
-				    sizeof(ss->output), why, sizeof(why)) < 0) {
+		if (pmc_output_name(o->output, &ss->job.rank, host, (long)getpid(), ss->job.output,
+				    sizeof(ss->job.output), why, sizeof(why)) < 0) {
 			pm_cli_error("%s", why);
 			return PMT_EXIT_USAGE;
 		}
-		ss->output_template = 1;
-		o->output = ss->output;
+		ss->job.output_template = 1;
+		o->output = ss->job.output;
 	}
 	launcher = o->argc > 0 && o->argv ? pmc_launcher_name(o->argv[0]) : NULL; /* none with --calibrate-interference alone */
 	if (launcher) {
@@ -451,11 +455,11 @@ static int plan_user(const struct pmc_opts *o, struct pmc_session *ss)
 
 	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
 		name = su;
-	if (name && pmc_user_resolve(name, &ss->user, why, sizeof(why)) < 0) {
+	if (name && pmc_user_resolve(name, &ss->env.user, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid user '%s': %s", name, why);
 		return PMT_EXIT_USAGE;
 	}
-	ss->have_user = name != NULL;
+	ss->env.have_user = name != NULL;
 	return -1;
 }
 
@@ -468,23 +472,23 @@ static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
 	int err;
 
 	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1,
-				  (uint32_t)ss->usable.cpus.n, o->argv, !o->no_baseline, &ss->sweep,
+				  (uint32_t)ss->machine.usable.cpus.n, o->argv, !o->no_baseline, &ss->rplan.sweep,
 				  why, sizeof(why));
 	if (err < 0) {
 		pm_cli_error("invalid --sweep '%s': %s", o->sweep,
 			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
 		return PMT_EXIT_USAGE;
 	}
-	if (ss->sweep.has_threads && o->threads > 0) {
+	if (ss->rplan.sweep.has_threads && o->threads > 0) {
 		pm_cli_error("-t cannot be combined with a threads= sweep");
 		return PMT_EXIT_USAGE;
 	}
-	ss->compact = calloc(ss->online.list.n ? ss->online.list.n : 1, sizeof(*ss->compact));
-	if (!ss->compact) {
+	ss->rplan.compact = calloc(ss->machine.online.list.n ? ss->machine.online.list.n : 1, sizeof(*ss->rplan.compact));
+	if (!ss->rplan.compact) {
 		pm_cli_error("%s", strerror(ENOMEM));
 		return PMT_EXIT_FAILURE;
 	}
-	if (pmc_plan_compact_order(ss->topo, &ss->usable.cpus, ss->compact, ss->online.list.n, &ss->ncompact, why,
+	if (pmc_plan_compact_order(ss->machine.topo, &ss->machine.usable.cpus, ss->rplan.compact, ss->machine.online.list.n, &ss->rplan.ncompact, why,
 				   sizeof(why)) < 0) {
 		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
 		return PMT_EXIT_FAILURE;
@@ -503,7 +507,7 @@ static int add_run_list(struct pmc_session *ss, const char *text)
 	if (cpu_list(ss, text, &c) < 0)
 		return -1;
 	bad = check_usable(text, &c.list, ss);
-	if (!bad && pmc_plan_add_list(&ss->plan, &c.list, why, sizeof(why)) < 0) {
+	if (!bad && pmc_plan_add_list(&ss->rplan.plan, &c.list, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid --runs: %s", why);
 		bad = -1;
 	}
@@ -518,7 +522,7 @@ static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char buf[4096], *save = NULL;
 
-	memset(&ss->plan, 0, sizeof(ss->plan));
+	memset(&ss->rplan.plan, 0, sizeof(ss->rplan.plan));
 	snprintf(buf, sizeof(buf), "%s", o->runs_value);
 	for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 		if (add_run_list(ss, tok) < 0)
@@ -526,7 +530,7 @@ static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
 	for (size_t i = 0; i < o->nruns_words; i++)
 		if (add_run_list(ss, o->runs_words[i]) < 0)
 			return PMT_EXIT_USAGE;
-	pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.list.n);
+	pmc_plan_roles(&ss->rplan.plan, o->threads, (uint32_t)ss->machine.online.list.n);
 	return -1;
 }
 
@@ -545,7 +549,7 @@ static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
  * would end past --calibrate-budget. Returns -1 to go on, or the exit status after reporting. */
 static int plan_calibrate_rounds(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	size_t npoints = ss->plan.n;
+	size_t npoints = ss->rplan.plan.n;
 	uint32_t min = o->repeat ? (uint32_t)o->repeat : CALIBRATE_REPEAT;
 	uint32_t max = npoints ? (uint32_t)(PMC_PLAN_MAX_RUNS / npoints) : 0;
 	char why[256];
@@ -553,16 +557,16 @@ static int plan_calibrate_rounds(const struct pmc_opts *o, struct pmc_session *s
 	if (min > max)
 		return usage_error("invalid --repeat: %u rounds of %zu runs exceed %d runs", min, npoints,
 				   PMC_PLAN_MAX_RUNS);
-	if (pmc_plan_repeat(&ss->plan, max, why, sizeof(why)) < 0)
+	if (pmc_plan_repeat(&ss->rplan.plan, max, why, sizeof(why)) < 0)
 		return usage_error("invalid --repeat: %s", why);
-	ss->calstop_on = 1;
-	ss->calstop.omega_se_target = o->omega_se;
-	ss->calstop.budget_ns = (uint64_t)(o->calibrate_budget_s * 1e9);
-	ss->calstop.min_rounds = min;
-	ss->calstop.max_rounds = max;
-	ss->cal_points = npoints;
-	ss->cal_one = cal_one_cpu(&ss->plan, npoints);
-	ss->cal_worst_se = NAN;
+	ss->rplan.calstop_on = 1;
+	ss->rplan.calstop.omega_se_target = o->omega_se;
+	ss->rplan.calstop.budget_ns = (uint64_t)(o->calibrate_budget_s * 1e9);
+	ss->rplan.calstop.min_rounds = min;
+	ss->rplan.calstop.max_rounds = max;
+	ss->rplan.cal_points = npoints;
+	ss->rplan.cal_one = cal_one_cpu(&ss->rplan.plan, npoints);
+	ss->book.cal_worst_se = NAN;
 	return -1;
 }
 
@@ -594,30 +598,30 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	if (o->cpus) {
 		/* every CPU must be online (and fit a cpu_set_t) */
-		if (cpu_list(ss, o->cpus, &ss->cpus) < 0 || check_usable(o->cpus, &ss->cpus.list, ss) < 0)
+		if (cpu_list(ss, o->cpus, &ss->machine.cpus) < 0 || check_usable(o->cpus, &ss->machine.cpus.list, ss) < 0)
 			return PMT_EXIT_USAGE;
-		ss->prog_cpus = ss->cpus.set;
+		ss->machine.prog_cpus = ss->machine.cpus.set;
 	}
 	if (o->interfere || o->calibrate_interference) {
 		int r = plan_interference(o, ss);
 		if (r >= 0)
 			return r;
 	} else if (o->sweep) {
-		/* the runs are made one at a time from ss->sweep (sweep_run) */
-	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
-		pmc_plan_single(&ss->plan, o->cpus ? &ss->cpus : NULL, o->threads, (uint32_t)ss->online.list.n);
+		/* the runs are made one at a time from ss->rplan.sweep (sweep_run) */
+	} else if (!o->calibrate && (o->cpus || !ss->machine.usable.restricted)) {
+		pmc_plan_single(&ss->rplan.plan, o->cpus ? &ss->machine.cpus : NULL, o->threads, (uint32_t)ss->machine.online.list.n);
 	} else if (!o->calibrate) {
 		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
 		struct pmc_cpus u;
-		if (pmc_cpus_from_list(&ss->usable.cpus, &u) < 0) {
+		if (pmc_cpus_from_list(&ss->machine.usable.cpus, &u) < 0) {
 			pm_cli_error("%s", strerror(ENOMEM));
 			return PMT_EXIT_FAILURE;
 		}
-		pmc_plan_single(&ss->plan, &u, o->threads, (uint32_t)ss->online.list.n);
-		ss->prog_cpus = u.set;
+		pmc_plan_single(&ss->rplan.plan, &u, o->threads, (uint32_t)ss->machine.online.list.n);
+		ss->machine.prog_cpus = u.set;
 		pmc_cpus_free(&u);
 	} else if (o->runs_value == 0) {
-		if (pmc_plan_calibrate(&ss->plan, ss->topo, &ss->usable.cpus, why, sizeof(why)) < 0) {
+		if (pmc_plan_calibrate(&ss->rplan.plan, ss->machine.topo, &ss->machine.usable.cpus, why, sizeof(why)) < 0) {
 			pm_cli_error("cannot plan the calibration runs: %s", why);
 			return PMT_EXIT_FAILURE;
 		}
@@ -630,20 +634,20 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 		int ret = plan_calibrate_rounds(o, ss);
 		if (ret >= 0)
 			return ret;
-	} else if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
+	} else if (o->calibrate && pmc_plan_repeat(&ss->rplan.plan, o->repeat ? (uint32_t)o->repeat :
 					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0) {
 		return usage_error("invalid --repeat: %s", why);
 	} else if (o->calibrate) {
 		/* a fixed number of rounds: SUMMARY "calibration" still says how many and omega's
 		 * standard error (record.c) */
-		ss->cal_points = ss->plan.n / (o->repeat ? (size_t)o->repeat : o->runs_value ? 1 : CALIBRATE_REPEAT);
-		ss->cal_one = cal_one_cpu(&ss->plan, ss->cal_points);
-		ss->cal_worst_se = NAN;
+		ss->rplan.cal_points = ss->rplan.plan.n / (o->repeat ? (size_t)o->repeat : o->runs_value ? 1 : CALIBRATE_REPEAT);
+		ss->rplan.cal_one = cal_one_cpu(&ss->rplan.plan, ss->rplan.cal_points);
+		ss->book.cal_worst_se = NAN;
 	}
 	if (o->threads > 0) {
 		char text[16];
 		snprintf(text, sizeof(text), "%d", o->threads);
-		(void)pmc_plan_setenv(&ss->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
+		(void)pmc_plan_setenv(&ss->rplan.plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
 	}
 	if (o->threads_list) {
 		int ret = plan_thread_list(o, ss);
@@ -652,20 +656,20 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	if (o->omp_regions)
 		omp_setup(o, ss);
-	ss->mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL, ss->mpi_tool,
-				    sizeof(ss->mpi_tool), ss->mpi_why, sizeof(ss->mpi_why));
-	if (ss->mpi_why[0])
-		pm_cli_warning("--mpi: %s", ss->mpi_why);
-	if (!ss->mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
-		snprintf(ss->mpi_off, sizeof(ss->mpi_off), "%s", ss->mpi_why[0] ? ss->mpi_why : "--no-mpi");
+	ss->mpi.mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL, ss->mpi.mpi_tool,
+				    sizeof(ss->mpi.mpi_tool), ss->mpi.mpi_why, sizeof(ss->mpi.mpi_why));
+	if (ss->mpi.mpi_why[0])
+		pm_cli_warning("--mpi: %s", ss->mpi.mpi_why);
+	if (!ss->mpi.mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
+		snprintf(ss->mpi.mpi_off, sizeof(ss->mpi.mpi_off), "%s", ss->mpi.mpi_why[0] ? ss->mpi.mpi_why : "--no-mpi");
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",
 				      strcmp(o->mem_mode, "bind") == 0 ? "membind" : "interleave");
 			return PMT_EXIT_USAGE;
 		}
-		ss->mem_mask = numa_parse_nodestring(o->mem_nodes);
-		if (!ss->mem_mask) {
+		ss->env.mem_mask = numa_parse_nodestring(o->mem_nodes);
+		if (!ss->env.mem_mask) {
 			pm_cli_error("invalid NUMA node list '%s'", o->mem_nodes);
 			return PMT_EXIT_USAGE;
 		}

@@ -11,6 +11,8 @@
 #include <hwloc.h>
 
 #include "sources/cpuset.h"
+#include "calstop.h"
+#include "sweep.h"
 #include "pm_cli.h"
 
 #define PMC_PLAN_MAX_RUNS 64
@@ -131,5 +133,30 @@ int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const str
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run
  * has PMC_PLAN_MAX_ENV overrides already. */
 int pmc_plan_setenv(struct pmc_plan *plan, const char *name, const char *value);
+
+/* Run i of the sweep sw as a plan run (*run, replaced): the baseline (1 CPU) or configuration
+ * (cores, threads) with its repetition; k cores are the first k CPUs of compact[0..ncompact-1] (the
+ * compact order, pmc_plan_compact_order); no cores key: every CPU (ncpus = online_cpus);
+ * OMP_NUM_THREADS is the configuration's threads, else default_threads (-t; 0 = not set). Returns
+ * 0, or -1 when the CPU list does not fit a run's cpus field. */
+int pmc_plan_sweep_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t *compact,
+			size_t ncompact, uint32_t online_cpus, uint32_t default_threads,
+			struct pmc_plan_run *run);
+
+/* The run plan of one session (pmc_plan_make): the runs, or the sweep made one run at a time, and
+ * how --calibrate's rounds are cut. */
+struct pmc_run_plan {
+	struct pmc_plan plan;
+	/* --sweep: its plan, and the allowed CPUs in compact order (the first k for k cores) */
+	struct pmc_sweep_plan sweep;
+	uint32_t *compact;
+	size_t ncompact;
+	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
+	 * that ends them when calstop_on (calstop.h) */
+	int calstop_on;
+	struct pmc_calstop_rule calstop;
+	size_t cal_points, cal_one; /* runs per round; the round's run on 1 CPU (C(1)), or cal_points */
+	int interfering;            /* the plan's runs have interferers */
+};
 
 #endif
