@@ -114,9 +114,8 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss);
  * and writes the machine file. */
 int pmc_cli_calibrate_interference(struct pmc_session *ss);
 
-/* Pins pmcollect beside the program's CPUs of the current run (ss->machine.prog_cpus, the cpulist
- * prog),
- * warning once when a baseline run leaves no CPU for the collector outside them. Returns the
+/* Pins pmcollect beside the program's CPUs of the current run (ss->machine.prog_cpus, the
+ * cpulist prog), warning once when a baseline run leaves no CPU for the collector outside them. Returns the
  * collector's CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role);
 

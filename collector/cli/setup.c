@@ -45,9 +45,6 @@
 #include "cli.h"
 #include "session/sweep.h"
 
-#define INTERFERE_REPEAT_DEFAULT 3 /* --interfere without --repeat: runs per level */
-#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (docs/scaling.md) */
-
 /* Parses the CPU list or expression text on the session's topology into *out, every CPU online
  * (pmc_cpus_parse); prints the error and returns -1. */
 static int cpu_list(const struct pmc_session *ss, const char *text, struct pmc_cpus *out)
@@ -77,38 +74,6 @@ static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const st
 	}
 	(void)sched_setaffinity(0, sizeof(*start), start);
 	return -1;
-}
-
-/* -t LIST with --omp-regions: one run of the plain plan per thread count, in the list's order,
- * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1); without --cpus
- * on several packages each run on the first package's cores (pmc_plan_thread_list). Returns 0,
- * or after reporting PMT_EXIT_USAGE (a bad list) or PMT_EXIT_FAILURE (hwloc failed). */
-static int plan_thread_list(const struct pmc_opts *o, struct pmc_session *ss)
-{
-	struct pm_intlist l = { 0 };
-	uint32_t threads[PMC_PLAN_MAX_RUNS];
-	char why[256];
-
-	if (pm_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
-		pm_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
-		return PMT_EXIT_USAGE;
-	}
-	if (l.n > PMC_PLAN_MAX_RUNS) {
-		pm_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
-			      PMC_PLAN_MAX_RUNS);
-		pm_intlist_free(&l);
-		return PMT_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < l.n; i++)
-		threads[i] = l.v[i];
-	if (pmc_plan_thread_list(&ss->rplan.plan, ss->machine.topo, &ss->rplan.plan.runs[0], threads, l.n, &ss->machine.usable.cpus,
-				 !o->cpus, why, sizeof(why)) < 0) {
-		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
-		pm_intlist_free(&l);
-		return PMT_EXIT_FAILURE;
-	}
-	pm_intlist_free(&l);
-	return 0;
 }
 
 /* --omp-regions: finds the tool and, with --omp-runtime, the runtime to preload. A missing tool
@@ -200,23 +165,16 @@ int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_r
 	return cpu;
 }
 
-/* --interfere / --calibrate-interference: the interferers' CPUs (--interfere-cpus, else hwloc's
- * placement: Casas & Bronevetsky §2, CPUs sharing the program's last-level cache that are not SMT
- * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
- * unless it is to be measured now), the levels and the run plan. Returns -1 to go on, or the
- * exit status after reporting. */
-static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
+/* --interfere-cpus, else hwloc's placement (Casas & Bronevetsky §2: CPUs sharing the program's
+ * last-level cache that are not SMT siblings of its CPUs), into ss->ifr.isess. Returns -1 to go
+ * on, or the exit status after reporting. */
+static int interferer_cpus(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	struct pmc_isess *is = &ss->ifr.isess;
-	struct pmc_cpus *prog = &ss->ifr.interfere_prog;
+	const struct pmc_machine *m = &ss->machine;
 	char why[512];
-	uint32_t levels[PMC_PLAN_MAX_RUNS];
-	size_t nlevels = 0;
 	int n;
 
-	if (o->calibrate)
-		return usage_error("--interfere and --calibrate-interference cannot be combined with "
-				   "--calibrate or --runs");
 	if (o->interfere_cpus) {
 		struct pmc_cpus ic;
 		const struct pm_intlist *l = &ic.list;
@@ -230,10 +188,10 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 		n = (int)l->n;
 		for (size_t j = 0; j < l->n && n <= PMC_CAL_MAX_K; j++) {
-			if (o->cpus && pmc_intlist_has(&ss->machine.cpus.list, l->v[j])) {
+			if (o->cpus && pmc_intlist_has(&m->cpus.list, l->v[j])) {
 				pmc_cpus_free(&ic);
 				pm_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
-					      "CPUs of their own", o->interfere_cpus, ss->machine.cpus.text);
+					      "CPUs of their own", o->interfere_cpus, m->cpus.text);
 				return PMT_EXIT_USAGE;
 			}
 			is->cpus[j] = (int)l->v[j];
@@ -247,15 +205,15 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 	} else {
 		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
 		 * set is sorted) */
-		struct pm_intlist anchor = { .v = ss->machine.usable.cpus.v, .n = 1 };
-		if (ss->machine.usable.cpus.n < 2) {
+		struct pm_intlist anchor = { .v = m->usable.cpus.v, .n = 1 };
+		if (m->usable.cpus.n < 2) {
 			pm_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
 				      "program and the interferers need CPUs of their own; give pmcollect more "
 				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
-				      ss->machine.usable.cpus.n ? "only one" : "no", ss->machine.usable.text);
+				      m->usable.cpus.n ? "only one" : "no", m->usable.text);
 			return PMT_EXIT_USAGE;
 		}
-		n = pmc_interfere_place(ss->machine.topo, o->cpus ? &ss->machine.cpus.list : &anchor, &ss->machine.usable.cpus,
+		n = pmc_interfere_place(m->topo, o->cpus ? &m->cpus.list : &anchor, &m->usable.cpus,
 					is->cpus, PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
 			pm_cli_error("cannot place the interferers: %s", why);
@@ -263,6 +221,27 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	}
 	pmc_isess_set_ncpus(is, (size_t)n);
+	return -1;
+}
+
+/* --interfere / --calibrate-interference: the interferers' CPUs (interferer_cpus), the program's
+ * CPUs (--cpus, else the rest), the machine file (read unless it is to be measured now) and, with
+ * --interfere, the levels (levels[0..*nlevels-1]) that pmc_plan_make plans the runs of. Returns
+ * -1 to go on, or the exit status after reporting. */
+static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss, uint32_t *levels,
+			     size_t *nlevels)
+{
+	struct pmc_isess *is = &ss->ifr.isess;
+	struct pmc_cpus *prog = &ss->ifr.interfere_prog;
+	char why[512];
+	int ret;
+
+	if (o->calibrate)
+		return usage_error("--interfere and --calibrate-interference cannot be combined with "
+				   "--calibrate or --runs");
+	ret = interferer_cpus(o, ss);
+	if (ret >= 0)
+		return ret;
 	/* the program's CPUs: --cpus, else what is left beside the interferers */
 	if (o->cpus) {
 		if (pmc_cpus_from_list(&ss->machine.cpus.list, prog) < 0) {
@@ -271,8 +250,8 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	} else {
 		struct pm_intlist left;
-		int bad = pmc_interfere_program_cpus(ss->machine.topo, &ss->machine.usable.cpus, is->cpus, is->ncpus,
-						     &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
+		int bad = pmc_interfere_program_cpus(ss->machine.topo, &ss->machine.usable.cpus, is->cpus,
+						     is->ncpus, &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
 		pm_intlist_free(&left);
 		if (bad) {
 			pm_cli_error("no CPU is left for the program beside the interferers' (%s): give "
@@ -287,8 +266,8 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 	/* the machine file */
 	if (o->interference_file)
 		snprintf(ss->ifr.interference_file, sizeof(ss->ifr.interference_file), "%s", o->interference_file);
-	else if (pmc_interference_file_default(ss->ifr.interference_file, sizeof(ss->ifr.interference_file), why,
-					       sizeof(why)) < 0) {
+	else if (pmc_interference_file_default(ss->ifr.interference_file, sizeof(ss->ifr.interference_file),
+					       why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
@@ -307,18 +286,11 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		return -1; /* the calibration alone: no runs */
 	if (pmc_isess_levels(is, o->levels, o->interfere_kind,
 			     ss->ifr.have_cal ? ss->ifr.interference_file : NULL, levels,
-			     PMC_PLAN_MAX_RUNS, &nlevels, why, sizeof(why)) < 0) {
+			     PMC_PLAN_MAX_RUNS, nlevels, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	is->kind = o->interfere_kind;
-	if (pmc_plan_interfere(&ss->rplan.plan, prog, levels, nlevels,
-			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
-		pm_cli_error("cannot plan the interference runs: %s", why);
-		return PMT_EXIT_USAGE;
-	}
-	ss->machine.prog_cpus = prog->set; /* for pin_collector and META */
-	ss->rplan.interfering = 1;
 	return -1;
 }
 
@@ -463,119 +435,136 @@ static int plan_user(const struct pmc_opts *o, struct pmc_session *ss)
 	return -1;
 }
 
-/* The rest of pmc_cli_plan_runs for --sweep: the sweep's plan from SPEC (every bad SPEC refused here,
- * before anything starts), the compact CPU order its core counts take CPUs from, the user.
- * Returns -1 to go on, or the exit status after reporting. */
-static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
-{
-	char why[512];
-	int err;
+/* The CPU lists of --runs, parsed and checked once: each list of its value, then each plain list
+ * after it, in order. */
+struct runs_lists {
+	struct pmc_cpus *c;
+	struct pm_intlist *l; /* the lists of c, for pmc_plan_request.runs */
+	size_t n;
+};
 
-	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1,
-				  (uint32_t)ss->machine.usable.cpus.n, o->argv, !o->no_baseline, &ss->rplan.sweep,
-				  why, sizeof(why));
-	if (err < 0) {
-		pm_cli_error("invalid --sweep '%s': %s", o->sweep,
-			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
-		return PMT_EXIT_USAGE;
-	}
-	if (ss->rplan.sweep.has_threads && o->threads > 0) {
-		pm_cli_error("-t cannot be combined with a threads= sweep");
-		return PMT_EXIT_USAGE;
-	}
-	ss->rplan.compact = calloc(ss->machine.online.list.n ? ss->machine.online.list.n : 1, sizeof(*ss->rplan.compact));
-	if (!ss->rplan.compact) {
-		pm_cli_error("%s", strerror(ENOMEM));
-		return PMT_EXIT_FAILURE;
-	}
-	if (pmc_plan_compact_order(ss->machine.topo, &ss->machine.usable.cpus, ss->rplan.compact, ss->machine.online.list.n, &ss->rplan.ncompact, why,
-				   sizeof(why)) < 0) {
-		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
-		return PMT_EXIT_FAILURE;
-	}
-	return -1;
+static void runs_lists_free(struct runs_lists *rl)
+{
+	for (size_t i = 0; i < rl->n; i++)
+		pmc_cpus_free(&rl->c[i]);
+	free(rl->c);
+	free(rl->l);
+	memset(rl, 0, sizeof(*rl));
 }
 
 /* One run of --runs on the CPUs of text (a cpulist or CPU expression), parsed on the session's
  * topology and checked against the CPUs pmcollect may use. Returns 0 or -1 after reporting. */
-static int add_run_list(struct pmc_session *ss, const char *text)
+static int add_run_list(struct pmc_session *ss, const char *text, struct runs_lists *rl)
 {
-	struct pmc_cpus c;
-	char why[512];
-	int bad;
+	struct pmc_cpus *c = &rl->c[rl->n];
 
-	if (cpu_list(ss, text, &c) < 0)
+	if (cpu_list(ss, text, c) < 0)
 		return -1;
-	bad = check_usable(text, &c.list, ss);
-	if (!bad && pmc_plan_add_list(&ss->rplan.plan, &c.list, why, sizeof(why)) < 0) {
-		pm_cli_error("invalid --runs: %s", why);
-		bad = -1;
-	}
-	pmc_cpus_free(&c);
-	return bad;
+	rl->n++;
+	return check_usable(text, &c->list, ss);
 }
 
-/* The runs of --runs: each list of its value and each plain list after it, in order; the first
- * with fewer CPUs than threads is the baseline (pmc_plan_roles). Returns -1 to go on, or
- * PMT_EXIT_USAGE after reporting. */
-static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
+/* Parses the lists of --runs into *rl (rl->l non-NULL even without one). Returns -1 to go on, or
+ * the exit status after reporting. */
+static int parse_runs_lists(const struct pmc_opts *o, struct pmc_session *ss, struct runs_lists *rl)
 {
 	char buf[4096], *save = NULL;
+	size_t max = o->nruns_words + strlen(o->runs_value) / 2 + 1;
 
-	memset(&ss->rplan.plan, 0, sizeof(ss->rplan.plan));
+	rl->c = calloc(max, sizeof(*rl->c));
+	rl->l = calloc(max, sizeof(*rl->l));
+	if (!rl->c || !rl->l) {
+		pm_cli_error("%s", strerror(ENOMEM));
+		return PMT_EXIT_FAILURE;
+	}
 	snprintf(buf, sizeof(buf), "%s", o->runs_value);
 	for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		if (add_run_list(ss, tok) < 0)
+		if (add_run_list(ss, tok, rl) < 0)
 			return PMT_EXIT_USAGE;
 	for (size_t i = 0; i < o->nruns_words; i++)
-		if (add_run_list(ss, o->runs_words[i]) < 0)
+		if (add_run_list(ss, o->runs_words[i], rl) < 0)
 			return PMT_EXIT_USAGE;
-	pmc_plan_roles(&ss->rplan.plan, o->threads, (uint32_t)ss->machine.online.list.n);
+	for (size_t i = 0; i < rl->n; i++)
+		rl->l[i] = rl->c[i].list;
 	return -1;
 }
 
-/* The run of the first round (runs[0..npoints)) on one CPU, whose C is C(1); npoints when none. */
-static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
+/* The run plan, made once by pmc_plan_make from the options and the machine (lists is --runs',
+ * levels --interfere's), into ss->rplan; with --progress its decisions, one line each. Returns -1
+ * to go on, or the exit status after reporting. */
+static int make_plan(const struct pmc_opts *o, struct pmc_session *ss, const struct runs_lists *rl,
+		     const uint32_t *levels, size_t nlevels)
 {
-	for (size_t r = 0; r < npoints && r < plan->n; r++)
-		if (plan->runs[r].ncpus == 1)
-			return r;
-	return npoints;
+	const struct pmc_machine *m = &ss->machine;
+	struct pmc_plan_request rq = {
+		.topo = m->topo, .usable = &m->usable.cpus, .usable_restricted = m->usable.restricted,
+		.online_cpus = (uint32_t)m->online.list.n, .cpus = o->cpus ? &m->cpus : NULL,
+		.threads = o->threads, .repeat = (uint32_t)o->repeat, .calibrate = o->calibrate,
+		.adaptive = o->calibrate_adaptive, .omega_se = o->omega_se,
+		.budget_s = o->calibrate_budget_s, .runs = rl->l, .nruns = rl->n, .sweep = o->sweep,
+		.argv = o->argv, .sweep_baseline = !o->no_baseline, .threads_list = o->threads_list,
+		.interfere_calibration_only = o->calibrate_interference && !o->interfere,
+		.interfere_prog = o->interfere ? &ss->ifr.interfere_prog : NULL,
+		.levels = levels, .nlevels = nlevels,
+	};
+	char why[1024];
+
+	switch (pmc_plan_make(&rq, &ss->rplan, why, sizeof(why))) {
+	case 0:
+		break;
+	case PMC_PLAN_E_USAGE_LINE:
+		return usage_error("%s", why);
+	case PMC_PLAN_E_USAGE:
+		pm_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	default:
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (ss->rplan.have_prog_cpus)
+		ss->machine.prog_cpus = ss->rplan.prog_cpus; /* for pin_collector and META */
+	if (o->calibrate)
+		ss->book.cal_worst_se = NAN;
+	for (size_t i = 0; i < ss->rplan.ndecisions && pmc_cli_show_progress(); i++)
+		fprintf(stderr, "pmcollect: plan: %s: %s\n",
+			pmc_plan_reason_name(ss->rplan.decisions[i].reason), ss->rplan.decisions[i].text);
+	return -1;
 }
 
-/* An adaptive --calibrate: the plan holds as many rounds of its runs as fit
- * (PMC_PLAN_MAX_RUNS), and record.c ends them by the rule of collector/session/calstop.h: --repeat K (or 3)
- * rounds at least, then until omega's standard error is at most --omega-se or the next round
- * would end past --calibrate-budget. Returns -1 to go on, or the exit status after reporting. */
-static int plan_calibrate_rounds(const struct pmc_opts *o, struct pmc_session *ss)
+/* The options that need the machine: --cpus, --interfere's CPUs and machine file, --runs' lists
+ * (parsed once on the session's topology), then the run plan (make_plan). Returns -1 to go on, or
+ * the exit status after reporting. */
+static int plan_inputs(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	size_t npoints = ss->rplan.plan.n;
-	uint32_t min = o->repeat ? (uint32_t)o->repeat : CALIBRATE_REPEAT;
-	uint32_t max = npoints ? (uint32_t)(PMC_PLAN_MAX_RUNS / npoints) : 0;
-	char why[256];
+	struct runs_lists rl = { 0 };
+	uint32_t levels[PMC_PLAN_MAX_RUNS];
+	size_t nlevels = 0;
+	int ret = -1;
 
-	if (min > max)
-		return usage_error("invalid --repeat: %u rounds of %zu runs exceed %d runs", min, npoints,
-				   PMC_PLAN_MAX_RUNS);
-	if (pmc_plan_repeat(&ss->rplan.plan, max, why, sizeof(why)) < 0)
-		return usage_error("invalid --repeat: %s", why);
-	ss->rplan.calstop_on = 1;
-	ss->rplan.calstop.omega_se_target = o->omega_se;
-	ss->rplan.calstop.budget_ns = (uint64_t)(o->calibrate_budget_s * 1e9);
-	ss->rplan.calstop.min_rounds = min;
-	ss->rplan.calstop.max_rounds = max;
-	ss->rplan.cal_points = npoints;
-	ss->rplan.cal_one = cal_one_cpu(&ss->rplan.plan, npoints);
-	ss->book.cal_worst_se = NAN;
-	return -1;
+	if (o->cpus) {
+		/* every CPU must be online (and fit a cpu_set_t) */
+		if (cpu_list(ss, o->cpus, &ss->machine.cpus) < 0 ||
+		    check_usable(o->cpus, &ss->machine.cpus.list, ss) < 0)
+			return PMT_EXIT_USAGE;
+		ss->machine.prog_cpus = ss->machine.cpus.set;
+	}
+	if (o->interfere || o->calibrate_interference)
+		ret = plan_interference(o, ss, levels, &nlevels);
+	else if (o->calibrate && o->runs_value)
+		ret = parse_runs_lists(o, ss, &rl);
+	if (ret < 0)
+		ret = make_plan(o, ss, &rl, levels, nlevels);
+	runs_lists_free(&rl);
+	return ret;
 }
 
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
- * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
- * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
+ * here), --cpus, the runs (pmc_plan_make), --omp-regions, --mpi, the NUMA node mask, the user.
+ * Returns -1 to go on, or the exit status after reporting. */
 int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char why[512];
+	int ret;
 
 	if (pmc_session_machine(ss, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
@@ -591,77 +580,19 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 			      "cores=1,2,4)");
 		return PMT_EXIT_USAGE;
 	}
-	if (o->sweep) {
-		int ret = plan_sweep(o, ss);
-		if (ret >= 0)
-			return ret;
-	}
-	if (o->cpus) {
-		/* every CPU must be online (and fit a cpu_set_t) */
-		if (cpu_list(ss, o->cpus, &ss->machine.cpus) < 0 || check_usable(o->cpus, &ss->machine.cpus.list, ss) < 0)
-			return PMT_EXIT_USAGE;
-		ss->machine.prog_cpus = ss->machine.cpus.set;
-	}
-	if (o->interfere || o->calibrate_interference) {
-		int r = plan_interference(o, ss);
-		if (r >= 0)
-			return r;
-	} else if (o->sweep) {
-		/* the runs are made one at a time from ss->rplan.sweep (sweep_run) */
-	} else if (!o->calibrate && (o->cpus || !ss->machine.usable.restricted)) {
-		pmc_plan_single(&ss->rplan.plan, o->cpus ? &ss->machine.cpus : NULL, o->threads, (uint32_t)ss->machine.online.list.n);
-	} else if (!o->calibrate) {
-		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
-		struct pmc_cpus u;
-		if (pmc_cpus_from_list(&ss->machine.usable.cpus, &u) < 0) {
-			pm_cli_error("%s", strerror(ENOMEM));
-			return PMT_EXIT_FAILURE;
-		}
-		pmc_plan_single(&ss->rplan.plan, &u, o->threads, (uint32_t)ss->machine.online.list.n);
-		ss->machine.prog_cpus = u.set;
-		pmc_cpus_free(&u);
-	} else if (o->runs_value == 0) {
-		if (pmc_plan_calibrate(&ss->rplan.plan, ss->machine.topo, &ss->machine.usable.cpus, why, sizeof(why)) < 0) {
-			pm_cli_error("cannot plan the calibration runs: %s", why);
-			return PMT_EXIT_FAILURE;
-		}
-	} else {
-		int ret = plan_runs_lists(o, ss);
-		if (ret >= 0)
-			return ret;
-	}
-	if (o->calibrate_adaptive) {
-		int ret = plan_calibrate_rounds(o, ss);
-		if (ret >= 0)
-			return ret;
-	} else if (o->calibrate && pmc_plan_repeat(&ss->rplan.plan, o->repeat ? (uint32_t)o->repeat :
-					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0) {
-		return usage_error("invalid --repeat: %s", why);
-	} else if (o->calibrate) {
-		/* a fixed number of rounds: SUMMARY "calibration" still says how many and omega's
-		 * standard error (record.c) */
-		ss->rplan.cal_points = ss->rplan.plan.n / (o->repeat ? (size_t)o->repeat : o->runs_value ? 1 : CALIBRATE_REPEAT);
-		ss->rplan.cal_one = cal_one_cpu(&ss->rplan.plan, ss->rplan.cal_points);
-		ss->book.cal_worst_se = NAN;
-	}
-	if (o->threads > 0) {
-		char text[16];
-		snprintf(text, sizeof(text), "%d", o->threads);
-		(void)pmc_plan_setenv(&ss->rplan.plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
-	}
-	if (o->threads_list) {
-		int ret = plan_thread_list(o, ss);
-		if (ret)
-			return ret;
-	}
+	ret = plan_inputs(o, ss);
+	if (ret >= 0)
+		return ret;
 	if (o->omp_regions)
 		omp_setup(o, ss);
-	ss->mpi.mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL, ss->mpi.mpi_tool,
-				    sizeof(ss->mpi.mpi_tool), ss->mpi.mpi_why, sizeof(ss->mpi.mpi_why));
+	ss->mpi.mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL,
+					ss->mpi.mpi_tool, sizeof(ss->mpi.mpi_tool), ss->mpi.mpi_why,
+					sizeof(ss->mpi.mpi_why));
 	if (ss->mpi.mpi_why[0])
 		pm_cli_warning("--mpi: %s", ss->mpi.mpi_why);
 	if (!ss->mpi.mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
-		snprintf(ss->mpi.mpi_off, sizeof(ss->mpi.mpi_off), "%s", ss->mpi.mpi_why[0] ? ss->mpi.mpi_why : "--no-mpi");
+		snprintf(ss->mpi.mpi_off, sizeof(ss->mpi.mpi_off), "%s",
+			 ss->mpi.mpi_why[0] ? ss->mpi.mpi_why : "--no-mpi");
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",

@@ -77,8 +77,7 @@ void pmc_session_close(struct pmc_session *ss)
 	pmc_cpus_free(&ss->machine.cpus);
 	pmc_cpus_free(&ss->ifr.interfere_prog);
 	pmc_cpus_free(&ss->machine.online);
-	pmc_sweep_plan_free(&ss->rplan.sweep);
-	free(ss->rplan.compact);
+	pmc_run_plan_free(&ss->rplan);
 	pmc_usable_cpus_free(&ss->machine.usable);
 	free(ss->machine.shared_msg);
 	pmc_user_free(&ss->env.user);
