@@ -311,6 +311,105 @@ static int add_labels(cJSON *meta, const struct pmc_opts *o)
 	return l ? 0 : PMT_E_NOMEM;
 }
 
+/* META of the session (pmc_meta_build): the command, the CPU sets, the job, the topology and
+ * the clocks now, into *meta. Returns 0, or a negative code with the reason in why. */
+static int build_meta(const struct pmc_opts *o, const struct pmc_session *ss, cJSON **meta, char *why,
+		      size_t whysize)
+{
+	struct pmc_clock_pair start;
+	struct pmc_meta_input mi = {
+		.argc = o->argc,
+		.argv = o->argv,
+		.interval_ms = o->interval_ms,
+		.cpus = o->cpus ? ss->machine.cpus.text : ss->rplan.interfering ? ss->rplan.plan.runs[0].cpus
+					  : ss->machine.usable.restricted ? ss->machine.usable.text : NULL,
+		.usable_cpus = ss->machine.usable.text,
+		.cgroup_cpus = ss->machine.usable.cgroup_cpus[0] ? ss->machine.usable.cgroup_cpus : NULL,
+		.cgroup_file = ss->machine.usable.cgroup_file,
+		.online = &ss->machine.online,
+		.collector_cpu = ss->machine.collector_cpu,
+		.mem_mode = o->mem_mode,
+		.mem_nodes = o->mem_nodes,
+		.start_mono_ns = pmc_now_ns(),
+		.clocks = &start,
+		.rank = ss->job.in_job ? &ss->job.rank : NULL,
+		.node_readings = ss->job.node_readings,
+		.affinity = ss->machine.have_start_cpus ? &ss->machine.start_cpus : NULL,
+		.topo = ss->machine.topo,
+	};
+	pmc_clock_pair_now(&start);
+	return pmc_meta_build(&mi, meta, why, whysize);
+}
+
+/* The tracefs scheduler events (schedtrace.h) into ss->src.sched, or why not in src (sched_why
+ * holds it): off with --no-sched, a warning when the default cannot have them. Returns 0, or -1
+ * after reporting when --sched asked for them and they cannot be had. */
+static int open_sched(const struct pmc_opts *o, struct pmc_session *ss, struct pmc_meta_sources *src,
+		      char *sched_why, size_t whysize)
+{
+	if (o->sched_mode == 0) {
+		src->sched_why = "turned off with --no-sched";
+	} else if (pmc_sched_open(&ss->src.sched, o->sched_buffer_kb, &ss->machine.online.list, sched_why,
+				  whysize) < 0 && o->sched_mode == 1) {
+		/* asked for with --sched: not recording them would not be what was asked */
+		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
+		return -1;
+	} else if (!ss->src.sched) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
+		pmc_cli_warn(msg);
+		src->sched_why = sched_why;
+	} else {
+		src->sched_events = pmc_sched_event_names();
+	}
+	return 0;
+}
+
+/* Package energy (energy.h) into s->energy, or why not in s->energy_why and src: only the process
+ * that takes the node's readings (node_readings) opens it. */
+static void open_energy(struct pmc_sources *s, int node_readings, struct pmc_meta_sources *src)
+{
+	if (!node_readings) {
+		/* package energy is the whole node's: one reading per node (docs/cluster.md) */
+		snprintf(s->energy_why, sizeof(s->energy_why), "taken by local rank 0 of this node "
+			 "(package energy covers every rank on it)");
+		s->energy = NULL;
+		src->energy_why = s->energy_why;
+	} else if (pmc_energy_open(&s->energy, s->energy_why, sizeof(s->energy_why)) < 0) {
+		s->energy = NULL;
+		src->energy_why = s->energy_why;
+	} else {
+		src->energy = s->energy;
+	}
+}
+
+/* Opens the trace writer on t->out_fd with META meta_text (freed here) and puts META on disk.
+ * Returns 0, or -1 after reporting. */
+static int open_writer(const struct pmc_opts *o, struct pmc_trace_out *t, char *meta_text)
+{
+	int err;
+
+	err = pmt_writer_open(&t->w, t->out_fd, meta_text, NULL);
+	free(meta_text);
+	if (err < 0) {
+		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
+		pm_cli_error("cannot write '%s': %s", o->output,
+			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
+		t->w = NULL;
+		return -1;
+	}
+	t->started_writer = 1;
+	/* META on disk at once: a rank killed before its first one-second flush (a launcher
+	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
+	 * was, instead of an empty file */
+	err = pmt_writer_flush(t->w);
+	if (err < 0) {
+		t->writer_err = err;
+		t->writer_errno = pmt_writer_errno(t->w);
+	}
+	return 0;
+}
+
 /* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
  * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
 int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
@@ -342,50 +441,14 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	 * itself (the runs of a plan pin again, each for its own CPUs) */
 	if (o->cpus || ss->rplan.interfering || (!o->calibrate && ss->machine.usable.restricted))
 		ss->machine.collector_cpu = pmc_cli_pin_or_warn(ss, ss->rplan.plan.runs[0].cpus, ss->rplan.plan.runs[0].role);
-	{
-		struct pmc_clock_pair start;
-		struct pmc_meta_input mi = {
-			.argc = o->argc,
-			.argv = o->argv,
-			.interval_ms = o->interval_ms,
-			.cpus = o->cpus ? ss->machine.cpus.text : ss->rplan.interfering ? ss->rplan.plan.runs[0].cpus
-						  : ss->machine.usable.restricted ? ss->machine.usable.text : NULL,
-			.usable_cpus = ss->machine.usable.text,
-			.cgroup_cpus = ss->machine.usable.cgroup_cpus[0] ? ss->machine.usable.cgroup_cpus : NULL,
-			.cgroup_file = ss->machine.usable.cgroup_file,
-			.online = &ss->machine.online,
-			.collector_cpu = ss->machine.collector_cpu,
-			.mem_mode = o->mem_mode,
-			.mem_nodes = o->mem_nodes,
-			.start_mono_ns = pmc_now_ns(),
-			.clocks = &start,
-			.rank = ss->job.in_job ? &ss->job.rank : NULL,
-			.node_readings = ss->job.node_readings,
-			.affinity = ss->machine.have_start_cpus ? &ss->machine.start_cpus : NULL,
-			.topo = ss->machine.topo,
-		};
-		pmc_clock_pair_now(&start);
-		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
-	}
+	err = build_meta(o, ss, &meta, why, sizeof(why));
 	if (err < 0) {
 		pm_cli_error("cannot describe the machine: %s", why);
 		return -1;
 	}
-	if (o->sched_mode == 0) {
-		src.sched_why = "turned off with --no-sched";
-	} else if (pmc_sched_open(&ss->src.sched, o->sched_buffer_kb, &ss->machine.online.list, sched_why,
-				  sizeof(sched_why)) < 0 && o->sched_mode == 1) {
-		/* asked for with --sched: not recording them would not be what was asked */
-		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
+	if (open_sched(o, ss, &src, sched_why, sizeof(sched_why)) < 0) {
 		cJSON_Delete(meta);
 		return -1;
-	} else if (!ss->src.sched) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
-		pmc_cli_warn(msg);
-		src.sched_why = sched_why;
-	} else {
-		src.sched_events = pmc_sched_event_names();
 	}
 	if (pmc_pswitch_session(&ss->src.pswitch, o->pswitch_mode, ss->src.sched != NULL, o->sched_mode == 0,
 				&ss->machine.online.list, ss->src.pswitch_why, sizeof(ss->src.pswitch_why)) < 0) {
@@ -404,18 +467,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 			return -1;
 		}
 	}
-	if (!ss->job.node_readings) {
-		/* package energy is the whole node's: one reading per node (docs/cluster.md) */
-		snprintf(ss->src.energy_why, sizeof(ss->src.energy_why), "taken by local rank 0 of this node "
-			 "(package energy covers every rank on it)");
-		ss->src.energy = NULL;
-		src.energy_why = ss->src.energy_why;
-	} else if (pmc_energy_open(&ss->src.energy, ss->src.energy_why, sizeof(ss->src.energy_why)) < 0) {
-		ss->src.energy = NULL;
-		src.energy_why = ss->src.energy_why;
-	} else {
-		src.energy = ss->src.energy;
-	}
+	open_energy(&ss->src, ss->job.node_readings, &src);
 	err = add_labels(meta, o);
 	if (err == 0 && (o->calibrate || o->calibrate_wake)) {
 		/* the machine's wake-up cost, for the replay's wake edges (wakecost.h) */
@@ -442,25 +494,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 		pm_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
 		return -1;
 	}
-	err = pmt_writer_open(&ss->trace.w, ss->trace.out_fd, meta_text, NULL);
-	free(meta_text);
-	if (err < 0) {
-		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
-		pm_cli_error("cannot write '%s': %s", o->output,
-			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
-		ss->trace.w = NULL;
-		return -1;
-	}
-	ss->trace.started_writer = 1;
-	/* META on disk at once: a rank killed before its first one-second flush (a launcher
-	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
-	 * was, instead of an empty file */
-	err = pmt_writer_flush(ss->trace.w);
-	if (err < 0) {
-		ss->trace.writer_err = err;
-		ss->trace.writer_errno = pmt_writer_errno(ss->trace.w);
-	}
-	return 0;
+	return open_writer(o, &ss->trace, meta_text);
 }
 
 /* RUN_BEGIN "threads" of a run: its OMP_NUM_THREADS override (-t, one count of a -t list). */
@@ -511,7 +545,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.pswitch = ss->src.pswitch,
 		.omp = o->omp_regions && !ss->openmp.omp_why[0] ? &ss->openmp.omp : NULL,
 		.mpi_tool = ss->mpi.mpi_on ? ss->mpi.mpi_tool : NULL,
-		.mpi_off = ss->mpi.mpi_off[0] ? ss->mpi.mpi_off : NULL,
+		.mpi_off = ss->mpi.mpi_off,
 		.energy = ss->src.energy,
 		.energy_why = ss->src.energy_why,
 		.user_hz = sysconf(_SC_CLK_TCK),
@@ -626,6 +660,90 @@ static void run_failed(const struct pmc_opts *o, const struct pmc_session *ss,
 		pm_cli_error("%s stopped: run %zu of %zu %s", what, i + 1, nruns, st);
 }
 
+/* Before run i of nruns of the plan: pmcollect's CPU beside the run's (runs on CPUs of their own,
+ * `many` in pmc_cli_collect), --calibrate's [k/N] line, and the WARNING record of a warning
+ * pmc_cli_pin_or_warn just gave (FORMAT.md §5). */
+static void before_run(const struct pmc_opts *o, struct pmc_session *ss, const struct pmc_plan_run *run,
+		       size_t i, size_t nruns, uint64_t plan_start_ns)
+{
+	const struct pmc_run_plan *rp = &ss->rplan;
+	struct pmc_machine *m = &ss->machine;
+
+	if ((o->calibrate || o->sweep || o->threads_list) && run->cpus[0]) {
+		m->prog_cpus = run->set;
+		m->collector_cpu = pmc_cli_pin_or_warn(ss, run->cpus, run->role);
+	} else if (o->calibrate || o->sweep || o->threads_list) {
+		/* the program on every CPU: pmcollect back on its start affinity */
+		if (m->have_start_cpus)
+			(void)sched_setaffinity(0, sizeof(m->start_cpus), &m->start_cpus);
+		m->collector_cpu = -1;
+	}
+	if (o->calibrate && rp->calstop_on) /* [k/n]: the run within its round */
+		pmc_cli_progress(i % rp->cal_points + 1, rp->cal_points, plan_start_ns,
+				 "%s, CPUs %s, round %zu of at most %u", pmc_role_name(run->role),
+				 run->cpus, i / rp->cal_points + 1, rp->calstop.max_rounds);
+	else if (o->calibrate)
+		pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
+				 run->cpus);
+	if (m->shared_msg) {
+		(void)pmc_warning_write(ss->trace.w, (uint32_t)i, pmc_now_ns(), PMC_WARN_COLLECTOR_SHARED,
+					m->shared_msg);
+		free(m->shared_msg);
+		m->shared_msg = NULL;
+	}
+}
+
+/* pmcollect's exit status after a run: pmc_run_once's result once (reason in why) and *res,
+ * reported on stderr when it is not the program's own. */
+static int run_status(const struct pmc_opts *o, int once, const struct pmc_run_result *res,
+		      const char *why)
+{
+	if (once < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (!res->started) {
+		pm_cli_error("%s", res->error);
+		return 127;
+	}
+	if (res->window_end == PMC_WINDOW_BEFORE) {
+		pm_cli_error("the program ended %.3f s after it started, before --delay %g s: "
+			     "nothing was recorded", (double)res->window_offset_ns / 1e9, o->delay_s);
+		return PMC_EXIT_NO_WINDOW;
+	}
+	return res->exit_status;
+}
+
+/* --omp-regions: warns when a run that started recorded no region, and why. */
+static void omp_regions_warn(const struct pmc_session *ss, const struct pmc_run_result *res)
+{
+	char msg[1200];
+
+	if (ss->openmp.omp_why[0])
+		snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", ss->openmp.omp_why);
+	else if (!res->omp_answered)
+		snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", res->omp_reason);
+	if (ss->openmp.omp_why[0] || !res->omp_answered)
+		pmc_cli_warn(msg);
+}
+
+/* After a run: keeps the writer's first failure in *t, else, when another run follows (more),
+ * flushes the finished run to disk before the next starts: runs shorter than the once-a-second
+ * flush would otherwise all wait for the end of the plan. */
+static void after_run_flush(struct pmc_trace_out *t, const struct pmc_run_result *res, int more)
+{
+	if (res->writer_err) {
+		t->writer_err = res->writer_err;
+		t->writer_errno = res->writer_errno;
+	} else if (more) {
+		int err = pmt_writer_flush(t->w);
+		if (err < 0) {
+			t->writer_err = err;
+			t->writer_errno = errno;
+		}
+	}
+}
+
 /* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
  * calibration of a failing program measures the failure), when the trace cannot grow, or when
  * SIGINT/SIGTERM/SIGHUP came (the runs recorded so far stay in the trace). Returns what
@@ -680,29 +798,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				 ss->ifr.isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
 				 run->level_k ? ss->ifr.isess.cpus_text : "-", run->cpus, run->rep + 1);
 		}
-		if (many && run->cpus[0]) {
-			ss->machine.prog_cpus = run->set;
-			ss->machine.collector_cpu = pmc_cli_pin_or_warn(ss, run->cpus, run->role);
-		} else if (many) {
-			/* the program on every CPU: pmcollect back on its start affinity */
-			if (ss->machine.have_start_cpus)
-				(void)sched_setaffinity(0, sizeof(ss->machine.start_cpus), &ss->machine.start_cpus);
-			ss->machine.collector_cpu = -1;
-		}
-		if (o->calibrate && ss->rplan.calstop_on) /* [k/n]: the run within its round */
-			pmc_cli_progress(i % ss->rplan.cal_points + 1, ss->rplan.cal_points, plan_start_ns,
-					 "%s, CPUs %s, round %zu of at most %u", pmc_role_name(run->role),
-					 run->cpus, i / ss->rplan.cal_points + 1, ss->rplan.calstop.max_rounds);
-		else if (o->calibrate)
-			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
-				 run->cpus);
-		if (ss->machine.shared_msg) {
-			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
-			(void)pmc_warning_write(ss->trace.w, (uint32_t)i, pmc_now_ns(), PMC_WARN_COLLECTOR_SHARED,
-						ss->machine.shared_msg);
-			free(ss->machine.shared_msg);
-			ss->machine.shared_msg = NULL;
-		}
+		before_run(o, ss, run, i, nruns, plan_start_ns);
 		struct pmc_run_config cfg = run_config(o, ss, run);
 		if (argv) {
 			cfg.argv = argv;
@@ -713,19 +809,7 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		once = pmc_run_once(ss->trace.w, (uint32_t)i, &cfg, &res, why, sizeof(why));
 		if (ss->rplan.interfering)
 			pmc_isess_stop(&ss->ifr.isess); /* also after SIGINT: the runs so far stay recorded */
-		if (once < 0) {
-			pm_cli_error("%s", why);
-			ret = PMT_EXIT_FAILURE;
-		} else if (!res.started) {
-			pm_cli_error("%s", res.error);
-			ret = 127;
-		} else if (res.window_end == PMC_WINDOW_BEFORE) {
-			pm_cli_error("the program ended %.3f s after it started, before --delay %g s: "
-				     "nothing was recorded", (double)res.window_offset_ns / 1e9, o->delay_s);
-			ret = PMC_EXIT_NO_WINDOW;
-		} else {
-			ret = res.exit_status;
-		}
+		ret = run_status(o, once, &res, why);
 		pmc_sweep_argv_free(argv);
 		if (o->sweep && pmc_cli_show_progress())
 			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->rplan.sweep, i,
@@ -733,30 +817,12 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		ss->book.nruns_done = i + 1;
 		/* a program that ended before --delay was over left no run in the trace */
 		ss->book.nruns_started += res.started != 0 && res.window_end != PMC_WINDOW_BEFORE;
-		if (o->omp_regions && res.started) {
-			char msg[1200];
-			if (ss->openmp.omp_why[0])
-				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", ss->openmp.omp_why);
-			else if (!res.omp_answered)
-				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", res.omp_reason);
-			if (ss->openmp.omp_why[0] || !res.omp_answered)
-				pmc_cli_warn(msg);
-		}
+		if (o->omp_regions && res.started)
+			omp_regions_warn(ss, &res);
 		if (ret != 0 && i + 1 < nruns)
 			run_failed(o, ss, run, i, nruns, ret);
 		add_run_totals(ss, &res);
-		if (res.writer_err) {
-			ss->trace.writer_err = res.writer_err;
-			ss->trace.writer_errno = res.writer_errno;
-		} else if (i + 1 < nruns) {
-			/* each finished run on disk before the next starts: runs shorter than the
-			 * once-a-second flush would otherwise all wait for the end of the plan */
-			int err = pmt_writer_flush(ss->trace.w);
-			if (err < 0) {
-				ss->trace.writer_err = err;
-				ss->trace.writer_errno = errno;
-			}
-		}
+		after_run_flush(&ss->trace, &res, i + 1 < nruns);
 		if (ret != 0 || ss->trace.writer_err)
 			break;
 		if (o->calibrate && ss->rplan.cal_points) {

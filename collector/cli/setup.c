@@ -591,8 +591,7 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	if (ss->mpi.mpi_why[0])
 		pm_cli_warning("--mpi: %s", ss->mpi.mpi_why);
 	if (!ss->mpi.mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
-		snprintf(ss->mpi.mpi_off, sizeof(ss->mpi.mpi_off), "%s",
-			 ss->mpi.mpi_why[0] ? ss->mpi.mpi_why : "--no-mpi");
+		ss->mpi.mpi_off = ss->mpi.mpi_why[0] ? ss->mpi.mpi_why : "--no-mpi";
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",

@@ -63,7 +63,8 @@ struct pmc_mpi_state {
 	int mpi_on;                 /* --mpi: the runs preload mpi_tool */
 	char mpi_tool[4096];        /* path of libpmmpi.so */
 	char mpi_why[1024];         /* why --mpi is off or limited ("" otherwise) */
-	char mpi_off[1100];         /* off though the program links libmpi: why ("" otherwise) */
+	const char *mpi_off;        /* off though the program links libmpi: why (mpi_why, or a
+				       static string), NULL otherwise */
 };
 
 #endif
