@@ -100,7 +100,7 @@ void pmc_cli_progress(size_t k, size_t n, uint64_t start_ns, const char *fmt, ..
 /* setup.c. Each returns -1 to go on, or the exit status after reporting. */
 
 /* The job context (docs/cluster.md): the rank from the launcher's variables, the
- * output name expanded from its template (into ss->output, o->output then points there), the
+ * output name expanded from its template (into ss->job.output, o->output then points there), the
  * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
  * wrapped command is itself a launcher (2: a variable that is not a number, a template that cannot
  * be expanded). */
@@ -116,8 +116,8 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss);
  * and writes the machine file. */
 int pmc_cli_calibrate_interference(struct pmc_session *ss);
 
-/* Pins pmcollect beside the program's CPUs of the current run (ss->prog_cpus, the cpulist prog),
- * warning once when a baseline run leaves no CPU for the collector outside them. Returns the
+/* Pins pmcollect beside the program's CPUs of the current run (ss->machine.prog_cpus, the
+ * cpulist prog), warning once when a baseline run leaves no CPU for the collector outside them. Returns the
  * collector's CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role);
 

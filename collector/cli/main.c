@@ -576,11 +576,11 @@ int main(int argc, char **argv)
 	if (ret < 0) {
 		/* the output last, so no other error leaves an empty file behind; before the
 		 * program starts, so an unwritable path is a usage error */
-		ss.out_fd = ss.output_template ? pmc_cli_create_rank_output(o.output, o.force)
-					       : pmc_cli_create_output(o.output, o.force, &ss.created_output);
-		if (ss.output_template)
-			ss.created_output = ss.out_fd >= 0;
-		if (ss.out_fd < 0)
+		ss.trace.out_fd = ss.job.output_template ? pmc_cli_create_rank_output(o.output, o.force)
+					       : pmc_cli_create_output(o.output, o.force, &ss.trace.created_output);
+		if (ss.job.output_template)
+			ss.trace.created_output = ss.trace.out_fd >= 0;
+		if (ss.trace.out_fd < 0)
 			ret = PMT_EXIT_USAGE;
 	}
 	/* before the signals are routed to the signalfd, so ^C stops a calibration */

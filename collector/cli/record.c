@@ -57,22 +57,22 @@ static void add_calibration(cJSON *o, const struct pmc_session *ss)
 
 	if (!c)
 		return;
-	cJSON_AddNumberToObject(c, "runs", (double)ss->nruns_done);
-	cJSON_AddNumberToObject(c, "rounds", ss->cal_rounds);
-	cJSON_AddNumberToObject(c, "runs_per_round", (double)ss->cal_points);
-	cJSON_AddStringToObject(c, "stop", pmc_calstop_reason_name(ss->cal_stop));
-	if (isfinite(ss->cal_worst_se)) {
-		cJSON_AddNumberToObject(c, "omega_se", ss->cal_worst_se);
-		cJSON_AddNumberToObject(c, "omega_se_cpus", ss->cal_worst_cpus);
+	cJSON_AddNumberToObject(c, "runs", (double)ss->book.nruns_done);
+	cJSON_AddNumberToObject(c, "rounds", ss->book.cal_rounds);
+	cJSON_AddNumberToObject(c, "runs_per_round", (double)ss->rplan.cal_points);
+	cJSON_AddStringToObject(c, "stop", pmc_calstop_reason_name(ss->book.cal_stop));
+	if (isfinite(ss->book.cal_worst_se)) {
+		cJSON_AddNumberToObject(c, "omega_se", ss->book.cal_worst_se);
+		cJSON_AddNumberToObject(c, "omega_se_cpus", ss->book.cal_worst_cpus);
 	} else {
 		cJSON_AddNullToObject(c, "omega_se");
 		cJSON_AddNullToObject(c, "omega_se_cpus");
 	}
-	if (ss->calstop_on) {
-		cJSON_AddNumberToObject(c, "omega_se_target", ss->calstop.omega_se_target);
-		cJSON_AddNumberToObject(c, "budget_s", (double)ss->calstop.budget_ns / 1e9);
-		cJSON_AddNumberToObject(c, "min_rounds", ss->calstop.min_rounds);
-		cJSON_AddNumberToObject(c, "max_rounds", ss->calstop.max_rounds);
+	if (ss->rplan.calstop_on) {
+		cJSON_AddNumberToObject(c, "omega_se_target", ss->rplan.calstop.omega_se_target);
+		cJSON_AddNumberToObject(c, "budget_s", (double)ss->rplan.calstop.budget_ns / 1e9);
+		cJSON_AddNumberToObject(c, "min_rounds", ss->rplan.calstop.min_rounds);
+		cJSON_AddNumberToObject(c, "max_rounds", ss->rplan.calstop.max_rounds);
 	} else {
 		cJSON_AddNullToObject(c, "omega_se_target");
 		cJSON_AddNullToObject(c, "budget_s");
@@ -88,18 +88,18 @@ static void add_final_sources(cJSON *o, const struct pmc_session *ss)
 {
 	cJSON *srcs, *e;
 
-	if (!ss->energy || ss->total.energy_recorded || !ss->total.energy_reason[0])
+	if (!ss->src.energy || ss->book.total.energy_recorded || !ss->book.total.energy_reason[0])
 		return;
 	if ((srcs = cJSON_AddObjectToObject(o, "sources")) &&
 	    (e = cJSON_AddObjectToObject(srcs, "energy"))) {
 		cJSON_AddBoolToObject(e, "recorded", 0);
-		cJSON_AddStringToObject(e, "reason", ss->total.energy_reason);
+		cJSON_AddStringToObject(e, "reason", ss->book.total.energy_reason);
 	}
 }
 
 static char *summary_json(const struct pmc_session *ss, int runs, int exit_status)
 {
-	const struct pmc_run_result *r = &ss->total;
+	const struct pmc_run_result *r = &ss->book.total;
 	cJSON *o = cJSON_CreateObject();
 	struct rusage ru;
 	char *text;
@@ -120,7 +120,7 @@ static char *summary_json(const struct pmc_session *ss, int runs, int exit_statu
 	cJSON_AddNumberToObject(o, "exit_status", exit_status);
 	cJSON_AddNumberToObject(o, "runs", runs);
 	cJSON_AddNumberToObject(o, "warnings", r->warnings);
-	if (ss->cal_points)
+	if (ss->rplan.cal_points)
 		add_calibration(o, ss);
 	add_final_sources(o, ss);
 	text = cJSON_PrintUnformatted(o);
@@ -191,32 +191,32 @@ int pmc_cli_create_rank_output(const char *path, int force)
 	return fd;
 }
 
-/* The per-thread region counters of --omp-regions (ss->omp.events): --omp-events, else the cycles
+/* The per-thread region counters of --omp-regions (ss->openmp.omp.events): --omp-events, else the cycles
  * and LLC-miss events of pmcollect's own counters when they opened (what Allande's eq. 2 needs,
  * and few enough to sit beside the process counters without multiplexing); else none, and why. */
 static void omp_events(const struct pmc_opts *o, struct pmc_session *ss, const char *papi_why)
 {
 	size_t len = 0;
 
-	ss->omp.events[0] = 0;
+	ss->openmp.omp.events[0] = 0;
 	if (o->omp_events && !strcmp(o->omp_events, "none")) {
-		snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "--omp-events none");
+		snprintf(ss->openmp.omp.events_why, sizeof(ss->openmp.omp.events_why), "--omp-events none");
 	} else if (o->omp_events) {
-		snprintf(ss->omp.events, sizeof(ss->omp.events), "%s", o->omp_events); /* checked: fits */
-	} else if (!ss->counters) {
-		snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "hardware counters unavailable: %s",
+		snprintf(ss->openmp.omp.events, sizeof(ss->openmp.omp.events), "%s", o->omp_events); /* checked: fits */
+	} else if (!ss->src.counters) {
+		snprintf(ss->openmp.omp.events_why, sizeof(ss->openmp.omp.events_why), "hardware counters unavailable: %s",
 			 papi_why);
 	} else {
-		for (uint32_t i = 0; i < pmc_counters_count(ss->counters); i++) {
-			const char *name = pmc_counters_name(ss->counters, i);
+		for (uint32_t i = 0; i < pmc_counters_count(ss->src.counters); i++) {
+			const char *name = pmc_counters_name(ss->src.counters, i);
 			int kind = pmc_counter_kind(name);
 			if (kind != PMC_KIND_CYCLES && kind != PMC_KIND_LLC_MISSES)
 				continue;
-			len += (size_t)snprintf(ss->omp.events + len, sizeof(ss->omp.events) - len, "%s%s",
+			len += (size_t)snprintf(ss->openmp.omp.events + len, sizeof(ss->openmp.omp.events) - len, "%s%s",
 						len ? "," : "", name);
 		}
 		if (!len)
-			snprintf(ss->omp.events_why, sizeof(ss->omp.events_why), "pmcollect's counters (-e) "
+			snprintf(ss->openmp.omp.events_why, sizeof(ss->openmp.omp.events_why), "pmcollect's counters (-e) "
 				 "have no cycles or LLC-miss event; name them with --omp-events");
 	}
 }
@@ -233,18 +233,18 @@ int pmc_cli_setup_signals(const struct pmc_opts *o, struct pmc_session *ss)
 	sigset_t block;
 	char why[256];
 
-	sigprocmask(SIG_SETMASK, NULL, &ss->orig_mask);
+	sigprocmask(SIG_SETMASK, NULL, &ss->signals.orig_mask);
 	sigemptyset(&block);
-	sigemptyset(&ss->forward);
+	sigemptyset(&ss->signals.forward);
 	sigaddset(&block, SIGCHLD);
 	for (size_t i = 0; i < PM_ARRAY_SIZE(fwd); i++) {
 		if (sigaction(fwd[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
 			continue;
 		sigaddset(&block, fwd[i]);
-		sigaddset(&ss->forward, fwd[i]);
+		sigaddset(&ss->signals.forward, fwd[i]);
 	}
-	ss->sigpipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-	ss->sigxfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	ss->signals.sigpipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	ss->signals.sigxfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
 	/* a full pipe or a file-size limit must come back as a write error (EPIPE, EFBIG) that
 	 * the writer reports, not kill pmcollect in the middle of a chunk */
 	signal(SIGPIPE, SIG_IGN);
@@ -252,8 +252,8 @@ int pmc_cli_setup_signals(const struct pmc_opts *o, struct pmc_session *ss)
 	/* an inherited SIGCHLD ignore would make the kernel reap the program before wait4() */
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &block, NULL);
-	ss->sig_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (ss->sig_fd < 0) {
+	ss->signals.sig_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ss->signals.sig_fd < 0) {
 		pm_cli_error("cannot create a signalfd: %s", strerror(errno));
 		return -1;
 	}
@@ -265,13 +265,13 @@ int pmc_cli_setup_signals(const struct pmc_opts *o, struct pmc_session *ss)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		pmc_cli_warn("cannot become child subreaper: orphaned processes will not be followed");
 	/* one descriptor per thread file is kept open: use all the descriptors we may have */
-	if (getrlimit(RLIMIT_NOFILE, &ss->nofile_orig) == 0) {
-		nofile = ss->nofile_orig;
+	if (getrlimit(RLIMIT_NOFILE, &ss->signals.nofile_orig) == 0) {
+		nofile = ss->signals.nofile_orig;
 		nofile.rlim_cur = nofile.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &nofile);
 	}
-	if (sched_getaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus) == 0)
-		ss->have_start_cpus = 1;
+	if (sched_getaffinity(0, sizeof(ss->machine.start_cpus), &ss->machine.start_cpus) == 0)
+		ss->machine.have_start_cpus = 1;
 	return 0;
 }
 
@@ -283,15 +283,15 @@ static void omp_source(cJSON *meta, const struct pmc_session *ss)
 
 	if (!e)
 		return;
-	cJSON_AddBoolToObject(e, "recorded", !ss->omp_why[0]);
-	if (ss->omp_why[0]) {
-		cJSON_AddStringToObject(e, "reason", ss->omp_why);
+	cJSON_AddBoolToObject(e, "recorded", !ss->openmp.omp_why[0]);
+	if (ss->openmp.omp_why[0]) {
+		cJSON_AddStringToObject(e, "reason", ss->openmp.omp_why);
 		return;
 	}
-	cJSON_AddStringToObject(e, "tool", ss->omp.tool);
-	cJSON_AddStringToObject(e, "runtime", ss->omp.preload[0] ? "llvm-preload" : "program");
-	if (ss->omp.preload[0])
-		cJSON_AddStringToObject(e, "preload", ss->omp.preload);
+	cJSON_AddStringToObject(e, "tool", ss->openmp.omp.tool);
+	cJSON_AddStringToObject(e, "runtime", ss->openmp.omp.preload[0] ? "llvm-preload" : "program");
+	if (ss->openmp.omp.preload[0])
+		cJSON_AddStringToObject(e, "preload", ss->openmp.omp.preload);
 }
 
 /* META "labels": {"KEY": "VALUE", ...} from -l (the last of a repeated key wins). Returns 0 or
@@ -311,6 +311,105 @@ static int add_labels(cJSON *meta, const struct pmc_opts *o)
 	return l ? 0 : PMT_E_NOMEM;
 }
 
+/* META of the session (pmc_meta_build): the command, the CPU sets, the job, the topology and
+ * the clocks now, into *meta. Returns 0, or a negative code with the reason in why. */
+static int build_meta(const struct pmc_opts *o, const struct pmc_session *ss, cJSON **meta, char *why,
+		      size_t whysize)
+{
+	struct pmc_clock_pair start;
+	struct pmc_meta_input mi = {
+		.argc = o->argc,
+		.argv = o->argv,
+		.interval_ms = o->interval_ms,
+		.cpus = o->cpus ? ss->machine.cpus.text : ss->rplan.interfering ? ss->rplan.plan.runs[0].cpus
+					  : ss->machine.usable.restricted ? ss->machine.usable.text : NULL,
+		.usable_cpus = ss->machine.usable.text,
+		.cgroup_cpus = ss->machine.usable.cgroup_cpus[0] ? ss->machine.usable.cgroup_cpus : NULL,
+		.cgroup_file = ss->machine.usable.cgroup_file,
+		.online = &ss->machine.online,
+		.collector_cpu = ss->machine.collector_cpu,
+		.mem_mode = o->mem_mode,
+		.mem_nodes = o->mem_nodes,
+		.start_mono_ns = pmc_now_ns(),
+		.clocks = &start,
+		.rank = ss->job.in_job ? &ss->job.rank : NULL,
+		.node_readings = ss->job.node_readings,
+		.affinity = ss->machine.have_start_cpus ? &ss->machine.start_cpus : NULL,
+		.topo = ss->machine.topo,
+	};
+	pmc_clock_pair_now(&start);
+	return pmc_meta_build(&mi, meta, why, whysize);
+}
+
+/* The tracefs scheduler events (schedtrace.h) into ss->src.sched, or why not in src (sched_why
+ * holds it): off with --no-sched, a warning when the default cannot have them. Returns 0, or -1
+ * after reporting when --sched asked for them and they cannot be had. */
+static int open_sched(const struct pmc_opts *o, struct pmc_session *ss, struct pmc_meta_sources *src,
+		      char *sched_why, size_t whysize)
+{
+	if (o->sched_mode == 0) {
+		src->sched_why = "turned off with --no-sched";
+	} else if (pmc_sched_open(&ss->src.sched, o->sched_buffer_kb, &ss->machine.online.list, sched_why,
+				  whysize) < 0 && o->sched_mode == 1) {
+		/* asked for with --sched: not recording them would not be what was asked */
+		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
+		return -1;
+	} else if (!ss->src.sched) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
+		pmc_cli_warn(msg);
+		src->sched_why = sched_why;
+	} else {
+		src->sched_events = pmc_sched_event_names();
+	}
+	return 0;
+}
+
+/* Package energy (energy.h) into s->energy, or why not in s->energy_why and src: only the process
+ * that takes the node's readings (node_readings) opens it. */
+static void open_energy(struct pmc_sources *s, int node_readings, struct pmc_meta_sources *src)
+{
+	if (!node_readings) {
+		/* package energy is the whole node's: one reading per node (docs/cluster.md) */
+		snprintf(s->energy_why, sizeof(s->energy_why), "taken by local rank 0 of this node "
+			 "(package energy covers every rank on it)");
+		s->energy = NULL;
+		src->energy_why = s->energy_why;
+	} else if (pmc_energy_open(&s->energy, s->energy_why, sizeof(s->energy_why)) < 0) {
+		s->energy = NULL;
+		src->energy_why = s->energy_why;
+	} else {
+		src->energy = s->energy;
+	}
+}
+
+/* Opens the trace writer on t->out_fd with META meta_text (freed here) and puts META on disk.
+ * Returns 0, or -1 after reporting. */
+static int open_writer(const struct pmc_opts *o, struct pmc_trace_out *t, char *meta_text)
+{
+	int err;
+
+	err = pmt_writer_open(&t->w, t->out_fd, meta_text, NULL);
+	free(meta_text);
+	if (err < 0) {
+		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
+		pm_cli_error("cannot write '%s': %s", o->output,
+			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
+		t->w = NULL;
+		return -1;
+	}
+	t->started_writer = 1;
+	/* META on disk at once: a rank killed before its first one-second flush (a launcher
+	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
+	 * was, instead of an empty file */
+	err = pmt_writer_flush(t->w);
+	if (err < 0) {
+		t->writer_err = err;
+		t->writer_errno = pmt_writer_errno(t->w);
+	}
+	return 0;
+}
+
 /* Opens the data sources (counters, proc connector, taskstats, scheduler events), describes the
  * machine and them in META and starts the trace. Returns 0, or -1 after reporting. */
 int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
@@ -324,79 +423,43 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	cJSON *meta;
 	int err;
 
-	if (pmc_counters_open(&ss->counters, o->events, papi_why, sizeof(papi_why)) < 0) {
+	if (pmc_counters_open(&ss->src.counters, o->events, papi_why, sizeof(papi_why)) < 0) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "hardware counters unavailable: %s", papi_why);
 		pmc_cli_warn(msg);
-		ss->counters = NULL;
+		ss->src.counters = NULL;
 		src.papi_why = papi_why;
 	}
 	if (o->omp_regions)
 		omp_events(o, ss, papi_why);
-	ss->pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, pc_why, sizeof(pc_why));
-	src.procconn_why = ss->pc_fd < 0 ? pc_why : NULL;
-	ss->ts_fd = pmc_taskstats_open(ss->online.text, NETLINK_RCVBUF_BYTES, &ss->ts_family, ts_why,
+	ss->src.pc_fd = pmc_procconn_open(NETLINK_RCVBUF_BYTES, pc_why, sizeof(pc_why));
+	src.procconn_why = ss->src.pc_fd < 0 ? pc_why : NULL;
+	ss->src.ts_fd = pmc_taskstats_open(ss->machine.online.text, NETLINK_RCVBUF_BYTES, &ss->src.ts_family, ts_why,
 				       sizeof(ts_why));
-	src.taskstats_why = ss->ts_fd < 0 ? ts_why : NULL;
+	src.taskstats_why = ss->src.ts_fd < 0 ? ts_why : NULL;
 	/* pin pmcollect to a CPU the program does not use, so a 1-CPU baseline keeps its CPU to
 	 * itself (the runs of a plan pin again, each for its own CPUs) */
-	if (o->cpus || ss->interfering || (!o->calibrate && ss->usable.restricted))
-		ss->collector_cpu = pmc_cli_pin_or_warn(ss, ss->plan.runs[0].cpus, ss->plan.runs[0].role);
-	{
-		struct pmc_clock_pair start;
-		struct pmc_meta_input mi = {
-			.argc = o->argc,
-			.argv = o->argv,
-			.interval_ms = o->interval_ms,
-			.cpus = o->cpus ? ss->cpus.text : ss->interfering ? ss->plan.runs[0].cpus
-						  : ss->usable.restricted ? ss->usable.text : NULL,
-			.usable_cpus = ss->usable.text,
-			.cgroup_cpus = ss->usable.cgroup_cpus[0] ? ss->usable.cgroup_cpus : NULL,
-			.cgroup_file = ss->usable.cgroup_file,
-			.online = &ss->online,
-			.collector_cpu = ss->collector_cpu,
-			.mem_mode = o->mem_mode,
-			.mem_nodes = o->mem_nodes,
-			.start_mono_ns = pmc_now_ns(),
-			.clocks = &start,
-			.rank = ss->in_job ? &ss->rank : NULL,
-			.node_readings = ss->node_readings,
-			.affinity = ss->have_start_cpus ? &ss->start_cpus : NULL,
-			.topo = ss->topo,
-		};
-		pmc_clock_pair_now(&start);
-		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
-	}
+	if (o->cpus || ss->rplan.interfering || (!o->calibrate && ss->machine.usable.restricted))
+		ss->machine.collector_cpu = pmc_cli_pin_or_warn(ss, ss->rplan.plan.runs[0].cpus, ss->rplan.plan.runs[0].role);
+	err = build_meta(o, ss, &meta, why, sizeof(why));
 	if (err < 0) {
 		pm_cli_error("cannot describe the machine: %s", why);
 		return -1;
 	}
-	if (o->sched_mode == 0) {
-		src.sched_why = "turned off with --no-sched";
-	} else if (pmc_sched_open(&ss->sched, o->sched_buffer_kb, &ss->online.list, sched_why,
-				  sizeof(sched_why)) < 0 && o->sched_mode == 1) {
-		/* asked for with --sched: not recording them would not be what was asked */
-		pm_cli_error("cannot record scheduler events (--sched): %s", sched_why);
+	if (open_sched(o, ss, &src, sched_why, sizeof(sched_why)) < 0) {
 		cJSON_Delete(meta);
 		return -1;
-	} else if (!ss->sched) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", sched_why);
-		pmc_cli_warn(msg);
-		src.sched_why = sched_why;
-	} else {
-		src.sched_events = pmc_sched_event_names();
 	}
-	if (pmc_pswitch_session(&ss->pswitch, o->pswitch_mode, ss->sched != NULL, o->sched_mode == 0,
-				&ss->online.list, ss->pswitch_why, sizeof(ss->pswitch_why)) < 0) {
+	if (pmc_pswitch_session(&ss->src.pswitch, o->pswitch_mode, ss->src.sched != NULL, o->sched_mode == 0,
+				&ss->machine.online.list, ss->src.pswitch_why, sizeof(ss->src.pswitch_why)) < 0) {
 		char msg[600];
-		snprintf(msg, sizeof(msg), "context switches not recorded: %s", ss->pswitch_why);
+		snprintf(msg, sizeof(msg), "context switches not recorded: %s", ss->src.pswitch_why);
 		pmc_cli_warn(msg);
 	}
-	if (ss->have_cal) {
-		cJSON *ic = pmc_cal_to_json(&ss->isess.cal);
+	if (ss->ifr.have_cal) {
+		cJSON *ic = pmc_cal_to_json(&ss->ifr.isess.cal);
 		if (ic)
-			cJSON_AddStringToObject(ic, "machine_file", ss->interference_file);
+			cJSON_AddStringToObject(ic, "machine_file", ss->ifr.interference_file);
 		if (!ic || !cJSON_AddItemToObject(meta, "interference", ic)) {
 			cJSON_Delete(ic);
 			cJSON_Delete(meta);
@@ -404,24 +467,13 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 			return -1;
 		}
 	}
-	if (!ss->node_readings) {
-		/* package energy is the whole node's: one reading per node (docs/cluster.md) */
-		snprintf(ss->energy_why, sizeof(ss->energy_why), "taken by local rank 0 of this node "
-			 "(package energy covers every rank on it)");
-		ss->energy = NULL;
-		src.energy_why = ss->energy_why;
-	} else if (pmc_energy_open(&ss->energy, ss->energy_why, sizeof(ss->energy_why)) < 0) {
-		ss->energy = NULL;
-		src.energy_why = ss->energy_why;
-	} else {
-		src.energy = ss->energy;
-	}
+	open_energy(&ss->src, ss->job.node_readings, &src);
 	err = add_labels(meta, o);
 	if (err == 0 && (o->calibrate || o->calibrate_wake)) {
 		/* the machine's wake-up cost, for the replay's wake edges (wakecost.h) */
 		struct pmc_wakecost wc;
 		char line[600];
-		if (pmc_wakecost_meta(meta, ss->topo, &ss->usable.cpus, &wc, why, sizeof(why)) < 0) {
+		if (pmc_wakecost_meta(meta, ss->machine.topo, &ss->machine.usable.cpus, &wc, why, sizeof(why)) < 0) {
 			snprintf(line, sizeof(line), "wake-up cost not measured: %s", why);
 			pmc_cli_warn(line);
 		} else if (!pmc_cli_quiet) {
@@ -434,33 +486,15 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	if (err == 0 && o->omp_regions)
 		omp_source(meta, ss);
 	if (err == 0)
-		pmc_meta_source(meta, "perf_switch", ss->pswitch != NULL,
-				ss->pswitch ? NULL : ss->pswitch_why);
+		pmc_meta_source(meta, "perf_switch", ss->src.pswitch != NULL,
+				ss->src.pswitch ? NULL : ss->src.pswitch_why);
 	meta_text = err < 0 ? NULL : cJSON_PrintUnformatted(meta);
 	cJSON_Delete(meta);
 	if (!meta_text) {
 		pm_cli_error("cannot describe the machine: %s", strerror(ENOMEM));
 		return -1;
 	}
-	err = pmt_writer_open(&ss->w, ss->out_fd, meta_text, NULL);
-	free(meta_text);
-	if (err < 0) {
-		/* pmt_writer_open leaves errno of a PMT_E_IO failure in errno */
-		pm_cli_error("cannot write '%s': %s", o->output,
-			      err == PMT_E_IO ? strerror(errno) : pmt_strerror(err));
-		ss->w = NULL;
-		return -1;
-	}
-	ss->started_writer = 1;
-	/* META on disk at once: a rank killed before its first one-second flush (a launcher
-	 * aborting the job while 64 collectors start) still leaves a trace that says which rank it
-	 * was, instead of an empty file */
-	err = pmt_writer_flush(ss->w);
-	if (err < 0) {
-		ss->writer_err = err;
-		ss->writer_errno = pmt_writer_errno(ss->w);
-	}
-	return 0;
+	return open_writer(o, &ss->trace, meta_text);
 }
 
 /* RUN_BEGIN "threads" of a run: its OMP_NUM_THREADS override (-t, one count of a -t list). */
@@ -472,51 +506,51 @@ static int run_threads(const struct pmc_opts *o, const struct pmc_plan_run *run)
 	return o->threads;
 }
 
-/* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->prog_cpus must
+/* The configuration of one run of the plan for pmc_run_once: the run's CPUs (ss->machine.prog_cpus must
  * hold them), role and environment, and what the session opened. */
 static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_session *ss,
 					const struct pmc_plan_run *run)
 {
 	struct pmc_run_config cfg = {
 		.argv = o->argv,
-		.cpus = run->cpus[0] ? &ss->prog_cpus : NULL,
-		.child_default_cpus = ss->have_start_cpus ? &ss->start_cpus : NULL,
+		.cpus = run->cpus[0] ? &ss->machine.prog_cpus : NULL,
+		.child_default_cpus = ss->machine.have_start_cpus ? &ss->machine.start_cpus : NULL,
 		.cpus_text = run->cpus[0] ? run->cpus : NULL,
-		.online = &ss->online.set,
-		.collector_cpu = ss->collector_cpu,
+		.online = &ss->machine.online.set,
+		.collector_cpu = ss->machine.collector_cpu,
 		.threads = run_threads(o, run),
 		.env = run->env,
 		.nenv = run->nenv,
 		.mem_mode = o->mem_mode,
 		.mem_nodes = o->mem_nodes,
-		.mem_mask = ss->mem_mask,
+		.mem_mask = ss->env.mem_mask,
 		.interval_ms = o->interval_ms,
 		.stat_every = STAT_EVERY,
 		.status_every = STATUS_EVERY,
-		.counters = ss->counters,
-		.procconn_fd = ss->pc_fd,
-		.taskstats_fd = ss->ts_fd,
-		.taskstats_family = ss->ts_family,
-		.signal_fd = ss->sig_fd,
-		.forward = &ss->forward,
-		.child_sigmask = &ss->orig_mask,
-		.child_sigpipe_ignored = ss->sigpipe_ignored,
-		.child_sigxfsz_ignored = ss->sigxfsz_ignored,
-		.child_nofile = &ss->nofile_orig,
-		.user = ss->have_user ? &ss->user : NULL,
+		.counters = ss->src.counters,
+		.procconn_fd = ss->src.pc_fd,
+		.taskstats_fd = ss->src.ts_fd,
+		.taskstats_family = ss->src.ts_family,
+		.signal_fd = ss->signals.sig_fd,
+		.forward = &ss->signals.forward,
+		.child_sigmask = &ss->signals.orig_mask,
+		.child_sigpipe_ignored = ss->signals.sigpipe_ignored,
+		.child_sigxfsz_ignored = ss->signals.sigxfsz_ignored,
+		.child_nofile = &ss->signals.nofile_orig,
+		.user = ss->env.have_user ? &ss->env.user : NULL,
 		.role = pmc_role_name(run->role),
 		.plan_run = run,
 		.warn = pmc_cli_warn,
-		.sched = ss->sched,
-		.pswitch = ss->pswitch,
-		.omp = o->omp_regions && !ss->omp_why[0] ? &ss->omp : NULL,
-		.mpi_tool = ss->mpi_on ? ss->mpi_tool : NULL,
-		.mpi_off = ss->mpi_off[0] ? ss->mpi_off : NULL,
-		.energy = ss->energy,
-		.energy_why = ss->energy_why,
+		.sched = ss->src.sched,
+		.pswitch = ss->src.pswitch,
+		.omp = o->omp_regions && !ss->openmp.omp_why[0] ? &ss->openmp.omp : NULL,
+		.mpi_tool = ss->mpi.mpi_on ? ss->mpi.mpi_tool : NULL,
+		.mpi_off = ss->mpi.mpi_off,
+		.energy = ss->src.energy,
+		.energy_why = ss->src.energy_why,
 		.user_hz = sysconf(_SC_CLK_TCK),
-		.annotate = ss->interfering ? pmc_isess_annotate : NULL,
-		.annotate_arg = &ss->isess,
+		.annotate = ss->rplan.interfering ? pmc_isess_annotate : NULL,
+		.annotate_arg = &ss->ifr.isess,
 		.delay_ns = (uint64_t)(o->delay_s * 1e9 + 0.5),
 		.duration_ns = (uint64_t)(o->duration_s * 1e9 + 0.5),
 		.detach = o->detach,
@@ -535,29 +569,29 @@ static int stop_pending(const struct pmc_session *ss)
 	if (sigpending(&pend) < 0)
 		return 0;
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sigismember(&ss->forward, sig) == 1 && sigismember(&pend, sig) == 1)
+		if (sigismember(&ss->signals.forward, sig) == 1 && sigismember(&pend, sig) == 1)
 			return sig;
 	return 0;
 }
 
 /* --calibrate after `rounds` complete rounds of C[] (run i of the plan at C[i]) that took
  * elapsed_ns: omega's worst standard error so far into ss, and with an adaptive calibration the
- * rule of calstop.h. Returns 1 when the rounds end here (ss->cal_stop says why), else 0. */
+ * rule of calstop.h. Returns 1 when the rounds end here (ss->book.cal_stop says why), else 0. */
 static int calibration_round(struct pmc_session *ss, const double *C, uint32_t rounds,
 			     uint64_t elapsed_ns)
 {
 	size_t p;
 
-	ss->cal_rounds = rounds;
-	ss->cal_worst_se = pmc_calstop_worst_se(C, rounds, ss->cal_points, ss->cal_one, &p);
-	ss->cal_worst_cpus = p < ss->cal_points ? ss->plan.runs[p].ncpus : 0;
-	if (!ss->calstop_on)
+	ss->book.cal_rounds = rounds;
+	ss->book.cal_worst_se = pmc_calstop_worst_se(C, rounds, ss->rplan.cal_points, ss->rplan.cal_one, &p);
+	ss->book.cal_worst_cpus = p < ss->rplan.cal_points ? ss->rplan.plan.runs[p].ncpus : 0;
+	if (!ss->rplan.calstop_on)
 		return 0;
-	ss->cal_stop = pmc_calstop_decide(&ss->calstop, rounds, elapsed_ns, ss->cal_worst_se);
-	return ss->cal_stop != PMC_CALSTOP_CONTINUE;
+	ss->book.cal_stop = pmc_calstop_decide(&ss->rplan.calstop, rounds, elapsed_ns, ss->book.cal_worst_se);
+	return ss->book.cal_stop != PMC_CALSTOP_CONTINUE;
 }
 
-/* The calibration's last word: why its rounds ended into ss->cal_stop (a run that failed or a
+/* The calibration's last word: why its rounds ended into ss->book.cal_stop (a run that failed or a
  * signal: "failed"; --repeat K alone: "repeat") and one line on stderr unless -q:
  * "pmcollect: calibration: 10 runs (5 rounds of 2) in 12.3 s, stopped: target (omega's standard
  * error 0.043 at 2 CPUs, target 0.05)". */
@@ -566,38 +600,38 @@ static void calibration_report(const struct pmc_opts *o, struct pmc_session *ss,
 {
 	char se[96], target[48] = "";
 
-	if (ret != 0 || ss->writer_err || ss->nruns_done != (size_t)ss->cal_rounds * ss->cal_points)
-		ss->cal_stop = PMC_CALSTOP_FAILED;
-	else if (!ss->calstop_on)
-		ss->cal_stop = PMC_CALSTOP_REPEAT;
+	if (ret != 0 || ss->trace.writer_err || ss->book.nruns_done != (size_t)ss->book.cal_rounds * ss->rplan.cal_points)
+		ss->book.cal_stop = PMC_CALSTOP_FAILED;
+	else if (!ss->rplan.calstop_on)
+		ss->book.cal_stop = PMC_CALSTOP_REPEAT;
 	if (pmc_cli_quiet)
 		return;
-	if (isfinite(ss->cal_worst_se))
-		snprintf(se, sizeof(se), "omega's standard error %.3g at %u CPUs", ss->cal_worst_se,
-			 ss->cal_worst_cpus);
+	if (isfinite(ss->book.cal_worst_se))
+		snprintf(se, sizeof(se), "omega's standard error %.3g at %u CPUs", ss->book.cal_worst_se,
+			 ss->book.cal_worst_cpus);
 	else
 		snprintf(se, sizeof(se), "omega's standard error unknown");
-	if (ss->calstop_on)
+	if (ss->rplan.calstop_on)
 		snprintf(target, sizeof(target), ", target %g", o->omega_se);
 	fprintf(stderr, "pmcollect: calibration: %zu run%s (%u round%s of %zu) in %.1f s, stopped: %s "
-		"(%s%s)\n", ss->nruns_done, ss->nruns_done == 1 ? "" : "s", ss->cal_rounds,
-		ss->cal_rounds == 1 ? "" : "s", ss->cal_points, (double)elapsed_ns / 1e9,
-		pmc_calstop_reason_name(ss->cal_stop), se, target);
+		"(%s%s)\n", ss->book.nruns_done, ss->book.nruns_done == 1 ? "" : "s", ss->book.cal_rounds,
+		ss->book.cal_rounds == 1 ? "" : "s", ss->rplan.cal_points, (double)elapsed_ns / 1e9,
+		pmc_calstop_reason_name(ss->book.cal_stop), se, target);
 }
 
 /* Adds one run's counts to the session's totals for SUMMARY; its energy outcome too: SUMMARY
  * "sources" has energy recorded when any run's counter advanced, else the first run's reason. */
 static void add_run_totals(struct pmc_session *ss, const struct pmc_run_result *res)
 {
-	ss->total.samples += res->samples;
-	ss->total.thread_samples += res->thread_samples;
-	ss->total.late_samples += res->late_samples;
-	ss->total.lost_samples += res->lost_samples;
-	ss->total.sampling_cpu_ns += res->sampling_cpu_ns;
-	ss->total.warnings += res->warnings;
-	if (res->started && (res->energy_recorded || !ss->total.energy_reason[0])) {
-		ss->total.energy_recorded |= res->energy_recorded;
-		snprintf(ss->total.energy_reason, sizeof(ss->total.energy_reason), "%s",
+	ss->book.total.samples += res->samples;
+	ss->book.total.thread_samples += res->thread_samples;
+	ss->book.total.late_samples += res->late_samples;
+	ss->book.total.lost_samples += res->lost_samples;
+	ss->book.total.sampling_cpu_ns += res->sampling_cpu_ns;
+	ss->book.total.warnings += res->warnings;
+	if (res->started && (res->energy_recorded || !ss->book.total.energy_reason[0])) {
+		ss->book.total.energy_recorded |= res->energy_recorded;
+		snprintf(ss->book.total.energy_reason, sizeof(ss->book.total.energy_reason), "%s",
 			 res->energy_reason);
 	}
 }
@@ -609,7 +643,7 @@ static void add_run_totals(struct pmc_session *ss, const struct pmc_run_result *
 static void run_failed(const struct pmc_opts *o, const struct pmc_session *ss,
 		       const struct pmc_plan_run *run, size_t i, size_t nruns, int status)
 {
-	const char *what = o->sweep ? "sweep" : ss->interfering ? "interference measurement" : "calibration";
+	const char *what = o->sweep ? "sweep" : ss->rplan.interfering ? "interference measurement" : "calibration";
 	char st[64];
 
 	if (status > 128)
@@ -620,10 +654,94 @@ static void run_failed(const struct pmc_opts *o, const struct pmc_session *ss,
 		snprintf(st, sizeof(st), "exited with status %d", status);
 	if (o->calibrate && !o->sweep)
 		pm_cli_error("%s stopped: run %zu (%s on CPUs %s, round %zu) %s", what,
-			     ss->cal_points ? i % ss->cal_points + 1 : i + 1, pmc_role_name(run->role),
-			     run->cpus, ss->cal_points ? i / ss->cal_points + 1 : 1, st);
+			     ss->rplan.cal_points ? i % ss->rplan.cal_points + 1 : i + 1, pmc_role_name(run->role),
+			     run->cpus, ss->rplan.cal_points ? i / ss->rplan.cal_points + 1 : 1, st);
 	else
 		pm_cli_error("%s stopped: run %zu of %zu %s", what, i + 1, nruns, st);
+}
+
+/* Before run i of nruns of the plan: pmcollect's CPU beside the run's (runs on CPUs of their own,
+ * `many` in pmc_cli_collect), --calibrate's [k/N] line, and the WARNING record of a warning
+ * pmc_cli_pin_or_warn just gave (FORMAT.md §5). */
+static void before_run(const struct pmc_opts *o, struct pmc_session *ss, const struct pmc_plan_run *run,
+		       size_t i, size_t nruns, uint64_t plan_start_ns)
+{
+	const struct pmc_run_plan *rp = &ss->rplan;
+	struct pmc_machine *m = &ss->machine;
+
+	if ((o->calibrate || o->sweep || o->threads_list) && run->cpus[0]) {
+		m->prog_cpus = run->set;
+		m->collector_cpu = pmc_cli_pin_or_warn(ss, run->cpus, run->role);
+	} else if (o->calibrate || o->sweep || o->threads_list) {
+		/* the program on every CPU: pmcollect back on its start affinity */
+		if (m->have_start_cpus)
+			(void)sched_setaffinity(0, sizeof(m->start_cpus), &m->start_cpus);
+		m->collector_cpu = -1;
+	}
+	if (o->calibrate && rp->calstop_on) /* [k/n]: the run within its round */
+		pmc_cli_progress(i % rp->cal_points + 1, rp->cal_points, plan_start_ns,
+				 "%s, CPUs %s, round %zu of at most %u", pmc_role_name(run->role),
+				 run->cpus, i / rp->cal_points + 1, rp->calstop.max_rounds);
+	else if (o->calibrate)
+		pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
+				 run->cpus);
+	if (m->shared_msg) {
+		(void)pmc_warning_write(ss->trace.w, (uint32_t)i, pmc_now_ns(), PMC_WARN_COLLECTOR_SHARED,
+					m->shared_msg);
+		free(m->shared_msg);
+		m->shared_msg = NULL;
+	}
+}
+
+/* pmcollect's exit status after a run: pmc_run_once's result once (reason in why) and *res,
+ * reported on stderr when it is not the program's own. */
+static int run_status(const struct pmc_opts *o, int once, const struct pmc_run_result *res,
+		      const char *why)
+{
+	if (once < 0) {
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (!res->started) {
+		pm_cli_error("%s", res->error);
+		return 127;
+	}
+	if (res->window_end == PMC_WINDOW_BEFORE) {
+		pm_cli_error("the program ended %.3f s after it started, before --delay %g s: "
+			     "nothing was recorded", (double)res->window_offset_ns / 1e9, o->delay_s);
+		return PMC_EXIT_NO_WINDOW;
+	}
+	return res->exit_status;
+}
+
+/* --omp-regions: warns when a run that started recorded no region, and why. */
+static void omp_regions_warn(const struct pmc_session *ss, const struct pmc_run_result *res)
+{
+	char msg[1200];
+
+	if (ss->openmp.omp_why[0])
+		snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", ss->openmp.omp_why);
+	else if (!res->omp_answered)
+		snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", res->omp_reason);
+	if (ss->openmp.omp_why[0] || !res->omp_answered)
+		pmc_cli_warn(msg);
+}
+
+/* After a run: keeps the writer's first failure in *t, else, when another run follows (more),
+ * flushes the finished run to disk before the next starts: runs shorter than the once-a-second
+ * flush would otherwise all wait for the end of the plan. */
+static void after_run_flush(struct pmc_trace_out *t, const struct pmc_run_result *res, int more)
+{
+	if (res->writer_err) {
+		t->writer_err = res->writer_err;
+		t->writer_errno = res->writer_errno;
+	} else if (more) {
+		int err = pmt_writer_flush(t->w);
+		if (err < 0) {
+			t->writer_err = err;
+			t->writer_errno = errno;
+		}
+	}
 }
 
 /* Records every run of the plan (or of --sweep), in order; stops after a run that failed (a
@@ -633,8 +751,8 @@ static void run_failed(const struct pmc_opts *o, const struct pmc_session *ss,
  * start, 128+N after signal N), or 1. */
 int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	struct pmc_plan *plan = &ss->plan;
-	size_t nruns = o->sweep ? ss->sweep.nruns : plan->n;
+	struct pmc_plan *plan = &ss->rplan.plan;
+	size_t nruns = o->sweep ? ss->rplan.sweep.nruns : plan->n;
 	uint64_t plan_start_ns = pmc_now_ns();
 	/* no runs: the interference calibration alone */
 	int ret = nruns ? PMT_EXIT_FAILURE : PMT_EXIT_OK,
@@ -655,13 +773,13 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 			break;
 		}
 		if (o->sweep) {
-			if (pmc_sweep_plan_run(&ss->sweep, i, ss->compact, ss->ncompact,
-					       (uint32_t)ss->online.list.n,
+			if (pmc_plan_sweep_run(&ss->rplan.sweep, i, ss->rplan.compact, ss->rplan.ncompact,
+					       (uint32_t)ss->machine.online.list.n,
 					       (uint32_t)(o->threads > 0 ? o->threads : 0), &sweep_tmp) < 0) {
 				pm_cli_error("run %zu of %zu: too many CPUs for one CPU list", i + 1, nruns);
 				break;
 			}
-			argv = pmc_sweep_argv(o->argv, ss->sweep.runs[i].threads);
+			argv = pmc_sweep_argv(o->argv, ss->rplan.sweep.runs[i].threads);
 			if (!argv) {
 				pm_cli_error("%s", strerror(ENOMEM));
 				break;
@@ -669,39 +787,18 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 		if (o->threads_list)
 			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%d threads", run_threads(o, run));
-		if (ss->interfering) {
-			if (pmc_isess_start(&ss->isess, run->level_k, why, sizeof(why)) < 0) {
+		if (ss->rplan.interfering) {
+			if (pmc_isess_start(&ss->ifr.isess, run->level_k, why, sizeof(why)) < 0) {
 				pm_cli_error("cannot start the interferers: %s", why);
 				ret = PMT_EXIT_FAILURE;
 				break;
 			}
 			pmc_cli_progress(i + 1, nruns, plan_start_ns, "interference: %u %s on CPUs %s, program on "
 				 "CPUs %s, round %u", run->level_k,
-				 ss->isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
-				 run->level_k ? ss->isess.cpus_text : "-", run->cpus, run->rep + 1);
+				 ss->ifr.isess.kind == PMC_CSTHR ? "CSThr" : "BWThr",
+				 run->level_k ? ss->ifr.isess.cpus_text : "-", run->cpus, run->rep + 1);
 		}
-		if (many && run->cpus[0]) {
-			ss->prog_cpus = run->set;
-			ss->collector_cpu = pmc_cli_pin_or_warn(ss, run->cpus, run->role);
-		} else if (many) {
-			/* the program on every CPU: pmcollect back on its start affinity */
-			if (ss->have_start_cpus)
-				(void)sched_setaffinity(0, sizeof(ss->start_cpus), &ss->start_cpus);
-			ss->collector_cpu = -1;
-		}
-		if (o->calibrate && ss->calstop_on) /* [k/n]: the run within its round */
-			pmc_cli_progress(i % ss->cal_points + 1, ss->cal_points, plan_start_ns,
-					 "%s, CPUs %s, round %zu of at most %u", pmc_role_name(run->role),
-					 run->cpus, i / ss->cal_points + 1, ss->calstop.max_rounds);
-		else if (o->calibrate)
-			pmc_cli_progress(i + 1, nruns, plan_start_ns, "%s, CPUs %s", pmc_role_name(run->role),
-				 run->cpus);
-		if (ss->shared_msg[0]) {
-			/* the trace's WARNING record of pin_or_warn's warning (FORMAT.md §5) */
-			(void)pmc_warning_write(ss->w, (uint32_t)i, pmc_now_ns(), PMC_WARN_COLLECTOR_SHARED,
-						ss->shared_msg);
-			ss->shared_msg[0] = '\0';
-		}
+		before_run(o, ss, run, i, nruns, plan_start_ns);
 		struct pmc_run_config cfg = run_config(o, ss, run);
 		if (argv) {
 			cfg.argv = argv;
@@ -709,88 +806,58 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 				cfg.threads = atoi(run->env[0].value);
 		}
 		t0 = pmc_now_ns();
-		once = pmc_run_once(ss->w, (uint32_t)i, &cfg, &res, why, sizeof(why));
-		if (ss->interfering)
-			pmc_isess_stop(&ss->isess); /* also after SIGINT: the runs so far stay recorded */
-		if (once < 0) {
-			pm_cli_error("%s", why);
-			ret = PMT_EXIT_FAILURE;
-		} else if (!res.started) {
-			pm_cli_error("%s", res.error);
-			ret = 127;
-		} else if (res.window_end == PMC_WINDOW_BEFORE) {
-			pm_cli_error("the program ended %.3f s after it started, before --delay %g s: "
-				     "nothing was recorded", (double)res.window_offset_ns / 1e9, o->delay_s);
-			ret = PMC_EXIT_NO_WINDOW;
-		} else {
-			ret = res.exit_status;
-		}
+		once = pmc_run_once(ss->trace.w, (uint32_t)i, &cfg, &res, why, sizeof(why));
+		if (ss->rplan.interfering)
+			pmc_isess_stop(&ss->ifr.isess); /* also after SIGINT: the runs so far stay recorded */
+		ret = run_status(o, once, &res, why);
 		pmc_sweep_argv_free(argv);
 		if (o->sweep && pmc_cli_show_progress())
-			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->sweep, i,
+			fprintf(stderr, "pmcollect: %s\n", pmc_sweep_progress(&ss->rplan.sweep, i,
 					(double)(pmc_now_ns() - t0) / 1e9, line, sizeof(line)));
-		ss->nruns_done = i + 1;
+		ss->book.nruns_done = i + 1;
 		/* a program that ended before --delay was over left no run in the trace */
-		ss->nruns_started += res.started != 0 && res.window_end != PMC_WINDOW_BEFORE;
-		if (o->omp_regions && res.started) {
-			char msg[1200];
-			if (ss->omp_why[0])
-				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", ss->omp_why);
-			else if (!res.omp_answered)
-				snprintf(msg, sizeof(msg), "no OpenMP regions recorded: %s", res.omp_reason);
-			if (ss->omp_why[0] || !res.omp_answered)
-				pmc_cli_warn(msg);
-		}
+		ss->book.nruns_started += res.started != 0 && res.window_end != PMC_WINDOW_BEFORE;
+		if (o->omp_regions && res.started)
+			omp_regions_warn(ss, &res);
 		if (ret != 0 && i + 1 < nruns)
 			run_failed(o, ss, run, i, nruns, ret);
 		add_run_totals(ss, &res);
-		if (res.writer_err) {
-			ss->writer_err = res.writer_err;
-			ss->writer_errno = res.writer_errno;
-		} else if (i + 1 < nruns) {
-			/* each finished run on disk before the next starts: runs shorter than the
-			 * once-a-second flush would otherwise all wait for the end of the plan */
-			int err = pmt_writer_flush(ss->w);
-			if (err < 0) {
-				ss->writer_err = err;
-				ss->writer_errno = errno;
-			}
-		}
-		if (ret != 0 || ss->writer_err)
+		after_run_flush(&ss->trace, &res, i + 1 < nruns);
+		if (ret != 0 || ss->trace.writer_err)
 			break;
-		if (o->calibrate && ss->cal_points) {
+		if (o->calibrate && ss->rplan.cal_points) {
 			cal_C[i] = res.C_value;
-			if ((i + 1) % ss->cal_points == 0 &&
-			    calibration_round(ss, cal_C, (uint32_t)((i + 1) / ss->cal_points),
+			if ((i + 1) % ss->rplan.cal_points == 0 &&
+			    calibration_round(ss, cal_C, (uint32_t)((i + 1) / ss->rplan.cal_points),
 					      pmc_now_ns() - plan_start_ns))
 				break;
 		}
 	}
-	if (o->calibrate && ss->cal_points)
+	if (o->calibrate && ss->rplan.cal_points)
 		calibration_report(o, ss, ret, pmc_now_ns() - plan_start_ns);
-	if ((many || ss->interfering) && pmc_cli_show_progress())
-		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->nruns_done,
-			ss->nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
+	if ((many || ss->rplan.interfering) && pmc_cli_show_progress())
+		fprintf(stderr, "pmcollect: %zu run%s done in %.1f s\n", ss->book.nruns_done,
+			ss->book.nruns_done == 1 ? "" : "s", (double)(pmc_now_ns() - plan_start_ns) / 1e9);
 	return ret;
 }
 
 /* Appends SUMMARY (the runs' totals and pmcollect's exit status) and flushes; a failure is kept
- * in ss->writer_err for finish_trace. */
+ * in ss->trace.writer_err for finish_trace. */
 void pmc_cli_write_summary(struct pmc_session *ss, int exit_status)
 {
 	char *json;
 	int err;
 
-	if (ss->writer_err)
+	if (ss->trace.writer_err)
 		return;
-	json = summary_json(ss, (int)ss->nruns_done, exit_status);
-	err = json ? pmt_writer_json(ss->w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
+	json = summary_json(ss, (int)ss->book.nruns_done, exit_status);
+	err = json ? pmt_writer_json(ss->trace.w, PMT_REC_SUMMARY, 0, pmc_now_ns(), json) : PMT_E_NOMEM;
 	free(json);
 	if (err == 0)
-		err = pmt_writer_flush(ss->w);
+		err = pmt_writer_flush(ss->trace.w);
 	if (err < 0) {
-		ss->writer_err = err;
-		ss->writer_errno = pmt_writer_errno(ss->w);
+		ss->trace.writer_err = err;
+		ss->trace.writer_errno = pmt_writer_errno(ss->trace.w);
 	}
 }
 
@@ -800,32 +867,32 @@ void pmc_cli_write_summary(struct pmc_session *ss, int exit_status)
  * Returns the exit status. */
 int pmc_cli_finish_trace(const struct pmc_opts *o, struct pmc_session *ss, int ret)
 {
-	if (ss->w) {
+	if (ss->trace.w) {
 		/* flush first: pmt_writer_errno() is gone once the writer is freed */
-		int err = pmt_writer_flush(ss->w);
-		if (err < 0 && !ss->writer_err) {
-			ss->writer_err = err;
-			ss->writer_errno = pmt_writer_errno(ss->w);
+		int err = pmt_writer_flush(ss->trace.w);
+		if (err < 0 && !ss->trace.writer_err) {
+			ss->trace.writer_err = err;
+			ss->trace.writer_errno = pmt_writer_errno(ss->trace.w);
 		}
-		(void)pmt_writer_close(ss->w);
-		ss->w = NULL;
+		(void)pmt_writer_close(ss->trace.w);
+		ss->trace.w = NULL;
 	}
-	if (ss->out_fd >= 0 && close(ss->out_fd) < 0 && ss->started_writer && !ss->writer_err) {
-		ss->writer_err = PMT_E_IO;
-		ss->writer_errno = errno;
+	if (ss->trace.out_fd >= 0 && close(ss->trace.out_fd) < 0 && ss->trace.started_writer && !ss->trace.writer_err) {
+		ss->trace.writer_err = PMT_E_IO;
+		ss->trace.writer_errno = errno;
 	}
-	ss->out_fd = -1;
-	if (ss->writer_err) {
+	ss->trace.out_fd = -1;
+	if (ss->trace.writer_err) {
 		/* the program ran to its end regardless; the trace holds every complete chunk */
 		pm_cli_error("cannot write '%s': %s", o->output,
-			      ss->writer_err == PMT_E_IO ? strerror(ss->writer_errno)
-							 : pmt_strerror(ss->writer_err));
+			      ss->trace.writer_err == PMT_E_IO ? strerror(ss->trace.writer_errno)
+							 : pmt_strerror(ss->trace.writer_err));
 		ret = PMT_EXIT_FAILURE;
 	}
 	/* nothing was recorded (set-up failed before the trace began, or the program could not
 	 * be started, so the trace holds no run of it): remove the file we made, and only that,
 	 * so that the corrected command needs no -f */
-	if (ss->created_output && (!ss->started_writer || (ss->nruns_done && !ss->nruns_started)))
+	if (ss->trace.created_output && (!ss->trace.started_writer || (ss->book.nruns_done && !ss->book.nruns_started)))
 		unlink(o->output);
 	return ret;
 }

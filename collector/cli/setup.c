@@ -45,16 +45,13 @@
 #include "cli.h"
 #include "session/sweep.h"
 
-#define INTERFERE_REPEAT_DEFAULT 3 /* --interfere without --repeat: runs per level */
-#define CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (docs/scaling.md) */
-
 /* Parses the CPU list or expression text on the session's topology into *out, every CPU online
  * (pmc_cpus_parse); prints the error and returns -1. */
 static int cpu_list(const struct pmc_session *ss, const char *text, struct pmc_cpus *out)
 {
 	char why[256];
 
-	if (pmc_cpus_parse(ss->topo, text, &ss->online.list, out, why, sizeof(why)) < 0) {
+	if (pmc_cpus_parse(ss->machine.topo, text, &ss->machine.online.list, out, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid CPU list '%s': %s", text, why);
 		return -1;
 	}
@@ -79,38 +76,6 @@ static int pin_collector(const cpu_set_t *start, const cpu_set_t *prog, const st
 	return -1;
 }
 
-/* -t LIST with --omp-regions: one run of the plain plan per thread count, in the list's order,
- * each with its OMP_NUM_THREADS (the per-thread-count runs of Allande et al. §3.1); without --cpus
- * on several packages each run on the first package's cores (pmc_plan_thread_list). Returns 0,
- * or after reporting PMT_EXIT_USAGE (a bad list) or PMT_EXIT_FAILURE (hwloc failed). */
-static int plan_thread_list(const struct pmc_opts *o, struct pmc_session *ss)
-{
-	struct pm_intlist l = { 0 };
-	uint32_t threads[PMC_PLAN_MAX_RUNS];
-	char why[256];
-
-	if (pm_intlist_parse(o->threads_list, 1, 1000000, &l, why, sizeof(why)) < 0) {
-		pm_cli_error("invalid thread counts '%s': %s", o->threads_list, why);
-		return PMT_EXIT_USAGE;
-	}
-	if (l.n > PMC_PLAN_MAX_RUNS) {
-		pm_cli_error("invalid thread counts '%s': %zu runs, at most %d", o->threads_list, l.n,
-			      PMC_PLAN_MAX_RUNS);
-		pm_intlist_free(&l);
-		return PMT_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < l.n; i++)
-		threads[i] = l.v[i];
-	if (pmc_plan_thread_list(&ss->plan, ss->topo, &ss->plan.runs[0], threads, l.n, &ss->usable.cpus,
-				 !o->cpus, why, sizeof(why)) < 0) {
-		pm_cli_error("cannot plan the runs of '-t %s': %s", o->threads_list, why);
-		pm_intlist_free(&l);
-		return PMT_EXIT_FAILURE;
-	}
-	pm_intlist_free(&l);
-	return 0;
-}
-
 /* --omp-regions: finds the tool and, with --omp-runtime, the runtime to preload. A missing tool
  * is not fatal: the program is recorded without regions and the trace says why (META
  * sources.omp_regions). */
@@ -118,26 +83,26 @@ static void omp_setup(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char why[1024];
 
-	if (pmc_omp_find_tool(ss->omp.tool, sizeof(ss->omp.tool), why, sizeof(why)) < 0) {
-		snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+	if (pmc_omp_find_tool(ss->openmp.omp.tool, sizeof(ss->openmp.omp.tool), why, sizeof(why)) < 0) {
+		snprintf(ss->openmp.omp_why, sizeof(ss->openmp.omp_why), "%s", why);
 		return;
 	}
 	if (!o->omp_runtime)
 		return;
 	if (strcmp(o->omp_runtime, "llvm") == 0) {
-		if (pmc_omp_find_libomp(ss->omp.preload, sizeof(ss->omp.preload), why, sizeof(why)) < 0) {
-			snprintf(ss->omp_why, sizeof(ss->omp_why), "%s", why);
+		if (pmc_omp_find_libomp(ss->openmp.omp.preload, sizeof(ss->openmp.omp.preload), why, sizeof(why)) < 0) {
+			snprintf(ss->openmp.omp_why, sizeof(ss->openmp.omp_why), "%s", why);
 			return;
 		}
-	} else if (!realpath(o->omp_runtime, ss->omp.preload)) {
-		snprintf(ss->omp_why, sizeof(ss->omp_why), "--omp-runtime '%s': %s", o->omp_runtime,
+	} else if (!realpath(o->omp_runtime, ss->openmp.omp.preload)) {
+		snprintf(ss->openmp.omp_why, sizeof(ss->openmp.omp_why), "--omp-runtime '%s': %s", o->omp_runtime,
 			 strerror(errno));
 		return;
 	}
 	{
 		char msg[4200];
 		snprintf(msg, sizeof(msg), "--omp-runtime: the program runs on %s instead of its own "
-			 "OpenMP runtime (behaviour and timings may change)", ss->omp.preload);
+			 "OpenMP runtime (behaviour and timings may change)", ss->openmp.omp.preload);
 		pmc_cli_warn(msg);
 	}
 }
@@ -145,12 +110,12 @@ static void omp_setup(const struct pmc_opts *o, struct pmc_session *ss)
 /* What pmcollect may use, for messages: "CPUs 0 (affinity 0, cgroup cpuset 0-1, online 0-1)". */
 static void usable_desc(const struct pmc_session *ss, char *buf, size_t size)
 {
-	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->usable.text,
-			 ss->usable.affinity[0] ? ss->usable.affinity : "unknown");
-	if (o > 0 && (size_t)o < size && ss->usable.cgroup_cpus[0])
-		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->usable.cgroup_cpus);
+	int o = snprintf(buf, size, "CPUs %.400s (affinity %.400s", ss->machine.usable.text,
+			 ss->machine.usable.affinity[0] ? ss->machine.usable.affinity : "unknown");
+	if (o > 0 && (size_t)o < size && ss->machine.usable.cgroup_cpus[0])
+		o += snprintf(buf + o, size - (size_t)o, ", cgroup cpuset %.400s", ss->machine.usable.cgroup_cpus);
 	if (o > 0 && (size_t)o < size)
-		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->online.text);
+		snprintf(buf + o, size - (size_t)o, ", online %.400s)", ss->machine.online.text);
 }
 
 /* Errors out (usage, 2) when a CPU of l (given as text) is outside the CPUs pmcollect may use:
@@ -160,7 +125,7 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
 	char desc[2048];
 
 	for (size_t i = 0; i < l->n; i++) {
-		if (pmc_intlist_has(&ss->usable.cpus, l->v[i]))
+		if (pmc_intlist_has(&ss->machine.usable.cpus, l->v[i]))
 			continue;
 		usable_desc(ss, desc, sizeof(desc));
 		pm_cli_error("invalid CPU list '%s': CPU %u is not one pmcollect may use: %s", text,
@@ -170,49 +135,46 @@ static int check_usable(const char *text, const struct pm_intlist *l, const stru
 	return 0;
 }
 
-/* pin_collector for a run on the CPUs of ss->prog_cpus (the cpulist prog), with a warning (once)
+/* pin_collector for a run on the CPUs of ss->machine.prog_cpus (the cpulist prog), with a warning (once)
  * when a baseline run leaves no CPU for the collector outside them: the estimators read the
  * program's run-queue waits, and the collector's sampling would add to them (docs/model.md,
  * degraded-input case 3; FIELD-NOTES). Counted in SUMMARY "warnings". Returns the CPU or -1. */
 int pmc_cli_pin_or_warn(struct pmc_session *ss, const char *prog, enum pmc_run_role role)
 {
-	int cpu = ss->have_start_cpus ? pin_collector(&ss->start_cpus, &ss->prog_cpus, &ss->online.list) : -1;
-	char *msg = ss->shared_msg, desc[2048];
+	struct pmc_machine *m = &ss->machine;
+	int cpu = m->have_start_cpus ? pin_collector(&m->start_cpus, &m->prog_cpus, &m->online.list) : -1;
+	char *msg, desc[2048];
 
 	/* a rank the launcher bound: an SMT sibling of its binding, else its own CPUs without a
 	 * warning per rank: the job report says what the sampling cost (bindings.h) */
-	if (cpu < 0 && ss->in_job)
-		return pmc_binding_pin(&ss->prog_cpus, &ss->online.list, &ss->usable.cgroup);
-	if (cpu >= 0 || role != PMC_ROLE_BASELINE || ss->collector_shared)
+	if (cpu < 0 && ss->job.in_job)
+		return pmc_binding_pin(&m->prog_cpus, &m->online.list, &m->usable.cgroup);
+	if (cpu >= 0 || role != PMC_ROLE_BASELINE || m->collector_shared)
 		return cpu;
-	ss->collector_shared = 1;
-	ss->total.warnings++;
+	m->collector_shared = 1;
+	ss->book.total.warnings++;
 	usable_desc(ss, desc, sizeof(desc));
-	snprintf(msg, sizeof(ss->shared_msg), "the collector shares the program's CPUs %.200s: pmcollect may use "
-		 "%.1800s, none outside the program's, so its sampling takes CPU time from the program "
-		 "(give pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
-		 "%.200s ...)", prog, desc, prog, prog);
-	pmc_cli_warn(msg);
+	if (asprintf(&msg, "the collector shares the program's CPUs %.200s: pmcollect may use %.1800s, "
+		     "none outside the program's, so its sampling takes CPU time from the program (give "
+		     "pmcollect one CPU more than the program: taskset -c %.200s,N pmcollect --cpus "
+		     "%.200s ...)", prog, desc, prog, prog) < 0)
+		msg = NULL;
+	pmc_cli_warn(msg ? msg : "the collector shares the program's CPUs");
+	free(m->shared_msg);
+	m->shared_msg = msg; /* written as a WARNING record before the next run (record.c) */
 	return cpu;
 }
 
-/* --interfere / --calibrate-interference: the interferers' CPUs (--interfere-cpus, else hwloc's
- * placement: Casas & Bronevetsky §2, CPUs sharing the program's last-level cache that are not SMT
- * siblings of its CPUs), the program's CPUs (--cpus, else the rest), the machine file (read
- * unless it is to be measured now), the levels and the run plan. Returns -1 to go on, or the
- * exit status after reporting. */
-static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
+/* --interfere-cpus, else hwloc's placement (Casas & Bronevetsky §2: CPUs sharing the program's
+ * last-level cache that are not SMT siblings of its CPUs), into ss->ifr.isess. Returns -1 to go
+ * on, or the exit status after reporting. */
+static int interferer_cpus(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	struct pmc_isess *is = &ss->isess;
-	struct pmc_cpus *prog = &ss->interfere_prog;
+	struct pmc_isess *is = &ss->ifr.isess;
+	const struct pmc_machine *m = &ss->machine;
 	char why[512];
-	uint32_t levels[PMC_PLAN_MAX_RUNS];
-	size_t nlevels = 0;
 	int n;
 
-	if (o->calibrate)
-		return usage_error("--interfere and --calibrate-interference cannot be combined with "
-				   "--calibrate or --runs");
 	if (o->interfere_cpus) {
 		struct pmc_cpus ic;
 		const struct pm_intlist *l = &ic.list;
@@ -226,10 +188,10 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 		n = (int)l->n;
 		for (size_t j = 0; j < l->n && n <= PMC_CAL_MAX_K; j++) {
-			if (o->cpus && pmc_intlist_has(&ss->cpus.list, l->v[j])) {
+			if (o->cpus && pmc_intlist_has(&m->cpus.list, l->v[j])) {
 				pmc_cpus_free(&ic);
 				pm_cli_error("--interfere-cpus %s overlaps --cpus %s: the interferers need "
-					      "CPUs of their own", o->interfere_cpus, ss->cpus.text);
+					      "CPUs of their own", o->interfere_cpus, m->cpus.text);
 				return PMT_EXIT_USAGE;
 			}
 			is->cpus[j] = (int)l->v[j];
@@ -243,15 +205,15 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 	} else {
 		/* without --cpus the program's anchor is the first CPU pmcollect may use (the usable
 		 * set is sorted) */
-		struct pm_intlist anchor = { .v = ss->usable.cpus.v, .n = 1 };
-		if (ss->usable.cpus.n < 2) {
+		struct pm_intlist anchor = { .v = m->usable.cpus.v, .n = 1 };
+		if (m->usable.cpus.n < 2) {
 			pm_cli_error("cannot place the interferers: pmcollect may use %s CPU (%s), and the "
 				      "program and the interferers need CPUs of their own; give pmcollect more "
 				      "CPUs, or choose the interferers' CPUs with --interfere-cpus",
-				      ss->usable.cpus.n ? "only one" : "no", ss->usable.text);
+				      m->usable.cpus.n ? "only one" : "no", m->usable.text);
 			return PMT_EXIT_USAGE;
 		}
-		n = pmc_interfere_place(ss->topo, o->cpus ? &ss->cpus.list : &anchor, &ss->usable.cpus,
+		n = pmc_interfere_place(m->topo, o->cpus ? &m->cpus.list : &anchor, &m->usable.cpus,
 					is->cpus, PMC_CAL_MAX_K, why, sizeof(why));
 		if (n < 0) {
 			pm_cli_error("cannot place the interferers: %s", why);
@@ -259,16 +221,37 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 		}
 	}
 	pmc_isess_set_ncpus(is, (size_t)n);
+	return -1;
+}
+
+/* --interfere / --calibrate-interference: the interferers' CPUs (interferer_cpus), the program's
+ * CPUs (--cpus, else the rest), the machine file (read unless it is to be measured now) and, with
+ * --interfere, the levels (levels[0..*nlevels-1]) that pmc_plan_make plans the runs of. Returns
+ * -1 to go on, or the exit status after reporting. */
+static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss, uint32_t *levels,
+			     size_t *nlevels)
+{
+	struct pmc_isess *is = &ss->ifr.isess;
+	struct pmc_cpus *prog = &ss->ifr.interfere_prog;
+	char why[512];
+	int ret;
+
+	if (o->calibrate)
+		return usage_error("--interfere and --calibrate-interference cannot be combined with "
+				   "--calibrate or --runs");
+	ret = interferer_cpus(o, ss);
+	if (ret >= 0)
+		return ret;
 	/* the program's CPUs: --cpus, else what is left beside the interferers */
 	if (o->cpus) {
-		if (pmc_cpus_from_list(&ss->cpus.list, prog) < 0) {
+		if (pmc_cpus_from_list(&ss->machine.cpus.list, prog) < 0) {
 			pm_cli_error("%s", strerror(ENOMEM));
 			return PMT_EXIT_FAILURE;
 		}
 	} else {
 		struct pm_intlist left;
-		int bad = pmc_interfere_program_cpus(ss->topo, &ss->usable.cpus, is->cpus, is->ncpus,
-						     &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
+		int bad = pmc_interfere_program_cpus(ss->machine.topo, &ss->machine.usable.cpus, is->cpus,
+						     is->ncpus, &left) == 0 || pmc_cpus_from_list(&left, prog) < 0;
 		pm_intlist_free(&left);
 		if (bad) {
 			pm_cli_error("no CPU is left for the program beside the interferers' (%s): give "
@@ -276,45 +259,38 @@ static int plan_interference(const struct pmc_opts *o, struct pmc_session *ss)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (pmc_isess_csthr_size(is, ss->topo, o->csthr_l2, why, sizeof(why)) < 0) {
+	if (pmc_isess_csthr_size(is, ss->machine.topo, o->csthr_l2, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot use --csthr-l2 %u: %s", o->csthr_l2, why);
 		return PMT_EXIT_USAGE;
 	}
 	/* the machine file */
 	if (o->interference_file)
-		snprintf(ss->interference_file, sizeof(ss->interference_file), "%s", o->interference_file);
-	else if (pmc_interference_file_default(ss->interference_file, sizeof(ss->interference_file), why,
-					       sizeof(why)) < 0) {
+		snprintf(ss->ifr.interference_file, sizeof(ss->ifr.interference_file), "%s", o->interference_file);
+	else if (pmc_interference_file_default(ss->ifr.interference_file, sizeof(ss->ifr.interference_file),
+					       why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	if (!o->calibrate_interference) {
-		if (pmc_isess_load_cal(is, ss->topo, ss->interference_file, o->interfere_kind,
+		if (pmc_isess_load_cal(is, ss->machine.topo, ss->ifr.interference_file, o->interfere_kind,
 				       o->csthr_l2, why, sizeof(why)) < 0) {
 			pm_cli_error("%s", why);
 			return PMT_EXIT_USAGE;
 		}
-		ss->have_cal = 1;
+		ss->ifr.have_cal = 1;
 		/* one machine file per host is shared by its users: say when another made it */
 		if (pmc_cal_foreign(&is->cal, why, sizeof(why)))
-			pm_cli_warning("machine file '%s': %s", ss->interference_file, why);
+			pm_cli_warning("machine file '%s': %s", ss->ifr.interference_file, why);
 	}
 	if (!o->interfere)
 		return -1; /* the calibration alone: no runs */
 	if (pmc_isess_levels(is, o->levels, o->interfere_kind,
-			     ss->have_cal ? ss->interference_file : NULL, levels,
-			     PMC_PLAN_MAX_RUNS, &nlevels, why, sizeof(why)) < 0) {
+			     ss->ifr.have_cal ? ss->ifr.interference_file : NULL, levels,
+			     PMC_PLAN_MAX_RUNS, nlevels, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
 	is->kind = o->interfere_kind;
-	if (pmc_plan_interfere(&ss->plan, prog, levels, nlevels,
-			       o->repeat ? (uint32_t)o->repeat : INTERFERE_REPEAT_DEFAULT, why, sizeof(why)) < 0) {
-		pm_cli_error("cannot plan the interference runs: %s", why);
-		return PMT_EXIT_USAGE;
-	}
-	ss->prog_cpus = prog->set; /* for pin_collector and META */
-	ss->interfering = 1;
 	return -1;
 }
 
@@ -332,21 +308,21 @@ static void cal_progress(void *arg, unsigned step, unsigned nsteps, const char *
  * and writes the machine file. Returns -1 to go on, or the exit status after reporting. */
 int pmc_cli_calibrate_interference(struct pmc_session *ss)
 {
-	struct pmc_isess *is = &ss->isess;
+	struct pmc_isess *is = &ss->ifr.isess;
 	struct pmc_interference_cal *cal = &is->cal;
 	struct pmc_cal_params p;
 	char why[512];
 	int probe = -1;
 
 	for (int c = 0; c < CPU_SETSIZE && probe < 0; c++)
-		if (CPU_ISSET(c, &ss->prog_cpus))
+		if (CPU_ISSET(c, &ss->machine.prog_cpus))
 			probe = c;
 	if (probe < 0) { /* calibration alone: the first CPU that is not an interferer's */
-		for (size_t i = 0; i < ss->online.list.n && probe < 0; i++) {
-			int c = (int)ss->online.list.v[i], mine = 0;
+		for (size_t i = 0; i < ss->machine.online.list.n && probe < 0; i++) {
+			int c = (int)ss->machine.online.list.v[i], mine = 0;
 			for (size_t j = 0; j < is->ncpus; j++)
 				mine |= is->cpus[j] == c;
-			if (!mine && (!ss->have_start_cpus || CPU_ISSET(c, &ss->start_cpus)))
+			if (!mine && (!ss->machine.have_start_cpus || CPU_ISSET(c, &ss->machine.start_cpus)))
 				probe = c;
 		}
 	}
@@ -357,18 +333,18 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 	}
 	pmc_cal_params_default(&p, probe, is->cpus, is->ncpus);
 	p.csthr_bytes = is->csthr_bytes;
-	pmc_cal_params_topology(&p, ss->topo);
+	pmc_cal_params_topology(&p, ss->machine.topo);
 	cal_start_ns = pmc_now_ns();
 	p.progress = cal_progress;
 	if (!pmc_cli_quiet)
 		fprintf(stderr, "pmcollect: calibrating interference: probe on CPU %d, interferers on "
 			"CPUs %s (BW1, B, capacity left with 0..%zu CSThrs, orthogonality)\n", probe,
 			is->cpus_text, is->ncpus);
-	if (pmc_cal_run(ss->topo, &p, cal, why, sizeof(why)) < 0) {
+	if (pmc_cal_run(ss->machine.topo, &p, cal, why, sizeof(why)) < 0) {
 		pm_cli_error("calibration failed: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
-	ss->have_cal = 1;
+	ss->ifr.have_cal = 1;
 	fprintf(stderr, "pmcollect: BW1 = %.2f GB/s (eq. 1 with %s), B = %.2f GB/s; capacity: %s method\n",
 		cal->BW1_bytes_per_s / 1e9, cal->bw1_method == PMC_CAL_COUNTERS ? "counted LLC misses" :
 		"misses = accesses", cal->B_bytes_per_s / 1e9,
@@ -389,18 +365,18 @@ int pmc_cli_calibrate_interference(struct pmc_session *ss)
 			"per access)\n", k, cal->cap[k].valid ? "" : "not measurable, ",
 			cal->cap[k].C_bytes / 1048576.0, cal->cap[k].t_l2_ns, cal->cap[k].t_dram_ns);
 	fprintf(stderr, "pmcollect: BWThrs leaving the capacity unchanged (Fig. 11): %d\n", cal->orth_bwthrs);
-	if (pmc_mkdir_parents(ss->interference_file, why, sizeof(why)) < 0 ||
-	    pmc_cal_write(ss->interference_file, cal, why, sizeof(why)) < 0) {
+	if (pmc_mkdir_parents(ss->ifr.interference_file, why, sizeof(why)) < 0 ||
+	    pmc_cal_write(ss->ifr.interference_file, cal, why, sizeof(why)) < 0) {
 		pm_cli_error("cannot write the machine file: %s", why);
 		return PMT_EXIT_FAILURE;
 	}
 	if (!pmc_cli_quiet)
-		fprintf(stderr, "pmcollect: machine file '%s' written\n", ss->interference_file);
+		fprintf(stderr, "pmcollect: machine file '%s' written\n", ss->ifr.interference_file);
 	return -1;
 }
 
 /* The job context (docs/cluster.md): the rank from the launcher's variables, the
- * output name expanded from its template (into ss->output, o->output then points there), the
+ * output name expanded from its template (into ss->job.output, o->output then points there), the
  * tracefs instance named after the rank, who takes the whole-node readings, and a warning when the
  * wrapped command is itself a launcher. Returns -1 to go on, or the exit status after reporting
  * (2: a variable that is not a number, a template that cannot be expanded). */
@@ -410,26 +386,26 @@ int pmc_cli_job_context(struct pmc_opts *o, struct pmc_session *ss)
 	char why[512], host[256];
 	const char *launcher;
 
-	if (pmc_rank_detect(environ, &ss->rank, why, sizeof(why)) < 0) {
+	if (pmc_rank_detect(environ, &ss->job.rank, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
 		return PMT_EXIT_USAGE;
 	}
-	ss->in_job = ss->rank.rank_var || ss->rank.local_rank_var || ss->rank.size_var ||
-		     ss->rank.job_var;
+	ss->job.in_job = ss->job.rank.rank_var || ss->job.rank.local_rank_var || ss->job.rank.size_var ||
+		     ss->job.rank.job_var;
 	/* a rank whose local rank is unknown takes the readings too: better twice than never */
-	ss->node_readings = !ss->in_job || ss->rank.local_rank <= 0;
-	pmc_sched_set_rank(ss->rank.rank);
+	ss->job.node_readings = !ss->job.in_job || ss->job.rank.local_rank <= 0;
+	pmc_sched_set_rank(ss->job.rank.rank);
 	if (strchr(o->output, '%')) {
 		if (gethostname(host, sizeof(host)) != 0)
 			snprintf(host, sizeof(host), "unknown");
 		host[sizeof(host) - 1] = '\0';
-		if (pmc_output_name(o->output, &ss->rank, host, (long)getpid(), ss->output,
-				    sizeof(ss->output), why, sizeof(why)) < 0) {
+		if (pmc_output_name(o->output, &ss->job.rank, host, (long)getpid(), ss->job.output,
+				    sizeof(ss->job.output), why, sizeof(why)) < 0) {
 			pm_cli_error("%s", why);
 			return PMT_EXIT_USAGE;
 		}
-		ss->output_template = 1;
-		o->output = ss->output;
+		ss->job.output_template = 1;
+		o->output = ss->job.output;
 	}
 	launcher = o->argc > 0 && o->argv ? pmc_launcher_name(o->argv[0]) : NULL; /* none with --calibrate-interference alone */
 	if (launcher) {
@@ -451,127 +427,144 @@ static int plan_user(const struct pmc_opts *o, struct pmc_session *ss)
 
 	if (!name && geteuid() == 0 && su && *su && strcmp(su, "root") != 0)
 		name = su;
-	if (name && pmc_user_resolve(name, &ss->user, why, sizeof(why)) < 0) {
+	if (name && pmc_user_resolve(name, &ss->env.user, why, sizeof(why)) < 0) {
 		pm_cli_error("invalid user '%s': %s", name, why);
 		return PMT_EXIT_USAGE;
 	}
-	ss->have_user = name != NULL;
+	ss->env.have_user = name != NULL;
 	return -1;
 }
 
-/* The rest of pmc_cli_plan_runs for --sweep: the sweep's plan from SPEC (every bad SPEC refused here,
- * before anything starts), the compact CPU order its core counts take CPUs from, the user.
- * Returns -1 to go on, or the exit status after reporting. */
-static int plan_sweep(const struct pmc_opts *o, struct pmc_session *ss)
-{
-	char why[512];
-	int err;
+/* The CPU lists of --runs, parsed and checked once: each list of its value, then each plain list
+ * after it, in order. */
+struct runs_lists {
+	struct pmc_cpus *c;
+	struct pm_intlist *l; /* the lists of c, for pmc_plan_request.runs */
+	size_t n;
+};
 
-	err = pmc_sweep_plan_make(o->sweep, o->repeat ? (uint32_t)o->repeat : 1,
-				  (uint32_t)ss->usable.cpus.n, o->argv, !o->no_baseline, &ss->sweep,
-				  why, sizeof(why));
-	if (err < 0) {
-		pm_cli_error("invalid --sweep '%s': %s", o->sweep,
-			      strncmp(why, "--sweep: ", 9) == 0 ? why + 9 : why);
-		return PMT_EXIT_USAGE;
-	}
-	if (ss->sweep.has_threads && o->threads > 0) {
-		pm_cli_error("-t cannot be combined with a threads= sweep");
-		return PMT_EXIT_USAGE;
-	}
-	ss->compact = calloc(ss->online.list.n ? ss->online.list.n : 1, sizeof(*ss->compact));
-	if (!ss->compact) {
-		pm_cli_error("%s", strerror(ENOMEM));
-		return PMT_EXIT_FAILURE;
-	}
-	if (pmc_plan_compact_order(ss->topo, &ss->usable.cpus, ss->compact, ss->online.list.n, &ss->ncompact, why,
-				   sizeof(why)) < 0) {
-		pm_cli_error("cannot plan the sweep's CPUs: %s", why);
-		return PMT_EXIT_FAILURE;
-	}
-	return -1;
+static void runs_lists_free(struct runs_lists *rl)
+{
+	for (size_t i = 0; i < rl->n; i++)
+		pmc_cpus_free(&rl->c[i]);
+	free(rl->c);
+	free(rl->l);
+	memset(rl, 0, sizeof(*rl));
 }
 
 /* One run of --runs on the CPUs of text (a cpulist or CPU expression), parsed on the session's
  * topology and checked against the CPUs pmcollect may use. Returns 0 or -1 after reporting. */
-static int add_run_list(struct pmc_session *ss, const char *text)
+static int add_run_list(struct pmc_session *ss, const char *text, struct runs_lists *rl)
 {
-	struct pmc_cpus c;
-	char why[512];
-	int bad;
+	struct pmc_cpus *c = &rl->c[rl->n];
 
-	if (cpu_list(ss, text, &c) < 0)
+	if (cpu_list(ss, text, c) < 0)
 		return -1;
-	bad = check_usable(text, &c.list, ss);
-	if (!bad && pmc_plan_add_list(&ss->plan, &c.list, why, sizeof(why)) < 0) {
-		pm_cli_error("invalid --runs: %s", why);
-		bad = -1;
-	}
-	pmc_cpus_free(&c);
-	return bad;
+	rl->n++;
+	return check_usable(text, &c->list, ss);
 }
 
-/* The runs of --runs: each list of its value and each plain list after it, in order; the first
- * with fewer CPUs than threads is the baseline (pmc_plan_roles). Returns -1 to go on, or
- * PMT_EXIT_USAGE after reporting. */
-static int plan_runs_lists(const struct pmc_opts *o, struct pmc_session *ss)
+/* Parses the lists of --runs into *rl (rl->l non-NULL even without one). Returns -1 to go on, or
+ * the exit status after reporting. */
+static int parse_runs_lists(const struct pmc_opts *o, struct pmc_session *ss, struct runs_lists *rl)
 {
 	char buf[4096], *save = NULL;
+	size_t max = o->nruns_words + strlen(o->runs_value) / 2 + 1;
 
-	memset(&ss->plan, 0, sizeof(ss->plan));
+	rl->c = calloc(max, sizeof(*rl->c));
+	rl->l = calloc(max, sizeof(*rl->l));
+	if (!rl->c || !rl->l) {
+		pm_cli_error("%s", strerror(ENOMEM));
+		return PMT_EXIT_FAILURE;
+	}
 	snprintf(buf, sizeof(buf), "%s", o->runs_value);
 	for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		if (add_run_list(ss, tok) < 0)
+		if (add_run_list(ss, tok, rl) < 0)
 			return PMT_EXIT_USAGE;
 	for (size_t i = 0; i < o->nruns_words; i++)
-		if (add_run_list(ss, o->runs_words[i]) < 0)
+		if (add_run_list(ss, o->runs_words[i], rl) < 0)
 			return PMT_EXIT_USAGE;
-	pmc_plan_roles(&ss->plan, o->threads, (uint32_t)ss->online.list.n);
+	for (size_t i = 0; i < rl->n; i++)
+		rl->l[i] = rl->c[i].list;
 	return -1;
 }
 
-/* The run of the first round (runs[0..npoints)) on one CPU, whose C is C(1); npoints when none. */
-static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
+/* The run plan, made once by pmc_plan_make from the options and the machine (lists is --runs',
+ * levels --interfere's), into ss->rplan; with --progress its decisions, one line each. Returns -1
+ * to go on, or the exit status after reporting. */
+static int make_plan(const struct pmc_opts *o, struct pmc_session *ss, const struct runs_lists *rl,
+		     const uint32_t *levels, size_t nlevels)
 {
-	for (size_t r = 0; r < npoints && r < plan->n; r++)
-		if (plan->runs[r].ncpus == 1)
-			return r;
-	return npoints;
+	const struct pmc_machine *m = &ss->machine;
+	struct pmc_plan_request rq = {
+		.topo = m->topo, .usable = &m->usable.cpus, .usable_restricted = m->usable.restricted,
+		.online_cpus = (uint32_t)m->online.list.n, .cpus = o->cpus ? &m->cpus : NULL,
+		.threads = o->threads, .repeat = (uint32_t)o->repeat, .calibrate = o->calibrate,
+		.adaptive = o->calibrate_adaptive, .omega_se = o->omega_se,
+		.budget_s = o->calibrate_budget_s, .runs = rl->l, .nruns = rl->n, .sweep = o->sweep,
+		.argv = o->argv, .sweep_baseline = !o->no_baseline, .threads_list = o->threads_list,
+		.interfere_calibration_only = o->calibrate_interference && !o->interfere,
+		.interfere_prog = o->interfere ? &ss->ifr.interfere_prog : NULL,
+		.levels = levels, .nlevels = nlevels,
+	};
+	char why[1024];
+
+	switch (pmc_plan_make(&rq, &ss->rplan, why, sizeof(why))) {
+	case 0:
+		break;
+	case PMC_PLAN_E_USAGE_LINE:
+		return usage_error("%s", why);
+	case PMC_PLAN_E_USAGE:
+		pm_cli_error("%s", why);
+		return PMT_EXIT_USAGE;
+	default:
+		pm_cli_error("%s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	if (ss->rplan.have_prog_cpus)
+		ss->machine.prog_cpus = ss->rplan.prog_cpus; /* for pin_collector and META */
+	if (o->calibrate)
+		ss->book.cal_worst_se = NAN;
+	for (size_t i = 0; i < ss->rplan.ndecisions && pmc_cli_show_progress(); i++)
+		fprintf(stderr, "pmcollect: plan: %s: %s\n",
+			pmc_plan_reason_name(ss->rplan.decisions[i].reason), ss->rplan.decisions[i].text);
+	return -1;
 }
 
-/* An adaptive --calibrate: the plan holds as many rounds of its runs as fit
- * (PMC_PLAN_MAX_RUNS), and record.c ends them by the rule of collector/session/calstop.h: --repeat K (or 3)
- * rounds at least, then until omega's standard error is at most --omega-se or the next round
- * would end past --calibrate-budget. Returns -1 to go on, or the exit status after reporting. */
-static int plan_calibrate_rounds(const struct pmc_opts *o, struct pmc_session *ss)
+/* The options that need the machine: --cpus, --interfere's CPUs and machine file, --runs' lists
+ * (parsed once on the session's topology), then the run plan (make_plan). Returns -1 to go on, or
+ * the exit status after reporting. */
+static int plan_inputs(const struct pmc_opts *o, struct pmc_session *ss)
 {
-	size_t npoints = ss->plan.n;
-	uint32_t min = o->repeat ? (uint32_t)o->repeat : CALIBRATE_REPEAT;
-	uint32_t max = npoints ? (uint32_t)(PMC_PLAN_MAX_RUNS / npoints) : 0;
-	char why[256];
+	struct runs_lists rl = { 0 };
+	uint32_t levels[PMC_PLAN_MAX_RUNS];
+	size_t nlevels = 0;
+	int ret = -1;
 
-	if (min > max)
-		return usage_error("invalid --repeat: %u rounds of %zu runs exceed %d runs", min, npoints,
-				   PMC_PLAN_MAX_RUNS);
-	if (pmc_plan_repeat(&ss->plan, max, why, sizeof(why)) < 0)
-		return usage_error("invalid --repeat: %s", why);
-	ss->calstop_on = 1;
-	ss->calstop.omega_se_target = o->omega_se;
-	ss->calstop.budget_ns = (uint64_t)(o->calibrate_budget_s * 1e9);
-	ss->calstop.min_rounds = min;
-	ss->calstop.max_rounds = max;
-	ss->cal_points = npoints;
-	ss->cal_one = cal_one_cpu(&ss->plan, npoints);
-	ss->cal_worst_se = NAN;
-	return -1;
+	if (o->cpus) {
+		/* every CPU must be online (and fit a cpu_set_t) */
+		if (cpu_list(ss, o->cpus, &ss->machine.cpus) < 0 ||
+		    check_usable(o->cpus, &ss->machine.cpus.list, ss) < 0)
+			return PMT_EXIT_USAGE;
+		ss->machine.prog_cpus = ss->machine.cpus.set;
+	}
+	if (o->interfere || o->calibrate_interference)
+		ret = plan_interference(o, ss, levels, &nlevels);
+	else if (o->calibrate && o->runs_value)
+		ret = parse_runs_lists(o, ss, &rl);
+	if (ret < 0)
+		ret = make_plan(o, ss, &rl, levels, nlevels);
+	runs_lists_free(&rl);
+	return ret;
 }
 
 /* Checks the options against the machine and builds the run plan: the online CPUs (read once
- * here), --cpus, the runs of --calibrate / --runs or the one plain run, their environment,
- * the NUMA node mask, the user. Returns -1 to go on, or the exit status after reporting. */
+ * here), --cpus, the runs (pmc_plan_make), --omp-regions, --mpi, the NUMA node mask, the user.
+ * Returns -1 to go on, or the exit status after reporting. */
 int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	char why[512];
+	int ret;
 
 	if (pmc_session_machine(ss, why, sizeof(why)) < 0) {
 		pm_cli_error("%s", why);
@@ -587,85 +580,26 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 			      "cores=1,2,4)");
 		return PMT_EXIT_USAGE;
 	}
-	if (o->sweep) {
-		int ret = plan_sweep(o, ss);
-		if (ret >= 0)
-			return ret;
-	}
-	if (o->cpus) {
-		/* every CPU must be online (and fit a cpu_set_t) */
-		if (cpu_list(ss, o->cpus, &ss->cpus) < 0 || check_usable(o->cpus, &ss->cpus.list, ss) < 0)
-			return PMT_EXIT_USAGE;
-		ss->prog_cpus = ss->cpus.set;
-	}
-	if (o->interfere || o->calibrate_interference) {
-		int r = plan_interference(o, ss);
-		if (r >= 0)
-			return r;
-	} else if (o->sweep) {
-		/* the runs are made one at a time from ss->sweep (sweep_run) */
-	} else if (!o->calibrate && (o->cpus || !ss->usable.restricted)) {
-		pmc_plan_single(&ss->plan, o->cpus ? &ss->cpus : NULL, o->threads, (uint32_t)ss->online.list.n);
-	} else if (!o->calibrate) {
-		/* a restricted CPU set is the run's: a baseline when it has fewer CPUs than threads */
-		struct pmc_cpus u;
-		if (pmc_cpus_from_list(&ss->usable.cpus, &u) < 0) {
-			pm_cli_error("%s", strerror(ENOMEM));
-			return PMT_EXIT_FAILURE;
-		}
-		pmc_plan_single(&ss->plan, &u, o->threads, (uint32_t)ss->online.list.n);
-		ss->prog_cpus = u.set;
-		pmc_cpus_free(&u);
-	} else if (o->runs_value == 0) {
-		if (pmc_plan_calibrate(&ss->plan, ss->topo, &ss->usable.cpus, why, sizeof(why)) < 0) {
-			pm_cli_error("cannot plan the calibration runs: %s", why);
-			return PMT_EXIT_FAILURE;
-		}
-	} else {
-		int ret = plan_runs_lists(o, ss);
-		if (ret >= 0)
-			return ret;
-	}
-	if (o->calibrate_adaptive) {
-		int ret = plan_calibrate_rounds(o, ss);
-		if (ret >= 0)
-			return ret;
-	} else if (o->calibrate && pmc_plan_repeat(&ss->plan, o->repeat ? (uint32_t)o->repeat :
-					    o->runs_value ? 1 : CALIBRATE_REPEAT, why, sizeof(why)) < 0) {
-		return usage_error("invalid --repeat: %s", why);
-	} else if (o->calibrate) {
-		/* a fixed number of rounds: SUMMARY "calibration" still says how many and omega's
-		 * standard error (record.c) */
-		ss->cal_points = ss->plan.n / (o->repeat ? (size_t)o->repeat : o->runs_value ? 1 : CALIBRATE_REPEAT);
-		ss->cal_one = cal_one_cpu(&ss->plan, ss->cal_points);
-		ss->cal_worst_se = NAN;
-	}
-	if (o->threads > 0) {
-		char text[16];
-		snprintf(text, sizeof(text), "%d", o->threads);
-		(void)pmc_plan_setenv(&ss->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
-	}
-	if (o->threads_list) {
-		int ret = plan_thread_list(o, ss);
-		if (ret)
-			return ret;
-	}
+	ret = plan_inputs(o, ss);
+	if (ret >= 0)
+		return ret;
 	if (o->omp_regions)
 		omp_setup(o, ss);
-	ss->mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL, ss->mpi_tool,
-				    sizeof(ss->mpi_tool), ss->mpi_why, sizeof(ss->mpi_why));
-	if (ss->mpi_why[0])
-		pm_cli_warning("--mpi: %s", ss->mpi_why);
-	if (!ss->mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
-		snprintf(ss->mpi_off, sizeof(ss->mpi_off), "%s", ss->mpi_why[0] ? ss->mpi_why : "--no-mpi");
+	ss->mpi.mpi_on = pmc_mpi_decide(o->mpi, o->argc > 0 && o->argv ? o->argv[0] : NULL,
+					ss->mpi.mpi_tool, sizeof(ss->mpi.mpi_tool), ss->mpi.mpi_why,
+					sizeof(ss->mpi.mpi_why));
+	if (ss->mpi.mpi_why[0])
+		pm_cli_warning("--mpi: %s", ss->mpi.mpi_why);
+	if (!ss->mpi.mpi_on && o->argc > 0 && o->argv && pmc_mpi_program_links_mpi(o->argv[0]))
+		ss->mpi.mpi_off = ss->mpi.mpi_why[0] ? ss->mpi.mpi_why : "--no-mpi";
 	if (o->mem_nodes) {
 		if (numa_available() < 0) {
 			pm_cli_error("cannot use --%s: NUMA is not available on this machine",
 				      strcmp(o->mem_mode, "bind") == 0 ? "membind" : "interleave");
 			return PMT_EXIT_USAGE;
 		}
-		ss->mem_mask = numa_parse_nodestring(o->mem_nodes);
-		if (!ss->mem_mask) {
+		ss->env.mem_mask = numa_parse_nodestring(o->mem_nodes);
+		if (!ss->env.mem_mask) {
 			pm_cli_error("invalid NUMA node list '%s'", o->mem_nodes);
 			return PMT_EXIT_USAGE;
 		}

@@ -10,6 +10,7 @@
 
 #include "interfere.h"
 #include "interfere_cal.h"
+#include "sources/cpuset.h"
 
 struct cJSON;
 
@@ -85,5 +86,14 @@ int pmc_isess_load_cal(struct pmc_isess *is, hwloc_topology_t topo, const char *
  * with a one-line reason in why and *n = 0. */
 int pmc_isess_levels(const struct pmc_isess *is, const char *text, enum pmc_interferer_kind kind,
 		     const char *cal_file, uint32_t *levels, size_t max, size_t *n, char *why, size_t whysize);
+
+/* --interfere / --calibrate-interference in one session: the study (interferers' CPUs, levels,
+ * the machine's calibration), the program's CPUs beside the interferers and the machine file. */
+struct pmc_interfere_state {
+	struct pmc_cpus interfere_prog; /* the program's CPUs beside the interferers */
+	int have_cal;               /* isess.cal holds the machine's calibration */
+	struct pmc_isess isess;
+	char interference_file[4096]; /* the machine file (a path) */
+};
 
 #endif

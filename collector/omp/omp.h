@@ -85,4 +85,11 @@ const char *pmc_omp_reason(struct pmc_omp *o);
 
 void pmc_omp_close(struct pmc_omp *o);
 
+/* --omp-regions in one session: the tool and runtime found (pmc_omp_find_tool,
+ * pmc_omp_find_libomp) and why regions cannot be recorded at all ("" when they can). */
+struct pmc_omp_state {
+	struct pmc_omp_opts omp;
+	char omp_why[1024];
+};
+
 #endif

@@ -58,4 +58,13 @@ void pmc_mpi_run_end_off(const char *why, struct cJSON *run_end);
 /* Removes the directory and its files; accepts NULL. */
 void pmc_mpi_close(struct pmc_mpi *m);
 
+/* --mpi in one session (pmc_mpi_decide): whether the runs preload the tool, its path, and why not. */
+struct pmc_mpi_state {
+	int mpi_on;                 /* --mpi: the runs preload mpi_tool */
+	char mpi_tool[4096];        /* path of libpmmpi.so */
+	char mpi_why[1024];         /* why --mpi is off or limited ("" otherwise) */
+	const char *mpi_off;        /* off though the program links libmpi: why (mpi_why, or a
+				       static string), NULL otherwise */
+};
+
 #endif

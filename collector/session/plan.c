@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* plan.c: builds pmcollect's run plan: a plain run, the --runs lists, or the calibration runs of
- * --calibrate from the hwloc topology (compact placement, one PU per core). */
+ * --calibrate from the hwloc topology (compact placement, one PU per core), their rounds, --sweep's
+ * and --interfere's runs; pmc_plan_make decides which, once per session, with its reasons. */
 #include "plan.h"
 
 #include <errno.h>
 #include <hwloc.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmt.h"
@@ -370,4 +373,320 @@ out:
 	hwloc_bitmap_free(allowed);
 	hwloc_bitmap_free(set);
 	return rc;
+}
+
+int pmc_plan_sweep_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t *compact,
+			size_t ncompact, uint32_t online_cpus, uint32_t default_threads,
+			struct pmc_plan_run *run)
+{
+	const struct pmc_sweep_run *sr = &sw->runs[i];
+	uint32_t k = sr->baseline ? 1 : sr->cores, threads = sr->threads ? sr->threads : default_threads;
+	size_t off = 0;
+
+	memset(run, 0, sizeof(*run));
+	run->role = sr->baseline ? PMC_ROLE_BASELINE : PMC_ROLE_SWEEP;
+	for (uint32_t c = 0; c < k && c < ncompact; c++) {
+		off += (size_t)snprintf(run->cpus + off, sizeof(run->cpus) - off, "%s%u", c ? "," : "",
+					compact[c]);
+		if (off >= sizeof(run->cpus))
+			return -1;
+		if (compact[c] < CPU_SETSIZE)
+			CPU_SET(compact[c], &run->set);
+	}
+	run->ncpus = k ? k : online_cpus;
+	if (threads) {
+		snprintf(run->env[0].name, sizeof(run->env[0].name), "OMP_NUM_THREADS");
+		snprintf(run->env[0].value, sizeof(run->env[0].value), "%u", threads);
+		run->nenv = 1;
+	}
+	if (!sr->baseline) {
+		run->rep = sr->rep;
+		run->nrep = sw->repeat;
+		run->config = sr->config;
+		run->sweep_cores = sr->cores;
+		run->sweep_threads = sr->threads;
+	}
+	return 0;
+}
+
+#define PLAN_INTERFERE_REPEAT 3 /* --interfere without --repeat: runs per level */
+#define PLAN_CALIBRATE_REPEAT 3 /* --calibrate without --repeat: runs per core count (docs/scaling.md) */
+
+const char *pmc_plan_reason_name(enum pmc_plan_reason reason)
+{
+	static const char *const names[] = {
+		[PMC_PLAN_WHY_NONE] = "none", [PMC_PLAN_WHY_ALL_CPUS] = "all_cpus",
+		[PMC_PLAN_WHY_CPUS] = "cpus", [PMC_PLAN_WHY_RESTRICTED] = "restricted",
+		[PMC_PLAN_WHY_CAL_ONE] = "cal_one", [PMC_PLAN_WHY_CAL_PACKAGE] = "cal_package",
+		[PMC_PLAN_WHY_CAL_NEXT] = "cal_next_package", [PMC_PLAN_WHY_RUNS_LIST] = "runs_list",
+		[PMC_PLAN_WHY_REPEAT] = "repeat", [PMC_PLAN_WHY_REPEAT_DEFAULT] = "repeat_default",
+		[PMC_PLAN_WHY_ADAPTIVE] = "adaptive", [PMC_PLAN_WHY_SWEEP] = "sweep",
+		[PMC_PLAN_WHY_SWEEP_BASELINE] = "sweep_baseline", [PMC_PLAN_WHY_THREADS] = "threads",
+		[PMC_PLAN_WHY_THREAD_LIST] = "thread_list", [PMC_PLAN_WHY_INTERFERE] = "interfere",
+	};
+
+	return (size_t)reason < sizeof(names) / sizeof(names[0]) && names[reason] ? names[reason] : "none";
+}
+
+static void decide(struct pmc_run_plan *rp, enum pmc_plan_reason reason, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int plan_fail(int code, char *why, size_t whysize, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Records a decision of the plan (dropped past PMC_PLAN_MAX_DECISIONS). */
+static void decide(struct pmc_run_plan *rp, enum pmc_plan_reason reason,
+				   const char *fmt, ...)
+{
+	struct pmc_plan_decision *d;
+	va_list ap;
+
+	if (rp->ndecisions >= PMC_PLAN_MAX_DECISIONS)
+		return;
+	d = &rp->decisions[rp->ndecisions++];
+	d->reason = reason;
+	va_start(ap, fmt);
+	vsnprintf(d->text, sizeof(d->text), fmt, ap);
+	va_end(ap);
+}
+
+/* Writes the message into why and returns code (a pmc_plan_err). */
+static int plan_fail(int code, char *why, size_t whysize, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whysize, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Sets the reason of runs from..plan->n-1. */
+static void tag(struct pmc_plan *plan, size_t from, enum pmc_plan_reason reason)
+{
+	for (size_t i = from; i < plan->n; i++)
+		plan->runs[i].reason = reason;
+}
+
+/* The run of the first round (runs[0..npoints)) on one CPU, whose C is C(1); npoints when none. */
+static size_t cal_one_cpu(const struct pmc_plan *plan, size_t npoints)
+{
+	for (size_t r = 0; r < npoints && r < plan->n; r++)
+		if (plan->runs[r].ncpus == 1)
+			return r;
+	return npoints;
+}
+
+/* --sweep: the sweep's plan from SPEC (every bad SPEC refused here, before anything starts) and
+ * the compact CPU order its core counts take CPUs from. */
+static int make_sweep(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
+		      size_t whysize)
+{
+	char w[512];
+	uint32_t K = rq->repeat ? rq->repeat : 1;
+
+	if (pmc_sweep_plan_make(rq->sweep, K, (uint32_t)rq->usable->n, rq->argv, rq->sweep_baseline,
+				&rp->sweep, w, sizeof(w)) < 0)
+		return plan_fail(PMC_PLAN_E_USAGE, why, whysize, "invalid --sweep '%s': %s", rq->sweep,
+				 strncmp(w, "--sweep: ", 9) == 0 ? w + 9 : w);
+	if (rp->sweep.has_threads && rq->threads > 0)
+		return plan_fail(PMC_PLAN_E_USAGE, why, whysize, "-t cannot be combined with a threads= sweep");
+	rp->compact = calloc(rq->online_cpus ? rq->online_cpus : 1, sizeof(*rp->compact));
+	if (!rp->compact)
+		return plan_fail(PMC_PLAN_E_FAILED, why, whysize, "%s", strerror(ENOMEM));
+	if (pmc_plan_compact_order(rq->topo, rq->usable, rp->compact, rq->online_cpus, &rp->ncompact, w,
+				   sizeof(w)) < 0)
+		return plan_fail(PMC_PLAN_E_FAILED, why, whysize, "cannot plan the sweep's CPUs: %s", w);
+	if (rp->sweep.nruns && rp->sweep.runs[0].baseline)
+		decide(rp, PMC_PLAN_WHY_SWEEP_BASELINE, "a baseline run on 1 CPU first (--no-baseline "
+		       "leaves it out)");
+	decide(rp, PMC_PLAN_WHY_SWEEP, "%zu configuration%s x %u repetition%s (%s), interleaved, "
+	       "made one at a time", rp->sweep.nconfigs, rp->sweep.nconfigs == 1 ? "" : "s", K,
+	       K == 1 ? "" : "s", rq->repeat ? "--repeat" : "the default");
+	return 0;
+}
+
+/* One plain run: on --cpus, else every CPU, else (pmcollect's affinity or cgroup leaves out
+ * online CPUs) the CPUs it may use; a baseline when it has fewer CPUs than threads. */
+static int make_single(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
+		       size_t whysize)
+{
+	struct pmc_plan *p = &rp->plan;
+	enum pmc_plan_reason r = rq->cpus ? PMC_PLAN_WHY_CPUS : PMC_PLAN_WHY_ALL_CPUS;
+
+	if (rq->cpus || !rq->usable_restricted) {
+		pmc_plan_single(p, rq->cpus, rq->threads, rq->online_cpus);
+	} else {
+		struct pmc_cpus u;
+		if (pmc_cpus_from_list(rq->usable, &u) < 0)
+			return plan_fail(PMC_PLAN_E_FAILED, why, whysize, "%s", strerror(ENOMEM));
+		pmc_plan_single(p, &u, rq->threads, rq->online_cpus);
+		pmc_cpus_free(&u);
+		rp->prog_cpus = p->runs[0].set;
+		rp->have_prog_cpus = 1;
+		r = PMC_PLAN_WHY_RESTRICTED;
+	}
+	tag(p, 0, r);
+	decide(rp, r, "one run on %s%s", r == PMC_PLAN_WHY_ALL_CPUS ? "every CPU" : p->runs[0].cpus,
+	       p->runs[0].role == PMC_ROLE_BASELINE ? ", the baseline: fewer CPUs than threads" : "");
+	return 0;
+}
+
+/* --calibrate's core counts from the topology, or --runs' lists. */
+static int make_calibration(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
+			    size_t whysize)
+{
+	static const enum pmc_plan_reason point[] = { PMC_PLAN_WHY_CAL_ONE, PMC_PLAN_WHY_CAL_PACKAGE,
+						      PMC_PLAN_WHY_CAL_NEXT };
+	struct pmc_plan *p = &rp->plan;
+	char w[512];
+
+	if (!rq->runs) {
+		if (pmc_plan_calibrate(p, rq->topo, rq->usable, w, sizeof(w)) < 0)
+			return plan_fail(PMC_PLAN_E_FAILED, why, whysize,
+					 "cannot plan the calibration runs: %s", w);
+		for (size_t i = 0; i < p->n && i < 3; i++)
+			p->runs[i].reason = point[i];
+		decide(rp, PMC_PLAN_WHY_CAL_PACKAGE, "%zu core counts from the topology: 1, the first "
+		       "package's %u cores%s", p->n, p->n > 1 ? p->runs[1].ncpus : 0,
+		       p->n > 2 ? ", and one core of the second package" : "");
+		return 0;
+	}
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < rq->nruns; i++)
+		if (pmc_plan_add_list(p, &rq->runs[i], w, sizeof(w)) < 0)
+			return plan_fail(PMC_PLAN_E_USAGE, why, whysize, "invalid --runs: %s", w);
+	pmc_plan_roles(p, rq->threads, rq->online_cpus);
+	tag(p, 0, PMC_PLAN_WHY_RUNS_LIST);
+	decide(rp, PMC_PLAN_WHY_RUNS_LIST, "%zu run%s of --runs", p->n, p->n == 1 ? "" : "s");
+	return 0;
+}
+
+/* The runs before any repetition: --interfere's levels, --sweep, one plain run, or --calibrate's. */
+static int make_base(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
+		     size_t whysize)
+{
+	char w[512];
+
+	if (rq->interfere_prog) {
+		uint32_t R = rq->repeat ? rq->repeat : PLAN_INTERFERE_REPEAT;
+		if (pmc_plan_interfere(&rp->plan, rq->interfere_prog, rq->levels, rq->nlevels, R, w,
+				       sizeof(w)) < 0)
+			return plan_fail(PMC_PLAN_E_USAGE, why, whysize,
+					 "cannot plan the interference runs: %s", w);
+		tag(&rp->plan, 0, PMC_PLAN_WHY_INTERFERE);
+		rp->interfering = 1;
+		rp->prog_cpus = rq->interfere_prog->set;
+		rp->have_prog_cpus = 1;
+		decide(rp, PMC_PLAN_WHY_INTERFERE, "%zu level%s x %u round%s (%s), interleaved",
+		       rq->nlevels, rq->nlevels == 1 ? "" : "s", R, R == 1 ? "" : "s",
+		       rq->repeat ? "--repeat" : "the default");
+		return 0;
+	}
+	if (rq->sweep)
+		return make_sweep(rq, rp, why, whysize);
+	if (!rq->calibrate)
+		return make_single(rq, rp, why, whysize);
+	return make_calibration(rq, rp, why, whysize);
+}
+
+/* --calibrate's rounds: --repeat K (3 by default, 1 for --runs), or with an adaptive --calibrate
+ * as many as fit (PMC_PLAN_MAX_RUNS), which record.c ends by calstop.h's rule: --repeat K (or 3)
+ * rounds at least, then until omega's standard error is at most --omega-se or the next round
+ * would end past --calibrate-budget. */
+static int make_rounds(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
+		       size_t whysize)
+{
+	struct pmc_plan *p = &rp->plan;
+	size_t npoints = p->n;
+	uint32_t K = rq->repeat ? rq->repeat : rq->runs ? 1 : PLAN_CALIBRATE_REPEAT;
+	uint32_t max = npoints ? (uint32_t)(PMC_PLAN_MAX_RUNS / npoints) : 0;
+	char w[256];
+
+	if (rq->adaptive && K > max)
+		return plan_fail(PMC_PLAN_E_USAGE_LINE, why, whysize, "invalid --repeat: %u rounds of %zu "
+				 "runs exceed %d runs", K, npoints, PMC_PLAN_MAX_RUNS);
+	if (pmc_plan_repeat(p, rq->adaptive ? max : K, w, sizeof(w)) < 0)
+		return plan_fail(PMC_PLAN_E_USAGE_LINE, why, whysize, "invalid --repeat: %s", w);
+	rp->cal_points = rq->adaptive ? npoints : p->n / K;
+	rp->cal_one = cal_one_cpu(p, rp->cal_points);
+	if (!rq->adaptive) {
+		decide(rp, rq->repeat ? PMC_PLAN_WHY_REPEAT : PMC_PLAN_WHY_REPEAT_DEFAULT,
+		       "%u round%s of %zu run%s (%s)", K, K == 1 ? "" : "s", rp->cal_points,
+		       rp->cal_points == 1 ? "" : "s", rq->repeat ? "--repeat" : "the default");
+		return 0;
+	}
+	rp->calstop_on = 1;
+	rp->calstop.omega_se_target = rq->omega_se;
+	rp->calstop.budget_ns = (uint64_t)(rq->budget_s * 1e9);
+	rp->calstop.min_rounds = K;
+	rp->calstop.max_rounds = max;
+	decide(rp, PMC_PLAN_WHY_ADAPTIVE, "%u to %u rounds of %zu run%s: after %u, until omega's "
+	       "standard error is at most %g or the budget of %g s ends", K, max, npoints,
+	       npoints == 1 ? "" : "s", K, rq->omega_se, rq->budget_s);
+	return 0;
+}
+
+/* -t N: OMP_NUM_THREADS on every run; -t LIST: one run per thread count (pmc_plan_thread_list). */
+static int make_threads(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
+			size_t whysize)
+{
+	struct pm_intlist l = { 0 };
+	uint32_t threads[PMC_PLAN_MAX_RUNS];
+	char w[256];
+
+	if (rq->threads > 0 && rp->plan.n) {
+		char text[16];
+		snprintf(text, sizeof(text), "%d", rq->threads);
+		(void)pmc_plan_setenv(&rp->plan, "OMP_NUM_THREADS", text); /* fits: 7 digits */
+		decide(rp, PMC_PLAN_WHY_THREADS, "OMP_NUM_THREADS=%d on every run (-t)", rq->threads);
+	}
+	if (!rq->threads_list)
+		return 0;
+	if (pm_intlist_parse(rq->threads_list, 1, 1000000, &l, w, sizeof(w)) < 0)
+		return plan_fail(PMC_PLAN_E_USAGE, why, whysize, "invalid thread counts '%s': %s",
+				 rq->threads_list, w);
+	if (l.n > PMC_PLAN_MAX_RUNS) {
+		pm_intlist_free(&l);
+		return plan_fail(PMC_PLAN_E_USAGE, why, whysize, "invalid thread counts '%s': %zu runs, "
+				 "at most %d", rq->threads_list, l.n, PMC_PLAN_MAX_RUNS);
+	}
+	for (size_t i = 0; i < l.n; i++)
+		threads[i] = l.v[i];
+	if (pmc_plan_thread_list(&rp->plan, rq->topo, &rp->plan.runs[0], threads, l.n, rq->usable,
+				 !rq->cpus, w, sizeof(w)) < 0) {
+		pm_intlist_free(&l);
+		return plan_fail(PMC_PLAN_E_FAILED, why, whysize, "cannot plan the runs of '-t %s': %s",
+				 rq->threads_list, w);
+	}
+	tag(&rp->plan, 0, PMC_PLAN_WHY_THREAD_LIST);
+	decide(rp, PMC_PLAN_WHY_THREAD_LIST, "%zu run%s, one per thread count of -t %s (%s)", l.n,
+	       l.n == 1 ? "" : "s", rq->threads_list, l.n ? rp->plan.runs[0].placement : "");
+	pm_intlist_free(&l);
+	return 0;
+}
+
+int pmc_plan_make(const struct pmc_plan_request *rq, struct pmc_run_plan *out, char *why,
+		  size_t whysize)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (rq->interfere_calibration_only) {
+		decide(out, PMC_PLAN_WHY_NONE, "no run: the interference calibration alone");
+		return 0;
+	}
+	rc = make_base(rq, out, why, whysize);
+	if (rc == 0 && rq->calibrate)
+		rc = make_rounds(rq, out, why, whysize);
+	if (rc == 0)
+		rc = make_threads(rq, out, why, whysize);
+	return rc;
+}
+
+void pmc_run_plan_free(struct pmc_run_plan *rp)
+{
+	pmc_sweep_plan_free(&rp->sweep);
+	free(rp->compact);
+	rp->compact = NULL;
+	rp->ncompact = 0;
 }

@@ -11,6 +11,8 @@
 #include <hwloc.h>
 
 #include "sources/cpuset.h"
+#include "calstop.h"
+#include "sweep.h"
 #include "pm_cli.h"
 
 #define PMC_PLAN_MAX_RUNS 64
@@ -23,6 +25,27 @@ enum pmc_run_role {
 	PMC_ROLE_CALIBRATION, /* a core count of the memory model, C(n) (Tudor & Teo §II-B, eq. 7) */
 	PMC_ROLE_INTERFERENCE, /* the program beside k interference threads (Casas & Bronevetsky §5) */
 	PMC_ROLE_SWEEP,       /* one configuration of --sweep (docs/scaling.md; collector/session/sweep.h) */
+};
+
+/* Why pmc_plan_make made a decision: of a run (struct pmc_plan_run reason) or of the whole plan
+ * (struct pmc_plan_decision). pmc_plan_reason_name gives each a short name. */
+enum pmc_plan_reason {
+	PMC_PLAN_WHY_NONE = 0,
+	PMC_PLAN_WHY_ALL_CPUS,      /* one plain run on every CPU pmcollect may use */
+	PMC_PLAN_WHY_CPUS,          /* one run on --cpus */
+	PMC_PLAN_WHY_RESTRICTED,    /* one run on the CPUs pmcollect's affinity or cgroup allows */
+	PMC_PLAN_WHY_CAL_ONE,       /* --calibrate: 1 CPU, A(m,inf) and C(1) (Tudor & Teo §III-A-1) */
+	PMC_PLAN_WHY_CAL_PACKAGE,   /* --calibrate: the c cores of the first package (§II-B) */
+	PMC_PLAN_WHY_CAL_NEXT,      /* --calibrate: c + 1, a core of the second package (eq. 9, 10) */
+	PMC_PLAN_WHY_RUNS_LIST,     /* --runs: a list the user gave */
+	PMC_PLAN_WHY_REPEAT,        /* rounds: --repeat K */
+	PMC_PLAN_WHY_REPEAT_DEFAULT,/* rounds: --calibrate's default (3), or 1 for --runs */
+	PMC_PLAN_WHY_ADAPTIVE,      /* rounds: as many as fit, ended by calstop.h's rule */
+	PMC_PLAN_WHY_SWEEP,         /* --sweep: its configurations x --repeat, made one at a time */
+	PMC_PLAN_WHY_SWEEP_BASELINE,/* --sweep: the baseline run on 1 CPU first */
+	PMC_PLAN_WHY_THREADS,       /* -t N: OMP_NUM_THREADS on every run */
+	PMC_PLAN_WHY_THREAD_LIST,   /* -t LIST: one run per thread count (Allande et al. §3.1) */
+	PMC_PLAN_WHY_INTERFERE,     /* --interfere: every level once per round (Casas & Bronevetsky §5.1) */
 };
 
 /* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
@@ -48,6 +71,7 @@ struct pmc_plan_run {
 	uint32_t sweep_threads;/* --sweep: the configuration's threads, 0 = no threads key */
 	const char *placement; /* -t LIST: RUN_BEGIN "placement" (pmc_plan_thread_list), a static
 				  string; NULL = not a run of a thread-count list */
+	enum pmc_plan_reason reason; /* why pmc_plan_make planned this run (0: not through it) */
 };
 
 /* The runs in the order they are recorded; run i is RUN_BEGIN run_id i. */
@@ -55,6 +79,9 @@ struct pmc_plan {
 	struct pmc_plan_run runs[PMC_PLAN_MAX_RUNS];
 	size_t n;
 };
+
+/* pmc_plan_reason's short name ("cal_one", "repeat", ...). Static string. */
+const char *pmc_plan_reason_name(enum pmc_plan_reason reason);
 
 /* RUN_BEGIN "role" of role: "run", "baseline", "calibration" or "sweep". Static string. */
 const char *pmc_role_name(enum pmc_run_role role);
@@ -131,5 +158,91 @@ int pmc_plan_thread_list(struct pmc_plan *plan, hwloc_topology_t topo, const str
  * replaces the earlier one). Returns 0, or PMT_E_INVAL when name or value is too long or a run
  * has PMC_PLAN_MAX_ENV overrides already. */
 int pmc_plan_setenv(struct pmc_plan *plan, const char *name, const char *value);
+
+/* Run i of the sweep sw as a plan run (*run, replaced): the baseline (1 CPU) or configuration
+ * (cores, threads) with its repetition; k cores are the first k CPUs of compact[0..ncompact-1] (the
+ * compact order, pmc_plan_compact_order); no cores key: every CPU (ncpus = online_cpus);
+ * OMP_NUM_THREADS is the configuration's threads, else default_threads (-t; 0 = not set). Returns
+ * 0, or -1 when the CPU list does not fit a run's cpus field. */
+int pmc_plan_sweep_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t *compact,
+			size_t ncompact, uint32_t online_cpus, uint32_t default_threads,
+			struct pmc_plan_run *run);
+
+#define PMC_PLAN_MAX_DECISIONS 8
+
+/* One decision of pmc_plan_make about the whole plan, with its reason and a short text that says
+ * it with the numbers ("3 rounds of 2 runs (--repeat 3)"). */
+struct pmc_plan_decision {
+	enum pmc_plan_reason reason;
+	char text[160];
+};
+
+/* The run plan of one session (pmc_plan_make): the runs, or the sweep made one run at a time, how
+ * --calibrate's rounds are cut, and the decisions that made it, in the order they were taken. */
+struct pmc_run_plan {
+	struct pmc_plan plan;
+	/* --sweep: its plan, and the allowed CPUs in compact order (the first k for k cores) */
+	struct pmc_sweep_plan sweep;
+	uint32_t *compact;
+	size_t ncompact;
+	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
+	 * that ends them when calstop_on (calstop.h) */
+	int calstop_on;
+	struct pmc_calstop_rule calstop;
+	size_t cal_points, cal_one; /* runs per round; the round's run on 1 CPU (C(1)), or cal_points */
+	int interfering;            /* the plan's runs have interferers */
+	cpu_set_t prog_cpus;        /* the program's CPUs when the plan gives every run the same
+				       set of its choosing (interference, a restricted CPU set) */
+	int have_prog_cpus;
+	struct pmc_plan_decision decisions[PMC_PLAN_MAX_DECISIONS];
+	size_t ndecisions;
+};
+
+/* What pmc_plan_make plans from: the options, already checked against each other, and the
+ * machine as the session read it. Pointers may be NULL where a field says so. */
+struct pmc_plan_request {
+	hwloc_topology_t topo;          /* the session's loaded topology */
+	const struct pm_intlist *usable; /* the CPUs pmcollect may use, sorted */
+	int usable_restricted;          /* its affinity or cgroup leaves out online CPUs */
+	uint32_t online_cpus;
+	const struct pmc_cpus *cpus;    /* --cpus, NULL without */
+	int threads;                    /* -t N, 0 without */
+	uint32_t repeat;                /* --repeat K, 0 without */
+	int calibrate;                  /* --calibrate or --runs */
+	int adaptive;                   /* --calibrate's rounds end by calstop.h's rule */
+	double omega_se;                /* --omega-se: that rule's target */
+	double budget_s;                /* --calibrate-budget, s; 0 none */
+	const struct pm_intlist *runs;  /* --runs: its lists, parsed and checked, in order; NULL:
+					   without --runs, the core counts come from hwloc */
+	size_t nruns;
+	const char *sweep;              /* --sweep SPEC, NULL without */
+	char *const *argv;              /* the command ({threads} placeholders of a sweep) */
+	int sweep_baseline;             /* --sweep without --no-baseline */
+	const char *threads_list;       /* -t LIST (needs --omp-regions), NULL without */
+	int interfere_calibration_only; /* --calibrate-interference without --interfere: no run */
+	const struct pmc_cpus *interfere_prog; /* --interfere: the program's CPUs; NULL without */
+	const uint32_t *levels;         /* --interfere: the levels (interferers per run) */
+	size_t nlevels;
+};
+
+/* Errors of pmc_plan_make: what the front end reports (the text is in why) and its exit status. */
+enum pmc_plan_err {
+	PMC_PLAN_E_USAGE = -1,      /* bad input: exit 2 */
+	PMC_PLAN_E_USAGE_LINE = -2, /* bad input, reported with the usage line: exit 2 */
+	PMC_PLAN_E_FAILED = -3,     /* the machine or memory failed: exit 1 */
+};
+
+/* Plans the runs of one session from rq, once, into *out (zeroed first; free its sweep and compact
+ * order with pmc_run_plan_free): --sweep (docs/scaling.md), --interfere (pmc_plan_interfere),
+ * --calibrate (pmc_plan_calibrate) or --runs (pmc_plan_add_list, pmc_plan_roles), else one plain run;
+ * then --calibrate's rounds (pmc_plan_repeat: --repeat K, 3 by default, or as many as fit when
+ * adaptive), -t N's OMP_NUM_THREADS and -t LIST's runs (pmc_plan_thread_list). Each run gets the
+ * reason it was planned, and out->decisions says why the plan has its shape, in order. Returns 0,
+ * or a pmc_plan_err with the one-line message to print in why. */
+int pmc_plan_make(const struct pmc_plan_request *rq, struct pmc_run_plan *out, char *why,
+		  size_t whysize);
+
+/* Frees what pmc_plan_make allocated in *rp (a zeroed one is fine). */
+void pmc_run_plan_free(struct pmc_run_plan *rp);
 
 #endif

@@ -18,6 +18,7 @@
 #include "pmt.h"
 #include "sources/perfswitch.h"
 #include "sources/schedtrace.h"
+#include "calstop.h"
 
 struct bitmask; /* libnuma */
 struct cJSON;
@@ -180,5 +181,24 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 
 /* CLOCK_MONOTONIC now, ns. */
 uint64_t pmc_now_ns(void);
+
+/* The run bookkeeping of one session: the runs' totals for SUMMARY and how --calibrate's rounds
+ * ended (calstop.h). */
+struct pmc_run_book {
+	struct pmc_run_result total;
+	size_t nruns_done;
+	size_t nruns_started;       /* of those, the runs whose program started (exec succeeded) */
+	enum pmc_calstop_reason cal_stop;
+	uint32_t cal_rounds;        /* complete rounds */
+	double cal_worst_se;        /* the largest standard error of omega then, NAN unknown */
+	uint32_t cal_worst_cpus;    /* the CPU count of the run where it was */
+};
+
+/* What every run of a session runs as: the user (--user or SUDO_USER) and the NUMA node mask. */
+struct pmc_run_env {
+	struct pmc_user user;
+	int have_user;
+	struct bitmask *mem_mask;   /* --membind / --interleave nodes, NULL for default */
+};
 
 #endif

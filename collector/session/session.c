@@ -19,11 +19,11 @@
 void pmc_session_init(struct pmc_session *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	ss->out_fd = -1;
-	ss->sig_fd = -1;
-	ss->pc_fd = -1;
-	ss->ts_fd = -1;
-	ss->collector_cpu = -1;
+	ss->trace.out_fd = -1;
+	ss->signals.sig_fd = -1;
+	ss->src.pc_fd = -1;
+	ss->src.ts_fd = -1;
+	ss->machine.collector_cpu = -1;
 }
 
 int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize)
@@ -32,18 +32,18 @@ int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize)
 	cpu_set_t aff;
 	int have_aff, rc;
 
-	if (hwloc_topology_init(&ss->topo) != 0 || hwloc_topology_load(ss->topo) != 0) {
+	if (hwloc_topology_init(&ss->machine.topo) != 0 || hwloc_topology_load(ss->machine.topo) != 0) {
 		snprintf(why, whysize, "cannot read the machine's topology (hwloc): %s", strerror(errno));
-		if (ss->topo)
-			hwloc_topology_destroy(ss->topo);
-		ss->topo = NULL;
+		if (ss->machine.topo)
+			hwloc_topology_destroy(ss->machine.topo);
+		ss->machine.topo = NULL;
 		return -1;
 	}
 	if (pmc_online_cpus(&online) < 0) {
 		snprintf(why, whysize, "cannot read the online CPUs");
 		return -1;
 	}
-	rc = pmc_cpus_from_list(&online, &ss->online);
+	rc = pmc_cpus_from_list(&online, &ss->machine.online);
 	pm_intlist_free(&online);
 	if (rc < 0) {
 		snprintf(why, whysize, "%s", strerror(ENOMEM));
@@ -51,7 +51,7 @@ int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize)
 	}
 	/* taskset, a launcher's binding, a Slurm or container cpuset: the machine's usable CPUs */
 	have_aff = sched_getaffinity(0, sizeof(aff), &aff) == 0;
-	if (pmc_usable_cpus_get("", &ss->online.list, have_aff ? &aff : NULL, &ss->usable, why,
+	if (pmc_usable_cpus_get("", &ss->machine.online.list, have_aff ? &aff : NULL, &ss->machine.usable, why,
 				whysize) < 0) {
 		char e[512];
 
@@ -64,25 +64,25 @@ int pmc_session_machine(struct pmc_session *ss, char *why, size_t whysize)
 
 void pmc_session_close(struct pmc_session *ss)
 {
-	pmc_counters_close(ss->counters);
-	pmc_sched_close(ss->sched);
-	pmc_pswitch_free(ss->pswitch);
-	pmc_energy_close(ss->energy);
-	pmc_procconn_close(ss->pc_fd);
-	pmc_taskstats_close(ss->ts_fd);
-	if (ss->sig_fd >= 0)
-		close(ss->sig_fd);
-	if (ss->mem_mask)
-		numa_bitmask_free(ss->mem_mask);
-	pmc_cpus_free(&ss->cpus);
-	pmc_cpus_free(&ss->interfere_prog);
-	pmc_cpus_free(&ss->online);
-	pmc_sweep_plan_free(&ss->sweep);
-	free(ss->compact);
-	pmc_usable_cpus_free(&ss->usable);
-	pmc_user_free(&ss->user);
-	if (ss->topo)
-		hwloc_topology_destroy(ss->topo);
+	pmc_counters_close(ss->src.counters);
+	pmc_sched_close(ss->src.sched);
+	pmc_pswitch_free(ss->src.pswitch);
+	pmc_energy_close(ss->src.energy);
+	pmc_procconn_close(ss->src.pc_fd);
+	pmc_taskstats_close(ss->src.ts_fd);
+	if (ss->signals.sig_fd >= 0)
+		close(ss->signals.sig_fd);
+	if (ss->env.mem_mask)
+		numa_bitmask_free(ss->env.mem_mask);
+	pmc_cpus_free(&ss->machine.cpus);
+	pmc_cpus_free(&ss->ifr.interfere_prog);
+	pmc_cpus_free(&ss->machine.online);
+	pmc_run_plan_free(&ss->rplan);
+	pmc_usable_cpus_free(&ss->machine.usable);
+	free(ss->machine.shared_msg);
+	pmc_user_free(&ss->env.user);
+	if (ss->machine.topo)
+		hwloc_topology_destroy(ss->machine.topo);
 	pmc_session_init(ss);
 }
 

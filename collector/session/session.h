@@ -22,6 +22,8 @@
 #include "omp/omp.h"
 #include "plan.h"
 #include "sources/rank.h"
+#include "sources/sources.h"
+#include "mpitool.h"
 #include "run.h"
 #include "sweep.h"
 #include "pm_cli.h"
@@ -29,76 +31,53 @@
 struct pmc_sched;
 struct pmt_writer;
 
-/* What pmcollect sets up and holds while it records (the machine as it found it, the plan, the
- * trace, the data sources); pmc_session_close releases it all. */
-struct pmc_session {
-	/* the machine, read once by pmc_session_machine and passed to everything that needs it */
+/* The machine as pmcollect found it, read once by pmc_session_machine and passed to everything
+ * that needs it, and the CPU sets of the program and of pmcollect itself. */
+struct pmc_machine {
 	hwloc_topology_t topo;      /* the one hwloc topology of the session */
 	struct pmc_cpus online;     /* /sys/devices/system/cpu/online (list, set, text) */
 	/* the CPUs pmcollect may use: online ∩ its affinity ∩ its cgroup's cpuset (docs/model.md) */
 	struct pmc_usable_cpus usable;
-	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
-	char shared_msg[4096];      /* that warning, for a WARNING record once the trace is open */
 	struct pmc_cpus cpus;       /* --cpus, parsed once (empty without --cpus) */
-	struct pmc_cpus interfere_prog; /* --interfere: the program's CPUs beside the interferers */
 	cpu_set_t prog_cpus;        /* the CPUs of the current run */
-	struct pmc_plan plan;
-	struct pmc_user user;
-	int have_user;
-	struct bitmask *mem_mask;
+	cpu_set_t start_cpus;       /* pmcollect's affinity when it started */
+	int have_start_cpus;
+	int collector_cpu;          /* the CPU pmcollect is pinned to, -1 none */
+	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
+	char *shared_msg;           /* that warning (malloc'd), for a WARNING record once the trace
+				       is open; NULL before */
+};
+
+/* The trace being written: its descriptor, the writer and the writer's first failure. */
+struct pmc_trace_out {
 	int out_fd, created_output, started_writer;
 	struct pmt_writer *w;
 	int writer_err, writer_errno; /* the first writer failure, reported once */
-	/* signals (setup_signals) */
-	int sig_fd;
+};
+
+/* The signals pmcollect handles while it records (pmc_cli_setup_signals) and the limits it
+ * changed, restored in the child before exec. */
+struct pmc_signals {
+	int sig_fd;                 /* signalfd of SIGCHLD and the forwarded signals, -1 none */
 	sigset_t forward, orig_mask;
 	int sigpipe_ignored, sigxfsz_ignored;
 	struct rlimit nofile_orig;
-	cpu_set_t start_cpus;
-	int have_start_cpus;
-	int collector_cpu;
-	/* data sources (open_sources) */
-	struct pmc_counters *counters;
-	struct pmc_sched *sched;
-	struct pmc_pswitch *pswitch; /* NULL: not recorded, pswitch_why says why */
-	char pswitch_why[512];
-	struct pmc_energy *energy;  /* NULL: none, energy_why says why */
-	char energy_why[1024];
-	int pc_fd, ts_fd;
-	uint16_t ts_family;
-	/* one rank of an MPI or Slurm job (collector/sources/rank.h) */
-	struct pmc_rank rank;
-	int in_job;                 /* a launcher variable was set */
-	int node_readings;          /* this process takes the whole-node readings (local rank 0) */
-	int output_template;        /* -o had a placeholder: ss->output holds the expanded name */
-	char output[4096];
-	/* the runs' totals for SUMMARY */
-	struct pmc_run_result total;
-	size_t nruns_done;
-	size_t nruns_started; /* of those, the runs whose program started (exec succeeded) */
-	/* --calibrate: the rounds of the plan (plan.n = cal_points x calstop.max_rounds), the rule
-	 * that ends them when calstop_on (collector/session/calstop.h), and how they ended */
-	int calstop_on;
-	struct pmc_calstop_rule calstop;
-	size_t cal_points, cal_one; /* runs per round; the round's run on 1 CPU (C(1)), or cal_points */
-	enum pmc_calstop_reason cal_stop;
-	uint32_t cal_rounds;        /* complete rounds */
-	double cal_worst_se;        /* the largest standard error of omega then, NAN unknown */
-	uint32_t cal_worst_cpus;    /* the CPU count of the run where it was */
-	struct pmc_omp_opts omp;    /* --omp-regions: the tool and the preloaded runtime */
-	char omp_why[1024];         /* why --omp-regions cannot work at all ("" when it can) */
-	int mpi_on;                 /* --mpi: the runs preload mpi_tool */
-	char mpi_tool[4096], mpi_why[1024];
-	char mpi_off[1100];         /* off though the program links libmpi: why ("" otherwise) */
-	/* --interfere / --calibrate-interference (plan_interference) */
-	int interfering;            /* the plan's runs have interferers */
-	int have_cal;               /* isess.cal holds the machine's calibration */
-	struct pmc_isess isess;
-	char interference_file[4096];
-	/* --sweep: its plan, and the allowed CPUs in compact order (the first k for k cores) */
-	struct pmc_sweep_plan sweep;
-	uint32_t *compact;
-	size_t ncompact;
+};
+
+/* What pmcollect sets up and holds while it records, one part per owner; pmc_session_close
+ * releases it all. */
+struct pmc_session {
+	struct pmc_machine machine;       /* session/ (this file) */
+	struct pmc_run_plan rplan;        /* session/plan.h: the runs to make */
+	struct pmc_run_env env;           /* session/run.h: user, NUMA mask */
+	struct pmc_run_book book;         /* session/run.h: totals, how the rounds ended */
+	struct pmc_trace_out trace;       /* session/ (this file): the trace writer */
+	struct pmc_signals signals;       /* session/ (this file) */
+	struct pmc_sources src;           /* sources/sources.h: the data sources */
+	struct pmc_job job;               /* sources/rank.h: rank, -o template */
+	struct pmc_omp_state openmp;      /* omp/omp.h: --omp-regions */
+	struct pmc_mpi_state mpi;         /* session/mpitool.h: --mpi */
+	struct pmc_interfere_state ifr;   /* interfere/interfere_session.h */
 };
 
 /* Empties *ss with every descriptor at -1 and no collector CPU: ready for pmc_session_close at

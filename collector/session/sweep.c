@@ -200,37 +200,3 @@ char *pmc_sweep_progress(const struct pmc_sweep_plan *plan, size_t i, double sec
 		 r->baseline ? " baseline" : "", cores, threads, rep, time);
 	return buf;
 }
-
-int pmc_sweep_plan_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t *compact,
-		       size_t ncompact, uint32_t online_cpus, uint32_t default_threads,
-		       struct pmc_plan_run *run)
-{
-	const struct pmc_sweep_run *sr = &sw->runs[i];
-	uint32_t k = sr->baseline ? 1 : sr->cores, threads = sr->threads ? sr->threads : default_threads;
-	size_t off = 0;
-
-	memset(run, 0, sizeof(*run));
-	run->role = sr->baseline ? PMC_ROLE_BASELINE : PMC_ROLE_SWEEP;
-	for (uint32_t c = 0; c < k && c < ncompact; c++) {
-		off += (size_t)snprintf(run->cpus + off, sizeof(run->cpus) - off, "%s%u", c ? "," : "",
-					compact[c]);
-		if (off >= sizeof(run->cpus))
-			return -1;
-		if (compact[c] < CPU_SETSIZE)
-			CPU_SET(compact[c], &run->set);
-	}
-	run->ncpus = k ? k : online_cpus;
-	if (threads) {
-		snprintf(run->env[0].name, sizeof(run->env[0].name), "OMP_NUM_THREADS");
-		snprintf(run->env[0].value, sizeof(run->env[0].value), "%u", threads);
-		run->nenv = 1;
-	}
-	if (!sr->baseline) {
-		run->rep = sr->rep;
-		run->nrep = sw->repeat;
-		run->config = sr->config;
-		run->sweep_cores = sr->cores;
-		run->sweep_threads = sr->threads;
-	}
-	return 0;
-}

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
 
 /* Errors: one negative code per kind of bad input, so the caller and the tests can tell them
  * apart; every one comes with a one-line reason in `why`. */
@@ -80,14 +79,5 @@ void pmc_sweep_argv_free(char **argv);
  * Returns buf (always NUL-terminated when size > 0). */
 char *pmc_sweep_progress(const struct pmc_sweep_plan *plan, size_t i, double seconds, char *buf,
 			 size_t size);
-
-/* Run i of the sweep sw as a plan run (*run, replaced): the baseline (1 CPU) or configuration
- * (cores, threads) with its repetition; k cores are the first k CPUs of compact[0..ncompact-1] (the
- * compact order, pmc_plan_compact_order); no cores key: every CPU (ncpus = online_cpus);
- * OMP_NUM_THREADS is the configuration's threads, else default_threads (-t; 0 = not set). Returns
- * 0, or -1 when the CPU list does not fit a run's cpus field. */
-int pmc_sweep_plan_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t *compact,
-		       size_t ncompact, uint32_t online_cpus, uint32_t default_threads,
-		       struct pmc_plan_run *run);
 
 #endif

@@ -70,4 +70,15 @@ int pmc_output_create(const char *path, char *why, size_t whysize);
  * not the ranks (docs/cluster.md); `srun pmcollect -- ./app` is the right order. */
 const char *pmc_launcher_name(const char *argv0);
 
+/* The job context of one pmcollect session (pmc_cli_job_context): the rank, whether a launcher
+ * variable was set, who takes the whole-node readings, and the trace name expanded from -o's
+ * template. */
+struct pmc_job {
+	struct pmc_rank rank;
+	int in_job;                 /* a launcher variable was set */
+	int node_readings;          /* this process takes the whole-node readings (local rank 0) */
+	int output_template;        /* -o had a placeholder: output holds the expanded name */
+	char output[4096];          /* the expanded trace name (a path) */
+};
+
 #endif

@@ -42,6 +42,10 @@ for kind in triad compute; do
 	if [ -n "$e1" ] && [ -n "$e2" ] && awk -v a="$e1" -v b="$e2" 'BEGIN { exit !(a < b) }' &&
 		grep -Eq '^pmcollect: 2 runs done in [0-9.]+ s$' "$T/err"
 	then ok "$kind: --progress: [k/N] lines on stderr"; else not_ok "$kind: --progress: [k/N] lines on stderr" "$(cat "$T/err")"; fi
+	# the plan's decisions, once, with their reasons (session/plan.c pmc_plan_make)
+	if grep -qx 'pmcollect: plan: cal_package: 2 core counts from the topology: 1, the first package.s 2 cores' "$T/err" &&
+		grep -qx 'pmcollect: plan: repeat: 1 round of 2 runs (--repeat)' "$T/err"
+	then ok "$kind: --progress: the plan's reasons"; else not_ok "$kind: --progress: the plan's reasons" "$(cat "$T/err")"; fi
 	"$PMANALYZE" --dump "$T/$kind.zst" | grep '"type":"run_begin"' >"$T/begin"
 	if [ "$(wc -l <"$T/begin")" -eq 2 ] && sed -n 1p "$T/begin" | grep -q '"role":"baseline".*"cpus":"0"' &&
 		sed -n 2p "$T/begin" | grep -q '"role":"calibration".*"cpus":"0-1"'

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_plan.c: the run plans of collector/session/plan.c: a plain run's role, the --runs lists and their
  * roles (Tudor & Teo §III-A-1: the baseline has fewer CPUs than threads), environment overrides,
- * and the calibration plan's refusal of a single core. */
+ * the calibration plan's refusal of a single core, and pmc_plan_make's plans and reasons on a
+ * 2-CPU machine whose answers are known (--calibrate, --sweep, a plain run, --runs, --interfere). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -307,6 +308,189 @@ static void test_thread_list_one_socket(void **state)
 	unsetenv("HWLOC_XMLFILE");
 }
 
+/* A planner request on the 2-CPU machine of vm-2cpu.xml (1 package, 2 cores, CPUs 0-1, all
+ * usable): the caller sets the options it tests. With topo, loads that topology into *topo (the
+ * caller destroys it and unsets HWLOC_XMLFILE); without, the request has none. */
+static struct pmc_plan_request two_cpu_request(hwloc_topology_t *topo)
+{
+	struct pmc_plan_request rq = { 0 };
+
+	if (topo) {
+		use_topology("vm-2cpu.xml");
+		*topo = load_topology();
+		rq.topo = *topo;
+	}
+	rq.usable = cpulist("0-1");
+	rq.online_cpus = 2;
+	return rq;
+}
+
+/* The decision i of rp has the reason r and its text holds part. */
+static void assert_decision(const struct pmc_run_plan *rp, size_t i, enum pmc_plan_reason r,
+			    const char *part)
+{
+	assert_true(i < rp->ndecisions);
+	assert_string_equal(pmc_plan_reason_name(rp->decisions[i].reason), pmc_plan_reason_name(r));
+	if (!strstr(rp->decisions[i].text, part))
+		fail_msg("decision %zu '%s' lacks '%s'", i, rp->decisions[i].text, part);
+}
+
+/* --calibrate --repeat 3 on 2 CPUs (one package of 2 cores): the core counts 1 (the baseline,
+ * C(1)) and 2 (the package), in 3 interleaved rounds: 0, 0-1, 0, 0-1, 0, 0-1 with rep 0, 0, 1,
+ * 1, 2, 2; 2 runs per round, C(1) the first. Adaptive (no --repeat): 32 rounds fit in 64 runs,
+ * at least 3 of them, ended by calstop; --repeat 40 does not fit and is refused with the usage. */
+static void test_make_calibrate_two_cpus(void **state)
+{
+	hwloc_topology_t topo;
+	struct pmc_plan_request rq = two_cpu_request(&topo);
+	struct pmc_run_plan rp;
+	char why[256] = "";
+
+	(void)state;
+	rq.calibrate = 1;
+	rq.repeat = 3;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(rp.plan.runs[i].cpus, i % 2 ? "0-1" : "0");
+		assert_int_equal(rp.plan.runs[i].role, i % 2 ? PMC_ROLE_CALIBRATION : PMC_ROLE_BASELINE);
+		assert_int_equal(rp.plan.runs[i].reason, i % 2 ? PMC_PLAN_WHY_CAL_PACKAGE : PMC_PLAN_WHY_CAL_ONE);
+		assert_int_equal(rp.plan.runs[i].rep, i / 2);
+	}
+	assert_int_equal(rp.cal_points, 2);
+	assert_int_equal(rp.cal_one, 0);
+	assert_false(rp.calstop_on);
+	assert_int_equal(rp.ndecisions, 2);
+	assert_decision(&rp, 0, PMC_PLAN_WHY_CAL_PACKAGE, "2 core counts from the topology");
+	assert_decision(&rp, 1, PMC_PLAN_WHY_REPEAT, "3 rounds of 2 runs (--repeat)");
+	pmc_run_plan_free(&rp);
+	/* adaptive */
+	rq.repeat = 0;
+	rq.adaptive = 1;
+	rq.omega_se = 0.02;
+	rq.budget_s = 60;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 64);
+	assert_string_equal(rp.plan.runs[63].cpus, "0-1");
+	assert_int_equal(rp.plan.runs[63].rep, 31);
+	assert_true(rp.calstop_on);
+	assert_int_equal(rp.calstop.min_rounds, 3);
+	assert_int_equal(rp.calstop.max_rounds, 32);
+	assert_int_equal(rp.calstop.budget_ns, 60000000000ull);
+	assert_int_equal(rp.cal_points, 2);
+	assert_decision(&rp, 1, PMC_PLAN_WHY_ADAPTIVE, "3 to 32 rounds of 2 runs");
+	pmc_run_plan_free(&rp);
+	rq.repeat = 40;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), PMC_PLAN_E_USAGE_LINE);
+	assert_string_equal(why, "invalid --repeat: 40 rounds of 2 runs exceed 64 runs");
+	pmc_run_plan_free(&rp);
+	hwloc_topology_destroy(topo);
+	unsetenv("HWLOC_XMLFILE");
+}
+
+/* --sweep cores=1,2 --repeat 2 --no-baseline on 2 CPUs: 4 runs, the configurations interleaved
+ * (cores 1, 2, 1, 2; rep 0, 0, 1, 1), k cores on the first k CPUs of the compact order; with the
+ * baseline a run on 1 CPU comes first (5 runs); a bad SPEC is refused with its reason. */
+static void test_make_sweep(void **state)
+{
+	static const char *const want[] = { "0", "0,1", "0", "0,1" };
+	char prog_name[] = "prog", *argv[] = { prog_name, NULL };
+	hwloc_topology_t topo;
+	struct pmc_plan_request rq = two_cpu_request(&topo);
+	struct pmc_run_plan rp;
+	struct pmc_plan_run r;
+	char why[256] = "";
+
+	(void)state;
+	rq.sweep = "cores=1,2";
+	rq.repeat = 2;
+	rq.argv = argv;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 0); /* made one at a time */
+	assert_int_equal(rp.sweep.nruns, 4);
+	assert_int_equal(rp.ncompact, 2);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(pmc_plan_sweep_run(&rp.sweep, i, rp.compact, rp.ncompact, 2, 0, &r), 0);
+		assert_string_equal(r.cpus, want[i]);
+		assert_int_equal(r.sweep_cores, i % 2 + 1);
+		assert_int_equal(r.rep, i / 2);
+		assert_int_equal(r.role, PMC_ROLE_SWEEP);
+	}
+	assert_int_equal(rp.ndecisions, 1);
+	assert_decision(&rp, 0, PMC_PLAN_WHY_SWEEP, "2 configurations x 2 repetitions (--repeat)");
+	pmc_run_plan_free(&rp);
+	rq.sweep_baseline = 1;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.sweep.nruns, 5);
+	assert_true(rp.sweep.runs[0].baseline);
+	assert_decision(&rp, 0, PMC_PLAN_WHY_SWEEP_BASELINE, "a baseline run on 1 CPU first");
+	pmc_run_plan_free(&rp);
+	rq.sweep = "cores=0,1";
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), PMC_PLAN_E_USAGE);
+	assert_non_null(strstr(why, "invalid --sweep 'cores=0,1': "));
+	pmc_run_plan_free(&rp);
+	hwloc_topology_destroy(topo);
+	unsetenv("HWLOC_XMLFILE");
+}
+
+/* One plain run: every CPU (-t 4: OMP_NUM_THREADS=4 on it); on CPUs restricted to 1 of 2 with -t 8,
+ * the baseline on that CPU, which the program is pinned to; --runs 0-1 0 with -t 2: the lists in
+ * order, "0" the baseline, one round; --interfere with levels 0, 1, 2: 3 interleaved rounds. */
+static void test_make_single_runs_interfere(void **state)
+{
+	static const uint32_t levels[] = { 0, 1, 2 };
+	struct pm_intlist lists[2] = { { 0 } };
+	struct pmc_plan_request rq = two_cpu_request(NULL);
+	struct pmc_run_plan rp;
+	struct pmc_cpus prog;
+	char why[256] = "";
+
+	(void)state;
+	rq.threads = 4;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 1);
+	assert_int_equal(rp.plan.runs[0].reason, PMC_PLAN_WHY_ALL_CPUS);
+	assert_string_equal(rp.plan.runs[0].env[0].value, "4");
+	assert_decision(&rp, 0, PMC_PLAN_WHY_ALL_CPUS, "one run on every CPU");
+	assert_decision(&rp, 1, PMC_PLAN_WHY_THREADS, "OMP_NUM_THREADS=4");
+	rq.usable = cpulist("1");
+	rq.usable_restricted = 1;
+	rq.threads = 8;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.runs[0].role, PMC_ROLE_BASELINE);
+	assert_true(rp.have_prog_cpus && CPU_ISSET(1, &rp.prog_cpus) && CPU_COUNT(&rp.prog_cpus) == 1);
+	assert_decision(&rp, 0, PMC_PLAN_WHY_RESTRICTED, "one run on 1, the baseline");
+	assert_int_equal(pm_intlist_parse("0-1", 0, 64, &lists[0], why, sizeof(why)), 0);
+	assert_int_equal(pm_intlist_parse("0", 0, 64, &lists[1], why, sizeof(why)), 0);
+	rq = two_cpu_request(NULL);
+	rq.calibrate = 1;
+	rq.threads = 2;
+	rq.runs = lists;
+	rq.nruns = 2;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 2);
+	assert_int_equal(rp.plan.runs[0].role, PMC_ROLE_CALIBRATION);
+	assert_int_equal(rp.plan.runs[1].role, PMC_ROLE_BASELINE);
+	assert_int_equal(rp.plan.runs[1].reason, PMC_PLAN_WHY_RUNS_LIST);
+	assert_int_equal(rp.cal_points, 2);
+	assert_int_equal(rp.cal_one, 1);
+	assert_decision(&rp, 1, PMC_PLAN_WHY_REPEAT_DEFAULT, "1 round of 2 runs (the default)");
+	pm_intlist_free(&lists[0]);
+	pm_intlist_free(&lists[1]);
+	assert_int_equal(pmc_cpus_from_list(cpulist("0"), &prog), 0);
+	rq = two_cpu_request(NULL);
+	rq.interfere_prog = &prog;
+	rq.levels = levels;
+	rq.nlevels = 3;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 9);
+	assert_int_equal(rp.plan.runs[4].level_k, 1);
+	assert_int_equal(rp.plan.runs[4].rep, 1);
+	assert_true(rp.interfering && rp.have_prog_cpus);
+	assert_decision(&rp, 0, PMC_PLAN_WHY_INTERFERE, "3 levels x 3 rounds (the default)");
+	pmc_cpus_free(&prog);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +503,9 @@ int main(void)
 		cmocka_unit_test(test_repeat_interleaved),
 		cmocka_unit_test(test_compact_order),
 		cmocka_unit_test(test_thread_list_one_socket),
+		cmocka_unit_test(test_make_calibrate_two_cpus),
+		cmocka_unit_test(test_make_sweep),
+		cmocka_unit_test(test_make_single_runs_interfere),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "plan.h"
 #include "sweep.h"
 
 static struct pmc_sweep_plan make(const char *spec, uint32_t K, uint32_t online, char *const *argv,
@@ -203,12 +204,12 @@ static void test_plan_run(void **state)
 	struct pmc_plan_run r;
 
 	assert_int_equal(p.nruns, 5); /* baseline, then (1,3) (2,3) twice */
-	assert_int_equal(pmc_sweep_plan_run(&p, 0, compact, 4, 4, 7, &r), 0);
+	assert_int_equal(pmc_plan_sweep_run(&p, 0, compact, 4, 4, 7, &r), 0);
 	assert_int_equal(r.role, PMC_ROLE_BASELINE);
 	assert_string_equal(r.cpus, "2");
 	assert_int_equal(r.ncpus, 1);
 	assert_int_equal(r.nrep, 0);
-	assert_int_equal(pmc_sweep_plan_run(&p, 4, compact, 4, 4, 7, &r), 0);
+	assert_int_equal(pmc_plan_sweep_run(&p, 4, compact, 4, 4, 7, &r), 0);
 	assert_int_equal(r.role, PMC_ROLE_SWEEP);
 	assert_string_equal(r.cpus, "2,0");
 	assert_int_equal(r.ncpus, 2);
@@ -225,9 +226,9 @@ static void test_plan_run(void **state)
 	pmc_sweep_plan_free(&p);
 	/* no threads key: the default (-t), none when 0 */
 	p = make("cores=2", 1, 4, NULL, 0);
-	assert_int_equal(pmc_sweep_plan_run(&p, 0, compact, 4, 4, 7, &r), 0);
+	assert_int_equal(pmc_plan_sweep_run(&p, 0, compact, 4, 4, 7, &r), 0);
 	assert_string_equal(r.env[0].value, "7");
-	assert_int_equal(pmc_sweep_plan_run(&p, 0, compact, 4, 4, 0, &r), 0);
+	assert_int_equal(pmc_plan_sweep_run(&p, 0, compact, 4, 4, 0, &r), 0);
 	assert_int_equal(r.nenv, 0);
 	pmc_sweep_plan_free(&p);
 }
