@@ -363,6 +363,7 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 			.node_readings = ss->node_readings,
 			.affinity = ss->have_start_cpus ? &ss->start_cpus : NULL,
 			.topo = ss->topo,
+			.quota = ss->quota.made ? &ss->quota : NULL,
 		};
 		pmc_clock_pair_now(&start);
 		err = pmc_meta_build(&mi, &meta, why, sizeof(why));
@@ -522,6 +523,9 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.detach = o->detach,
 		.attach = o->npids ? o->pids : NULL,
 		.nattach = o->npids,
+		.quota = ss->quota.made ? &ss->quota : NULL,
+		.quota_us = o->quota_us,
+		.quota_period_us = o->quota_period_us,
 	};
 	return cfg;
 }

@@ -81,6 +81,10 @@ void pmc_session_close(struct pmc_session *ss)
 	free(ss->compact);
 	pmc_usable_cpus_free(&ss->usable);
 	pmc_user_free(&ss->user);
+	{
+		char why[256];
+		(void)pmc_cgquota_remove(&ss->quota, why, sizeof(why)); /* main() warned already */
+	}
 	if (ss->topo)
 		hwloc_topology_destroy(ss->topo);
 	pmc_session_init(ss);

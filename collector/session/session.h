@@ -66,6 +66,8 @@ struct pmc_session {
 	char energy_why[1024];
 	int pc_fd, ts_fd;
 	uint16_t ts_family;
+	/* --quota: the program's transient cgroup (sources/cpuset.h), removed by pmc_session_close */
+	struct pmc_cgquota quota;
 	/* one rank of an MPI or Slurm job (collector/sources/rank.h) */
 	struct pmc_rank rank;
 	int in_job;                 /* a launcher variable was set */
