@@ -689,8 +689,8 @@ int pmc_cli_make_quota(const struct pmc_opts *o, struct pmc_session *ss)
 	if (!o->quota)
 		return -1;
 	if (o->quota_us >= (double)ncpus * o->quota_period_us)
-		pm_cli_warning("--quota %s: %.3g CPUs on %zu CPUs, no throttling is possible", o->quota,
-			       o->quota_us / o->quota_period_us, ncpus);
+		pm_cli_warning("--quota %s: not below the program's CPUs (%zu), no throttling is possible",
+			       o->quota, ncpus);
 	if (pmc_cgquota_make(pmc_sysfs_root(), &ss->quota, why, sizeof(why)) < 0 ||
 	    pmc_cgquota_set(&ss->quota, o->quota_us, o->quota_period_us, why, sizeof(why)) < 0) {
 		pm_cli_error("--quota: %s", why);

@@ -421,7 +421,7 @@ int pmc_cgquota_make(const char *root, struct pmc_cgquota *q, char *why, size_t 
 	if (!q->v1) {
 		/* the top cgroup may hold processes and still enable a controller for its children */
 		snprintf(f, sizeof(f), "%s/cgroup.subtree_control", q->mpoint);
-		err = write_file(root, f, "+cpu");
+		err = write_file(root, f, "+cpu\n");
 		if (err < 0) {
 			snprintf(why, whysize, "cannot enable the cpu controller in %s: %s", f, strerror(-err));
 			return -1;
@@ -445,20 +445,20 @@ int pmc_cgquota_set(const struct pmc_cgquota *q, double quota_us, double period_
 	if (q->v1) {
 		/* no limit first, so a new period never meets an old quota the kernel would refuse */
 		snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", q->dir);
-		err = write_file(q->root, f, "-1");
+		err = write_file(q->root, f, "-1\n");
 		if (!err) {
 			snprintf(f, sizeof(f), "%s/cpu.cfs_period_us", q->dir);
-			snprintf(text, sizeof(text), "%.0f", period_us);
+			snprintf(text, sizeof(text), "%.0f\n", period_us);
 			err = write_file(q->root, f, text);
 		}
 		if (!err) {
 			snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", q->dir);
-			snprintf(text, sizeof(text), "%.0f", quota_us);
+			snprintf(text, sizeof(text), "%.0f\n", quota_us);
 			err = write_file(q->root, f, text);
 		}
 	} else {
 		snprintf(f, sizeof(f), "%s/cpu.max", q->dir);
-		snprintf(text, sizeof(text), "%.0f %.0f", quota_us, period_us);
+		snprintf(text, sizeof(text), "%.0f %.0f\n", quota_us, period_us);
 		err = write_file(q->root, f, text);
 	}
 	if (err < 0) {
@@ -474,7 +474,7 @@ int pmc_cgquota_enter(const struct pmc_cgquota *q, pid_t pid, char *why, size_t 
 	int err;
 
 	snprintf(f, sizeof(f), "%s/cgroup.procs", q->dir);
-	snprintf(text, sizeof(text), "%ld", (long)pid);
+	snprintf(text, sizeof(text), "%ld\n", (long)pid);
 	err = write_file(q->root, f, text);
 	if (err < 0) {
 		snprintf(why, whysize, "cannot move the program into %s: %s", f, strerror(-err));
@@ -531,8 +531,7 @@ int pmc_cgquota_remove(struct pmc_cgquota *q, char *why, size_t whysize)
 	snprintf(top, sizeof(top), "%s/cgroup.procs", q->mpoint);
 	procs = fopen(full, "re");
 	while (procs && fgets(line, sizeof(line), procs)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
+		if (line[0] != '\n')
 			(void)write_file(q->root, top, line);
 	}
 	if (procs)
