@@ -1006,17 +1006,34 @@ int pma_step_late_notes(struct pma_result *r, const struct pma_compute_opts *o, 
 
 /* --quota: T(n, Q) under CFS bandwidth control from the run's replay (studies/quota.h), on the
  * cores the program sees (--cores' largest, else the recording machine's PUs, else the run's
- * CPUs). Nothing without --quota. */
+ * CPUs). Without --quota, a trace recorded under a CPU limit (META cpu_limit with a quota:
+ * a container's, or pmcollect --quota's) gets the study at that limit, its period and burst, on
+ * the run's CPUs: the prediction for the conditions it was recorded in (r->quota.recorded). */
 int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
 {
-	if (!o->quota || !o->quota->nQ)
+	const struct pma_meta *m = &r->t->meta;
+	struct pma_quota_opts rec = { 0 };
+	const struct pma_quota_opts *q = o->quota;
+	uint32_t n = o->quota_cores ? o->quota_cores :
+		     m->topo.pus >= 1 ? (uint32_t)m->topo.pus : r->run->cpus_n;
+
+	if ((!q || !q->nQ) && m->cpu_limit_present && m->cpu_quota_us > 0 && m->cpu_period_us > 0 &&
+	    r->run->cpus_n >= 1) {
+		rec.nQ = 1;
+		rec.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
+		rec.period_ns = m->cpu_period_us * 1e3;
+		rec.burst_ns = m->cpu_burst_us * 1e3;
+		q = &rec;
+		n = r->run->cpus_n;
+	}
+	if (!q || !q->nQ)
 		return 0;
-	if (pma_quota_for_run(r->run, r->par.est, &r->wake, o->quota_cores ? o->quota_cores :
-			      r->t->meta.topo.pus >= 1 ? (uint32_t)r->t->meta.topo.pus : r->run->cpus_n,
-			      o->quota, &r->quota) < 0) {
+	if (pma_quota_for_run(r->run, r->par.est, &r->wake, n, q, &r->quota) < 0) {
 		snprintf(why, whysize, "'%s': the replay under --quota failed", r->t->path);
 		return -1;
 	}
+	if (q == &rec)
+		r->quota.recorded = m->cpu_limit_by_pmcollect ? 2 : 1;
 	return 0;
 }
 
