@@ -99,10 +99,14 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 		if (w->runs_n > 1) /* each run on n CPUs against the median on one */
 			snprintf(range, sizeof(range), " (%.2f-%.2f)", w->S_min, w->S_max);
 		fmt_given(dT, sizeof(dT), 2, w->S_err_total);
+		char under[64] = "";
+		if (r->runcheck.quota_cpus > 0) /* the runs' recorded CPU limit */
+			snprintf(under, sizeof(under), " under the recorded quota of %.2f CPUs",
+				 r->runcheck.quota_cpus);
 		fprintf(out, "%-13sS(%u) = %.2f%s by this trace's runs: %zu on %u CPUs against %zu on "
-			"1 (%swall times); predicted %s ± %s%s; ± %s with the model's error\n",
+			"1 (%swall times); predicted %s ± %s%s%s; ± %s with the model's error\n",
 			i ? "" : "measured", w->cores, w->S, range, w->runs_n, w->cores, w->runs_1,
-			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", S, dS,
+			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", S, dS, under,
 			w->outside ? "  <- outside ±S" : "", dT);
 	}
 }
@@ -129,6 +133,8 @@ static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 		pma_render_add_finite(o, "S_sd", w->S_sd);
 		pma_render_add_finite(o, "model_rel", w->model_rel);
 		cJSON_AddBoolToObject(o, "outside", w->outside);
+		if (r->runcheck.quota_cpus > 0)
+			cJSON_AddNumberToObject(o, "quota_cpus", r->runcheck.quota_cpus);
 		cJSON_AddItemToArray(a, o);
 	}
 }

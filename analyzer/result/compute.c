@@ -415,6 +415,44 @@ static int compute_measured(struct pma_result *r)
  * machine (not with --machine, whose predictions are for another). Built once before the
  * optimum (which takes the runs' S where they measured it) and again at the end with the final
  * ±S. Returns 0 or -1 (out of memory). */
+/* The runs of a trace recorded under a CPU limit (META cpu_limit with a quota) ran under it: the
+ * prediction they are checked against is S(n, Q) = T(1, Q) / T(n, Q) (quota.h, the replay under
+ * CFS bandwidth control), written into S[i] for each core count cores[i] some run has (cpus[],
+ * nruns of them); r->runcheck.quota_cpus = Q. Nothing without a limit. Returns 0 or -1 (a
+ * replay failed or no memory). */
+static int quota_S(struct pma_result *r, const uint32_t *cpus, size_t nruns, double *S, size_t nc)
+{
+	const struct pma_meta *m = &r->t->meta;
+	struct pma_quota_opts q = { 0 };
+	struct pma_quota_result one = { 0 }, at_n = { 0 };
+	int rc = 0;
+
+	if (!m->cpu_limit_present || !(m->cpu_quota_us > 0) || !(m->cpu_period_us > 0) || !nruns)
+		return 0;
+	q.nQ = 1;
+	q.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
+	q.period_ns = m->cpu_period_us * 1e3;
+	q.burst_ns = m->cpu_burst_us * 1e3;
+	if (pma_quota_for_run(r->run, r->par.est, &r->wake, 1, &q, &one) < 0 || one.nrows != 1)
+		rc = -1;
+	for (size_t i = 0; rc == 0 && i < nc; i++) {
+		int has = 0;
+		for (size_t j = 0; j < nruns && !has; j++)
+			has = cpus[j] == r->pred.cores[i];
+		if (!has || r->pred.cores[i] < 2)
+			continue;
+		if (pma_quota_for_run(r->run, r->par.est, &r->wake, r->pred.cores[i], &q, &at_n) < 0 ||
+		    at_n.nrows != 1)
+			rc = -1;
+		else
+			S[i] = at_n.rows[0].T_ns > 0 ? one.rows[0].T_ns / at_n.rows[0].T_ns : NAN;
+		pma_quota_result_free(&at_n);
+	}
+	pma_quota_result_free(&one);
+	r->runcheck.quota_cpus = rc == 0 ? q.Q_cpus[0] : 0;
+	return rc;
+}
+
 static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	const struct pma_trace *t = r->t;
@@ -442,7 +480,16 @@ static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 	}
 	for (size_t i = 0; i < nc; i++)
 		S[i] = r->pred.by_est[r->par.est][i].S;
-	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+	if (quota_S(r, cpus, k, S, nc) < 0) {
+		free(wall);
+		free(cpus);
+		return -1;
+	}
+	{
+		double Q = r->runcheck.quota_cpus; /* pma_runcheck_rows starts out afresh */
+		pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+		r->runcheck.quota_cpus = Q;
+	}
 	free(wall);
 	free(cpus);
 	return 0;

@@ -50,21 +50,33 @@ b=[x for x in d if x["type"]=="run_begin"][0]["quota"]
 assert b=={"cpus":1.5,"quota_us":15000,"period_us":10000,"cgroup":c["dir"],"applied_by":"pmcollect"}, b' "$T/v2.dump"
 
 # pmanalyze on a trace recorded under --quota: without --quota of its own, it predicts at the
-# recorded limit on the run's CPUs, labelled; the replay spends the work at 0.5 CPU at most
+# recorded limit on the run's CPUs, labelled; the replay spends the work at 0.5 CPU at most but
+# in the last period, whose work may run on both cores
 rm -rf "$V/sys/fs/cgroup/cgroup.subtree_control"
 run_capture env PMT_SYSFS_ROOT="$V" "$PMCOLLECT" -q -o "$T/v2w.pmt" --quota 0.5/10ms --cpus 0-1 -- \
 	"$W/phases" -t 2 -w 20 -r 2 balanced
 expect_status "v2 tree, phases: pmcollect exits 0" 0
 run_capture "$PMANALYZE" --format json "$T/v2w.pmt"
-check "pmanalyze: the quota study at the recorded limit (0.5 CPU per 10 ms on the run's 2 CPUs), T >= work / 0.5" \
+check "pmanalyze: the quota study at the recorded limit (0.5 CPU per 10 ms on the run's 2 CPUs), T >= work / 0.5 - one period (the last one's work runs on both cores)" \
 	python3 -c 'import json,sys
 q=json.load(open(sys.argv[1]))["quota"]
 assert q["limit"]=="recorded, pmcollect --quota" and q["cores"]==2 and q["period_ms"]==10, q
 r=q["rows"]
-assert len(r)==1 and r[0]["quota_cpus"]==0.5 and r[0]["T_s"]>=q["work_s"]/0.5*0.98, q' "$T/out"
+assert len(r)==1 and r[0]["quota_cpus"]==0.5 and r[0]["T_s"]>=q["work_s"]/0.5-0.010, q' "$T/out"
 run_capture "$PMANALYZE" "$T/v2w.pmt"
 check "pmanalyze: the table says whose limit it is" \
 	grep -qx '  the limit the trace was recorded under (set by pmcollect --quota), on the run.s CPUs' "$T/out"
+
+# the check against the trace's own runs: runs under a 1-CPU quota are compared with
+# T(1, Q) / T(2, Q), at most a little above 1 (the last period's work on both cores), not T(1) / T(2)
+run_capture env PMT_SYSFS_ROOT="$V" "$PMCOLLECT" -q -o "$T/v2cal.pmt" --calibrate --repeat 1 --quota 1/10ms -- \
+	"$W/phases" -t 4 -w 20 -r 2 balanced
+expect_status "v2 tree, --calibrate under --quota: pmcollect exits 0" 0
+run_capture "$PMANALYZE" --format json "$T/v2cal.pmt"
+check "pmanalyze: runs_check at 2 CPUs predicts under the recorded quota of 1 CPU (S_predicted < 1.25)" \
+	python3 -c 'import json,sys
+c=[x for x in json.load(open(sys.argv[1]))["runs_check"] if x["cores"]==2]
+assert len(c)==1 and c[0]["quota_cpus"]==1 and c[0]["S_predicted"]<1.25, c' "$T/out"
 
 # a read-only tree: the cgroup cannot be made, nothing runs, no trace
 R="$T/ro"
