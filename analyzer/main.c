@@ -191,26 +191,6 @@ static const struct pm_opt_usage usage = {
 	.help_width = 90,
 };
 
-/* A time with its unit (us, ms, s) into *ns; 0, or -1 when it is not one. */
-static int parse_time_ns(const char *s, const char *end, double *ns)
-{
-	char *e;
-	double v = strtod(s, &e);
-	size_t u = (size_t)(end - e);
-
-	if (e == s || !(v >= 0) || !isfinite(v))
-		return -1;
-	if (u == 2 && strncmp(e, "us", 2) == 0)
-		*ns = v * 1e3;
-	else if (u == 2 && strncmp(e, "ms", 2) == 0)
-		*ns = v * 1e6;
-	else if (u == 1 && *e == 's')
-		*ns = v * 1e9;
-	else
-		return -1;
-	return 0;
-}
-
 /* --quota <q>[/<period>]: q a number of CPUs, a list of them (a-b:step, a,b), or CPU time per
  * period (150ms); the period a time from 1 ms to 1 s (sched-bwc.rst's limits). --quota-burst: a
  * time. */
@@ -222,20 +202,20 @@ static int cb_quota(const struct pm_opt *opt, const char *arg, struct pm_opt_sta
 	char *e;
 
 	if (strcmp(opt->long_name, "quota-burst") == 0) {
-		if (parse_time_ns(arg, arg + strlen(arg), &q->burst_ns) < 0) {
+		if (pm_cli_parse_time_ns(arg, arg + strlen(arg), &q->burst_ns) < 0) {
 			snprintf(st->why, sizeof(st->why), "want a time with its unit: 20ms, 500us");
 			return PM_OPT_BAD;
 		}
 		return PM_OPT_TAKEN;
 	}
-	if (slash && (parse_time_ns(slash + 1, slash + strlen(slash), &period_ns) < 0 ||
+	if (slash && (pm_cli_parse_time_ns(slash + 1, slash + strlen(slash), &period_ns) < 0 ||
 		      period_ns < 1e6 || period_ns > 1e9)) {
 		snprintf(st->why, sizeof(st->why), "want a period from 1ms to 1s (the kernel's limits)");
 		return PM_OPT_BAD;
 	}
 	q->period_ns = period_ns;
 	q->nQ = 0;
-	if (parse_time_ns(arg, qend, &t_ns) == 0) { /* CPU time per period */
+	if (pm_cli_parse_time_ns(arg, qend, &t_ns) == 0) { /* CPU time per period */
 		q->Q_cpus[q->nQ++] = t_ns / period_ns;
 	} else {
 		for (const char *p = arg; p < qend;) {

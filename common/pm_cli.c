@@ -3,6 +3,7 @@
 #include "pm_cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,5 +303,24 @@ int pm_cli_parse_long(const char *s, long lo, long hi, long *out)
 	if (errno || end == s || *end || v < lo || v > hi)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int pm_cli_parse_time_ns(const char *s, const char *end, double *ns)
+{
+	char *e;
+	double v = strtod(s, &e);
+	size_t u = (size_t)(end - e);
+
+	if (e == s || e > end || !(v >= 0) || !isfinite(v))
+		return -1;
+	if (u == 2 && strncmp(e, "us", 2) == 0)
+		*ns = v * 1e3;
+	else if (u == 2 && strncmp(e, "ms", 2) == 0)
+		*ns = v * 1e6;
+	else if (u == 1 && *e == 's')
+		*ns = v * 1e9;
+	else
+		return -1;
 	return 0;
 }

@@ -41,6 +41,10 @@ char *pm_cli_sanitize(char *dst, size_t dstsize, const char *src, size_t srclen)
  * trailing characters, out of range) leaving *out alone; the caller words the error. */
 int pm_cli_parse_long(const char *s, long lo, long hi, long *out);
 
+/* Parses [s, end) as a time with its unit (us, ms, s: "20ms", "1.5s") into *ns. Returns 0, or -1
+ * (not a number, negative, no or another unit) leaving *ns alone. */
+int pm_cli_parse_time_ns(const char *s, const char *end, double *ns);
+
 /* A set of non-negative integers (CPUs or core counts) as a sorted, deduplicated array. */
 struct pm_intlist {
 	uint32_t *v;

@@ -118,7 +118,7 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 	/* the trace's own runs on 1 and n CPUs (runcheck.h) */
 	for (size_t i = 0; i < r->runcheck.n; i++) {
 		const struct pma_runcheck_row *w = &r->runcheck.rows[i];
-		char S[32], dS[32], dT[32], range[64] = "", own[192] = "";
+		char S[32], dS[32], dT[32], range[64] = "", own[192] = "", under[64] = "";
 		fmt_given(S, sizeof(S), 2, w->S_pred);
 		fmt_given(dS, sizeof(dS), 2, w->S_pred_err);
 		if (w->runs_n > 1) /* each run on n CPUs against the median on one */
@@ -130,11 +130,14 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 				 "%.3f s, %.0f%%, on 1)", w->cores, w->S_own, w->S_own_min,
 				 w->S_own_max, w->other_n_s, w->other_n_pct, w->cores, w->other_1_s,
 				 w->other_1_pct);
+		if (r->runcheck.quota_cpus > 0) /* the runs' recorded CPU limit */
+			snprintf(under, sizeof(under), " under the recorded quota of %.2f CPUs",
+				 r->runcheck.quota_cpus);
 		fprintf(out, "%-13sS(%u) = %.2f%s by %s runs: %zu on %u CPUs against %zu on "
-			"1 (%swall times)%s; predicted %s ± %s%s; ± %s with the model's error\n",
+			"1 (%swall times)%s; predicted %s ± %s%s%s; ± %s with the model's error\n",
 			i ? "" : "measured", w->cores, w->S, range,
 			r->ntraces > 1 ? "these traces'" : "this trace's", w->runs_n, w->cores, w->runs_1,
-			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", own, S, dS,
+			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", own, S, dS, under,
 			w->outside ? "  <- outside ±S" : "", dT);
 	}
 }
@@ -170,6 +173,8 @@ static void pma_render_runcheck_json(cJSON *root, const struct pma_result *r)
 		pma_render_add_finite(o, "other_1_s", w->other_1_s);
 		pma_render_add_finite(o, "other_1_pct", w->other_1_pct);
 		cJSON_AddBoolToObject(o, "outside", w->outside);
+		if (r->runcheck.quota_cpus > 0)
+			cJSON_AddNumberToObject(o, "quota_cpus", r->runcheck.quota_cpus);
 		cJSON_AddItemToArray(a, o);
 	}
 }

@@ -22,6 +22,9 @@ static void table_quota(FILE *out, const struct pma_result *r)
 	if (q->burst_ns > 0)
 		fprintf(out, ", burst %.0f ms", q->burst_ns / 1e6);
 	fprintf(out, ": %s\n", quota_method(q));
+	if (q->recorded)
+		fprintf(out, "  the limit the trace was recorded under (%s), on the run's CPUs\n",
+			q->recorded == 2 ? "set by pmcollect --quota" : "its cgroup's cpu quota");
 	fprintf(out, "  unlimited T(%u) %.3f s, T(1) %.3f s, work U %.3f s\n", q->n, q->Tn_ns / 1e9,
 		q->T1_ns / 1e9, q->U_ns / 1e9);
 	fprintf(out, "  %8s %10s %7s %7s %10s %12s\n", "Q (CPUs)", "T(n,Q) s", "S", "cost",
@@ -53,6 +56,8 @@ static void quota_json(cJSON *root, const struct pma_result *r)
 		return;
 	o = cJSON_AddObjectToObject(root, "quota");
 	cJSON_AddStringToObject(o, "method", q->fluid ? "fluid" : "replay");
+	cJSON_AddStringToObject(o, "limit", q->recorded == 2 ? "recorded, pmcollect --quota" :
+					    q->recorded ? "recorded, cgroup" : "--quota");
 	cJSON_AddNumberToObject(o, "cores", q->n);
 	cJSON_AddNumberToObject(o, "period_ms", q->period_ns / 1e6);
 	cJSON_AddNumberToObject(o, "burst_ms", q->burst_ns / 1e6);

@@ -505,6 +505,44 @@ static double run_other_s(const struct pma_run *run, int est, double wall_s)
 	return fmin(fmax(wall_s - q.T_ns / 1e9, 0), cap_s);
 }
 
+/* The runs of a trace recorded under a CPU limit (META cpu_limit with a quota) ran under it: the
+ * prediction they are checked against is S(n, Q) = T(1, Q) / T(n, Q) (quota.h, the replay under
+ * CFS bandwidth control), written into S[i] for each core count cores[i] some run has (cpus[],
+ * nruns of them); r->runcheck.quota_cpus = Q. Nothing without a limit. Returns 0 or -1 (a
+ * replay failed or no memory). */
+static int quota_S(struct pma_result *r, const uint32_t *cpus, size_t nruns, double *S, size_t nc)
+{
+	const struct pma_meta *m = &r->t->meta;
+	struct pma_quota_opts q = { 0 };
+	struct pma_quota_result one = { 0 }, at_n = { 0 };
+	int rc = 0;
+
+	if (!m->cpu_limit_present || !(m->cpu_quota_us > 0) || !(m->cpu_period_us > 0) || !nruns)
+		return 0;
+	q.nQ = 1;
+	q.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
+	q.period_ns = m->cpu_period_us * 1e3;
+	q.burst_ns = m->cpu_burst_us * 1e3;
+	if (pma_quota_for_run(r->run, r->par.est, &r->wake, 1, &q, &one) < 0 || one.nrows != 1)
+		rc = -1;
+	for (size_t i = 0; rc == 0 && i < nc; i++) {
+		int has = 0;
+		for (size_t j = 0; j < nruns && !has; j++)
+			has = cpus[j] == r->pred.cores[i];
+		if (!has || r->pred.cores[i] < 2)
+			continue;
+		if (pma_quota_for_run(r->run, r->par.est, &r->wake, r->pred.cores[i], &q, &at_n) < 0 ||
+		    at_n.nrows != 1)
+			rc = -1;
+		else
+			S[i] = at_n.rows[0].T_ns > 0 ? one.rows[0].T_ns / at_n.rows[0].T_ns : NAN;
+		pma_quota_result_free(&at_n);
+	}
+	pma_quota_result_free(&one);
+	r->runcheck.quota_cpus = rc == 0 ? q.Q_cpus[0] : 0;
+	return rc;
+}
+
 static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 {
 	double *wall = NULL, *other = NULL, S[PMA_RUNCHECK_MAX];
@@ -539,7 +577,13 @@ static int runs_rows(struct pma_result *r, const struct pma_compute_opts *o)
 		}
 	for (size_t i = 0; i < nc; i++)
 		S[i] = r->pred.by_est[r->par.est][i].S;
-	pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+	if (quota_S(r, cpus, k, S, nc) < 0)
+		goto out;
+	{
+		double Q = r->runcheck.quota_cpus; /* pma_runcheck_rows starts out afresh */
+		pma_runcheck_rows(wall, cpus, k, r->pred.cores, S, r->pred.S_err, nc, &r->runcheck);
+		r->runcheck.quota_cpus = Q;
+	}
 	pma_runcheck_set_other(&r->runcheck, wall, other, cpus, k);
 	ret = 0;
 out:
@@ -1222,17 +1266,34 @@ int pma_step_late_notes(struct pma_result *r, const struct pma_compute_opts *o, 
 
 /* --quota: T(n, Q) under CFS bandwidth control from the run's replay (studies/quota.h), on the
  * cores the program sees (--cores' largest, else the recording machine's PUs, else the run's
- * CPUs). Nothing without --quota. */
+ * CPUs). Without --quota, a trace recorded under a CPU limit (META cpu_limit with a quota:
+ * a container's, or pmcollect --quota's) gets the study at that limit, its period and burst, on
+ * the run's CPUs: the prediction for the conditions it was recorded in (r->quota.recorded). */
 int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
 {
-	if (!o->quota || !o->quota->nQ)
+	const struct pma_meta *m = &r->t->meta;
+	struct pma_quota_opts rec = { 0 };
+	const struct pma_quota_opts *q = o->quota;
+	uint32_t n = o->quota_cores ? o->quota_cores :
+		     m->topo.pus >= 1 ? (uint32_t)m->topo.pus : r->run->cpus_n;
+
+	if ((!q || !q->nQ) && m->cpu_limit_present && m->cpu_quota_us > 0 && m->cpu_period_us > 0 &&
+	    r->run->cpus_n >= 1) {
+		rec.nQ = 1;
+		rec.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
+		rec.period_ns = m->cpu_period_us * 1e3;
+		rec.burst_ns = m->cpu_burst_us * 1e3;
+		q = &rec;
+		n = r->run->cpus_n;
+	}
+	if (!q || !q->nQ)
 		return 0;
-	if (pma_quota_for_run(r->run, r->par.est, &r->wake, o->quota_cores ? o->quota_cores :
-			      r->t->meta.topo.pus >= 1 ? (uint32_t)r->t->meta.topo.pus : r->run->cpus_n,
-			      o->quota, &r->quota) < 0) {
+	if (pma_quota_for_run(r->run, r->par.est, &r->wake, n, q, &r->quota) < 0) {
 		snprintf(why, whysize, "'%s': the replay under --quota failed", r->t->path);
 		return -1;
 	}
+	if (q == &rec)
+		r->quota.recorded = m->cpu_limit_by_pmcollect ? 2 : 1;
 	return 0;
 }
 

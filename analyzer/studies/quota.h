@@ -41,6 +41,8 @@ struct pma_quota_row {
 struct pma_quota_result {
 	int have;
 	int fluid;                       /* the sampled estimators' fluid approximation, not a replay */
+	int recorded;                    /* 0: --quota's; 1: the trace's own limit (META cpu_limit)
+					    on the run's CPUs, 2: the same, set by pmcollect --quota */
 	uint32_t n;                      /* cores the program sees */
 	double period_ns, burst_ns;
 	double T1_ns, Tn_ns;             /* unlimited on 1 and n cores */

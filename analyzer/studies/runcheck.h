@@ -54,6 +54,8 @@ struct pma_runcheck_row {
 
 struct pma_runcheck {
 	size_t n;
+	double quota_cpus;         /* > 0: the runs ran under this CPU quota (META cpu_limit) and
+				      S_pred is T(1, Q) / T(n, Q) (quota.h); 0: no limit recorded */
 	struct pma_runcheck_row rows[PMA_RUNCHECK_MAX];
 };
 

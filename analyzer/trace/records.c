@@ -411,6 +411,8 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 		m->cpu_quota_us = num(cl, "quota_us", -1);
 		m->cpu_period_us = num(cl, "period_us", 0);
 		m->cpu_burst_us = num(cl, "burst_us", 0);
+		m->cpu_limit_by_pmcollect = cJSON_IsString(item(cl, "applied_by")) &&
+					    strcmp(item(cl, "applied_by")->valuestring, "pmcollect") == 0;
 	}
 	if (meta_command(meta, m) < 0 || string_pairs(item(meta, "env"), &m->env, &m->nenv) < 0 || meta_sources(meta, m) < 0 ||
 	    string_pairs(item(meta, "labels"), &m->labels, &m->nlabels) < 0)

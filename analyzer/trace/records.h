@@ -140,6 +140,7 @@ struct pma_meta {
 	 * -1 without a limit or without the key (cpu_limit_present 0) */
 	int cpu_limit_present;
 	double cpu_quota_us, cpu_period_us, cpu_burst_us;
+	int cpu_limit_by_pmcollect; /* "applied_by": "pmcollect" (pmcollect --quota's cgroup) */
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,

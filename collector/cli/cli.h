@@ -64,6 +64,8 @@ struct pmc_opts {
 	double delay_s;             /* --delay: the window starts this long after the program */
 	double duration_s;          /* --duration: each run's window, 0 = to the program's end */
 	int detach;                 /* --detach: leave the program running after the window */
+	const char *quota;          /* --quota text, NULL = run in pmcollect's own cgroup */
+	double quota_us, quota_period_us; /* its CPU time per period and period (cb_quota) */
 	const char *pids_text;      /* -p PID[,PID...], NULL = start the command */
 	pid_t pids[PMC_ATTACH_MAX]; /* its processes (main.c check_pids), npids of them */
 	size_t npids;
@@ -110,6 +112,15 @@ int pmc_cli_job_context(struct pmc_opts *o, struct pmc_session *ss);
  * plan: --cpus, the runs of --calibrate / --runs / --sweep / --interfere / -t LIST or the one
  * plain run, their environment, the NUMA node mask, the user. */
 int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss);
+
+/* --quota: warns when the quota is not below the program's CPUs times the period (no throttling is
+ * possible), makes the transient cgroup (sources/cpuset.h pmc_cgquota) and writes the limit, so
+ * META records it. Returns -1 to go on (also without --quota), or exit status 1 when the cgroup
+ * cannot be made (reported; nothing is left behind and nothing runs). */
+int pmc_cli_make_quota(const struct pmc_opts *o, struct pmc_session *ss);
+
+/* Removes --quota's cgroup (none is fine), with a warning when it cannot be removed. */
+void pmc_cli_remove_quota(struct pmc_session *ss);
 
 /* --calibrate-interference: measures the machine (Casas & Bronevetsky §3, interfere_cal.h) with
  * the probe on the program's first CPU and the interferers on theirs, prints the result on stderr

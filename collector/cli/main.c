@@ -61,6 +61,7 @@ static int cb_mem_nodes(const struct pm_opt *opt, const char *arg, struct pm_opt
 static int cb_omp_runtime(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_omp_events(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 static int cb_interfere(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
+static int cb_quota(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st);
 
 /* pmcollect's options, each with the field of struct pmc_opts it sets: the parsing, --help, the
  * synopsis and the man-page test (t1000, from the hidden --list-options) come from here
@@ -203,6 +204,11 @@ static const struct pm_opt options[] = {
 	  "their threads and what they start, until --duration, ^C or\n"
 	  "their end; they are left running as they were",
 	  PM_OPT_STR(OPTS, pids_text) },
+	{ "quota", 0, "Q[/PERIOD]",
+	  "run the program in a new cgroup under a CPU quota (CFS\n"
+	  "bandwidth control; as root): Q in CPUs (1.5) or CPU time\n"
+	  "per period (150ms); PERIOD 1ms to 1s [default: 100ms]; the\n"
+	  "cgroup is removed at the end", PM_OPT_CALLBACK(cb_quota) },
 	{ "user", 'u', "NAME",
 	  "run the program as user NAME (pmcollect keeps root)\n"
 	  "[default as root under sudo: SUDO_USER]", PM_OPT_STR(OPTS, user) },
@@ -254,6 +260,45 @@ static const struct pm_opt_usage usage = {
 		 "  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n",
 	.help_width = 0,
 };
+
+/* --quota Q[/PERIOD]: Q a number of CPUs (1.5) or CPU time per period (150ms); the period a time
+ * from 1 ms to 1 s, and the quota at least 1 ms of it (sched-bwc.rst: the kernel refuses less). */
+static int cb_quota(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
+{
+	struct pmc_opts *o = st->base;
+	const char *slash = strchr(arg, '/'), *qend = slash ? slash : arg + strlen(arg);
+	double period_ns = 100e6, q_ns, cpus;
+	char *e;
+
+	(void)opt;
+	if (slash && (pm_cli_parse_time_ns(slash + 1, slash + strlen(slash), &period_ns) < 0 ||
+		      period_ns < 1e6 || period_ns > 1e9)) {
+		snprintf(st->why, sizeof(st->why), "want a period from 1ms to 1s (the kernel's limits)");
+		return PM_OPT_BAD;
+	}
+	if (pm_cli_parse_time_ns(arg, qend, &q_ns) < 0) {
+		cpus = strtod(arg, &e);
+		if (e == arg || e != qend || !isfinite(cpus)) {
+			snprintf(st->why, sizeof(st->why), "want CPUs (1.5) or CPU time per period (150ms), "
+				 "optionally /<period>");
+			return PM_OPT_BAD;
+		}
+		q_ns = cpus * period_ns;
+	}
+	if (!(q_ns > 0)) {
+		snprintf(st->why, sizeof(st->why), "a quota must be above 0 CPUs");
+		return PM_OPT_BAD;
+	}
+	if (q_ns < 1e6) {
+		snprintf(st->why, sizeof(st->why), "%.3g ms per period is below the kernel's minimum "
+			 "quota of 1 ms", q_ns / 1e6);
+		return PM_OPT_BAD;
+	}
+	o->quota = arg;
+	o->quota_us = q_ns / 1e3;
+	o->quota_period_us = period_ns / 1e3;
+	return PM_OPT_TAKEN;
+}
 
 /* -t M, or a list of counts (checked in pmc_cli_plan_runs: it needs --omp-regions). */
 static int cb_threads(const struct pm_opt *opt, const char *arg, struct pm_opt_state *st)
@@ -469,7 +514,7 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 		return PMT_EXIT_USAGE;
 	}
 	if (o->pids_text) {
-		const char *with = optind < argc ? "a command" : o->calibrate ? "--calibrate or --runs" :
+		const char *with = optind < argc ? "a command" : o->quota ? "--quota" : o->calibrate ? "--calibrate or --runs" :
 				   o->sweep ? "--sweep" : o->interfere ? "--interfere" :
 				   o->delay_s > 0 ? "--delay" : o->detach ? "--detach" :
 				   o->omp_regions ? "--omp-regions" : o->threads ? "-t" :
@@ -480,6 +525,14 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 			return PMT_EXIT_USAGE;
 		}
 		return check_pids(o);
+	}
+	if (o->quota && o->detach) {
+		pm_cli_error("--quota cannot be combined with --detach (its cgroup ends with pmcollect)");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->quota && o->calibrate_interference) {
+		pm_cli_error("--quota cannot be combined with --calibrate-interference");
+		return PMT_EXIT_USAGE;
 	}
 	if (o->no_baseline && !o->sweep) {
 		pm_cli_error("--no-baseline needs --sweep");
@@ -573,6 +626,8 @@ int main(int argc, char **argv)
 		ret = pmc_cli_job_context(&o, &ss);
 	if (ret < 0)
 		ret = pmc_cli_plan_runs(&o, &ss);
+	if (ret < 0)
+		ret = pmc_cli_make_quota(&o, &ss);
 	if (ret < 0) {
 		/* the output last, so no other error leaves an empty file behind; before the
 		 * program starts, so an unwritable path is a usage error */
@@ -595,6 +650,7 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		ret = PMT_EXIT_FAILURE;
 	ret = pmc_cli_finish_trace(&o, &ss, ret);
+	pmc_cli_remove_quota(&ss);
 	pmc_session_close(&ss);
 	return ret;
 }

@@ -336,6 +336,7 @@ static int build_meta(const struct pmc_opts *o, const struct pmc_session *ss, cJ
 		.node_readings = ss->job.node_readings,
 		.affinity = ss->machine.have_start_cpus ? &ss->machine.start_cpus : NULL,
 		.topo = ss->machine.topo,
+		.quota = ss->machine.quota.made ? &ss->machine.quota : NULL,
 	};
 	pmc_clock_pair_now(&start);
 	return pmc_meta_build(&mi, meta, why, whysize);
@@ -556,6 +557,9 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.detach = o->detach,
 		.attach = o->npids ? o->pids : NULL,
 		.nattach = o->npids,
+		.quota = ss->machine.quota.made ? &ss->machine.quota : NULL,
+		.quota_us = o->quota_us,
+		.quota_period_us = o->quota_period_us,
 	};
 	return cfg;
 }

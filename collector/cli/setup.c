@@ -614,3 +614,29 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	return plan_user(o, ss);
 }
+
+int pmc_cli_make_quota(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	size_t ncpus = o->cpus ? ss->machine.cpus.list.n : ss->machine.usable.cpus.n;
+	char why[4096];
+
+	if (!o->quota)
+		return -1;
+	if (o->quota_us >= (double)ncpus * o->quota_period_us)
+		pm_cli_warning("--quota %s: not below the program's CPUs (%zu), no throttling is possible",
+			       o->quota, ncpus);
+	if (pmc_cgquota_make(pmc_sysfs_root(), &ss->machine.quota, why, sizeof(why)) < 0 ||
+	    pmc_cgquota_set(&ss->machine.quota, o->quota_us, o->quota_period_us, why, sizeof(why)) < 0) {
+		pm_cli_error("--quota: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	return -1;
+}
+
+void pmc_cli_remove_quota(struct pmc_session *ss)
+{
+	char why[4096];
+
+	if (pmc_cgquota_remove(&ss->machine.quota, why, sizeof(why)) < 0)
+		pm_cli_warning("--quota: %s", why);
+}

@@ -145,6 +145,22 @@ static const char *energy_source_name(const struct pmc_energy *e)
 	return pmc_energy_source(e) == PMC_ENERGY_PERF ? "perf" : "powercap";
 }
 
+/* RUN_BEGIN "quota" of a pmcollect --quota run: {"cpus": quota / period, "quota_us",
+ * "period_us", "cgroup": the transient cgroup's folder, "applied_by": "pmcollect"} (FORMAT.md
+ * §6); nothing without --quota. */
+static void add_quota(cJSON *o, const struct pmc_run_config *cfg)
+{
+	cJSON *q;
+
+	if (!cfg->quota || !(q = cJSON_AddObjectToObject(o, "quota")))
+		return;
+	cJSON_AddNumberToObject(q, "cpus", cfg->quota_us / cfg->quota_period_us);
+	cJSON_AddNumberToObject(q, "quota_us", cfg->quota_us);
+	cJSON_AddNumberToObject(q, "period_us", cfg->quota_period_us);
+	cJSON_AddStringToObject(q, "cgroup", cfg->quota->dir);
+	cJSON_AddStringToObject(q, "applied_by", "pmcollect");
+}
+
 static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns,
 			    const struct pmc_run_config *cfg,
 			    const struct pmc_counters *counters)
@@ -168,6 +184,7 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns
 		cJSON_AddNumberToObject(o, "threads", cfg->threads);
 	else
 		cJSON_AddNullToObject(o, "threads");
+	add_quota(o, cfg);
 	if (cfg->user) {
 		cJSON *u = cJSON_AddObjectToObject(o, "user");
 		cJSON_AddStringToObject(u, "name", cfg->user->name);
@@ -561,7 +578,8 @@ static int energy_start(struct run_state *st)
 	if (pmc_read_proc_stat(&st->stat0, st->stat_why, sizeof(st->stat_why)) < 0 && !st->stat_why[0])
 		snprintf(st->stat_why, sizeof(st->stat_why), "cannot read /proc/stat");
 	/* the program runs in pmcollect's cgroup: its throttling is the cgroup's over the run */
-	st->have_cpu0 = pmc_cgroup_cpu_limit(pmc_sysfs_root(), &st->cg, cg_why, sizeof(cg_why)) == 0 &&
+	st->have_cpu0 = (cfg->quota ? pmc_cgquota_describe(cfg->quota, &st->cg, cg_why, sizeof(cg_why))
+				    : pmc_cgroup_cpu_limit(pmc_sysfs_root(), &st->cg, cg_why, sizeof(cg_why))) == 0 &&
 			pmc_cgroup_cpu_stat(pmc_sysfs_root(), &st->cg, &st->cpu0) == 0;
 	if (!cfg->energy) {
 		snprintf(st->energy_why, sizeof(st->energy_why), "%s",
@@ -1106,6 +1124,9 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 					  cfg->user ? cfg->user->gid : (gid_t)-1, why, whysize) < 0)
 		return PMT_E_IO;
 
+	if (cfg->quota && pmc_cgquota_set(cfg->quota, cfg->quota_us, cfg->quota_period_us, why,
+					  whysize) < 0)
+		return PMT_E_IO;
 	st->pid = fork();
 	if (st->pid < 0) {
 		snprintf(why, whysize, "cannot fork: %s", strerror(errno));
@@ -1115,6 +1136,14 @@ static int run_start(struct run_state *st, char *why, size_t whysize)
 		close(st->go[1]);
 		close(st->report[0]);
 		child_main(cfg, st->omp, st->mpi, getppid(), st->go[0], st->report[1]);
+	}
+	/* into the quota's cgroup while it waits for the go: the program never runs outside it */
+	if (cfg->quota && pmc_cgquota_enter(cfg->quota, st->pid, why, whysize) < 0) {
+		close(st->go[1]); /* EOF: the child exits 127 without exec */
+		st->go[1] = -1;
+		while (waitpid(st->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return PMT_E_IO;
 	}
 	if (st->omp)
 		pmc_omp_after_fork(st->omp);

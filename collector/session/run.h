@@ -21,6 +21,7 @@
 #include "calstop.h"
 
 struct bitmask; /* libnuma */
+struct pmc_cgquota; /* sources/cpuset.h */
 struct cJSON;
 
 /* The unprivileged user the program runs as (--user, or SUDO_USER when pmcollect runs as root):
@@ -100,6 +101,11 @@ struct pmc_run_config {
 	 * when every process has ended; the processes are left as they were. */
 	const pid_t *attach;
 	size_t nattach;
+	/* pmcollect --quota: the program runs in this transient cgroup (cpuset.h pmc_cgquota) under
+	 * quota_us of CPU time per quota_period_us, written before each run (RUN_BEGIN "quota", and
+	 * RUN_END "cpu_stat" from it); NULL = in pmcollect's own cgroup */
+	const struct pmc_cgquota *quota;
+	double quota_us, quota_period_us;
 };
 
 #define PMC_ATTACH_MAX 64

@@ -81,6 +81,10 @@ void pmc_session_close(struct pmc_session *ss)
 	pmc_usable_cpus_free(&ss->machine.usable);
 	free(ss->machine.shared_msg);
 	pmc_user_free(&ss->env.user);
+	{
+		char why[256];
+		(void)pmc_cgquota_remove(&ss->machine.quota, why, sizeof(why)); /* main() warned already */
+	}
 	if (ss->machine.topo)
 		hwloc_topology_destroy(ss->machine.topo);
 	pmc_session_init(ss);

@@ -46,6 +46,8 @@ struct pmc_machine {
 	int collector_shared;       /* a baseline had every CPU pmcollect may use (warned once) */
 	char *shared_msg;           /* that warning (malloc'd), for a WARNING record once the trace
 				       is open; NULL before */
+	/* --quota: the program's transient cgroup (sources/cpuset.h), removed by pmc_session_close */
+	struct pmc_cgquota quota;
 };
 
 /* The trace being written: its descriptor, the writer and the writer's first failure. */

@@ -382,3 +382,174 @@ void pmc_cpus_free(struct pmc_cpus *c)
 	pm_intlist_free(&c->list);
 	memset(c, 0, sizeof(*c));
 }
+
+/* Writes text to root-prefixed file path (O_CREAT only matters on a plain directory tree: a
+ * cgroup's control files exist). Returns 0 or a negative errno. */
+static int write_file(const char *root, const char *path, const char *text)
+{
+	char full[4096];
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int pmc_cgquota_make(const char *root, struct pmc_cgquota *q, char *why, size_t whysize)
+{
+	char mroot[1024], full[4096], f[3072];
+	int err;
+
+	memset(q, 0, sizeof(*q));
+	snprintf(q->root, sizeof(q->root), "%s", root);
+	if (find_mount(root, "cpu", mroot, sizeof(mroot), q->mpoint, sizeof(q->mpoint), &q->v1) < 0) {
+		snprintf(why, whysize, "no cgroup hierarchy with the cpu controller is mounted");
+		return -1;
+	}
+	snprintf(q->dir, sizeof(q->dir), "%s/pmcollect-%ld", q->mpoint, (long)getpid());
+	if (!q->v1) {
+		/* the top cgroup may hold processes and still enable a controller for its children */
+		snprintf(f, sizeof(f), "%s/cgroup.subtree_control", q->mpoint);
+		err = write_file(root, f, "+cpu\n");
+		if (err < 0) {
+			snprintf(why, whysize, "cannot enable the cpu controller in %s: %s", f, strerror(-err));
+			return -1;
+		}
+	}
+	snprintf(full, sizeof(full), "%s%s", root, q->dir);
+	if (mkdir(full, 0755) < 0) {
+		snprintf(why, whysize, "cannot create cgroup %s: %s", q->dir, strerror(errno));
+		return -1;
+	}
+	q->made = 1;
+	return 0;
+}
+
+int pmc_cgquota_set(const struct pmc_cgquota *q, double quota_us, double period_us, char *why,
+		    size_t whysize)
+{
+	char f[3072], text[64];
+	int err;
+
+	if (q->v1) {
+		/* no limit first, so a new period never meets an old quota the kernel would refuse */
+		snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", q->dir);
+		err = write_file(q->root, f, "-1\n");
+		if (!err) {
+			snprintf(f, sizeof(f), "%s/cpu.cfs_period_us", q->dir);
+			snprintf(text, sizeof(text), "%.0f\n", period_us);
+			err = write_file(q->root, f, text);
+		}
+		if (!err) {
+			snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", q->dir);
+			snprintf(text, sizeof(text), "%.0f\n", quota_us);
+			err = write_file(q->root, f, text);
+		}
+	} else {
+		snprintf(f, sizeof(f), "%s/cpu.max", q->dir);
+		snprintf(text, sizeof(text), "%.0f %.0f\n", quota_us, period_us);
+		err = write_file(q->root, f, text);
+	}
+	if (err < 0) {
+		snprintf(why, whysize, "cannot write %s: %s", f, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int pmc_cgquota_enter(const struct pmc_cgquota *q, pid_t pid, char *why, size_t whysize)
+{
+	char f[3072], text[32];
+	int err;
+
+	snprintf(f, sizeof(f), "%s/cgroup.procs", q->dir);
+	snprintf(text, sizeof(text), "%ld\n", (long)pid);
+	err = write_file(q->root, f, text);
+	if (err < 0) {
+		snprintf(why, whysize, "cannot move the program into %s: %s", f, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int pmc_cgquota_describe(const struct pmc_cgquota *q, struct pmc_cgroup_cpu *out, char *why,
+			 size_t whysize)
+{
+	char f[3072], line[256], qt[64];
+
+	memset(out, 0, sizeof(*out));
+	out->v1 = q->v1;
+	out->quota_us = -1;
+	snprintf(out->dir, sizeof(out->dir), "%s", q->dir);
+	if (q->v1) {
+		long long v;
+		snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", q->dir);
+		if (read_first_line(q->root, f, line, sizeof(line)) < 0 || sscanf(line, "%lld", &v) != 1)
+			goto bad;
+		out->quota_us = v < 0 ? -1 : (double)v;
+		snprintf(f, sizeof(f), "%s/cpu.cfs_period_us", q->dir);
+		if (read_first_line(q->root, f, line, sizeof(line)) < 0 ||
+		    sscanf(line, "%lf", &out->period_us) != 1)
+			goto bad;
+	} else {
+		snprintf(f, sizeof(f), "%s/cpu.max", q->dir);
+		if (read_first_line(q->root, f, line, sizeof(line)) < 0 ||
+		    sscanf(line, "%63s %lf", qt, &out->period_us) != 2)
+			goto bad;
+		out->quota_us = strcmp(qt, "max") == 0 ? -1 : strtod(qt, NULL);
+	}
+	out->found = 1;
+	return 0;
+bad:
+	snprintf(why, whysize, "no readable %s", f);
+	return -1;
+}
+
+int pmc_cgquota_remove(struct pmc_cgquota *q, char *why, size_t whysize)
+{
+	static const char *const written[] = { "cgroup.procs", "cpu.max", "cpu.cfs_quota_us",
+					       "cpu.cfs_period_us" };
+	char full[4096], f[4200], top[3072], line[64];
+	FILE *procs;
+	int err;
+
+	if (!q->made)
+		return 0;
+	/* what is left in it (a process the program left running) back to the top */
+	snprintf(full, sizeof(full), "%s%s/cgroup.procs", q->root, q->dir);
+	snprintf(top, sizeof(top), "%s/cgroup.procs", q->mpoint);
+	procs = fopen(full, "re");
+	while (procs && fgets(line, sizeof(line), procs)) {
+		if (line[0] != '\n')
+			(void)write_file(q->root, top, line);
+	}
+	if (procs)
+		fclose(procs);
+	snprintf(full, sizeof(full), "%s%s", q->root, q->dir);
+	err = rmdir(full) < 0 ? errno : 0;
+	if (err == ENOTEMPTY) {
+		/* a plain directory (a test's tree): a cgroup's rmdir never says ENOTEMPTY */
+		for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+			snprintf(f, sizeof(f), "%s/%s", full, written[i]);
+			(void)unlink(f);
+		}
+		err = rmdir(full) < 0 ? errno : 0;
+	}
+	if (err) {
+		snprintf(why, whysize, "cannot remove cgroup %s: %s", q->dir, strerror(err));
+		return -1;
+	}
+	q->made = 0;
+	return 0;
+}

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <hwloc.h>
 
@@ -60,6 +61,43 @@ struct pmc_cpu_stat {
 	double throttled_us;
 };
 int pmc_cgroup_cpu_stat(const char *root, const struct pmc_cgroup_cpu *cg, struct pmc_cpu_stat *out);
+
+/* A transient cgroup of `pmcollect --quota` (CFS bandwidth control, sched-bwc.rst): made at the
+ * top of the cpu controller's hierarchy (v1: the "cgroup" mount with the cpu option; else the
+ * cgroup2 mount, its cpu controller enabled in the top's cgroup.subtree_control), named
+ * pmcollect-<pid>. The program is moved into it; pmcollect is not, so its own sampling is not
+ * charged to the quota. */
+struct pmc_cgquota {
+	int made, v1;
+	char root[1024];     /* prefix of every path (pmc_sysfs_root: "" on a real system) */
+	char mpoint[1024];   /* the hierarchy's mount point (under root) */
+	char dir[2048];      /* the cgroup's folder (under root), as pmc_cgroup_cpu.dir */
+};
+
+/* Makes the cgroup under root (see above). Returns 0, or -1 with a one-line reason (no cpu
+ * controller mounted; mkdir(2) failed: EACCES/EPERM when not root, EROFS for a read-only
+ * cgroupfs; the cpu controller cannot be enabled on v2); nothing is left behind then. */
+int pmc_cgquota_make(const char *root, struct pmc_cgquota *q, char *why, size_t whysize);
+
+/* Writes the limit: quota_us of CPU time per period_us (v1 cpu.cfs_period_us then
+ * cpu.cfs_quota_us; v2 cpu.max "quota_us period_us"). The kernel accepts a period of 1 ms to 1 s
+ * and a quota of at least 1 ms (sched-bwc.rst); the caller checks. Returns 0, or -1 with a reason. */
+int pmc_cgquota_set(const struct pmc_cgquota *q, double quota_us, double period_us, char *why,
+		    size_t whysize);
+
+/* Moves process pid (every thread of it) into the cgroup: its cgroup.procs. Its children are born
+ * there. Returns 0, or -1 with a reason. */
+int pmc_cgquota_enter(const struct pmc_cgquota *q, pid_t pid, char *why, size_t whysize);
+
+/* The cgroup as pmc_cgroup_cpu_limit would describe it (for pmc_cgroup_cpu_stat). Returns 0 or -1
+ * (its limit files cannot be read). */
+int pmc_cgquota_describe(const struct pmc_cgquota *q, struct pmc_cgroup_cpu *out, char *why,
+			 size_t whysize);
+
+/* Removes the cgroup (q->made 0 is fine): processes still in it (a daemon the program left) go back
+ * to the hierarchy's top first, then rmdir(2). On a plain directory tree (a test's root) the
+ * files written are unlinked first. Returns 0, or -1 with a reason (the folder stays). */
+int pmc_cgquota_remove(struct pmc_cgquota *q, char *why, size_t whysize);
 
 /* Fills u with the CPUs pmcollect may use: the online CPUs (online, sorted), restricted to aff
  * (pmcollect's affinity; NULL = unknown) and to the cgroup's cpuset found under root (see

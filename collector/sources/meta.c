@@ -251,16 +251,19 @@ static int add_caches(cJSON *topo_json, hwloc_topology_t topo)
 }
 
 /* META "cpu_limit": the CPU limit of pmcollect's cgroup, which the program inherits (CFS bandwidth
- * control; cpuset.h pmc_cgroup_cpu_limit): {"cgroup": "v1"|"v2", "dir", "quota_us" (null: no
- * limit), "period_us", "burst_us", "cpus" (quota / period, null: no limit)}, or null with
- * "cpu_limit_reason" when no cpu controller is found. FORMAT.md §6. Returns 0 or -1 (no memory). */
-static int add_cpu_limit(cJSON *meta)
+ * control; cpuset.h pmc_cgroup_cpu_limit), or of quota, the transient cgroup of pmcollect --quota
+ * (NULL: none): {"cgroup": "v1"|"v2", "dir", "quota_us" (null: no limit), "period_us",
+ * "burst_us", "cpus" (quota / period, null: no limit), "applied_by": "pmcollect" (--quota) or
+ * "environment"}, or null with "cpu_limit_reason" when no cpu controller is found. FORMAT.md §6.
+ * Returns 0 or -1 (no memory). */
+static int add_cpu_limit(cJSON *meta, const struct pmc_cgquota *quota)
 {
 	struct pmc_cgroup_cpu cg;
 	char why[256];
 	cJSON *c;
 
-	if (pmc_cgroup_cpu_limit(pmc_sysfs_root(), &cg, why, sizeof(why)) < 0)
+	if ((quota ? pmc_cgquota_describe(quota, &cg, why, sizeof(why))
+		   : pmc_cgroup_cpu_limit(pmc_sysfs_root(), &cg, why, sizeof(why))) < 0)
 		return cJSON_AddNullToObject(meta, "cpu_limit") && cJSON_AddStringToObject(meta, "cpu_limit_reason", why) ? 0 : -1;
 	c = cJSON_AddObjectToObject(meta, "cpu_limit");
 	if (!c || !cJSON_AddStringToObject(c, "cgroup", cg.v1 ? "v1" : "v2") ||
@@ -269,7 +272,8 @@ static int add_cpu_limit(cJSON *meta)
 	    !cJSON_AddNumberToObject(c, "period_us", cg.period_us) ||
 	    !cJSON_AddNumberToObject(c, "burst_us", cg.burst_us) ||
 	    !(cg.quota_us < 0 || !(cg.period_us > 0) ? cJSON_AddNullToObject(c, "cpus")
-						      : cJSON_AddNumberToObject(c, "cpus", cg.quota_us / cg.period_us)))
+						      : cJSON_AddNumberToObject(c, "cpus", cg.quota_us / cg.period_us)) ||
+	    !cJSON_AddStringToObject(c, "applied_by", quota ? "pmcollect" : "environment"))
 		return -1;
 	return 0;
 }
@@ -664,7 +668,7 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 						 cJSON_AddStringToObject(cg, "file", in->cgroup_file ? in->cgroup_file : "") == NULL)))
 			goto out;
 	}
-	if (add_cpu_limit(meta) != 0)
+	if (add_cpu_limit(meta, in->quota) != 0)
 		goto out;
 	if (in->clocks != NULL && pmc_clock_pair_add(meta, "clocks", in->clocks) != 0)
 		goto out;

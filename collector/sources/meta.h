@@ -7,6 +7,8 @@
 #include <sched.h>
 
 #include <hwloc.h>
+
+struct pmc_cgquota; /* cpuset.h */
 #include <stdint.h>
 
 #include "cpuset.h"
@@ -62,6 +64,10 @@ struct pmc_meta_input {
 	/* The session's hwloc topology (collector/session/session.h), read for META "topology" and
 	 * "affinity"; NULL gives "topology": {"error": ...}. */
 	hwloc_topology_t topo;
+	/* pmcollect --quota: the transient cgroup the program runs in (cpuset.h), its limit already
+	 * written: META "cpu_limit" is its limit with "applied_by": "pmcollect"; NULL = pmcollect's
+	 * own cgroup's limit ("applied_by": "environment"). */
+	const struct pmc_cgquota *quota;
 };
 
 /* Builds the META object of FORMAT.md §6: tool and format versions, command, cwd, the OMP_ GOMP_

@@ -22,7 +22,7 @@ expect_status "v2: pmcollect exits 0" 0
 check "v2: META cpu_limit is the cgroup's cpu.max and cpu.max.burst" python3 -c 'import json,sys
 m=[d for l in open(sys.argv[1]) for d in [json.loads(l)] if d["type"]=="meta"][0]
 c=m["cpu_limit"]
-assert c=={"cgroup":"v2","dir":"/sys/fs/cgroup/pod1","quota_us":150000,"period_us":100000,"burst_us":20000,"cpus":1.5}, c' "$T/v2.dump"
+assert c=={"cgroup":"v2","dir":"/sys/fs/cgroup/pod1","quota_us":150000,"period_us":100000,"burst_us":20000,"cpus":1.5,"applied_by":"environment"}, c' "$T/v2.dump"
 check "v2: RUN_END cpu_stat is the counters' change over the run (17 periods, 16 throttled, 396160 us)" \
 	python3 -c 'import json,sys
 e=[d for l in open(sys.argv[1]) for d in [json.loads(l)] if d["type"]=="run_end"]
@@ -46,7 +46,7 @@ expect_status "v1: pmcollect exits 0" 0
 check "v1: META cpu_limit without a limit: quota_us and cpus null; RUN_END cpu_stat in us" python3 -c 'import json,sys
 d=[json.loads(l) for l in open(sys.argv[1])]
 c=[x for x in d if x["type"]=="meta"][0]["cpu_limit"]
-assert c=={"cgroup":"v1","dir":"/sys/fs/cgroup/cpu,cpuacct/pmq","quota_us":None,"period_us":100000,"burst_us":0,"cpus":None}, c
+assert c=={"cgroup":"v1","dir":"/sys/fs/cgroup/cpu,cpuacct/pmq","quota_us":None,"period_us":100000,"burst_us":0,"cpus":None,"applied_by":"environment"}, c
 e=[x for x in d if x["type"]=="run_end"][0]["cpu_stat"]
 assert e=={"nr_periods":2,"nr_throttled":1,"throttled_us":2500}, e' "$T/v1.dump"
 

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Ground truth under CPU quotas: each workload runs under pmcollect --quota Q/P (a real cgroup,
+# CFS bandwidth control) and pmanalyze's default prediction for the trace (the quota study at the
+# recorded limit on the run's CPUs: docs/model.md "Containers and CPU quotas") is compared with
+# the run's wall time, within 5%, for a balanced and an imbalanced barrier workload under quotas
+# 0.5, 1, 1.5 and 2 CPUs with periods of 10 ms and 100 ms. Timings: only under
+# PMT_ACCURACY=strict (make check-accuracy), on a quiet machine, as root.
+. "$PMT_TOP/tests/cli/lib.sh"
+
+cpu_mount=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") break; t = $(i + 1); o = $(i + 3)
+	if (t == "cgroup" && ("," o ",") ~ /,cpu,/) { print $5; exit } }' /proc/self/mountinfo)
+[ -n "$cpu_mount" ] || cpu_mount=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+if [ "$PMT_ACCURACY" != strict ]; then
+	skip "T under CPU quotas within 5% of measured" "timings need a quiet machine: make check-accuracy (PMT_ACCURACY=strict) runs them"
+	done_testing; exit
+fi
+if [ "$(id -u)" -ne 0 ] || [ -z "$cpu_mount" ] || [ ! -w "$cpu_mount" ]; then
+	skip "T under CPU quotas within 5% of measured" "needs root and a writable cpu controller hierarchy (uid $(id -u), mount '${cpu_mount:-none}')"
+	done_testing; exit
+fi
+if [ "$(nproc)" -lt 2 ]; then
+	skip "T under CPU quotas within 5% of measured" "needs 2 CPUs ($(nproc) here)"
+	done_testing; exit
+fi
+# balanced: 4 threads, 2 phases of 250 ms each (2 s of work); imbalanced: thread j burns
+# (j+1)·60 ms per phase, 2 phases (1.2 s of work, T_cp 480 ms). Long against the 100 ms period,
+# whose start the kernel does not align with the program's.
+for wl in "balanced|-t 4 -w 250 -r 2 balanced" "imbalanced|-t 4 -w 60 -r 2 imbalanced"; do
+	name=${wl%%|*}; args=${wl#*|}
+	for per in 100ms 10ms; do
+		for q in 0.5 1 1.5 2; do
+			f="$T/$name-$q-$per.pmt"
+			# shellcheck disable=SC2086
+			run_capture "$PMCOLLECT" -q -o "$f" --quota "$q/$per" --cpus 0-1 -- "$W/phases" $args
+			if [ "$rc" -ne 0 ]; then not_ok "$name $q/$per: pmcollect exits 0" "$(diag)"; continue; fi
+			"$PMANALYZE" --format json "$f" >"$T/a.json" 2>/dev/null
+			got=$(json_get "$T/a.json" quota.rows.0.T_s -1)
+			want=$("$PMANALYZE" --dump "$f" 2>/dev/null | python3 -c 'import json,sys
+print([d for l in sys.stdin for d in [json.loads(l)] if d["type"] == "run_end"][0]["wall_ns"] / 1e9)')
+			accuracy "$name under $q CPUs per $per: predicted T(2, Q) against the run's wall time" "$got" "$want" 0.05
+		done
+	done
+done
+done_testing
