@@ -254,3 +254,10 @@ void pma_note_text_interf_cal_disturbed(const struct pma_note_interf_cal_disturb
 			 "bandwidth bound is given (recalibrate on a quiet machine)", a->k,
 			 a->moved_gb_per_s, a->bw1_excess, a->BW1_gb_per_s);
 }
+
+void pma_note_text_window_short(const struct pma_note_window_short *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "the window holds %.0f sampling intervals (%.2f s), fewer than about %.0f: "
+		 "the sampled estimators' uncertainty is large; record a longer window (--duration) "
+		 "or a shorter interval (-i)", a->intervals, a->length_s, a->least);
+}

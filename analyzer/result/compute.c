@@ -932,6 +932,29 @@ static int enforce_invariants(struct pma_result *r, const struct pma_compute_opt
 
 /* ---- degraded inputs (docs/model.md "Invariants") ---- */
 
+/* The fewest sampling intervals a window should hold (docs/model.md "Windows"). */
+#define PMA_WINDOW_MIN_INTERVALS 100
+
+/* A window of a run (RUN_END "window"): a note when it holds fewer than PMA_WINDOW_MIN_INTERVALS
+ * sampling intervals (the sampled estimators' intervals, pma_est_series; docs/model.md
+ * "Windows"). */
+static void check_window(struct pma_result *r)
+{
+	const struct pma_run_info *ri = &r->run->info;
+	uint64_t cut;
+	size_t n = 0;
+
+	if (!ri->window_end || !r->run->est)
+		return;
+	(void)pma_est_series(r->run->est, &n, &cut);
+	n += (size_t)cut; /* intervals beyond the kept series are intervals all the same */
+	if (n < PMA_WINDOW_MIN_INTERVALS) {
+		double len_s = isfinite(ri->window_length_ns) ? ri->window_length_ns / 1e9 : NAN;
+		(void)pma_note_add_window_short(&r->notes, &(struct pma_note_window_short){
+			.intervals = (double)n, .least = PMA_WINDOW_MIN_INTERVALS, .length_s = len_s });
+	}
+}
+
 /* How the run ended, into r->par.status and failed; a note when it did not exit with 0. */
 static void check_run_status(struct pma_result *r)
 {
@@ -1112,6 +1135,7 @@ static void check_inputs(struct pma_result *r)
 {
 	check_run_status(r);
 	check_sampling(r);
+	check_window(r);
 	check_unexplained(r);
 	check_estimators(r);
 }

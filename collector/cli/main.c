@@ -519,7 +519,7 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 				   o->delay_s > 0 ? "--delay" : o->detach ? "--detach" :
 				   o->omp_regions ? "--omp-regions" : o->threads ? "-t" :
 				   o->user ? "--user" : o->calibrate_interference ? "--calibrate-interference" :
-				   o->mem_nodes ? "--membind or --interleave" : o->cpus ? "--cpus" : NULL;
+				   o->mem_nodes ? "--membind or --interleave" : NULL;
 		if (with) {
 			pm_cli_error("-p cannot be combined with %s", with);
 			return PMT_EXIT_USAGE;

@@ -320,6 +320,16 @@ static void add_window(cJSON *o, const struct pmc_run_config *cfg, const struct 
 	cJSON_AddNumberToObject(w, "length_ns", (double)res->window_length_ns);
 	cJSON_AddStringToObject(w, "end", ends[res->window_end]);
 	cJSON_AddStringToObject(w, "after", afters[res->window_after]);
+	if (res->guarded) { /* -p --cpus: what the affinity guardian did (guard.h) */
+		cJSON *a = cJSON_AddObjectToObject(w, "affinity");
+		if (a) {
+			cJSON_AddStringToObject(a, "cpus", cfg->cpus_text ? cfg->cpus_text : "");
+			cJSON_AddNumberToObject(a, "moved", res->guard.moved);
+			cJSON_AddNumberToObject(a, "restored", res->guard.restored);
+			cJSON_AddNumberToObject(a, "kept", res->guard.kept);
+			cJSON_AddNumberToObject(a, "gone", res->guard.gone);
+		}
+	}
 }
 
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
@@ -529,6 +539,7 @@ struct run_state {
 	int pidfd[PMC_ATTACH_MAX];     /* -p: pidfd_open(2) of each process, -1 once it ended */
 	size_t alive;                  /* -p: processes not yet ended */
 	int stop_signal;               /* -p: SIGINT/SIGTERM/SIGHUP received: end the window */
+	struct pmc_guard *guard;       /* -p --cpus: the affinity guardian, NULL once stopped */
 	uint64_t cpu_ns0;              /* the tree's schedstat CPU time then (sampler stats) */
 	struct pmc_cgroup_cpu cg;     /* pmcollect's cgroup in the cpu hierarchy (the program's) */
 	struct pmc_cpu_stat cpu0;     /* its cpu.stat when the run began */
@@ -1058,6 +1069,12 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 		writer_failed(st->res, st->w, pmc_sampler_add_process(st->s, (uint32_t)cfg->attach[i],
 								      process_ppid(cfg->attach[i])));
 	}
+	if (cfg->cpus) { /* --cpus: every thread onto them for the window, restored at its end */
+		st->guard = pmc_guard_start(cfg->attach, cfg->nattach, cfg->cpus, why, whysize);
+		if (!st->guard)
+			return PMT_E_IO;
+		st->res->guarded = 1;
+	}
 	if (st->sched) {
 		int rc = pmc_sched_start(st->sched, st->pid, st->run_id, NULL, swhy, sizeof(swhy));
 		for (size_t i = 0; rc == 0 && i < cfg->nattach; i++)
@@ -1582,10 +1599,14 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	rc = cfg->nattach ? attach_start(&st, why, whysize) : run_start(&st, why, whysize);
 	if (rc == 0 && res->started && res->window_end != PMC_WINDOW_BEFORE) {
 		run_loop(&st);
+		if (st.guard) /* before RUN_END, which says what it did */
+			(void)pmc_guard_stop(st.guard, &res->guard);
+		st.guard = NULL;
 		run_finish(&st);
 		if (!st.armed)
 			rc = PMT_E_IO; /* the timer: why says so */
 	}
+	(void)pmc_guard_stop(st.guard, NULL);
 	free(st.values);
 	free(st.values0);
 	free(st.energy0_uj);

@@ -14,6 +14,7 @@
 #include "sources/counters.h"
 #include "omp/omp.h"
 #include "sources/energy.h"
+#include "guard.h"
 #include "plan.h"
 #include "pmt.h"
 #include "sources/perfswitch.h"
@@ -169,6 +170,8 @@ struct pmc_run_result {
 	enum pmc_window_after window_after;
 	uint64_t window_offset_ns; /* the window began this long after the program was released */
 	uint64_t window_length_ns; /* and lasted this long */
+	int guarded;            /* -p --cpus: the threads were moved (RUN_END window "affinity") */
+	struct pmc_guard_stats guard; /* and what the guardian did at the end */
 };
 
 /* Runs argv once as run run_id and records it into w: forks, sets up the child (affinity, memory
