@@ -43,7 +43,7 @@ else not_ok "calibrated trace: the headline names the limit of the known omega, 
 "$PMANALYZE" -q --html "$T/s24.html" "$T/s24.zst" >/dev/null 2>&1
 check "measured optimum: the table's optimal line, the KPI and the why sentence give one S" python3 -c 'import html,re,sys
 page=open(sys.argv[1]).read(); txt=open(sys.argv[2]).read()
-opt=re.search(r"^optimal +(\d+) cores? \(S = ([0-9.]+)\)", txt, re.M)
+opt=re.search(r"^optimal +(\d+) cores? \(S = ([0-9.]+)[,)]", txt, re.M)
 assert opt and opt.group(1)=="2" and opt.group(2)=="6.50", opt
 why=html.unescape(re.search(r"id=\"best-why\">(.*?)</p>", page, re.S).group(1))
 assert why.startswith("At n = 2, S(m,n) = 6.50 is the largest (measured by the trace'"'"'s runs): A(m,n) = 2.00 of"), why
