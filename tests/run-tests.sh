@@ -5,26 +5,24 @@
 # A test program that crashes, exits non-zero or prints no TAP result counts as one failure.
 # A TAP "ok N - ... # SKIP reason" counts as skipped, never as passed; the skips are listed.
 #
-# How they run: one test at a time per build directory given, at most PMT_JOBS (default: the number
-# of build directories, at most 2) at once, taken from one queue of every build's tests, longest
-# first (long_tests below), so that the two builds of make check end together rather than one
-# waiting for the other. With one build directory (check-fast, check-accuracy, bench) the tests run
-# one after the other, as the strict accuracy figures need. Then the quiet tests (quiet_tests
-# below) of the first build, one at a time. The checks of the source tree alone (source_tests)
-# run with the first build only. Each test appends its docs/faults.md rows to a file of
+# How they run: PMT_JOBS tests at once (default: two per build directory given, at most 4), taken
+# from one queue of every build's tests, longest first (long_tests below), so that the two builds
+# of make check end together rather than one waiting for the other. With one build directory (check-fast, check-accuracy, bench) the tests run
+# one after the other, as the strict accuracy figures need. The checks of the source tree alone
+# (source_tests) run with the first build only. Each test appends its docs/faults.md rows to a file of
 # its own, joined in test order at the end, so the table does not depend on the order they ran in.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# The tests whose accuracy checks need the program to have its CPU (a "machine busy" skip below
-# 0.90 of it): the normal build's run after the queue, one at a time, so that another test does not
-# turn them into skips on a quiet machine.
-quiet_tests="t1400-energy t3000-ground-truth t3050-perf-switch t3100-openmp t3300-sched t3410-omp-regions-trace t3430-phases t3600-interfere"
+# The tests whose sampled-accuracy checks need the program to have its CPU (below 0.90 of it they
+# are "machine busy" skips that name make check-accuracy, which runs one test at a time on a quiet
+# machine and asserts them): in make check they take their turn in the queue like the others (run
+# alone afterwards, they added 8 minutes to a CI run beside stress-ng, where they skip anyway).
 # The longest tests (seconds in a CI run at load 10-20): queued first, so that the last ones to
 # start are short.
-long_tests="t2700-invariants t3000-ground-truth t3600-interfere t3510-toep t2750-machines t3200-calibrate t1200-faults test_corrupt t2100-hostile-traces t3700-mpi t1100-collect-run t2600-plots-html t0910-analyzer-layers t2000-analyze-usage t3520-sweep t3500-learn t2630-suggested-commands"
+long_tests="t3000-ground-truth t3600-interfere t2700-invariants t3510-toep t3050-perf-switch t3100-openmp t3300-sched t3410-omp-regions-trace t2750-machines t3200-calibrate t1200-faults test_corrupt t2100-hostile-traces t3700-mpi t1100-collect-run t2600-plots-html t0910-analyzer-layers t2000-analyze-usage t3520-sweep t3500-learn t2630-suggested-commands"
 # The checks of the source tree itself, which no build changes: run with the first build only.
 source_tests="t0900-build-deps t0910-analyzer-layers"
 in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -75,7 +73,7 @@ run_one() {
 }
 
 # The queue: one line per test, "BUILD<TAB>LABEL<TAB>COMMAND", long tests first, then every build's
-# tests in their order; the quiet tests in a queue of their own, build by build.
+# tests in their order.
 i=0; builds=""
 : >"$work/all"
 for arg in "$@"; do
@@ -91,18 +89,14 @@ for arg in "$@"; do
 	done
 done
 # PMT_ONLY=PATTERN (a shell glob on the label, e.g. '*t3000*') runs only the matching tests
-: >"$work/queue"; : >"$work/quiet"; : >"$work/rest"
+: >"$work/queue"; : >"$work/rest"
 while IFS="$(printf '\t')" read -r b label cmd; do
 	case "$label" in ${PMT_ONLY:-*}) ;; *) continue ;; esac
 	name=${label##*/}; name=${name%.sh}
 	# the checks of the source tree alone (layers, paths, function lengths): once, with the first
 	# build given
 	if in_list "$name" "$source_tests" && [ "$b" != "$first_build" ]; then continue; fi
-	# the quiet tests of the sanitizer build look for memory errors (their accuracy checks are
-	# sanity bounds, lib.sh PMT_SANITY_TOL): they take their turn in the queue
-	case "$b" in *-address*) sanitized=1 ;; *) sanitized=0 ;; esac
-	if in_list "$name" "$quiet_tests" && [ "$sanitized" = 0 ]; then echo "$b	$label	$cmd" >>"$work/quiet"
-	elif in_list "$name" "$long_tests"; then echo "$b	$label	$cmd" >>"$work/queue"
+	if in_list "$name" "$long_tests"; then echo "$b	$label	$cmd" >>"$work/queue"
 	else echo "$b	$label	$cmd" >>"$work/rest"; fi
 done <"$work/all"
 # long tests in long_tests' order, the sanitizer build's first (it is the slower one)
@@ -127,14 +121,18 @@ worker() {
 	echo "$passed $failed $skipped" >"$work/w$k.counts"
 }
 nb=$(echo $builds | wc -w)
-jobs=${PMT_JOBS:-$nb}; [ "$jobs" -gt 2 ] && jobs=2; [ "$jobs" -lt 1 ] && jobs=1
+# two at a time per build directory given, at most 4: most tests wait on their programs (sleeps,
+# timeouts, short runs) more than they compute, and on a shared host (other jobs at load 10) the
+# suite's share of the CPUs grows with the tests it runs at once; one build directory runs one
+# test at a time (check-accuracy, bench: the strict figures need the machine)
+if [ "$nb" -gt 1 ]; then jobs=${PMT_JOBS:-$((2 * nb))}; else jobs=${PMT_JOBS:-1}; fi
+[ "$jobs" -gt 4 ] && jobs=4; [ "$jobs" -lt 1 ] && jobs=1
 k=0
 while [ "$k" -lt "$jobs" ]; do
 	k=$((k + 1))
 	worker "q$k" "$work/q" &
 done
 wait
-worker quiet "$work/quiet"
 
 # counts and skips of every worker
 passed=0; failed=0; skipped=0
