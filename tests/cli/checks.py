@@ -1180,8 +1180,9 @@ def switch_corpus(argv):
     """t3060: NAME '$T/sw.json' '$T/run.json' '$T/sw.txt': switch-exact (-E switch-exact, JSON and
     table) against sched-exact on one recording, runnable's JSON beside. Prints the corpus row:
     yes within 2% on A(m,inf) and T_cp; covered when switch-exact's A +- holds sched-exact's A
-    (a note gives the bounded wakes and A at their ends); else no, and the status is 1."""
-    import json, re
+    (a note gives the bounded wakes and A at their ends); under the sanitizers (PMT_SANITIZED=1)
+    sanity within PMT_SANITY_TOL of it; else no, and the status is 1."""
+    import json, os, re
     sw = json.load(open(argv[2]))["parallelism"]
     try:  # runnable's column only: a short program's samples may hold no CPU time for it
         rn = json.load(open(argv[3]))["parallelism"]
@@ -1202,6 +1203,13 @@ def switch_corpus(argv):
         verdict = "yes"
     elif wa - werr <= sa <= wa + werr:
         verdict = "covered"
+    elif os.environ.get("PMT_SANITIZED") == "1" and abs(wa - sa) <= float(
+            os.environ.get("PMT_SANITY_TOL", "0.15")) * sa:
+        # under the sanitizers the accuracy checks are sanity bounds (tests/cli/lib.sh
+        # PMT_SANITY_TOL): the instrumented collector reads its sources late on a busy machine,
+        # which leaves more wakes to bound (a CI run beside stress-ng: 4.61 +- 0.54 against 5.21,
+        # 62% of the wakes bounded; the normal build of the same run: covered)
+        verdict = "sanity"
     else:
         verdict = "no"
     print("| %s | %.2f | %.3f | %.2f ± %.2f (bounds %s-%s) | %.3f | %s | %.0f%% (%d of %d) | %s |" %

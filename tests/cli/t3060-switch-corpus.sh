@@ -44,7 +44,9 @@ corpus() {
 	fi
 	"$PMANALYZE" -q --format json -E runnable "$D/r.zst" >"$D/run.json" 2>"$D/run.err"
 	"$PMANALYZE" -q -E switch-exact "$D/r.zst" >"$D/sw.txt" 2>/dev/null
-	if python3 "$PMT_TOP/tests/cli/checks.py" switch_corpus "$name" "$D/sw.json" "$D/run.json" \
+	# under the sanitizers a sanity bound of PMT_SANITY_TOL too (checks.py switch_corpus)
+	if PMT_SANITIZED=$PMT_SANITIZED PMT_SANITY_TOL=$PMT_SANITY_TOL \
+		python3 "$PMT_TOP/tests/cli/checks.py" switch_corpus "$name" "$D/sw.json" "$D/run.json" \
 		"$D/sw.txt" >"$D/row" 2>"$D/row.err"; then
 		ok "$name: switch-exact agrees with sched-exact within 2% or its bounds hold it"
 	else
