@@ -4,8 +4,8 @@
 # CFS bandwidth control) and pmanalyze's default prediction for the trace (the quota study at the
 # recorded limit on the run's CPUs: docs/model.md "Containers and CPU quotas") is compared with
 # the run's wall time, within 5%, for a balanced and an imbalanced barrier workload under quotas
-# 0.5, 1, 1.5 and 2 CPUs with periods of 10 ms and 100 ms. Timings: only under
-# PMT_ACCURACY=strict (make check-accuracy), on a quiet machine, as root.
+# 0.5, 1, 1.5 and 2 CPUs with periods of 10 ms and 100 ms, medians of three runs each. Timings:
+# only under PMT_ACCURACY=strict (make check-accuracy), on a quiet machine, as root.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 cpu_mount=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") break; t = $(i + 1); o = $(i + 3)
@@ -30,15 +30,25 @@ for wl in "balanced|-t 4 -w 250 -r 2 balanced" "imbalanced|-t 4 -w 60 -r 2 imbal
 	name=${wl%%|*}; args=${wl#*|}
 	for per in 100ms 10ms; do
 		for q in 0.5 1 1.5 2; do
-			f="$T/$name-$q-$per.pmt"
-			# shellcheck disable=SC2086
-			run_capture "$PMCOLLECT" -q -o "$f" --quota "$q/$per" --cpus 0-1 -- "$W/phases" $args
-			if [ "$rc" -ne 0 ]; then not_ok "$name $q/$per: pmcollect exits 0" "$(diag)"; continue; fi
-			"$PMANALYZE" --format json "$f" >"$T/a.json" 2>/dev/null
-			got=$(json_get "$T/a.json" quota.rows.0.T_s -1)
-			want=$("$PMANALYZE" --dump "$f" 2>/dev/null | python3 -c 'import json,sys
+			# three runs, medians of both sides: an unthrottled imbalanced run's wall time moves by
+			# 7% with where the scheduler happens to place its threads (0.653 s and 0.714 s
+			# measured for one prediction of 0.664 s), the model's fair share being the average
+			: >"$T/pairs"
+			for rep in 1 2 3; do
+				f="$T/$name-$q-$per-$rep.pmt"
+				# shellcheck disable=SC2086
+				run_capture "$PMCOLLECT" -q -o "$f" --quota "$q/$per" --cpus 0-1 -- "$W/phases" $args
+				[ "$rc" -eq 0 ] || break
+				"$PMANALYZE" --format json "$f" >"$T/a.json" 2>/dev/null
+				got=$(json_get "$T/a.json" quota.rows.0.T_s -1)
+				want=$("$PMANALYZE" --dump "$f" 2>/dev/null | python3 -c 'import json,sys
 print([d for l in sys.stdin for d in [json.loads(l)] if d["type"] == "run_end"][0]["wall_ns"] / 1e9)')
-			accuracy "$name under $q CPUs per $per: predicted T(2, Q) against the run's wall time" "$got" "$want" 0.05
+				echo "$got $want" >>"$T/pairs"
+			done
+			if [ "$rc" -ne 0 ]; then not_ok "$name $q/$per: pmcollect exits 0" "$(diag)"; continue; fi
+			got=$(sort -g -k1,1 "$T/pairs" | sed -n 2p | cut -d' ' -f1)
+			want=$(sort -g -k2,2 "$T/pairs" | sed -n 2p | cut -d' ' -f2)
+			accuracy "$name under $q CPUs per $per: predicted T(2, Q) against the run's wall time (medians of 3)" "$got" "$want" 0.05
 		done
 	done
 done
