@@ -11,6 +11,7 @@ static const char *term_name(const char *largest)
 	static const struct { const char *key, *text; } names[] = {
 		{ "cpu", "the program's own CPU time (U(c) - U(1)) / c" },
 		{ "other", "other processes' time on the run's CPUs" },
+		{ "steal", "the hypervisor's steal time" },
 		{ "wake", "wake-up latency: woken threads waiting for a CPU not running the program" },
 		{ "preempt", "preempted threads waiting for a CPU not running the program" },
 		{ "rest", "threads not ready where the replay had them ready (dependencies)" },
@@ -30,13 +31,15 @@ static void table_breakdown(FILE *out, const struct pma_result *r)
 	fputs("\nwhere the runs' time goes: the calibration runs on c CPUs replayed from their own "
 	      "scheduler events,\nagainst the prediction from the baseline (seconds of wall time, "
 	      "means over the runs)\n", out);
-	fprintf(out, "  %5s %4s %8s %8s %8s %8s %8s %8s %8s %8s  %s\n", "cores", "runs", "T pred",
-		"T meas", "diff", "cpu", "other", "wake", "preempt", "rest", "largest");
+	fprintf(out, "  %5s %4s %8s %8s %8s %8s %8s %8s %8s %8s %8s  %s\n", "cores", "runs",
+		"T pred", "T meas", "diff", "cpu", "other", "steal", "wake", "preempt", "rest",
+		"largest");
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pma_breakdown_row *w = &b->rows[i];
-		fprintf(out, "  %5u %4zu %8.3f %8.3f %+8.3f %+8.3f %+8.3f %+8.3f %+8.3f %+8.3f  %s\n",
-			w->cores, w->runs, w->T_pred_s, w->T_meas_s, w->T_meas_s - w->T_pred_s,
-			w->cpu_s, w->other_s, w->lost_wake_s, w->lost_preempt_s, w->rest_s, w->largest);
+		fprintf(out, "  %5u %4zu %8.3f %8.3f %+8.3f %+8.3f %+8.3f %+8.3f %+8.3f %+8.3f %+8.3f  "
+			"%s\n", w->cores, w->runs, w->T_pred_s, w->T_meas_s, w->T_meas_s - w->T_pred_s,
+			w->cpu_s, w->other_s, w->steal_s, w->lost_wake_s, w->lost_preempt_s, w->rest_s,
+			w->largest);
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pma_breakdown_row *w = &b->rows[i];
@@ -74,6 +77,7 @@ static void breakdown_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(e, "cpu_s", w->cpu_s);
 		cJSON_AddNumberToObject(e, "lost_s", w->lost_s);
 		cJSON_AddNumberToObject(e, "other_s", w->other_s);
+		cJSON_AddNumberToObject(e, "steal_s", w->steal_s);
 		cJSON_AddNumberToObject(e, "wake_s", w->lost_wake_s);
 		cJSON_AddNumberToObject(e, "preempt_s", w->lost_preempt_s);
 		cJSON_AddNumberToObject(e, "rest_s", w->rest_s);

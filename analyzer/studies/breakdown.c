@@ -112,8 +112,9 @@ int pma_breakdown_replay(const struct pma_slice *s, size_t n, uint32_t c,
 /* The largest term of row w by magnitude. */
 static void name_largest(struct pma_breakdown_row *w)
 {
-	const char *name[] = { "cpu", "other", "wake", "preempt", "rest" };
-	double val[] = { w->cpu_s, w->other_s, w->lost_wake_s, w->lost_preempt_s, w->rest_s };
+	const char *name[] = { "cpu", "other", "steal", "wake", "preempt", "rest" };
+	double val[] = { w->cpu_s, w->other_s, w->steal_s, w->lost_wake_s, w->lost_preempt_s,
+			 w->rest_s };
 
 	w->largest = name[0];
 	w->largest_s = val[0];
@@ -131,18 +132,21 @@ static int add_run(struct pma_breakdown_row *w, const struct pma_run *run)
 	const struct pma_slice *s = pma_exact_slices(run->exact, &ns);
 	struct pma_breakdown_run b;
 	double c = run->cpus_n, wall_s = pma_run_program_wall_s(run);
-	double other = run->info.energy.other_load_cpus;
+	double other = run->info.energy.other_load_cpus, steal = run->info.energy.steal_cpus;
+	double other_ns;
 
 	if (pma_breakdown_replay(s, ns, run->cpus_n, &b) < 0)
 		return -1;
+	other_ns = isfinite(other) && other > 0 ? fmin(other * wall_s * 1e9, b.lost_ns) : 0;
 	w->runs++;
 	w->T_meas_s += wall_s;
 	w->U_s += b.U_ns / 1e9;
 	w->lost_s += b.lost_ns / 1e9 / c;
 	w->lost_wake_s += b.lost_wake_ns / 1e9 / c;
 	w->lost_preempt_s += b.lost_preempt_ns / 1e9 / c;
-	if (isfinite(other) && other > 0)
-		w->other_s += fmin(other * wall_s, b.lost_ns / 1e9) / c;
+	w->other_s += other_ns / 1e9 / c;
+	if (isfinite(steal) && steal > 0) /* what other processes left of L */
+		w->steal_s += fmin(steal * wall_s * 1e9, b.lost_ns - other_ns) / 1e9 / c;
 	w->wake_latency_s += b.wake_latency_ns / 1e9;
 	w->wakes += (double)b.wakes;
 	w->migrations += (double)b.migrations;
@@ -162,14 +166,15 @@ static void row_finish(struct pma_breakdown_row *w, double U1_s)
 	w->lost_wake_s /= k;
 	w->lost_preempt_s /= k;
 	w->other_s /= k;
+	w->steal_s /= k;
 	w->wake_latency_s /= k;
 	w->wakes /= k;
 	w->migrations /= k;
 	w->migration_wait_s /= k;
 	w->switch_ins /= k;
 	w->preemptions /= k;
-	if (w->lost_s > 0) { /* other processes' part first, the rest by the waits' shares */
-		double part = (w->lost_s - w->other_s) / w->lost_s;
+	if (w->lost_s > 0) { /* other processes' and steal first, the rest by the waits' shares */
+		double part = (w->lost_s - w->other_s - w->steal_s) / w->lost_s;
 		w->lost_wake_s *= part;
 		w->lost_preempt_s *= part;
 	}

@@ -8,8 +8,8 @@
  * U(c) its threads' CPU time, L the CPU time its ready threads (runnable, not running) did not get
  * on its c CPUs, I the rest (no thread ready). So T(c) - T_pred = (U(c) - U(1)) / c + L / c +
  * rest: the program's own CPU time changed (memory contention, or the baseline's cost of being
- * oversubscribed gone), CPUs not running ready threads (wake-up latency, preempted threads waiting,
- * other processes' time), and the rest (threads not ready where the replay had them ready).
+ * oversubscribed gone), CPUs not running ready threads (other processes' time, the hypervisor's
+ * steal, wake-up latency, preempted threads waiting), and the rest (threads not ready where the replay had them ready).
  * Pure computation over a run's slices (exact.h), except pma_breakdown_trace, which reads the
  * traces' runs. */
 #ifndef PMA_BREAKDOWN_H
@@ -48,8 +48,8 @@ int pma_breakdown_replay(const struct pma_slice *s, size_t n, uint32_t c,
 #define PMA_BREAKDOWN_MAX 16
 
 /* The terms at one calibrated core count c, in seconds of wall time, means over the runs (means
- * keep the sum: T_meas_s - T_pred_s = cpu_s + other_s + lost_wake_s + lost_preempt_s +
- * rest_s). */
+ * keep the sum: T_meas_s - T_pred_s = cpu_s + other_s + steal_s + lost_wake_s +
+ * lost_preempt_s + rest_s). */
 struct pma_breakdown_row {
 	uint32_t cores;             /* c */
 	size_t runs;                /* calibration runs on c CPUs replayed */
@@ -59,6 +59,8 @@ struct pma_breakdown_row {
 	double lost_s;              /* L / c: CPUs not running ready threads, the sum of: */
 	double other_s;             /* other processes' time: RUN_END other_load.cpus x wall
 				       (proc(5) /proc/stat) / c, at most lost_s; 0 unknown */
+	double steal_s;             /* the hypervisor's steal: RUN_END other_load.steal_cpus x wall
+				       / c, at most what other_s leaves of lost_s; 0 unknown */
 	double lost_wake_s;         /* the rest's share while woken threads waited for their
 				       switch-in (the runs' wake-up latency) */
 	double lost_preempt_s;      /* the rest's share while preempted threads waited */
@@ -72,8 +74,8 @@ struct pma_breakdown_row {
 	double switch_ins;          /* switch-ins per run on c CPUs */
 	double preemptions;         /* preemptions per run on c CPUs */
 	double U_s;                 /* U(c), mean */
-	const char *largest;        /* the term of largest magnitude: "cpu", "other", "wake",
-				       "preempt" or "rest" */
+	const char *largest;        /* the term of largest magnitude: "cpu", "other", "steal",
+				       "wake", "preempt" or "rest" */
 	double largest_s;           /* its value */
 };
 
