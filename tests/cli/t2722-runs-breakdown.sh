@@ -57,6 +57,25 @@ else
 	not_ok "beside stress-ng: the breakdown's row" "$(sed -n '/where the runs/,/^$/p' "$T/busy.txt")"
 fi
 
+# synthetic: gentrace's calibration run on 2 CPUs of 4 threads of 20 ms each, CPU 1 idle for the
+# first X ms while the forked threads wait (tests/bench/gentrace.c cal_wake_ms): the wake term is
+# X / 2 ms (X = 10), or (2 X - 20) / 2 ms (X = 30: CPU 0 also idles while thread 3 waits for CPU 1)
+for X in 10 30; do
+	if ! "$PMT_TOP/build/bench/gentrace" "$T/g$X.zst" 4 0.5 sched cal_wake_ms=$X >/dev/null 2>"$T/err"; then
+		not_ok "gentrace cal_wake_ms=$X" "$(cat "$T/err")"
+		continue
+	fi
+	"$PMANALYZE" --cores 1,2 --format json "$T/g$X.zst" >"$T/g$X.json" 2>/dev/null
+	check "synthetic wake latency X = $X ms: the terms known by construction" python3 -c 'import json,sys
+X=float(sys.argv[2]); D=20.0
+w=json.load(open(sys.argv[1]))["runs_breakdown"]["rows"][0]
+want={"cores":2,"runs":1,"T_meas_s":(X+2*D)/1e3,"U_s":4*D/1e3,"wake_s":(X+max(0,X-D))/2/1e3,
+      "lost_s":(X+max(0,X-D))/2/1e3,"preempt_s":0,"other_s":0,"steal_s":0,"wakes":3,
+      "wake_latency_s":(2*X+2*D)/1e3,"switch_ins":4,"preemptions":0,"migrations":0}
+bad={k:(w[k],v) for k,v in want.items() if abs(w[k]-v)>1e-9}
+assert not bad, bad' "$T/g$X.json" "$X"
+done
+
 # no calibration runs, or predictions for another machine: no section
 "$PMANALYZE" "$FX/cond-barrier-app.zst" >"$T/app.txt" 2>/dev/null
 "$PMANALYZE" --cores 1,2 --format json --machine "$PMT_TOP/tests/fixtures/hwloc/$(ls "$PMT_TOP/tests/fixtures/hwloc" | head -1)" "$C100" >"$T/mach.json" 2>/dev/null
