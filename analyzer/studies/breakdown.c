@@ -211,8 +211,8 @@ int pma_breakdown_trace(const struct pma_trace *traces, int ntraces, const struc
 	const struct pma_slice *s;
 
 	memset(out, 0, sizeof(*out));
-	if (!baseline || !baseline->has_exact || !baseline->cpus_n)
-		return 0;
+	if (!baseline || !baseline->has_exact || baseline->cpus_n != 1)
+		return 0; /* the terms compare with a run on one CPU (--run of another: none) */
 	s = pma_exact_slices(baseline->exact, &ns);
 	if (pma_breakdown_replay(s, ns, baseline->cpus_n, &b1) < 0)
 		return -1;

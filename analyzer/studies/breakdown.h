@@ -89,9 +89,9 @@ struct pma_breakdown {
 
 /* The breakdown of the runs of traces[0 .. ntraces) that are calibration runs (RUN_BEGIN role)
  * with scheduler events, exited 0 with m threads, on c > 1 CPUs where cores[j] = c has a finite
- * prediction T_pred_ns[j] (ncores of them), against baseline (a run with scheduler events: U(1)
- * and its switches). out->n 0 when baseline has no scheduler events. Returns 0, or -1 when memory
- * runs out. */
+ * prediction T_pred_ns[j] (ncores of them), against baseline (a run on one CPU with scheduler
+ * events: U(1) and its switches). out->n 0 when baseline has no scheduler events or ran on more
+ * than one CPU. Returns 0, or -1 when memory runs out. */
 int pma_breakdown_trace(const struct pma_trace *traces, int ntraces, const struct pma_run *baseline,
 			double m, const uint32_t *cores, const double *T_pred_ns, size_t ncores,
 			struct pma_breakdown *out);
