@@ -13,6 +13,7 @@
 	X(energy)       \
 	X(scaling)      \
 	X(quota)        \
+	X(breakdown)    \
 	X(estimators)   \
 	X(traces)       \
 	X(notes)

@@ -1331,6 +1331,28 @@ int pma_step_runcheck(struct pma_result *r, const struct pma_compute_opts *o, ch
 	return 0;
 }
 
+int pma_step_breakdown(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+		       size_t whysize)
+{
+	double *T_ns;
+	int rc;
+
+	if (o->machine || !r->pred.ncores || !r->pred.by_est[r->par.est])
+		return 0; /* --machine predicts another machine than the runs ran on */
+	if (!(T_ns = malloc(r->pred.ncores * sizeof(*T_ns)))) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->pred.ncores; i++)
+		T_ns[i] = r->pred.by_est[r->par.est][i].T_ns;
+	rc = pma_breakdown_trace(r->traces, r->ntraces, r->run, r->par.m, r->pred.cores, T_ns,
+				 r->pred.ncores, &r->breakdown);
+	free(T_ns);
+	if (rc < 0)
+		snprintf(why, whysize, "out of memory");
+	return rc;
+}
+
 int pma_step_scaling(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
 {
 	if (compute_scaling(r, o->pmnf_class_unit, o->pmnf_aggregate) < 0) {

@@ -19,6 +19,7 @@
 #include "notes/notes.h"
 #include "studies/regions.h"
 #include "studies/runcheck.h"
+#include "studies/breakdown.h"
 #include "job.h"
 #include "training.h"
 #include "studies/scaling.h"
@@ -171,6 +172,9 @@ struct pma_result {
 							     CPUs against the predictions (runcheck.h);
 							     runcheck.n 0 without such runs or with
 							     --machine */
+			struct pma_breakdown breakdown;   /* where the calibration runs' time on c CPUs
+							     goes beside the prediction (breakdown.h);
+							     breakdown.n 0 without scheduler events */
 		};
 		struct pma_interf_result interf;  /* PMA_RESULT_INTERFERENCE: active interference */
 		struct pma_ranks_result job;      /* PMA_RESULT_JOB: the merged ranks (job.h) */

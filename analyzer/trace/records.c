@@ -693,7 +693,7 @@ static int energy_parse(const cJSON *o, struct pma_run_energy *e)
 {
 	const cJSON *en = item(o, "energy"), *l = item(o, "other_load");
 
-	e->package_uj = e->core_uj = e->dram_uj = e->other_load_cpus = e->program_cpus = NAN;
+	e->package_uj = e->core_uj = e->dram_uj = e->other_load_cpus = e->program_cpus = e->steal_cpus = NAN;
 	e->max_gap_ns = NAN;
 	if (cJSON_IsObject(en)) {
 		e->present = 1;
@@ -709,6 +709,7 @@ static int energy_parse(const cJSON *o, struct pma_run_energy *e)
 	}
 	e->other_load_cpus = num(l, "cpus", NAN);
 	e->program_cpus = num(l, "program_cpus", NAN);
+	e->steal_cpus = num(l, "steal_cpus", NAN);
 	return string_list(item(en, "zones"), "id", &e->zone_ids, &e->nzone_ids);
 }
 

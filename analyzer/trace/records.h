@@ -208,6 +208,8 @@ struct pma_run_energy {
 				   when absent. Over 1 s, two wraps may read as one (FORMAT.md §6) */
 	double other_load_cpus; /* other_load.cpus: other processes' busy CPUs; NAN when unknown */
 	double program_cpus;    /* other_load.program_cpus; NAN when unknown */
+	double steal_cpus;      /* other_load.steal_cpus: the hypervisor's steal time over the run
+				   (/proc/stat steal) / wall; NAN when unknown */
 	char **zone_ids;        /* energy.zones[].id ("intel-rapl:0:1"; NULL where absent), in the
 				   order of the ENERGY records; [nzone_ids], at most
 				   PMT_MAX_ENERGY_ZONES */

@@ -40,7 +40,14 @@
  * runs_S=F[:SPREAD] replaces the seed's calibration runs with 3 runs on 1 CPU and 3 on 2 CPUs
  * whose wall times measure S(2) = F times the truth (the schedule's own: 2 for a run shorter than
  * the period, which has no serial phase), each side's three at (1 - SPREAD, 1, 1 + SPREAD) times
- * its median, C(n) = C(1) (omega 0): the model misses its own runs by a known amount (t2720). */
+ * its median, C(n) = C(1) (omega 0): the model misses its own runs by a known amount (t2720);
+ * cal_wake_ms=X adds a calibration run on 2 CPUs with its own scheduler events (pmcollect
+ * --calibrate --sched): the THREADS threads, forked by the main thread at its start, each run
+ * CAL_WORK_MS once and exit, the main thread and then the even ones on CPU 0, the odd ones on
+ * CPU 1, which stays idle for the first X ms: X ms of a CPU left unused while woken threads wait
+ * (the runs breakdown's wake term, X / 2 ms of wall time on 2 CPUs; t2722). With 4 threads and X
+ * over CAL_WORK_MS, CPU 0 also idles its last X - CAL_WORK_MS ms while thread 3 waits for CPU 1:
+ * the wake term is then (2 X - CAL_WORK_MS) / 2 ms. */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -180,6 +187,60 @@ static int sched_event(struct pmt_writer *w, uint64_t t_ns, uint8_t kind, uint32
 	return sched_n == sizeof(sched_buf) / sizeof(sched_buf[0]) ? sched_flush(w) : 0;
 }
 
+/* cal_wake_ms=X's run (see the top): run_id id from *now, which it advances to its end. */
+#define CAL_WORK_MS 20
+static int cal_wake_run(struct pmt_writer *w, unsigned id, unsigned threads, double X_ms,
+			uint64_t *now)
+{
+	struct pmt_sched_event *ev = calloc(2 * (size_t)threads + 2, sizeof(*ev));
+	uint32_t root = 1000 + id, n0 = 0, n1 = 0;
+	uint64_t t0 = *now, D = CAL_WORK_MS * 1000000ull, X = (uint64_t)(X_ms * 1e6), t;
+	char json[512];
+	int err;
+
+	if (!ev)
+		return PMT_E_NOMEM;
+	snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"calibration\",\"pid\":%u,"
+		 "\"cpus\":\"0-1\",\"interval_ms\":%g}", id, root, interval_ns / 1e6);
+	err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, id, t0, json);
+	/* CPU 0: the forks, then the main thread and the even threads in turn, each to its exit */
+	for (unsigned i = 1; i < threads; i++)
+		ev[n0++] = (struct pmt_sched_event){ .t_ns = t0, .kind = PMT_SCHED_FORK,
+			.common_pid = root, .a = root * 10 + i };
+	t = t0;
+	for (unsigned i = 0; i < threads; i += 2, t += D) {
+		uint32_t me = i ? root * 10 + i : root, next = i + 2 < threads ? root * 10 + i + 2 : 0;
+		ev[n0++] = (struct pmt_sched_event){ .t_ns = t + D, .kind = PMT_SCHED_SWITCH,
+			.common_pid = me, .a = me, .b = next, .c = 'X' };
+	}
+	/* CPU 1: idle for X, then the odd threads in turn */
+	struct pmt_sched_event *e1 = ev + n0;
+	t = t0 + X;
+	e1[n1++] = (struct pmt_sched_event){ .t_ns = t, .kind = PMT_SCHED_SWITCH, .cpu = 1,
+		.a = 0, .b = root * 10 + 1, .c = 'R' };
+	for (unsigned i = 1; i < threads; i += 2, t += D) {
+		uint32_t me = root * 10 + i, next = i + 2 < threads ? root * 10 + i + 2 : 0;
+		e1[n1++] = (struct pmt_sched_event){ .t_ns = t + D, .kind = PMT_SCHED_SWITCH, .cpu = 1,
+			.common_pid = me, .a = me, .b = next, .c = 'X' };
+	}
+	if (err >= 0) {
+		struct pmt_sched_batch b0 = { .run_id = id, .cpu = 0, .n = n0, .events = ev };
+		struct pmt_sched_batch b1 = { .run_id = id, .cpu = 1, .n = n1, .events = e1 };
+		err = pmt_writer_sched(w, &b0);
+		if (err >= 0)
+			err = pmt_writer_sched(w, &b1);
+	}
+	*now = t > t0 + (threads + 1) / 2 * D ? t : t0 + (threads + 1) / 2 * D;
+	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":\"exited\","
+		 "\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":\"cpu_time\","
+		 "\"value\":%llu,\"cpu_time_ns\":%llu}}", id, root, (unsigned long long)(*now - t0),
+		 (unsigned long long)(threads * D), (unsigned long long)(threads * D));
+	if (err >= 0)
+		err = pmt_writer_json(w, PMT_REC_RUN_END, id, *now, json);
+	free(ev);
+	return err < 0 ? err : 0;
+}
+
 static int fail(const char *what, int err)
 {
 	fprintf(stderr, "gentrace: %s: %s\n", what, pmt_strerror(err));
@@ -209,7 +270,7 @@ int main(int argc, char **argv)
 	/* KEY=VALUE options; -1 (or 0 for the counts) when not given */
 	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
-	double o_other_late = -1, o_sweep_ms = -1, o_runs_F = -1, o_runs_spread = 0;
+	double o_other_late = -1, o_sweep_ms = -1, o_runs_F = -1, o_runs_spread = 0, o_cal_wake = -1;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0)
@@ -246,6 +307,8 @@ int main(int argc, char **argv)
 			o_other_late = v;
 		} else if (!strncmp(arg, "thread_sweep=", 13)) {
 			o_sweep_ms = v;
+		} else if (!strncmp(arg, "cal_wake_ms=", 12)) {
+			o_cal_wake = v;
 		} else if (!strncmp(arg, "runs_S=", 7) && v > 0) {
 			const char *colon = strchr(arg, ':');
 			o_runs_F = v;
@@ -496,6 +559,11 @@ int main(int argc, char **argv)
 			return fail("other run", err);
 	}
 	flat_end_extra[0] = '\0';
+	if (o_cal_wake >= 0) {
+		if ((err = cal_wake_run(w, next_id++, threads, o_cal_wake, &now)) < 0)
+			return fail("cal_wake run", err);
+		runs++;
+	}
 	for (unsigned t = 4; o_sweep_ms >= 0 && t <= 8; t++) {
 		for (unsigned r = 0; r < 3; r++) {
 			double C_ns = (0.80 + 0.0275 * (t - 4)) * 1e9 +
