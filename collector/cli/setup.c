@@ -615,8 +615,9 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	return plan_user(o, ss);
 }
 
-/* --sweep quota=LIST: refuses --quota beside it, warns once for each configuration whose quota is
- * not below its CPUs, and makes the transient cgroup whose limit each run writes (run.c). */
+/* --sweep quota=LIST: refuses --quota and --no-baseline beside it (pmanalyze predicts each quota
+ * from the unlimited baseline's replay), warns once for each configuration whose quota is not
+ * below its CPUs, and makes the transient cgroup whose limit each run writes (run.c). */
 static int make_sweep_quota(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	const struct pmc_sweep_plan *sw = &ss->rplan.sweep;
@@ -624,6 +625,11 @@ static int make_sweep_quota(const struct pmc_opts *o, struct pmc_session *ss)
 
 	if (o->quota) {
 		pm_cli_error("--quota cannot be combined with a quota= sweep (each run has the sweep's)");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->no_baseline) {
+		pm_cli_error("--no-baseline cannot be combined with a quota= sweep (the predictions replay "
+			     "the unlimited baseline)");
 		return PMT_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sw->nruns; i++) {

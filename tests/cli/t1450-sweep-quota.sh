@@ -26,6 +26,10 @@ run_capture "$PMCOLLECT" -o "$T/bad.pmt" --quota 1 --sweep quota=1,2 -- touch "$
 expect_status "--quota beside a quota= sweep: exit 2" 2
 expect_err_line "--quota beside a quota= sweep: one line" \
 	"^pmcollect: error: --quota cannot be combined with a quota= sweep \\(each run has the sweep's\\)\$"
+run_capture "$PMCOLLECT" -o "$T/bad.pmt" --no-baseline --sweep quota=1,2 -- touch "$T/ran"
+expect_status "--no-baseline with a quota= sweep: exit 2" 2
+expect_err_line "--no-baseline with a quota= sweep: one line" \
+	"^pmcollect: error: --no-baseline cannot be combined with a quota= sweep \\(the predictions replay the unlimited baseline\\)\$"
 if [ -e "$T/ran" ] || [ -e "$T/bad.pmt" ]; then not_ok "bad --sweep quota=: nothing ran, no trace" "$(ls "$T")"
 else ok "bad --sweep quota=: nothing ran, no trace"; fi
 
@@ -35,13 +39,16 @@ mkdir -p "$V/proc/self" "$V/sys/fs/cgroup"
 echo "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw" >"$V/proc/self/mountinfo"
 echo "0::/" >"$V/proc/self/cgroup"
 probe='d=$(ls -d '"$V"'/sys/fs/cgroup/pmcollect-*); echo "$(cat "$d/cpu.max" 2>/dev/null | tr -d "\n") in:$(grep -cx $$ "$d/cgroup.procs" 2>/dev/null)" >>'"$T/v2.seen"'; exec "$0" "$@"'
-run_capture env PMT_SYSFS_ROOT="$V" "$PMCOLLECT" -o "$T/v2.pmt" --sweep 'quota=0.5,1.5/10ms' --repeat 2 -- \
+run_capture env PMT_SYSFS_ROOT="$V" "$PMCOLLECT" --progress -o "$T/v2.pmt" --sweep 'quota=0.5,1.5/10ms' --repeat 2 -- \
 	sh -c "$probe" "$W/phases" -t 2 -w 20 -r 2 balanced
 expect_status "v2 tree: pmcollect exits 0" 0
 n=$(nproc)
+check "v2 tree: the progress line of the baseline" sh -c '[ "$(grep -Ec "$1" "$2")" -eq 1 ]' sh "^pmcollect: \\[1/5\\] baseline cores=1: [0-9]+\\.[0-9]{2} s\$" "$T/err"
+check "v2 tree: the progress line of quota 0.5" sh -c '[ "$(grep -Ec "$1" "$2")" -eq 1 ]' sh "^pmcollect: \\[2/5\\] quota=0\\.5 rep 1/2: [0-9]+\\.[0-9]{2} s\$" "$T/err"
+check "v2 tree: the progress line of quota 1.5 per 10 ms" sh -c '[ "$(grep -Ec "$1" "$2")" -eq 1 ]' sh "^pmcollect: \\[5/5\\] quota=1\\.5/10ms rep 2/2: [0-9]+\\.[0-9]{2} s\$" "$T/err"
 if [ "$n" -le 1 ]; then
-	expect_err_line "v2 tree: quota 1.5 on 1 CPU: a warning" \
-		"^pmcollect: warning: --sweep quota=1.5: not below the run's CPUs \\(1\\), no throttling is possible\$"
+	check "v2 tree: quota 1.5 on 1 CPU: a warning" grep -Eq \
+		"^pmcollect: warning: --sweep quota=1.5: not below the run's CPUs \\(1\\), no throttling is possible\$" "$T/err"
 fi
 check "v2 tree: the baseline outside the cgroup, then each run under its quota (cpu.max), in the order of the plan" \
 	sh -c 'sed "1s/^.* in:0*\$/outside/" "$1" | tr "\n" "|" | grep -qx "outside|50000 100000 in:1|15000 10000 in:1|50000 100000 in:1|15000 10000 in:1|"' sh "$T/v2.seen"
