@@ -73,6 +73,10 @@ struct pm_tidmap {
 /* Makes m an empty map. Allocates nothing; cannot fail. */
 void pm_tidmap_init(struct pm_tidmap *m);
 
+/* The median of the finite values of v[0..n-1] (v is reordered: the finite values first, sorted);
+ * NAN when none. */
+double pm_median_finite(double *v, size_t n);
+
 /* Frees the slots of m (m itself is the caller's) and leaves it empty and usable. NULL is allowed. */
 void pm_tidmap_free(struct pm_tidmap *m);
 

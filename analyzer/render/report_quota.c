@@ -2,6 +2,7 @@
 /* report_quota.c: the report's section on the run time under a CPU quota (--quota; quota.h):
  * table, JSON and CSV. */
 #include <math.h>
+#include <stdio.h>
 
 #include "report_sections.h"
 
@@ -100,10 +101,125 @@ static void csv_quota(FILE *out, const struct pma_result *r)
 	}
 }
 
+/* A measured median as text: "-" when the runs did not record it. */
+static const char *thr_text(double v, char *buf, size_t size)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+/* pmcollect --sweep quota=: measured T and throttled periods against the prediction, per quota. */
+static void table_quota_sweep(FILE *out, const struct pma_result *r)
+{
+	const struct pma_quota_sweep *s = &r->quota_sweep;
+	char a[32], b[32];
+
+	if (!s->present)
+		return;
+	fprintf(out, "\nQuota sweep: measured against predicted T(n,Q) (%s)\n",
+		s->fluid ? "fluid approximation: no throttled periods" : "replay under CFS bandwidth control");
+	fprintf(out, "  %8s %9s %5s %4s %10s %10s %7s %12s %12s\n", "Q (CPUs)", "period ms", "n",
+		"runs", "T meas s", "T pred s", "error", "throttled", "throttled");
+	fprintf(out, "  %8s %9s %5s %4s %10s %10s %7s %12s %12s\n", "", "", "", "", "", "", "",
+		"measured", "predicted");
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct pma_quota_sweep_row *w = &s->rows[i];
+		fprintf(out, "  %8.2f %9.0f %5u %4zu %10.3f %10.3f %+6.1f%% %12s %12s\n", w->Q_cpus,
+			w->period_ns / 1e6, w->n, w->nreps, w->T_meas_ns / 1e9, w->T_pred_ns / 1e9,
+			w->err_pct, thr_text(w->thr_meas, a, sizeof(a)), thr_text(w->thr_pred, b, sizeof(b)));
+	}
+	fprintf(out, "  mean |error| %.1f%% over %zu quota%s", s->mean_abs_err_pct, s->nrows,
+		s->nrows == 1 ? "" : "s");
+	if (s->unfinished)
+		fprintf(out, "; %zu run%s left out (not finished with status 0)", s->unfinished,
+			s->unfinished == 1 ? "" : "s");
+	fprintf(out, "\n");
+}
+
+/* cJSON number, or null for NAN. */
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void quota_sweep_json(cJSON *root, const struct pma_result *r)
+{
+	const struct pma_quota_sweep *s = &r->quota_sweep;
+	cJSON *o, *rows;
+
+	if (!s->present)
+		return;
+	o = cJSON_AddObjectToObject(root, "quota_sweep");
+	cJSON_AddStringToObject(o, "method", s->fluid ? "fluid" : "replay");
+	cJSON_AddNumberToObject(o, "mean_abs_err_pct", s->mean_abs_err_pct);
+	cJSON_AddNumberToObject(o, "unfinished", (double)s->unfinished);
+	rows = cJSON_AddArrayToObject(o, "rows");
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct pma_quota_sweep_row *w = &s->rows[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "config", w->config);
+		cJSON_AddNumberToObject(e, "quota_cpus", w->Q_cpus);
+		cJSON_AddNumberToObject(e, "period_ms", w->period_ns / 1e6);
+		cJSON_AddNumberToObject(e, "cores", w->n);
+		cJSON_AddNumberToObject(e, "runs", (double)w->nreps);
+		cJSON_AddNumberToObject(e, "T_measured_s", w->T_meas_ns / 1e9);
+		cJSON_AddNumberToObject(e, "T_predicted_s", w->T_pred_ns / 1e9);
+		cJSON_AddNumberToObject(e, "err_pct", w->err_pct);
+		add_num_or_null(e, "throttled_measured", w->thr_meas);
+		add_num_or_null(e, "throttled_predicted", w->thr_pred);
+		add_num_or_null(e, "periods_measured", w->periods_meas);
+		add_num_or_null(e, "periods_predicted", w->periods_pred);
+		cJSON_AddItemToArray(rows, e);
+	}
+}
+
+static void csv_quota_sweep(FILE *out, const struct pma_result *r)
+{
+	const struct pma_quota_sweep *s = &r->quota_sweep;
+	char a[32], b[32];
+
+	if (!s->present)
+		return;
+	fprintf(out, "\nquota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,"
+		"throttled_measured,throttled_predicted\n");
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct pma_quota_sweep_row *w = &s->rows[i];
+		fprintf(out, "%.4g,%.6g,%u,%zu,%s,%.6f,%.6f,%.2f,%s,%s\n", w->Q_cpus, w->period_ns / 1e6,
+			w->n, w->nreps, s->fluid ? "fluid" : "replay", w->T_meas_ns / 1e9,
+			w->T_pred_ns / 1e9, w->err_pct,
+			isfinite(w->thr_meas) ? thr_text(w->thr_meas, a, sizeof(a)) : "",
+			isfinite(w->thr_pred) ? thr_text(w->thr_pred, b, sizeof(b)) : "");
+	}
+}
+
+static void table_both(FILE *out, const struct pma_result *r)
+{
+	table_quota(out, r);
+	table_quota_sweep(out, r);
+}
+
+static void json_both(cJSON *root, const struct pma_result *r)
+{
+	quota_json(root, r);
+	quota_sweep_json(root, r);
+}
+
+static void csv_both(FILE *out, const struct pma_result *r)
+{
+	csv_quota(out, r);
+	csv_quota_sweep(out, r);
+}
+
 const struct pma_section pma_section_quota = {
 	.name = "quota",
-	.steps = { { PMA_STAGE_STUDY, pma_step_quota } },
-	.table = table_quota,
-	.json = quota_json,
-	.csv = csv_quota,
+	.steps = { { PMA_STAGE_STUDY, pma_step_quota }, { PMA_STAGE_STUDY, pma_step_quota_sweep } },
+	.table = table_both,
+	.json = json_both,
+	.csv = csv_both,
 };

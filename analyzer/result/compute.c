@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pm_cli.h"
 #include "section.h"
 
 /* The notes below are added with (void): out of memory, a note is dropped and the numbers are
@@ -1321,6 +1322,35 @@ int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char 
 	return 0;
 }
 
+/* The cores a sweep run without a CPU list saw: META usable_cpus (else online_cpus) counted, else
+ * the recording machine's PUs; 0 unknown. */
+static uint32_t trace_cpus(const struct pma_meta *m)
+{
+	const char *list = m->usable_cpus ? m->usable_cpus : m->online_cpus;
+	struct pm_intlist l = { 0 };
+	char reason[160];
+	uint32_t n = 0;
+
+	if (list && pm_intlist_parse(list, 0, 1u << 20, &l, reason, sizeof(reason)) == 0)
+		n = (uint32_t)l.n;
+	pm_intlist_free(&l);
+	return n ? n : m->topo.pus >= 1 ? (uint32_t)m->topo.pus : 0;
+}
+
+/* pmcollect --sweep quota=: each quota's runs against T(n, Q) from the analyzed run's replay
+ * (studies/quota.h pma_quota_sweep_compute). */
+int pma_step_quota_sweep(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+			 size_t whysize)
+{
+	(void)o;
+	if (pma_quota_sweep_compute(r->t, r->run, r->par.est, &r->wake, trace_cpus(&r->t->meta),
+				    &r->quota_sweep) < 0) {
+		snprintf(why, whysize, "'%s': the replay of the quota sweep failed", r->t->path);
+		return -1;
+	}
+	return 0;
+}
+
 int pma_step_runcheck(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 		      size_t whysize)
 {
@@ -1435,6 +1465,7 @@ void pma_result_free(struct pma_result *r)
 	pma_energy_result_free(&r->energy);
 	pma_run_power_free(&r->run_power);
 	pma_quota_result_free(&r->quota);
+	pma_quota_sweep_free(&r->quota_sweep);
 	pma_scaling_free(&r->scaling);
 	memset(r, 0, sizeof(*r));
 }

@@ -168,6 +168,8 @@ struct pma_result {
 							     fits (scaling.h); scaling.present 0 without */
 			struct pma_wake_result wake;      /* the replay's wake charges (wakecharge.h) */
 			struct pma_quota_result quota;    /* --quota (quota.h); quota.have 0 without */
+			struct pma_quota_sweep quota_sweep; /* pmcollect --sweep quota= runs measured
+							     against T(n, Q) (quota.h); present 0 without */
 			struct pma_runcheck runcheck;     /* S measured by the trace's own runs on 1 and n
 							     CPUs against the predictions (runcheck.h);
 							     runcheck.n 0 without such runs or with

@@ -108,6 +108,7 @@ extern const size_t pma_nsections;
  * calibration runs replayed beside the prediction (breakdown.h). */
 pma_section_step_fn pma_step_parallelism, pma_step_cores, pma_step_memory, pma_step_predict,
 	pma_step_energy, pma_step_measured, pma_step_checks, pma_step_regions, pma_step_late_notes,
-	pma_step_runcheck, pma_step_scaling, pma_step_quota, pma_step_breakdown;
+	pma_step_runcheck, pma_step_scaling, pma_step_quota, pma_step_quota_sweep,
+	pma_step_breakdown;
 
 #endif

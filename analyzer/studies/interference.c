@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_util.h"
+
 #define MB (1024.0 * 1024.0)
 /* The capacity the CSThrs take must exceed this share of C(0) as well as the probe's spread. */
 #define CAPACITY_MIN_DROP 0.10
@@ -38,27 +40,6 @@ const char *pma_interf_estimate_name(enum pma_interf_estimate e)
 		break;
 	}
 	return "none";
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of the finite values of v[0..n-1] (sorts v); NAN when none. */
-static double median_finite(double *v, size_t n)
-{
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			v[m++] = v[i];
-	if (!m)
-		return NAN;
-	qsort(v, m, sizeof(*v), cmp_double);
-	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
 /* The usable runs of level k: interference runs with that k that ran to exit code 0. */
@@ -278,8 +259,8 @@ int pma_interference(const struct pma_trace *t, double threshold, uint32_t p,
 			v[nv] = r->info.interf.bytes_per_s;
 			w[nv++] = r->info.wall_ns;
 		}
-		res->interferers_bytes_per_s[l] = k[l] ? median_finite(v, nv) : 0;
-		res->wall_ns[l] = median_finite(w, nv);
+		res->interferers_bytes_per_s[l] = k[l] ? pm_median_finite(v, nv) : 0;
+		res->wall_ns[l] = pm_median_finite(w, nv);
 	}
 	choose_estimate(res, k, L, left);
 	in.nlevels = L;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/pswitch.h"
+#include "pm_util.h"
 #include "trace/analyze.h"
 #include "wakecharge.h"
 
@@ -130,4 +131,102 @@ void pma_quota_result_free(struct pma_quota_result *r)
 	free(r->rows);
 	r->rows = NULL;
 	r->nrows = 0;
+}
+
+static int is_quota_sweep_run(const struct pma_run *r)
+{
+	return r->info.role == PMA_ROLE_SWEEP && r->info.has_sweep && isfinite(r->info.sweep_quota_cpus);
+}
+
+/* Row of configuration c from its finished runs (T, thr, per: scratch of t->nruns); 0 when it has
+ * none, 1 when it has. */
+static int sweep_row(const struct pma_trace *t, uint32_t c, uint32_t ncpus_default, double *T,
+		     double *thr, double *per, struct pma_quota_sweep *s, struct pma_quota_sweep_row *row)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		if (!is_quota_sweep_run(r) || r->info.sweep_config != c)
+			continue;
+		if (!pma_run_exited_ok(r)) {
+			s->unfinished++;
+			continue;
+		}
+		row->Q_cpus = isfinite(r->info.quota_cpus) ? r->info.quota_cpus : r->info.sweep_quota_cpus;
+		row->period_ns = isfinite(r->info.quota_period_us) ? r->info.quota_period_us * 1e3
+								   : PMA_QUOTA_PERIOD_DEFAULT_NS;
+		row->n = r->cpus_n ? r->cpus_n : ncpus_default;
+		T[n] = pma_run_program_wall_s(r) * 1e9;
+		thr[n] = r->info.nr_throttled;
+		per[n++] = r->info.nr_periods;
+	}
+	if (!n)
+		return 0;
+	row->config = c;
+	row->nreps = n;
+	row->T_meas_ns = pm_median_finite(T, n);
+	row->thr_meas = pm_median_finite(thr, n);
+	row->periods_meas = pm_median_finite(per, n);
+	return 1;
+}
+
+int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,
+			    const struct pma_wake_result *w, uint32_t ncpus_default,
+			    struct pma_quota_sweep *out)
+{
+	uint32_t maxcfg = 0;
+	double *T, *thr, *per, sum = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->mean_abs_err_pct = NAN;
+	for (uint32_t i = 0; i < t->nruns; i++)
+		if (is_quota_sweep_run(&t->runs[i]) && t->runs[i].info.sweep_config >= maxcfg)
+			maxcfg = t->runs[i].info.sweep_config + 1;
+	if (!maxcfg || !base)
+		return 0;
+	if (maxcfg > t->nruns)
+		maxcfg = t->nruns; /* more configurations than runs: the rest have no run */
+	out->rows = calloc(maxcfg, sizeof(*out->rows));
+	T = calloc(t->nruns, sizeof(double));
+	thr = calloc(t->nruns, sizeof(double));
+	per = calloc(t->nruns, sizeof(double));
+	if (!out->rows || !T || !thr || !per)
+		rc = -1;
+	for (uint32_t c = 0; rc == 0 && c < maxcfg; c++) {
+		struct pma_quota_sweep_row *row = &out->rows[out->nrows];
+		struct pma_quota_opts o = { .nQ = 1 };
+		struct pma_quota_result q = { 0 };
+		if (!sweep_row(t, c, ncpus_default, T, thr, per, out, row))
+			continue;
+		o.Q_cpus[0] = row->Q_cpus;
+		o.period_ns = row->period_ns;
+		if (pma_quota_for_run(base, est, w, row->n, &o, &q) < 0 || q.nrows != 1) {
+			pma_quota_result_free(&q);
+			rc = -1;
+			break;
+		}
+		out->fluid = q.fluid;
+		row->T_pred_ns = q.rows[0].T_ns;
+		row->thr_pred = q.fluid ? NAN : (double)q.rows[0].st.throttled_periods;
+		row->periods_pred = q.fluid ? NAN : (double)q.rows[0].st.periods;
+		row->err_pct = 100 * (row->T_pred_ns - row->T_meas_ns) / row->T_meas_ns;
+		sum += fabs(row->err_pct);
+		pma_quota_result_free(&q);
+		out->nrows++;
+	}
+	free(T);
+	free(thr);
+	free(per);
+	out->present = rc == 0 && out->nrows > 0;
+	if (out->present)
+		out->mean_abs_err_pct = sum / (double)out->nrows;
+	return rc;
+}
+
+void pma_quota_sweep_free(struct pma_quota_sweep *s)
+{
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
 }

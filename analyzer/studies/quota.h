@@ -79,4 +79,40 @@ int pma_quota_for_run(const struct pma_run *run, int est, const struct pma_wake_
 
 void pma_quota_result_free(struct pma_quota_result *r);
 
+/* One configuration of a `pmcollect --sweep quota=LIST` (RUN_BEGIN "sweep" "quota_cpus"): its
+ * finished runs (exit status 0) measured against the prediction for its quota and cores. */
+struct pma_quota_sweep_row {
+	uint32_t config;                 /* RUN_BEGIN "sweep" "config" */
+	double Q_cpus, period_ns;        /* the quota its runs ran under (RUN_BEGIN "quota") */
+	uint32_t n;                      /* cores the runs saw (RUN_BEGIN cpus, else META usable_cpus) */
+	size_t nreps;
+	double T_meas_ns;                /* median wall time (RUN_END wall_ns) */
+	double thr_meas;                 /* median RUN_END cpu_stat nr_throttled, NAN when not recorded */
+	double periods_meas;             /* median RUN_END cpu_stat nr_periods, NAN when not recorded */
+	double T_pred_ns;                /* T(n, Q) of the baseline's replay (pma_quota_for_run) */
+	double thr_pred, periods_pred;   /* its throttled periods and periods (NAN for fluid) */
+	double err_pct;                  /* 100 (T_pred - T_meas) / T_meas */
+};
+
+struct pma_quota_sweep {
+	int present;                     /* the trace has quota sweep runs */
+	int fluid;                       /* predicted by the fluid approximation (no replay program) */
+	size_t nrows;
+	struct pma_quota_sweep_row *rows; /* by configuration, malloc'ed: pma_quota_sweep_free */
+	size_t unfinished;               /* quota sweep runs left out: not finished with status 0 */
+	double mean_abs_err_pct;         /* over the rows, NAN none */
+};
+
+struct pma_trace;
+/* The quota sweep of trace t: its runs of role sweep with a "quota_cpus", grouped by
+ * configuration, measured (median wall time and cpu.stat nr_throttled over the repetitions)
+ * against the prediction of run base with estimator est (wake charges w) on the configuration's
+ * cores under its quota and period (pma_quota_for_run). ncpus_default: the cores of a run that
+ * recorded no CPU list. A trace without such runs gives present = 0. Returns 0, or -1 (a replay
+ * failed, out of memory). Free with pma_quota_sweep_free (also on error). */
+int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,
+			    const struct pma_wake_result *w, uint32_t ncpus_default,
+			    struct pma_quota_sweep *out);
+void pma_quota_sweep_free(struct pma_quota_sweep *s);
+
 #endif

@@ -43,7 +43,8 @@ static double median(double *v, size_t n)
 
 static int is_sweep_run(const struct pma_run *r)
 {
-	return r->info.role == PMA_ROLE_SWEEP && r->info.has_sweep;
+	/* a quota= sweep's runs are the quota study's (quota.h pma_quota_sweep_compute) */
+	return r->info.role == PMA_ROLE_SWEEP && r->info.has_sweep && !isfinite(r->info.sweep_quota_cpus);
 }
 
 /* The thread count of a run: its sweep configuration's, else RUN_BEGIN threads; 0 unknown. */

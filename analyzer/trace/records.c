@@ -476,6 +476,14 @@ static double positive(const cJSON *o, const char *key)
 	return v >= 1 && v <= UINT32_MAX && v == floor(v) ? v : NAN;
 }
 
+/* The number at key when above 0 (a quota, a period), else NAN. */
+static double above_zero(const cJSON *o, const char *key)
+{
+	double v = num(o, key, NAN);
+
+	return v > 0 ? v : NAN;
+}
+
 /* The strings of array arr (or, with key, each element's string member key) into a malloc'ed
  * array of at most PMT_MAX_ENERGY_ZONES malloc'ed strings (NULL where absent). Returns 0, or -1
  * when memory runs out. */
@@ -518,6 +526,7 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 
 	ri->threads = 0;
 	ri->rep = ri->nrep = ri->sweep_cores = ri->sweep_threads = NAN;
+	ri->sweep_quota_cpus = ri->quota_cpus = ri->quota_period_us = NAN;
 	if (!o)
 		return 0;
 	ri->has_begin = 1;
@@ -548,6 +557,9 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 		ri->sweep_config = ri->has_sweep ? (uint32_t)cfg : 0;
 		ri->sweep_cores = positive(sw, "cores");
 		ri->sweep_threads = positive(sw, "threads");
+		ri->sweep_quota_cpus = above_zero(sw, "quota_cpus");
+		ri->quota_cpus = above_zero(item(o, "quota"), "cpus");
+		ri->quota_period_us = above_zero(item(o, "quota"), "period_us");
 	}
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && pid->valuedouble <= UINT32_MAX)
 		ri->pid = (uint32_t)pid->valuedouble;
@@ -720,6 +732,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	char *src;
 
 	ri->exit_code = ri->exit_signal = NAN;
+	ri->nr_periods = ri->nr_throttled = ri->throttled_us = NAN;
 	ri->wall_ns = ri->utime_ns = ri->stime_ns = ri->interf.bytes_per_s = ri->interf.cpu_ns = NAN;
 	ri->C.value = ri->C.cpu_time_ns = ri->C.llc_misses = ri->C.stall_cycles = NAN;
 	ri->cpufreq.lo_khz = INFINITY;
@@ -760,6 +773,12 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		return -1;
 	}
 	ri->wall_ns = num(o, "wall_ns", NAN);
+	{
+		const cJSON *cs = item(o, "cpu_stat");
+		ri->nr_periods = num(cs, "nr_periods", NAN);
+		ri->nr_throttled = num(cs, "nr_throttled", NAN);
+		ri->throttled_us = num(cs, "throttled_us", NAN);
+	}
 	{
 		const cJSON *win = item(o, "window");
 		ri->window_offset_ns = num(win, "offset_ns", NAN);

@@ -230,6 +230,11 @@ struct pma_run_info {
 	int has_sweep;          /* RUN_BEGIN has a "sweep" object (role sweep, format 1.2) */
 	uint32_t sweep_config;  /* its "config" */
 	double sweep_cores, sweep_threads; /* its "cores" and "threads", NAN when null */
+	double sweep_quota_cpus;  /* its "quota_cpus" (a quota= sweep), NAN when absent */
+	double quota_cpus, quota_period_us; /* RUN_BEGIN "quota" "cpus" and "period_us" (pmcollect
+					       --quota or a quota= sweep), NAN when absent */
+	double nr_periods, nr_throttled, throttled_us; /* RUN_END "cpu_stat" (the cgroup's cpu.stat
+					       over the run, sched-bwc.rst), NAN when absent */
 	enum pma_exit_kind exit_kind;
 	char *exit_kind_name;   /* RUN_END "exit.kind" as recorded, NULL when absent */
 	double exit_code, exit_signal; /* NAN when absent */

@@ -179,7 +179,9 @@ static const struct pm_opt options[] = {
 	  "run the program once per configuration of SPEC:\n"
 	  "cores=1,2,4 (CPUs chosen compactly), threads=1-16\n"
 	  "(OMP_NUM_THREADS and {threads} in the command), or both\n"
-	  "as cores=1,2;threads=1-16; a baseline run (1 CPU) first", PM_OPT_STR(OPTS, sweep) },
+	  "as cores=1,2;threads=1-16; quota=0.5,1,1.5/10ms (CPU\n"
+	  "quotas, each run in a transient cgroup as --quota);\n"
+	  "a baseline run (1 CPU, unlimited) first", PM_OPT_STR(OPTS, sweep) },
 	{ "repeat", 0, "K",
 	  "run each configuration of --sweep, --calibrate or\n"
 	  "--interfere K times, interleaved [default: 1 for --sweep\n"
@@ -257,7 +259,9 @@ static const struct pm_opt_usage usage = {
 		 "  srun -n 64 pmcollect -o 'pm-%j/trace.%r.zst' -- ./app\n"
 		 "Scaling sweep, 3 repetitions per core count:\n"
 		 "  pmcollect --sweep cores=1,2,4,8 --repeat 3 -t 8 -- ./app\n"
-		 "  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n",
+		 "  pmcollect --sweep 'threads=1-8' -- pigz -k -f -p {threads} big.tar\n"
+		 "Measured against predicted run time under CPU quotas (as root):\n"
+		 "  pmcollect --sweep quota=0.5,1,1.5,2 --repeat 3 -- ./app\n",
 	.help_width = 0,
 };
 

@@ -336,7 +336,8 @@ static int build_meta(const struct pmc_opts *o, const struct pmc_session *ss, cJ
 		.node_readings = ss->job.node_readings,
 		.affinity = ss->machine.have_start_cpus ? &ss->machine.start_cpus : NULL,
 		.topo = ss->machine.topo,
-		.quota = ss->machine.quota.made ? &ss->machine.quota : NULL,
+		/* a quota sweep's limits are each run's (RUN_BEGIN quota), not the trace's */
+		.quota = ss->machine.quota.made && !ss->rplan.sweep.has_quota ? &ss->machine.quota : NULL,
 	};
 	pmc_clock_pair_now(&start);
 	return pmc_meta_build(&mi, meta, why, whysize);
@@ -561,6 +562,11 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.quota_us = o->quota_us,
 		.quota_period_us = o->quota_period_us,
 	};
+	if (ss->rplan.sweep.has_quota) { /* --sweep quota=: the run's own, the baseline unlimited */
+		cfg.quota = run->sweep_quota_cpus > 0 ? cfg.quota : NULL;
+		cfg.quota_us = run->sweep_quota_cpus * run->sweep_quota_period_us;
+		cfg.quota_period_us = run->sweep_quota_period_us;
+	}
 	return cfg;
 }
 

@@ -615,11 +615,46 @@ int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss)
 	return plan_user(o, ss);
 }
 
+/* --sweep quota=LIST: refuses --quota and --no-baseline beside it (pmanalyze predicts each quota
+ * from the unlimited baseline's replay), warns once for each configuration whose quota is not
+ * below its CPUs, and makes the transient cgroup whose limit each run writes (run.c). */
+static int make_sweep_quota(const struct pmc_opts *o, struct pmc_session *ss)
+{
+	const struct pmc_sweep_plan *sw = &ss->rplan.sweep;
+	char why[4096];
+
+	if (o->quota) {
+		pm_cli_error("--quota cannot be combined with a quota= sweep (each run has the sweep's)");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->no_baseline) {
+		pm_cli_error("--no-baseline cannot be combined with a quota= sweep (the predictions replay "
+			     "the unlimited baseline)");
+		return PMT_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sw->nruns; i++) {
+		const struct pmc_sweep_run *r = &sw->runs[i];
+		size_t ncpus = r->cores ? r->cores : ss->machine.usable.cpus.n;
+		if (!r->baseline && r->rep == 0 && r->quota_cpus >= (double)ncpus)
+			pm_cli_warning("--sweep quota=%g: not below the run's CPUs (%zu), no throttling is "
+				       "possible", r->quota_cpus, ncpus);
+	}
+	if (pmc_cgquota_make(pmc_sysfs_root(), &ss->machine.quota, why, sizeof(why)) < 0) {
+		pm_cli_error("--sweep quota=: %s", why);
+		return PMT_EXIT_FAILURE;
+	}
+	return -1;
+}
+
 int pmc_cli_make_quota(const struct pmc_opts *o, struct pmc_session *ss)
 {
 	size_t ncpus = o->cpus ? ss->machine.cpus.list.n : ss->machine.usable.cpus.n;
 	char why[4096];
 
+	const struct pmc_sweep_plan *sw = &ss->rplan.sweep;
+
+	if (sw->has_quota)
+		return make_sweep_quota(o, ss);
 	if (!o->quota)
 		return -1;
 	if (o->quota_us >= (double)ncpus * o->quota_period_us)

@@ -405,6 +405,8 @@ int pmc_plan_sweep_run(const struct pmc_sweep_plan *sw, size_t i, const uint32_t
 		run->config = sr->config;
 		run->sweep_cores = sr->cores;
 		run->sweep_threads = sr->threads;
+		run->sweep_quota_cpus = sr->quota_cpus;
+		run->sweep_quota_period_us = sr->quota_period_us;
 	}
 	return 0;
 }

@@ -69,6 +69,9 @@ struct pmc_plan_run {
 	uint32_t config;       /* --sweep: index of the configuration (RUN_BEGIN "sweep") */
 	uint32_t sweep_cores;  /* --sweep: the configuration's cores, 0 = no cores key */
 	uint32_t sweep_threads;/* --sweep: the configuration's threads, 0 = no threads key */
+	double sweep_quota_cpus;      /* --sweep quota=: the run's CPU quota in CPUs, run in --quota's
+					 transient cgroup; 0 = no quota (unlimited) */
+	double sweep_quota_period_us; /* its period, us */
 	const char *placement; /* -t LIST: RUN_BEGIN "placement" (pmc_plan_thread_list), a static
 				  string; NULL = not a run of a thread-count list */
 	enum pmc_plan_reason reason; /* why pmc_plan_make planned this run (0: not through it) */

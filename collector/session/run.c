@@ -210,6 +210,8 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns
 				cJSON_AddNumberToObject(sw, "threads", pr->sweep_threads);
 			else
 				cJSON_AddNullToObject(sw, "threads");
+			if (pr->sweep_quota_cpus > 0) /* a quota= sweep (RUN_BEGIN "quota" too) */
+				cJSON_AddNumberToObject(sw, "quota_cpus", pr->sweep_quota_cpus);
 		}
 	}
 	if (cfg->delay_ns || cfg->duration_ns || cfg->nattach) {

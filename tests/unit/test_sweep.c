@@ -196,6 +196,65 @@ static void test_bad_spec(void **state)
 
 /* A sweep run as a plan run: k cores are the first k CPUs of the compact order, the baseline is 1
  * CPU, OMP_NUM_THREADS is the configuration's threads else the default; RUN_BEGIN's sweep keys. */
+/* quota=0.5,1.5/10ms with cores=1,2 x 2: cores outer, quota inner, interleaved; the baseline
+ * unlimited; the plan run and the progress line carry the quota. */
+static void test_quota(void **state)
+{
+	(void)state;
+	struct pmc_sweep_plan p = make("cores=1,2;quota=0.5,1.5/10ms", 2, 4, NULL, 1);
+	const uint32_t cores[] = { 1, 1, 2, 2 };
+	const double Q[] = { 0.5, 1.5, 0.5, 1.5 }, P[] = { 100000, 10000, 100000, 10000 };
+	uint32_t compact[] = { 0, 1, 2, 3 };
+	struct pmc_plan_run run;
+	char line[160];
+
+	assert_int_equal(p.nruns, 9);
+	assert_int_equal(p.nconfigs, 4);
+	assert_true(p.has_quota && p.has_cores && !p.has_threads);
+	assert_true(p.runs[0].baseline);
+	assert_true(p.runs[0].quota_cpus == 0);
+	for (size_t i = 1; i < 9; i++) {
+		const struct pmc_sweep_run *r = &p.runs[i];
+		assert_int_equal(r->config, (i - 1) % 4);
+		assert_int_equal(r->cores, cores[(i - 1) % 4]);
+		assert_true(r->quota_cpus == Q[(i - 1) % 4]);
+		assert_true(r->quota_period_us == P[(i - 1) % 4]);
+	}
+	assert_int_equal(pmc_plan_sweep_run(&p, 2, compact, 4, 4, 0, &run), 0);
+	assert_true(run.sweep_quota_cpus == 1.5 && run.sweep_quota_period_us == 10000);
+	assert_string_equal(pmc_sweep_progress(&p, 2, 1.5, line, sizeof(line)),
+			    "[3/9] cores=1 quota=1.5/10ms rep 1/2: 1.50 s");
+	assert_string_equal(pmc_sweep_progress(&p, 3, -1, line, sizeof(line)),
+			    "[4/9] cores=2 quota=0.5 rep 1/2");
+	assert_int_equal(pmc_plan_sweep_run(&p, 0, compact, 4, 4, 0, &run), 0);
+	assert_true(run.sweep_quota_cpus == 0);
+	pmc_sweep_plan_free(&p);
+}
+
+/* Bad quota lists: each with its code and reason. */
+static void test_bad_quota(void **state)
+{
+	(void)state;
+	static const struct { const char *spec; int rc; const char *why; } bad[] = {
+		{ "quota=0", PMC_SWEEP_E_ZERO, "--sweep: quota=0: a quota must be above 0 CPUs" },
+		{ "quota=", PMC_SWEEP_E_EMPTY, "--sweep: quota= has an empty list" },
+		{ "quota=1/2s", PMC_SWEEP_E_SYNTAX,
+		  "--sweep: quota 1/2s: want a period from 1ms to 1s (the kernel's limits)" },
+		{ "quota=0.05/10ms", PMC_SWEEP_E_SYNTAX,
+		  "--sweep: quota=0.05/10ms: 0.5 ms per period is below the kernel's minimum quota of 1 ms" },
+		{ "quota=x", PMC_SWEEP_E_SYNTAX, "--sweep: quota 'x' is not CPUs[/PERIOD] (0.5, 1.5/10ms)" },
+		{ "quota=1;quota=2", PMC_SWEEP_E_SYNTAX, "--sweep: quota given twice" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pmc_sweep_plan p;
+		char why[200] = "";
+		assert_int_equal(pmc_sweep_plan_make(bad[i].spec, 1, 2, NULL, 1, &p, why, sizeof(why)),
+				 bad[i].rc);
+		assert_string_equal(why, bad[i].why);
+		assert_null(p.runs);
+	}
+}
+
 static void test_plan_run(void **state)
 {
 	(void)state;
@@ -242,6 +301,8 @@ int main(void)
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_bad_spec),
 		cmocka_unit_test(test_plan_run),
+		cmocka_unit_test(test_quota),
+		cmocka_unit_test(test_bad_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
