@@ -147,3 +147,18 @@ void pma_note_text_runs_disagree(const struct pma_note_runs_disagree *a, char *b
 		 a->runs_n == 1 ? "" : "s",
 		 a->n, a->runs_1);
 }
+
+void pma_note_text_serial(const struct pma_note_serial *a, char *buf, size_t size)
+{
+	size_t len;
+
+	snprintf(buf, size, "the program ran one thread at a time: more cores do not help "
+		 "(A(m,inf) = 1, so S(m,n) = 1 and T(n) = T(1) at every n: the optimum is 1 core)%s",
+		 a->omp_hint ? "; it loaded an OpenMP runtime and ran on 1 CPU without "
+		 "OMP_NUM_THREADS, and the runtime then starts one thread: give the thread count "
+		 "with 'pmcollect -t M' (or the program's own option)" : "");
+	len = strlen(buf);
+	if (a->other_run && len < size)
+		snprintf(buf + len, size - len, "; run %.0f of the trace ran %.0f threads: analyze "
+			 "it with --run %.0f", a->many_run, a->many_m, a->many_run);
+}
