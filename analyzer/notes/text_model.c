@@ -162,3 +162,17 @@ void pma_note_text_serial(const struct pma_note_serial *a, char *buf, size_t siz
 		snprintf(buf + len, size - len, "; run %.0f of the trace ran %.0f threads: analyze "
 			 "it with --run %.0f", a->many_run, a->many_m, a->many_run);
 }
+
+void pma_note_text_wake_replay(const struct pma_note_wake_replay *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "the wake-up calibration of '%s' (%s) changes how the scheduler events "
+		 "are replayed, not only what a wake costs: with it the replay keeps per-core run "
+		 "queues and replays group wakes as barriers (%.0f at n = %.0f), without it all n "
+		 "cores are shared (processor sharing). At n = %.0f, A(m,n) = %.2f (T = %.3f s) "
+		 "against %.2f (%.3f s) without the calibration; its charges of %.1f us per "
+		 "cross-core wake make %.3f ms of that, the per-core queues and barriers the rest "
+		 "(--no-wake-cost replays without it; docs/model.md \"Wake-up costs in the replay\")",
+		 a->from ? a->from : "?", a->own ? "the analyzed trace's own, pmcollect --calibrate" :
+		 "another operand", a->barriers, a->n, a->n, a->A_charged, a->T_charged_s,
+		 a->A_shared, a->T_shared_s, a->charge_us, a->T_charges_ms);
+}

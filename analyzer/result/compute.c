@@ -126,6 +126,34 @@ static int replay_predictions(struct pma_result *r, int k, char *why, size_t why
 	return 0;
 }
 
+/* A wake-up calibration (r->wake, from pmcollect --calibrate or another operand) changes the
+ * sched-exact replay's discipline, not only its charge: per-core run queues with group wakes
+ * replayed as barriers, where the replay without one shares all n cores (exact.h,
+ * pma_exact_replay_charged). Where that moves A(m,n) visibly (0.005) at the most cores below the
+ * thread count, the note wake-replay gives both replays and what the charges alone make (the
+ * per-core replay at charge 0), and which trace the calibration came from. Returns 0 or -1 (out
+ * of memory). */
+static int note_wake_replay(struct pma_result *r)
+{
+	const struct pma_wake_result *w = &r->wake;
+	const struct pma_exact *x = r->run->exact;
+	const struct pma_wake_charge none = { 0 };
+	double U = r->run->xst.work_ns, T_ch, T_sh, T_pc;
+
+	if (!w->have || !w->cores || !x || r->par.est != PMA_EST_SCHED)
+		return 0;
+	if (pma_exact_replay_charged(x, w->cores, NULL, &T_sh, NULL) < 0 ||
+	    pma_exact_replay_charged(x, w->cores, &none, &T_pc, NULL) < 0 ||
+	    pma_exact_replay_charged(x, w->cores, &w->charge, &T_ch, NULL) < 0 ||
+	    !(T_ch > 0) || !(T_sh > 0) || fabs(U / T_ch - U / T_sh) < 0.005)
+		return 0;
+	return pma_note_add_wake_replay(&r->notes, &(struct pma_note_wake_replay){
+		.n = w->cores, .A_charged = U / T_ch, .T_charged_s = T_ch / 1e9, .A_shared = U / T_sh,
+		.T_shared_s = T_sh / 1e9, .T_charges_ms = (T_ch - T_pc) / 1e6,
+		.charge_us = w->charge.cross_ns / 1e3, .barriers = (double)w->wakes.barriers,
+		.own = w->from == r->t->path, .from = w->from });
+}
+
 int pma_choose_estimator(const struct pma_run *run, int requested)
 {
 	if (requested >= 0)
@@ -1210,7 +1238,7 @@ int pma_step_predict(struct pma_result *r, const struct pma_compute_opts *o, cha
 		pma_wakecost_choose(r->traces, r->ntraces, &r->wake);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
-	if (enforce_invariants(r, o) < 0) {
+	if (note_wake_replay(r) < 0 || enforce_invariants(r, o) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}
