@@ -186,8 +186,7 @@ static const struct pm_opt_usage usage = {
 		 "\n"
 		 "Exit status: 0 success, 1 bad or unreadable trace, or a file that cannot be written\n"
 		 "(-o, --html, --plot, --export-perfetto, --export-extrap, --model-out), 2 usage error\n"
-		 "(also: traces of different programs without --force), 3 nothing to predict (one\n"
-		 "thread at a time).\n",
+		 "(also: traces of different programs without --force).\n",
 	.help_width = 90,
 };
 

@@ -15,10 +15,6 @@
 #include "studies/learn.h"
 #include "pm_util.h"
 
-/* A sound trace of a program that ran one thread at a time: nothing to predict (docs/model.md), apart
- * from 1 (a trace that cannot be read or is corrupt). */
-#define PMA_EXIT_NOTHING 3
-
 /* What pmanalyze does: one entry each in the dispatch table of main(). */
 enum cli_mode {
 	CLI_REPORT = 0,  /* the prediction report of a run (pma_compute) */

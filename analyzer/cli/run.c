@@ -194,7 +194,7 @@ int pma_cli_run_report(const struct cli_opts *o, const struct pma_trace *traces,
 	}
 	if ((rc = pma_compute(traces, o->ntraces, &o->co, &r, why, sizeof(why))) < 0) {
 		pm_cli_error("%s", why);
-		rc = rc == PMA_COMPUTE_NOTHING ? PMA_EXIT_NOTHING : PMT_EXIT_FAILURE;
+		rc = PMT_EXIT_FAILURE;
 		goto out;
 	}
 	rc = PMT_EXIT_FAILURE;

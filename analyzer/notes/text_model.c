@@ -147,3 +147,32 @@ void pma_note_text_runs_disagree(const struct pma_note_runs_disagree *a, char *b
 		 a->runs_n == 1 ? "" : "s",
 		 a->n, a->runs_1);
 }
+
+void pma_note_text_serial(const struct pma_note_serial *a, char *buf, size_t size)
+{
+	size_t len;
+
+	snprintf(buf, size, "the program ran one thread at a time: more cores do not help "
+		 "(A(m,inf) = 1, so S(m,n) = 1 and T(n) = T(1) at every n: the optimum is 1 core)%s",
+		 a->omp_hint ? "; it loaded an OpenMP runtime and ran on 1 CPU without "
+		 "OMP_NUM_THREADS, and the runtime then starts one thread: give the thread count "
+		 "with 'pmcollect -t M' (or the program's own option)" : "");
+	len = strlen(buf);
+	if (a->other_run && len < size)
+		snprintf(buf + len, size - len, "; run %.0f of the trace ran %.0f threads: analyze "
+			 "it with --run %.0f", a->many_run, a->many_m, a->many_run);
+}
+
+void pma_note_text_wake_replay(const struct pma_note_wake_replay *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "the wake-up calibration of '%s' (%s) changes how the scheduler events "
+		 "are replayed, not only what a wake costs: with it the replay keeps per-core run "
+		 "queues and replays group wakes as barriers (%.0f at n = %.0f), without it all n "
+		 "cores are shared (processor sharing). At n = %.0f, A(m,n) = %.2f (T = %.3f s) "
+		 "against %.2f (%.3f s) without the calibration; its charges of %.1f us per "
+		 "cross-core wake make %.3f ms of that, the per-core queues and barriers the rest "
+		 "(--no-wake-cost replays without it; docs/model.md \"Wake-up costs in the replay\")",
+		 a->from ? a->from : "?", a->own ? "the analyzed trace's own, pmcollect --calibrate" :
+		 "another operand", a->barriers, a->n, a->n, a->A_charged, a->T_charged_s,
+		 a->A_shared, a->T_shared_s, a->charge_us, a->T_charges_ms);
+}

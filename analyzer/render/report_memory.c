@@ -19,7 +19,9 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 
 	fprintf(out, "\nmemory       C(n) from %s; model %s", e->cal.source, pma_mem_model_name(p->model));
 	if (p->model == PMA_MEM_NONE) {
-		fputs(" (omega unknown: see the notes)\n", out);
+		/* one thread at a time: omega(1) = 0 at every n (contention.c), no fit needed */
+		fputs(r->par.m < 2 ? " (one thread at a time: omega(1) = 0, no calibration needed)\n" :
+		      " (omega unknown: see the notes)\n", out);
 		return;
 	}
 	for (size_t i = 0; i < e->cal.npts; i++)

@@ -127,6 +127,34 @@ static int replay_predictions(struct pma_result *r, int k, char *why, size_t why
 	return 0;
 }
 
+/* A wake-up calibration (r->wake, from pmcollect --calibrate or another operand) changes the
+ * sched-exact replay's discipline, not only its charge: per-core run queues with group wakes
+ * replayed as barriers, where the replay without one shares all n cores (exact.h,
+ * pma_exact_replay_charged). Where that moves A(m,n) visibly (0.005) at the most cores below the
+ * thread count, the note wake-replay gives both replays and what the charges alone make (the
+ * per-core replay at charge 0), and which trace the calibration came from. Returns 0 or -1 (out
+ * of memory). */
+static int note_wake_replay(struct pma_result *r)
+{
+	const struct pma_wake_result *w = &r->wake;
+	const struct pma_exact *x = r->run->exact;
+	const struct pma_wake_charge none = { 0 };
+	double U = r->run->xst.work_ns, T_ch, T_sh, T_pc;
+
+	if (!w->have || !w->cores || !x || r->par.est != PMA_EST_SCHED)
+		return 0;
+	if (pma_exact_replay_charged(x, w->cores, NULL, &T_sh, NULL) < 0 ||
+	    pma_exact_replay_charged(x, w->cores, &none, &T_pc, NULL) < 0 ||
+	    pma_exact_replay_charged(x, w->cores, &w->charge, &T_ch, NULL) < 0 ||
+	    !(T_ch > 0) || !(T_sh > 0) || fabs(U / T_ch - U / T_sh) < 0.005)
+		return 0;
+	return pma_note_add_wake_replay(&r->notes, &(struct pma_note_wake_replay){
+		.n = w->cores, .A_charged = U / T_ch, .T_charged_s = T_ch / 1e9, .A_shared = U / T_sh,
+		.T_shared_s = T_sh / 1e9, .T_charges_ms = (T_ch - T_pc) / 1e6,
+		.charge_us = w->charge.cross_ns / 1e3, .barriers = (double)w->wakes.barriers,
+		.own = w->from == r->t->path, .from = w->from });
+}
+
 int pma_choose_estimator(const struct pma_run *run, int requested)
 {
 	if (requested >= 0)
@@ -139,6 +167,31 @@ int pma_choose_estimator(const struct pma_run *run, int requested)
 }
 
 /* The run, the estimator and the parallelism section. Returns 0 or -1 with why. */
+/* A run of one thread at a time (m = 1) is an answer, not an error: A(m,inf) = 1, S(m,n) = 1 at
+ * every n and the optimum 1 core (Tudor & Teo, eq. 1 with A(m,n) = 1 and omega(1) = 0). The note
+ * says so; it adds the -t hint only where the run loaded an OpenMP runtime (RUN_END omp_regions:
+ * a runtime answered, or was seen in the program's memory map) on one CPU without
+ * OMP_NUM_THREADS, since the runtime then starts one thread (docs/model.md), and names another run
+ * of the trace that ran more threads (pmcollect --omp-regions -t 1-2). Returns 0 or -1 (out of
+ * memory). */
+static int note_serial(struct pma_result *r)
+{
+	const struct pma_trace *t = r->t;
+	const struct pma_run *run = r->run, *many = NULL;
+	const struct pma_omp_info *omp = &run->info.omp;
+	/* the reason names the runtime when one was loaded but did not answer (collector/omp/omp.c) */
+	int omp_loaded = omp->present && (omp->recorded || (omp->reason &&
+			 (strstr(omp->reason, " was loaded ") || strstr(omp->reason, "GCC's OpenMP runtime"))));
+
+	for (uint32_t k = 0; k < t->nruns; k++)
+		if (&t->runs[k] != run && t->runs[k].m >= 2 && (!many || t->runs[k].m > many->m))
+			many = &t->runs[k];
+	return pma_note_add_serial(&r->notes, &(struct pma_note_serial){
+		.omp_hint = omp_loaded && !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1,
+		.other_run = many != NULL, .many_run = many ? many->run_id : 0,
+		.many_m = many ? (double)many->m : 0 });
+}
+
 static int compute_parallelism(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 			       size_t whysize)
 {
@@ -181,27 +234,9 @@ static int compute_parallelism(struct pma_result *r, const struct pma_compute_op
 		       run->has_exact && run->xst.max_active == run->m ?
 		       "peak of threads running at once in the scheduler events" :
 		       "peak of threads running at once in the context switches";
-	if (pr->m < 2) {
-		/* an OpenMP runtime starts one thread per CPU of the run when OMP_NUM_THREADS is not
-		 * set: on one CPU, one thread (docs/model.md, degraded-input case 7) */
-		int hint = !recorded_env(&t->meta, "OMP_NUM_THREADS") && run->cpus_n == 1;
-		const struct pma_run *many = NULL;
-		size_t len;
-		/* a trace of several runs (pmcollect --omp-regions -t 1-2): another run may have had
-		 * threads to predict from; name it */
-		for (uint32_t k = 0; k < t->nruns; k++)
-			if (&t->runs[k] != run && t->runs[k].m >= 2 && (!many || t->runs[k].m > many->m))
-				many = &t->runs[k];
-		snprintf(why, whysize, "'%s': the program ran one thread at a time: nothing to predict "
-			 "(A(m,inf) = 1)%s", t->path, hint ? "; it ran on 1 CPU without OMP_NUM_THREADS, "
-			 "and an OpenMP runtime then starts one thread: give the thread count with "
-			 "'pmcollect -t M' (or the program's own option)" : "");
-		len = strlen(why);
-		if (many && len < whysize)
-			snprintf(why + len, whysize - len, " in run %u; run %u of the trace ran %.0f threads: "
-				 "analyze it with --run %u", run->run_id, many->run_id, (double)many->m,
-				 many->run_id);
-		return PMA_COMPUTE_NOTHING;
+	if (pr->m < 2 && note_serial(r) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
 	}
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
 		const struct pma_profile *pk = pma_run_profile(run, k);
@@ -328,8 +363,9 @@ static void compute_uncertainty(struct pma_result *r)
 
 	if (r->par.est == PMA_EST_SWITCH)
 		gran = pma_pswitch_rel_err(&run->pst);
-	/* a trace with no events or no work (0 / 0) has no resolution to speak of: not NaN */
-	if (!isfinite(gran) || gran < 0)
+	/* a trace with no events or no work (0 / 0) has no resolution to speak of: not NaN; one
+	 * thread at a time (m = 1) has A(m,inf,t) 0 or 1 wherever a change falls, so A = 1 exactly */
+	if (!isfinite(gran) || gran < 0 || r->par.m < 2)
 		gran = 0;
 	r->par.A_err = p->A_inf * gran;
 	for (size_t i = 0; i < r->pred.ncores; i++) {
@@ -1203,7 +1239,7 @@ int pma_step_predict(struct pma_result *r, const struct pma_compute_opts *o, cha
 		pma_wakecost_choose(r->traces, r->ntraces, &r->wake);
 	if (compute_predictions(r, why, whysize) < 0)
 		return -1;
-	if (enforce_invariants(r, o) < 0) {
+	if (note_wake_replay(r) < 0 || enforce_invariants(r, o) < 0) {
 		snprintf(why, whysize, "out of memory");
 		return -1;
 	}

@@ -186,15 +186,12 @@ struct pma_result {
 	};
 };
 
-/* pma_compute's return when the trace is sound but there is nothing to predict: the program ran
- * one thread at a time (A(m,inf) = 1). pmanalyze exits PMA_EXIT_NOTHING for it. */
-#define PMA_COMPUTE_NOTHING (-2)
-
 /* Computes the result for the chosen run of traces[0] (the others add calibration runs): the
  * steps of every section (section.h), stage by stage; for a trace of pmcollect --interfere or
  * --calibrate-interference, the interference study only.
- * r borrows traces until pma_result_free. Returns 0, PMA_COMPUTE_NOTHING with the reason and a
- * hint in why (one thread), or -1 with a one-line reason in why (no such run, no samples, a
+ * r borrows traces until pma_result_free. A program that ran one
+ * thread at a time (m = 1) is an answer: A(m,inf) = 1, S = 1 at every n, the note serial. Returns
+ * 0, or -1 with a one-line reason in why (no such run, no samples, a
  * failed replay, out of memory); no I/O: what it reads is loaded before; r is freed with pma_result_free also on
  * error. */
 int pma_compute(const struct pma_trace *traces, int ntraces, const struct pma_compute_opts *o,

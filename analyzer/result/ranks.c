@@ -152,7 +152,7 @@ out:
 
 /* The rank's T(n) for the core counts of pma_compute (--cores, else 1 .. max(m, PUs), capped):
  * pma_compute's own (with omega from a calibration) for a multithreaded rank; for a rank of one
- * thread, which pma_compute refuses (nothing to predict), the profile's T(n) (Tudor & Teo, eq. 6
+ * thread, the profile's T(n) (Tudor & Teo, eq. 6
  * with A = 1: T(n) = T(1)). A failed prediction leaves ncores 0 and a note in problem. */
 static int row_predictions(const struct pma_trace *t, const struct pma_compute_opts *o,
 			   const struct pma_trace *cal, const struct pma_profile *prof,

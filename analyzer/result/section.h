@@ -35,7 +35,7 @@ enum pma_stage {
 
 /* A compute step: fills its part of r (kind PMA_RESULT_RUN, r->t and r->run set) from the traces
  * and o, adds its notes. Returns 0, -1 with a one-line reason in why (out of memory, a failed
- * replay), or PMA_COMPUTE_NOTHING (compute.h); pma_compute stops at the first failure. No I/O. */
+ * replay); pma_compute stops at the first failure. No I/O. */
 typedef int pma_section_step_fn(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 				size_t whysize);
 

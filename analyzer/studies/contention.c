@@ -491,7 +491,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 		if (!out->npts)
 			snprintf(fit_why, sizeof(fit_why), "no finished run of the program with %u threads",
 				 m_peak);
-		rc = explain_missing(traces, ntraces, rec, m_peak, fit_why, out, notes);
+		/* one thread at a time needs no omega (omega(1) = 0): nothing to record */
+		rc = m_peak >= 2 ? explain_missing(traces, ntraces, rec, m_peak, fit_why, out, notes) : 0;
 		out->source = "none";
 	}
 	if (rc == 0 && out->params.cross_skipped)
@@ -696,6 +697,10 @@ int pma_mem_eval(const struct pma_trace *traces, int ntraces, const struct pma_m
 					      "%s%u", s ? "," : "{", per[s]);
 		if (k < sizeof(out->per_socket[i]))
 			snprintf(out->per_socket[i] + k, sizeof(out->per_socket[i]) - k, "}");
+		if (m == 1) { /* one busy core: omega(1) = C(1)/C(1) - 1 = 0 (eq. 7), with or without a fit */
+			out->omega[i] = out->cross[i] = out->omega_err[i] = 0;
+			continue;
+		}
 		if (pma_mem_predict(p, per, t->sockets, t->numa_nodes, out->pol, &o) < 0)
 			continue;
 		out->omega[i] = o.omega;

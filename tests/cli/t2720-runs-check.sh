@@ -146,6 +146,28 @@ check "app + calibration trace: each calibration point labelled with its trace (
 check "app + calibration trace: the measured S(2) check from the calibration trace's runs" grep -Fxq \
 	"measured     S(2) = 1.04 (1.02-1.04) by these traces' runs: 3 on 2 CPUs against 3 on 1 (median wall times); S(2) = 1.93 (1.85-2.03) less the time they waited for other processes' CPUs (0.457 s, 76%, per run on 2; 0.341 s, 55%, on 1); predicted 1.96 ± 0.15; ± 0.15 with the model's error" "$T/two.txt"
 
+# --- the calibration trace's wake-up calibration changes the replay of the app's scheduler events:
+# per-core run queues with group wakes as barriers, where the app alone is replayed by processor
+# sharing (S(3) 2.63 against 2.96). The charges of 1.0 us per cross-core wake make 0.005 ms of
+# the 11.5 ms; the note wake-replay says so and names the trace. A_shared is by construction the
+# app alone's A(m,3) (the same events, no calibration), and --no-wake-cost gives it back.
+check "app + calibration trace: the note wake-replay, with the calibration's trace" grep -Fxq \
+	"note: the wake-up calibration of '$CAL' (another operand) changes how the scheduler events are replayed, not only what a wake costs: with it the replay keeps per-core run queues and replays group wakes as barriers (4 at n = 3), without it all n cores are shared (processor sharing). At n = 3, A(m,n) = 2.63 (T = 0.105 s) against 2.96 (0.093 s) without the calibration; its charges of 1.0 us per cross-core wake make 0.005 ms of that, the per-core queues and barriers the rest (--no-wake-cost replays without it; docs/model.md \"Wake-up costs in the replay\")" "$T/two.txt"
+"$PMANALYZE" --format json "$APP" "$CAL" >"$T/two.json" 2>/dev/null
+"$PMANALYZE" --format json "$APP" >"$T/app.json" 2>/dev/null
+"$PMANALYZE" --format json --no-wake-cost "$APP" "$CAL" >"$T/two-nowake.json" 2>/dev/null
+check "wake-replay: A_shared = the app alone's A(m,3), A_charged = the table's, --no-wake-cost gives the app's" python3 -c 'import json,sys
+two, app, nw = (json.load(open(f)) for f in sys.argv[1:4])
+n = [x for x in two["coded_notes"] if x["code"] == "wake-replay"]
+assert len(n) == 1, two["coded_notes"]
+v = n[0]["values"]
+A = lambda d, k: next(q["A"] for q in d["predictions"] if q["cores"] == k)
+assert v["n"] == 3 and v["own"] == 0 and v["from"] == sys.argv[4] and v["barriers"] == 4, v
+assert abs(v["A_shared"] - A(app, 3)) < 1e-9 and abs(v["A_charged"] - A(two, 3)) < 1e-9, (v, A(app, 3), A(two, 3))
+assert 0 <= v["T_charges_ms"] < 0.05 and abs(A(nw, 3) - A(app, 3)) < 1e-9, (v, A(nw, 3))
+assert not any(x["code"] == "wake-replay" for x in app["coded_notes"] + nw["coded_notes"])' \
+	"$T/two.json" "$T/app.json" "$T/two-nowake.json" "$CAL"
+
 # --- pmcollect --sweep cores=1,2 --repeat 2 beside stress-ng --cpu 2 on the same CPUs: the
 # scaling table's error by wall times (89.0% at n = 2) stays, and the note sweep-waited gives the
 # waits and the error less them, as the runs check takes them out
