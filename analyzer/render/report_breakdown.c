@@ -49,8 +49,9 @@ static void table_breakdown(FILE *out, const struct pma_result *r)
 			"(%.3f thread-s runnable before them)\n", w->wake_latency_s, w->wakes,
 			w->migrations, w->migration_wait_s);
 		fprintf(out, "    switch-ins %.0f on 1 CPU, %.0f on %u (preemptions %.0f, %.0f); "
-			"U(1) %.3f s, U(%u) %.3f s\n", b->switch_ins_1, w->switch_ins, w->cores,
-			b->preemptions_1, w->preemptions, b->U1_s, w->cores, w->U_s);
+			"U(1) %.3f s, U(%u) %.3f s; CPU time per switch-in %.2f ms, %.2f ms\n",
+			b->switch_ins_1, w->switch_ins, w->cores, b->preemptions_1, w->preemptions,
+			b->U1_s, w->cores, w->U_s, b->U_per_switch_1_ms, w->U_per_switch_ms);
 	}
 }
 
@@ -65,6 +66,7 @@ static void breakdown_json(cJSON *root, const struct pma_result *r)
 	cJSON_AddNumberToObject(o, "U1_s", b->U1_s);
 	cJSON_AddNumberToObject(o, "switch_ins_1", b->switch_ins_1);
 	cJSON_AddNumberToObject(o, "preemptions_1", b->preemptions_1);
+	cJSON_AddNumberToObject(o, "U_per_switch_1_ms", b->U_per_switch_1_ms);
 	rows = cJSON_AddArrayToObject(o, "rows");
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pma_breakdown_row *w = &b->rows[i];
@@ -90,6 +92,7 @@ static void breakdown_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(e, "switch_ins", w->switch_ins);
 		cJSON_AddNumberToObject(e, "preemptions", w->preemptions);
 		cJSON_AddNumberToObject(e, "U_s", w->U_s);
+		cJSON_AddNumberToObject(e, "U_per_switch_ms", w->U_per_switch_ms);
 		cJSON_AddItemToArray(rows, e);
 	}
 }

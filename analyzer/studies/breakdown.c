@@ -179,6 +179,7 @@ static void row_finish(struct pma_breakdown_row *w, double U1_s)
 		w->lost_preempt_s *= part;
 	}
 	w->cpu_s = (w->U_s - U1_s) / w->cores;
+	w->U_per_switch_ms = w->switch_ins > 0 ? w->U_s * 1e3 / w->switch_ins : 0;
 	w->rest_s = w->T_meas_s - w->T_pred_s - w->cpu_s - w->lost_s;
 	name_largest(w);
 }
@@ -219,6 +220,7 @@ int pma_breakdown_trace(const struct pma_trace *traces, int ntraces, const struc
 	out->U1_s = b1.U_ns / 1e9;
 	out->switch_ins_1 = (double)b1.switch_ins;
 	out->preemptions_1 = (double)b1.preemptions;
+	out->U_per_switch_1_ms = b1.switch_ins ? b1.U_ns / 1e6 / (double)b1.switch_ins : 0;
 	for (int ti = 0; ti < ntraces; ti++)
 		for (uint32_t j = 0; j < traces[ti].nruns; j++) {
 			const struct pma_run *run = &traces[ti].runs[j];

@@ -74,6 +74,9 @@ struct pma_breakdown_row {
 	double switch_ins;          /* switch-ins per run on c CPUs */
 	double preemptions;         /* preemptions per run on c CPUs */
 	double U_s;                 /* U(c), mean */
+	double U_per_switch_ms;     /* U(c) / switch-ins: the CPU time between two switches, to set
+				       beside the baseline's (an oversubscribed baseline that pays for
+				       its switches runs shorter slices for more CPU time); 0 without */
 	const char *largest;        /* the term of largest magnitude: "cpu", "other", "steal",
 				       "wake", "preempt" or "rest" */
 	double largest_s;           /* its value */
@@ -84,6 +87,7 @@ struct pma_breakdown {
 	double U1_s;                /* the baseline's U(1) */
 	double switch_ins_1;        /* the baseline's switch-ins on one CPU */
 	double preemptions_1;       /* its preemptions */
+	double U_per_switch_1_ms;   /* U(1) / its switch-ins; 0 without */
 	struct pma_breakdown_row rows[PMA_BREAKDOWN_MAX];
 };
 
