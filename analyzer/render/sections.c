@@ -14,6 +14,7 @@
 	X(scaling)      \
 	X(quota)        \
 	X(estimators)   \
+	X(stationarity) \
 	X(traces)       \
 	X(notes)
 
