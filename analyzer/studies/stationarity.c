@@ -138,11 +138,14 @@ int pma_stationarity_compute(const struct pma_run *run, int est, struct pma_stat
 	if (strcmp(out->method, "samples") == 0) {
 		if (run->est)
 			(void)pma_est_series(run->est, &nint, &cut);
+		out->sampled_fallback = est == PMA_EST_SWITCH || est == PMA_EST_SCHED;
 		if (nint < PMA_STAT_MIN_INTERVALS) {
-			out->why_not = "too few sampled intervals (two per eighth of a quarter)";
+			out->why_not = out->sampled_fallback ?
+				"switch-exact has no real-time timelines, and the samples are too few "
+				"intervals (two per eighth of a quarter)" :
+				"too few sampled intervals (two per eighth of a quarter)";
 			return 0;
 		}
-		out->sampled_fallback = est == PMA_EST_SWITCH || est == PMA_EST_SCHED;
 	}
 	resolution(run, strcmp(out->method, "sched-exact") == 0, &out->rel_err, &misplaced_ns);
 	len_s = (double)(t1_ns - t0_ns) / 1e9 / PMA_STAT_QUARTERS;

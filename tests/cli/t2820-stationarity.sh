@@ -8,8 +8,9 @@
 # - changing: 2 s of all 4 threads, then 2 s of thread 0 alone: quarters A = 4, 4, 1, 1: the note,
 #   worded for a window (RUN_END window) and for a whole run;
 # - the same changing schedule without scheduler events: the quarters from the samples, said so;
-# - a recorded window of a steady program (window-300-intervals.zst, phases -t 2, sched-exact):
-#   no note.
+# - recorded traces (tests/fixtures/README.md, sched-exact): a window over the end of a 1-thread
+#   program and the start of a 4-thread one gets the note (quarters 1.00 and 3.98); a steady
+#   program (phases -t 4) and a window of one (window-300-intervals.zst, phases -t 2) get none.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 GEN="$(dirname "$W")/bench/gentrace"
@@ -64,6 +65,12 @@ check "without scheduler events: the quarters from the samples, said in the sect
 check "without scheduler events: the note names the samples" grep -q \
 	"^note: the window is not representative: .* in quarter [34] (samples), apart beyond" "$T/out"
 
+run_capture "$PMANALYZE" "$fx/stationarity-change-window.zst"
+check "a recorded window from 1 thread to 4: the note" grep -qx \
+	"note: the window is not representative: A(m,inf) is 3.98 ± 0.04 in quarter 4 and 1.00 ± 0.00 in quarter 1 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 0 < 0.001); record a longer one, or later (--delay, --duration)" "$T/out"
+run_capture "$PMANALYZE" "$fx/stationarity-steady.zst"
+check "a recorded steady program (sched-exact): no note" \
+	sh -c '! grep -q "changes over time" "$1" && grep -q "^  the quarters agree" "$1"' sh "$T/out"
 run_capture "$PMANALYZE" "$fx/window-300-intervals.zst"
 check "a recorded window of a steady program (sched-exact): no note" \
 	sh -c '! grep -q "not representative" "$1" && grep -q "^  the quarters agree" "$1"' sh "$T/out"
