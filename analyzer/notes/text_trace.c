@@ -261,3 +261,21 @@ void pma_note_text_window_short(const struct pma_note_window_short *a, char *buf
 		 "the sampled estimators' uncertainty is large; record a longer window (--duration) "
 		 "or a shorter interval (-i)", a->intervals, a->length_s, a->least);
 }
+
+void pma_note_text_not_stationary(const struct pma_note_not_stationary *a, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s: A(m,inf) is %.2f ± %.2f in quarter %.0f and %.2f ± %.2f in "
+			 "quarter %.0f (%s), apart beyond their uncertainty (chi-square over the four "
+			 "quarters: p = %.3g < %.3g); ",
+			 a->window ? "the window is not representative" :
+				     "the run's parallelism changes over time",
+			 a->A_high, a->A_high_err, a->quarter_high, a->A_low, a->A_low_err,
+			 a->quarter_low, a->method ? a->method : "?", a->p, a->p_max);
+
+	if (n < 0 || (size_t)n >= size)
+		return;
+	snprintf(buf + n, size - (size_t)n, "%s", a->window ?
+		 "record a longer one, or later (--delay, --duration)" :
+		 "A(m,inf) of the whole run is their mix, and a window of one part (--delay, "
+		 "--duration) describes that part only");
+}

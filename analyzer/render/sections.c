@@ -15,6 +15,7 @@
 	X(quota)        \
 	X(breakdown)    \
 	X(estimators)   \
+	X(stationarity) \
 	X(traces)       \
 	X(notes)
 

@@ -1387,6 +1387,29 @@ int pma_step_quota_sweep(struct pma_result *r, const struct pma_compute_opts *o,
 	return 0;
 }
 
+/* A(m,inf) over each quarter of the recording (stationarity.h); the not-stationary note when the
+ * quarters disagree beyond their uncertainty. */
+int pma_step_stationarity(struct pma_result *r, const struct pma_compute_opts *o, char *why,
+			  size_t whysize)
+{
+	struct pma_stationarity *st = &r->stat;
+
+	(void)o;
+	if (pma_stationarity_compute(r->run, r->par.est, st) < 0) {
+		snprintf(why, whysize, "out of memory");
+		return -1;
+	}
+	if (st->have && st->disagree)
+		(void)pma_note_add_not_stationary(&r->notes, &(struct pma_note_not_stationary){
+			.window = r->run->info.window_end != NULL,
+			.A_low = st->q[st->q_min].A, .A_low_err = st->q[st->q_min].A_err,
+			.quarter_low = st->q_min + 1,
+			.A_high = st->q[st->q_max].A, .A_high_err = st->q[st->q_max].A_err,
+			.quarter_high = st->q_max + 1, .p = st->p, .p_max = PMA_STAT_P,
+			.method = st->method });
+	return 0;
+}
+
 int pma_step_runcheck(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 		      size_t whysize)
 {

@@ -25,6 +25,7 @@
 #include "studies/scaling.h"
 #include "studies/wakecharge.h"
 #include "studies/quota.h"
+#include "studies/stationarity.h"
 
 /* Default core counts run from 1 to max(m, PUs of the recording machine), at most this many (a
  * trace claiming millions of PUs must not make millions of rows); --cores has no such cap. */
@@ -170,6 +171,8 @@ struct pma_result {
 			struct pma_quota_result quota;    /* --quota (quota.h); quota.have 0 without */
 			struct pma_quota_sweep quota_sweep; /* pmcollect --sweep quota= runs measured
 							     against T(n, Q) (quota.h); present 0 without */
+			struct pma_stationarity stat;     /* A(m,inf) by quarter of the recording
+							     (stationarity.h); stat.have 0 without */
 			struct pma_runcheck runcheck;     /* S measured by the trace's own runs on 1 and n
 							     CPUs against the predictions (runcheck.h);
 							     runcheck.n 0 without such runs or with

@@ -105,10 +105,11 @@ extern const size_t pma_nsections;
  * 6, 11), the measured points and the runs check (runcheck.h), the memory model (eq. 7-10), the
  * energy (energy_eval.h), the regions (regions.h), the sweep's scaling study (scaling.h), and the
  * notes that need every other step (wake-up costs not charged, unplaced run-queue wait), and the
- * calibration runs replayed beside the prediction (breakdown.h). */
+ * calibration runs replayed beside the prediction (breakdown.h), and A(m,inf) by quarter of the
+ * recording (stationarity.h). */
 pma_section_step_fn pma_step_parallelism, pma_step_cores, pma_step_memory, pma_step_predict,
 	pma_step_energy, pma_step_measured, pma_step_checks, pma_step_regions, pma_step_late_notes,
 	pma_step_runcheck, pma_step_scaling, pma_step_quota, pma_step_quota_sweep,
-	pma_step_breakdown;
+	pma_step_breakdown, pma_step_stationarity;
 
 #endif

@@ -987,3 +987,43 @@ void pma_regions_free(struct pma_regions_result *r)
 	pma_notes_free(&r->notes);
 	memset(r, 0, sizeof(*r));
 }
+
+int pma_regions_parts(const struct pma_run *run, size_t nw, const double *b_frac,
+		      const double *e_frac, uint64_t *t0_ns, uint64_t *t1_ns, double *work_ns,
+		      double *T_cp_ns, const char **method)
+{
+	struct steps st;
+	uint64_t first;
+	double span;
+	int rc = 0;
+
+	*method = NULL;
+	*t0_ns = *t1_ns = 0;
+	if (build_steps(run, &st) < 0) {
+		free_steps(&st);
+		return -1;
+	}
+	if (st.n < 2 || st.t[st.n - 1] <= st.t[0]) {
+		free_steps(&st);
+		return 0;
+	}
+	first = st.t[0];
+	span = (double)(st.t[st.n - 1] - first);
+	for (size_t k = 0; k < nw && rc == 0; k++) {
+		uint64_t b = first + (uint64_t)(span * b_frac[k]), e = first + (uint64_t)(span * e_frac[k]);
+		struct pma_profile p;
+
+		pma_profile_init(&p);
+		work_ns[k] = 0;
+		rc = cut_window(&st, b, e, &p, &work_ns[k], NULL);
+		T_cp_ns[k] = p.T_cp_ns;
+		pma_profile_free(&p);
+	}
+	if (rc == 0) {
+		*method = st.method;
+		*t0_ns = first;
+		*t1_ns = st.t[st.n - 1];
+	}
+	free_steps(&st);
+	return rc;
+}

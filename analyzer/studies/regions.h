@@ -143,4 +143,16 @@ void pma_regions_free(struct pma_regions_result *r);
  * does (a static function of a stripped library). */
 void pma_region_name(const struct pma_region_row *row, char *buf, size_t size);
 
+/* Windows of the run's recording, each cut as a region's window is (Tudor & Teo eq. 4 restricted
+ * to it: the exact mode's running and runnable timelines when the run has scheduler events, else
+ * the runnable estimator's sampled intervals, prorated at the window's edges; its critical path
+ * at least the longest CPU time one thread ran in it). The recording is the span of those
+ * timelines, [*t0_ns, *t1_ns) in trace time (ns); window k is [b_frac[k], e_frac[k]) of it, as
+ * fractions from 0 to 1. work_ns[nw] and T_cp_ns[nw] get each window's U and T_cp in ns (its
+ * A(m,inf) is their ratio); *method "sched-exact" or "samples" (static strings), NULL with nothing
+ * written when the run has neither or a span of 0. Returns 0, or -1 when memory runs out. */
+int pma_regions_parts(const struct pma_run *run, size_t nw, const double *b_frac,
+		      const double *e_frac, uint64_t *t0_ns, uint64_t *t1_ns, double *work_ns,
+		      double *T_cp_ns, const char **method);
+
 #endif

@@ -47,7 +47,14 @@
  * CPU 1, which stays idle for the first X ms: X ms of a CPU left unused while woken threads wait
  * (the runs breakdown's wake term, X / 2 ms of wall time on 2 CPUs; t2722). With 4 threads and X
  * over CAL_WORK_MS, CPU 0 also idles its last X - CAL_WORK_MS ms while thread 3 waits for CPU 1:
- * the wake term is then (2 X - CAL_WORK_MS) / 2 ms. */
+ * the wake term is then (2 X - CAL_WORK_MS) / 2 ms.
+ * period_ms=X and serial_ms=Y set the schedule's period and its serial phase (at the period's
+ * end); with either, the scheduler events block the other threads at a serial phase's start
+ * (each runs for 1 ns and switches out with prev_state 'S') and thread 0 wakes them at its end
+ * (sched_waking), and the running thread leaves the CPU at the end, so that the exact mode sees
+ * the schedule's own A (t2830: period_ms=4000 serial_ms=2000 is 2 s of all threads, then 2 s of
+ * thread 0 alone). window=S records the run as a window S s after the program's start (RUN_END
+ * window, ended by the duration, the program terminated: SIGTERM). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -241,6 +248,29 @@ static int cal_wake_run(struct pmt_writer *w, unsigned id, unsigned threads, dou
 	return err < 0 ? err : 0;
 }
 
+/* The start of a serial phase in the scheduler events (period_ms= or serial_ms=): every other
+ * thread that is runnable runs for a moment (1 ns, at most threads ns in all) and blocks
+ * (prev_state 'S'), then thread 0 runs; the phase's end wakes them (sched_waking). */
+static int block_others(struct pmt_writer *w, uint64_t now, unsigned threads, const struct sim *th,
+			unsigned *running)
+{
+	unsigned first = *running; /* the running thread blocks first (when it is not thread 0) */
+	uint64_t t = now;
+	int err = 0;
+
+	for (unsigned i = 1; i < threads && err == 0; i++) {
+		if (i == first || !th[i].runnable)
+			continue;
+		err = sched_event(w, t++, PMT_SCHED_SWITCH, 1000 + *running, 1000 + *running, 1000 + i,
+				  *running ? 'S' : 'R');
+		*running = i;
+	}
+	if (err == 0 && *running != 0)
+		err = sched_event(w, t, PMT_SCHED_SWITCH, 1000 + *running, 1000 + *running, 1000, 'S');
+	*running = 0;
+	return err;
+}
+
 static int fail(const char *what, int err)
 {
 	fprintf(stderr, "gentrace: %s: %s\n", what, pmt_strerror(err));
@@ -271,6 +301,8 @@ int main(int argc, char **argv)
 	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
 	double o_other_late = -1, o_sweep_ms = -1, o_runs_F = -1, o_runs_spread = 0, o_cal_wake = -1;
+	double o_period_ms = -1, o_serial_ms = -1, o_window_s = -1;
+	int blocking = 0;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
 	    (seconds = atof(argv[3])) <= 0)
@@ -309,6 +341,12 @@ int main(int argc, char **argv)
 			o_sweep_ms = v;
 		} else if (!strncmp(arg, "cal_wake_ms=", 12)) {
 			o_cal_wake = v;
+		} else if (!strncmp(arg, "period_ms=", 10) && v > 0) {
+			o_period_ms = v;
+		} else if (!strncmp(arg, "serial_ms=", 10)) {
+			o_serial_ms = v;
+		} else if (!strncmp(arg, "window=", 7)) {
+			o_window_s = v;
 		} else if (!strncmp(arg, "runs_S=", 7) && v > 0) {
 			const char *colon = strchr(arg, ':');
 			o_runs_F = v;
@@ -350,6 +388,25 @@ int main(int argc, char **argv)
 	}
 	if (o_interval > 0)
 		interval_ns = (uint64_t)(o_interval * 1e6);
+	if (o_period_ms > 0 || o_serial_ms >= 0) {
+		/* the schedule asked for: its serial phases block the others in the scheduler events */
+		if (o_period_ms > 0)
+			PERIOD_NS = (uint64_t)(o_period_ms * 1e6);
+		if (o_serial_ms >= 0)
+			SERIAL_NS = (uint64_t)(o_serial_ms * 1e6);
+		if (SERIAL_NS > PERIOD_NS)
+			goto usage;
+		blocking = 1;
+	}
+	if (o_window_s >= 0) {
+		size_t o = strlen(end_extra);
+		snprintf(end_extra + o, sizeof(end_extra) - o, ",\"window\":{\"offset_ns\":%.0f,"
+			 "\"length_ns\":%.0f,\"end\":\"duration\",\"after\":\"terminated\"}",
+			 o_window_s * 1e9, seconds * 1e9);
+		exit_kind = "signaled";
+		exit_code = 0;
+		exit_signal = 15;
+	}
 	if (o_late >= 0)
 		late = o_late;
 	if (o_lost >= 0)
@@ -419,6 +476,9 @@ int main(int argc, char **argv)
 			int fresh = slice == SLICE_NS;
 
 			if (serial) {
+				if (sched && blocking && !was_serial &&
+				    (err = block_others(w, now, threads, th, &running)) < 0)
+					return fail("sched", err);
 				for (unsigned i = 1; i < threads; i++)
 					if (th[i].runnable) {
 						th[i].runnable = 0;
@@ -430,6 +490,11 @@ int main(int argc, char **argv)
 			} else {
 				for (unsigned i = 1; i < threads; i++)
 					if (!th[i].runnable) {
+						/* thread 0 wakes them (sched_waking on CPU 0) */
+						if (sched && blocking &&
+						    (err = sched_event(w, now, PMT_SCHED_WAKING, 1000 + running,
+								       1000 + i, 0, 0)) < 0)
+							return fail("sched", err);
 						th[i].runnable = 1;
 						th[i].queued_at = now;
 					}
@@ -504,6 +569,10 @@ int main(int argc, char **argv)
 		 "\"value\":%llu,\"cpu_time_ns\":%llu}%s}", exit_kind, exit_code, exit_signal,
 		 (unsigned long long)(now - t0), (unsigned long long)(ser_ns + par_ns),
 		 (unsigned long long)(ser_ns + par_ns), end_extra);
+	/* the recording's end: the running thread leaves the CPU (its last slice ends there) */
+	if (sched && blocking &&
+	    (err = sched_event(w, now, PMT_SCHED_SWITCH, 1000 + running, 1000 + running, 0, 'S')) < 0)
+		return fail("sched", err);
 	if (sched && (err = sched_flush(w)) < 0)
 		return fail("sched", err);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_END, 0, now, json)) < 0)
