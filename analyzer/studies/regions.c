@@ -543,7 +543,8 @@ static int rows_A(const struct steps *st, struct pma_regions_result *out, struct
 	}
 	if (k && !(tmp = malloc(k * sizeof(*tmp))))
 		return -1;
-	qsort(w, nw, sizeof(*w), cmp_window);
+	if (nw) /* qsort of a null array is undefined, even of 0 elements */
+		qsort(w, nw, sizeof(*w), cmp_window);
 	while (i < nw && rc == 0) {
 		struct pma_region_row *row = &out->rows[w[i].row];
 		struct pma_profile p;
@@ -963,7 +964,8 @@ int pma_regions_compute(const struct pma_trace *t, const struct pma_run *run, ui
 	}
 	free(w);
 	free_steps(&st);
-	qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_gain);
+	if (out->nrows) /* a run without regions has no rows array */
+		qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_gain);
 	if (!phases && allande(t, tcm_event, out, why, whysize) < 0)
 		return -1;
 	return 0;
