@@ -204,6 +204,12 @@ static const struct pm_opt options[] = {
 	  "their threads and what they start, until --duration, ^C or\n"
 	  "their end; they are left running as they were",
 	  PM_OPT_STR(OPTS, pids_text) },
+	{ "window", 0, "SECONDS",
+	  "with --calibrate -p: calibrate a running process in windows\n"
+	  "of SECONDS, its threads moved onto 1 CPU, then onto the\n"
+	  "calibrated core counts, in rounds; each thread's own CPUs\n"
+	  "are given back after each window",
+	  PM_OPT_DOUBLE(OPTS, window_s, 0, 1e7, "seconds"), .flags = PM_OPT_ABOVE },
 	{ "quota", 0, "Q[/PERIOD]",
 	  "run the program in a new cgroup under a CPU quota (CFS\n"
 	  "bandwidth control; as root): Q in CPUs (1.5) or CPU time\n"
@@ -513,8 +519,17 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 			     "--sweep, --interfere, -t LIST)");
 		return PMT_EXIT_USAGE;
 	}
+	if (o->window_s > 0 && !(o->pids_text && o->calibrate)) {
+		pm_cli_error("--window needs --calibrate (or --runs) and -p");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->window_s > 0 && o->duration_s > 0) {
+		pm_cli_error("--window cannot be combined with --duration (--window is each run's window)");
+		return PMT_EXIT_USAGE;
+	}
 	if (o->pids_text) {
-		const char *with = optind < argc ? "a command" : o->quota ? "--quota" : o->calibrate ? "--calibrate or --runs" :
+		const char *with = optind < argc ? "a command" : o->quota ? "--quota" :
+				   o->calibrate && !(o->window_s > 0) ? "--calibrate or --runs without --window" :
 				   o->sweep ? "--sweep" : o->interfere ? "--interfere" :
 				   o->delay_s > 0 ? "--delay" : o->detach ? "--detach" :
 				   o->omp_regions ? "--omp-regions" : o->threads ? "-t" :

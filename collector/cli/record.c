@@ -553,7 +553,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.annotate = ss->rplan.interfering ? pmc_isess_annotate : NULL,
 		.annotate_arg = &ss->ifr.isess,
 		.delay_ns = (uint64_t)(o->delay_s * 1e9 + 0.5),
-		.duration_ns = (uint64_t)(o->duration_s * 1e9 + 0.5),
+		.duration_ns = (uint64_t)((o->window_s > 0 ? o->window_s : o->duration_s) * 1e9 + 0.5),
 		.detach = o->detach,
 		.attach = o->npids ? o->pids : NULL,
 		.nattach = o->npids,

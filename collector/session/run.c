@@ -1042,6 +1042,7 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 		.run_id = st->run_id, .stat_every = cfg->stat_every, .status_every = cfg->status_every,
 		.procconn_fd = cfg->procconn_fd, .taskstats_fd = cfg->taskstats_fd,
 		.taskstats_family = cfg->taskstats_family, .collector_pid = (uint32_t)getpid(),
+		.attached = 1,
 	};
 	char swhy[256], msg[320];
 	uint64_t age;
