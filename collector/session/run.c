@@ -788,6 +788,19 @@ static void record_not_started(struct run_state *st, const struct child_report *
 	free(json);
 }
 
+/* The context switches could not be recorded (why): warns, says so in a WARNING record, and
+ * goes on without them. */
+static void pswitch_unavailable(struct run_state *st, const char *why)
+{
+	char msg[320];
+
+	snprintf(msg, sizeof(msg), "context switches not recorded: %s", why);
+	if (st->cfg->warn)
+		st->cfg->warn(msg);
+	write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE, msg);
+	st->pswitch = NULL;
+}
+
 /* Attaches the counters and starts the scheduler events while the child waits before exec;
  * either one failing is a warning, and the run goes on without it. */
 static void attach_sources(struct run_state *st)
@@ -813,13 +826,8 @@ static void attach_sources(struct run_state *st)
 		}
 	}
 	if (st->pswitch && pmc_pswitch_start(st->pswitch, st->pid, st->run_id, cfg->cpus, why,
-					     sizeof(why)) < 0) {
-		snprintf(msg, sizeof(msg), "context switches not recorded: %s", why);
-		if (cfg->warn)
-			cfg->warn(msg);
-		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE, msg);
-		st->pswitch = NULL;
-	}
+					     sizeof(why)) < 0)
+		pswitch_unavailable(st, why);
 	st->res->pswitch_recorded = st->pswitch != NULL;
 }
 
@@ -1136,13 +1144,8 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 			st->res->sched_recorded = 1;
 		}
 	}
-	if (st->pswitch && pswitch_attach(st, swhy, sizeof(swhy)) < 0) {
-		snprintf(msg, sizeof(msg), "context switches not recorded: %s", swhy);
-		if (cfg->warn)
-			cfg->warn(msg);
-		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE, msg);
-		st->pswitch = NULL;
-	}
+	if (st->pswitch && pswitch_attach(st, swhy, sizeof(swhy)) < 0)
+		pswitch_unavailable(st, swhy);
 	st->res->pswitch_recorded = st->pswitch != NULL;
 	age = process_age_ns(st->pid, cfg->user_hz);
 	st->start_ns = pmc_now_ns();
