@@ -829,6 +829,11 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		after_run_flush(&ss->trace, &res, i + 1 < nruns);
 		if (ret != 0 || ss->trace.writer_err)
 			break;
+		if (res.stop_signal && i + 1 < nruns) { /* -p: the signal ended a window of the plan */
+			pm_cli_error("stopped by signal %d after %zu of %zu runs", res.stop_signal, i + 1, nruns);
+			ret = 128 + res.stop_signal;
+			break;
+		}
 		if (o->calibrate && ss->rplan.cal_points) {
 			cal_C[i] = res.C_value;
 			if ((i + 1) % ss->rplan.cal_points == 0 &&

@@ -1532,6 +1532,7 @@ static void run_loop(struct run_state *st)
 			/* -p: every process ended (the window ends with them), or pmcollect was
 			 * told to stop: the window ends now, the processes are left alone */
 			if (st->stop_signal) {
+				st->res->stop_signal = st->stop_signal;
 				st->res->window_end = PMC_WINDOW_SIGNAL;
 				(void)close_window(st, now);
 				st->res->window_end = PMC_WINDOW_SIGNAL;

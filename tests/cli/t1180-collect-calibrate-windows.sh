@@ -6,7 +6,8 @@
 # one CPU and run 1 more), every run is an attached window of a length that ran to its end,
 # whose threads were moved onto the run's CPUs and restored; afterwards every thread's own
 # affinity is back (Cpus_allowed_list of /proc/PID/task/*/status); pmanalyze prints the windows'
-# table and the note, line for line. No timing is asserted.
+# table and the note, line for line; SIGTERM in a window stops the plan there. No timing is
+# asserted.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 cd "$T" || exit 1
@@ -35,6 +36,19 @@ expect_status "--calibrate --repeat 2 -p PID --window 0.5: exit 0" 0
 after=$(allowed "$wp")
 if [ "$before" = "$after" ]; then ok "afterwards every thread's own Cpus_allowed_list is back"
 else not_ok "afterwards every thread's own Cpus_allowed_list is back" "before: $before" "after: $after"; fi
+
+# SIGTERM during the first window (every thread on one CPU, polled up to 20 s): the plan stops
+# there, the threads get their own CPUs back
+"$PMCOLLECT" -q -o "$T/s.zst" --calibrate --repeat 3 -p "$wp" --window 30 >"$T/s.out" 2>"$T/err" &
+cp=$!
+i=0; while [ $i -lt 400 ] && ! allowed "$wp" | awk '$2 ~ /[-,]/ { bad = 1 } END { exit bad }'; do sleep 0.05; i=$((i + 1)); done
+kill -TERM "$cp"; wait "$cp"; rc=$?
+last_cmd="pmcollect --calibrate --repeat 3 -p $wp --window 30, SIGTERM in the first window"
+expect_status "SIGTERM in the first window: exit 143" 143
+expect_err_line "SIGTERM in the first window: one line" '^pmcollect: error: stopped by signal 15 after 1 of [0-9]+ runs$'
+after=$(allowed "$wp")
+if [ "$before" = "$after" ]; then ok "after SIGTERM every thread's own Cpus_allowed_list is back"
+else not_ok "after SIGTERM every thread's own Cpus_allowed_list is back" "before: $before" "after: $after"; fi
 kill "$wp"; wait "$wp" 2>/dev/null
 
 # one line per run: run_id role cpus | duration_ns attached-pid | end after length>0 affinity
