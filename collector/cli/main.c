@@ -503,9 +503,16 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 	if ((o->omega_se > 0 || o->calibrate_budget_s > 0) && !o->calibrate)
 		return usage_error("--%s needs --calibrate or --runs",
 				   o->omega_se > 0 ? "omega-se" : "calibrate-budget");
+	/* a window's CPU time is no C(n) (docs/model.md "Windows"): no omega to stop the rounds on */
+	if (o->window_s > 0 && (o->omega_se > 0 || o->calibrate_budget_s > 0)) {
+		pm_cli_error("--%s cannot be combined with --window (windows give no omega to stop on: "
+			     "their rounds are --repeat K, 3 by default)",
+			     o->omega_se > 0 ? "omega-se" : "calibrate-budget");
+		return PMT_EXIT_USAGE;
+	}
 	/* --repeat K alone (and --runs) keep K rounds; otherwise K is the fewest */
-	o->calibrate_adaptive = o->calibrate && ((!o->repeat && !o->runs_value) || o->omega_se > 0 ||
-						 o->calibrate_budget_s > 0);
+	o->calibrate_adaptive = o->calibrate && !(o->window_s > 0) &&
+				((!o->repeat && !o->runs_value) || o->omega_se > 0 || o->calibrate_budget_s > 0);
 	if (o->calibrate_adaptive && !(o->omega_se > 0))
 		o->omega_se = CALSTOP_SE_DEFAULT;
 	if (o->calibrate_adaptive && !(o->calibrate_budget_s > 0))

@@ -579,14 +579,16 @@ static int stop_pending(const struct pmc_session *ss)
 }
 
 /* --calibrate after `rounds` complete rounds of C[] (run i of the plan at C[i]) that took
- * elapsed_ns: omega's worst standard error so far into ss, and with an adaptive calibration the
- * rule of calstop.h. Returns 1 when the rounds end here (ss->book.cal_stop says why), else 0. */
+ * elapsed_ns: omega's worst standard error so far into ss (none for windows, --window), and with
+ * an adaptive calibration the rule of calstop.h. Returns 1 when the rounds end here (ss->book.cal_stop says why), else 0. */
 static int calibration_round(struct pmc_session *ss, const double *C, uint32_t rounds,
 			     uint64_t elapsed_ns)
 {
 	size_t p;
 
 	ss->book.cal_rounds = rounds;
+	if (ss->rplan.plan.n && ss->rplan.plan.runs[0].reason == PMC_PLAN_WHY_CAL_WINDOW)
+		return 0; /* windows: their CPU time is no C(n), so no omega (docs/model.md "Windows") */
 	ss->book.cal_worst_se = pmc_calstop_worst_se(C, rounds, ss->rplan.cal_points, ss->rplan.cal_one, &p);
 	ss->book.cal_worst_cpus = p < ss->rplan.cal_points ? ss->rplan.plan.runs[p].ncpus : 0;
 	if (!ss->rplan.calstop_on)

@@ -80,9 +80,10 @@ if [ "$(cut -d' ' -f5- "$T/runs" | sort -u)" = "500000000 True duration left Tru
 then ok "every run is a window of 0.5 s of the process, ran its length, threads moved and restored"
 else not_ok "every run is a window of 0.5 s of the process, ran its length, threads moved and restored" "$(cat "$T/runs")"; fi
 "$PMANALYZE" --dump "$T/w.zst" 2>/dev/null | grep '"type":"summary"' >"$T/summary"
-if [ "$(json_get "$T/summary" calibration.rounds none)" = 2 ] && [ "$(json_get "$T/summary" calibration.stop none)" = repeat ]
-then ok "SUMMARY calibration: 2 rounds, stopped by --repeat"
-else not_ok "SUMMARY calibration: 2 rounds, stopped by --repeat" "$(cat "$T/summary")"; fi
+if [ "$(json_get "$T/summary" calibration.rounds none)" = 2 ] && [ "$(json_get "$T/summary" calibration.stop none)" = repeat ] &&
+   [ "$(json_get "$T/summary" calibration.omega_se none)" = none ]
+then ok "SUMMARY calibration: 2 rounds, stopped by --repeat, no omega standard error"
+else not_ok "SUMMARY calibration: 2 rounds, stopped by --repeat, no omega standard error" "$(cat "$T/summary")"; fi
 
 run_capture "$PMANALYZE" "$T/w.zst"
 expect_status "pmanalyze of the windows: exit 0" 0
@@ -109,5 +110,9 @@ expect_err_line "--window without -p: one line" '^pmcollect: error: --window nee
 run_capture "$PMCOLLECT" -q -o "$T/x.zst" --calibrate -p 1 --window 1 --duration 1
 expect_status "--window with --duration: exit 2" 2
 expect_err_line "--window with --duration: one line" '^pmcollect: error: --window cannot be combined with --duration \(--window is each run.s window\)$'
+
+run_capture "$PMCOLLECT" -q -o "$T/x.zst" --calibrate -p 1 --window 1 --omega-se 0.05
+expect_status "--window with --omega-se: exit 2" 2
+expect_err_line "--window with --omega-se: one line" '^pmcollect: error: --omega-se cannot be combined with --window \(windows give no omega to stop on: their rounds are --repeat K, 3 by default\)$'
 
 done_testing
