@@ -59,6 +59,16 @@ void pma_note_text_cal_skipped(const struct pma_note_cal_skipped *a, char *buf, 
 	snprintf(buf, size, "left out of the calibration: %s", s(a->runs));
 }
 
+void pma_note_text_cal_windows(const struct pma_note_cal_windows *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "the calibration is %.0f windows of %.3g s of a running process on %s "
+		 "cores (pmcollect --calibrate -p --window): a window of a fixed length does not do a "
+		 "fixed amount of the program's work, so its CPU time is not C(n) and omega(n) = "
+		 "C(n)/C(1) - 1 (eq. 7) is not computed from it; the table 'calibration in windows' "
+		 "gives each window's busy cores; for omega record whole runs (pmcollect --calibrate "
+		 "-- CMD)", a->windows, a->length_s, s(a->counts));
+}
+
 void pma_note_text_other_machine(const struct pma_note_other_machine *a, char *buf, size_t size)
 {
 	snprintf(buf, size, "--machine %s (%.0f socket%s of %.0f cores, %.0f NUMA node%s): "

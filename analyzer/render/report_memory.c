@@ -10,6 +10,22 @@
 #include "render_util.h"
 #include "plot_draw.h"
 
+/* pmcollect --calibrate -p --window: the windows of the running process, each with its core
+ * count, length, CPU time and busy cores (CPU time / length); C(n) unknown (the note says why). */
+static void print_windows(FILE *out, const struct pma_mem_cal *cal)
+{
+	if (!cal->nwin)
+		return;
+	fprintf(out, "calibration  in windows of a running process (C(n) unknown: see the notes)\n");
+	fprintf(out, "%-13s%6s %6s %11s %13s %11s\n", "", "run", "cores", "window (s)", "CPU time (s)",
+		"busy cores");
+	for (size_t i = 0; i < cal->nwin; i++) {
+		const struct pma_mem_window *w = &cal->win[i];
+		fprintf(out, "%-13s%6u %6u %11.3f %13.3f %11.2f\n", "", w->run_id, w->cores,
+			w->length_ns / 1e9, w->cpu_ns / 1e9, w->cpu_ns / w->length_ns);
+	}
+}
+
 /* The memory model: source, parameters, and measured vs modeled omega (Tudor & Teo, Table IV). */
 static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 {
@@ -22,6 +38,7 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 		/* one thread at a time: omega(1) = 0 at every n (contention.c), no fit needed */
 		fputs(r->par.m < 2 ? " (one thread at a time: omega(1) = 0, no calibration needed)\n" :
 		      " (omega unknown: see the notes)\n", out);
+		print_windows(out, &e->cal);
 		return;
 	}
 	for (size_t i = 0; i < e->cal.npts; i++)

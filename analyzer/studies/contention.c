@@ -336,6 +336,41 @@ static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point
 	}
 }
 
+/* Keeps run r of trace ti, a window of a running process, in cal->win (past PMA_CAL_MAX_POINTS
+ * dropped). */
+static void add_window(struct pma_mem_cal *cal, int ti, const struct pma_run *r)
+{
+	double llc;
+	int cyc;
+
+	if (cal->nwin == PMA_CAL_MAX_POINTS)
+		return;
+	cal->win[cal->nwin++] = (struct pma_mem_window){
+		.trace = ti, .run_id = r->run_id, .cores = r->cpus_n,
+		.length_ns = r->info.window_length_ns, .cpu_ns = pma_mem_run_C(r, 0, &llc, &cyc) };
+}
+
+/* The note on a calibration in windows (cal->nwin of them): how many, and on which core
+ * counts. Returns 0 or -1 when memory runs out. */
+static int note_windows(const struct pma_mem_cal *cal, struct pma_notes *notes)
+{
+	uint32_t cores[PMA_CAL_MAX_POINTS];
+	double len = 0;
+	char *counts;
+	int rc;
+
+	for (size_t i = 0; i < cal->nwin; i++) {
+		cores[i] = cal->win[i].cores;
+		len += cal->win[i].length_ns / 1e9 / (double)cal->nwin;
+	}
+	if (!(counts = count_list(cores, cal->nwin)))
+		return -1;
+	rc = pma_note_add_cal_windows(notes, &(struct pma_note_cal_windows){
+		.windows = (double)cal->nwin, .length_s = len, .counts = counts });
+	free(counts);
+	return rc;
+}
+
 /* A run left out of the calibration, and why (SKIP_*). */
 struct skip {
 	int trace;
@@ -445,6 +480,12 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				/* a thread sweep's other thread counts are not calibration runs */
 				if (r->info.role == PMA_ROLE_SWEEP && !same_threads(r, m_peak, asked))
 					continue;
+				if (pma_run_attached_window(r) && (r->info.role == PMA_ROLE_BASELINE ||
+				    r->info.role == PMA_ROLE_CALIBRATION)) {
+					if (pass)
+						add_window(out, ti, r);
+					continue;
+				}
 				if (!pma_run_exited_ok(r) || !r->cpus_n ||
 				    !same_threads(r, m_peak, asked)) {
 					if (!pass)
@@ -492,7 +533,8 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 			snprintf(fit_why, sizeof(fit_why), "no finished run of the program with %u threads",
 				 m_peak);
 		/* one thread at a time needs no omega (omega(1) = 0): nothing to record */
-		rc = m_peak >= 2 ? explain_missing(traces, ntraces, rec, m_peak, fit_why, out, notes) : 0;
+		rc = m_peak < 2 ? 0 : out->nwin ? note_windows(out, notes)
+						   : explain_missing(traces, ntraces, rec, m_peak, fit_why, out, notes);
 		out->source = "none";
 	}
 	if (rc == 0 && out->params.cross_skipped)

@@ -31,6 +31,16 @@ struct pma_mem_cal {
 	double C_err[PMA_CAL_MAX_POINTS];
 	uint32_t nrep[PMA_CAL_MAX_POINTS];
 	int repeated;            /* every summarized point has two runs or more: omega has a spread */
+	/* pmcollect --calibrate -p --window: the baseline and calibration runs that are windows of a
+	 * running process (pma_run_attached_window), which are no points: a window of a fixed length
+	 * does not do a fixed amount of work, so its C is not C(n) of eq. 7 */
+	size_t nwin;
+	struct pma_mem_window {
+		int trace;           /* index into traces[] */
+		uint32_t run_id, cores;
+		double length_ns;    /* RUN_END "window" "length_ns" */
+		double cpu_ns;       /* the CPU time of the process's threads in it (RUN_END "C") */
+	} win[PMA_CAL_MAX_POINTS];
 };
 
 /* C(n) of one run (Tudor & Teo eq. 7): RUN_END "C" (cycles when want_cycles and the run has
@@ -49,7 +59,8 @@ double pma_mem_run_C(const struct pma_run *r, int want_cycles, double *llc, int 
  * peak thread count differs from m are left out (C(n) must be for the same m). m_peak is the
  * analyzed run's m. Appends to notes: PMA_NOTE_OMEGA_UNKNOWN when the model cannot be fitted
  * (which core counts are missing, and the pmcollect command from META), PMA_NOTE_FREQ_* when CPU
- * time stands in for cycles, PMA_NOTE_CAL_SKIPPED for runs left out. Returns 0 (also when omega
+ * time stands in for cycles, PMA_NOTE_CAL_SKIPPED for runs left out, PMA_NOTE_CAL_WINDOWS
+ * when runs are windows of a running process (out->win; then no OMEGA_UNKNOWN). Returns 0 (also when omega
  * is unknown), or -1 when memory runs out. */
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes);

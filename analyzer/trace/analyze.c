@@ -591,6 +591,15 @@ int pma_run_exited_ok(const struct pma_run *r)
 	return r->info.has_end && r->info.exit_kind == PMA_EXIT_EXITED && r->info.exit_code == 0;
 }
 
+int pma_run_attached_window(const struct pma_run *r)
+{
+	const struct pma_run_info *ri = &r->info;
+
+	return ri->has_end && ri->window_end && ri->window_after && strcmp(ri->window_end, "duration") == 0 &&
+	       strcmp(ri->window_after, "left") == 0 && isfinite(ri->window_length_ns) &&
+	       ri->window_length_ns > 0;
+}
+
 int pma_traces_same_program(const struct pma_trace *traces, int ntraces, char *why, size_t whysize)
 {
 	const struct pma_meta *m0 = &traces[0].meta;

@@ -160,6 +160,11 @@ double pma_run_program_wall_s(const struct pma_run *r);
  * measures the failure, not the program. */
 int pma_run_exited_ok(const struct pma_run *r);
 
+/* Whether r is a window of a running process that ran its course (pmcollect -p --duration or
+ * --calibrate -p --window: RUN_END "window" "end" "duration", "after" "left"): the process did not
+ * exit, its window's length is fixed, not its work. */
+int pma_run_attached_window(const struct pma_run *r);
+
 /* How well the collector kept run r's sampling interval (docs/model.md). Timer expirations are
  * samples + lost (a late expiration still took a sample), so share = (late + lost) / (samples +
  * lost) is in [0, 1]. */

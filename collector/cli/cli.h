@@ -67,6 +67,8 @@ struct pmc_opts {
 	const char *quota;          /* --quota text, NULL = run in pmcollect's own cgroup */
 	double quota_us, quota_period_us; /* its CPU time per period and period (cb_quota) */
 	const char *pids_text;      /* -p PID[,PID...], NULL = start the command */
+	double window_s;            /* --calibrate -p --window: each calibration run's window, s;
+				       0 = not given */
 	pid_t pids[PMC_ATTACH_MAX]; /* its processes (main.c check_pids), npids of them */
 	size_t npids;
 	char **argv;                /* the command, NULL-terminated */

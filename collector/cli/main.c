@@ -206,6 +206,12 @@ static const struct pm_opt options[] = {
 	  "their threads and what they start, until --duration, ^C or\n"
 	  "their end; they are left running as they were",
 	  PM_OPT_STR(OPTS, pids_text) },
+	{ "window", 0, "SECONDS",
+	  "with --calibrate -p: calibrate a running process in windows\n"
+	  "of SECONDS, its threads moved onto 1 CPU, then onto the\n"
+	  "calibrated core counts, in rounds; each thread's own CPUs\n"
+	  "are given back after each window",
+	  PM_OPT_DOUBLE(OPTS, window_s, 0, 1e7, "seconds"), .flags = PM_OPT_ABOVE },
 	{ "quota", 0, "Q[/PERIOD]",
 	  "run the program in a new cgroup under a CPU quota (CFS\n"
 	  "bandwidth control; as root): Q in CPUs (1.5) or CPU time\n"
@@ -501,9 +507,16 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 	if ((o->omega_se > 0 || o->calibrate_budget_s > 0) && !o->calibrate)
 		return usage_error("--%s needs --calibrate or --runs",
 				   o->omega_se > 0 ? "omega-se" : "calibrate-budget");
+	/* a window's CPU time is no C(n) (docs/model.md "Windows"): no omega to stop the rounds on */
+	if (o->window_s > 0 && (o->omega_se > 0 || o->calibrate_budget_s > 0)) {
+		pm_cli_error("--%s cannot be combined with --window (windows give no omega to stop on: "
+			     "their rounds are --repeat K, 3 by default)",
+			     o->omega_se > 0 ? "omega-se" : "calibrate-budget");
+		return PMT_EXIT_USAGE;
+	}
 	/* --repeat K alone (and --runs) keep K rounds; otherwise K is the fewest */
-	o->calibrate_adaptive = o->calibrate && ((!o->repeat && !o->runs_value) || o->omega_se > 0 ||
-						 o->calibrate_budget_s > 0);
+	o->calibrate_adaptive = o->calibrate && !(o->window_s > 0) &&
+				((!o->repeat && !o->runs_value) || o->omega_se > 0 || o->calibrate_budget_s > 0);
 	if (o->calibrate_adaptive && !(o->omega_se > 0))
 		o->omega_se = CALSTOP_SE_DEFAULT;
 	if (o->calibrate_adaptive && !(o->calibrate_budget_s > 0))
@@ -517,8 +530,17 @@ static int check_options(int argc, char **argv, struct pmc_opts *o)
 			     "--sweep, --interfere, -t LIST)");
 		return PMT_EXIT_USAGE;
 	}
+	if (o->window_s > 0 && !(o->pids_text && o->calibrate)) {
+		pm_cli_error("--window needs --calibrate (or --runs) and -p");
+		return PMT_EXIT_USAGE;
+	}
+	if (o->window_s > 0 && o->duration_s > 0) {
+		pm_cli_error("--window cannot be combined with --duration (--window is each run's window)");
+		return PMT_EXIT_USAGE;
+	}
 	if (o->pids_text) {
-		const char *with = optind < argc ? "a command" : o->quota ? "--quota" : o->calibrate ? "--calibrate or --runs" :
+		const char *with = optind < argc ? "a command" : o->quota ? "--quota" :
+				   o->calibrate && !(o->window_s > 0) ? "--calibrate or --runs without --window" :
 				   o->sweep ? "--sweep" : o->interfere ? "--interfere" :
 				   o->delay_s > 0 ? "--delay" : o->detach ? "--detach" :
 				   o->omp_regions ? "--omp-regions" : o->threads ? "-t" :

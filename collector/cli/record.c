@@ -554,7 +554,7 @@ static struct pmc_run_config run_config(const struct pmc_opts *o, struct pmc_ses
 		.annotate = ss->rplan.interfering ? pmc_isess_annotate : NULL,
 		.annotate_arg = &ss->ifr.isess,
 		.delay_ns = (uint64_t)(o->delay_s * 1e9 + 0.5),
-		.duration_ns = (uint64_t)(o->duration_s * 1e9 + 0.5),
+		.duration_ns = (uint64_t)((o->window_s > 0 ? o->window_s : o->duration_s) * 1e9 + 0.5),
 		.detach = o->detach,
 		.attach = o->npids ? o->pids : NULL,
 		.nattach = o->npids,
@@ -585,14 +585,16 @@ static int stop_pending(const struct pmc_session *ss)
 }
 
 /* --calibrate after `rounds` complete rounds of C[] (run i of the plan at C[i]) that took
- * elapsed_ns: omega's worst standard error so far into ss, and with an adaptive calibration the
- * rule of calstop.h. Returns 1 when the rounds end here (ss->book.cal_stop says why), else 0. */
+ * elapsed_ns: omega's worst standard error so far into ss (none for windows, --window), and with
+ * an adaptive calibration the rule of calstop.h. Returns 1 when the rounds end here (ss->book.cal_stop says why), else 0. */
 static int calibration_round(struct pmc_session *ss, const double *C, uint32_t rounds,
 			     uint64_t elapsed_ns)
 {
 	size_t p;
 
 	ss->book.cal_rounds = rounds;
+	if (ss->rplan.plan.n && ss->rplan.plan.runs[0].reason == PMC_PLAN_WHY_CAL_WINDOW)
+		return 0; /* windows: their CPU time is no C(n), so no omega (docs/model.md "Windows") */
 	ss->book.cal_worst_se = pmc_calstop_worst_se(C, rounds, ss->rplan.cal_points, ss->rplan.cal_one, &p);
 	ss->book.cal_worst_cpus = p < ss->rplan.cal_points ? ss->rplan.plan.runs[p].ncpus : 0;
 	if (!ss->rplan.calstop_on)
@@ -835,6 +837,11 @@ int pmc_cli_collect(const struct pmc_opts *o, struct pmc_session *ss)
 		after_run_flush(&ss->trace, &res, i + 1 < nruns);
 		if (ret != 0 || ss->trace.writer_err)
 			break;
+		if (res.stop_signal && i + 1 < nruns) { /* -p: the signal ended a window of the plan */
+			pm_cli_error("stopped by signal %d after %zu of %zu runs", res.stop_signal, i + 1, nruns);
+			ret = 128 + res.stop_signal;
+			break;
+		}
 		if (o->calibrate && ss->rplan.cal_points) {
 			cal_C[i] = res.C_value;
 			if ((i + 1) % ss->rplan.cal_points == 0 &&

@@ -500,7 +500,7 @@ static int make_plan(const struct pmc_opts *o, struct pmc_session *ss, const str
 		.topo = m->topo, .usable = &m->usable.cpus, .usable_restricted = m->usable.restricted,
 		.online_cpus = (uint32_t)m->online.list.n, .cpus = o->cpus ? &m->cpus : NULL,
 		.threads = o->threads, .repeat = (uint32_t)o->repeat, .calibrate = o->calibrate,
-		.adaptive = o->calibrate_adaptive, .omega_se = o->omega_se,
+		.adaptive = o->calibrate_adaptive, .omega_se = o->omega_se, .window_s = o->window_s,
 		.budget_s = o->calibrate_budget_s, .runs = rl->l, .nruns = rl->n, .sweep = o->sweep,
 		.argv = o->argv, .sweep_baseline = !o->no_baseline, .threads_list = o->threads_list,
 		.interfere_calibration_only = o->calibrate_interference && !o->interfere,

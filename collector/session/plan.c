@@ -425,6 +425,7 @@ const char *pmc_plan_reason_name(enum pmc_plan_reason reason)
 		[PMC_PLAN_WHY_ADAPTIVE] = "adaptive", [PMC_PLAN_WHY_SWEEP] = "sweep",
 		[PMC_PLAN_WHY_SWEEP_BASELINE] = "sweep_baseline", [PMC_PLAN_WHY_THREADS] = "threads",
 		[PMC_PLAN_WHY_THREAD_LIST] = "thread_list", [PMC_PLAN_WHY_INTERFERE] = "interfere",
+		[PMC_PLAN_WHY_CAL_WINDOW] = "cal_window",
 	};
 
 	return (size_t)reason < sizeof(names) / sizeof(names[0]) && names[reason] ? names[reason] : "none";
@@ -628,6 +629,22 @@ static int make_rounds(const struct pmc_plan_request *rq, struct pmc_run_plan *r
 	return 0;
 }
 
+/* --calibrate -p --window: the calibration's core counts become windows of the running process
+ * (the threads moved onto each run's CPUs for window_s s, then given their affinity back). */
+static void make_windows(const struct pmc_plan_request *rq, struct pmc_run_plan *rp)
+{
+	struct pmc_plan *p = &rp->plan;
+	char counts[96];
+	size_t o = 0;
+
+	for (size_t i = 0; i < p->n && o < sizeof(counts); i++)
+		o += (size_t)snprintf(counts + o, sizeof(counts) - o, "%s%u", i ? ", " : "", p->runs[i].ncpus);
+	tag(p, 0, PMC_PLAN_WHY_CAL_WINDOW);
+	decide(rp, PMC_PLAN_WHY_CAL_WINDOW, "windows of %g s of the running process on %s CPU%s, "
+	       "its threads' own CPUs restored after each", rq->window_s, counts,
+	       p->n == 1 && p->runs[0].ncpus == 1 ? "" : "s");
+}
+
 /* -t N: OMP_NUM_THREADS on every run; -t LIST: one run per thread count (pmc_plan_thread_list). */
 static int make_threads(const struct pmc_plan_request *rq, struct pmc_run_plan *rp, char *why,
 			size_t whysize)
@@ -678,6 +695,8 @@ int pmc_plan_make(const struct pmc_plan_request *rq, struct pmc_run_plan *out, c
 		return 0;
 	}
 	rc = make_base(rq, out, why, whysize);
+	if (rc == 0 && rq->calibrate && rq->window_s > 0)
+		make_windows(rq, out);
 	if (rc == 0 && rq->calibrate)
 		rc = make_rounds(rq, out, why, whysize);
 	if (rc == 0)

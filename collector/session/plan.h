@@ -46,6 +46,8 @@ enum pmc_plan_reason {
 	PMC_PLAN_WHY_THREADS,       /* -t N: OMP_NUM_THREADS on every run */
 	PMC_PLAN_WHY_THREAD_LIST,   /* -t LIST: one run per thread count (Allande et al. §3.1) */
 	PMC_PLAN_WHY_INTERFERE,     /* --interfere: every level once per round (Casas & Bronevetsky §5.1) */
+	PMC_PLAN_WHY_CAL_WINDOW,    /* --calibrate -p --window: each run a window of a running process,
+				       its threads moved onto the run's CPUs (guard.h) */
 };
 
 /* One variable set in the program's environment for one run (e.g. OMP_NUM_THREADS=8). */
@@ -213,6 +215,8 @@ struct pmc_plan_request {
 	uint32_t repeat;                /* --repeat K, 0 without */
 	int calibrate;                  /* --calibrate or --runs */
 	int adaptive;                   /* --calibrate's rounds end by calstop.h's rule */
+	double window_s;                /* --calibrate -p --window: each run's window, s; 0: whole
+					   runs of a command */
 	double omega_se;                /* --omega-se: that rule's target */
 	double budget_s;                /* --calibrate-budget, s; 0 none */
 	const struct pm_intlist *runs;  /* --runs: its lists, parsed and checked, in order; NULL:
@@ -239,7 +243,9 @@ enum pmc_plan_err {
  * order with pmc_run_plan_free): --sweep (docs/scaling.md), --interfere (pmc_plan_interfere),
  * --calibrate (pmc_plan_calibrate) or --runs (pmc_plan_add_list, pmc_plan_roles), else one plain run;
  * then --calibrate's rounds (pmc_plan_repeat: --repeat K, 3 by default, or as many as fit when
- * adaptive), -t N's OMP_NUM_THREADS and -t LIST's runs (pmc_plan_thread_list). Each run gets the
+ * adaptive), -t N's OMP_NUM_THREADS and -t LIST's runs (pmc_plan_thread_list). With window_s
+ * (--calibrate -p --window) the calibration's runs are windows of window_s s of the running
+ * process, in the same rounds, each tagged PMC_PLAN_WHY_CAL_WINDOW. Each run gets the
  * reason it was planned, and out->decisions says why the plan has its shape, in order. Returns 0,
  * or a pmc_plan_err with the one-line message to print in why. */
 int pmc_plan_make(const struct pmc_plan_request *rq, struct pmc_run_plan *out, char *why,

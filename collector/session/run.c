@@ -790,6 +790,19 @@ static void record_not_started(struct run_state *st, const struct child_report *
 	free(json);
 }
 
+/* The context switches could not be recorded (why): warns, says so in a WARNING record, and
+ * goes on without them. */
+static void pswitch_unavailable(struct run_state *st, const char *why)
+{
+	char msg[320];
+
+	snprintf(msg, sizeof(msg), "context switches not recorded: %s", why);
+	if (st->cfg->warn)
+		st->cfg->warn(msg);
+	write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE, msg);
+	st->pswitch = NULL;
+}
+
 /* Attaches the counters and starts the scheduler events while the child waits before exec;
  * either one failing is a warning, and the run goes on without it. */
 static void attach_sources(struct run_state *st)
@@ -815,13 +828,8 @@ static void attach_sources(struct run_state *st)
 		}
 	}
 	if (st->pswitch && pmc_pswitch_start(st->pswitch, st->pid, st->run_id, cfg->cpus, why,
-					     sizeof(why)) < 0) {
-		snprintf(msg, sizeof(msg), "context switches not recorded: %s", why);
-		if (cfg->warn)
-			cfg->warn(msg);
-		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE, msg);
-		st->pswitch = NULL;
-	}
+					     sizeof(why)) < 0)
+		pswitch_unavailable(st, why);
 	st->res->pswitch_recorded = st->pswitch != NULL;
 }
 
@@ -1032,10 +1040,60 @@ static int sched_add_threads(struct pmc_sched *sched, pid_t pid, char *why, size
 	return rc;
 }
 
+/* -p: the context switches of every thread of the attached processes (perfswitch.h): the events
+ * of the first process's main thread on every online CPU, then each other thread's redirected
+ * into them; the threads are listed again until no new one shows (one made by a thread not yet
+ * recorded does not inherit the events), at most PSWITCH_ATTACH_PASSES times. Threads and
+ * processes made later by recorded threads inherit the events. Returns 0, or a negative PMT_E_*
+ * with the reason in why (the events are closed). */
+#define PSWITCH_ATTACH_PASSES 4
+static int pswitch_attach(struct run_state *st, char *why, size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	pid_t *seen = NULL;
+	size_t nseen = 0, cap = 0, added = 1;
+	int rc = pmc_pswitch_start(st->pswitch, cfg->attach[0], st->run_id, NULL, why, whysize);
+
+	for (int pass = 0; rc == 0 && added && pass < PSWITCH_ATTACH_PASSES; pass++) {
+		added = 0;
+		for (size_t i = 0; rc == 0 && i < cfg->nattach; i++) {
+			char path[64];
+			struct dirent *de;
+			DIR *d;
+			snprintf(path, sizeof(path), "/proc/%d/task", (int)cfg->attach[i]);
+			if (!(d = opendir(path)))
+				continue; /* it ended: its pidfd says so */
+			while (rc == 0 && (de = readdir(d))) {
+				pid_t tid = (pid_t)atoi(de->d_name);
+				size_t k = 0;
+				while (k < nseen && seen[k] != tid)
+					k++;
+				if (tid <= 0 || tid == cfg->attach[0] || k < nseen)
+					continue;
+				if (PM_GROW(seen, cap, nseen + 1) < 0) {
+					snprintf(why, whysize, "%s", strerror(ENOMEM));
+					rc = PMT_E_NOMEM;
+					break;
+				}
+				seen[nseen++] = tid;
+				added++;
+				rc = pmc_pswitch_add_thread(st->pswitch, tid, why, whysize);
+			}
+			closedir(d);
+		}
+	}
+	free(seen);
+	if (rc < 0) {
+		struct pmc_pswitch_stats unused;
+		(void)pmc_pswitch_stop(st->pswitch, NULL, &unused);
+	}
+	return rc;
+}
+
 /* -p: starts recording processes that run already (cfg->attach): the sampler follows them and
  * what they start, a pidfd each tells when it ends, the scheduler events are filtered to their
- * threads; no counters and no context switches (their inherited events need the process before
- * exec). RUN_BEGIN "window" "delay_ns" is the first process's age. Returns 0, or a negative
+ * threads, the perf context switches opened on each thread (pswitch_attach); no counters (their
+ * inherited events need the process before exec). RUN_BEGIN "window" "delay_ns" is the first process's age. Returns 0, or a negative
  * PMT_E_* with a reason in why. */
 static int attach_start(struct run_state *st, char *why, size_t whysize)
 {
@@ -1044,18 +1102,13 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 		.run_id = st->run_id, .stat_every = cfg->stat_every, .status_every = cfg->status_every,
 		.procconn_fd = cfg->procconn_fd, .taskstats_fd = cfg->taskstats_fd,
 		.taskstats_family = cfg->taskstats_family, .collector_pid = (uint32_t)getpid(),
+		.attached = 1,
 	};
 	char swhy[256], msg[320];
 	uint64_t age;
 	int err;
 
 	st->counters = NULL;
-	if (st->pswitch) {
-		write_warning(st->res, st->w, st->run_id, PMC_WARN_PSWITCH_UNAVAILABLE,
-			      "context switches not recorded: pmcollect -p records the scheduler events "
-			      "(as root) or /proc only");
-		st->pswitch = NULL;
-	}
 	err = setup_sampling(st, &so, why, whysize);
 	if (err < 0)
 		return err;
@@ -1093,6 +1146,9 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 			st->res->sched_recorded = 1;
 		}
 	}
+	if (st->pswitch && pswitch_attach(st, swhy, sizeof(swhy)) < 0)
+		pswitch_unavailable(st, swhy);
+	st->res->pswitch_recorded = st->pswitch != NULL;
 	age = process_age_ns(st->pid, cfg->user_hz);
 	st->start_ns = pmc_now_ns();
 	st->release_ns = st->start_ns - (age < st->start_ns ? age : 0);
@@ -1478,6 +1534,7 @@ static void run_loop(struct run_state *st)
 			/* -p: every process ended (the window ends with them), or pmcollect was
 			 * told to stop: the window ends now, the processes are left alone */
 			if (st->stop_signal) {
+				st->res->stop_signal = st->stop_signal;
 				st->res->window_end = PMC_WINDOW_SIGNAL;
 				(void)close_window(st, now);
 				st->res->window_end = PMC_WINDOW_SIGNAL;

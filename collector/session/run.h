@@ -171,6 +171,8 @@ struct pmc_run_result {
 	uint64_t window_offset_ns; /* the window began this long after the program was released */
 	uint64_t window_length_ns; /* and lasted this long */
 	int guarded;            /* -p --cpus: the threads were moved (RUN_END window "affinity") */
+	int stop_signal;        /* -p: the signal (SIGINT, SIGTERM, SIGHUP) that ended the window,
+				   0 none */
 	struct pmc_guard_stats guard; /* and what the guardian did at the end */
 };
 

@@ -34,6 +34,8 @@ struct pmc_pswitch {
 	size_t nonline;
 	struct cpubuf *buf;
 	size_t nbuf;
+	int *extra;          /* pmc_pswitch_add_thread: events writing into buf[]'s buffers */
+	size_t nextra, extra_cap;
 	uint32_t run_id;
 	struct pmt_sched_event *ev; /* BATCH_EVENTS */
 	struct pmc_pswitch_stats st;
@@ -150,6 +152,9 @@ int pmc_pswitch_session(struct pmc_pswitch **out, int mode, int sched_recorded,
 
 static void close_all(struct pmc_pswitch *p)
 {
+	for (size_t i = 0; i < p->nextra; i++)
+		close(p->extra[i]);
+	p->nextra = 0;
 	for (size_t i = 0; i < p->nbuf; i++) {
 		if (p->buf[i].map)
 			munmap(p->buf[i].map, p->buf[i].map_bytes);
@@ -203,6 +208,32 @@ int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const c
 	}
 	p->st.cpus = (uint32_t)p->nbuf;
 	p->st.pages = (uint32_t)pages;
+	return 0;
+}
+
+int pmc_pswitch_add_thread(struct pmc_pswitch *p, pid_t tid, char *why, size_t whysize)
+{
+	struct perf_event_attr a;
+
+	fill_attr(&a);
+	for (size_t i = 0; i < p->nbuf; i++) {
+		long fd;
+		if (PM_GROW(p->extra, p->extra_cap, p->nextra + 1) < 0) {
+			pm_set_why(why, whysize, "out of memory");
+			return PMT_E_NOMEM;
+		}
+		fd = perf_open(&a, tid, p->buf[i].cpu);
+		if (fd < 0 && errno == ESRCH)
+			return 0; /* the thread ended: nothing to record */
+		if (fd < 0 || ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, p->buf[i].fd) < 0) {
+			pm_set_why(why, whysize, "perf_event_open for thread %d on CPU %u: %s", (int)tid,
+				   p->buf[i].cpu, strerror(errno));
+			if (fd >= 0)
+				close((int)fd);
+			return PMT_E_IO;
+		}
+		p->extra[p->nextra++] = (int)fd;
+	}
 	return 0;
 }
 
@@ -354,6 +385,8 @@ int pmc_pswitch_stop(struct pmc_pswitch *p, struct pmt_writer *w, struct pmc_psw
 
 	for (size_t i = 0; i < p->nbuf; i++)
 		ioctl(p->buf[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = 0; i < p->nextra; i++)
+		ioctl(p->extra[i], PERF_EVENT_IOC_DISABLE, 0);
 	err = pmc_pswitch_drain(p, w);
 	close_all(p);
 	*st = p->st;
@@ -365,6 +398,7 @@ void pmc_pswitch_free(struct pmc_pswitch *p)
 	if (!p)
 		return;
 	close_all(p);
+	free(p->extra);
 	free(p->online);
 	free(p->buf);
 	free(p->ev);

@@ -62,6 +62,16 @@ int pmc_pswitch_new(struct pmc_pswitch **out, const struct pm_intlist *online);
 int pmc_pswitch_start(struct pmc_pswitch *p, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
 		      char *why, size_t whysize);
 
+/* pmcollect -p: after pmc_pswitch_start on one thread of a running process, records thread tid
+ * too: the same event on tid for each CPU of the run, its output redirected into that CPU's
+ * buffer (PERF_EVENT_IOC_SET_OUTPUT), so one ring per CPU holds every thread's records. A thread
+ * that tid creates later inherits the event (inherit); one created by a thread not yet added
+ * does not, so the caller lists the threads again until none is new. A thread that has ended
+ * (ESRCH) is not an error. Returns 0, or PMT_E_IO / PMT_E_NOMEM with a one-line reason in why
+ * (the events added so far stay open until pmc_pswitch_stop). Source: perf_event_open(2),
+ * PERF_EVENT_IOC_SET_OUTPUT. */
+int pmc_pswitch_add_thread(struct pmc_pswitch *p, pid_t tid, char *why, size_t whysize);
+
 /* Reads every record the kernel has buffered so far and appends one PSWITCH record per CPU with
  * events (split at 16384 events) to w (w NULL: read and dropped, e.g. during pmcollect --delay). Call it often: records that do not fit the buffer are
  * lost (counted). Returns 0, or the writer's negative PMT_E_* code. */

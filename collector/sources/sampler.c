@@ -125,7 +125,7 @@ static struct thr *thr_find(struct pmc_sampler *s, uint32_t tid)
 static int in_tree(struct pmc_sampler *s, uint32_t tgid)
 {
 	struct proc *p = proc_find(s, tgid);
-	return tgid == s->o.collector_pid || (p && !p->dead);
+	return (tgid == s->o.collector_pid && !s->o.attached) || (p && !p->dead);
 }
 
 /* ---- processes ---- */

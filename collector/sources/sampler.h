@@ -22,6 +22,9 @@ struct pmc_sampler_opts {
 	uint16_t taskstats_family;
 	uint32_t collector_pid;   /* getpid() of pmcollect: as child subreaper it adopts orphans of
 				     the tree, so a process whose parent it is belongs to the tree */
+	int attached;             /* pmcollect -p: the tree's roots are running processes, not
+				     pmcollect's children, so a child of pmcollect (the affinity
+				     guardian, guard.h) is not the program's */
 };
 
 /* Counts for RUN_END/SUMMARY and the tests. */

@@ -42,6 +42,19 @@ run_capture "$PMANALYZE" "$T/a.zst"
 if grep -Eq '^run status +window of [0-9.]+ s from [0-9.]+ s after the start, ended at --duration \(pmcollect -p' "$T/out"
 then ok "pmanalyze labels the report with the window"; else not_ok "pmanalyze labels the report with the window" "$(diag)"; fi
 
+# --perf-switch: the context switches of every thread of the running process (the events opened
+# on each thread, not inherited from an exec pmcollect did not see)
+run_capture "$PMCOLLECT" -o "$T/p.zst" -p "$wp" --perf-switch --no-sched --duration 0.5
+if grep -q "context switches not recorded" "$T/err"; then
+	skip "-p --perf-switch: every thread's context switches" "$(grep "context switches not recorded" "$T/err" | head -1)"
+else
+	want=$(ls /proc/$wp/task | sort -n | tr '\n' ' ')
+	got=$("$PMANALYZE" --dump "$T/p.zst" 2>/dev/null | grep '"type":"pswitch"' | grep -E '"event":"(in|out)"' |
+	      grep -o '"common_pid":[0-9]*' | cut -d: -f2 | sort -nu | tr '\n' ' ')
+	if [ "$got" = "$want" ]; then ok "-p --perf-switch: every thread's context switches ($want)"
+	else not_ok "-p --perf-switch: every thread's context switches" "threads: $want" "in PSWITCH: $got" "$(diag)"; fi
+fi
+
 # SIGTERM to pmcollect ends the window; the process is not signalled (SIGINT would do the same,
 # but a background job of a non-interactive shell starts with SIGINT ignored)
 "$PMCOLLECT" -q -o "$T/s.zst" -p "$wp" >"$T/s.out" 2>"$T/s.err" &

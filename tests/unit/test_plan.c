@@ -388,6 +388,48 @@ static void test_make_calibrate_two_cpus(void **state)
 	unsetenv("HWLOC_XMLFILE");
 }
 
+/* --calibrate -p --window 5 --repeat 2 on 2s4c2t (2 packages of 4 cores, 2 PUs each): the
+ * whole runs' core counts 1, c = 4 and c + 1 = 5 become windows of the running process, each
+ * tagged cal_window, in the same interleaved rounds (1, 4, 5, 1, 4, 5), C(1) the first of each;
+ * one decision says so between the core counts' and the rounds'. */
+static void test_make_calibrate_windows(void **state)
+{
+	hwloc_topology_t topo;
+	struct pmc_plan_request rq = { 0 };
+	struct pmc_run_plan rp;
+	char why[256] = "";
+	static const uint32_t ncpus[] = { 1, 4, 5 };
+
+	(void)state;
+	use_topology("2s4c2t.xml");
+	topo = load_topology();
+	rq.topo = topo;
+	rq.usable = cpulist("0-15");
+	rq.online_cpus = 16;
+	rq.calibrate = 1;
+	rq.repeat = 2;
+	rq.window_s = 5;
+	assert_int_equal(pmc_plan_make(&rq, &rp, why, sizeof(why)), 0);
+	assert_int_equal(rp.plan.n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(rp.plan.runs[i].ncpus, ncpus[i % 3]);
+		assert_int_equal(rp.plan.runs[i].reason, PMC_PLAN_WHY_CAL_WINDOW);
+		assert_int_equal(rp.plan.runs[i].role, i % 3 ? PMC_ROLE_CALIBRATION : PMC_ROLE_BASELINE);
+		assert_int_equal(rp.plan.runs[i].rep, i / 3);
+	}
+	assert_int_equal(rp.cal_points, 3);
+	assert_int_equal(rp.cal_one, 0);
+	assert_string_equal(pmc_plan_reason_name(PMC_PLAN_WHY_CAL_WINDOW), "cal_window");
+	assert_int_equal(rp.ndecisions, 3);
+	assert_decision(&rp, 0, PMC_PLAN_WHY_CAL_PACKAGE, "3 core counts from the topology");
+	assert_decision(&rp, 1, PMC_PLAN_WHY_CAL_WINDOW, "windows of 5 s of the running process on "
+			"1, 4, 5 CPUs, its threads' own CPUs restored after each");
+	assert_decision(&rp, 2, PMC_PLAN_WHY_REPEAT, "2 rounds of 3 runs (--repeat)");
+	pmc_run_plan_free(&rp);
+	hwloc_topology_destroy(topo);
+	unsetenv("HWLOC_XMLFILE");
+}
+
 /* --sweep cores=1,2 --repeat 2 --no-baseline on 2 CPUs: 4 runs, the configurations interleaved
  * (cores 1, 2, 1, 2; rep 0, 0, 1, 1), k cores on the first k CPUs of the compact order; with the
  * baseline a run on 1 CPU comes first (5 runs); a bad SPEC is refused with its reason. */
@@ -504,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_compact_order),
 		cmocka_unit_test(test_thread_list_one_socket),
 		cmocka_unit_test(test_make_calibrate_two_cpus),
+		cmocka_unit_test(test_make_calibrate_windows),
 		cmocka_unit_test(test_make_sweep),
 		cmocka_unit_test(test_make_single_runs_interfere),
 	};
