@@ -31,9 +31,9 @@ for wl in "balanced|-t 4 -w 250 -r 2 balanced" "imbalanced|-t 4 -w 60 -r 2 imbal
 	wname=${wl%%|*}; args=${wl#*|}
 	for per in 100ms 10ms; do
 		for q in 0.5 1 1.5 2; do
-			# three runs, medians of both sides: an unthrottled imbalanced run's wall time moves by
-			# 7% with where the scheduler happens to place its threads (0.653 s and 0.714 s
-			# measured for one prediction of 0.664 s), the model's fair share being the average
+			# three runs, medians of both sides: a run's wall time moves by up to 7% with where
+			# the scheduler happens to place its threads (0.653 s and 0.714 s measured for one
+			# prediction of 0.664 s)
 			: >"$T/pairs"
 			for rep in 1 2 3; do
 				f="$T/$wname-$q-$per-$rep.pmt"
