@@ -1115,6 +1115,8 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 	st->pid = cfg->attach[0];
 	for (size_t i = 0; i < cfg->nattach; i++) {
 		st->pidfd[i] = (int)syscall(SYS_pidfd_open, cfg->attach[i], 0);
+		if (st->pidfd[i] < 0 && errno == ESRCH)
+			continue; /* it ended since -p was checked: its end ends the window */
 		if (st->pidfd[i] < 0) {
 			snprintf(why, whysize, "cannot follow process %d: %s", (int)cfg->attach[i],
 				 strerror(errno));

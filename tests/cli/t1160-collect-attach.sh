@@ -12,6 +12,9 @@ case "$W" in *-address*) WL="env ASAN_OPTIONS=detect_leaks=0";; *) WL="";; esac
 rec() { "$PMANALYZE" --dump "$T/$1.zst" 2>/dev/null | grep "\"type\":\"$2\"" | head -1 >"$T/$1.$2"; }
 field() { json_get "$T/$1.$2" "$3" none; }
 # affinity PID: every thread's "tid mask" line, sorted
+# attached CP: waits (up to 20 s) until pmcollect CP has opened its pidfd of the process, so the
+# process is checked and followed: its end, or a signal, comes inside the run, whatever the load
+attached() { i=0; while ! ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'anon_inode:\[pidfd\]' && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done; }
 affinity() { for task in /proc/"$1"/task/*; do echo "${task##*/} $(taskset -p "${task##*/}" | sed 's/.*: //')"; done | sort; }
 
 $WL "$W/phases" -t 3 -w 10 -r 1000000 balanced >/dev/null 2>&1 &
@@ -59,7 +62,7 @@ fi
 # but a background job of a non-interactive shell starts with SIGINT ignored)
 "$PMCOLLECT" -q -o "$T/s.zst" -p "$wp" >"$T/s.out" 2>"$T/s.err" &
 cp=$!
-sleep 0.5
+attached "$cp"; sleep 0.2
 kill -TERM "$cp"; wait "$cp"; rc=$?
 expect_status "-p PID ended by SIGTERM: exit 0" 0
 rec s run_end
@@ -70,8 +73,9 @@ else not_ok "SIGTERM ends the window (end signal), the process runs on" "$(cat "
 # the process's end ends the window
 "$PMCOLLECT" -q -o "$T/e.zst" -p "$wp" >"$T/e.out" 2>"$T/e.err" &
 cp=$!
-sleep 0.5
+attached "$cp"; sleep 0.2
 kill "$wp"; wait "$cp"; rc=$?
+cp "$T/e.err" "$T/err"
 expect_status "-p PID of a process that ends: exit 0" 0
 rec e run_end
 if [ "$(field e run_end window.end)" = exit ] && [ "$(field e run_end exit.kind)" = ended ]
