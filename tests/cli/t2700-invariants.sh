@@ -25,10 +25,10 @@ $2" "$1"; }
 # 1000 took 388 s of a CI run at load 9-20, its longest test), plus seed 816, the one seed of the
 # 1000 whose machine saturates a socket (the cross-socket term's broken input: met once in 1000),
 # so that the 300 still meet every kind of broken input (PMT_INVARIANT_COVERAGE; the others are
-# met 45-389 times in 1000, first below seed 60); under the sanitizers 100 traces, which look for
+# met 45-389 times in 1000, first below seed 60); under the sanitizers 50 traces, which look for
 # memory errors and undefined behaviour and need not meet every kind.
 if [ "$PMT_SANITIZED" = 1 ]; then
-	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-100}; export PMT_INVARIANT_COVERAGE=0
+	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-50}; export PMT_INVARIANT_COVERAGE=0
 elif [ "$PMT_ACCURACY" != strict ]; then
 	PMT_INVARIANT_TRACES=${PMT_INVARIANT_TRACES:-300,816}
 fi
