@@ -265,6 +265,12 @@ static int on_wake(struct pma_exact *x, struct pma_exact_stats *st, struct xthr 
 {
 	struct xthr *W = e->ctx ? NULL : thr_find(x, e->common_pid);
 
+	/* a thread there before the events began (the root, or a thread a late window found)
+	 * whose first sign is its wakeup was asleep until then, not running: its waker's
+	 * position binds it as any other wake does (in a window that starts while the root waits
+	 * for a child, the child's exit is what lets it go on) */
+	if (X->state == X_UNKNOWN)
+		X->state = X_BLOCKED;
 	if (X->state != X_BLOCKED)
 		return 0; /* running or runnable already: nothing to wait for */
 	X->state = X_WOKEN;

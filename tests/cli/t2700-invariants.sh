@@ -211,16 +211,16 @@ check "case 6: estimators disagree: a note, ± >= half the gap" pyjson "$T/dis.j
 p = d['parallelism']; e = p['estimates']
 gap = abs(e['sched-exact']['A_inf'] - e['runnable']['A_inf']) / 2
 assert gap > 0.25 and p['A_inf_err'] >= gap - 1e-9, (gap, p['A_inf_err'])
-assert any(t.startswith('estimators disagree: sched-exact gives A(m,inf) = 1.60, runnable gives 1.00 (1.60x); the uncertainty covers half the difference. Which to trust:') for t in d['notes']), d['notes']"
+assert any(t.startswith('estimators disagree: sched-exact gives A(m,inf) = 1.67, runnable gives 1.00 (1.67x); the uncertainty covers half the difference. Which to trust:') for t in d['notes']), d['notes']"
 
 # case 6b: the same trace with the sampled estimator asked for by name: its ± covers the whole gap
-# to the exact estimate (half of it left sched-exact's 1.60 outside runnable's 1.00 ± 0.30)
+# to the exact estimate (half of it left sched-exact's 1.67 outside runnable's 1.00 ± 0.34)
 "$PMANALYZE" -q --format json --estimator runnable "$PMT_TOP/tests/fixtures/traces/thread-between-samples.zst" >"$T/dis-r.json"
 check "case 6b: --estimator runnable beside sched-exact: ± covers the whole gap" pyjson "$T/dis-r.json" "
 p = d['parallelism']; e = p['estimates']
 gap = abs(e['sched-exact']['A_inf'] - e['runnable']['A_inf'])
 assert p['estimator'] == 'runnable' and gap > 0.5 and p['A_inf_err'] >= gap - 1e-9, (gap, p['A_inf_err'])
-assert any(t.startswith('estimators disagree: runnable gives A(m,inf) = 1.00, sched-exact gives 1.60 (1.60x); the uncertainty covers the whole difference (an exact estimate is in the trace). Which to trust:') for t in d['notes']), d['notes']"
+assert any(t.startswith('estimators disagree: runnable gives A(m,inf) = 1.00, sched-exact gives 1.67 (1.67x); the uncertainty covers the whole difference (an exact estimate is in the trace). Which to trust:') for t in d['notes']), d['notes']"
 
 # case 7: the suggested -t is the recorded one (pmcollect -t 8), not the peak of live threads (10)
 "$GEN" "$T/t8.zst" 10 0.3 t=8 >/dev/null

@@ -381,6 +381,40 @@ static void test_root_running_from_the_start(void **state)
 	unload(&f);
 }
 
+/* A window that starts while the root (a shell, 60) waits for its child (61, found running by
+ * the window): the root's first sign is its wakeup by the child's exit at 4, and only then does
+ * it fork the next child (62). C1 runs 0-4 (4 ms), R 4-5, C2 5-9: one chain, T_cp = U = 9 ms,
+ * A(m,inf) = 1. Taking the root for running from the first event, its wakeup was lost and C2
+ * started beside C1 on the infinite-core axis (A > 1 for a serial pipeline). */
+static void test_window_root_asleep_until_woken(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+	struct pmt_sched_batch b;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 61);
+	wake(&s, 4, 61, 60);
+	sw(&s, 4, 61, 'X', 60);
+	fork_ev(&s, 5, 60, 62);
+	sw(&s, 5, 60, 'S', 62);
+	sw(&s, 9, 62, 'X', IDLE);
+	b = (struct pmt_sched_batch){ 0, 0, 0, s.n, s.ev };
+	f.x = pma_exact_new();
+	assert_non_null(f.x);
+	pma_profile_init(&f.prof);
+	pma_exact_set_root(f.x, 60);
+	assert_int_equal(pma_exact_existing(f.x, 61), 0);
+	assert_int_equal(pma_exact_add(f.x, &b), 0);
+	assert_int_equal(pma_exact_finish(f.x, &f.prof, &f.st), 0);
+
+	assert_int_equal(f.st.wake_edges, 1);
+	assert_true(fabs(f.st.work_ns - 9.0 * MS) < 1);
+	assert_true(fabs(f.st.T_cp_ns - 9.0 * MS) < 1);
+	assert_true(fabs(f.st.A_inf - 1.0) < 1e-9);
+	unload(&f);
+}
+
 /* The kernel did not record the switch from a foreign task (99) back to R: R is switched in half
  * way between the CPU's previous event (2) and the first sign of it running (a switch from it at
  * 6): R 0-2 and 4-6, U = 4 ms, 2 ms of it inferred. */
@@ -808,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_outside_wake),
 		cmocka_unit_test(test_foreign_tasks_and_gaps),
 		cmocka_unit_test(test_root_running_from_the_start),
+		cmocka_unit_test(test_window_root_asleep_until_woken),
 		cmocka_unit_test(test_missing_switch_in_inferred),
 		cmocka_unit_test(test_missing_switch_in_from_idle),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
