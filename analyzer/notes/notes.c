@@ -242,9 +242,10 @@ char *pma_note_action(const struct pma_note *x, char *buf, size_t size)
 		const struct pma_note_omega_unknown *a = &x->arg.omega_unknown;
 		if (a->omp_threads > 0)
 			snprintf(t, sizeof(t), "-t %.0f ", a->omp_threads);
-		snprintf(buf, size, "Record calibration runs for the memory model: 'pmcollect "
-			 "--calibrate %s-o calib.zst -- %s', then 'pmanalyze %s calib.zst'.", t,
-			 s(a->command), s(a->trace));
+		snprintf(buf, size, "Record calibration runs for the memory model%s: 'pmcollect "
+			 "--calibrate %s-o calib.zst -- %s', then 'pmanalyze %s calib.zst'.",
+			 a->attached ? " (runs of the program on the same input: windows of a running "
+				       "process cannot give C(n))" : "", t, s(a->command), s(a->trace));
 		break;
 	}
 	case PMA_NOTE_FREQ_UNKNOWN:

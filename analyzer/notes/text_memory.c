@@ -30,6 +30,16 @@ void pma_note_text_omega_unknown(const struct pma_note_omega_unknown *a, char *b
 			 s(a->why), a->counts_needed == 3 ? "1, c and c+1" : "1 and c", a->sockets,
 			 a->sockets == 1 ? "" : "s", a->c, a->have ? a->have : "none",
 			 a->missing ? a->missing : "none (see above)");
+	else if (a->attached) /* a running process: its windows cannot give C(n) (docs/model.md) */
+		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
+			 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; windows of "
+			 "the running process %.0f cannot give them, since a window of a fixed length "
+			 "does not do a fixed amount of work: record runs of the same program on the "
+			 "same input with 'pmcollect --calibrate %s-o calib.zst -- %s' and %s",
+			 s(a->why), a->counts_needed == 3 ? "1, c and c+1" : "1 and c",
+			 a->sockets, a->sockets == 1 ? "" : "s", a->c, a->have ? a->have : "none",
+			 a->missing ? a->missing : "none (see above)", a->attached_pid, t,
+			 s(a->command), ana);
 	else
 		snprintf(buf, size, "omega unknown (%s): the memory model needs runs on %s cores "
 			 "(%.0f socket%s of %.0f cores); the traces have %s, missing %s; record them "

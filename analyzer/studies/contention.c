@@ -179,7 +179,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 	char omp_buf[16];
 	size_t nw, nc = traces[0].meta.ncommand; /* the command's words, those copied */
 	int rc, cal_unusable = 0, stdin_trace;
-	double asked = asked_threads(traces, ntraces, m_peak);
+	double asked = asked_threads(traces, ntraces, m_peak), attached = 0;
 
 	for (size_t i = 0; i < cal->npts; i++)
 		have_v[i] = cal->pts[i].cores;
@@ -209,6 +209,10 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
 					pma_run_exited_ok(&traces[ti].runs[k]) &&
 					!same_threads(&traces[ti].runs[k], m_peak, asked);
+	/* pmcollect -p: the process runs on; calibrate it in windows rather than restart it */
+	for (uint32_t k = 0; k < traces[0].nruns && !attached; k++)
+		if (traces[0].runs[k].info.window_attached)
+			attached = traces[0].runs[k].info.pid;
 	have = count_list(have_v, cal->npts);
 	missing = count_list(miss_v, nmiss);
 	/* a sweep's command holds pmcollect --sweep's {threads}, which --calibrate passes on as it
@@ -234,7 +238,8 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 			.counts_needed = nneed, .sockets = rec->sockets, .c = rec->c,
 			.omp_threads = omp ? atof(omp) : 0, .cal_unusable = cal_unusable,
 			.why = fit_why, .have = have[0] ? have : NULL,
-			.missing = missing[0] ? missing : NULL, .command = cmd, .trace = path });
+			.missing = missing[0] ? missing : NULL, .command = cmd, .trace = path,
+			.attached = attached > 0, .attached_pid = attached });
 	free(have);
 	free(missing);
 	free(cmd);
@@ -480,9 +485,12 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 				/* a thread sweep's other thread counts are not calibration runs */
 				if (r->info.role == PMA_ROLE_SWEEP && !same_threads(r, m_peak, asked))
 					continue;
-				if (pma_run_attached_window(r) && (r->info.role == PMA_ROLE_BASELINE ||
-				    r->info.role == PMA_ROLE_CALIBRATION)) {
-					if (pass)
+				if (pma_run_attached_window(r)) {
+					/* a window of a running program: --calibrate -p's windows
+					 * measure C(n); a plain -p window is no calibration run, and
+					 * not a failed one either */
+					if (pass && (r->info.role == PMA_ROLE_BASELINE ||
+						     r->info.role == PMA_ROLE_CALIBRATION))
 						add_window(out, ti, r);
 					continue;
 				}

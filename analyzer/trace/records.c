@@ -572,6 +572,10 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 	ri->window_delay_ns = num(item(o, "window"), "delay_ns", NAN);
 	if (!(ri->window_delay_ns >= 0))
 		ri->window_delay_ns = NAN;
+	{
+		const cJSON *att = item(item(o, "window"), "attached");
+		ri->window_attached = cJSON_IsArray(att) && cJSON_GetArraySize(att) > 0;
+	}
 	if (string_list(item(item(o, "energy"), "zones"), NULL, &ri->energy_zones, &ri->nenergy_zones) < 0) {
 		cJSON_Delete(o);
 		return -1;

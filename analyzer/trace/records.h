@@ -264,6 +264,7 @@ struct pma_run_info {
 	   "terminated", "killed", "detached"), NULL when absent */
 	double window_delay_ns, window_offset_ns, window_length_ns;
 	char *window_end, *window_after;
+	int window_attached;    /* RUN_BEGIN "window" "attached" names a process (pmcollect -p) */
 };
 
 /* The label of a run recorded as a window (pmcollect --delay, --duration; RUN_END "window"),

@@ -44,6 +44,12 @@ else not_ok "every thread's affinity unchanged" "before: $before" "after: $after
 run_capture "$PMANALYZE" "$T/a.zst"
 if grep -Eq '^run status +window of [0-9.]+ s from [0-9.]+ s after the start, ended at --duration \(pmcollect -p' "$T/out"
 then ok "pmanalyze labels the report with the window"; else not_ok "pmanalyze labels the report with the window" "$(diag)"; fi
+# a plain -p window is no calibration run: not "left out of the calibration" as a failed one, and
+# the omega note says why its windows cannot calibrate (a fixed length is no fixed work)
+if ! grep -q "^note: left out of the calibration" "$T/out" &&
+   grep -q "^note: omega unknown (.*windows of the running process $wp cannot give them, since a window of a fixed length does not do a fixed amount of work: record runs of the same program on the same input with 'pmcollect --calibrate -o calib.zst -- " "$T/out"
+then ok "-p window: no 'left out of the calibration', the omega note names the process"
+else not_ok "-p window: no 'left out of the calibration', the omega note names the process" "$(grep '^note' "$T/out")"; fi
 
 # --perf-switch: the context switches of every thread of the running process (the events opened
 # on each thread, not inherited from an exec pmcollect did not see)
