@@ -559,6 +559,15 @@ def omp_regions_truth(argv):
     inner = sorted((r for r in recs if r["depth"] == "2"), key=lambda r: int(r["begin_ns"]))
     t_outer = [t for t in truth if t["depth"] == 1]
     t_inner = sorted((t for t in truth if t["depth"] == 2), key=lambda t: t["begin_ns"])
+    # the two inner regions start within microseconds of each other, one on each outer thread,
+    # and the workload names neither thread: each record is paired with the clock reads nearest
+    # it (the order of their begins swapped under the sanitizers at load 6.5, and a record was
+    # read against the other region's clock reads)
+    if len(inner) == 2 and len(t_inner) == 2:
+        def dist(r, t):
+            return abs(int(r["begin_ns"]) - t["begin_ns"]) + abs(int(r["end_ns"]) - t["end_ns"])
+        if dist(inner[0], t_inner[1]) + dist(inner[1], t_inner[0]) < dist(inner[0], t_inner[0]) + dist(inner[1], t_inner[1]):
+            t_inner = [t_inner[1], t_inner[0]]
     def check(what, cond, why=""):
         print(("ok " if cond else "fail ") + what + ("" if cond else ": " + why))
     check("6 outer and 2 nested regions", len(outer) == 6 and len(t_outer) == 6 and len(inner) == 2 and len(t_inner) == 2,
