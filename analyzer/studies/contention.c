@@ -209,7 +209,7 @@ static int explain_missing(const struct pma_trace *traces, int ntraces, const st
 			cal_unusable |= traces[ti].runs[k].info.role == PMA_ROLE_CALIBRATION &&
 					pma_run_exited_ok(&traces[ti].runs[k]) &&
 					!same_threads(&traces[ti].runs[k], m_peak, asked);
-	/* pmcollect -p: the process runs on; calibrate it in windows rather than restart it */
+	/* pmcollect -p: the note says why windows of the running process cannot give C(n) */
 	for (uint32_t k = 0; k < traces[0].nruns && !attached; k++)
 		if (traces[0].runs[k].info.window_attached)
 			attached = traces[0].runs[k].info.pid;

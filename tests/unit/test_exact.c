@@ -91,8 +91,10 @@ static void load(struct fixture *f, const struct stream *s, uint32_t root, uint3
 }
 
 /* The stream as one record: events at the same instant keep their order (load's two records
- * number the second half first). */
-static void load_one(struct fixture *f, const struct stream *s, uint32_t root)
+ * number the second half first); existing (0: none) is a thread there before the events began,
+ * as a late window finds it (pma_exact_existing). */
+static void load_one_existing(struct fixture *f, const struct stream *s, uint32_t root,
+			      uint32_t existing)
 {
 	struct pmt_sched_batch b = { 0, 0, 0, s->n, s->ev };
 
@@ -100,8 +102,15 @@ static void load_one(struct fixture *f, const struct stream *s, uint32_t root)
 	assert_non_null(f->x);
 	pma_profile_init(&f->prof);
 	pma_exact_set_root(f->x, root);
+	if (existing)
+		assert_int_equal(pma_exact_existing(f->x, existing), 0);
 	assert_int_equal(pma_exact_add(f->x, &b), 0);
 	assert_int_equal(pma_exact_finish(f->x, &f->prof, &f->st), 0);
+}
+
+static void load_one(struct fixture *f, const struct stream *s, uint32_t root)
+{
+	load_one_existing(f, s, root, 0);
 }
 
 static void unload(struct fixture *f)
@@ -390,7 +399,6 @@ static void test_window_root_asleep_until_woken(void **state)
 {
 	struct stream s = { .n = 0 };
 	struct fixture f;
-	struct pmt_sched_batch b;
 
 	(void)state;
 	sw(&s, 0, IDLE, 'R', 61);
@@ -399,14 +407,7 @@ static void test_window_root_asleep_until_woken(void **state)
 	fork_ev(&s, 5, 60, 62);
 	sw(&s, 5, 60, 'S', 62);
 	sw(&s, 9, 62, 'X', IDLE);
-	b = (struct pmt_sched_batch){ 0, 0, 0, s.n, s.ev };
-	f.x = pma_exact_new();
-	assert_non_null(f.x);
-	pma_profile_init(&f.prof);
-	pma_exact_set_root(f.x, 60);
-	assert_int_equal(pma_exact_existing(f.x, 61), 0);
-	assert_int_equal(pma_exact_add(f.x, &b), 0);
-	assert_int_equal(pma_exact_finish(f.x, &f.prof, &f.st), 0);
+	load_one_existing(&f, &s, 60, 61);
 
 	assert_int_equal(f.st.wake_edges, 1);
 	assert_true(fabs(f.st.work_ns - 9.0 * MS) < 1);
