@@ -39,7 +39,7 @@ static void table_quota(FILE *out, const struct pma_result *r)
 		else
 			fprintf(out, "%4llu/%-5llu %12.3f", (unsigned long long)w->st.throttled_periods,
 				(unsigned long long)w->st.periods, w->st.throttled_ns / 1e9);
-		fprintf(out, "%s\n", w->no_throttle ? "  (Q >= cores: no throttling possible)" : "");
+		fprintf(out, "%s\n", w->no_throttle ? "  (Q >= cores: the replay throttles nothing)" : "");
 	}
 	if (q->Q_enough_cpus > 0)
 		fprintf(out, "  smallest quota costing under %.0f%%: %.2f CPUs\n", 100 * PMA_QUOTA_COST_OK,

@@ -115,8 +115,8 @@ int pmc_cli_job_context(struct pmc_opts *o, struct pmc_session *ss);
  * plain run, their environment, the NUMA node mask, the user. */
 int pmc_cli_plan_runs(const struct pmc_opts *o, struct pmc_session *ss);
 
-/* --quota: warns when the quota is not below the program's CPUs times the period (no throttling is
- * possible), makes the transient cgroup (sources/cpuset.h pmc_cgquota) and writes the limit, so
+/* --quota: warns when the quota is not below the program's CPUs times the period (then only the
+ * kernel's per-CPU slices of the quota can throttle: sched-bwc.rst), makes the transient cgroup (sources/cpuset.h pmc_cgquota) and writes the limit, so
  * META records it. Returns -1 to go on (also without --quota), or exit status 1 when the cgroup
  * cannot be made (reported; nothing is left behind and nothing runs). */
 int pmc_cli_make_quota(const struct pmc_opts *o, struct pmc_session *ss);

@@ -636,8 +636,9 @@ static int make_sweep_quota(const struct pmc_opts *o, struct pmc_session *ss)
 		const struct pmc_sweep_run *r = &sw->runs[i];
 		size_t ncpus = r->cores ? r->cores : ss->machine.usable.cpus.n;
 		if (!r->baseline && r->rep == 0 && r->quota_cpus >= (double)ncpus)
-			pm_cli_warning("--sweep quota=%g: not below the run's CPUs (%zu), no throttling is "
-				       "possible", r->quota_cpus, ncpus);
+			pm_cli_warning("--sweep quota=%g: not below the run's CPUs (%zu): throttled only "
+				       "where the kernel's per-CPU slices of the quota run out (short "
+				       "periods)", r->quota_cpus, ncpus);
 	}
 	if (pmc_cgquota_make(pmc_sysfs_root(), &ss->machine.quota, why, sizeof(why)) < 0) {
 		pm_cli_error("--sweep quota=: %s", why);
@@ -658,8 +659,9 @@ int pmc_cli_make_quota(const struct pmc_opts *o, struct pmc_session *ss)
 	if (!o->quota)
 		return -1;
 	if (o->quota_us >= (double)ncpus * o->quota_period_us)
-		pm_cli_warning("--quota %s: not below the program's CPUs (%zu), no throttling is possible",
-			       o->quota, ncpus);
+		pm_cli_warning("--quota %s: not below the program's CPUs (%zu): throttled only where the "
+			       "kernel's per-CPU slices of the quota run out (short periods)", o->quota,
+			       ncpus);
 	if (pmc_cgquota_make(pmc_sysfs_root(), &ss->machine.quota, why, sizeof(why)) < 0 ||
 	    pmc_cgquota_set(&ss->machine.quota, o->quota_us, o->quota_period_us, why, sizeof(why)) < 0) {
 		pm_cli_error("--quota: %s", why);

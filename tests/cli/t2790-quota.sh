@@ -38,8 +38,8 @@ t=[x for x in r if abs(x["quota_cpus"]-1.75)<1e-9][0]
 assert t["cost"] >= 0.05, t' "$T/q.json"
 
 run_capture "$PMANALYZE" --quota 150ms/10ms --cores 2 "$EX"
-check "150ms/10ms: 15 CPUs on 2 cores, the row says no throttling is possible" \
-	grep -Eq '^ +15\.00 .*\(Q >= cores: no throttling possible\)$' "$T/out"
+check "150ms/10ms: 15 CPUs on 2 cores, the row says the replay throttles nothing" \
+	grep -Eq '^ +15\.00 .*\(Q >= cores: the replay throttles nothing\)$' "$T/out"
 check "150ms/10ms: the section names the period and the replay" \
 	grep -q '^CPU quota on 2 cores, period 10 ms: replay under CFS bandwidth control$' "$T/out"
 
