@@ -112,9 +112,9 @@ int pma_breakdown_replay(const struct pma_slice *s, size_t n, uint32_t c,
 /* The largest term of row w by magnitude. */
 static void name_largest(struct pma_breakdown_row *w)
 {
-	const char *name[] = { "cpu", "other", "steal", "wake", "preempt", "rest" };
-	double val[] = { w->cpu_s, w->other_s, w->steal_s, w->lost_wake_s, w->lost_preempt_s,
-			 w->rest_s };
+	const char *name[] = { "cpu", "freq", "other", "steal", "wake", "preempt", "rest" };
+	double val[] = { w->cpu_s, w->freq_s, w->other_s, w->steal_s, w->lost_wake_s,
+			 w->lost_preempt_s, w->rest_s };
 
 	w->largest = name[0];
 	w->largest_s = val[0];
@@ -125,9 +125,30 @@ static void name_largest(struct pma_breakdown_row *w)
 		}
 }
 
-/* Adds run to row w (sums; divided by the run count at the end). */
+double pma_breakdown_clock_hz(const struct pma_run *r, const char **src)
+{
+	const struct pma_run_cost *c = &r->info.C;
+	const struct pma_cpufreq *f = &r->info.cpufreq;
+
+	*src = NULL;
+	if (c->present && c->unit == PMA_COST_CYCLES && c->value > 0 && c->cpu_time_ns > 0 &&
+	    isfinite(c->value) && isfinite(c->cpu_time_ns)) {
+		*src = "cycles";
+		return c->value / c->cpu_time_ns * 1e9;
+	}
+	if (f->present && f->hi_khz > 0 && isfinite(f->lo_khz) && f->lo_khz > 0) {
+		*src = "cpufreq";
+		return (f->lo_khz + f->hi_khz) / 2 * 1e3;
+	}
+	return NAN;
+}
+
+/* Adds run to row w (sums; divided by the run count at the end; f_ratio holds the sum of the
+ * runs' clocks in Hz until then, NAN once a run has none). */
 static int add_run(struct pma_breakdown_row *w, const struct pma_run *run)
 {
+	const char *src;
+	double f = pma_breakdown_clock_hz(run, &src);
 	size_t ns;
 	const struct pma_slice *s = pma_exact_slices(run->exact, &ns);
 	struct pma_breakdown_run b;
@@ -139,6 +160,7 @@ static int add_run(struct pma_breakdown_row *w, const struct pma_run *run)
 		return -1;
 	other_ns = isfinite(other) && other > 0 ? fmin(other * wall_s * 1e9, b.lost_ns) : 0;
 	w->runs++;
+	w->f_ratio += f;
 	w->T_meas_s += wall_s;
 	w->U_s += b.U_ns / 1e9;
 	w->lost_s += b.lost_ns / 1e9 / c;
@@ -156,7 +178,7 @@ static int add_run(struct pma_breakdown_row *w, const struct pma_run *run)
 	return 0;
 }
 
-static void row_finish(struct pma_breakdown_row *w, double U1_s)
+static void row_finish(struct pma_breakdown_row *w, double U1_s, double f1_hz)
 {
 	double k = (double)w->runs;
 
@@ -179,8 +201,16 @@ static void row_finish(struct pma_breakdown_row *w, double U1_s)
 		w->lost_preempt_s *= part;
 	}
 	w->cpu_s = (w->U_s - U1_s) / w->cores;
+	w->f_ratio = w->f_ratio / k / f1_hz;
+	w->freq_known = isfinite(w->f_ratio) && w->f_ratio > 0;
+	if (w->freq_known) { /* the same cycles at the runs' clock: U(1) f1 / fc */
+		w->freq_s = (U1_s / w->f_ratio - U1_s) / w->cores;
+		w->cpu_s -= w->freq_s;
+	} else {
+		w->f_ratio = NAN;
+	}
 	w->U_per_switch_ms = w->switch_ins > 0 ? w->U_s * 1e3 / w->switch_ins : 0;
-	w->rest_s = w->T_meas_s - w->T_pred_s - w->cpu_s - w->lost_s;
+	w->rest_s = w->T_meas_s - w->T_pred_s - w->cpu_s - w->freq_s - w->lost_s;
 	name_largest(w);
 }
 
@@ -221,6 +251,7 @@ int pma_breakdown_trace(const struct pma_trace *traces, int ntraces, const struc
 	out->switch_ins_1 = (double)b1.switch_ins;
 	out->preemptions_1 = (double)b1.preemptions;
 	out->U_per_switch_1_ms = b1.switch_ins ? b1.U_ns / 1e6 / (double)b1.switch_ins : 0;
+	out->f1_hz = pma_breakdown_clock_hz(baseline, &out->f1_source);
 	for (int ti = 0; ti < ntraces; ti++)
 		for (uint32_t j = 0; j < traces[ti].nruns; j++) {
 			const struct pma_run *run = &traces[ti].runs[j];
@@ -240,6 +271,6 @@ int pma_breakdown_trace(const struct pma_trace *traces, int ntraces, const struc
 				return -1;
 		}
 	for (size_t i = 0; i < out->n; i++)
-		row_finish(&out->rows[i], out->U1_s);
+		row_finish(&out->rows[i], out->U1_s, out->f1_hz);
 	return 0;
 }

@@ -8,7 +8,8 @@
  * U(c) its threads' CPU time, L the CPU time its ready threads (runnable, not running) did not get
  * on its c CPUs, I the rest (no thread ready). So T(c) - T_pred = (U(c) - U(1)) / c + L / c +
  * rest: the program's own CPU time changed (memory contention, or the baseline's cost of being
- * oversubscribed gone), CPUs not running ready threads (other processes' time, the hypervisor's
+ * oversubscribed gone; the part a different clock frequency explains apart, where the runs
+ * recorded their clocks), CPUs not running ready threads (other processes' time, the hypervisor's
  * steal, wake-up latency, preempted threads waiting), and the rest (threads not ready where the replay had them ready).
  * Pure computation over a run's slices (exact.h), except pma_breakdown_trace, which reads the
  * traces' runs. */
@@ -55,7 +56,13 @@ struct pma_breakdown_row {
 	size_t runs;                /* calibration runs on c CPUs replayed */
 	double T_pred_s;            /* the prediction at c from the baseline (eq. 6, by the replay) */
 	double T_meas_s;            /* the runs' program wall times (RUN_END wall_ns), mean */
-	double cpu_s;               /* (U(c) - U(1)) / c: the program's own CPU time */
+	double cpu_s;               /* (U(c) - U(1) f1 / fc) / c: the program's own CPU time at
+				       the baseline's clock ((U(c) - U(1)) / c less freq_s) */
+	double freq_s;              /* (U(1) f1 / fc - U(1)) / c: what the runs' mean clock fc
+				       against the baseline's f1 explains of U(c) - U(1) (cycles
+				       constant); 0 when either clock is unknown (freq_known 0) */
+	int freq_known;             /* every run of the row and the baseline have a clock */
+	double f_ratio;             /* fc / f1; NAN unknown */
 	double lost_s;              /* L / c: CPUs not running ready threads, the sum of: */
 	double other_s;             /* other processes' time: RUN_END other_load.cpus x wall
 				       (proc(5) /proc/stat) / c, at most lost_s; 0 unknown */
@@ -77,8 +84,8 @@ struct pma_breakdown_row {
 	double U_per_switch_ms;     /* U(c) / switch-ins: the CPU time between two switches, to set
 				       beside the baseline's (an oversubscribed baseline that pays for
 				       its switches runs shorter slices for more CPU time); 0 without */
-	const char *largest;        /* the term of largest magnitude: "cpu", "other", "steal",
-				       "wake", "preempt" or "rest" */
+	const char *largest;        /* the term of largest magnitude: "cpu", "freq", "other",
+				       "steal", "wake", "preempt" or "rest" */
 	double largest_s;           /* its value */
 };
 
@@ -88,6 +95,8 @@ struct pma_breakdown {
 	double switch_ins_1;        /* the baseline's switch-ins on one CPU */
 	double preemptions_1;       /* its preemptions */
 	double U_per_switch_1_ms;   /* U(1) / its switch-ins; 0 without */
+	double f1_hz;               /* the baseline's mean clock (pma_breakdown_clock_hz); NAN */
+	const char *f1_source;      /* "cycles", "cpufreq" or NULL */
 	struct pma_breakdown_row rows[PMA_BREAKDOWN_MAX];
 };
 
@@ -99,5 +108,11 @@ struct pma_breakdown {
 int pma_breakdown_trace(const struct pma_trace *traces, int ntraces, const struct pma_run *baseline,
 			double m, const uint32_t *cores, const double *T_pred_ns, size_t ncores,
 			struct pma_breakdown *out);
+
+/* A run's mean clock frequency in Hz over its CPU time: RUN_END C's cycles over its CPU time
+ * (`source` "cycles": PAPI_TOT_CYC or its fallback, formats/FORMAT.md "C"), else the midpoint of
+ * RUN_END cpufreq's range of scaling_cur_freq (kHz, read at the run's end: sysfs
+ * cpufreq/scaling_cur_freq of the run's CPUs), else NAN. *src is "cycles", "cpufreq" or NULL. */
+double pma_breakdown_clock_hz(const struct pma_run *r, const char **src);
 
 #endif

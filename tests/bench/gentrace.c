@@ -47,7 +47,9 @@
  * CPU 1, which stays idle for the first X ms: X ms of a CPU left unused while woken threads wait
  * (the runs breakdown's wake term, X / 2 ms of wall time on 2 CPUs; t2722). With 4 threads and X
  * over CAL_WORK_MS, CPU 0 also idles its last X - CAL_WORK_MS ms while thread 3 waits for CPU 1:
- * the wake term is then (2 X - CAL_WORK_MS) / 2 ms.
+ * the wake term is then (2 X - CAL_WORK_MS) / 2 ms. cal_clock=R gives the baseline's and that
+ * run's RUN_END C in cycles (PAPI_TOT_CYC), the baseline at 2 GHz and the run at 2 R GHz over
+ * their CPU time: the runs breakdown's freq term is U(1) (1/R - 1) / 2 (t2722).
  * period_ms=X and serial_ms=Y set the schedule's period and its serial phase (at the period's
  * end); with either, the scheduler events block the other threads at a serial phase's start
  * (each runs for 1 ns and switches out with prev_state 'S') and thread 0 wakes them at its end
@@ -197,7 +199,7 @@ static int sched_event(struct pmt_writer *w, uint64_t t_ns, uint8_t kind, uint32
 /* cal_wake_ms=X's run (see the top): run_id id from *now, which it advances to its end. */
 #define CAL_WORK_MS 20
 static int cal_wake_run(struct pmt_writer *w, unsigned id, unsigned threads, double X_ms,
-			uint64_t *now)
+			double clock_ghz, uint64_t *now)
 {
 	struct pmt_sched_event *ev = calloc(2 * (size_t)threads + 2, sizeof(*ev));
 	uint32_t root = 1000 + id, n0 = 0, n1 = 0;
@@ -239,9 +241,10 @@ static int cal_wake_run(struct pmt_writer *w, unsigned id, unsigned threads, dou
 	}
 	*now = t > t0 + (threads + 1) / 2 * D ? t : t0 + (threads + 1) / 2 * D;
 	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":\"exited\","
-		 "\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":\"cpu_time\","
-		 "\"value\":%llu,\"cpu_time_ns\":%llu}}", id, root, (unsigned long long)(*now - t0),
-		 (unsigned long long)(threads * D), (unsigned long long)(threads * D));
+		 "\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":\"%s\","
+		 "\"value\":%.0f,\"cpu_time_ns\":%llu}}", id, root, (unsigned long long)(*now - t0),
+		 clock_ghz > 0 ? "cycles" : "cpu_time",
+		 (double)(threads * D) * (clock_ghz > 0 ? clock_ghz : 1), (unsigned long long)(threads * D));
 	if (err >= 0)
 		err = pmt_writer_json(w, PMT_REC_RUN_END, id, *now, json);
 	free(ev);
@@ -301,6 +304,7 @@ int main(int argc, char **argv)
 	double o_interval = -1, o_requested = -1, o_late = -1, o_lost = -1;
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
 	double o_other_late = -1, o_sweep_ms = -1, o_runs_F = -1, o_runs_spread = 0, o_cal_wake = -1;
+	double o_cal_clock = -1;
 	double o_period_ms = -1, o_serial_ms = -1, o_window_s = -1;
 	int blocking = 0;
 
@@ -341,6 +345,8 @@ int main(int argc, char **argv)
 			o_sweep_ms = v;
 		} else if (!strncmp(arg, "cal_wake_ms=", 12)) {
 			o_cal_wake = v;
+		} else if (!strncmp(arg, "cal_clock=", 10) && v > 0) {
+			o_cal_clock = v;
 		} else if (!strncmp(arg, "period_ms=", 10) && v > 0) {
 			o_period_ms = v;
 		} else if (!strncmp(arg, "serial_ms=", 10)) {
@@ -565,9 +571,10 @@ int main(int argc, char **argv)
 			 interval_ns / 1e6);
 	}
 	snprintf(json, sizeof(json), "{\"run_id\":0,\"pid\":1000,\"exit\":{\"kind\":\"%s\","
-		 "\"code\":%d,\"signal\":%d},\"wall_ns\":%llu,\"C\":{\"source\":\"cpu_time\","
-		 "\"value\":%llu,\"cpu_time_ns\":%llu}%s}", exit_kind, exit_code, exit_signal,
-		 (unsigned long long)(now - t0), (unsigned long long)(ser_ns + par_ns),
+		 "\"code\":%d,\"signal\":%d},\"wall_ns\":%llu,\"C\":{\"source\":\"%s\","
+		 "\"value\":%.0f,\"cpu_time_ns\":%llu}%s}", exit_kind, exit_code, exit_signal,
+		 (unsigned long long)(now - t0), o_cal_clock > 0 ? "cycles" : "cpu_time",
+		 (double)(ser_ns + par_ns) * (o_cal_clock > 0 ? 2.0 : 1.0),
 		 (unsigned long long)(ser_ns + par_ns), end_extra);
 	/* the recording's end: the running thread leaves the CPU (its last slice ends there) */
 	if (sched && blocking &&
@@ -629,7 +636,8 @@ int main(int argc, char **argv)
 	}
 	flat_end_extra[0] = '\0';
 	if (o_cal_wake >= 0) {
-		if ((err = cal_wake_run(w, next_id++, threads, o_cal_wake, &now)) < 0)
+		if ((err = cal_wake_run(w, next_id++, threads, o_cal_wake,
+					o_cal_clock > 0 ? 2 * o_cal_clock : -1, &now)) < 0)
 			return fail("cal_wake run", err);
 		runs++;
 	}

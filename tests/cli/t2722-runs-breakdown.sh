@@ -76,6 +76,41 @@ bad={k:(w[k],v) for k,v in want.items() if abs(w[k]-v)>1e-9}
 assert not bad, bad' "$T/g$X.json" "$X"
 done
 
+# the clock: gentrace's baseline at 2 GHz and its 2-CPU run at 2 R GHz (RUN_END C in cycles over
+# CPU time): the same cycles take U(1) / R on the run's clock, so the freq term is
+# U(1) (1/R - 1) / 2 and the cpu term what is left of (U(2) - U(1)) / 2
+for R in 0.8 1.25; do
+	if ! "$PMT_TOP/build/bench/gentrace" "$T/f$R.zst" 4 0.5 sched cal_wake_ms=10 cal_clock=$R >/dev/null 2>"$T/err"; then
+		not_ok "gentrace cal_clock=$R" "$(cat "$T/err")"
+		continue
+	fi
+	"$PMANALYZE" --cores 1,2 --format json "$T/f$R.zst" >"$T/f$R.json" 2>/dev/null
+	check "clock $R of the baseline's: the freq term known by construction, the terms still add up" python3 -c 'import json,sys
+R=float(sys.argv[2])
+b=json.load(open(sys.argv[1]))["runs_breakdown"]; w=b["rows"][0]; U1=b["U1_s"]
+assert b["clock_source"]=="cycles" and abs(b["f1_hz"]-2e9)<1, (b["clock_source"], b["f1_hz"])
+assert abs(w["f_ratio"]-R)<1e-9, w["f_ratio"]
+assert abs(w["freq_s"]-U1*(1/R-1)/2)<1e-9, (w["freq_s"], U1*(1/R-1)/2)
+assert abs(w["cpu_s"]-((w["U_s"]-U1)/2-w["freq_s"]))<1e-9, w["cpu_s"]
+s=w["cpu_s"]+w["freq_s"]+w["other_s"]+w["steal_s"]+w["wake_s"]+w["preempt_s"]+w["rest_s"]
+assert abs(s-w["diff_s"])<1e-12, (s, w["diff_s"])' "$T/f$R.json" "$R"
+done
+"$PMANALYZE" --cores 1,2 "$T/f0.8.zst" >"$T/f.txt" 2>/dev/null
+check "the table has the freq column and says whose clock" grep -qx \
+	"  freq: the runs' mean clock against the baseline's 2000 MHz (cycles), the same cycles taking U(1) f1 / fc" "$T/f.txt"
+"$PMANALYZE" --cores 1,2 --format csv "$T/f0.8.zst" >"$T/f.csv" 2>/dev/null
+check "CSV: the breakdown's table with its freq term" python3 -c 'import csv,sys,json
+rows=list(csv.reader(open(sys.argv[1])))
+i=[k for k,r in enumerate(rows) if r and r[0]=="breakdown_cores"][0]
+h,v=rows[i],rows[i+1]
+w=json.load(open(sys.argv[2]))["runs_breakdown"]["rows"][0]
+assert v[h.index("breakdown_cores")]=="2" and abs(float(v[h.index("freq_s")])-w["freq_s"])<1e-6, v' "$T/f.csv" "$T/f0.8.json"
+"$PMANALYZE" --cores 1,2 --html "$T/f.html" "$T/f0.8.zst" >/dev/null 2>&1
+check "HTML: the breakdown's table" grep -q '<table id="runs-breakdown">' "$T/f.html"
+"$PMANALYZE" --cores 1,2 --format json "$C100" >"$T/c100.json" 2>/dev/null
+check "no clocks recorded (a VM without cpufreq or counters): freq_s null, no freq column" sh -c \
+	'python3 -c "import json,sys; w=json.load(open(sys.argv[1]))[\"runs_breakdown\"]; assert w[\"rows\"][0][\"freq_s\"] is None and w[\"clock_source\"] is None" "$1" && ! grep -q "^  freq:" "$2"' _ "$T/c100.json" "$T/c100.txt"
+
 # no calibration runs, or predictions for another machine: no section
 "$PMANALYZE" "$FX/cond-barrier-app.zst" >"$T/app.txt" 2>/dev/null
 "$PMANALYZE" --cores 1,2 --format json --machine "$PMT_TOP/tests/fixtures/hwloc/$(ls "$PMT_TOP/tests/fixtures/hwloc" | head -1)" "$C100" >"$T/mach.json" 2>/dev/null
