@@ -662,6 +662,7 @@ def predictions(cfg):
     subprocess.run(["gcc", "-O2", "-fopenmp", "-x", "c", "-o", tasks, "-"], input=OMP_TASKS_C,
                    text=True, stdout=DEVNULL, stderr=DEVNULL)
     omp = {"OMP_NUM_THREADS": ms, "OMP_WAIT_POLICY": "passive"}
+    omp4 = {"OMP_NUM_THREADS": "4"}
     py = ("import zlib, os\nfrom concurrent.futures import ThreadPoolExecutor\n"
           "bufs = [os.urandom(1 << 20) * 3 for _ in range(%d)]\n"
           "with ThreadPoolExecutor(%d) as ex:\n"
@@ -687,8 +688,14 @@ def predictions(cfg):
         "OpenMP tasks fib": ([tasks, str(cfg["fib_n"])], omp, None),
         "pipeline (condition variables)": ([os.path.join(WL, "pipeline"), "-t", ms, "-w", "2",
                                             "-n", "300"], None, None),
+        # NPB's shapes (docs/performance.md section 23): sparse CG, 2-D FFT with transposes,
+        # bucket sort with a prefix sum; and a barrier every 1 ms (section 14)
+        "omp_cg (CG-like) m=4": ([os.path.join(WL, "omp_cg")], omp4, None),
+        "omp_ft (FFT-like) m=4": ([os.path.join(WL, "omp_ft")], omp4, None),
+        "omp_is (IS-like) m=4": ([os.path.join(WL, "omp_is")], omp4, None),
+        "omp_barrier 1 ms m=4": ([os.path.join(WL, "omp_barrier"), "750", "60000"], omp4, None),
     }
-    res, rows, errs_by_n, inside_by_n = [], [], {}, {}
+    res, rows, brows, errs_by_n, inside_by_n = [], [], [], {}, {}
     for name in cfg["pred_workloads"]:
         cmd, extra_env, cwd = work[name]
         if shutil.which(cmd[0]) is None and not os.path.exists(cmd[0]):
@@ -716,7 +723,15 @@ def predictions(cfg):
                 T[n].append(timed(["taskset", "-c", "0-%d" % (n - 1), *cmd], env=env, cwd=cwd)[0])
         r = {"workload": name, "command": cmd, "m": a["parallelism"]["m"],
              "A_inf": a["parallelism"]["A_inf"], "estimator": a["parallelism"].get("estimator"),
-             "cores": [], "notes": a.get("notes", [])}
+             "cores": [], "notes": a.get("notes", []),
+             "runs_check": a.get("runs_check"), "runs_breakdown": a.get("runs_breakdown")}
+        for b in (a.get("runs_breakdown") or {}).get("rows", []):
+            brows.append([name, b["cores"], b["runs"]] +
+                         ["%+.3f" % b[k] if k not in ("T_pred_s", "T_meas_s") else "%.3f" % b[k]
+                          for k in ("T_pred_s", "T_meas_s", "diff_s", "cpu_s", "other_s",
+                                    "steal_s", "wake_s", "preempt_s", "rest_s")] +
+                         [b["largest"], "%d / %d" % (b["switch_ins"], b["preemptions"]),
+                          "%.3f / %.3f" % (a["runs_breakdown"]["U1_s"], b["U_s"])])
         for n in cores:
             meas = med(T[1]) / med(T[n])
             p = pred.get(n, {})
@@ -749,6 +764,11 @@ def predictions(cfg):
           "T(1 CPU)/T(n CPUs), n = %s, m = %d" % (",".join(map(str, cores)), m),
           ["workload", "m", "A(m,inf)", "n", "S(m,n) predicted", "±S (parts)", "T(n) s",
            "T range s", "S measured", "error", "inside ±2σ"], rows)
+    # where the trace's own c-CPU runs' time went against the prediction (runs_breakdown)
+    table("6b. the calibration runs on n CPUs replayed from their own scheduler events against "
+          "the prediction (means over the runs, s of wall time)",
+          ["workload", "n", "runs", "T pred", "T meas", "diff", "cpu", "other", "steal", "wake",
+           "preempt", "rest", "largest", "switch-ins / preemptions on n", "U(1) / U(n) s"], brows)
     return {"cores": cores, "m": m, "workloads": res,
             "mean_abs_error_pct_by_n": {str(n): statistics.mean(v) for n, v in errs_by_n.items()},
             "inside_2sigma_by_n": {str(n): [sum(v), len(v)] for n, v in inside_by_n.items()}}
@@ -942,7 +962,9 @@ def main():
                                   "omp_phases imbalanced m=4", "stress-ng --cpu 4",
                                   "pigz -p", "xz -T", "zstd -T", "sort --parallel",
                                   "make -j (this project)", "python ThreadPoolExecutor zlib",
-                                  "OpenMP tasks fib", "pipeline (condition variables)"],
+                                  "OpenMP tasks fib", "pipeline (condition variables)",
+                                  "omp_cg (CG-like) m=4", "omp_ft (FFT-like) m=4",
+                                  "omp_is (IS-like) m=4", "omp_barrier 1 ms m=4"],
                "fib_n": 39,
                "pingpong_items": 200000, "ranks": 1024, "val_reps": 3,
                "val_workloads": ["phases balanced", "phases imbalanced", "phases serial",
