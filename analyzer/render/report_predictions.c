@@ -134,7 +134,7 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 			snprintf(under, sizeof(under), " under the recorded quota of %.2f CPUs",
 				 r->runcheck.quota_cpus);
 		fprintf(out, "%-13sS(%u) = %.2f%s by %s runs: %zu on %u CPUs against %zu on "
-			"1 (%swall times)%s; predicted %s ± %s%s%s; ± %s with the model's error\n",
+			"1 (%swall times)%s; predicted %s ± %s%s%s; ± %s with the model's error and the runs' spread\n",
 			i ? "" : "measured", w->cores, w->S, range,
 			r->ntraces > 1 ? "these traces'" : "this trace's", w->runs_n, w->cores, w->runs_1,
 			w->runs_n > 1 || w->runs_1 > 1 ? "median " : "", own, S, dS, under,
@@ -236,6 +236,7 @@ static void pma_render_predictions_json(cJSON *preds, const struct pma_result *r
 		pma_render_add_finite(o, "S_err_omega", r->pred.S_err_omega[i]);
 		pma_render_add_finite(o, "S_err_wake", r->pred.S_err_wake[i]);
 		pma_render_add_finite(o, "S_err_model", r->pred.S_err_model[i]);
+		pma_render_add_finite(o, "S_err_runs", r->pred.S_err_runs[i]);
 		if (r->pred.S_gap_err) /* uncertainty of S(optimal.cores_max_S) - S(n) */
 			pma_render_add_finite(o, "S_gap_err", r->pred.S_gap_err[i]);
 		pma_render_add_finite(o, "T_s", q->T_ns / 1e9);

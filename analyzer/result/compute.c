@@ -283,8 +283,10 @@ static int choose_cores(struct pma_result *r, const struct pma_compute_opts *o)
 	r->pred.S_err_omega = calloc(r->pred.ncores, sizeof(double));
 	r->pred.S_err_wake = calloc(r->pred.ncores, sizeof(double));
 	r->pred.S_err_model = calloc(r->pred.ncores, sizeof(double));
+	r->pred.S_err_runs = calloc(r->pred.ncores, sizeof(double));
 	if (!r->pred.cores || !r->pred.S_err || !r->pred.T_err_ns || !r->pred.S_err_A ||
-	    !r->pred.S_err_omega || !r->pred.S_err_wake || !r->pred.S_err_model)
+	    !r->pred.S_err_omega || !r->pred.S_err_wake || !r->pred.S_err_model ||
+	    !r->pred.S_err_runs)
 		return -1;
 	for (size_t i = 0; i < r->pred.ncores; i++)
 		r->pred.cores[i] = o->cores ? o->cores[i] : (uint32_t)(i + 1);
@@ -334,9 +336,10 @@ nomem:
 }
 
 /* ±S of every row from its parts, independent errors in quadrature: A's (the estimator's
- * resolution, late samples, the estimators' gap), omega's, the replay's wake cost and the
- * model's error at the trace's own runs (docs/model.md "Uncertainty"). A part that is not a
- * number (S past saturation) leaves ±S not a number there, as S is. */
+ * resolution, late samples, the estimators' gap), omega's, the replay's wake cost, the model's
+ * error at the trace's own runs and a measured S's own spread there (docs/model.md
+ * "Uncertainty"). A part that is not a number (S past saturation) leaves ±S not a number there,
+ * as S is. */
 static void compose_S_err(struct pma_result *r)
 {
 	struct pma_pred_result *pd = &r->pred;
@@ -344,7 +347,8 @@ static void compose_S_err(struct pma_result *r)
 	for (size_t i = 0; i < pd->ncores; i++)
 		pd->S_err[i] = sqrt(pd->S_err_A[i] * pd->S_err_A[i] + pd->S_err_omega[i] * pd->S_err_omega[i] +
 				    pd->S_err_wake[i] * pd->S_err_wake[i] +
-				    pd->S_err_model[i] * pd->S_err_model[i]);
+				    pd->S_err_model[i] * pd->S_err_model[i] +
+				    pd->S_err_runs[i] * pd->S_err_runs[i]);
 }
 
 /* Uncertainty: one sampling interval's worth of misplaced critical path (a change of parallelism
@@ -699,9 +703,11 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 	/* idle cores (n > m) change nothing, so the distance stops at the busy ones */
 	for (size_t i = 0; i < r->pred.ncores; i++) {
 		double Si = r->pred.by_est[r->par.est][i].S;
-		r->pred.S_err_model[i] = isfinite(Si) ?
-			Si * pma_runcheck_model_rel(&r->runcheck, r->mem.busy[i] < r->pred.cores[i] ?
-							     r->mem.busy[i] : r->pred.cores[i]) : NAN;
+		uint32_t nb = r->mem.busy[i] < r->pred.cores[i] ? r->mem.busy[i] : r->pred.cores[i];
+		r->pred.S_err_model[i] = isfinite(Si) ? Si * pma_runcheck_model_rel(&r->runcheck, nb) :
+			NAN;
+		r->pred.S_err_runs[i] = isfinite(Si) ? Si * pma_runcheck_spread_rel(&r->runcheck, nb) :
+			NAN;
 	}
 	compose_S_err(r);
 	pma_runcheck_set_total(&r->runcheck, r->pred.cores, r->pred.S_err, nc);
@@ -713,8 +719,9 @@ static int check_runs(struct pma_result *r, const struct pma_compute_opts *o)
 			;
 		if (j < r->pred.ncores || !isfinite(x->S_pred))
 			continue;
-		x->S_err_total = hypot(x->S_pred_err, x->S_pred * pma_runcheck_model_rel(
-			&r->runcheck, x->cores < r->par.m ? x->cores : (uint32_t)r->par.m));
+		uint32_t nb = x->cores < r->par.m ? x->cores : (uint32_t)r->par.m;
+		x->S_err_total = hypot(hypot(x->S_pred_err, x->S_pred * pma_runcheck_model_rel(
+			&r->runcheck, nb)), x->S_pred * pma_runcheck_spread_rel(&r->runcheck, nb));
 	}
 	for (size_t i = 0; i < r->runcheck.n; i++) {
 		const struct pma_runcheck_row *x = &r->runcheck.rows[i];
@@ -1516,6 +1523,7 @@ void pma_result_free(struct pma_result *r)
 	free(r->pred.S_err_omega);
 	free(r->pred.S_err_wake);
 	free(r->pred.S_err_model);
+	free(r->pred.S_err_runs);
 	free(r->pred.S_opt);
 	free(r->pred.S_gap_err);
 	free(r->pred.cores);

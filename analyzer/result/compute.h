@@ -97,6 +97,10 @@ struct pma_pred_result {
 	double *S_err_wake;                       /* [ncores]: the replay's wake cost's, S dT / T */
 	double *S_err_model;                      /* [ncores]: the model's error at the trace's own
 						     runs, carried to n (runcheck.h) */
+	double *S_err_runs;                       /* [ncores]: a measured S's own spread: the
+						     trace's runs' standard error of S at the
+						     nearest measured n, relative, times S
+						     (pma_runcheck_spread_rel); 0 without runs */
 	double *T_err_ns;                         /* [ncores]: uncertainty of the replay's T(n) from
 						     the wake-up cost's spread (0 without) */
 	double *S_opt;                            /* [ncores]: the S the optimum is chosen over

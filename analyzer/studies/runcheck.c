@@ -131,6 +131,26 @@ double pma_runcheck_model_rel(const struct pma_runcheck *c, uint32_t n)
 	return e + rate * best_dist;
 }
 
+double pma_runcheck_spread_rel(const struct pma_runcheck *c, uint32_t n)
+{
+	double best_dist, e = 0, ln;
+
+	if (!c->n || n < 1)
+		return 0;
+	ln = log2(n);
+	best_dist = ln; /* n = 1: spread 0 */
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pma_runcheck_row *w = &c->rows[i];
+		double dist = fabs(ln - log2(w->cores));
+		double rel = w->S > 0 && isfinite(w->S_sd) ? w->S_sd / w->S : 0;
+		if (dist < best_dist || (dist == best_dist && rel > e)) {
+			best_dist = dist;
+			e = rel;
+		}
+	}
+	return e;
+}
+
 void pma_runcheck_set_total(struct pma_runcheck *c, const uint32_t *cores, const double *S_err,
 			    size_t ncores)
 {
@@ -170,15 +190,16 @@ size_t pma_runcheck_set_other(struct pma_runcheck *c, const double *wall_s, cons
 			      const uint32_t *cpus, size_t nruns)
 {
 	double *scratch = nruns ? malloc(nruns * sizeof(*scratch)) : NULL;
-	double T1, o1, p1;
-	size_t ncorr = 0;
+	double T1, o1, p1, se1;
+	size_t ncorr = 0, n1;
 
 	if (!scratch)
 		return 0;
-	if (!own_on(wall_s, other_s, cpus, nruns, 1, scratch, &T1, &o1, &p1) || !(T1 > 0)) {
+	if (!(n1 = own_on(wall_s, other_s, cpus, nruns, 1, scratch, &T1, &o1, &p1)) || !(T1 > 0)) {
 		free(scratch);
 		return 0;
 	}
+	se1 = median_rel_se(scratch, n1, T1); /* the runs' own times on one CPU */
 	for (size_t j = 0; j < c->n; j++) {
 		struct pma_runcheck_row *w = &c->rows[j];
 		double Tn, on, pn;
@@ -196,6 +217,8 @@ size_t pma_runcheck_set_other(struct pma_runcheck *c, const double *wall_s, cons
 		w->S_own = T1 / Tn;
 		w->S_own_min = T1 / scratch[nn - 1];
 		w->S_own_max = T1 / scratch[0];
+		/* the spread of the S judged: the runs' own times, not their wall times */
+		w->S_sd = w->S_own * hypot(se1, median_rel_se(scratch, nn, Tn));
 		judge(w, w->S_own, w->S_own_min, w->S_own_max);
 		ncorr++;
 	}

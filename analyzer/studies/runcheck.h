@@ -25,7 +25,8 @@ struct pma_runcheck_row {
 				      [S_min, S_max] */
 	double S_sd;               /* standard error of S: each median's (1.2533 sd / sqrt(k),
 				      sd the runs' sample standard deviation) relative, in
-				      quadrature; 0 with one run on each side */
+				      quadrature (of the own times S_own where corrected); 0
+				      with one run on each side */
 	double S_err_total;        /* ±S at n with the model's error (pma_runcheck_set_total) */
 	double model_rel;          /* the model's error at n, relative to S_pred: the part of
 				      |S - S_pred| that neither S_sd nor the S_err given explains,
@@ -86,6 +87,13 @@ size_t pma_runcheck_set_other(struct pma_runcheck *c, const double *wall_s, cons
  * the rows show per doubling from one CPU: e(c) + rate |log2(n / c)|, rate = max over rows of
  * model_rel / log2(cores). 0 without rows or when every row's runs explain its difference. */
 double pma_runcheck_model_rel(const struct pma_runcheck *c, uint32_t n);
+
+/* The relative spread of a measured S at n (docs/model.md "A measured S's own spread"): the
+ * standard error of the runs' median S, S_sd / S, of the row nearest n in log2 n, where n = 1
+ * counts as a point of spread 0 (S(1) = 1 by definition); of two as near, the larger. It is
+ * what a new measurement of S(n), the median of as many runs, scatters by around the truth, so a
+ * prediction interval for it holds it beside the model's parts. 0 without rows. */
+double pma_runcheck_spread_rel(const struct pma_runcheck *c, uint32_t n);
 
 /* Sets each row's S_err_total to the S_err of its core count in cores: the final ±S, the model's
  * part included. S_pred_err and outside stay the model's own (its spreads without the error the

@@ -739,7 +739,8 @@ def predictions(cfg):
             dS = p.get("S_err")
             # held out: the taskset runs are not in the trace the prediction came from
             inside = dS is not None and "S" in p and abs(meas - p["S"]) <= 2 * dS
-            parts = {k: p.get(k) for k in ("S_err_A", "S_err_omega", "S_err_wake", "S_err_model")}
+            parts = {k: p.get(k) for k in ("S_err_A", "S_err_omega", "S_err_wake", "S_err_model",
+                                           "S_err_runs")}
             if err is not None and n > 1:
                 errs_by_n.setdefault(n, []).append(abs(err))
                 inside_by_n.setdefault(n, []).append(inside)
@@ -748,7 +749,7 @@ def predictions(cfg):
                                "error_pct": err})
             rows.append([name, a["parallelism"]["m"], "%.2f" % a["parallelism"]["A_inf"], n,
                          ("%.2f" % p["S"]) if "S" in p else "?",
-                         "-" if dS is None else "%.2f (A %.2f, omega %.2f, wake %.2f, model %.2f)" % (
+                         "-" if dS is None else "%.2f (A %.2f, omega %.2f, wake %.2f, model %.2f, runs %.2f)" % (
                              dS, *[parts[k] or 0 for k in parts]),
                          "%.2f" % med(T[n]), "%.2f-%.2f" % tuple(spread(T[n])), "%.2f" % meas,
                          "%+.1f%%" % err if err is not None else "?",

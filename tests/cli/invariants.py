@@ -349,7 +349,7 @@ def check_S_err(q, A_inf, A_err):
     bad = []
     if A_inf > 0 and dS < S * A_err / A_inf * (1 - 1e-9):
         bad.append("±S(%d) = %g < S A_err / A = %g" % (n, dS, S * A_err / A_inf))
-    parts = [q.get(k) for k in ("S_err_A", "S_err_omega", "S_err_wake", "S_err_model")]
+    parts = [q.get(k) for k in ("S_err_A", "S_err_omega", "S_err_wake", "S_err_model", "S_err_runs")]
     if any(v is None for v in parts):
         return bad + ["S(%d): a part of ±S is missing: %s" % (n, parts)]
     if abs(math.sqrt(sum(v * v for v in parts)) - dS) > 1e-9 * max(dS, 1e-12):
