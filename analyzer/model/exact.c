@@ -340,8 +340,16 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 	 * It is switched in at the CPU's previous event if that left the CPU idle (an idle CPU
 	 * runs a woken thread at once), else half way from there: that guess is off by at most
 	 * half the gap, which is reported (inferred_ns) and counted in the uncertainty. */
-	if (cur && cur->state == X_UNKNOWN)
-		cur->state = X_RUNNING;
+	if (cur && cur->state == X_UNKNOWN) {
+		/* a thread there before the events (the root, or one a late window found), first
+		 * seen running: running from the first event only if no event of this CPU came
+		 * before with another task on it; else it was switched in unseen since then (a
+		 * thread of an attached process, runnable at the window's start, switched in from a
+		 * task the events' pid filter leaves out), inferred as below */
+		int earlier = e->cpu < x->ncpulast && x->cpulast[e->cpu] &&
+			      x->cpucur[e->cpu] != cur->tid;
+		cur->state = earlier ? X_BLOCKED : X_RUNNING;
+	}
 	if (cur && cur->state != X_RUNNING && cur->state != X_DEAD && cur->state != X_UNKNOWN) {
 		int known = e->cpu < x->ncpulast && x->cpulast[e->cpu];
 		uint64_t t0 = known ? x->cpulast[e->cpu] : e->t_ns, t;

@@ -416,6 +416,28 @@ static void test_window_root_asleep_until_woken(void **state)
 	unload(&f);
 }
 
+/* A thread of a running process (61, found by the window) was runnable at the window's start and
+ * got the CPU from a foreign task (99) whose switch the pid filter left out: its first sign is
+ * its exit at 20, after the CPU's switch from the root (60) to 99 at 10. It ran from 15 (half
+ * way), not from the first event (0): U = 10 ms of the root + 5 ms, never more than the one CPU
+ * gave (20 ms). Taken for running from the first event, U was 30 ms. */
+static void test_window_thread_switched_in_unseen(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 60);
+	sw(&s, 10, 60, 'S', 99);
+	sw(&s, 20, 61, 'X', IDLE);
+	load_one_existing(&f, &s, 60, 61);
+
+	assert_int_equal(f.st.inferred_switch_ins, 1);
+	assert_true(fabs(f.st.inferred_ns - 5.0 * MS) < 1);
+	assert_true(fabs(f.st.work_ns - 15.0 * MS) < 1);
+	unload(&f);
+}
+
 /* The kernel did not record the switch from a foreign task (99) back to R: R is switched in half
  * way between the CPU's previous event (2) and the first sign of it running (a switch from it at
  * 6): R 0-2 and 4-6, U = 4 ms, 2 ms of it inferred. */
@@ -844,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_tasks_and_gaps),
 		cmocka_unit_test(test_root_running_from_the_start),
 		cmocka_unit_test(test_window_root_asleep_until_woken),
+		cmocka_unit_test(test_window_thread_switched_in_unseen),
 		cmocka_unit_test(test_missing_switch_in_inferred),
 		cmocka_unit_test(test_missing_switch_in_from_idle),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
