@@ -593,25 +593,31 @@ def make_input(path, mbytes):
 
 
 def make_project(d):
-    """A real make -j build: this project's C sources, copied, one object each."""
+    """A real make -j build: this project's C sources (formats, common, collector, analyzer),
+    copied with their folders, one object each; the OMPT tool (collector/ompt) is left out."""
     os.makedirs(d, exist_ok=True)
-    srcs = []
+    srcs, dirs = [], set()
     for sub in ("formats", "common", "collector", "analyzer"):
-        for f in sorted(os.listdir(os.path.join(TOP, sub))):
-            if f.endswith((".c", ".h")):
-                shutil.copy(os.path.join(TOP, sub, f), d)
+        for root, _, files in os.walk(os.path.join(TOP, sub)):
+            rel = os.path.relpath(root, TOP)
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                if rel.startswith(os.path.join("collector", "ompt")) and f.endswith(".c"):
+                    continue
+                os.makedirs(os.path.join(d, rel), exist_ok=True)
+                shutil.copy(os.path.join(root, f), os.path.join(d, rel))
+                dirs.add(rel)
                 if f.endswith(".c"):
-                    srcs.append(f)
-    # the OMPT tool's wire header, included as "ompt/pmompt.h" (the tool itself is not built)
-    os.makedirs(os.path.join(d, "ompt"), exist_ok=True)
-    shutil.copy(os.path.join(TOP, "collector", "ompt", "pmompt.h"), os.path.join(d, "ompt"))
+                    srcs.append(os.path.join(rel, f))
     cflags = subprocess.run(["pkg-config", "--cflags", "libcjson", "libtracefs", "libtraceevent",
                              "hwloc", "papi", "gsl", "libdw", "cairo"],
                             capture_output=True, text=True).stdout.strip()
+    incs = " ".join("-I" + x for x in sorted(dirs))
     objs = " ".join(s[:-2] + ".o" for s in srcs)
     with open(os.path.join(d, "Makefile"), "w") as f:
-        f.write("all: %s\n%%.o: %%.c\n\tcc -std=gnu11 -D_GNU_SOURCE -O2 -g %s -I. -c $< -o $@\n"
-                % (objs, cflags))
+        f.write("all: %s\n%%.o: %%.c\n\tcc -std=gnu11 -D_GNU_SOURCE -O2 -g %s %s -c $< -o $@\n"
+                % (objs, cflags, incs))
 
 
 def power_cores(ncpu):
@@ -683,7 +689,8 @@ def predictions(cfg):
         "xz -T": (["xz", "-T" + ms, "-1", "--block-size=1MiB", "-c", small], None, None),
         "zstd -T": (["zstd", "-q", "-T" + ms, "-12", "-c", inp], None, None),
         "sort --parallel": (["sort", "--parallel=" + ms, "-S", "64M", inp], None, None),
-        "make -j (this project)": (["sh", "-c", "rm -f *.o && exec make -s -j" + ms], None, proj),
+        "make -j (this project)": (["sh", "-c", "find . -name '*.o' -delete && exec make -s -j" + ms],
+                                   None, proj),
         "python ThreadPoolExecutor zlib": (["python3", "-c", py], None, None),
         "OpenMP tasks fib": ([tasks, str(cfg["fib_n"])], omp, None),
         "pipeline (condition variables)": ([os.path.join(WL, "pipeline"), "-t", ms, "-w", "2",
@@ -813,7 +820,8 @@ def validation(cfg):
         "zstd -T": (["zstd", "-q", "-T" + ms, "-12", "-c", inp], None, None),
         "stress-ng --cpu": (["stress-ng", "--cpu", ms, "--cpu-ops", str(100 * m), "--cpu-method",
                              "matrixprod", "-q"], None, None),
-        "make -j": (["sh", "-c", "rm -f *.o && exec make -s -j" + ms], None, proj),
+        "make -j": (["sh", "-c", "find . -name '*.o' -delete && exec make -s -j" + ms], None,
+                    proj),
     }
     cores = sweep_cores(ncpu)
     spec = "cores=" + ",".join(map(str, cores))
