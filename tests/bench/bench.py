@@ -594,20 +594,21 @@ def make_input(path, mbytes):
 
 def make_project(d):
     """A real make -j build: this project's C sources (formats, common, collector, analyzer),
-    copied with their folders, one object each; the OMPT tool (collector/ompt) is left out."""
+    copied with their folders, one object each; the OMPT tool and the PMPI library are left out."""
     os.makedirs(d, exist_ok=True)
     srcs, dirs = [], set()
     for sub in ("formats", "common", "collector", "analyzer"):
         for root, _, files in os.walk(os.path.join(TOP, sub)):
             rel = os.path.relpath(root, TOP)
+            dirs.add(rel)  # "ompt/pmompt.h" is included from collector/
             for f in sorted(files):
-                if not f.endswith((".c", ".h")):
+                if not f.endswith((".c", ".h", ".def")):
                     continue
-                if rel.startswith(os.path.join("collector", "ompt")) and f.endswith(".c"):
-                    continue
+                if rel.startswith((os.path.join("collector", "ompt"), os.path.join("collector", "mpi"))) \
+                        and f.endswith(".c"):
+                    continue  # the OMPT tool and the PMPI library build with their own runtimes
                 os.makedirs(os.path.join(d, rel), exist_ok=True)
                 shutil.copy(os.path.join(root, f), os.path.join(d, rel))
-                dirs.add(rel)
                 if f.endswith(".c"):
                     srcs.append(os.path.join(rel, f))
     cflags = subprocess.run(["pkg-config", "--cflags", "libcjson", "libtracefs", "libtraceevent",
