@@ -328,9 +328,41 @@ static int switch_in(struct pma_exact *x, struct xthr *Y, uint64_t t, uint16_t c
 	return 0;
 }
 
+/* The event e on CPU c shows another task current than the program thread O the replay has
+ * running there since c's previous event: the kernel recorded no switch from O (as it sometimes
+ * records none to a thread: on_event). O is switched out half way from c's previous event,
+ * runnable (preempted, the likelier; a later wake of it then binds nothing); without this it ran
+ * on, on two CPUs at once once it was switched in elsewhere. */
+static int missed_switch_out(struct pma_exact *x, struct pma_exact_stats *st,
+			     const struct pmt_sched_event *e)
+{
+	struct xthr *O;
+	uint64_t t0, t;
+
+	if (e->cpu >= x->ncpulast || !x->cpulast[e->cpu] || !x->cpucur[e->cpu] ||
+	    x->cpucur[e->cpu] == e->common_pid)
+		return 0;
+	O = thr_find(x, x->cpucur[e->cpu]);
+	if (!O || O->state != X_RUNNING || O->cpu != e->cpu)
+		return 0;
+	t0 = x->cpulast[e->cpu] > O->t_slice ? x->cpulast[e->cpu] : O->t_slice;
+	t = t0 + (e->t_ns - t0) / 2;
+	if (work_until(x, O, t) < 0 || slice_add(x, O, PMA_SLICE_RUNNING, O->t_slice, t) < 0)
+		return -1;
+	O->t_slice = t;
+	O->state = X_RUNNABLE;
+	st->inferred_switch_outs++;
+	st->inferred_ns += (double)(e->t_ns - t);
+	return 0;
+}
+
 static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struct pmt_sched_event *e)
 {
-	struct xthr *X, *Y, *cur = e->common_pid ? thr_find(x, e->common_pid) : NULL;
+	struct xthr *X, *Y, *cur;
+
+	if (missed_switch_out(x, st, e) < 0)
+		return -1;
+	cur = e->common_pid ? thr_find(x, e->common_pid) : NULL;
 
 	/* common_pid is the task running on the event's CPU. The root, which exists before
 	 * tracing starts, was running from the first event if this is the first sign of it. A
@@ -349,6 +381,7 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 		int earlier = e->cpu < x->ncpulast && x->cpulast[e->cpu] &&
 			      x->cpucur[e->cpu] != cur->tid;
 		cur->state = earlier ? X_BLOCKED : X_RUNNING;
+		cur->cpu = e->cpu;
 	}
 	if (cur && cur->state != X_RUNNING && cur->state != X_DEAD && cur->state != X_UNKNOWN) {
 		int known = e->cpu < x->ncpulast && x->cpulast[e->cpu];
@@ -389,8 +422,10 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 		return X ? on_wake(x, st, X, e) : 0;
 	case PMT_SCHED_SWITCH:
 		X = thr_find(x, e->a);
-		if (X && X->state == X_UNKNOWN)
+		if (X && X->state == X_UNKNOWN) {
 			X->state = X_RUNNING;
+			X->cpu = e->cpu;
+		}
 		if (X && X->state == X_RUNNING) {
 			if (work_until(x, X, e->t_ns) < 0 ||
 			    slice_add(x, X, PMA_SLICE_RUNNING, X->t_slice, e->t_ns) < 0)

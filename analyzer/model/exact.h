@@ -51,7 +51,12 @@ struct pma_exact_stats {
 	uint64_t inferred_switch_ins; /* program threads seen running (as an event's common_pid or
 				     a switch's prev) without a recorded switch to them: switched
 				     in half way from their CPU's previous event */
-	double inferred_ns;       /* CPU time credited by those guesses: the most they can be off */
+	uint64_t inferred_switch_outs; /* program threads taken for running on a CPU whose next
+				     event shows another task current, without a recorded switch
+				     from them: switched out (runnable) half way from the CPU's
+				     previous event */
+	double inferred_ns;       /* CPU time credited or taken by those guesses: the most they
+				     can be off */
 	double work_ns;           /* U: total CPU time of the program's threads */
 	double T_cp_ns;           /* critical path on infinite cores */
 	double A_inf;             /* A(m,inf) = U / T_cp (Tudor & Teo, eq. 4 with exact tau) */

@@ -53,7 +53,11 @@ static void pma_render_table_parallelism(FILE *out, const struct pma_result *r)
 	const struct pma_parallelism *p = &r->par.by_est[r->par.est];
 	const struct pma_profile *prof = pma_result_profile(r);
 	const struct pma_exact_stats *x = &r->run->xst;
+	char outs[48] = ""; /* switches the kernel recorded neither way, only where there were some */
 
+	if (x->inferred_switch_outs)
+		snprintf(outs, sizeof(outs), " and %llu switch-outs",
+			 (unsigned long long)x->inferred_switch_outs);
 	fprintf(out, "%-13s%.2f ± %.2f threads  (estimator %s", "A(m,inf)", p->A_inf, r->par.A_err,
 		pma_estimator_name(r->par.est));
 	for (int k = PMA_EST_COUNT - 1; k >= 0; k--)
@@ -62,10 +66,10 @@ static void pma_render_table_parallelism(FILE *out, const struct pma_result *r)
 	fputs(")\n", out);
 	if (r->par.have[PMA_EST_SCHED])
 		fprintf(out, "%-13s%llu events, %llu lost, %llu wake edges, %llu wakes from outside, "
-			"%u threads, %llu switch-ins inferred (%.1f ms)\n", "sched events",
+			"%u threads, %llu switch-ins%s inferred (%.1f ms)\n", "sched events",
 			(unsigned long long)x->events, (unsigned long long)x->lost,
 			(unsigned long long)x->wake_edges, (unsigned long long)x->outside_wakes,
-			x->threads, (unsigned long long)x->inferred_switch_ins, x->inferred_ns / 1e6);
+			x->threads, (unsigned long long)x->inferred_switch_ins, outs, x->inferred_ns / 1e6);
 	if (r->par.have[PMA_EST_SWITCH])
 		pma_pswitch_describe(out, &r->run->pst);
 	fprintf(out, "%-13s%.3f s\n", "T_cp", p->T_cp_ns / 1e9);
@@ -145,6 +149,7 @@ static void pma_render_parallelism_json(cJSON *par, const struct pma_result *r)
 			cJSON_AddNumberToObject(e, "wake_edges", (double)x->wake_edges);
 			cJSON_AddNumberToObject(e, "outside_wakes", (double)x->outside_wakes);
 			cJSON_AddNumberToObject(e, "inferred_switch_ins", (double)x->inferred_switch_ins);
+			cJSON_AddNumberToObject(e, "inferred_switch_outs", (double)x->inferred_switch_outs);
 			cJSON_AddNumberToObject(e, "inferred_s", x->inferred_ns / 1e9);
 			cJSON_AddNumberToObject(e, "threads", x->threads);
 			cJSON_AddNumberToObject(e, "max_active", x->max_active);

@@ -438,6 +438,32 @@ static void test_window_thread_switched_in_unseen(void **state)
 	unload(&f);
 }
 
+/* Two threads on two CPUs, and the kernel did not record T's switch from CPU 0 (it recorded the
+ * switch to it at 0, then CPU 0's next event, at 4, has U current, switched in from a foreign
+ * task at 2 unseen as well), and then T's switch to CPU 1 at 10, where it runs to 14. T is
+ * switched out half way from CPU 0's previous event (0) to 4, at 2: it ran 0-2 and 10-14, not
+ * 0-14 beside U's 2-8 on the same CPU; U = 6 ms + 6 ms, no more than the CPUs gave. */
+static void test_missed_switch_out_inferred(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 50);          /* CPU 0: T = 50 */
+	ev(&s, 4, PMT_SCHED_WAKING, 51, 99, 0, 0, 0); /* CPU 0: U = 51 current, waking a foreign task */
+	sw(&s, 8, 51, 'X', IDLE);          /* CPU 0: U exits */
+	s.ev[s.n - 1].cpu = 0;
+	sw(&s, 10, IDLE, 'R', 50);         /* CPU 1: T switched in */
+	s.ev[s.n - 1].cpu = 1;
+	sw(&s, 14, 50, 'X', IDLE);
+	s.ev[s.n - 1].cpu = 1;
+	load_one_existing(&f, &s, 50, 51);
+
+	assert_int_equal(f.st.inferred_switch_outs, 1);
+	assert_true(fabs(f.st.work_ns - 12.0 * MS) < 1);
+	unload(&f);
+}
+
 /* The kernel did not record the switch from a foreign task (99) back to R: R is switched in half
  * way between the CPU's previous event (2) and the first sign of it running (a switch from it at
  * 6): R 0-2 and 4-6, U = 4 ms, 2 ms of it inferred. */
@@ -867,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_root_running_from_the_start),
 		cmocka_unit_test(test_window_root_asleep_until_woken),
 		cmocka_unit_test(test_window_thread_switched_in_unseen),
+		cmocka_unit_test(test_missed_switch_out_inferred),
 		cmocka_unit_test(test_missing_switch_in_inferred),
 		cmocka_unit_test(test_missing_switch_in_from_idle),
 		cmocka_unit_test(test_replay_rejects_zero_cores),
