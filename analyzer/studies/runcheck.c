@@ -142,7 +142,7 @@ double pma_runcheck_spread_rel(const struct pma_runcheck *c, uint32_t n)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pma_runcheck_row *w = &c->rows[i];
 		double dist = fabs(ln - log2(w->cores));
-		double rel = w->S > 0 && isfinite(w->S_sd) ? w->S_sd / w->S : 0;
+		double rel = w->S_own > 0 && isfinite(w->S_sd) ? w->S_sd / w->S_own : 0;
 		if (dist < best_dist || (dist == best_dist && rel > e)) {
 			best_dist = dist;
 			e = rel;

@@ -89,8 +89,9 @@ size_t pma_runcheck_set_other(struct pma_runcheck *c, const double *wall_s, cons
 double pma_runcheck_model_rel(const struct pma_runcheck *c, uint32_t n);
 
 /* The relative spread of a measured S at n (docs/model.md "A measured S's own spread"): the
- * standard error of the runs' median S, S_sd / S, of the row nearest n in log2 n, where n = 1
- * counts as a point of spread 0 (S(1) = 1 by definition); of two as near, the larger. It is
+ * standard error of the runs' median S relative to it, S_sd / S_own (S_own: the runs' own
+ * times' S where corrected, else S), of the row nearest n in log2 n, where n = 1 counts as a
+ * point of spread 0 (S(1) = 1 by definition); of two as near, the larger. It is
  * what a new measurement of S(n), the median of as many runs, scatters by around the truth, so a
  * prediction interval for it holds it beside the model's parts. 0 without rows. */
 double pma_runcheck_spread_rel(const struct pma_runcheck *c, uint32_t n);

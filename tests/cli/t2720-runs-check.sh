@@ -63,7 +63,7 @@ for q in d["predictions"]:
 # ... and a measured S's own spread: the runs' standard error of S at 2 (S_sd / S), relative, at
 # the nearest measured count in log2 n (n = 1 has none: S(1) = 1), not growing
 check "100 ms barriers: the runs' spread part of ±S: S_sd / S of the runs at 2, 0 at 1, kept to 6" python3 -c 'import json,sys
-d=json.load(open(sys.argv[1])); w=d["runs_check"][0]; rel=w["S_sd"]/w["S"]
+d=json.load(open(sys.argv[1])); w=d["runs_check"][0]; rel=w["S_sd"]/w["S_own"]
 assert rel > 0.004, w
 for q in d["predictions"]:
     want = 0 if q["cores"] == 1 else rel
@@ -111,7 +111,7 @@ BUSY="$FX/cond-barrier-busy-cal.zst"
 "$PMANALYZE" --cores 1,2 "$BUSY" >"$T/busy.txt" 2>&1
 "$PMANALYZE" --cores 1,2 --format json "$BUSY" >"$T/busy.json" 2>/dev/null
 check "busy calibration: the measured line shows the wall times' S and the runs' own, not outside" grep -Fxq \
-	"measured     S(2) = 0.86 (0.66-1.25) by this trace's runs: 2 on 2 CPUs against 2 on 1 (median wall times); S(2) = 1.98 (1.93-2.03) less the time they waited for other processes' CPUs (1.664 s, 92%, per run on 2; 1.280 s, 82%, on 1); predicted 1.97 ± 0.12; ± 0.19 with the model's error and the runs' spread" "$T/busy.txt"
+	"measured     S(2) = 0.86 (0.66-1.25) by this trace's runs: 2 on 2 CPUs against 2 on 1 (median wall times); S(2) = 1.98 (1.93-2.03) less the time they waited for other processes' CPUs (1.664 s, 92%, per run on 2; 1.280 s, 82%, on 1); predicted 1.97 ± 0.12; ± 0.14 with the model's error and the runs' spread" "$T/busy.txt"
 for r in 0 1 2 3; do
 	"$PMANALYZE" --run $r --format json "$BUSY" >"$T/busy-run$r.json" 2>/dev/null
 done
@@ -152,7 +152,7 @@ check "app + calibration trace: each calibration point labelled with its trace (
 	 grep -Eq "^                  1     0      2 " "$1" && grep -Eq "^                  2     0      1 " "$1" &&
 	 grep -Eq "^                  2     5      2 " "$1"' sh "$T/two.txt"
 check "app + calibration trace: the measured S(2) check from the calibration trace's runs" grep -Fxq \
-	"measured     S(2) = 1.04 (1.02-1.04) by these traces' runs: 3 on 2 CPUs against 3 on 1 (median wall times); S(2) = 1.93 (1.85-2.03) less the time they waited for other processes' CPUs (0.457 s, 76%, per run on 2; 0.341 s, 55%, on 1); predicted 1.96 ± 0.15; ± 0.23 with the model's error and the runs' spread" "$T/two.txt"
+	"measured     S(2) = 1.04 (1.02-1.04) by these traces' runs: 3 on 2 CPUs against 3 on 1 (median wall times); S(2) = 1.93 (1.85-2.03) less the time they waited for other processes' CPUs (0.457 s, 76%, per run on 2; 0.341 s, 55%, on 1); predicted 1.96 ± 0.15; ± 0.18 with the model's error and the runs' spread" "$T/two.txt"
 
 # --- the calibration trace's wake-up calibration changes the replay of the app's scheduler events:
 # per-core run queues with group wakes as barriers, where the app alone is replayed by processor
