@@ -71,12 +71,24 @@ void pma_note_text_cal_skipped(const struct pma_note_cal_skipped *a, char *buf, 
 
 void pma_note_text_cal_windows(const struct pma_note_cal_windows *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "the calibration is %.0f windows of %.3g s of a running process on %s "
-		 "cores (pmcollect --calibrate -p --window): a window of a fixed length does not do a "
-		 "fixed amount of the program's work, so its CPU time is not C(n) and omega(n) = "
-		 "C(n)/C(1) - 1 (eq. 7) is not computed from it; the table 'calibration in windows' "
-		 "gives each window's busy cores; for omega record whole runs (pmcollect --calibrate "
-		 "-- CMD)", a->windows, a->length_s, s(a->counts));
+	if (a->per_instruction) /* the windows retired instructions: C per instruction (docs/model.md) */
+		snprintf(buf, size, "the calibration is %.0f windows of %.3g s of a running process on "
+			 "%s cores (pmcollect --calibrate -p --window): a window of a fixed length does "
+			 "not do a fixed amount of the program's work, so C(n) is each window's %s per "
+			 "instruction retired times %.4g instructions (the median of the 1-CPU windows), "
+			 "as if every window had done that work, and omega(n) = C(n)/C(1) - 1 (eq. 7); "
+			 "this assumes the program retires the same instructions per unit of work on 1 "
+			 "and on c cores, as threads that block while they wait do and threads that spin "
+			 "do not (a spinning wait retires instructions that do no work: docs/model.md, "
+			 "Limits)", a->windows, a->length_s, s(a->counts),
+			 a->per_instruction == 1 ? "cycles" : "CPU time", a->instructions_ref);
+	else
+		snprintf(buf, size, "the calibration is %.0f windows of %.3g s of a running process on "
+			 "%s cores (pmcollect --calibrate -p --window): a window of a fixed length does "
+			 "not do a fixed amount of the program's work, so its CPU time is not C(n) and "
+			 "omega(n) = C(n)/C(1) - 1 (eq. 7) is not computed from it; the table "
+			 "'calibration in windows' gives each window's busy cores; for omega record whole "
+			 "runs (pmcollect --calibrate -- CMD)", a->windows, a->length_s, s(a->counts));
 }
 
 void pma_note_text_other_machine(const struct pma_note_other_machine *a, char *buf, size_t size)

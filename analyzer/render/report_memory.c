@@ -11,18 +11,33 @@
 #include "plot_draw.h"
 
 /* pmcollect --calibrate -p --window: the windows of the running process, each with its core
- * count, length, CPU time and busy cores (CPU time / length); C(n) unknown (the note says why). */
+ * count, length, CPU time and busy cores (CPU time / length); C(n) unknown (the note says why),
+ * or, when the windows retired instructions (cal->per_instruction), also their instructions and
+ * C per instruction (cycles or ns), the C(n) of the points above times I_ref. */
 static void print_windows(FILE *out, const struct pma_mem_cal *cal)
 {
+	int cyc = strcmp(cal->source, "cycles") == 0;
+
 	if (!cal->nwin)
 		return;
-	fprintf(out, "calibration  in windows of a running process (C(n) unknown: see the notes)\n");
-	fprintf(out, "%-13s%6s %6s %11s %13s %11s\n", "", "run", "cores", "window (s)", "CPU time (s)",
-		"busy cores");
+	if (!cal->per_instruction) {
+		fprintf(out, "calibration  in windows of a running process (C(n) unknown: see the notes)\n");
+		fprintf(out, "%-13s%6s %6s %11s %13s %11s\n", "", "run", "cores", "window (s)",
+			"CPU time (s)", "busy cores");
+	} else {
+		fprintf(out, "calibration  in windows of a running process (C(n) = %s x %.4g "
+			"instructions: see the notes)\n", pma_mem_cal_source_name(cal, 0), cal->I_ref);
+		fprintf(out, "%-13s%6s %6s %11s %13s %11s %13s %14s\n", "", "run", "cores", "window (s)",
+			"CPU time (s)", "busy cores", "instructions", cyc ? "cycles/instr" : "ns/instr");
+	}
 	for (size_t i = 0; i < cal->nwin; i++) {
 		const struct pma_mem_window *w = &cal->win[i];
-		fprintf(out, "%-13s%6u %6u %11.3f %13.3f %11.2f\n", "", w->run_id, w->cores,
+		fprintf(out, "%-13s%6u %6u %11.3f %13.3f %11.2f", "", w->run_id, w->cores,
 			w->length_ns / 1e9, w->cpu_ns / 1e9, w->cpu_ns / w->length_ns);
+		if (cal->per_instruction)
+			fprintf(out, " %13.4g %14.4g", w->instructions,
+				(cyc ? w->cycles : w->cpu_ns) / w->instructions);
+		fputc('\n', out);
 	}
 }
 
@@ -33,7 +48,8 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 	const struct pma_mem_params *p = &e->cal.params;
 	int many = 0; /* points from a trace other than the analyzed one: a trace column */
 
-	fprintf(out, "\nmemory       C(n) from %s; model %s", e->cal.source, pma_mem_model_name(p->model));
+	fprintf(out, "\nmemory       C(n) from %s; model %s", pma_mem_cal_source_name(&e->cal, 0),
+		pma_mem_model_name(p->model));
 	if (p->model == PMA_MEM_NONE) {
 		/* one thread at a time: omega(1) = 0 at every n (contention.c), no fit needed */
 		fputs(r->par.m < 2 ? " (one thread at a time: omega(1) = 0, no calibration needed)\n" :
@@ -82,6 +98,7 @@ static void pma_render_print_memory(FILE *out, const struct pma_result *r)
 			e->cal.run_id[i], e->cal.pts[i].cores, e->cal.pts[i].C, e->cal.omega_meas[i],
 			wm, res);
 	}
+	print_windows(out, &e->cal);
 	if (!e->cal.repeated)
 		return;
 	/* --calibrate --repeat K: the medians the model is fitted to, and omega with its spread */
@@ -121,6 +138,11 @@ static cJSON *pma_render_memory_json(const struct pma_result *r, const struct pm
 	cJSON *m = cJSON_CreateObject(), *par, *pts;
 
 	cJSON_AddStringToObject(m, "source", p->model == PMA_MEM_NONE ? "none" : e->cal.source);
+	if (e->cal.per_instruction) {
+		/* a calibration in windows: C(n) per instruction times instructions_ref (docs/model.md) */
+		cJSON_AddBoolToObject(m, "per_instruction", 1);
+		cJSON_AddNumberToObject(m, "instructions_ref", e->cal.I_ref);
+	}
 	cJSON_AddStringToObject(m, "model", pma_mem_model_name(p->model));
 	cJSON_AddStringToObject(m, "placement", e->placement);
 	cJSON_AddStringToObject(m, "policy", pma_mem_policy_name(e->pol));
@@ -147,6 +169,8 @@ static cJSON *pma_render_memory_json(const struct pma_result *r, const struct pm
 		cJSON_AddNumberToObject(o, "run_id", e->cal.run_id[i]);
 		cJSON_AddStringToObject(o, "trace", traces[e->cal.trace[i]].path);
 		cJSON_AddNumberToObject(o, "C", e->cal.pts[i].C);
+		if (e->cal.per_instruction) /* the window's own instructions (pts and win in step) */
+			cJSON_AddNumberToObject(o, "instructions", e->cal.win[i].instructions);
 		if (p->model != PMA_MEM_NONE) {
 			pma_render_add_finite(o, "omega_measured", e->cal.omega_meas[i]);
 			pma_render_add_finite(o, "omega_model", e->cal.omega_model[i]);
@@ -189,8 +213,11 @@ static int draw_omega(cairo_t *cr, const struct pma_result *r, int w, int h,
 			 pma_mem_model_name(c->params.model), m->placement);
 		le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_PRED, 0, lab_fit };
 	}
-	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_MEAS, 1, c->source && strcmp(c->source, "cycles") == 0 ?
-		"measured C(n), cycles" : "measured C(n), CPU time" };
+	le[nl++] = (struct pma_plot_legend_entry){ PMA_PLOT_C_MEAS, 1, c->per_instruction ?
+		(strcmp(c->source, "cycles") == 0 ? "measured C(n), cycles per instruction" :
+		 "measured C(n), CPU time per instruction") :
+		c->source && strcmp(c->source, "cycles") == 0 ? "measured C(n), cycles" :
+		"measured C(n), CPU time" };
 	pma_plot_legend(cr, a, le, nl, 0);
 	if (!have_fit) {
 		pma_plot_rgb(cr, 0xd62728, 1);

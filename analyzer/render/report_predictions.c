@@ -74,7 +74,7 @@ static void pma_render_table_predictions(FILE *out, const struct pma_result *r)
 	fprintf(out, "\npredictions (%s; omega from %s; S = A(m,n) / (1 + omega), eq. 1; placement %s, "
 		"memory %s)\n", r->par.est == PMA_EST_SCHED ? "T(n) from replaying the scheduler events on n cores"
 						 : "A(m,n) from the profile, eq. 6",
-		r->mem.cal.source, r->mem.placement, pma_mem_policy_name(r->mem.pol));
+		pma_mem_cal_source_name(&r->mem.cal, 0), r->mem.placement, pma_mem_policy_name(r->mem.pol));
 	fprintf(out, "  %6s %8s %7s %6s %8s %8s%s %10s %7s  %s\n", "cores", "A(m,n)", "omega", "xsock",
 		"S", "±S", r->runcheck.n ? "  ±model  S runs" : "", "T (s)", "R", "per socket");
 	for (size_t i = 0, j; i < r->pred.ncores; i = j + 1) {
@@ -223,7 +223,8 @@ static void pma_render_predictions_json(cJSON *preds, const struct pma_result *r
 		pma_render_add_finite(o, "omega", q->omega);
 		pma_render_add_finite(o, "omega_err", r->mem.omega_err[i]);
 		pma_render_add_finite(o, "omega_fitted", r->mem.omega_fit[i]);
-		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ? r->mem.cal.source : "none");
+		cJSON_AddStringToObject(o, "omega_source", isfinite(q->omega) ?
+					pma_mem_cal_source_name(&r->mem.cal, 1) : "none");
 		pma_render_add_finite(o, "cross_socket", r->mem.cross[i]);
 		cJSON_AddStringToObject(o, "per_socket", r->mem.per_socket[i]);
 		cJSON_AddNumberToObject(o, "busy_cores", r->mem.busy[i]);
@@ -276,7 +277,7 @@ static void pma_render_csv_predictions(FILE *out, const struct pma_result *r)
 		const struct pma_prediction *q = &r->pred.by_est[r->par.est][i];
 		fprintf(out, "%u,%.6g,", q->cores, q->A);
 		csv_num(out, q->omega);
-		fprintf(out, ",%s,", isfinite(q->omega) ? r->mem.cal.source : "none");
+		fprintf(out, ",%s,", isfinite(q->omega) ? pma_mem_cal_source_name(&r->mem.cal, 1) : "none");
 		csv_num(out, q->S);
 		fputc(',', out);
 		csv_num(out, r->pred.S_err[i]);

@@ -43,7 +43,7 @@ static int pma_render_html_sources(FILE *out, const struct pma_result *r, char *
 	P(", sampled every %.3g ms</dd>\n", r->par.interval_ms);
 	P("<dt>Memory model</dt><dd>%s; %zu calibration point%s, C(n) from %s; placement %s, "
 	  "memory policy %s (%s)</dd>\n", pma_mem_model_name(c->params.model), c->npts,
-	  c->npts == 1 ? "" : "s", c->source ? c->source : "none", r->mem.placement,
+	  c->npts == 1 ? "" : "s", c->source ? pma_mem_cal_source_name(c, 0) : "none", r->mem.placement,
 	  pma_mem_policy_name(r->mem.pol), r->mem.pol_source);
 	P("<dt>Recorded</dt><dd>");
 	for (size_t i = 0, first = 1; i < m->nsources; i++)

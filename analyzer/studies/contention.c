@@ -345,18 +345,84 @@ static void summarize_points(struct pma_mem_cal *cal, const struct pma_mem_point
  * dropped). */
 static void add_window(struct pma_mem_cal *cal, int ti, const struct pma_run *r)
 {
+	const struct pma_run_cost *c = &r->info.C;
 	double llc;
 	int cyc;
 
 	if (cal->nwin == PMA_CAL_MAX_POINTS)
 		return;
 	cal->win[cal->nwin++] = (struct pma_mem_window){
-		.trace = ti, .run_id = r->run_id, .cores = r->cpus_n,
-		.length_ns = r->info.window_length_ns, .cpu_ns = pma_mem_run_C(r, 0, &llc, &cyc) };
+		.trace = ti, .run_id = r->run_id, .cores = r->cpus_n, .cpus = r->cpus,
+		.length_ns = r->info.window_length_ns, .cpu_ns = pma_mem_run_C(r, 0, &llc, &cyc),
+		.cycles = c->present && c->unit == PMA_COST_CYCLES ? c->value : NAN,
+		.instructions = c->present ? c->instructions : NAN };
 }
 
-/* The note on a calibration in windows (cal->nwin of them): how many, and on which core
- * counts. Returns 0 or -1 when memory runs out. */
+int pma_mem_window_points(const struct pma_mem_window *win, size_t nwin, double *C, int *cycles,
+			  double *I_ref)
+{
+	double ins1[PMA_CAL_MAX_POINTS], ref;
+	size_t n1 = 0;
+	int all_cycles = 1;
+
+	if (nwin == 0 || nwin > PMA_CAL_MAX_POINTS)
+		return -1;
+	for (size_t i = 0; i < nwin; i++) {
+		if (!(isfinite(win[i].instructions) && win[i].instructions > 0))
+			return -1;
+		all_cycles &= isfinite(win[i].cycles) && win[i].cycles > 0;
+		if (win[i].cores == 1)
+			ins1[n1++] = win[i].instructions;
+	}
+	for (size_t i = 0; !all_cycles && i < nwin; i++)
+		if (!(isfinite(win[i].cpu_ns) && win[i].cpu_ns > 0))
+			return -1;
+	if (!n1)
+		return -1; /* no C(1): eq. 7 has nothing to divide by */
+	qsort(ins1, n1, sizeof(ins1[0]), cmp_double);
+	ref = n1 % 2 ? ins1[n1 / 2] : (ins1[n1 / 2 - 1] + ins1[n1 / 2]) / 2;
+	for (size_t i = 0; i < nwin; i++)
+		C[i] = (all_cycles ? win[i].cycles : win[i].cpu_ns) / win[i].instructions * ref;
+	*cycles = all_cycles;
+	*I_ref = ref;
+	return 0;
+}
+
+/* A calibration in windows whose windows all retired instructions (pma_mem_window_points): the
+ * windows become cal's points, C(n) per instruction times I_ref, each on its own CPU set of the
+ * recording machine rec; cal->per_instruction and I_ref say so. *all_cycles: whether C(n) is
+ * cycles. Nothing changes (0 returned) when the windows cannot give C(n); 1 when they did. */
+static int window_points(struct pma_mem_cal *cal, const struct pma_machine *rec, int *all_cycles)
+{
+	double C[PMA_CAL_MAX_POINTS];
+
+	if (pma_mem_window_points(cal->win, cal->nwin, C, all_cycles, &cal->I_ref) < 0)
+		return 0;
+	for (size_t i = 0; i < cal->nwin; i++) {
+		const struct pma_mem_window *w = &cal->win[i];
+		cal->pts[i] = (struct pma_mem_point){ .C = C[i], .r = NAN, .cores = w->cores,
+			.n_first = pma_machine_first_socket(rec, w->cpus, w->cores) };
+		cal->run_id[i] = w->run_id;
+		cal->trace[i] = w->trace;
+	}
+	cal->npts = cal->nwin;
+	cal->per_instruction = 1;
+	return 1;
+}
+
+const char *pma_mem_cal_source_name(const struct pma_mem_cal *cal, int json)
+{
+	int cyc = strcmp(cal->source, "cycles") == 0;
+
+	if (!cal->per_instruction || strcmp(cal->source, "none") == 0)
+		return cal->source;
+	if (json)
+		return cyc ? "cycles_per_instruction" : "cpu_time_per_instruction";
+	return cyc ? "cycles per instruction" : "CPU time per instruction";
+}
+
+/* The note on a calibration in windows (cal->nwin of them): how many, on which core counts,
+ * and whether omega comes from C per instruction. Returns 0 or -1 when memory runs out. */
 static int note_windows(const struct pma_mem_cal *cal, struct pma_notes *notes)
 {
 	uint32_t cores[PMA_CAL_MAX_POINTS];
@@ -371,7 +437,9 @@ static int note_windows(const struct pma_mem_cal *cal, struct pma_notes *notes)
 	if (!(counts = count_list(cores, cal->nwin)))
 		return -1;
 	rc = pma_note_add_cal_windows(notes, &(struct pma_note_cal_windows){
-		.windows = (double)cal->nwin, .length_s = len, .counts = counts });
+		.windows = (double)cal->nwin, .length_s = len, .counts = counts,
+		.per_instruction = !cal->per_instruction ? 0 : strcmp(cal->source, "cycles") == 0 ? 1 : 2,
+		.instructions_ref = cal->per_instruction ? cal->I_ref : 0 });
 	free(counts);
 	return rc;
 }
@@ -521,6 +589,11 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 			}
 		}
 	}
+	/* a calibration in windows and nothing else: points per instruction, when the windows
+	   retired instructions (whole runs, when there are, measure C(n) itself) */
+	out->I_ref = NAN;
+	if (!out->npts && out->nwin && m_peak >= 2)
+		(void)window_points(out, rec, &all_cycles);
 	out->source = out->npts ? (all_cycles ? "cycles" : "cpu_time") : "none";
 	if ((nfit = fit_points(out, fit, notes)) < 0)
 		return -1;
@@ -536,7 +609,15 @@ int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct 
 			out->omega_model[i] = o.omega;
 		}
 		rc = all_cycles ? 0 : check_frequency(traces, out, notes);
+		if (rc == 0 && out->per_instruction)
+			rc = note_windows(out, notes);
 	} else {
+		/* windows per instruction that still give no fit (no window on c cores): listed and
+		   noted as windows without instructions are */
+		if (out->per_instruction)
+			out->npts = 0;
+		out->per_instruction = 0;
+		out->I_ref = NAN;
 		if (!out->npts)
 			snprintf(fit_why, sizeof(fit_why), "no finished run of the program with %u threads",
 				 m_peak);

@@ -16,7 +16,14 @@
 
 /* The calibration as found in the traces. */
 struct pma_mem_cal {
-	const char *source;      /* "cycles", "cpu_time" or "none" (C(n) of every point) */
+	const char *source;      /* "cycles", "cpu_time" or "none" (C(n) of every point, its unit) */
+	/* pmcollect --calibrate -p --window whose windows all retired instructions (RUN_END "C"
+	 * "instructions"): the points are the windows, C(n) = C_w / I_w * I_ref with C_w the
+	 * window's cycles (source "cycles") or CPU time ("cpu_time"), I_w its instructions and
+	 * I_ref the median instructions of the 1-CPU windows, as if each window had done the same
+	 * work (docs/model.md "Windows"); 0 and I_ref NAN otherwise */
+	int per_instruction;
+	double I_ref;
 	struct pma_mem_params params; /* params.model == PMA_MEM_NONE when omega is unknown */
 	size_t npts;
 	struct pma_mem_point pts[PMA_CAL_MAX_POINTS];
@@ -32,16 +39,35 @@ struct pma_mem_cal {
 	uint32_t nrep[PMA_CAL_MAX_POINTS];
 	int repeated;            /* every summarized point has two runs or more: omega has a spread */
 	/* pmcollect --calibrate -p --window: the baseline and calibration runs that are windows of a
-	 * running process (pma_run_attached_window), which are no points: a window of a fixed length
-	 * does not do a fixed amount of work, so its C is not C(n) of eq. 7 */
+	 * running process (pma_run_attached_window). A window of a fixed length does not do a fixed
+	 * amount of work, so its C is not C(n) of eq. 7: they are points only per instruction
+	 * (per_instruction), else just listed */
 	size_t nwin;
 	struct pma_mem_window {
 		int trace;           /* index into traces[] */
 		uint32_t run_id, cores;
+		const char *cpus;    /* RUN_BEGIN "cpus" (the trace's string) */
 		double length_ns;    /* RUN_END "window" "length_ns" */
 		double cpu_ns;       /* the CPU time of the process's threads in it (RUN_END "C") */
+		double cycles;       /* its cycles (RUN_END "C" "value" of source "cycles"), NAN */
+		double instructions; /* the instructions they retired (RUN_END "C"), NAN unknown */
 	} win[PMA_CAL_MAX_POINTS];
 };
+
+/* How the points' C(n) was measured, for the report: cal->source ("cycles", "cpu_time",
+ * "none"), or for a calibration in windows per instruction "cycles per instruction" / "CPU time
+ * per instruction" (json 0) or "cycles_per_instruction" / "cpu_time_per_instruction" (json 1:
+ * the JSON's and CSV's omega_source). A static string. */
+const char *pma_mem_cal_source_name(const struct pma_mem_cal *cal, int json);
+
+/* The points of a calibration in windows (Tudor & Teo eq. 7 per instruction): for each window
+ * w of win[0..nwin), C[w] = cost_w / instr_w * I_ref, cost_w its cycles when every window has
+ * them (*cycles 1), else its CPU time (ns, *cycles 0), I_ref the median instructions of the
+ * windows on one core (written to *I_ref), so that omega(n) = C(n)/C(1) - 1 compares the cost
+ * of one amount of work. Returns 0, or -1 (C, *cycles and *I_ref untouched) when some window
+ * lacks instructions (not finite or <= 0) or a cost (> 0), or no window ran on one core. Pure. */
+int pma_mem_window_points(const struct pma_mem_window *win, size_t nwin, double *C, int *cycles,
+			  double *I_ref);
 
 /* C(n) of one run (Tudor & Teo eq. 7): RUN_END "C" (cycles when want_cycles and the run has
  * them, else its CPU time in ns), else the schedstat CPU time (ns) its samples add up to (the
@@ -60,8 +86,10 @@ double pma_mem_run_C(const struct pma_run *r, int want_cycles, double *llc, int 
  * analyzed run's m. Appends to notes: PMA_NOTE_OMEGA_UNKNOWN when the model cannot be fitted
  * (which core counts are missing, and the pmcollect command from META), PMA_NOTE_FREQ_* when CPU
  * time stands in for cycles, PMA_NOTE_CAL_SKIPPED for runs left out, PMA_NOTE_CAL_WINDOWS
- * when runs are windows of a running process (out->win; then no OMEGA_UNKNOWN). Returns 0 (also when omega
- * is unknown), or -1 when memory runs out. */
+ * when runs are windows of a running process (out->win; then no OMEGA_UNKNOWN). When the traces
+ * hold no finished whole run but windows that all retired instructions, the windows are the
+ * points, per instruction (pma_mem_window_points; out->per_instruction). Returns 0 (also when
+ * omega is unknown), or -1 when memory runs out. */
 int pma_mem_calibrate(const struct pma_trace *traces, int ntraces, const struct pma_machine *rec,
 		      uint32_t m_peak, struct pma_mem_cal *out, struct pma_notes *notes);
 

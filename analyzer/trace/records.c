@@ -739,6 +739,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 	ri->nr_periods = ri->nr_throttled = ri->throttled_us = NAN;
 	ri->wall_ns = ri->utime_ns = ri->stime_ns = ri->interf.bytes_per_s = ri->interf.cpu_ns = NAN;
 	ri->C.value = ri->C.cpu_time_ns = ri->C.llc_misses = ri->C.stall_cycles = NAN;
+	ri->C.instructions = NAN;
 	ri->cpufreq.lo_khz = INFINITY;
 	ri->samples = ri->late_samples = ri->lost_samples = NAN;
 	ri->interval_requested_ms = ri->interval_final_ms = ri->interval_changes = NAN;
@@ -764,6 +765,7 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		free(src);
 		ri->C.value = num(c, "value", NAN);
 		ri->C.cpu_time_ns = num(c, "cpu_time_ns", NAN);
+		ri->C.instructions = num(c, "instructions", NAN);
 		ri->C.llc_misses = num(c, "llc_misses", NAN);
 		ri->C.stall_cycles = num(c, "stall_cycles", NAN);
 	}

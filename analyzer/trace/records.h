@@ -158,6 +158,7 @@ struct pma_run_cost {
 	enum pma_cost_unit unit;/* PMA_COST_CYCLES when "source" is "cycles" */
 	double value;           /* in unit */
 	double cpu_time_ns;
+	double instructions;    /* "instructions" (2.0): retired; a -p window's sum over its threads */
 	double llc_misses;      /* r of eq. 8 */
 	double stall_cycles;
 };

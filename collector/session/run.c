@@ -260,37 +260,51 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns
 	return text;
 }
 
+/* The events whose counts a run's values hold (RUN_END "C"): names[0..n) of the process tree's
+ * set, or of the threads' sets of a -p window; n 0 without counters. */
+struct counted {
+	const char *names[PMT_MAX_COUNTERS];
+	uint32_t n;
+};
+
 /* RUN_END "C": the run's C(n) for the memory model (Tudor & Teo, eq. 7): total cycles when a
  * cycles counter ran (PAPI_TOT_CYC or its fallback), else the tree's schedstat CPU time as the
- * proxy; r(n) and stall cycles when those counters ran. values are the last cumulative counts
- * (NULL when none were read). Returns the value written as "C" "value" (NAN when out of memory). */
-static double add_C(cJSON *o, const struct pmc_counters *counters, const int64_t *values,
-		    uint64_t cpu_ns)
+ * proxy; the instructions retired (PAPI_TOT_INS or its fallback), r(n) and stall cycles when
+ * those counters ran. values are the last cumulative counts of ev's events (NULL when none were
+ * read); a value PMT_COUNTER_INVALID was not read (a -p window with a thread not read), and its
+ * key is then null or absent, never a part of the count. Returns the value written as "C"
+ * "value" (NAN when out of memory). */
+static double add_C(cJSON *o, const struct counted *ev, const int64_t *values, uint64_t cpu_ns)
 {
 	static const char *const keys[][2] = { [PMC_KIND_LLC_MISSES] = { "llc_misses", "llc_event" },
 					      [PMC_KIND_STALLS] = { "stall_cycles", "stall_event" } };
 	cJSON *c = cJSON_AddObjectToObject(o, "C");
-	int cyc = -1, idx[4] = { -1, -1, -1, -1 };
+	int cyc = -1, ins, idx[4] = { -1, -1, -1, -1 };
 	double value;
 
 	if (!c)
 		return NAN;
-	for (uint32_t i = 0; counters && values && i < pmc_counters_count(counters); i++) {
-		int k = pmc_counter_kind(pmc_counters_name(counters, i));
+	for (uint32_t i = 0; ev && values && i < ev->n; i++) {
+		int k = pmc_counter_kind(ev->names[i]);
 		if (k >= 0 && idx[k] < 0 && values[i] != PMT_COUNTER_INVALID)
 			idx[k] = (int)i;
 	}
 	cyc = idx[PMC_KIND_CYCLES];
+	ins = idx[PMC_KIND_INSTRUCTIONS];
 	cJSON_AddStringToObject(c, "source", cyc >= 0 ? "cycles" : "cpu_time");
-	cJSON_AddStringToObject(c, "event", cyc >= 0 ? pmc_counters_name(counters, (uint32_t)cyc) : "schedstat");
+	cJSON_AddStringToObject(c, "event", cyc >= 0 ? ev->names[cyc] : "schedstat");
 	value = cyc >= 0 ? (double)values[cyc] : (double)cpu_ns;
 	cJSON_AddNumberToObject(c, "value", value);
 	cJSON_AddStringToObject(c, "unit", cyc >= 0 ? "cycles" : "ns");
 	cJSON_AddNumberToObject(c, "cpu_time_ns", (double)cpu_ns);
+	if (ins >= 0) { /* C per instruction: a window's C(n) (FORMAT.md 2.0, docs/model.md) */
+		cJSON_AddNumberToObject(c, "instructions", (double)values[ins]);
+		cJSON_AddStringToObject(c, "instructions_event", ev->names[ins]);
+	}
 	for (int k = PMC_KIND_STALLS; k <= PMC_KIND_LLC_MISSES; k++) {
 		if (idx[k] >= 0) {
 			cJSON_AddNumberToObject(c, keys[k][0], (double)values[idx[k]]);
-			cJSON_AddStringToObject(c, keys[k][1], pmc_counters_name(counters, (uint32_t)idx[k]));
+			cJSON_AddStringToObject(c, keys[k][1], ev->names[idx[k]]);
 		} else {
 			cJSON_AddNullToObject(c, keys[k][0]);
 		}
@@ -337,7 +351,7 @@ static void add_window(cJSON *o, const struct pmc_run_config *cfg, const struct 
 static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, uint64_t wall_ns,
 			  const struct pmc_clock_pair clk[2], const struct rusage *ru,
 			  struct pmc_run_result *res,
-			  const struct pmc_run_config *cfg, const struct pmc_counters *counters,
+			  const struct pmc_run_config *cfg, const struct counted *ev,
 			  const int64_t *values, uint64_t cpu_ns, const struct run_state *st)
 {
 	cJSON *o = cJSON_CreateObject(), *e, *r;
@@ -415,7 +429,7 @@ static char *run_end_json(uint32_t run_id, pid_t pid, int started, int status, u
 		}
 	}
 	if (started) {
-		res->C_value = add_C(o, counters, values, cpu_ns);
+		res->C_value = add_C(o, ev, values, cpu_ns);
 		(void)pmc_meta_add_cpufreq(o, cfg->cpus ? cfg->cpus : cfg->online);
 		add_energy(o, st, cpu_ns, wall_ns);
 		add_cpu_stat(o, st);
@@ -505,6 +519,8 @@ struct run_state {
 	struct pmc_run_result *res;
 	struct pmc_sampler *s;
 	struct pmc_counters *counters; /* NULL once they could not be attached */
+	struct pmc_thread_counters *tcounters; /* -p: every thread's (thread_counters_attach), NULL
+				       without: they are read at the window's ends, no COUNTERS */
 	struct pmc_sched *sched;       /* NULL once the events could not be started */
 	struct pmc_pswitch *pswitch;   /* NULL once the perf switch events could not be started */
 	struct pmc_omp *omp;           /* --omp-regions: the tool's socket of this run */
@@ -537,7 +553,7 @@ struct run_state {
 	   grace_ns is when SIGTERM turns into SIGKILL (0: not sent yet) */
 	uint64_t release_ns, window_end_ns, grace_ns;
 	int window_closed;
-	int64_t *values0;              /* the counters when a delayed window began */
+	int64_t *values0;              /* the counters when a delayed window (or a -p one) began */
 	int pidfd[PMC_ATTACH_MAX];     /* -p: pidfd_open(2) of each process, -1 once it ended */
 	size_t alive;                  /* -p: processes not yet ended */
 	int stop_signal;               /* -p: SIGINT/SIGTERM/SIGHUP received: end the window */
@@ -1040,6 +1056,36 @@ static int sched_add_threads(struct pmc_sched *sched, pid_t pid, char *why, size
 	return rc;
 }
 
+/* -p: the tids of every thread of the attached processes as /proc/PID/task lists them now, into
+ * *tids (capacity *cap, grown with PM_GROW), their number in *n; a process that ended lists none
+ * (its pidfd says so). Returns 0, or PMT_E_NOMEM. Source: proc(5) /proc/pid/task. */
+static int list_threads(const struct pmc_run_config *cfg, pid_t **tids, size_t *n, size_t *cap)
+{
+	int rc = 0;
+
+	*n = 0;
+	for (size_t i = 0; rc == 0 && i < cfg->nattach; i++) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)cfg->attach[i]);
+		if (!(d = opendir(path)))
+			continue;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			if (tid <= 0)
+				continue;
+			if (PM_GROW(*tids, *cap, *n + 1) < 0) {
+				rc = PMT_E_NOMEM;
+				break;
+			}
+			(*tids)[(*n)++] = tid;
+		}
+		closedir(d);
+	}
+	return rc;
+}
+
 /* -p: the context switches of every thread of the attached processes (perfswitch.h): the events
  * of the first process's main thread on every online CPU, then each other thread's redirected
  * into them; the threads are listed again until no new one shows (one made by a thread not yet
@@ -1050,39 +1096,36 @@ static int sched_add_threads(struct pmc_sched *sched, pid_t pid, char *why, size
 static int pswitch_attach(struct run_state *st, char *why, size_t whysize)
 {
 	const struct pmc_run_config *cfg = st->cfg;
-	pid_t *seen = NULL;
-	size_t nseen = 0, cap = 0, added = 1;
+	pid_t *seen = NULL, *now = NULL;
+	size_t nseen = 0, cap = 0, nnow = 0, cap_now = 0, added = 1;
 	int rc = pmc_pswitch_start(st->pswitch, cfg->attach[0], st->run_id, NULL, why, whysize);
 
 	for (int pass = 0; rc == 0 && added && pass < PSWITCH_ATTACH_PASSES; pass++) {
 		added = 0;
-		for (size_t i = 0; rc == 0 && i < cfg->nattach; i++) {
-			char path[64];
-			struct dirent *de;
-			DIR *d;
-			snprintf(path, sizeof(path), "/proc/%d/task", (int)cfg->attach[i]);
-			if (!(d = opendir(path)))
-				continue; /* it ended: its pidfd says so */
-			while (rc == 0 && (de = readdir(d))) {
-				pid_t tid = (pid_t)atoi(de->d_name);
-				size_t k = 0;
-				while (k < nseen && seen[k] != tid)
-					k++;
-				if (tid <= 0 || tid == cfg->attach[0] || k < nseen)
-					continue;
-				if (PM_GROW(seen, cap, nseen + 1) < 0) {
-					snprintf(why, whysize, "%s", strerror(ENOMEM));
-					rc = PMT_E_NOMEM;
-					break;
-				}
-				seen[nseen++] = tid;
-				added++;
-				rc = pmc_pswitch_add_thread(st->pswitch, tid, why, whysize);
+		if (list_threads(cfg, &now, &nnow, &cap_now) < 0) {
+			snprintf(why, whysize, "%s", strerror(ENOMEM));
+			rc = PMT_E_NOMEM;
+			break;
+		}
+		for (size_t j = 0; rc == 0 && j < nnow; j++) {
+			pid_t tid = now[j];
+			size_t k = 0;
+			while (k < nseen && seen[k] != tid)
+				k++;
+			if (tid == cfg->attach[0] || k < nseen)
+				continue;
+			if (PM_GROW(seen, cap, nseen + 1) < 0) {
+				snprintf(why, whysize, "%s", strerror(ENOMEM));
+				rc = PMT_E_NOMEM;
+				break;
 			}
-			closedir(d);
+			seen[nseen++] = tid;
+			added++;
+			rc = pmc_pswitch_add_thread(st->pswitch, tid, why, whysize);
 		}
 	}
 	free(seen);
+	free(now);
 	if (rc < 0) {
 		struct pmc_pswitch_stats unused;
 		(void)pmc_pswitch_stop(st->pswitch, NULL, &unused);
@@ -1090,11 +1133,130 @@ static int pswitch_attach(struct run_state *st, char *why, size_t whysize)
 	return rc;
 }
 
+/* Descriptors pmcollect has open now (the entries of /proc/self/fd, less the one that lists
+ * them); 0 when it cannot be listed. Source: proc(5) /proc/pid/fd. */
+static uint64_t open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	uint64_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n ? n - 1 : 0;
+}
+
+/* Whether thread tid has ended (its /proc entry is gone): a thread that ended between the
+ * listing and its attach did its work before the window. Source: proc(5). */
+static int thread_gone(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	return access(path, F_OK) < 0 && errno == ENOENT;
+}
+
+/* -p: cycles and instructions of every thread of the attached processes over the window
+ * (counters.h pmc_thread_counters: an event set per thread of the session's events, st->cfg->
+ * counters, attached with inheritance, so that what a counted thread starts later is counted in
+ * its set). The threads are listed, each one counted, and listed again: a thread that shows only
+ * in the second listing was created while the sets were being attached, by a thread that may have
+ * been counted already (then it inherited that thread's events, and a set of its own would count
+ * it twice) or not (then nothing counts it): the window then has no counters, rather than a count
+ * too high or too low. None either when the threads outnumber what the open-file limit leaves
+ * (pmc_thread_counters_cap), or when an attach fails: a part of the threads' counts would pass
+ * for all of them in C(n) per instruction. Returns the started sets, or NULL with the reason in
+ * why. */
+static struct pmc_thread_counters *thread_counters_attach(struct run_state *st, char *why,
+							  size_t whysize)
+{
+	const struct pmc_run_config *cfg = st->cfg;
+	struct pmc_thread_counters *tc = NULL;
+	struct rlimit nofile;
+	pid_t *tids = NULL;
+	size_t ntids = 0, cap = 0, max;
+	uint64_t limit = 0;
+	int rc = pmc_thread_counters_open(&tc, cfg->counters, why, whysize);
+
+	if (rc == 0 && list_threads(cfg, &tids, &ntids, &cap) < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		rc = PMT_E_NOMEM;
+	}
+	if (rc == 0) {
+		if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+			limit = nofile.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)nofile.rlim_cur;
+		max = pmc_thread_counters_cap(limit, open_fds(), pmc_thread_counters_count(tc));
+		if (ntids > max) {
+			snprintf(why, whysize, "%zu threads, more than the %zu whose counters fit in the "
+				 "open-file limit (ulimit -n %llu): none counted rather than a part", ntids,
+				 max, (unsigned long long)limit);
+			rc = PMT_E_LIMIT;
+		}
+	}
+	for (size_t j = 0; rc == 0 && j < ntids; j++) {
+		rc = pmc_thread_counters_add(tc, tids[j], why, whysize);
+		if (rc == PMT_E_IO && thread_gone(tids[j]))
+			rc = 0;
+	}
+	/* the second listing: a thread created meanwhile cannot be counted right */
+	if (rc == 0 && list_threads(cfg, &tids, &ntids, &cap) < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		rc = PMT_E_NOMEM;
+	}
+	for (size_t j = 0; rc == 0 && j < ntids; j++)
+		if (!pmc_thread_counters_has(tc, tids[j])) {
+			snprintf(why, whysize, "thread %d started while the counters were being attached "
+				 "(it may or may not have inherited a counted thread's): none counted rather "
+				 "than a wrong count", (int)tids[j]);
+			rc = PMT_E_IO;
+		}
+	if (rc == 0 && pmc_thread_counters_threads(tc) == 0) {
+		snprintf(why, whysize, "no thread left to count");
+		rc = PMT_E_IO;
+	}
+	free(tids);
+	if (rc < 0) {
+		pmc_thread_counters_close(tc);
+		return NULL;
+	}
+	return tc;
+}
+
+/* -p: the threads' counters (thread_counters_attach) and their buffers, or a warning (terminal and
+ * WARNING record) saying why the window has none; the run goes on either way. Without the
+ * session's counters (no PMU, perf_event_paranoid: META says why) nothing is tried. Returns 0,
+ * or PMT_E_NOMEM. */
+static int attach_thread_counters(struct run_state *st)
+{
+	char why[256], msg[320];
+	uint32_t nc;
+
+	if (!st->cfg->counters)
+		return 0;
+	st->tcounters = thread_counters_attach(st, why, sizeof(why));
+	if (!st->tcounters) {
+		snprintf(msg, sizeof(msg), "cycles and instructions not counted: %s", why);
+		if (st->cfg->warn)
+			st->cfg->warn(msg);
+		write_warning(st->res, st->w, st->run_id, PMC_WARN_COUNTERS_UNAVAILABLE, msg);
+		return 0;
+	}
+	nc = pmc_thread_counters_count(st->tcounters);
+	st->values = calloc(nc, sizeof(*st->values));
+	st->values0 = calloc(nc, sizeof(*st->values0));
+	return st->values && st->values0 ? 0 : PMT_E_NOMEM;
+}
+
 /* -p: starts recording processes that run already (cfg->attach): the sampler follows them and
  * what they start, a pidfd each tells when it ends, the scheduler events are filtered to their
- * threads, the perf context switches opened on each thread (pswitch_attach); no counters (their
- * inherited events need the process before exec). RUN_BEGIN "window" "delay_ns" is the first process's age. Returns 0, or a negative
- * PMT_E_* with a reason in why. */
+ * threads, the perf context switches opened on each thread (pswitch_attach), and the cycles and
+ * instructions counted on each thread (attach_thread_counters; the process tree's counters of a
+ * run need the process before exec, so st->counters stays NULL and no COUNTERS records are
+ * written), read when the window begins and when it ends. RUN_BEGIN "window" "delay_ns" is the
+ * first process's age. Returns 0, or a negative PMT_E_* with a reason in why. */
 static int attach_start(struct run_state *st, char *why, size_t whysize)
 {
 	const struct pmc_run_config *cfg = st->cfg;
@@ -1151,6 +1313,10 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 	if (st->pswitch && pswitch_attach(st, swhy, sizeof(swhy)) < 0)
 		pswitch_unavailable(st, swhy);
 	st->res->pswitch_recorded = st->pswitch != NULL;
+	if (attach_thread_counters(st) < 0) {
+		snprintf(why, whysize, "%s", strerror(ENOMEM));
+		return PMT_E_NOMEM;
+	}
 	age = process_age_ns(st->pid, cfg->user_hz);
 	st->start_ns = pmc_now_ns();
 	st->release_ns = st->start_ns - (age < st->start_ns ? age : 0);
@@ -1164,6 +1330,9 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 	st->res->started = 1;
 	st->start_ns = pmc_now_ns();
 	pmc_clock_pair_now(&st->clk[0]);
+	/* the window's counts are counted from here (counters_read subtracts these) */
+	if (st->tcounters)
+		(void)pmc_thread_counters_read(st->tcounters, st->values0);
 	return start_sampling(st, why, whysize);
 }
 
@@ -1377,16 +1546,35 @@ static void keep_interval(struct run_state *st, uint64_t now, uint64_t exp, int 
 }
 
 /* Reads the counters into st->values, counted from the window's start (st->values0) when the
- * window was delayed. Returns 0 or -1 (not read). */
+ * window was delayed or is one of -p. The threads' sets of a -p window are summed
+ * (pmc_thread_counters_read): an event some thread's set could not read is PMT_COUNTER_INVALID
+ * and the others count. Returns 0 or -1 (not read). */
 static int counters_read(struct run_state *st)
 {
-	uint32_t nc = pmc_counters_count(st->counters);
+	uint32_t nc;
 
-	if (pmc_counters_read(st->counters, st->values) < 0)
-		return -1;
-	for (uint32_t i = 0; st->values0 && i < nc; i++)
-		st->values[i] -= st->values0[i];
+	if (st->tcounters) {
+		nc = pmc_thread_counters_count(st->tcounters);
+		(void)pmc_thread_counters_read(st->tcounters, st->values);
+	} else {
+		nc = pmc_counters_count(st->counters);
+		if (pmc_counters_read(st->counters, st->values) < 0)
+			return -1;
+	}
+	pmc_counts_since(st->values, st->values0, nc);
 	return 0;
+}
+
+/* The events of st->values (RUN_END "C"): the threads' sets of a -p window, else the process
+ * tree's set (none without counters). */
+static void counted_events(const struct run_state *st, struct counted *ev)
+{
+	uint32_t n = st->tcounters ? pmc_thread_counters_count(st->tcounters)
+				   : pmc_counters_count(st->counters);
+
+	for (ev->n = 0; ev->n < n && ev->n < PMT_MAX_COUNTERS; ev->n++)
+		ev->names[ev->n] = st->tcounters ? pmc_thread_counters_name(st->tcounters, ev->n)
+						 : pmc_counters_name(st->counters, ev->n);
 }
 
 /* The program's tree from its root: sched_setaffinity(cpus) on every thread of every process
@@ -1440,7 +1628,7 @@ static int close_window(struct run_state *st, uint64_t now)
 		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
 							   &res->pswitch));
 	st->pswitch = NULL;
-	if (st->counters && counters_read(st) == 0)
+	if ((st->counters || st->tcounters) && counters_read(st) == 0)
 		st->have_values = 1;
 	if (st->cfg->nattach) {
 		res->window_after = PMC_AFTER_LEFT;
@@ -1573,6 +1761,7 @@ static void run_finish(struct run_state *st)
 {
 	struct pmc_run_result *res = st->res;
 	struct pmc_sampler_stats ss;
+	struct counted ev;
 	char *json;
 
 	if (st->armed) {
@@ -1611,8 +1800,9 @@ static void run_finish(struct run_state *st)
 		res->omp_regions = pmc_omp_regions(st->omp, &res->omp_answered);
 		snprintf(res->omp_reason, sizeof(res->omp_reason), "%s", pmc_omp_reason(st->omp));
 	}
-	/* the root is reaped: inherited counts of the whole tree are final */
-	if (st->armed && !st->window_closed && st->counters && counters_read(st) == 0)
+	/* the root is reaped: inherited counts of the whole tree are final (-p: every process
+	   ended, or pmcollect was told to stop) */
+	if (st->armed && !st->window_closed && (st->counters || st->tcounters) && counters_read(st) == 0)
 		st->have_values = 1;
 	pmc_sampler_stats(st->s, &ss);
 	res->samples = ss.samples;
@@ -1632,8 +1822,9 @@ static void run_finish(struct run_state *st)
 			 res->interval_first_change_s, res->interval_final_ms);
 		st->cfg->warn(msg);
 	}
+	counted_events(st, &ev);
 	json = run_end_json(st->run_id, st->pid, 1, st->root_status, st->end_ns - st->start_ns,
-			    st->clk, &st->root_ru, res, st->cfg, st->counters,
+			    st->clk, &st->root_ru, res, st->cfg, &ev,
 			    st->have_values ? st->values : NULL,
 			    ss.cpu_ns > st->cpu_ns0 ? ss.cpu_ns - st->cpu_ns0 : 0, st);
 	if (!res->writer_err)
@@ -1668,6 +1859,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 			rc = PMT_E_IO; /* the timer: why says so */
 	}
 	(void)pmc_guard_stop(st.guard, NULL);
+	pmc_thread_counters_close(st.tcounters);
 	free(st.values);
 	free(st.values0);
 	free(st.energy0_uj);

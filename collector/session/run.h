@@ -55,7 +55,8 @@ struct pmc_run_config {
 	double interval_ms;         /* sampling interval, ms */
 	uint32_t stat_every;        /* see struct pmc_sampler_opts */
 	uint32_t status_every;
-	struct pmc_counters *counters; /* opened counters or NULL: attached to the program's root */
+	struct pmc_counters *counters; /* opened counters or NULL: attached to the program's root
+				       (-p: the events each thread's set counts, never attached) */
 	int procconn_fd;            /* proc connector socket or -1 */
 	int taskstats_fd;           /* taskstats socket or -1 */
 	uint16_t taskstats_family;
@@ -97,7 +98,8 @@ struct pmc_run_config {
 	int detach;
 	/* pmcollect -p: record these running processes (nattach of them, at most PMC_ATTACH_MAX)
 	 * instead of starting argv (which names the first one's command line, for RUN_BEGIN): no
-	 * fork, no counters, no context switches; the scheduler events filtered to their threads.
+	 * fork; counters (cycles, instructions of counters' events) on each thread, summed at the
+	 * window's ends into RUN_END "C"; the scheduler events filtered to their threads.
 	 * The window ends at duration_ns, at SIGINT/SIGTERM/SIGHUP to pmcollect (not forwarded) or
 	 * when every process has ended; the processes are left as they were. */
 	const pid_t *attach;

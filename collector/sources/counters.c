@@ -439,8 +439,16 @@ int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t why
 		return PMT_E_INVAL;
 	}
 	if (c->attached) {
-		pm_set_why(why, whysize, "counters already attached");
-		return PMT_E_INVAL;
+		/* the previous run's process: PAPI_attach refuses a set that is attached already */
+		if (c->running)
+			PAPI_stop(c->eventset, c->raw);
+		c->running = 0;
+		r = PAPI_detach(c->eventset);
+		if (r != PAPI_OK) {
+			pm_set_why(why, whysize, "PAPI_detach from the previous run failed: %s", PAPI_strerror(r));
+			return PMT_E_IO;
+		}
+		c->attached = 0;
 	}
 	/* PAPI_attach reopens the events of the set for pid (perf_event_open(pid, cpu=-1)) with the
 	 * inherit flag set in pmc_counters_open. */
@@ -566,4 +574,179 @@ int pmc_counters_open_thread_llc(struct pmc_counters **out, char *why, size_t wh
 fail:
 	pmc_counters_close(c);
 	return PMT_E_IO;
+}
+
+void pmc_counts_sum(const int64_t *vals, size_t nthreads, uint32_t nevents, int64_t *sum)
+{
+	for (uint32_t i = 0; i < nevents; i++) {
+		int64_t acc = 0;
+
+		for (size_t t = 0; t < nthreads && acc != PMT_COUNTER_INVALID; t++) {
+			int64_t v = vals[t * nevents + i];
+
+			/* a count is >= 0; INT64_MIN is "not read", a negative one is not a count */
+			if (v == PMT_COUNTER_INVALID || v < 0 || acc > INT64_MAX - v)
+				acc = PMT_COUNTER_INVALID;
+			else
+				acc += v;
+		}
+		sum[i] = acc;
+	}
+}
+
+void pmc_counts_since(int64_t *values, const int64_t *values0, uint32_t n)
+{
+	for (uint32_t i = 0; values0 && i < n; i++) {
+		if (values[i] == PMT_COUNTER_INVALID || values0[i] == PMT_COUNTER_INVALID ||
+		    values[i] < values0[i])
+			values[i] = PMT_COUNTER_INVALID;
+		else
+			values[i] -= values0[i];
+	}
+}
+
+struct pmc_thread_counters {
+	char events[512];                 /* the events as pmc_counters_open's list: "A,B" */
+	char *names[2];                   /* the concrete names, as like had them */
+	uint32_t nev;
+	struct pmc_counters **sets;       /* one started set per thread, [n] */
+	pid_t *tids;                      /* the thread of each set, [n] */
+	size_t n, cap_sets, cap_tids;
+	int64_t *rows;                    /* pmc_thread_counters_read's buffer, [n * nev] */
+	size_t cap_rows;
+};
+
+size_t pmc_thread_counters_cap(uint64_t nofile, uint64_t in_use, uint32_t nevents)
+{
+	uint64_t n;
+
+	if (nevents == 0 || nofile <= in_use)
+		return 0;
+	n = (nofile - in_use) / 2 / nevents;
+	return n > PMC_THREAD_COUNTERS_MAX ? PMC_THREAD_COUNTERS_MAX : (size_t)n;
+}
+
+int pmc_thread_counters_open(struct pmc_thread_counters **out, const struct pmc_counters *like,
+			     char *why, size_t whysize)
+{
+	struct pmc_thread_counters *t;
+	size_t used = 0;
+
+	if (out == NULL) {
+		pm_set_why(why, whysize, "invalid arguments");
+		return PMT_E_INVAL;
+	}
+	*out = NULL;
+	if (like == NULL) {
+		pm_set_why(why, whysize, "no hardware counters");
+		return PMT_E_INVAL;
+	}
+	if (!(t = calloc(1, sizeof(*t)))) {
+		pm_set_why(why, whysize, "out of memory");
+		return PMT_E_NOMEM;
+	}
+	/* cycles first, then instructions: the order of the values read */
+	for (int kind = PMC_KIND_CYCLES; kind <= PMC_KIND_INSTRUCTIONS; kind++) {
+		for (uint32_t i = 0; i < like->n; i++) {
+			int w;
+
+			if (pmc_counter_kind(like->names[i]) != kind)
+				continue;
+			w = snprintf(t->events + used, sizeof(t->events) - used, "%s%s", used ? "," : "",
+				     like->names[i]);
+			if (w < 0 || (size_t)w >= sizeof(t->events) - used)
+				break; /* cannot happen with the candidates' names; leaves the event out */
+			used += (size_t)w;
+			t->names[t->nev++] = like->names[i];
+			break;
+		}
+	}
+	if (t->nev == 0) {
+		pm_set_why(why, whysize, "the counted events (-e) include neither cycles nor instructions");
+		free(t);
+		return PMT_E_INVAL;
+	}
+	/* like outlives t (the session's set): the names are borrowed */
+	*out = t;
+	return 0;
+}
+
+int pmc_thread_counters_has(const struct pmc_thread_counters *t, pid_t tid)
+{
+	for (size_t k = 0; t && k < t->n; k++)
+		if (t->tids[k] == tid)
+			return 1;
+	return 0;
+}
+
+int pmc_thread_counters_add(struct pmc_thread_counters *t, pid_t tid, char *why, size_t whysize)
+{
+	struct pmc_counters *c = NULL;
+	char cwhy[256];
+	int r;
+
+	if (t == NULL || tid <= 0 || pmc_thread_counters_has(t, tid)) {
+		pm_set_why(why, whysize, "invalid arguments");
+		return PMT_E_INVAL;
+	}
+	if (t->n >= PMC_THREAD_COUNTERS_MAX) {
+		pm_set_why(why, whysize, "more than %u threads", PMC_THREAD_COUNTERS_MAX);
+		return PMT_E_LIMIT;
+	}
+	if (PM_GROW(t->sets, t->cap_sets, t->n + 1) < 0 || PM_GROW(t->tids, t->cap_tids, t->n + 1) < 0 ||
+	    PM_GROW(t->rows, t->cap_rows, (t->n + 1) * t->nev) < 0) {
+		pm_set_why(why, whysize, "out of memory");
+		return PMT_E_NOMEM;
+	}
+	r = pmc_counters_open(&c, t->events, cwhy, sizeof(cwhy));
+	if (r == 0)
+		r = pmc_counters_attach(c, tid, cwhy, sizeof(cwhy));
+	if (r != 0) {
+		pm_set_why(why, whysize, "thread %d: %s", (int)tid, cwhy);
+		pmc_counters_close(c);
+		return r == PMT_E_NOMEM ? r : PMT_E_IO;
+	}
+	t->sets[t->n] = c;
+	t->tids[t->n++] = tid;
+	return 0;
+}
+
+size_t pmc_thread_counters_threads(const struct pmc_thread_counters *t)
+{
+	return t != NULL ? t->n : 0;
+}
+
+uint32_t pmc_thread_counters_count(const struct pmc_thread_counters *t)
+{
+	return t != NULL ? t->nev : 0;
+}
+
+const char *pmc_thread_counters_name(const struct pmc_thread_counters *t, uint32_t i)
+{
+	return t != NULL && i < t->nev ? t->names[i] : NULL;
+}
+
+int pmc_thread_counters_read(struct pmc_thread_counters *t, int64_t *values)
+{
+	int rc = 0;
+
+	if (t == NULL || values == NULL)
+		return PMT_E_INVAL;
+	for (size_t k = 0; k < t->n; k++)
+		if (pmc_counters_read(t->sets[k], t->rows + k * t->nev) < 0)
+			rc = PMT_E_IO; /* its row is PMT_COUNTER_INVALID: so are the sums */
+	pmc_counts_sum(t->rows, t->n, t->nev, values);
+	return rc;
+}
+
+void pmc_thread_counters_close(struct pmc_thread_counters *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t k = 0; k < t->n; k++)
+		pmc_counters_close(t->sets[k]);
+	free(t->sets);
+	free(t->tids);
+	free(t->rows);
+	free(t);
 }

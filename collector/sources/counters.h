@@ -23,9 +23,12 @@ struct pmc_counters;
  * PAPI_attach, PAPI_set_opt(PAPI_INHERIT), PAPI_add_named_event, PAPI_start, PAPI_read). */
 int pmc_counters_open(struct pmc_counters **out, const char *events, char *why, size_t whysize);
 
-/* Attaches the event set to process pid with inheritance, so threads and children it creates
- * after this call are counted too; call it while the child waits before exec. Starts counting.
- * Returns 0, or PMT_E_IO (PMT_E_INVAL for bad arguments or a second attach) with a reason in why. */
+/* Attaches the event set to process (or thread) pid with inheritance, so threads and children
+ * it creates after this call are counted too; call it while the child waits before exec. Starts
+ * counting from 0. A set attached before (the previous run of a plan) is stopped and detached
+ * first (PAPI_stop, PAPI_detach), so one set serves every run of a session. Returns 0, or
+ * PMT_E_IO (PMT_E_INVAL for bad arguments) with a reason in why. Source: PAPI 7.0 API
+ * (PAPI_attach, PAPI_start). */
 int pmc_counters_attach(struct pmc_counters *c, pid_t pid, char *why, size_t whysize);
 
 /* Number of events and the i-th event's name (the name recorded in RUN_BEGIN counters.events). */
@@ -42,6 +45,69 @@ int pmc_counter_kind(const char *name);
 /* Reads the cumulative values into values[0..count-1]; a value that could not be read is
  * INT64_MIN (PMT_COUNTER_INVALID). Returns 0, PMT_E_IO (PAPI_read failed) or PMT_E_INVAL (NULL). */
 int pmc_counters_read(struct pmc_counters *c, int64_t *values);
+
+/* Sums per-thread counts: vals holds nthreads rows of nevents values (row-major: thread t's
+ * event i at vals[t * nevents + i]); sum[i] gets the sum of column i, or PMT_COUNTER_INVALID
+ * when any thread's value of event i is PMT_COUNTER_INVALID (not read) or the sum overflows
+ * int64_t: a partial sum would pass for the whole. nthreads 0 gives sums of 0. Pure. */
+void pmc_counts_sum(const int64_t *vals, size_t nthreads, uint32_t nevents, int64_t *sum);
+
+/* The counts of a window, in place: values[i] -= values0[i] (the counts at the window's start),
+ * PMT_COUNTER_INVALID when either is, or when the difference is negative. values0 NULL: nothing
+ * to subtract. Pure. */
+void pmc_counts_since(int64_t *values, const int64_t *values0, uint32_t n);
+
+/* Hardware counters of every thread of running processes (pmcollect -p): one event set per
+ * thread (pmc_counters_open with the events given, pmc_counters_attach to its tid, inheritance
+ * on), so that what a counted thread creates later (threads, processes) is counted into its set.
+ * A process that runs already cannot be counted as a tree from its start (the inherited events of
+ * pmc_counters_attach need the process before exec), but each of its threads can, from now on. */
+struct pmc_thread_counters;
+
+/* The most threads one pmc_thread_counters counts, whatever the open-file limit allows. */
+#define PMC_THREAD_COUNTERS_MAX 4096u
+
+/* How many threads' event sets fit in the open-file limit: each set takes nevents descriptors
+ * (PAPI's perf_event component opens every event on a perf_event_open(2) descriptor of its own),
+ * from half of the descriptors still free (nofile, the soft RLIMIT_NOFILE, less in_use, those
+ * open), the other half being left to pmcollect's per-thread /proc files and to the threads the
+ * program starts later; at most PMC_THREAD_COUNTERS_MAX. 0 when none fit (or nevents is 0).
+ * Pure. */
+size_t pmc_thread_counters_cap(uint64_t nofile, uint64_t in_use, uint32_t nevents);
+
+/* Prepares per-thread counting of the cycles and instructions events of like (an opened set,
+ * pmc_counters_open: the concrete names PAPI accepted on this CPU, pmc_counter_kind; like must
+ * outlive *out, which borrows its names). Returns 0 and *out (nothing counted yet);
+ * PMT_E_INVAL with a reason when like is NULL or counts neither cycles nor instructions (an -e
+ * list without them); PMT_E_NOMEM. */
+int pmc_thread_counters_open(struct pmc_thread_counters **out, const struct pmc_counters *like,
+			     char *why, size_t whysize);
+
+/* Starts counting thread tid (a tid of /proc/PID/task): an event set of the events, inheritance
+ * on, attached and started (PAPI_attach, PAPI_start through pmc_counters_open/attach). Returns 0;
+ * PMT_E_LIMIT when PMC_THREAD_COUNTERS_MAX are counted already (the caller keeps the count
+ * within pmc_thread_counters_cap); PMT_E_IO with a reason (attach refused:
+ * permissions, perf_event_paranoid; the thread ended); PMT_E_NOMEM; PMT_E_INVAL (NULL, tid <= 0,
+ * or tid counted already). */
+int pmc_thread_counters_add(struct pmc_thread_counters *t, pid_t tid, char *why, size_t whysize);
+
+/* Whether tid is counted (1) or not (0). */
+int pmc_thread_counters_has(const struct pmc_thread_counters *t, pid_t tid);
+
+/* Threads counted; the number of events and the i-th event's name (NULL past the last). */
+size_t pmc_thread_counters_threads(const struct pmc_thread_counters *t);
+uint32_t pmc_thread_counters_count(const struct pmc_thread_counters *t);
+const char *pmc_thread_counters_name(const struct pmc_thread_counters *t, uint32_t i);
+
+/* Reads every thread's set and sums them (pmc_counts_sum) into values[0..count-1]: each
+ * thread's counts since its set started, with what its later threads and children inherited
+ * (the kernel adds an exited inheriting task's counts to its parent's event, and a thread that
+ * ended keeps its final counts readable). An event any thread's set could not read is
+ * PMT_COUNTER_INVALID. Returns 0, PMT_E_IO (some value not read) or PMT_E_INVAL (NULL). */
+int pmc_thread_counters_read(struct pmc_thread_counters *t, int64_t *values);
+
+/* Stops and frees every thread's set (pmc_counters_close); NULL is accepted. */
+void pmc_thread_counters_close(struct pmc_thread_counters *t);
 
 /* Stops counting, detaches; NULL is accepted. A set of pmc_counters_open_thread_llc must be
  * closed by the thread that opened it (it also unregisters that thread from PAPI). */

@@ -56,7 +56,17 @@
  * (sched_waking), and the running thread leaves the CPU at the end, so that the exact mode sees
  * the schedule's own A (t2830: period_ms=4000 serial_ms=2000 is 2 s of all threads, then 2 s of
  * thread 0 alone). window=S records the run as a window S s after the program's start (RUN_END
- * window, ended by the duration, the program terminated: SIGTERM). */
+ * window, ended by the duration, the program terminated: SIGTERM).
+ * cal_windows=W writes what pmcollect --calibrate -p PID --window SECONDS writes (three rounds,
+ * --repeat's default): six windows of the running process 1000 (RUN_BEGIN window attached, RUN_END
+ * exit kind running, window ended at its duration and the process left running), the baseline's
+ * on 1 CPU (runs 0, 2, 4; run 0 the schedule above, the others all threads runnable) and the
+ * calibration's on CPUs 0-1 (runs 1, 3, 5, both CPUs busy: twice the CPU time of a 1-CPU window,
+ * which the CPU-time ratio would read as omega(2) = 1). Their RUN_END C has cycles at 2 per ns of
+ * CPU time and instructions at 1.25 cycles per instruction on 1 CPU, 1.25 (1 + W) on 2: omega(2)
+ * = W per instruction, by construction. win_counters=N sets what C holds: 2 cycles and
+ * instructions (the default), 1 instructions and CPU time (pmcollect -e PAPI_TOT_INS), 0 neither
+ * (no PMU: C is the CPU time, omega unknown). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -104,16 +114,48 @@ static double rnd2(void)
  * its RUN_BEGIN extra keys `begin_extra` (",\"k\":v..." or ""), role `role`, and RUN_END with
  * C(n) = C_ns. Returns 0 or a PMT_E_* code. */
 /* extra keys of flat_run's RUN_END (",\"k\":v..." or ""): other_late=N's sampling counts */
-static char flat_end_extra[128];
+static char flat_end_extra[512];
 
 /* the wall time flat_run's RUN_END gives, when above 0 (runs_S=) */
 static double flat_wall_ns;
+
+/* flat_run's RUN_END exit object and, when not "", its "C" object instead of C_ns's CPU time
+ * (cal_windows=) */
+static const char *flat_exit = "{\"kind\":\"exited\",\"code\":0,\"signal\":0}";
+static char flat_C[512];
+
+/* flat_run's process when above 0 (cal_windows=: every window records process 1000, threads
+ * 1000 + i), else 1000 + run_id with threads 1000 (run_id + 1) + i */
+static unsigned flat_pid;
+
+/* cal_windows=: the RUN_END "C" of a window of n CPUs with cpu_ns of CPU time, as pmcollect -p
+ * writes it with counters (mode 2: cycles and instructions; 1: instructions and the CPU time; 0:
+ * the CPU time alone): 2 cycles per ns, 1.25 cycles per instruction on 1 CPU and 1.25 (1 + W)
+ * on more (omega(n) = W per instruction). */
+static void window_C(char *buf, size_t size, double cpu_ns, unsigned n, double W, int mode)
+{
+	double cyc = 2 * cpu_ns, ins = cyc / (1.25 * (n == 1 ? 1 : 1 + W));
+	char ins_keys[96] = "";
+
+	if (mode)
+		snprintf(ins_keys, sizeof(ins_keys), ",\"instructions\":%.17g,"
+			 "\"instructions_event\":\"PAPI_TOT_INS\"", ins);
+	if (mode == 2)
+		snprintf(buf, size, "{\"source\":\"cycles\",\"event\":\"PAPI_TOT_CYC\",\"value\":%.17g,"
+			 "\"unit\":\"cycles\",\"cpu_time_ns\":%.17g%s,\"stall_cycles\":null,"
+			 "\"llc_misses\":null}", cyc, cpu_ns, ins_keys);
+	else
+		snprintf(buf, size, "{\"source\":\"cpu_time\",\"event\":\"schedstat\",\"value\":%.17g,"
+			 "\"unit\":\"ns\",\"cpu_time_ns\":%.17g%s,\"stall_cycles\":null,"
+			 "\"llc_misses\":null}", cpu_ns, cpu_ns, ins_keys);
+}
 
 static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, const char *begin_extra,
 		    unsigned threads, unsigned n, unsigned samples, uint64_t *now, double C_ns)
 {
 	struct pmt_thread_sample *ts = calloc(threads, sizeof(*ts));
-	char json[512], cpus[32];
+	unsigned pid = flat_pid ? flat_pid : 1000 + run_id;
+	char json[2048], cpus[32];
 	uint64_t t0 = *now;
 	int err;
 
@@ -124,13 +166,13 @@ static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, con
 	else
 		snprintf(cpus, sizeof(cpus), "0");
 	snprintf(json, sizeof(json), "{\"run_id\":%u,\"role\":\"%s\",\"pid\":%u,\"cpus\":\"%s\","
-		 "\"interval_ms\":%g%s}", run_id, role, 1000 + run_id, cpus, interval_ns / 1e6, begin_extra);
+		 "\"interval_ms\":%g%s}", run_id, role, pid, cpus, interval_ns / 1e6, begin_extra);
 	err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, run_id, *now, json);
 	for (unsigned k = 1; k <= samples && err >= 0; k++) {
 		*now += interval_ns;
 		for (unsigned i = 0; i < threads; i++) {
-			ts[i].tid = 1000 * (run_id + 1) + i;
-			ts[i].tgid = 1000 + run_id;
+			ts[i].tid = flat_pid ? flat_pid + i : 1000 * (run_id + 1) + i;
+			ts[i].tgid = pid;
 			ts[i].run_ns = k * interval_ns * (n < threads ? n : threads) / threads;
 			ts[i].wait_ns = k * interval_ns - ts[i].run_ns;
 			ts[i].timeslices = k;
@@ -140,11 +182,14 @@ static int flat_run(struct pmt_writer *w, unsigned run_id, const char *role, con
 					  .n = threads, .threads = ts };
 		err = pmt_writer_sample(w, &smp);
 	}
-	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":{\"kind\":"
-		 "\"exited\",\"code\":0,\"signal\":0},\"wall_ns\":%llu,\"C\":{\"source\":"
-		 "\"cpu_time\",\"value\":%.0f,\"cpu_time_ns\":%.0f}%s}", run_id, 1000 + run_id,
+	if (!flat_C[0])
+		snprintf(flat_C, sizeof(flat_C), "{\"source\":\"cpu_time\",\"value\":%.0f,"
+			 "\"cpu_time_ns\":%.0f}", C_ns, C_ns);
+	snprintf(json, sizeof(json), "{\"run_id\":%u,\"pid\":%u,\"exit\":%s,\"wall_ns\":%llu,"
+		 "\"C\":%s%s}", run_id, pid, flat_exit,
 		 flat_wall_ns > 0 ? (unsigned long long)flat_wall_ns : (unsigned long long)(*now - t0),
-		 C_ns, C_ns, flat_end_extra);
+		 flat_C, flat_end_extra);
+	flat_C[0] = '\0';
 	if (err >= 0)
 		err = pmt_writer_json(w, PMT_REC_RUN_END, run_id, *now, json);
 	free(ts);
@@ -274,6 +319,16 @@ static int block_others(struct pmt_writer *w, uint64_t now, unsigned threads, co
 	return err;
 }
 
+/* cal_windows=: RUN_BEGIN's keys of a window of pmcollect --calibrate -p 1000 --window (rep,
+ * the process's age in ns, the window's duration in ns) and RUN_END's (duration, process age,
+ * length, the window's CPUs and threads moved there and back), as pmcollect writes them (copied
+ * from a trace of pmcollect --calibrate -p PID --window 0.5; FORMAT.md RUN_BEGIN, RUN_END) */
+#define CAL_WINDOW_BEGIN ",\"rep\":%u,\"nrep\":3,\"window\":{\"delay_ns\":%.0f,\"attached\":[1000]," \
+	"\"duration_ns\":%.0f},\"counters\":{\"events\":[]}"
+#define CAL_WINDOW_END ",\"window\":{\"delay_ns\":0,\"duration_ns\":%.0f,\"offset_ns\":%.0f," \
+	"\"length_ns\":%.0f,\"end\":\"duration\",\"after\":\"left\",\"affinity\":{\"cpus\":\"%s\"," \
+	"\"moved\":%u,\"restored\":%u,\"kept\":0,\"gone\":0}}"
+
 static int fail(const char *what, int err)
 {
 	fprintf(stderr, "gentrace: %s: %s\n", what, pmt_strerror(err));
@@ -292,7 +347,8 @@ int main(int argc, char **argv)
 	int sched = 0, seeded = 0;
 	unsigned long long seed = 0;
 	double seconds;
-	char json[1024], *json_big, env[64] = "{}", begin_extra[64] = "", end_extra[256] = "";
+	char json[2048], *json_big, env[64] = "{}", begin_extra[512] = "", end_extra[512] = "";
+	char C0[512];
 	int fd, err;
 
 	unsigned packages = 1, cores = 2, numa = 1, base_cpus = 1, runs = 1, nsweep = 0, next_id = 1;
@@ -305,7 +361,8 @@ int main(int argc, char **argv)
 	int o_exit = -1, o_signal = -1, o_t = 0, o_cpus = 0, o_other = 0;
 	double o_other_late = -1, o_sweep_ms = -1, o_runs_F = -1, o_runs_spread = 0, o_cal_wake = -1;
 	double o_cal_clock = -1;
-	double o_period_ms = -1, o_serial_ms = -1, o_window_s = -1;
+	double o_period_ms = -1, o_serial_ms = -1, o_window_s = -1, o_calwin = -1;
+	int o_wincnt = 2;
 	int blocking = 0;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
@@ -353,6 +410,10 @@ int main(int argc, char **argv)
 			o_serial_ms = v;
 		} else if (!strncmp(arg, "window=", 7)) {
 			o_window_s = v;
+		} else if (!strncmp(arg, "cal_windows=", 12)) {
+			o_calwin = v;
+		} else if (!strncmp(arg, "win_counters=", 13) && v <= 2) {
+			o_wincnt = (int)v;
 		} else if (!strncmp(arg, "runs_S=", 7) && v > 0) {
 			const char *colon = strchr(arg, ':');
 			o_runs_F = v;
@@ -432,6 +493,16 @@ int main(int argc, char **argv)
 	if (o_t > 0) {
 		snprintf(env, sizeof(env), "{\"OMP_NUM_THREADS\":\"%d\"}", o_t);
 		snprintf(begin_extra, sizeof(begin_extra), ",\"threads\":%d", o_t);
+	}
+	if (o_calwin >= 0) {
+		/* the first round's 1-CPU window of process 1000, 10 s after its start */
+		size_t o = strlen(begin_extra);
+		snprintf(begin_extra + o, sizeof(begin_extra) - o, CAL_WINDOW_BEGIN, 0u, 10e9, seconds * 1e9);
+		o = strlen(end_extra);
+		snprintf(end_extra + o, sizeof(end_extra) - o, CAL_WINDOW_END, seconds * 1e9, 10e9,
+			 seconds * 1e9, "0", threads, threads);
+		exit_kind = "running";
+		exit_code = exit_signal = 0;
 	}
 	json_big = malloc(8192);
 	if (!json_big)
@@ -570,12 +641,16 @@ int main(int argc, char **argv)
 			 "\"final_ms\":%g,\"changes\":1,\"first_change_s\":0}", o_requested,
 			 interval_ns / 1e6);
 	}
+	if (o_calwin >= 0)
+		window_C(C0, sizeof(C0), (double)(ser_ns + par_ns), 1, o_calwin, o_wincnt);
+	else /* cal_clock=R: the baseline's cycles at 2 GHz */
+		snprintf(C0, sizeof(C0), "{\"source\":\"%s\",\"value\":%.0f,\"cpu_time_ns\":%llu}",
+			 o_cal_clock > 0 ? "cycles" : "cpu_time",
+			 (double)(ser_ns + par_ns) * (o_cal_clock > 0 ? 2.0 : 1.0),
+			 (unsigned long long)(ser_ns + par_ns));
 	snprintf(json, sizeof(json), "{\"run_id\":0,\"pid\":1000,\"exit\":{\"kind\":\"%s\","
-		 "\"code\":%d,\"signal\":%d},\"wall_ns\":%llu,\"C\":{\"source\":\"%s\","
-		 "\"value\":%.0f,\"cpu_time_ns\":%llu}%s}", exit_kind, exit_code, exit_signal,
-		 (unsigned long long)(now - t0), o_cal_clock > 0 ? "cycles" : "cpu_time",
-		 (double)(ser_ns + par_ns) * (o_cal_clock > 0 ? 2.0 : 1.0),
-		 (unsigned long long)(ser_ns + par_ns), end_extra);
+		 "\"code\":%d,\"signal\":%d},\"wall_ns\":%llu,\"C\":%s%s}", exit_kind, exit_code,
+		 exit_signal, (unsigned long long)(now - t0), C0, end_extra);
 	/* the recording's end: the running thread leaves the CPU (its last slice ends there) */
 	if (sched && blocking &&
 	    (err = sched_event(w, now, PMT_SCHED_SWITCH, 1000 + running, 1000 + running, 0, 'S')) < 0)
@@ -584,7 +659,31 @@ int main(int argc, char **argv)
 		return fail("sched", err);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_END, 0, now, json)) < 0)
 		return fail("run_end", err);
-	if (o_runs_F > 0) {
+	if (o_calwin >= 0) {
+		/* the other windows, each as long as the first: 2 CPUs, 1 CPU, 2, 1, 2 */
+		unsigned samples = (unsigned)((now - t0) / interval_ns);
+		double len_ns = (double)samples * (double)interval_ns;
+		flat_pid = 1000;
+		flat_exit = "{\"kind\":\"running\",\"code\":0,\"signal\":0}";
+		err = 0;
+		for (unsigned k = 1; k < 6 && !err; k++) {
+			unsigned n = k % 2 ? 2 : 1;
+			double age_ns = 10e9 + (double)(now - t0);
+			char extra[512];
+			snprintf(extra, sizeof(extra), CAL_WINDOW_BEGIN, k / 2, age_ns, len_ns);
+			snprintf(flat_end_extra, sizeof(flat_end_extra), CAL_WINDOW_END, len_ns, age_ns, len_ns,
+				 n == 1 ? "0" : "0-1", threads, threads);
+			window_C(flat_C, sizeof(flat_C), len_ns * n, n, o_calwin, o_wincnt);
+			err = flat_run(w, k, n == 1 ? "baseline" : "calibration", extra, threads, n, samples,
+				       &now, 0);
+		}
+		flat_pid = 0;
+		flat_end_extra[0] = '\0';
+		if (err < 0)
+			return fail("cal_windows", err);
+		runs = 6;
+		next_id = 6;
+	} else if (o_runs_F > 0) {
 		/* 3 runs on 1 CPU at the baseline's wall time, 3 on 2 at T(1) / (F S_true(2)) */
 		double T1 = (double)(now - t0), S2 = PERIOD_NS - SERIAL_NS >= now - t0 ? 2 : -1;
 		if (S2 < 0) {

@@ -5,7 +5,8 @@
 // sd / sqrt(K) (issue 28: the fit's covariance through eq. 7-8, checked here by the direct
 // delta method), idle cores for n > m (issue 28), the
 // three branches of a negative omega (noise, CPU time, cycles), the superlinear safeguard (K >= 5
-// and every C(n) below every C(1)) and dS = S domega / (1 + omega) in quadrature.
+// and every C(n) below every C(1)), dS = S domega / (1 + omega) in quadrature, and a calibration
+// in windows of a running process, whose C(n) is C per instruction (pma_mem_window_points).
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -390,6 +391,114 @@ static void test_collector_se_matches(void **state)
 	}
 }
 
+/* Makes the runs of t windows of a running process, as pmcollect --calibrate -p --window records
+ * them (RUN_END window ended at its duration, the process left running), of 1 s each, their CPU
+ * time cpu_ns[k] (k the run's index) and, when ins is given, instructions ins[k] (cycles C.value
+ * when the runs have cycles). */
+static void make_windows(struct pma_trace *t, const double *cpu_ns, const double *ins)
+{
+	static char dur[] = "duration", left[] = "left";
+
+	for (uint32_t k = 0; k < t->nruns; k++) {
+		struct pma_run_info *ri = &t->runs[k].info;
+		ri->exit_kind = PMA_EXIT_OTHER;
+		ri->window_end = dur;
+		ri->window_after = left;
+		ri->window_length_ns = 1e9;
+		ri->window_attached = 1;
+		ri->role = t->runs[k].cpus_n == 1 ? PMA_ROLE_BASELINE : PMA_ROLE_CALIBRATION;
+		ri->C.cpu_time_ns = cpu_ns[k];
+		ri->C.instructions = ins ? ins[k] : NAN;
+	}
+}
+
+/* A calibration in windows (docs/model.md "Windows"): three windows on 1 core and three on 2,
+ * the 2-core ones with twice the CPU time (both cores busy) and 10% more cycles per instruction.
+ * With instructions, C(n) = cycles / instructions x I_ref (the median of the 1-core windows'
+ * instructions, 8e8): C(1) = 1e9, C(2) = 1.1e9, omega(2) = 0.10 to 1e-12, the note says "per
+ * instruction" (choice 1, cycles) with I_ref; with CPU time alone (no cycles) the same omega from
+ * CPU time per instruction (choice 2); without instructions no point, omega unknown, the note's
+ * old wording (choice 0) and no omega-unknown note. */
+static void test_windows_per_instruction(void **state)
+{
+	/* cycles 2 per ns of CPU time; 1.25 cycles per instruction on 1 core, 1.375 on 2 */
+	static const double cyc1[] = { 1e9, 1.02e9, 0.98e9 }, cyc2[] = { 2e9, 2.04e9, 1.96e9 };
+	const double cpu[] = { 5e8, 5.1e8, 4.9e8, 1e9, 1.02e9, 0.98e9 };
+	const double ins[] = { 8e8, 8.16e8, 7.84e8, 2e9 / 1.375, 2.04e9 / 1.375, 1.96e9 / 1.375 };
+	struct pma_mem_eval e;
+	const struct pma_note *n;
+	struct pma_trace *t;
+
+	(void)state;
+	for (int mode = 2; mode >= 0; mode--) {
+		t = cal_trace(cyc1, 3, cyc2, 3, mode == 2);
+		make_windows(t, cpu, mode ? ins : NULL);
+		eval(t, 1, 2, &e);
+		assert_int_equal(e.cal.nwin, 6);
+		assert_non_null(n = pma_notes_find(&e.notes, PMA_NOTE_CAL_WINDOWS));
+		assert_null(pma_notes_find(&e.notes, PMA_NOTE_OMEGA_UNKNOWN));
+		if (mode == 0) {
+			assert_int_equal(e.cal.npts, 0);
+			assert_false(e.cal.per_instruction);
+			assert_true(isnan(e.omega[1]));
+			assert_int_equal(n->arg.cal_windows.per_instruction, 0);
+			assert_string_equal(pma_mem_cal_source_name(&e.cal, 1), "none");
+		} else {
+			assert_int_equal(e.cal.npts, 6);
+			assert_true(e.cal.per_instruction);
+			assert_double_equal(e.cal.I_ref, 8e8, 0);
+			assert_string_equal(e.cal.source, mode == 2 ? "cycles" : "cpu_time");
+			assert_string_equal(pma_mem_cal_source_name(&e.cal, 1), mode == 2 ?
+					    "cycles_per_instruction" : "cpu_time_per_instruction");
+			assert_string_equal(pma_mem_cal_source_name(&e.cal, 0), mode == 2 ?
+					    "cycles per instruction" : "CPU time per instruction");
+			/* cycles: 1.25 per instruction x 8e8; CPU time: 0.625 ns x 8e8 */
+			assert_double_equal(e.cal.params.C1, mode == 2 ? 1e9 : 5e8, 1e-3);
+			assert_double_equal(e.omega[1], 0.1, 1e-12);
+			assert_int_equal(n->arg.cal_windows.per_instruction, mode == 2 ? 1 : 2);
+			assert_double_equal(n->arg.cal_windows.instructions_ref, 8e8, 0);
+		}
+		pma_mem_eval_free(&e);
+		free_traces(t, 1);
+	}
+}
+
+/* pma_mem_window_points: the median of the 1-core windows' instructions as I_ref (even count:
+ * the mean of the middle two), cycles when all have them, else CPU time; -1 when a window lacks
+ * instructions or its cost, or none ran on one core. */
+static void test_window_points(void **state)
+{
+	struct pma_mem_window w[4] = {
+		{ .cores = 1, .cpu_ns = 10, .cycles = 20, .instructions = 10 },
+		{ .cores = 1, .cpu_ns = 10, .cycles = 20, .instructions = 30 },
+		{ .cores = 2, .cpu_ns = 40, .cycles = 80, .instructions = 50 },
+		{ .cores = 2, .cpu_ns = 40, .cycles = NAN, .instructions = 40 },
+	};
+	double C[4] = { -1, -1, -1, -1 }, I_ref = -1;
+	int cyc = -1;
+
+	(void)state;
+	assert_int_equal(pma_mem_window_points(w, 3, C, &cyc, &I_ref), 0);
+	assert_int_equal(cyc, 1);
+	assert_double_equal(I_ref, 20, 0);
+	assert_double_equal(C[0], 40, 1e-12);
+	assert_double_equal(C[1], 20.0 / 30 * 20, 1e-12);
+	assert_double_equal(C[2], 80.0 / 50 * 20, 1e-12);
+	/* one window without cycles: CPU time per instruction for all */
+	assert_int_equal(pma_mem_window_points(w, 4, C, &cyc, &I_ref), 0);
+	assert_int_equal(cyc, 0);
+	assert_double_equal(C[3], 40.0 / 40 * 20, 1e-12);
+	w[3].instructions = 0;
+	assert_int_equal(pma_mem_window_points(w, 4, C, &cyc, &I_ref), -1);
+	w[3].instructions = NAN;
+	assert_int_equal(pma_mem_window_points(w, 4, C, &cyc, &I_ref), -1);
+	assert_int_equal(pma_mem_window_points(w + 2, 1, C, &cyc, &I_ref), -1); /* no 1-core window */
+	w[3].instructions = 40;
+	w[3].cpu_ns = NAN;
+	assert_int_equal(pma_mem_window_points(w, 4, C, &cyc, &I_ref), -1); /* no cost */
+	assert_int_equal(pma_mem_window_points(w, 0, C, &cyc, &I_ref), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +511,8 @@ int main(void)
 		cmocka_unit_test(test_helper_thread),
 		cmocka_unit_test(test_S_err),
 		cmocka_unit_test(test_collector_se_matches),
+		cmocka_unit_test(test_windows_per_instruction),
+		cmocka_unit_test(test_window_points),
 	};
 
 	return cmocka_run_group_tests_name("contention", tests, NULL, NULL);

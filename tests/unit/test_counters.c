@@ -2,7 +2,8 @@
 /* test_counters.c: unit tests of collector/sources/counters.c. Each test first asks PAPI whether the
  * perf_event component has hardware counters, and the kernel whether it counts cycles, and
  * asserts the behaviour for that case: a clean, explained failure without a PMU (VMs, CI), real
- * counts with one. */
+ * counts with one. The per-thread sums of pmcollect -p (pmc_counts_sum, pmc_counts_since,
+ * pmc_thread_counters_cap) are pure and checked on numbers everywhere. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,7 +138,8 @@ static pid_t spawn_spinning_tree(int *go_fd)
 }
 
 /* With a PMU: counters attached to a waiting child count the busy grandchild it forks afterwards
- * (inheritance), and cycles grow between reads. Without one: every entry point fails cleanly
+ * (inheritance), and cycles grow between reads; attached again to another child (the next run)
+ * they count that one. Without one: every entry point fails cleanly
  * for the handle a failed open leaves (NULL). */
 static void test_attach_counts_forked_busy_tree(void **state)
 {
@@ -182,6 +185,17 @@ static void test_attach_counts_forked_busy_tree(void **state)
 	/* The grandchild spins for ~100 ms between the reads: far more than 10^6 cycles. */
 	assert_true(v1[0] > 0);
 	assert_true(v2[0] - v1[0] > 1000000);
+	/* the next run of a plan: the same set moves to the next child, counting from 0 again */
+	pid = spawn_spinning_tree(&go);
+	assert_int_equal(pmc_counters_attach(c, pid, why, sizeof(why)), 0);
+	assert_int_equal(write(go, "g", 1), 1);
+	sleep_ms(100);
+	assert_int_equal(pmc_counters_read(c, v1), 0);
+	kill(-pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(go);
+	print_message("# %s after the second attach: %lld\n", name0, (long long)v1[0]);
+	assert_true(v1[0] > 1000000);
 	pmc_counters_close(c);
 }
 
@@ -245,6 +259,109 @@ static void test_second_open_behaves_the_same(void **state)
 	pmc_counters_close(c);
 }
 
+/* pmc_counts_sum: the per-thread counts of a -p window summed per event; an event one thread's
+ * set did not read (INT64_MIN), or a negative or overflowing count, sums to "not read" rather
+ * than to a part of the whole; the other events still sum. No thread: 0. */
+static void test_counts_sum(void **state)
+{
+	const int64_t rows[] = { 100, 7, 200, 8, 300, 9 }; /* 3 threads x (cycles, instructions) */
+	const int64_t bad[] = { 100, 7, INT64_MIN, 8, 300, 9 };
+	const int64_t neg[] = { 100, -1, 200, 8 };
+	const int64_t big[] = { INT64_MAX - 5, 1, 10, 1 };
+	int64_t sum[2] = { -1, -1 };
+
+	(void)state;
+	pmc_counts_sum(rows, 3, 2, sum);
+	assert_true(sum[0] == 600 && sum[1] == 24);
+	pmc_counts_sum(bad, 3, 2, sum);
+	assert_true(sum[0] == INT64_MIN && sum[1] == 24);
+	pmc_counts_sum(neg, 2, 2, sum);
+	assert_true(sum[0] == 300 && sum[1] == INT64_MIN);
+	pmc_counts_sum(big, 2, 2, sum);
+	assert_true(sum[0] == INT64_MIN && sum[1] == 2);
+	pmc_counts_sum(rows, 0, 2, sum);
+	assert_true(sum[0] == 0 && sum[1] == 0);
+}
+
+/* pmc_counts_since: a window's counts from its start; "not read" at either end, or a count
+ * that went backwards, is "not read"; no start values: unchanged. */
+static void test_counts_since(void **state)
+{
+	int64_t v[4] = { 500, 40, INT64_MIN, 10 };
+	const int64_t v0[4] = { 100, INT64_MIN, 5, 11 };
+
+	(void)state;
+	pmc_counts_since(v, v0, 4);
+	assert_true(v[0] == 400 && v[1] == INT64_MIN && v[2] == INT64_MIN && v[3] == INT64_MIN);
+	v[0] = 7;
+	pmc_counts_since(v, NULL, 1);
+	assert_true(v[0] == 7);
+}
+
+/* pmc_thread_counters_cap: half the free descriptors, nevents per thread, at most
+ * PMC_THREAD_COUNTERS_MAX; none when nothing is free or no event. */
+static void test_thread_cap(void **state)
+{
+	(void)state;
+	assert_int_equal(pmc_thread_counters_cap(1024, 24, 2), 250);   /* (1024 - 24) / 2 / 2 */
+	assert_int_equal(pmc_thread_counters_cap(1024, 24, 1), 500);
+	assert_int_equal(pmc_thread_counters_cap(1048576, 30, 2), PMC_THREAD_COUNTERS_MAX);
+	assert_int_equal(pmc_thread_counters_cap(UINT64_MAX, 30, 2), PMC_THREAD_COUNTERS_MAX);
+	assert_int_equal(pmc_thread_counters_cap(64, 64, 2), 0);
+	assert_int_equal(pmc_thread_counters_cap(64, 100, 2), 0);
+	assert_int_equal(pmc_thread_counters_cap(1024, 24, 0), 0);
+}
+
+/* Per-thread counters (pmcollect -p) without a session set: a clean refusal with a reason, no
+ * handle; every other entry point accepts the NULL it leaves. With a PMU: an opened default set
+ * gives cycles then instructions; the calling thread counted reads > 0 for both, and a second
+ * add of the same tid is refused. */
+static void test_thread_counters(void **state)
+{
+	struct pmu_state s;
+	struct pmc_thread_counters *t = (struct pmc_thread_counters *)&s;
+	struct pmc_counters *c = NULL;
+	int64_t v[2] = { 0, 0 };
+	char why[512] = "";
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)state;
+	assert_int_equal(pmc_thread_counters_open(&t, NULL, why, sizeof(why)), PMT_E_INVAL);
+	assert_null(t);
+	assert_true(strlen(why) > 0);
+	assert_int_equal(pmc_thread_counters_add(NULL, 1, why, sizeof(why)), PMT_E_INVAL);
+	assert_int_equal(pmc_thread_counters_read(NULL, v), PMT_E_INVAL);
+	assert_int_equal(pmc_thread_counters_count(NULL), 0);
+	assert_int_equal(pmc_thread_counters_threads(NULL), 0);
+	assert_null(pmc_thread_counters_name(NULL, 0));
+	assert_false(pmc_thread_counters_has(NULL, 1));
+	pmc_thread_counters_close(NULL);
+	pmu_state(&s);
+	if (!s.usable) {
+		print_message("# no hardware counters here (%s): no set to count threads with\n", s.disabled_reason);
+		return;
+	}
+	assert_int_equal(pmc_counters_open(&c, NULL, why, sizeof(why)), 0);
+	assert_int_equal(pmc_thread_counters_open(&t, c, why, sizeof(why)), 0);
+	assert_int_equal(pmc_thread_counters_count(t), 2);
+	assert_int_equal(pmc_counter_kind(pmc_thread_counters_name(t, 0)), PMC_KIND_CYCLES);
+	assert_int_equal(pmc_counter_kind(pmc_thread_counters_name(t, 1)), PMC_KIND_INSTRUCTIONS);
+	if (pmc_thread_counters_add(t, tid, why, sizeof(why)) != 0) {
+		print_message("# attach to this thread: %s\n", why);
+	} else {
+		volatile uint64_t x = 0;
+		for (int i = 0; i < 10000000; i++)
+			x += (uint64_t)i;
+		assert_true(pmc_thread_counters_has(t, tid));
+		assert_int_equal(pmc_thread_counters_add(t, tid, why, sizeof(why)), PMT_E_INVAL);
+		assert_int_equal(pmc_thread_counters_read(t, v), 0);
+		print_message("# this thread: %lld cycles, %lld instructions\n", (long long)v[0], (long long)v[1]);
+		assert_true(v[0] > 0 && v[1] > 1000000);
+	}
+	pmc_thread_counters_close(t);
+	pmc_counters_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +370,10 @@ int main(void)
 		cmocka_unit_test(test_null_handle_is_safe),
 		cmocka_unit_test(test_bogus_event_fails_with_reason),
 		cmocka_unit_test(test_second_open_behaves_the_same),
+		cmocka_unit_test(test_counts_sum),
+		cmocka_unit_test(test_counts_since),
+		cmocka_unit_test(test_thread_cap),
+		cmocka_unit_test(test_thread_counters),
 	};
 
 	return cmocka_run_group_tests_name("counters", tests, NULL, NULL);
