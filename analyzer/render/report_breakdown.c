@@ -201,6 +201,6 @@ const struct pma_section pma_section_breakdown = {
 	.table = table_breakdown,
 	.json = breakdown_json,
 	.csv = csv_breakdown,
-	.html = { { PMA_PAGE_MEASURED, "runs-breakdown", "Where the runs' time goes",
+	.html = { { PMA_PAGE_MEASURED, "breakdown", "Where the runs' time goes",
 		    breakdown_html } },
 };

@@ -116,7 +116,7 @@ static int estimators_html(FILE *out, const struct pma_result *r, char *why, siz
 	chosen_why(r, text, sizeof(text));
 	P("<p>The headline numbers use <strong>%s</strong>: ", pma_estimator_name(r->par.est));
 	pma_html_escape(out, text);
-	P(".</p>\n<div class=\"scroll\"><table id=\"estimators\">\n<thead><tr><th>estimator</th>"
+	P(".</p>\n<div class=\"scroll\"><table id=\"estimators-table\">\n<thead><tr><th>estimator</th>"
 	  "<th>A(m,&#8734;)</th><th>reads</th></tr></thead>\n<tbody>\n");
 	for (int k = 0; k < PMA_EST_COUNT; k++) {
 		P("<tr%s><td>%s</td>", k == r->par.est ? " class=\"best\"" : "", pma_estimator_name(k));

@@ -102,7 +102,7 @@ static int stationarity_html(FILE *out, const struct pma_result *r, char *why, s
 	pma_html_escape(out, stat_source(st));
 	P("): ");
 	pma_html_escape(out, text);
-	P(".</p>\n<div class=\"scroll\"><table id=\"stationarity\">\n<thead><tr><th>quarter</th>"
+	P(".</p>\n<div class=\"scroll\"><table id=\"stationarity-quarters\">\n<thead><tr><th>quarter</th>"
 	  "<th>start s</th><th>length s</th><th>A(m,&#8734;)</th><th>&#177;</th></tr></thead>\n"
 	  "<tbody>\n");
 	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {

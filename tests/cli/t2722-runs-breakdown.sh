@@ -107,6 +107,8 @@ w=json.load(open(sys.argv[2]))["runs_breakdown"]["rows"][0]
 assert v[h.index("breakdown_cores")]=="2" and abs(float(v[h.index("freq_s")])-w["freq_s"])<1e-6, v' "$T/f.csv" "$T/f0.8.json"
 "$PMANALYZE" --cores 1,2 --html "$T/f.html" "$T/f0.8.zst" >/dev/null 2>&1
 check "HTML: the breakdown's table" grep -q '<table id="runs-breakdown">' "$T/f.html"
+check "HTML: no id twice on the page (a section's and its table's)" sh -c \
+	'test -z "$(grep -o "id=\"[^\"]*\"" "$1" | sort | uniq -d)"' _ "$T/f.html"
 "$PMANALYZE" --cores 1,2 --format json "$C100" >"$T/c100.json" 2>/dev/null
 check "no clocks recorded (a VM without cpufreq or counters): freq_s null, no freq column" sh -c \
 	'python3 -c "import json,sys; w=json.load(open(sys.argv[1]))[\"runs_breakdown\"]; assert w[\"rows\"][0][\"freq_s\"] is None and w[\"clock_source\"] is None" "$1" && ! grep -q "^  freq:" "$2"' _ "$T/c100.json" "$T/c100.txt"
