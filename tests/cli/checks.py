@@ -1188,9 +1188,11 @@ def numa_fixture(argv):
 def switch_corpus(argv):
     """t3060: NAME '$T/sw.json' '$T/run.json' '$T/sw.txt': switch-exact (-E switch-exact, JSON and
     table) against sched-exact on one recording, runnable's JSON beside. Prints the corpus row:
-    yes within 2% on A(m,inf) and T_cp; covered when switch-exact's A +- holds sched-exact's A
-    (a note gives the bounded wakes and A at their ends); under the sanitizers (PMT_SANITIZED=1)
-    sanity within PMT_SANITY_TOL of it; else no, and the status is 1."""
+    yes within 2% on A(m,inf) and T_cp; covered when switch-exact's A +- reaches sched-exact's A
+    within sched-exact's own resolution (its lost events and its inferred switches, as shares of
+    its events and its work: docs/model.md "Switches the kernel did not record"; a note gives
+    the bounded wakes and A at their ends); under the sanitizers (PMT_SANITIZED=1) sanity within
+    PMT_SANITY_TOL of it; else no, and the status is 1."""
     import json, os, re
     sw = json.load(open(argv[2]))["parallelism"]
     try:  # runnable's column only: a short program's samples may hold no CPU time for it
@@ -1205,12 +1207,16 @@ def switch_corpus(argv):
         print("%s: no switch-exact or sched-exact estimate" % argv[1])
         return 1
     sa, st = est["sched-exact"]["A_inf"], est["sched-exact"]["T_cp_s"]
+    se = est["sched-exact"]
+    # sched-exact's own resolution: the guesses it made where the kernel recorded no event
+    sres = sa * ((se["lost_events"] / (se["events"] + se["lost_events"]) if se["events"] else 0) +
+                 (se["inferred_s"] / se["work_s"] if se["work_s"] > 0 else 0))
     wa, wt, werr = sw["A_inf"], sw["T_cp_s"], sw["A_inf_err"]
     placed, bounded = int(m.group(1)), int(m.group(2))
     share = bounded / (placed + bounded) if placed + bounded else 0
     if abs(wa - sa) <= 0.02 * sa and abs(wt - st) <= 0.02 * st:
         verdict = "yes"
-    elif wa - werr <= sa <= wa + werr:
+    elif wa - werr <= sa + sres and sa - sres <= wa + werr:
         verdict = "covered"
     elif os.environ.get("PMT_SANITIZED") == "1" and abs(wa - sa) <= float(
             os.environ.get("PMT_SANITY_TOL", "0.15")) * sa:
@@ -1221,14 +1227,15 @@ def switch_corpus(argv):
         verdict = "sanity"
     else:
         verdict = "no"
-    print("| %s | %.2f | %.3f | %.2f ± %.2f (bounds %s-%s) | %.3f | %s | %.0f%% (%d of %d) | %s |" %
-          (argv[1], sa, st, wa, werr, m.group(4), m.group(5), wt,
+    print("| %s | %.2f ± %.2f | %.3f | %.2f ± %.2f (bounds %s-%s) | %.3f | %s | %.0f%% (%d of %d) | %s |" %
+          (argv[1], sa, sres, st, wa, werr, m.group(4), m.group(5), wt,
            "%.2f ± %.2f" % (rn["A_inf"], rn["A_inf_err"]) if rn else "none",
            100 * share, bounded, placed + bounded, verdict))
     if verdict == "covered":
         print("note: %s: %d of %d unknown wakes bounded (%.1f ms of wait windows); A(m,inf) "
-              "%s-%s at their ends; +- holds sched-exact's %.2f" %
-              (argv[1], bounded, placed + bounded, float(m.group(3)), m.group(4), m.group(5), sa))
+              "%s-%s at their ends; +- reaches sched-exact's %.2f +- %.2f" %
+              (argv[1], bounded, placed + bounded, float(m.group(3)), m.group(4), m.group(5), sa,
+               sres))
     return 0 if verdict != "no" else 1
 
 def main():
