@@ -125,6 +125,12 @@ static void pma_render_table_regions(FILE *out, const struct pma_result *r)
 	if (g->have_A)
 		fprintf(out, "  (n = %u cores; gain: T(n) - U/n, the time saved if the region scaled "
 			"ideally)\n", g->n);
+	for (size_t i = 0; g->have_A && i < g->nrows; i++)
+		if (!g->rows[i].have_A && g->rows[i].A_why) {
+			/* the rows share one reason: the method's */
+			fprintf(out, "  -: A unknown: %s\n", g->rows[i].A_why);
+			break;
+		}
 	if (!g->phases)
 		table_region_counters(out, g);
 	if (!g->allande) {
@@ -278,6 +284,8 @@ static void pma_render_regions_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(e, "share", w->share);
 		cJSON_AddNumberToObject(e, "mean_team", w->mean_team);
 		pma_render_add_finite(e, "A", w->have_A ? w->A : NAN);
+		if (g->have_A && !w->have_A && w->A_why)
+			cJSON_AddStringToObject(e, "A_why", w->A_why);
 		pma_render_add_finite(e, "T_cp_ns", w->have_A ? w->T_cp_ns : NAN);
 		pma_render_add_finite(e, "work_ns", w->have_A ? w->work_ns : NAN);
 		pma_render_add_finite(e, "cp_share", w->have_A ? w->cp_share : NAN);

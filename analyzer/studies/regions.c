@@ -566,9 +566,19 @@ static int rows_A(const struct steps *st, struct pma_regions_result *out, struct
 			b = w[i].b;
 			e = w[i].e;
 		}
+		if (!(p.T_cp_ns > 0) || !(row->work_ns > 0)) {
+			/* nothing of the program ran inside the row's instances as far as the trace
+			 * tells (from the samples: every instance fell between two samples): A is
+			 * unknown, not 0 */
+			row->A_why = out->method && !strcmp(out->method, "samples") ? "no sampled interval holds CPU time inside its "
+				"instances (they are shorter than the sampling interval)" :
+				"no CPU time of the program inside its instances";
+			pma_profile_free(&p);
+			continue;
+		}
 		row->have_A = 1;
 		row->T_cp_ns = p.T_cp_ns;
-		row->A = p.T_cp_ns > 0 ? p.work_ns / p.T_cp_ns : 0;
+		row->A = p.work_ns / p.T_cp_ns;
 		if (rc == 0 && pma_profile_predict(&p, &out->n, 1, NULL, &pred) == 0) {
 			row->T_n_ns = pred.T_ns;
 			row->S_n = pred.S;

@@ -46,7 +46,10 @@ struct pma_region_row {
 	double time_ns;         /* sum of end - begin of the instances */
 	double share;           /* time_ns / the run's wall time */
 	double mean_team;       /* mean actual team size (0 unknown) */
-	int have_A;             /* the run has scheduler events: the next fields are set */
+	int have_A;             /* A is known (the result's have_A, and CPU time of the program
+				   inside the row's windows): the next fields are set */
+	const char *A_why;      /* static: why A is unknown when the result has A and the row has
+				   not (nothing ran inside its windows as far as the trace tells) */
 	double work_ns;         /* CPU time of the program's threads inside the windows (U) */
 	double T_cp_ns;         /* critical path inside the windows */
 	double T_cp_capped_ns;  /* samples only: critical path removed by the cap at the work (a

@@ -24,9 +24,10 @@
 static const uint32_t cores[] = { 1, 2, 4 };
 #define NCORES (sizeof(cores) / sizeof(cores[0]))
 
-/* A run of 2 threads sampled every 10 ms over [T0, T0 + 100 ms): thread 1 runs throughout,
- * thread 2 until T0 + busy2_ms and sleeps after; no thread waits (runnable = running). */
-static struct pma_trace *sampled_run(uint64_t busy2_ms)
+/* A run of 2 threads sampled every 10 ms over [T0, T0 + 100 ms): thread 1 runs until T0 +
+ * busy1_ms and sleeps after, thread 2 until T0 + busy2_ms; no thread waits (runnable =
+ * running). */
+static struct pma_trace *sampled_run2(uint64_t busy1_ms, uint64_t busy2_ms)
 {
 	struct pma_trace *t = calloc(1, sizeof(*t));
 	struct pma_run *r;
@@ -43,8 +44,9 @@ static struct pma_trace *sampled_run(uint64_t busy2_ms)
 	pma_est_begin(r->est, T0);
 	for (uint64_t k = 0; k <= 10; k++) {
 		uint64_t ms = 10 * k, run2 = ms < busy2_ms ? ms : busy2_ms;
+		uint64_t run1 = ms < busy1_ms ? ms : busy1_ms;
 		struct pmt_thread_sample ts[2] = {
-			{ .tid = 1, .tgid = 1, .run_ns = ms * MS, .cpu = 0, .state = 'R',
+			{ .tid = 1, .tgid = 1, .run_ns = run1 * MS, .cpu = 0, .state = ms < busy1_ms ? 'R' : 'S',
 			  .flags = PMT_TS_SCHEDSTAT_OK | PMT_TS_STAT_FRESH },
 			{ .tid = 2, .tgid = 1, .run_ns = run2 * MS, .cpu = 1, .state = ms < busy2_ms ? 'R' : 'S',
 			  .flags = PMT_TS_SCHEDSTAT_OK | PMT_TS_STAT_FRESH },
@@ -55,6 +57,12 @@ static struct pma_trace *sampled_run(uint64_t busy2_ms)
 	assert_int_equal(pma_est_finish(r->est, T0 + 100 * MS), 0);
 	pma_est_get_stats(r->est, &r->st);
 	return t;
+}
+
+/* sampled_run2 with thread 1 running throughout */
+static struct pma_trace *sampled_run(uint64_t busy2_ms)
+{
+	return sampled_run2(100, busy2_ms);
 }
 
 static void free_run(struct pma_trace *t)
@@ -203,6 +211,31 @@ static void test_no_cores(void **state)
 	free_run(t);
 }
 
+/* A region inside an interval where no thread ran (both sleep after 50 ms; the region is [60, 80)
+ * ms): no CPU time inside its window, so its A is unknown (have_A 0, with the samples' reason),
+ * not A = 0; the run as a whole keeps its A. */
+static void test_region_without_cpu(void **state)
+{
+	struct pma_trace *t = sampled_run2(50, 50);
+	struct pma_regions_result g;
+	char why[256];
+
+	(void)state;
+	add_region(t, 60, 80);
+	assert_int_equal(pma_regions_compute(t, &t->runs[0], 2, cores, NCORES, 0, NULL, &g, why,
+					     sizeof(why)), 0);
+	assert_true(g.have_A);
+	assert_string_equal(g.method, "samples");
+	assert_int_equal(g.nrows, 1);
+	assert_false(g.rows[0].have_A);
+	assert_non_null(g.rows[0].A_why);
+	assert_non_null(strstr(g.rows[0].A_why, "no sampled interval"));
+	assert_null(g.rows[0].pred);
+	assert_rel(g.run_work_ns, 100 * MS_D, REL);
+	pma_regions_free(&g);
+	free_run(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_region),
 		cmocka_unit_test(test_imbalanced_region),
 		cmocka_unit_test(test_no_cores),
+		cmocka_unit_test(test_region_without_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
