@@ -143,8 +143,7 @@ double pma_breakdown_clock_hz(const struct pma_run *r, const char **src)
 	return NAN;
 }
 
-/* Adds run to row w (sums; divided by the run count at the end; f_ratio holds the sum of the
- * runs' clocks in Hz until then, NAN once a run has none). */
+/* Adds run to row w (sums, divided by the run count in row_finish). */
 static int add_run(struct pma_breakdown_row *w, const struct pma_run *run)
 {
 	const char *src;
@@ -160,7 +159,7 @@ static int add_run(struct pma_breakdown_row *w, const struct pma_run *run)
 		return -1;
 	other_ns = isfinite(other) && other > 0 ? fmin(other * wall_s * 1e9, b.lost_ns) : 0;
 	w->runs++;
-	w->f_ratio += f;
+	w->fc_sum_hz += f;
 	w->T_meas_s += wall_s;
 	w->U_s += b.U_ns / 1e9;
 	w->lost_s += b.lost_ns / 1e9 / c;
@@ -201,7 +200,7 @@ static void row_finish(struct pma_breakdown_row *w, double U1_s, double f1_hz)
 		w->lost_preempt_s *= part;
 	}
 	w->cpu_s = (w->U_s - U1_s) / w->cores;
-	w->f_ratio = w->f_ratio / k / f1_hz;
+	w->f_ratio = w->fc_sum_hz / k / f1_hz;
 	w->freq_known = isfinite(w->f_ratio) && w->f_ratio > 0;
 	if (w->freq_known) { /* the same cycles at the runs' clock: U(1) f1 / fc */
 		w->freq_s = (U1_s / w->f_ratio - U1_s) / w->cores;

@@ -63,6 +63,8 @@ struct pma_breakdown_row {
 				       constant); 0 when either clock is unknown (freq_known 0) */
 	int freq_known;             /* every run of the row and the baseline have a clock */
 	double f_ratio;             /* fc / f1; NAN unknown */
+	double fc_sum_hz;           /* the sum of the runs' clocks (fc = fc_sum_hz / runs); NAN once
+				       a run has none */
 	double lost_s;              /* L / c: CPUs not running ready threads, the sum of: */
 	double other_s;             /* other processes' time: RUN_END other_load.cpus x wall
 				       (proc(5) /proc/stat) / c, at most lost_s; 0 unknown */

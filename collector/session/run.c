@@ -1037,25 +1037,6 @@ static uint32_t process_ppid(pid_t pid)
 	return p && sscanf(p, "%*c %u", &ppid) == 1 ? ppid : 0;
 }
 
-/* -p: every thread of process pid into the scheduler events' pid filter (its threads existed
- * before the recording; those it starts during it follow through event-fork). */
-static int sched_add_threads(struct pmc_sched *sched, pid_t pid, char *why, size_t whysize)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *de;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (!(d = opendir(path)))
-		return 0; /* it ended: its pidfd says so */
-	while (rc == 0 && (de = readdir(d)))
-		if (atoi(de->d_name) > 0)
-			rc = pmc_sched_add_pid(sched, (pid_t)atoi(de->d_name), why, whysize);
-	closedir(d);
-	return rc;
-}
-
 /* -p: the tids of every thread of the attached processes as /proc/PID/task lists them now, into
  * *tids (capacity *cap, grown with PM_GROW), their number in *n; a process that ended lists none
  * (its pidfd says so). Returns 0, or PMT_E_NOMEM. Source: proc(5) /proc/pid/task. */
@@ -1295,9 +1276,16 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 		st->res->guarded = 1;
 	}
 	if (st->sched) {
+		pid_t *tids = NULL;
+		size_t ntids = 0, cap = 0;
 		int rc = pmc_sched_start(st->sched, st->pid, st->run_id, NULL, swhy, sizeof(swhy));
-		for (size_t i = 0; rc == 0 && i < cfg->nattach; i++)
-			rc = sched_add_threads(st->sched, cfg->attach[i], swhy, sizeof(swhy));
+		/* the threads that exist now into the pid filter; those started during the window
+		 * follow through event-fork */
+		if (rc == 0 && (rc = list_threads(cfg, &tids, &ntids, &cap)) < 0)
+			snprintf(swhy, sizeof(swhy), "out of memory");
+		for (size_t i = 0; rc == 0 && i < ntids; i++)
+			rc = pmc_sched_add_pid(st->sched, tids[i], swhy, sizeof(swhy));
+		free(tids);
 		if (rc < 0) {
 			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", swhy);
 			if (cfg->warn)
