@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pm_util.h"
 #include "plot_draw.h"
@@ -682,10 +683,15 @@ int pma_plot_write(const struct pma_result *r, enum pma_plot_kind k, enum pma_pl
 		   const char *path, char *why, size_t whysize)
 {
 	char inner[256];
-	FILE *out = fopen(path, "wb");
+	const char *na;
+	FILE *out;
 	int rc;
 
-	if (!out) {
+	if (!pma_plot_available(r, k, &na)) {
+		snprintf(why, whysize, "no %s plot: %s", pma_plot_name(k), na);
+		return -1;
+	}
+	if (!(out = fopen(path, "wb"))) {
 		snprintf(why, whysize, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
@@ -697,6 +703,8 @@ int pma_plot_write(const struct pma_result *r, enum pma_plot_kind k, enum pma_pl
 		snprintf(why, whysize, "cannot write '%s': %s", path, strerror(errno));
 		rc = -1;
 	}
+	if (rc < 0)
+		(void)unlink(path); /* no half-written plot left behind */
 	return rc;
 }
 

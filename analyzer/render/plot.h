@@ -77,7 +77,8 @@ int pma_plot_axes_of(const struct pma_result *r, enum pma_plot_kind k, int width
 unsigned pma_plot_zone_color(size_t z);
 
 /* Writes plot k of r to path as SVG or PNG (default size). Returns 0, or -1 with a one-line
- * reason in why (plot not available, cannot create or write the file, cairo's status). */
+ * reason in why (plot not available: nothing is created; cannot create or write the file,
+ * cairo's status: what was written is removed). */
 int pma_plot_write(const struct pma_result *r, enum pma_plot_kind k, enum pma_plot_format f,
 		   const char *path, char *why, size_t whysize);
 

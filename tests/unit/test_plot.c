@@ -174,6 +174,8 @@ static void test_speedup_geometry(void **state)
 	assert_int_equal(pma_plot_write(&f.r, PMA_PLOT_TIMELINE, PMA_PLOT_PNG, path, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "scheduler events"));
 	assert_int_equal(pma_plot_write(&f.r, PMA_PLOT_OMEGA, PMA_PLOT_SVG, path, why, sizeof(why)), -1);
+	/* and a plot that is not available creates no file */
+	assert_int_equal(access(path, F_OK), -1);
 	cairo_surface_destroy(png);
 	pma_profile_free(&f.run.xprof);
 }
