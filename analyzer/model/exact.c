@@ -305,7 +305,11 @@ static int on_wake(struct pma_exact *x, struct pma_exact_stats *st, struct xthr 
  * the waker's position (a WAIT step; F jumps to the dependency). */
 static int switch_in(struct pma_exact *x, struct xthr *Y, uint64_t t, uint16_t cpu)
 {
-	if (Y->state == X_RUNNABLE || Y->state == X_WOKEN)
+	/* a thread there before the events (the root, or one a window found) whose first sign is
+	 * its switch-in was runnable since the events began: a wakeup of it would have been
+	 * recorded (tracefs records the wakeups of the pid filter's tasks in any context:
+	 * kernel/trace/trace_events.c, event_filter_pid_sched_wakeup_probe_pre) */
+	if (Y->state == X_RUNNABLE || Y->state == X_WOKEN || Y->state == X_UNKNOWN)
 		if (slice_add(x, Y, PMA_SLICE_RUNNABLE, Y->t_slice, t) < 0)
 			return -1;
 	if (Y->state == X_WOKEN && Y->wait_edge >= 0) {
@@ -380,7 +384,7 @@ static int on_event(struct pma_exact *x, struct pma_exact_stats *st, const struc
 		 * task the events' pid filter leaves out), inferred as below */
 		int earlier = e->cpu < x->ncpulast && x->cpulast[e->cpu] &&
 			      x->cpucur[e->cpu] != cur->tid;
-		cur->state = earlier ? X_BLOCKED : X_RUNNING;
+		cur->state = earlier ? X_RUNNABLE : X_RUNNING;
 		cur->cpu = e->cpu;
 	}
 	if (cur && cur->state != X_RUNNING && cur->state != X_DEAD && cur->state != X_UNKNOWN) {

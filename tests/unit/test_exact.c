@@ -416,11 +416,25 @@ static void test_window_root_asleep_until_woken(void **state)
 	unload(&f);
 }
 
+/* The time thread tid spent in slices of kind k (ns). */
+static double slice_ns(const struct pma_exact *x, uint32_t tid, uint8_t k)
+{
+	size_t n;
+	const struct pma_slice *sl = pma_exact_slices(x, &n);
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sl[i].tid == tid && sl[i].kind == k)
+			sum += (double)(sl[i].t1_ns - sl[i].t0_ns);
+	return sum;
+}
+
 /* A thread of a running process (61, found by the window) was runnable at the window's start and
  * got the CPU from a foreign task (99) whose switch the pid filter left out: its first sign is
  * its exit at 20, after the CPU's switch from the root (60) to 99 at 10. It ran from 15 (half
  * way), not from the first event (0): U = 10 ms of the root + 5 ms, never more than the one CPU
- * gave (20 ms). Taken for running from the first event, U was 30 ms. */
+ * gave (20 ms), runnable 0-15 (no wakeup of it was recorded). Taken for running from the first
+ * event, U was 30 ms. */
 static void test_window_thread_switched_in_unseen(void **state)
 {
 	struct stream s = { .n = 0 };
@@ -435,6 +449,30 @@ static void test_window_thread_switched_in_unseen(void **state)
 	assert_int_equal(f.st.inferred_switch_ins, 1);
 	assert_true(fabs(f.st.inferred_ns - 5.0 * MS) < 1);
 	assert_true(fabs(f.st.work_ns - 15.0 * MS) < 1);
+	/* no wakeup of it was recorded: runnable from the first event until then */
+	assert_true(fabs(slice_ns(f.x, 61, PMA_SLICE_RUNNABLE) - 15.0 * MS) < 1);
+	unload(&f);
+}
+
+/* A thread of a running process (61, found by the window) whose first sign is its switch-in, at
+ * 10, with no wakeup before it: it was runnable from the events' start (a wakeup of a task of the
+ * pid filter is recorded whoever wakes it), a runnable slice 0-10 beside the root's running one,
+ * then running 10-20. Its work and the root's are unchanged (10 ms each). */
+static void test_window_thread_runnable_from_start(void **state)
+{
+	struct stream s = { .n = 0 };
+	struct fixture f;
+
+	(void)state;
+	sw(&s, 0, IDLE, 'R', 60);
+	sw(&s, 10, 60, 'S', 61);
+	sw(&s, 20, 61, 'X', IDLE);
+	load_one_existing(&f, &s, 60, 61);
+
+	assert_true(fabs(slice_ns(f.x, 61, PMA_SLICE_RUNNABLE) - 10.0 * MS) < 1);
+	assert_true(fabs(slice_ns(f.x, 61, PMA_SLICE_RUNNING) - 10.0 * MS) < 1);
+	assert_true(fabs(f.st.work_ns - 20.0 * MS) < 1);
+	assert_int_equal(f.st.inferred_switch_ins, 0);
 	unload(&f);
 }
 
@@ -893,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_root_running_from_the_start),
 		cmocka_unit_test(test_window_root_asleep_until_woken),
 		cmocka_unit_test(test_window_thread_switched_in_unseen),
+		cmocka_unit_test(test_window_thread_runnable_from_start),
 		cmocka_unit_test(test_missed_switch_out_inferred),
 		cmocka_unit_test(test_missing_switch_in_inferred),
 		cmocka_unit_test(test_missing_switch_in_from_idle),
