@@ -833,7 +833,8 @@ static void attach_sources(struct run_state *st)
 		st->counters = NULL;
 	}
 	if (st->sched) {
-		if (pmc_sched_start(st->sched, st->pid, st->run_id, cfg->cpus, why, sizeof(why)) < 0) {
+		if (pmc_sched_start(st->sched, st->pid, NULL, 0, st->run_id, cfg->cpus, why,
+				    sizeof(why)) < 0) {
 			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", why);
 			if (cfg->warn)
 				cfg->warn(msg);
@@ -1278,13 +1279,14 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 	if (st->sched) {
 		pid_t *tids = NULL;
 		size_t ntids = 0, cap = 0;
-		int rc = pmc_sched_start(st->sched, st->pid, st->run_id, NULL, swhy, sizeof(swhy));
-		/* the threads that exist now into the pid filter; those started during the window
-		 * follow through event-fork */
-		if (rc == 0 && (rc = list_threads(cfg, &tids, &ntids, &cap)) < 0)
+		/* the threads that exist now into the pid filter, before tracing is on; those
+		 * started during the window follow through event-fork */
+		int rc = list_threads(cfg, &tids, &ntids, &cap);
+		if (rc < 0)
 			snprintf(swhy, sizeof(swhy), "out of memory");
-		for (size_t i = 0; rc == 0 && i < ntids; i++)
-			rc = pmc_sched_add_pid(st->sched, tids[i], swhy, sizeof(swhy));
+		else
+			rc = pmc_sched_start(st->sched, st->pid, tids, ntids, st->run_id, NULL, swhy,
+					     sizeof(swhy));
 		free(tids);
 		if (rc < 0) {
 			snprintf(msg, sizeof(msg), "scheduler events not recorded: %s", swhy);

@@ -480,20 +480,8 @@ static void cpumask_text(const struct pmc_sched *s, const cpu_set_t *cpus, char 
 	}
 }
 
-int pmc_sched_add_pid(struct pmc_sched *s, pid_t pid, char *why, size_t whysize)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%ld", (long)pid);
-	errno = 0;
-	if (tracefs_instance_file_append(s->inst, "set_event_pid", text) >= 0)
-		return 0;
-	snprintf(why, whysize, "cannot trace pid %ld: %s", (long)pid, strerror(errno));
-	return PMT_E_IO;
-}
-
-int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
-		    char *why, size_t whysize)
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, const pid_t *more, size_t nmore,
+		    uint32_t run_id, const cpu_set_t *cpus, char *why, size_t whysize)
 {
 	char text[32], mask[4096];
 	int ok = 1;
@@ -515,6 +503,12 @@ int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_s
 		s->filter = "pid";
 		snprintf(text, sizeof(text), "%ld", (long)pid);
 		ok = tracefs_instance_file_write(s->inst, "set_event_pid", text) >= 0;
+		/* every task before tracing is on: one added later misses what it does until then */
+		for (size_t i = 0; ok && i < nmore; i++)
+			if (more[i] != pid) {
+				snprintf(text, sizeof(text), "%ld", (long)more[i]);
+				ok = tracefs_instance_file_append(s->inst, "set_event_pid", text) >= 0;
+			}
 	}
 	for (size_t i = 0; ok && i < NEVENTS; i++)
 		if (event_wanted(&evdescs[i]) && tracefs_event_enable(s->inst, "sched", evdescs[i].name) < 0)

@@ -46,18 +46,15 @@ void pmc_sched_set_rank(long rank);
 int pmc_sched_open(struct pmc_sched **out, unsigned buffer_kb, const struct pm_intlist *online,
 		   char *why, size_t whysize);
 
-/* Starts recording run run_id of the process pid (still waiting to exec): clears the buffer,
- * limits the instance to the program's CPUs (tracing_cpumask) and records everything on them
- * when cpus is given (the program is pinned there), else filters to the process tree
- * (set_event_pid with event-fork) on every CPU; enables the events and turns tracing on.
- * Returns 0, or PMT_E_IO with a one-line reason in why ("cannot start tracing pid N: ..."). */
-int pmc_sched_start(struct pmc_sched *s, pid_t pid, uint32_t run_id, const cpu_set_t *cpus,
-		    char *why, size_t whysize);
-
-/* Adds thread or process pid to the "pid" filter of a started run (set_event_pid, appended): the
- * threads of a process pmcollect attached to (-p), which existed before the recording began.
- * Returns 0, or PMT_E_IO with a one-line reason in why. */
-int pmc_sched_add_pid(struct pmc_sched *s, pid_t pid, char *why, size_t whysize);
+/* Starts recording run run_id of the process pid (still waiting to exec, or running: -p) and of
+ * the tasks more[nmore] (NULL, 0: none; -p: every thread of the attached processes): clears the
+ * buffer, limits the instance to the program's CPUs (tracing_cpumask) and records everything on
+ * them when cpus is given (the program is pinned there), else filters to those tasks and their
+ * descendants (set_event_pid, written whole before tracing is on, with event-fork) on every CPU;
+ * enables the events and turns tracing on. Returns 0, or PMT_E_IO with a one-line reason in why
+ * ("cannot start tracing pid N: ..."). Source: Documentation/trace/ftrace.rst. */
+int pmc_sched_start(struct pmc_sched *s, pid_t pid, const pid_t *more, size_t nmore,
+		    uint32_t run_id, const cpu_set_t *cpus, char *why, size_t whysize);
 
 /* Reads every event the kernel has buffered so far, decodes it and appends SCHED records (one per
  * CPU with events, split at 16384 events) to w. Call it often (every sample): events that do not
