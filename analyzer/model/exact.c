@@ -70,6 +70,11 @@ struct pma_exact {
 	size_t ncpulast;
 	uint32_t *existing;            /* pma_exact_existing's tids, nexisting */
 	size_t nexisting, existingcap;
+	double fmax_ns;                /* the largest F accounted so far */
+	double *fgrid;                 /* pma_exact_cp_at: F reached by each grid time, nfgrid of
+					  them from the first event to the last */
+	size_t nfgrid;
+	double fgrid_t0_ns, fgrid_dt_ns;
 	/* TASK hints: tid -> tgid, comm */
 	struct hint { uint32_t tid, tgid, ord; char comm[PMT_COMM_MAX + 1]; } *hints;
 	size_t nhints, hintcap;
@@ -96,6 +101,7 @@ void pma_exact_free(struct pma_exact *x)
 	free(x->existing);
 	free(x->cpulast);
 	free(x->cpucur);
+	free(x->fgrid);
 	free(x);
 }
 
@@ -223,6 +229,8 @@ static int work_until(struct pma_exact *x, struct xthr *t, uint64_t t_ns)
 	t->F += d;
 	t->seg_end = t->F;
 	t->cpu_ns += d;
+	if (t->F > x->fmax_ns)
+		x->fmax_ns = t->F;
 	return 0;
 }
 
@@ -321,6 +329,8 @@ static int switch_in(struct pma_exact *x, struct xthr *Y, uint64_t t, uint16_t c
 			if (seg_flush(x, Y) < 0)
 				return -1;
 			Y->F = Y->seg_start = Y->seg_end = Y->dep;
+			if (Y->F > x->fmax_ns)
+				x->fmax_ns = Y->F;
 		}
 	}
 	/* a thread found running without its wakeup (lost events, or events of another CPU
@@ -483,10 +493,33 @@ static void hint_apply(struct pma_exact *x, struct xthr *t)
 	}
 }
 
+/* F reached by real time t (t not before the last event handled): the largest accounted, or a
+ * thread running since its last accounting (the CPUs' current tasks) further on. */
+static double fmax_at(struct pma_exact *x, uint64_t t)
+{
+	double f = x->fmax_ns;
+
+	for (size_t c = 0; c < x->ncpulast; c++) {
+		const struct xthr *r = x->cpucur[c] ? thr_find(x, x->cpucur[c]) : NULL;
+		if (r && r->state == X_RUNNING && r->cpu == c && t > r->t_acc &&
+		    r->F + (double)(t - r->t_acc) > f)
+			f = r->F + (double)(t - r->t_acc);
+	}
+	return f;
+}
+
+/* Fills the grid of pma_exact_cp_at up to real time t (the next event's). */
+static void fgrid_fill(struct pma_exact *x, size_t *g, uint64_t t)
+{
+	for (; *g < x->nfgrid && x->fgrid_t0_ns + (double)*g * x->fgrid_dt_ns <= (double)t; (*g)++)
+		x->fgrid[*g] = fmax_at(x, (uint64_t)(x->fgrid_t0_ns + (double)*g * x->fgrid_dt_ns));
+}
+
 int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_exact_stats *st)
 {
 	struct xthr *root;
 	uint64_t last = 0;
+	size_t g = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->events = x->nev;
@@ -499,6 +532,13 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 		qsort(x->hints, x->nhints, sizeof(*x->hints), cmp_hint);
 	st->first_t_ns = (double)x->ev[0].e.t_ns;
 	st->last_t_ns = (double)x->ev[x->nev - 1].e.t_ns;
+	free(x->fgrid);
+	x->nfgrid = PMA_EXACT_CP_GRID;
+	if (!(x->fgrid = malloc(x->nfgrid * sizeof(*x->fgrid))))
+		return -1;
+	x->fgrid_t0_ns = st->first_t_ns;
+	x->fgrid_dt_ns = (st->last_t_ns - st->first_t_ns) / (double)(x->nfgrid - 1);
+	x->fmax_ns = 0;
 	if (!(root = thr_add(x, x->root)))
 		return -1;
 	root->tgid = x->root;
@@ -519,6 +559,7 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 	}
 	for (size_t i = 0; i < x->nev; i++) {
 		const struct pmt_sched_event *e = &x->ev[i].e;
+		fgrid_fill(x, &g, e->t_ns);
 		if (on_event(x, st, e) < 0)
 			return -1;
 		last = e->t_ns;
@@ -544,6 +585,9 @@ int pma_exact_finish(struct pma_exact *x, struct pma_profile *prof, struct pma_e
 			st->threads++;
 		st->work_ns += t->cpu_ns;
 	}
+	/* the grid's end: every thread accounted to the last event */
+	for (; g < x->nfgrid; g++)
+		x->fgrid[g] = x->fmax_ns;
 	/* the profile: sweep the segment starts and ends along the infinite-core axis */
 	if (x->nmarks)
 		qsort(x->marks, x->nmarks / 2, 2 * sizeof(double), cmp_mark);
@@ -1412,6 +1456,24 @@ const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n)
 {
 	*n = x->nslices;
 	return x->slices;
+}
+
+double pma_exact_cp_at(const struct pma_exact *x, double t_ns)
+{
+	double u, k;
+	size_t i;
+
+	if (!x->fgrid || x->nfgrid < 2)
+		return NAN;
+	if (!(x->fgrid_dt_ns > 0) || t_ns <= x->fgrid_t0_ns)
+		return t_ns < x->fgrid_t0_ns + x->fgrid_dt_ns * (double)(x->nfgrid - 1) ?
+			x->fgrid[0] : x->fgrid[x->nfgrid - 1];
+	u = (t_ns - x->fgrid_t0_ns) / x->fgrid_dt_ns;
+	if (u >= (double)(x->nfgrid - 1))
+		return x->fgrid[x->nfgrid - 1];
+	i = (size_t)u;
+	k = u - (double)i;
+	return x->fgrid[i] + k * (x->fgrid[i + 1] - x->fgrid[i]);
 }
 
 const struct pma_wake *pma_exact_wakes(const struct pma_exact *x, size_t *n)

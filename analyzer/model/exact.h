@@ -197,6 +197,18 @@ struct pma_wake {
  * wake edges in time order. */
 const struct pma_slice *pma_exact_slices(const struct pma_exact *x, size_t *n);
 const struct pma_wake *pma_exact_wakes(const struct pma_exact *x, size_t *n);
+/* Points of pma_exact_cp_at's grid over the events' span. */
+#define PMA_EXACT_CP_GRID 1024
+
+/* How far along the infinite-core axis (Tudor & Teo's T_cp axis, ns) the program had got by real
+ * time t_ns of the recording (valid after pma_exact_finish): the largest position any thread had
+ * reached, a running thread counted to t. It rises from 0 at the first event to the run's T_cp
+ * (st->T_cp_ns) at the last, so F(t1) - F(t0) is the critical path of [t0, t1) and the parts of
+ * a recording add up to its T_cp. Sampled on PMA_EXACT_CP_GRID points from the first event to
+ * the last, linear between them; clamped outside. NAN before pma_exact_finish or without
+ * events. */
+double pma_exact_cp_at(const struct pma_exact *x, double t_ns);
+
 /* One piece of the critical path in real time of the recording: thread tid from t0 to t1. */
 struct pma_cp_seg {
 	uint32_t tid;

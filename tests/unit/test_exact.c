@@ -163,6 +163,15 @@ static void test_fork_block_wake(void **state)
 	assert_true(fabs(f.st.T_cp_ns - 10.0 * MS) < 1);
 	assert_true(fabs(f.st.A_inf - 1.5) < 1e-9);
 	assert_int_equal(f.st.max_active, 2);
+	/* how far the infinite-core axis had got by each real time: R's own time to 5, held while C
+	 * runs 1-4, R 5-9 over 8-12, C 7-10 over 12-15 (above R's 9 from 14 on) */
+	{
+		static const double t_ms[] = { 0, 2.5, 5, 6.5, 8, 10, 12, 13, 14, 14.5, 15 };
+		static const double F_ms[] = { 0, 2.5, 5, 5, 5, 7, 9, 9, 9, 9.5, 10 };
+		for (size_t i = 0; i < sizeof(t_ms) / sizeof(t_ms[0]); i++)
+			assert_true(fabs(pma_exact_cp_at(f.x, s.ev[0].t_ns + t_ms[i] * MS) -
+					 F_ms[i] * MS) < 0.05 * MS);
+	}
 	assert_true(fabs(pma_profile_level_ns(&f.prof, 1) - 5.0 * MS) < 1); /* [0,1) [4,7) [9,10) */
 	assert_true(fabs(pma_profile_level_ns(&f.prof, 2) - 5.0 * MS) < 1); /* [1,4) [7,9) */
 	assert_true(fabs(replay_ms(&f, 1) - 15.0) < 1e-6);
