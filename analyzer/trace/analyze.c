@@ -184,9 +184,24 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 		free(code);
 		return 0;
 	}
-	case PMT_REC_COUNTERS:
+	case PMT_REC_COUNTERS: {
+		const struct pmt_counters *c = &rec->u.counters;
 		t->counter_records++;
+		if (!(r = get_run(t, c->run_id)))
+			return LOAD_TOO_MANY;
+		if (!r->ctr_n)
+			r->ctr_n = c->n;
+		if (!c->n || c->n != r->ctr_n || r->nctr == PMA_MAX_COUNTER_RECORDS) {
+			r->ctr_refused++;
+			return 0;
+		}
+		if (PM_GROW(r->ctr_t_ns, r->ctr_t_cap, r->nctr + 1) < 0 ||
+		    PM_GROW(r->ctr_values, r->ctr_v_cap, (r->nctr + 1) * c->n) < 0)
+			return LOAD_NOMEM;
+		memcpy(&r->ctr_values[r->nctr * c->n], c->values, c->n * sizeof(*c->values));
+		r->ctr_t_ns[r->nctr++] = c->t_ns;
 		return 0;
+	}
 	case PMT_REC_OMP_REGION: {
 		const struct pmt_omp_region *o = &rec->u.omp;
 		if (!(r = get_run(t, o->run_id)))
@@ -534,6 +549,8 @@ void pma_trace_free(struct pma_trace *t)
 		free(t->runs[i].omp_ctr);
 		free(t->runs[i].omp_cv);
 		free(t->runs[i].energy_t_ns);
+		free(t->runs[i].ctr_t_ns);
+		free(t->runs[i].ctr_values);
 		free(t->runs[i].energy_uj);
 	}
 	pma_notes_free(&t->warnings);
