@@ -292,7 +292,7 @@ void pma_note_text_not_stationary_cost(const struct pma_note_not_stationary_cost
 			 "quarter %.0f (counter snapshots), apart beyond their uncertainty "
 			 "(chi-square over the four quarters: p = %.3g < %.3g); ",
 			 a->window ? "the window is not representative" :
-				     "the run's cost per unit of work changes over time",
+				     "the run's cost changes over time",
 			 what[k], d, a->C_high, d, a->C_high_err, unit[k], a->quarter_high, d, a->C_low,
 			 d, a->C_low_err, a->quarter_low, a->p, a->p_max);
 
