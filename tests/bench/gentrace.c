@@ -707,7 +707,7 @@ int main(int argc, char **argv)
 		char ins[160] = "";
 		if (o_counted & 2)
 			snprintf(ins, sizeof(ins), ",\"instructions\":%.0f,\"instructions_event\":"
-				 "\"PAPI_TOT_INS\"", instructions_at(o_cpi, seconds * 1e9, (double)(now - t0)) + 0.5);
+				 "\"PAPI_TOT_INS\"", (double)(int64_t)(instructions_at(o_cpi, seconds * 1e9, (double)(now - t0)) + 0.5));
 		if (o_counted & 1)
 			snprintf(C0, sizeof(C0), "{\"source\":\"cycles\",\"event\":\"PAPI_TOT_CYC\","
 				 "\"value\":%.0f,\"unit\":\"cycles\",\"cpu_time_ns\":%.0f%s}", 2 * cpu, cpu, ins);
