@@ -11,6 +11,8 @@
 #   every 40th (2.5 per quarter): too few, said;
 # - cycles alone (GHz: 2.00 in every quarter) and instructions alone (CPU ns per instruction 0.75
 #   then 1.5);
+# - a recording too short for A's quarters (0.5 s: 50 sampled intervals) still gets C's;
+# - the HTML page's quarters table has C's columns;
 # - no snapshots: the reason, in the section and in JSON, never a number.
 . "$PMT_TOP/tests/cli/lib.sh"
 
@@ -27,6 +29,7 @@ sched="sched period_ms=200 serial_ms=50"
 "$GEN" "$T/cycles.zst" 4 4 $sched window=10 cpi=1.5:1.5:3:3 counted=c >/dev/null
 "$GEN" "$T/ins.zst" 4 4 $sched window=10 cpi=1.5:1.5:3:3 counted=i >/dev/null
 "$GEN" "$T/none.zst" 4 4 $sched window=10 >/dev/null
+"$GEN" "$T/short.zst" 4 0.5 window=10 cpi=1.5:1.5:3:3 >/dev/null
 
 # c_check FILE.json CODE: CODE (python) with s the stationarity object, c its C_by_quarter, q and e
 # the quarters' C and C_err (None when absent)
@@ -87,6 +90,19 @@ check "instructions alone: CPU ns per instruction 0.75, 0.75, 1.5, 1.5" c_check 
 	'assert c["checked"] and c["quantity"] == "cpu_ns_per_instruction" and not c["agree"], c
 assert all(abs(x - t) < 1e-6 for x, t in zip(q, [0.75, 0.75, 1.5, 1.5])), q
 assert len(notes) == 1 and notes[0]["values"]["kind"] == 2, notes'
+
+"$PMANALYZE" --format json "$T/short.zst" >"$T/short.json" 2>/dev/null
+check "too short for A's quarters: C's quarters alone, 1.5, 1.5, 3, 3" c_check "$T/short.json" \
+	'assert not s["checked"] and "too few sampled intervals" in s["why"], s
+assert c["checked"] and c["snapshots"] == 50 and not c["agree"], c
+assert [x["start_s"] for x in s["quarters"]] == [0, 0.125, 0.25, 0.375], s["quarters"]
+assert all(abs(x - t) < 1e-6 for x, t in zip(q, [1.5, 1.5, 3, 3])), q
+assert len(notes) == 1, notes'
+run_capture "$PMANALYZE" "$T/short.zst"
+check "too short for A's quarters: the section gives C's table" sh -c 'grep -qx "  C(n) by quarter (cycles per instruction, 50 counter snapshots)" "$1" && [ "$(grep -Ec "^        [1-4] +[0-9.]+ +0\.125 +(1\.50|3\.00) +0\.00$" "$1")" -eq 4 ]' sh "$T/out"
+
+"$PMANALYZE" --html "$T/double.html" "$T/double.zst" >/dev/null 2>&1
+check "HTML: the quarters table has C's columns" sh -c 'grep -q "<th>C(n) cyc/ins</th><th>&#177;</th></tr>" "$1" && grep -q "<tr><td>3</td><td>2.000</td><td>1.000</td><td>[0-9.]*</td><td>[0-9.]*</td><td>3.00</td><td>0.00</td></tr>" "$1"' sh "$T/double.html"
 
 run_capture "$PMANALYZE" "$T/none.zst"
 check "no snapshots: the reason in the section" grep -qx \
