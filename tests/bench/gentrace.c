@@ -74,7 +74,8 @@
  * run's start; RUN_BEGIN counters.events names them and RUN_END C gives their final values (source
  * cycles), so that the stationarity check reads C by quarter Q1..Q4 (t2831). snap_every=K writes
  * a snapshot every K-th sample (default 1); counted=c (cycles only: pmcollect -e PAPI_TOT_CYC) or
- * counted=i (instructions only, C the CPU time) leaves the other event out. */
+ * counted=i (instructions only, C the CPU time) leaves the other event out; snap_back=1 halves
+ * the values of the snapshot at the run's middle (a count that goes back: a broken trace). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -387,6 +388,7 @@ int main(int argc, char **argv)
 	double o_cpi[4] = { -1, -1, -1, -1 };
 	unsigned o_snap_every = 1;
 	int o_counted = 3; /* bit 0 cycles, bit 1 instructions */
+	int o_snap_back = 0;
 	int blocking = 0;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
@@ -447,6 +449,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!strncmp(arg, "snap_every=", 11) && v >= 1) {
 			o_snap_every = (unsigned)v;
+		} else if (!strncmp(arg, "snap_back=", 10)) {
+			o_snap_back = v > 0;
 		} else if (!strncmp(arg, "counted=", 8)) {
 			o_counted = !strcmp(eq + 1, "c") ? 1 : !strcmp(eq + 1, "i") ? 2 : 0;
 			if (!o_counted)
@@ -685,6 +689,9 @@ int main(int argc, char **argv)
 			if (o_counted & 2)
 				v[nv++] = (int64_t)(instructions_at(o_cpi, seconds * 1e9, run_ns) + 0.5);
 			c.n = nv;
+			if (o_snap_back && now - t0 >= (end - t0) / 2 && now - t0 < (end - t0) / 2 + interval_ns)
+				for (uint32_t i = 0; i < nv; i++)
+					v[i] /= 2;
 			if ((err = pmt_writer_counters(w, &c)) < 0)
 				return fail("counters", err);
 		}

@@ -13,6 +13,7 @@
 #   then 1.5);
 # - a recording too short for A's quarters (0.5 s: 50 sampled intervals) still gets C's;
 # - the HTML page's quarters table has C's columns;
+# - a snapshot whose counts go back (a broken trace): the reason, no number;
 # - no snapshots: the reason, in the section and in JSON, never a number.
 . "$PMT_TOP/tests/cli/lib.sh"
 
@@ -30,6 +31,7 @@ sched="sched period_ms=200 serial_ms=50"
 "$GEN" "$T/ins.zst" 4 4 $sched window=10 cpi=1.5:1.5:3:3 counted=i >/dev/null
 "$GEN" "$T/none.zst" 4 4 $sched window=10 >/dev/null
 "$GEN" "$T/short.zst" 4 0.5 window=10 cpi=1.5:1.5:3:3 >/dev/null
+"$GEN" "$T/back.zst" 4 4 $sched window=10 cpi=1.5 snap_back=1 >/dev/null
 
 # c_check FILE.json CODE: CODE (python) with s the stationarity object, c its C_by_quarter, q and e
 # the quarters' C and C_err (None when absent)
@@ -103,6 +105,9 @@ check "too short for A's quarters: the section gives C's table" sh -c 'grep -qx 
 
 "$PMANALYZE" --html "$T/double.html" "$T/double.zst" >/dev/null 2>&1
 check "HTML: the quarters table has C's columns" sh -c 'grep -q "<th>C(n) cyc/ins</th><th>&#177;</th></tr>" "$1" && grep -q "<tr><td>3</td><td>2.000</td><td>1.000</td><td>[0-9.]*</td><td>[0-9.]*</td><td>3.00</td><td>0.00</td></tr>" "$1"' sh "$T/double.html"
+
+run_capture "$PMANALYZE" "$T/back.zst"
+check "a count that goes back: the reason, no C" sh -c 'grep -qx "  C(n) by quarter not checked: the counter snapshots are not cumulative in time order (a count or a time goes back)" "$1" && ! grep -q "cyc/ins" "$1"' sh "$T/out"
 
 run_capture "$PMANALYZE" "$T/none.zst"
 check "no snapshots: the reason in the section" grep -qx \
