@@ -219,8 +219,13 @@ static int cost_quarters(const struct pma_run *run, uint64_t t0_ns, uint64_t t1_
 		out->C_why = "the counter snapshots' events are not named (RUN_BEGIN counters.events)";
 		return 0;
 	}
-	cyc = c->present && c->unit == PMA_COST_CYCLES ? counter_column(run, c->event) : -1;
-	ins = c->present ? counter_column(run, c->instructions_event) : -1;
+	if (!c->present) {
+		out->C_why = "the run has no RUN_END C to name the snapshots' cycles and instructions "
+			     "(the trace stops before it)";
+		return 0;
+	}
+	cyc = c->unit == PMA_COST_CYCLES ? counter_column(run, c->event) : -1;
+	ins = counter_column(run, c->instructions_event);
 	if (cyc < 0 && ins < 0) {
 		out->C_why = "the counter snapshots count neither cycles nor instructions (none of "
 			     "their events is RUN_END C's cycles or instructions event)";

@@ -14,6 +14,7 @@
 # - a recording too short for A's quarters (0.5 s: 50 sampled intervals) still gets C's;
 # - the HTML page's quarters table has C's columns;
 # - a snapshot whose counts go back (a broken trace): the reason, no number;
+# - a trace cut short before RUN_END (no names for the snapshots' columns): the reason;
 # - no snapshots: the reason, in the section and in JSON, never a number.
 . "$PMT_TOP/tests/cli/lib.sh"
 
@@ -32,6 +33,8 @@ sched="sched period_ms=200 serial_ms=50"
 "$GEN" "$T/none.zst" 4 4 $sched window=10 >/dev/null
 "$GEN" "$T/short.zst" 4 0.5 window=10 cpi=1.5:1.5:3:3 >/dev/null
 "$GEN" "$T/back.zst" 4 4 $sched window=10 cpi=1.5 snap_back=1 >/dev/null
+"$GEN" "$T/long.zst" 16 40 $sched cpi=1.5 >/dev/null
+head -c $(($(wc -c <"$T/long.zst") * 9 / 10)) "$T/long.zst" >"$T/cut.zst"
 
 # c_check FILE.json CODE: CODE (python) with s the stationarity object, c its C_by_quarter, q and e
 # the quarters' C and C_err (None when absent)
@@ -108,6 +111,9 @@ check "HTML: the quarters table has C's columns" sh -c 'grep -q "<th>C(n) cyc/in
 
 run_capture "$PMANALYZE" "$T/back.zst"
 check "a count that goes back: the reason, no C" sh -c 'grep -qx "  C(n) by quarter not checked: the counter snapshots are not cumulative in time order (a count or a time goes back)" "$1" && ! grep -q "cyc/ins" "$1"' sh "$T/out"
+
+run_capture "$PMANALYZE" "$T/cut.zst"
+check "a trace cut before RUN_END: the reason, no C" sh -c 'grep -qx "  C(n) by quarter not checked: the run has no RUN_END C to name the snapshots'"'"' cycles and instructions (the trace stops before it)" "$1" && ! grep -q "cyc/ins" "$1"' sh "$T/out"
 
 run_capture "$PMANALYZE" "$T/none.zst"
 check "no snapshots: the reason in the section" grep -qx \
