@@ -261,8 +261,10 @@ static int cost_quarters(const struct pma_run *run, uint64_t t0_ns, uint64_t t1_
 	for (int k = 0; k < NPARTS; k++) {
 		/* the parts' edges as pma_regions_parts cuts them */
 		uint64_t tb = t0_ns + (uint64_t)(span * b[k]), te = t0_ns + (uint64_t)(span * e[k]);
-		double dc = cyc >= 0 ? pma_stat_count_at(tc, vc, nc, te) - pma_stat_count_at(tc, vc, nc, tb) : NAN;
-		double di = ins >= 0 ? pma_stat_count_at(ti, vi, ni, te) - pma_stat_count_at(ti, vi, ni, tb) : NAN;
+		double dc = cyc < 0 ? NAN :
+			pma_stat_count_at(tc, vc, nc, te) - pma_stat_count_at(tc, vc, nc, tb);
+		double di = ins < 0 ? NAN :
+			pma_stat_count_at(ti, vi, ni, te) - pma_stat_count_at(ti, vi, ni, tb);
 
 		switch (out->C_kind) {
 		case PMA_STAT_C_CYCLES_PER_INS:

@@ -1268,9 +1268,9 @@ static int attach_thread_counters(struct run_state *st)
  * what they start, a pidfd each tells when it ends, the scheduler events are filtered to their
  * threads, the perf context switches opened on each thread (pswitch_attach), and the cycles and
  * instructions counted on each thread (attach_thread_counters; the process tree's counters of a
- * run need the process before exec, so st->counters stays NULL), read when the window begins, every
- * snap_every-th sample (COUNTERS records of their sums) and when it ends. RUN_BEGIN "window" "delay_ns" is the
- * first process's age. Returns 0, or a negative PMT_E_* with a reason in why. */
+ * run need the process before exec, so st->counters stays NULL), read when the window begins,
+ * every snap_every-th sample (COUNTERS records of their sums) and when it ends. RUN_BEGIN
+ * "window" "delay_ns" is the first process's age. Returns 0, or a negative PMT_E_* with a reason in why. */
 static int attach_start(struct run_state *st, char *why, size_t whysize)
 {
 	const struct pmc_run_config *cfg = st->cfg;
