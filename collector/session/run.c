@@ -870,6 +870,7 @@ static int arm_timer(struct run_state *st)
 }
 
 static void counted_events(const struct run_state *st, struct counted *ev);
+static int write_snapshot(struct run_state *st, uint64_t now);
 
 /* Writes RUN_BEGIN at now (before the program is released, or when a delayed window begins). */
 static void write_run_begin(struct run_state *st)
@@ -1344,9 +1345,15 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 	st->res->started = 1;
 	st->start_ns = pmc_now_ns();
 	pmc_clock_pair_now(&st->clk[0]);
-	/* the window's counts are counted from here (counters_read subtracts these) */
-	if (st->tcounters)
+	/* the window's counts are counted from here (counters_read subtracts these), and the first
+	   snapshot says so: 0 at the window's start, not read where a set could not be read */
+	if (st->tcounters) {
+		uint32_t nc = pmc_thread_counters_count(st->tcounters);
 		(void)pmc_thread_counters_read(st->tcounters, st->values0);
+		for (uint32_t i = 0; i < nc; i++)
+			st->values[i] = st->values0[i] == PMT_COUNTER_INVALID ? PMT_COUNTER_INVALID : 0;
+		writer_failed(st->res, st->w, write_snapshot(st, st->start_ns));
+	}
 	return start_sampling(st, why, whysize);
 }
 

@@ -71,7 +71,8 @@
  * process tree's counters, or of a -p window's threads) of the baseline: cycles at 2 per ns of
  * CPU time (the one CPU is always busy, so 2 per ns of the run) and instructions at Qi cycles per
  * instruction in the i-th quarter of the run (one value: every quarter), both cumulative from the
- * run's start; RUN_BEGIN counters.events names them and RUN_END C gives their final values (source
+ * run's start (in a window, with a snapshot of 0 at its start, as pmcollect -p writes); RUN_BEGIN
+ * counters.events names them and RUN_END C gives their final values (source
  * cycles), so that the stationarity check reads C by quarter Q1..Q4 (t2831). snap_every=K writes
  * a snapshot every K-th sample (default 1); counted=c (cycles only: pmcollect -e PAPI_TOT_CYC) or
  * counted=i (instructions only, C the CPU time) leaves the other event out; snap_back=1 halves
@@ -582,6 +583,13 @@ int main(int argc, char **argv)
 		 o_requested > 0 ? o_requested : interval_ns / 1e6, begin_extra);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, 0, now, json)) < 0)
 		return fail("run_begin", err);
+	if (o_cpi[0] > 0 && o_window_s >= 0) {
+		/* cpi= in a window: the snapshot of 0 at its start, as pmcollect -p writes it */
+		int64_t v0[2] = { 0, 0 };
+		struct pmt_counters c0 = { 0, now, o_counted == 3 ? 2 : 1, v0 };
+		if ((err = pmt_writer_counters(w, &c0)) < 0)
+			return fail("counters", err);
+	}
 	end = now + (uint64_t)(seconds * 1e9);
 	next_sample = now + interval_ns;
 	for (unsigned i = 0; i < threads; i++) {

@@ -38,7 +38,7 @@ else not_ok "window: length >= 0.5 s, offset = the process's age" "length $len, 
 tids=$("$PMANALYZE" --dump "$T/a.zst" | grep '"type":"sample"' | grep -o '"tid":[0-9]*' | sort -u | wc -l)
 if [ "$tids" -eq 3 ]; then ok "the three threads recorded"; else not_ok "the three threads recorded" "$tids threads in the samples"; fi
 # snap_check DUMP: the run's COUNTERS snapshots (FORMAT.md §5.5) as many values as RUN_BEGIN
-# counters.events names, in time order, cumulative, one per sample (3 threads: every sample,
+# counters.events names, in time order, cumulative from 0 at the window's start, one per sample (3 threads: every sample,
 # pmc_snapshot_every) or 32 (8 per quarter of the window), the last one RUN_END C's cycles (value)
 # and instructions
 snap_check() {
@@ -52,6 +52,7 @@ samples = sum(1 for r in recs if r["type"] == "sample")
 assert ev and len(snaps) >= min(32, samples - 2), (ev, len(snaps), samples)
 assert all(len(s["values"]) == len(ev) for s in snaps), ev
 assert all(a["t_ns"] <= b["t_ns"] for a, b in zip(snaps, snaps[1:]))
+assert all(x == 0 for x in snaps[0]["values"]), snaps[0]
 for i in range(len(ev)):
     v = [s["values"][i] for s in snaps]
     assert all(a <= b for a, b in zip(v, v[1:])), (ev[i], v)

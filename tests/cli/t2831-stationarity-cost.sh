@@ -52,13 +52,13 @@ exec(sys.argv[2])' "$@"
 run_capture "$PMANALYZE" "$T/flat.zst"
 expect_status "pmanalyze of CPI 1.5 throughout" 0
 check "CPI 1.5: the section names C by quarter and its snapshots" grep -qx \
-	"             C(n) by quarter: cycles per instruction, from 400 counter snapshots" "$T/out"
+	"             C(n) by quarter: cycles per instruction, from 401 counter snapshots" "$T/out"
 check "CPI 1.5: every quarter reads 1.50 ± 0.00" sh -c '[ "$(grep -Ec "^        [1-4] +[0-9.]+ +1\.000 +[0-9.]+ +[0-9.]+ +1\.50 +0\.00$" "$1")" -eq 4 ]' sh "$T/out"
 check "CPI 1.5: C's quarters agree, no note" sh -c 'grep -qx "  C'"'"'s quarters agree within their uncertainty (chi-square over the four: p = .* >= 0.001)" "$1" && ! grep -q "C(n) per instruction is" "$1"' sh "$T/out"
 "$PMANALYZE" --format json "$T/flat.zst" >"$T/flat.json" 2>/dev/null
 check "CPI 1.5 JSON: cycles per instruction 1.5 in every quarter, agree" c_check "$T/flat.json" \
 	'assert c["checked"] and c["quantity"] == "cycles_per_instruction" and c["agree"], c
-assert c["snapshots"] == 400, c
+assert c["snapshots"] == 401, c
 assert all(abs(x - 1.5) < 1e-6 for x in q), q
 assert not notes, notes'
 
@@ -77,8 +77,8 @@ check "CPI doubling over a whole run: the note in its whole-run wording" grep -q
 	"note: the run's cost changes over time: C(n) per instruction is 3.00 ± 0.00 cycles in quarter 3 and 1.50 ± 0.00 in quarter 2 (counter snapshots), apart beyond their uncertainty (chi-square over the four quarters: p = 0 < 0.001); C(n) of the whole run is their mix, and a window of one part (--delay, --duration) describes that part only" "$T/out"
 
 "$PMANALYZE" --format json "$T/every10.zst" >"$T/every10.json" 2>/dev/null
-check "a snapshot every 10th sample: 40 of them, the same quarters" c_check "$T/every10.json" \
-	'assert c["checked"] and c["snapshots"] == 40 and not c["agree"], c
+check "a snapshot every 10th sample: 40 of them and the one at the start, the same quarters" c_check "$T/every10.json" \
+	'assert c["checked"] and c["snapshots"] == 41 and not c["agree"], c
 assert all(abs(x - t) < 1e-6 for x, t in zip(q, [1.5, 1.5, 3, 3])), q'
 run_capture "$PMANALYZE" "$T/every40.zst"
 check "a snapshot every 40th sample: too few, said in the section" grep -qx \
@@ -99,12 +99,12 @@ assert len(notes) == 1 and notes[0]["values"]["kind"] == 2, notes'
 "$PMANALYZE" --format json "$T/short.zst" >"$T/short.json" 2>/dev/null
 check "too short for A's quarters: C's quarters alone, 1.5, 1.5, 3, 3" c_check "$T/short.json" \
 	'assert not s["checked"] and "too few sampled intervals" in s["why"], s
-assert c["checked"] and c["snapshots"] == 50 and not c["agree"], c
+assert c["checked"] and c["snapshots"] == 51 and not c["agree"], c
 assert [x["start_s"] for x in s["quarters"]] == [0, 0.125, 0.25, 0.375], s["quarters"]
 assert all(abs(x - t) < 1e-6 for x, t in zip(q, [1.5, 1.5, 3, 3])), q
 assert len(notes) == 1, notes'
 run_capture "$PMANALYZE" "$T/short.zst"
-check "too short for A's quarters: the section gives C's table" sh -c 'grep -qx "  C(n) by quarter (cycles per instruction, 50 counter snapshots)" "$1" && [ "$(grep -Ec "^        [1-4] +[0-9.]+ +0\.125 +(1\.50|3\.00) +0\.00$" "$1")" -eq 4 ]' sh "$T/out"
+check "too short for A's quarters: the section gives C's table" sh -c 'grep -qx "  C(n) by quarter (cycles per instruction, 51 counter snapshots)" "$1" && [ "$(grep -Ec "^        [1-4] +[0-9.]+ +0\.125 +(1\.50|3\.00) +0\.00$" "$1")" -eq 4 ]' sh "$T/out"
 
 "$PMANALYZE" --html "$T/double.html" "$T/double.zst" >/dev/null 2>&1
 check "HTML: the quarters table has C's columns" sh -c 'grep -q "<th>C(n) cyc/ins</th><th>&#177;</th></tr>" "$1" && grep -q "<tr><td>3</td><td>2.000</td><td>1.000</td><td>[0-9.]*</td><td>[0-9.]*</td><td>3.00</td><td>0.00</td></tr>" "$1"' sh "$T/double.html"
