@@ -279,3 +279,27 @@ void pma_note_text_not_stationary(const struct pma_note_not_stationary *a, char 
 		 "A(m,inf) of the whole run is their mix, and a window of one part (--delay, "
 		 "--duration) describes that part only");
 }
+
+void pma_note_text_not_stationary_cost(const struct pma_note_not_stationary_cost *a, char *buf,
+				       size_t size)
+{
+	static const char *const what[] = { "C(n) per instruction", "C(n) per instruction",
+					    "C(n) per instruction", "C(n) per CPU-second" };
+	static const char *const unit[] = { "", " cycles", " ns of CPU time", " GHz" };
+	int k = a->kind >= 1 && a->kind <= 3 ? a->kind : 0;
+	int d = k == 2 ? 3 : 2; /* the decimals the stationarity section prints */
+	int n = snprintf(buf, size, "%s: %s is %.*f ± %.*f%s in quarter %.0f and %.*f ± %.*f in "
+			 "quarter %.0f (counter snapshots), apart beyond their uncertainty "
+			 "(chi-square over the four quarters: p = %.3g < %.3g); ",
+			 a->window ? "the window is not representative" :
+				     "the run's cost changes over time",
+			 what[k], d, a->C_high, d, a->C_high_err, unit[k], a->quarter_high, d, a->C_low,
+			 d, a->C_low_err, a->quarter_low, a->p, a->p_max);
+
+	if (n < 0 || (size_t)n >= size)
+		return;
+	snprintf(buf + n, size - (size_t)n, "%s", a->window ?
+		 "record a longer one, or later (--delay, --duration)" :
+		 "C(n) of the whole run is their mix, and a window of one part (--delay, "
+		 "--duration) describes that part only");
+}

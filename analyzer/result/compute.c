@@ -1394,8 +1394,9 @@ int pma_step_quota_sweep(struct pma_result *r, const struct pma_compute_opts *o,
 	return 0;
 }
 
-/* A(m,inf) over each quarter of the recording (stationarity.h); the not-stationary note when the
- * quarters disagree beyond their uncertainty. */
+/* A(m,inf) and C(n) per instruction over each quarter of the recording (stationarity.h); the
+ * not-stationary and not-stationary-cost notes when their quarters disagree beyond their
+ * uncertainty. */
 int pma_step_stationarity(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 			  size_t whysize)
 {
@@ -1414,6 +1415,17 @@ int pma_step_stationarity(struct pma_result *r, const struct pma_compute_opts *o
 			.A_high = st->q[st->q_max].A, .A_high_err = st->q[st->q_max].A_err,
 			.quarter_high = st->q_max + 1, .p = st->p, .p_max = PMA_STAT_P,
 			.method = st->method });
+	if (st->C_have && st->C_test.disagree) {
+		const struct pma_stat_test *ct = &st->C_test;
+		/* cycles per CPU-second in GHz, as the section prints them */
+		double u = st->C_kind == PMA_STAT_C_CYCLES_PER_CPU_S ? 1e-9 : 1;
+		(void)pma_note_add_not_stationary_cost(&r->notes, &(struct pma_note_not_stationary_cost){
+			.window = r->run->info.window_end != NULL, .kind = (int)st->C_kind,
+			.C_low = st->q[ct->q_min].C * u, .C_low_err = st->q[ct->q_min].C_err * u,
+			.quarter_low = ct->q_min + 1,
+			.C_high = st->q[ct->q_max].C * u, .C_high_err = st->q[ct->q_max].C_err * u,
+			.quarter_high = ct->q_max + 1, .p = ct->p, .p_max = PMA_STAT_P });
+	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/estimate.h"
@@ -40,22 +41,20 @@ static void quarter_of_parts(const double *work_ns, const double *T_cp_ns, doubl
 		q->A * sqrt((double)PMA_STAT_BLOCKS / (PMA_STAT_BLOCKS - 1) * ss) / Tp / Ap : NAN;
 }
 
-/* The chi-square test of homogeneity over the quarters (inverse-variance weighted mean). */
-static void test_quarters(struct pma_stationarity *out)
+void pma_stat_chi2(const double *v, const double *err, struct pma_stat_test *out)
 {
 	double sw = 0, swa = 0, mean;
 	int zero_err = 0;
 
 	out->q_min = out->q_max = 0;
 	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
-		const struct pma_stat_quarter *q = &out->q[i];
-		if (q->A < out->q[out->q_min].A)
+		if (v[i] < v[out->q_min])
 			out->q_min = i;
-		if (q->A > out->q[out->q_max].A)
+		if (v[i] > v[out->q_max])
 			out->q_max = i;
-		if (q->A_err > 0) {
-			sw += 1 / (q->A_err * q->A_err);
-			swa += q->A / (q->A_err * q->A_err);
+		if (err[i] > 0) {
+			sw += 1 / (err[i] * err[i]);
+			swa += v[i] / (err[i] * err[i]);
 		} else {
 			zero_err = 1;
 		}
@@ -63,17 +62,245 @@ static void test_quarters(struct pma_stationarity *out)
 	out->chi2 = 0;
 	if (zero_err) {
 		/* a quarter known exactly: the quarters agree only when they are equal (to rounding) */
-		double lo = out->q[out->q_min].A, hi = out->q[out->q_max].A;
-		out->chi2 = hi - lo <= 1e-9 * hi ? 0 : INFINITY;
+		double lo = v[out->q_min], hi = v[out->q_max];
+		out->chi2 = hi - lo <= 1e-9 * fabs(hi) ? 0 : INFINITY;
 	} else {
 		mean = swa / sw;
 		for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
-			double z = (out->q[i].A - mean) / out->q[i].A_err;
+			double z = (v[i] - mean) / err[i];
 			out->chi2 += z * z;
 		}
 	}
 	out->p = isfinite(out->chi2) ? gsl_cdf_chisq_Q(out->chi2, PMA_STAT_QUARTERS - 1) : 0;
 	out->disagree = out->p < PMA_STAT_P;
+}
+
+/* The chi-square test of A over the quarters. */
+static void test_quarters(struct pma_stationarity *out)
+{
+	double v[PMA_STAT_QUARTERS], err[PMA_STAT_QUARTERS];
+	struct pma_stat_test t;
+
+	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
+		v[i] = out->q[i].A;
+		err[i] = out->q[i].A_err;
+	}
+	pma_stat_chi2(v, err, &t);
+	out->chi2 = t.chi2;
+	out->p = t.p;
+	out->disagree = t.disagree;
+	out->q_min = t.q_min;
+	out->q_max = t.q_max;
+}
+
+int pma_stat_ratio_quarters(const double *num, const double *den, double *num_sum,
+			    double *den_sum, double *R, double *R_err)
+{
+	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
+		const double *n = num + i * PMA_STAT_BLOCKS, *d = den + i * PMA_STAT_BLOCKS;
+		double N = 0, D = 0, ss = 0;
+
+		for (int k = 0; k < PMA_STAT_BLOCKS; k++) {
+			if (!isfinite(n[k]) || !isfinite(d[k]))
+				return -1;
+			N += n[k];
+			D += d[k];
+		}
+		if (!(D > 0))
+			return -1;
+		R[i] = N / D;
+		for (int k = 0; k < PMA_STAT_BLOCKS; k++) {
+			double e = n[k] - R[i] * d[k];
+			ss += e * e;
+		}
+		R_err[i] = sqrt((double)PMA_STAT_BLOCKS / (PMA_STAT_BLOCKS - 1) * ss) / D;
+		num_sum[i] = N;
+		den_sum[i] = D;
+	}
+	return 0;
+}
+
+double pma_stat_count_at(const uint64_t *t_ns, const double *v, size_t n, uint64_t at_ns)
+{
+	size_t lo = 0, hi;
+
+	if (n == 0)
+		return NAN;
+	if (at_ns <= t_ns[0])
+		return v[0];
+	if (at_ns >= t_ns[n - 1])
+		return v[n - 1];
+	/* the last point at or before at_ns: t_ns[lo] <= at_ns < t_ns[hi] */
+	hi = n - 1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t_ns[mid] <= at_ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return v[lo] + (v[hi] - v[lo]) * (double)(at_ns - t_ns[lo]) / (double)(t_ns[hi] - t_ns[lo]);
+}
+
+/* The column of the run's counter snapshots named name (RUN_BEGIN "counters.events"), -1 none. */
+static int counter_column(const struct pma_run *run, const char *name)
+{
+	for (size_t i = 0; name && i < run->info.ncounter_events && i < run->ctr_n; i++)
+		if (run->info.counter_events[i] && strcmp(run->info.counter_events[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Why the run has no counter snapshots to cut (static), in words. */
+static const char *no_snapshots_why(const struct pma_run *run)
+{
+	const struct pma_run_cost *c = &run->info.C;
+
+	if (c->present && (c->unit == PMA_COST_CYCLES || isfinite(c->instructions)))
+		return "the run has no counter snapshots (COUNTERS records): its counters were read "
+		       "at the recording's ends only";
+	return "the run has no counter snapshots (COUNTERS records): no hardware counters were "
+	       "counted";
+}
+
+/* The cumulative points of one column: (RUN_BEGIN, 0), the snapshots whose value was read, and
+ * RUN_END's value (end, NAN: none) at t_end_ns. Into t_ns[], v[] (room for run->nctr + 2); returns
+ * the points, or 0 with *why when a value decreases or a time goes back. */
+static size_t column_points(const struct pma_run *run, int col, double end, uint64_t *t_ns,
+			    double *v, const char **why)
+{
+	size_t n = 0;
+
+	if (run->t_begin_ns && (run->nctr == 0 || run->t_begin_ns <= run->ctr_t_ns[0])) {
+		t_ns[n] = run->t_begin_ns;
+		v[n++] = 0;
+	}
+	for (size_t j = 0; j < run->nctr; j++) {
+		int64_t x = run->ctr_values[j * run->ctr_n + (size_t)col];
+		if (x == PMT_COUNTER_INVALID)
+			continue;
+		t_ns[n] = run->ctr_t_ns[j];
+		v[n++] = (double)x;
+	}
+	if (isfinite(end) && run->info.has_end && run->t_end_ns >= (n ? t_ns[n - 1] : 0)) {
+		t_ns[n] = run->t_end_ns;
+		v[n++] = end;
+	}
+	for (size_t j = 1; j < n; j++)
+		if (t_ns[j] < t_ns[j - 1] || v[j] < v[j - 1]) {
+			*why = "the counter snapshots are not cumulative in time order (a count or a "
+			       "time goes back)";
+			return 0;
+		}
+	return n;
+}
+
+/* C by quarter (pma_stationarity_compute): the parts [b[k], e[k]) of [t0_ns, t1_ns) as fractions,
+ * work_ns[k] their CPU time. */
+static int cost_quarters(const struct pma_run *run, uint64_t t0_ns, uint64_t t1_ns,
+			 const double *b, const double *e, const double *work_ns,
+			 struct pma_stationarity *out)
+{
+	const struct pma_run_cost *c = &run->info.C;
+	int cyc, ins;
+	uint64_t *tc = NULL, *ti = NULL;
+	double *vc = NULL, *vi = NULL;
+	size_t nc = 0, ni = 0, inside[PMA_STAT_QUARTERS] = { 0 };
+	double num[NPARTS], den[NPARTS], R[PMA_STAT_QUARTERS], R_err[PMA_STAT_QUARTERS];
+	double Ns[PMA_STAT_QUARTERS], Ds[PMA_STAT_QUARTERS];
+	double span = (double)(t1_ns - t0_ns);
+	int rc = 0;
+
+	if (run->nctr == 0) {
+		out->C_why = no_snapshots_why(run);
+		return 0;
+	}
+	if (run->info.ncounter_events != run->ctr_n) {
+		out->C_why = "the counter snapshots' events are not named (RUN_BEGIN counters.events)";
+		return 0;
+	}
+	if (!c->present) {
+		out->C_why = "the run has no RUN_END C to name the snapshots' cycles and instructions "
+			     "(the trace stops before it)";
+		return 0;
+	}
+	cyc = c->unit == PMA_COST_CYCLES ? counter_column(run, c->event) : -1;
+	ins = counter_column(run, c->instructions_event);
+	if (cyc < 0 && ins < 0) {
+		out->C_why = "the counter snapshots count neither cycles nor instructions (none of "
+			     "their events is RUN_END C's cycles or instructions event)";
+		return 0;
+	}
+	out->C_kind = cyc >= 0 && ins >= 0 ? PMA_STAT_C_CYCLES_PER_INS :
+		      ins >= 0 ? PMA_STAT_C_NS_PER_INS : PMA_STAT_C_CYCLES_PER_CPU_S;
+	for (size_t j = 0; j < run->nctr; j++) {
+		uint64_t t = run->ctr_t_ns[j];
+		if (t >= t0_ns && t <= t1_ns) {
+			size_t q = (size_t)((double)(t - t0_ns) / span * PMA_STAT_QUARTERS);
+			inside[q < PMA_STAT_QUARTERS ? q : PMA_STAT_QUARTERS - 1]++;
+			out->C_snapshots++;
+		}
+	}
+	for (int i = 0; i < PMA_STAT_QUARTERS; i++)
+		if (inside[i] < PMA_STAT_MIN_SNAPSHOTS) {
+			out->C_why = "too few counter snapshots: a quarter holds fewer than 4 (one per "
+				     "two eighths of it)";
+			return 0;
+		}
+	if ((cyc >= 0 && (!(tc = malloc((run->nctr + 2) * sizeof(*tc))) ||
+			  !(vc = malloc((run->nctr + 2) * sizeof(*vc))))) ||
+	    (ins >= 0 && (!(ti = malloc((run->nctr + 2) * sizeof(*ti))) ||
+			  !(vi = malloc((run->nctr + 2) * sizeof(*vi)))))) {
+		rc = -1;
+		goto out;
+	}
+	if (cyc >= 0 && !(nc = column_points(run, cyc, c->value, tc, vc, &out->C_why)))
+		goto out;
+	if (ins >= 0 && !(ni = column_points(run, ins, c->instructions, ti, vi, &out->C_why)))
+		goto out;
+	for (int k = 0; k < NPARTS; k++) {
+		/* the parts' edges as pma_regions_parts cuts them */
+		uint64_t tb = t0_ns + (uint64_t)(span * b[k]), te = t0_ns + (uint64_t)(span * e[k]);
+		double dc = cyc < 0 ? NAN :
+			pma_stat_count_at(tc, vc, nc, te) - pma_stat_count_at(tc, vc, nc, tb);
+		double di = ins < 0 ? NAN :
+			pma_stat_count_at(ti, vi, ni, te) - pma_stat_count_at(ti, vi, ni, tb);
+
+		switch (out->C_kind) {
+		case PMA_STAT_C_CYCLES_PER_INS:
+			num[k] = dc;
+			den[k] = di;
+			break;
+		case PMA_STAT_C_NS_PER_INS:
+			num[k] = work_ns[k];
+			den[k] = di;
+			break;
+		default:
+			num[k] = dc;
+			den[k] = work_ns[k] / 1e9;
+			break;
+		}
+	}
+	if (pma_stat_ratio_quarters(num, den, Ns, Ds, R, R_err) < 0) {
+		out->C_why = out->C_kind == PMA_STAT_C_CYCLES_PER_CPU_S ?
+			"a quarter of the recording holds no CPU time of the program" :
+			"a quarter of the recording retired no instructions";
+		goto out;
+	}
+	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
+		out->q[i].C_num = Ns[i];
+		out->q[i].C_den = Ds[i];
+		out->q[i].C = R[i];
+		out->q[i].C_err = R_err[i];
+	}
+	pma_stat_chi2(R, R_err, &out->C_test);
+	out->C_have = 1;
+out:
+	free(tc);
+	free(vc);
+	free(ti);
+	free(vi);
+	return rc;
 }
 
 /* The mean length of the program's running slices, ns (0 without). */
@@ -129,12 +356,22 @@ int pma_stationarity_compute(const struct pma_run *run, int est, struct pma_stat
 		b[NPARTS + i] = (double)i / PMA_STAT_QUARTERS;
 		e[NPARTS + i] = (double)(i + 1) / PMA_STAT_QUARTERS;
 	}
+	for (int i = 0; i < PMA_STAT_QUARTERS; i++)
+		out->q[i].C = out->q[i].C_err = out->q[i].C_num = out->q[i].C_den = NAN;
 	if (pma_regions_parts(run, NWIN, b, e, &t0_ns, &t1_ns, work_ns, T_cp_ns, &out->method) < 0)
 		return -1;
 	if (!out->method) {
 		out->why_not = "the run has neither scheduler events nor sampled intervals";
+		out->C_why = out->why_not;
 		return 0;
 	}
+	len_s = (double)(t1_ns - t0_ns) / 1e9 / PMA_STAT_QUARTERS;
+	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
+		out->q[i].start_s = i * len_s;
+		out->q[i].length_s = len_s;
+	}
+	if (cost_quarters(run, t0_ns, t1_ns, b, e, work_ns, out) < 0)
+		return -1;
 	if (strcmp(out->method, "samples") == 0) {
 		if (run->est)
 			(void)pma_est_series(run->est, &nint, &cut);
@@ -148,7 +385,6 @@ int pma_stationarity_compute(const struct pma_run *run, int est, struct pma_stat
 		}
 	}
 	resolution(run, strcmp(out->method, "sched-exact") == 0, &out->rel_err, &misplaced_ns);
-	len_s = (double)(t1_ns - t0_ns) / 1e9 / PMA_STAT_QUARTERS;
 	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
 		struct pma_stat_quarter *q = &out->q[i];
 		double est_err;
@@ -159,8 +395,6 @@ int pma_stationarity_compute(const struct pma_run *run, int est, struct pma_stat
 			out->why_not = "a quarter of the recording holds no CPU time of the program";
 			return 0;
 		}
-		q->start_s = i * len_s;
-		q->length_s = len_s;
 		est_err = q->A * hypot(out->rel_err, misplaced_ns / q->T_cp_ns);
 		q->A_err = sqrt(q->A_err_stat * q->A_err_stat + est_err * est_err);
 	}

@@ -113,6 +113,41 @@ const struct pma_profile *pma_run_profile(const struct pma_run *r, int k)
 /* What load_record can fail with. */
 enum { LOAD_NOMEM = -1, LOAD_TOO_MANY = -2 };
 
+/* Keeps a COUNTERS record in run r (r->ctr_*): past PMA_MAX_COUNTER_RECORDS, or with another
+ * number of values than the run's first, it is counted in ctr_refused. Returns 0 or LOAD_NOMEM. */
+static int keep_counters(struct pma_run *r, const struct pmt_counters *c)
+{
+	if (!r->ctr_n)
+		r->ctr_n = c->n;
+	if (!c->n || c->n != r->ctr_n || r->nctr == PMA_MAX_COUNTER_RECORDS) {
+		r->ctr_refused++;
+		return 0;
+	}
+	if (PM_GROW(r->ctr_t_ns, r->ctr_t_cap, r->nctr + 1) < 0 ||
+	    PM_GROW(r->ctr_values, r->ctr_v_cap, (r->nctr + 1) * c->n) < 0)
+		return LOAD_NOMEM;
+	memcpy(&r->ctr_values[r->nctr * c->n], c->values, c->n * sizeof(*c->values));
+	r->ctr_t_ns[r->nctr++] = c->t_ns;
+	return 0;
+}
+
+/* Keeps an ENERGY record in run r (r->energy_*), as keep_counters a COUNTERS record. */
+static int keep_energy(struct pma_run *r, const struct pmt_energy *e)
+{
+	if (!r->energy_nz)
+		r->energy_nz = e->n;
+	if (!e->n || e->n != r->energy_nz || r->nenergy == PMA_MAX_ENERGY_RECORDS) {
+		r->energy_refused++;
+		return 0;
+	}
+	if (PM_GROW(r->energy_t_ns, r->energy_t_cap, r->nenergy + 1) < 0 ||
+	    PM_GROW(r->energy_uj, r->energy_uj_cap, (r->nenergy + 1) * e->n) < 0)
+		return LOAD_NOMEM;
+	memcpy(&r->energy_uj[r->nenergy * e->n], e->energy_uj, e->n * sizeof(*e->energy_uj));
+	r->energy_t_ns[r->nenergy++] = e->t_ns;
+	return 0;
+}
+
 /* Routes one record to its run's estimators and the trace's counts. Returns 0, LOAD_NOMEM or
  * LOAD_TOO_MANY (more than PMA_MAX_RUNS runs). */
 static int load_record(struct pma_trace *t, const struct pmt_record *rec)
@@ -186,7 +221,9 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 	}
 	case PMT_REC_COUNTERS:
 		t->counter_records++;
-		return 0;
+		if (!(r = get_run(t, rec->u.counters.run_id)))
+			return LOAD_TOO_MANY;
+		return keep_counters(r, &rec->u.counters);
 	case PMT_REC_OMP_REGION: {
 		const struct pmt_omp_region *o = &rec->u.omp;
 		if (!(r = get_run(t, o->run_id)))
@@ -222,23 +259,10 @@ static int load_record(struct pma_trace *t, const struct pmt_record *rec)
 								 .tid = c->tid };
 		return 0;
 	}
-	case PMT_REC_ENERGY: {
-		const struct pmt_energy *e = &rec->u.energy;
-		if (!(r = get_run(t, e->run_id)))
+	case PMT_REC_ENERGY:
+		if (!(r = get_run(t, rec->u.energy.run_id)))
 			return LOAD_TOO_MANY;
-		if (!r->energy_nz)
-			r->energy_nz = e->n;
-		if (!e->n || e->n != r->energy_nz || r->nenergy == PMA_MAX_ENERGY_RECORDS) {
-			r->energy_refused++;
-			return 0;
-		}
-		if (PM_GROW(r->energy_t_ns, r->energy_t_cap, r->nenergy + 1) < 0 ||
-		    PM_GROW(r->energy_uj, r->energy_uj_cap, (r->nenergy + 1) * e->n) < 0)
-			return LOAD_NOMEM;
-		memcpy(&r->energy_uj[r->nenergy * e->n], e->energy_uj, e->n * sizeof(*e->energy_uj));
-		r->energy_t_ns[r->nenergy++] = e->t_ns;
-		return 0;
-	}
+		return keep_energy(r, &rec->u.energy);
 	case PMT_REC_SCHED:
 		if (!(r = get_run(t, rec->u.sched.run_id)))
 			return LOAD_TOO_MANY;
@@ -534,6 +558,8 @@ void pma_trace_free(struct pma_trace *t)
 		free(t->runs[i].omp_ctr);
 		free(t->runs[i].omp_cv);
 		free(t->runs[i].energy_t_ns);
+		free(t->runs[i].ctr_t_ns);
+		free(t->runs[i].ctr_values);
 		free(t->runs[i].energy_uj);
 	}
 	pma_notes_free(&t->warnings);

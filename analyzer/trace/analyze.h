@@ -38,6 +38,9 @@ struct pma_omp_ctr {
 /* ENERGY records kept per run at most (8 + 8 x zones bytes each; one per 100 ms: 11.5 days); more
  * are counted, not kept. */
 #define PMA_MAX_ENERGY_RECORDS 10000000u
+/* COUNTERS records kept per run at most (8 + 8 x events bytes each; one per 10 ms sample: 27
+ * hours); more are counted, not kept. */
+#define PMA_MAX_COUNTER_RECORDS 10000000u
 
 struct pma_run {
 	uint32_t run_id;
@@ -81,6 +84,14 @@ struct pma_run {
 	size_t nenergy, energy_t_cap, energy_uj_cap;
 	uint32_t energy_nz;     /* zones per record (the first record's n; 0 none yet) */
 	uint64_t energy_refused; /* records beyond PMA_MAX_ENERGY_RECORDS or with another n */
+	uint64_t *ctr_t_ns;     /* COUNTERS records of the run (FORMAT.md §5.5), in file order: when
+				   the counters were read (CLOCK_MONOTONIC ns) [nctr] */
+	int64_t *ctr_values;    /* their cumulative counts since the run (or the window) began,
+				   ctr_n per record, event i in the order of info.counter_events;
+				   PMT_COUNTER_INVALID not read [nctr * ctr_n] */
+	size_t nctr, ctr_t_cap, ctr_v_cap;
+	uint32_t ctr_n;         /* events per record (the first record's n; 0 none yet) */
+	uint64_t ctr_refused;   /* records beyond PMA_MAX_COUNTER_RECORDS or with another n */
 	int finished;
 };
 

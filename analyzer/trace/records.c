@@ -576,7 +576,9 @@ int pma_run_begin_parse(const char *text, struct pma_run_info *ri)
 		const cJSON *att = item(item(o, "window"), "attached");
 		ri->window_attached = cJSON_IsArray(att) && cJSON_GetArraySize(att) > 0;
 	}
-	if (string_list(item(item(o, "energy"), "zones"), NULL, &ri->energy_zones, &ri->nenergy_zones) < 0) {
+	if (string_list(item(item(o, "energy"), "zones"), NULL, &ri->energy_zones, &ri->nenergy_zones) < 0 ||
+	    string_list(item(item(o, "counters"), "events"), NULL, &ri->counter_events,
+			&ri->ncounter_events) < 0) {
 		cJSON_Delete(o);
 		return -1;
 	}
@@ -766,6 +768,9 @@ int pma_run_end_parse(const char *text, struct pma_run_info *ri)
 		ri->C.value = num(c, "value", NAN);
 		ri->C.cpu_time_ns = num(c, "cpu_time_ns", NAN);
 		ri->C.instructions = num(c, "instructions", NAN);
+		if (ri->C.unit == PMA_COST_CYCLES)
+			ri->C.event = str_dup(c, "event");
+		ri->C.instructions_event = str_dup(c, "instructions_event");
 		ri->C.llc_misses = num(c, "llc_misses", NAN);
 		ri->C.stall_cycles = num(c, "stall_cycles", NAN);
 	}
@@ -842,6 +847,9 @@ void pma_run_info_free(struct pma_run_info *ri)
 	free(ri->energy.reason);
 	string_list_free(ri->energy.zone_ids, ri->energy.nzone_ids);
 	string_list_free(ri->energy_zones, ri->nenergy_zones);
+	string_list_free(ri->counter_events, ri->ncounter_events);
+	free(ri->C.event);
+	free(ri->C.instructions_event);
 	cpufreq_free(&ri->cpufreq);
 	free(ri->omp.reason);
 	pma_mpi_info_free(&ri->mpi);

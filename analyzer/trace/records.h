@@ -159,6 +159,9 @@ struct pma_run_cost {
 	double value;           /* in unit */
 	double cpu_time_ns;
 	double instructions;    /* "instructions" (2.0): retired; a -p window's sum over its threads */
+	char *event;            /* "event": the cycles event's name when unit is PMA_COST_CYCLES (the
+				   name in RUN_BEGIN "counters.events"), else NULL */
+	char *instructions_event; /* "instructions_event" (2.0), NULL when absent */
 	double llc_misses;      /* r of eq. 8 */
 	double stall_cycles;
 };
@@ -249,6 +252,10 @@ struct pma_run_info {
 				   records, in their order ("package-0", "dram", ...; NULL where not a
 				   string); [nenergy_zones], at most PMT_MAX_ENERGY_ZONES */
 	size_t nenergy_zones;
+	char **counter_events;  /* RUN_BEGIN "counters.events": the names of the run's COUNTERS
+				   records' values, in their order (NULL where not a string);
+				   [ncounter_events], at most PMT_MAX_COUNTERS */
+	size_t ncounter_events;
 	struct pma_run_energy energy;
 	double wall_ns;         /* RUN_END "wall_ns", NAN when absent */
 	double utime_ns, stime_ns; /* RUN_END "rusage", NAN when absent */

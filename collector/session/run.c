@@ -161,9 +161,17 @@ static void add_quota(cJSON *o, const struct pmc_run_config *cfg)
 	cJSON_AddStringToObject(q, "applied_by", "pmcollect");
 }
 
+/* The events whose counts a run's values hold (RUN_END "C"): names[0..n) of the process tree's
+ * set, or of the threads' sets of a -p window; n 0 without counters. */
+struct counted {
+	const char *names[PMT_MAX_COUNTERS];
+	uint32_t n;
+};
+
+/* RUN_BEGIN's JSON (FORMAT.md §6); ev: the events of the run's COUNTERS records, in their order
+ * ("counters.events"). Returns it (caller frees), NULL when out of memory. */
 static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns,
-			    const struct pmc_run_config *cfg,
-			    const struct pmc_counters *counters)
+			    const struct pmc_run_config *cfg, const struct counted *ev_names)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *m, *c, *ev;
 	char *text = NULL;
@@ -239,8 +247,8 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns
 	}
 	c = cJSON_AddObjectToObject(o, "counters");
 	ev = c ? cJSON_AddArrayToObject(c, "events") : NULL;
-	for (uint32_t i = 0; ev && counters && i < pmc_counters_count(counters); i++)
-		cJSON_AddItemToArray(ev, cJSON_CreateString(pmc_counters_name(counters, i)));
+	for (uint32_t i = 0; ev && i < ev_names->n; i++)
+		cJSON_AddItemToArray(ev, cJSON_CreateString(ev_names->names[i]));
 	if (cfg->energy) {
 		/* the order of the ENERGY records' values (FORMAT.md §5.8) */
 		c = cJSON_AddObjectToObject(o, "energy");
@@ -259,13 +267,6 @@ static char *run_begin_json(uint32_t run_id, pid_t pid, uint64_t window_delay_ns
 	cJSON_Delete(o);
 	return text;
 }
-
-/* The events whose counts a run's values hold (RUN_END "C"): names[0..n) of the process tree's
- * set, or of the threads' sets of a -p window; n 0 without counters. */
-struct counted {
-	const char *names[PMT_MAX_COUNTERS];
-	uint32_t n;
-};
 
 /* RUN_END "C": the run's C(n) for the memory model (Tudor & Teo, eq. 7): total cycles when a
  * cycles counter ran (PAPI_TOT_CYC or its fallback), else the tree's schedstat CPU time as the
@@ -520,7 +521,11 @@ struct run_state {
 	struct pmc_sampler *s;
 	struct pmc_counters *counters; /* NULL once they could not be attached */
 	struct pmc_thread_counters *tcounters; /* -p: every thread's (thread_counters_attach), NULL
-				       without: they are read at the window's ends, no COUNTERS */
+				       without; their sums are written as COUNTERS every snap_every-th
+				       sample and at the window's end */
+	uint32_t snap_every;           /* a COUNTERS snapshot every snap_every-th sample (1: each;
+				       pmc_snapshot_every for -p) */
+	uint64_t timer_samples;        /* samples take_sample took (snap_every counts them) */
 	struct pmc_sched *sched;       /* NULL once the events could not be started */
 	struct pmc_pswitch *pswitch;   /* NULL once the perf switch events could not be started */
 	struct pmc_omp *omp;           /* --omp-regions: the tool's socket of this run */
@@ -865,12 +870,19 @@ static int arm_timer(struct run_state *st)
 	return timerfd_settime(st->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+static void counted_events(const struct run_state *st, struct counted *ev);
+static int write_snapshot(struct run_state *st, uint64_t now);
+
 /* Writes RUN_BEGIN at now (before the program is released, or when a delayed window begins). */
 static void write_run_begin(struct run_state *st)
 {
-	char *json = run_begin_json(st->run_id, st->pid, st->cfg->nattach ? st->res->window_offset_ns
-									  : st->cfg->delay_ns,
-				    st->cfg, st->counters);
+	struct counted ev;
+	char *json;
+
+	counted_events(st, &ev);
+	json = run_begin_json(st->run_id, st->pid, st->cfg->nattach ? st->res->window_offset_ns
+								     : st->cfg->delay_ns,
+			      st->cfg, &ev);
 
 	writer_failed(st->res, st->w, json ? pmt_writer_json(st->w, PMT_REC_RUN_BEGIN, st->run_id,
 							     pmc_now_ns(), json)
@@ -1227,6 +1239,9 @@ static int attach_thread_counters(struct run_state *st)
 		return 0;
 	}
 	nc = pmc_thread_counters_count(st->tcounters);
+	/* a snapshot reads every thread's set: thinned for many threads (pmc_snapshot_every) */
+	st->snap_every = pmc_snapshot_every(pmc_thread_counters_threads(st->tcounters), nc,
+					    st->interval_ns, st->cfg->duration_ns);
 	st->values = calloc(nc, sizeof(*st->values));
 	st->values0 = calloc(nc, sizeof(*st->values0));
 	return st->values && st->values0 ? 0 : PMT_E_NOMEM;
@@ -1236,9 +1251,9 @@ static int attach_thread_counters(struct run_state *st)
  * what they start, a pidfd each tells when it ends, the scheduler events are filtered to their
  * threads, the perf context switches opened on each thread (pswitch_attach), and the cycles and
  * instructions counted on each thread (attach_thread_counters; the process tree's counters of a
- * run need the process before exec, so st->counters stays NULL and no COUNTERS records are
- * written), read when the window begins and when it ends. RUN_BEGIN "window" "delay_ns" is the
- * first process's age. Returns 0, or a negative PMT_E_* with a reason in why. */
+ * run need the process before exec, so st->counters stays NULL), read when the window begins,
+ * every snap_every-th sample (COUNTERS records of their sums) and when it ends. RUN_BEGIN
+ * "window" "delay_ns" is the first process's age. Returns 0, or a negative PMT_E_* with a reason in why. */
 static int attach_start(struct run_state *st, char *why, size_t whysize)
 {
 	const struct pmc_run_config *cfg = st->cfg;
@@ -1320,9 +1335,15 @@ static int attach_start(struct run_state *st, char *why, size_t whysize)
 	st->res->started = 1;
 	st->start_ns = pmc_now_ns();
 	pmc_clock_pair_now(&st->clk[0]);
-	/* the window's counts are counted from here (counters_read subtracts these) */
-	if (st->tcounters)
+	/* the window's counts are counted from here (counters_read subtracts these), and the first
+	   snapshot says so: 0 at the window's start, not read where a set could not be read */
+	if (st->tcounters) {
+		uint32_t nc = pmc_thread_counters_count(st->tcounters);
 		(void)pmc_thread_counters_read(st->tcounters, st->values0);
+		for (uint32_t i = 0; i < nc; i++)
+			st->values[i] = st->values0[i] == PMT_COUNTER_INVALID ? PMT_COUNTER_INVALID : 0;
+		writer_failed(st->res, st->w, write_snapshot(st, st->start_ns));
+	}
 	return start_sampling(st, why, whysize);
 }
 
@@ -1567,6 +1588,18 @@ static void counted_events(const struct run_state *st, struct counted *ev)
 						 : pmc_counters_name(st->counters, ev->n);
 }
 
+/* A COUNTERS record of st->values (counters_read: counted from the window's start) at now; a
+ * failed write is the writer's failure (writer_failed). */
+static int write_snapshot(struct run_state *st, uint64_t now)
+{
+	struct counted ev;
+	struct pmt_counters c;
+
+	counted_events(st, &ev);
+	c = (struct pmt_counters){ st->run_id, now, ev.n, st->values };
+	return ev.n ? pmt_writer_counters(st->w, &c) : 0;
+}
+
 /* The program's tree from its root: sched_setaffinity(cpus) on every thread of every process
  * (/proc/<pid>/task/<tid>/children, Linux 3.5 with CONFIG_PROC_CHILDREN; where it is absent only
  * the root's threads). Errors (a thread that ended meanwhile) are skipped. */
@@ -1618,8 +1651,12 @@ static int close_window(struct run_state *st, uint64_t now)
 		writer_failed(res, st->w, pmc_pswitch_stop(st->pswitch, res->writer_err ? NULL : st->w,
 							   &res->pswitch));
 	st->pswitch = NULL;
-	if ((st->counters || st->tcounters) && counters_read(st) == 0)
+	if ((st->counters || st->tcounters) && counters_read(st) == 0) {
 		st->have_values = 1;
+		/* the last snapshot, at the window's end: its quarters are covered to the end */
+		if (!res->writer_err)
+			writer_failed(res, st->w, write_snapshot(st, now));
+	}
 	if (st->cfg->nattach) {
 		res->window_after = PMC_AFTER_LEFT;
 		return 1;
@@ -1661,9 +1698,11 @@ static void take_sample(struct run_state *st)
 	}
 	if (err == 0 && st->pswitch)
 		err = pmc_pswitch_drain(st->pswitch, st->w);
-	if (err == 0 && st->counters && counters_read(st) == 0) {
-		struct pmt_counters c = { st->run_id, now, pmc_counters_count(st->counters), st->values };
-		err = pmt_writer_counters(st->w, &c);
+	/* the counters: the process tree's set at every sample (one read per event), a -p window's
+	   threads' sets every snap_every-th (a read per thread per event) */
+	if (err == 0 && (st->counters || st->tcounters) && ++st->timer_samples % st->snap_every == 0 &&
+	    counters_read(st) == 0) {
+		err = write_snapshot(st, now);
 		st->have_values = 1;
 	}
 	if (err < 0)
@@ -1792,8 +1831,11 @@ static void run_finish(struct run_state *st)
 	}
 	/* the root is reaped: inherited counts of the whole tree are final (-p: every process
 	   ended, or pmcollect was told to stop) */
-	if (st->armed && !st->window_closed && (st->counters || st->tcounters) && counters_read(st) == 0)
+	if (st->armed && !st->window_closed && (st->counters || st->tcounters) && counters_read(st) == 0) {
 		st->have_values = 1;
+		if (!res->writer_err) /* the last snapshot, at the end */
+			writer_failed(res, st->w, write_snapshot(st, st->end_ns));
+	}
 	pmc_sampler_stats(st->s, &ss);
 	res->samples = ss.samples;
 	res->thread_samples = ss.thread_samples;
@@ -1829,6 +1871,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 {
 	struct run_state st = {
 		.w = w, .run_id = run_id, .cfg = cfg, .res = res, .counters = cfg->counters,
+		.snap_every = 1,
 		.sched = cfg->sched, .pswitch = cfg->pswitch, .go = { -1, -1 }, .report = { -1, -1 }, .tfd = -1, .pid = -1,
 	};
 	int rc;

@@ -626,6 +626,21 @@ size_t pmc_thread_counters_cap(uint64_t nofile, uint64_t in_use, uint32_t nevent
 	return n > PMC_THREAD_COUNTERS_MAX ? PMC_THREAD_COUNTERS_MAX : (size_t)n;
 }
 
+uint32_t pmc_snapshot_every(size_t threads, uint32_t nevents, uint64_t interval_ns,
+			    uint64_t duration_ns)
+{
+	uint64_t reads = (uint64_t)threads * nevents, k, kmax;
+
+	if (interval_ns == 0)
+		return 1;
+	k = (reads + PMC_SNAPSHOT_READS - 1) / PMC_SNAPSHOT_READS;
+	/* 8 snapshots per quarter: 32 in the window */
+	kmax = duration_ns ? duration_ns / interval_ns / 32 : PMC_SNAPSHOT_MAX_NS / interval_ns;
+	if (k > kmax)
+		k = kmax;
+	return k < 1 ? 1 : k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+}
+
 int pmc_thread_counters_open(struct pmc_thread_counters **out, const struct pmc_counters *like,
 			     char *why, size_t whysize)
 {

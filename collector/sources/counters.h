@@ -75,6 +75,25 @@ struct pmc_thread_counters;
  * Pure. */
 size_t pmc_thread_counters_cap(uint64_t nofile, uint64_t in_use, uint32_t nevents);
 
+/* The most counter reads (one per thread per event) a COUNTERS snapshot of a -p window may cost
+ * per sample before snapshots are thinned to every k-th sample (pmc_snapshot_every). A read of an
+ * inherited perf event is a read(2) of a few microseconds: 256 of them are about 1 ms, a tenth of
+ * a 10 ms interval on one CPU at most. */
+#define PMC_SNAPSHOT_READS 256u
+/* The longest time between two snapshots when the window's length is not known (-p without
+ * --duration): 8 per quarter of any window of 3.2 s or more. */
+#define PMC_SNAPSHOT_MAX_NS 100000000ull
+
+/* Every how many samples a -p window writes a COUNTERS snapshot of its threads' summed sets
+ * (pmc_thread_counters_read: threads x nevents reads): the fewest samples, k, whose reads stay
+ * within PMC_SNAPSHOT_READS per sample (ceil(threads x nevents / PMC_SNAPSHOT_READS)), but at most
+ * as many as keep 8 snapshots in each quarter of the window (duration_ns / interval_ns / 32 when
+ * the window's length is known, duration_ns > 0; else PMC_SNAPSHOT_MAX_NS / interval_ns), so that
+ * pmanalyze's stationarity check can cut C(n) by quarter; at least 1 (every sample). interval_ns
+ * 0 gives 1. Pure. */
+uint32_t pmc_snapshot_every(size_t threads, uint32_t nevents, uint64_t interval_ns,
+			    uint64_t duration_ns);
+
 /* Prepares per-thread counting of the cycles and instructions events of like (an opened set,
  * pmc_counters_open: the concrete names PAPI accepted on this CPU, pmc_counter_kind; like must
  * outlive *out, which borrows its names). Returns 0 and *out (nothing counted yet);

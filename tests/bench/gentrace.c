@@ -66,7 +66,17 @@
  * CPU time and instructions at 1.25 cycles per instruction on 1 CPU, 1.25 (1 + W) on 2: omega(2)
  * = W per instruction, by construction. win_counters=N sets what C holds: 2 cycles and
  * instructions (the default), 1 instructions and CPU time (pmcollect -e PAPI_TOT_INS), 0 neither
- * (no PMU: C is the CPU time, omega unknown). */
+ * (no PMU: C is the CPU time, omega unknown).
+ * cpi=Q1[:Q2:Q3:Q4] writes counter snapshots (COUNTERS records, what pmcollect writes of the
+ * process tree's counters, or of a -p window's threads) of the baseline: cycles at 2 per ns of
+ * CPU time (the one CPU is always busy, so 2 per ns of the run) and instructions at Qi cycles per
+ * instruction in the i-th quarter of the run (one value: every quarter), both cumulative from the
+ * run's start (in a window, with a snapshot of 0 at its start, as pmcollect -p writes); RUN_BEGIN
+ * counters.events names them and RUN_END C gives their final values (source
+ * cycles), so that the stationarity check reads C by quarter Q1..Q4 (t2831). snap_every=K writes
+ * a snapshot every K-th sample (default 1); counted=c (cycles only: pmcollect -e PAPI_TOT_CYC) or
+ * counted=i (instructions only, C the CPU time) leaves the other event out; snap_back=1 halves
+ * the values of the snapshot at the run's middle (a count that goes back: a broken trace). */
 #include "pmt.h"
 
 #include <fcntl.h>
@@ -81,6 +91,19 @@ static uint64_t interval_ns = 10000000ull;
 
 /* the schedule (fixed without a seed) */
 static uint64_t SLICE_NS = 3000000ull, PERIOD_NS = 2000000000ull, SERIAL_NS = 200000000ull;
+
+/* cpi=: the cumulative instructions at t_ns ns after the run's start, the run of total_ns in
+ * quarters at cpi[0..3] cycles per instruction and 2 cycles per ns */
+static double instructions_at(const double *cpi, double total_ns, double t_ns)
+{
+	double q_ns = total_ns / 4, sum = 0;
+
+	for (int i = 0; i < 4 && t_ns > i * q_ns; i++) {
+		double in = t_ns < (i + 1) * q_ns ? t_ns - i * q_ns : q_ns;
+		sum += 2 * in / cpi[i];
+	}
+	return sum;
+}
 
 /* xorshift64*: the seeded family */
 static uint64_t rng_state;
@@ -363,6 +386,10 @@ int main(int argc, char **argv)
 	double o_cal_clock = -1;
 	double o_period_ms = -1, o_serial_ms = -1, o_window_s = -1, o_calwin = -1;
 	int o_wincnt = 2;
+	double o_cpi[4] = { -1, -1, -1, -1 };
+	unsigned o_snap_every = 1;
+	int o_counted = 3; /* bit 0 cycles, bit 1 instructions */
+	int o_snap_back = 0;
 	int blocking = 0;
 
 	if (argc < 4 || (threads = (unsigned)atoi(argv[2])) < 2 || threads > 4096 ||
@@ -412,6 +439,23 @@ int main(int argc, char **argv)
 			o_window_s = v;
 		} else if (!strncmp(arg, "cal_windows=", 12)) {
 			o_calwin = v;
+		} else if (!strncmp(arg, "cpi=", 4) && v > 0) {
+			const char *c = eq + 1;
+			for (int q = 0; q < 4; q++) {
+				o_cpi[q] = atof(c);
+				if (!(o_cpi[q] > 0))
+					goto usage;
+				if (strchr(c, ':'))
+					c = strchr(c, ':') + 1;
+			}
+		} else if (!strncmp(arg, "snap_every=", 11) && v >= 1) {
+			o_snap_every = (unsigned)v;
+		} else if (!strncmp(arg, "snap_back=", 10)) {
+			o_snap_back = v > 0;
+		} else if (!strncmp(arg, "counted=", 8)) {
+			o_counted = !strcmp(eq + 1, "c") ? 1 : !strcmp(eq + 1, "i") ? 2 : 0;
+			if (!o_counted)
+				goto usage;
 		} else if (!strncmp(arg, "win_counters=", 13) && v <= 2) {
 			o_wincnt = (int)v;
 		} else if (!strncmp(arg, "runs_S=", 7) && v > 0) {
@@ -504,6 +548,12 @@ int main(int argc, char **argv)
 		exit_kind = "running";
 		exit_code = exit_signal = 0;
 	}
+	if (o_cpi[0] > 0) {
+		size_t o = strlen(begin_extra);
+		snprintf(begin_extra + o, sizeof(begin_extra) - o, ",\"counters\":{\"events\":[%s%s%s]}",
+			 o_counted & 1 ? "\"PAPI_TOT_CYC\"" : "", o_counted == 3 ? "," : "",
+			 o_counted & 2 ? "\"PAPI_TOT_INS\"" : "");
+	}
 	json_big = malloc(8192);
 	if (!json_big)
 		return fail("malloc", PMT_E_NOMEM);
@@ -533,6 +583,13 @@ int main(int argc, char **argv)
 		 o_requested > 0 ? o_requested : interval_ns / 1e6, begin_extra);
 	if ((err = pmt_writer_json(w, PMT_REC_RUN_BEGIN, 0, now, json)) < 0)
 		return fail("run_begin", err);
+	if (o_cpi[0] > 0 && o_window_s >= 0) {
+		/* cpi= in a window: the snapshot of 0 at its start, as pmcollect -p writes it */
+		int64_t v0[2] = { 0, 0 };
+		struct pmt_counters c0 = { 0, now, o_counted == 3 ? 2 : 1, v0 };
+		if ((err = pmt_writer_counters(w, &c0)) < 0)
+			return fail("counters", err);
+	}
 	end = now + (uint64_t)(seconds * 1e9);
 	next_sample = now + interval_ns;
 	for (unsigned i = 0; i < threads; i++) {
@@ -629,6 +686,23 @@ int main(int argc, char **argv)
 			if ((err = pmt_writer_sample(w, &s)) < 0)
 				return fail("sample", err);
 		}
+		if (o_cpi[0] > 0 && (seq + 1) % o_snap_every == 0) {
+			/* cpi=: the counters read after the sample, as pmcollect's take_sample does */
+			double run_ns = (double)(now - t0);
+			int64_t v[2];
+			uint32_t nv = 0;
+			struct pmt_counters c = { 0, now, 0, v };
+			if (o_counted & 1)
+				v[nv++] = (int64_t)(2 * run_ns);
+			if (o_counted & 2)
+				v[nv++] = (int64_t)(instructions_at(o_cpi, seconds * 1e9, run_ns) + 0.5);
+			c.n = nv;
+			if (o_snap_back && now - t0 >= (end - t0) / 2 && now - t0 < (end - t0) / 2 + interval_ns)
+				for (uint32_t i = 0; i < nv; i++)
+					v[i] /= 2;
+			if ((err = pmt_writer_counters(w, &c)) < 0)
+				return fail("counters", err);
+		}
 		next_sample += interval_ns;
 	}
 	/* the baseline's own sampling counts and kept interval (RUN_END, format 1.2) when asked for */
@@ -641,9 +715,21 @@ int main(int argc, char **argv)
 			 "\"final_ms\":%g,\"changes\":1,\"first_change_s\":0}", o_requested,
 			 interval_ns / 1e6);
 	}
-	if (o_calwin >= 0)
+	if (o_calwin >= 0) {
 		window_C(C0, sizeof(C0), (double)(ser_ns + par_ns), 1, o_calwin, o_wincnt);
-	else /* cal_clock=R: the baseline's cycles at 2 GHz */
+	} else if (o_cpi[0] > 0) { /* cpi=: the final counts */
+		double cpu = (double)(ser_ns + par_ns);
+		char ins[160] = "";
+		if (o_counted & 2)
+			snprintf(ins, sizeof(ins), ",\"instructions\":%.0f,\"instructions_event\":"
+				 "\"PAPI_TOT_INS\"", (double)(int64_t)(instructions_at(o_cpi, seconds * 1e9, (double)(now - t0)) + 0.5));
+		if (o_counted & 1)
+			snprintf(C0, sizeof(C0), "{\"source\":\"cycles\",\"event\":\"PAPI_TOT_CYC\","
+				 "\"value\":%.0f,\"unit\":\"cycles\",\"cpu_time_ns\":%.0f%s}", 2 * cpu, cpu, ins);
+		else
+			snprintf(C0, sizeof(C0), "{\"source\":\"cpu_time\",\"event\":\"schedstat\","
+				 "\"value\":%.0f,\"unit\":\"ns\",\"cpu_time_ns\":%.0f%s}", cpu, cpu, ins);
+	} else /* cal_clock=R: the baseline's cycles at 2 GHz */
 		snprintf(C0, sizeof(C0), "{\"source\":\"%s\",\"value\":%.0f,\"cpu_time_ns\":%llu}",
 			 o_cal_clock > 0 ? "cycles" : "cpu_time",
 			 (double)(ser_ns + par_ns) * (o_cal_clock > 0 ? 2.0 : 1.0),

@@ -4,7 +4,7 @@
 # killed). Checked from the trace (RUN_BEGIN/RUN_END "window", the threads sampled) and from
 # /proc: the process runs on afterwards with every thread's affinity unchanged, the window ends
 # at --duration, at SIGINT or SIGTERM to pmcollect and at the process's end; the bad -p values get one line
-# and exit 2. Nothing depends on load (lengths are only checked from below).
+# and exit 2. On a machine with hardware counters, the window's COUNTERS snapshots (skipped without). Nothing depends on load (lengths are only checked from below).
 . "$PMT_TOP/tests/cli/lib.sh"
 
 cd "$T" || exit 1
@@ -37,6 +37,39 @@ if awk -v l="$len" -v o="$off" 'BEGIN { exit !(l >= 5e8 && o > 0) }'; then ok "w
 else not_ok "window: length >= 0.5 s, offset = the process's age" "length $len, offset $off"; fi
 tids=$("$PMANALYZE" --dump "$T/a.zst" | grep '"type":"sample"' | grep -o '"tid":[0-9]*' | sort -u | wc -l)
 if [ "$tids" -eq 3 ]; then ok "the three threads recorded"; else not_ok "the three threads recorded" "$tids threads in the samples"; fi
+# snap_check DUMP: the run's COUNTERS snapshots (FORMAT.md §5.5) as many values as RUN_BEGIN
+# counters.events names, in time order, cumulative from 0 at the window's start, one per sample (3 threads: every sample,
+# pmc_snapshot_every) or 32 (8 per quarter of the window), the last one RUN_END C's cycles (value)
+# and instructions
+snap_check() {
+	python3 -c 'import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+rb = next(r for r in recs if r["type"] == "run_begin")
+re = next(r for r in recs if r["type"] == "run_end")
+ev = rb["counters"]["events"]
+snaps = [r for r in recs if r["type"] == "counters"]
+samples = sum(1 for r in recs if r["type"] == "sample")
+assert ev and len(snaps) >= min(32, samples - 2), (ev, len(snaps), samples)
+assert all(len(s["values"]) == len(ev) for s in snaps), ev
+assert all(a["t_ns"] <= b["t_ns"] for a, b in zip(snaps, snaps[1:]))
+assert all(x == 0 for x in snaps[0]["values"]), snaps[0]
+for i in range(len(ev)):
+    v = [s["values"][i] for s in snaps]
+    assert all(a <= b for a, b in zip(v, v[1:])), (ev[i], v)
+C = re["C"]
+last = dict(zip(ev, snaps[-1]["values"]))
+if C.get("source") == "cycles":
+    assert last[C["event"]] == C["value"], (last, C)
+if "instructions_event" in C:
+    assert last[C["instructions_event"]] == C["instructions"], (last, C)' "$1"
+}
+"$PMANALYZE" --dump "$T/a.zst" >"$T/a.dump" 2>/dev/null
+if grep -q '"instructions_event"' "$T/a.run_end"; then
+	check "-p with hardware counters: snapshots of the threads' sums, named in RUN_BEGIN, the last RUN_END C's" \
+		snap_check "$T/a.dump"
+else
+	skip "-p: COUNTERS snapshots of the threads' summed counters" "no hardware counters counted here (RUN_END C has no instructions)"
+fi
 if kill -0 "$wp" 2>/dev/null; then ok "the process runs on"; else not_ok "the process runs on"; fi
 after=$(affinity "$wp")
 if [ "$before" = "$after" ]; then ok "every thread's affinity unchanged"

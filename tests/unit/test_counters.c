@@ -312,6 +312,22 @@ static void test_thread_cap(void **state)
 	assert_int_equal(pmc_thread_counters_cap(1024, 24, 0), 0);
 }
 
+/* pmc_snapshot_every: a -p window's snapshots thinned to PMC_SNAPSHOT_READS reads per sample,
+ * but never below 8 per quarter of the window (its duration, else PMC_SNAPSHOT_MAX_NS apart). */
+static void test_snapshot_every(void **state)
+{
+	(void)state;
+	assert_int_equal(pmc_snapshot_every(8, 2, 10000000, 0), 1);            /* 16 reads */
+	assert_int_equal(pmc_snapshot_every(128, 2, 10000000, 0), 1);          /* 256 reads */
+	assert_int_equal(pmc_snapshot_every(129, 2, 10000000, 0), 2);
+	assert_int_equal(pmc_snapshot_every(1000, 2, 10000000, 0), 8);         /* 2000 reads */
+	assert_int_equal(pmc_snapshot_every(4096, 2, 10000000, 0), 10);        /* 100 ms at most */
+	assert_int_equal(pmc_snapshot_every(4096, 2, 10000000, 60000000000ull), 32); /* 60 s */
+	assert_int_equal(pmc_snapshot_every(1000, 2, 10000000, 1000000000), 3); /* 1 s: 32 in it */
+	assert_int_equal(pmc_snapshot_every(1000, 2, 10000000, 100000000), 1); /* shorter: all */
+	assert_int_equal(pmc_snapshot_every(1000, 2, 0, 0), 1);
+}
+
 /* Per-thread counters (pmcollect -p) without a session set: a clean refusal with a reason, no
  * handle; every other entry point accepts the NULL it leaves. With a PMU: an opened default set
  * gives cycles then instructions; the calling thread counted reads > 0 for both, and a second
@@ -373,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_counts_sum),
 		cmocka_unit_test(test_counts_since),
 		cmocka_unit_test(test_thread_cap),
+		cmocka_unit_test(test_snapshot_every),
 		cmocka_unit_test(test_thread_counters),
 	};
 
