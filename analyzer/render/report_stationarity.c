@@ -143,7 +143,8 @@ static void C_json(cJSON *o, cJSON *qs, const struct pma_stationarity *st)
 }
 
 /* "stationarity": {"checked", "why" | "method", "sampled_fallback", "quarters": [{"start_s",
- * "length_s", "A", "A_err", "A_err_stat", "C", "C_err"}], "estimator_rel_err", "chi2", "p",
+ * "length_s", "A", "A_err", "A_err_stat", "work_ns", "T_cp_ns", "C", "C_err"}],
+ * "estimator_rel_err", "chi2", "p",
  * "p_max", "agree", "C_by_quarter"} */
 static void stationarity_json(cJSON *root, const struct pma_result *r)
 {
@@ -180,6 +181,8 @@ static void stationarity_json(cJSON *root, const struct pma_result *r)
 		pma_render_add_finite(q, "A", st->q[i].A);
 		pma_render_add_finite(q, "A_err", st->q[i].A_err);
 		pma_render_add_finite(q, "A_err_stat", st->q[i].A_err_stat);
+		pma_render_add_finite(q, "work_ns", st->q[i].work_ns);
+		pma_render_add_finite(q, "T_cp_ns", st->q[i].T_cp_ns);
 		cJSON_AddItemToArray(qs, q);
 	}
 	pma_render_add_finite(o, "estimator_rel_err", st->rel_err);

@@ -339,6 +339,21 @@ static void resolution(const struct pma_run *run, int exact, double *rel, double
 		*misplaced_ns = 0;
 }
 
+/* With scheduler events, window k's critical path [t0 + b[k] span, t0 + e[k] span) is how far
+ * the program got along the infinite-core axis over it (pma_exact_cp_at: the same T_cp as the
+ * report's A(m,inf), cut at the windows' edges, so the quarters add up to it); processor
+ * sharing's r / q per step (pma_regions_parts) reads the schedule the CPUs happened to run, in
+ * which threads time-sliced on a few CPUs finish a phase one by one. */
+static void exact_parts(const struct pma_exact *x, uint64_t t0_ns, uint64_t t1_ns, const double *b,
+			const double *e, double *T_cp_ns)
+{
+	double span = (double)(t1_ns - t0_ns);
+
+	for (int k = 0; k < NWIN; k++)
+		T_cp_ns[k] = pma_exact_cp_at(x, (double)t0_ns + span * e[k]) -
+			     pma_exact_cp_at(x, (double)t0_ns + span * b[k]);
+}
+
 int pma_stationarity_compute(const struct pma_run *run, int est, struct pma_stationarity *out)
 {
 	double misplaced_ns;
@@ -365,6 +380,8 @@ int pma_stationarity_compute(const struct pma_run *run, int est, struct pma_stat
 		out->C_why = out->why_not;
 		return 0;
 	}
+	if (strcmp(out->method, "sched-exact") == 0 && run->exact)
+		exact_parts(run->exact, t0_ns, t1_ns, b, e, T_cp_ns);
 	len_s = (double)(t1_ns - t0_ns) / 1e9 / PMA_STAT_QUARTERS;
 	for (int i = 0; i < PMA_STAT_QUARTERS; i++) {
 		out->q[i].start_s = i * len_s;

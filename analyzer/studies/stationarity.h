@@ -99,7 +99,9 @@ void pma_stat_chi2(const double *v, const double *err, struct pma_stat_test *out
 double pma_stat_count_at(const uint64_t *t_ns, const double *v, size_t n, uint64_t at_ns);
 
 /* The quarters of run's recording (pma_regions_parts cut into PMA_STAT_QUARTERS x
- * PMA_STAT_BLOCKS parts): each quarter's A = sum U / sum T_cp over its parts, its statistical
+ * PMA_STAT_BLOCKS parts; with scheduler events a part's T_cp is the progress along the
+ * infinite-core axis over it, pma_exact_cp_at): each quarter's A = sum U / sum T_cp over its
+ * parts, its statistical
  * uncertainty the ratio estimator's standard error over the parts (var A = K / (K - 1) sum (U_k -
  * A T_cp_k)^2 / T_cp^2), and the estimator's own resolution in quadrature, as the report's
  * uncertainty of A(m,inf) counts it (docs/model.md "Uncertainty"): the exact mode's lost events

@@ -9,8 +9,9 @@
 #   worded for a window (RUN_END window) and for a whole run;
 # - the same changing schedule without scheduler events: the quarters from the samples, said so;
 # - recorded traces (tests/fixtures/README.md, sched-exact): a window over the end of a 1-thread
-#   program and the start of a 4-thread one gets the note (quarters 1.00 and 3.98); a steady
-#   program (phases -t 4) and a window of one (window-300-intervals.zst, phases -t 2) get none.
+#   program and the start of a 4-thread one gets the note (quarters 1.00 and 4.00); a steady
+#   program (phases -t 4) and a window of one (window-300-intervals.zst, phases -t 2) get none;
+#   a window attached to 16 balanced threads on 2 CPUs reads 16 in every quarter.
 . "$PMT_TOP/tests/cli/lib.sh"
 
 GEN="$(dirname "$W")/bench/gentrace"
@@ -46,8 +47,8 @@ assert all(abs(a - 0.2 / (0.05 + 0.15 / 4)) <= max(x, 0.05) for a, x in zip(q, e
 
 run_capture "$PMANALYZE" "$T/change.zst"
 expect_status "pmanalyze of the changing schedule" 0
-check "changing window: the note, 3.98 in quarter 2 and 1.00 in quarter 4" grep -qx \
-	"note: the window is not representative: A(m,inf) is 3.98 ± 0.13 in quarter 2 and 1.00 ± 0.01 in quarter 4 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 2.32e-214 < 0.001); record a longer one, or later (--delay, --duration)" "$T/out"
+check "changing window: the note, 3.99 in quarter 2 and 1.00 in quarter 4" grep -qx \
+	"note: the window is not representative: A(m,inf) is 3.99 ± 0.14 in quarter 2 and 1.00 ± 0.01 in quarter 4 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 1.08e-191 < 0.001); record a longer one, or later (--delay, --duration)" "$T/out"
 "$PMANALYZE" --format json "$T/change.zst" >"$T/change.json" 2>/dev/null
 check "changing JSON: quarters near 4, 4, 1, 1; disagree; the coded note" stat_check \
 	"$T/change.json" 'assert s["method"] == "sched-exact" and not s["agree"], s
@@ -57,7 +58,7 @@ assert len(n) == 1 and n[0]["values"]["window"] == 1, n'
 
 run_capture "$PMANALYZE" "$T/change-run.zst"
 check "changing whole run: the note in its whole-run wording" grep -qx \
-	"note: the run's parallelism changes over time: A(m,inf) is 3.98 ± 0.13 in quarter 2 and 1.00 ± 0.01 in quarter 4 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 2.32e-214 < 0.001); A(m,inf) of the whole run is their mix, and a window of one part (--delay, --duration) describes that part only" "$T/out"
+	"note: the run's parallelism changes over time: A(m,inf) is 3.99 ± 0.14 in quarter 2 and 1.00 ± 0.01 in quarter 4 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 1.08e-191 < 0.001); A(m,inf) of the whole run is their mix, and a window of one part (--delay, --duration) describes that part only" "$T/out"
 
 run_capture "$PMANALYZE" "$T/change-samples.zst"
 check "without scheduler events: the quarters from the samples, said in the section" grep -qx \
@@ -67,7 +68,22 @@ check "without scheduler events: the note names the samples" grep -q \
 
 run_capture "$PMANALYZE" "$fx/stationarity-change-window.zst"
 check "a recorded window from 1 thread to 4: the note" grep -qx \
-	"note: the window is not representative: A(m,inf) is 3.98 ± 0.04 in quarter 4 and 1.00 ± 0.00 in quarter 1 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 0 < 0.001); record a longer one, or later (--delay, --duration)" "$T/out"
+	"note: the window is not representative: A(m,inf) is 4.00 ± 0.04 in quarter 4 and 1.00 ± 0.00 in quarter 1 (sched-exact), apart beyond their uncertainty (chi-square over the four quarters: p = 0 < 0.001); record a longer one, or later (--delay, --duration)" "$T/out"
+# A window attached to 16 balanced threads time-sliced on 2 CPUs (A = 16): each quarter's T_cp is
+# the progress along the infinite-core axis, so the quarters add up to the window's T_cp and read
+# 16 within their uncertainty (processor sharing's r / q read 13.8-14.8 against 15.75 for the
+# window, the phases' threads finishing one by one on the 2 CPUs)
+"$PMANALYZE" --format json "$fx/attach-16t-window.zst" >"$T/a16.json" 2>/dev/null
+check "an attached 16-thread window (sched-exact): the quarters' T_cp add up to the window's, each A = 16 within 2 A_err" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+q = d["stationarity"]["quarters"]
+T = sum(x["T_cp_ns"] for x in q) / 1e9
+print(T, d["parallelism"]["T_cp_s"], [(x["A"], x["A_err"]) for x in q])
+assert d["stationarity"]["method"] == "sched-exact", d["stationarity"]
+assert abs(T - d["parallelism"]["T_cp_s"]) <= 0.01 * d["parallelism"]["T_cp_s"], T
+assert all(abs(x["A"] - x["work_ns"] / x["T_cp_ns"]) < 1e-9 * x["A"] for x in q), q
+assert all(abs(x["A"] - 16) <= 2 * x["A_err"] for x in q), q' "$T/a16.json"
 run_capture "$PMANALYZE" "$fx/stationarity-steady.zst"
 check "a recorded steady program (sched-exact): no note" \
 	sh -c '! grep -q "changes over time" "$1" && grep -q "^  the quarters agree" "$1"' sh "$T/out"
