@@ -16,13 +16,13 @@ struct qeval {
 	const struct pma_exact *x;
 	const struct pma_wake_charge *c;
 	uint32_t n;
-	double period_ns, burst_ns;
+	double period_ns, burst_ns, slice_ns;
 	double U_ns, Tn_ns;              /* fluid */
 };
 
 static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_quota_stats *st)
 {
-	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns };
+	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns, e->slice_ns };
 
 	if (!e->x) {
 		memset(st, 0, sizeof(*st));
@@ -82,7 +82,8 @@ static double q_period(const struct pma_quota_opts *o)
 int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charge *c, uint32_t n,
 			  const struct pma_quota_opts *o, struct pma_quota_result *out)
 {
-	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns };
+	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns,
+			   .slice_ns = o->slice_ns };
 
 	memset(out, 0, sizeof(*out));
 	if (pma_exact_replay(x, 1, &out->U_ns) < 0 ||
