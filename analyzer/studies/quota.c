@@ -32,6 +32,16 @@ static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_qu
 	return pma_exact_replay_quota(e->x, e->n, e->c, &q, T_ns, NULL, st);
 }
 
+/* The quota from which the replay cannot throttle, CPUs: n cores spend at most n x P a period;
+ * with per-CPU slices (wake charges: the per-core replay) each core's draws in a period also
+ * hold up to a slice it has not spent yet, n x (P + slice). */
+static double q_Q_unthrottled(const struct qeval *e)
+{
+	double slice_ns = e->slice_ns > 0 ? e->slice_ns : PMA_QUOTA_SLICE_DEFAULT_NS;
+
+	return e->c ? (double)e->n * (1 + slice_ns / e->period_ns) : (double)e->n;
+}
+
 static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct pma_quota_result *out)
 {
 	struct pma_quota_stats st;
@@ -48,7 +58,7 @@ static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct p
 	for (size_t i = 0; i < o->nQ; i++) {
 		struct pma_quota_row *w = &out->rows[i];
 		w->Q_cpus = o->Q_cpus[i];
-		w->no_throttle = w->Q_cpus >= (double)e->n;
+		w->no_throttle = w->Q_cpus >= q_Q_unthrottled(e);
 		if (q_T(e, w->Q_cpus, &w->T_ns, &w->st) < 0 || !(w->T_ns > 0))
 			return -1;
 		w->S = out->T1_ns / w->T_ns;

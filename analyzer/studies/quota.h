@@ -36,7 +36,8 @@ struct pma_quota_row {
 	double S;                        /* T(1) / T(n, Q), T(1) unlimited on one core */
 	double cost;                     /* T(n, Q) / T(n) - 1 */
 	struct pma_quota_stats st;       /* periods, throttled periods and time (0 for fluid) */
-	int no_throttle;                 /* Q >= n: n cores cannot spend the pool */
+	int no_throttle;                 /* Q >= n (with per-CPU slices, n x (1 + slice / P)): n
+					    cores cannot spend the pool */
 };
 
 /* The study. */

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "exact.h"
+#include "quota.h"
 
 #define MS 1000000.0
 
@@ -224,6 +225,32 @@ static void test_slack_timer_returns_runtime(void **state)
 	pma_exact_free(x);
 }
 
+/* Which rows can throttle (pma_quota_study_exact, JSON throttling_possible): 4 threads of 20 ms on
+ * 2 cores, periods of 10 ms. One global pool (no wake charges) is never spent by 2 cores at 2
+ * CPUs. With slices (the per-core replay) each core may also hold a slice it has not spent, so up
+ * to 2 x (10 + 5) ms may be drawn in a period: 3 CPUs is the first quota that cannot throttle. */
+static void test_study_throttling_possible(void **state)
+{
+	struct pma_exact *x = independent(4, 20);
+	struct pma_wake_charge c = { 0, 0 };
+	struct pma_quota_opts o = { .nQ = 3, .Q_cpus = { 2, 2.9, 3 }, .period_ns = 10 * MS };
+	struct pma_quota_result r;
+	(void)state;
+
+	assert_int_equal(pma_quota_study_exact(x, NULL, 2, &o, &r), 0);
+	assert_int_equal(r.rows[0].no_throttle, 1);
+	assert_int_equal(r.rows[1].no_throttle, 1);
+	pma_quota_result_free(&r);
+	assert_int_equal(pma_quota_study_exact(x, &c, 2, &o, &r), 0);
+	assert_int_equal(r.rows[0].no_throttle, 0);
+	assert_int_equal(r.rows[1].no_throttle, 0);
+	assert_int_equal(r.rows[2].no_throttle, 1);
+	assert_near(r.rows[2].T_ns / MS, 40, 1e-6);
+	assert_int_equal(r.rows[2].st.throttled_periods, 0);
+	pma_quota_result_free(&r);
+	pma_exact_free(x);
+}
+
 /* A quota or period of 0 or below, a slice below 0, is refused. */
 static void test_rejects_bad_quota(void **state)
 {
@@ -249,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_burst_carries_unused_quota),
 		cmocka_unit_test(test_slice_takes_the_pool),
 		cmocka_unit_test(test_slack_timer_returns_runtime),
+		cmocka_unit_test(test_study_throttling_possible),
 		cmocka_unit_test(test_rejects_bad_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
