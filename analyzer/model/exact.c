@@ -691,6 +691,7 @@ struct bwc {
 	double pool_ns;   /* runtime left in this period */
 	double end_ns;    /* the end of this period */
 	double slice_ns;  /* what a core draws from the pool at a time */
+	double tick_ns;   /* the tick a core's runtime is accounted at, 0: exactly */
 	double slack_ns;  /* when the slack timer fires, INFINITY when it is not armed */
 	uint32_t nthrottled;  /* cores throttled */
 	uint64_t nthrottles;  /* throttles so far: a throttled core's rank (first throttled first) */
@@ -707,6 +708,7 @@ static void bwc_init(struct bwc *b, const struct pma_quota *q)
 		b->pool_ns = q->quota_ns;
 		b->end_ns = q->period_ns;
 		b->slice_ns = q->slice_ns > 0 ? q->slice_ns : PMA_QUOTA_SLICE_DEFAULT_NS;
+		b->tick_ns = q->tick_ns;
 		b->st.periods = 1;
 	}
 }
@@ -939,6 +941,8 @@ struct pcore {
 	double rt_ns;        /* under a quota: its run queue's runtime left (the kernel's
 				cfs_rq->runtime_remaining), ns */
 	uint64_t throttled;  /* under a quota: 0, or throttled (its rank: bwc.nthrottles then) */
+	int accounted;       /* under a quota with a tick: an event of its own or a tick since the
+				last pc_bw_settle: its runtime is looked at */
 };
 
 struct pcthr {
@@ -1066,6 +1070,7 @@ static int pc_push(struct pcore *k, uint32_t i, double ns)
 	if (PM_GROW(k->heap, k->cap, k->nheap + 1) < 0)
 		return -1;
 	heap_push(k->heap, &k->nheap, (struct heapent){ k->V + ns, i });
+	k->accounted = 1;
 	return 0;
 }
 
@@ -1167,6 +1172,7 @@ static void pc_arrivals(struct pcreplay *R)
 		uint32_t i = heap_pop(R->delayed, &R->ndelayed).i;
 		R->core[R->r[i].core].reserved -= (uint32_t)R->r[i].reserving;
 		R->r[i].reserving = 0;
+		R->core[R->r[i].core].accounted = 1;
 		R->work[R->nwork++] = i;
 	}
 }
@@ -1180,27 +1186,30 @@ static int pc_serving(const struct pcore *q)
 	return q->nheap && !q->reserved && !q->throttled;
 }
 
-/* Core q wants to run with its runtime spent: it draws a slice from the pool, or what is left
- * (the kernel's assign_cfs_rq_runtime: the slice less what it still has, at most the pool), or,
- * the pool spent, is throttled (throttle_cfs_rq). */
+/* Core q wants to run with its runtime spent (or in debt): it draws a slice from the pool plus
+ * its debt, or what is left (the kernel's assign_cfs_rq_runtime: the slice less what it still
+ * has, at most the pool), and if that leaves it nothing it is throttled (throttle_cfs_rq). */
 static void pc_bw_draw(struct pcreplay *R, struct pcore *q)
 {
 	struct bwc *b = &R->bw;
-	double take = b->pool_ns < b->slice_ns - q->rt_ns ? b->pool_ns : b->slice_ns - q->rt_ns;
+	double want = b->slice_ns - q->rt_ns, take = b->pool_ns < want ? b->pool_ns : want;
 
-	if (take > BWC_EPS_NS) {
+	if (take > 0) {
 		b->pool_ns -= take;
 		q->rt_ns += take;
-		return;
 	}
+	if (q->rt_ns > BWC_EPS_NS)
+		return;
 	if (b->nthrottled++ == 0)
 		b->thr_since_ns = R->t;
 	q->throttled = ++b->nthrottles;
 }
 
-/* The pool goes to the throttled cores, the longest throttled first, each unthrottled and drawing
- * a slice, until the pool is spent (the kernel's distribute_cfs_runtime gives each its deficit
- * plus 1 ns and unthrottles it; it draws a slice as soon as it runs). */
+/* The pool pays the throttled cores' debts, the longest throttled first, and each paid is
+ * unthrottled, until the pool is spent (the kernel's distribute_cfs_runtime gives each its
+ * deficit plus 1 ns). Each draws a slice when it is next accounted: at once without a tick (in
+ * that order), else at its next event or tick (pc_bw_settle), running into a new debt until
+ * then. */
 static void pc_bw_distribute(struct pcreplay *R)
 {
 	struct bwc *b = &R->bw;
@@ -1210,10 +1219,19 @@ static void pc_bw_distribute(struct pcreplay *R)
 		for (uint32_t k = 0; k < R->n; k++)
 			if (R->core[k].throttled && (!first || R->core[k].throttled < first->throttled))
 				first = &R->core[k];
+		double want = 1.0 - first->rt_ns; /* its deficit plus 1 ns */
+		if (want >= b->pool_ns) {
+			first->rt_ns += b->pool_ns; /* its debt outlasts the pool: still throttled */
+			b->pool_ns = 0;
+			return;
+		}
+		b->pool_ns -= want;
+		first->rt_ns = 1.0;
 		first->throttled = 0;
 		if (--b->nthrottled == 0)
 			b->st.throttled_ns += R->t - b->thr_since_ns;
-		pc_bw_draw(R, first);
+		if (!b->tick_ns)
+			pc_bw_draw(R, first);
 	}
 }
 
@@ -1258,16 +1276,36 @@ static void pc_bw_timers(struct pcreplay *R)
 }
 
 /* Before the clock moves: each core with no ready thread returns its runtime (pc_bw_idle), each
- * that would run with its runtime spent draws (pc_bw_draw; it may be throttled). */
+ * that would run with its runtime spent draws (pc_bw_draw; it may be throttled) if it is
+ * accounted now (always without a tick), in the order of the cores. */
 static void pc_bw_settle(struct pcreplay *R)
 {
 	for (uint32_t k = 0; k < R->n; k++) {
 		struct pcore *q = &R->core[k];
 		if (!q->nheap)
 			pc_bw_idle(R, q);
-		else if (pc_serving(q) && q->rt_ns <= BWC_EPS_NS)
+		else if (pc_serving(q) && q->rt_ns <= BWC_EPS_NS && (!R->bw.tick_ns || q->accounted))
 			pc_bw_draw(R, q);
+		q->accounted = 0;
 	}
+}
+
+/* The next time under a quota at which something may change besides the steps and arrivals:
+ * the slack timer, the period's end, and a serving core's runtime running out (without a tick)
+ * or the next tick (with one). */
+static double pc_bw_next(const struct pcreplay *R)
+{
+	const struct bwc *b = &R->bw;
+	double tb = b->end_ns < b->slack_ns ? b->end_ns : b->slack_ns;
+
+	if (b->tick_ns > 0) {
+		double tick = (floor((R->t + BWC_EPS_NS) / b->tick_ns) + 1) * b->tick_ns;
+		return tick < tb ? tick : tb;
+	}
+	for (uint32_t k = 0; k < R->n; k++)
+		if (pc_serving(&R->core[k]) && R->t + R->core[k].rt_ns < tb)
+			tb = R->t + R->core[k].rt_ns;
+	return tb;
 }
 
 /* The clock to the next event: each serving core (pc_serving) runs its k ready threads at 1/k
@@ -1294,10 +1332,7 @@ static int pc_advance(struct pcreplay *R)
 	if (t_next == INFINITY && !b->nthrottled)
 		return 0;
 	if (b->q) {
-		double tb = b->end_ns < b->slack_ns ? b->end_ns : b->slack_ns;
-		for (uint32_t k = 0; k < R->n; k++)
-			if (pc_serving(&R->core[k]) && R->t + R->core[k].rt_ns < tb)
-				tb = R->t + R->core[k].rt_ns;
+		double tb = pc_bw_next(R);
 		if (tb < t_next) {
 			t_next = tb;
 			first = -1;
@@ -1309,14 +1344,18 @@ static int pc_advance(struct pcreplay *R)
 		if (!pc_serving(q))
 			continue;
 		q->V = k == first ? q->heap[0].v : q->V + dt / (double)q->nheap;
-		q->rt_ns = q->rt_ns > dt ? q->rt_ns - dt : 0;
+		q->rt_ns -= dt;
 		while (q->nheap && q->heap[0].v <= q->V) {
 			uint32_t i = heap_pop(q->heap, &q->nheap).i;
+			q->accounted = 1;
 			R->r[i].pc++;
 			R->work[R->nwork++] = i;
 		}
 	}
 	R->t = t_next;
+	if (b->tick_ns > 0 && fabs(R->t - round(R->t / b->tick_ns) * b->tick_ns) < BWC_EPS_NS)
+		for (uint32_t k = 0; k < R->n; k++)
+			R->core[k].accounted = 1; /* a tick */
 	if (b->q)
 		pc_bw_timers(R);
 	pc_arrivals(R);
@@ -1506,7 +1545,7 @@ int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct p
 		qs->periods = q ? 1 : 0;
 	}
 	if (n == 0 || (q && (!(q->period_ns > 0) || !(q->quota_ns > 0) || q->burst_ns < 0 ||
-			     q->slice_ns < 0)))
+			     q->slice_ns < 0 || q->tick_ns < 0)))
 		return -1;
 	if (x->nthr == 0)
 		return 0;

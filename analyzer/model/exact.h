@@ -152,9 +152,13 @@ struct pma_quota {
 	double burst_ns;   /* cpu.max.burst, ns: unused quota carried over, 0 for none */
 	double slice_ns;   /* the runtime a CPU draws from the pool at a time, ns (the sysctl
 			      kernel.sched_cfs_bandwidth_slice_us); 0: PMA_QUOTA_SLICE_DEFAULT_NS */
+	double tick_ns;    /* the scheduler tick, ns (1 s / CONFIG_HZ): a CPU's runtime is
+			      accounted at its own events and at each tick; 0: exactly */
 };
 /* The kernel's default sched_cfs_bandwidth_slice_us: 5 ms (kernel/sched/fair.c). */
 #define PMA_QUOTA_SLICE_DEFAULT_NS 5e6
+/* The tick of the kernel's default CONFIG_HZ (250, kernel/Kconfig.hz): 4 ms. */
+#define PMA_QUOTA_TICK_DEFAULT_NS 4e6
 /* The throttling a quota replay saw, as the cgroup's cpu.stat counts it. */
 struct pma_quota_stats {
 	uint64_t periods;           /* nr_periods: periods the run reached */
@@ -173,9 +177,14 @@ struct pma_quota_stats {
  * - With wake charges (c != NULL, per-core run queues) each core draws its own runtime from the
  *   pool in slices of q->slice_ns, or what is left (assign_cfs_rq_runtime); a core that has spent
  *   its runtime and finds the pool empty is throttled: its threads wait (they are not balanced
- *   to another core) while the other cores run on their own runtime. At each period's end the
- *   throttled cores draw from the refilled pool, longest throttled first (distribute_cfs_runtime),
- *   and a core's runtime does not expire. A core whose last ready thread blocks or ends returns
+ *   to another core) while the other cores run on their own runtime. With q->tick_ns > 0 a core
+ *   finds its runtime spent only when it is accounted (update_curr): at an event of its own (a
+ *   step of one of its threads ends, a thread is queued on it or arrives) or at a tick (every
+ *   q->tick_ns from the start); it runs into debt until then, and its next draw pays the debt
+ *   (the slice plus the debt). At each period's end every throttled core, longest throttled
+ *   first while the pool lasts, is given its debt and unthrottled (distribute_cfs_runtime: the
+ *   deficit plus 1 ns), and draws when it is next accounted; a core's runtime does not expire.
+ *   A core whose last ready thread blocks or ends returns
  *   its runtime beyond 1 ms to the pool (__return_cfs_rq_runtime, min_cfs_rq_runtime); if the
  *   pool then holds more than a slice while a core is throttled, and the period has at least
  *   7 ms left, the throttled cores draw from it 5 ms later unless the period ends within 2 ms

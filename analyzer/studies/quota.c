@@ -16,13 +16,14 @@ struct qeval {
 	const struct pma_exact *x;
 	const struct pma_wake_charge *c;
 	uint32_t n;
-	double period_ns, burst_ns, slice_ns;
+	double period_ns, burst_ns, slice_ns, tick_ns; /* slice and tick: 0 for the defaults */
 	double U_ns, Tn_ns;              /* fluid */
 };
 
 static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_quota_stats *st)
 {
-	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns, e->slice_ns };
+	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns, e->slice_ns,
+			       e->tick_ns > 0 ? e->tick_ns : PMA_QUOTA_TICK_DEFAULT_NS };
 
 	if (!e->x) {
 		memset(st, 0, sizeof(*st));
@@ -33,13 +34,15 @@ static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_qu
 }
 
 /* The quota from which the replay cannot throttle, CPUs: n cores spend at most n x P a period;
- * with per-CPU slices (wake charges: the per-core replay) each core's draws in a period also
- * hold up to a slice it has not spent yet, n x (P + slice). */
+ * with per-CPU slices (wake charges: the per-core replay) a core's draws in a period are what it
+ * spends plus what it holds at the end (a slice at most) less what it held at the start (a debt
+ * of a tick at most): n x (P + slice + tick). */
 static double q_Q_unthrottled(const struct qeval *e)
 {
 	double slice_ns = e->slice_ns > 0 ? e->slice_ns : PMA_QUOTA_SLICE_DEFAULT_NS;
+	double tick_ns = e->tick_ns > 0 ? e->tick_ns : PMA_QUOTA_TICK_DEFAULT_NS;
 
-	return e->c ? (double)e->n * (1 + slice_ns / e->period_ns) : (double)e->n;
+	return e->c ? (double)e->n * (1 + (slice_ns + tick_ns) / e->period_ns) : (double)e->n;
 }
 
 static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct pma_quota_result *out)
@@ -93,7 +96,7 @@ int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charg
 			  const struct pma_quota_opts *o, struct pma_quota_result *out)
 {
 	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns,
-			   .slice_ns = o->slice_ns };
+			   .slice_ns = o->slice_ns, .tick_ns = o->tick_ns };
 
 	memset(out, 0, sizeof(*out));
 	if (pma_exact_replay(x, 1, &out->U_ns) < 0 ||

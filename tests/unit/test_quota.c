@@ -32,13 +32,14 @@
 	} while (0)
 
 /* T in ms of x on n cores under quota_cpus x period_ms (quota_cpus 0: no quota) with slices of
- * slice_ms (0: the default 5 ms), with the shared pool (charged 0) or per-core queues with free
- * wakes (charged 1); *qs the counters. */
-static double T_slice_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
-			 double burst_ms, double slice_ms, int charged, struct pma_quota_stats *qs)
+ * slice_ms (0: the default 5 ms) accounted at ticks of tick_ms (0: exactly), with the shared pool
+ * (charged 0) or per-core queues with free wakes (charged 1); *qs the counters. */
+static double T_tick_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
+			double burst_ms, double slice_ms, double tick_ms, int charged,
+			struct pma_quota_stats *qs)
 {
 	struct pma_quota q = { quota_cpus * period_ms * MS, period_ms * MS, burst_ms * MS,
-			       slice_ms * MS };
+			       slice_ms * MS, tick_ms * MS };
 	struct pma_wake_charge c = { 0, 0 };
 	double T = -1;
 
@@ -47,11 +48,11 @@ static double T_slice_ms(const struct pma_exact *x, uint32_t n, double quota_cpu
 	return T / MS;
 }
 
-/* T_slice_ms with the default slice. */
+/* T_tick_ms with the default slice, accounted exactly. */
 static double T_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
 		   double burst_ms, int charged, struct pma_quota_stats *qs)
 {
-	return T_slice_ms(x, n, quota_cpus, period_ms, burst_ms, 0, charged, qs);
+	return T_tick_ms(x, n, quota_cpus, period_ms, burst_ms, 0, 0, charged, qs);
 }
 
 /* m independent threads of w_ms each. */
@@ -188,7 +189,7 @@ static void test_slice_takes_the_pool(void **state)
 	assert_near(T_ms(x, 2, 0.5, 10, 0, 0, &qs), 72.5, 1e-6);
 	assert_int_equal(qs.throttled_periods, 7);
 	assert_near(qs.throttled_ns / MS, 52.5, 1e-6);
-	assert_near(T_slice_ms(x, 2, 0.5, 10, 0, 2.5, 1, &qs), 72.5, 1e-6);
+	assert_near(T_tick_ms(x, 2, 0.5, 10, 0, 2.5, 0, 1, &qs), 72.5, 1e-6);
 	assert_int_equal(qs.throttled_periods, 7);
 	pma_exact_free(x);
 }
@@ -227,13 +228,15 @@ static void test_slack_timer_returns_runtime(void **state)
 
 /* Which rows can throttle (pma_quota_study_exact, JSON throttling_possible): 4 threads of 20 ms on
  * 2 cores, periods of 10 ms. One global pool (no wake charges) is never spent by 2 cores at 2
- * CPUs. With slices (the per-core replay) each core may also hold a slice it has not spent, so up
- * to 2 x (10 + 5) ms may be drawn in a period: 3 CPUs is the first quota that cannot throttle. */
+ * CPUs. With slices (the per-core replay, ticks of 4 ms by default) each core may also end a
+ * period holding a slice it has not spent, and start it in a debt of up to a tick, so up to
+ * 2 x (10 + 5 + 4) ms may be drawn in a period: 3.8 CPUs is the first quota that cannot
+ * throttle. */
 static void test_study_throttling_possible(void **state)
 {
 	struct pma_exact *x = independent(4, 20);
 	struct pma_wake_charge c = { 0, 0 };
-	struct pma_quota_opts o = { .nQ = 3, .Q_cpus = { 2, 2.9, 3 }, .period_ns = 10 * MS };
+	struct pma_quota_opts o = { .nQ = 3, .Q_cpus = { 2, 3.7, 3.8 }, .period_ns = 10 * MS };
 	struct pma_quota_result r;
 	(void)state;
 
@@ -251,12 +254,38 @@ static void test_study_throttling_possible(void **state)
 	pma_exact_free(x);
 }
 
-/* A quota or period of 0 or below, a slice below 0, is refused. */
+/* A core's runtime accounted at ticks: 1 thread of 13 ms on 1 core under 0.35 CPU per 10 ms
+ * (3.5 ms a period), slices of 5 ms, ticks every 4 ms; the thread has no event of its own, so
+ * its runtime is looked at only at the ticks. At 0 it draws the pool's 3.5 ms; at the tick at 4
+ * it is 0.5 ms in debt and the pool is empty: throttled. The refill at 10 pays the debt plus 1 ns
+ * (pool 3) and it runs; at the tick at 12 it is 2 ms in debt and draws the pool's 3 ms (1 ms
+ * left); at 16 it is 3 ms in debt: throttled. The refill at 20 pays 3 ms (pool 0.5) and the
+ * thread's last 3 ms end at 23 (10 ms of work by 20: 4 + 6). Periods ending at 10 and 20 find it
+ * throttled (2 of 3), throttled 4-10 and 16-20 (10 ms). Accounted exactly it runs 3.5 ms a
+ * period: 0-3.5, 10-13.5, 20-23.5, 30-32.5 (3 throttled periods of 6.5 ms). */
+static void test_tick_accounting_overruns(void **state)
+{
+	struct pma_exact *x = independent(1, 13);
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_near(T_tick_ms(x, 1, 0.35, 10, 0, 0, 4, 1, &qs), 23, 1e-6);
+	assert_int_equal(qs.throttled_periods, 2);
+	assert_int_equal(qs.periods, 3);
+	assert_near(qs.throttled_ns / MS, 10, 1e-6);
+	assert_near(T_tick_ms(x, 1, 0.35, 10, 0, 0, 0, 1, &qs), 32.5, 1e-6);
+	assert_int_equal(qs.throttled_periods, 3);
+	assert_near(qs.throttled_ns / MS, 19.5, 1e-6);
+	pma_exact_free(x);
+}
+
+/* A quota or period of 0 or below, a slice or tick below 0, is refused. */
 static void test_rejects_bad_quota(void **state)
 {
 	struct pma_exact *x = independent(1, 10);
-	struct pma_quota zero_period = { 100 * MS, 0, 0, 0 }, zero_quota = { 0, 100 * MS, 0, 0 };
-	struct pma_quota neg_slice = { 100 * MS, 100 * MS, 0, -1 };
+	struct pma_quota zero_period = { 100 * MS, 0, 0, 0, 0 }, zero_quota = { 0, 100 * MS, 0, 0, 0 };
+	struct pma_quota neg_slice = { 100 * MS, 100 * MS, 0, -1, 0 };
+	struct pma_quota neg_tick = { 100 * MS, 100 * MS, 0, 0, -1 };
 	struct pma_wake_charge c = { 0, 0 };
 	double T;
 	(void)state;
@@ -264,6 +293,7 @@ static void test_rejects_bad_quota(void **state)
 	assert_int_equal(pma_exact_replay_quota(x, 2, NULL, &zero_period, &T, NULL, NULL), -1);
 	assert_int_equal(pma_exact_replay_quota(x, 2, NULL, &zero_quota, &T, NULL, NULL), -1);
 	assert_int_equal(pma_exact_replay_quota(x, 2, &c, &neg_slice, &T, NULL, NULL), -1);
+	assert_int_equal(pma_exact_replay_quota(x, 2, &c, &neg_tick, &T, NULL, NULL), -1);
 	pma_exact_free(x);
 }
 
@@ -276,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_burst_carries_unused_quota),
 		cmocka_unit_test(test_slice_takes_the_pool),
 		cmocka_unit_test(test_slack_timer_returns_runtime),
+		cmocka_unit_test(test_tick_accounting_overruns),
 		cmocka_unit_test(test_study_throttling_possible),
 		cmocka_unit_test(test_rejects_bad_quota),
 	};
