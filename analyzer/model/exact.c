@@ -1216,10 +1216,11 @@ static void pc_bw_distribute(struct pcreplay *R)
 
 	while (b->nthrottled && b->pool_ns > BWC_EPS_NS) {
 		struct pcore *first = NULL;
+		double want;
 		for (uint32_t k = 0; k < R->n; k++)
 			if (R->core[k].throttled && (!first || R->core[k].throttled < first->throttled))
 				first = &R->core[k];
-		double want = 1.0 - first->rt_ns; /* its deficit plus 1 ns */
+		want = 1.0 - first->rt_ns; /* its deficit plus 1 ns */
 		if (want >= b->pool_ns) {
 			first->rt_ns += b->pool_ns; /* its debt outlasts the pool: still throttled */
 			b->pool_ns = 0;
