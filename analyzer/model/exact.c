@@ -724,11 +724,26 @@ static struct heapent heap_pop(struct heapent *h, size_t *n)
  * sums of doubles. */
 #define BWC_EPS_NS 1e-3
 
-/* The quota's state during a replay: q NULL is no quota (every function leaves the clock alone). */
+/* The kernel's constants of the per-CPU slices (kernel/sched/fair.c): the runtime a CPU's run
+ * queue keeps when it goes idle (min_cfs_rq_runtime, 1 ms), the delay after which returned
+ * runtime goes to throttled run queues (cfs_bandwidth_slack_period, 5 ms), and how close to the
+ * period's refill that is not done (min_bandwidth_expiration, 2 ms). */
+#define BWC_MIN_RQ_RUNTIME_NS 1e6
+#define BWC_SLACK_PERIOD_NS 5e6
+#define BWC_MIN_EXPIRATION_NS 2e6
+
+/* The quota's state during a replay: q NULL is no quota (every function leaves the clock alone).
+ * The per-core fields are the per-core replay's (replay_percore); the shared one has one pool. */
 struct bwc {
 	const struct pma_quota *q;
 	double pool_ns;   /* runtime left in this period */
 	double end_ns;    /* the end of this period */
+	double slice_ns;  /* what a core draws from the pool at a time */
+	double tick_ns;   /* the tick a core's runtime is accounted at, 0: exactly */
+	double slack_ns;  /* when the slack timer fires, INFINITY when it is not armed */
+	uint32_t nthrottled;  /* cores throttled */
+	uint64_t nthrottles;  /* throttles so far: a throttled core's rank (first throttled first) */
+	double thr_since_ns;  /* since when nthrottled > 0 */
 	struct pma_quota_stats st;
 };
 
@@ -736,9 +751,12 @@ static void bwc_init(struct bwc *b, const struct pma_quota *q)
 {
 	memset(b, 0, sizeof(*b));
 	b->q = q;
+	b->slack_ns = INFINITY;
 	if (q) {
 		b->pool_ns = q->quota_ns;
 		b->end_ns = q->period_ns;
+		b->slice_ns = q->slice_ns > 0 ? q->slice_ns : PMA_QUOTA_SLICE_DEFAULT_NS;
+		b->tick_ns = q->tick_ns;
 		b->st.periods = 1;
 	}
 }
@@ -968,6 +986,11 @@ struct pcore {
 	double V;            /* service clock: each of its nheap threads has run V since V = 0 */
 	uint32_t nassigned;  /* threads holding it: ready, advancing, or on their way to it */
 	uint32_t reserved;   /* cross-core wakes on their way: it serves nobody until they arrive */
+	double rt_ns;        /* under a quota: its run queue's runtime left (the kernel's
+				cfs_rq->runtime_remaining), ns */
+	uint64_t throttled;  /* under a quota: 0, or throttled (its rank: bwc.nthrottles then) */
+	int accounted;       /* under a quota with a tick: an event of its own or a tick since the
+				last pc_bw_settle: its runtime is looked at */
 };
 
 struct pcthr {
@@ -1095,6 +1118,7 @@ static int pc_push(struct pcore *k, uint32_t i, double ns)
 	if (PM_GROW(k->heap, k->cap, k->nheap + 1) < 0)
 		return -1;
 	heap_push(k->heap, &k->nheap, (struct heapent){ k->V + ns, i });
+	k->accounted = 1;
 	return 0;
 }
 
@@ -1152,9 +1176,11 @@ static int pc_step(struct pcreplay *R, uint32_t i)
 	}
 }
 
-/* Idle balancing (Linux's newidle balance): each idle core pulls, from the core with the most
- * ready threads (two at least: a thread running alone stays), the one with the most of its step
- * left, if that is PMA_MIGRATION_COST_NS or more. No charge: a migration is no wake-up. */
+/* Idle balancing (Linux's newidle balance): each idle core pulls, from the unthrottled core with
+ * the most ready threads (two at least: a thread running alone stays), the one with the most of
+ * its step left, if that is PMA_MIGRATION_COST_NS or more. No charge: a migration is no wake-up.
+ * A throttled core keeps its threads (the kernel's load balancing leaves a throttled hierarchy's
+ * tasks alone: throttled_lb_pair). */
 static int pc_balance(struct pcreplay *R)
 {
 	for (uint32_t k = 0; k < R->n; k++) {
@@ -1164,7 +1190,8 @@ static int pc_balance(struct pcreplay *R)
 		if (R->core[k].nassigned)
 			continue;
 		for (uint32_t b = 0; b < R->n; b++)
-			if (R->core[b].nheap >= 2 && (!busy || R->core[b].nheap > busy->nheap))
+			if (R->core[b].nheap >= 2 && !R->core[b].throttled &&
+			    (!busy || R->core[b].nheap > busy->nheap))
 				busy = &R->core[b];
 		if (!busy)
 			return 0;
@@ -1193,59 +1220,193 @@ static void pc_arrivals(struct pcreplay *R)
 		uint32_t i = heap_pop(R->delayed, &R->ndelayed).i;
 		R->core[R->r[i].core].reserved -= (uint32_t)R->r[i].reserving;
 		R->r[i].reserving = 0;
+		R->core[R->r[i].core].accounted = 1;
 		R->work[R->nwork++] = i;
 	}
 }
 
-/* The clock to the next event: each serving core (no wake on its way to it) runs its k ready
- * threads at 1/k each; the next event is an arrival (the thread holds its core: to the work
- * stack) or the end of a step (pc moves on, to the work stack). Returns 0 when nothing is ready
+/* ---- the per-core replay under a quota: per-CPU slices of the pool ---- */
+
+/* Whether core q runs its ready threads: it has some, no wake on its way to it, and is not
+ * throttled. */
+static int pc_serving(const struct pcore *q)
+{
+	return q->nheap && !q->reserved && !q->throttled;
+}
+
+/* Core q wants to run with its runtime spent (or in debt): it draws a slice from the pool plus
+ * its debt, or what is left (the kernel's assign_cfs_rq_runtime: the slice less what it still
+ * has, at most the pool), and if that leaves it nothing it is throttled (throttle_cfs_rq). */
+static void pc_bw_draw(struct pcreplay *R, struct pcore *q)
+{
+	struct bwc *b = &R->bw;
+	double want = b->slice_ns - q->rt_ns, take = b->pool_ns < want ? b->pool_ns : want;
+
+	if (take > 0) {
+		b->pool_ns -= take;
+		q->rt_ns += take;
+	}
+	if (q->rt_ns > BWC_EPS_NS)
+		return;
+	if (b->nthrottled++ == 0)
+		b->thr_since_ns = R->t;
+	q->throttled = ++b->nthrottles;
+}
+
+/* The pool pays the throttled cores' debts, the longest throttled first, and each paid is
+ * unthrottled, until the pool is spent (the kernel's distribute_cfs_runtime gives each its
+ * deficit plus 1 ns). Each draws a slice when it is next accounted: at once without a tick (in
+ * that order), else at its next event or tick (pc_bw_settle), running into a new debt until
+ * then. */
+static void pc_bw_distribute(struct pcreplay *R)
+{
+	struct bwc *b = &R->bw;
+
+	while (b->nthrottled && b->pool_ns > BWC_EPS_NS) {
+		struct pcore *first = NULL;
+		double want;
+		for (uint32_t k = 0; k < R->n; k++)
+			if (R->core[k].throttled && (!first || R->core[k].throttled < first->throttled))
+				first = &R->core[k];
+		want = 1.0 - first->rt_ns; /* its deficit plus 1 ns */
+		if (want >= b->pool_ns) {
+			first->rt_ns += b->pool_ns; /* its debt outlasts the pool: still throttled */
+			b->pool_ns = 0;
+			return;
+		}
+		b->pool_ns -= want;
+		first->rt_ns = 1.0;
+		first->throttled = 0;
+		if (--b->nthrottled == 0)
+			b->st.throttled_ns += R->t - b->thr_since_ns;
+		if (!b->tick_ns)
+			pc_bw_draw(R, first);
+	}
+}
+
+/* Core q's run queue has no ready thread left: it returns its runtime beyond min_cfs_rq_runtime
+ * to the pool; when the pool then holds more than a slice while a core is throttled, the slack
+ * timer is armed for cfs_bandwidth_slack_period later, unless the period ends within that plus
+ * min_bandwidth_expiration or it is armed already (the kernel's __return_cfs_rq_runtime and
+ * start_cfs_slack_bandwidth). */
+static void pc_bw_idle(struct pcreplay *R, struct pcore *q)
+{
+	struct bwc *b = &R->bw;
+	double slack = q->rt_ns - BWC_MIN_RQ_RUNTIME_NS;
+
+	if (!(slack > 0))
+		return;
+	b->pool_ns += slack;
+	q->rt_ns -= slack;
+	if (b->pool_ns > b->slice_ns && b->nthrottled && b->slack_ns == INFINITY &&
+	    b->end_ns - R->t >= BWC_SLACK_PERIOD_NS + BWC_MIN_EXPIRATION_NS)
+		b->slack_ns = R->t + BWC_SLACK_PERIOD_NS;
+}
+
+/* The bandwidth timers due at R->t: the slack timer hands the pool to the throttled cores if it
+ * holds more than a slice and the period does not end within min_bandwidth_expiration
+ * (do_sched_cfs_slack_timer); the period's end counts a throttled period if a core is throttled
+ * (do_sched_cfs_period_timer's nr_throttled), refills the pool (bwc_refill) and hands it to the
+ * throttled cores. */
+static void pc_bw_timers(struct pcreplay *R)
+{
+	struct bwc *b = &R->bw;
+
+	if (R->t >= b->slack_ns - BWC_EPS_NS) {
+		b->slack_ns = INFINITY;
+		if (b->end_ns - R->t >= BWC_MIN_EXPIRATION_NS && b->pool_ns > b->slice_ns)
+			pc_bw_distribute(R);
+	}
+	if (R->t >= b->end_ns - BWC_EPS_NS) {
+		b->st.throttled_periods += b->nthrottled > 0;
+		bwc_refill(b);
+		pc_bw_distribute(R);
+	}
+}
+
+/* Before the clock moves: each core with no ready thread returns its runtime (pc_bw_idle), each
+ * that would run with its runtime spent draws (pc_bw_draw; it may be throttled) if it is
+ * accounted now (always without a tick), in the order of the cores. */
+static void pc_bw_settle(struct pcreplay *R)
+{
+	for (uint32_t k = 0; k < R->n; k++) {
+		struct pcore *q = &R->core[k];
+		if (!q->nheap)
+			pc_bw_idle(R, q);
+		else if (pc_serving(q) && q->rt_ns <= BWC_EPS_NS && (!R->bw.tick_ns || q->accounted))
+			pc_bw_draw(R, q);
+		q->accounted = 0;
+	}
+}
+
+/* The next time under a quota at which something may change besides the steps and arrivals:
+ * the slack timer, the period's end, and a serving core's runtime running out (without a tick)
+ * or the next tick (with one). */
+static double pc_bw_next(const struct pcreplay *R)
+{
+	const struct bwc *b = &R->bw;
+	double tb = b->end_ns < b->slack_ns ? b->end_ns : b->slack_ns;
+
+	if (b->tick_ns > 0) {
+		double tick = (floor((R->t + BWC_EPS_NS) / b->tick_ns) + 1) * b->tick_ns;
+		return tick < tb ? tick : tb;
+	}
+	for (uint32_t k = 0; k < R->n; k++)
+		if (pc_serving(&R->core[k]) && R->t + R->core[k].rt_ns < tb)
+			tb = R->t + R->core[k].rt_ns;
+	return tb;
+}
+
+/* The clock to the next event: each serving core (pc_serving) runs its k ready threads at 1/k
+ * each; the next event is an arrival (the thread holds its core: to the work stack), the end of
+ * a step (pc moves on, to the work stack), or under a quota a serving core's runtime running out,
+ * the slack timer or the period's end (pc_bw_timers). Returns 0 when nothing is ready, throttled
  * or on its way (the replay is over). */
 static int pc_advance(struct pcreplay *R)
 {
-	double t_next = R->ndelayed ? R->delayed[0].v : INFINITY;
+	struct bwc *b = &R->bw;
+	double t_next = R->ndelayed ? R->delayed[0].v : INFINITY, dt;
 	int64_t first = -1;
-	uint32_t busy = 0;
 
+	if (b->q)
+		pc_bw_settle(R);
 	for (uint32_t k = 0; k < R->n; k++) {
 		const struct pcore *q = &R->core[k];
 		double tk = R->t + (q->nheap ? q->heap[0].v - q->V : 0) * (double)q->nheap;
-		busy += q->nheap && !q->reserved;
-		if (q->nheap && !q->reserved && tk < t_next) {
+		if (pc_serving(q) && tk < t_next) {
 			t_next = tk;
 			first = k;
 		}
 	}
-	if (t_next == INFINITY)
+	if (t_next == INFINITY && !b->nthrottled)
 		return 0;
-	if (busy && R->bw.q) {
-		/* under a quota: held to the period's end when the pool is spent (wakes on their way
-		 * arrive meanwhile), else the clock also stops where the pool runs out or the period
-		 * ends */
-		double t0 = R->t, room;
-		R->t = bwc_gate(&R->bw, R->t);
-		if (R->t > t0) {
-			pc_arrivals(R);
-			return 1;
-		}
-		room = bwc_room(&R->bw, R->t, busy);
-		if (R->t + room < t_next) {
-			t_next = R->t + room;
+	if (b->q) {
+		double tb = pc_bw_next(R);
+		if (tb < t_next) {
+			t_next = tb;
 			first = -1;
 		}
 	}
-	bwc_spend(&R->bw, t_next, busy, t_next - R->t);
+	dt = t_next - R->t;
 	for (uint32_t k = 0; k < R->n; k++) {
 		struct pcore *q = &R->core[k];
-		if (q->nheap && !q->reserved)
-			q->V = k == first ? q->heap[0].v : q->V + (t_next - R->t) / (double)q->nheap;
-		while (q->nheap && !q->reserved && q->heap[0].v <= q->V) {
+		if (!pc_serving(q))
+			continue;
+		q->V = k == first ? q->heap[0].v : q->V + dt / (double)q->nheap;
+		q->rt_ns -= dt;
+		while (q->nheap && q->heap[0].v <= q->V) {
 			uint32_t i = heap_pop(q->heap, &q->nheap).i;
+			q->accounted = 1;
 			R->r[i].pc++;
 			R->work[R->nwork++] = i;
 		}
 	}
 	R->t = t_next;
+	if (b->tick_ns > 0 && fabs(R->t - round(R->t / b->tick_ns) * b->tick_ns) < BWC_EPS_NS)
+		for (uint32_t k = 0; k < R->n; k++)
+			R->core[k].accounted = 1; /* a tick */
+	if (b->q)
+		pc_bw_timers(R);
 	pc_arrivals(R);
 	return 1;
 }
@@ -1432,7 +1593,8 @@ int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct p
 		memset(qs, 0, sizeof(*qs));
 		qs->periods = q ? 1 : 0;
 	}
-	if (n == 0 || (q && (!(q->period_ns > 0) || !(q->quota_ns > 0) || q->burst_ns < 0)))
+	if (n == 0 || (q && (!(q->period_ns > 0) || !(q->quota_ns > 0) || q->burst_ns < 0 ||
+			     q->slice_ns < 0 || q->tick_ns < 0)))
 		return -1;
 	if (x->nthr == 0)
 		return 0;

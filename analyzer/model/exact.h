@@ -150,27 +150,52 @@ struct pma_quota {
 	double quota_ns;   /* CPU time the program may use per period, ns (Q CPUs x P) */
 	double period_ns;  /* the period P, ns (the kernel accepts 1 ms to 1 s) */
 	double burst_ns;   /* cpu.max.burst, ns: unused quota carried over, 0 for none */
+	double slice_ns;   /* the runtime a CPU draws from the pool at a time, ns (the sysctl
+			      kernel.sched_cfs_bandwidth_slice_us); 0: PMA_QUOTA_SLICE_DEFAULT_NS */
+	double tick_ns;    /* the scheduler tick, ns (1 s / CONFIG_HZ): a CPU's runtime is
+			      accounted at its own events and at each tick; 0: exactly */
 };
+/* The kernel's default sched_cfs_bandwidth_slice_us: 5 ms (kernel/sched/fair.c). */
+#define PMA_QUOTA_SLICE_DEFAULT_NS 5e6
+/* The tick of the kernel's default CONFIG_HZ (250, kernel/Kconfig.hz): 4 ms. */
+#define PMA_QUOTA_TICK_DEFAULT_NS 4e6
 /* The throttling a quota replay saw, as the cgroup's cpu.stat counts it. */
 struct pma_quota_stats {
 	uint64_t periods;           /* nr_periods: periods the run reached */
-	uint64_t throttled_periods; /* nr_throttled: periods whose pool ran out while a thread
-				       wanted to run */
-	double throttled_ns;        /* real time the program was held, ns (cpu.stat's
+	uint64_t throttled_periods; /* nr_throttled: periods at whose end a core was throttled
+				       (its runtime and the pool spent, a thread wanting to run) */
+	double throttled_ns;        /* real time one core or more was throttled, ns (cpu.stat's
 				       throttled_usec sums each CPU's throttled run queue, so it
 				       reads up to n times this) */
 };
 
 /* pma_exact_replay_charged (c NULL: pma_exact_replay) under CFS bandwidth control, q NULL for
- * none: a pool of q->quota_ns of CPU time, refilled at every multiple of q->period_ns from the
- * start, is spent by every running thread (k busy cores spend it k times as fast as real time);
- * when it is empty and a thread wants to run, every thread of the program is held until the
- * period ends (throttled). At each period's end the pool becomes min(pool + quota, quota +
- * burst): unused quota carries over up to the burst (sched-bwc.rst, "burst"). The pool is
- * global and exact: the kernel hands it to each CPU in slices of 5 ms
- * (sched_cfs_bandwidth_slice_us), which lets a period overrun or stop early by up to a slice
- * per CPU (docs/model.md "Containers and CPU quotas"). qs (may be NULL) gets the counters.
- * Returns as pma_exact_replay_charged; -1 also for a q with a period or quota <= 0. */
+ * none (the kernel's Documentation/scheduler/sched-bwc.rst and kernel/sched/fair.c). A pool of
+ * q->quota_ns of CPU time is refilled at every multiple of q->period_ns from the start to
+ * min(pool + quota, quota + burst): unused quota carries over up to the burst
+ * (__refill_cfs_bandwidth_runtime).
+ * - With wake charges (c != NULL, per-core run queues) each core draws its own runtime from the
+ *   pool in slices of q->slice_ns, or what is left (assign_cfs_rq_runtime); a core that has spent
+ *   its runtime and finds the pool empty is throttled: its threads wait (they are not balanced
+ *   to another core) while the other cores run on their own runtime. With q->tick_ns > 0 a core
+ *   finds its runtime spent only when it is accounted (update_curr): at an event of its own (a
+ *   step of one of its threads ends, a thread is queued on it or arrives) or at a tick (every
+ *   q->tick_ns from the start); it runs into debt until then, and its next draw pays the debt
+ *   (the slice plus the debt). At each period's end every throttled core, longest throttled
+ *   first while the pool lasts, is given its debt and unthrottled (distribute_cfs_runtime: the
+ *   deficit plus 1 ns), and draws when it is next accounted; a core's runtime does not expire.
+ *   A core whose last ready thread blocks or ends returns
+ *   its runtime beyond 1 ms to the pool (__return_cfs_rq_runtime, min_cfs_rq_runtime); if the
+ *   pool then holds more than a slice while a core is throttled, and the period has at least
+ *   7 ms left, the throttled cores draw from it 5 ms later unless the period ends within 2 ms
+ *   (start_cfs_slack_bandwidth, do_sched_cfs_slack_timer: cfs_bandwidth_slack_period,
+ *   min_bandwidth_expiration).
+ * - Without (c NULL, the shared pool of cores, which has no per-core state) the pool is one
+ *   global pool without slices: k busy cores spend it k times as fast as real time, and when it
+ *   is empty and a thread wants to run every thread is held until the period ends.
+ * A throttled period is a period at whose end a core was throttled (the kernel's nr_throttled).
+ * qs (may be NULL) gets the counters. Returns as pma_exact_replay_charged; -1 also for a q with a
+ * period or quota <= 0, a burst or slice < 0. */
 int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
 			   const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
 			   struct pma_quota_stats *qs);

@@ -16,13 +16,14 @@ struct qeval {
 	const struct pma_exact *x;
 	const struct pma_wake_charge *c;
 	uint32_t n;
-	double period_ns, burst_ns;
+	double period_ns, burst_ns, slice_ns, tick_ns; /* slice and tick: 0 for the defaults */
 	double U_ns, Tn_ns;              /* fluid */
 };
 
 static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_quota_stats *st)
 {
-	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns };
+	struct pma_quota q = { Q_cpus * e->period_ns, e->period_ns, e->burst_ns, e->slice_ns,
+			       e->tick_ns > 0 ? e->tick_ns : PMA_QUOTA_TICK_DEFAULT_NS };
 
 	if (!e->x) {
 		memset(st, 0, sizeof(*st));
@@ -30,6 +31,18 @@ static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_qu
 		return 0;
 	}
 	return pma_exact_replay_quota(e->x, e->n, e->c, &q, T_ns, NULL, st);
+}
+
+/* The quota from which the replay cannot throttle, CPUs: n cores spend at most n x P a period;
+ * with per-CPU slices (wake charges: the per-core replay) a core's draws in a period are what it
+ * spends plus what it holds at the end (a slice at most) less what it held at the start (a debt
+ * of a tick at most): n x (P + slice + tick). */
+static double q_Q_unthrottled(const struct qeval *e)
+{
+	double slice_ns = e->slice_ns > 0 ? e->slice_ns : PMA_QUOTA_SLICE_DEFAULT_NS;
+	double tick_ns = e->tick_ns > 0 ? e->tick_ns : PMA_QUOTA_TICK_DEFAULT_NS;
+
+	return e->c ? (double)e->n * (1 + (slice_ns + tick_ns) / e->period_ns) : (double)e->n;
 }
 
 static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct pma_quota_result *out)
@@ -48,7 +61,7 @@ static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct p
 	for (size_t i = 0; i < o->nQ; i++) {
 		struct pma_quota_row *w = &out->rows[i];
 		w->Q_cpus = o->Q_cpus[i];
-		w->no_throttle = w->Q_cpus >= (double)e->n;
+		w->no_throttle = w->Q_cpus >= q_Q_unthrottled(e);
 		if (q_T(e, w->Q_cpus, &w->T_ns, &w->st) < 0 || !(w->T_ns > 0))
 			return -1;
 		w->S = out->T1_ns / w->T_ns;
@@ -82,7 +95,8 @@ static double q_period(const struct pma_quota_opts *o)
 int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charge *c, uint32_t n,
 			  const struct pma_quota_opts *o, struct pma_quota_result *out)
 {
-	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns };
+	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns,
+			   .slice_ns = o->slice_ns, .tick_ns = o->tick_ns };
 
 	memset(out, 0, sizeof(*out));
 	if (pma_exact_replay(x, 1, &out->U_ns) < 0 ||

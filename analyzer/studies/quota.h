@@ -25,6 +25,9 @@ struct pma_quota_opts {
 	double Q_cpus[PMA_QUOTA_MAX];
 	double period_ns;                /* P, 0 = PMA_QUOTA_PERIOD_DEFAULT_NS */
 	double burst_ns;                 /* cpu.max.burst, 0 none */
+	double slice_ns;                 /* sched_cfs_bandwidth_slice_us, 0 =
+					    PMA_QUOTA_SLICE_DEFAULT_NS (exact.h) */
+	double tick_ns;                  /* the scheduler tick, 0 = PMA_QUOTA_TICK_DEFAULT_NS */
 };
 
 /* One quota's prediction. */
@@ -34,7 +37,8 @@ struct pma_quota_row {
 	double S;                        /* T(1) / T(n, Q), T(1) unlimited on one core */
 	double cost;                     /* T(n, Q) / T(n) - 1 */
 	struct pma_quota_stats st;       /* periods, throttled periods and time (0 for fluid) */
-	int no_throttle;                 /* Q >= n: n cores cannot spend the pool */
+	int no_throttle;                 /* Q >= n (with per-CPU slices, n x (1 + (slice + tick)
+					    / P)): n cores cannot spend the pool */
 };
 
 /* The study. */
@@ -55,7 +59,8 @@ struct pma_quota_result {
 
 /* The study on n cores from a replay program x (sched-exact's events or switch-exact's program),
  * with wake charges c (NULL for none): each quota Q of o replayed with pma_exact_replay_quota
- * (quota Q * P ns per period P), T(1) and T(n) replayed unlimited. Q_enough by bisection over
+ * (quota Q * P ns per period P; with c, per-CPU slices of o->slice_ns accounted at each core's
+ * events and ticks of o->tick_ns; without, one global pool), T(1) and T(n) replayed unlimited. Q_enough by bisection over
  * quotas from 0.01 CPU to n (T(n, Q) does not grow with Q). Returns 0, or -1 (a replay failed, out
  * of memory). */
 int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charge *c, uint32_t n,

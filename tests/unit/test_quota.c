@@ -2,10 +2,12 @@
 /* test_quota.c: the n-core replay under CFS bandwidth control (analyzer/model/exact.c,
  * pma_exact_replay_quota) on replay programs whose run time under a quota is worked out by hand in
  * the comments: the pool of Q x P refilled each period, every thread held when it is spent, the
- * burst carrying unused quota over (the kernel's Documentation/scheduler/sched-bwc.rst). Each case
- * runs both replays: the shared pool of cores (pma_exact_replay) and the per-core run queues
- * (pma_exact_replay_charged) with free wakes, which must agree on programs without contention for
- * a core. */
+ * burst carrying unused quota over (the kernel's Documentation/scheduler/sched-bwc.rst). The
+ * first cases run both replays: the shared pool of cores (pma_exact_replay, one global pool) and
+ * the per-core run queues (pma_exact_replay_charged) with free wakes, whose cores draw the pool
+ * in slices of 5 ms (kernel/sched/fair.c); they agree where every core spends its slices alike
+ * and none idles early (quotas in multiples of a slice per core). The slice cases show where
+ * they part: one core taking the whole pool, and runtime returned by a core that goes idle. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include "exact.h"
+#include "quota.h"
 
 #define MS 1000000.0
 
@@ -28,18 +31,28 @@
 			fail_msg("%s = %.9g, expected %.9g", #a, a_, b_);                   \
 	} while (0)
 
-/* T in ms of x on n cores under quota_cpus x period_ms (quota_cpus 0: no quota), with the
- * shared pool (charged 0) or per-core queues with free wakes (charged 1); *qs the counters. */
-static double T_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
-		   double burst_ms, int charged, struct pma_quota_stats *qs)
+/* T in ms of x on n cores under quota_cpus x period_ms (quota_cpus 0: no quota) with slices of
+ * slice_ms (0: the default 5 ms) accounted at ticks of tick_ms (0: exactly), with the shared pool
+ * (charged 0) or per-core queues with free wakes (charged 1); *qs the counters. */
+static double T_tick_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
+			double burst_ms, double slice_ms, double tick_ms, int charged,
+			struct pma_quota_stats *qs)
 {
-	struct pma_quota q = { quota_cpus * period_ms * MS, period_ms * MS, burst_ms * MS };
+	struct pma_quota q = { quota_cpus * period_ms * MS, period_ms * MS, burst_ms * MS,
+			       slice_ms * MS, tick_ms * MS };
 	struct pma_wake_charge c = { 0, 0 };
 	double T = -1;
 
 	assert_int_equal(pma_exact_replay_quota(x, n, charged ? &c : NULL,
 						quota_cpus > 0 ? &q : NULL, &T, NULL, qs), 0);
 	return T / MS;
+}
+
+/* T_tick_ms with the default slice, accounted exactly. */
+static double T_ms(const struct pma_exact *x, uint32_t n, double quota_cpus, double period_ms,
+		   double burst_ms, int charged, struct pma_quota_stats *qs)
+{
+	return T_tick_ms(x, n, quota_cpus, period_ms, burst_ms, 0, 0, charged, qs);
 }
 
 /* m independent threads of w_ms each. */
@@ -154,16 +167,133 @@ static void test_burst_carries_unused_quota(void **state)
 	pma_exact_free(x);
 }
 
-/* A quota or period of 0 or below is refused. */
+/* One slice takes the whole pool: 2 threads of 20 ms on 2 cores under 0.5 CPU per 10 ms (5 ms a
+ * period), slices of 5 ms. Per core: at 0 core 0 draws the pool's 5 ms and core 1, finding it
+ * empty, is throttled; core 0 runs to 5 and is throttled too. Each period's refill goes to the
+ * longest throttled core: core 1 runs 10-15, core 0 20-25, and so on, one core a period; thread 1
+ * ends at 65 (0-5, 20-25, 40-45, 60-65), thread 2 at 75 (its fourth 5 ms in 70-75). Periods
+ * ending at 10, ..., 70 each find a core throttled (7 of 8 periods), and one core or the other is
+ * throttled from 0 to 70 (70 ms). The global pool instead runs both threads 2.5 ms a period and
+ * holds them 7.5 ms: 8 periods end at 72.5 ms, 52.5 ms held. Slices of 2.5 ms split the pool
+ * evenly at each refill, as the global pool does: 72.5 ms. */
+static void test_slice_takes_the_pool(void **state)
+{
+	struct pma_exact *x = independent(2, 20);
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_near(T_ms(x, 2, 0.5, 10, 0, 1, &qs), 75, 1e-6);
+	assert_int_equal(qs.throttled_periods, 7);
+	assert_int_equal(qs.periods, 8);
+	assert_near(qs.throttled_ns / MS, 70, 1e-6);
+	assert_near(T_ms(x, 2, 0.5, 10, 0, 0, &qs), 72.5, 1e-6);
+	assert_int_equal(qs.throttled_periods, 7);
+	assert_near(qs.throttled_ns / MS, 52.5, 1e-6);
+	assert_near(T_tick_ms(x, 2, 0.5, 10, 0, 2.5, 0, 1, &qs), 72.5, 1e-6);
+	assert_int_equal(qs.throttled_periods, 7);
+	pma_exact_free(x);
+}
+
+/* Runtime returned by idle cores, handed out by the slack timer: 3 cores, 0.15 CPU per 100 ms
+ * (15 ms a period), slices of 5 ms. Thread 3 runs 4.5 ms, then wakes threads 1 and 2 (which
+ * waited from the start: a barrier of the three, released by thread 3) and runs 10 ms more;
+ * threads 1 and 2 run 1 ms each. At 0 thread 3's core draws 5 ms (pool 10). At 4.5 the cores of
+ * threads 1 and 2 draw 5 ms each (pool 0); at 5 thread 3's core has spent its slice and is
+ * throttled. At 5.5 threads 1 and 2 end: each core returns its 3 ms beyond the 1 ms it keeps, the
+ * pool reaches 6 ms, over a slice while a core is throttled, and the slack timer is armed for
+ * 5 ms later (94.5 ms before the refill, 7 needed). At 10.5 it hands the pool to thread 3's core:
+ * a slice of 5 (pool 1), run to 15.5, then the last 1 ms, run to 16.5; throttled with 3.5 ms of
+ * work left until the refill at 100, which ends it at 103.5. One throttled period of two,
+ * throttled 5-10.5 and 16.5-100 (89 ms). Without the slack timer thread 3 would wait from 5 to
+ * 100 and end at 109.5. Each instant's draws are the same in any order of the cores. */
+static void test_slack_timer_returns_runtime(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_non_null(x);
+	assert_int_equal(pma_exact_prog_work(x, 3, 4.5 * MS), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 3, 1), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 3, 2), 0);
+	assert_int_equal(pma_exact_prog_work(x, 3, 10 * MS), 0);
+	assert_int_equal(pma_exact_prog_work(x, 1, 1 * MS), 0);
+	assert_int_equal(pma_exact_prog_work(x, 2, 1 * MS), 0);
+	assert_near(T_ms(x, 3, 0.15, 100, 0, 1, &qs), 103.5, 1e-6);
+	assert_int_equal(qs.throttled_periods, 1);
+	assert_int_equal(qs.periods, 2);
+	assert_near(qs.throttled_ns / MS, 89, 1e-6);
+	pma_exact_free(x);
+}
+
+/* Which rows can throttle (pma_quota_study_exact, JSON throttling_possible): 4 threads of 20 ms on
+ * 2 cores, periods of 10 ms. One global pool (no wake charges) is never spent by 2 cores at 2
+ * CPUs. With slices (the per-core replay, ticks of 4 ms by default) each core may also end a
+ * period holding a slice it has not spent, and start it in a debt of up to a tick, so up to
+ * 2 x (10 + 5 + 4) ms may be drawn in a period: 3.8 CPUs is the first quota that cannot
+ * throttle. */
+static void test_study_throttling_possible(void **state)
+{
+	struct pma_exact *x = independent(4, 20);
+	struct pma_wake_charge c = { 0, 0 };
+	struct pma_quota_opts o = { .nQ = 3, .Q_cpus = { 2, 3.7, 3.8 }, .period_ns = 10 * MS };
+	struct pma_quota_result r;
+	(void)state;
+
+	assert_int_equal(pma_quota_study_exact(x, NULL, 2, &o, &r), 0);
+	assert_int_equal(r.rows[0].no_throttle, 1);
+	assert_int_equal(r.rows[1].no_throttle, 1);
+	pma_quota_result_free(&r);
+	assert_int_equal(pma_quota_study_exact(x, &c, 2, &o, &r), 0);
+	assert_int_equal(r.rows[0].no_throttle, 0);
+	assert_int_equal(r.rows[1].no_throttle, 0);
+	assert_int_equal(r.rows[2].no_throttle, 1);
+	assert_near(r.rows[2].T_ns / MS, 40, 1e-6);
+	assert_int_equal(r.rows[2].st.throttled_periods, 0);
+	pma_quota_result_free(&r);
+	pma_exact_free(x);
+}
+
+/* A core's runtime accounted at ticks: 1 thread of 13 ms on 1 core under 0.35 CPU per 10 ms
+ * (3.5 ms a period), slices of 5 ms, ticks every 4 ms; the thread has no event of its own, so
+ * its runtime is looked at only at the ticks. At 0 it draws the pool's 3.5 ms; at the tick at 4
+ * it is 0.5 ms in debt and the pool is empty: throttled. The refill at 10 pays the debt plus 1 ns
+ * (pool 3) and it runs; at the tick at 12 it is 2 ms in debt and draws the pool's 3 ms (1 ms
+ * left); at 16 it is 3 ms in debt: throttled. The refill at 20 pays 3 ms (pool 0.5) and the
+ * thread's last 3 ms end at 23 (10 ms of work by 20: 4 + 6). Periods ending at 10 and 20 find it
+ * throttled (2 of 3), throttled 4-10 and 16-20 (10 ms). Accounted exactly it runs 3.5 ms a
+ * period: 0-3.5, 10-13.5, 20-23.5, 30-32.5 (3 throttled periods of 6.5 ms). */
+static void test_tick_accounting_overruns(void **state)
+{
+	struct pma_exact *x = independent(1, 13);
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_near(T_tick_ms(x, 1, 0.35, 10, 0, 0, 4, 1, &qs), 23, 1e-6);
+	assert_int_equal(qs.throttled_periods, 2);
+	assert_int_equal(qs.periods, 3);
+	assert_near(qs.throttled_ns / MS, 10, 1e-6);
+	assert_near(T_tick_ms(x, 1, 0.35, 10, 0, 0, 0, 1, &qs), 32.5, 1e-6);
+	assert_int_equal(qs.throttled_periods, 3);
+	assert_near(qs.throttled_ns / MS, 19.5, 1e-6);
+	pma_exact_free(x);
+}
+
+/* A quota or period of 0 or below, a slice or tick below 0, is refused. */
 static void test_rejects_bad_quota(void **state)
 {
 	struct pma_exact *x = independent(1, 10);
-	struct pma_quota zero_period = { 100 * MS, 0, 0 }, zero_quota = { 0, 100 * MS, 0 };
+	struct pma_quota zero_period = { 100 * MS, 0, 0, 0, 0 }, zero_quota = { 0, 100 * MS, 0, 0, 0 };
+	struct pma_quota neg_slice = { 100 * MS, 100 * MS, 0, -1, 0 };
+	struct pma_quota neg_tick = { 100 * MS, 100 * MS, 0, 0, -1 };
+	struct pma_wake_charge c = { 0, 0 };
 	double T;
 	(void)state;
 
 	assert_int_equal(pma_exact_replay_quota(x, 2, NULL, &zero_period, &T, NULL, NULL), -1);
 	assert_int_equal(pma_exact_replay_quota(x, 2, NULL, &zero_quota, &T, NULL, NULL), -1);
+	assert_int_equal(pma_exact_replay_quota(x, 2, &c, &neg_slice, &T, NULL, NULL), -1);
+	assert_int_equal(pma_exact_replay_quota(x, 2, &c, &neg_tick, &T, NULL, NULL), -1);
 	pma_exact_free(x);
 }
 
@@ -174,6 +304,10 @@ int main(void)
 		cmocka_unit_test(test_quota_above_cores),
 		cmocka_unit_test(test_imbalanced_burst_early),
 		cmocka_unit_test(test_burst_carries_unused_quota),
+		cmocka_unit_test(test_slice_takes_the_pool),
+		cmocka_unit_test(test_slack_timer_returns_runtime),
+		cmocka_unit_test(test_tick_accounting_overruns),
+		cmocka_unit_test(test_study_throttling_possible),
 		cmocka_unit_test(test_rejects_bad_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
