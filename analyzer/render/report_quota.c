@@ -6,23 +6,34 @@
 
 #include "report_sections.h"
 
-static const char *quota_method(const struct pma_quota_result *q)
+/* The replay's words for its pool into buf: per-CPU slices, or one pool and why. */
+static const char *replay_method(int slices, const char *why, char *buf, size_t size)
+{
+	if (slices)
+		return "replay under CFS bandwidth control, per-CPU runtime slices";
+	snprintf(buf, size, "replay under CFS bandwidth control, one runtime pool for all cores (%s)",
+		 why ? why : "no per-CPU slices");
+	return buf;
+}
+
+static const char *quota_method(const struct pma_quota_result *q, char *buf, size_t size)
 {
 	return q->fluid ? "work-conserving fluid approximation (no replay program: the quota as a "
 			  "rate cap)" :
-			  "replay under CFS bandwidth control";
+			  replay_method(q->slices, q->slices_why, buf, size);
 }
 
 static void table_quota(FILE *out, const struct pma_result *r)
 {
 	const struct pma_quota_result *q = &r->quota;
+	char m[256];
 
 	if (!q->have)
 		return;
 	fprintf(out, "\nCPU quota on %u cores, period %.0f ms", q->n, q->period_ns / 1e6);
 	if (q->burst_ns > 0)
 		fprintf(out, ", burst %.0f ms", q->burst_ns / 1e6);
-	fprintf(out, ": %s\n", quota_method(q));
+	fprintf(out, ": %s\n", quota_method(q, m, sizeof(m)));
 	if (q->recorded)
 		fprintf(out, "  the limit the trace was recorded under (%s), on the run's CPUs\n",
 			q->recorded == 2 ? "set by pmcollect --quota" : "its cgroup's cpu quota");
@@ -57,6 +68,7 @@ static void quota_json(cJSON *root, const struct pma_result *r)
 		return;
 	o = cJSON_AddObjectToObject(root, "quota");
 	cJSON_AddStringToObject(o, "method", q->fluid ? "fluid" : "replay");
+	cJSON_AddBoolToObject(o, "slices", !q->fluid && q->slices);
 	cJSON_AddStringToObject(o, "limit", q->recorded == 2 ? "recorded, pmcollect --quota" :
 					    q->recorded ? "recorded, cgroup" : "--quota");
 	cJSON_AddNumberToObject(o, "cores", q->n);
@@ -115,12 +127,13 @@ static const char *thr_text(double v, char *buf, size_t size)
 static void table_quota_sweep(FILE *out, const struct pma_result *r)
 {
 	const struct pma_quota_sweep *s = &r->quota_sweep;
-	char a[32], b[32];
+	char a[32], b[32], m[256];
 
 	if (!s->present)
 		return;
 	fprintf(out, "\nQuota sweep: measured against predicted T(n,Q) (%s)\n",
-		s->fluid ? "fluid approximation: no throttled periods" : "replay under CFS bandwidth control");
+		s->fluid ? "fluid approximation: no throttled periods" :
+			   replay_method(s->slices, s->slices_why, m, sizeof(m)));
 	fprintf(out, "  %8s %9s %5s %4s %10s %10s %7s %12s %12s\n", "Q (CPUs)", "period ms", "n",
 		"runs", "T meas s", "T pred s", "error", "throttled", "throttled");
 	fprintf(out, "  %8s %9s %5s %4s %10s %10s %7s %12s %12s\n", "", "", "", "", "", "", "",
@@ -157,6 +170,7 @@ static void quota_sweep_json(cJSON *root, const struct pma_result *r)
 		return;
 	o = cJSON_AddObjectToObject(root, "quota_sweep");
 	cJSON_AddStringToObject(o, "method", s->fluid ? "fluid" : "replay");
+	cJSON_AddBoolToObject(o, "slices", !s->fluid && s->slices);
 	cJSON_AddNumberToObject(o, "mean_abs_err_pct", s->mean_abs_err_pct);
 	cJSON_AddNumberToObject(o, "unfinished", (double)s->unfinished);
 	rows = cJSON_AddArrayToObject(o, "rows");

@@ -99,6 +99,7 @@ int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charg
 			   .slice_ns = o->slice_ns, .tick_ns = o->tick_ns };
 
 	memset(out, 0, sizeof(*out));
+	out->slices = c != NULL;
 	if (pma_exact_replay(x, 1, &out->U_ns) < 0 ||
 	    pma_exact_replay_charged(x, 1, c, &out->T1_ns, NULL) < 0 ||
 	    pma_exact_replay_charged(x, n, c, &out->Tn_ns, NULL) < 0 || !(out->Tn_ns > 0))
@@ -131,9 +132,17 @@ int pma_quota_for_run(const struct pma_run *run, int est, const struct pma_wake_
 	double zero = 0;
 	uint32_t one = 1;
 
-	if (x)
-		return pma_quota_study_exact(x, est == PMA_EST_SCHED && w->have ? &w->charge : NULL,
-					     n, o, out);
+	if (x) {
+		int rc = pma_quota_study_exact(x, est == PMA_EST_SCHED && w->have ? &w->charge : NULL,
+					       n, o, out);
+		if (!out->slices)
+			out->slices_why = est != PMA_EST_SCHED ?
+				"switch-exact replays without wake-up costs, which the per-CPU slices' "
+				"replay needs" :
+				"the traces hold no wake-up cost between cores, which the per-CPU "
+				"slices' replay needs: record with --calibrate-wake";
+		return rc;
+	}
 	if (pma_profile_predict(pma_run_profile(run, est), &one, 1, &zero, &p1) < 0 ||
 	    pma_profile_predict(pma_run_profile(run, est), &n, 1, &zero, &pn) < 0)
 		return -1;
@@ -222,6 +231,8 @@ int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *bas
 			break;
 		}
 		out->fluid = q.fluid;
+		out->slices = q.slices;
+		out->slices_why = q.slices_why;
 		row->T_pred_ns = q.rows[0].T_ns;
 		row->thr_pred = q.fluid ? NAN : (double)q.rows[0].st.throttled_periods;
 		row->periods_pred = q.fluid ? NAN : (double)q.rows[0].st.periods;

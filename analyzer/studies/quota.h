@@ -45,6 +45,10 @@ struct pma_quota_row {
 struct pma_quota_result {
 	int have;
 	int fluid;                       /* the sampled estimators' fluid approximation, not a replay */
+	int slices;                      /* the replay has per-CPU runtime slices (the wake-charged
+					    per-core replay); 0: one pool shared by the cores (no
+					    wake-up cost measured: pma_exact_replay_quota) */
+	const char *slices_why;          /* static: why not, when a replay has no slices */
 	int recorded;                    /* 0: --quota's; 1: the trace's own limit (META cpu_limit)
 					    on the run's CPUs, 2: the same, set by pmcollect --quota */
 	uint32_t n;                      /* cores the program sees */
@@ -102,6 +106,8 @@ struct pma_quota_sweep_row {
 struct pma_quota_sweep {
 	int present;                     /* the trace has quota sweep runs */
 	int fluid;                       /* predicted by the fluid approximation (no replay program) */
+	int slices;                      /* pma_quota_result's slices */
+	const char *slices_why;          /* and its slices_why */
 	size_t nrows;
 	struct pma_quota_sweep_row *rows; /* by configuration, malloc'ed: pma_quota_sweep_free */
 	size_t unfinished;               /* quota sweep runs left out: not finished with status 0 */

@@ -67,10 +67,14 @@ assert got==[(0,0.5,0.5,50000,100000,0),(1,1.5,1.5,15000,10000,0),(0,0.5,0.5,500
 assert all(re.fullmatch(r"/sys/fs/cgroup/pmcollect-[0-9]+", x["quota"]["cgroup"]) for x in b[1:]), b' "$T/v2.dump"
 
 # pmanalyze: one row per quota, with its period, the cores, the two runs; no cpu.stat in the tree
+"$PMANALYZE" --info "$T/v2.pmt" >"$T/info" 2>&1
 run_capture "$PMANALYZE" "$T/v2.pmt"
 expect_status "pmanalyze: exit 0" 0
-check "pmanalyze: the quota sweep's heading" \
-	grep -Eqx 'Quota sweep: measured against predicted T\(n,Q\) \((replay under CFS bandwidth control|fluid approximation: no throttled periods)\)' "$T/out"
+# a quota sweep measures the wake-up cost (META wake_cost); a replay without per-CPU slices (no
+# cost between cores, or switch-exact's) says it has one pool, and why
+check "pmanalyze: the quota sweep's heading names the replay and its pool" \
+	grep -Eqx 'Quota sweep: measured against predicted T\(n,Q\) \((replay under CFS bandwidth control, (per-CPU runtime slices|one runtime pool for all cores \(.*per-CPU slices. replay needs.*\))|fluid approximation: no throttled periods)\)' "$T/out"
+check "pmanalyze --info: the sweep measured the wake-up cost" grep -q '^wake cost ' "$T/info"
 num='[0-9]+\.[0-9]{3}'
 check "pmanalyze: the row of quota 0.5 per 100 ms on $n cores, 2 runs, no throttling measured" \
 	grep -Eqx "      0\\.50       100 +$n    2 +$num +$num +[-+][0-9]+\\.[0-9]% +- +([0-9]+|-)" "$T/out"

@@ -40,8 +40,8 @@ assert t["cost"] >= 0.05, t' "$T/q.json"
 run_capture "$PMANALYZE" --quota 150ms/10ms --cores 2 "$EX"
 check "150ms/10ms: 15 CPUs on 2 cores, the row says the replay throttles nothing" \
 	grep -Eq '^ +15\.00 .*\(Q >= cores: the replay throttles nothing\)$' "$T/out"
-check "150ms/10ms: the section names the period and the replay" \
-	grep -q '^CPU quota on 2 cores, period 10 ms: replay under CFS bandwidth control$' "$T/out"
+check "150ms/10ms: the section names the period and the replay (one pool: the trace has no wake-up cost)" \
+	grep -q '^CPU quota on 2 cores, period 10 ms: replay under CFS bandwidth control, one runtime pool for all cores (the traces hold no wake-up cost between cores, which the per-CPU slices. replay needs: record with --calibrate-wake)$' "$T/out"
 
 run_capture "$PMANALYZE" --quota 1 --cores 2 --format csv "$EX"
 check "CSV: the quota table's header and its row" python3 -c 'import sys
