@@ -560,6 +560,9 @@ struct run_state {
 	int window_closed;
 	int64_t *values0;              /* the counters when a delayed window (or a -p one) began */
 	int pidfd[PMC_ATTACH_MAX];     /* -p: pidfd_open(2) of each process, -1 once it ended */
+	int *tree_fd;                  /* a terminated window: pidfds of the root's descendants,
+				       signalled with it (tree_signal) */
+	size_t ntree, tree_cap;
 	size_t alive;                  /* -p: processes not yet ended */
 	int stop_signal;               /* -p: SIGINT/SIGTERM/SIGHUP received: end the window */
 	struct pmc_guard *guard;       /* -p --cpus: the affinity guardian, NULL once stopped */
@@ -1600,10 +1603,13 @@ static int write_snapshot(struct run_state *st, uint64_t now)
 	return ev.n ? pmt_writer_counters(st->w, &c) : 0;
 }
 
-/* The program's tree from its root: sched_setaffinity(cpus) on every thread of every process
- * (/proc/<pid>/task/<tid>/children, Linux 3.5 with CONFIG_PROC_CHILDREN; where it is absent only
- * the root's threads). Errors (a thread that ended meanwhile) are skipped. */
-static void set_tree_affinity(pid_t pid, const cpu_set_t *cpus, int depth)
+/* Walks the program's tree from its root (/proc/<pid>/task/<tid>/children, Linux 3.5 with
+ * CONFIG_PROC_CHILDREN; where it is absent only the root's threads): on_thread(tid, arg) for every
+ * thread of every process, on_child(pid, arg) for every process below the root, before its own
+ * threads. Either may be NULL. A thread or process that ended meanwhile is skipped. Source:
+ * proc(5). */
+static void tree_walk(pid_t pid, int depth, void (*on_thread)(pid_t, void *),
+		      void (*on_child)(pid_t, void *), void *arg)
 {
 	char path[96];
 	DIR *d;
@@ -1618,15 +1624,83 @@ static void set_tree_affinity(pid_t pid, const cpu_set_t *cpus, int depth)
 		int child;
 		if (tid <= 0)
 			continue;
-		(void)sched_setaffinity(tid, sizeof(*cpus), cpus);
+		if (on_thread)
+			on_thread(tid, arg);
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
 		if (!(f = fopen(path, "r")))
 			continue;
-		while (fscanf(f, "%d", &child) == 1)
-			set_tree_affinity((pid_t)child, cpus, depth + 1);
+		while (fscanf(f, "%d", &child) == 1) {
+			if (on_child)
+				on_child((pid_t)child, arg);
+			tree_walk((pid_t)child, depth + 1, on_thread, on_child, arg);
+		}
 		fclose(f);
 	}
 	closedir(d);
+}
+
+static void thread_affinity(pid_t tid, void *cpus)
+{
+	(void)sched_setaffinity(tid, sizeof(cpu_set_t), cpus);
+}
+
+/* The program's tree from its root (tree_walk): sched_setaffinity(cpus) on every thread of every
+ * process. Errors (a thread that ended meanwhile) are skipped. */
+static void set_tree_affinity(pid_t pid, const cpu_set_t *cpus, int depth)
+{
+	cpu_set_t set = *cpus;
+
+	tree_walk(pid, depth, thread_affinity, NULL, &set);
+}
+
+/* A descendant of the root into st->tree_fd as a pidfd (tree_collect); one that ended
+ * meanwhile, or one that cannot be opened, is skipped; the list stops growing when memory runs
+ * out. Source: pidfd_open(2). */
+static void tree_add(pid_t pid, void *arg)
+{
+	struct run_state *st = arg;
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		return;
+	if (PM_GROW(st->tree_fd, st->tree_cap, st->ntree + 1) < 0) {
+		close(fd);
+		return;
+	}
+	st->tree_fd[st->ntree++] = fd;
+}
+
+/* The root's descendants into st->tree_fd (tree_walk): the window's end signals the whole
+ * program, not its root alone (a shell's children would run on, orphaned). */
+static void tree_collect(struct run_state *st, pid_t pid, int depth)
+{
+	tree_walk(pid, depth, NULL, tree_add, st);
+}
+
+/* Sends sig to the descendants tree_collect found (those that ended are not signalled:
+ * pidfd_send_signal(2) refuses them). */
+static void tree_signal(const struct run_state *st, int sig)
+{
+	for (size_t i = 0; i < st->ntree; i++)
+		(void)syscall(SYS_pidfd_send_signal, st->tree_fd[i], sig, NULL, 0);
+}
+
+/* After the root was reaped: the descendants still running get until the grace period's end to
+ * exit after their SIGTERM, then SIGKILL, as the root would have (PMC_WINDOW_GRACE_NS); their
+ * pidfds are closed. */
+static void tree_finish(struct run_state *st)
+{
+	for (size_t i = 0; i < st->ntree; i++) {
+		struct pollfd p = { .fd = st->tree_fd[i], .events = POLLIN };
+		uint64_t now = pmc_now_ns();
+		int left_ms = st->grace_ns > now ? (int)((st->grace_ns - now) / 1000000u) + 1 : 0;
+		if (poll(&p, 1, left_ms) == 0)
+			(void)syscall(SYS_pidfd_send_signal, st->tree_fd[i], SIGKILL, NULL, 0);
+		close(st->tree_fd[i]);
+	}
+	free(st->tree_fd);
+	st->tree_fd = NULL;
+	st->ntree = 0;
 }
 
 /* The window's end (--duration elapsed): a last sample, the scheduler events and context switches
@@ -1668,7 +1742,9 @@ static int close_window(struct run_state *st, uint64_t now)
 		return 1;
 	}
 	res->window_after = PMC_AFTER_TERMINATED;
+	tree_collect(st, st->pid, 0);
 	kill(st->pid, SIGTERM);
+	tree_signal(st, SIGTERM);
 	st->grace_ns = now + PMC_WINDOW_GRACE_NS;
 	return 0;
 }
@@ -1769,6 +1845,7 @@ static void run_loop(struct run_state *st)
 			if (st->grace_ns && now >= st->grace_ns) {
 				/* SIGTERM was not enough within the grace period */
 				kill(st->pid, SIGKILL);
+				tree_signal(st, SIGKILL);
 				st->res->window_after = PMC_AFTER_KILLED;
 				st->grace_ns = 0;
 			}
@@ -1884,6 +1961,7 @@ int pmc_run_once(struct pmt_writer *w, uint32_t run_id, const struct pmc_run_con
 	rc = cfg->nattach ? attach_start(&st, why, whysize) : run_start(&st, why, whysize);
 	if (rc == 0 && res->started && res->window_end != PMC_WINDOW_BEFORE) {
 		run_loop(&st);
+		tree_finish(&st);
 		if (st.guard) /* before RUN_END, which says what it did */
 			(void)pmc_guard_stop(st.guard, &res->guard);
 		st.guard = NULL;

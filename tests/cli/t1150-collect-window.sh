@@ -46,6 +46,19 @@ a=$(json_get "$T/out" parallelism.estimates.sched-exact.A_inf none 2>/dev/null)
 if [ -n "$a" ] && [ "$a" != none ]; then near "A(m,inf) of the window from the exact mode" "$a" 2 0.1
 else skip "A(m,inf) of the window from the exact mode" "no exact mode in the trace (no tracefs, no perf_event_open)"; fi
 
+# --- the whole program is stopped, not its root alone: a shell's child and grandchild ----------
+# (each writes its pid; without the tree's SIGTERM they ran on, orphaned, after pmcollect)
+run_capture "$PMCOLLECT" -q -o "$T/tree.zst" --duration 0.5 -- sh -c \
+	'sh -c "sleep 300 & echo \$! > '"$T"'/grandchild; wait" & echo $! > '"$T"'/child; wait'
+expect_status "--duration 0.5 of a shell with a child and a grandchild: exit 0" 0
+# alive: a process that exists and is not a zombie (an orphan waits for init to reap it)
+alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"; }
+c=$(cat "$T/child" 2>/dev/null); g=$(cat "$T/grandchild" 2>/dev/null)
+if [ -n "$c" ] && [ -n "$g" ] && ! alive "$c" && ! alive "$g"
+then ok "the window's end stopped the root's child and grandchild too"
+else not_ok "the window's end stopped the root's child and grandchild too" "child $c, grandchild $g: $(cat /proc/$c/stat /proc/$g/stat 2>&1)"; fi
+[ -n "$g" ] && kill -9 "$g" 2>/dev/null; [ -n "$c" ] && kill -9 "$c" 2>/dev/null
+
 # --- --detach: the program runs on, on the CPUs it would have had -------------------------------
 before=$(taskset -p $$ | sed 's/.*: //')
 run_capture "$PMCOLLECT" -q -o "$T/d.zst" --cpus 0 --duration 0.3 --detach -- $WL "$W/phases" -t 3 -w 10 -r 100000 balanced
