@@ -821,6 +821,7 @@ struct shreplay {
 	uint8_t *signaled;
 	int64_t *waiter;
 	double V, t;
+	double scale;             /* each WORK step's CPU time times this (1 + omega) */
 	struct bwc bw;
 };
 
@@ -866,7 +867,7 @@ static void shared_step(struct shreplay *S, uint32_t i)
 		}
 		s = &th->steps[r->pc];
 		if (s->kind == ST_WORK) {
-			heap_push(S->heap, &S->nheap, (struct heapent){ S->V + s->ns, i });
+			heap_push(S->heap, &S->nheap, (struct heapent){ S->V + s->ns * S->scale, i });
 			return;
 		}
 		if (s->kind == ST_WAIT && !S->signaled[s->arg]) {
@@ -918,9 +919,10 @@ static void shared_advance(struct shreplay *S)
 
 /* pma_exact_replay (exact.h), wk as pma_exact_replay_charged's with c NULL. */
 static int replay_shared(const struct pma_exact *x, uint32_t n, const struct pma_quota *q,
-			 double *T_ns, struct pma_replay_wakes *wk, struct pma_quota_stats *qs)
+			 double scale, double *T_ns, struct pma_replay_wakes *wk,
+			 struct pma_quota_stats *qs)
 {
-	struct shreplay S = { .x = x, .n = n, .wk = wk };
+	struct shreplay S = { .x = x, .n = n, .wk = wk, .scale = scale };
 	size_t started = 0;
 	int rc = -1;
 
@@ -1033,6 +1035,7 @@ struct pcreplay {
 	int64_t *egroup;          /* per edge: its barrier, -1 none */
 	uint32_t *gedge;          /* the barriers' edges */
 	uint32_t *gblocked;       /* per barrier, from its first: the participants blocked in it */
+	double scale;             /* each WORK step's CPU time times this (1 + omega) */
 	struct bwc bw;
 };
 
@@ -1142,7 +1145,7 @@ static int pc_step(struct pcreplay *R, uint32_t i)
 		}
 		s = &th->steps[r->pc];
 		if (s->kind == ST_WORK)
-			return pc_push(&R->core[r->core], i, s->ns);
+			return pc_push(&R->core[r->core], i, s->ns * R->scale);
 		g = s->kind == ST_SPAWN ? -1 : R->egroup[s->arg]; /* a spawn's arg is a thread */
 		if (s->kind == ST_WAIT && !R->signaled[s->arg] && g >= 0) {
 			if (!pc_arrive(R, (uint32_t)g, i))
@@ -1526,10 +1529,10 @@ static void pc_free(struct pcreplay *R)
  * every core; Linux keeps a woken thread on the core it was woken to, so a late core's delay
  * stays on it (docs/model.md "Wake-up costs in the replay"). */
 static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
-			  const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
-			  struct pma_quota_stats *qs, int barriers)
+			  const struct pma_quota *q, double scale, double *T_ns,
+			  struct pma_replay_wakes *wk, struct pma_quota_stats *qs, int barriers)
 {
-	struct pcreplay R = { .x = x, .n = n, .c = c, .wk = wk };
+	struct pcreplay R = { .x = x, .n = n, .c = c, .wk = wk, .scale = scale };
 	size_t started = 0;
 	int rc = -1;
 
@@ -1584,6 +1587,13 @@ int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct p
 			   const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
 			   struct pma_quota_stats *qs)
 {
+	return pma_exact_replay_scaled(x, n, c, q, 0, T_ns, wk, qs);
+}
+
+int pma_exact_replay_scaled(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			    const struct pma_quota *q, double omega, double *T_ns,
+			    struct pma_replay_wakes *wk, struct pma_quota_stats *qs)
+{
 	int rc;
 
 	*T_ns = 0;
@@ -1593,21 +1603,22 @@ int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct p
 		memset(qs, 0, sizeof(*qs));
 		qs->periods = q ? 1 : 0;
 	}
-	if (n == 0 || (q && (!(q->period_ns > 0) || !(q->quota_ns > 0) || q->burst_ns < 0 ||
-			     q->slice_ns < 0 || q->tick_ns < 0)))
+	if (n == 0 || !(omega > -1) || !isfinite(omega) ||
+	    (q && (!(q->period_ns > 0) || !(q->quota_ns > 0) || q->burst_ns < 0 ||
+		   q->slice_ns < 0 || q->tick_ns < 0)))
 		return -1;
 	if (x->nthr == 0)
 		return 0;
 	if (!c)
-		return replay_shared(x, n, q, T_ns, wk, qs);
-	rc = replay_percore(x, n, c, q, T_ns, wk, qs, 1);
+		return replay_shared(x, n, q, 1 + omega, T_ns, wk, qs);
+	rc = replay_percore(x, n, c, q, 1 + omega, T_ns, wk, qs, 1);
 	if (rc == -2) {
 		/* a barrier left a wait unresolved: the recorded order was no schedule (a damaged
 		 * trace; a consistent one cannot, as every participant arrived before the recorded
 		 * release): the recorded edges alone */
 		if (wk)
 			memset(wk, 0, sizeof(*wk));
-		rc = replay_percore(x, n, c, q, T_ns, wk, qs, 0);
+		rc = replay_percore(x, n, c, q, 1 + omega, T_ns, wk, qs, 0);
 		if (wk)
 			wk->barriers_dropped = 1;
 	}

@@ -200,6 +200,15 @@ int pma_exact_replay_quota(const struct pma_exact *x, uint32_t n, const struct p
 			   const struct pma_quota *q, double *T_ns, struct pma_replay_wakes *wk,
 			   struct pma_quota_stats *qs);
 
+/* pma_exact_replay_quota with memory contention: every WORK step costs 1 + omega times its
+ * recorded CPU time (Tudor & Teo eq. 7: C(n) = C(1) (1 + omega(n)); omega relative to the
+ * recording's own CPU count, 0 for none), wake charges unchanged. Under a quota the scaled work
+ * is what the cores draw from the pool: contention spends the quota too. Returns as
+ * pma_exact_replay_quota; -1 also for omega <= -1 or not finite. */
+int pma_exact_replay_scaled(const struct pma_exact *x, uint32_t n, const struct pma_wake_charge *c,
+			    const struct pma_quota *q, double omega, double *T_ns,
+			    struct pma_replay_wakes *wk, struct pma_quota_stats *qs);
+
 /* One slice of a thread's timeline, real time of the recording. */
 enum pma_slice_kind { PMA_SLICE_RUNNING = 1, PMA_SLICE_RUNNABLE = 2 };
 struct pma_slice {

@@ -39,6 +39,13 @@ static void table_quota(FILE *out, const struct pma_result *r)
 			q->recorded == 2 ? "set by pmcollect --quota" : "its cgroup's cpu quota");
 	fprintf(out, "  unlimited T(%u) %.3f s, T(1) %.3f s, work U %.3f s\n", q->n, q->Tn_ns / 1e9,
 		q->T1_ns / 1e9, q->U_ns / 1e9);
+	if (q->omega_source)
+		fprintf(out, "  omega(%u) %.3f from the memory model (C(n) from %s): work on %u cores "
+			"costs 1 + omega and spends that much of the quota\n", q->n, q->omega,
+			q->omega_source, q->n);
+	else if (q->n > 1)
+		fprintf(out, "  omega(%u) unknown: no memory contention assumed, T(n,Q) a lower bound "
+			"(calibration runs give it: pmcollect --calibrate)\n", q->n);
 	fprintf(out, "  %8s %10s %7s %7s %10s %12s\n", "Q (CPUs)", "T(n,Q) s", "S", "cost",
 		"throttled", "throttled s");
 	for (size_t i = 0; i < q->nrows; i++) {
@@ -77,6 +84,11 @@ static void quota_json(cJSON *root, const struct pma_result *r)
 	cJSON_AddNumberToObject(o, "T1_s", q->T1_ns / 1e9);
 	cJSON_AddNumberToObject(o, "Tn_s", q->Tn_ns / 1e9);
 	cJSON_AddNumberToObject(o, "work_s", q->U_ns / 1e9);
+	cJSON_AddNumberToObject(o, "omega", q->omega);
+	if (q->omega_source)
+		cJSON_AddStringToObject(o, "omega_source", q->omega_source);
+	else
+		cJSON_AddNullToObject(o, "omega_source");
 	if (q->Q_enough_cpus > 0)
 		cJSON_AddNumberToObject(o, "quota_enough_cpus", q->Q_enough_cpus);
 	else
@@ -134,14 +146,21 @@ static void table_quota_sweep(FILE *out, const struct pma_result *r)
 	fprintf(out, "\nQuota sweep: measured against predicted T(n,Q) (%s)\n",
 		s->fluid ? "fluid approximation: no throttled periods" :
 			   replay_method(s->slices, s->slices_why, m, sizeof(m)));
-	fprintf(out, "  %8s %9s %5s %4s %10s %10s %7s %12s %12s\n", "Q (CPUs)", "period ms", "n",
-		"runs", "T meas s", "T pred s", "error", "throttled", "throttled");
-	fprintf(out, "  %8s %9s %5s %4s %10s %10s %7s %12s %12s\n", "", "", "", "", "", "", "",
+	fprintf(out, "  omega: the work's cost on n cores, 1 + omega, from the CPU time of the other "
+		"quotas' runs (held out: a row's own runs do not predict it)\n");
+	fprintf(out, "  %8s %9s %5s %4s %10s %7s %10s %7s %12s %12s\n", "Q (CPUs)", "period ms", "n",
+		"runs", "T meas s", "omega", "T pred s", "error", "throttled", "throttled");
+	fprintf(out, "  %8s %9s %5s %4s %10s %7s %10s %7s %12s %12s\n", "", "", "", "", "", "", "", "",
 		"measured", "predicted");
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct pma_quota_sweep_row *w = &s->rows[i];
-		fprintf(out, "  %8.2f %9.0f %5u %4zu %10.3f %10.3f %+6.1f%% %12s %12s\n", w->Q_cpus,
-			w->period_ns / 1e6, w->n, w->nreps, w->T_meas_ns / 1e9, w->T_pred_ns / 1e9,
+		char om[32];
+		if (w->omega_runs)
+			snprintf(om, sizeof(om), "%.3f", w->omega);
+		else
+			snprintf(om, sizeof(om), "-");
+		fprintf(out, "  %8.2f %9.0f %5u %4zu %10.3f %7s %10.3f %+6.1f%% %12s %12s\n", w->Q_cpus,
+			w->period_ns / 1e6, w->n, w->nreps, w->T_meas_ns / 1e9, om, w->T_pred_ns / 1e9,
 			w->err_pct, thr_text(w->thr_meas, a, sizeof(a)), thr_text(w->thr_pred, b, sizeof(b)));
 	}
 	fprintf(out, "  mean |error| %.1f%% over %zu quota%s", s->mean_abs_err_pct, s->nrows,
@@ -184,6 +203,8 @@ static void quota_sweep_json(cJSON *root, const struct pma_result *r)
 		cJSON_AddNumberToObject(e, "runs", (double)w->nreps);
 		cJSON_AddNumberToObject(e, "T_measured_s", w->T_meas_ns / 1e9);
 		cJSON_AddNumberToObject(e, "T_predicted_s", w->T_pred_ns / 1e9);
+		cJSON_AddNumberToObject(e, "omega", w->omega);
+		cJSON_AddNumberToObject(e, "omega_runs", (double)w->omega_runs);
 		cJSON_AddNumberToObject(e, "err_pct", w->err_pct);
 		add_num_or_null(e, "throttled_measured", w->thr_meas);
 		add_num_or_null(e, "throttled_predicted", w->thr_pred);
@@ -201,14 +222,15 @@ static void csv_quota_sweep(FILE *out, const struct pma_result *r)
 	if (!s->present)
 		return;
 	fprintf(out, "\nquota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,"
-		"throttled_measured,throttled_predicted\n");
+		"throttled_measured,throttled_predicted,omega,omega_runs\n");
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct pma_quota_sweep_row *w = &s->rows[i];
-		fprintf(out, "%.4g,%.6g,%u,%zu,%s,%.6f,%.6f,%.2f,%s,%s\n", w->Q_cpus, w->period_ns / 1e6,
+		fprintf(out, "%.4g,%.6g,%u,%zu,%s,%.6f,%.6f,%.2f,%s,%s,%.4f,%zu\n", w->Q_cpus, w->period_ns / 1e6,
 			w->n, w->nreps, s->fluid ? "fluid" : "replay", w->T_meas_ns / 1e9,
 			w->T_pred_ns / 1e9, w->err_pct,
 			isfinite(w->thr_meas) ? thr_text(w->thr_meas, a, sizeof(a)) : "",
-			isfinite(w->thr_pred) ? thr_text(w->thr_pred, b, sizeof(b)) : "");
+			isfinite(w->thr_pred) ? thr_text(w->thr_pred, b, sizeof(b)) : "", w->omega,
+			w->omega_runs);
 	}
 }
 

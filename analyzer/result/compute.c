@@ -546,6 +546,22 @@ static double run_other_s(const struct pma_run *run, int est, double wall_s)
 	return fmin(fmax(wall_s - q.T_ns / 1e9, 0), cap_s);
 }
 
+/* omega(n) of the memory model at n cores (the predictions table's, eq. 7-10) for the quota
+ * replays, with its source into *src ("memory model, C(n) from cpu_time" style, static); 0 with
+ * *src NULL when unknown (no calibration, or n not among the table's core counts); 0 for n 1. */
+static double quota_omega(const struct pma_result *r, uint32_t n, const char **src)
+{
+	*src = NULL;
+	if (n <= 1)
+		return 0;
+	for (size_t i = 0; r->mem.omega && i < r->pred.ncores; i++)
+		if (r->pred.cores[i] == n && isfinite(r->mem.omega[i]) && r->mem.omega[i] > -1) {
+			*src = pma_mem_cal_source_name(&r->mem.cal, 1);
+			return r->mem.omega[i];
+		}
+	return 0;
+}
+
 /* The runs of a trace recorded under a CPU limit (META cpu_limit with a quota) ran under it: the
  * prediction they are checked against is S(n, Q) = T(1, Q) / T(n, Q) (quota.h, the replay under
  * CFS bandwidth control), written into S[i] for each core count cores[i] some run has (cpus[],
@@ -572,6 +588,7 @@ static int quota_S(struct pma_result *r, const uint32_t *cpus, size_t nruns, dou
 			has = cpus[j] == r->pred.cores[i];
 		if (!has || r->pred.cores[i] < 2)
 			continue;
+		q.omega = quota_omega(r, r->pred.cores[i], &q.omega_source);
 		if (pma_quota_for_run(r->run, r->par.est, &r->wake, r->pred.cores[i], &q, &at_n) < 0 ||
 		    at_n.nrows != 1)
 			rc = -1;
@@ -1341,12 +1358,15 @@ int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char 
 {
 	const struct pma_meta *m = &r->t->meta;
 	struct pma_quota_opts rec = { 0 };
-	const struct pma_quota_opts *q = o->quota;
+	struct pma_quota_opts *q = NULL;
 	uint32_t n = o->quota_cores ? o->quota_cores :
 		     m->topo.pus >= 1 ? (uint32_t)m->topo.pus : r->run->cpus_n;
 
-	if ((!q || !q->nQ) && m->cpu_limit_present && m->cpu_quota_us > 0 && m->cpu_period_us > 0 &&
-	    r->run->cpus_n >= 1) {
+	if (o->quota && o->quota->nQ) {
+		rec = *o->quota;
+		q = &rec;
+	} else if (m->cpu_limit_present && m->cpu_quota_us > 0 && m->cpu_period_us > 0 &&
+		   r->run->cpus_n >= 1) {
 		rec.nQ = 1;
 		rec.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
 		rec.period_ns = m->cpu_period_us * 1e3;
@@ -1354,13 +1374,14 @@ int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char 
 		q = &rec;
 		n = r->run->cpus_n;
 	}
-	if (!q || !q->nQ)
+	if (!q)
 		return 0;
+	q->omega = quota_omega(r, n, &q->omega_source);
 	if (pma_quota_for_run(r->run, r->par.est, &r->wake, n, q, &r->quota) < 0) {
 		snprintf(why, whysize, "'%s': the replay under --quota failed", r->t->path);
 		return -1;
 	}
-	if (q == &rec)
+	if (!(o->quota && o->quota->nQ))
 		r->quota.recorded = m->cpu_limit_by_pmcollect ? 2 : 1;
 	return 0;
 }

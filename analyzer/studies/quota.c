@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contention.h"
 #include "model/pswitch.h"
 #include "pm_util.h"
 #include "trace/analyze.h"
@@ -17,7 +18,8 @@ struct qeval {
 	const struct pma_wake_charge *c;
 	uint32_t n;
 	double period_ns, burst_ns, slice_ns, tick_ns; /* slice and tick: 0 for the defaults */
-	double U_ns, Tn_ns;              /* fluid */
+	double omega;                    /* the n-core work costs 1 + omega */
+	double U_ns, Tn_ns;              /* fluid (Tn with omega) */
 };
 
 static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_quota_stats *st)
@@ -27,10 +29,10 @@ static int q_T(const struct qeval *e, double Q_cpus, double *T_ns, struct pma_qu
 
 	if (!e->x) {
 		memset(st, 0, sizeof(*st));
-		*T_ns = fmax(e->Tn_ns, e->U_ns / Q_cpus);
+		*T_ns = fmax(e->Tn_ns, e->U_ns * (1 + e->omega) / Q_cpus);
 		return 0;
 	}
-	return pma_exact_replay_quota(e->x, e->n, e->c, &q, T_ns, NULL, st);
+	return pma_exact_replay_scaled(e->x, e->n, e->c, &q, e->omega, T_ns, NULL, st);
 }
 
 /* The quota from which the replay cannot throttle, CPUs: n cores spend at most n x P a period;
@@ -52,6 +54,8 @@ static int q_run(const struct qeval *e, const struct pma_quota_opts *o, struct p
 
 	out->have = 1;
 	out->n = e->n;
+	out->omega = o->omega;
+	out->omega_source = o->omega_source;
 	out->period_ns = e->period_ns;
 	out->burst_ns = e->burst_ns;
 	out->rows = calloc(o->nQ ? o->nQ : 1, sizeof(*out->rows));
@@ -96,13 +100,14 @@ int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charg
 			  const struct pma_quota_opts *o, struct pma_quota_result *out)
 {
 	struct qeval e = { .x = x, .c = c, .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns,
-			   .slice_ns = o->slice_ns, .tick_ns = o->tick_ns };
+			   .slice_ns = o->slice_ns, .tick_ns = o->tick_ns, .omega = o->omega };
 
 	memset(out, 0, sizeof(*out));
 	out->slices = c != NULL;
 	if (pma_exact_replay(x, 1, &out->U_ns) < 0 ||
 	    pma_exact_replay_charged(x, 1, c, &out->T1_ns, NULL) < 0 ||
-	    pma_exact_replay_charged(x, n, c, &out->Tn_ns, NULL) < 0 || !(out->Tn_ns > 0))
+	    pma_exact_replay_scaled(x, n, c, NULL, o->omega, &out->Tn_ns, NULL, NULL) < 0 ||
+	    !(out->Tn_ns > 0))
 		return -1;
 	return q_run(&e, o, out);
 }
@@ -111,7 +116,7 @@ int pma_quota_study_fluid(double U_ns, double T1_ns, double Tn_ns, uint32_t n,
 			  const struct pma_quota_opts *o, struct pma_quota_result *out)
 {
 	struct qeval e = { .n = n, .period_ns = q_period(o), .burst_ns = o->burst_ns, .U_ns = U_ns,
-			   .Tn_ns = Tn_ns };
+			   .Tn_ns = Tn_ns, .omega = o->omega };
 
 	memset(out, 0, sizeof(*out));
 	out->fluid = 1;
@@ -129,7 +134,7 @@ int pma_quota_for_run(const struct pma_run *run, int est, const struct pma_wake_
 	const struct pma_exact *x = est == PMA_EST_SCHED ? run->exact :
 		est == PMA_EST_SWITCH ? pma_pswitch_program(run->pswitch) : NULL;
 	struct pma_prediction p1, pn;
-	double zero = 0;
+	double zero = 0, omega = o->omega;
 	uint32_t one = 1;
 
 	if (x) {
@@ -144,7 +149,7 @@ int pma_quota_for_run(const struct pma_run *run, int est, const struct pma_wake_
 		return rc;
 	}
 	if (pma_profile_predict(pma_run_profile(run, est), &one, 1, &zero, &p1) < 0 ||
-	    pma_profile_predict(pma_run_profile(run, est), &n, 1, &zero, &pn) < 0)
+	    pma_profile_predict(pma_run_profile(run, est), &n, 1, &omega, &pn) < 0)
 		return -1;
 	return pma_quota_study_fluid(p1.T_ns, p1.T_ns, pn.T_ns, n, o, out);
 }
@@ -194,6 +199,32 @@ static int sweep_row(const struct pma_trace *t, uint32_t c, uint32_t ncpus_defau
 	return 1;
 }
 
+/* The contention of configuration c's runs on n cores, held out: the median over the finished
+ * quota sweep runs of the other configurations on n cores of C(run) / C(base) - 1 (Tudor & Teo
+ * eq. 7, omega(n) = C(n)/C(1) - 1, with the runs' CPU time as C: pma_mem_run_C), so that a row's
+ * own runs never predict it. om: scratch of t->nruns. 0 with *nused 0 when there are none. */
+static double held_out_omega(const struct pma_trace *t, const struct pma_run *base, uint32_t c,
+			     uint32_t n, uint32_t ncpus_default, double *om, size_t *nused)
+{
+	double llc, C1;
+	int cyc;
+	size_t k = 0;
+
+	C1 = pma_mem_run_C(base, 0, &llc, &cyc);
+	for (uint32_t i = 0; C1 > 0 && i < t->nruns; i++) {
+		const struct pma_run *r = &t->runs[i];
+		double C;
+		if (!is_quota_sweep_run(r) || r->info.sweep_config == c || !pma_run_exited_ok(r) ||
+		    (r->cpus_n ? r->cpus_n : ncpus_default) != n)
+			continue;
+		C = pma_mem_run_C(r, 0, &llc, &cyc);
+		if (C > 0)
+			om[k++] = pma_mem_omega_measured(C, C1);
+	}
+	*nused = k;
+	return k ? pm_median_finite(om, k) : 0;
+}
+
 int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,
 			    const struct pma_wake_result *w, uint32_t ncpus_default,
 			    struct pma_quota_sweep *out)
@@ -225,6 +256,10 @@ int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *bas
 			continue;
 		o.Q_cpus[0] = row->Q_cpus;
 		o.period_ns = row->period_ns;
+		row->omega = held_out_omega(t, base, c, row->n, ncpus_default, T, &row->omega_runs);
+		if (!(row->omega > -1))
+			row->omega = 0;
+		o.omega = row->omega;
 		if (pma_quota_for_run(base, est, w, row->n, &o, &q) < 0 || q.nrows != 1) {
 			pma_quota_result_free(&q);
 			rc = -1;

@@ -28,6 +28,11 @@ struct pma_quota_opts {
 	double slice_ns;                 /* sched_cfs_bandwidth_slice_us, 0 =
 					    PMA_QUOTA_SLICE_DEFAULT_NS (exact.h) */
 	double tick_ns;                  /* the scheduler tick, 0 = PMA_QUOTA_TICK_DEFAULT_NS */
+	/* memory contention on the n cores (Tudor & Teo eq. 7, omega(n) = C(n)/C(1) - 1, relative
+	   to the recording's CPUs): every step of work costs 1 + omega of its recorded CPU time on
+	   n cores, and spends that much of the quota (pma_exact_replay_scaled); 0 for none */
+	double omega;
+	const char *omega_source;        /* static: where omega came from; NULL: unknown, 0 used */
 };
 
 /* One quota's prediction. */
@@ -53,7 +58,9 @@ struct pma_quota_result {
 					    on the run's CPUs, 2: the same, set by pmcollect --quota */
 	uint32_t n;                      /* cores the program sees */
 	double period_ns, burst_ns;
-	double T1_ns, Tn_ns;             /* unlimited on 1 and n cores */
+	double omega;                    /* the opts' omega the n-core replays used */
+	const char *omega_source;        /* and its source, NULL: unknown (0 used) */
+	double T1_ns, Tn_ns;             /* unlimited on 1 and n cores (Tn with omega) */
 	double U_ns;                     /* the work: CPU time the quota is spent on */
 	double Q_enough_cpus;            /* the smallest quota costing under PMA_QUOTA_COST_OK (to
 					    0.01 CPU); 0 when none up to n */
@@ -64,14 +71,16 @@ struct pma_quota_result {
 /* The study on n cores from a replay program x (sched-exact's events or switch-exact's program),
  * with wake charges c (NULL for none): each quota Q of o replayed with pma_exact_replay_quota
  * (quota Q * P ns per period P; with c, per-CPU slices of o->slice_ns accounted at each core's
- * events and ticks of o->tick_ns; without, one global pool), T(1) and T(n) replayed unlimited. Q_enough by bisection over
+ * events and ticks of o->tick_ns; without, one global pool), T(1) and T(n) replayed unlimited; the
+ * n-core replays' work costs 1 + o->omega (pma_exact_replay_scaled). Q_enough by bisection over
  * quotas from 0.01 CPU to n (T(n, Q) does not grow with Q). Returns 0, or -1 (a replay failed, out
  * of memory). */
 int pma_quota_study_exact(const struct pma_exact *x, const struct pma_wake_charge *c, uint32_t n,
 			  const struct pma_quota_opts *o, struct pma_quota_result *out);
 
 /* The work-conserving fluid approximation, for estimators without a replay program: the quota as
- * a rate cap, T(n, Q) = max(T(n), U / Q) with U the work and T(n) the unlimited prediction (ns).
+ * a rate cap, T(n, Q) = max(T(n), U (1 + o->omega) / Q) with U the work and T(n) the unlimited
+ * prediction (ns, its omega included by the caller).
  * It ignores where in the period the work falls: a program whose parallel bursts spend the pool
  * early in the period while a serial phase waits takes longer
  * (docs/model.md "Containers and CPU quotas"). No throttling counts. Returns 0 or -1 (no memory). */
@@ -82,7 +91,8 @@ struct pma_run;
 struct pma_wake_result;
 /* The study of a run with its estimator est (enum pma_estimator_kind): the replay of its
  * sched-exact or switch-exact program (wake charges w for sched-exact, as its predictions), else
- * the fluid approximation over its profile's T(n) (Tudor & Teo eq. 6, omega 0). Returns 0 or -1. */
+ * the fluid approximation over its profile's T(n) (Tudor & Teo eq. 6 with o->omega). Returns 0
+ * or -1. */
 int pma_quota_for_run(const struct pma_run *run, int est, const struct pma_wake_result *w,
 		      uint32_t n, const struct pma_quota_opts *o, struct pma_quota_result *out);
 
@@ -99,6 +109,11 @@ struct pma_quota_sweep_row {
 	double thr_meas;                 /* median RUN_END cpu_stat nr_throttled, NAN when not recorded */
 	double periods_meas;             /* median RUN_END cpu_stat nr_periods, NAN when not recorded */
 	double T_pred_ns;                /* T(n, Q) of the baseline's replay (pma_quota_for_run) */
+	double omega;                    /* the contention it used: the median C(run)/C(base) - 1 of
+					    the other configurations' runs on n cores (held out:
+					    this row's runs do not predict themselves); 0 and
+					    omega_runs 0 when there are none */
+	size_t omega_runs;               /* the runs that median is of */
 	double thr_pred, periods_pred;   /* its throttled periods and periods (NAN for fluid) */
 	double err_pct;                  /* 100 (T_pred - T_meas) / T_meas */
 };
@@ -118,7 +133,8 @@ struct pma_trace;
 /* The quota sweep of trace t: its runs of role sweep with a "quota_cpus", grouped by
  * configuration, measured (median wall time and cpu.stat nr_throttled over the repetitions)
  * against the prediction of run base with estimator est (wake charges w) on the configuration's
- * cores under its quota and period (pma_quota_for_run). ncpus_default: the cores of a run that
+ * cores under its quota and period (pma_quota_for_run), with the contention omega of the other
+ * configurations' runs (pma_quota_sweep_row's omega). ncpus_default: the cores of a run that
  * recorded no CPU list. A trace without such runs gives present = 0. Returns 0, or -1 (a replay
  * failed, out of memory). Free with pma_quota_sweep_free (also on error). */
 int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,

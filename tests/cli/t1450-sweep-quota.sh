@@ -77,9 +77,9 @@ check "pmanalyze: the quota sweep's heading names the replay and its pool" \
 check "pmanalyze --info: the sweep measured the wake-up cost" grep -q '^wake cost ' "$T/info"
 num='[0-9]+\.[0-9]{3}'
 check "pmanalyze: the row of quota 0.5 per 100 ms on $n cores, 2 runs, no throttling measured" \
-	grep -Eqx "      0\\.50       100 +$n    2 +$num +$num +[-+][0-9]+\\.[0-9]% +- +([0-9]+|-)" "$T/out"
+	grep -Eqx "      0\\.50       100 +$n    2 +$num +-?$num +$num +[-+][0-9]+\\.[0-9]% +- +([0-9]+|-)" "$T/out"
 check "pmanalyze: the row of quota 1.5 per 10 ms on $n cores, 2 runs" \
-	grep -Eqx "      1\\.50        10 +$n    2 +$num +$num +[-+][0-9]+\\.[0-9]% +- +([0-9]+|-)" "$T/out"
+	grep -Eqx "      1\\.50        10 +$n    2 +$num +-?$num +$num +[-+][0-9]+\\.[0-9]% +- +([0-9]+|-)" "$T/out"
 check "pmanalyze: the mean error over the 2 quotas" grep -Eqx '  mean \|error\| [0-9.]+% over 2 quotas' "$T/out"
 check "pmanalyze: the quota runs are not the scaling study's (no measured-vs-predicted cores table)" \
 	sh -c '! grep -q "^sweep" "$1"' sh "$T/out"
@@ -89,9 +89,19 @@ q=json.load(open(sys.argv[1]))["quota_sweep"]
 r=[(x["quota_cpus"], x["period_ms"], x["cores"], x["runs"], x["throttled_measured"]) for x in q["rows"]]
 assert r==[(0.5,100,int(sys.argv[2]),2,None),(1.5,10,int(sys.argv[2]),2,None)], r
 assert all(x["T_predicted_s"]>0 and x["T_measured_s"]>0 for x in q["rows"]), q' "$T/out" "$n"
+# each row's contention is held out: the median C(run)/C(baseline) - 1 of the other quota's two runs
+check "pmanalyze JSON: each row's omega from the other quota's runs (RUN_END C against the baseline's)" python3 -c 'import json,sys
+q=json.load(open(sys.argv[1]))["quota_sweep"]
+d=[json.loads(l) for l in open(sys.argv[2])]
+cfg={x["run_id"]: x["sweep"]["config"] for x in d if x["type"]=="run_begin" and "sweep" in x}
+C={x["run_id"]: x["C"]["value"] for x in d if x["type"]=="run_end"}
+for row in q["rows"]:
+    om=sorted(C[i]/C[0]-1 for i in cfg if cfg[i]!=row["config"])
+    want=(om[0]+om[1])/2
+    assert row["omega_runs"]==2 and abs(row["omega"]-want)<1e-9, (row, om)' "$T/out" "$T/v2.dump"
 run_capture "$PMANALYZE" --format csv "$T/v2.pmt"
 check "pmanalyze CSV: the quota sweep's header" \
-	grep -qx 'quota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,throttled_measured,throttled_predicted' "$T/out"
+	grep -qx 'quota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,throttled_measured,throttled_predicted,omega,omega_runs' "$T/out"
 check "pmanalyze CSV: one row per quota" sh -c 'grep -Ec "^(0\.5,100|1\.5,10),$2,2,(replay|fluid)," "$1" | grep -qx 2' sh "$T/out" "$n"
 
 # the machine's own cpu controller, as root: cpu.stat over each run, the cgroup removed

@@ -279,6 +279,47 @@ static void test_tick_accounting_overruns(void **state)
 	pma_exact_free(x);
 }
 
+/* Memory contention spends the quota (pma_exact_replay_scaled, Tudor & Teo eq. 7): 4 threads of
+ * 100 ms on 2 cores with omega 0.5 cost 150 ms each, 600 ms of CPU: 300 ms unlimited. Under
+ * 1 CPU per 100 ms the pool lasts 50 ms on 2 busy cores a period: periods 1-5 throttled, the last
+ * 100 ms of work end at 500 + 50 = 550 ms (both replays: 20 slices of 5 ms, 10 a core). The
+ * study replays T(1) and the work U without it (omega is for n cores) and rows and T(n) with it;
+ * the fluid approximation spends U (1 + omega) at Q: 400 x 1.5 / 1 = 600 ms. omega <= -1 is
+ * refused. */
+static void test_contention_spends_quota(void **state)
+{
+	struct pma_exact *x = independent(4, 100);
+	struct pma_quota q = { 100 * MS, 100 * MS, 0, 0, 0 };
+	struct pma_wake_charge c = { 0, 0 };
+	struct pma_quota_opts o = { .nQ = 1, .Q_cpus = { 1 }, .omega = 0.5, .omega_source = "test" };
+	struct pma_quota_stats qs;
+	struct pma_quota_result r;
+	double T;
+	(void)state;
+
+	for (int charged = 0; charged <= 1; charged++) {
+		assert_int_equal(pma_exact_replay_scaled(x, 2, charged ? &c : NULL, NULL, 0.5, &T, NULL,
+							 NULL), 0);
+		assert_near(T / MS, 300, 1e-6);
+		assert_int_equal(pma_exact_replay_scaled(x, 2, charged ? &c : NULL, &q, 0.5, &T, NULL,
+							 &qs), 0);
+		assert_near(T / MS, 550, 1e-6);
+		assert_int_equal(qs.throttled_periods, 5);
+	}
+	assert_int_equal(pma_quota_study_exact(x, NULL, 2, &o, &r), 0);
+	assert_near(r.T1_ns / MS, 400, 1e-6);
+	assert_near(r.U_ns / MS, 400, 1e-6);
+	assert_near(r.Tn_ns / MS, 300, 1e-6);
+	assert_near(r.rows[0].T_ns / MS, 550, 1e-6);
+	assert_near(r.omega, 0.5, 0);
+	pma_quota_result_free(&r);
+	assert_int_equal(pma_quota_study_fluid(400 * MS, 400 * MS, 300 * MS, 2, &o, &r), 0);
+	assert_near(r.rows[0].T_ns / MS, 600, 1e-6);
+	pma_quota_result_free(&r);
+	assert_int_equal(pma_exact_replay_scaled(x, 2, NULL, &q, -1, &T, NULL, NULL), -1);
+	pma_exact_free(x);
+}
+
 /* A quota or period of 0 or below, a slice or tick below 0, is refused. */
 static void test_rejects_bad_quota(void **state)
 {
@@ -308,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_slack_timer_returns_runtime),
 		cmocka_unit_test(test_tick_accounting_overruns),
 		cmocka_unit_test(test_study_throttling_possible),
+		cmocka_unit_test(test_contention_spends_quota),
 		cmocka_unit_test(test_rejects_bad_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
