@@ -1000,6 +1000,7 @@ struct pcthr {
 	int started, done;
 	int reserving;       /* on its way to an idle core that waits for it */
 	int64_t core;        /* the core it holds, -1 none (blocked, not started, done) */
+	double served_ns;    /* CPU time of its finished steps (periodic balancing's pick) */
 };
 
 /* A group wake of the recording taken as a barrier (pc_groups): the waker's signals, at most
@@ -1215,6 +1216,77 @@ static int pc_balance(struct pcreplay *R)
 	return 0;
 }
 
+/* Periodic load balancing (Linux's load_balance from the scheduler tick, kernel/sched/fair.c):
+ * a busy CPU balances its lowest domain every balance_interval x busy_factor, the interval
+ * starting at the domain's weight in ms (sd_init: n ms for n CPUs, busy_factor 16) and capped at
+ * max_load_balance_interval (HZ / 10: 100 ms). One domain of n cores is taken: every
+ * min(16 n ms, 100 ms). */
+static double pc_lb_interval_ns(uint32_t n)
+{
+	return fmin(16e6 * (double)n, 100e6);
+}
+
+/* Whether periodic balancing would move a thread: an unthrottled core with two ready threads or
+ * more (one running, one to take) holds more threads than another unthrottled core with no wake
+ * on its way. Linux moves a task then even when the counts would only swap (2 against 1: after
+ * one failed attempt, detach_tasks' shr_bound(load, nr_balance_failed) lets a task of load 1024
+ * go for an imbalance of 512), so over time the threads share the cores evenly, as in one
+ * shared pool. *from, *to: the busiest and the least loaded core. */
+static int pc_lb_wanted(const struct pcreplay *R, uint32_t *from, uint32_t *to)
+{
+	int64_t a = -1, b = -1;
+
+	for (uint32_t k = 0; k < R->n; k++) {
+		const struct pcore *q = &R->core[k];
+		if (q->throttled || q->reserved)
+			continue;
+		if (q->nheap >= 2 && (a < 0 || q->nassigned > R->core[a].nassigned))
+			a = k;
+		if (b < 0 || q->nassigned < R->core[b].nassigned)
+			b = k;
+	}
+	if (a < 0 || b < 0 || a == b || R->core[a].nassigned <= R->core[b].nassigned)
+		return 0;
+	*from = (uint32_t)a;
+	*to = (uint32_t)b;
+	return 1;
+}
+
+/* At a periodic balance (pc_lb_interval_ns): the busiest core's ready thread with the least CPU
+ * time so far (finished steps plus its current step's part done; ties: the most of its step
+ * left) moves to the least loaded core (pc_lb_wanted), if it has PMA_MIGRATION_COST_NS or more
+ * of its step left. Returns 0, or -1 when memory runs out. */
+static int pc_lb_periodic(struct pcreplay *R)
+{
+	uint32_t a, b, i;
+	struct pcore *from;
+	size_t j = 0;
+	double best = INFINITY, left = 0;
+
+	if (!pc_lb_wanted(R, &a, &b))
+		return 0;
+	from = &R->core[a];
+	for (size_t q = 0; q < from->nheap; q++) {
+		const struct pcthr *r = &R->r[from->heap[q].i];
+		double l = from->heap[q].v - from->V;
+		double served = r->served_ns +
+				R->x->thr[from->heap[q].i].steps[r->pc].ns * R->scale - l;
+		if (served < best - BWC_EPS_NS || (served < best + BWC_EPS_NS && l > left)) {
+			best = served;
+			left = l;
+			j = q;
+		}
+	}
+	if (left < PMA_MIGRATION_COST_NS)
+		return 0;
+	i = heap_remove(from->heap, &from->nheap, j).i;
+	from->nassigned--;
+	from->accounted = 1;
+	R->core[b].nassigned++;
+	R->r[i].core = b;
+	return pc_push(&R->core[b], i, left);
+}
+
 /* The wakes on their way that have arrived by R->t: their threads hold their cores (to the work
  * stack). */
 static void pc_arrivals(struct pcreplay *R)
@@ -1342,9 +1414,31 @@ static void pc_bw_settle(struct pcreplay *R)
 	}
 }
 
+/* How often a core that runs two threads or more switches between them, ns: EEVDF's base slice
+ * (sysctl_sched_base_slice: 0.75 ms x (1 + ilog2(min(n, 8))), SCHED_TUNABLESCALING_LOG,
+ * kernel/sched/fair.c). Each switch accounts the core's runtime (update_curr), so such a core
+ * finds its runtime spent within a slice, not only at the tick. */
+static double pc_switch_ns(uint32_t n)
+{
+	uint32_t c = n < 8 ? n : 8, lg = 0;
+
+	while (c >>= 1)
+		lg++;
+	return 0.75e6 * (1 + lg);
+}
+
+/* Whether a core of R serves two threads or more (they switch: pc_switch_ns). */
+static int pc_any_switching(const struct pcreplay *R)
+{
+	for (uint32_t k = 0; k < R->n; k++)
+		if (pc_serving(&R->core[k]) && R->core[k].nheap >= 2)
+			return 1;
+	return 0;
+}
+
 /* The next time under a quota at which something may change besides the steps and arrivals:
  * the slack timer, the period's end, and a serving core's runtime running out (without a tick)
- * or the next tick (with one). */
+ * or the next tick or switch between two threads of a core (with a tick). */
 static double pc_bw_next(const struct pcreplay *R)
 {
 	const struct bwc *b = &R->bw;
@@ -1352,6 +1446,11 @@ static double pc_bw_next(const struct pcreplay *R)
 
 	if (b->tick_ns > 0) {
 		double tick = (floor((R->t + BWC_EPS_NS) / b->tick_ns) + 1) * b->tick_ns;
+		if (pc_any_switching(R)) {
+			double sw = pc_switch_ns(R->n);
+			double ts = (floor((R->t + BWC_EPS_NS) / sw) + 1) * sw;
+			tick = ts < tick ? ts : tick;
+		}
 		return tick < tb ? tick : tb;
 	}
 	for (uint32_t k = 0; k < R->n; k++)
@@ -1363,13 +1462,16 @@ static double pc_bw_next(const struct pcreplay *R)
 /* The clock to the next event: each serving core (pc_serving) runs its k ready threads at 1/k
  * each; the next event is an arrival (the thread holds its core: to the work stack), the end of
  * a step (pc moves on, to the work stack), or under a quota a serving core's runtime running out,
- * the slack timer or the period's end (pc_bw_timers). Returns 0 when nothing is ready, throttled
- * or on its way (the replay is over). */
+ * the slack timer or the period's end (pc_bw_timers), or a periodic balance (pc_lb_periodic).
+ * Returns 1, 0 when nothing is ready, throttled or on its way (the replay is over), or -1 when
+ * memory runs out. */
 static int pc_advance(struct pcreplay *R)
 {
 	struct bwc *b = &R->bw;
 	double t_next = R->ndelayed ? R->delayed[0].v : INFINITY, dt;
+	double lb_ns = pc_lb_interval_ns(R->n);
 	int64_t first = -1;
+	uint32_t lb_from, lb_to;
 
 	if (b->q)
 		pc_bw_settle(R);
@@ -1383,6 +1485,13 @@ static int pc_advance(struct pcreplay *R)
 	}
 	if (t_next == INFINITY && !b->nthrottled)
 		return 0;
+	if (pc_lb_wanted(R, &lb_from, &lb_to)) {
+		double tl = (floor((R->t + BWC_EPS_NS) / lb_ns) + 1) * lb_ns;
+		if (tl < t_next) {
+			t_next = tl;
+			first = -1;
+		}
+	}
 	if (b->q) {
 		double tb = pc_bw_next(R);
 		if (tb < t_next) {
@@ -1400,14 +1509,24 @@ static int pc_advance(struct pcreplay *R)
 		while (q->nheap && q->heap[0].v <= q->V) {
 			uint32_t i = heap_pop(q->heap, &q->nheap).i;
 			q->accounted = 1;
+			R->r[i].served_ns += R->x->thr[i].steps[R->r[i].pc].ns * R->scale;
 			R->r[i].pc++;
 			R->work[R->nwork++] = i;
 		}
 	}
 	R->t = t_next;
+	if (fabs(R->t - round(R->t / lb_ns) * lb_ns) < BWC_EPS_NS && pc_lb_periodic(R) < 0)
+		return -1;
 	if (b->tick_ns > 0 && fabs(R->t - round(R->t / b->tick_ns) * b->tick_ns) < BWC_EPS_NS)
 		for (uint32_t k = 0; k < R->n; k++)
 			R->core[k].accounted = 1; /* a tick */
+	if (b->tick_ns > 0 && b->q) {
+		double sw = pc_switch_ns(R->n);
+		if (fabs(R->t - round(R->t / sw) * sw) < BWC_EPS_NS)
+			for (uint32_t k = 0; k < R->n; k++)
+				if (R->core[k].nheap >= 2)
+					R->core[k].accounted = 1; /* a switch */
+	}
 	if (b->q)
 		pc_bw_timers(R);
 	pc_arrivals(R);
@@ -1534,7 +1653,7 @@ static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pm
 {
 	struct pcreplay R = { .x = x, .n = n, .c = c, .wk = wk, .scale = scale };
 	size_t started = 0;
-	int rc = -1;
+	int rc = -1, more;
 
 	bwc_init(&R.bw, q);
 
@@ -1564,7 +1683,9 @@ static int replay_percore(const struct pma_exact *x, uint32_t n, const struct pm
 				goto out;
 		if (pc_balance(&R) < 0)
 			goto out;
-	} while (pc_advance(&R));
+	} while ((more = pc_advance(&R)) > 0);
+	if (more < 0)
+		goto out;
 	for (size_t i = 0; i < x->nthr; i++)
 		started += R.r[i].started;
 	/* every started thread must have run to its end: otherwise a wait was never signalled */
