@@ -320,6 +320,45 @@ static void test_contention_spends_quota(void **state)
 	pma_exact_free(x);
 }
 
+/* A core running two threads switches between them every EEVDF base slice (0.75 ms on one CPU),
+ * and each switch accounts its runtime: 2 threads of 10 ms on 1 core under 0.5 CPU per 10 ms
+ * (one 5 ms slice a period), ticks every 4 ms. The switch at 5.25 finds the slice spent and the
+ * pool empty: throttled (5.25 ms done). The refill at 10 pays the 0.25 ms debt (pool 4.75), the
+ * switch at 10.5 draws the 4.75 left, spent at the switch at 15 (10.25 done); the same from
+ * 20.25 to 24.75 (15 done); from 30 the last 5 ms draw the pool's 5 at 30.75: the work ends at
+ * 35. Accounted at the ticks alone the core overruns to the tick: throttled at 8, 12 and 28,
+ * the work ends at 32. */
+static void test_switches_account_runtime(void **state)
+{
+	struct pma_exact *x = independent(2, 10);
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_near(T_tick_ms(x, 1, 0.5, 10, 0, 0, 4, 1, &qs), 35, 1e-3);
+	assert_int_equal(qs.throttled_periods, 3);
+	pma_exact_free(x);
+}
+
+/* Periodic balancing (every 32 ms on 2 cores) on threads of 60, 120, 180 and 240 ms, placed
+ * {60, 180} and {120, 240}: the first ends at 120; at 128 the 240 ms thread (tied for the least
+ * CPU time, most left) joins the 180 ms one, at 160 it goes back (80 ms done against 84), at 192
+ * again (96 against 112); the 120 ms thread ends at 200, the idle core pulls the 240 ms thread
+ * (140 left), the 180 ms thread ends at 260 and the last at 340. One shared pool of cores
+ * (processor sharing) gives 330; without periodic balancing the pairs stay and the second core
+ * takes 360. */
+static void test_periodic_balancing(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	(void)state;
+
+	assert_non_null(x);
+	for (uint32_t i = 1; i <= 4; i++)
+		assert_int_equal(pma_exact_prog_work(x, i, 60.0 * i * MS), 0);
+	assert_near(T_ms(x, 2, 0, 100, 0, 1, NULL), 340, 1e-3);
+	assert_near(T_ms(x, 2, 0, 100, 0, 0, NULL), 330, 1e-3);
+	pma_exact_free(x);
+}
+
 /* A quota or period of 0 or below, a slice or tick below 0, is refused. */
 static void test_rejects_bad_quota(void **state)
 {
@@ -350,6 +389,8 @@ int main(void)
 		cmocka_unit_test(test_tick_accounting_overruns),
 		cmocka_unit_test(test_study_throttling_possible),
 		cmocka_unit_test(test_contention_spends_quota),
+		cmocka_unit_test(test_switches_account_runtime),
+		cmocka_unit_test(test_periodic_balancing),
 		cmocka_unit_test(test_rejects_bad_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
