@@ -195,7 +195,7 @@ static int sweep_row(const struct pma_trace *t, uint32_t c, uint32_t ncpus_defau
 }
 
 int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,
-			    const struct pma_wake_result *w, uint32_t ncpus_default,
+			    const struct pma_wake_result *w, uint32_t ncpus_default, double tick_ns,
 			    struct pma_quota_sweep *out)
 {
 	uint32_t maxcfg = 0;
@@ -225,6 +225,7 @@ int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *bas
 			continue;
 		o.Q_cpus[0] = row->Q_cpus;
 		o.period_ns = row->period_ns;
+		o.tick_ns = tick_ns;
 		if (pma_quota_for_run(base, est, w, row->n, &o, &q) < 0 || q.nrows != 1) {
 			pma_quota_result_free(&q);
 			rc = -1;
