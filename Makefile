@@ -25,7 +25,7 @@ endif
 FORMATS_PKGS := libzstd:libzstd-dev zlib:zlib1g-dev
 COMMON_PKGS := hwloc:libhwloc-dev
 COLLECTOR_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev numa:libnuma-dev papi:libpapi-dev \
-	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev
+	libtracefs:libtracefs-dev libtraceevent:libtraceevent-dev zlib:zlib1g-dev
 ANALYZER_PKGS := libcjson:libcjson-dev hwloc:libhwloc-dev gsl:libgsl-dev xgboost:libxgboost-dev libdw:libdw-dev \
 	cairo:libcairo2-dev fontconfig:libfontconfig-dev
 TEST_PKGS := cmocka:libcmocka-dev

@@ -16,6 +16,42 @@ static const char *replay_method(int slices, const char *why, char *buf, size_t 
 	return buf;
 }
 
+/* The tick a replay with per-CPU slices accounted runtime at, as a line of the table: its
+ * length and whether the trace recorded the kernel's CONFIG_HZ (quota.h pma_quota_tick). Nothing
+ * for one pool or the fluid approximation, which have no tick. */
+static void table_tick(FILE *out, const struct pma_quota_tick *t, int slices)
+{
+	if (!slices)
+		return;
+	if (t->recorded)
+		fprintf(out, "  tick %.3g ms (CONFIG_HZ %ld, recorded)\n", t->tick_ns / 1e6, t->config_hz);
+	else
+		fprintf(out, "  tick %.3g ms (CONFIG_HZ not recorded: the kernel's default %ld assumed)\n",
+			t->tick_ns / 1e6, t->config_hz);
+}
+
+/* JSON "tick_ms" and "tick_source" ("recorded" or "default"), null without slices. */
+static void json_tick(cJSON *o, const struct pma_quota_tick *t, int slices)
+{
+	if (slices) {
+		cJSON_AddNumberToObject(o, "tick_ms", t->tick_ns / 1e6);
+		cJSON_AddStringToObject(o, "tick_source", t->recorded ? "recorded" : "default");
+	} else {
+		cJSON_AddNullToObject(o, "tick_ms");
+		cJSON_AddNullToObject(o, "tick_source");
+	}
+}
+
+/* CSV fields tick_ms and tick_source, empty without slices, into buf. */
+static const char *csv_tick(const struct pma_quota_tick *t, int slices, char *buf, size_t size)
+{
+	if (slices)
+		snprintf(buf, size, "%.6g,%s", t->tick_ns / 1e6, t->recorded ? "recorded" : "default");
+	else
+		snprintf(buf, size, ",");
+	return buf;
+}
+
 static const char *quota_method(const struct pma_quota_result *q, char *buf, size_t size)
 {
 	return q->fluid ? "work-conserving fluid approximation (no replay program: the quota as a "
@@ -34,6 +70,7 @@ static void table_quota(FILE *out, const struct pma_result *r)
 	if (q->burst_ns > 0)
 		fprintf(out, ", burst %.0f ms", q->burst_ns / 1e6);
 	fprintf(out, ": %s\n", quota_method(q, m, sizeof(m)));
+	table_tick(out, &q->tick, !q->fluid && q->slices);
 	if (q->recorded)
 		fprintf(out, "  the limit the trace was recorded under (%s), on the run's CPUs\n",
 			q->recorded == 2 ? "set by pmcollect --quota" : "its cgroup's cpu quota");
@@ -76,6 +113,7 @@ static void quota_json(cJSON *root, const struct pma_result *r)
 	o = cJSON_AddObjectToObject(root, "quota");
 	cJSON_AddStringToObject(o, "method", q->fluid ? "fluid" : "replay");
 	cJSON_AddBoolToObject(o, "slices", !q->fluid && q->slices);
+	json_tick(o, &q->tick, !q->fluid && q->slices);
 	cJSON_AddStringToObject(o, "limit", q->recorded == 2 ? "recorded, pmcollect --quota" :
 					    q->recorded ? "recorded, cgroup" : "--quota");
 	cJSON_AddNumberToObject(o, "cores", q->n);
@@ -112,16 +150,19 @@ static void quota_json(cJSON *root, const struct pma_result *r)
 static void csv_quota(FILE *out, const struct pma_result *r)
 {
 	const struct pma_quota_result *q = &r->quota;
+	char tick[64];
 
 	if (!q->have)
 		return;
-	fprintf(out, "\nquota_cpus,cores,period_ms,method,T_s,S,cost,periods,throttled_periods,throttled_s\n");
+	fprintf(out, "\nquota_cpus,cores,period_ms,method,T_s,S,cost,periods,throttled_periods,throttled_s,"
+		"tick_ms,tick_source\n");
+	csv_tick(&q->tick, !q->fluid && q->slices, tick, sizeof(tick));
 	for (size_t i = 0; i < q->nrows; i++) {
 		const struct pma_quota_row *w = &q->rows[i];
-		fprintf(out, "%.4g,%u,%.6g,%s,%.6f,%.4f,%.4f,%llu,%llu,%.6f\n", w->Q_cpus, q->n,
+		fprintf(out, "%.4g,%u,%.6g,%s,%.6f,%.4f,%.4f,%llu,%llu,%.6f,%s\n", w->Q_cpus, q->n,
 			q->period_ns / 1e6, q->fluid ? "fluid" : "replay", w->T_ns / 1e9, w->S, w->cost,
 			(unsigned long long)w->st.periods, (unsigned long long)w->st.throttled_periods,
-			w->st.throttled_ns / 1e9);
+			w->st.throttled_ns / 1e9, tick);
 	}
 }
 
@@ -146,6 +187,7 @@ static void table_quota_sweep(FILE *out, const struct pma_result *r)
 	fprintf(out, "\nQuota sweep: measured against predicted T(n,Q) (%s)\n",
 		s->fluid ? "fluid approximation: no throttled periods" :
 			   replay_method(s->slices, s->slices_why, m, sizeof(m)));
+	table_tick(out, &s->tick, !s->fluid && s->slices);
 	fprintf(out, "  omega: the work's cost on n cores, 1 + omega, from the CPU time of the other "
 		"quotas' runs (held out: a row's own runs do not predict it)\n");
 	fprintf(out, "  %8s %9s %5s %4s %10s %7s %10s %7s %12s %12s\n", "Q (CPUs)", "period ms", "n",
@@ -190,6 +232,7 @@ static void quota_sweep_json(cJSON *root, const struct pma_result *r)
 	o = cJSON_AddObjectToObject(root, "quota_sweep");
 	cJSON_AddStringToObject(o, "method", s->fluid ? "fluid" : "replay");
 	cJSON_AddBoolToObject(o, "slices", !s->fluid && s->slices);
+	json_tick(o, &s->tick, !s->fluid && s->slices);
 	cJSON_AddNumberToObject(o, "mean_abs_err_pct", s->mean_abs_err_pct);
 	cJSON_AddNumberToObject(o, "unfinished", (double)s->unfinished);
 	rows = cJSON_AddArrayToObject(o, "rows");
@@ -217,20 +260,21 @@ static void quota_sweep_json(cJSON *root, const struct pma_result *r)
 static void csv_quota_sweep(FILE *out, const struct pma_result *r)
 {
 	const struct pma_quota_sweep *s = &r->quota_sweep;
-	char a[32], b[32];
+	char a[32], b[32], tick[64];
 
 	if (!s->present)
 		return;
 	fprintf(out, "\nquota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,"
-		"throttled_measured,throttled_predicted,omega,omega_runs\n");
+		"throttled_measured,throttled_predicted,omega,omega_runs,tick_ms,tick_source\n");
+	csv_tick(&s->tick, !s->fluid && s->slices, tick, sizeof(tick));
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct pma_quota_sweep_row *w = &s->rows[i];
-		fprintf(out, "%.4g,%.6g,%u,%zu,%s,%.6f,%.6f,%.2f,%s,%s,%.4f,%zu\n", w->Q_cpus, w->period_ns / 1e6,
-			w->n, w->nreps, s->fluid ? "fluid" : "replay", w->T_meas_ns / 1e9,
-			w->T_pred_ns / 1e9, w->err_pct,
+		fprintf(out, "%.4g,%.6g,%u,%zu,%s,%.6f,%.6f,%.2f,%s,%s,%.4f,%zu,%s\n", w->Q_cpus,
+			w->period_ns / 1e6, w->n, w->nreps, s->fluid ? "fluid" : "replay",
+			w->T_meas_ns / 1e9, w->T_pred_ns / 1e9, w->err_pct,
 			isfinite(w->thr_meas) ? thr_text(w->thr_meas, a, sizeof(a)) : "",
 			isfinite(w->thr_pred) ? thr_text(w->thr_pred, b, sizeof(b)) : "", w->omega,
-			w->omega_runs);
+			w->omega_runs, tick);
 	}
 }
 

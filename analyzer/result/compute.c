@@ -562,6 +562,22 @@ static double quota_omega(const struct pma_result *r, uint32_t n, const char **s
 	return 0;
 }
 
+/* The scheduler tick of the kernel the trace was recorded on, for the quota replay's per-CPU
+ * slices (exact.h pma_exact_replay_quota: a core's runtime is accounted at each tick): 1 s / META
+ * config_hz (the kernel's CONFIG_HZ, FORMAT.md §6), else the kernel's default CONFIG_HZ of 250
+ * (kernel/Kconfig.hz; PMA_QUOTA_TICK_DEFAULT_NS), marked as not recorded. */
+static struct pma_quota_tick trace_tick(const struct pma_meta *m)
+{
+	struct pma_quota_tick t = { PMA_QUOTA_TICK_DEFAULT_NS, lround(1e9 / PMA_QUOTA_TICK_DEFAULT_NS), 0 };
+
+	if (m->config_hz > 0) {
+		t.config_hz = m->config_hz;
+		t.tick_ns = 1e9 / (double)m->config_hz;
+		t.recorded = 1;
+	}
+	return t;
+}
+
 /* The runs of a trace recorded under a CPU limit (META cpu_limit with a quota) ran under it: the
  * prediction they are checked against is S(n, Q) = T(1, Q) / T(n, Q) (quota.h, the replay under
  * CFS bandwidth control), written into S[i] for each core count cores[i] some run has (cpus[],
@@ -580,6 +596,7 @@ static int quota_S(struct pma_result *r, const uint32_t *cpus, size_t nruns, dou
 	q.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
 	q.period_ns = m->cpu_period_us * 1e3;
 	q.burst_ns = m->cpu_burst_us * 1e3;
+	q.tick_ns = trace_tick(m).tick_ns;
 	if (pma_quota_for_run(r->run, r->par.est, &r->wake, 1, &q, &one) < 0 || one.nrows != 1)
 		rc = -1;
 	for (size_t i = 0; rc == 0 && i < nc; i++) {
@@ -1351,38 +1368,41 @@ int pma_step_late_notes(struct pma_result *r, const struct pma_compute_opts *o, 
 
 /* --quota: T(n, Q) under CFS bandwidth control from the run's replay (studies/quota.h), on the
  * cores the program sees (--cores' largest, else the recording machine's PUs, else the run's
- * CPUs). Without --quota, a trace recorded under a CPU limit (META cpu_limit with a quota:
- * a container's, or pmcollect --quota's) gets the study at that limit, its period and burst, on
- * the run's CPUs: the prediction for the conditions it was recorded in (r->quota.recorded). */
+ * CPUs), with the tick of the trace's kernel (trace_tick). Without --quota, a trace recorded
+ * under a CPU limit (META cpu_limit with a quota: a container's, or pmcollect --quota's) gets
+ * the study at that limit, its period and burst, on the run's CPUs: the prediction for the
+ * conditions it was recorded in (r->quota.recorded). */
 int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char *why, size_t whysize)
 {
 	const struct pma_meta *m = &r->t->meta;
-	struct pma_quota_opts rec = { 0 };
-	struct pma_quota_opts *q = NULL;
+	struct pma_quota_opts q; /* --quota's or the recorded limit, with the trace's tick */
+	struct pma_quota_tick tick = trace_tick(m);
 	uint32_t n = o->quota_cores ? o->quota_cores :
 		     m->topo.pus >= 1 ? (uint32_t)m->topo.pus : r->run->cpus_n;
+	int recorded = 0;
 
 	if (o->quota && o->quota->nQ) {
-		rec = *o->quota;
-		q = &rec;
+		q = *o->quota;
 	} else if (m->cpu_limit_present && m->cpu_quota_us > 0 && m->cpu_period_us > 0 &&
 		   r->run->cpus_n >= 1) {
-		rec.nQ = 1;
-		rec.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
-		rec.period_ns = m->cpu_period_us * 1e3;
-		rec.burst_ns = m->cpu_burst_us * 1e3;
-		q = &rec;
+		memset(&q, 0, sizeof(q));
+		q.nQ = 1;
+		q.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
+		q.period_ns = m->cpu_period_us * 1e3;
+		q.burst_ns = m->cpu_burst_us * 1e3;
 		n = r->run->cpus_n;
-	}
-	if (!q)
+		recorded = m->cpu_limit_by_pmcollect ? 2 : 1;
+	} else {
 		return 0;
-	q->omega = quota_omega(r, n, &q->omega_source);
-	if (pma_quota_for_run(r->run, r->par.est, &r->wake, n, q, &r->quota) < 0) {
+	}
+	q.tick_ns = tick.tick_ns;
+	q.omega = quota_omega(r, n, &q.omega_source);
+	if (pma_quota_for_run(r->run, r->par.est, &r->wake, n, &q, &r->quota) < 0) {
 		snprintf(why, whysize, "'%s': the replay under --quota failed", r->t->path);
 		return -1;
 	}
-	if (!(o->quota && o->quota->nQ))
-		r->quota.recorded = m->cpu_limit_by_pmcollect ? 2 : 1;
+	r->quota.recorded = recorded;
+	r->quota.tick = tick;
 	return 0;
 }
 
@@ -1406,12 +1426,15 @@ static uint32_t trace_cpus(const struct pma_meta *m)
 int pma_step_quota_sweep(struct pma_result *r, const struct pma_compute_opts *o, char *why,
 			 size_t whysize)
 {
+	struct pma_quota_tick tick = trace_tick(&r->t->meta);
+
 	(void)o;
 	if (pma_quota_sweep_compute(r->t, r->run, r->par.est, &r->wake, trace_cpus(&r->t->meta),
-				    &r->quota_sweep) < 0) {
+				    tick.tick_ns, &r->quota_sweep) < 0) {
 		snprintf(why, whysize, "'%s': the replay of the quota sweep failed", r->t->path);
 		return -1;
 	}
+	r->quota_sweep.tick = tick;
 	return 0;
 }
 

@@ -226,7 +226,7 @@ static double held_out_omega(const struct pma_trace *t, const struct pma_run *ba
 }
 
 int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,
-			    const struct pma_wake_result *w, uint32_t ncpus_default,
+			    const struct pma_wake_result *w, uint32_t ncpus_default, double tick_ns,
 			    struct pma_quota_sweep *out)
 {
 	uint32_t maxcfg = 0;
@@ -256,6 +256,7 @@ int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *bas
 			continue;
 		o.Q_cpus[0] = row->Q_cpus;
 		o.period_ns = row->period_ns;
+		o.tick_ns = tick_ns;
 		row->omega = held_out_omega(t, base, c, row->n, ncpus_default, T, &row->omega_runs);
 		if (!(row->omega > -1))
 			row->omega = 0;

@@ -35,6 +35,16 @@ struct pma_quota_opts {
 	const char *omega_source;        /* static: where omega came from; NULL: unknown, 0 used */
 };
 
+/* The scheduler tick a replay with per-CPU slices accounts a core's runtime at (exact.h
+ * pma_exact_replay_quota), and where it came from. */
+struct pma_quota_tick {
+	double tick_ns;                  /* 1 s / config_hz */
+	long config_hz;                  /* the tick rate, Hz (CONFIG_HZ) */
+	int recorded;                    /* 1: the trace's META config_hz; 0: not recorded, the
+					    kernel's default CONFIG_HZ (250, PMA_QUOTA_TICK_DEFAULT_NS)
+					    assumed */
+};
+
 /* One quota's prediction. */
 struct pma_quota_row {
 	double Q_cpus;
@@ -56,6 +66,7 @@ struct pma_quota_result {
 	const char *slices_why;          /* static: why not, when a replay has no slices */
 	int recorded;                    /* 0: --quota's; 1: the trace's own limit (META cpu_limit)
 					    on the run's CPUs, 2: the same, set by pmcollect --quota */
+	struct pma_quota_tick tick;      /* the tick (used with slices only); set by the caller */
 	uint32_t n;                      /* cores the program sees */
 	double period_ns, burst_ns;
 	double omega;                    /* the opts' omega the n-core replays used */
@@ -123,6 +134,7 @@ struct pma_quota_sweep {
 	int fluid;                       /* predicted by the fluid approximation (no replay program) */
 	int slices;                      /* pma_quota_result's slices */
 	const char *slices_why;          /* and its slices_why */
+	struct pma_quota_tick tick;      /* the tick (used with slices only); set by the caller */
 	size_t nrows;
 	struct pma_quota_sweep_row *rows; /* by configuration, malloc'ed: pma_quota_sweep_free */
 	size_t unfinished;               /* quota sweep runs left out: not finished with status 0 */
@@ -134,11 +146,12 @@ struct pma_trace;
  * configuration, measured (median wall time and cpu.stat nr_throttled over the repetitions)
  * against the prediction of run base with estimator est (wake charges w) on the configuration's
  * cores under its quota and period (pma_quota_for_run), with the contention omega of the other
- * configurations' runs (pma_quota_sweep_row's omega). ncpus_default: the cores of a run that
- * recorded no CPU list. A trace without such runs gives present = 0. Returns 0, or -1 (a replay
- * failed, out of memory). Free with pma_quota_sweep_free (also on error). */
+ * configurations' runs (pma_quota_sweep_row's omega) and the scheduler tick tick_ns (ns, the
+ * trace kernel's 1 s / CONFIG_HZ; 0 = PMA_QUOTA_TICK_DEFAULT_NS). ncpus_default: the cores of a
+ * run that recorded no CPU list. A trace without such runs gives present = 0. Returns 0, or -1 (a
+ * replay failed, out of memory). Free with pma_quota_sweep_free (also on error). */
 int pma_quota_sweep_compute(const struct pma_trace *t, const struct pma_run *base, int est,
-			    const struct pma_wake_result *w, uint32_t ncpus_default,
+			    const struct pma_wake_result *w, uint32_t ncpus_default, double tick_ns,
 			    struct pma_quota_sweep *out);
 void pma_quota_sweep_free(struct pma_quota_sweep *s);
 

@@ -406,6 +406,10 @@ int pma_meta_parse(const char *text, struct pma_meta *m)
 	m->usable_cpus = str_dup(meta, "usable_cpus");
 	m->cgroup_cpus = str_dup(item(meta, "cgroup_cpuset"), "cpus");
 	{
+		double hz = num(meta, "config_hz", 0);
+		m->config_hz = hz >= 1 && hz <= 100000 && hz == floor(hz) ? (long)hz : 0;
+	}
+	{
 		const cJSON *cl = item(meta, "cpu_limit");
 		m->cpu_limit_present = cJSON_IsObject(cl);
 		m->cpu_quota_us = num(cl, "quota_us", -1);

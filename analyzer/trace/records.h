@@ -141,6 +141,10 @@ struct pma_meta {
 	int cpu_limit_present;
 	double cpu_quota_us, cpu_period_us, cpu_burst_us;
 	int cpu_limit_by_pmcollect; /* "applied_by": "pmcollect" (pmcollect --quota's cgroup) */
+	/* META "config_hz" (2.0): the kernel's scheduler tick rate CONFIG_HZ, Hz, read by pmcollect
+	 * from the kernel's build configuration (FORMAT.md §6); 0 when absent, null, or not a whole
+	 * number from 1 to 100000 */
+	long config_hz;
 };
 
 enum pma_role { PMA_ROLE_UNKNOWN = 0, PMA_ROLE_BASELINE, PMA_ROLE_CALIBRATION, PMA_ROLE_OTHER,

@@ -5,6 +5,7 @@
 
 #include "cpuset.h"
 #include "energy.h"
+#include "kconfig.h"
 #include "rank.h"
 #include "pm_util.h"
 #include "pm_cli.h"
@@ -632,6 +633,14 @@ int pmc_meta_build(const struct pmc_meta_input *in, cJSON **out, char *why, size
 	    cJSON_AddStringToObject(meta, "clock", "CLOCK_MONOTONIC") == NULL ||
 	    cJSON_AddNumberToObject(meta, "interval_ms", in->interval_ms) == NULL)
 		goto out;
+	{
+		struct pmc_config_hz hz;
+		struct utsname u;
+
+		pmc_config_hz_find(pmc_sysfs_root(), uname(&u) == 0 ? u.release : "", &hz);
+		if (pmc_meta_add_config_hz(meta, &hz) != 0)
+			goto out;
+	}
 
 	/* The kernel's own list of online CPUs (hwloc's cpusets exclude CPUs outside our cgroup,
 	 * which is a different question), read once by the caller or here. */

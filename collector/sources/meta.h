@@ -72,7 +72,8 @@ struct pmc_meta_input {
 
 /* Builds the META object of FORMAT.md §6: tool and format versions, command, cwd, the OMP_ GOMP_
  * KMP_ environment, start time (UTC, ISO 8601 with microseconds) with its monotonic pair, hostname,
- * uname, USER_HZ (sysconf(_SC_CLK_TCK)), page size, clock, interval, CPU sets, memory policy, cpufreq
+ * uname, USER_HZ (sysconf(_SC_CLK_TCK)), the scheduler tick rate CONFIG_HZ ("config_hz" and
+ * "config_hz_source", or null and "config_hz_why": kconfig.h), page size, clock, interval, CPU sets, memory policy, cpufreq
  * governor and current frequencies (or null), and "topology" from hwloc: counts of packages, cores,
  * PUs, NUMA nodes, the NUMA distance matrix, caches (level, size_bytes, cpus sharing it as a
  * cpulist) and hwloc's XML export ("hwloc_xml") so the analyzer can rebuild the topology elsewhere.

@@ -899,25 +899,24 @@ def omp_real_program(argv):
 
 def usage_two_million_pus(argv):
     """t2000: '$PMT_TOP/sample-traces/phases-mixed-8t-cpu0.zst' '$T/2m-pus.zst'"""
-    import json, struct, subprocess, sys, zlib
-    data = open(argv[1], "rb").read()
-    at = 16
-    csize = struct.unpack_from("<I", data, at + 8)[0]
-    body = subprocess.run(["zstd", "-d", "-c", "-q"], input=data[at + 24:at + 24 + csize],
-                          stdout=subprocess.PIPE, check=True).stdout
-    rtype, flags, ln = struct.unpack_from("<HHI", body, 0)
-    assert rtype == 1
-    meta = json.loads(body[8 + 12:8 + ln])
-    meta["topology"]["pus"] = 2000000
-    meta["topology"].pop("hwloc_xml", None)
-    text = json.dumps(meta).encode()
-    body = struct.pack("<HHI", 1, flags, 12 + len(text)) + body[8:8 + 12] + text + body[8 + ln:]
-    payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=body,
-                             stdout=subprocess.PIPE, check=True).stdout
-    hdr = bytearray(data[at:at + 24])
-    struct.pack_into("<III", hdr, 8, len(payload), len(body), zlib.crc32(payload))
-    struct.pack_into("<I", hdr, 20, zlib.crc32(bytes(hdr[:20])))
-    open(argv[2], "wb").write(data[:16] + bytes(hdr) + payload + data[at + 24 + csize:])
+    import pmtrace
+
+    def edit(meta):
+        meta["topology"]["pus"] = 2000000
+        meta["topology"].pop("hwloc_xml", None)
+    open(argv[2], "wb").write(pmtrace.with_meta(open(argv[1], "rb").read(), edit))
+
+
+def meta_set(argv):
+    """t2790: TRACE OUT KEY JSON [KEY JSON...]: OUT is TRACE with META's top-level KEY set to the
+    JSON value (null included)."""
+    import json
+    import pmtrace
+
+    def edit(meta):
+        for k, v in zip(argv[3::2], argv[4::2]):
+            meta[k] = json.loads(v)
+    open(argv[2], "wb").write(pmtrace.with_meta(open(argv[1], "rb").read(), edit))
 
 
 def usage_info_outputs(argv):

@@ -2,7 +2,9 @@
 """The chunk framing of a pmtrace file (formats/FORMAT.md §2-§4), for the command-line tests that
 take a trace apart, damage it or put it back together in either framing: format 1 (bare headers)
 or format 2 (headers in zstd skippable frames). Chunk payloads are kept byte for byte."""
+import json
 import struct
+import subprocess
 import zlib
 
 MAGIC1 = b"\x89PMT\r\n\x1a\n"
@@ -58,3 +60,24 @@ def reframe(data, major):
     """The trace data re-framed as format major, every chunk byte for byte."""
     _, _, _, chunks = parse(data)
     return file_header(major) + b"".join(chunk(major, h, p) for _, h, p in chunks)
+
+
+def with_meta(data, edit):
+    """The trace data (either framing) with its META record's JSON changed by edit(meta dict),
+    which changes it in place: the first chunk decompressed, its first record (META, type 1)
+    rewritten, recompressed, its CRCs recomputed; every other chunk byte for byte."""
+    major, _, head, chunks = parse(data)
+    _, h, payload = chunks[0]
+    body = subprocess.run(["zstd", "-d", "-c", "-q"], input=payload, stdout=subprocess.PIPE,
+                          check=True).stdout
+    rtype, flags, ln = struct.unpack_from("<HHI", body, 0)
+    if rtype != 1:
+        raise ValueError("the first record is not META")
+    meta = json.loads(body[8 + 12:8 + ln])
+    edit(meta)
+    text = json.dumps(meta).encode()
+    body = struct.pack("<HHI", 1, flags, 12 + len(text)) + body[8:8 + 12] + text + body[8 + ln:]
+    payload = subprocess.run(["zstd", "-q", "-c", "--stream-size=%d" % len(body)], input=body,
+                             stdout=subprocess.PIPE, check=True).stdout
+    first = chunk(major, chunk_header(struct.unpack_from("<I", h, 4)[0], payload, len(body)), payload)
+    return head + first + b"".join(chunk(major, hh, p) for _, hh, p in chunks[1:])

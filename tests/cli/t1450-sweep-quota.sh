@@ -88,7 +88,9 @@ check "pmanalyze JSON: quota_sweep rows (quota, period, cores, runs; throttled m
 q=json.load(open(sys.argv[1]))["quota_sweep"]
 r=[(x["quota_cpus"], x["period_ms"], x["cores"], x["runs"], x["throttled_measured"]) for x in q["rows"]]
 assert r==[(0.5,100,int(sys.argv[2]),2,None),(1.5,10,int(sys.argv[2]),2,None)], r
-assert all(x["T_predicted_s"]>0 and x["T_measured_s"]>0 for x in q["rows"]), q' "$T/out" "$n"
+assert all(x["T_predicted_s"]>0 and x["T_measured_s"]>0 for x in q["rows"]), q
+# the fixture tree has no kernel configuration: the kernel default tick, where the replay has one
+assert (q["tick_ms"], q["tick_source"])==((4, "default") if q["slices"] else (None, None)), q' "$T/out" "$n"
 # each row's contention is held out: the median C(run)/C(baseline) - 1 of the other quota's two runs
 check "pmanalyze JSON: each row's omega from the other quota's runs (RUN_END C against the baseline's)" python3 -c 'import json,sys
 q=json.load(open(sys.argv[1]))["quota_sweep"]
@@ -101,7 +103,7 @@ for row in q["rows"]:
     assert row["omega_runs"]==2 and abs(row["omega"]-want)<1e-9, (row, om)' "$T/out" "$T/v2.dump"
 run_capture "$PMANALYZE" --format csv "$T/v2.pmt"
 check "pmanalyze CSV: the quota sweep's header" \
-	grep -qx 'quota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,throttled_measured,throttled_predicted,omega,omega_runs' "$T/out"
+	grep -qx 'quota_cpus,period_ms,cores,runs,method,T_measured_s,T_predicted_s,err_pct,throttled_measured,throttled_predicted,omega,omega_runs,tick_ms,tick_source' "$T/out"
 check "pmanalyze CSV: one row per quota" sh -c 'grep -Ec "^(0\.5,100|1\.5,10),$2,2,(replay|fluid)," "$1" | grep -qx 2' sh "$T/out" "$n"
 
 # the machine's own cpu controller, as root: cpu.stat over each run, the cgroup removed
@@ -125,4 +127,14 @@ b=[x for x in d if x["type"]=="run_begin"]; e=[x for x in d if x["type"]=="run_e
 got=[(x["quota"]["cpus"], x["quota"]["cgroup"].endswith("/pmcollect-"+sys.argv[2])) for x in b[1:]]
 assert got==[(0.5,True),(1,True)], got
 assert all(set(x["cpu_stat"])=={"nr_periods","nr_throttled","throttled_us"} for x in e[1:]), e' "$T/real.dump" "$pid"
+run_capture "$PMANALYZE" --format json "$T/real.pmt"
+check "machine: the replay's tick is the recorded CONFIG_HZ's when META has it" python3 -c 'import json,sys
+m=[x for x in map(json.loads, open(sys.argv[1])) if x["type"]=="meta"][0]
+q=json.load(open(sys.argv[2]))["quota_sweep"]
+if not q["slices"]:
+    assert q["tick_ms"] is None, q
+elif m.get("config_hz"):
+    assert q["tick_source"]=="recorded" and abs(q["tick_ms"]-1000/m["config_hz"]) < 1e-9, (m["config_hz"], q)
+else:
+    assert q["tick_source"]=="default" and q["tick_ms"]==4 and m["config_hz_why"], (m["config_hz_why"], q)' "$T/real.dump" "$T/out"
 done_testing

@@ -153,6 +153,11 @@ static void test_all_format_keys_after_round_trip(void **state)
 	str(k, "release");
 	str(k, "machine");
 	num(p, "user_hz");
+	/* the tick rate, or null and why (kconfig.h; its fixtures in test_kconfig.c) */
+	if (cJSON_IsNull(get(p, "config_hz")))
+		assert_true(strlen(str(p, "config_hz_why")) > 0);
+	else
+		assert_true(num(p, "config_hz") >= 1 && strlen(str(p, "config_hz_source")) > 0);
 	num(p, "page_size_bytes");
 	num(p, "interval_ms");
 	str(p, "cpus");
