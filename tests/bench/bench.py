@@ -579,6 +579,98 @@ def mpi_cost(cfg):
     return res
 
 
+# --- 9b. CPU quotas: T(n,Q) predicted against measured ------------------------------------------
+def cpu_controller():
+    """The cpu controller's mount point, found as t3080 finds it: a cgroup v1 hierarchy with the
+    cpu option, else the cgroup2 mount when it offers the cpu controller; None without either."""
+    v2 = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            a = line.split()
+            i = a.index("-")
+            fstype, opts = a[i + 1], a[i + 3]
+            if fstype == "cgroup" and "cpu" in opts.split(","):
+                return a[4]
+            if fstype == "cgroup2" and v2 is None:
+                v2 = a[4]
+    try:
+        if v2 and "cpu" in open(os.path.join(v2, "cgroup.controllers")).read().split():
+            return v2
+    except OSError:
+        pass
+    return None
+
+
+def quota_sweeps(cfg):
+    """Three programs under CFS bandwidth control: pmcollect --sweep quota=0.5/P,1/P,1.5/P,2/P
+    --repeat 3 (a baseline on 1 CPU, then each quota three times, interleaved, on every CPU) at
+    each period P, and pmanalyze's quota_sweep rows: the median wall time and the median
+    nr_throttled of each quota's runs (RUN_END cpu_stat) against T(n,Q) and the throttled periods
+    replayed from the baseline. Needs root and a writable cpu controller (v1 or v2)."""
+    title = ("9b. CPU quotas: T(n,Q) predicted against measured, pmcollect --sweep quota=%s "
+             "--repeat %d (target |error| <= 5%%)"
+             % (",".join("%g/P" % q for q in cfg["quota_cpus"]), cfg["quota_reps"]))
+    mount = cpu_controller()
+    if os.geteuid() != 0 or not mount or not os.access(mount, os.W_OK):
+        why = "needs root and a writable cgroup cpu controller (uid %d, cpu controller %s)" % (
+            os.geteuid(), mount or "not mounted")
+        table(title, ["note"], [[why]])
+        return {"skipped": why}
+    work = {  # name: command, working directory, the program it needs installed
+        # 4 threads meeting at a mutex-and-condition-variable barrier every 1 ms (2.4 s of work)
+        "barrier": ([os.path.join(WL, "cond_barrier"), "-t", "4", "1500", "60000"], None, None),
+        # 8 compressing threads and a reader on a 60 MB tar of /usr/share
+        "pigz": (["sh", "-c", "exec pigz -p 8 -c in.tar > out.gz"], TMP, "pigz"),
+        # 4 threads of 60-240 ms per phase, 2 phases (1.2 s of work)
+        "imbalanced": ([PHASES, "-t", "4", "-w", "60", "-r", "2", "imbalanced"], None, None),
+    }
+    res, rows, within = [], [], []
+    for name in cfg["quota_programs"]:
+        cmd, cwd, needs = work[name]
+        if needs and shutil.which(needs) is None:
+            rows.append([name] + [""] * 7 + ["skipped: %s not installed" % needs])
+            continue
+        if name == "pigz" and not os.path.exists(os.path.join(TMP, "in.tar")):
+            subprocess.run(["sh", "-c", "tar -cf - /usr/share 2>/dev/null | head -c 60000000 > in.tar"],
+                           cwd=TMP)
+        for per in cfg["quota_periods"]:
+            spec = "quota=" + ",".join("%g/%dms" % (q, per) for q in cfg["quota_cpus"])
+            tr = os.path.join(TMP, "quota.zst")
+            run = subprocess.run([PMCOLLECT, "-q", "-f", "-o", tr, "--sweep", spec, "--repeat",
+                                  str(cfg["quota_reps"]), "--", *cmd], stdout=DEVNULL,
+                                 stderr=subprocess.PIPE, text=True, cwd=cwd)
+            if run.returncode != 0:
+                rows.append([name, per] + [""] * 6 + ["sweep failed: exit %d: %s" % (
+                    run.returncode, (run.stderr.strip().splitlines() or [""])[-1])])
+                continue
+            try:
+                qs = analyze(tr)["quota_sweep"]
+            except (RuntimeError, KeyError) as e:
+                rows.append([name, per] + [""] * 6 + ["pmanalyze: %s" % e])
+                continue
+            res.append({"program": name, "command": cmd, "period_ms": per, "spec": spec,
+                        "quota_sweep": qs})
+            if name == "pigz":
+                res[-1]["input_bytes"] = os.path.getsize(os.path.join(TMP, "in.tar"))
+            for r in qs["rows"]:
+                err = r.get("err_pct")
+                ok = err is not None and abs(err) <= 5
+                within.append(ok)
+                rows.append([name, r["period_ms"], "%g" % r["quota_cpus"],
+                             "%.3f" % r["T_measured_s"] if r.get("T_measured_s") is not None else "?",
+                             "%.3f" % r["T_predicted_s"],
+                             "%+.1f%%" % err if err is not None else "?",
+                             "-" if r["throttled_measured"] is None else r["throttled_measured"],
+                             "-" if r["throttled_predicted"] is None else r["throttled_predicted"],
+                             "yes" if ok else "no"])
+    if within:
+        rows.append(["rows within target", "", "", "", "", "", "", "",
+                     "%d of %d" % (sum(within), len(within))])
+    table(title, ["program", "period ms", "Q", "T measured s", "T predicted s", "error",
+                  "throttled measured", "throttled predicted", "within 5%"], rows)
+    return {"sweeps": res, "rows_within_5pct": [sum(within), len(within)]}
+
+
 # --- 6. predicted S(m,n) vs measured T(1 CPU)/T(n CPUs), n = 1, 2, 4 ... CPUs --------------------------------------
 def make_input(path, mbytes):
     rnd = random.Random(42)
@@ -943,7 +1035,7 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None, help="comma-separated sections (e.g. validation,omp_regions)")
     ap.add_argument("--workloads", default=None,
-                    help="comma-separated workload names of sections 6 and 8 (e.g. 'make -j')")
+                    help="comma-separated workload names of sections 6, 8 and 9b (e.g. 'make -j')")
     o = ap.parse_args()
     PMCOLLECT = os.path.join(TOP, "bin", "pmcollect")
     PMANALYZE = os.path.join(TOP, "bin", "pmanalyze")
@@ -961,7 +1053,9 @@ def main():
                "pingpong_items": 100000, "ranks": 1024, "val_reps": 1,
                "val_workloads": ["phases mixed", "overhead linear", "pigz -p"],
                "omp_tiny_regions": 100000, "mpi_calls": 1000000, "wake_pairs": 5,
-               "wake_cases": WAKE_CASES[::3], "cal_reps": 2}
+               "wake_cases": WAKE_CASES[::3], "cal_reps": 2,
+               "quota_programs": ["imbalanced"], "quota_periods": [100],
+               "quota_cpus": [0.5, 1, 1.5, 2], "quota_reps": 3}
     else:
         cfg = {"reps": 5, "overhead_threads": [4, 16, 64, 256], "overhead_work_ms": 800,
                "cost_seconds": 4, "cost_reps": 3, "trace_minutes": [10, 60],
@@ -982,10 +1076,12 @@ def main():
                                  "omp_phases imbalanced", "triad (memory-bound)", "xz -T",
                                  "pigz -p", "zstd -T", "stress-ng --cpu", "make -j"],
                "omp_tiny_regions": 1000000, "mpi_calls": 2000000, "wake_pairs": 9,
-               "wake_cases": WAKE_CASES, "cal_reps": 5}
+               "wake_cases": WAKE_CASES, "cal_reps": 5,
+               "quota_programs": ["barrier", "pigz", "imbalanced"], "quota_periods": [100, 10],
+               "quota_cpus": [0.5, 1, 1.5, 2], "quota_reps": 3}
     if o.workloads:
         want = o.workloads.split(",")
-        for key in ("pred_workloads", "val_workloads"):
+        for key in ("pred_workloads", "val_workloads", "quota_programs"):
             cfg[key] = [w for w in cfg[key] if w in want]
     t0 = time.time()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -1008,7 +1104,7 @@ def main():
                         ("predictions", predictions), ("sched", sched_cost),
                         ("omp_regions", omp_regions_cost), ("mpi", mpi_cost), ("plots", plots),
                         ("validation", validation), ("wake_cost", wake_cost),
-                        ("calibration", calibration)):
+                        ("calibration", calibration), ("quota", quota_sweeps)):
             if o.only and key not in o.only.split(","):
                 continue
             s = time.time()

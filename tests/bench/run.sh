@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # `make bench`: installs what the benchmarks add to the build's packages (linux-perf for the
-# perf sched comparison, GNU time for peak memory, the compressors of section 6), then runs tests/bench/bench.py, which prints the tables and writes
+# perf sched comparison, GNU time for peak memory, the compressors of sections 6 and 9b), then runs tests/bench/bench.py, which prints the tables and writes
 # BUILD/bench/bench.json and bench.md. BENCH_QUICK=1: the 2-minute subset.
 # usage: sh tests/bench/run.sh [BUILD_DIR]
 set -eu
