@@ -471,10 +471,12 @@ int pmc_cli_open_sources(const struct pmc_opts *o, struct pmc_session *ss)
 	}
 	open_energy(&ss->src, ss->job.node_readings, &src);
 	err = add_labels(meta, o);
-	if (err == 0 && (o->calibrate || o->calibrate_wake || (o->sweep && ss->rplan.sweep.has_quota))) {
-		/* the machine's wake-up cost, for the replay's wake edges (wakecost.h); a quota
-		 * sweep's predictions need it too: the per-CPU runtime slices of CFS bandwidth
-		 * control are replayed in the per-core replay, which runs with wake-up costs */
+	if (err == 0 && (o->calibrate || o->calibrate_wake || o->quota_us > 0 ||
+			 (o->sweep && ss->rplan.sweep.has_quota))) {
+		/* the machine's wake-up cost, for the replay's wake edges (wakecost.h); the
+		 * predictions of a run under --quota or a quota sweep need it too: the per-CPU
+		 * runtime slices of CFS bandwidth control are replayed in the per-core replay, which
+		 * runs with wake-up costs */
 		struct pmc_wakecost wc;
 		char line[600];
 		if (pmc_wakecost_meta(meta, ss->machine.topo, &ss->machine.usable.cpus, &wc, why, sizeof(why)) < 0) {
