@@ -1074,6 +1074,7 @@ static void pc_wake(struct pcreplay *R, uint32_t i, int64_t waker_core, int spaw
 		R->wk->same += (uint64_t)!cross;
 	}
 	if (!(cost > 0)) {
+		R->core[k].accounted = 1; /* enqueued on it */
 		R->work[R->nwork++] = i;
 		return;
 	}
@@ -1085,6 +1086,7 @@ static void pc_wake(struct pcreplay *R, uint32_t i, int64_t waker_core, int spaw
 /* Thread i gives up its core (it blocks or ends). */
 static void pc_release(struct pcreplay *R, uint32_t i)
 {
+	R->core[R->r[i].core].accounted = 1; /* dequeued from it */
 	R->core[R->r[i].core].nassigned--;
 	R->r[i].core = -1;
 }
@@ -1122,7 +1124,6 @@ static int pc_push(struct pcore *k, uint32_t i, double ns)
 	if (PM_GROW(k->heap, k->cap, k->nheap + 1) < 0)
 		return -1;
 	heap_push(k->heap, &k->nheap, (struct heapent){ k->V + ns, i });
-	k->accounted = 1;
 	return 0;
 }
 
@@ -1208,6 +1209,8 @@ static int pc_balance(struct pcreplay *R)
 			continue;
 		uint32_t i = heap_remove(busy->heap, &busy->nheap, j).i;
 		busy->nassigned--;
+		busy->accounted = 1;
+		R->core[k].accounted = 1;
 		R->core[k].nassigned++;
 		R->r[i].core = k;
 		if (pc_push(&R->core[k], i, left) < 0)
@@ -1282,6 +1285,7 @@ static int pc_lb_periodic(struct pcreplay *R)
 	i = heap_remove(from->heap, &from->nheap, j).i;
 	from->nassigned--;
 	from->accounted = 1;
+	R->core[b].accounted = 1;
 	R->core[b].nassigned++;
 	R->r[i].core = b;
 	return pc_push(&R->core[b], i, left);
@@ -1508,7 +1512,6 @@ static int pc_advance(struct pcreplay *R)
 		q->rt_ns -= dt;
 		while (q->nheap && q->heap[0].v <= q->V) {
 			uint32_t i = heap_pop(q->heap, &q->nheap).i;
-			q->accounted = 1;
 			R->r[i].served_ns += R->x->thr[i].steps[R->r[i].pc].ns * R->scale;
 			R->r[i].pc++;
 			R->work[R->nwork++] = i;

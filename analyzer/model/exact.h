@@ -178,9 +178,10 @@ struct pma_quota_stats {
  *   pool in slices of q->slice_ns, or what is left (assign_cfs_rq_runtime); a core that has spent
  *   its runtime and finds the pool empty is throttled: its threads wait (they are not balanced
  *   to another core) while the other cores run on their own runtime. With q->tick_ns > 0 a core
- *   finds its runtime spent only when it is accounted (update_curr): at an event of its own (a
- *   step of one of its threads ends, a thread is queued on it or arrives) or at a tick (every
- *   q->tick_ns from the start); it runs into debt until then, and its next draw pays the debt
+ *   finds its runtime spent only when it is accounted (update_curr): when a thread is queued on
+ *   it (woken, arriving, spawned, moved there) or leaves it (blocks, ends, is moved away), at
+ *   each switch between two ready threads (EEVDF's base slice), or at a tick (every q->tick_ns
+ *   from the start); it runs into debt until then, and its next draw pays the debt
  *   (the slice plus the debt). At each period's end every throttled core, longest throttled
  *   first while the pool lasts, is given its debt and unthrottled (distribute_cfs_runtime: the
  *   deficit plus 1 ns), and draws when it is next accounted; a core's runtime does not expire.
