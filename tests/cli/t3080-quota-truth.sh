@@ -3,9 +3,10 @@
 # Ground truth under CPU quotas: each workload runs under pmcollect --quota Q/P (a real cgroup,
 # CFS bandwidth control) and pmanalyze's default prediction for the trace (the quota study at the
 # recorded limit on the run's CPUs: docs/model.md "Containers and CPU quotas") is compared with
-# the run's wall time, within 5%, for a balanced and an imbalanced barrier workload under quotas
-# 0.5, 1, 1.5 and 2 CPUs with periods of 10 ms and 100 ms, medians of three runs each (where the
-# replay cannot throttle, the unlimited replay, within 15%). Timings: only under
+# the run's wall time, within 5%, for a balanced, an imbalanced, a serial-phase and a
+# barrier-heavy workload under quotas 0.5, 1, 1.5 and 2 CPUs with periods of 10 ms and 100 ms,
+# medians of three runs each (where the replay cannot throttle, the unlimited replay, within 15%;
+# the barrier-heavy one at 0.5 CPU per 10 ms, the model's known limit, within 15%). Timings: only under
 # PMT_ACCURACY=strict (make check-accuracy), on a quiet machine, as root.
 . "$PMT_TOP/tests/cli/lib.sh"
 
@@ -25,9 +26,12 @@ if [ "$(nproc)" -lt 2 ]; then
 	done_testing; exit
 fi
 # balanced: 4 threads, 2 phases of 250 ms each (2 s of work); imbalanced: thread j burns
-# (j+1)·60 ms per phase, 2 phases (1.2 s of work, T_cp 480 ms). Long against the 100 ms period,
-# whose start the kernel does not align with the program's.
-for wl in "balanced|-t 4 -w 250 -r 2 balanced" "imbalanced|-t 4 -w 60 -r 2 imbalanced"; do
+# (j+1)·60 ms per phase, 2 phases (1.2 s of work, T_cp 480 ms); serial: 3 times a serial phase of
+# 100 ms, then 4 threads of 100 ms (1.5 s of work); barrier: 4 threads meeting at a mutex and
+# condition variable barrier 1500 times, 0.4 ms of work each between two (2.4 s of work). Long
+# against the 100 ms period, whose start the kernel does not align with the program's.
+for wl in "balanced|phases -t 4 -w 250 -r 2 balanced" "imbalanced|phases -t 4 -w 60 -r 2 imbalanced" \
+	  "serial|phases -t 4 -w 100 -r 3 serial" "barrier|cond_barrier -t 4 1500 60000"; do
 	wname=${wl%%|*}; args=${wl#*|}
 	for per in 100ms 10ms; do
 		for q in 0.5 1 1.5 2; do
@@ -38,7 +42,7 @@ for wl in "balanced|-t 4 -w 250 -r 2 balanced" "imbalanced|-t 4 -w 60 -r 2 imbal
 			for rep in 1 2 3; do
 				f="$T/$wname-$q-$per-$rep.pmt"
 				# shellcheck disable=SC2086
-				run_capture "$PMCOLLECT" -q -o "$f" --quota "$q/$per" --cpus 0-1 -- "$W/phases" $args
+				run_capture "$PMCOLLECT" -q -o "$f" --quota "$q/$per" --cpus 0-1 -- "$W/"$args
 				[ "$rc" -eq 0 ] || break
 				"$PMANALYZE" --format json "$f" >"$T/a.json" 2>/dev/null
 				got=$(json_get "$T/a.json" quota.rows.0.T_s -1)
@@ -70,6 +74,11 @@ print(e["wall_ns"] / 1e9, (e.get("cpu_stat") or {}).get("nr_throttled", -1))')
 				# to each CPU in 5 ms slices (sched_cfs_bandwidth_slice_us) as the kernel does;
 				# at 2 CPUs the slices and the tick can throttle too
 				tol=0.05
+				# the known limit (docs/model.md "Containers and CPU quotas", Limits): a
+				# barrier every 0.4 ms under one slice a period, where the kernel passes the
+				# quota between the CPUs through the runtime each returns when it goes idle
+				# more often than the replay does; measured +8% to +13% on quiet machines
+				[ "$wname $q $per" = "barrier 0.5 10ms" ] && tol=0.15
 				accuracy "$wname under $q CPUs per $per: predicted T(2, Q) against the run's wall time (medians of 3)" "$got" "$want" "$tol"
 			fi
 		done
