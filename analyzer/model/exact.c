@@ -743,7 +743,6 @@ struct bwc {
 	double slack_ns;  /* when the slack timer fires, INFINITY when it is not armed */
 	uint32_t nthrottled;  /* cores throttled */
 	uint64_t nthrottles;  /* throttles so far: a throttled core's rank (first throttled first) */
-	double thr_since_ns;  /* since when nthrottled > 0 */
 	struct pma_quota_stats st;
 };
 
@@ -1327,8 +1326,7 @@ static void pc_bw_draw(struct pcreplay *R, struct pcore *q)
 	}
 	if (q->rt_ns > BWC_EPS_NS)
 		return;
-	if (b->nthrottled++ == 0)
-		b->thr_since_ns = R->t;
+	b->nthrottled++;
 	q->throttled = ++b->nthrottles;
 }
 
@@ -1356,8 +1354,7 @@ static void pc_bw_distribute(struct pcreplay *R)
 		b->pool_ns -= want;
 		first->rt_ns = 1.0;
 		first->throttled = 0;
-		if (--b->nthrottled == 0)
-			b->st.throttled_ns += R->t - b->thr_since_ns;
+		b->nthrottled--;
 		if (!b->tick_ns)
 			pc_bw_draw(R, first);
 	}
@@ -1403,19 +1400,34 @@ static void pc_bw_timers(struct pcreplay *R)
 	}
 }
 
-/* Before the clock moves: each core with no ready thread returns its runtime (pc_bw_idle), each
- * that would run with its runtime spent draws (pc_bw_draw; it may be throttled) if it is
- * accounted now (always without a tick), in the order of the cores. */
+/* Before the clock moves, in the order of the cores: each unthrottled core with its runtime spent
+ * draws (pc_bw_draw; it may be throttled) if it is accounted now: a core that runs threads at
+ * once without a tick, any core at an event of its own or a tick (update_curr draws at a dequeue
+ * too, so a core that went idle in debt draws); then each unthrottled core with no ready thread
+ * returns its runtime beyond min_cfs_rq_runtime (pc_bw_idle), keeping 1 ms for its next
+ * wakee. */
 static void pc_bw_settle(struct pcreplay *R)
 {
 	for (uint32_t k = 0; k < R->n; k++) {
 		struct pcore *q = &R->core[k];
-		if (!q->nheap)
-			pc_bw_idle(R, q);
-		else if (pc_serving(q) && q->rt_ns <= BWC_EPS_NS && (!R->bw.tick_ns || q->accounted))
+		if (q->rt_ns <= BWC_EPS_NS && !q->throttled &&
+		    (pc_serving(q) ? !R->bw.tick_ns || q->accounted : q->accounted))
 			pc_bw_draw(R, q);
+		if (!q->nheap && !q->throttled)
+			pc_bw_idle(R, q);
 		q->accounted = 0;
 	}
+}
+
+/* Whether a throttled core holds a thread (ready, or on its way to it): the replay goes on to
+ * the refill that unthrottles it. A throttled core with none (it went idle in debt) holds up
+ * nothing. */
+static int pc_throttled_work(const struct pcreplay *R)
+{
+	for (uint32_t k = 0; R->bw.nthrottled && k < R->n; k++)
+		if (R->core[k].throttled && (R->core[k].nheap || R->core[k].reserved))
+			return 1;
+	return 0;
 }
 
 /* How often a core that runs two threads or more switches between them, ns: EEVDF's base slice
@@ -1487,7 +1499,7 @@ static int pc_advance(struct pcreplay *R)
 			first = k;
 		}
 	}
-	if (t_next == INFINITY && !b->nthrottled)
+	if (t_next == INFINITY && !pc_throttled_work(R))
 		return 0;
 	if (pc_lb_wanted(R, &lb_from, &lb_to)) {
 		double tl = (floor((R->t + BWC_EPS_NS) / lb_ns) + 1) * lb_ns;
@@ -1504,6 +1516,8 @@ static int pc_advance(struct pcreplay *R)
 		}
 	}
 	dt = t_next - R->t;
+	if (pc_throttled_work(R))
+		b->st.throttled_ns += dt; /* cpu.stat's throttled time: a throttled core with threads */
 	for (uint32_t k = 0; k < R->n; k++) {
 		struct pcore *q = &R->core[k];
 		if (!pc_serving(q))

@@ -359,6 +359,32 @@ static void test_periodic_balancing(void **state)
 	pma_exact_free(x);
 }
 
+/* A core that goes idle in debt draws when it is accounted (the dequeue's update_curr) and keeps
+ * min_cfs_rq_runtime (1 ms) of what it drew: 2 cores under 1.5 CPUs per 10 ms (15 ms a period),
+ * slices of 5 ms, ticks every 4 ms; thread A runs 5.5 ms and waits for B, then runs 1 ms; B runs
+ * 9 ms, wakes A and runs 1 ms. At 0 each core draws 5 ms (pool 5). At 5.5 A blocks 0.5 ms in
+ * debt: its core draws the pool's 5 ms and returns all but 1 ms (pool 3.5). B's core, 3 ms in
+ * debt at the tick at 8, draws the 3.5 left. At 9 A is woken to its idle core and runs 9-10 on
+ * the 1 ms it kept; both end at 10, no period throttled. Had the idle core not drawn, B's core
+ * would take the pool's 5 ms at 8, A's core would find it empty at 9 and wait for the refill:
+ * A ends at 11, one period throttled. */
+static void test_idle_core_keeps_runtime(void **state)
+{
+	struct pma_exact *x = pma_exact_new();
+	struct pma_quota_stats qs;
+	(void)state;
+
+	assert_non_null(x);
+	assert_int_equal(pma_exact_prog_work(x, 1, 5.5 * MS), 0);
+	assert_int_equal(pma_exact_prog_work(x, 2, 9 * MS), 0);
+	assert_int_equal(pma_exact_prog_wake(x, 2, 1), 0);
+	assert_int_equal(pma_exact_prog_work(x, 1, 1 * MS), 0);
+	assert_int_equal(pma_exact_prog_work(x, 2, 1 * MS), 0);
+	assert_near(T_tick_ms(x, 2, 1.5, 10, 0, 0, 4, 1, &qs), 10, 1e-3);
+	assert_int_equal(qs.throttled_periods, 0);
+	pma_exact_free(x);
+}
+
 /* A quota or period of 0 or below, a slice or tick below 0, is refused. */
 static void test_rejects_bad_quota(void **state)
 {
@@ -391,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_contention_spends_quota),
 		cmocka_unit_test(test_switches_account_runtime),
 		cmocka_unit_test(test_periodic_balancing),
+		cmocka_unit_test(test_idle_core_keeps_runtime),
 		cmocka_unit_test(test_rejects_bad_quota),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
