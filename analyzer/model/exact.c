@@ -1488,6 +1488,7 @@ static int pc_advance(struct pcreplay *R)
 	double lb_ns = pc_lb_interval_ns(R->n);
 	int64_t first = -1;
 	uint32_t lb_from, lb_to;
+	int held; /* a throttled core holds threads (pc_throttled_work) */
 
 	if (b->q)
 		pc_bw_settle(R);
@@ -1499,7 +1500,8 @@ static int pc_advance(struct pcreplay *R)
 			first = k;
 		}
 	}
-	if (t_next == INFINITY && !pc_throttled_work(R))
+	held = pc_throttled_work(R);
+	if (t_next == INFINITY && !held)
 		return 0;
 	if (pc_lb_wanted(R, &lb_from, &lb_to)) {
 		double tl = (floor((R->t + BWC_EPS_NS) / lb_ns) + 1) * lb_ns;
@@ -1516,7 +1518,7 @@ static int pc_advance(struct pcreplay *R)
 		}
 	}
 	dt = t_next - R->t;
-	if (pc_throttled_work(R))
+	if (held)
 		b->st.throttled_ns += dt; /* cpu.stat's throttled time: a throttled core with threads */
 	for (uint32_t k = 0; k < R->n; k++) {
 		struct pcore *q = &R->core[k];

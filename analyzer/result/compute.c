@@ -578,6 +578,22 @@ static struct pma_quota_tick trace_tick(const struct pma_meta *m)
 	return t;
 }
 
+/* The limit the trace was recorded under (META cpu_limit with a quota: a container's, or
+ * pmcollect --quota's) as the quota study's options: that one quota, its period and burst, the
+ * tick of the trace's kernel (trace_tick). Returns 1, or 0 (q untouched) when META has none. */
+static int recorded_quota(const struct pma_meta *m, struct pma_quota_opts *q)
+{
+	if (!m->cpu_limit_present || !(m->cpu_quota_us > 0) || !(m->cpu_period_us > 0))
+		return 0;
+	memset(q, 0, sizeof(*q));
+	q->nQ = 1;
+	q->Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
+	q->period_ns = m->cpu_period_us * 1e3;
+	q->burst_ns = m->cpu_burst_us * 1e3;
+	q->tick_ns = trace_tick(m).tick_ns;
+	return 1;
+}
+
 /* The runs of a trace recorded under a CPU limit (META cpu_limit with a quota) ran under it: the
  * prediction they are checked against is S(n, Q) = T(1, Q) / T(n, Q) (quota.h, the replay under
  * CFS bandwidth control), written into S[i] for each core count cores[i] some run has (cpus[],
@@ -590,13 +606,8 @@ static int quota_S(struct pma_result *r, const uint32_t *cpus, size_t nruns, dou
 	struct pma_quota_result one = { 0 }, at_n = { 0 };
 	int rc = 0;
 
-	if (!m->cpu_limit_present || !(m->cpu_quota_us > 0) || !(m->cpu_period_us > 0) || !nruns)
+	if (!nruns || !recorded_quota(m, &q))
 		return 0;
-	q.nQ = 1;
-	q.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
-	q.period_ns = m->cpu_period_us * 1e3;
-	q.burst_ns = m->cpu_burst_us * 1e3;
-	q.tick_ns = trace_tick(m).tick_ns;
 	if (pma_quota_for_run(r->run, r->par.est, &r->wake, 1, &q, &one) < 0 || one.nrows != 1)
 		rc = -1;
 	for (size_t i = 0; rc == 0 && i < nc; i++) {
@@ -1383,13 +1394,7 @@ int pma_step_quota(struct pma_result *r, const struct pma_compute_opts *o, char 
 
 	if (o->quota && o->quota->nQ) {
 		q = *o->quota;
-	} else if (m->cpu_limit_present && m->cpu_quota_us > 0 && m->cpu_period_us > 0 &&
-		   r->run->cpus_n >= 1) {
-		memset(&q, 0, sizeof(q));
-		q.nQ = 1;
-		q.Q_cpus[0] = m->cpu_quota_us / m->cpu_period_us;
-		q.period_ns = m->cpu_period_us * 1e3;
-		q.burst_ns = m->cpu_burst_us * 1e3;
+	} else if (r->run->cpus_n >= 1 && recorded_quota(m, &q)) {
 		n = r->run->cpus_n;
 		recorded = m->cpu_limit_by_pmcollect ? 2 : 1;
 	} else {
